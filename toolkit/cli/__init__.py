@@ -1,0 +1,60 @@
+"""The command line: a thin click layer; each command loads the config and calls the core.
+
+Commands live in their own modules and are imported only when run, so `toolkit build`
+with nothing to do does not pay for importing the sandbox or the HTTP client.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from toolkit import __version__
+from toolkit.cli.context import CliContext, setup_logging
+
+# name -> "module:function"; the order is the order of `toolkit --help`.
+COMMANDS = {
+    "check": "toolkit.cli.check:check",
+    "build": "toolkit.cli.build:build",
+    "sandbox": "toolkit.cli.sandbox:sandbox",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use (click's documented pattern)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, _, attr = target.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Configuration file (default: ./toolkit.toml).",
+)
+@click.option("-v", "--verbose", count=True, help="Say more (repeat for debug output).")
+@click.option("-q", "--quiet", is_flag=True, help="Only errors.")
+@click.version_option(__version__, prog_name="toolkit")
+@click.pass_context
+def main(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool) -> None:
+    """Keep front-matter Markdown posts in sync with a Forem-compatible publishing API
+    (dev.to and friends) and build a static site from the same posts.
+
+    \b
+    Example:
+      toolkit check              # validate every post under content/
+      toolkit build              # build the site into site/
+    """
+    setup_logging(verbose=verbose, quiet=quiet)
+    ctx.obj = CliContext(config_path=config_path, verbose=verbose, quiet=quiet)

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import click
+
+from toolkit.cli.context import CliContext, pass_cli
+from toolkit.cli.output import github_annotation, in_github_actions, stderr
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--strict", is_flag=True, help="Fail on warnings too (unknown front matter keys).")
+@pass_cli
+def check(cli: CliContext, paths: tuple[str, ...], strict: bool) -> None:
+    """Validate posts offline: every problem the publishing API would refuse, and more.
+
+    Prints one line per problem as `path:line: message` and exits 1 when any post has an
+    error. PATH may be files or folders; the default is the whole content folder.
+
+    \b
+    Example:
+      toolkit check
+      toolkit check content/hello.md --strict
+    """
+    from toolkit.content import check as check_posts
+
+    report = check_posts(cli.config, paths)
+    for problem in report.problems:
+        click.echo(str(problem))
+        if in_github_actions():
+            level = "error" if problem.is_error else "warning"
+            click.echo(github_annotation(level, problem.message, problem.path, problem.line))
+    errors, warnings = len(report.errors), len(report.warnings)
+    if not cli.quiet:
+        stderr.print(
+            f"{report.files} post{'s' if report.files != 1 else ''} checked: "
+            f"{errors} error{'s' if errors != 1 else ''}, "
+            f"{warnings} warning{'s' if warnings != 1 else ''}"
+        )
+    if errors or (strict and warnings):
+        raise SystemExit(1)

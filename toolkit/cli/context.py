@@ -1,0 +1,40 @@
+"""State shared by every command: the global options and the configuration, loaded once."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import click
+
+from toolkit.config import Config, load_config
+
+
+@dataclass
+class CliContext:
+    config_path: str | None = None
+    verbose: int = 0
+    quiet: bool = False
+    _config: Config | None = field(default=None, repr=False)
+
+    @property
+    def config(self) -> Config:
+        if self._config is None:
+            self._config = load_config(self.config_path)
+        return self._config
+
+
+pass_cli = click.make_pass_decorator(CliContext, ensure=True)
+
+
+def setup_logging(verbose: int, quiet: bool) -> None:
+    level = logging.ERROR if quiet else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    from rich.logging import RichHandler
+
+    from toolkit.cli.output import stderr
+
+    handler = RichHandler(console=stderr, show_time=False, show_path=False)
+    logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
+    # The HTTP libraries log every request at INFO; keep them for -vv.
+    for noisy in ("httpx", "httpcore", "uvicorn.access"):
+        logging.getLogger(noisy).setLevel(logging.DEBUG if verbose > 1 else logging.WARNING)

@@ -1,0 +1,90 @@
+"""The content model: finding posts, parsing them, checking them, and their API payload."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolkit.config import Config
+from toolkit.content.discover import find_posts
+from toolkit.content.payload import Payload, build_payload
+from toolkit.content.post import Post, load_post
+from toolkit.content.problems import PostError, Problem, Severity
+from toolkit.content.rules import validate_posts
+
+__all__ = [
+    "CheckReport",
+    "Payload",
+    "Post",
+    "Problem",
+    "Severity",
+    "check",
+    "load_posts",
+    "payload_for",
+]
+
+
+@dataclass
+class CheckReport:
+    posts: list[Post] = field(default_factory=list)  # the posts that could be parsed
+    problems: list[Problem] = field(default_factory=list)
+    files: int = 0  # how many files were looked at
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.is_error]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if not p.is_error]
+
+    def failing_keys(self) -> set[str]:
+        """Posts with at least one error: the ones not to build or send."""
+        return {p.path for p in self.errors}
+
+
+def load_posts(config: Config, paths: Iterable[str | Path] = ()) -> tuple[list[Post], list[Problem]]:
+    """Parse the posts; a post that cannot be parsed becomes a problem, the rest go on."""
+    posts: list[Post] = []
+    problems: list[Problem] = []
+    for path in find_posts(config.site.content_dir, paths):
+        try:
+            posts.append(load_post(path, config.relative(path)))
+        except PostError as exc:
+            problems.append(exc.problem)
+    return posts, problems
+
+
+def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
+    """Every problem of the posts named (all of `content/` by default), offline.
+
+    Titles, slugs and canonical URLs must be unique across the whole content folder, so
+    those rules always look at every post even when only some were named.
+    """
+    paths = list(paths)
+    posts, problems = load_posts(config, paths)
+    others: list[Post] = []
+    if paths and config.site.content_dir.is_dir():
+        named = {p.path for p in posts}
+        rest, _ = load_posts(config)
+        others = [p for p in rest if p.path not in named]
+    problems += validate_posts(
+        posts,
+        config.site.content_dir,
+        assets_base_url=config.site.assets_base_url,
+        site_url=config.site.url,
+        others=others,
+    )
+    unparsed = {p.path for p in problems} - {p.key for p in posts}
+    return CheckReport(posts=posts, problems=sorted(problems), files=len(posts) + len(unparsed))
+
+
+def payload_for(post: Post, config: Config) -> Payload:
+    return build_payload(
+        post,
+        config.site.content_dir,
+        site_url=config.site.url,
+        assets_base_url=config.site.assets_base_url,
+        organization_id=config.forem.organization_id,
+    )

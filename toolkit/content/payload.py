@@ -1,0 +1,153 @@
+"""What the publishing API receives for a post, byte for byte the same on every run.
+
+`{"article": {"title", "published", "tags", "series", "body_markdown"}}` (plus
+`organization_id` when set), where `body_markdown` is the post with its front matter
+written again: toolkit's own keys removed, dates as quoted strings (the API answers 422
+to an unquoted YAML date), relative images made absolute under `assets_base_url`, and
+`canonical_url` defaulted from `[site] url`. The front matter wins over the JSON fields on
+the API side, so both are built from the same values and never disagree.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from toolkit.content import images
+from toolkit.content.post import FOREM_KEYS, TOOLKIT_KEYS, Post
+from toolkit.content.rules import canonical_url
+
+
+@dataclass(frozen=True)
+class Payload:
+    data: dict[str, Any]  # the JSON document to send
+    digest: str  # sha256 of its canonical JSON: the "has it changed" fingerprint
+
+    @property
+    def article(self) -> dict[str, Any]:
+        return self.data["article"]
+
+    @property
+    def body_markdown(self) -> str:
+        return self.data["article"]["body_markdown"]
+
+
+def canonical_json(data: Any) -> bytes:
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def body_digest(body_markdown: str) -> str:
+    """Fingerprint of an article body, used to notice edits made on the website."""
+    return hashlib.sha256(body_markdown.encode("utf-8")).hexdigest()
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style, keys in the order given, long lines kept whole."""
+
+
+def _str_presenter(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str_presenter)
+
+
+def _quoted_dates(value: Any) -> Any:
+    """Dates and times as ISO strings; PyYAML then quotes them because they look like dates."""
+    if isinstance(value, dt.datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _quoted_dates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_quoted_dates(v) for v in value]
+    return value
+
+
+def dump_front_matter(meta: dict[str, Any]) -> str:
+    return yaml.dump(
+        _quoted_dates(meta),
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        default_flow_style=False,
+        width=10_000,
+    )
+
+
+def _rewrite_images(post: Post, content_dir: Path, base_url: str | None) -> str:
+    body = post.body
+    if not base_url:
+        return body
+    replacements: dict[str, str] = {}
+    for ref in images.find_images(body, post.body_line):
+        if ref.src in replacements or not images.is_relative(ref.src):
+            continue
+        relative = images.asset_path(images.resolve(ref.src, post.path, content_dir), content_dir)
+        if relative is not None:
+            replacements[ref.src] = images.absolute_url(base_url, relative)
+    for src, url in replacements.items():
+        # Only where a source reads as an image or link target, never in running text.
+        pattern = re.compile(r"(\]\(\s*<?|\]:\s*<?|src\s*=\s*[\"'])" + re.escape(src) + r"(?=[\s)>\"'])")
+        body = pattern.sub(lambda m, url=url: m.group(1) + url, body)
+    return body
+
+
+def front_matter_for_api(post: Post, content_dir: Path, site_url: str | None,
+                         assets_base_url: str | None) -> dict[str, Any]:
+    """The front matter as the API will read it, in a fixed key order."""
+    meta = dict(post.meta)
+    for key in TOOLKIT_KEYS:
+        meta.pop(key, None)
+    if post.tags or "tags" in meta:
+        meta["tags"] = ", ".join(post.tags)
+    canonical = canonical_url(post, site_url)
+    if canonical:
+        meta["canonical_url"] = canonical
+    cover = post.cover_image
+    if cover and images.is_relative(cover.strip()) and assets_base_url:
+        relative = images.asset_path(images.resolve(cover.strip(), post.path, content_dir),
+                                     content_dir)
+        if relative is not None:
+            meta["cover_image"] = images.absolute_url(assets_base_url, relative)
+    meta["published"] = post.published
+    if post.title:
+        meta["title"] = post.title
+    ordered = {key: meta[key] for key in FOREM_KEYS if key in meta}
+    ordered.update((key, value) for key, value in meta.items() if key not in ordered)
+    return ordered
+
+
+def build_payload(
+    post: Post,
+    content_dir: Path,
+    *,
+    site_url: str | None = None,
+    assets_base_url: str | None = None,
+    organization_id: int | None = None,
+) -> Payload:
+    """The deterministic payload of a post that passed validation."""
+    meta = front_matter_for_api(post, content_dir, site_url, assets_base_url)
+    body = _rewrite_images(post, content_dir, assets_base_url)
+    body_markdown = f"---\n{dump_front_matter(meta)}---\n{body}"
+    article: dict[str, Any] = {
+        "title": post.title,
+        "published": post.published,
+        "tags": post.tags,
+        "series": post.series,
+        "body_markdown": body_markdown,
+    }
+    org = post.organization_id or organization_id
+    if org:
+        article["organization_id"] = org
+    data = {"article": article}
+    return Payload(data=data, digest=hashlib.sha256(canonical_json(data)).hexdigest())

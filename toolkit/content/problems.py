@@ -1,0 +1,35 @@
+"""A problem found in a post: where it is, what it is, and whether it fails the run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    path: str  # project-relative POSIX path, as the user sees it
+    line: int  # 1-based line in the file
+    message: str
+    severity: Severity = Severity.ERROR
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def __str__(self) -> str:
+        prefix = "" if self.is_error else "warning: "
+        return f"{self.path}:{self.line}: {prefix}{self.message}"
+
+
+class PostError(Exception):
+    """A post that cannot be used at all (unreadable, bad YAML); carries its problem."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(str(problem))
+        self.problem = problem

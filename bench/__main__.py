@@ -1,0 +1,29 @@
+"""Run every benchmark, or the ones named: `python -m bench site publish`."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+BENCHMARKS = ["site", "sandbox", "publish", "mirror", "watch"]
+
+
+def main(argv: list[str]) -> int:
+    names = argv or BENCHMARKS
+    for name in names:
+        if name not in BENCHMARKS:
+            print(f"unknown benchmark {name!r}; choose from {', '.join(BENCHMARKS)}")
+            return 2
+        try:
+            module = importlib.import_module(f"bench.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"bench.{name}":
+                raise
+            continue
+        print(f"\n== {name} ==", flush=True)
+        module.main()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

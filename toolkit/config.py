@@ -90,6 +90,12 @@ def _positive_int(value: Any) -> str | None:
     return None
 
 
+def _positive_number(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return "must be a positive number"
+    return None
+
+
 def _archive_format(value: Any) -> str | None:
     formats = ("zip", "rar", "7z", "tar", "tar.gz", "tar.bz2")
     if value not in formats:
@@ -118,6 +124,8 @@ SCHEMA: dict[str, dict[str, Option]] = {
     "forem": {
         "base_url": Option(_base_url, "https://dev.to"),
         "organization_id": Option(_positive_int),
+        # The API's rate-limit window in seconds (30 on dev.to); the sandbox can shorten it.
+        "rate_window": Option(_positive_number, 30),
     },
     "archive": {
         "base_url": Option(_base_url, "https://api.cloudconvert.com"),
@@ -177,6 +185,7 @@ class SiteConfig:
 class ForemConfig:
     base_url: str
     organization_id: int | None
+    rate_window: float
     api_key: Secret | None
 
 
@@ -325,6 +334,7 @@ def _build(name: str, root: Path, path: Path, data: dict, env: Mapping[str, str]
         forem=ForemConfig(
             base_url=strip(values["forem"]["base_url"]),
             organization_id=values["forem"]["organization_id"],
+            rate_window=float(values["forem"]["rate_window"]),
             api_key=secret("FOREM_API_KEY"),
         ),
         archive=ArchiveConfig(

@@ -32,7 +32,7 @@ def is_relative(src: str) -> bool:
     return bool(src) and not (_SCHEME.match(src) or src.startswith(("//", "#")))
 
 
-def _code_mask(body: str) -> list[bool]:
+def code_mask(body: str) -> list[bool]:
     """For each line of `body`, whether it lies inside a fenced code block."""
     mask: list[bool] = []
     fence: str | None = None
@@ -54,7 +54,7 @@ def find_images(body: str, first_line: int = 1) -> list[ImageRef]:
     """Every image of `body` (relative or not), with its file line, in reading order."""
     if "![" not in body and "<img" not in body.lower():
         return []  # the common case costs one scan
-    mask = _code_mask(body)
+    mask = code_mask(body)
     lines = body.split("\n")
     prose = "\n".join("" if inside else line for line, inside in zip(lines, mask, strict=True))
     definitions = {

@@ -95,10 +95,19 @@ def _rewrite_images(post: Post, content_dir: Path, base_url: str | None) -> str:
         relative = images.asset_path(images.resolve(ref.src, post.path, content_dir), content_dir)
         if relative is not None:
             replacements[ref.src] = images.absolute_url(base_url, relative)
-    for src, url in replacements.items():
-        # Only where a source reads as an image or link target, never in running text.
-        pattern = re.compile(r"(\]\(\s*<?|\]:\s*<?|src\s*=\s*[\"'])" + re.escape(src) + r"(?=[\s)>\"'])")
-        body = pattern.sub(lambda m, url=url: m.group(1) + url, body)
+    if not replacements:
+        return body
+    # Only where a source reads as an image or link target, and never inside fenced code.
+    pattern = re.compile(
+        r"(\]\(\s*<?|\]:\s*<?|src\s*=\s*[\"'])("
+        + "|".join(re.escape(src) for src in sorted(replacements, key=len, reverse=True))
+        + r")(?=[\s)>\"']|$)"
+    )
+    lines = body.split("\n")
+    for index, inside_code in enumerate(images.code_mask(body)):
+        if not inside_code:
+            lines[index] = pattern.sub(lambda m: m.group(1) + replacements[m.group(2)], lines[index])
+    body = "\n".join(lines)
     return body
 
 

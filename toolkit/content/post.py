@@ -186,6 +186,8 @@ def parse_post(path: Path, key: str, source: str) -> Post:
         raise PostError(Problem(key, 1, "front matter: the opening --- has no closing ---"))
     fm_text = source[opening.end() : closing.start()]
     fm_line = source.count("\n", 0, opening.end()) + 1
+    if fm_text.startswith("\n"):  # the boundary match may stop before its newline
+        fm_text, fm_line = fm_text[1:], fm_line + 1
     body_start = closing.end()
     if source.startswith("\n", body_start):
         body_start += 1

@@ -1,0 +1,125 @@
+"""The payload a post sends: deterministic bytes, and each rewriting rule."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+
+from toolkit.config import load_config
+from toolkit.content import load_posts, payload_for
+from toolkit.content.payload import canonical_json
+
+CONFIG = """
+[site]
+title = "T"
+url = "https://example.com/blog"
+assets_base_url = "https://cdn.example.com/assets/"
+"""
+
+
+def payload_of(project, name="p"):
+    config = load_config(project.root / "toolkit.toml", env={})
+    posts, problems = load_posts(config)
+    assert problems == []
+    (post,) = [p for p in posts if p.stem == name]
+    return payload_for(post, config)
+
+
+def split_front_matter(body_markdown: str) -> tuple[dict, str]:
+    _, front, body = body_markdown.split("---\n", 2)
+    return yaml.safe_load(front), body
+
+
+def test_same_post_same_bytes(make_project):
+    project = make_project(CONFIG)
+    project.write("content/p.md", "---\ntitle: Hello\ntags: Python, Web\ndate: 2024-03-01\n---\nBody\n")
+    first = payload_of(project)
+    second = payload_of(project)
+    assert canonical_json(first.data) == canonical_json(second.data)
+    assert first.digest == second.digest
+    project.write("content/p.md", "---\ntitle: Hello\ntags: Python, Web\ndate: 2024-03-01\n---\nBody!\n")
+    assert payload_of(project).digest != first.digest
+
+
+def test_fields_and_front_matter_agree(make_project):
+    project = make_project(CONFIG)
+    project.write(
+        "content/p.md",
+        "---\ntitle: '  Hello: world  '\npublished: true\ntags: [Python, WEB, python]\n"
+        "series: Intro\ndescription: About it\n---\nBody\n",
+    )
+    article = payload_of(project).article
+    assert article["title"] == "Hello: world"
+    assert article["published"] is True
+    assert article["tags"] == ["python", "web"]
+    assert article["series"] == "Intro"
+    front, body = split_front_matter(article["body_markdown"])
+    assert front["title"] == article["title"]
+    assert front["published"] is True
+    assert front["tags"] == "python, web"
+    assert front["series"] == "Intro"
+    assert front["description"] == "About it"
+    assert body == "Body\n"
+    assert set(article) == {"title", "published", "tags", "series", "body_markdown"}
+
+
+def test_dates_are_quoted_strings(make_project):
+    project = make_project(CONFIG)
+    project.write("content/p.md", "---\ntitle: T\ndate: 2024-03-01\nextra:\n  when: 2020-01-01 10:00:00\n---\nB\n")
+    body_markdown = payload_of(project).body_markdown
+    assert "date: '2024-03-01'" in body_markdown
+    assert "when: '2020-01-01T10:00:00'" in body_markdown
+    # The API loads front matter without date classes: a plain YAML load must give strings.
+    front, _ = split_front_matter(body_markdown)
+    assert front["date"] == "2024-03-01"
+
+
+def test_toolkit_keys_are_stripped_and_organization_id_is_a_field(make_project):
+    project = make_project(CONFIG)
+    project.write("content/p.md", "---\ntitle: T\npremium: false\nslug: my-page\norganization_id: 7\n---\nB\n")
+    article = payload_of(project).article
+    front, _ = split_front_matter(article["body_markdown"])
+    assert not {"premium", "slug", "organization_id"} & set(front)
+    assert article["organization_id"] == 7
+    assert front["canonical_url"] == "https://example.com/blog/my-page/"
+
+
+def test_canonical_url_is_kept_when_given_and_absent_without_site_url(make_project):
+    project = make_project(CONFIG)
+    project.write("content/p.md", "---\ntitle: T\ncanonical_url: https://elsewhere.example/x\n---\nB\n")
+    front, _ = split_front_matter(payload_of(project).body_markdown)
+    assert front["canonical_url"] == "https://elsewhere.example/x"
+    bare = make_project("[site]\ntitle = 'T'\n", name="bare")
+    bare.write("content/p.md", "---\ntitle: T\n---\nB\n")
+    front, _ = split_front_matter(payload_of(bare).body_markdown)
+    assert "canonical_url" not in front
+
+
+def test_relative_images_become_absolute(make_project):
+    project = make_project(CONFIG)
+    (project.content / "posts" / "img").mkdir(parents=True)
+    (project.content / "posts" / "img" / "a b.png").write_bytes(b"x")
+    (project.content / "cover.jpg").write_bytes(b"x")
+    project.write(
+        "content/posts/p.md",
+        "---\ntitle: T\ncover_image: ../cover.jpg\n---\n"
+        "![A](img/a%20b.png) and ![R][ref] and <img src=\"/cover.jpg\" alt=\"\">\n"
+        "![remote](https://example.org/x.png)\n\n[ref]: img/a%20b.png\n\n"
+        "```\n![code](img/a%20b.png)\n```\n",
+    )
+    body_markdown = payload_of(project).body_markdown
+    front, body = split_front_matter(body_markdown)
+    assert front["cover_image"] == "https://cdn.example.com/assets/cover.jpg"
+    assert "![A](https://cdn.example.com/assets/posts/img/a%20b.png)" in body
+    assert "[ref]: https://cdn.example.com/assets/posts/img/a%20b.png" in body
+    assert '<img src="https://cdn.example.com/assets/cover.jpg"' in body
+    assert "![remote](https://example.org/x.png)" in body
+    assert "```\n![code](img/a%20b.png)\n```" in body  # code shows the source as written
+
+
+def test_payload_is_plain_json(make_project):
+    project = make_project(CONFIG)
+    project.write("content/p.md", "---\ntitle: Ünïcode — ok\n---\nB\n")
+    data = json.loads(canonical_json(payload_of(project).data))
+    assert data["article"]["title"] == "Ünïcode — ok"

@@ -17,6 +17,8 @@ from toolkit.cli.context import CliContext, setup_logging
 COMMANDS = {
     "check": "toolkit.cli.check:check",
     "build": "toolkit.cli.build:build",
+    "plan": "toolkit.cli.publish:plan",
+    "publish": "toolkit.cli.publish:publish",
     "sandbox": "toolkit.cli.sandbox:sandbox",
 }
 

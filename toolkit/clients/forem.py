@@ -1,0 +1,268 @@
+"""Client of the publishing API (Forem / dev.to v0.9.7): every endpoint of the seed spec.
+
+Paths are the real ones (reference/NOTES.md fills in what the seed leaves out). Article
+creates and updates go through client-side sliding-window limiters (10 creates and 30
+updates per window, 30 s on the real service), so a bulk publish paces itself instead of
+collecting 429s. The API key travels in the `api-key` header only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+
+from toolkit.clients.forem_models import (
+    Article,
+    Comment,
+    FollowedTag,
+    Follower,
+    Listing,
+    Organization,
+    PodcastEpisode,
+    ProfileImage,
+    ReadingListItem,
+    Tag,
+    User,
+    VideoArticle,
+)
+from toolkit.clients.http import ApiClient, RetryPolicy, json_body, retry_after_seconds
+from toolkit.clients.ratelimit import SlidingWindowLimiter
+from toolkit.config import Secret
+from toolkit.errors import Unauthorized
+
+CREATE_LIMIT = 10
+UPDATE_LIMIT = 30
+DEFAULT_WINDOW = 30.0
+MAX_PER_PAGE = 1000
+READINGLIST_MAX_PER_PAGE = 100
+
+
+class ForemClient(ApiClient):
+    def __init__(
+        self,
+        base_url: str,
+        api_key: Secret | None = None,
+        *,
+        rate_window: float = DEFAULT_WINDOW,
+        transport: httpx.BaseTransport | None = None,
+        client: httpx.Client | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], None] | None = None,
+        on_wait: Callable[[float, str], None] | None = None,
+    ):
+        kwargs: dict[str, Any] = {"transport": transport, "client": client, "retry": retry,
+                                  "on_wait": on_wait}
+        if sleep is not None:
+            kwargs["sleep"] = sleep
+        super().__init__(
+            base_url,
+            headers={"api-key": api_key.reveal()} if api_key else None,
+            **kwargs,
+        )
+        self.has_key = api_key is not None
+        limiter_kwargs = {"sleep": sleep} if sleep is not None else {}
+        self.create_limiter = SlidingWindowLimiter(CREATE_LIMIT, rate_window, **limiter_kwargs)
+        self.update_limiter = SlidingWindowLimiter(UPDATE_LIMIT, rate_window, **limiter_kwargs)
+        self._current_limiter: SlidingWindowLimiter | None = None
+
+    # -- pacing ------------------------------------------------------------------------
+
+    def _paced(self, limiter: SlidingWindowLimiter, method: str, path: str, **kwargs) -> httpx.Response:
+        kind = "creates" if limiter is self.create_limiter else "updates"
+
+        def before_send() -> None:
+            while (pause := limiter.delay()) > 0:
+                self.wait(pause, f"rate limit: {limiter.limit} {kind} per {limiter.window:g} s")
+
+        def after_response(response: httpx.Response) -> None:
+            if response.status_code == 429:
+                limiter.hold(retry_after_seconds(response, limiter.window))
+            else:
+                limiter.record()
+
+        return self.send(method, path, before_send=before_send, after_response=after_response,
+                         **kwargs)
+
+    def _require_key(self, what: str) -> None:
+        if not self.has_key:
+            raise Unauthorized(
+                f"{what} needs an API key: set FOREM_API_KEY in the environment or in .env"
+            )
+
+    def _pages(self, path: str, per_page: int, params: dict[str, Any] | None = None,
+               start: int = 1) -> Iterator[dict[str, Any]]:
+        page = start
+        while True:
+            batch = self.get_json(path, {**(params or {}), "page": page, "per_page": per_page})
+            if not isinstance(batch, list):
+                return
+            yield from batch
+            if len(batch) < per_page:
+                return
+            page += 1
+
+    # -- articles ----------------------------------------------------------------------
+
+    def articles(self, *, page: int | None = None, per_page: int | None = None,
+                 tag: str | None = None, tags: str | None = None, tags_exclude: str | None = None,
+                 username: str | None = None, state: str | None = None, top: int | None = None,
+                 collection_id: int | None = None) -> list[Article]:
+        params = {"page": page, "per_page": per_page, "tag": tag, "tags": tags,
+                  "tags_exclude": tags_exclude, "username": username, "state": state, "top": top,
+                  "collection_id": collection_id}
+        return [Article.from_json(a) for a in self.get_json("/api/articles", params)]
+
+    def latest_articles(self, *, page: int | None = None, per_page: int | None = None) -> list[Article]:
+        data = self.get_json("/api/articles/latest", {"page": page, "per_page": per_page})
+        return [Article.from_json(a) for a in data]
+
+    def article(self, article_id: int) -> Article:
+        return Article.from_json(self.get_json(f"/api/articles/{article_id}"))
+
+    def article_by_path(self, username: str, slug: str) -> Article:
+        return Article.from_json(self.get_json(f"/api/articles/{username}/{slug}"))
+
+    def create_article(self, payload: dict[str, Any]) -> Article:
+        """POST /api/articles. Not retried after an ambiguous failure: the caller reconciles."""
+        self._require_key("Creating an article")
+        response = self._paced(self.create_limiter, "POST", "/api/articles", json=payload,
+                               idempotent=False)
+        return Article.from_json(json_body(response))
+
+    def update_article(self, article_id: int, payload: dict[str, Any]) -> Article:
+        self._require_key("Updating an article")
+        response = self._paced(self.update_limiter, "PUT", f"/api/articles/{article_id}",
+                               json=payload)
+        return Article.from_json(json_body(response))
+
+    def my_articles(self, scope: str = "all", *, page: int | None = None,
+                    per_page: int | None = None) -> list[Article]:
+        """One page of the caller's own articles; scope: all, published, unpublished or ''."""
+        self._require_key("Listing your articles")
+        path = "/api/articles/me" + (f"/{scope}" if scope else "")
+        return [Article.from_json(a) for a in self.get_json(path, {"page": page, "per_page": per_page})]
+
+    def iter_my_articles(self, scope: str = "all", per_page: int = MAX_PER_PAGE) -> Iterator[Article]:
+        """Every own article, reading page after page until a short one."""
+        self._require_key("Listing your articles")
+        path = "/api/articles/me" + (f"/{scope}" if scope else "")
+        for data in self._pages(path, per_page):
+            yield Article.from_json(data)
+
+    def videos(self, *, page: int | None = None, per_page: int | None = None) -> list[VideoArticle]:
+        data = self.get_json("/api/videos", {"page": page, "per_page": per_page})
+        return [VideoArticle.from_json(v) for v in data]
+
+    # -- comments ----------------------------------------------------------------------
+
+    def comments(self, *, article_id: int | None = None,
+                 podcast_episode_id: int | None = None) -> list[Comment]:
+        return [Comment.from_json(c) for c in self.comments_json(
+            article_id=article_id, podcast_episode_id=podcast_episode_id)]
+
+    def comments_json(self, *, article_id: int | None = None,
+                      podcast_episode_id: int | None = None) -> list[dict[str, Any]]:
+        """The threads exactly as the API returns them (what the mirror stores)."""
+        if (article_id is None) == (podcast_episode_id is None):
+            raise ValueError("give exactly one of article_id and podcast_episode_id")
+        return self.get_json("/api/comments", {"a_id": article_id, "p_id": podcast_episode_id})
+
+    def comment(self, id_code: str) -> Comment:
+        return Comment.from_json(self.get_json(f"/api/comments/{id_code}"))
+
+    # -- the caller ----------------------------------------------------------------------
+
+    def followed_tags(self) -> list[FollowedTag]:
+        self._require_key("Reading followed tags")
+        return [FollowedTag.from_json(t) for t in self.get_json("/api/follows/tags")]
+
+    def followers(self, *, page: int | None = None, per_page: int | None = None,
+                  sort: str | None = None) -> list[Follower]:
+        self._require_key("Reading followers")
+        data = self.get_json("/api/followers/users", {"page": page, "per_page": per_page, "sort": sort})
+        return [Follower.from_json(f) for f in data]
+
+    def readinglist(self, *, page: int | None = None, per_page: int | None = None) -> list[ReadingListItem]:
+        self._require_key("Reading the reading list")
+        data = self.get_json("/api/readinglist", {"page": page, "per_page": per_page})
+        return [ReadingListItem.from_json(i) for i in data]
+
+    def iter_readinglist_json(self, per_page: int = READINGLIST_MAX_PER_PAGE) -> Iterator[dict[str, Any]]:
+        """Every reading-list item, all pages, as the API returns them."""
+        self._require_key("Reading the reading list")
+        yield from self._pages("/api/readinglist", min(per_page, READINGLIST_MAX_PER_PAGE))
+
+    def me(self) -> User:
+        self._require_key("Reading your profile")
+        return User.from_json(self.get_json("/api/users/me"))
+
+    # -- listings ----------------------------------------------------------------------
+
+    def listings(self, *, page: int | None = None, per_page: int | None = None,
+                 category: str | None = None) -> list[Listing]:
+        data = self.get_json("/api/listings", {"page": page, "per_page": per_page, "category": category})
+        return [Listing.from_json(item) for item in data]
+
+    def listings_by_category(self, category: str, *, page: int | None = None,
+                             per_page: int | None = None) -> list[Listing]:
+        data = self.get_json(f"/api/listings/category/{category}", {"page": page, "per_page": per_page})
+        return [Listing.from_json(item) for item in data]
+
+    def listing(self, listing_id: int) -> Listing:
+        return Listing.from_json(self.get_json(f"/api/listings/{listing_id}"))
+
+    def create_listing(self, listing: dict[str, Any]) -> Listing:
+        """POST /api/listings with `{"listing": {...}}`; `action: draft` keeps it unpublished."""
+        self._require_key("Creating a listing")
+        response = self.send("POST", "/api/listings", json={"listing": listing}, idempotent=False)
+        return Listing.from_json(json_body(response))
+
+    def update_listing(self, listing_id: int, listing: dict[str, Any]) -> dict[str, Any]:
+        """PUT /api/listings/{id}: content fields, or `action` bump / publish / unpublish."""
+        self._require_key("Updating a listing")
+        return json_body(self.send("PUT", f"/api/listings/{listing_id}", json={"listing": listing}))
+
+    # -- organisations, users, podcasts, tags, images -----------------------------------------
+
+    def organization(self, username: str) -> Organization:
+        return Organization.from_json(self.get_json(f"/api/organizations/{username}"))
+
+    def organization_users(self, username: str, *, page: int | None = None,
+                           per_page: int | None = None) -> list[User]:
+        data = self.get_json(f"/api/organizations/{username}/users", {"page": page, "per_page": per_page})
+        return [User.from_json(u) for u in data]
+
+    def organization_listings(self, username: str, *, page: int | None = None,
+                              per_page: int | None = None, category: str | None = None) -> list[Listing]:
+        data = self.get_json(f"/api/organizations/{username}/listings",
+                             {"page": page, "per_page": per_page, "category": category})
+        return [Listing.from_json(item) for item in data]
+
+    def organization_articles(self, username: str, *, page: int | None = None,
+                              per_page: int | None = None) -> list[Article]:
+        data = self.get_json(f"/api/organizations/{username}/articles", {"page": page, "per_page": per_page})
+        return [Article.from_json(a) for a in data]
+
+    def podcast_episodes(self, *, page: int | None = None, per_page: int | None = None,
+                         username: str | None = None) -> list[PodcastEpisode]:
+        data = self.get_json("/api/podcast_episodes", {"page": page, "per_page": per_page, "username": username})
+        return [PodcastEpisode.from_json(e) for e in data]
+
+    def user(self, user_id: int | str) -> User:
+        return User.from_json(self.get_json(f"/api/users/{user_id}"))
+
+    def user_by_username(self, username: str) -> User:
+        return User.from_json(self.get_json("/api/users/by_username", {"url": username}))
+
+    def invite_user(self, email: str, name: str | None = None) -> None:
+        """POST /api/admin/users (super-admin key only)."""
+        self._require_key("Inviting a user")
+        self.send("POST", "/api/admin/users", json={"email": email, "name": name}, idempotent=False)
+
+    def profile_image(self, username: str) -> ProfileImage:
+        return ProfileImage.from_json(self.get_json(f"/api/profile_images/{username}"))
+
+    def tags(self, *, page: int | None = None, per_page: int | None = None) -> list[Tag]:
+        return [Tag.from_json(t) for t in self.get_json("/api/tags", {"page": page, "per_page": per_page})]

@@ -1,0 +1,277 @@
+"""The sync engine: plan what each post needs, then do it inside the API's rate limits.
+
+One paginated read of `/api/articles/me/all` gives the remote state; every decision is
+made from it, the posts and `toolkit.lock` (see `plan.decide`). Creates and updates have
+separate rate limits, so they run in two lanes at once and a mixed publish takes only as
+long as the slower lane. After each successful write the lock is saved atomically.
+
+A create that fails ambiguously (the connection dropped, a 5xx: it may have been
+committed) is never simply sent again: the engine re-reads the remote list, and only if
+the article is not there does it try once more. So no run, interrupted anywhere, can
+leave a duplicate behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from toolkit.clients.forem import ForemClient
+from toolkit.clients.forem_models import Article
+from toolkit.config import Config
+from toolkit.content import Post, check, payload_for
+from toolkit.content.payload import body_digest
+from toolkit.content.rules import canonical_url
+from toolkit.errors import ApiError, ServerError, TransportError
+from toolkit.sync.lock import Lock, LockEntry
+from toolkit.sync.plan import Action, PostPlan, decide
+from toolkit.sync.remote import RemoteState
+
+log = logging.getLogger(__name__)
+
+CREATE_ATTEMPTS = 3  # each after a reconcile that proved the previous one did not land
+
+
+class Reporter(Protocol):
+    """What the engine tells its caller while it works (the CLI draws progress from it)."""
+
+    def planned(self, plans: list[PostPlan]) -> None: ...
+
+    def done(self, outcome: Outcome) -> None: ...
+
+    def waiting(self, seconds: float, reason: str) -> None: ...
+
+
+class _Silent:
+    def planned(self, plans: list[PostPlan]) -> None:
+        pass
+
+    def done(self, outcome: Outcome) -> None:
+        pass
+
+    def waiting(self, seconds: float, reason: str) -> None:
+        pass
+
+
+@dataclass
+class Outcome:
+    plan: PostPlan
+    ok: bool
+    message: str  # what happened, for the per-post line
+    article_id: int | None = None
+    url: str | None = None
+
+    @property
+    def key(self) -> str:
+        return self.plan.key
+
+    @property
+    def action(self) -> Action:
+        return self.plan.action
+
+
+@dataclass
+class PublishResult:
+    outcomes: list[Outcome] = field(default_factory=list)
+    dry_run: bool = False
+    waits: list[tuple[float, str]] = field(default_factory=list)  # rate-limit and retry pauses
+    requests: int = 0
+
+    @property
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if not o.ok]
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def count(self, action: Action, *, ok: bool | None = None) -> int:
+        return sum(1 for o in self.outcomes if o.action is action and (ok is None or o.ok is ok))
+
+
+class SyncEngine:
+    def __init__(self, config: Config, client: ForemClient, *, lock: Lock | None = None,
+                 reporter: Reporter | None = None):
+        self.config = config
+        self.client = client
+        self.lock = lock if lock is not None else Lock.load(config.lock_path)
+        self.reporter = reporter or _Silent()
+        self._waits: list[tuple[float, str]] = []
+        self._waits_mutex = threading.Lock()
+        previous = client.on_wait
+
+        def on_wait(seconds: float, reason: str) -> None:
+            with self._waits_mutex:
+                self._waits.append((seconds, reason))
+            self.reporter.waiting(seconds, reason)
+            if previous:
+                previous(seconds, reason)
+
+        client.on_wait = on_wait
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def read_remote(self) -> RemoteState:
+        return RemoteState(self.client.iter_my_articles("all"))
+
+    def canonical_of(self, post: Post) -> str | None:
+        return canonical_url(post, self.config.site.url)
+
+    def plan(self, paths: Iterable[str | Path] = (), *, force: bool = False,
+             remote: RemoteState | None = None) -> list[PostPlan]:
+        """What publishing `paths` (default: every post) would do; makes no writes."""
+        report = check(self.config, paths)
+        errors_by_key: dict[str, list] = {}
+        for problem in report.errors:
+            errors_by_key.setdefault(problem.path, []).append(problem)
+        plans: list[PostPlan] = []
+        sendable: list[Post] = []
+        for key, problems in errors_by_key.items():
+            if key not in {p.key for p in report.posts}:
+                plans.append(PostPlan(key, Action.ERROR, problems[0].message, problems=problems))
+        for post in report.posts:
+            if post.key in errors_by_key:
+                problems = errors_by_key[post.key]
+                plans.append(PostPlan(post.key, Action.ERROR, problems[0].message,
+                                      title=post.title, post=post, problems=problems))
+            elif post.premium:
+                plans.append(PostPlan(post.key, Action.SKIP,
+                                      "premium post: never sent to the publishing API",
+                                      title=post.title, post=post))
+            else:
+                sendable.append(post)
+        if sendable:
+            remote = remote or self.read_remote()
+            claimed = {e.article_id for k, e in self.lock.entries.items()}
+            seen: dict[int, str] = {}
+            for post in sendable:
+                entry = self.lock.get(post.key)
+                others = claimed - ({entry.article_id} if entry else set())
+                match = remote.identify(entry, self.canonical_of(post), post.title, others)
+                plan = decide(post, payload_for(post, self.config), match, entry, force=force)
+                if match.article is not None:
+                    if match.article.id in seen:
+                        plan = PostPlan(post.key, Action.ERROR,
+                                        f"matches article {match.article.id}, which is already "
+                                        f"{seen[match.article.id]}'s; give one of them another title "
+                                        "or canonical_url", title=post.title, post=post)
+                    seen[match.article.id] = post.key
+                plans.append(plan)
+        plans.sort(key=lambda p: p.key)
+        return plans
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def publish(self, paths: Iterable[str | Path] = (), *, force: bool = False,
+                dry_run: bool = False) -> PublishResult:
+        requests_before = self.client.requests_made
+        plans = self.plan(paths, force=force)
+        self.reporter.planned(plans)
+        result = PublishResult(dry_run=dry_run)
+        outcomes: list[Outcome] = []
+        outcomes_mutex = threading.Lock()
+
+        def finish(outcome: Outcome) -> None:
+            with outcomes_mutex:
+                outcomes.append(outcome)
+            self.reporter.done(outcome)
+
+        writes = [p for p in plans if p.needs_write]
+        for plan in plans:
+            if plan.needs_write and not dry_run:
+                continue
+            finish(self._without_write(plan, dry_run))
+        if not dry_run:
+            self.lock.save()  # entries adopted from the remote list, in one write
+            creates = [p for p in writes if p.action is Action.CREATE]
+            updates = [p for p in writes if p.action is Action.UPDATE]
+            # The two kinds have separate limits: run them side by side.
+            with ThreadPoolExecutor(max_workers=2, thread_name_prefix="publish") as lanes:
+                futures = [
+                    lanes.submit(self._run_lane, creates, self._create, finish),
+                    lanes.submit(self._run_lane, updates, self._update, finish),
+                ]
+                for future in futures:
+                    future.result()
+        order = {p.key: i for i, p in enumerate(plans)}
+        result.outcomes = sorted(outcomes, key=lambda o: order[o.key])
+        result.waits = list(self._waits)
+        result.requests = self.client.requests_made - requests_before
+        return result
+
+    def _without_write(self, plan: PostPlan, dry_run: bool) -> Outcome:
+        article = plan.article
+        if plan.action is Action.UNCHANGED and not dry_run and article is not None:
+            self._remember(plan, article, save=False)
+        ok = not plan.failed
+        prefix = "would " if dry_run and plan.needs_write else ""
+        message = f"{prefix}{plan.action.value}: {plan.reason}" if prefix else plan.reason
+        return Outcome(plan, ok, message, article.id if article else None,
+                       (article.url if article else None))
+
+    @staticmethod
+    def _run_lane(plans: list[PostPlan], write, finish) -> None:
+        for plan in plans:
+            finish(write(plan))
+
+    def _remember(self, plan: PostPlan, article: Article, *, save: bool = True) -> None:
+        """Record what was sent and what the remote holds now."""
+        body = article.body_markdown if article.body_markdown is not None else plan.payload.body_markdown
+        self.lock.record(
+            plan.key,
+            LockEntry(
+                article_id=article.id,
+                url=article.url or (plan.entry.url if plan.entry else None),
+                sent_digest=plan.payload.digest,
+                remote_digest=body_digest(body),
+                remote_edited_at=article.edited_at,
+                published=plan.post.published,
+            ),
+            save=save,
+        )
+
+    def _update(self, plan: PostPlan) -> Outcome:
+        assert plan.article is not None and plan.payload is not None
+        try:
+            article = self.client.update_article(plan.article.id, plan.payload.data)
+        except ApiError as exc:
+            return Outcome(plan, False, f"update failed: {exc.message}", plan.article.id)
+        self._remember(plan, article)
+        return Outcome(plan, True, f"updated article {article.id}", article.id, article.url)
+
+    def _create(self, plan: PostPlan) -> Outcome:
+        assert plan.payload is not None and plan.post is not None
+        for _ in range(CREATE_ATTEMPTS):
+            try:
+                article = self.client.create_article(plan.payload.data)
+            except (TransportError, ServerError) as exc:
+                # It may have been committed before the failure: look before trying again.
+                log.info("%s: create failed ambiguously (%s); reconciling", plan.key, exc.message)
+                try:
+                    landed = self._find_created(plan)
+                except ApiError as reread:
+                    return Outcome(plan, False, f"create failed ({exc.message}) and the remote "
+                                   f"list could not be read to check it ({reread.message}); "
+                                   "the next publish checks again")
+                if landed is not None:
+                    self._remember(plan, landed)
+                    return Outcome(plan, True, f"created article {landed.id} (confirmed after: "
+                                   f"{exc.message})", landed.id, landed.url)
+                last_error = exc
+                continue
+            except ApiError as exc:
+                return Outcome(plan, False, f"create failed: {exc.message}")
+            self._remember(plan, article)
+            return Outcome(plan, True, f"created article {article.id}", article.id, article.url)
+        return Outcome(plan, False, f"create failed: {last_error.message}")
+
+    def _find_created(self, plan: PostPlan) -> Article | None:
+        remote = self.read_remote()
+        claimed = {e.article_id for k, e in self.lock.entries.items() if k != plan.key}
+        # The plan found no match before the create, so a match now is the article it made.
+        return remote.identify(None, self.canonical_of(plan.post), plan.post.title, claimed).article

@@ -1,0 +1,93 @@
+"""What a publish would do to each post, decided from local posts, the lock and the remote.
+
+No I/O here: `decide` is a pure function of its inputs, which keeps the rules (below)
+readable and testable on their own.
+
+- no remote article is this post                      -> create
+- the remote body changed since the lock's record     -> conflict (update with --force)
+- the remote body already equals what we would send  -> unchanged (the lock is refreshed)
+- otherwise                                           -> update
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from toolkit.clients.forem_models import Article
+from toolkit.content import Payload, Post, Problem
+from toolkit.content.payload import body_digest
+from toolkit.sync.lock import LockEntry
+from toolkit.sync.remote import Match
+
+
+class Action(StrEnum):
+    CREATE = "create"
+    UPDATE = "update"
+    UNCHANGED = "unchanged"
+    CONFLICT = "conflict"
+    SKIP = "skip"
+    ERROR = "error"
+
+
+@dataclass
+class PostPlan:
+    key: str  # the post's path, e.g. content/hello.md
+    action: Action
+    reason: str
+    title: str = ""
+    post: Post | None = None
+    payload: Payload | None = None
+    article: Article | None = None  # the remote article this post is, when known
+    entry: LockEntry | None = None  # the post's lock entry before this run
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def line(self) -> int:
+        return self.problems[0].line if self.problems else 1
+
+    @property
+    def needs_write(self) -> bool:
+        return self.action in (Action.CREATE, Action.UPDATE)
+
+    @property
+    def failed(self) -> bool:
+        return self.action in (Action.CONFLICT, Action.ERROR)
+
+
+def decide(post: Post, payload: Payload, match: Match, entry: LockEntry | None,
+           *, force: bool = False) -> PostPlan:
+    plan = PostPlan(post.key, Action.UNCHANGED, "", title=post.title, post=post,
+                    payload=payload, article=match.article, entry=entry)
+    draft = "" if post.published else " as a draft"
+    if match.problem:
+        if force and match.via == "toolkit.lock":
+            plan.action, plan.reason = Action.CREATE, f"creates it again{draft} (--force)"
+        else:
+            plan.action, plan.reason = (Action.CONFLICT if match.via == "toolkit.lock" else Action.ERROR), match.problem
+        return plan
+    article = match.article
+    if article is None:
+        plan.action, plan.reason = Action.CREATE, f"new post{draft}"
+        return plan
+    remote_body = article.body_markdown or ""
+    found = f"article {article.id}" + (f" (found by {match.via})" if match.via != "toolkit.lock" else "")
+    if entry is not None and entry.article_id == article.id and body_digest(remote_body) != entry.remote_digest:
+        if force:
+            plan.action, plan.reason = Action.UPDATE, f"overwrites the website edit of {found} (--force)"
+        else:
+            plan.action = Action.CONFLICT
+            plan.reason = (
+                f"{found} was edited on the website since the last publish; "
+                "`toolkit pull --overwrite` takes that version, `toolkit publish --force` replaces it"
+            )
+        return plan
+    if remote_body == payload.body_markdown and article.published in (None, post.published):
+        plan.reason = f"{found} is up to date"
+        return plan
+    plan.action = Action.UPDATE
+    if article.published is not None and article.published != post.published and remote_body == payload.body_markdown:
+        plan.reason = f"{found}: {'publishes it' if post.published else 'turns it back into a draft'}"
+    else:
+        plan.reason = f"{found} differs from the post"
+    return plan

@@ -19,6 +19,8 @@ COMMANDS = {
     "build": "toolkit.cli.build:build",
     "plan": "toolkit.cli.publish:plan",
     "publish": "toolkit.cli.publish:publish",
+    "pull": "toolkit.cli.mirror:pull",
+    "mirror": "toolkit.cli.mirror:mirror",
     "sandbox": "toolkit.cli.sandbox:sandbox",
 }
 

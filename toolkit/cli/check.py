@@ -2,13 +2,14 @@ from __future__ import annotations
 
 import click
 
-from toolkit.cli.context import CliContext, pass_cli
+from toolkit.cli.context import CliContext, common_options, pass_cli
 from toolkit.cli.output import github_annotation, in_github_actions, stderr
 
 
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--strict", is_flag=True, help="Fail on warnings too (unknown front matter keys).")
+@common_options
 @pass_cli
 def check(cli: CliContext, paths: tuple[str, ...], strict: bool) -> None:
     """Validate posts offline: every problem the publishing API would refuse, and more.

@@ -38,3 +38,25 @@ def setup_logging(verbose: int, quiet: bool) -> None:
     # The HTTP libraries log every request at INFO; keep them for -vv.
     for noisy in ("httpx", "httpcore", "uvicorn.access"):
         logging.getLogger(noisy).setLevel(logging.DEBUG if verbose > 1 else logging.WARNING)
+
+
+def _set_verbose(ctx: click.Context, _param: click.Parameter, value: int) -> None:
+    if value:
+        cli = ctx.ensure_object(CliContext)
+        cli.verbose += value
+        setup_logging(cli.verbose, cli.quiet)
+
+
+def _set_quiet(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        cli = ctx.ensure_object(CliContext)
+        cli.quiet = True
+        setup_logging(cli.verbose, cli.quiet)
+
+
+def common_options(command):
+    """`-v` and `-q` on every command too, so `toolkit publish -v` works like `toolkit -v publish`."""
+    command = click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=_set_quiet,
+                           help="Only errors.")(command)
+    return click.option("-v", "--verbose", count=True, expose_value=False, callback=_set_verbose,
+                        help="Say more (repeat for debug output).")(command)

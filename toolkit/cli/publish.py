@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from toolkit.cli.context import CliContext, pass_cli
+from toolkit.cli.context import CliContext, common_options, pass_cli
 from toolkit.cli.output import stderr
 from toolkit.cli.sync_report import ConsoleReporter, annotate, print_json, print_summary
 
@@ -16,7 +16,8 @@ def _run(cli: CliContext, paths, *, force: bool, dry_run: bool, as_json: bool, t
     from toolkit.sync.engine import SyncEngine
 
     config = cli.config
-    reporter = ConsoleReporter(verbose=cli.verbose, quiet=cli.quiet, enabled=not as_json)
+    reporter = ConsoleReporter(verbose=cli.verbose, quiet=cli.quiet, enabled=not as_json,
+                               dry_run=dry_run)
     with forem_client(config) as client:
         engine = SyncEngine(config, client, reporter=reporter)
         try:
@@ -37,6 +38,7 @@ def _run(cli: CliContext, paths, *, force: bool, dry_run: bool, as_json: bool, t
 @click.command()
 @paths_argument
 @json_option
+@common_options
 @pass_cli
 def plan(cli: CliContext, paths: tuple[str, ...], as_json: bool) -> None:
     """Show what `publish` would do to each post, and why; changes nothing.
@@ -59,6 +61,7 @@ def plan(cli: CliContext, paths: tuple[str, ...], as_json: bool) -> None:
 @click.option("--force", is_flag=True,
               help="Overwrite articles that were edited on the website (local wins).")
 @json_option
+@common_options
 @pass_cli
 def publish(cli: CliContext, paths: tuple[str, ...], dry_run: bool, force: bool, as_json: bool) -> None:
     """Sync posts to the publishing API: create new ones, update changed ones.

@@ -26,7 +26,9 @@ STYLE = {
 class ConsoleReporter:
     """Draws a progress bar (on a terminal) and one line per post that changed or failed."""
 
-    def __init__(self, *, verbose: int = 0, quiet: bool = False, enabled: bool = True):
+    def __init__(self, *, verbose: int = 0, quiet: bool = False, enabled: bool = True,
+                 dry_run: bool = False):
+        self.dry_run = dry_run  # lines are then the result itself: stdout, "→" for would-do
         self.verbose = verbose
         self.quiet = quiet
         self.enabled = enabled and not quiet
@@ -51,10 +53,13 @@ class ConsoleReporter:
             return
         if outcome.action is Action.UNCHANGED and outcome.ok and self.verbose < 1:
             return
-        mark = "✓" if outcome.ok else "✗"
-        style = STYLE[outcome.action] if outcome.ok else "red"
+        if not outcome.ok:
+            mark, style = "✗", "red"
+        else:
+            mark, style = ("→" if self.dry_run else "✓"), STYLE[outcome.action]
         line = f"[{style}]{mark} {outcome.action.value:<9}[/] {outcome.key}  {outcome.message}"
-        (self.progress.console if self.progress else stderr).print(line, markup=True, highlight=False)
+        console = stdout if self.dry_run else (self.progress.console if self.progress else stderr)
+        console.print(line, markup=True, highlight=False)
 
     def waiting(self, seconds: float, reason: str) -> None:
         if self.progress is not None:

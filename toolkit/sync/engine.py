@@ -30,7 +30,7 @@ from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, ServerError, TransportError
 from toolkit.sync.lock import Lock, LockEntry
 from toolkit.sync.plan import Action, PostPlan, decide
-from toolkit.sync.remote import RemoteState
+from toolkit.sync.remote import RemoteState, match_posts
 
 log = logging.getLogger(__name__)
 
@@ -147,21 +147,10 @@ class SyncEngine:
                 sendable.append(post)
         if sendable:
             remote = remote or self.read_remote()
-            claimed = {e.article_id for k, e in self.lock.entries.items()}
-            seen: dict[int, str] = {}
+            matches = match_posts(remote, sendable, self.lock, self.canonical_of)
             for post in sendable:
-                entry = self.lock.get(post.key)
-                others = claimed - ({entry.article_id} if entry else set())
-                match = remote.identify(entry, self.canonical_of(post), post.title, others)
-                plan = decide(post, payload_for(post, self.config), match, entry, force=force)
-                if match.article is not None:
-                    if match.article.id in seen:
-                        plan = PostPlan(post.key, Action.ERROR,
-                                        f"matches article {match.article.id}, which is already "
-                                        f"{seen[match.article.id]}'s; give one of them another title "
-                                        "or canonical_url", title=post.title, post=post)
-                    seen[match.article.id] = post.key
-                plans.append(plan)
+                plans.append(decide(post, payload_for(post, self.config), matches[post.key],
+                                    self.lock.get(post.key), force=force))
         plans.sort(key=lambda p: p.key)
         return plans
 
@@ -208,11 +197,8 @@ class SyncEngine:
         article = plan.article
         if plan.action is Action.UNCHANGED and not dry_run and article is not None:
             self._remember(plan, article, save=False)
-        ok = not plan.failed
-        prefix = "would " if dry_run and plan.needs_write else ""
-        message = f"{prefix}{plan.action.value}: {plan.reason}" if prefix else plan.reason
-        return Outcome(plan, ok, message, article.id if article else None,
-                       (article.url if article else None))
+        return Outcome(plan, not plan.failed, plan.reason, article.id if article else None,
+                       article.url if article else None)
 
     @staticmethod
     def _run_lane(plans: list[PostPlan], write, finish) -> None:

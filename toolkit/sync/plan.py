@@ -5,7 +5,8 @@ readable and testable on their own.
 
 - no remote article is this post                      -> create
 - the remote body changed since the lock's record     -> conflict (update with --force)
-- the remote body already equals what we would send  -> unchanged (the lock is refreshed)
+- the post is what was last sent, or the remote body
+  already equals what we would send                  -> unchanged (the lock is refreshed)
 - otherwise                                           -> update
 """
 
@@ -61,10 +62,12 @@ def decide(post: Post, payload: Payload, match: Match, entry: LockEntry | None,
                     payload=payload, article=match.article, entry=entry)
     draft = "" if post.published else " as a draft"
     if match.problem:
-        if force and match.via == "toolkit.lock":
+        gone = match.via == "toolkit.lock"  # the lock's article was deleted remotely
+        if gone and force:
             plan.action, plan.reason = Action.CREATE, f"creates it again{draft} (--force)"
         else:
-            plan.action, plan.reason = (Action.CONFLICT if match.via == "toolkit.lock" else Action.ERROR), match.problem
+            plan.action = Action.CONFLICT if gone else Action.ERROR
+            plan.reason = match.problem
         return plan
     article = match.article
     if article is None:
@@ -79,15 +82,23 @@ def decide(post: Post, payload: Payload, match: Match, entry: LockEntry | None,
             plan.action = Action.CONFLICT
             plan.reason = (
                 f"{found} was edited on the website since the last publish; "
-                "`toolkit pull --overwrite` takes that version, `toolkit publish --force` replaces it"
+                "`toolkit pull` takes the website version, `toolkit publish --force` keeps yours"
             )
         return plan
-    if remote_body == payload.body_markdown and article.published in (None, post.published):
+    unchanged_since_lock = (
+        entry is not None and entry.article_id == article.id and entry.sent_digest == payload.digest
+    )
+    if unchanged_since_lock or (
+        remote_body == payload.body_markdown and article.published in (None, post.published)
+    ):
+        # The API may reformat a body it stores; the lock remembers that what it holds is ours.
         plan.reason = f"{found} is up to date"
         return plan
     plan.action = Action.UPDATE
     if article.published is not None and article.published != post.published and remote_body == payload.body_markdown:
         plan.reason = f"{found}: {'publishes it' if post.published else 'turns it back into a draft'}"
+    elif entry is not None and entry.article_id == article.id:
+        plan.reason = f"{found}: the post changed since the last publish"
     else:
         plan.reason = f"{found} differs from the post"
     return plan

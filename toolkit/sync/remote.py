@@ -68,3 +68,26 @@ class RemoteState:
                     f"{'canonical_url' if via == 'title' else 'title'} tell them apart",
                 )
         return Match(None, "")
+
+
+def match_posts(remote: RemoteState, posts, lock, canonical_of) -> dict[str, Match]:
+    """The match of every post (keyed by post path), with the lock's claims respected and
+    no remote article given to two posts: the second one gets a problem instead."""
+    claimed = {entry.article_id for entry in lock.entries.values()}
+    owner: dict[int, str] = {}
+    matches: dict[str, Match] = {}
+    for post in posts:
+        entry = lock.get(post.key)
+        others = claimed - ({entry.article_id} if entry else set())
+        match = remote.identify(entry, canonical_of(post), post.title, others)
+        if match.article is not None:
+            first = owner.setdefault(match.article.id, post.key)
+            if first != post.key:
+                match = Match(
+                    None,
+                    match.via,
+                    f"matches article {match.article.id}, which is already {first}'s; "
+                    "give one of them another title or canonical_url",
+                )
+        matches[post.key] = match
+    return matches

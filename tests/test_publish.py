@@ -1,0 +1,289 @@
+"""`toolkit publish` and `toolkit plan` against the real sandbox over loopback."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import httpx
+import pytest
+
+PUBLISH_CONFIG = """
+[site]
+title = "Test site"
+url = "https://example.com/blog"
+
+[forem]
+rate_window = 1
+"""
+
+
+@pytest.fixture
+def env(sandbox):
+    sandbox.reset()
+    return {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
+
+
+@pytest.fixture
+def site(make_project):
+    return make_project(PUBLISH_CONFIG)
+
+
+def request_counts(sandbox) -> list[dict]:
+    """The sandbox's request statistics (control API) since the last reset."""
+    response = httpx.get(f"{sandbox.base_url}/__sandbox/stats")
+    response.raise_for_status()
+    return response.json()["requests"]
+
+
+def writes(sandbox) -> dict[str, int]:
+    """POST/PUT requests by status since the last stats reset."""
+    counts: dict[str, int] = {}
+    for row in request_counts(sandbox):
+        if row["method"] in ("POST", "PUT") and row["route"].startswith("/api/"):
+            key = f"{row['method']} {row['status']}"
+            counts[key] = counts.get(key, 0) + row["count"]
+    return counts
+
+
+def statuses(sandbox) -> set[int]:
+    return {row["status"] for row in request_counts(sandbox)}
+
+
+def my_articles(sandbox) -> list[dict]:
+    response = httpx.get(f"{sandbox.base_url}/api/articles/me/all", params={"per_page": 1000},
+                         headers={"api-key": sandbox.demo_api_key})
+    response.raise_for_status()
+    return response.json()
+
+
+def titles(sandbox) -> list[str]:
+    return [a["title"] for a in my_articles(sandbox)]
+
+
+def test_first_publish_then_nothing_to_do(site, env, sandbox):
+    for i in range(25):
+        site.post(f"post-{i:02}", f"Post number {i}", f"Body of post {i}.\n", published=i % 5 != 0,
+                  tags=["testing"])
+    sandbox.reset_stats()
+    result = site.run("publish", env=env)
+    assert result.exit_code == 0, result.output
+    assert writes(sandbox) == {"POST 201": 25}
+    assert 429 not in statuses(sandbox)
+    remote = {a["title"]: a for a in my_articles(sandbox)}
+    assert all(f"Post number {i}" in remote for i in range(25))
+    assert remote["Post number 0"]["published"] is False  # drafts stay drafts
+    assert remote["Post number 1"]["published"] is True
+    lock = json.loads((site.root / "toolkit.lock").read_text())
+    assert len(lock["posts"]) == 25
+
+    sandbox.reset_stats()
+    again = site.run("publish", env=env)
+    assert again.exit_code == 0, again.output
+    assert writes(sandbox) == {}
+
+    # Losing the lock costs a list read, never a duplicate or a needless write.
+    (site.root / "toolkit.lock").unlink()
+    sandbox.reset_stats()
+    relocked = site.run("publish", env=env)
+    assert relocked.exit_code == 0, relocked.output
+    assert writes(sandbox) == {}
+    assert json.loads((site.root / "toolkit.lock").read_text()) == lock
+    assert sorted(titles(sandbox)).count("Post number 3") == 1
+
+
+def test_local_edit_is_an_update_even_after_a_title_change(site, env, sandbox):
+    site.post("guide", "The guide", "Version one.\n", published=True,
+              canonical_url="https://example.com/blog/the-guide/")
+    assert site.run("publish", env=env).exit_code == 0
+    site.post("guide", "The guide", "Version two.\n", published=True,
+              canonical_url="https://example.com/blog/the-guide/")
+    sandbox.reset_stats()
+    result = site.run("publish", env=env)
+    assert result.exit_code == 0, result.output
+    assert writes(sandbox) == {"PUT 200": 1}
+
+    # New title and no lock: canonical_url still says which article it is.
+    (site.root / "toolkit.lock").unlink()
+    site.post("guide", "The renamed guide", "Version three.\n", published=True,
+              canonical_url="https://example.com/blog/the-guide/")
+    sandbox.reset_stats()
+    result = site.run("publish", env=env)
+    assert result.exit_code == 0, result.output
+    assert writes(sandbox) == {"PUT 200": 1}
+    assert "The guide" not in titles(sandbox)
+    assert titles(sandbox).count("The renamed guide") == 1
+
+
+def test_remote_edit_is_a_conflict_and_force_overwrites_it(site, env, sandbox):
+    site.post("edited", "Edited on the web", "Local text.\n", published=True)
+    assert site.run("publish", env=env).exit_code == 0
+    lock = json.loads((site.root / "toolkit.lock").read_text())
+    article_id = lock["posts"]["content/edited.md"]["article_id"]
+    httpx.post(f"{sandbox.base_url}/__sandbox/articles/{article_id}/edit",
+               json={"body_markdown": "---\ntitle: Edited on the web\npublished: true\n---\nWeb text.\n"}
+               ).raise_for_status()
+
+    plan = site.run("plan", env=env)
+    assert plan.exit_code == 1
+    assert "conflict" in plan.output and "content/edited.md" in plan.output
+
+    sandbox.reset_stats()
+    result = site.run("publish", env=env)
+    assert result.exit_code == 1
+    assert "edited on the website" in result.output
+    assert writes(sandbox) == {}
+
+    forced = site.run("publish", "--force", env=env)
+    assert forced.exit_code == 0, forced.output
+    assert writes(sandbox) == {"PUT 200": 1}
+    body = httpx.get(f"{sandbox.base_url}/api/articles/{article_id}").json()["body_markdown"]
+    assert "Local text." in body
+    assert site.run("publish", env=env).exit_code == 0
+
+
+def test_dropped_connection_after_a_committed_create_makes_no_duplicate(site, env, sandbox):
+    site.post("fragile", "A fragile create", "Body.\n", published=True)
+    httpx.post(f"{sandbox.base_url}/__sandbox/faults",
+               json={"method": "POST", "route": "/api/articles", "count": 1,
+                     "drop_after_commit": True}).raise_for_status()
+    sandbox.reset_stats()
+    result = site.run("publish", env=env)
+    assert result.exit_code == 0, result.output
+    assert titles(sandbox).count("A fragile create") == 1
+    assert writes(sandbox).get("POST 201", 0) <= 1
+    # And the next run neither creates nor updates.
+    sandbox.reset_stats()
+    assert site.run("publish", env=env).exit_code == 0
+    assert writes(sandbox) == {}
+    assert titles(sandbox).count("A fragile create") == 1
+
+
+def test_injected_429_is_waited_out(site, env, sandbox):
+    site.post("limited", "Rate limited", "One.\n", published=True)
+    assert site.run("publish", env=env).exit_code == 0
+    site.post("limited", "Rate limited", "Two.\n", published=True)
+    httpx.post(f"{sandbox.base_url}/__sandbox/faults",
+               json={"method": "PUT", "route": "/api/articles/{id}", "count": 1, "status": 429}
+               ).raise_for_status()
+    sandbox.reset_stats()
+    started = time.monotonic()
+    result = site.run("publish", "-v", env=env)
+    elapsed = time.monotonic() - started
+    assert result.exit_code == 0, result.output
+    assert writes(sandbox) == {"PUT 429": 1, "PUT 200": 1}
+    assert "rate limited" in result.output
+    assert elapsed >= 1.0  # the injected 429 says Retry-After: 1 at the least
+
+
+def test_injected_500s_are_retried(site, env, sandbox):
+    site.post("flaky", "Flaky server", "One.\n", published=True)
+    assert site.run("publish", env=env).exit_code == 0
+    site.post("flaky", "Flaky server", "Two.\n", published=True)
+    httpx.post(f"{sandbox.base_url}/__sandbox/faults",
+               json={"method": "PUT", "route": "/api/articles/{id}", "count": 2, "status": 500}
+               ).raise_for_status()
+    sandbox.reset_stats()
+    result = site.run("publish", env=env)
+    assert result.exit_code == 0, result.output
+    assert writes(sandbox) == {"PUT 500": 2, "PUT 200": 1}
+
+
+def test_a_bad_post_is_reported_and_the_others_publish(site, env, sandbox):
+    site.post("good", "Good post", published=True)
+    site.write("content/bad.md", "---\ntitle: Bad post\ntags: [one, two, three, four, five]\n---\nx\n")
+    sandbox.reset_stats()
+    result = site.run("publish", env=env)
+    assert result.exit_code == 1
+    assert "content/bad.md" in result.output and "at most 4" in result.output
+    assert writes(sandbox) == {"POST 201": 1}
+    assert "Good post" in titles(sandbox) and "Bad post" not in titles(sandbox)
+
+
+def test_an_api_refusal_names_the_post_and_keeps_the_rest(site, env, sandbox):
+    # Canonical URLs are unique across the whole service: another account already uses
+    # this one, which no local check can know. The API answers 422 for that post only.
+    other = next(a["username"] for a in sandbox.accounts()
+                 if a["role"] == "user" and a["api_key"] != sandbox.demo_api_key)
+    taken = "https://example.com/blog/taken/"
+    httpx.post(f"{sandbox.base_url}/__sandbox/articles", json={"username": other, "articles": [
+        {"title": "Someone else's", "published": True,
+         "body_markdown": f"---\ntitle: Someone else's\ncanonical_url: {taken}\n---\nx\n"}]}
+    ).raise_for_status()
+    site.post("one", "First of two", published=True)
+    site.post("clash", "Clashing canonical", "x\n", published=True, canonical_url=taken)
+    site.post("two", "Second of two", published=True)
+    result = site.run("publish", env=env)
+    assert result.exit_code == 1
+    assert "content/clash.md" in result.output and "422" in result.output
+    assert "First of two" in titles(sandbox) and "Second of two" in titles(sandbox)
+    assert "Clashing canonical" not in titles(sandbox)
+    lock = json.loads((site.root / "toolkit.lock").read_text())
+    assert sorted(lock["posts"]) == ["content/one.md", "content/two.md"]
+
+
+def test_dry_run_and_plan_write_nothing(site, env, sandbox):
+    site.post("new", "Brand new", published=True)
+    sandbox.reset_stats()
+    for args in (["publish", "--dry-run"], ["plan"]):
+        result = site.run(*args, env=env)
+        assert result.exit_code == 0, result.output
+        assert "create" in result.output
+    assert writes(sandbox) == {}
+    assert not (site.root / "toolkit.lock").exists()
+
+
+def test_json_output_is_one_document(site, env, sandbox):
+    site.post("a", "Json A", published=True)
+    site.write("content/b.md", "---\ntitle: Json B\ntags: [bad-tag]\n---\n")
+    result = site.run("publish", "--json", env=env)
+    assert result.exit_code == 1
+    document = json.loads(result.stdout)
+    assert document["summary"]["create"] == 1
+    assert document["summary"]["error"] == 1
+    by_path = {p["path"]: p for p in document["posts"]}
+    assert by_path["content/a.md"]["ok"] is True and by_path["content/a.md"]["article_id"]
+    assert by_path["content/b.md"]["problems"][0].startswith("content/b.md:3: tags:")
+
+
+def test_premium_posts_are_never_sent(site, env, sandbox):
+    site.post("secret", "Premium only", published=True, premium=True)
+    sandbox.reset_stats()
+    result = site.run("publish", env=env)
+    assert result.exit_code == 0, result.output
+    assert writes(sandbox) == {}
+    assert "Premium only" not in titles(sandbox)
+
+
+def test_missing_key_says_how_to_set_it(site, sandbox):
+    result = site.run("publish", env={"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": ""})
+    assert result.exit_code == 1
+    assert "FOREM_API_KEY is not set" in result.output and "make demo" in result.output
+
+
+def test_wrong_key_is_one_clear_line(site, sandbox):
+    site.post("a", "A post", published=True)
+    result = site.run("publish", env={"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": "wrong-key-123"})
+    assert result.exit_code == 1
+    assert "401" in result.output and "unauthorized" in result.output
+    assert "Traceback" not in result.output and "wrong-key-123" not in result.output
+
+
+def test_api_key_appears_nowhere(site, env, sandbox):
+    site.post("a", "Secret keeper", published=True)
+    site.write("content/b.md", "---\ntitle: Broken\ntags: [x-y]\n---\n")
+    outputs = [site.run("publish", "-vv", env=env), site.run("plan", "--json", env=env),
+               site.run("publish", "--json", env=env)]
+    key = env["FOREM_API_KEY"]
+    for result in outputs:
+        assert key not in result.output
+    for path in [site.root / "toolkit.lock", *(site.root / ".toolkit").rglob("*")]:
+        if path.is_file():
+            assert key not in path.read_text(errors="replace")
+
+
+def test_github_annotations_for_failures(site, env, sandbox):
+    site.write("content/b.md", "---\ntitle: Broken\ntags: [x-y]\n---\n")
+    result = site.run("publish", env={**env, "GITHUB_ACTIONS": "true"})
+    assert result.exit_code == 1
+    assert "::error file=content/b.md,line=3::tags: 'x-y'" in result.output

@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+import click
+
+from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.output import stderr, stdout
+
+
+@click.command()
+@click.argument("what", type=click.Choice(["comments", "readinglist", "all"]), default="all")
+@click.option("--podcast", metavar="SLUG",
+              help="Also mirror the comments of every episode of this podcast.")
+@click.option("--full", is_flag=True,
+              help="Fetch every comment thread, not only those whose comment count changed "
+                   "(picks up edited comments).")
+@common_options
+@pass_cli
+def mirror(cli: CliContext, what: str, podcast: str | None, full: bool) -> None:
+    """Mirror comments and the reading list into content/_mirror/ for the site and git.
+
+    Comment threads of your published articles go to content/_mirror/comments/<slug>.json;
+    only articles whose comment count changed since the last mirror are fetched again.
+    The reading list (every page) goes to content/_mirror/readinglist.json. A file is
+    rewritten only when its content changed. Needs FOREM_API_KEY.
+
+    \b
+    Example:
+      toolkit mirror
+      toolkit mirror comments --podcast my-podcast
+    """
+    from toolkit.mirror import run_mirror
+    from toolkit.sync import forem_client
+
+    config = cli.config
+    with forem_client(config) as client:
+        result = run_mirror(
+            config, client,
+            comments=what in ("comments", "all"),
+            readinglist=what in ("readinglist", "all"),
+            podcast=podcast, full=full,
+        )
+    for path in result.changed:
+        stdout.print(f"updated {path}", highlight=False)
+    if cli.quiet:
+        return
+    parts = []
+    if result.comments is not None:
+        c = result.comments
+        parts.append(f"comments: {len(c.fetched)} thread(s) fetched, {len(c.written)} file(s) "
+                     f"written, {len(c.removed)} removed, {c.unchanged} unchanged")
+    if result.podcast is not None:
+        parts.append(f"podcast {podcast}: {len(result.podcast.fetched)} episode(s), "
+                     f"{len(result.podcast.written)} file(s) written")
+    if result.readinglist_items is not None:
+        parts.append(f"reading list: {result.readinglist_items} item(s), "
+                     f"{'written' if result.readinglist_written else 'unchanged'}")
+    stderr.print("; ".join(parts) + f" ({result.requests} request(s))", highlight=False)
+
+
+@click.command()
+@click.option("--overwrite", is_flag=True,
+              help="Also replace local posts that have changes of their own with the website version.")
+@common_options
+@pass_cli
+def pull(cli: CliContext, overwrite: bool) -> None:
+    """Import the account's articles as local posts (onboarding, and taking website edits).
+
+    An article that no local post maps to becomes content/<slug>.md (never written over an
+    existing file). A post whose article was edited on the website takes that version when
+    the post has no unpublished changes of its own; with --overwrite it always does. Pulled
+    posts are recorded in toolkit.lock, so a `toolkit publish` right after writes nothing.
+
+    \b
+    Example:
+      toolkit pull
+      toolkit pull --overwrite
+    """
+    from toolkit.sync import forem_client
+    from toolkit.sync.pull import PullAction
+    from toolkit.sync.pull import pull as pull_articles
+
+    config = cli.config
+    with forem_client(config) as client:
+        result = pull_articles(config, client, overwrite=overwrite)
+    for outcome in result.outcomes:
+        if outcome.action is PullAction.UNCHANGED and cli.verbose < 1:
+            continue
+        note = f"  {outcome.message}" if outcome.message else ""
+        stdout.print(f"{outcome.action.value:<11} {outcome.path} (article {outcome.article_id}){note}",
+                     highlight=False)
+    if not cli.quiet:
+        stderr.print(
+            f"{result.count(PullAction.CREATED)} created, {result.count(PullAction.OVERWRITTEN)} "
+            f"overwritten, {result.count(PullAction.DIFFERS)} left as they are, "
+            f"{result.count(PullAction.UNCHANGED)} unchanged", highlight=False)
+    if result.failed:
+        raise SystemExit(1)

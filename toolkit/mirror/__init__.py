@@ -1,0 +1,85 @@
+"""Mirroring what lives on the publishing API back into `content/_mirror/`.
+
+The site shows it (comments under posts, a reading-list page); git keeps its history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from toolkit.clients.forem import ForemClient
+from toolkit.clients.forem_models import Article
+from toolkit.config import Config
+from toolkit.content import load_posts
+from toolkit.content.rules import canonical_url
+from toolkit.mirror.comments import MirrorReport, mirror_comments, mirror_podcast_comments
+from toolkit.mirror.readinglist import mirror_readinglist
+from toolkit.sync.lock import Lock
+from toolkit.sync.remote import RemoteState, match_posts
+
+MIRROR_DIR = "_mirror"
+
+
+@dataclass
+class MirrorResult:
+    comments: MirrorReport | None = None
+    podcast: MirrorReport | None = None
+    readinglist_items: int | None = None
+    readinglist_written: bool = False
+    requests: int = 0
+    changed: list[str] = field(default_factory=list)
+
+
+def mirror_folder(config: Config):
+    return config.site.content_dir / MIRROR_DIR
+
+
+def slug_names(config: Config, remote: RemoteState) -> dict[int, str]:
+    """File stem for each remote article: its local post's slug, else its remote slug."""
+    posts, _ = load_posts(config)
+    lock = Lock.load(config.lock_path)
+    matches = match_posts(remote, posts, lock, lambda p: canonical_url(p, config.site.url))
+    by_key = {post.key: post for post in posts}
+    names = {a.id: a.slug or str(a.id) for a in remote.articles}
+    for key, match in matches.items():
+        if match.article is not None:
+            names[match.article.id] = by_key[key].slug
+    return names
+
+
+def run_mirror(
+    config: Config,
+    client: ForemClient,
+    *,
+    comments: bool = True,
+    readinglist: bool = True,
+    podcast: str | None = None,
+    full: bool = False,
+) -> MirrorResult:
+    result = MirrorResult()
+    before = client.requests_made
+    folder = mirror_folder(config)
+    if comments:
+        remote = RemoteState(client.iter_my_articles("all"))
+        names = slug_names(config, remote)
+
+        def name_of(article: Article) -> str:
+            return names[article.id]
+
+        result.comments = mirror_comments(
+            client, remote.articles, folder / "comments", name_of, full=full,
+            relative=lambda p: config.relative(p),
+        )
+        result.changed += result.comments.written + result.comments.removed
+    if podcast:
+        result.podcast = mirror_podcast_comments(
+            client, podcast, folder / "podcasts", relative=lambda p: config.relative(p)
+        )
+        result.changed += result.podcast.written
+    if readinglist:
+        path = folder / "readinglist.json"
+        result.readinglist_items, result.readinglist_written = mirror_readinglist(client, path)
+        if result.readinglist_written:
+            result.changed.append(config.relative(path))
+    result.requests = client.requests_made - before
+    return result

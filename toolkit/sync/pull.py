@@ -72,6 +72,8 @@ def post_text(article: Article) -> str:
         meta.setdefault("canonical_url", article.canonical_url)
     if article.cover_image:
         meta.setdefault("cover_image", article.cover_image)
+    if article.published and article.published_at:
+        meta.setdefault("date", article.published_at)  # the site sorts and shows posts by it
     ordered = {key: meta[key] for key in FOREM_KEYS if key in meta}
     ordered.update((k, v) for k, v in meta.items() if k not in ordered)
     return f"---\n{dump_front_matter(ordered)}---\n{body}"

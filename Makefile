@@ -24,7 +24,7 @@ site: install
 	$(BIN)/toolkit build
 
 demo: install
-	$(BIN)/toolkit build --clean
+	$(BIN)/toolkit demo
 
 publish: install
 	$(BIN)/toolkit publish

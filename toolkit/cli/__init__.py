@@ -21,7 +21,9 @@ COMMANDS = {
     "publish": "toolkit.cli.publish:publish",
     "pull": "toolkit.cli.mirror:pull",
     "mirror": "toolkit.cli.mirror:mirror",
+    "watch": "toolkit.cli.watch:watch",
     "sandbox": "toolkit.cli.sandbox:sandbox",
+    "demo": "toolkit.cli.demo:demo",
 }
 
 

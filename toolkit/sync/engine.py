@@ -101,18 +101,6 @@ class SyncEngine:
         self.client = client
         self.lock = lock if lock is not None else Lock.load(config.lock_path)
         self.reporter = reporter or _Silent()
-        self._waits: list[tuple[float, str]] = []
-        self._waits_mutex = threading.Lock()
-        previous = client.on_wait
-
-        def on_wait(seconds: float, reason: str) -> None:
-            with self._waits_mutex:
-                self._waits.append((seconds, reason))
-            self.reporter.waiting(seconds, reason)
-            if previous:
-                previous(seconds, reason)
-
-        client.on_wait = on_wait
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -123,8 +111,12 @@ class SyncEngine:
         return canonical_url(post, self.config.site.url)
 
     def plan(self, paths: Iterable[str | Path] = (), *, force: bool = False,
-             remote: RemoteState | None = None) -> list[PostPlan]:
-        """What publishing `paths` (default: every post) would do; makes no writes."""
+             drafts_only: bool = False, remote: RemoteState | None = None) -> list[PostPlan]:
+        """What publishing `paths` (default: every post) would do; makes no writes.
+
+        `drafts_only` (watch) writes drafts only: a post that says `published: true` is
+        left for `toolkit publish`, so saving a file never publishes anything.
+        """
         report = check(self.config, paths)
         errors_by_key: dict[str, list] = {}
         for problem in report.errors:
@@ -149,17 +141,42 @@ class SyncEngine:
             remote = remote or self.read_remote()
             matches = match_posts(remote, sendable, self.lock, self.canonical_of)
             for post in sendable:
-                plans.append(decide(post, payload_for(post, self.config), matches[post.key],
-                                    self.lock.get(post.key), force=force))
+                plan = decide(post, payload_for(post, self.config), matches[post.key],
+                              self.lock.get(post.key), force=force)
+                if drafts_only and post.published and plan.needs_write:
+                    live = plan.article is not None and plan.article.published
+                    plan.action = Action.SKIP
+                    plan.reason = ("published article: changes go live with `toolkit publish`"
+                                   if live else "will be published by `toolkit publish`")
+                plans.append(plan)
         plans.sort(key=lambda p: p.key)
         return plans
 
     # -- writing ---------------------------------------------------------------------------
 
     def publish(self, paths: Iterable[str | Path] = (), *, force: bool = False,
-                dry_run: bool = False) -> PublishResult:
+                dry_run: bool = False, drafts_only: bool = False) -> PublishResult:
+        waits: list[tuple[float, str]] = []
+        previous = self.client.on_wait
+
+        def on_wait(seconds: float, reason: str) -> None:
+            waits.append((seconds, reason))
+            self.reporter.waiting(seconds, reason)
+            if previous:
+                previous(seconds, reason)
+
+        self.client.on_wait = on_wait
+        try:
+            result = self._publish(paths, force=force, dry_run=dry_run, drafts_only=drafts_only)
+        finally:
+            self.client.on_wait = previous
+        result.waits = waits
+        return result
+
+    def _publish(self, paths: Iterable[str | Path], *, force: bool, dry_run: bool,
+                 drafts_only: bool) -> PublishResult:
         requests_before = self.client.requests_made
-        plans = self.plan(paths, force=force)
+        plans = self.plan(paths, force=force, drafts_only=drafts_only)
         self.reporter.planned(plans)
         result = PublishResult(dry_run=dry_run)
         outcomes: list[Outcome] = []
@@ -189,7 +206,6 @@ class SyncEngine:
                     future.result()
         order = {p.key: i for i, p in enumerate(plans)}
         result.outcomes = sorted(outcomes, key=lambda o: order[o.key])
-        result.waits = list(self._waits)
         result.requests = self.client.requests_made - requests_before
         return result
 

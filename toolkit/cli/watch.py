@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import signal
+import threading
+
+import click
+
+from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.output import stderr
+
+
+class ConsoleWatchReporter:
+    """One line per rebuild, per problem and per pushed draft."""
+
+    def __init__(self, quiet: bool, verbose: int):
+        self.quiet = quiet
+        self.verbose = verbose
+
+    def say(self, text: str) -> None:
+        if not self.quiet:
+            stderr.print(text, highlight=False)
+
+    def built(self, report, changed: list[str], seconds: float) -> None:
+        if not changed:
+            self.say(f"built {report.posts} posts: {len(report.written)} file(s) written "
+                     f"in {seconds:.2f} s")
+        elif report.written or report.removed or self.verbose:
+            what = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+            self.say(f"rebuilt after {what}: {len(report.written)} written, "
+                     f"{len(report.removed)} removed in {seconds * 1000:.0f} ms")
+
+    def problems(self, new: list[str], fixed: list[str]) -> None:
+        for line in new:
+            click.echo(line, err=True)  # path:line: message, even with -q
+        for line in fixed:
+            self.say(f"[green]fixed:[/] {line}")
+
+    def pushed(self, outcomes) -> None:
+        for outcome in outcomes:
+            if outcome.action.value == "unchanged" and outcome.ok:
+                continue
+            mark = "[green]draft[/]" if outcome.ok else "[red]push failed[/]"
+            self.say(f"{mark} {outcome.key}: {outcome.message}")
+
+    def push_failed(self, message: str) -> None:
+        stderr.print(f"[red]push failed[/] ({message}); it is retried with the next save",
+                     highlight=False)
+
+    def config_problem(self, message: str) -> None:
+        stderr.print(f"[red]{message}[/]", highlight=False)
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address of the preview server.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="Port of the preview server (0: any free port).")
+@click.option("--push/--no-push", default=True, show_default=True,
+              help="Update the remote draft of each saved post (needs FOREM_API_KEY).")
+@click.option("--drafts/--no-drafts", default=True, show_default=True,
+              help="Show drafts in the preview, marked as such.")
+@common_options
+@pass_cli
+def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool) -> None:
+    """Preview the site while you write: rebuild and live-reload on every save.
+
+    Builds into .toolkit/preview/ (your site/ stays as `toolkit build` makes it), serves
+    it on localhost with live reload, and watches content/, templates/ and toolkit.toml.
+    A save with a mistake prints `path:line: message` and shows it on the page; the next
+    good save clears it. Unless --no-push, the remote draft of each saved post follows,
+    several quick saves making one update; watch never publishes. Ctrl-C stops it.
+
+    \b
+    Example:
+      toolkit watch                 # then open http://127.0.0.1:8000
+      toolkit watch --no-push --port 8001
+    """
+    from toolkit.sync import forem_client
+    from toolkit.watch import WatchOptions, WatchSession
+
+    config = cli.config
+    reporter = ConsoleWatchReporter(cli.quiet, cli.verbose)
+    factory = None
+    if push:
+        if config.forem.api_key is None:
+            reporter.say("[yellow]remote drafts are not updated: FOREM_API_KEY is not set "
+                         "(--no-push silences this)[/]")
+        else:
+            def factory(**kwargs):
+                return forem_client(config, **kwargs)
+
+    session = WatchSession(config, WatchOptions(host=host, port=port, drafts=drafts, push=push),
+                           reporter, client_factory=factory)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    session.start()
+    try:
+        reporter.say(f"[bold]Serving {session.url}[/] — watching {config.relative(config.site.content_dir)}/, "
+                     f"{config.relative(config.site.templates_dir)}/ and {config.path.name} (Ctrl-C to stop)")
+        stop.wait()
+    finally:
+        session.stop()
+    reporter.say("stopped")

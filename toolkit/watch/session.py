@@ -1,0 +1,180 @@
+"""`toolkit watch`: rebuild on every save, live-reload the browser, keep remote drafts fresh.
+
+The session owns four parts that run side by side: the watchdog observer, the coalescer
+that turns event bursts into batches, the preview server, and (unless push is off) the
+draft pusher. Each batch is handled on the coalescer's thread: reload the configuration if
+`toolkit.toml` changed, rebuild incrementally, tell the browsers, queue the saved posts
+for the pusher. The core reports through `WatchReporter`; it never prints.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from toolkit.clients.forem import ForemClient
+from toolkit.config import Config, load_config
+from toolkit.content.discover import is_post_path
+from toolkit.errors import ConfigError, ToolkitError
+from toolkit.serving import BackgroundServer, ServerError, is_loopback
+from toolkit.site import BuildReport, SiteBuilder
+from toolkit.sync.engine import Outcome
+from toolkit.watch.changes import Coalescer, FolderWatch
+from toolkit.watch.preview import Broadcaster, create_preview_app
+from toolkit.watch.push import DraftPusher
+
+log = logging.getLogger(__name__)
+
+
+class WatchReporter(Protocol):
+    def built(self, report: BuildReport, changed: list[str], seconds: float) -> None: ...
+
+    def problems(self, new: list[str], fixed: list[str]) -> None: ...
+
+    def pushed(self, outcomes: list[Outcome]) -> None: ...
+
+    def push_failed(self, message: str) -> None: ...
+
+    def config_problem(self, message: str) -> None: ...
+
+
+@dataclass
+class WatchOptions:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    drafts: bool = True
+    push: bool = True
+
+
+class WatchSession:
+    def __init__(
+        self,
+        config: Config,
+        options: WatchOptions,
+        reporter: WatchReporter,
+        *,
+        client_factory: Callable[..., ForemClient] | None = None,
+    ):
+        if not is_loopback(options.host):
+            raise ServerError(f"refusing to serve the preview on {options.host}: loopback only")
+        self.config = config
+        self.options = options
+        self.reporter = reporter
+        self.client_factory = client_factory
+        self.output_dir = config.state_dir / "preview"
+        self.broadcaster = Broadcaster()
+        self.builder = self._builder(config)
+        self.pusher: DraftPusher | None = None
+        self.server: BackgroundServer | None = None
+        self.coalescer = Coalescer(self._handle)
+        self.folders = FolderWatch(self._relevant, self.coalescer.add)
+        self._problems: set[str] = set()
+        self._stopped = threading.Event()
+        self.rebuilds = 0
+
+    def _builder(self, config: Config) -> SiteBuilder:
+        return SiteBuilder(config, drafts=self.options.drafts, out=self.output_dir)
+
+    @property
+    def url(self) -> str:
+        return self.server.base_url + "/" if self.server else ""
+
+    # -- life cycle ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        report = self.builder.build()
+        self._after_build(report, [], report.seconds)
+        self.server = BackgroundServer(
+            create_preview_app(self.output_dir, self.broadcaster),
+            self.options.host, self.options.port, name="preview server",
+        ).start()
+        if self.options.push and self.client_factory is not None:
+            self.pusher = DraftPusher(self.config, self.client_factory, self.reporter.pushed,
+                                      self.reporter.push_failed)
+            self.pusher.start()
+        self.coalescer.start()
+        self.folders.add(self.config.path.parent, recursive=False)  # toolkit.toml, new folders
+        self._watch_site_folders()
+        self.folders.start()
+
+    def _watch_site_folders(self) -> None:
+        site = self.config.site
+        self.folders.add(site.content_dir)
+        self.folders.add(site.templates_dir)
+
+    def stop(self) -> None:
+        """Stop everything, in the order that lets each part finish cleanly."""
+        if self._stopped.is_set():
+            return
+        self._stopped.set()
+        self.folders.stop()
+        self.coalescer.stop()
+        if self.pusher is not None:
+            self.pusher.stop()  # a push in flight ends; the lock is written atomically
+        self.broadcaster.close()
+        if self.server is not None:
+            self.server.stop()
+
+    # -- what a change does --------------------------------------------------------------
+
+    def _relevant(self, path: Path) -> bool:
+        site = self.config.site
+        if path == self.config.path:
+            return True
+        if path.name.startswith(".") or path.name.endswith("~"):
+            return False  # editor swap and backup files
+        return any(folder == path or folder in path.parents
+                   for folder in (site.content_dir, site.templates_dir))
+
+    def _handle(self, batch: set[Path]) -> None:
+        started = time.perf_counter()
+        if self.config.path in batch and not self._reload_config():
+            return
+        self._watch_site_folders()  # one of them may have just been created
+        try:
+            report = self.builder.build()
+        except ToolkitError as exc:
+            self.reporter.config_problem(exc.format_message())
+            return
+        changed = sorted(self.config.relative(p) for p in batch)
+        self._after_build(report, changed, time.perf_counter() - started)
+        if self.pusher is not None:
+            posts = {p for p in batch if is_post_path(p, self.config.site.content_dir)}
+            if posts:
+                self.pusher.request(posts)
+
+    def _reload_config(self) -> bool:
+        try:
+            config = load_config(self.config.path)
+        except ConfigError as exc:
+            self.reporter.config_problem(
+                "toolkit.toml not reloaded, the previous settings stay:\n" + "\n".join(exc.problems))
+            return False
+        if config.site.content_dir != self.config.site.content_dir or (
+            config.site.templates_dir != self.config.site.templates_dir
+        ):
+            self.reporter.config_problem(
+                "toolkit.toml: content_dir and templates_dir changes need a restart of watch")
+        self.config = config
+        self.builder = self._builder(config)
+        if self.pusher is not None:
+            self.pusher.config = config
+        return True
+
+    def _after_build(self, report: BuildReport, changed: list[str], seconds: float) -> None:
+        self.rebuilds += 1
+        self.reporter.built(report, changed, seconds)
+        current = {str(p) for p in report.problems if p.is_error}
+        if current != self._problems:
+            new = sorted(current - self._problems)
+            fixed = sorted(self._problems - current)
+            self._problems = current
+            self.reporter.problems(new, fixed)
+            self.broadcaster.send("problems", sorted(current))
+        if report.written or report.removed:
+            self.broadcaster.send("reload", {"changed": changed})

@@ -242,10 +242,12 @@ class Config:
 
     def relative(self, path: Path) -> str:
         """A path as shown to the user and used as a key: relative to the project, POSIX."""
-        try:
-            return path.resolve().relative_to(self.root).as_posix()
-        except ValueError:
-            return path.as_posix()
+        if path.is_absolute() and path.is_relative_to(self.root):
+            return path.relative_to(self.root).as_posix()  # no resolve(): it costs syscalls
+        resolved = path.resolve()
+        if resolved.is_relative_to(self.root):
+            return resolved.relative_to(self.root).as_posix()
+        return path.as_posix()
 
 
 # --- loading -------------------------------------------------------------------------

@@ -39,6 +39,31 @@ MAX_PER_PAGE = 1000
 READINGLIST_MAX_PER_PAGE = 100
 
 
+class _LimiterPacer:
+    """Holds a request until the limiter has room; records it when the answer arrives."""
+
+    def __init__(self, client: ForemClient, limiter: SlidingWindowLimiter):
+        self.client = client
+        self.limiter = limiter
+        kind = "creates" if limiter is client.create_limiter else "updates"
+        self.reason = f"rate limit: {limiter.limit} {kind} per {limiter.window:g} s"
+
+    def before(self) -> None:
+        self.limiter.acquire(lambda seconds: self.client.wait(seconds, self.reason))
+
+    def answered(self, response: httpx.Response) -> None:
+        if response.status_code == 429:
+            self.limiter.hold(retry_after_seconds(response, self.limiter.window))
+        else:
+            self.limiter.record()
+
+    def failed(self, *, reached_server: bool) -> None:
+        if reached_server:
+            self.limiter.record()  # it may have been counted: stay on the safe side
+        else:
+            self.limiter.release()
+
+
 class ForemClient(ApiClient):
     def __init__(
         self,
@@ -62,28 +87,13 @@ class ForemClient(ApiClient):
             **kwargs,
         )
         self.has_key = api_key is not None
-        limiter_kwargs = {"sleep": sleep} if sleep is not None else {}
-        self.create_limiter = SlidingWindowLimiter(CREATE_LIMIT, rate_window, **limiter_kwargs)
-        self.update_limiter = SlidingWindowLimiter(UPDATE_LIMIT, rate_window, **limiter_kwargs)
-        self._current_limiter: SlidingWindowLimiter | None = None
+        self.create_limiter = SlidingWindowLimiter(CREATE_LIMIT, rate_window)
+        self.update_limiter = SlidingWindowLimiter(UPDATE_LIMIT, rate_window)
 
     # -- pacing ------------------------------------------------------------------------
 
     def _paced(self, limiter: SlidingWindowLimiter, method: str, path: str, **kwargs) -> httpx.Response:
-        kind = "creates" if limiter is self.create_limiter else "updates"
-
-        def before_send() -> None:
-            while (pause := limiter.delay()) > 0:
-                self.wait(pause, f"rate limit: {limiter.limit} {kind} per {limiter.window:g} s")
-
-        def after_response(response: httpx.Response) -> None:
-            if response.status_code == 429:
-                limiter.hold(retry_after_seconds(response, limiter.window))
-            else:
-                limiter.record()
-
-        return self.send(method, path, before_send=before_send, after_response=after_response,
-                         **kwargs)
+        return self.send(method, path, pacer=_LimiterPacer(self, limiter), **kwargs)
 
     def _require_key(self, what: str) -> None:
         if not self.has_key:

@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
@@ -103,6 +103,16 @@ def status_error(response: httpx.Response) -> HTTPStatusError:
     return HTTPStatusError(message, **kwargs)
 
 
+class Pacer(Protocol):
+    """Rate-limit scheduling around each attempt of a request."""
+
+    def before(self) -> None: ...
+
+    def answered(self, response: httpx.Response) -> None: ...
+
+    def failed(self, *, reached_server: bool) -> None: ...
+
+
 class ApiClient:
     """An httpx client with toolkit's User-Agent, retries and error mapping.
 
@@ -161,25 +171,26 @@ class ApiClient:
         params: Mapping[str, Any] | None = None,
         json: Any = None,
         idempotent: bool = True,
-        before_send: Callable[[], None] | None = None,
-        after_response: Callable[[httpx.Response], None] | None = None,
+        pacer: Pacer | None = None,
     ) -> httpx.Response:
         """Send one request, retrying what can safely be retried; raise `ApiError` otherwise.
 
-        `before_send` runs before every attempt (rate-limit scheduling) and
-        `after_response` after every response (recording it against the limit).
+        A `pacer` (rate-limit scheduling) is asked before every attempt and told how it ended.
         """
         params = {k: v for k, v in (params or {}).items() if v is not None}
         retries = 0
         while True:
-            if before_send:
-                before_send()
+            if pacer:
+                pacer.before()
             try:
                 self.requests_made += 1
                 response = self._client.request(method, path, params=params or None, json=json)
             except httpx.TransportError as exc:
                 # A connection that was never made certainly did not reach the server.
-                safe = idempotent or isinstance(exc, httpx.ConnectError)
+                unsent = isinstance(exc, httpx.ConnectError)
+                if pacer:
+                    pacer.failed(reached_server=not unsent)
+                safe = idempotent or unsent
                 error = TransportError(
                     f"{method} {path}: {type(exc).__name__.replace('Error', ' error').lower()}"
                     f" talking to {self.base_url}",
@@ -190,8 +201,8 @@ class ApiClient:
                     retries += 1
                     continue
                 raise error from None
-            if after_response:
-                after_response(response)
+            if pacer:
+                pacer.answered(response)
             if response.status_code < 400:
                 return response
             error = status_error(response)

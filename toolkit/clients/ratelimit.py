@@ -21,50 +21,81 @@ MARGIN = 0.005
 
 
 class SlidingWindowLimiter:
+    """At most `limit` requests in any `window` seconds, for callers on several threads.
+
+    `acquire()` reserves a slot (waiting if the window is full), and the slot becomes a
+    timestamp when `record()` says the response arrived; `release()` gives back a slot
+    whose request never reached the server. Requests in flight count as taken, so
+    concurrent senders can never exceed the limit between them.
+    """
+
     def __init__(
         self,
         limit: int,
         window: float,
         *,
         clock: Callable[[], float] = time.monotonic,
-        sleep: Callable[[float], None] = time.sleep,
     ):
         if limit < 1 or window <= 0:
             raise ValueError("a rate limit needs a positive limit and window")
         self.limit = limit
         self.window = window
         self._clock = clock
-        self._sleep = sleep
         self._sent: deque[float] = deque()
-        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._cond = threading.Condition()
 
     def _expire(self, now: float) -> None:
         while self._sent and self._sent[0] <= now - self.window:
             self._sent.popleft()
 
-    def delay(self) -> float:
-        """Seconds until one more request fits in the window (0 when it fits now)."""
-        with self._lock:
-            now = self._clock()
-            self._expire(now)
-            if len(self._sent) < self.limit:
-                return 0.0
-            return self._sent[0] + self.window - now + MARGIN
+    def _pause(self) -> float | None:
+        """Reserve a slot and return 0, or the seconds until one frees (None: only when a
+        request in flight answers). Called with the condition held."""
+        now = self._clock()
+        self._expire(now)
+        # Answers never free a slot (they become timestamps); only expiry does. So the
+        # next slot frees when the k-th oldest timestamp leaves the window.
+        k = len(self._sent) + self._in_flight - self.limit + 1
+        if k <= 0:
+            self._in_flight += 1
+            return 0.0
+        if k > len(self._sent):
+            return None
+        return self._sent[k - 1] + self.window - now + MARGIN
 
-    def acquire(self) -> float:
-        """Block until a request may be sent; returns the seconds waited."""
+    def acquire(self, sleep: Callable[[float], None] = time.sleep) -> float:
+        """Block until a request may be sent and reserve its slot; returns seconds waited.
+        `sleep` does the waiting (so that a caller can report or cancel it)."""
         waited = 0.0
-        while (pause := self.delay()) > 0:
-            self._sleep(pause)
+        while True:
+            with self._cond:
+                pause = self._pause()
+                while pause is None:
+                    self._cond.wait(1.0)
+                    pause = self._pause()
+            if pause <= 0:
+                return waited
+            sleep(pause)
             waited += pause
-        return waited
 
     def record(self) -> None:
-        with self._lock:
+        """The reserved request was answered: it counts from now."""
+        with self._cond:
+            self._in_flight = max(self._in_flight - 1, 0)
             self._sent.append(self._clock())
+            self._cond.notify_all()
+
+    def release(self) -> None:
+        """The reserved request never reached the server."""
+        with self._cond:
+            self._in_flight = max(self._in_flight - 1, 0)
+            self._cond.notify_all()
 
     def hold(self, seconds: float) -> None:
         """The server said to wait (429 + Retry-After): treat the window as full until then."""
-        with self._lock:
+        with self._cond:
+            self._in_flight = max(self._in_flight - 1, 0)
             until = self._clock() + seconds - self.window
             self._sent = deque([until] * self.limit)
+            self._cond.notify_all()

@@ -48,8 +48,9 @@ def body_digest(body_markdown: str) -> str:
     return hashlib.sha256(body_markdown.encode("utf-8")).hexdigest()
 
 
-class _Dumper(yaml.SafeDumper):
-    """Block style, keys in the order given, long lines kept whole."""
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+    """Block style, keys in the order given, long lines kept whole (libyaml's emitter when
+    PyYAML has it: the same output, ten times faster)."""
 
 
 def _str_presenter(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:

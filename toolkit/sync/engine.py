@@ -24,7 +24,7 @@ from typing import Protocol
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
-from toolkit.content import Post, check, payload_for
+from toolkit.content import CheckReport, Post, check, payload_for
 from toolkit.content.payload import body_digest
 from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, ServerError, TransportError
@@ -35,6 +35,7 @@ from toolkit.sync.remote import RemoteState, match_posts
 log = logging.getLogger(__name__)
 
 CREATE_ATTEMPTS = 3  # each after a reconcile that proved the previous one did not land
+LANE_WIDTH = 3  # requests of one kind in flight at once
 
 
 class Reporter(Protocol):
@@ -117,28 +118,14 @@ class SyncEngine:
         `drafts_only` (watch) writes drafts only: a post that says `published: true` is
         left for `toolkit publish`, so saving a file never publishes anything.
         """
-        report = check(self.config, paths)
-        errors_by_key: dict[str, list] = {}
-        for problem in report.errors:
-            errors_by_key.setdefault(problem.path, []).append(problem)
-        plans: list[PostPlan] = []
-        sendable: list[Post] = []
-        for key, problems in errors_by_key.items():
-            if key not in {p.key for p in report.posts}:
-                plans.append(PostPlan(key, Action.ERROR, problems[0].message, problems=problems))
-        for post in report.posts:
-            if post.key in errors_by_key:
-                problems = errors_by_key[post.key]
-                plans.append(PostPlan(post.key, Action.ERROR, problems[0].message,
-                                      title=post.title, post=post, problems=problems))
-            elif post.premium:
-                plans.append(PostPlan(post.key, Action.SKIP,
-                                      "premium post: never sent to the publishing API",
-                                      title=post.title, post=post))
-            else:
-                sendable.append(post)
+        with ThreadPoolExecutor(1, thread_name_prefix="remote-read") as reader:
+            # The list read mostly waits on the network: it runs while the posts are read.
+            remote_read = reader.submit(self.read_remote) if remote is None else None
+            report = check(self.config, paths)
+            plans, sendable = self._local_plans(report)
+            if sendable and remote_read is not None:
+                remote = remote_read.result()
         if sendable:
-            remote = remote or self.read_remote()
             matches = match_posts(remote, sendable, self.lock, self.canonical_of)
             for post in sendable:
                 plan = decide(post, payload_for(post, self.config), matches[post.key],
@@ -151,6 +138,29 @@ class SyncEngine:
                 plans.append(plan)
         plans.sort(key=lambda p: p.key)
         return plans
+
+    @staticmethod
+    def _local_plans(report: CheckReport) -> tuple[list[PostPlan], list[Post]]:
+        """Plans decided without the remote (errors, premium) and the posts left to send."""
+        errors: dict[str, list] = {}
+        for problem in report.errors:
+            errors.setdefault(problem.path, []).append(problem)
+        parsed = {post.key for post in report.posts}
+        plans = [PostPlan(key, Action.ERROR, problems[0].message, problems=problems)
+                 for key, problems in errors.items() if key not in parsed]
+        sendable: list[Post] = []
+        for post in report.posts:
+            if post.key in errors:
+                problems = errors[post.key]
+                plans.append(PostPlan(post.key, Action.ERROR, problems[0].message,
+                                      title=post.title, post=post, problems=problems))
+            elif post.premium:
+                plans.append(PostPlan(post.key, Action.SKIP,
+                                      "premium post: never sent to the publishing API",
+                                      title=post.title, post=post))
+            else:
+                sendable.append(post)
+        return plans, sendable
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -196,12 +206,13 @@ class SyncEngine:
             self.lock.save()  # entries adopted from the remote list, in one write
             creates = [p for p in writes if p.action is Action.CREATE]
             updates = [p for p in writes if p.action is Action.UPDATE]
-            # The two kinds have separate limits: run them side by side.
-            with ThreadPoolExecutor(max_workers=2, thread_name_prefix="publish") as lanes:
-                futures = [
-                    lanes.submit(self._run_lane, creates, self._create, finish),
-                    lanes.submit(self._run_lane, updates, self._update, finish),
-                ]
+            # The two kinds have separate limits: run them side by side, a few requests of
+            # each kind in flight at once (the limiters count those in flight as sent).
+            with self.lock.background_saves(), \
+                    ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="create") as create_lane, \
+                    ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="update") as update_lane:
+                futures = [create_lane.submit(lambda p=p: finish(self._create(p))) for p in creates]
+                futures += [update_lane.submit(lambda p=p: finish(self._update(p))) for p in updates]
                 for future in futures:
                     future.result()
         order = {p.key: i for i, p in enumerate(plans)}
@@ -215,11 +226,6 @@ class SyncEngine:
             self._remember(plan, article, save=False)
         return Outcome(plan, not plan.failed, plan.reason, article.id if article else None,
                        article.url if article else None)
-
-    @staticmethod
-    def _run_lane(plans: list[PostPlan], write, finish) -> None:
-        for plan in plans:
-            finish(write(plan))
 
     def _remember(self, plan: PostPlan, article: Article, *, save: bool = True) -> None:
         """Record what was sent and what the remote holds now."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -29,11 +31,42 @@ class LockEntry:
     published: bool = False
 
 
+class _Saver(threading.Thread):
+    """Saves the lock whenever asked, coalescing requests, off the caller's thread."""
+
+    def __init__(self, lock: Lock):
+        super().__init__(name="lock-saver", daemon=True)
+        self.lock = lock
+        self.wanted = threading.Event()
+        self.closing = False
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        while True:
+            self.wanted.wait()
+            self.wanted.clear()
+            try:
+                self.lock.save()
+            except BaseException as exc:  # re-raised by close(), on the caller's thread
+                self.error = exc
+            if self.closing and not self.wanted.is_set():
+                return
+
+    def close(self) -> None:
+        self.closing = True
+        self.wanted.set()
+        self.join()
+        if self.error is not None:
+            raise self.error
+
+
 class Lock:
     def __init__(self, path: Path, entries: dict[str, LockEntry] | None = None):
         self.path = path
         self.entries: dict[str, LockEntry] = dict(entries or {})
         self._mutex = threading.Lock()
+        self._saver: _Saver | None = None
+        self._by_article = {e.article_id: k for k, e in self.entries.items()}
 
     @classmethod
     def load(cls, path: Path) -> Lock:
@@ -61,19 +94,36 @@ class Lock:
     def get(self, key: str) -> LockEntry | None:
         return self.entries.get(key)
 
-    def key_of(self, article_id: int) -> str | None:
-        return next((k for k, e in self.entries.items() if e.article_id == article_id), None)
-
     def record(self, key: str, entry: LockEntry, *, save: bool = True) -> None:
         """Set a post's entry (moving the article away from a path whose file is gone)."""
         with self._mutex:
-            for other, old in list(self.entries.items()):
-                if other != key and old.article_id == entry.article_id:
-                    if not (self.path.parent / other).exists():
-                        del self.entries[other]
+            other = self._by_article.get(entry.article_id)
+            if other is not None and other != key and not (self.path.parent / other).exists():
+                del self.entries[other]
+            previous = self.entries.get(key)
+            if previous is not None and self._by_article.get(previous.article_id) == key:
+                del self._by_article[previous.article_id]
             self.entries[key] = entry
-            if save:
-                self._save()
+            self._by_article[entry.article_id] = key
+        if save:
+            if self._saver is not None:
+                self._saver.wanted.set()
+            else:
+                self.save()
+
+    @contextmanager
+    def background_saves(self) -> Iterator[None]:
+        """Within this block `record()` saves on a background thread, so a write's fsync
+        does not hold up the next request; leaving the block waits for the last save.
+        A crash can then lose the entries of the last few writes: the next run finds
+        those articles again by canonical_url or title, so nothing is duplicated."""
+        self._saver = _Saver(self)
+        self._saver.start()
+        try:
+            yield
+        finally:
+            saver, self._saver = self._saver, None
+            saver.close()
 
     def save(self) -> None:
         with self._mutex:

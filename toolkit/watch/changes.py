@@ -15,7 +15,7 @@ from pathlib import Path
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-QUIET = 0.08  # long enough for an editor's save burst, short enough to feel instant
+QUIET = 0.05  # an editor's save burst takes a few ms; a typist's saves come seconds apart
 MAX_WAIT = 1.0
 
 

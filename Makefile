@@ -36,4 +36,4 @@ bench: install
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf site .toolkit/site-manifest.json
+	rm -rf site .toolkit/build .toolkit/preview .toolkit/demo

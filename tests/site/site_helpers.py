@@ -1,0 +1,106 @@
+"""Helpers of the site tests: a project with a bit of everything, and reading the output."""
+
+from __future__ import annotations
+
+import os
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+# 1x1 transparent PNG
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+    "0000000d49444154789c6300010000000500010d0a2db40000000049454e44ae426082"
+)
+
+CONFIG = """
+[site]
+title = "Test site"
+url = "https://example.com/blog"
+description = "Posts for the tests."
+author = "Ada"
+per_page = 2
+"""
+
+
+def write_site(project) -> None:
+    """Five published posts over two tags, a series of three, images, links between posts,
+    a draft and a premium post."""
+    (project.content / "guide" / "img").mkdir(parents=True)
+    (project.content / "guide" / "img" / "shot.png").write_bytes(PNG)
+    (project.content / "logo.png").write_bytes(PNG)
+    project.post("guide/intro", "Introduction", date="2024-01-01", tags=["python"],
+                 published=True, series="Guide", cover_image="img/shot.png",
+                 body="First part, see [the setup](setup.md#install).\n\n"
+                      "![A shot](img/shot.png)\n\n![Logo](/logo.png)\n\n"
+                      "## Details\n\n```python\nprint('hi')\n```\n\nA note.[^1]\n\n"
+                      "[^1]: The note.\n")
+    project.post("guide/setup", "Setup", date="2024-01-02", tags=["python", "tools"],
+                 published=True, series="Guide",
+                 body="## Install\n\n| a | b |\n|---|---|\n| 1 | ~~2~~ |\n\n"
+                      "Back to the [intro](intro.md).\n")
+    project.post("guide/usage", "Usage", date="2024-01-03", tags=["tools"], published=True,
+                 series="Guide", description="How to use it.", body="Use it.\n")
+    project.post("news", "News", date="2024-02-01", published=True, tags=["news"],
+                 body="Fresh news.\n")
+    project.post("notes", "Notes without a date", published=True, body="Undated.\n")
+    project.post("draft", "Work in progress", date="2024-03-01", published=False,
+                 tags=["python"], body="Not ready.\n")
+    project.post("paid", "Premium post", date="2024-03-02", published=True, premium=True,
+                 body="For subscribers.\n")
+
+
+class Links(HTMLParser):
+    """Every URL a page refers to: a/link href, img/script src; and its meta tags."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.urls: list[tuple[str, str]] = []
+        self.meta: dict[str, list[str]] = {}
+        self.canonical: str | None = None
+        self.base: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag in ("a", "link") and attributes.get("href") is not None:
+            self.urls.append((tag, attributes["href"]))
+            if tag == "link" and attributes.get("rel") == "canonical":
+                self.canonical = attributes["href"]
+        if tag in ("img", "script") and attributes.get("src") is not None:
+            self.urls.append((tag, attributes["src"]))
+        if tag == "meta":
+            name = attributes.get("property") or attributes.get("name")
+            if name:
+                self.meta.setdefault(name, []).append(attributes.get("content", ""))
+        if tag == "base":
+            self.base = attributes.get("href")
+
+
+def parse_page(path: Path) -> Links:
+    parser = Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def is_external(url: str) -> bool:
+    return bool(re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", url)) or url.startswith("//")
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file under `folder` with (mtime_ns, inode): a rewrite changes one of them
+    (a rewrite goes through a new file renamed over the old one, so a new inode)."""
+    found = {}
+    for current, _, files in os.walk(folder):
+        for name in files:
+            path = Path(current, name)
+            st = path.stat()
+            found[path.relative_to(folder).as_posix()] = (st.st_mtime_ns, st.st_ino)
+    return found
+
+
+def changed(before: dict, after: dict) -> set[str]:
+    return {name for name in after if before.get(name) != after[name]}
+
+
+def read(folder: Path, name: str) -> str:
+    return (folder / name).read_text(encoding="utf-8")

@@ -1,0 +1,263 @@
+"""Incremental and deterministic builds: only what changed is written, always the same bytes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from site_helpers import changed, read, snapshot
+
+from toolkit.config import load_config
+from toolkit.site import SiteBuilder
+
+LISTINGS_OF_NEWS = {"index.html", "tags/news/index.html", "feed.xml"}
+
+
+def builder(project, **options) -> SiteBuilder:
+    return SiteBuilder(load_config(project.root / "toolkit.toml"), **options)
+
+
+def tree_bytes(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_two_clean_builds_in_different_folders_are_identical(site_project):
+    first = builder(site_project, drafts=True, out=site_project.root / "one").build(clean=True)
+    second = builder(site_project, drafts=True, out=site_project.root / "two").build(clean=True)
+    assert first.ok and second.ok
+    one, two = tree_bytes(site_project.root / "one"), tree_bytes(site_project.root / "two")
+    assert one.keys() == two.keys() and len(one) > 20
+    assert one == two
+
+
+def test_parallel_build_gives_the_same_bytes_as_in_process(site_project, tmp_path):
+    """The forked workers (used for big builds) against the in-process path. They run in a
+    fresh interpreter, so that the fork never copies a thread of the test session."""
+    script = tmp_path / "parallel.py"
+    script.write_text(textwrap.dedent(f"""
+        import sys
+        from toolkit.config import load_config
+        from toolkit.site import SiteBuilder
+        config = load_config({str(site_project.root / "toolkit.toml")!r})
+        builder = SiteBuilder(config, drafts=True, out=sys.argv[1], processes=2)
+        builder.pool_threshold = 1  # fork whatever the size
+        report = builder.build()
+        assert report.ok and report.written, report
+    """), encoding="utf-8")
+
+    def forked() -> None:
+        done = subprocess.run([sys.executable, str(script), str(site_project.root / "forked")],
+                              capture_output=True, text=True, cwd=site_project.root, timeout=120)
+        assert done.returncode == 0, done.stderr
+
+    in_process = site_project.root / "in-process"
+    forked()
+    builder(site_project, drafts=True, out=in_process, processes=1).build()
+    assert tree_bytes(site_project.root / "forked") == tree_bytes(in_process)
+
+    # Unchanged sources whose pages must be redone (a template changed): their bodies are
+    # rendered in a second round, in the workers too.
+    theme = Path(__file__).resolve().parents[2] / "templates" / "post.html"
+    site_project.write("templates/post.html", theme.read_text(encoding="utf-8").replace(
+        '<article class="post">', '<article class="post"><!-- x -->'))
+    forked()
+    builder(site_project, drafts=True, out=in_process, processes=1).build()
+    assert tree_bytes(site_project.root / "forked") == tree_bytes(in_process)
+    assert "<!-- x -->" in read(in_process, "intro/index.html")
+
+
+def test_a_build_with_nothing_to_do_writes_nothing(site_project):
+    out = site_project.root / "site"
+    site_project.run("build")
+    before = snapshot(out)
+    result = site_project.run("build")
+    assert result.exit_code == 0
+    assert "0 files written" in result.output and "0 removed" in result.output
+    assert snapshot(out) == before
+    # Touched, not changed: still nothing.
+    post = site_project.content / "news.md"
+    os.utime(post, ns=(time.time_ns(), time.time_ns()))
+    site_project.run("build")
+    assert snapshot(out) == before
+
+
+def test_an_edited_post_rewrites_its_page_and_the_listings_that_show_it(site_project):
+    out = site_project.root / "site"
+    site_project.run("build")
+    before = snapshot(out)
+    site_project.post("news", "News", date="2024-02-01", published=True, tags=["news"],
+                      body="Different news, so a different summary.\n")
+    result = site_project.run("build")
+    assert result.exit_code == 0
+    assert changed(before, snapshot(out)) == {"news/index.html"} | LISTINGS_OF_NEWS
+    assert "Different news" in read(out, "news/index.html")
+
+    # A new date moves it in the sitemap too (the only thing the sitemap says of a post).
+    before = snapshot(out)
+    site_project.post("news", "News", date="2024-02-02", published=True, tags=["news"],
+                      body="Different news, so a different summary.\n")
+    site_project.run("build")
+    assert changed(before, snapshot(out)) == (
+        {"news/index.html", "sitemap.xml"} | LISTINGS_OF_NEWS)
+
+
+def test_an_edit_that_listings_do_not_show_rewrites_only_the_page(site_project):
+    out = site_project.root / "site"
+    site_project.run("build")
+    before = snapshot(out)
+    path = site_project.content / "guide" / "usage.md"  # has a description: no excerpt shown
+    path.write_text(path.read_text(encoding="utf-8") + "\nMore text.\n", encoding="utf-8")
+    site_project.run("build")
+    assert changed(before, snapshot(out)) == {"usage/index.html"}
+
+
+def test_a_series_title_change_rewrites_the_other_parts(site_project):
+    out = site_project.root / "site"
+    site_project.run("build")
+    before = snapshot(out)
+    site_project.post("guide/usage", "Using it", date="2024-01-03", tags=["tools"],
+                      published=True, series="Guide", description="How to use it.",
+                      body="Use it.\n")
+    site_project.run("build")
+    written = changed(before, snapshot(out))
+    assert {"usage/index.html", "setup/index.html", "intro/index.html"} <= written
+    assert "news/index.html" not in written and "notes/index.html" not in written
+    assert "Using it →" in read(out, "setup/index.html")
+
+
+def test_a_template_edit_rerenders_the_pages_that_use_it(site_project):
+    out = site_project.root / "site"
+    site_project.run("build")
+    before = snapshot(out)
+    theme = Path(__file__).resolve().parents[2] / "templates" / "post.html"
+    site_project.write("templates/post.html",
+                       theme.read_text(encoding="utf-8").replace("<article class=\"post\">",
+                                                                 "<article class=\"post mine\">"))
+    site_project.run("build")
+    written = changed(before, snapshot(out))
+    posts = {f"{slug}/index.html" for slug in ("intro", "setup", "usage", "news", "notes")}
+    assert written == posts
+    assert 'class="post mine"' in read(out, "news/index.html")
+
+    # A partial only listings use: the listings, not the posts.
+    before = snapshot(out)
+    site_project.write("templates/partials/pagination.html",
+                       '<nav class="pagination">{{ pagination.number }}</nav>\n')
+    site_project.run("build")
+    written = changed(before, snapshot(out))
+    assert "index.html" in written and "tags/python/index.html" in written
+    assert not written & posts
+    assert "feed.xml" not in written and "sitemap.xml" not in written
+
+
+def test_a_removed_post_disappears_with_its_folder(site_project):
+    out = site_project.root / "site"
+    site_project.run("build")
+    assert (out / "news" / "index.html").is_file()
+    (site_project.content / "news.md").unlink()
+    result = site_project.run("build")
+    assert result.exit_code == 0
+    assert "news/index.html" not in {p.relative_to(out).as_posix() for p in out.rglob("*")}
+    assert not (out / "news").exists()
+    assert not (out / "tags" / "news").exists()  # its only tag went with it
+    assert "News" not in read(out, "index.html")
+
+
+def test_files_we_did_not_write_are_left_alone(site_project):
+    out = site_project.root / "site"
+    site_project.run("build")
+    (out / "CNAME").write_text("example.com\n", encoding="utf-8")
+    (site_project.content / "news.md").unlink()
+    site_project.run("build", "--clean")
+    assert (out / "CNAME").is_file()
+
+
+def test_an_output_file_changed_or_removed_by_hand_is_written_again(site_project):
+    out = site_project.root / "site"
+    site_project.run("build")
+    (out / "news" / "index.html").unlink()
+    (out / "static" / "style.css").write_text("broken", encoding="utf-8")
+    (out / "feed.xml").write_text("oops", encoding="utf-8")
+    before = snapshot(out)
+    site_project.run("build")
+    assert changed(before, snapshot(out)) == {"news/index.html", "static/style.css", "feed.xml"}
+    assert "Fresh news." in read(out, "news/index.html")
+
+
+def test_clean_writes_everything_again(site_project):
+    out = site_project.root / "site"
+    site_project.run("build")
+    before = snapshot(out)
+    result = site_project.run("build", "--clean")
+    assert result.exit_code == 0
+    assert changed(before, snapshot(out)) == set(before)
+
+
+def test_a_lost_manifest_rewrites_nothing_that_is_the_same(site_project):
+    out = site_project.root / "site"
+    site_project.run("build")
+    before = snapshot(out)
+    for manifest in (site_project.root / ".toolkit" / "build").glob("*.json"):
+        manifest.unlink()
+    site_project.run("build")
+    assert changed(before, snapshot(out)) <= {"static/style.css", "static/favicon.svg",
+                                              "guide/img/shot.png", "logo.png"}
+
+
+def test_the_manifest_lives_in_the_state_folder_not_in_the_output(site_project):
+    site_project.run("build")
+    site_project.run("build", "--drafts")
+    manifests = list((site_project.root / ".toolkit" / "build").glob("*.json"))
+    assert len(manifests) == 2  # one per output folder and set of flags
+    assert not list((site_project.root / "site").rglob("*.json"))
+
+
+def test_the_builder_object_can_be_called_again_and_again(site_project):
+    site = builder(site_project)
+    first = site.build()
+    assert first.ok and len(first.written) >= 20
+    second = site.build()
+    assert second.written == [] and second.removed == []
+    assert set(second.unchanged) == set(first.written)
+    site_project.post("news", "News", date="2024-02-01", published=True, tags=["news"],
+                      body="Edited while watching.\n")
+    third = site.build()
+    assert set(third.written) == {"news/index.html"} | LISTINGS_OF_NEWS
+    (site_project.content / "notes.md").unlink()
+    fourth = site.build()
+    assert "notes/index.html" in fourth.removed
+    # A new builder reading the manifest agrees with the warm one.
+    assert builder(site_project).build().written == []
+
+
+def test_progress_is_reported(site_project):
+    calls = []
+    builder(site_project).build(progress=lambda total, done: calls.append((total, done)))
+    assert calls and calls[-1][0] == calls[-1][1] > 0
+    assert all(done <= total for total, done in calls)
+
+
+def test_a_build_with_nothing_to_do_imports_no_renderer(site_project):
+    """What keeps a no-change build fast: markdown-it, Pygments' lexers and Jinja2 are never
+    imported (checked in a fresh interpreter, through the real command)."""
+    site_project.run("build")
+    script = (
+        "import sys\n"
+        "from toolkit.cli import main\n"
+        "try:\n"
+        f"    main(['--config', {str(site_project.root / 'toolkit.toml')!r}, '-q', 'build'])\n"
+        "except SystemExit as exit:\n"
+        "    assert not exit.code, exit.code\n"
+        "heavy = [m for m in ('markdown_it', 'jinja2', 'pygments.lexers', 'pygments.formatters',"
+        " 'frontmatter', 'yaml', 'nh3', 'multiprocessing') if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=site_project.root, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""

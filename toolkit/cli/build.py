@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.output import github_annotation, in_github_actions, stderr
+
+
+def _shown(path: Path) -> str:
+    """The output folder as the user would type it: relative to here when inside."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # pragma: no cover - another drive
+        return str(path)
+    return str(path) if relative.startswith("..") else relative.rstrip("/") + "/"
+
+
+@click.command()
+@click.option("--clean", is_flag=True, default=None,
+              help="Forget earlier builds: render and write every page again.")
+@click.option("--drafts", is_flag=True, default=None,
+              help="Include posts with `published: false`, marked as drafts.")
+@click.option("--out", "out", type=click.Path(file_okay=False), default=None,
+              help="Output folder (default: [site] output_dir, `site/`).")
+@common_options
+@pass_cli
+def build(cli: CliContext, clean: bool | None, drafts: bool | None, out: str | None) -> None:
+    """Build the static site from the posts under content/.
+
+    Incremental: a page is rendered again only when its post, a template it uses, its
+    comments or the posts it lists changed, and a file is written only when its bytes
+    changed. Posts with errors are reported as `path:line: message` and left out; the
+    rest is built and the command exits 1.
+
+    \b
+    Example:
+      toolkit build                  # into site/ (or [site] output_dir)
+      toolkit build --drafts --out /tmp/preview
+      toolkit build --clean          # everything again, from scratch
+    """
+    from toolkit.site import SiteBuilder
+
+    builder = SiteBuilder(cli.config, drafts=bool(drafts), out=out)
+    if cli.quiet or not stderr.is_terminal:
+        report = builder.build(clean=bool(clean))
+    else:
+        report = _build_with_progress(builder, bool(clean))
+    for problem in report.problems:
+        click.echo(str(problem))
+        if in_github_actions():
+            level = "error" if problem.is_error else "warning"
+            click.echo(github_annotation(level, problem.message, problem.path, problem.line))
+    if not cli.quiet:
+        errors, warnings = len(report.errors), len(report.warnings)
+        trouble = ""
+        if errors or warnings:
+            trouble = (f" ({errors} post error{'s' if errors != 1 else ''}, "
+                       f"{warnings} warning{'s' if warnings != 1 else ''})")
+        stderr.print(
+            f"built {report.posts} post{'s' if report.posts != 1 else ''}: "
+            f"{len(report.written)} files written, {len(report.unchanged)} unchanged, "
+            f"{len(report.removed)} removed in {report.seconds:.1f} s{trouble} "
+            f"→ {_shown(report.output_dir)}",
+            markup=False,
+        )
+    if report.errors:
+        raise SystemExit(1)
+
+
+def _build_with_progress(builder, clean: bool):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(TextColumn("building"), BarColumn(), MofNCompleteColumn(),
+                  console=stderr, transient=True) as bar:
+        task = bar.add_task("build", total=None)
+
+        def progress(total: int, done: int) -> None:
+            bar.update(task, total=total, completed=done)
+
+        return builder.build(clean=clean, progress=progress)

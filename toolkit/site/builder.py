@@ -1,0 +1,679 @@
+"""`toolkit build`: the static site, built incrementally, the same bytes on every run.
+
+`SiteBuilder` keeps what it learnt in memory between calls of `build()` (watch calls it on
+every save) and in a manifest under `.toolkit/build/` between runs (see `manifest`). A
+build goes:
+
+1. scan the content folder (stats only), the templates and the mirror;
+2. read and check the posts whose source changed, and render their bodies (`Renderer`
+   step 1; on every core for a big batch);
+3. work out the site: which posts are on it, their problems, series, tags and listing
+   pages; every page gets a key, the digest of what it shows and of the templates it uses;
+4. render and write the pages whose key changed or whose file is not what was written
+   (`Renderer` step 2), copy the static files and the content's own files, remove what is
+   no longer made, save the manifest.
+
+A post with an error is reported and left out; everything else is built. The core never
+prints: the report says what happened, `progress(total, done)` says how far it is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from toolkit.config import Config
+from toolkit.errors import BuildError
+from toolkit.site import theme_files
+from toolkit.site.manifest import (
+    Manifest,
+    PostRecord,
+    digest_of,
+    digest_of_strings,
+    last_build_name,
+    manifest_name,
+)
+from toolkit.site.mirror import MIRROR, MirrorError
+from toolkit.site.output import copy_if_changed, remove_outputs, write_if_changed
+from toolkit.site.pages import (
+    Page,
+    SitePlan,
+    index_order,
+    root_of,
+    series_context,
+    series_order,
+    summary_of,
+)
+from toolkit.site.parallel import POOL_THRESHOLD, WorkerPool, chunked, default_processes
+from toolkit.site.render import Renderer, in_scope, reading_time
+from toolkit.site.scan import ContentScan, key_prefix, scan_content
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.content.problems import Problem
+
+# Bump when the builder's output or its records change for the same inputs: every post is
+# then read again and every page redone.
+BUILDER_VERSION = "2"
+Progress = Callable[[int, int], None]
+Row = list  # a problem as the manifest keeps it: [line, message, severity]
+
+
+@dataclass
+class BuildReport:
+    output_dir: Path
+    posts: int = 0  # posts on the site
+    written: list[str] = field(default_factory=list)  # output paths written by this build
+    unchanged: list[str] = field(default_factory=list)  # output paths left as they were
+    removed: list[str] = field(default_factory=list)  # output paths removed
+    problems: list[Problem] = field(default_factory=list)
+    seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per step, for profiling
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.is_error]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if not p.is_error]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+class _Run:
+    """One build's state: what it found, what it did, and its progress."""
+
+    def __init__(self, manifest: Manifest, progress: Progress | None, clean: bool):
+        self.manifest = manifest
+        self.scan = ContentScan()
+        self.force = clean  # write every file, whatever is there
+        self.dirty = clean  # the manifest must be saved
+        self.pool: WorkerPool | None = None
+        self.holders: dict[str, int | None] = {}  # rendered bodies: post -> worker (None: here)
+        self.produced: dict[str, list] = {}  # output -> [key, digest, mtime_ns, size]
+        self.written: list[str] = []
+        self.unchanged: list[str] = []
+        self.problems: list[tuple[str, Row]] = []  # (path, row) to report
+        self.removed: list[str] = []
+        self.slugs: dict[str, str] = {}  # post on the site -> its slug
+        self.timings: dict[str, float] = {}
+        self._progress = progress
+        self._total = self._done = 0
+        self._last = time.perf_counter()
+
+    def mark(self, step: str) -> None:
+        now = time.perf_counter()
+        self.timings[step] = self.timings.get(step, 0.0) + now - self._last
+        self._last = now
+
+    def expect(self, count: int) -> None:
+        self._total += count
+        if self._progress and count:
+            self._progress(self._total, self._done)
+
+    def advance(self, count: int) -> None:
+        self._done += count
+        if self._progress and count:
+            self._progress(self._total, self._done)
+
+    def keep(self, output: str) -> None:
+        """An output the build did not need to touch."""
+        self.produced[output] = self.manifest.outputs[output]
+        self.unchanged.append(output)
+
+    def record(self, output: str, key: str, result: tuple) -> None:
+        digest, mtime, size, written = result
+        self.produced[output] = [key, digest, mtime, size]
+        (self.written if written else self.unchanged).append(output)
+        self.dirty |= written
+
+
+class SiteBuilder:
+    """Builds the site of `config`; call `build()` as often as needed on the same object."""
+
+    def __init__(self, config: Config, *, drafts: bool = False, out: str | Path | None = None,
+                 premium: bool = False, processes: int | None = None):
+        self.config = config
+        self.drafts = drafts
+        self.premium = premium  # premium posts are left out unless this is set
+        self.processes = processes  # None: every core, when there is enough to render
+        self.pool_threshold = POOL_THRESHOLD  # fewer posts to render: stay in-process
+        self.output_dir = Path(out).resolve() if out is not None else config.site.output_dir
+        self.state_dir = config.state_dir / "build"
+        self.manifest_path = self.state_dir / manifest_name(
+            self.output_dir, drafts=drafts, premium=premium
+        )
+        self.last_build_path = self.state_dir / last_build_name(self.output_dir)
+        self.key_prefix = key_prefix(config.site.content_dir, config.root)
+        site = config.site
+        # What the posts' records depend on besides their source: another value, and every
+        # post is read again.
+        self._content_key = digest_of(
+            BUILDER_VERSION, str(site.content_dir), self.key_prefix, site.url, site.assets_base_url
+        )
+        self._manifest: Manifest | None = None
+        self._renderer: Renderer | None = None
+        self._forgotten: set[str] = set()  # outputs of the manifest that --clean set aside
+        self._last_build = ""  # manifest name of the last build into the output folder
+
+    # -- the public part -------------------------------------------------------------------
+
+    def build(self, clean: bool = False, progress: Progress | None = None) -> BuildReport:
+        """Build the site; `clean` forgets what earlier builds did and writes every file."""
+        started = time.perf_counter()
+        self._check_folders()
+        manifest = self._load_manifest(clean)
+        run = _Run(manifest, progress, clean)
+        try:
+            report = self._build(run)
+        except BaseException:
+            self._manifest = None  # half a build: next time, start again from the file
+            raise
+        finally:
+            if run.pool is not None:
+                run.pool.close()
+            if self._renderer is not None:
+                self._renderer.bodies.clear()
+        report.seconds = time.perf_counter() - started
+        return report
+
+    @property
+    def renderer(self) -> Renderer:
+        if self._renderer is None:
+            self._renderer = Renderer(
+                self.config, self.output_dir, self.key_prefix, self.state_dir / "jinja",
+                drafts=self.drafts, premium=self.premium,
+            )
+        return self._renderer
+
+    # -- set-up ------------------------------------------------------------------------
+
+    def _check_folders(self) -> None:
+        site = self.config.site
+        if not site.content_dir.is_dir():
+            raise BuildError(f"{site.content_dir}: the content folder does not exist")
+        out = self.output_dir
+        for folder, what in ((site.content_dir, "content"), (site.templates_dir, "templates")):
+            if out == folder or folder in out.parents or out in folder.parents:
+                raise BuildError(
+                    f"{out}: the output folder must lie outside the {what} folder ({folder})"
+                )
+
+    def _load_manifest(self, clean: bool) -> Manifest:
+        if clean:
+            old = self._manifest or Manifest.load(self.manifest_path, self._content_key)
+            # Only the list of files written survives, so that those no longer made go.
+            self._forgotten = set(old.outputs)
+            self._manifest = Manifest(content_key=self._content_key)
+        elif self._manifest is None:
+            self._manifest = Manifest.load(self.manifest_path, self._content_key)
+        return self._manifest
+
+    # -- the build ---------------------------------------------------------------------
+
+    def _build(self, run: _Run) -> BuildReport:
+        site = self.config.site
+        run.scan = scan_content(site.content_dir, self.key_prefix)
+        self._update_templates(run)
+        reading_list = self._mirror_files(run)
+        site_context = {
+            "title": site.title,
+            "description": site.description,
+            "author": site.author,
+            "url": site.url,
+            "lang": "en",
+            "has_reading_list": reading_list is not None,
+        }
+        site_key = digest_of(BUILDER_VERSION, site_context, site.per_page, self.drafts,
+                             self.premium, theme_files.pygments_version())
+        run.mark("scan")
+
+        self._read_changed_posts(run)
+        run.mark("read and render posts")
+
+        posts = self._site_posts(run)
+        post_pages = self._post_pages(run, posts, site_key)
+        plan = SitePlan(
+            site=site_context, site_url=site.url, per_page=site.per_page, site_key=site_key,
+            closures=run.manifest.closures, reading_list=reading_list,
+            posts=[self._summary(run, key) for key in posts],
+        )
+        listings = plan.pages()
+        run.mark("plan")
+
+        self._write_pages(run, post_pages, listings, plan)
+        run.mark("write pages")
+        self._copy_files(run)
+        self._finish(run)
+        run.mark("copy, clean up, save")
+        return BuildReport(
+            output_dir=self.output_dir,
+            posts=len(posts),
+            written=sorted(run.written),
+            unchanged=sorted(run.unchanged),
+            removed=run.removed,
+            problems=self._report_problems(run.problems),
+            timings=run.timings,
+        )
+
+    # -- 2. posts ---------------------------------------------------------------------
+
+    def _read_changed_posts(self, run: _Run) -> None:
+        """Bring the record of every post up to date; forget the posts that are gone."""
+        records = run.manifest.posts
+        jobs: list[tuple[str, str, bool]] = []
+        for key, (path, mtime, size) in run.scan.posts.items():
+            record = records.get(key)
+            if record is not None and record.stat != [mtime, size]:
+                if record.digest == theme_files.file_digest(path):
+                    record.stat = [mtime, size]  # touched, not changed
+                    record.saved = None
+                    run.dirty = True
+                else:
+                    record = None
+            if record is None or self._needs_check(record):
+                jobs.append((key, path, True))
+        for key in [k for k in records if k not in run.scan.posts]:
+            del records[key]
+            run.dirty = True
+        if jobs:
+            self._prepare(run, jobs)
+
+    @staticmethod
+    def _needs_check(record: PostRecord) -> bool:
+        """An unchanged post whose problems may have changed all the same: a date that was in
+        the future, or relative images that came or went. (Problems between posts, like a
+        title used twice, are worked out again on every build.)"""
+        if record.info is None:
+            return False
+        if any(row[2] == "error" and row[1].startswith("date:") for row in record.problems):
+            return True
+        return any(os.path.isfile(path) != existed for path, existed in record.info["images"])
+
+    def _prepare(self, run: _Run, jobs: list[tuple[str, str, bool]]) -> None:
+        """Read, check and render posts (step 1), on the workers when there are many."""
+        records = run.manifest.posts
+        run.dirty = True
+        run.expect(len(jobs))
+
+        def take(worker: int | None, results: list[dict]) -> None:
+            for result in results:
+                key = result["key"]
+                old = records.get(key)
+                record = PostRecord(result["stat"], result["digest"], result["info"],
+                                    result["problems"], result["excerpt"], result["links"] or [])
+                if result["links"] is not None:  # rendered: its body waits in `worker`
+                    run.holders[key] = worker
+                elif old is not None and old.digest == record.digest:
+                    # Checked again, not rendered: what the last render found still holds.
+                    record.excerpt, record.links = old.excerpt, old.links
+                records[key] = record
+            run.advance(len(results))
+
+        if run.pool is None and len(jobs) >= self.pool_threshold:
+            processes = self.processes if self.processes is not None else default_processes()
+            if processes > 1:
+                self.renderer.warm()
+                run.pool = WorkerPool(self.renderer, processes)
+        if run.pool is None:
+            take(None, self.renderer.prepare(jobs))
+        else:
+            size = max(1, min(16, len(jobs) // (len(run.pool) * 8)))
+            run.pool.run("prepare", chunked(jobs, size), on_reply=take)
+
+    def _site_posts(self, run: _Run) -> list[str]:
+        """The posts on the site, newest first; their problems go to the report."""
+        records = run.manifest.posts
+        problems = self._problems(records)
+        posts = []
+        for key, record in records.items():
+            info = record.info
+            if info is not None and not in_scope(info, drafts=self.drafts, premium=self.premium):
+                continue  # not on this site: its problems are for `toolkit check`
+            rows = problems[key]
+            run.problems.extend((key, row) for row in rows)
+            if info is not None and not any(row[2] == "error" for row in rows):
+                posts.append(key)
+        posts.sort(key=lambda k: index_order(k, records[k].info))
+        return posts
+
+    def _problems(self, records: dict[str, PostRecord]) -> dict[str, list[Row]]:
+        """Each post's problems, with those that involve other posts: a title, slug or
+        canonical URL used twice (checked by `rules.validate_posts` on the posts involved)."""
+        result = {key: list(record.problems) for key, record in records.items()}
+        holders: dict[tuple[str, str], list[str]] = {}
+        for key, record in records.items():
+            info = record.info
+            if info is None:
+                continue
+            for name, value in (("title", info["title"].lower()), ("slug", info["slug"]),
+                                ("canonical_url", info["canonical"])):
+                if value:
+                    holders.setdefault((name, value), []).append(key)
+        involved = sorted({k for keys in holders.values() if len(keys) > 1 for k in keys})
+        if involved:
+            from toolkit.content import PostError, load_post
+            from toolkit.content.rules import validate_posts
+
+            site = self.config.site
+            posts = []
+            for key in involved:
+                try:
+                    posts.append(load_post(Path(self._path_of(key)), key))
+                except PostError:
+                    continue  # changed under our feet; the next build sees it
+            for problem in validate_posts(posts, site.content_dir,
+                                          assets_base_url=site.assets_base_url,
+                                          site_url=site.url):
+                row = [problem.line, problem.message, str(problem.severity)]
+                if row not in result[problem.path]:
+                    result[problem.path].append(row)
+        return result
+
+    def _path_of(self, key: str) -> str:
+        return str(self.config.site.content_dir / key[len(self.key_prefix):])
+
+    # -- 3. pages -----------------------------------------------------------------------
+
+    def _post_pages(self, run: _Run, posts: list[str], site_key: str) -> dict[str, tuple]:
+        """The posts whose page must be written: key -> (page key, series, comments file).
+        Bodies that are not rendered yet (the source did not change, but a template, the
+        series or a linked post did) are rendered now."""
+        records = run.manifest.posts
+        slugs = run.slugs = {key: records[key].info["slug"] for key in posts}
+        series = self._series(posts, records)
+        comments = {key: self._comments_file(run, key) for key in posts}
+        closure = run.manifest.closures["post.html"]
+
+        def page_key(key: str) -> str:
+            # Everything the page shows. Computed for every post on every build: plain
+            # strings rather than JSON.
+            record = records[key]
+            return digest_of_strings(
+                closure, site_key, record.digest,
+                digest_of(series[key]) if key in series else "",
+                run.manifest.files[comments[key]][2] if comments[key] else "",
+                *(f"{link}={slugs.get(link, '')}" for link in record.links),
+            )
+
+        stale = {}
+        for key in posts:
+            page = page_key(key)
+            if self._outdated(run, f"{slugs[key]}/index.html", page):
+                stale[key] = page
+        unrendered = [(key, run.scan.posts[key][0], True) for key in stale
+                      if key not in run.holders]
+        if unrendered:
+            run.mark("plan")
+            self._prepare(run, unrendered)
+            run.mark("read and render posts")
+            for key, _, _ in unrendered:
+                stale[key] = page_key(key)  # its links are known now
+        for key in posts:
+            output = f"{slugs[key]}/index.html"
+            if key not in stale:
+                run.keep(output)
+        return {key: (page, series.get(key), comments[key]) for key, page in stale.items()}
+
+    def _outdated(self, run: _Run, output: str, key: str) -> bool:
+        """Whether `output` must be made again: its inputs changed, or its file is not the
+        one written last time (removed or edited behind our back)."""
+        record = run.manifest.outputs.get(output)
+        if run.force or record is None or record[0] != key:
+            return True
+        try:
+            st = os.stat(f"{self.output_dir}{os.sep}{output}")
+        except OSError:
+            return True
+        return st.st_mtime_ns != record[2] or st.st_size != record[3]
+
+    @staticmethod
+    def _series(posts: list[str], records: dict[str, PostRecord]) -> dict[str, dict]:
+        groups: dict[str, list[str]] = {}
+        for key in posts:
+            name = records[key].info["series"]
+            if name:
+                groups.setdefault(name, []).append(key)
+        result = {}
+        for name, keys in groups.items():
+            keys.sort(key=lambda k: series_order(k, records[k].info))
+            parts = [(k, records[k].info) for k in keys]
+            for key in keys:
+                result[key] = series_context(name, parts, key)
+        return result
+
+    @staticmethod
+    def _comments_file(run: _Run, key: str) -> str | None:
+        """`_mirror/comments/<slug>.json`, or `<file stem>.json`, when it can be read."""
+        record = run.manifest.posts[key]
+        stem = key.rpartition("/")[2].removesuffix(".md")
+        found = run.scan.comments.get(f"{record.info['slug']}.json") or run.scan.comments.get(
+            f"{stem}.json"
+        )
+        if found is None or run.manifest.files[found[0]][3]:
+            return None  # none, or one that cannot be read (reported)
+        return found[0]
+
+    @staticmethod
+    def _summary(run: _Run, key: str) -> tuple[dict, str]:
+        """What listings show of a post, and its digest (kept in the manifest)."""
+        record = run.manifest.posts[key]
+        if record.summary is None:
+            record.summary = summary_of(record.info, record.excerpt,
+                                        reading_time(record.info["words"]))
+        if not record.summary_digest:
+            record.summary_digest = digest_of(record.summary)
+            record.saved = None
+            run.dirty = True
+        return record.summary, record.summary_digest
+
+    @staticmethod
+    def _post_context(record: PostRecord, plan: SitePlan, series: dict | None) -> dict[str, Any]:
+        info = record.info
+        output = f"{info['slug']}/index.html"
+        cover = image = None
+        if info["cover_file"]:  # a file of the content folder, copied beside the pages
+            cover = root_of(output) + quote(info["cover_file"])
+            image = plan.absolute(quote(info["cover_file"]))
+        elif info["cover"]:  # a URL (a relative one that is not there is an error)
+            cover = image = info["cover"]
+        summary = record.summary
+        page = {
+            "title": info["title"],
+            "description": summary["description"],
+            "canonical": info["canonical"],
+            "type": "article",
+            "image": image,
+            "published": info["date"],
+            "tags": info["tags"],
+            "noindex": not info["published"],
+        }
+        post = dict(summary, cover=cover, series=series, body=None, comments=None)
+        return {"site": plan.site, "root": root_of(output), "page": page, "nav": None,
+                "post": post}
+
+    # -- 4. writing -------------------------------------------------------------------
+
+    def _write_pages(self, run: _Run, post_pages: dict[str, tuple], listings: list[Page],
+                     plan: SitePlan) -> None:
+        """Render and write the pages that changed (step 2), on the workers when there are
+        any: a post's page where its body is, the listings wherever there is room."""
+        records, outputs, slugs = run.manifest.posts, run.manifest.outputs, run.slugs
+        keys: dict[str, str] = {}
+        routed: dict[int | None, list[tuple]] = {}
+        for key, (page, series, comments) in post_pages.items():
+            record = records[key]
+            output = f"{record.info['slug']}/index.html"
+            links = {link: slugs[link] for link in record.links if link in slugs}
+            keys[output] = page
+            routed.setdefault(run.holders.get(key), []).append(
+                ("post", key, run.scan.posts[key][0], output,
+                 self._post_context(record, plan, series), links, comments,
+                 outputs.get(output), run.force)
+            )
+        page_jobs = []
+        for listing in listings:
+            if self._outdated(run, listing.output, listing.key):
+                keys[listing.output] = listing.key
+                page_jobs.append(("page", listing.template, listing.output, listing.context(),
+                                  outputs.get(listing.output), run.force))
+            else:
+                run.keep(listing.output)
+        jobs = sum(len(j) for j in routed.values()) + len(page_jobs)
+        if not jobs:
+            return
+        run.expect(jobs)
+
+        def take(worker: int | None, results: list[tuple[str, tuple]]) -> None:
+            for output, result in results:
+                run.record(output, keys[output], result)
+            run.advance(len(results))
+
+        if run.pool is None:
+            take(None, self.renderer.assemble(
+                [job for group in routed.values() for job in group] + page_jobs))
+            return
+        shared = chunked(routed.pop(None, []), 16) + chunked(page_jobs, 8)
+        run.pool.run("assemble", shared,
+                     {worker: chunked(group, 32) for worker, group in routed.items()},
+                     on_reply=take)
+
+    def _copy_files(self, run: _Run) -> None:
+        """The theme's static files (the project's over them), the code stylesheet, and
+        every file of the content folder that is not a post, at the same relative path."""
+        outputs = run.manifest.outputs
+        copies: dict[str, tuple[str, int, int]] = {
+            f"{theme_files.STATIC}/{name}": (path, mtime, size)
+            for name, (path, mtime, size)
+            in theme_files.static_table(self.config.site.templates_dir).items()
+        }
+        for relative, stat in run.scan.assets.items():
+            if relative in run.produced or relative in copies:
+                run.problems.append((self.config.relative(Path(stat[0])), [
+                    1, f"not copied: the site makes its own {relative}", "warning"]))
+            else:
+                copies[relative] = stat
+        for output, (path, mtime, size) in copies.items():
+            key = digest_of(path, mtime, size)
+            run.record(output, key, copy_if_changed(
+                path, self.output_dir / output, outputs.get(output), key, run.force))
+        # The stylesheet of highlighted code is made, not copied.
+        output = f"{theme_files.STATIC}/pygments.css"
+        if output in copies:
+            return  # the project brings its own
+        key = digest_of("pygments", theme_files.pygments_version(),
+                        theme_files.PYGMENTS_LIGHT, theme_files.PYGMENTS_DARK)
+        if not self._outdated(run, output, key):
+            run.keep(output)
+        else:
+            run.record(output, key, write_if_changed(
+                self.output_dir / output, theme_files.pygments_css(), outputs.get(output),
+                run.force))
+
+    def _finish(self, run: _Run) -> None:
+        """Remove the files an earlier build wrote that this one does not make; save."""
+        manifest = run.manifest
+        previous = set(manifest.outputs) | self._forgotten | self._other_builds_outputs()
+        self._forgotten = set()
+        gone = sorted(name for name in previous if name not in run.produced)
+        run.removed = remove_outputs(self.output_dir, gone) if gone else []
+        if gone or run.produced.keys() != manifest.outputs.keys():
+            run.dirty = True
+        manifest.outputs = run.produced
+        if run.dirty:
+            manifest.save(self.manifest_path)
+        if self._last_build != self.manifest_path.name:
+            self.last_build_path.write_text(self.manifest_path.name, encoding="utf-8")
+            self._last_build = self.manifest_path.name
+
+    def _other_builds_outputs(self) -> set[str]:
+        """What the last build into the same folder wrote, when it had other flags: a
+        build without --drafts after one with them removes the drafts' pages."""
+        try:
+            last = self.last_build_path.read_text(encoding="utf-8").strip()
+        except OSError:
+            last = ""
+        self._last_build = last
+        if not last or last == self.manifest_path.name or "/" in last:
+            return set()
+        return set(Manifest.load(self.state_dir / last, "").outputs)
+
+    # -- templates and mirror files ------------------------------------------------------
+
+    def _digest(self, manifest: Manifest, path: str, mtime: int, size: int) -> str:
+        entry = manifest.files.get(path)
+        if entry is None or entry[0] != mtime or entry[1] != size:
+            entry = [mtime, size, theme_files.file_digest(path), None]
+            manifest.files[path] = entry
+        return entry[2]
+
+    def _update_templates(self, run: _Run) -> None:
+        """Each page template's digest over the templates it reaches, redone when any
+        template file came, went or changed (Jinja2 is imported only then)."""
+        manifest = run.manifest
+        table = theme_files.template_table(self.config.site.templates_dir)
+        if table == manifest.templates and manifest.closures:
+            return
+        digests = {path: self._digest(manifest, path, mtime, size)
+                   for path, mtime, size in table.values()}
+        manifest.closures = theme_files.closure_digests(self.renderer.env, table, digests)
+        manifest.templates = table
+        self.renderer.reset_templates()
+        run.dirty = True
+
+    def _mirror_files(self, run: _Run):
+        """Digests of the mirror files, each checked once when it changes; broken ones are
+        reported. Returns the reading list as (digest, loader of its items), or None."""
+        from toolkit.site import mirror
+
+        scan, files = run.scan, run.manifest.files
+        checked: list[tuple[str, int, int, Callable]] = [
+            (path, mtime, size, mirror.check_comments)
+            for path, mtime, size in scan.comments.values()
+        ]
+        if scan.reading_list is not None:
+            checked.append((*scan.reading_list, mirror.check_reading_list))
+        for path, mtime, size, check in checked:
+            entry = files.get(path)
+            if entry is None or entry[0] != mtime or entry[1] != size:
+                digest = theme_files.file_digest(path)
+                try:
+                    check(mirror.read_json(Path(path)))
+                    trouble = None
+                except MirrorError as exc:
+                    trouble = [exc.line, str(exc)]
+                files[path] = [mtime, size, digest, trouble]
+                run.dirty = True
+            if files[path][3]:
+                line, message = files[path][3]
+                run.problems.append((self.config.relative(Path(path)), [line, message, "error"]))
+        mirror_dir = str(self.config.site.content_dir / MIRROR)
+        live = {path for path, *_ in checked}
+        for path in [p for p in files if p.startswith(mirror_dir) and p not in live]:
+            del files[path]  # gone
+            run.dirty = True
+        if scan.reading_list is None or files[scan.reading_list[0]][3]:
+            return None
+        path = scan.reading_list[0]
+
+        def items() -> list:
+            return mirror.reading_list_items(json.loads(Path(path).read_bytes()))
+
+        return files[path][2], items
+
+    @staticmethod
+    def _report_problems(rows: list[tuple[str, Row]]) -> list[Problem]:
+        if not rows:
+            return []
+        from toolkit.content.problems import Problem, Severity
+
+        return sorted(Problem(path, line, message, Severity(severity))
+                      for path, (line, message, severity) in rows)

@@ -1,0 +1,135 @@
+"""What the last build knew, so that the next one redoes only what changed.
+
+One JSON file per output folder and set of flags, in `.toolkit/build/` (never in the output
+folder, which may be published as it is). It holds:
+
+- `posts`: per post, the stat and digest of its source (a changed stat costs a hash, a
+  changed hash costs a parse), what its front matter says (`info`), its problems, and what
+  its last render found (excerpt, links to other posts);
+- `outputs`: per file written, the digest of its inputs (`key`), the digest of its bytes and
+  its stat, to notice a file changed or removed behind our back;
+- `templates`, `files`: the stat and digest of the templates and mirror files, and each page
+  template's digest over every template it reaches.
+
+A file of another format version, or of another configuration of the content rules, is
+ignored: the build then starts from nothing, which is always correct.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FORMAT = 1
+FileTableJSON = dict[str, list]  # name -> [path, mtime_ns, size]
+
+
+def digest_of(*parts: Any) -> str:
+    """A short, stable digest of JSON-able parts."""
+    data = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.blake2b(data.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def digest_of_strings(*parts: str) -> str:
+    """The same for plain strings, without JSON: for the keys computed for every page."""
+    data = "\x1f".join(parts)
+    return hashlib.blake2b(data.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def manifest_name(output_dir: Path, *, drafts: bool, premium: bool) -> str:
+    seed = f"{output_dir}\0drafts={drafts}\0premium={premium}"
+    return hashlib.sha256(seed.encode("utf-8")).hexdigest()[:16] + ".json"
+
+
+def last_build_name(output_dir: Path) -> str:
+    """The file that names the manifest of the last build into `output_dir`: builds with
+    other flags into the same folder (`--drafts`, then without) remove each other's files."""
+    return hashlib.sha256(str(output_dir).encode("utf-8")).hexdigest()[:16] + ".last"
+
+
+@dataclass(slots=True)
+class PostRecord:
+    stat: list[int]  # mtime_ns, size of the source
+    digest: str  # of the source's bytes
+    info: dict[str, Any] | None  # what the front matter says; None when it cannot be parsed
+    problems: list[list[Any]]  # [line, message, severity] of the post on its own
+    excerpt: str | None = None  # first paragraph, from the last render
+    links: list[str] = field(default_factory=list)  # posts its body links to
+    summary_digest: str = ""  # of what listings show (`pages.summary_of`); "" until known
+    summary: dict[str, Any] | None = None  # what listings show, made when needed (not saved)
+    # Its JSON text, kept so that saving the manifest after a one-post change encodes one
+    # record, not a thousand. Whoever changes a field of a record sets it back to None.
+    saved: str | None = None
+
+    def to_json(self) -> list:
+        return [self.stat, self.digest, self.info, self.problems, self.excerpt, self.links,
+                self.summary_digest]
+
+    def json_text(self) -> str:
+        if self.saved is None:
+            self.saved = _dumps(self.to_json())
+        return self.saved
+
+    @classmethod
+    def from_json(cls, data: list) -> PostRecord:
+        return cls(*data)
+
+
+@dataclass
+class Manifest:
+    content_key: str = ""  # the settings that post records depend on
+    posts: dict[str, PostRecord] = field(default_factory=dict)
+    outputs: dict[str, list] = field(default_factory=dict)  # rel -> [key, digest, mtime, size]
+    files: dict[str, list] = field(default_factory=dict)  # path -> [mtime, size, digest, extra]
+    templates: FileTableJSON = field(default_factory=dict)  # name -> [path, mtime, size]
+    closures: dict[str, str] = field(default_factory=dict)  # page template -> digest
+
+    @classmethod
+    def load(cls, path: Path, content_key: str) -> Manifest:
+        try:
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            return cls(content_key=content_key)
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            return cls(content_key=content_key)
+        try:
+            manifest = cls(
+                content_key=data["content_key"],
+                outputs=data["outputs"],
+                files=data["files"],
+                templates=data["templates"],
+                closures=data["closures"],
+            )
+            if manifest.content_key == content_key:
+                manifest.posts = {k: PostRecord.from_json(v) for k, v in data["posts"].items()}
+            else:
+                manifest.content_key = content_key
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return cls(content_key=content_key)
+        return manifest
+
+    def save(self, path: Path) -> None:
+        """Write the manifest atomically (a temporary file renamed over the old one)."""
+        rest = _dumps({
+            "format": FORMAT,
+            "content_key": self.content_key,
+            "templates": self.templates,
+            "closures": self.closures,
+            "files": dict(sorted(self.files.items())),
+            "outputs": dict(sorted(self.outputs.items())),
+        })
+        posts = ",".join(f"{_dumps(key)}:{self.posts[key].json_text()}"
+                         for key in sorted(self.posts))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(f'{rest[:-1]},"posts":{{{posts}}}}}', encoding="utf-8")
+        os.replace(temporary, path)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+

@@ -1,0 +1,164 @@
+"""Markdown to HTML for the site: CommonMark with tables, strikethrough, footnotes, heading
+anchors and Pygments-highlighted code.
+
+A post's body is rendered once, on its own; what depends on the rest of the site is left as
+a placeholder and filled in when the page is put together (`resolve_links`), so the costly
+part never has to be redone because another post changed. Two things are rewritten through
+the renderer's tokens, never by searching the text:
+
+- images and links to files relative to the post (or to the content folder, `/x.png`)
+  point at the copy of the file in the output, seen from the post's page at `<slug>/`;
+- links to another post (`other.md`, `../guide/setup.md#install`) point at that post's
+  page, whatever its slug is when the page is written.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote, urlsplit
+
+from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+
+from toolkit.content import images
+from toolkit.content.discover import is_post_path
+
+# A link to another post until its slug is known: \x1a<post key>\x1a<#fragment>\x1a<href>\x1a
+# (the href as written, kept for a post that is not on the site).
+_PLACEHOLDER = re.compile("\x1a([^\x1a]*)\x1a([^\x1a]*)\x1a([^\x1a]*)\x1a")
+_FIRST_PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.DOTALL)
+_TAG = re.compile(r"<[^>]+>")
+_SPACE = re.compile(r"\s+")
+EXCERPT_LENGTH = 200
+
+
+@dataclass
+class Body:
+    html: str  # may hold link placeholders: see `resolve_links`
+    excerpt: str  # plain text of the first paragraph, shortened
+    links: list[str] = field(default_factory=list)  # keys of the posts it links to
+
+
+def excerpt_of(body_html: str, limit: int = EXCERPT_LENGTH) -> str:
+    """The first paragraph as plain text, cut at a word boundary."""
+    match = _FIRST_PARAGRAPH.search(body_html)
+    if not match:
+        return ""
+    text = _SPACE.sub(" ", html.unescape(_TAG.sub("", match.group(1)))).strip()
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",;:.-–— ")
+    return cut + "…"
+
+
+def resolve_links(body_html: str, slugs: dict[str, str], prefix: str = "../") -> str:
+    """Fill in the links to other posts; a post that is not on the site keeps its link."""
+    if "\x1a" not in body_html:
+        return body_html
+
+    def replace(match: re.Match) -> str:
+        # The placeholder sits in an attribute, already HTML-escaped by the renderer.
+        key, fragment, written = match.groups()
+        slug = slugs.get(html.unescape(key))
+        return written if slug is None else f"{prefix}{slug}/{fragment}"
+
+    return _PLACEHOLDER.sub(replace, body_html)
+
+
+class MarkdownRenderer:
+    """One configured markdown-it parser; `render` may be called for any number of posts."""
+
+    def __init__(self, content_dir: Path, key_prefix: str, page_prefix: str = "../"):
+        self.content_dir = content_dir
+        self.key_prefix = key_prefix  # project-relative path of content_dir, e.g. "content/"
+        self.page_prefix = page_prefix  # from a post's page back to the site's root
+        self._lexers: dict[str, object] = {}
+        self._formatter = None
+        md = MarkdownIt("commonmark", {"highlight": self._highlight})
+        md.enable(["table", "strikethrough"])
+        md.use(footnote_plugin)
+        md.use(anchors_plugin, min_level=2, max_level=4, permalink=True, permalinkSymbol="#")
+        # markdown-it binds a render rule to its renderer: plain functions, then.
+        md.add_render_rule("image", lambda renderer, *args: self._image(renderer, *args))
+        md.add_render_rule("link_open", lambda renderer, *args: self._link_open(renderer, *args))
+        self.md = md
+
+    def render(self, body: str, post_path: Path) -> Body:
+        env: dict = {"post_path": post_path, "links": []}
+        body_html = self.md.render(body, env)
+        return Body(html=body_html, excerpt=excerpt_of(body_html), links=sorted(set(env["links"])))
+
+    # -- code -------------------------------------------------------------------------
+
+    def _lexer(self, lang: str):
+        if lang not in self._lexers:
+            from pygments.lexers import get_lexer_by_name
+            from pygments.util import ClassNotFound
+
+            try:
+                self._lexers[lang] = get_lexer_by_name(lang)
+            except ClassNotFound:
+                self._lexers[lang] = None
+        return self._lexers[lang]
+
+    def _highlight(self, code: str, lang: str, attrs: str) -> str:
+        lexer = self._lexer(lang.lower()) if lang else None
+        if lexer is None:
+            return ""  # markdown-it writes a plain, escaped code block
+        from pygments import highlight
+
+        if self._formatter is None:
+            from pygments.formatters import HtmlFormatter
+
+            self._formatter = HtmlFormatter(nowrap=True)
+        return (
+            f'<pre class="highlight"><code class="language-{escapeHtml(lang)}">'
+            f"{highlight(code, lexer, self._formatter)}</code></pre>\n"
+        )
+
+    # -- images and links ---------------------------------------------------------------
+
+    def _local_target(self, url: str, post_path: Path) -> tuple[Path, str] | None:
+        """The file a relative URL names, and the URL's `#fragment` (or None)."""
+        if not images.is_relative(url):
+            return None
+        target = images.resolve(url, post_path, self.content_dir)
+        fragment = urlsplit(url).fragment
+        return target, f"#{fragment}" if fragment else ""
+
+    def _asset_url(self, url: str, post_path: Path) -> str:
+        found = self._local_target(url, post_path)
+        if found is None:
+            return url
+        relative = images.asset_path(found[0], self.content_dir)
+        if relative is None:
+            return url
+        return self.page_prefix + quote(relative) + found[1]
+
+    def _image(self, renderer, tokens, idx, options, env):
+        token = tokens[idx]
+        src = token.attrGet("src")
+        if isinstance(src, str):
+            token.attrSet("src", self._asset_url(src, env["post_path"]))
+        return renderer.image(tokens, idx, options, env)
+
+    def _link_open(self, renderer, tokens, idx, options, env):
+        token = tokens[idx]
+        href = token.attrGet("href")
+        if isinstance(href, str) and href:
+            found = self._local_target(href, env["post_path"])
+            if found is not None:
+                target, fragment = found
+                if is_post_path(target, self.content_dir):
+                    key = self.key_prefix + target.relative_to(self.content_dir).as_posix()
+                    env["links"].append(key)
+                    # The original link stays as the fallback for a post not on the site.
+                    token.attrSet("href", f"\x1a{key}\x1a{fragment}\x1a{href}\x1a")
+                else:
+                    token.attrSet("href", self._asset_url(href, env["post_path"]))
+        return renderer.renderToken(tokens, idx, options, env)

@@ -1,0 +1,251 @@
+"""The site's pages and what each one shows, worked out from the posts' summaries.
+
+Layout (relative links everywhere; `root` leads from a page back to the site's root):
+
+    index.html, page/N/index.html            the posts, newest first, `per_page` a page
+    <slug>/index.html                        a post
+    tags/index.html                          every tag, with its count
+    tags/<tag>/index.html, tags/<tag>/page/N/index.html
+    reading-list/index.html                  only when the mirror has a reading list
+    feed.xml, sitemap.xml, 404.html
+
+Every page has a `key`: a digest of everything it shows and of the templates it uses. A
+page whose key has not changed since it was written is not rendered again. The context
+itself is made only for the pages that are rendered.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+from toolkit.site.manifest import digest_of, digest_of_strings
+from toolkit.site.mirror import display_date
+
+FEED_ENTRIES = 20
+EPOCH = "1970-01-01T00:00:00+00:00"
+
+
+@dataclass
+class Page:
+    output: str  # POSIX path under the output folder
+    template: str
+    key: str
+    context: Callable[[], dict[str, Any]]
+
+
+def root_of(output: str) -> str:
+    """From the folder of `output` back to the site's root: `./`, `../`, `../../`..."""
+    depth = output.count("/")
+    return "../" * depth if depth else "./"
+
+
+def parse_iso(value: str | None) -> dt.datetime | None:
+    return dt.datetime.fromisoformat(value) if value else None
+
+
+def index_order(key: str, info: dict) -> tuple:
+    """Newest first; posts without a date after the dated ones, by title."""
+    date = parse_iso(info["date"])
+    title = info["title"].lower()
+    return (0, -date.timestamp(), title, key) if date else (1, 0.0, title, key)
+
+
+def series_order(key: str, info: dict) -> tuple:
+    """Oldest first (part 1 comes first); posts without a date last, by title."""
+    date = parse_iso(info["date"])
+    title = info["title"].lower()
+    return (0, date.timestamp(), title, key) if date else (1, 0.0, title, key)
+
+
+def summary_of(info: dict, excerpt: str | None, reading_minutes: int) -> dict[str, Any]:
+    """What a listing shows of a post."""
+    date = parse_iso(info["date"])
+    return {
+        "slug": info["slug"],
+        "title": info["title"],
+        "date": info["date"],
+        "date_display": display_date(date) if date else "",
+        "reading_time": reading_minutes,
+        "tags": info["tags"],
+        "description": info["description"] or excerpt or "",
+        "draft": not info["published"],
+    }
+
+
+def series_context(name: str, parts: list[tuple[str, dict]], current: str) -> dict[str, Any]:
+    """Series navigation for the post `current` (a key) among `parts`, in series order."""
+    index = next(i for i, (key, _) in enumerate(parts) if key == current)
+
+    def link(i: int) -> dict | None:
+        if 0 <= i < len(parts):
+            return {"title": parts[i][1]["title"], "slug": parts[i][1]["slug"]}
+        return None
+
+    return {
+        "name": name,
+        "index": index + 1,
+        "total": len(parts),
+        "parts": [
+            {"title": info["title"], "slug": info["slug"], "current": key == current,
+             "draft": not info["published"]}
+            for key, info in parts
+        ],
+        "previous": link(index - 1),
+        "next": link(index + 1),
+    }
+
+
+class SitePlan:
+    """The listing pages of one build, from the posts in index order."""
+
+    def __init__(self, *, site: dict, site_url: str | None, per_page: int, site_key: str,
+                 closures: dict[str, str], posts: list[tuple[dict, str]],
+                 reading_list: tuple[str, Callable[[], list]] | None):
+        self.site = site  # the `site` context of every template
+        self.base = f"{site_url}/" if site_url else ""  # absolute URLs, when the site has one
+        self.per_page = per_page
+        self.site_key = site_key
+        self.closures = closures
+        self.posts = posts  # (summary, summary digest), newest first
+        self.reading_list = reading_list  # (digest of the file, loader of its items)
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _key(self, template: str, *parts: str) -> str:
+        """A page's key: its template's digest, the site's, and what the page shows."""
+        return digest_of_strings(template, self.closures[template], self.site_key, *parts)
+
+    def absolute(self, path: str) -> str | None:
+        return self.base + path if self.base else None
+
+    def page_meta(self, title: str, path: str, description: str = "") -> dict[str, Any]:
+        return {
+            "title": title,
+            "description": description or self.site["description"],
+            "canonical": self.absolute(path),
+            "type": "website",
+            "image": None,
+            "published": None,
+            "tags": [],
+            "noindex": False,
+        }
+
+    def _context(self, output: str, page: dict, nav: str | None, **values: Any) -> dict:
+        return {"site": self.site, "root": root_of(output), "page": page, "nav": nav, **values}
+
+    def _paginate(self, posts: list[tuple[dict, str]], folder: str, template: str,
+                  title: Callable[[int], str], nav: str | None, extra: dict) -> list[Page]:
+        """`folder` is where page 1 lives ("" or "tags/x/"); page N is `folder/page/N/`."""
+        total = max(1, math.ceil(len(posts) / self.per_page))
+        pages = []
+        for number in range(1, total + 1):
+            chunk = posts[(number - 1) * self.per_page : number * self.per_page]
+            path = folder if number == 1 else f"{folder}page/{number}/"
+            output = f"{path}index.html"
+
+            def context(chunk=chunk, number=number, path=path, output=output) -> dict:
+                root = root_of(output)
+
+                def href(n: int) -> str:
+                    return root + (folder if n == 1 else f"{folder}page/{n}/")
+
+                pagination = {
+                    "number": number,
+                    "total": total,
+                    "newer": href(number - 1) if number > 1 else None,
+                    "older": href(number + 1) if number < total else None,
+                }
+                page = self.page_meta(title(number), path)
+                return self._context(output, page, nav, posts=[s for s, _ in chunk],
+                                     pagination=pagination, **extra)
+
+            key = self._key(template, output, f"{number}/{total}", digest_of(extra),
+                            *(d for _, d in chunk))
+            pages.append(Page(output, template, key, context))
+        return pages
+
+    # -- the pages ----------------------------------------------------------------------
+
+    def pages(self) -> list[Page]:
+        pages = self._paginate(
+            self.posts, "", "index.html",
+            lambda n: self.site["title"] if n == 1 else f"Posts, page {n}", "home", {},
+        )
+        tags: dict[str, list[tuple[dict, str]]] = {}
+        for summary, digest in self.posts:
+            for tag in summary["tags"]:
+                tags.setdefault(tag, []).append((summary, digest))
+        for tag in sorted(tags):
+            pages += self._paginate(
+                tags[tag], f"tags/{tag}/", "tag.html",
+                lambda n, tag=tag: f"#{tag}" if n == 1 else f"#{tag}, page {n}",
+                "tags", {"tag": tag, "count": len(tags[tag])},
+            )
+        counts = [{"name": tag, "count": len(tags[tag])} for tag in sorted(tags)]
+        pages.append(Page(
+            "tags/index.html", "tags.html", self._key("tags.html", digest_of(counts)),
+            lambda: self._context("tags/index.html", self.page_meta("Tags", "tags/"), "tags",
+                                  tags=counts),
+        ))
+        if self.reading_list is not None:
+            digest, items = self.reading_list
+            output = "reading-list/index.html"
+            pages.append(Page(
+                output, "reading_list.html", self._key("reading_list.html", digest),
+                lambda: self._context(output, self.page_meta("Reading list", "reading-list/"),
+                                      "reading-list", items=items()),
+            ))
+        pages.append(Page(
+            "404.html", "404.html", self._key("404.html"),
+            lambda: self._context("404.html", self.page_meta("Page not found", "404.html")
+                                  | {"canonical": None, "noindex": True}, None),
+        ))
+        pages.append(self._feed())
+        pages.append(self._sitemap(sorted(tags)))
+        return pages
+
+    def _feed(self) -> Page:
+        published = [(s, d) for s, d in self.posts if not s["draft"]][:FEED_ENTRIES]
+        dates = [s["date"] for s, _ in published if s["date"]]
+        updated = max(dates, key=lambda d: parse_iso(d)) if dates else EPOCH
+        base = self.base
+
+        def context() -> dict:
+            entries = []
+            for summary, _ in published:
+                url = f"{base}{quote(summary['slug'])}/"
+                entries.append({
+                    "title": summary["title"],
+                    "url": url,
+                    "id": url,
+                    "published": summary["date"],
+                    "updated": summary["date"] or updated,
+                    "tags": summary["tags"],
+                    "summary": summary["description"],
+                })
+            feed = {"id": base or "./", "self": f"{base}feed.xml", "home": base or "./",
+                    "updated": updated}
+            return {"site": self.site, "root": "./", "feed": feed, "entries": entries}
+
+        key = self._key("feed.xml", *(d for _, d in published))
+        return Page("feed.xml", "feed.xml", key, context)
+
+    def _sitemap(self, tags: list[str]) -> Page:
+        posts = [(s["slug"], s["date"]) for s, _ in self.posts if not s["draft"]]
+        paths = [""] + [f"tags/{tag}/" for tag in tags] + ["tags/"]
+        if self.reading_list is not None:
+            paths.append("reading-list/")
+        base = self.base or "./"
+
+        def context() -> dict:
+            urls = [{"loc": base + path if path else base, "lastmod": None} for path in paths]
+            urls += [{"loc": f"{base}{slug}/", "lastmod": date} for slug, date in posts]
+            return {"site": self.site, "root": "./", "urls": urls}
+
+        key = self._key("sitemap.xml", digest_of(paths, posts))
+        return Page("sitemap.xml", "sitemap.xml", key, context)

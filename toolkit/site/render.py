@@ -1,0 +1,272 @@
+"""The work a build hands out: reading posts, rendering them, writing pages.
+
+A `Renderer` does it all in the process that holds it; the parallel pool forks copies of
+it (with the templates already compiled) and sends each copy jobs. Jobs and results are
+small tuples and dicts: a rendered body stays in the process that rendered it until its
+page is written (`bodies`), and each process writes its own files.
+
+Two steps, because a post's page depends on other posts (series navigation, links):
+
+1. `prepare`: read and check a post, say what its front matter holds, render its body;
+2. `assemble`: put a body into its page template, or render a listing, and write it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from toolkit.config import Config
+from toolkit.errors import BuildError
+from toolkit.site.output import write_if_changed
+from toolkit.site.theme_files import PAGE_TEMPLATES, make_environment
+
+_WORD = re.compile(r"\w+")
+WORDS_PER_MINUTE = 275
+# Folders of the site itself: a post with one of these slugs would overwrite them.
+RESERVED_SLUGS = frozenset({"tags", "page", "static", "reading-list"})
+
+# A prepare job: (post key, absolute path, whether to render the body when it can be built)
+PrepareJob = tuple[str, str, bool]
+# A page job: ("post", key, path, output, context, slugs, comments file, record, force)
+#          or ("page", template, output, context, record, force)
+PageJob = tuple
+
+
+def reading_time(words: int) -> int:
+    """Minutes, as the publishing API computes them (ceil(words / 275)), at least one."""
+    return max(1, math.ceil(words / WORDS_PER_MINUTE))
+
+
+# Non-word ASCII bytes to spaces: counting words this way is four times faster than a regex.
+_ASCII_WORDS = bytes(c if chr(c).isalnum() or c == 0x5F else 0x20 for c in range(128)) + bytes(
+    [0x20] * 128
+)
+
+
+def count_words(text: str) -> int:
+    r"""Words as the publishing API counts them: runs of word characters (`\w+`)."""
+    if text.isascii():
+        return len(text.encode("ascii").translate(_ASCII_WORDS).split())
+    return len(_WORD.findall(text))
+
+
+def in_scope(info: dict, *, drafts: bool, premium: bool) -> bool:
+    """Whether a post belongs on this build's site at all (errors aside)."""
+    return (info["published"] or drafts) and (premium or not info["premium"])
+
+
+def template_error(exc: Exception, template: str) -> BuildError:
+    """A template failure as `file:line: message`, from Jinja2's rewritten traceback."""
+    filename = getattr(exc, "filename", None)
+    line = getattr(exc, "lineno", None)
+    if not line:
+        tb = exc.__traceback__
+        while tb is not None:
+            code = tb.tb_frame.f_code.co_filename
+            if code.endswith((".html", ".xml")):
+                filename, line = code, tb.tb_lineno
+            tb = tb.tb_next
+    where = f"{filename or template}:{line}" if line else (filename or template)
+    return BuildError(f"{where}: {getattr(exc, 'message', None) or exc}")
+
+
+class Renderer:
+    """Everything a process needs to render and write pages, made once per build."""
+
+    def __init__(self, config: Config, output_dir: Path, key_prefix: str, cache_dir: Path | None,
+                 *, drafts: bool, premium: bool):
+        self.config = config
+        self.output_dir = output_dir
+        self.key_prefix = key_prefix
+        self.cache_dir = cache_dir
+        self.drafts = drafts
+        self.premium = premium
+        self.bodies: dict[str, str] = {}  # rendered bodies waiting for their page
+        self._env = None
+        self._markdown = None
+
+    # -- what is made lazily, so a build with nothing to render never imports it --------
+
+    @property
+    def env(self):
+        if self._env is None:
+            self._env = make_environment(self.config.site.templates_dir, self.cache_dir)
+        return self._env
+
+    @property
+    def markdown(self):
+        if self._markdown is None:
+            from toolkit.site.markdown import MarkdownRenderer
+
+            self._markdown = MarkdownRenderer(self.config.site.content_dir, self.key_prefix)
+        return self._markdown
+
+    def warm(self) -> None:
+        """Compile the templates once, before forking workers. (The markdown side is left
+        to the workers: they import it side by side, while here it would hold them up.)"""
+        for name in PAGE_TEMPLATES:
+            self.template(name)
+
+    def template(self, name: str):
+        from jinja2 import TemplateError
+
+        try:
+            return self.env.get_template(name)
+        except TemplateError as exc:
+            raise template_error(exc, name) from None
+
+    def reset_templates(self) -> None:
+        """Forget compiled templates (a template file changed); the next use reloads."""
+        if self._env is not None:
+            self._env.cache.clear()
+
+    # -- step 1 ------------------------------------------------------------------------
+
+    def prepare(self, jobs: list[PrepareJob]) -> list[dict]:
+        return [self._prepare_one(*job) for job in jobs]
+
+    def _prepare_one(self, key: str, path: str, render: bool) -> dict:
+        from toolkit.content import PostError
+        from toolkit.content.rules import validate_post
+        from toolkit.site.output import digest_bytes
+
+        site = self.config.site
+        result: dict[str, Any] = {"key": key, "info": None, "excerpt": None, "links": None}
+        try:
+            with open(path, "rb") as handle:
+                st = os.fstat(handle.fileno())
+                data = handle.read()
+        except OSError as exc:
+            result.update(stat=[0, 0], digest="",
+                          problems=[[1, f"cannot read the file: {exc.strerror}", "error"]])
+            return result
+        result["stat"] = [st.st_mtime_ns, st.st_size]
+        result["digest"] = digest_bytes(data)
+        try:
+            post = parse_bytes(Path(path), key, data)
+        except PostError as exc:
+            problem = exc.problem
+            result["problems"] = [[problem.line, problem.message, str(problem.severity)]]
+            return result
+        # The rules of the post on its own; those between posts (a title used twice...)
+        # are the builder's, over every post (`SiteBuilder._problems`).
+        problems = validate_post(post, site.content_dir, assets_base_url=site.assets_base_url)
+        rows = [[p.line, p.message, str(p.severity)] for p in sorted(problems)]
+        if post.slug in RESERVED_SLUGS:
+            rows.append([post.line_of("slug"),
+                         f"slug: {post.slug!r} is taken by the site's own {post.slug}/ folder; "
+                         "set another slug", "error"])
+        result["problems"] = rows
+        info = post_info(post, site.url, site.content_dir)
+        result["info"] = info
+        if render and in_scope(info, drafts=self.drafts, premium=self.premium) and not any(
+            row[2] == "error" for row in rows
+        ):
+            body = self.markdown.render(post.body, post.path)
+            self.bodies[key] = body.html
+            result["excerpt"] = body.excerpt
+            result["links"] = body.links
+        return result
+
+    # -- step 2 ------------------------------------------------------------------------
+
+    def assemble(self, jobs: list[PageJob]) -> list[tuple[str, tuple]]:
+        return [self._assemble_one(job) for job in jobs]
+
+    def _assemble_one(self, job: PageJob) -> tuple[str, tuple]:
+        if job[0] == "post":
+            _, key, path, output, context, slugs, comments, record, force = job
+            template = "post.html"
+            context["post"]["body"] = self._body(key, path, slugs)
+            context["post"]["comments"] = self._comments(comments)
+        else:
+            _, template, output, context, record, force = job
+        from jinja2 import TemplateError
+
+        try:
+            text = self.template(template).render(context)
+        except TemplateError as exc:
+            raise template_error(exc, template) from None
+        data = text.encode("utf-8")
+        return output, write_if_changed(self.output_dir / output, data, record, force)
+
+    def _body(self, key: str, path: str, slugs: dict[str, str]):
+        from markupsafe import Markup
+
+        from toolkit.site.markdown import resolve_links
+
+        body = self.bodies.pop(key, None)
+        if body is None:  # rendered in another process, or not at all yet
+            from toolkit.content import load_post
+
+            post = load_post(Path(path), key)
+            body = self.markdown.render(post.body, post.path).html
+        return Markup(resolve_links(body, slugs))
+
+    @staticmethod
+    def _comments(path: str | None) -> dict | None:
+        if path is None:
+            return None
+        from toolkit.site.mirror import MirrorError, comment_thread, read_json
+
+        try:
+            return comment_thread(read_json(Path(path)))
+        except MirrorError:
+            return None  # the builder reports the file; the page goes without it
+
+
+def parse_bytes(path: Path, key: str, data: bytes):
+    """`content.load_post` on bytes already read: each source is read once, for its digest
+    and its parse together."""
+    from toolkit.content.post import parse_post
+    from toolkit.content.problems import PostError, Problem
+
+    try:
+        source = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise PostError(Problem(key, line, "not valid UTF-8 text")) from None
+    return parse_post(path, key, source.replace("\r\n", "\n"))
+
+
+def post_info(post, site_url: str | None, content_dir: Path) -> dict[str, Any]:
+    """What the rest of the site needs to know about a post: JSON, kept in the manifest."""
+    from toolkit.content import images
+    from toolkit.content.rules import canonical_url
+
+    date = post.date
+    cover = post.cover_image.strip() if post.cover_image else None
+    cover_file = None  # the cover's path under the content folder, when it is a file there
+    relative_images = []  # [file, whether it existed]: the post's problems depend on them
+
+    def local(src: str) -> Path | None:
+        if not images.is_relative(src):
+            return None
+        target = images.resolve(src, post.path, content_dir)
+        relative_images.append([str(target), target.is_file()])
+        return target
+
+    for ref in images.find_images(post.body, post.body_line):
+        local(ref.src)
+    if cover and (target := local(cover)) is not None:
+        cover_file = images.asset_path(target, content_dir)
+    return {
+        "title": post.title,
+        "slug": post.slug,
+        "date": date.isoformat() if date else None,
+        "tags": post.tags,
+        "description": post.description.strip(),
+        "series": post.series.strip() if post.series else None,
+        "published": post.published,
+        "premium": post.premium,
+        "canonical": canonical_url(post, site_url),
+        "cover": cover,
+        "cover_file": cover_file,
+        "words": count_words(post.body),
+        "images": relative_images,
+    }
+

@@ -1,0 +1,186 @@
+"""The theme: where templates and static files come from, and what each page depends on.
+
+The default theme ships inside the package (`toolkit/site/theme`, the repository's root
+`templates/` folder). A project's own `templates/` folder is laid over it: a template or a
+static file with the same name wins, so a project overrides one file without copying the
+rest. Nothing here imports Jinja2 or Pygments until a template really changed, so that a
+build with nothing to do stays cheap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+THEME_DIR = Path(__file__).resolve().parent / "theme"
+STATIC = "static"  # the subfolder of a templates folder that is copied, not rendered
+
+# The templates a build renders directly; everything else is reached from these.
+PAGE_TEMPLATES = (
+    "post.html",
+    "index.html",
+    "tag.html",
+    "tags.html",
+    "reading_list.html",
+    "404.html",
+    "feed.xml",
+    "sitemap.xml",
+)
+
+# The Pygments styles of code blocks: one for light pages, one for prefers-color-scheme: dark.
+PYGMENTS_LIGHT = "default"
+PYGMENTS_DARK = "github-dark"
+
+FileTable = dict[str, list]  # name -> [file path, mtime_ns, size]
+
+
+def _walk(folder: Path, *, static: bool) -> dict[str, os.stat_result]:
+    """Files of a templates folder by POSIX name: the templates, or the static files."""
+    found: dict[str, os.stat_result] = {}
+    if static:
+        folder = folder / STATIC
+    if not folder.is_dir():
+        return found
+    stack = [(folder, "")]
+    while stack:
+        current, prefix = stack.pop()
+        with os.scandir(current) as entries:
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                name = prefix + entry.name
+                if entry.is_dir():
+                    if not static and not prefix and entry.name == STATIC:
+                        continue
+                    stack.append((Path(entry.path), name + "/"))
+                elif entry.is_file():
+                    found[name] = entry.stat()
+    return found
+
+
+def _overlay(project_dir: Path, *, static: bool) -> FileTable:
+    table: FileTable = {}
+    for folder in (THEME_DIR, project_dir):  # the project's files win
+        for name, st in _walk(folder, static=static).items():
+            table[name] = [str(folder / STATIC / name if static else folder / name),
+                           st.st_mtime_ns, st.st_size]
+    return dict(sorted(table.items()))
+
+
+def template_table(project_dir: Path) -> FileTable:
+    """Every template a page can use, resolved the way the loader resolves it."""
+    return _overlay(project_dir, static=False)
+
+
+def static_table(project_dir: Path) -> FileTable:
+    """Every static file to copy under `static/`: the theme's, overlaid by the project's."""
+    return _overlay(project_dir, static=True)
+
+
+def file_digest(path: str | Path) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
+
+
+def make_environment(project_dir: Path, cache_dir: Path | None = None):
+    """The Jinja2 environment of a build: the project's templates over the theme's."""
+    import jinja2
+
+    loader = jinja2.ChoiceLoader(
+        [jinja2.FileSystemLoader(str(project_dir)), jinja2.FileSystemLoader(str(THEME_DIR))]
+    )
+    bytecode_cache = None
+    if cache_dir is not None:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        bytecode_cache = jinja2.FileSystemBytecodeCache(str(cache_dir))
+    return jinja2.Environment(
+        loader=loader,
+        autoescape=jinja2.select_autoescape(["html", "xml"], default_for_string=True),
+        undefined=jinja2.StrictUndefined,
+        # Template changes are noticed by the builder (`closure_digests`), which then
+        # clears the cache; checking every template's mtime on each use would cost a stat
+        # per include per page.
+        auto_reload=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        bytecode_cache=bytecode_cache,
+    )
+
+
+def closure_digests(env, table: FileTable, digests: dict[str, str]) -> dict[str, str]:
+    """For each page template, a digest of every template file it can reach.
+
+    A page is rendered again exactly when one of those files changed. A template that
+    names another one in a way that is only known at run time (a variable in
+    `include`) is taken to reach every template.
+    """
+    from jinja2 import TemplateSyntaxError, meta
+
+    from toolkit.errors import BuildError
+
+    references: dict[str, set[str] | None] = {}
+
+    def referenced(name: str) -> set[str] | None:
+        if name not in references:
+            path = table[name][0]
+            try:
+                source = Path(path).read_text(encoding="utf-8")
+                found = list(meta.find_referenced_templates(env.parse(source, name, path)))
+            except TemplateSyntaxError as exc:
+                raise BuildError(f"{exc.filename or path}:{exc.lineno}: {exc.message}") from None
+            references[name] = None if None in found else {n for n in found if n}
+        return references[name]
+
+    result: dict[str, str] = {}
+    for page in PAGE_TEMPLATES:
+        if page not in table:
+            raise BuildError(f"template {page} not found in the project or the theme")
+        reached: set[str] = set()
+        pending = [page]
+        dynamic = False
+        while pending:
+            name = pending.pop()
+            if name in reached:
+                continue
+            reached.add(name)
+            if name not in table:
+                raise BuildError(f"{table[page][0]}: uses template {name!r}, which does not exist")
+            names = referenced(name)
+            if names is None:
+                dynamic = True
+                break
+            pending.extend(names)
+        members = sorted(table) if dynamic else sorted(reached)
+        hasher = hashlib.blake2b(digest_size=16)
+        for name in members:
+            hasher.update(f"{name}\0{table[name][0]}\0{digests[table[name][0]]}\n".encode())
+        result[page] = hasher.hexdigest()
+    return result
+
+
+def pygments_version() -> str:
+    import pygments  # the package itself is small; the lexers are imported when used
+
+    return pygments.__version__
+
+
+def pygments_css() -> bytes:
+    """The stylesheet of highlighted code, light and dark; the same bytes on every run."""
+    from pygments.formatters import HtmlFormatter
+
+    def rules(style: str) -> str:
+        formatter = HtmlFormatter(style=style)
+        # Only the rules under .highlight: the full stylesheet also styles every <pre>.
+        return "\n".join(formatter.get_background_style_defs(".highlight")
+                         + formatter.get_token_style_defs(".highlight"))
+
+    dark = "\n".join("  " + line for line in rules(PYGMENTS_DARK).splitlines())
+    text = (
+        f"/* Code highlighting, generated by Pygments {pygments_version()} "
+        f"(styles {PYGMENTS_LIGHT} and {PYGMENTS_DARK}). */\n"
+        f"{rules(PYGMENTS_LIGHT)}\n"
+        f"@media (prefers-color-scheme: dark) {{\n{dark}\n}}\n"
+    )
+    return text.encode("utf-8")

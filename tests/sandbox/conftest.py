@@ -1,0 +1,52 @@
+"""Fixtures of the sandbox tests: the shared session sandbox (reset before each test),
+clients bound to its accounts, and fresh private sandboxes for tests that need one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from sandbox_client import Api
+
+
+@pytest.fixture
+def api(sandbox) -> Iterator[Api]:
+    """The session sandbox, back at its seed, with zeroed counts and rate limits on."""
+    sandbox.reset()
+    sandbox.reset_stats()
+    client = Api(sandbox)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def make_sandbox() -> Iterator[Callable[..., Any]]:
+    """Start private sandboxes (stopped at the end of the test)."""
+    from toolkit.sandbox.server import SandboxServer
+
+    started: list[SandboxServer] = []
+
+    def make(**options: Any) -> SandboxServer:
+        server = SandboxServer(**options).start()
+        started.append(server)
+        return server
+
+    yield make
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def make_api() -> Iterator[Callable[[Any], Api]]:
+    """Clients for private sandboxes, closed at the end of the test even when it fails."""
+    clients: list[Api] = []
+
+    def make(server: Any) -> Api:
+        client = Api(server)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()

@@ -1,0 +1,225 @@
+"""The control API under /__sandbox: accounts, stats, reset, faults, edits, comments,
+bulk articles, reading list, request records, the user-agent check."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+from sandbox_client import Api
+
+from toolkit.sandbox.seed import api_key_for
+
+
+def test_accounts_are_the_seeded_ones_with_fixed_keys(api: Api) -> None:
+    accounts = api.ok("GET", "/__sandbox/accounts")
+    assert [(a["username"], a["role"]) for a in accounts] == [
+        ("demo", "user"), ("sam", "user"), ("admin", "super_admin")]
+    assert all(a["api_key"] == api_key_for(a["username"]) for a in accounts)
+    assert api.server.demo_api_key == accounts[0]["api_key"]
+    assert set(accounts[0]) == {"username", "api_key", "role"}
+
+
+def test_stats_count_by_route_template_and_skip_control_requests(api: Api) -> None:
+    api.get("/api/articles/1001")
+    api.get("/api/articles/1002")
+    api.get("/api/articles/999999")
+    api.get("/api/nowhere")
+    api.get("/__sandbox/accounts")
+    assert api.ok("GET", "/__sandbox/stats") == {"requests": [
+        {"method": "GET", "route": "/api/articles/{id}", "status": 200, "count": 2},
+        {"method": "GET", "route": "/api/articles/{id}", "status": 404, "count": 1},
+        {"method": "GET", "route": "<unmatched>", "status": 404, "count": 1},
+    ]}
+    assert api.server.count(route="/api/articles/{id}") == 3
+    assert api.ok("POST", "/__sandbox/stats/reset") == {"reset": True}
+    assert api.server.stats() == []
+
+
+def test_reset_goes_back_to_the_seed(api: Api) -> None:
+    created = api.create(title="Temporary", body_markdown="x", published=True)
+    api.put("/api/articles/1001", user="demo", json={"article": {"body_markdown": "gone"}})
+    api.ok("POST", "/__sandbox/faults", json={"method": "GET", "route": "/api/tags", "status": 500})
+    seeded = api.ok("GET", "/api/articles/1002")
+    assert api.ok("POST", "/__sandbox/reset") == {"reset": True}
+    assert api.get(f"/api/articles/{created['id']}").status_code == 404
+    assert "gone" not in api.ok("GET", "/api/articles/1001")["body_markdown"]
+    assert api.ok("GET", "/api/articles/1002") == seeded
+    assert api.get("/api/tags").status_code == 200  # faults are cleared too
+    # The same seed gives the same data, ids included: a new article gets the same id again.
+    assert api.create(title="Temporary", body_markdown="x", published=True)["id"] == created["id"]
+
+
+def test_status_faults_fail_the_next_matching_requests(api: Api) -> None:
+    fault = api.ok("POST", "/__sandbox/faults",
+                   json={"method": "GET", "route": "/api/articles/{id}", "count": 2, "status": 503})
+    assert fault["count"] == 2 and fault["status"] == 503
+    assert api.get("/api/articles/1001").status_code == 503
+    assert api.get("/api/articles/1002").json() == {"error": "Service Unavailable", "status": 503}
+    assert api.get("/api/articles/1001").status_code == 200
+    api.ok("POST", "/__sandbox/faults", json={"method": "POST", "route": "/api/articles",
+                                              "status": 429, "retry_after": 7})
+    limited = api.post("/api/articles", user="demo", json={"article": {"title": "x"}})
+    assert limited.status_code == 429 and limited.headers["Retry-After"] == "7"
+    assert limited.json()["error"] == "Rate limit reached, try again in 7 seconds"
+    assert api.ok("GET", "/api/articles/me/all", user="demo")[0]["title"] != "x"  # nothing written
+
+
+def test_faults_match_a_concrete_path_and_any_method(api: Api) -> None:
+    api.ok("POST", "/__sandbox/faults", json={"method": "*", "route": "/api/articles/1002", "status": 500})
+    assert api.get("/api/articles/1001").status_code == 200
+    assert api.get("/api/articles/1002").status_code == 500
+    assert api.ok("GET", "/__sandbox/faults") == {"faults": []}
+
+
+def test_delay_faults(api: Api) -> None:
+    api.server.fault("GET", "/api/tags", delay_ms=300)
+    started = time.monotonic()
+    assert api.get("/api/tags").status_code == 200
+    assert time.monotonic() - started >= 0.3
+
+
+def test_drop_after_commit_writes_then_drops_the_connection(api: Api) -> None:
+    api.server.fault("POST", "/api/articles", drop_after_commit=True)
+    with pytest.raises(httpx.RemoteProtocolError):
+        api.post("/api/articles", user="demo", json={"article": {"title": "Did it happen?",
+                                                                 "body_markdown": "x"}})
+    titles = [a["title"] for a in api.ok("GET", "/api/articles/me/all", user="demo")]
+    assert "Did it happen?" in titles
+    assert api.server.count("POST", "/api/articles", 201) == 1
+    record = api.server.requests()[-2]  # the last is the list read above
+    assert record["dropped"] is True and record["status"] == 201
+    assert api.post("/api/articles", user="demo", json={"article": {
+        "title": "Next one", "body_markdown": "x"}}).status_code == 201
+
+
+@pytest.mark.parametrize("spec", [
+    {}, {"method": "GET"}, {"method": "GET", "route": "api/x", "status": 500},
+    {"method": "GET", "route": "/api/tags"}, {"method": "GET", "route": "/api/tags", "status": 200},
+    {"method": "GET", "route": "/api/tags", "status": 500, "delay_ms": 5},
+    {"method": "GET", "route": "/api/tags", "count": 0, "status": 500},
+    {"method": "GET", "route": "/api/tags", "status": "500"},
+])
+def test_bad_fault_specs_are_422(api: Api, spec) -> None:
+    response = api.post("/__sandbox/faults", json=spec)
+    assert response.status_code == 422 and response.json()["status"] == 422
+
+
+def test_faults_can_be_listed_and_cleared(api: Api) -> None:
+    api.server.fault("GET", "/api/tags", count=3, status=500)
+    assert api.ok("GET", "/__sandbox/faults")["faults"][0]["count"] == 3
+    api.server.clear_faults()
+    assert api.get("/api/tags").status_code == 200
+
+
+def test_website_edit_sets_edited_at_and_applies_front_matter(api: Api) -> None:
+    before = api.ok("GET", "/api/articles/1003")
+    assert before["edited_at"] is None
+    body = before["body_markdown"].replace("title: Keeping a changelog in git",
+                                           "title: Keeping a changelog, edited online")
+    edited = api.ok("POST", "/__sandbox/articles/1003/edit", json={"body_markdown": body})
+    assert edited["edited_at"] is not None and edited["title"] == "Keeping a changelog, edited online"
+    assert api.ok("GET", "/api/articles/1003") == edited
+    assert api.server.stats() == [{"method": "GET", "route": "/api/articles/{id}", "status": 200,
+                                   "count": 2}]  # no API write was counted
+    assert api.post("/__sandbox/articles/999999/edit", json={"body_markdown": "x"}).status_code == 404
+    assert api.post("/__sandbox/articles/1003/edit", json={}).status_code == 422
+
+
+def test_comments_added_and_deleted(api: Api) -> None:
+    before = api.ok("GET", "/api/articles/1003")
+    root = api.ok("POST", "/__sandbox/comments", json={"article_id": 1003, "body_markdown": "*Hi*"})
+    assert root["user"]["username"] == "sam" and "<em>Hi</em>" in root["body_html"]
+    assert root == api.ok("GET", f"/api/comments/{root['id_code']}")
+    hostile = '<p>x</p><script>alert(1)</script><img src=x onerror="alert(2)">'
+    reply = api.ok("POST", "/__sandbox/comments", json={
+        "article_id": 1003, "parent_id_code": root["id_code"], "username": "kim", "body_html": hostile})
+    assert reply["body_html"] == hostile  # stored verbatim, as remote HTML is untrusted
+    after = api.ok("GET", "/api/articles/1003")
+    assert after["comments_count"] == before["comments_count"] + 2
+    assert after["last_comment_at"] > before["last_comment_at"]
+    thread = api.ok("GET", f"/api/comments/{root['id_code']}")
+    assert [child["id_code"] for child in thread["children"]] == [reply["id_code"]]
+
+    # A comment with replies stays as a placeholder; a leaf is gone.
+    assert api.request("DELETE", f"/__sandbox/comments/{root['id_code']}").status_code == 204
+    placeholder = api.ok("GET", f"/api/comments/{root['id_code']}")
+    assert placeholder["body_html"] == "<p>[deleted]</p>" and placeholder["user"] == {}
+    assert api.request("DELETE", f"/__sandbox/comments/{reply['id_code']}").status_code == 204
+    assert api.get(f"/api/comments/{reply['id_code']}").status_code == 404
+    assert api.get(f"/api/comments/{root['id_code']}").status_code == 404  # nothing left under it
+    assert api.ok("GET", "/api/articles/1003")["comments_count"] == before["comments_count"]
+    codes = str(api.ok("GET", "/api/comments", params={"a_id": 1003}))
+    assert root["id_code"] not in codes and reply["id_code"] not in codes
+    assert api.request("DELETE", f"/__sandbox/comments/{root['id_code']}").status_code == 404
+
+
+def test_comment_errors_and_episode_comments(api: Api) -> None:
+    episode = api.post("/__sandbox/comments", json={"podcast_episode_id": 302})
+    assert episode.status_code == 201
+    assert len(api.ok("GET", "/api/comments", params={"p_id": 302})) == 1
+    for body, status in [({}, 422), ({"article_id": 1, "podcast_episode_id": 301}, 422),
+                         ({"article_id": 999999}, 404), ({"article_id": 1001, "username": "ghost"}, 422),
+                         ({"article_id": 1001, "parent_id_code": "zzz"}, 422),
+                         ({"article_id": 1002, "parent_id_code": "274d"}, 422),
+                         ({"article_id": 1001, "body_html": 5}, 422)]:
+        assert api.post("/__sandbox/comments", json=body).status_code == status, body
+
+
+def test_bulk_articles_skip_rate_limits_and_fail_as_a_whole(api: Api) -> None:
+    ids = api.bulk([{"title": f"Bulk {n}", "body_markdown": "x", "published": n % 2 == 0,
+                     "tags": ["bulk"]} for n in range(25)])
+    assert len(ids) == 25 and ids == sorted(ids)
+    assert len(api.ok("GET", "/api/articles", params={"tag": "bulk"})) == 13
+    assert api.server.count() == 1  # only the list read; bulk writes are not API requests
+    response = api.post("/__sandbox/articles", json={"articles": [
+        {"title": "Fine", "body_markdown": "x"}, {"title": "", "body_markdown": "x"}]})
+    assert response.json() == {"error": "articles[1]: Title can't be blank", "status": 422}
+    assert "Fine" not in [a["title"] for a in api.ok("GET", "/api/articles/me/all", user="demo")]
+    by_sam = api.bulk([{"title": "Sam's", "body_markdown": "x", "published": True}], username="sam")
+    assert api.ok("GET", f"/api/articles/{by_sam[0]}")["user"]["username"] == "sam"
+
+
+def test_reading_list_entries(api: Api) -> None:
+    assert api.ok("POST", "/__sandbox/readinglist", json={"count": 20}) == {"added": 20}
+    items = api.ok("GET", "/api/readinglist", user="demo", params={"per_page": 100})
+    assert len(items) == 24 and len({item["article"]["id"] for item in items}) == 24
+    titles = {item["article"]["title"] for item in items}
+    assert {"Reading list pick 1", "Reading list pick 2"} <= titles
+    assert all(item["article"]["user"]["username"] != "demo" for item in items)
+    api.ok("POST", "/__sandbox/readinglist", json={"username": "sam", "count": 2})
+    assert len(api.ok("GET", "/api/readinglist", user="sam")) == 3
+    assert api.post("/__sandbox/readinglist", json={"count": 0}).status_code == 422
+
+
+def test_request_records_name_the_key_by_id_only(api: Api) -> None:
+    api.get("/api/users/me", user="demo")
+    api.get("/api/articles")
+    records = api.ok("GET", "/__sandbox/requests")["requests"][-2:]
+    assert [(r["method"], r["route"], r["status"]) for r in records] == [
+        ("GET", "/api/users/me", 200), ("GET", "/api/articles", 200)]
+    assert isinstance(records[0]["api_key_id"], int) and records[1]["api_key_id"] is None
+    assert all(r["duration_ms"] >= 0 and r["time"] > 0 for r in records)
+    everything = api.get("/__sandbox/requests").text
+    assert api.keys["demo"] not in everything
+    last = records[-1]["seq"]
+    assert api.ok("GET", "/__sandbox/requests", params={"after": last})["requests"] == []
+
+
+def test_user_agent_check_is_opt_in(api: Api) -> None:
+    assert api.get("/api/articles", headers={"User-Agent": "python-httpx/0.28"}).status_code == 200
+    assert api.ok("POST", "/__sandbox/user-agent-check", json={"enabled": True}) == {"enabled": True}
+    for agent in ("python-httpx/0.28", "curl/8.0", ""):
+        blocked = api.get("/api/articles", headers={"User-Agent": agent})
+        assert blocked.status_code == 403 and blocked.content == b""
+    assert api.get("/api/articles").status_code == 200  # toolkit's own User-Agent
+    assert api.server.count("GET", "/api/articles", 403) == 3
+    api.ok("POST", "/__sandbox/reset")
+    assert api.get("/api/articles", headers={"User-Agent": "curl/8.0"}).status_code == 200
+
+
+def test_control_index_lists_the_endpoints(api: Api) -> None:
+    endpoints = api.ok("GET", "/__sandbox")["endpoints"]
+    assert "GET /__sandbox/accounts" in endpoints and "POST /__sandbox/reset" in endpoints
+    assert api.ok("GET", "/__sandbox/health") == {"ok": True}

@@ -1,0 +1,73 @@
+"""`toolkit sandbox`: run the local emulator of the publishing API in the foreground."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import click
+
+DEFAULT_DB = Path(".toolkit") / "sandbox.db"
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8787, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to listen on (0: any free port).")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help=f"SQLite file holding the state (default: {DEFAULT_DB}).")
+@click.option("--memory", is_flag=True, help="Keep the state in memory; gone when it stops.")
+@click.option("--rate-window", type=click.FloatRange(min=0.001), default=30.0, show_default=True,
+              help="Seconds of the article rate-limit window (10 creates, 30 updates).")
+@click.option("--no-seed", is_flag=True,
+              help="Start a new database with the accounts only: no articles, comments, listings.")
+@click.option("--allow-remote", is_flag=True,
+              help="Allow a --host that is not a loopback address.")
+def sandbox(host: str, port: int, db_path: Path | None, memory: bool, rate_window: float,
+            no_seed: bool, allow_remote: bool) -> None:
+    """Run the sandbox: a local emulator of the Forem publishing API (dev.to), with a
+    seeded demo account, on loopback. It prints its base URL and the demo account's API
+    key (a fake key), then serves until Ctrl-C. The control API for scripts is under
+    /__sandbox/ (GET /__sandbox lists it).
+
+    \b
+    Example:
+      toolkit sandbox                        # state in .toolkit/sandbox.db, port 8787
+      toolkit sandbox --memory --port 0      # throwaway state, any free port
+      FOREM_BASE_URL=http://127.0.0.1:8787 FOREM_API_KEY=<key> toolkit publish
+    """
+    from toolkit.sandbox.server import SandboxServer
+
+    if memory and db_path is not None:
+        raise click.UsageError("--db and --memory exclude each other")
+    path = None if memory else (db_path or DEFAULT_DB)
+    server = SandboxServer(db_path=path, rate_window=rate_window, seed=not no_seed, host=host,
+                           port=port, allow_remote=allow_remote)
+    # Ctrl-C and SIGTERM both stop cleanly, even when the parent ignored SIGINT (a
+    # background job of a non-interactive shell starts that way).
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        server.start()
+        where = "in memory" if path is None else (
+            f"{path} ({'new' if server.created else 'reopened'})")
+        click.echo(f"Sandbox running at {server.base_url}  (state: {where})")
+        accounts = server.accounts()
+        demo = next((a for a in accounts if a["username"] == "demo"), None)
+        if demo is not None:
+            click.echo(f"Demo API key: {demo['api_key']}")
+        others = ", ".join(f"{a['username']} ({a['role']})" for a in accounts)
+        click.echo(f"Accounts: {others or 'none'}; keys at {server.base_url}/__sandbox/accounts")
+        click.echo(f"Try: FOREM_BASE_URL={server.base_url} FOREM_API_KEY=<key> toolkit publish")
+        click.echo("Press Ctrl-C to stop.")
+        server.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        server.stop()
+    click.echo("Sandbox stopped.")
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

@@ -1,0 +1,107 @@
+"""Every API request, recorded: counts by route template for the stats endpoint, and
+a bounded list of request records (time, method, route, status, duration, API key id -
+never the key) that a log shipper can read or subscribe to.
+
+Requests to the control API (`/__sandbox/...`) are not recorded, so reading the stats
+does not change them.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+log = logging.getLogger("toolkit.sandbox")
+
+UNMATCHED = "<unmatched>"  # the route of a request no route matched
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    seq: int
+    time: float  # seconds since the epoch, when the request arrived
+    method: str
+    route: str
+    path: str
+    status: int
+    duration_ms: float
+    api_key_id: int | None
+    dropped: bool = False  # a drop_after_commit fault closed the connection
+
+    def as_json(self) -> dict:
+        return asdict(self)
+
+
+class Recorder:
+    def __init__(self, capacity: int = 10_000):
+        self._counts: Counter[tuple[str, str, int]] = Counter()
+        self._records: deque[RequestRecord] = deque(maxlen=capacity)
+        self._seq = 0
+        self._lock = threading.Lock()
+        self.listeners: list[Callable[[RequestRecord], None]] = []
+
+    def record(
+        self,
+        *,
+        started: float,
+        method: str,
+        route: str,
+        path: str,
+        status: int,
+        duration: float,
+        api_key_id: int | None,
+        dropped: bool = False,
+    ) -> RequestRecord:
+        with self._lock:
+            self._seq += 1
+            record = RequestRecord(
+                seq=self._seq,
+                time=started,
+                method=method,
+                route=route,
+                path=path,
+                status=status,
+                duration_ms=round(duration * 1000, 3),
+                api_key_id=api_key_id,
+                dropped=dropped,
+            )
+            self._counts[(method, route, status)] += 1
+            self._records.append(record)
+        if log.isEnabledFor(logging.INFO):
+            log.info("%s %s %s %.1fms%s", method, path, status, duration * 1000,
+                     " (dropped)" if dropped else "")
+        for listener in list(self.listeners):
+            try:
+                listener(record)
+            except Exception:  # a broken listener must never break a request
+                log.exception("request listener failed")
+        return record
+
+    def stats(self) -> list[dict]:
+        with self._lock:
+            items = sorted(self._counts.items(), key=lambda item: (item[0][1], item[0][0], item[0][2]))
+        return [
+            {"method": method, "route": route, "status": status, "count": count}
+            for (method, route, status), count in items
+        ]
+
+    def reset_stats(self) -> None:
+        with self._lock:
+            self._counts.clear()
+
+    def records(self, after: int = 0, limit: int = 1000) -> list[dict]:
+        with self._lock:
+            selected = [record for record in self._records if record.seq > after]
+        return [record.as_json() for record in selected[:limit]]
+
+    @property
+    def last_seq(self) -> int:
+        return self._seq
+
+
+def wall_clock() -> float:
+    return time.time()

@@ -1,0 +1,295 @@
+"""Run the sandbox: uvicorn in a background thread, on loopback, on a free port.
+
+    with SandboxServer() as sandbox:                 # in memory, seeded, port chosen
+        httpx.get(sandbox.base_url + "/api/articles")
+        sandbox.demo_api_key, sandbox.stats(), sandbox.reset()
+
+The socket is bound before the thread starts, so `base_url` is known at once and a
+busy port is reported as an error instead of a thread dying quietly. uvicorn's own
+signal handling is switched off: the owner (a test session, the CLI) decides when
+the server stops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+import socket
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+from starlette.routing import BaseRoute
+
+from toolkit import USER_AGENT
+from toolkit.errors import ToolkitError
+from toolkit.sandbox import seed as seed_module
+from toolkit.sandbox.app import create_app
+from toolkit.sandbox.ratelimit import RateLimiter
+from toolkit.sandbox.state import SandboxState
+from toolkit.sandbox.store import Store, StoreError
+
+log = logging.getLogger("toolkit.sandbox")
+
+START_TIMEOUT = 10.0
+STOP_TIMEOUT = 5.0
+
+
+class SandboxError(ToolkitError):
+    """The sandbox cannot start: a busy port, a remote host without permission, a bad DB."""
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class _Server(uvicorn.Server):
+    """uvicorn without signal handlers: stopping is the owner's call (`should_exit`)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+class SandboxServer:
+    def __init__(
+        self,
+        db_path: Path | None = None,
+        rate_window: float = 30.0,
+        seed: bool = True,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        allow_remote: bool = False,
+        extra_routes: Sequence[BaseRoute] = (),
+    ):
+        if not is_loopback(host) and not allow_remote:
+            raise SandboxError(
+                f"refusing to listen on {host}: the sandbox is for loopback only "
+                "(pass allow_remote / --allow-remote to bind another address)"
+            )
+        if rate_window <= 0:
+            raise SandboxError("the rate-limit window must be a positive number of seconds")
+        self.db_path = Path(db_path) if db_path is not None else None
+        self.rate_window = float(rate_window)
+        self.seed = seed
+        self.host = host
+        self.port = port
+        self.extra_routes = tuple(extra_routes)
+        self.created = False  # True when this start created (and seeded) the database
+        self.state: SandboxState | None = None
+        self._store: Store | None = None
+        self._sock: socket.socket | None = None
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+        self._client: httpx.Client | None = None
+        self._error: BaseException | None = None
+
+    # --- life cycle -----------------------------------------------------------------
+
+    def start(self) -> SandboxServer:
+        if self._thread is not None:
+            return self
+        try:
+            self._store = Store(self.db_path)
+            self.created = self._store.open(seed=self.seed)
+        except StoreError as exc:
+            self._close_store()
+            raise SandboxError(str(exc)) from None
+        self.state = SandboxState(store=self._store, limiter=RateLimiter(self.rate_window))
+        app = create_app(self._store, self.rate_window, state=self.state,
+                         extra_routes=self.extra_routes)
+        try:
+            self._sock = self._bind()
+        except OSError as exc:
+            self._close_store()
+            raise SandboxError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
+        self.port = self._sock.getsockname()[1]
+        config = uvicorn.Config(
+            app, log_config=None, access_log=False, lifespan="off", http="h11", ws="none",
+            loop="asyncio", timeout_keep_alive=5,
+        )
+        self._server = _Server(config)
+        self._thread = threading.Thread(target=self._run, name="toolkit-sandbox", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                error = self._error
+                self.stop()
+                raise SandboxError(f"the sandbox did not start: {error or 'timed out'}")
+            time.sleep(0.005)
+        self._client = httpx.Client(
+            base_url=self.base_url, headers={"User-Agent": USER_AGENT}, timeout=30.0
+        )
+        return self
+
+    def _bind(self) -> socket.socket:
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        # IPPROTO_TCP explicitly: asyncio turns Nagle off (TCP_NODELAY) only on sockets that
+        # say so, and without it every keep-alive response waits ~40 ms for a delayed ACK.
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((self.host.strip("[]"), self.port))
+            sock.listen(128)
+            sock.setblocking(False)
+        except OSError:
+            sock.close()
+            raise
+        return sock
+
+    def _run(self) -> None:
+        assert self._server is not None and self._sock is not None
+        try:
+            self._server.run(sockets=[self._sock])
+        except BaseException as exc:  # reported by start(); a thread must not die silently
+            self._error = exc
+            log.exception("the sandbox server stopped with an error")
+
+    def stop(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._server is not None and self._thread is not None:
+            self._server.should_exit = True
+            self._thread.join(STOP_TIMEOUT)
+            if self._thread.is_alive():
+                self._server.force_exit = True
+                self._thread.join(STOP_TIMEOUT)
+        self._thread = None
+        self._server = None
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        self._close_store()
+
+    def _close_store(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block while the server runs (the CLI's foreground mode)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self._thread is not None and self._thread.is_alive():
+            if deadline is not None and time.monotonic() >= deadline:
+                return
+            self._thread.join(0.25)
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def __enter__(self) -> SandboxServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    # --- what a test or script needs ------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        """`http://127.0.0.1:<port>`: no trailing slash, no `/api`."""
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(self.host, self.host)
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}"
+
+    def accounts(self) -> list[dict[str, str]]:
+        """`[{"username", "api_key", "role"}]`, as GET /__sandbox/accounts answers."""
+        return self._get("/__sandbox/accounts")
+
+    def api_key(self, username: str = seed_module.DEMO_USERNAME) -> str:
+        for account in self.accounts():
+            if account["username"] == username:
+                return account["api_key"]
+        raise KeyError(f"no sandbox account {username!r}")
+
+    @property
+    def demo_api_key(self) -> str:
+        return self.api_key(seed_module.DEMO_USERNAME)
+
+    def client(self, username: str | None = seed_module.DEMO_USERNAME, **kwargs: Any) -> httpx.Client:
+        """An httpx client on the sandbox, with that account's `api-key` (None: anonymous)
+        and toolkit's User-Agent. The caller closes it."""
+        headers = {"User-Agent": USER_AGENT, **kwargs.pop("headers", {})}
+        if username is not None:
+            headers["api-key"] = self.api_key(username)
+        return httpx.Client(base_url=self.base_url, headers=headers, **kwargs)
+
+    def stats(self) -> list[dict[str, Any]]:
+        """`[{"method", "route", "status", "count"}]` since start or the last reset_stats()."""
+        return self._get("/__sandbox/stats")["requests"]
+
+    def count(self, method: str | None = None, route: str | None = None,
+              status: int | None = None) -> int:
+        """How many recorded requests match, e.g. `count(status=429) == 0`."""
+        return sum(
+            item["count"] for item in self.stats()
+            if (method is None or item["method"] == method.upper())
+            and (route is None or item["route"] == route)
+            and (status is None or item["status"] == status)
+        )
+
+    def requests(self, after: int = 0) -> list[dict[str, Any]]:
+        return self._get("/__sandbox/requests", params={"after": after})["requests"]
+
+    def reset(self) -> None:
+        self._post("/__sandbox/reset")
+
+    def reset_stats(self) -> None:
+        self._post("/__sandbox/stats/reset")
+
+    def fault(
+        self,
+        method: str,
+        route: str,
+        count: int = 1,
+        *,
+        status: int | None = None,
+        delay_ms: int | None = None,
+        drop_after_commit: bool = False,
+        retry_after: int | None = None,
+    ) -> dict[str, Any]:
+        spec: dict[str, Any] = {"method": method, "route": route, "count": count}
+        if status is not None:
+            spec["status"] = status
+        if delay_ms is not None:
+            spec["delay_ms"] = delay_ms
+        if drop_after_commit:
+            spec["drop_after_commit"] = True
+        if retry_after is not None:
+            spec["retry_after"] = retry_after
+        return self._post("/__sandbox/faults", spec)
+
+    def clear_faults(self) -> None:
+        self._request("DELETE", "/__sandbox/faults")
+
+    def set_rate_limits(self, enabled: bool) -> None:
+        self._post("/__sandbox/rate-limits", {"enabled": enabled})
+
+    def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        if self._client is None:
+            raise SandboxError("the sandbox is not running")
+        response = self._client.request(method, path, **kwargs)
+        response.raise_for_status()
+        return response
+
+    def _get(self, path: str, **kwargs: Any) -> Any:
+        return self._request("GET", path, **kwargs).json()
+
+    def _post(self, path: str, body: Any = None) -> Any:
+        response = self._request("POST", path, json=body if body is not None else {})
+        return response.json() if response.content else None

@@ -221,6 +221,11 @@ def load_post(path: Path, key: str) -> Post:
         data = path.read_bytes()
     except OSError as exc:
         raise PostError(Problem(key, 1, f"cannot read the file: {exc.strerror}")) from None
+    return post_from_bytes(path, key, data)
+
+
+def post_from_bytes(path: Path, key: str, data: bytes) -> Post:
+    """A post from the bytes of its file (for callers that also digest those bytes)."""
     try:
         source = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -12,18 +12,12 @@ the server stops.
 
 from __future__ import annotations
 
-import contextlib
-import ipaddress
 import logging
-import socket
-import threading
-import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 from starlette.routing import BaseRoute
 
 from toolkit import USER_AGENT
@@ -33,32 +27,15 @@ from toolkit.sandbox.app import create_app
 from toolkit.sandbox.ratelimit import RateLimiter
 from toolkit.sandbox.state import SandboxState
 from toolkit.sandbox.store import Store, StoreError
+from toolkit.serving import BackgroundServer, ServerError, is_loopback, url_host
 
 log = logging.getLogger("toolkit.sandbox")
 
-START_TIMEOUT = 10.0
-STOP_TIMEOUT = 5.0
+__all__ = ["SandboxError", "SandboxServer", "is_loopback"]
 
 
 class SandboxError(ToolkitError):
     """The sandbox cannot start: a busy port, a remote host without permission, a bad DB."""
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-class _Server(uvicorn.Server):
-    """uvicorn without signal handlers: stopping is the owner's call (`should_exit`)."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
 
 
 class SandboxServer:
@@ -89,16 +66,13 @@ class SandboxServer:
         self.created = False  # True when this start created (and seeded) the database
         self.state: SandboxState | None = None
         self._store: Store | None = None
-        self._sock: socket.socket | None = None
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        self._server: BackgroundServer | None = None
         self._client: httpx.Client | None = None
-        self._error: BaseException | None = None
 
     # --- life cycle -----------------------------------------------------------------
 
     def start(self) -> SandboxServer:
-        if self._thread is not None:
+        if self._server is not None:
             return self
         try:
             self._store = Store(self.db_path)
@@ -109,69 +83,26 @@ class SandboxServer:
         self.state = SandboxState(store=self._store, limiter=RateLimiter(self.rate_window))
         app = create_app(self._store, self.rate_window, state=self.state,
                          extra_routes=self.extra_routes)
+        self._server = BackgroundServer(app, self.host, self.port, name="sandbox")
         try:
-            self._sock = self._bind()
-        except OSError as exc:
+            self._server.start()
+        except ServerError as exc:
+            self._server = None
             self._close_store()
-            raise SandboxError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
-        self.port = self._sock.getsockname()[1]
-        config = uvicorn.Config(
-            app, log_config=None, access_log=False, lifespan="off", http="h11", ws="none",
-            loop="asyncio", timeout_keep_alive=5,
-        )
-        self._server = _Server(config)
-        self._thread = threading.Thread(target=self._run, name="toolkit-sandbox", daemon=True)
-        self._thread.start()
-        deadline = time.monotonic() + START_TIMEOUT
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                error = self._error
-                self.stop()
-                raise SandboxError(f"the sandbox did not start: {error or 'timed out'}")
-            time.sleep(0.005)
+            raise SandboxError(exc.format_message()) from None
+        self.port = self._server.port
         self._client = httpx.Client(
             base_url=self.base_url, headers={"User-Agent": USER_AGENT}, timeout=30.0
         )
         return self
 
-    def _bind(self) -> socket.socket:
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        # IPPROTO_TCP explicitly: asyncio turns Nagle off (TCP_NODELAY) only on sockets that
-        # say so, and without it every keep-alive response waits ~40 ms for a delayed ACK.
-        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind((self.host.strip("[]"), self.port))
-            sock.listen(128)
-            sock.setblocking(False)
-        except OSError:
-            sock.close()
-            raise
-        return sock
-
-    def _run(self) -> None:
-        assert self._server is not None and self._sock is not None
-        try:
-            self._server.run(sockets=[self._sock])
-        except BaseException as exc:  # reported by start(); a thread must not die silently
-            self._error = exc
-            log.exception("the sandbox server stopped with an error")
-
     def stop(self) -> None:
         if self._client is not None:
             self._client.close()
             self._client = None
-        if self._server is not None and self._thread is not None:
-            self._server.should_exit = True
-            self._thread.join(STOP_TIMEOUT)
-            if self._thread.is_alive():
-                self._server.force_exit = True
-                self._thread.join(STOP_TIMEOUT)
-        self._thread = None
-        self._server = None
-        if self._sock is not None:
-            self._sock.close()
-            self._sock = None
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
         self._close_store()
 
     def _close_store(self) -> None:
@@ -181,15 +112,12 @@ class SandboxServer:
 
     def wait(self, timeout: float | None = None) -> None:
         """Block while the server runs (the CLI's foreground mode)."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self._thread is not None and self._thread.is_alive():
-            if deadline is not None and time.monotonic() >= deadline:
-                return
-            self._thread.join(0.25)
+        if self._server is not None:
+            self._server.wait(timeout)
 
     @property
     def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._server is not None and self._server.running
 
     def __enter__(self) -> SandboxServer:
         return self.start()
@@ -202,10 +130,7 @@ class SandboxServer:
     @property
     def base_url(self) -> str:
         """`http://127.0.0.1:<port>`: no trailing slash, no `/api`."""
-        host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(self.host, self.host)
-        if ":" in host and not host.startswith("["):
-            host = f"[{host}]"
-        return f"http://{host}:{self.port}"
+        return f"http://{url_host(self.host)}:{self.port}"
 
     def accounts(self) -> list[dict[str, str]]:
         """`[{"username", "api_key", "role"}]`, as GET /__sandbox/accounts answers."""

@@ -131,6 +131,7 @@ class Renderer:
 
     def _prepare_one(self, key: str, path: str, render: bool) -> dict:
         from toolkit.content import PostError
+        from toolkit.content.post import post_from_bytes
         from toolkit.content.rules import validate_post
         from toolkit.site.output import digest_bytes
 
@@ -147,7 +148,7 @@ class Renderer:
         result["stat"] = [st.st_mtime_ns, st.st_size]
         result["digest"] = digest_bytes(data)
         try:
-            post = parse_bytes(Path(path), key, data)
+            post = post_from_bytes(Path(path), key, data)
         except PostError as exc:
             problem = exc.problem
             result["problems"] = [[problem.line, problem.message, str(problem.severity)]]
@@ -217,20 +218,6 @@ class Renderer:
             return comment_thread(read_json(Path(path)))
         except MirrorError:
             return None  # the builder reports the file; the page goes without it
-
-
-def parse_bytes(path: Path, key: str, data: bytes):
-    """`content.load_post` on bytes already read: each source is read once, for its digest
-    and its parse together."""
-    from toolkit.content.post import parse_post
-    from toolkit.content.problems import PostError, Problem
-
-    try:
-        source = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise PostError(Problem(key, line, "not valid UTF-8 text")) from None
-    return parse_post(path, key, source.replace("\r\n", "\n"))
 
 
 def post_info(post, site_url: str | None, content_dir: Path) -> dict[str, Any]:

@@ -6,59 +6,7 @@ import json
 import time
 
 import httpx
-import pytest
-
-PUBLISH_CONFIG = """
-[site]
-title = "Test site"
-url = "https://example.com/blog"
-
-[forem]
-rate_window = 1
-"""
-
-
-@pytest.fixture
-def env(sandbox):
-    sandbox.reset()
-    return {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
-
-
-@pytest.fixture
-def site(make_project):
-    return make_project(PUBLISH_CONFIG)
-
-
-def request_counts(sandbox) -> list[dict]:
-    """The sandbox's request statistics (control API) since the last reset."""
-    response = httpx.get(f"{sandbox.base_url}/__sandbox/stats")
-    response.raise_for_status()
-    return response.json()["requests"]
-
-
-def writes(sandbox) -> dict[str, int]:
-    """POST/PUT requests by status since the last stats reset."""
-    counts: dict[str, int] = {}
-    for row in request_counts(sandbox):
-        if row["method"] in ("POST", "PUT") and row["route"].startswith("/api/"):
-            key = f"{row['method']} {row['status']}"
-            counts[key] = counts.get(key, 0) + row["count"]
-    return counts
-
-
-def statuses(sandbox) -> set[int]:
-    return {row["status"] for row in request_counts(sandbox)}
-
-
-def my_articles(sandbox) -> list[dict]:
-    response = httpx.get(f"{sandbox.base_url}/api/articles/me/all", params={"per_page": 1000},
-                         headers={"api-key": sandbox.demo_api_key})
-    response.raise_for_status()
-    return response.json()
-
-
-def titles(sandbox) -> list[str]:
-    return [a["title"] for a in my_articles(sandbox)]
+from sync_helpers import control, my_articles, titles, web_edit, writes
 
 
 def test_first_publish_then_nothing_to_do(site, env, sandbox):
@@ -69,7 +17,7 @@ def test_first_publish_then_nothing_to_do(site, env, sandbox):
     result = site.run("publish", env=env)
     assert result.exit_code == 0, result.output
     assert writes(sandbox) == {"POST 201": 25}
-    assert 429 not in statuses(sandbox)
+    assert 429 not in {row["status"] for row in sandbox.stats()}
     remote = {a["title"]: a for a in my_articles(sandbox)}
     assert all(f"Post number {i}" in remote for i in range(25))
     assert remote["Post number 0"]["published"] is False  # drafts stay drafts
@@ -120,9 +68,7 @@ def test_remote_edit_is_a_conflict_and_force_overwrites_it(site, env, sandbox):
     assert site.run("publish", env=env).exit_code == 0
     lock = json.loads((site.root / "toolkit.lock").read_text())
     article_id = lock["posts"]["content/edited.md"]["article_id"]
-    httpx.post(f"{sandbox.base_url}/__sandbox/articles/{article_id}/edit",
-               json={"body_markdown": "---\ntitle: Edited on the web\npublished: true\n---\nWeb text.\n"}
-               ).raise_for_status()
+    web_edit(sandbox, article_id, "---\ntitle: Edited on the web\npublished: true\n---\nWeb text.\n")
 
     plan = site.run("plan", env=env)
     assert plan.exit_code == 1
@@ -144,9 +90,7 @@ def test_remote_edit_is_a_conflict_and_force_overwrites_it(site, env, sandbox):
 
 def test_dropped_connection_after_a_committed_create_makes_no_duplicate(site, env, sandbox):
     site.post("fragile", "A fragile create", "Body.\n", published=True)
-    httpx.post(f"{sandbox.base_url}/__sandbox/faults",
-               json={"method": "POST", "route": "/api/articles", "count": 1,
-                     "drop_after_commit": True}).raise_for_status()
+    sandbox.fault("POST", "/api/articles", drop_after_commit=True)
     sandbox.reset_stats()
     result = site.run("publish", env=env)
     assert result.exit_code == 0, result.output
@@ -163,9 +107,7 @@ def test_injected_429_is_waited_out(site, env, sandbox):
     site.post("limited", "Rate limited", "One.\n", published=True)
     assert site.run("publish", env=env).exit_code == 0
     site.post("limited", "Rate limited", "Two.\n", published=True)
-    httpx.post(f"{sandbox.base_url}/__sandbox/faults",
-               json={"method": "PUT", "route": "/api/articles/{id}", "count": 1, "status": 429}
-               ).raise_for_status()
+    sandbox.fault("PUT", "/api/articles/{id}", status=429)
     sandbox.reset_stats()
     started = time.monotonic()
     result = site.run("publish", "-v", env=env)
@@ -180,9 +122,7 @@ def test_injected_500s_are_retried(site, env, sandbox):
     site.post("flaky", "Flaky server", "One.\n", published=True)
     assert site.run("publish", env=env).exit_code == 0
     site.post("flaky", "Flaky server", "Two.\n", published=True)
-    httpx.post(f"{sandbox.base_url}/__sandbox/faults",
-               json={"method": "PUT", "route": "/api/articles/{id}", "count": 2, "status": 500}
-               ).raise_for_status()
+    sandbox.fault("PUT", "/api/articles/{id}", count=2, status=500)
     sandbox.reset_stats()
     result = site.run("publish", env=env)
     assert result.exit_code == 0, result.output
@@ -206,10 +146,9 @@ def test_an_api_refusal_names_the_post_and_keeps_the_rest(site, env, sandbox):
     other = next(a["username"] for a in sandbox.accounts()
                  if a["role"] == "user" and a["api_key"] != sandbox.demo_api_key)
     taken = "https://example.com/blog/taken/"
-    httpx.post(f"{sandbox.base_url}/__sandbox/articles", json={"username": other, "articles": [
+    control(sandbox, "POST", "/articles", username=other, articles=[
         {"title": "Someone else's", "published": True,
-         "body_markdown": f"---\ntitle: Someone else's\ncanonical_url: {taken}\n---\nx\n"}]}
-    ).raise_for_status()
+         "body_markdown": f"---\ntitle: Someone else's\ncanonical_url: {taken}\n---\nx\n"}])
     site.post("one", "First of two", published=True)
     site.post("clash", "Clashing canonical", "x\n", published=True, canonical_url=taken)
     site.post("two", "Second of two", published=True)

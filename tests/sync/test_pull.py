@@ -4,45 +4,7 @@ from __future__ import annotations
 
 import json
 
-import httpx
-import pytest
-
-CONFIG = """
-[site]
-title = "Pull site"
-url = "https://example.com/blog"
-
-[forem]
-rate_window = 1
-"""
-
-
-@pytest.fixture
-def env(sandbox):
-    sandbox.reset()
-    return {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
-
-
-@pytest.fixture
-def site(make_project):
-    return make_project(CONFIG)
-
-
-def my_articles(sandbox) -> list[dict]:
-    response = httpx.get(f"{sandbox.base_url}/api/articles/me/all", params={"per_page": 1000},
-                         headers={"api-key": sandbox.demo_api_key})
-    response.raise_for_status()
-    return response.json()
-
-
-def writes(sandbox) -> int:
-    rows = httpx.get(f"{sandbox.base_url}/__sandbox/stats").json()["requests"]
-    return sum(r["count"] for r in rows if r["method"] in ("POST", "PUT") and r["route"].startswith("/api/"))
-
-
-def web_edit(sandbox, article_id: int, body_markdown: str) -> None:
-    httpx.post(f"{sandbox.base_url}/__sandbox/articles/{article_id}/edit",
-               json={"body_markdown": body_markdown}).raise_for_status()
+from sync_helpers import my_articles, web_edit, writes
 
 
 def test_pull_then_publish_writes_nothing(site, env, sandbox):
@@ -60,10 +22,10 @@ def test_pull_then_publish_writes_nothing(site, env, sandbox):
     draft_key = next(k for k, e in lock.items() if e["article_id"] == drafts[0]["id"])
     assert "published: false" in (site.root / draft_key).read_text()
 
-    httpx.post(f"{sandbox.base_url}/__sandbox/stats/reset").raise_for_status()
+    sandbox.reset_stats()
     published = site.run("publish", env=env)
     assert published.exit_code == 0, published.output
-    assert writes(sandbox) == 0
+    assert writes(sandbox) == {}
     # And pulling again changes nothing.
     before = {p: p.read_bytes() for p in site.content.glob("*.md")}
     again = site.run("pull", env=env)
@@ -96,9 +58,9 @@ def test_website_edit_is_taken_when_the_post_has_no_changes_of_its_own(site, env
     assert result.exit_code == 0, result.output
     assert "overwritten" in result.output
     assert "Improved on the web." in (site.content / "note.md").read_text()
-    httpx.post(f"{sandbox.base_url}/__sandbox/stats/reset").raise_for_status()
+    sandbox.reset_stats()
     assert site.run("publish", env=env).exit_code == 0
-    assert writes(sandbox) == 0
+    assert writes(sandbox) == {}
 
 
 def test_local_changes_are_kept_unless_overwrite(site, env, sandbox):

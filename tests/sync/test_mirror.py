@@ -5,50 +5,7 @@ from __future__ import annotations
 import json
 from html.parser import HTMLParser
 
-import httpx
-import pytest
-
-CONFIG = """
-[site]
-title = "Mirror site"
-url = "https://example.com/blog"
-
-[forem]
-rate_window = 1
-"""
-
-
-@pytest.fixture
-def env(sandbox):
-    sandbox.reset()
-    return {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
-
-
-@pytest.fixture
-def site(make_project):
-    return make_project(CONFIG)
-
-
-def api(sandbox, path, **params):
-    response = httpx.get(f"{sandbox.base_url}{path}", params=params,
-                         headers={"api-key": sandbox.demo_api_key})
-    response.raise_for_status()
-    return response.json()
-
-
-def control(sandbox, method, path, **body):
-    response = httpx.request(method, f"{sandbox.base_url}/__sandbox{path}", json=body or None)
-    response.raise_for_status()
-    return response.json() if response.content else None
-
-
-def gets(sandbox) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for row in control(sandbox, "GET", "/stats")["requests"]:
-        if row["route"].startswith("/api/"):
-            key = f"{row['method']} {row['route']}"
-            counts[key] = counts.get(key, 0) + row["count"]
-    return counts
+from sync_helpers import api_get, control, requests_by_route
 
 
 def depth(comment) -> int:
@@ -56,7 +13,7 @@ def depth(comment) -> int:
 
 
 def commented_article(sandbox) -> dict:
-    mine = api(sandbox, "/api/articles/me/published", per_page=1000)
+    mine = api_get(sandbox, "/api/articles/me/published", per_page=1000)
     return max(mine, key=lambda a: a["comments_count"])
 
 
@@ -72,10 +29,10 @@ def test_nested_threads_are_mirrored_whole(site, env, sandbox):
     roots = document["comments"]
     assert roots and max(depth(c) for c in roots) >= 3
     for root in roots:
-        assert root == api(sandbox, f"/api/comments/{root['id_code']}")
+        assert root == api_get(sandbox, f"/api/comments/{root['id_code']}")
     # Every published own article has its file; drafts have none.
     names = {p.stem for p in path.parent.glob("*.json")}
-    published = {a["slug"] for a in api(sandbox, "/api/articles/me/published", per_page=1000)}
+    published = {a["slug"] for a in api_get(sandbox, "/api/articles/me/published", per_page=1000)}
     assert names == published
 
 
@@ -86,7 +43,7 @@ def test_second_mirror_reads_lists_only_and_rewrites_nothing(site, env, sandbox)
     control(sandbox, "POST", "/stats/reset")
     result = site.run("mirror", env=env)
     assert result.exit_code == 0, result.output
-    assert set(gets(sandbox)) == {"GET /api/articles/me/all", "GET /api/readinglist"}
+    assert set(requests_by_route(sandbox)) == {"GET /api/articles/me/all", "GET /api/readinglist"}
     assert {p: p.stat().st_mtime_ns for p in mirror.rglob("*.json")} == before
 
 
@@ -98,7 +55,7 @@ def test_a_new_comment_refetches_exactly_one_thread(site, env, sandbox):
     control(sandbox, "POST", "/stats/reset")
     result = site.run("mirror", "comments", env=env)
     assert result.exit_code == 0, result.output
-    assert gets(sandbox) == {"GET /api/articles/me/all": 1, "GET /api/comments": 1}
+    assert requests_by_route(sandbox) == {"GET /api/articles/me/all": 1, "GET /api/comments": 1}
     path = site.content / "_mirror" / "comments" / f"{article['slug']}.json"
     assert comment["id_code"] in path.read_text()
     assert f"updated content/_mirror/comments/{article['slug']}.json" in result.output
@@ -113,7 +70,7 @@ def test_reading_list_of_more_than_100_items_is_paged_completely(site, env, sand
     control(sandbox, "POST", "/readinglist", count=150)
     expected = []
     page = 1
-    while batch := api(sandbox, "/api/readinglist", page=page, per_page=100):
+    while batch := api_get(sandbox, "/api/readinglist", page=page, per_page=100):
         expected += batch
         page += 1
     assert len(expected) > 150
@@ -122,7 +79,7 @@ def test_reading_list_of_more_than_100_items_is_paged_completely(site, env, sand
     assert result.exit_code == 0, result.output
     mirrored = json.loads((site.content / "_mirror" / "readinglist.json").read_text())
     assert mirrored == expected
-    assert gets(sandbox)["GET /api/readinglist"] == 2  # 100 + the rest
+    assert requests_by_route(sandbox)["GET /api/readinglist"] == 2  # 100 + the rest
 
 
 def test_comments_of_a_local_post_are_named_after_it_and_shown_sanitised(site, env, sandbox):

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from toolkit.cli.context import common_options
+
 DEFAULT_DB = Path(".toolkit") / "sandbox.db"
 
 
@@ -23,6 +25,7 @@ DEFAULT_DB = Path(".toolkit") / "sandbox.db"
               help="Start a new database with the accounts only: no articles, comments, listings.")
 @click.option("--allow-remote", is_flag=True,
               help="Allow a --host that is not a loopback address.")
+@common_options
 def sandbox(host: str, port: int, db_path: Path | None, memory: bool, rate_window: float,
             no_seed: bool, allow_remote: bool) -> None:
     """Run the sandbox: a local emulator of the Forem publishing API (dev.to), with a

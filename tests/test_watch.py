@@ -214,3 +214,14 @@ def test_sigint_stops_cleanly_within_two_seconds(site, watch):
     w.process.send_signal(signal.SIGINT)
     assert w.process.wait(timeout=2) == 0
     assert w.stop() == 0
+
+
+def test_a_config_change_is_reloaded_or_explained(site, watch):
+    w = watch("--no-push")
+    config = (site.root / "toolkit.toml").read_text()
+    (site.root / "toolkit.toml").write_text(config.replace('title = "Watched site"', 'title = "Renamed site"'))
+    wait_for(lambda: "Renamed site" in w.get("/").text)
+    (site.root / "toolkit.toml").write_text(config + "\n[site\n")
+    wait_for(lambda: "toolkit.toml not reloaded" in w.output())
+    assert "not valid TOML" in w.output()
+    assert w.process.poll() is None and "Renamed site" in w.get("/").text

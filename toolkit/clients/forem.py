@@ -49,11 +49,15 @@ class _LimiterPacer:
         self.reason = f"rate limit: {limiter.limit} {kind} per {limiter.window:g} s"
 
     def before(self) -> None:
-        self.limiter.acquire(lambda seconds: self.client.wait(seconds, self.reason))
+        reason = self.reason
+        self.limiter.acquire(lambda seconds: self.client.wait(seconds, reason))
 
     def answered(self, response: httpx.Response) -> None:
         if response.status_code == 429:
-            self.limiter.hold(retry_after_seconds(response, self.limiter.window))
+            seconds = min(retry_after_seconds(response, self.limiter.window),
+                          self.client.retry.max_retry_after)
+            self.limiter.hold(seconds)
+            self.reason = "rate limited by the server (429): waiting as its Retry-After says"
         else:
             self.limiter.record()
 
@@ -75,6 +79,7 @@ class ForemClient(ApiClient):
         client: httpx.Client | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] | None = None,
+        clock: Callable[[], float] | None = None,
         on_wait: Callable[[float, str], None] | None = None,
     ):
         kwargs: dict[str, Any] = {"transport": transport, "client": client, "retry": retry,
@@ -87,8 +92,10 @@ class ForemClient(ApiClient):
             **kwargs,
         )
         self.has_key = api_key is not None
-        self.create_limiter = SlidingWindowLimiter(CREATE_LIMIT, rate_window)
-        self.update_limiter = SlidingWindowLimiter(UPDATE_LIMIT, rate_window)
+        # `clock` and `sleep` go together: a test that fakes one fakes both.
+        limiter_clock = {"clock": clock} if clock is not None else {}
+        self.create_limiter = SlidingWindowLimiter(CREATE_LIMIT, rate_window, **limiter_clock)
+        self.update_limiter = SlidingWindowLimiter(UPDATE_LIMIT, rate_window, **limiter_clock)
 
     # -- pacing ------------------------------------------------------------------------
 

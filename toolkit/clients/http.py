@@ -212,8 +212,9 @@ class ApiClient:
             if not retryable or retries + 1 >= self.retry.attempts:
                 raise error
             if isinstance(error, RateLimited):
-                pause = min(error.retry_after, self.retry.max_retry_after)
-                self.wait(pause, f"{method} {path}: rate limited, the server asked to wait")
+                if pacer is None:  # a pacer holds its limiter for Retry-After and waits itself
+                    pause = min(error.retry_after, self.retry.max_retry_after)
+                    self.wait(pause, f"{method} {path}: rate limited, the server asked to wait")
             else:
                 self.wait(self.retry.pause(retries), f"{method} {path}: {response.status_code}, retrying")
             retries += 1

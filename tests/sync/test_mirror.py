@@ -119,3 +119,18 @@ def test_comments_of_a_local_post_are_named_after_it_and_shown_sanitised(site, e
     assert not any(k == "style" and "fixed" in v for _, k, v in audit.attrs)
     (outside,) = [a for a in audit.links if a.get("href") == "https://example.org/"]
     assert set(outside["rel"].split()) >= {"nofollow", "ugc", "noopener"}
+
+
+def test_podcast_episode_comments(site, env, sandbox):
+    episodes = api_get(sandbox, "/api/podcast_episodes", username="docstalk")
+    assert episodes
+    commented = episodes[0]
+    comment = control(sandbox, "POST", "/comments", podcast_episode_id=commented["id"],
+                      body_markdown="Great episode")
+    result = site.run("mirror", "comments", "--podcast", "docstalk", env=env)
+    assert result.exit_code == 0, result.output
+    folder = site.content / "_mirror" / "podcasts" / "docstalk"
+    assert sorted(p.stem for p in folder.glob("*.json")) == sorted(str(e["id"]) for e in episodes)
+    document = json.loads((folder / f"{commented['id']}.json").read_text())
+    assert document["comments"] == api_get(sandbox, "/api/comments", p_id=commented["id"])
+    assert comment["id_code"] in json.dumps(document)

@@ -10,7 +10,7 @@ from toolkit.config import Config
 from toolkit.content.discover import find_posts
 from toolkit.content.payload import Payload, build_payload
 from toolkit.content.post import Post, load_post
-from toolkit.content.problems import PostError, Problem, Severity
+from toolkit.content.problems import PostError, Problem, ProblemList, Severity
 from toolkit.content.rules import validate_posts
 
 __all__ = [
@@ -26,22 +26,10 @@ __all__ = [
 
 
 @dataclass
-class CheckReport:
+class CheckReport(ProblemList):
     posts: list[Post] = field(default_factory=list)  # the posts that could be parsed
     problems: list[Problem] = field(default_factory=list)
     files: int = 0  # how many files were looked at
-
-    @property
-    def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.is_error]
-
-    @property
-    def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if not p.is_error]
-
-    def failing_keys(self) -> set[str]:
-        """Posts with at least one error: the ones not to build or send."""
-        return {p.path for p in self.errors}
 
 
 def load_posts(config: Config, paths: Iterable[str | Path] = ()) -> tuple[list[Post], list[Problem]]:

@@ -27,6 +27,20 @@ class Problem:
         return f"{self.path}:{self.line}: {prefix}{self.message}"
 
 
+class ProblemList:
+    """For reports that carry `problems`: which of them fail the run, which only warn."""
+
+    problems: list[Problem]
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.is_error]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if not p.is_error]
+
+
 class PostError(Exception):
     """A post that cannot be used at all (unreadable, bad YAML); carries its problem."""
 

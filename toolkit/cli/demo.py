@@ -38,11 +38,12 @@ def demo(cli: CliContext) -> None:
     pulled, published, mirrored, built = report.pulled, report.published, report.mirrored, report.built
     print_summary(published, title="published to the sandbox")
     comments = mirrored.comments
+    articles = len(comments.written) + comments.unchanged
     stdout.print(
         f"pulled {pulled.count(PullAction.CREATED)} article(s) of the demo account as posts; "
-        f"mirrored {len(comments.written)} comment thread(s) and "
-        f"{mirrored.readinglist_items} reading-list item(s); "
-        f"built {len(built.written)} file(s).",
+        f"mirrored the comments of {articles} published article(s) "
+        f"({len(comments.fetched)} with comments) and {mirrored.readinglist_items} "
+        f"reading-list item(s); built {built.posts} posts into {len(built.written)} file(s).",
         highlight=False,
     )
     for problem in built.problems:

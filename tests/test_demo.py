@@ -1,0 +1,43 @@
+"""`toolkit demo` (what `make demo` runs): the whole pipeline offline, in `.toolkit/demo/`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+
+
+def test_demo_publishes_mirrors_and_builds_without_touching_the_project(make_project):
+    project = make_project((REPOSITORY / "toolkit.toml").read_text(encoding="utf-8"), name="demo")
+    shutil.copytree(REPOSITORY / "content", project.content, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("_mirror"))
+    before = sorted(p.relative_to(project.root) for p in project.root.rglob("*"))
+
+    result = project.run("demo")
+    assert result.exit_code == 0, result.output
+    workdir = project.root / ".toolkit" / "demo"
+    site = workdir / "site"
+    assert f"The site: {site / 'index.html'}" in result.output
+    assert "create" in result.output
+
+    # The project itself is as it was: no lock for the real service, no mirror in content/.
+    after = sorted(p.relative_to(project.root) for p in project.root.rglob("*")
+                   if ".toolkit" not in p.parts)
+    assert after == before
+
+    # The guide was published to the sandbox and the demo account's articles pulled.
+    lock = json.loads((workdir / "toolkit.lock").read_text())["posts"]
+    assert "content/getting-started.md" in lock and len(lock) > 8
+    # The site shows the seeded comment threads and the reading list.
+    threads = [json.loads(p.read_text()) for p in (workdir / "content/_mirror/comments").glob("*.json")]
+    commented = [t for t in threads if t["comments"]]
+    assert commented
+    first = commented[0]["comments"][0]
+    slug = next(p.stem for p in (workdir / "content/_mirror/comments").glob("*.json")
+                if json.loads(p.read_text()) == commented[0])
+    page = (site / slug / "index.html").read_text()
+    assert first["user"]["name"] in page
+    assert (site / "reading-list" / "index.html").is_file()
+    assert (site / "getting-started" / "index.html").is_file()

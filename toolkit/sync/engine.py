@@ -3,7 +3,8 @@
 One paginated read of `/api/articles/me/all` gives the remote state; every decision is
 made from it, the posts and `toolkit.lock` (see `plan.decide`). Creates and updates have
 separate rate limits, so they run in two lanes at once and a mixed publish takes only as
-long as the slower lane. After each successful write the lock is saved atomically.
+long as the slower lane. After each successful write the lock is saved atomically, on a
+background thread so that the next request does not wait for the disk.
 
 A create that fails ambiguously (the connection dropped, a 5xx: it may have been
 committed) is never simply sent again: the engine re-reads the remote list, and only if

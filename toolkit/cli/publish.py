@@ -70,7 +70,8 @@ def publish(cli: CliContext, paths: tuple[str, ...], dry_run: bool, force: bool,
     then title. Unchanged posts cost no request beyond one list read. Drafts
     (`published: false`) stay drafts. Articles edited on the website since the last publish
     are conflicts, skipped unless --force. Writes are paced to the API's rate limits
-    (10 creates and 30 updates per 30 s). Needs FOREM_API_KEY.
+    (10 creates and 30 updates per 30 s). Shows a progress bar on a terminal, a line for
+    each post written or failed (-v: every post) and a summary table. Needs FOREM_API_KEY.
 
     \b
     Example:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -94,8 +95,6 @@ def median(values: list[float]) -> float:
 
 def project(folder: Path, config: str) -> Path:
     """A fresh project folder with `toolkit.toml` and an empty `content/`."""
-    import shutil
-
     if folder.exists():
         shutil.rmtree(folder)
     (folder / "content").mkdir(parents=True)

@@ -66,10 +66,13 @@ def test_community_endpoints(client):
     assert client.comment(threads[0].id_code).id_code == threads[0].id_code
     assert client.followers(per_page=2) and client.followed_tags()
     assert client.readinglist(per_page=2)[0].article.title
-    assert client.listings(category="jobs") and client.listings_by_category("cfp") is not None
+    jobs = client.listings(category="jobs")
+    assert jobs and all(item.category == "jobs" for item in jobs)
+    cfp = client.listings_by_category("cfp")
+    assert cfp and all(item.category == "cfp" and item.published for item in cfp)
     org = client.organization("acme")
     assert org.name and client.organization_users("acme") and client.organization_articles("acme")
-    assert client.organization_listings("acme") is not None
+    assert [item.title for item in client.organization_listings("acme")] == ["Technical writer at Acme"]
     episodes = client.podcast_episodes(username="docstalk")
     assert episodes and episodes[0].podcast_slug == "docstalk"
     me = client.me()

@@ -80,8 +80,9 @@ def print_summary(result: PublishResult, *, title: str) -> None:
     for action in Action:
         total = result.count(action)
         if total:
-            failed = sum(1 for o in result.outcomes if o.action is action and not o.ok)
-            label = f"{action.value}" + (f" ([red]{failed} failed[/])" if failed and action.value in ("create", "update") else "")
+            failed = result.count(action, ok=False)
+            writes = action in (Action.CREATE, Action.UPDATE)  # the others fail by definition
+            label = action.value + (f" ([red]{failed} failed[/])" if failed and writes else "")
             table.add_row(f"[{STYLE[action]}]{label}[/]", str(total))
     stdout.print(table)
     for outcome in result.failed:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.utils
 import logging
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -143,7 +144,8 @@ class ApiClient:
         )
         if headers:
             self._client.headers.update(headers)
-        self.requests_made = 0
+        self.requests_made = 0  # requests sent, retries included (publish reports it)
+        self._count_lock = threading.Lock()  # the publish lanes send from several threads
 
     def close(self) -> None:
         if self._owns_client:
@@ -183,7 +185,8 @@ class ApiClient:
             if pacer:
                 pacer.before()
             try:
-                self.requests_made += 1
+                with self._count_lock:
+                    self.requests_made += 1
                 response = self._client.request(method, path, params=params or None, json=json)
             except httpx.TransportError as exc:
                 # A connection that was never made certainly did not reach the server.

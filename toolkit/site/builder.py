@@ -64,6 +64,8 @@ Progress = Callable[[int, int], None]
 Row = list  # a problem as the manifest keeps it: [line, message, severity]
 
 
+# Not `content.problems.ProblemList`: importing the `toolkit.content` package loads YAML and
+# python-frontmatter, which a build with nothing to do must not pay for.
 @dataclass
 class BuildReport:
     output_dir: Path

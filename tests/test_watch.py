@@ -225,3 +225,24 @@ def test_a_config_change_is_reloaded_or_explained(site, watch):
     wait_for(lambda: "toolkit.toml not reloaded" in w.output())
     assert "not valid TOML" in w.output()
     assert w.process.poll() is None and "Renamed site" in w.get("/").text
+
+
+def test_a_failed_push_is_reported_and_retried_with_the_next_save(site, watch, sandbox):
+    sandbox.reset()
+    env = {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
+    site.post("note", "Draft note", "Version 0.\n", published=False)
+    site.post("other", "Other draft", "Other 0.\n", published=False)
+    assert site.run("publish", env=env).exit_code == 0
+    w = watch(env=env)
+    sandbox.fault("PUT", "/api/articles/{id}", status=422)
+    sandbox.reset_stats()
+    site.post("note", "Draft note", "Version 1.\n", published=False)
+    wait_for(lambda: "push failed content/note.md" in w.output())
+    assert sandbox.count("PUT", "/api/articles/{id}", 422) == 1
+    # Saving another post pushes the failed one again, with its latest text.
+    site.post("other", "Other draft", "Other 1.\n", published=False)
+    wait_for(lambda: sandbox.count("PUT", "/api/articles/{id}", 200) == 2)
+    mine = httpx.get(f"{sandbox.base_url}/api/articles/me/unpublished",
+                     headers={"api-key": sandbox.demo_api_key}).json()
+    bodies = {a["title"]: a["body_markdown"] for a in mine}
+    assert "Version 1." in bodies["Draft note"] and "Other 1." in bodies["Other draft"]

@@ -90,3 +90,24 @@ def sandbox() -> Iterator[object]:
 
     with SandboxServer(db_path=None, rate_window=1.0) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def _hostile_server() -> Iterator[object]:
+    from hostile import HostileApi
+
+    from toolkit.serving import BackgroundServer
+
+    api = HostileApi()
+    with BackgroundServer(api.app(), name="hostile API") as server:
+        api.base_url = server.base_url
+        yield api
+
+
+@pytest.fixture
+def hostile(_hostile_server) -> Iterator[object]:
+    """A publishing API on loopback that answers what the test sets (tests/hostile.py);
+    `hostile.env` points toolkit at it."""
+    _hostile_server.reset()
+    yield _hostile_server
+    _hostile_server.reset()

@@ -26,6 +26,11 @@ def read_tags(record: dict[str, Any]) -> list[str]:
     return []
 
 
+def text_of(value: Any) -> str:
+    """A field that must be text: anything else a server sends reads as empty."""
+    return value if isinstance(value, str) else ""
+
+
 @dataclass(frozen=True)
 class UserRef:
     name: str
@@ -76,11 +81,12 @@ class Article:
         published = data.get("published")
         if published is None and "published_at" in data:
             published = bool(data.get("published_at"))
+        body = data.get("body_markdown")
         return cls(
             id=int(data["id"]),
-            title=data.get("title") or "",
-            slug=data.get("slug") or "",
-            path=data.get("path") or "",
+            title=text_of(data.get("title")),
+            slug=text_of(data.get("slug")),
+            path=text_of(data.get("path")),
             tags=read_tags(data),
             url=data.get("url"),
             canonical_url=data.get("canonical_url"),
@@ -90,7 +96,7 @@ class Article:
             edited_at=data.get("edited_at"),
             created_at=data.get("created_at"),
             comments_count=int(data.get("comments_count") or 0),
-            body_markdown=data.get("body_markdown"),
+            body_markdown=body if isinstance(body, str) else None,
             body_html=data.get("body_html"),
             cover_image=data.get("cover_image"),
             user=UserRef.from_json(data["user"]) if isinstance(data.get("user"), dict) else None,

@@ -12,6 +12,7 @@ from toolkit.clients.forem_models import Article
 from toolkit.config import Config
 from toolkit.content import load_posts
 from toolkit.content.rules import canonical_url
+from toolkit.fsutil import UnsafeNameError, safe_name
 from toolkit.mirror.comments import MirrorReport, mirror_comments, mirror_podcast_comments
 from toolkit.mirror.readinglist import mirror_readinglist
 from toolkit.sync.lock import Lock
@@ -35,15 +36,26 @@ def mirror_folder(config: Config):
 
 
 def slug_names(config: Config, remote: RemoteState) -> dict[int, str]:
-    """File stem for each remote article: its local post's slug, else its remote slug."""
+    """File stem for each remote article: its local post's slug, else its remote slug,
+    reduced to a safe file name (the article id when nothing is left of it). Two articles
+    never share a stem: the one without a local post gets its id added."""
     posts, _ = load_posts(config)
     lock = Lock.load(config.lock_path)
     matches = match_posts(remote, posts, lock, lambda p: canonical_url(p, config.site.url))
     by_key = {post.key: post for post in posts}
-    names = {a.id: a.slug or str(a.id) for a in remote.articles}
-    for key, match in matches.items():
-        if match.article is not None:
-            names[match.article.id] = by_key[key].slug
+    local = {m.article.id: by_key[key].slug for key, m in matches.items() if m.article is not None}
+    remote_only = {a.id: a.slug for a in remote.articles if a.id not in local}
+    names: dict[int, str] = {}
+    used: set[str] = set()
+    for article_id, text in [*sorted(local.items()), *sorted(remote_only.items())]:
+        try:
+            name = safe_name(text)
+        except UnsafeNameError:
+            name = str(article_id)
+        if name in used:
+            name = f"{name}-{article_id}"
+        used.add(name)
+        names[article_id] = name
     return names
 
 

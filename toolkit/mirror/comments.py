@@ -3,7 +3,7 @@
 One list read of the account's articles says, through `comments_count`, which articles
 have new or deleted comments since the last mirror; only those are fetched again. Each
 file is `content/_mirror/comments/<slug>.json`, named after the local post's slug (or the
-remote slug for an article no post maps to), holding a small header and the threads with
+remote slug for an article no post maps to) reduced to a safe file name, holding a small header and the threads with
 their nested children exactly as the API returned them. Files are rewritten only when
 their bytes change, so git shows real changes only; a file whose article is gone (deleted,
 or turned back into a draft) is removed.
@@ -19,7 +19,13 @@ from typing import Any
 
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
-from toolkit.fsutil import stable_json, write_if_changed
+from toolkit.fsutil import (
+    UnsafeNameError,
+    path_inside,
+    safe_name,
+    stable_json,
+    write_if_changed,
+)
 
 
 @dataclass
@@ -47,6 +53,13 @@ def _stored_count(path: Path) -> int | None:
     return count if isinstance(count, int) else None
 
 
+def _stem(name: str, article: Article) -> str:
+    try:
+        return safe_name(name)
+    except UnsafeNameError:
+        return str(article.id)
+
+
 def comments_document(article: Article, threads: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "article": {
@@ -70,14 +83,15 @@ def mirror_comments(
 ) -> MirrorReport:
     """Bring `folder` up to date with the threads of the published `articles`.
 
-    `name_of(article)` gives the file stem; `full` fetches every thread regardless of
-    `comments_count` (to pick up edited comments, which do not change the count).
+    `name_of(article)` gives the file stem, made safe here too (names come from the
+    server); `full` fetches every thread regardless of `comments_count` (to pick up
+    edited comments, which do not change the count).
     """
     report = MirrorReport()
     wanted: set[Path] = set()
     before = client.requests_made
     for article in sorted((a for a in articles if a.published), key=lambda a: a.id):
-        path = folder / f"{name_of(article)}.json"
+        path = path_inside(folder, f"{_stem(name_of(article), article)}.json")
         wanted.add(path)
         if not full and path.exists() and _stored_count(path) == article.comments_count:
             report.unchanged += 1
@@ -101,20 +115,21 @@ def mirror_comments(
 def mirror_podcast_comments(
     client: ForemClient, podcast_slug: str, folder: Path, *, relative: Callable[[Path], str] = str
 ) -> MirrorReport:
-    """Threads of every episode of one podcast, into `folder/<podcast>/<episode id>.json`.
+    """Threads of every episode of one podcast, into `folder/<podcast>/<episode id>.json`,
+    the podcast's slug reduced to a safe folder name.
 
     Episodes carry no comment count, so each one is fetched; files still change only when
     their threads did.
     """
     report = MirrorReport()
     before = client.requests_made
-    target = folder / podcast_slug
+    target = path_inside(folder, safe_name(podcast_slug))
     page = 1
     while True:
         episodes = client.podcast_episodes(username=podcast_slug, page=page, per_page=100)
         for episode in episodes:
             threads = client.comments_json(podcast_episode_id=episode.id)
-            path = target / f"{episode.id}.json"
+            path = path_inside(target, f"{safe_name(str(episode.id))}.json")
             report.fetched.append(relative(path))
             document = {
                 "episode": {"id": episode.id, "title": episode.title, "path": episode.path},

@@ -1,10 +1,12 @@
 """`toolkit pull`: bring remote articles into `content/` as posts.
 
-An article no local post maps to becomes a new file, named from its slug, never written
-over an existing file. A post whose article was edited on the website takes that version
+An article no local post maps to becomes a new file, named from its title or slug (reduced
+to a safe file name inside `content/`), never written over an existing file. Its front
+matter keeps only what the publishing API defines: a remote article cannot make itself
+premium or choose the path of its page. A post whose article was edited on the website takes that version
 when the post itself has not changed since it was last published (nothing is lost); when
-both changed, only `overwrite` replaces the post. Every pulled post is recorded in `toolkit.lock` as in sync, so `toolkit publish`
-right after a pull writes nothing.
+both changed, only `overwrite` replaces the post. Every pulled post is recorded in
+`toolkit.lock` as in sync, so `toolkit publish` right after a pull writes nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from toolkit.content.payload import body_digest, dump_front_matter
 from toolkit.content.post import FOREM_KEYS, load_post, parse_post, slugify
 from toolkit.content.problems import PostError
 from toolkit.content.rules import canonical_url
-from toolkit.fsutil import atomic_write
+from toolkit.fsutil import UnsafeNameError, atomic_write, path_inside, safe_name
 from toolkit.sync.lock import Lock, LockEntry
 from toolkit.sync.remote import RemoteState, match_posts
 
@@ -74,15 +76,24 @@ def post_text(article: Article) -> str:
         meta.setdefault("cover_image", article.cover_image)
     if article.published and article.published_at:
         meta.setdefault("date", article.published_at)  # the site sorts and shows posts by it
+    # Only the keys the API defines, in its order: anything else (`premium`, `slug`, ...)
+    # would let the remote side decide what only the writer may.
     ordered = {key: meta[key] for key in FOREM_KEYS if key in meta}
-    ordered.update((k, v) for k, v in meta.items() if k not in ordered)
     return f"---\n{dump_front_matter(ordered)}---\n{body}"
 
 
+def _safe_stem(text: str, fallback: str) -> str:
+    try:
+        return safe_name(text)
+    except UnsafeNameError:
+        return fallback
+
+
 def file_stem_for(article: Article, taken: Callable[[str], bool]) -> str:
-    """From the title; else the remote slug (with the API's random suffix); else + the id."""
-    plain = slugify(article.title)
-    remote = article.slug or plain
+    """From the title; else the remote slug (with the API's random suffix); else + the id.
+    The slug comes from the server: only what is left of it as a safe file name is used."""
+    plain = _safe_stem(slugify(article.title), f"post-{article.id}")
+    remote = _safe_stem(article.slug, plain)
     for stem in (plain, remote):
         if not taken(stem):
             return stem
@@ -109,7 +120,14 @@ def pull(config: Config, client: ForemClient, *, overwrite: bool = False) -> Pul
         if key is None:
             stem = file_stem_for(article, taken)
             slugs.add(stem)
-            path, action = content_dir / f"{stem}.md", PullAction.CREATED
+            try:
+                path = path_inside(content_dir, f"{stem}.md")
+            except UnsafeNameError as exc:
+                result.outcomes.append(PullOutcome(
+                    config.relative(content_dir / f"{stem}.md"), PullAction.FAILED, article.id,
+                    str(exc.message)))
+                continue
+            action = PullAction.CREATED
         else:
             post, entry = by_key[key], lock.get(key)
             remote_changed = entry is None or entry.remote_digest != body_digest(

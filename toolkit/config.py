@@ -78,6 +78,10 @@ def _base_url(value: Any) -> str | None:
     return problem
 
 
+def _boolean(value: Any) -> str | None:
+    return None if isinstance(value, bool) else "must be true or false"
+
+
 def _port(value: Any) -> str | None:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 65536:
         return "must be a port number between 1 and 65535"
@@ -120,6 +124,8 @@ SCHEMA: dict[str, dict[str, Option]] = {
         "description": Option(_string, ""),
         "author": Option(_string, ""),
         "per_page": Option(_positive_int, 10),
+        # Keep the raw HTML of posts as written; by default it is cleaned like comments.
+        "allow_raw_html": Option(_boolean, False),
     },
     "forem": {
         "base_url": Option(_base_url, "https://dev.to"),
@@ -179,6 +185,7 @@ class SiteConfig:
     description: str
     author: str
     per_page: int
+    allow_raw_html: bool = False
 
 
 @dataclass(frozen=True)
@@ -332,6 +339,7 @@ def _build(name: str, root: Path, path: Path, data: dict, env: Mapping[str, str]
             description=site["description"],
             author=site["author"],
             per_page=site["per_page"],
+            allow_raw_html=site["allow_raw_html"],
         ),
         forem=ForemConfig(
             base_url=strip(values["forem"]["base_url"]),

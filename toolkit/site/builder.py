@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # Bump when the builder's output or its records change for the same inputs: every post is
 # then read again and every page redone.
-BUILDER_VERSION = "2"
+BUILDER_VERSION = "3"
 Progress = Callable[[int, int], None]
 Row = list  # a problem as the manifest keeps it: [line, message, severity]
 
@@ -159,7 +159,8 @@ class SiteBuilder:
         # What the posts' records depend on besides their source: another value, and every
         # post is read again.
         self._content_key = digest_of(
-            BUILDER_VERSION, str(site.content_dir), self.key_prefix, site.url, site.assets_base_url
+            BUILDER_VERSION, str(site.content_dir), self.key_prefix, site.url, site.assets_base_url,
+            site.allow_raw_html,
         )
         self._manifest: Manifest | None = None
         self._renderer: Renderer | None = None
@@ -235,7 +236,7 @@ class SiteBuilder:
             "has_reading_list": reading_list is not None,
         }
         site_key = digest_of(BUILDER_VERSION, site_context, site.per_page, self.drafts,
-                             self.premium, theme_files.pygments_version())
+                             self.premium, theme_files.pygments_version(), site.allow_raw_html)
         run.mark("scan")
 
         self._read_changed_posts(run)

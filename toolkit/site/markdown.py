@@ -10,12 +10,19 @@ the renderer's tokens, never by searching the text:
   point at the copy of the file in the output, seen from the post's page at `<slug>/`;
 - links to another post (`other.md`, `../guide/setup.md#install`) point at that post's
   page, whatever its slug is when the page is written.
+
+Raw HTML in a body is cleaned with the comments' allow-list (`sanitize.clean_post_html`)
+unless `[site] allow_raw_html` says the writer keeps it, the way Hugo leaves raw HTML out
+by default. Only a body whose tokens hold raw HTML is cleaned: the renderer's own output is
+safe already (markdown-it refuses `javascript:` and similar links), so every other body
+is rendered exactly as it would be without the cleaning, at no cost.
 """
 
 from __future__ import annotations
 
 import html
 import re
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, urlsplit
@@ -70,13 +77,43 @@ def resolve_links(body_html: str, slugs: dict[str, str], prefix: str = "../") ->
     return _PLACEHOLDER.sub(replace, body_html)
 
 
+def has_raw_html(tokens: list) -> bool:
+    """Whether markdown-it found raw HTML (a block, or a tag inside a paragraph)."""
+    for token in tokens:
+        if token.type == "html_block":
+            return True
+        if token.children and any(child.type == "html_inline" for child in token.children):
+            return True
+    return False
+
+
+def clean_raw_html(body_html: str, placeholders: list[str]) -> str:
+    """`body_html` with its raw HTML cleaned, the renderer's link placeholders kept.
+
+    Raw HTML could write a placeholder of its own, whose fallback link (`javascript:...`)
+    would come back when links are filled in; so only the renderer's placeholders keep
+    their \x1a marks (swapped for a random marker while nh3 runs) and every other \x1a,
+    written as a character or as `&#26;`, is dropped.
+    """
+    from toolkit.site.sanitize import clean_post_html
+
+    marker = "_" + secrets.token_hex(8)  # "_": never read as a URL scheme
+    for placeholder in set(placeholders):
+        written = escapeHtml(placeholder)  # as the renderer wrote it in the attribute
+        body_html = body_html.replace(written, written.replace("\x1a", marker))
+    cleaned = clean_post_html(body_html.replace("\x1a", "")).replace("\x1a", "")
+    return cleaned.replace(marker, "\x1a")
+
+
 class MarkdownRenderer:
     """One configured markdown-it parser; `render` may be called for any number of posts."""
 
-    def __init__(self, content_dir: Path, key_prefix: str, page_prefix: str = "../"):
+    def __init__(self, content_dir: Path, key_prefix: str, page_prefix: str = "../", *,
+                 allow_raw_html: bool = False):
         self.content_dir = content_dir
         self.key_prefix = key_prefix  # project-relative path of content_dir, e.g. "content/"
         self.page_prefix = page_prefix  # from a post's page back to the site's root
+        self.allow_raw_html = allow_raw_html  # [site] allow_raw_html: keep it as written
         self._lexers: dict[str, object] = {}
         self._formatter = None
         md = MarkdownIt("commonmark", {"highlight": self._highlight})
@@ -89,8 +126,11 @@ class MarkdownRenderer:
         self.md = md
 
     def render(self, body: str, post_path: Path) -> Body:
-        env: dict = {"post_path": post_path, "links": []}
-        body_html = self.md.render(body, env)
+        env: dict = {"post_path": post_path, "links": [], "placeholders": []}
+        tokens = self.md.parse(body, env)
+        body_html = self.md.renderer.render(tokens, self.md.options, env)
+        if not self.allow_raw_html and has_raw_html(tokens):
+            body_html = clean_raw_html(body_html, env["placeholders"])
         return Body(html=body_html, excerpt=excerpt_of(body_html), links=sorted(set(env["links"])))
 
     # -- code -------------------------------------------------------------------------
@@ -158,7 +198,9 @@ class MarkdownRenderer:
                     key = self.key_prefix + target.relative_to(self.content_dir).as_posix()
                     env["links"].append(key)
                     # The original link stays as the fallback for a post not on the site.
-                    token.attrSet("href", f"\x1a{key}\x1a{fragment}\x1a{href}\x1a")
+                    placeholder = f"\x1a{key}\x1a{fragment}\x1a{href}\x1a"
+                    env["placeholders"].append(placeholder)
+                    token.attrSet("href", placeholder)
                 else:
                     token.attrSet("href", self._asset_url(href, env["post_path"]))
         return renderer.renderToken(tokens, idx, options, env)

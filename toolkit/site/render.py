@@ -102,7 +102,9 @@ class Renderer:
         if self._markdown is None:
             from toolkit.site.markdown import MarkdownRenderer
 
-            self._markdown = MarkdownRenderer(self.config.site.content_dir, self.key_prefix)
+            site = self.config.site
+            self._markdown = MarkdownRenderer(site.content_dir, self.key_prefix,
+                                              allow_raw_html=site.allow_raw_html)
         return self._markdown
 
     def warm(self) -> None:

@@ -1,10 +1,14 @@
-"""Cleaning HTML that comes from outside (mirrored comments) before it reaches a page.
+"""Cleaning HTML that comes from outside before it reaches a page: mirrored comments, and
+the raw HTML of a post's body.
 
 nh3 (the Rust `ammonia` sanitiser) keeps a fixed list of harmless tags and attributes and
 drops the rest: no `<script>`, `<style>`, `<iframe>` or `<form>`, no event handler or
-`style` attribute, no URL with a scheme other than http, https or mailto, no relative URL
-left pointing into our site. Every link it keeps gets `rel="nofollow ugc noopener"`: the
-text is user generated, we vouch for none of it.
+`style` attribute, no URL with a scheme other than http, https or mailto. Comments and
+posts share that list. A comment keeps no relative URL pointing into our site, and every
+link it keeps gets `rel="nofollow ugc noopener"`: the text is user generated, we vouch
+for none of it. A post may also hold exactly what the site's own Markdown renderer
+writes (heading anchors, footnotes, table alignment: `toolkit/site/markdown.py`), and its
+relative links stay: they are the writer's own.
 """
 
 from __future__ import annotations
@@ -28,6 +32,27 @@ ALLOWED_ATTRIBUTES = {
     "ol": {"start"},
 }
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
+
+# What the Markdown renderer writes on top of the shared list. Classes are allowed by name
+# (nh3's `allowed_classes`) and table alignment by exact value: raw HTML in a post gets
+# these and nothing more.
+POST_TAGS = ALLOWED_TAGS | {"section"}
+POST_ATTRIBUTES = {
+    **ALLOWED_ATTRIBUTES,
+    "a": ALLOWED_ATTRIBUTES["a"] | {"id"},  # footnote references
+    "li": {"id"},  # footnotes
+    **{f"h{level}": {"id"} for level in range(1, 7)},  # heading anchors
+}
+POST_CLASSES = {
+    "a": {"header-anchor", "footnote-backref"},
+    "sup": {"footnote-ref"},
+    "hr": {"footnotes-sep"},
+    "section": {"footnotes"},
+    "ol": {"footnotes-list"},
+    "li": {"footnote-item"},
+}
+_ALIGNMENTS = {f"text-align:{side}" for side in ("left", "center", "right")}
+POST_ATTRIBUTE_VALUES = {"th": {"style": _ALIGNMENTS}, "td": {"style": _ALIGNMENTS}}
 # Elements whose content goes too: keeping a script's or a style sheet's text would only
 # show code to the reader.
 DROPPED_WITH_CONTENT = frozenset({"script", "style", "iframe", "object", "embed", "template",
@@ -50,4 +75,24 @@ def clean_html(fragment: str, base_url: str | None = None) -> str:
         link_rel=LINK_REL,
         strip_comments=True,
         url_relative=("rewrite_with_base", base_url) if base_url else "deny",
+    )
+
+
+def clean_post_html(fragment: str) -> str:
+    """A post's rendered body, its raw HTML made safe: what the renderer wrote survives,
+    with the same meaning (nh3 writes it out again, so `<br />` becomes `<br>`)."""
+    return nh3.clean(
+        fragment,
+        tags=set(POST_TAGS),
+        clean_content_tags=set(DROPPED_WITH_CONTENT),
+        attributes={tag: set(names) for tag, names in POST_ATTRIBUTES.items()},
+        allowed_classes={tag: set(names) for tag, names in POST_CLASSES.items()},
+        tag_attribute_values={
+            tag: {name: set(values) for name, values in attrs.items()}
+            for tag, attrs in POST_ATTRIBUTE_VALUES.items()
+        },
+        url_schemes=set(URL_SCHEMES),
+        link_rel=None,
+        strip_comments=True,
+        url_relative="pass_through",
     )

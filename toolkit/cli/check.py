@@ -35,7 +35,8 @@ def check(cli: CliContext, paths: tuple[str, ...], strict: bool) -> None:
         stderr.print(
             f"{report.files} post{'s' if report.files != 1 else ''} checked: "
             f"{errors} error{'s' if errors != 1 else ''}, "
-            f"{warnings} warning{'s' if warnings != 1 else ''}"
+            f"{warnings} warning{'s' if warnings != 1 else ''}",
+            markup=False,
         )
     if errors or (strict and warnings):
         raise SystemExit(1)

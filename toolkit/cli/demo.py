@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import click
+from rich.markup import escape
 
 from toolkit.cli.context import CliContext, common_options, pass_cli
 from toolkit.cli.output import stderr, stdout
@@ -29,7 +30,7 @@ def demo(cli: CliContext) -> None:
 
     def step(message: str) -> None:
         if not cli.quiet:
-            stderr.print(f"[bold]•[/] {message}", highlight=False)
+            stderr.print(f"[bold]•[/] {escape(message)}", highlight=False)
 
     try:
         report = run_demo(cli.config, reporter=reporter, step=step)
@@ -44,12 +45,13 @@ def demo(cli: CliContext) -> None:
         f"mirrored the comments of {articles} published article(s) "
         f"({len(comments.fetched)} with comments) and {mirrored.readinglist_items} "
         f"reading-list item(s); built {built.posts} posts into {len(built.written)} file(s).",
-        highlight=False,
+        highlight=False, markup=False,
     )
     for problem in built.problems:
-        stdout.print(str(problem), highlight=False)
-    stdout.print(f"\nThe site: {report.site_index}\n  (file://{report.site_index})", highlight=False)
+        stdout.print(str(problem), highlight=False, markup=False)
+    stdout.print(f"\nThe site: {report.site_index}\n  (file://{report.site_index})",
+                 highlight=False, markup=False)
     stdout.print(f"Everything the demo wrote is in {report.workdir}; the sandbox has stopped.",
-                 highlight=False)
+                 highlight=False, markup=False)
     if not report.ok:
         raise SystemExit(1)

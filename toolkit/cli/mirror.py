@@ -40,7 +40,7 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool) -> None:
             podcast=podcast, full=full,
         )
     for path in result.changed:
-        stdout.print(f"updated {path}", highlight=False)
+        stdout.print(f"updated {path}", highlight=False, markup=False)
     if cli.quiet:
         return
     parts = []
@@ -54,7 +54,8 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool) -> None:
     if result.readinglist_items is not None:
         parts.append(f"reading list: {result.readinglist_items} item(s), "
                      f"{'written' if result.readinglist_written else 'unchanged'}")
-    stderr.print("; ".join(parts) + f" ({result.requests} request(s))", highlight=False)
+    stderr.print("; ".join(parts) + f" ({result.requests} request(s))", highlight=False,
+                 markup=False)
 
 
 @click.command()
@@ -87,11 +88,11 @@ def pull(cli: CliContext, overwrite: bool) -> None:
             continue
         note = f"  {outcome.message}" if outcome.message else ""
         stdout.print(f"{outcome.action.value:<11} {outcome.path} (article {outcome.article_id}){note}",
-                     highlight=False)
+                     highlight=False, markup=False)
     if not cli.quiet:
         stderr.print(
             f"{result.count(PullAction.CREATED)} created, {result.count(PullAction.OVERWRITTEN)} "
             f"overwritten, {result.count(PullAction.DIFFERS)} left as they are, "
-            f"{result.count(PullAction.UNCHANGED)} unchanged", highlight=False)
+            f"{result.count(PullAction.UNCHANGED)} unchanged", highlight=False, markup=False)
     if result.failed:
         raise SystemExit(1)

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import click
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -57,15 +58,16 @@ class ConsoleReporter:
             mark, style = "✗", "red"
         else:
             mark, style = ("→" if self.dry_run else "✓"), STYLE[outcome.action]
-        line = f"[{style}]{mark} {outcome.action.value:<9}[/] {outcome.key}  {outcome.message}"
+        line = (f"[{style}]{mark} {outcome.action.value:<9}[/] {escape(outcome.key)}  "
+                f"{escape(outcome.message)}")
         console = stdout if self.dry_run else (self.progress.console if self.progress else stderr)
         console.print(line, markup=True, highlight=False)
 
     def waiting(self, seconds: float, reason: str) -> None:
         if self.progress is not None:
-            self.progress.update(self.task, status=f"[dim]waiting {seconds:.1f} s: {reason}")
+            self.progress.update(self.task, status=f"[dim]waiting {seconds:.1f} s: {escape(reason)}")
         elif self.enabled and self.verbose:
-            stderr.print(f"[dim]waiting {seconds:.1f} s: {reason}[/]")
+            stderr.print(f"[dim]waiting {seconds:.1f} s: {escape(reason)}[/]")
 
     def close(self) -> None:
         if self.progress is not None:
@@ -86,9 +88,10 @@ def print_summary(result: PublishResult, *, title: str) -> None:
             table.add_row(f"[{STYLE[action]}]{label}[/]", str(total))
     stdout.print(table)
     for outcome in result.failed:
-        stdout.print(f"[red]✗[/] {outcome.key}: {outcome.message}", highlight=False)
+        stdout.print(f"[red]✗[/] {escape(outcome.key)}: {escape(outcome.message)}",
+                     highlight=False)
         for problem in outcome.plan.problems[1:]:
-            stdout.print(f"  {problem}", highlight=False)
+            stdout.print(f"  {problem}", highlight=False, markup=False)
 
 
 def outcome_json(outcome: Outcome) -> dict[str, Any]:

@@ -4,6 +4,7 @@ import signal
 import threading
 
 import click
+from rich.markup import escape
 
 from toolkit.cli.context import CliContext, common_options, pass_cli
 from toolkit.cli.output import stderr
@@ -25,7 +26,8 @@ class ConsoleWatchReporter:
             self.say(f"built {report.posts} posts: {len(report.written)} file(s) written "
                      f"in {seconds:.2f} s")
         elif report.written or report.removed or self.verbose:
-            what = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+            what = escape(", ".join(changed[:3]))
+            what += f" and {len(changed) - 3} more" if len(changed) > 3 else ""
             self.say(f"rebuilt after {what}: {len(report.written)} written, "
                      f"{len(report.removed)} removed in {seconds * 1000:.0f} ms")
 
@@ -33,21 +35,21 @@ class ConsoleWatchReporter:
         for line in new:
             click.echo(line, err=True)  # path:line: message, even with -q
         for line in fixed:
-            self.say(f"[green]fixed:[/] {line}")
+            self.say(f"[green]fixed:[/] {escape(line)}")
 
     def pushed(self, outcomes) -> None:
         for outcome in outcomes:
             if outcome.action.value == "unchanged" and outcome.ok:
                 continue
             mark = "[green]draft[/]" if outcome.ok else "[red]push failed[/]"
-            self.say(f"{mark} {outcome.key}: {outcome.message}")
+            self.say(f"{mark} {escape(outcome.key)}: {escape(outcome.message)}")
 
     def push_failed(self, message: str) -> None:
-        stderr.print(f"[red]push failed[/] ({message}); it is retried with the next save",
+        stderr.print(f"[red]push failed[/] ({escape(message)}); it is retried with the next save",
                      highlight=False)
 
     def config_problem(self, message: str) -> None:
-        stderr.print(f"[red]{message}[/]", highlight=False)
+        stderr.print(f"[red]{escape(message)}[/]", highlight=False)
 
 
 @click.command()
@@ -95,8 +97,10 @@ def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool) -> No
         signal.signal(signum, lambda *_: stop.set())
     session.start()
     try:
-        reporter.say(f"[bold]Serving {session.url}[/] — watching {config.relative(config.site.content_dir)}/, "
-                     f"{config.relative(config.site.templates_dir)}/ and {config.path.name} (Ctrl-C to stop)")
+        watched = (f"{config.relative(config.site.content_dir)}/, "
+                   f"{config.relative(config.site.templates_dir)}/ and {config.path.name}")
+        reporter.say(f"[bold]Serving {escape(session.url)}[/] — watching {escape(watched)} "
+                     "(Ctrl-C to stop)")
         stop.wait()
     finally:
         session.stop()

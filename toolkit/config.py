@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from toolkit.errors import ConfigError
+from toolkit.redact import redact_url
 
 DEFAULT_CONFIG_NAME = "toolkit.toml"
 
@@ -65,7 +66,7 @@ def _http_url(value: Any) -> str | None:
         return "must be a string"
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        return f"must be an absolute http(s) URL, not {value!r}"
+        return f"must be an absolute http(s) URL, not {redact_url(value)!r}"
     if parts.query or parts.fragment:
         return "must not carry a query or fragment"
     return None

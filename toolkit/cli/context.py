@@ -34,10 +34,21 @@ def setup_logging(verbose: int, quiet: bool) -> None:
     from toolkit.cli.output import stderr
 
     handler = RichHandler(console=stderr, show_time=False, show_path=False)
+    handler.addFilter(_redact_urls)
     logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
     # The HTTP libraries log every request at INFO; keep them for -vv.
     for noisy in ("httpx", "httpcore", "uvicorn.access"):
         logging.getLogger(noisy).setLevel(logging.DEBUG if verbose > 1 else logging.WARNING)
+
+
+def _redact_urls(record: logging.LogRecord) -> bool:
+    """Take credentials out of URLs in a log line (httpx logs every request's URL)."""
+    message = record.getMessage()
+    if "@" in message:
+        from toolkit.redact import redact_url
+
+        record.msg, record.args = redact_url(message), None
+    return True
 
 
 def _set_verbose(ctx: click.Context, _param: click.Parameter, value: int) -> None:

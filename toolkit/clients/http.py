@@ -31,6 +31,7 @@ from toolkit.errors import (
     Unauthorized,
     Unprocessable,
 )
+from toolkit.redact import redact_url
 
 log = logging.getLogger(__name__)
 
@@ -196,7 +197,7 @@ class ApiClient:
                 safe = idempotent or unsent
                 error = TransportError(
                     f"{method} {path}: {type(exc).__name__.replace('Error', ' error').lower()}"
-                    f" talking to {self.base_url}",
+                    f" talking to {redact_url(self.base_url)}",
                     request=_request_of(exc),
                 )
                 if safe and retries + 1 < self.retry.attempts:

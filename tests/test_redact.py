@@ -1,0 +1,73 @@
+"""Credentials written into a base URL never show in output, logs or exception text."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from toolkit.clients.forem import ForemClient
+from toolkit.clients.http import RetryPolicy
+from toolkit.config import Secret
+from toolkit.errors import TransportError
+from toolkit.redact import redact_url
+
+SYNC_CONFIG = """
+[site]
+title = "Sync site"
+url = "https://example.com/blog"
+
+[forem]
+rate_window = 1
+"""
+
+
+@pytest.mark.parametrize(("url", "expected"), [
+    ("https://user:secret@host/x", "https://***@host/x"),
+    ("http://secret@127.0.0.1:8787", "http://***@127.0.0.1:8787"),
+    ("https://me@mail.example:secret@host:1/p?q=a@b", "https://***@host:1/p?q=a@b"),
+    ("https://dev.to", "https://dev.to"),
+    ("https://host/a@b", "https://host/a@b"),
+    ("GET http://u:secret@h/api and ftp://x:secret@y/z", "GET http://***@h/api and ftp://***@y/z"),
+])
+def test_redact_url_replaces_the_userinfo(url, expected):
+    assert redact_url(url) == expected
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_a_failed_connection_does_not_show_the_password():
+    base = f"http://user:secret@127.0.0.1:{closed_port()}"
+    with ForemClient(base, Secret("key"), retry=RetryPolicy(attempts=1)) as client:
+        with pytest.raises(TransportError) as caught:
+            client.articles()
+    text = f"{caught.value} {caught.value!r} {caught.value.format_message()}"
+    assert "secret" not in text and "user" not in text
+    assert f"talking to http://***@127.0.0.1:{base.rsplit(':', 1)[1]}" in str(caught.value)
+
+
+def test_cli_logs_do_not_show_the_password(make_project, sandbox):
+    sandbox.reset()
+    project = make_project(SYNC_CONFIG)
+    project.post("hello", "Hello", published=True)
+    host = sandbox.base_url.removeprefix("http://")
+    env = {"FOREM_BASE_URL": f"http://user:secret@{host}", "FOREM_API_KEY": sandbox.demo_api_key}
+
+    result = project.run("-vv", "plan", env=env)
+
+    assert result.exit_code == 0, result.output
+    assert f"http://***@{host}/api/articles/me/all" in result.output  # the request was logged
+    assert "secret" not in result.output
+
+
+def test_a_config_problem_does_not_show_the_password(make_project):
+    project = make_project(SYNC_CONFIG)
+    result = project.run("plan", env={"FOREM_BASE_URL": "ftp://user:secret@host",
+                                      "FOREM_API_KEY": "key"})
+    assert result.exit_code == 1
+    assert "FOREM_BASE_URL: must be an absolute http(s) URL, not 'ftp://***@host'" in result.output
+    assert "secret" not in result.output

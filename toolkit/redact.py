@@ -1,0 +1,17 @@
+"""Credentials written into a URL (`https://user:password@host`) never reach output, logs
+or exception text: every message that shows a URL shows it through `redact_url`."""
+
+from __future__ import annotations
+
+import re
+
+# scheme://userinfo@ — the userinfo ends at the last `@` before the path, query or fragment.
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\s]*@")
+
+
+def redact_url(url: str) -> str:
+    """`url` with its user name and password replaced by `***`: `https://***@host/path`.
+    Works on any text holding URLs too (a log line, an error message)."""
+    if "@" not in url:
+        return url
+    return _USERINFO.sub(r"\1***@", url)

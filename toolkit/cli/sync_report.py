@@ -65,7 +65,8 @@ class ConsoleReporter:
 
     def waiting(self, seconds: float, reason: str) -> None:
         if self.progress is not None:
-            self.progress.update(self.task, status=f"[dim]waiting {seconds:.1f} s: {escape(reason)}")
+            status = f"[dim]waiting {seconds:.1f} s: {escape(reason)}"
+            self.progress.update(self.task, status=status)
         elif self.enabled and self.verbose:
             stderr.print(f"[dim]waiting {seconds:.1f} s: {escape(reason)}[/]")
 

@@ -3,10 +3,10 @@
 One list read of the account's articles says, through `comments_count`, which articles
 have new or deleted comments since the last mirror; only those are fetched again. Each
 file is `content/_mirror/comments/<slug>.json`, named after the local post's slug (or the
-remote slug for an article no post maps to) reduced to a safe file name, holding a small header and the threads with
-their nested children exactly as the API returned them. Files are rewritten only when
-their bytes change, so git shows real changes only; a file whose article is gone (deleted,
-or turned back into a draft) is removed.
+remote slug for an article no post maps to) reduced to a safe file name, holding a small
+header and the threads with their nested children exactly as the API returned them. Files
+are rewritten only when their bytes change, so git shows real changes only; a file whose
+article is gone (deleted, or turned back into a draft) is removed.
 """
 
 from __future__ import annotations

@@ -3,10 +3,11 @@
 An article no local post maps to becomes a new file, named from its title or slug (reduced
 to a safe file name inside `content/`), never written over an existing file. Its front
 matter keeps only what the publishing API defines: a remote article cannot make itself
-premium or choose the path of its page. A post whose article was edited on the website takes that version
-when the post itself has not changed since it was last published (nothing is lost); when
-both changed, only `overwrite` replaces the post. Every pulled post is recorded in
-`toolkit.lock` as in sync, so `toolkit publish` right after a pull writes nothing.
+premium or choose the path of its page. A post whose article was edited on the website
+takes that version when the post itself has not changed since it was last published
+(nothing is lost); when both changed, only `overwrite` replaces the post. Every pulled post
+is recorded in `toolkit.lock` as in sync, so `toolkit publish` right after a pull writes
+nothing.
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ def pull(config: Config, client: ForemClient, *, overwrite: bool = False) -> Pul
             except UnsafeNameError as exc:
                 result.outcomes.append(PullOutcome(
                     config.relative(content_dir / f"{stem}.md"), PullAction.FAILED, article.id,
-                    str(exc.message)))
+                    exc.message))
                 continue
             action = PullAction.CREATED
         else:

@@ -246,3 +246,24 @@ def test_a_failed_push_is_reported_and_retried_with_the_next_save(site, watch, s
                      headers={"api-key": sandbox.demo_api_key}).json()
     bodies = {a["title"]: a["body_markdown"] for a in mine}
     assert "Version 1." in bodies["Draft note"] and "Other 1." in bodies["Other draft"]
+
+
+def test_a_push_waits_for_another_run_and_says_so_when_it_gives_up(site, watch, sandbox):
+    from toolkit.sync.runlock import run_lock
+
+    sandbox.reset()
+    env = {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
+    site.post("note", "Draft note", "Version 0.\n", published=False)
+    assert site.run("publish", env=env).exit_code == 0
+    w = watch(env={**env, "TOOLKIT_LOCK_TIMEOUT": "0.5"})
+    sandbox.reset_stats()
+    with run_lock(site.root / ".toolkit", "publish"):  # a publish is running
+        site.post("note", "Draft note", "Version 1.\n", published=False)
+        wait_for(lambda: "another toolkit run holds .toolkit/run.lock: publish" in w.output())
+        assert "push failed" in w.output() and "retried with the next save" in w.output()
+        assert sandbox.count("PUT") == 0
+    site.post("note", "Draft note", "Version 2.\n", published=False)
+    wait_for(lambda: sandbox.count("PUT", "/api/articles/{id}", 200) == 1)
+    mine = httpx.get(f"{sandbox.base_url}/api/articles/me/unpublished",
+                     headers={"api-key": sandbox.demo_api_key}).json()
+    assert any("Version 2." in a["body_markdown"] for a in mine if a["title"] == "Draft note")

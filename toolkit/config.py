@@ -133,6 +133,8 @@ SCHEMA: dict[str, dict[str, Option]] = {
         "organization_id": Option(_positive_int),
         # The API's rate-limit window in seconds (30 on dev.to); the sandbox can shorten it.
         "rate_window": Option(_positive_number, 30),
+        # Seconds to wait for an answer before a request counts as failed.
+        "timeout": Option(_positive_number, 30),
     },
     "archive": {
         "base_url": Option(_base_url, "https://api.cloudconvert.com"),
@@ -195,6 +197,7 @@ class ForemConfig:
     organization_id: int | None
     rate_window: float
     api_key: Secret | None
+    timeout: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -347,6 +350,7 @@ def _build(name: str, root: Path, path: Path, data: dict, env: Mapping[str, str]
             organization_id=values["forem"]["organization_id"],
             rate_window=float(values["forem"]["rate_window"]),
             api_key=secret("FOREM_API_KEY"),
+            timeout=float(values["forem"]["timeout"]),
         ),
         archive=ArchiveConfig(
             base_url=strip(values["archive"]["base_url"]),

@@ -82,7 +82,12 @@ class ApiError(ToolkitError):
 
 
 class TransportError(ApiError):
-    pass
+    """No response. `maybe_sent` is False only when the request certainly never reached
+    the server (the connection was never made), so even a create can be sent again."""
+
+    def __init__(self, message: str, *, maybe_sent: bool = True, **kwargs):
+        super().__init__(message, **kwargs)
+        self.maybe_sent = maybe_sent
 
 
 class HTTPStatusError(ApiError):

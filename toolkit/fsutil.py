@@ -1,32 +1,95 @@
-"""File writes that never leave a half-written file behind, and file names from outside
-made safe before anything is written under them."""
+"""File writes that never leave a half-written file behind, and tidying after those that
+were interrupted; file names from outside made safe before anything is written under them.
+
+`atomic_write` writes a temporary file `.<name>.<random>.tmp` beside its target and
+renames it over the target. The temporary file holds an OS lock (`flock`) for as long as
+it is being written, so `remove_stale_temp_files` can tell the file of a writer that is
+still running (locked: left alone) from one that a crash left behind (removed).
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import tempfile
+import secrets
+import stat
+import time
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from toolkit.errors import ToolkitError
 
+try:
+    import fcntl
+except ImportError:  # not POSIX: temporary files are told apart by age instead
+    fcntl = None  # type: ignore[assignment]
+
+TEMP_SUFFIX = ".tmp"
+# Without OS locks, a temporary file younger than this may belong to a running writer.
+UNLOCKED_TEMP_AGE = 3600.0
+
+
+def temp_name(path: Path) -> str:
+    """The name of a temporary file for `path`: `.<name>.<random>.tmp`."""
+    return f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+
+
+def _open_locked_temp(path: Path) -> tuple[int, Path]:
+    """Create a new temporary file beside `path` and lock it.
+
+    The file is created with mode 0o666, which the process umask reduces, as for any new
+    file. A cleaner removes a temporary file only while holding its lock, so a file found
+    unlinked once the lock is ours was taken for a leftover in the instant between its
+    creation and its locking: start again with a new one.
+    """
+    for _ in range(100):
+        temp = path.parent / temp_name(path)
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        if fcntl is None:
+            return fd, temp
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if os.fstat(fd).st_nlink > 0:
+            return fd, temp
+        os.close(fd)
+    raise FileExistsError(f"cannot create a temporary file beside {path}")
+
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write to a temporary file beside `path`, fsync it, then rename it over `path`."""
+    """Write to a temporary file beside `path`, fsync it, then rename it over `path`.
+
+    The file keeps the permissions it had (a new file gets the umask's default), so a
+    rewrite never turns a shared, group-writable file into a private one.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
+        mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = None
+    fd, temp = _open_locked_temp(path)
+    closed = False
+    try:
+        if mode is not None and hasattr(os, "fchmod"):
+            os.fchmod(fd, mode)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+        if fcntl is None:  # a file cannot be renamed while open there
+            os.close(fd)
+            closed = True
+        os.replace(temp, path)  # still locked: a cleaner never sees it unlocked before this
     except BaseException:
-        Path(temp).unlink(missing_ok=True)
+        temp.unlink(missing_ok=True)
         raise
+    finally:
+        if not closed:
+            os.close(fd)
     try:  # make the rename itself durable
         dir_fd = os.open(path.parent, os.O_RDONLY)
     except OSError:
@@ -35,6 +98,66 @@ def atomic_write(path: Path, data: bytes) -> None:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+
+
+def _temp_files(folder: Path, name: re.Pattern[str], recursive: bool) -> Iterator[Path]:
+    """Regular files (symlinks are never followed) in `folder` that look like temp files."""
+    pattern = re.compile(r"\.(?P<name>.+)\.[A-Za-z0-9_]+" + re.escape(TEMP_SUFFIX))
+    for top, _dirs, files in os.walk(folder):
+        for file in files:
+            match = pattern.fullmatch(file)
+            if match and name.fullmatch(match["name"]):
+                path = Path(top) / file
+                try:
+                    regular = stat.S_ISREG(os.lstat(path).st_mode)
+                except FileNotFoundError:
+                    continue
+                if regular:
+                    yield path
+        if not recursive:  # os.walk never descends into a symlinked folder either
+            return
+
+
+def _remove_if_abandoned(path: Path) -> bool:
+    """Remove a temporary file unless a writer still holds it; True if removed."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return False  # gone already (renamed by its writer), or not ours to open
+    try:
+        if fcntl is None:
+            if time.time() - os.fstat(fd).st_mtime < UNLOCKED_TEMP_AGE:
+                return False
+        else:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return False  # a writer is at work on it
+            try:  # still the same file under that name (not renamed away meanwhile)?
+                if not os.path.samestat(os.fstat(fd), os.lstat(path)):
+                    return False
+            except FileNotFoundError:
+                return False
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            return False
+        return True
+    finally:
+        os.close(fd)
+
+
+def remove_stale_temp_files(folder: Path, name: str = ".+", *, recursive: bool = False) -> list[Path]:
+    """Remove the temporary files that interrupted `atomic_write`s left in `folder`.
+
+    `name` (a regular expression) is what the target's name must match, e.g.
+    `toolkit\\.lock`; a temporary file that a running writer holds is never touched.
+    Returns the files removed.
+    """
+    if not folder.is_dir():
+        return []
+    pattern = re.compile(name)
+    return [path for path in _temp_files(folder, pattern, recursive) if _remove_if_abandoned(path)]
 
 
 def stable_json(data: Any) -> bytes:

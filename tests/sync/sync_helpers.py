@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import itertools
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -53,3 +63,100 @@ def requests_by_route(sandbox) -> dict[str, int]:
 def web_edit(sandbox, article_id: int, body_markdown: str) -> None:
     """An edit of the article as if made on the website."""
     control(sandbox, "POST", f"/articles/{article_id}/edit", body_markdown=body_markdown)
+
+
+def last_seq(sandbox) -> int:
+    """The sequence number of the last request the sandbox recorded."""
+    return control(sandbox, "GET", "/requests?limit=1")["last_seq"]
+
+
+def records_after(sandbox, seq: int, method: str, route: str) -> list[dict]:
+    """Request records after `seq` for one method and route template."""
+    return [r for r in sandbox.requests(after=seq) if r["method"] == method and r["route"] == route]
+
+
+def wait_for(condition: Callable[[], Any], timeout: float = 20.0, interval: float = 0.02) -> Any:
+    """Poll until `condition()` is truthy; fail the test when it never is."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"condition not met within {timeout} s")
+
+
+def start_toolkit(project, *args: str, env: dict[str, str]) -> subprocess.Popen:
+    """`toolkit --config <project>/toolkit.toml ARGS` as a real process, output captured."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "--config", str(project.root / "toolkit.toml"), *args],
+        cwd=project.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "COLUMNS": "200", **env},
+    )
+
+
+def lock_entries(project) -> dict[str, dict]:
+    return json.loads((project.root / "toolkit.lock").read_text())["posts"]
+
+
+class PatientProxy:
+    """A TCP forwarder in front of the sandbox that, like a real network path, lets a
+    request the client has already sent reach the server and finish there even when the
+    client gave up waiting (timed out, or was killed) and closed its connection."""
+
+    def __init__(self, target_url: str):
+        parts = httpx.URL(target_url)
+        self.target = (parts.host, parts.port)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.base_url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self._open: list[socket.socket] = []
+        self._last: dict[int, str] = {}  # connection -> who sent bytes last: client/server
+        self._mutex = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def in_flight(self) -> int:
+        """Connections whose last bytes were the client's: a request awaits its answer."""
+        with self._mutex:
+            return sum(1 for side in self._last.values() if side == "client")
+
+    def _accept(self) -> None:
+        for number in itertools.count():
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target)
+            self._open += [client, upstream]
+            for source, sink, side in ((client, upstream, "client"), (upstream, client, "server")):
+                threading.Thread(target=self._pump, args=(number, source, sink, side),
+                                 daemon=True).start()
+
+    def _pump(self, number: int, source: socket.socket, sink: socket.socket, side: str) -> None:
+        sink_open = True
+        while True:
+            try:
+                data = source.recv(65536)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            with self._mutex:
+                self._last[number] = side
+            if sink_open:
+                try:
+                    sink.sendall(data)
+                except OSError:
+                    sink_open = False  # the client is gone: keep reading the server's answer
+        if side == "server":  # the server is done with the connection: both ends can go
+            with self._mutex:
+                self._last.pop(number, None)
+            for end in (source, sink):
+                with contextlib.suppress(OSError):
+                    end.close()
+        # The client's end closed: the server's stays open until it has answered.
+
+    def close(self) -> None:
+        self.listener.close()
+        for end in self._open:
+            with contextlib.suppress(OSError):
+                end.close()

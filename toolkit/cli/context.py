@@ -71,3 +71,13 @@ def common_options(command):
                            help="Only errors.")(command)
     return click.option("-v", "--verbose", count=True, expose_value=False, callback=_set_verbose,
                         help="Say more (repeat for debug output).")(command)
+
+
+def lock_timeout_option(default: float, waits: str):
+    """`--lock-timeout SECONDS` (env TOOLKIT_LOCK_TIMEOUT): how long `waits` waits for
+    another toolkit run that holds .toolkit/run.lock."""
+    return click.option(
+        "--lock-timeout", type=click.FloatRange(min=0), default=default, show_default=True,
+        envvar="TOOLKIT_LOCK_TIMEOUT", show_envvar=True, metavar="SECONDS",
+        help=f"How long {waits} waits while another toolkit run holds .toolkit/run.lock.",
+    )

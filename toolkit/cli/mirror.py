@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.context import CliContext, common_options, lock_timeout_option, pass_cli
 from toolkit.cli.output import stderr, stdout
 
 
@@ -58,18 +58,25 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool) -> None:
                  markup=False)
 
 
+def _say(message: str) -> None:
+    stderr.print(message, markup=False, highlight=False)
+
+
 @click.command()
 @click.option("--overwrite", is_flag=True,
               help="Also replace local posts that have changes of their own with the website version.")
+@lock_timeout_option(60.0, "a pull")
 @common_options
 @pass_cli
-def pull(cli: CliContext, overwrite: bool) -> None:
+def pull(cli: CliContext, overwrite: bool, lock_timeout: float) -> None:
     """Import the account's articles as local posts (onboarding, and taking website edits).
 
     An article that no local post maps to becomes content/<slug>.md (never written over an
     existing file). A post whose article was edited on the website takes that version when
     the post has no unpublished changes of its own; with --overwrite it always does. Pulled
     posts are recorded in toolkit.lock, so a `toolkit publish` right after writes nothing.
+    Like publish, it holds .toolkit/run.lock; while another run holds it, pull waits up to
+    --lock-timeout seconds, then exits 1 naming that run.
 
     \b
     Example:
@@ -82,7 +89,8 @@ def pull(cli: CliContext, overwrite: bool) -> None:
 
     config = cli.config
     with forem_client(config) as client:
-        result = pull_articles(config, client, overwrite=overwrite)
+        result = pull_articles(config, client, overwrite=overwrite, lock_timeout=lock_timeout,
+                               on_wait=None if cli.quiet else _say)
     for outcome in result.outcomes:
         if outcome.action is PullAction.UNCHANGED and cli.verbose < 1:
             continue

@@ -70,6 +70,10 @@ class ConsoleReporter:
         elif self.enabled and self.verbose:
             stderr.print(f"[dim]waiting {seconds:.1f} s: {escape(reason)}[/]")
 
+    def blocked(self, message: str) -> None:
+        if not self.quiet:
+            stderr.print(message, markup=False, highlight=False)
+
     def close(self) -> None:
         if self.progress is not None:
             self.progress.stop()

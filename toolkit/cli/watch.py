@@ -6,7 +6,7 @@ import threading
 import click
 from rich.markup import escape
 
-from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.context import CliContext, common_options, lock_timeout_option, pass_cli
 from toolkit.cli.output import stderr
 
 
@@ -60,16 +60,21 @@ class ConsoleWatchReporter:
               help="Update the remote draft of each saved post (needs FOREM_API_KEY).")
 @click.option("--drafts/--no-drafts", default=True, show_default=True,
               help="Show drafts in the preview, marked as such.")
+@lock_timeout_option(5.0, "a draft push")
 @common_options
 @pass_cli
-def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool) -> None:
+def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool,
+          lock_timeout: float) -> None:
     """Preview the site while you write: rebuild and live-reload on every save.
 
     Builds into .toolkit/preview/ (your site/ stays as `toolkit build` makes it), serves
     it on localhost with live reload, and watches content/, templates/ and toolkit.toml.
     A save with a mistake prints `path:line: message` and shows it on the page; the next
     good save clears it. Unless --no-push, the remote draft of each saved post follows,
-    several quick saves making one update; watch never publishes. Ctrl-C stops it.
+    several quick saves making one update; watch never publishes. A push waits up to
+    --lock-timeout seconds while another toolkit run (a publish, a pull) holds
+    .toolkit/run.lock; if it is still held, the push says so and is tried again with the
+    next save. Ctrl-C stops it.
 
     \b
     Example:
@@ -90,8 +95,9 @@ def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool) -> No
             def factory(**kwargs):
                 return forem_client(config, **kwargs)
 
-    session = WatchSession(config, WatchOptions(host=host, port=port, drafts=drafts, push=push),
-                           reporter, client_factory=factory)
+    options = WatchOptions(host=host, port=port, drafts=drafts, push=push,
+                           lock_timeout=lock_timeout)
+    session = WatchSession(config, options, reporter, client_factory=factory)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())

@@ -27,7 +27,7 @@ from toolkit.clients.forem_models import (
     User,
     VideoArticle,
 )
-from toolkit.clients.http import ApiClient, RetryPolicy, json_body, retry_after_seconds
+from toolkit.clients.http import ApiClient, RetryPolicy, json_body, retry_after_seconds, timeout_of
 from toolkit.clients.ratelimit import SlidingWindowLimiter
 from toolkit.config import Secret
 from toolkit.errors import Unauthorized
@@ -81,11 +81,14 @@ class ForemClient(ApiClient):
         sleep: Callable[[float], None] | None = None,
         clock: Callable[[], float] | None = None,
         on_wait: Callable[[float, str], None] | None = None,
+        timeout: float | None = None,
     ):
         kwargs: dict[str, Any] = {"transport": transport, "client": client, "retry": retry,
                                   "on_wait": on_wait}
         if sleep is not None:
             kwargs["sleep"] = sleep
+        if timeout is not None:  # seconds to wait for the server (`[forem] timeout`)
+            kwargs["timeout"] = timeout_of(timeout)
         super().__init__(
             base_url,
             headers={"api-key": api_key.reveal()} if api_key else None,

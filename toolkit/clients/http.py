@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email.utils
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -36,6 +37,18 @@ from toolkit.redact import redact_url
 log = logging.getLogger(__name__)
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+# Failures that happen before a single byte of the request has left.
+NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+
+def timeout_of(seconds: float) -> httpx.Timeout:
+    """A client timeout of `seconds` per read or write; connecting takes at most 10 s."""
+    return httpx.Timeout(seconds, connect=min(seconds, 10.0))
+
+
+def _words(name: str) -> str:
+    """`ReadTimeout` -> `read timeout`, `ConnectError` -> `connect error`."""
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()
 
 
 @dataclass(frozen=True)
@@ -191,14 +204,14 @@ class ApiClient:
                 response = self._client.request(method, path, params=params or None, json=json)
             except httpx.TransportError as exc:
                 # A connection that was never made certainly did not reach the server.
-                unsent = isinstance(exc, httpx.ConnectError)
+                unsent = isinstance(exc, NEVER_SENT)
                 if pacer:
                     pacer.failed(reached_server=not unsent)
                 safe = idempotent or unsent
                 error = TransportError(
-                    f"{method} {path}: {type(exc).__name__.replace('Error', ' error').lower()}"
-                    f" talking to {redact_url(self.base_url)}",
-                    request=_request_of(exc),
+                    f"{method} {path}: {_words(type(exc).__name__)} talking to "
+                    f"{redact_url(self.base_url)}",
+                    request=_request_of(exc), maybe_sent=not unsent,
                 )
                 if safe and retries + 1 < self.retry.attempts:
                     self.wait(self.retry.pause(retries), f"{method} {path}: connection failed, retrying")

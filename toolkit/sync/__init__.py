@@ -18,5 +18,6 @@ def forem_client(config: Config, **kwargs) -> ForemClient:
     if config.forem.api_key is None:
         raise ToolkitError(MISSING_KEY)
     return ForemClient(
-        config.forem.base_url, config.forem.api_key, rate_window=config.forem.rate_window, **kwargs
+        config.forem.base_url, config.forem.api_key, rate_window=config.forem.rate_window,
+        timeout=config.forem.timeout, **kwargs
     )

@@ -6,19 +6,30 @@ separate rate limits, so they run in two lanes at once and a mixed publish takes
 long as the slower lane. After each successful write the lock is saved atomically, on a
 background thread so that the next request does not wait for the disk.
 
-A create that fails ambiguously (the connection dropped, a 5xx: it may have been
-committed) is never simply sent again: the engine re-reads the remote list, and only if
-the article is not there does it try once more. So no run, interrupted anywhere, can
-leave a duplicate behind.
+A run that writes holds the project's run lock (`runlock.py`) from before it reads
+`toolkit.lock` and the remote list to its end, so two runs never work from the same
+stale picture. Before the updates start, each one is recorded in the lock as pending
+(what is about to be sent) and saved: a run killed between the API taking an update and
+the lock recording it is recognised by the next run, which converges instead of
+reporting a conflict (see `plan.decide`).
+
+A create that fails is never simply sent again. When the server answered (a 5xx), the
+engine re-reads the remote list and tries once more only if the article is not there.
+When there was no answer (a timeout, a connection dropped after sending), the request
+may still be running on the server: the engine re-reads the list, and if the article is
+not there yet it reports the post as failed rather than risk a second article; the next
+publish finds the first one by canonical_url or title. So no run, interrupted anywhere,
+can leave a duplicate behind.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -32,11 +43,14 @@ from toolkit.errors import ApiError, ServerError, TransportError
 from toolkit.sync.lock import Lock, LockEntry
 from toolkit.sync.plan import Action, PostPlan, decide
 from toolkit.sync.remote import RemoteState, match_posts
+from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
 
 log = logging.getLogger(__name__)
 
 CREATE_ATTEMPTS = 3  # each after a reconcile that proved the previous one did not land
 LANE_WIDTH = 3  # requests of one kind in flight at once
+MAYBE_PENDING = ("the create may still be pending on the server; "
+                 "the next publish checks before sending again")
 
 
 class Reporter(Protocol):
@@ -48,6 +62,9 @@ class Reporter(Protocol):
 
     def waiting(self, seconds: float, reason: str) -> None: ...
 
+    def blocked(self, message: str) -> None:
+        """Another toolkit run holds the run lock; this one waits for it."""
+
 
 class _Silent:
     def planned(self, plans: list[PostPlan]) -> None:
@@ -57,6 +74,9 @@ class _Silent:
         pass
 
     def waiting(self, seconds: float, reason: str) -> None:
+        pass
+
+    def blocked(self, message: str) -> None:
         pass
 
 
@@ -97,12 +117,27 @@ class PublishResult:
 
 
 class SyncEngine:
-    def __init__(self, config: Config, client: ForemClient, *, lock: Lock | None = None,
-                 reporter: Reporter | None = None):
+    """Plans and publishes; `command` names the run in the run lock (`publish`, `watch`),
+    `lock_timeout` is how long a publish waits for another run, `sleep` paces that wait."""
+
+    def __init__(self, config: Config, client: ForemClient, *,
+                 reporter: Reporter | None = None, command: str = "publish",
+                 lock_timeout: float = DEFAULT_TIMEOUT,
+                 sleep: Callable[[float], None] = time.sleep):
         self.config = config
         self.client = client
-        self.lock = lock if lock is not None else Lock.load(config.lock_path)
         self.reporter = reporter or _Silent()
+        self.command = command
+        self.lock_timeout = lock_timeout
+        self._sleep = sleep
+        self._lock: Lock | None = None
+
+    @property
+    def lock(self) -> Lock:
+        """`toolkit.lock` as read by this run (a publish reads it once it holds the run lock)."""
+        if self._lock is None:
+            self._lock = Lock.load(self.config.lock_path)
+        return self._lock
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -178,7 +213,16 @@ class SyncEngine:
 
         self.client.on_wait = on_wait
         try:
-            result = self._publish(paths, force=force, dry_run=dry_run, drafts_only=drafts_only)
+            if dry_run:
+                result = self._publish(paths, force=force, dry_run=True, drafts_only=drafts_only)
+            else:
+                # A reporter written before `blocked` existed simply says nothing.
+                blocked = getattr(self.reporter, "blocked", None)
+                with writer_run(self.config, self.command, timeout=self.lock_timeout,
+                                sleep=self._sleep, on_wait=blocked):
+                    self._lock = Lock.load(self.config.lock_path)  # as the last run left it
+                    result = self._publish(paths, force=force, dry_run=False,
+                                           drafts_only=drafts_only)
         finally:
             self.client.on_wait = previous
         result.waits = waits
@@ -204,9 +248,13 @@ class SyncEngine:
                 continue
             finish(self._without_write(plan, dry_run))
         if not dry_run:
-            self.lock.save()  # entries adopted from the remote list, in one write
             creates = [p for p in writes if p.action is Action.CREATE]
             updates = [p for p in writes if p.action is Action.UPDATE]
+            for plan in updates:
+                self._mark_pending(plan)
+            # Entries adopted from the remote list and the pending updates, in one write,
+            # durable before the first request goes out.
+            self.lock.save()
             # The two kinds have separate limits: run them side by side, a few requests of
             # each kind in flight at once (the limiters count those in flight as sent).
             with self.lock.background_saves(), \
@@ -244,6 +292,15 @@ class SyncEngine:
             save=save,
         )
 
+    def _mark_pending(self, plan: PostPlan) -> None:
+        """Record in the lock what is about to be sent, so an interrupted run is recognised."""
+        entry, article, payload = plan.entry, plan.article, plan.payload
+        if entry is None or article is None or payload is None or entry.article_id != article.id:
+            return  # no entry: the next run finds the article by identity and compares bodies
+        self.lock.record(plan.key, replace(
+            entry, pending_digest=payload.digest,
+            pending_body_digest=body_digest(payload.body_markdown)), save=False)
+
     def _update(self, plan: PostPlan) -> Outcome:
         assert plan.article is not None and plan.payload is not None
         try:
@@ -259,7 +316,10 @@ class SyncEngine:
             try:
                 article = self.client.create_article(plan.payload.data)
             except (TransportError, ServerError) as exc:
-                # It may have been committed before the failure: look before trying again.
+                if isinstance(exc, TransportError) and not exc.maybe_sent:
+                    # It never reached the server (the client already tried again).
+                    return Outcome(plan, False, f"create failed: {exc.message}")
+                # It may have been committed before the failure: look before anything else.
                 log.info("%s: create failed ambiguously (%s); reconciling", plan.key, exc.message)
                 try:
                     landed = self._find_created(plan)
@@ -271,6 +331,10 @@ class SyncEngine:
                     self._remember(plan, landed)
                     return Outcome(plan, True, f"created article {landed.id} (confirmed after: "
                                    f"{exc.message})", landed.id, landed.url)
+                if _maybe_still_running(exc):
+                    # Not in the list yet, but the request may still be running on the
+                    # server: sending it again could make a second article.
+                    return Outcome(plan, False, f"create failed ({exc.message}): {MAYBE_PENDING}")
                 last_error = exc
                 continue
             except ApiError as exc:
@@ -281,6 +345,14 @@ class SyncEngine:
 
     def _find_created(self, plan: PostPlan) -> Article | None:
         remote = self.read_remote()
-        claimed = {e.article_id for k, e in self.lock.entries.items() if k != plan.key}
+        claimed = self.lock.claimed(except_key=plan.key)
         # The plan found no match before the create, so a match now is the article it made.
         return remote.identify(None, self.canonical_of(plan.post), plan.post.title, claimed).article
+
+
+def _maybe_still_running(exc: ApiError) -> bool:
+    """True when a failed request may still be at work on the server: no answer came after
+    it was sent (a timeout, a dropped connection), or a gateway gave up waiting (504)."""
+    if isinstance(exc, TransportError):
+        return exc.maybe_sent
+    return exc.status == 504

@@ -1,14 +1,24 @@
 """`toolkit.lock`: which remote article each post is, and what was last sent and seen.
 
 JSON with sorted keys, one entry per post path, meant to be committed. It is rewritten
-atomically after every successful write, so a crash loses at most the write in flight;
+atomically after every successful write, so a crash loses at most the writes in flight;
 and even losing the whole file costs nothing but a list read, because identity falls back
-to `canonical_url` and title (see `identity.py`).
+to `canonical_url` and title (see `remote.py`).
+
+A save merges with what is on disk: it re-reads the file and applies this run's own
+changes (entries set, entries removed) on top, so two runs that somehow both write it
+(the run lock normally prevents that) lose nothing of each other's.
+
+Before an update is sent, its entry records what is being sent (`pending_digest`,
+`pending_body_digest`), saved before the request goes out: if the run is killed after the
+API took the update but before the lock said so, the next run recognises the remote body
+as its own and does not call it a conflict.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +27,8 @@ from pathlib import Path
 
 from toolkit.errors import SyncError
 from toolkit.fsutil import stable_json, write_if_changed
+
+log = logging.getLogger(__name__)
 
 LOCK_VERSION = 1
 
@@ -29,6 +41,17 @@ class LockEntry:
     remote_digest: str  # digest of the remote body_markdown right after that write
     remote_edited_at: str | None = None
     published: bool = False
+    # Set before an update is sent, cleared by the record of its success: the payload
+    # digest and the body digest of what is being sent.
+    pending_digest: str | None = None
+    pending_body_digest: str | None = None
+
+    def as_json(self) -> dict:
+        data = asdict(self)
+        for key in ("pending_digest", "pending_body_digest"):
+            if data[key] is None:
+                del data[key]  # absent rather than null: no lock diff for unchanged entries
+        return data
 
 
 class _Saver(threading.Thread):
@@ -67,14 +90,23 @@ class Lock:
         self._mutex = threading.Lock()
         self._saver: _Saver | None = None
         self._by_article = {e.article_id: k for k, e in self.entries.items()}
+        # This run's own changes, applied on top of the file as it is when saving.
+        self._set: dict[str, LockEntry] = {}
+        self._removed: set[str] = set()
 
     @classmethod
     def load(cls, path: Path) -> Lock:
-        if not path.exists():
-            return cls(path)
+        entries = cls._read(path)
+        return cls(path, entries or {})
+
+    @staticmethod
+    def _read(path: Path) -> dict[str, LockEntry] | None:
+        """The entries in the file; None when there is no file; SyncError when unusable."""
         name = path.name
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
         except (OSError, ValueError) as exc:
             raise SyncError(
                 f"{name}: cannot be read ({exc}); fix it, or delete it and publish again "
@@ -89,34 +121,50 @@ class Lock:
                 entries[key] = LockEntry(**value)
             except TypeError:
                 raise SyncError(f"{name}: {key}: malformed entry; delete it and publish again") from None
-        return cls(path, entries)
+        return entries
 
     def get(self, key: str) -> LockEntry | None:
-        return self.entries.get(key)
+        with self._mutex:
+            return self.entries.get(key)
+
+    def claimed(self, except_key: str | None = None) -> set[int]:
+        """Article ids the lock gives to posts (other than `except_key`)."""
+        with self._mutex:
+            return {e.article_id for k, e in self.entries.items() if k != except_key}
 
     def record(self, key: str, entry: LockEntry, *, save: bool = True) -> None:
         """Set a post's entry (moving the article away from a path whose file is gone)."""
         with self._mutex:
             other = self._by_article.get(entry.article_id)
             if other is not None and other != key and not (self.path.parent / other).exists():
-                del self.entries[other]
+                self._remove(other)
             previous = self.entries.get(key)
             if previous is not None and self._by_article.get(previous.article_id) == key:
                 del self._by_article[previous.article_id]
             self.entries[key] = entry
             self._by_article[entry.article_id] = key
+            self._set[key] = entry
+            self._removed.discard(key)
         if save:
             if self._saver is not None:
                 self._saver.wanted.set()
             else:
                 self.save()
 
+    def _remove(self, key: str) -> None:
+        entry = self.entries.pop(key)
+        if self._by_article.get(entry.article_id) == key:
+            del self._by_article[entry.article_id]
+        self._set.pop(key, None)
+        self._removed.add(key)
+
     @contextmanager
     def background_saves(self) -> Iterator[None]:
         """Within this block `record()` saves on a background thread, so a write's fsync
         does not hold up the next request; leaving the block waits for the last save.
         A crash can then lose the entries of the last few writes: the next run finds
-        those articles again by canonical_url or title, so nothing is duplicated."""
+        those articles again by canonical_url or title (and knows its own bodies by the
+        pending digests saved before sending), so nothing is duplicated or conflicted."""
         self._saver = _Saver(self)
         self._saver.start()
         try:
@@ -127,12 +175,22 @@ class Lock:
 
     def save(self) -> None:
         with self._mutex:
-            self._save()
+            self._merge_from_disk()
+            write_if_changed(self.path, self.to_bytes())
+
+    def _merge_from_disk(self) -> None:
+        """Take the file as it is now and put this run's changes on top of it."""
+        try:
+            on_disk = self._read(self.path)
+        except SyncError as exc:  # unreadable now: keep what this run holds
+            log.warning("%s; it is rewritten from this run's entries", exc.format_message())
+            return
+        merged = {k: v for k, v in (on_disk or {}).items() if k not in self._removed}
+        merged.update(self._set)
+        self.entries = merged
+        self._by_article = {e.article_id: k for k, e in merged.items()}
 
     def to_bytes(self) -> bytes:
         return stable_json(
-            {"version": LOCK_VERSION, "posts": {k: asdict(v) for k, v in self.entries.items()}}
+            {"version": LOCK_VERSION, "posts": {k: v.as_json() for k, v in self.entries.items()}}
         )
-
-    def _save(self) -> None:
-        write_if_changed(self.path, self.to_bytes())

@@ -4,15 +4,21 @@ No I/O here: `decide` is a pure function of its inputs, which keeps the rules (b
 readable and testable on their own.
 
 - no remote article is this post                      -> create
-- the remote body changed since the lock's record     -> conflict (update with --force)
+- the remote body changed since the lock's record,
+  and it is neither what an interrupted run was
+  sending nor what we would send now                 -> conflict (update with --force)
 - the post is what was last sent, or the remote body
   already equals what we would send                  -> unchanged (the lock is refreshed)
 - otherwise                                           -> update
+
+A run killed between the API taking an update and the lock recording it leaves a remote
+body the lock does not know; the entry's pending digests (saved before the request went
+out) say it is ours, so the next run converges instead of reporting a conflict.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from toolkit.clients.forem_models import Article
@@ -40,7 +46,7 @@ class PostPlan:
     post: Post | None = None
     payload: Payload | None = None
     article: Article | None = None  # the remote article this post is, when known
-    entry: LockEntry | None = None  # the post's lock entry before this run
+    entry: LockEntry | None = None  # the post's lock entry (as an interrupted write left it)
     problems: list[Problem] = field(default_factory=list)
 
     @property
@@ -74,8 +80,14 @@ def decide(post: Post, payload: Payload, match: Match, entry: LockEntry | None,
         plan.action, plan.reason = Action.CREATE, f"new post{draft}"
         return plan
     remote_body = article.body_markdown or ""
+    remote_digest = body_digest(remote_body)
     found = f"article {article.id}" + (f" (found by {match.via})" if match.via != "toolkit.lock" else "")
-    if entry is not None and entry.article_id == article.id and body_digest(remote_body) != entry.remote_digest:
+    ours = entry is not None and entry.article_id == article.id
+    landed = False
+    if ours and remote_digest != entry.remote_digest and remote_digest == entry.pending_body_digest:
+        entry = plan.entry = landed_entry(entry, article.edited_at, remote_digest)
+        landed = True
+    if ours and remote_digest != entry.remote_digest and remote_body != payload.body_markdown:
         if force:
             plan.action, plan.reason = Action.UPDATE, f"overwrites the website edit of {found} (--force)"
         else:
@@ -86,19 +98,27 @@ def decide(post: Post, payload: Payload, match: Match, entry: LockEntry | None,
             )
         return plan
     unchanged_since_lock = (
-        entry is not None and entry.article_id == article.id and entry.sent_digest == payload.digest
+        ours and entry.sent_digest == payload.digest and entry.remote_digest == remote_digest
     )
     if unchanged_since_lock or (
         remote_body == payload.body_markdown and article.published in (None, post.published)
     ):
         # The API may reformat a body it stores; the lock remembers that what it holds is ours.
-        plan.reason = f"{found} is up to date"
+        plan.reason = f"{found} is up to date" + (
+            " (an interrupted publish had sent it)" if landed else "")
         return plan
     plan.action = Action.UPDATE
     if article.published is not None and article.published != post.published and remote_body == payload.body_markdown:
         plan.reason = f"{found}: {'publishes it' if post.published else 'turns it back into a draft'}"
-    elif entry is not None and entry.article_id == article.id:
+    elif ours:
         plan.reason = f"{found}: the post changed since the last publish"
     else:
         plan.reason = f"{found} differs from the post"
     return plan
+
+
+def landed_entry(entry: LockEntry, edited_at: str | None, remote_digest: str) -> LockEntry:
+    """The entry as it would read had the interrupted write's success been recorded."""
+    return replace(entry, sent_digest=entry.pending_digest or entry.sent_digest,
+                   remote_digest=remote_digest, remote_edited_at=edited_at,
+                   pending_digest=None, pending_body_digest=None)

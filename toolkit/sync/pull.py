@@ -7,11 +7,13 @@ premium or choose the path of its page. A post whose article was edited on the w
 takes that version when the post itself has not changed since it was last published
 (nothing is lost); when both changed, only `overwrite` replaces the post. Every pulled post
 is recorded in `toolkit.lock` as in sync, so `toolkit publish` right after a pull writes
-nothing.
+nothing. A pull holds the run lock (`runlock.py`) from before it reads `toolkit.lock` to its
+end.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -28,6 +30,7 @@ from toolkit.content.rules import canonical_url
 from toolkit.fsutil import UnsafeNameError, atomic_write, path_inside, safe_name
 from toolkit.sync.lock import Lock, LockEntry
 from toolkit.sync.remote import RemoteState, match_posts
+from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
 
 
 class PullAction(StrEnum):
@@ -101,7 +104,15 @@ def file_stem_for(article: Article, taken: Callable[[str], bool]) -> str:
     return f"{remote}-{article.id}"
 
 
-def pull(config: Config, client: ForemClient, *, overwrite: bool = False) -> PullResult:
+def pull(config: Config, client: ForemClient, *, overwrite: bool = False,
+         lock_timeout: float = DEFAULT_TIMEOUT, on_wait: Callable[[str], None] | None = None,
+         sleep: Callable[[float], None] = time.sleep) -> PullResult:
+    """Pull while holding the run lock (waiting up to `lock_timeout` s for another run)."""
+    with writer_run(config, "pull", timeout=lock_timeout, sleep=sleep, on_wait=on_wait):
+        return _pull(config, client, overwrite=overwrite)
+
+
+def _pull(config: Config, client: ForemClient, *, overwrite: bool) -> PullResult:
     result = PullResult()
     lock = Lock.load(config.lock_path)
     posts, _ = load_posts(config)

@@ -5,6 +5,10 @@ the latest text of every post saved meanwhile, so five quick saves make one upda
 client (and so one pair of rate limiters) serves the whole session: a push that would
 exceed the limit waits inside it, while further saves queue up behind it. Only drafts
 are written (`drafts_only`); a failed post is pushed again with the next save.
+
+Each push holds the project's run lock, like `toolkit publish`: while another run holds
+it (a publish, a pull), the push waits a few seconds, then gives up, says so, and is
+tried again with the next save.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from toolkit.sync.engine import Outcome, SyncEngine
 log = logging.getLogger(__name__)
 
 SETTLE = 0.3
+PUSH_LOCK_TIMEOUT = 5.0  # seconds a push waits for another toolkit run
 
 
 class Cancelled(Exception):
@@ -38,11 +43,13 @@ class DraftPusher:
         on_error: Callable[[str], None],
         *,
         settle: float = SETTLE,
+        lock_timeout: float = PUSH_LOCK_TIMEOUT,
     ):
         self.config = config
         self.on_result = on_result
         self.on_error = on_error
         self.settle = settle
+        self.lock_timeout = lock_timeout
         self._stop = threading.Event()
         self.client = client_factory(sleep=self._sleep)
         self._pending: set[Path] = set()
@@ -94,7 +101,9 @@ class DraftPusher:
         if not paths:
             return
         try:
-            result = SyncEngine(self.config, self.client).publish(paths, drafts_only=True)
+            engine = SyncEngine(self.config, self.client, command="watch (draft push)",
+                                lock_timeout=self.lock_timeout, sleep=self._sleep)
+            result = engine.publish(paths, drafts_only=True)
         except Cancelled:
             return
         except ToolkitError as exc:

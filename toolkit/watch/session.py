@@ -26,7 +26,7 @@ from toolkit.site import BuildReport, SiteBuilder
 from toolkit.sync.engine import Outcome
 from toolkit.watch.changes import Coalescer, FolderWatch
 from toolkit.watch.preview import Broadcaster, create_preview_app
-from toolkit.watch.push import DraftPusher
+from toolkit.watch.push import PUSH_LOCK_TIMEOUT, DraftPusher
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,7 @@ class WatchOptions:
     port: int = 8000
     drafts: bool = True
     push: bool = True
+    lock_timeout: float = PUSH_LOCK_TIMEOUT  # how long a push waits for another toolkit run
 
 
 class WatchSession:
@@ -95,7 +96,8 @@ class WatchSession:
         ).start()
         if self.options.push and self.client_factory is not None:
             self.pusher = DraftPusher(self.config, self.client_factory, self.reporter.pushed,
-                                      self.reporter.push_failed)
+                                      self.reporter.push_failed,
+                                      lock_timeout=self.options.lock_timeout)
             self.pusher.start()
         self.coalescer.start()
         self.folders.add(self.config.path.parent, recursive=False)  # toolkit.toml, new folders

@@ -1,0 +1,119 @@
+"""One writer at a time: runs that write hold `.toolkit/run.lock`, and `toolkit.lock`
+saves merge with what another run saved."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from sync_helpers import lock_entries, my_articles, start_toolkit, wait_for, writes
+
+from toolkit.sync.lock import Lock, LockEntry
+from toolkit.sync.runlock import read_holder, run_lock
+
+POSTS = 40
+
+
+def write_posts(site, count: int = POSTS) -> None:
+    for i in range(count):
+        site.post(f"post-{i:02}", f"Concurrent post {i}", f"Body of post {i}.\n", published=True)
+
+
+def concurrent_titles(sandbox) -> list[str]:
+    return [a["title"] for a in my_articles(sandbox) if a["title"].startswith("Concurrent post")]
+
+
+def test_two_publishes_at_once_create_each_article_once(site, env, sandbox):
+    write_posts(site)
+    # The first few creates are slow, so the first run is surely still at work when the
+    # second one starts.
+    sandbox.fault("POST", "/api/articles", count=3, delay_ms=400)
+    sandbox.reset_stats()
+    runs = [start_toolkit(site, "publish", env=env) for _ in range(2)]
+    outputs = [run.communicate(timeout=120) for run in runs]
+    for run, (out, err) in zip(runs, outputs, strict=True):
+        assert run.returncode == 0, out + err
+    assert writes(sandbox) == {"POST 201": POSTS}
+    assert sorted(concurrent_titles(sandbox)) == sorted(f"Concurrent post {i}" for i in range(POSTS))
+    assert len(lock_entries(site)) == POSTS
+    waited = [err for _, err in outputs if "another toolkit run holds .toolkit/run.lock" in err]
+    assert len(waited) == 1, outputs  # one of them waited for the other
+
+
+def test_a_second_publish_gives_up_after_its_timeout_naming_the_holder(site, env, sandbox):
+    write_posts(site)
+    sandbox.fault("POST", "/api/articles", count=3, delay_ms=400)
+    sandbox.reset_stats()
+    first = start_toolkit(site, "publish", env=env)
+    run_lock_file = site.root / ".toolkit" / "run.lock"
+    wait_for(lambda: run_lock_file.exists() and read_holder(run_lock_file) is not None)
+    second = site.run("publish", env={**env, "TOOLKIT_LOCK_TIMEOUT": "0.5"})
+    out, err = first.communicate(timeout=120)
+    assert first.returncode == 0, out + err
+    assert second.exit_code == 1
+    message = second.output.strip().splitlines()[-1]
+    assert re.fullmatch(
+        rf"Error: another toolkit run holds \.toolkit/run\.lock: publish, pid {first.pid}, "
+        r"since \d\d:\d\d:\d\d; waited 0\.5 s", message), second.output
+    assert writes(sandbox) == {"POST 201": POSTS}
+    assert len(concurrent_titles(sandbox)) == POSTS
+    assert len(lock_entries(site)) == POSTS
+    assert read_holder(run_lock_file) is None  # released: the file names nobody
+
+
+def test_pull_waits_for_the_run_lock(site, env, sandbox):
+    with run_lock(site.root / ".toolkit", "publish"):
+        result = site.run("pull", env={**env, "TOOLKIT_LOCK_TIMEOUT": "0.2"})
+    assert result.exit_code == 1
+    assert f"another toolkit run holds .toolkit/run.lock: publish, pid {os.getpid()}" in result.output
+    assert not (site.root / "toolkit.lock").exists()
+    assert not any(site.content.glob("*.md"))
+    assert site.run("pull", env=env).exit_code == 0  # and once it is free, pull works
+    assert any(site.content.glob("*.md"))
+
+
+def test_dry_run_and_plan_take_no_lock(site, env, sandbox):
+    site.post("a", "Planned post", published=True)
+    with run_lock(site.root / ".toolkit", "publish"):
+        for args in (["plan"], ["publish", "--dry-run"]):
+            result = site.run(*args, env={**env, "TOOLKIT_LOCK_TIMEOUT": "0"})
+            assert result.exit_code == 0, result.output
+
+
+def entry(article_id: int, digest: str = "d") -> LockEntry:
+    return LockEntry(article_id=article_id, url=None, sent_digest=digest, remote_digest=digest)
+
+
+def test_lock_saves_merge_with_what_another_run_saved(tmp_path):
+    path = tmp_path / "toolkit.lock"
+    (tmp_path / "content").mkdir()
+    (tmp_path / "content" / "a.md").write_text("a")
+    base = Lock(path)
+    base.record("content/a.md", entry(1))
+    base.record("content/old.md", entry(3))  # a post whose file is gone since
+    first, second = Lock.load(path), Lock.load(path)
+
+    first.record("content/b.md", entry(2))
+    # The second run finds article 3 under a new path (dropping the old one) and
+    # updates a.md.
+    second.record("content/new.md", entry(3, "moved"))
+    second.record("content/a.md", entry(1, "second"))
+    first.save()  # saving again must not bring back what the second run removed
+
+    on_disk = Lock.load(path).entries
+    assert on_disk == {
+        "content/a.md": entry(1, "second"),
+        "content/b.md": entry(2),
+        "content/new.md": entry(3, "moved"),
+    }
+    assert first.entries == on_disk  # a save also shows the run what others saved
+
+
+def test_pending_digests_are_kept_and_absent_when_unset(tmp_path):
+    path = tmp_path / "toolkit.lock"
+    lock = Lock(path)
+    lock.record("content/a.md", entry(1))
+    assert "pending" not in path.read_text()  # no diff noise for entries without them
+    sending = LockEntry(1, None, "d", "d", pending_digest="p", pending_body_digest="b")
+    lock.record("content/a.md", sending)
+    assert Lock.load(path).get("content/a.md") == sending

@@ -3,10 +3,19 @@
 The socket is bound before the thread starts, so the port is known at once and a busy
 port is an error for the caller rather than a thread dying quietly. uvicorn's own signal
 handling is off: the owner decides when the server stops.
+
+uvicorn bounds only the idle time between two requests (`timeout_keep_alive`), and not
+even that before the first request, so a client that sends half a request line and
+then nothing, or trickles a byte at a time (slowloris), holds a connection for ever.
+The HTTP protocol here adds the two deadlines Go's server calls ReadHeaderTimeout and
+ReadTimeout: a request head must be complete within `head_timeout` seconds of the
+connection being made or of the previous response, and its body within `body_timeout`
+seconds of its head; otherwise the connection is closed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ipaddress
 import logging
@@ -17,6 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from toolkit.errors import ToolkitError
 
@@ -24,6 +34,8 @@ log = logging.getLogger(__name__)
 
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 5.0
+HEAD_TIMEOUT = 10.0  # seconds to receive a request line and headers
+BODY_TIMEOUT = 30.0  # seconds to receive a request body, from the end of its head
 
 
 class ServerError(ToolkitError):
@@ -51,14 +63,89 @@ class _Server(uvicorn.Server):
         yield
 
 
+class DeadlineH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol plus a deadline for each request's head and body.
+
+    One timer at a time: armed for the head when the connection is made and when a
+    response completes (the next request on a keep-alive connection), switched to the
+    body's deadline when the head has been parsed (a new request cycle), disarmed when
+    the body is complete. Received bytes never extend a deadline. While reading is paused
+    because the application has not consumed the body yet, the delay is the server's,
+    so the body's deadline starts again instead of closing.
+    """
+
+    head_timeout = HEAD_TIMEOUT
+    body_timeout = BODY_TIMEOUT
+
+    def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        self._deadline: asyncio.TimerHandle | None = None
+        self._phase: str | None = None
+        self._cycle_seen: Any = None
+        super().connection_made(transport)
+        self._arm("head")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def handle_events(self) -> None:
+        super().handle_events()
+        self._follow()
+
+    def on_response_complete(self) -> None:
+        if not self.transport.is_closing():
+            self._arm("head")
+        super().on_response_complete()  # may parse a pipelined request: handle_events
+
+    def _follow(self) -> None:
+        cycle = self.cycle
+        if self._phase == "head" and cycle is not None and cycle is not self._cycle_seen:
+            self._arm("body")
+        if self._phase == "body" and not cycle.more_body:
+            self._disarm()
+
+    def _arm(self, phase: str) -> None:
+        self._disarm()
+        self._phase = phase
+        self._cycle_seen = self.cycle
+        seconds = self.head_timeout if phase == "head" else self.body_timeout
+        self._deadline = self.loop.call_later(seconds, self._expired)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = None
+        self._phase = None
+
+    def _expired(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        cycle = self.cycle
+        if self._phase == "body" and (self.flow.read_paused or cycle.waiting_for_100_continue):
+            self._arm("body")  # the application has not asked for the body yet
+            return
+        log.debug("closing a connection from %s: request %s not received within the timeout",
+                  self.client, self._phase)
+        self.transport.close()
+
+
+def _protocol(head_timeout: float, body_timeout: float) -> type[DeadlineH11Protocol]:
+    return type("DeadlineH11Protocol", (DeadlineH11Protocol,),
+                {"head_timeout": head_timeout, "body_timeout": body_timeout})
+
+
 class BackgroundServer:
     def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0, *, name: str = "server",
-                 graceful_shutdown: float = 1.0):
+                 graceful_shutdown: float = 1.0, head_timeout: float = HEAD_TIMEOUT,
+                 body_timeout: float = BODY_TIMEOUT):
         self.app = app
         self.host = host
         self.port = port
         self.name = name
         self.graceful_shutdown = graceful_shutdown
+        self.head_timeout = head_timeout
+        self.body_timeout = body_timeout
         self._sock: socket.socket | None = None
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -81,7 +168,8 @@ class BackgroundServer:
             raise ServerError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
         self.port = self._sock.getsockname()[1]
         config = uvicorn.Config(
-            self.app, log_config=None, access_log=False, lifespan="off", http="h11", ws="none",
+            self.app, log_config=None, access_log=False, lifespan="off", ws="none",
+            http=_protocol(self.head_timeout, self.body_timeout),
             loop="asyncio", timeout_keep_alive=5,
             timeout_graceful_shutdown=self.graceful_shutdown,
         )

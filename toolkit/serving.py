@@ -209,14 +209,17 @@ class BackgroundServer:
             log.exception("the %s stopped with an error", self.name)
 
     def stop(self) -> None:
-        if self._server is not None and self._thread is not None:
-            self._server.should_exit = True
-            self._thread.join(STOP_TIMEOUT)
-            if self._thread.is_alive():
-                self._server.force_exit = True
-                self._thread.join(STOP_TIMEOUT)
-        self._thread = None
-        self._server = None
+        """Stop serving and wait for the thread; bounded, idempotent, and safe at any point
+        of `start` (a thread not started yet is simply dropped). Open connections get
+        `graceful_shutdown` seconds to finish their response, then are cut."""
+        server, thread = self._server, self._thread
+        self._server = self._thread = None
+        if server is not None and thread is not None and thread.ident is not None:
+            server.should_exit = True
+            thread.join(STOP_TIMEOUT)
+            if thread.is_alive():
+                server.force_exit = True
+                thread.join(STOP_TIMEOUT)
         if self._sock is not None:
             self._sock.close()
             self._sock = None
@@ -224,10 +227,10 @@ class BackgroundServer:
     def wait(self, timeout: float | None = None) -> None:
         """Block while the server runs (foreground commands)."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        while self.running:
+        while (thread := self._thread) is not None and thread.is_alive():
             if deadline is not None and time.monotonic() >= deadline:
                 return
-            self._thread.join(0.25)
+            thread.join(0.25)
 
     def __enter__(self) -> BackgroundServer:
         return self.start()

@@ -1,8 +1,5 @@
 from __future__ import annotations
 
-import signal
-import threading
-
 import click
 
 from toolkit.cli.context import CliContext, common_options, pass_cli
@@ -74,6 +71,7 @@ def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool) -> No
       toolkit watch                 # then open http://127.0.0.1:8000
       toolkit watch --no-push --port 8001
     """
+    from toolkit.signals import stop_signals
     from toolkit.sync import forem_client
     from toolkit.watch import WatchOptions, WatchSession
 
@@ -90,14 +88,17 @@ def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool) -> No
 
     session = WatchSession(config, WatchOptions(host=host, port=port, drafts=drafts, push=push),
                            reporter, client_factory=factory)
-    stop = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
-    session.start()
-    try:
-        reporter.say(f"[bold]Serving {session.url}[/] — watching {config.relative(config.site.content_dir)}/, "
-                     f"{config.relative(config.site.templates_dir)}/ and {config.path.name} (Ctrl-C to stop)")
-        stop.wait()
-    finally:
-        session.stop()
-    reporter.say("stopped")
+    # Ctrl-C and SIGTERM are recorded, never raised mid-way (toolkit.signals): one that
+    # comes while starting stops the session as soon as it has started.
+    with stop_signals() as stop:
+        if not stop.requested:
+            session.start()
+            try:
+                reporter.say(f"[bold]Serving {session.url}[/] — watching "
+                             f"{config.relative(config.site.content_dir)}/, "
+                             f"{config.relative(config.site.templates_dir)}/ and "
+                             f"{config.path.name} (Ctrl-C to stop)")
+                stop.wait()
+            finally:
+                session.stop()
+        reporter.say("stopped")

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import socket
+import threading
 import time
 from collections.abc import Iterator
 
@@ -130,3 +133,31 @@ def test_stop_is_idempotent_and_safe_before_start() -> None:
     server.stop()
     server.stop()
     assert not server.running
+
+
+def test_stopping_with_a_request_in_flight_is_quick_and_quiet(caplog) -> None:
+    started = threading.Event()
+
+    async def stuck(scope, receive, send) -> None:
+        started.set()
+        await asyncio.sleep(60)
+
+    server = BackgroundServer(stuck, graceful_shutdown=0.2).start()
+    outcome: list[object] = []
+
+    def request() -> None:
+        try:
+            outcome.append(httpx.get(server.base_url, timeout=10).status_code)
+        except httpx.HTTPError as exc:
+            outcome.append(exc)
+
+    client = threading.Thread(target=request)
+    client.start()
+    assert started.wait(5)
+    with caplog.at_level(logging.DEBUG):
+        began = time.monotonic()
+        server.stop()
+        assert time.monotonic() - began < 2
+    client.join(5)
+    assert outcome and outcome[0] != 200  # cut off (uvicorn answers 500 when it can)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []

@@ -63,6 +63,20 @@ class _Server(uvicorn.Server):
         yield
 
 
+class _QuietStop(logging.Filter):
+    """Stopping cuts off the requests still running after `graceful_shutdown`; uvicorn
+    logs that as errors, with a traceback of each cancelled request. The owner asked for
+    the stop, so those records are dropped (other errors pass)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith("Cancel ") and "graceful shutdown" in str(record.msg):
+            return False
+        return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
+
+
+_QUIET_STOP = _QuietStop()
+
+
 class DeadlineH11Protocol(H11Protocol):
     """uvicorn's h11 protocol plus a deadline for each request's head and body.
 
@@ -173,6 +187,9 @@ class BackgroundServer:
             loop="asyncio", timeout_keep_alive=5,
             timeout_graceful_shutdown=self.graceful_shutdown,
         )
+        uvicorn_log = logging.getLogger("uvicorn.error")
+        if _QUIET_STOP not in uvicorn_log.filters:
+            uvicorn_log.addFilter(_QUIET_STOP)
         self._server = _Server(config)
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()

@@ -73,3 +73,45 @@ def test_cli_reports_config_problems_one_per_line(project):
     assert "Error: toolkit.toml: site.bogus: unknown key" in result.output
     assert "Error: toolkit.toml: site.url: must be a string" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_dotenv_that_is_not_utf8_is_a_one_line_error(project):
+    env = project.root / ".env"
+    env.write_bytes(b"LOGS_USERNAME=me\nFOREM_API_KEY=caf\xe9\n")
+    env.chmod(0o600)
+    result = project.run("check")
+    assert result.exit_code == 1
+    assert result.output.strip() == "Error: .env: not valid UTF-8 text (line 2)"
+
+
+def test_a_dotenv_open_to_other_users_is_warned_about_once(project):
+    env = project.root / ".env"
+    env.write_text("FOREM_API_KEY=from-dotenv\n")
+    env.chmod(0o644)
+    project.post("hello", "Hello")
+    result = project.run("check")
+    assert result.exit_code == 0
+    warning = "Warning: .env is readable by other users (mode 644); chmod 600 .env"
+    assert result.stderr.splitlines()[0] == warning
+    assert result.stderr.count(warning) == 1 and warning not in result.stdout
+
+    env.chmod(0o620)  # group-writable only: another user can swap the keys or base URLs
+    assert project.run("check").stderr.splitlines()[0] == (
+        "Warning: .env is writable by other users (mode 620); chmod 600 .env"
+    )
+
+    env.chmod(0o600)
+    assert ".env" not in project.run("check").stderr
+    env.chmod(0o644)
+    assert ".env" not in project.run("-q", "check").output  # -q: only errors
+
+
+def test_the_core_reports_dotenv_warnings_without_printing(tmp_path, capsys):
+    (tmp_path / "toolkit.toml").write_text("")
+    (tmp_path / ".env").write_text("FOREM_API_KEY=k\n")
+    (tmp_path / ".env").chmod(0o604)
+    config = load_config(tmp_path / "toolkit.toml", env={})
+    assert config.warnings == (".env is readable by other users (mode 604); chmod 600 .env",)
+    assert capsys.readouterr() == ("", "")
+    (tmp_path / ".env").chmod(0o600)
+    assert load_config(tmp_path / "toolkit.toml", env={}).warnings == ()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -241,6 +241,8 @@ class Config:
     license: LicenseConfig
     logs: LogsConfig
     mcp: McpConfig
+    # Problems that do not stop loading (a `.env` open to other users); the CLI shows them.
+    warnings: tuple[str, ...] = ()
 
     @property
     def state_dir(self) -> Path:
@@ -265,12 +267,37 @@ class Config:
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
-    """KEY=VALUE pairs of a `.env` file, without touching `os.environ`."""
+    """KEY=VALUE pairs of a `.env` file, without touching `os.environ`.
+
+    The file is decoded here rather than by python-dotenv, so that bytes that are not
+    UTF-8 are a `ConfigError` naming the line instead of a traceback.
+    """
     if not path.is_file():
         return {}
+    import io
+
     from dotenv import dotenv_values
 
-    return {k: v for k, v in dotenv_values(path).items() if v is not None}
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ConfigError([f"{path.name}: not valid UTF-8 text (line {line})"]) from None
+    values = dotenv_values(stream=io.StringIO(text))
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def dotenv_warnings(path: Path) -> list[str]:
+    """A `.env` holds secrets: say so when users other than its owner may read or change
+    it (any group or other permission bit; POSIX only)."""
+    if os.name != "posix" or not path.is_file():
+        return []
+    mode = path.stat().st_mode & 0o777
+    if not mode & 0o077:
+        return []
+    what = "readable" if mode & 0o044 else "writable"
+    return [f"{path.name} is {what} by other users (mode {mode:o}); chmod 600 {path.name}"]
 
 
 def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = None) -> Config:
@@ -286,8 +313,11 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError([f"{name}: not valid TOML: {exc}"]) from None
     root = path.resolve().parent
-    environment = {**read_dotenv(root / ".env"), **(os.environ if env is None else env)}
-    return _build(name, root, path.resolve(), data, environment)
+    dotenv = root / ".env"
+    environment = {**read_dotenv(dotenv), **(os.environ if env is None else env)}
+    config = _build(name, root, path.resolve(), data, environment)
+    warnings = dotenv_warnings(dotenv)
+    return replace(config, warnings=tuple(warnings)) if warnings else config
 
 
 def _build(name: str, root: Path, path: Path, data: dict, env: Mapping[str, str]) -> Config:

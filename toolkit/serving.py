@@ -3,10 +3,19 @@
 The socket is bound before the thread starts, so the port is known at once and a busy
 port is an error for the caller rather than a thread dying quietly. uvicorn's own signal
 handling is off: the owner decides when the server stops.
+
+uvicorn bounds only the idle time between two requests (`timeout_keep_alive`), and not
+even that before the first request, so a client that sends half a request line and
+then nothing, or trickles a byte at a time (slowloris), holds a connection for ever.
+The HTTP protocol here adds the two deadlines Go's server calls ReadHeaderTimeout and
+ReadTimeout: a request head must be complete within `head_timeout` seconds of the
+connection being made or of the previous response, and its body within `body_timeout`
+seconds of its head; otherwise the connection is closed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ipaddress
 import logging
@@ -17,6 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from toolkit.errors import ToolkitError
 
@@ -24,6 +34,8 @@ log = logging.getLogger(__name__)
 
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 5.0
+HEAD_TIMEOUT = 10.0  # seconds to receive a request line and headers
+BODY_TIMEOUT = 30.0  # seconds to receive a request body, from the end of its head
 
 
 class ServerError(ToolkitError):
@@ -51,14 +63,103 @@ class _Server(uvicorn.Server):
         yield
 
 
+class _QuietStop(logging.Filter):
+    """Stopping cuts off the requests still running after `graceful_shutdown`; uvicorn
+    logs that as errors, with a traceback of each cancelled request. The owner asked for
+    the stop, so those records are dropped (other errors pass)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith("Cancel ") and "graceful shutdown" in str(record.msg):
+            return False
+        return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
+
+
+_QUIET_STOP = _QuietStop()
+
+
+class DeadlineH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol plus a deadline for each request's head and body.
+
+    One timer at a time: armed for the head when the connection is made and when a
+    response completes (the next request on a keep-alive connection), switched to the
+    body's deadline when the head has been parsed (a new request cycle), disarmed when
+    the body is complete. Received bytes never extend a deadline. While reading is paused
+    because the application has not consumed the body yet, the delay is the server's,
+    so the body's deadline starts again instead of closing.
+    """
+
+    head_timeout = HEAD_TIMEOUT
+    body_timeout = BODY_TIMEOUT
+
+    def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        self._deadline: asyncio.TimerHandle | None = None
+        self._phase: str | None = None
+        self._cycle_seen: Any = None
+        super().connection_made(transport)
+        self._arm("head")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def handle_events(self) -> None:
+        super().handle_events()
+        self._follow()
+
+    def on_response_complete(self) -> None:
+        if not self.transport.is_closing():
+            self._arm("head")
+        super().on_response_complete()  # may parse a pipelined request: handle_events
+
+    def _follow(self) -> None:
+        cycle = self.cycle
+        if self._phase == "head" and cycle is not None and cycle is not self._cycle_seen:
+            self._arm("body")
+        if self._phase == "body" and not cycle.more_body:
+            self._disarm()
+
+    def _arm(self, phase: str) -> None:
+        self._disarm()
+        self._phase = phase
+        self._cycle_seen = self.cycle
+        seconds = self.head_timeout if phase == "head" else self.body_timeout
+        self._deadline = self.loop.call_later(seconds, self._expired)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = None
+        self._phase = None
+
+    def _expired(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        cycle = self.cycle
+        if self._phase == "body" and (self.flow.read_paused or cycle.waiting_for_100_continue):
+            self._arm("body")  # the application has not asked for the body yet
+            return
+        log.debug("closing a connection from %s: request %s not received within the timeout",
+                  self.client, self._phase)
+        self.transport.close()
+
+
+def _protocol(head_timeout: float, body_timeout: float) -> type[DeadlineH11Protocol]:
+    return type("DeadlineH11Protocol", (DeadlineH11Protocol,),
+                {"head_timeout": head_timeout, "body_timeout": body_timeout})
+
+
 class BackgroundServer:
     def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0, *, name: str = "server",
-                 graceful_shutdown: float = 1.0):
+                 graceful_shutdown: float = 1.0, head_timeout: float = HEAD_TIMEOUT,
+                 body_timeout: float = BODY_TIMEOUT):
         self.app = app
         self.host = host
         self.port = port
         self.name = name
         self.graceful_shutdown = graceful_shutdown
+        self.head_timeout = head_timeout
+        self.body_timeout = body_timeout
         self._sock: socket.socket | None = None
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -81,10 +182,14 @@ class BackgroundServer:
             raise ServerError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
         self.port = self._sock.getsockname()[1]
         config = uvicorn.Config(
-            self.app, log_config=None, access_log=False, lifespan="off", http="h11", ws="none",
+            self.app, log_config=None, access_log=False, lifespan="off", ws="none",
+            http=_protocol(self.head_timeout, self.body_timeout),
             loop="asyncio", timeout_keep_alive=5,
             timeout_graceful_shutdown=self.graceful_shutdown,
         )
+        uvicorn_log = logging.getLogger("uvicorn.error")
+        if _QUIET_STOP not in uvicorn_log.filters:
+            uvicorn_log.addFilter(_QUIET_STOP)
         self._server = _Server(config)
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()
@@ -121,14 +226,17 @@ class BackgroundServer:
             log.exception("the %s stopped with an error", self.name)
 
     def stop(self) -> None:
-        if self._server is not None and self._thread is not None:
-            self._server.should_exit = True
-            self._thread.join(STOP_TIMEOUT)
-            if self._thread.is_alive():
-                self._server.force_exit = True
-                self._thread.join(STOP_TIMEOUT)
-        self._thread = None
-        self._server = None
+        """Stop serving and wait for the thread; bounded, idempotent, and safe at any point
+        of `start` (a thread not started yet is simply dropped). Open connections get
+        `graceful_shutdown` seconds to finish their response, then are cut."""
+        server, thread = self._server, self._thread
+        self._server = self._thread = None
+        if server is not None and thread is not None and thread.ident is not None:
+            server.should_exit = True
+            thread.join(STOP_TIMEOUT)
+            if thread.is_alive():
+                server.force_exit = True
+                thread.join(STOP_TIMEOUT)
         if self._sock is not None:
             self._sock.close()
             self._sock = None
@@ -136,10 +244,10 @@ class BackgroundServer:
     def wait(self, timeout: float | None = None) -> None:
         """Block while the server runs (foreground commands)."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        while self.running:
+        while (thread := self._thread) is not None and thread.is_alive():
             if deadline is not None and time.monotonic() >= deadline:
                 return
-            self._thread.join(0.25)
+            thread.join(0.25)
 
     def __enter__(self) -> BackgroundServer:
         return self.start()

@@ -10,7 +10,7 @@ import importlib
 
 import click
 
-from toolkit import __version__
+from toolkit import __version__, signals
 from toolkit.cli.context import CliContext, setup_logging
 
 # name -> "module:function"; the order is the order of `toolkit --help`.
@@ -25,6 +25,9 @@ COMMANDS = {
     "sandbox": "toolkit.cli.sandbox:sandbox",
     "demo": "toolkit.cli.demo:demo",
 }
+# Commands that serve until Ctrl-C: they take SIGINT and SIGTERM as a request to stop
+# (toolkit.signals); every other command gets Python's KeyboardInterrupt back.
+SERVE_UNTIL_STOPPED = {"watch", "sandbox"}
 
 
 class LazyGroup(click.Group):
@@ -62,5 +65,7 @@ def main(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool)
       toolkit check              # validate every post under content/
       toolkit build              # build the site into site/
     """
+    if ctx.invoked_subcommand not in SERVE_UNTIL_STOPPED:
+        signals.hand_back()
     setup_logging(verbose=verbose, quiet=quiet)
     ctx.obj = CliContext(config_path=config_path, verbose=verbose, quiet=quiet)

@@ -12,6 +12,9 @@ from toolkit.config import Config, load_config
 
 @dataclass
 class CliContext:
+    """The global options and the configuration. The configuration's warnings (a `.env`
+    open to other users) are printed on stderr once, when it is first loaded, unless -q."""
+
     config_path: str | None = None
     verbose: int = 0
     quiet: bool = False
@@ -21,6 +24,9 @@ class CliContext:
     def config(self) -> Config:
         if self._config is None:
             self._config = load_config(self.config_path)
+            if not self.quiet:
+                for warning in self._config.warnings:
+                    click.echo(f"Warning: {warning}", err=True)
         return self._config
 
 

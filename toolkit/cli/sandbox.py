@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
 
 import click
@@ -40,37 +39,37 @@ def sandbox(host: str, port: int, db_path: Path | None, memory: bool, rate_windo
       FOREM_BASE_URL=http://127.0.0.1:8787 FOREM_API_KEY=<key> toolkit publish
     """
     from toolkit.sandbox.server import SandboxServer
+    from toolkit.signals import stop_signals
 
     if memory and db_path is not None:
         raise click.UsageError("--db and --memory exclude each other")
     path = None if memory else (db_path or DEFAULT_DB)
     server = SandboxServer(db_path=path, rate_window=rate_window, seed=not no_seed, host=host,
                            port=port, allow_remote=allow_remote)
-    # Ctrl-C and SIGTERM both stop cleanly, even when the parent ignored SIGINT (a
+    # Ctrl-C and SIGTERM are recorded, never raised mid-way (toolkit.signals): one that
+    # comes while starting stops the sandbox as soon as it has started, further ones
+    # while stopping change nothing. They work even when the parent ignored SIGINT (a
     # background job of a non-interactive shell starts that way).
-    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        server.start()
-        where = "in memory" if path is None else (
-            f"{path} ({'new' if server.created else 'reopened'})")
-        click.echo(f"Sandbox running at {server.base_url}  (state: {where})")
-        accounts = server.accounts()
-        demo = next((a for a in accounts if a["username"] == "demo"), None)
-        if demo is not None:
-            click.echo(f"Demo API key: {demo['api_key']}")
-        others = ", ".join(f"{a['username']} ({a['role']})" for a in accounts)
-        click.echo(f"Accounts: {others or 'none'}; keys at {server.base_url}/__sandbox/accounts")
-        click.echo(f"Try: FOREM_BASE_URL={server.base_url} FOREM_API_KEY=<key> toolkit publish")
-        click.echo("Press Ctrl-C to stop.")
-        server.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        server.stop()
-    click.echo("Sandbox stopped.")
+    with stop_signals() as stop:
+        try:
+            if not stop.requested:
+                server.start()
+                _announce(server, path)
+                stop.wait(lambda: server.running)
+        finally:
+            server.stop()
+        click.echo("Sandbox stopped.")
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+def _announce(server, path: Path | None) -> None:
+    where = "in memory" if path is None else (
+        f"{path} ({'new' if server.created else 'reopened'})")
+    click.echo(f"Sandbox running at {server.base_url}  (state: {where})")
+    accounts = server.accounts()
+    demo = next((a for a in accounts if a["username"] == "demo"), None)
+    if demo is not None:
+        click.echo(f"Demo API key: {demo['api_key']}")
+    others = ", ".join(f"{a['username']} ({a['role']})" for a in accounts)
+    click.echo(f"Accounts: {others or 'none'}; keys at {server.base_url}/__sandbox/accounts")
+    click.echo(f"Try: FOREM_BASE_URL={server.base_url} FOREM_API_KEY=<key> toolkit publish")
+    click.echo("Press Ctrl-C to stop.")

@@ -1,8 +1,5 @@
 from __future__ import annotations
 
-import signal
-import threading
-
 import click
 from rich.markup import escape
 
@@ -81,6 +78,7 @@ def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool,
       toolkit watch                 # then open http://127.0.0.1:8000
       toolkit watch --no-push --port 8001
     """
+    from toolkit.signals import stop_signals
     from toolkit.sync import forem_client
     from toolkit.watch import WatchOptions, WatchSession
 
@@ -98,16 +96,18 @@ def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool,
     options = WatchOptions(host=host, port=port, drafts=drafts, push=push,
                            lock_timeout=lock_timeout)
     session = WatchSession(config, options, reporter, client_factory=factory)
-    stop = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
-    session.start()
-    try:
-        watched = (f"{config.relative(config.site.content_dir)}/, "
-                   f"{config.relative(config.site.templates_dir)}/ and {config.path.name}")
-        reporter.say(f"[bold]Serving {escape(session.url)}[/] — watching {escape(watched)} "
-                     "(Ctrl-C to stop)")
-        stop.wait()
-    finally:
-        session.stop()
-    reporter.say("stopped")
+    # Ctrl-C and SIGTERM are recorded, never raised mid-way (toolkit.signals): one that
+    # comes while starting stops the session as soon as it has started.
+    with stop_signals() as stop:
+        if not stop.requested:
+            session.start()
+            try:
+                watched = (f"{config.relative(config.site.content_dir)}/, "
+                           f"{config.relative(config.site.templates_dir)}/ and "
+                           f"{config.path.name}")
+                reporter.say(f"[bold]Serving {escape(session.url)}[/] — watching "
+                             f"{escape(watched)} (Ctrl-C to stop)")
+                stop.wait()
+            finally:
+                session.stop()
+        reporter.say("stopped")

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -30,6 +31,7 @@ from toolkit.sandbox.ratelimit import RateLimiter
 from toolkit.sandbox.recorder import UNMATCHED
 from toolkit.sandbox.state import SandboxState
 from toolkit.sandbox.store import Store
+from toolkit.serving import url_host
 
 log = logging.getLogger("toolkit.sandbox")
 
@@ -84,6 +86,11 @@ class SandboxApp(Starlette):
         return UNMATCHED
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/__sandbox"):
+            refusal = _control_refusal(scope, self.sandbox.host)
+            if refusal is not None:
+                await error_response(403, refusal)(scope, receive, send)
+                return
         if scope["type"] != "http" or scope["path"].startswith("/__sandbox"):
             await super().__call__(scope, receive, send)
             return
@@ -130,6 +137,39 @@ class SandboxApp(Starlette):
                 status=status, duration=time.perf_counter() - started,
                 api_key_id=info.get("api_key_id"), dropped=dropped,
             )
+
+
+def _own_hosts(scope: Scope, host: str | None) -> set[str]:
+    """The `Host` values that name this sandbox: the address the connection came in on,
+    the host it was started with, and the loopback names, each with the port."""
+    server = scope.get("server") or ("127.0.0.1", None)
+    port = server[1]
+    names = {"localhost", "127.0.0.1", "[::1]", url_host(str(server[0]))}
+    if host:
+        names.add(url_host(host))
+    hosts = {f"{name.lower()}:{port}" for name in names}
+    if port == 80:
+        hosts |= {name.lower() for name in names}
+    return hosts
+
+
+def _control_refusal(scope: Scope, host: str | None) -> str | None:
+    """Why a control request is refused, or None. The control API resets and rewrites
+    the sandbox and lists its keys, so it answers only requests addressed to the sandbox
+    itself (a foreign `Host` is DNS rebinding) and writes from no page but its own
+    (a foreign `Origin`, or `Sec-Fetch-Site: cross-site`)."""
+    headers = Headers(scope=scope)
+    own = _own_hosts(scope, host)
+    if headers.get("host", "").lower() not in own:
+        return "forbidden: the control API answers only requests addressed to the sandbox"
+    if scope["method"] in ("GET", "HEAD"):
+        return None
+    origin = headers.get("origin")
+    if origin is not None and origin.lower() not in {f"http://{name}" for name in own}:
+        return "forbidden: the control API refuses cross-site writes"
+    if headers.get("sec-fetch-site", "").lower() == "cross-site":
+        return "forbidden: the control API refuses cross-site writes"
+    return None
 
 
 def _blocked_agent(scope: Scope) -> bool:

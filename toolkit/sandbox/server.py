@@ -80,7 +80,8 @@ class SandboxServer:
         except StoreError as exc:
             self._close_store()
             raise SandboxError(str(exc)) from None
-        self.state = SandboxState(store=self._store, limiter=RateLimiter(self.rate_window))
+        self.state = SandboxState(store=self._store, limiter=RateLimiter(self.rate_window),
+                                  host=self.host)
         app = create_app(self._store, self.rate_window, state=self.state,
                          extra_routes=self.extra_routes)
         self._server = BackgroundServer(app, self.host, self.port, name="sandbox")

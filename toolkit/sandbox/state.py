@@ -22,6 +22,9 @@ class SandboxState:
     user_agent_check: bool = False
     # Random slug suffixes of writes; the seed uses its own fixed generator.
     rng: random.Random = field(default_factory=random.Random)
+    # The host the server was started with: a name the control API answers besides the
+    # loopback names and the address a connection came in on.
+    host: str | None = None
 
     def reset(self) -> None:
         """Back to the seed: data, rate-limit windows, pending faults, settings.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -103,15 +104,44 @@ class Broadcaster:
                 pass
 
 
+# No page of a built site has a control character or a backslash in its path, nor a path
+# this long: such a request is malformed (400), whatever the file system would say.
+_MALFORMED = re.compile(r"[\x00-\x1f\x7f\\]")
+MAX_PATH = 1024
+
+
+class BadPath(ValueError):
+    """A URL path that no file of the site can have."""
+
+
+def _inside(root: Path, path: Path) -> Path | None:
+    """`path` with every symlink resolved, if that is inside `root` (and exists)."""
+    resolved = path.resolve()
+    return resolved if resolved == root or root in resolved.parents else None
+
+
 def _resolve(root: Path, url_path: str) -> Path | None:
-    """The file a URL path names inside `root`, or None (also for anything outside it)."""
-    relative = url_path.lstrip("/")
-    candidate = (root / relative).resolve()
-    if candidate != root and root not in candidate.parents:
+    """The regular file a URL path names inside `root` (a folder's `index.html`), or None
+    when there is none, or when it or any symlink on the way leads outside `root`.
+    Raises `BadPath` for a path with a NUL, another control character or a backslash,
+    or longer than `MAX_PATH`."""
+    if len(url_path) > MAX_PATH or _MALFORMED.search(url_path):
+        raise BadPath(url_path[:80])
+    try:
+        candidate = _inside(root, root / url_path.lstrip("/"))
+        if candidate is not None and candidate.is_dir():
+            candidate = _inside(root, candidate / "index.html")
+        return candidate if candidate is not None and candidate.is_file() else None
+    except (OSError, ValueError, RuntimeError):  # a name too long, a loop of symlinks, ...
         return None
-    if candidate.is_dir():
-        candidate = candidate / "index.html"
-    return candidate if candidate.is_file() else None
+
+
+def _read_html(path: Path) -> str | None:
+    """A page's text; bytes that are not UTF-8 are replaced rather than failing the page."""
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def _inject(html: str) -> str:
@@ -143,17 +173,28 @@ def create_preview_app(output_dir: Path, broadcaster: Broadcaster) -> Starlette:
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store"})
 
+    def not_found() -> Response:
+        page = _resolve(root, "/404.html")
+        html = _read_html(page) if page is not None else None
+        if html is None:
+            return PlainTextResponse("not found", status_code=404)
+        return HTMLResponse(_inject(html), status_code=404, headers={"Cache-Control": "no-store"})
+
     async def page(request: Request) -> Response:
-        path = _resolve(root, request.url.path)
-        status = 200
+        # The decoded path as the server received it: `request.url.path` goes through
+        # urlsplit, which silently drops newlines and tabs.
+        try:
+            path = _resolve(root, request.scope["path"])
+        except BadPath:
+            return PlainTextResponse("bad request", status_code=400)
         if path is None:
-            path, status = _resolve(root, "/404.html"), 404
-            if path is None:
-                return PlainTextResponse("not found", status_code=404)
+            return not_found()
         if path.suffix == ".html":
-            html = path.read_text(encoding="utf-8")
-            return HTMLResponse(_inject(html), status_code=status, headers={"Cache-Control": "no-store"})
-        return FileResponse(path, status_code=status, headers={"Cache-Control": "no-store"})
+            html = _read_html(path)
+            if html is None:  # removed or replaced by a rebuild since
+                return not_found()
+            return HTMLResponse(_inject(html), headers={"Cache-Control": "no-store"})
+        return FileResponse(path, headers={"Cache-Control": "no-store"})
 
     return Starlette(routes=[
         Route(EVENTS_PATH, events, methods=["GET"]),

@@ -115,9 +115,9 @@ def parse_date(value: Any) -> dt.datetime | None:
             int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0),
             tzinfo=dt.timezone(offset),
         )
-    except ValueError:
+        return moment.astimezone(text.UTC)
+    except (ValueError, OverflowError):  # no such day, or beyond year 1..9999 in UTC
         return None
-    return moment.astimezone(text.UTC)
 
 
 def _http_url(value: str) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from functools import lru_cache, wraps
 from typing import Any, Literal
 
 from starlette.convertors import IntegerConvertor, register_url_convertor
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 from toolkit.sandbox import ratelimit, text
@@ -33,6 +34,7 @@ MESSAGES = {
     403: "forbidden",
     404: "not found",
     405: "not found",
+    413: "payload too large",
     422: "unprocessable entity",
     500: "Internal Server Error",
     502: "Bad Gateway",
@@ -41,11 +43,27 @@ MESSAGES = {
 }
 
 
+# The largest request body read (the API's own limit on a body is 800 KB of Markdown).
+MAX_BODY = 4 * 1024 * 1024
+# Rails parses JSON with the json gem's default `max_nesting` of 100: deeper is a 400.
+MAX_DEPTH = 100
+# What SQLite stores as an integer (a signed 64-bit number).
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+
+_ROW_ID = re.compile(r"[0-9]{1,18}")
+
+
 class RowIdConvertor(IntegerConvertor):
     """`{id:rowid}`: an id that fits SQLite's integer; a longer number matches no route
     (404) instead of overflowing in a query."""
 
-    regex = "[0-9]{1,18}"
+    regex = _ROW_ID.pattern
+
+
+def row_id(text: str) -> int | None:
+    """A path segment as a row id: ASCII digits that fit SQLite's integer, else None.
+    (`str.isdigit` and `int` also take `²` or Arabic-Indic digits.)"""
+    return int(text) if _ROW_ID.fullmatch(text) else None
 
 
 register_url_convertor("rowid", RowIdConvertor())
@@ -160,17 +178,59 @@ class Ctx:
         return per_page, (page - 1) * per_page
 
     async def json(self) -> Any:
-        """The request body as JSON; an empty body is `{}`, a malformed one a 400."""
-        raw = await self.request.body()
+        """The request body as JSON; an empty body is `{}`. A malformed body, one nested
+        deeper than Rails accepts or holding NaN or an infinite number is a 400; one over
+        `MAX_BODY` a 413; an integer that SQLite cannot store a 422."""
+        raw = await self._body()
         if not raw.strip():
             return {}
         try:
-            return json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
+            value = json.loads(raw, parse_constant=_no_constant)
+        except (ValueError, UnicodeDecodeError, RecursionError):
             raise ApiError(400) from None
+        _check_values(value)
+        return value
+
+    async def _body(self) -> bytes:
+        length = self.request.headers.get("content-length", "")
+        if length.isascii() and length.isdigit() and int(length) > MAX_BODY:
+            raise ApiError(413)
+        chunks, size = [], 0
+        try:
+            async for chunk in self.request.stream():
+                size += len(chunk)
+                if size > MAX_BODY:
+                    raise ApiError(413)
+                chunks.append(chunk)
+        except ClientDisconnect:  # gone (or cut off by the server's body timeout)
+            raise ApiError(400) from None
+        return b"".join(chunks)
 
     def now(self) -> str:
         return text.stored(text.now())
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _check_values(value: Any) -> None:
+    """Walk a parsed body (without recursion): nesting within `MAX_DEPTH`, numbers finite,
+    integers within SQLite's range (422 naming the field)."""
+    stack: list[tuple[Any, str, int]] = [(value, "", 1)]
+    while stack:
+        item, where, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                raise ApiError(400)
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            for key, child in pairs:
+                name = f"{where}.{key}" if isinstance(item, dict) else f"{where}[{key}]"
+                stack.append((child, name.lstrip("."), depth + 1))
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise ApiError(400)
+        elif isinstance(item, int) and not INT_MIN <= item <= INT_MAX:
+            raise unprocessable(f"{where or 'the body'} is out of range")
 
 
 def require_object(body: Any, key: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from toolkit.sandbox.forem import serializers as ser
-from toolkit.sandbox.forem.http import ApiError, Ctx, endpoint, unprocessable
+from toolkit.sandbox.forem.http import ApiError, Ctx, endpoint, row_id, unprocessable
 
 _EMAIL = re.compile(r"\A[^@\s]+@[^@\s]+\.[^@\s]+\Z")
 
@@ -22,8 +22,8 @@ async def show_user(ctx: Ctx) -> dict:
             row = db.execute(
                 "SELECT * FROM users WHERE username = ?", (ctx.params.get("url") or "",)
             ).fetchone()
-        elif ident.isdigit():
-            row = db.execute("SELECT * FROM users WHERE id = ?", (int(ident),)).fetchone()
+        elif (user_id := row_id(ident)) is not None:
+            row = db.execute("SELECT * FROM users WHERE id = ?", (user_id,)).fetchone()
         else:
             row = None
     if row is None:

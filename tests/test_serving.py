@@ -1,0 +1,163 @@
+"""`BackgroundServer`: slow clients cannot hold a connection, and stopping is safe."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from toolkit.serving import BackgroundServer
+
+TIMEOUT = 0.5
+
+
+async def echo_app(scope, receive, send) -> None:
+    """Answers with the size of the request body it read."""
+    body = b""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+        body += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+    answer = str(len(body)).encode()
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"text/plain"),
+                            (b"content-length", str(len(answer)).encode())]})
+    await send({"type": "http.response.body", "body": answer})
+
+
+@pytest.fixture
+def server() -> Iterator[BackgroundServer]:
+    with BackgroundServer(echo_app, head_timeout=TIMEOUT, body_timeout=2 * TIMEOUT) as running:
+        yield running
+
+
+def connect(server: BackgroundServer) -> socket.socket:
+    sock = socket.create_connection((server.host, server.port))
+    sock.settimeout(10)  # the test fails on this, far beyond the deadlines, if none holds
+    return sock
+
+
+def read_until(sock: socket.socket, done) -> bytes:
+    data = b""
+    while not done(data):
+        chunk = sock.recv(4096)
+        assert chunk, f"closed early after {data!r}"
+        data += chunk
+    return data
+
+
+def closed_after(sock: socket.socket, started: float) -> float:
+    """Seconds from `started` until the server closed the connection (recv gives b"")."""
+    data = b""
+    while chunk := sock.recv(4096):
+        data += chunk
+    assert b"200" not in data.split(b"\r\n", 1)[0]
+    return time.monotonic() - started
+
+
+def test_a_half_sent_request_line_is_closed_and_others_are_served(server) -> None:
+    with connect(server) as slow:
+        started = time.monotonic()
+        slow.sendall(b"GET /some")
+        # Meanwhile the server answers everyone else.
+        with httpx.Client(base_url=server.base_url) as client:
+            assert client.post("/", content=b"abc").text == "3"
+        assert TIMEOUT * 0.8 < closed_after(slow, started) < TIMEOUT + 2
+
+
+def test_a_connection_that_sends_nothing_is_closed(server) -> None:
+    with connect(server) as idle:
+        assert closed_after(idle, time.monotonic()) < TIMEOUT + 2
+
+
+def test_trickled_headers_do_not_extend_the_deadline(server) -> None:
+    request = b"GET / HTTP/1.1\r\nHost: x\r\n" + b"X-Slow: " + b"a" * 200
+    with connect(server) as slow:
+        started = time.monotonic()
+        try:
+            for byte in request:  # one byte every 20 ms: 4 s in all, far past the deadline
+                slow.sendall(bytes([byte]))
+                if time.monotonic() - started > TIMEOUT + 2:
+                    break
+                time.sleep(0.02)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # closed by the server while still sending
+        try:
+            elapsed = closed_after(slow, started)
+        except ConnectionResetError:
+            elapsed = time.monotonic() - started
+        assert elapsed < TIMEOUT + 2
+
+
+def test_a_body_that_never_completes_is_closed(server) -> None:
+    with connect(server) as slow:
+        started = time.monotonic()
+        slow.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789")
+        assert 2 * TIMEOUT * 0.8 < closed_after(slow, started) < 2 * TIMEOUT + 2
+
+
+def test_the_next_request_on_a_kept_alive_connection_has_its_own_deadline(server) -> None:
+    with connect(server) as sock:
+        sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi")
+        answer = read_until(sock, lambda data: data.endswith(b"\r\n\r\n2"))
+        assert answer.startswith(b"HTTP/1.1 200")
+        started = time.monotonic()
+        sock.sendall(b"GET / HTTP/1.1\r\nHost:")
+        assert closed_after(sock, started) < TIMEOUT + 2
+
+
+def test_pipelined_and_quick_requests_are_unaffected(server) -> None:
+    with connect(server) as sock:
+        sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nA"
+                     b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nABC")
+        read_until(sock, lambda data: data.count(b"HTTP/1.1 200") == 2 and data.endswith(b"3"))
+    with httpx.Client(base_url=server.base_url) as client:
+        for _ in range(3):  # a kept-alive connection across more than one deadline
+            assert client.post("/", content=b"x" * 100_000).text == "100000"
+            time.sleep(TIMEOUT * 0.6)
+
+
+def test_stop_is_idempotent_and_safe_before_start() -> None:
+    server = BackgroundServer(echo_app)
+    server.stop()  # never started
+    server.start()
+    server.stop()
+    server.stop()
+    assert not server.running
+
+
+def test_stopping_with_a_request_in_flight_is_quick_and_quiet(caplog) -> None:
+    started = threading.Event()
+
+    async def stuck(scope, receive, send) -> None:
+        started.set()
+        await asyncio.sleep(60)
+
+    server = BackgroundServer(stuck, graceful_shutdown=0.2).start()
+    outcome: list[object] = []
+
+    def request() -> None:
+        try:
+            outcome.append(httpx.get(server.base_url, timeout=10).status_code)
+        except httpx.HTTPError as exc:
+            outcome.append(exc)
+
+    client = threading.Thread(target=request)
+    client.start()
+    assert started.wait(5)
+    with caplog.at_level(logging.DEBUG):
+        began = time.monotonic()
+        server.stop()
+        assert time.monotonic() - began < 2
+    client.join(5)
+    assert outcome and outcome[0] != 200  # cut off (uvicorn answers 500 when it can)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []

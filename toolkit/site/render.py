@@ -94,7 +94,10 @@ class Renderer:
     @property
     def env(self):
         if self._env is None:
-            self._env = make_environment(self.config.site.templates_dir, self.cache_dir)
+            from toolkit.localfiles import config_folders
+
+            self._env = make_environment(self.config.site.templates_dir, self.cache_dir,
+                                         config_folders(self.config))
         return self._env
 
     @property

@@ -35,8 +35,11 @@ def project_folders(*folders: str | Path) -> tuple[str, ...]:
 
 def config_folders(config) -> tuple[str, ...]:
     """The folders of a project: its root and the content and templates folders it names
-    (those may lie elsewhere when `toolkit.toml` says so; the writer chose them)."""
-    return project_folders(config.root, config.site.content_dir, config.site.templates_dir)
+    (those may lie elsewhere when `toolkit.toml` says so; the writer chose them). The
+    configuration holds them resolved already, so this costs no system call."""
+    site = config.site
+    return tuple(dict.fromkeys(str(path) for path in (config.root, site.content_dir,
+                                                      site.templates_dir)))
 
 
 def within(real: str, folders: tuple[str, ...]) -> bool:

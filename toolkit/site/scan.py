@@ -71,9 +71,13 @@ def scan_content(content_dir: Path, prefix: str, folders: tuple[str, ...] = ()) 
                     stack.append((entry.path, f"{relative}{name}/"))
                     continue
                 shown = prefix + relative + name
-                found = _file(entry, folders, shown, scan)
-                if found is None:
-                    continue
+                if entry.is_file(follow_symlinks=False):  # the common case, inline
+                    st = entry.stat(follow_symlinks=False)
+                    found: Stat | None = (entry.path, st.st_mtime_ns, st.st_size)
+                else:
+                    found = _file(entry, folders, shown, scan)
+                    if found is None:
+                        continue
                 if name.endswith(".md"):
                     scan.posts[shown] = found
                 else:

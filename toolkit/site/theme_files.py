@@ -35,44 +35,53 @@ PYGMENTS_LIGHT = "default"
 PYGMENTS_DARK = "github-dark"
 
 FileTable = dict[str, list]  # name -> [file path, mtime_ns, size]
-_THEME_FOLDERS = localfiles.project_folders(THEME_DIR)
+_THEME_FOLDERS = (os.path.realpath(THEME_DIR),)  # where the theme's own symlinks may lead
 
 
-def _walk(folder: Path, *, static: bool, folders: tuple[str, ...],
+def _walk(folder: Path, *, static: bool, folders: tuple[str, ...] | None,
           skipped: dict[str, str]) -> dict[str, os.stat_result]:
     """Files of a templates folder by POSIX name: the templates, or the static files.
 
-    Symlinks are followed only when they lead into `folders` (a symlinked folder once:
-    a link back up cannot loop); what leads elsewhere, and what is not a file, goes to
-    `skipped` (absolute path -> why) and is never opened.
+    Symlinks are followed only when they lead into `folders`, a symlinked folder at most
+    once (a link back up cannot loop); what leads elsewhere, and what is not a file, goes
+    to `skipped` (absolute path -> why) and is never opened. `folders=None`: the theme
+    that ships with toolkit, whose own links are trusted.
     """
     found: dict[str, os.stat_result] = {}
     if static:
         folder = folder / STATIC
-    kind, _, reason = localfiles.classify_path(folder, folders)
-    if reason:
-        skipped[str(folder)] = reason
-    if kind != localfiles.FOLDER:
-        return found
-    real = os.path.realpath(folder)
-    seen = {real}
-    stack = [(folder, "", real)]
+    if folders is None:
+        if not folder.is_dir():
+            return found
+        folders = _THEME_FOLDERS
+    else:
+        kind, _, reason = localfiles.classify_path(folder, folders)
+        if reason:
+            skipped[str(folder)] = reason
+        if kind != localfiles.FOLDER:
+            return found
+    followed: set[str] = set()  # real paths of the symlinked folders walked
+    stack = [(folder, "")]
     while stack:
-        current, prefix, current_real = stack.pop()
+        current, prefix = stack.pop()
         with os.scandir(current) as entries:
             for entry in entries:
                 if entry.name.startswith("."):
                     continue
                 name = prefix + entry.name
+                if entry.is_file(follow_symlinks=False):  # the common case, inline
+                    found[name] = entry.stat(follow_symlinks=False)
+                    continue
                 kind, st, reason = localfiles.classify_entry(entry, folders)
                 if kind == localfiles.FOLDER:
                     if not static and not prefix and entry.name == STATIC:
                         continue
-                    target = (os.path.realpath(entry.path) if entry.is_symlink()
-                              else os.path.join(current_real, entry.name))
-                    if target not in seen:
-                        seen.add(target)
-                        stack.append((Path(entry.path), name + "/", target))
+                    if entry.is_symlink():
+                        target = os.path.realpath(entry.path)
+                        if target in followed:
+                            continue
+                        followed.add(target)
+                    stack.append((Path(entry.path), name + "/"))
                 elif kind == localfiles.FILE and st is not None:
                     found[name] = st
                 elif reason:
@@ -84,7 +93,7 @@ def _overlay(project_dir: Path, *, static: bool, folders: tuple[str, ...] | None
              skipped: dict[str, str] | None) -> FileTable:
     table: FileTable = {}
     skipped = {} if skipped is None else skipped
-    theme = (THEME_DIR, _THEME_FOLDERS, {})
+    theme = (THEME_DIR, None, {})
     project = (project_dir, folders or localfiles.project_folders(project_dir), skipped)
     for folder, allowed, refused in (theme, project):  # the project's files win
         for name, st in _walk(folder, static=static, folders=allowed, skipped=refused).items():

@@ -419,14 +419,17 @@ def read_post_file(path: Path | str, key: str) -> tuple[os.stat_result, bytes]:
     try:
         return localfiles.read_regular(path, MAX_FILE_BYTES)
     except localfiles.TooLarge as exc:
-        raise PostError(Problem(
-            key, 1, f"the file is {exc.size / 1024 / 1024:.1f} MB; toolkit reads posts of at "
-            f"most {MAX_FILE_BYTES // 1024 // 1024} MB (and the API takes 800 KB)")) from None
+        raise PostError(_too_large(key, exc.size)) from None
     except localfiles.NotRegularFile as exc:
         raise PostError(Problem(key, 1, f"not a regular file ({exc.kind}), skipped")) from None
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise PostError(Problem(key, 1, f"cannot read the file: {reason}")) from None
+
+
+def _too_large(key: str, size: int) -> Problem:
+    return Problem(key, 1, f"the file is {size / 1024 / 1024:.1f} MB; toolkit reads posts of "
+                   f"at most {MAX_FILE_BYTES // 1024 // 1024} MB (and the API takes 800 KB)")
 
 
 def load_post(path: Path, key: str) -> Post:
@@ -437,8 +440,7 @@ def load_post(path: Path, key: str) -> Post:
 def post_from_bytes(path: Path, key: str, data: bytes) -> Post:
     """A post from the bytes of its file (for callers that also digest those bytes)."""
     if len(data) > MAX_FILE_BYTES:
-        raise PostError(Problem(key, 1, f"the file is {len(data) / 1024 / 1024:.1f} MB; toolkit "
-                                f"reads posts of at most {MAX_FILE_BYTES // 1024 // 1024} MB"))
+        raise PostError(_too_large(key, len(data)))
     try:
         source = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -12,6 +12,7 @@ from toolkit.content.payload import Payload, build_payload
 from toolkit.content.post import Post, load_post
 from toolkit.content.problems import PostError, Problem, ProblemList, Severity
 from toolkit.content.rules import validate_posts
+from toolkit.localfiles import config_folders
 
 __all__ = [
     "CheckReport",
@@ -33,14 +34,19 @@ class CheckReport(ProblemList):
 
 
 def load_posts(config: Config, paths: Iterable[str | Path] = ()) -> tuple[list[Post], list[Problem]]:
-    """Parse the posts; a post that cannot be parsed becomes a problem, the rest go on."""
+    """Parse the posts; a post that cannot be parsed becomes a problem, the rest go on.
+    Files skipped unread (a symlink leading outside the project, a FIFO) are warnings."""
     posts: list[Post] = []
     problems: list[Problem] = []
-    for path in find_posts(config.site.content_dir, paths):
+    skipped: list[tuple[Path, str]] = []
+    found = find_posts(config.site.content_dir, paths, config_folders(config), skipped)
+    for path in found:
         try:
             posts.append(load_post(path, config.relative(path)))
         except PostError as exc:
             problems.append(exc.problem)
+    problems += [Problem(config.relative(path), 1, reason, Severity.WARNING)
+                 for path, reason in skipped]
     return posts, problems
 
 
@@ -64,7 +70,7 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
         site_url=config.site.url,
         others=others,
     )
-    unparsed = {p.path for p in problems} - {p.key for p in posts}
+    unparsed = {p.path for p in problems if p.is_error} - {p.key for p in posts}
     return CheckReport(posts=posts, problems=sorted(problems), files=len(posts) + len(unparsed))
 
 

@@ -8,16 +8,21 @@ fenced code blocks, which is where a reader of the source would see them.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_INLINE = re.compile(r"!\[(?:[^\]\\]|\\.)*\]\(\s*(<[^>\n]*>|[^\s)]+)")
-_REFERENCE_USE = re.compile(r"!\[((?:[^\]\\]|\\.)*)\]\[((?:[^\]\\]|\\.)*)\]")
-_REFERENCE_DEF = re.compile(r"^ {0,3}\[((?:[^\]\\]|\\.)+)\]:\s*(<[^>\n]*>|\S+)", re.MULTILINE)
-_HTML_IMG = re.compile(r"<img\b[^>]*?\bsrc\s*=\s*([\"'])(.*?)\1", re.IGNORECASE | re.DOTALL)
+# Each pattern stops at the next bracket (or `<`): a failed match never scans past the
+# place where the next one starts, so a body full of `![` or `<img` costs linear time.
+# (CommonMark does not allow unescaped brackets in a label either.)
+_INLINE = re.compile(r"!\[(?:[^\[\]\\]|\\.)*\]\(\s*(<[^>\n]*>|[^\s)]+)")
+_REFERENCE_USE = re.compile(r"!\[((?:[^\[\]\\]|\\.)*)\]\[((?:[^\[\]\\]|\\.)*)\]")
+_REFERENCE_DEF = re.compile(r"^ {0,3}\[((?:[^\[\]\\]|\\.)+)\]:\s*(<[^>\n]*>|\S+)",
+                            re.MULTILINE)
+_HTML_IMG = re.compile(r"<img\b[^<>]*?\bsrc\s*=\s*(?:\"([^\"<>]*)\"|'([^'<>]*)')", re.IGNORECASE)
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
@@ -68,17 +73,38 @@ def find_images(body: str, first_line: int = 1) -> list[ImageRef]:
         if label in definitions:
             found.append((match.start(), definitions[label]))
     for match in _HTML_IMG.finditer(prose):
-        found.append((match.start(), match.group(2).strip()))
+        src = match.group(1) if match.group(1) is not None else match.group(2)
+        found.append((match.start(), src.strip()))
     found.sort()
-    return [ImageRef(src, first_line + prose.count("\n", 0, pos)) for pos, src in found]
+    refs = []
+    line, counted = first_line, 0  # the line of `counted`, counting only forward
+    for pos, src in found:
+        line += prose.count("\n", counted, pos)
+        counted = pos
+        refs.append(ImageRef(src, line))
+    return refs
 
 
 def resolve(src: str, post_path: Path, content_dir: Path) -> Path:
-    """The file a relative `src` names: from the post's folder, or `content_dir` for `/x`."""
+    """The file a relative `src` names: from the post's folder, or `content_dir` for `/x`.
+
+    Symlinks resolved: the real file, which is used only when it lies in the content
+    folder (`asset_path`), so neither `../../etc/passwd` nor a symlink leading out of the
+    folder ever names a file to publish or copy.
+    """
+    return Path(os.path.realpath(_joined(src, post_path, content_dir)))
+
+
+def written_path(src: str, post_path: Path, content_dir: Path) -> Path:
+    """The path `src` names as written, `..` folded but no symlink followed."""
+    return Path(os.path.normpath(_joined(src, post_path, content_dir)))
+
+
+def _joined(src: str, post_path: Path, content_dir: Path) -> str:
     path_part = unquote(urlsplit(src).path)
     if path_part.startswith("/"):
-        return (content_dir / path_part.lstrip("/")).resolve()
-    return (post_path.parent / path_part).resolve()
+        return os.path.join(content_dir, path_part.lstrip("/"))
+    return os.path.join(post_path.parent, path_part)
 
 
 def asset_path(file: Path, content_dir: Path) -> str | None:

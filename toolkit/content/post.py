@@ -1,13 +1,20 @@
 """A post: one Markdown file with a YAML front matter block, parsed once.
 
-python-frontmatter finds and loads the block (with libyaml when available); the line of
-each key is worked out only when a problem has to be reported, so building a thousand
-posts pays for one YAML parse each.
+python-frontmatter finds the block; `FrontMatterLoader` loads it (with libyaml's parser
+when available). The line of each key is worked out only when a problem has to be
+reported, so building a thousand posts pays for one YAML parse each.
+
+A post file comes from anyone who can open a pull request, so reading it is bounded: at
+most `MAX_FILE_BYTES` per file and `MAX_FRONT_MATTER_CHARS` of front matter, nesting at
+most `MAX_DEPTH` deep, aliases expanding to at most `MAX_EXPANDED` characters and values,
+no explicit tags but the plain scalar ones (`ALLOWED_TAGS`). Anything else, and any value
+YAML accepts but Python cannot hold (`date: 2024-02-30`), is a `PostError` with its line.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -17,10 +24,39 @@ from typing import Any
 
 import frontmatter
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
+from yaml.resolver import Resolver
 
+from toolkit import localfiles
 from toolkit.content.problems import PostError, Problem
 
+try:  # libyaml's parser: the same events, ten times faster
+    from yaml.cyaml import CParser
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    CParser = None
+
 HANDLER = frontmatter.YAMLHandler()
+
+# Limits on what a post may hold (the API's own limit on a body, 800 KB, is a rule of
+# `toolkit check`; these keep a hostile file from hanging or exhausting a run).
+MAX_FILE_BYTES = 8 * 1024 * 1024  # a post file; larger ones are not read at all
+MAX_FRONT_MATTER_CHARS = 64 * 1024  # the YAML text between the --- lines
+MAX_DEPTH = 32  # lists and mappings inside each other
+MAX_EXPANDED = 256 * 1024  # characters plus values, with every alias expanded
+MAX_INT_BITS = 1024  # larger integers cannot even be printed in decimal by Python
+_YAML = "tag:yaml.org,2002:"
+# Explicit tags a front matter may use: they only say which plain scalar a value is.
+ALLOWED_TAGS = frozenset(_YAML + name for name in ("str", "int", "float", "bool", "null",
+                                                   "timestamp"))
 
 # Front matter keys the publishing API honours, in the order toolkit writes them.
 FOREM_KEYS = (
@@ -160,10 +196,161 @@ def parse_date(value: Any) -> dt.datetime | None:
     return None
 
 
+class FrontMatterRefused(yaml.MarkedYAMLError):
+    """Front matter that is YAML but that toolkit will not use; `problem` says why."""
+
+    def __init__(self, problem: str, mark: yaml.Mark | None):
+        super().__init__(problem=problem, problem_mark=mark)
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _tag_name(tag: str) -> str:
+    return _shown("!!" + tag[len(_YAML):] if tag.startswith(_YAML) else tag)
+
+
+class FrontMatterLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with limits, fed by libyaml's parser when it is there.
+
+    The limits are checked on the parser's events, before a node is composed: libyaml's
+    own composer recurses in C and crashes the process on deep nesting, and expanding a
+    "billion laughs" of aliases takes gigabytes, so both are refused while reading. The
+    composer is PyYAML's (its recursion is bounded by `MAX_DEPTH`), the constructor the
+    safe one, with every error of a value turned into a `FrontMatterRefused` at its line.
+    """
+
+    def __init__(self, text: str):
+        if CParser is not None:
+            parser = CParser(text)
+            # The composer's lookahead goes straight to libyaml; only `get_event`, which
+            # every event passes through once, is watched.
+            self.check_event = parser.check_event
+            self.peek_event = parser.peek_event
+            self._next_event = parser.get_event
+            Composer.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+        else:  # pragma: no cover - PyYAML built without libyaml
+            super().__init__(text)
+            self._next_event = super().get_event
+        self._open: list[list] = []  # per open list or mapping: [size so far, anchor]
+        self._sizes: dict[str, int | None] = {}  # anchor -> expanded size (None: still open)
+        self._expanded = 0
+
+    # -- events, with the limits ---------------------------------------------------------
+
+    def get_event(self):
+        event = self._next_event()
+        kind = type(event)
+        if kind is ScalarEvent:
+            if event.tag is not None:
+                self._check_tag(event)
+            size = 1 + len(event.value)
+            if event.anchor is not None:
+                self._sizes[event.anchor] = size
+            self._grow(size, event)
+        elif kind is SequenceStartEvent or kind is MappingStartEvent:
+            if event.tag is not None:
+                self._check_tag(event)
+            if len(self._open) >= MAX_DEPTH:
+                raise FrontMatterRefused(
+                    f"nested more than {MAX_DEPTH} levels deep", event.start_mark)
+            if event.anchor is not None:
+                self._sizes[event.anchor] = None
+            self._open.append([1, event.anchor])
+            self._grow(0, event)
+        elif kind is SequenceEndEvent or kind is MappingEndEvent:
+            size, anchor = self._open.pop()
+            if anchor is not None:
+                self._sizes[anchor] = size
+            if self._open:  # its size was counted as it was read
+                self._open[-1][0] += size
+        elif kind is AliasEvent:
+            size = self._sizes.get(event.anchor, 0)
+            if size is None:
+                raise FrontMatterRefused(
+                    f"the alias *{_shown(event.anchor)} refers to a value that contains it",
+                    event.start_mark)
+            self._grow(size, event)
+        return event
+
+    @staticmethod
+    def _check_tag(event) -> None:
+        if event.tag != "!" and (event.tag not in ALLOWED_TAGS
+                                 or not isinstance(event, ScalarEvent)):
+            raise FrontMatterRefused(
+                f"the tag {_tag_name(event.tag)} is not allowed (only the plain scalar tags "
+                "!!str, !!int, !!float, !!bool, !!null and !!timestamp are)",
+                event.start_mark,
+            )
+
+    def _grow(self, size: int, event) -> None:
+        """Count a value of `size` (a list or mapping just opened: 1) in the one it lies in."""
+        if self._open and size:
+            self._open[-1][0] += size
+        self._expanded += size or 1
+        if self._expanded > MAX_EXPANDED:
+            raise FrontMatterRefused(
+                f"too large once its aliases are expanded (more than {MAX_EXPANDED // 1024} K "
+                "characters and values); use fewer aliases", event.start_mark)
+
+    def dispose(self) -> None:
+        if CParser is None:  # pragma: no cover
+            super().dispose()
+
+    # -- values --------------------------------------------------------------------------
+
+    def construct_object(self, node, deep=False):
+        try:
+            return super().construct_object(node, deep)
+        except yaml.YAMLError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a value Python cannot hold, at its line
+            value = _shown(node.value) if isinstance(node.value, str) else "this value"
+            what = ("a valid date" if node.tag == _YAML + "timestamp"
+                    else f"a valid {_tag_name(node.tag)}")
+            why = f" ({_shown(str(exc), 80)})" if isinstance(exc, ValueError) else ""
+            raise FrontMatterRefused(f"{value} is not {what}{why}",
+                                     node.start_mark) from None
+
+    def construct_yaml_int(self, node):
+        value = super().construct_yaml_int(node)
+        if value.bit_length() > MAX_INT_BITS:
+            raise FrontMatterRefused("a number too large to use", node.start_mark)
+        return value
+
+
+FrontMatterLoader.add_constructor(_YAML + "int", FrontMatterLoader.construct_yaml_int)
+# A lone `=` is text, not YAML 1.1's "default value" tag that no constructor knows.
+FrontMatterLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != _YAML + "value"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def load_front_matter(text: str) -> Any:
+    """The front matter's value, within the limits; `yaml.YAMLError` when not."""
+    loader = FrontMatterLoader(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+def compose_front_matter(text: str) -> yaml.Node | None:
+    loader = FrontMatterLoader(text)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
 def _key_lines(front_matter: str, first_line: int) -> dict[str, int]:
     try:
-        node = yaml.compose(front_matter, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+        node = compose_front_matter(front_matter)
+    except (yaml.YAMLError, RecursionError):
         return {}
     lines: dict[str, int] = {}
     if isinstance(node, yaml.MappingNode):
@@ -192,13 +379,22 @@ def parse_post(path: Path, key: str, source: str) -> Post:
     if source.startswith("\n", body_start):
         body_start += 1
     body_line = source.count("\n", 0, body_start) + 1
+    if len(fm_text) > MAX_FRONT_MATTER_CHARS:
+        raise PostError(Problem(
+            key, fm_line, f"front matter: longer than {MAX_FRONT_MATTER_CHARS // 1024} KB, "
+            "the most toolkit reads (is a closing --- missing?)"))
     try:
-        meta = HANDLER.load(fm_text)
+        meta = load_front_matter(fm_text)
+    except FrontMatterRefused as exc:
+        line = fm_line + exc.problem_mark.line if exc.problem_mark is not None else fm_line
+        raise PostError(Problem(key, line, f"front matter: {exc.problem}")) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = fm_line + mark.line if mark is not None else fm_line
-        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        reason = getattr(exc, "problem", None) or (str(exc).splitlines() or ["unreadable"])[0]
         raise PostError(Problem(key, line, f"front matter: invalid YAML: {reason}")) from None
+    except RecursionError:  # pragma: no cover - MAX_DEPTH keeps the composer shallow
+        raise PostError(Problem(key, fm_line, "front matter: nested too deeply")) from None
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
@@ -216,16 +412,35 @@ def parse_post(path: Path, key: str, source: str) -> Post:
     )
 
 
-def load_post(path: Path, key: str) -> Post:
+def read_post_file(path: Path | str, key: str) -> tuple[os.stat_result, bytes]:
+    """The stat and bytes of a post file, or `PostError`: a file larger than
+    `MAX_FILE_BYTES` is refused before it is read, and one that is not a regular file
+    (a FIFO, a device) is never waited on."""
     try:
-        data = path.read_bytes()
+        return localfiles.read_regular(path, MAX_FILE_BYTES)
+    except localfiles.TooLarge as exc:
+        raise PostError(_too_large(key, exc.size)) from None
+    except localfiles.NotRegularFile as exc:
+        raise PostError(Problem(key, 1, f"not a regular file ({exc.kind}), skipped")) from None
     except OSError as exc:
-        raise PostError(Problem(key, 1, f"cannot read the file: {exc.strerror}")) from None
+        reason = exc.strerror or str(exc)
+        raise PostError(Problem(key, 1, f"cannot read the file: {reason}")) from None
+
+
+def _too_large(key: str, size: int) -> Problem:
+    return Problem(key, 1, f"the file is {size / 1024 / 1024:.1f} MB; toolkit reads posts of "
+                   f"at most {MAX_FILE_BYTES // 1024 // 1024} MB (and the API takes 800 KB)")
+
+
+def load_post(path: Path, key: str) -> Post:
+    _, data = read_post_file(path, key)
     return post_from_bytes(path, key, data)
 
 
 def post_from_bytes(path: Path, key: str, data: bytes) -> Post:
     """A post from the bytes of its file (for callers that also digest those bytes)."""
+    if len(data) > MAX_FILE_BYTES:
+        raise PostError(_too_large(key, len(data)))
     try:
         source = data.decode("utf-8")
     except UnicodeDecodeError as exc:

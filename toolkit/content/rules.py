@@ -13,6 +13,7 @@ import datetime as dt
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -121,10 +122,13 @@ def validate_post(
             _check_image(post, cover.strip(), post.line_of("cover_image"), content_dir,
                          assets_base_url, "cover_image")
         )
+    checked: dict[str, list[Problem]] = {}  # each source once, however often it is used
     for ref in images.find_images(post.body, post.body_line):
         if images.is_relative(ref.src):
-            problems.extend(_check_image(post, ref.src, ref.line, content_dir, assets_base_url,
-                                         "image"))
+            if ref.src not in checked:
+                checked[ref.src] = _check_image(post, ref.src, 0, content_dir,
+                                                assets_base_url, "image")
+            problems.extend(replace(p, line=ref.line) for p in checked[ref.src])
     return problems
 
 
@@ -132,11 +136,16 @@ def _check_image(
     post: Post, src: str, line: int, content_dir: Path, assets_base_url: str | None, label: str
 ) -> list[Problem]:
     file = images.resolve(src, post.path, content_dir)
-    if not file.is_file():
-        return [Problem(post.key, line, f"{label}: {src} not found")]
     inside = images.asset_path(file, content_dir) is not None
     if not inside and images.asset_path(post.path, content_dir) is not None:
+        # Said without looking at the file: nothing outside the folder is published.
+        if images.asset_path(images.written_path(src, post.path, content_dir),
+                             content_dir) is not None:
+            return [Problem(post.key, line, f"{label}: {src} is a symlink to a file outside "
+                            "the content folder, not followed")]
         return [Problem(post.key, line, f"{label}: {src} lies outside the content folder")]
+    if not file.is_file():
+        return [Problem(post.key, line, f"{label}: {src} not found")]
     if not assets_base_url:
         return [
             Problem(

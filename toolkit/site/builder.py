@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from toolkit import localfiles
 from toolkit.config import Config
 from toolkit.errors import BuildError
 from toolkit.site import theme_files
@@ -40,7 +41,12 @@ from toolkit.site.manifest import (
     manifest_name,
 )
 from toolkit.site.mirror import MIRROR, MirrorError
-from toolkit.site.output import copy_if_changed, remove_outputs, write_if_changed
+from toolkit.site.output import (
+    UnreadableSource,
+    copy_if_changed,
+    remove_outputs,
+    write_if_changed,
+)
 from toolkit.site.pages import (
     Page,
     SitePlan,
@@ -155,6 +161,7 @@ class SiteBuilder:
         )
         self.last_build_path = self.state_dir / last_build_name(self.output_dir)
         self.key_prefix = key_prefix(config.site.content_dir, config.root)
+        self.folders = localfiles.config_folders(config)  # where a symlink may lead
         site = config.site
         # What the posts' records depend on besides their source: another value, and every
         # post is read again.
@@ -224,7 +231,9 @@ class SiteBuilder:
 
     def _build(self, run: _Run) -> BuildReport:
         site = self.config.site
-        run.scan = scan_content(site.content_dir, self.key_prefix)
+        run.scan = scan_content(site.content_dir, self.key_prefix, self.folders)
+        run.problems.extend((path, [1, reason, "warning"])
+                            for path, reason in run.scan.skipped.items())
         self._update_templates(run)
         reading_list = self._mirror_files(run)
         site_context = {
@@ -553,11 +562,14 @@ class SiteBuilder:
         """The theme's static files (the project's over them), the code stylesheet, and
         every file of the content folder that is not a post, at the same relative path."""
         outputs = run.manifest.outputs
+        skipped: dict[str, str] = {}
         copies: dict[str, tuple[str, int, int]] = {
             f"{theme_files.STATIC}/{name}": (path, mtime, size)
             for name, (path, mtime, size)
-            in theme_files.static_table(self.config.site.templates_dir).items()
+            in theme_files.static_table(self.config.site.templates_dir, self.folders,
+                                        skipped).items()
         }
+        self._report_skipped(run, skipped)
         for relative, stat in run.scan.assets.items():
             if relative in run.produced or relative in copies:
                 run.problems.append((self.config.relative(Path(stat[0])), [
@@ -566,8 +578,14 @@ class SiteBuilder:
                 copies[relative] = stat
         for output, (path, mtime, size) in copies.items():
             key = digest_of(path, mtime, size)
-            run.record(output, key, copy_if_changed(
-                path, self.output_dir / output, outputs.get(output), key, run.force))
+            try:
+                copied = copy_if_changed(path, self.output_dir / output, outputs.get(output),
+                                         key, run.force)
+            except UnreadableSource as exc:  # the rest goes on
+                run.problems.append((self.config.relative(Path(path)),
+                                     [1, f"not copied: {exc}", "warning"]))
+                continue
+            run.record(output, key, copied)
         # The stylesheet of highlighted code is made, not copied.
         output = f"{theme_files.STATIC}/pygments.css"
         if output in copies:
@@ -622,7 +640,10 @@ class SiteBuilder:
         """Each page template's digest over the templates it reaches, redone when any
         template file came, went or changed (Jinja2 is imported only then)."""
         manifest = run.manifest
-        table = theme_files.template_table(self.config.site.templates_dir)
+        skipped: dict[str, str] = {}
+        table = theme_files.template_table(self.config.site.templates_dir, self.folders,
+                                           skipped)
+        self._report_skipped(run, skipped)
         if table == manifest.templates and manifest.closures:
             return
         digests = {path: self._digest(manifest, path, mtime, size)
@@ -631,6 +652,12 @@ class SiteBuilder:
         manifest.templates = table
         self.renderer.reset_templates()
         run.dirty = True
+
+    def _report_skipped(self, run: _Run, skipped: dict[str, str]) -> None:
+        """Files of the templates folder left out (a symlink leading outside the project,
+        a FIFO...), as warnings."""
+        for path, reason in skipped.items():
+            run.problems.append((self.config.relative(Path(path)), [1, reason, "warning"]))
 
     def _mirror_files(self, run: _Run):
         """Digests of the mirror files, each checked once when it changes; broken ones are

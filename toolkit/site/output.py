@@ -12,6 +12,8 @@ import hashlib
 import os
 from pathlib import Path
 
+from toolkit.localfiles import read_regular
+
 Written = tuple[str, int, int, bool]  # digest, mtime_ns, size, whether it was written now
 
 
@@ -77,6 +79,10 @@ def write_if_changed(path: Path, data: bytes, record: list | None, force: bool) 
     return digest, mtime, size, True
 
 
+class UnreadableSource(OSError):
+    """The file to copy cannot be read (gone, not allowed, no longer a regular file)."""
+
+
 def copy_if_changed(source: str, path: Path, record: list | None, key: str,
                     force: bool) -> Written:
     """Copy a file unless the copy is already there (same source stat, untouched copy)."""
@@ -84,8 +90,10 @@ def copy_if_changed(source: str, path: Path, record: list | None, key: str,
         current = stat_of(path)
         if current is not None and list(current) == record[2:4]:
             return record[1], current[0], current[1], False
-    with open(source, "rb") as handle:
-        data = handle.read()
+    try:
+        _, data = read_regular(source)  # never waits on a FIFO put in a file's place
+    except OSError as exc:
+        raise UnreadableSource(exc.strerror or str(exc)) from None
     mtime, size = _write(path, data, exists=stat_of(path) is not None)
     return key, mtime, size, True
 

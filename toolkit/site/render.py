@@ -94,7 +94,10 @@ class Renderer:
     @property
     def env(self):
         if self._env is None:
-            self._env = make_environment(self.config.site.templates_dir, self.cache_dir)
+            from toolkit.localfiles import config_folders
+
+            self._env = make_environment(self.config.site.templates_dir, self.cache_dir,
+                                         config_folders(self.config))
         return self._env
 
     @property
@@ -129,23 +132,33 @@ class Renderer:
     # -- step 1 ------------------------------------------------------------------------
 
     def prepare(self, jobs: list[PrepareJob]) -> list[dict]:
-        return [self._prepare_one(*job) for job in jobs]
+        return [self._prepare_guarded(*job) for job in jobs]
+
+    def _prepare_guarded(self, key: str, path: str, render: bool) -> dict:
+        """`_prepare_one`, with anything it did not foresee made the post's own error: one
+        post never stops the build, here or in a worker process."""
+        try:
+            return self._prepare_one(key, path, render)
+        except Exception as exc:  # noqa: BLE001 - reported as the post's problem
+            self.bodies.pop(key, None)
+            reason = (str(exc).splitlines() or [""])[0][:200]
+            return {"key": key, "info": None, "excerpt": None, "links": None, "stat": [0, 0],
+                    "digest": "", "problems": [[1, f"cannot be built: {type(exc).__name__}"
+                                                   + (f": {reason}" if reason else ""), "error"]]}
 
     def _prepare_one(self, key: str, path: str, render: bool) -> dict:
         from toolkit.content import PostError
-        from toolkit.content.post import post_from_bytes
+        from toolkit.content.post import post_from_bytes, read_post_file
         from toolkit.content.rules import validate_post
         from toolkit.site.output import digest_bytes
 
         site = self.config.site
         result: dict[str, Any] = {"key": key, "info": None, "excerpt": None, "links": None}
-        try:
-            with open(path, "rb") as handle:
-                st = os.fstat(handle.fileno())
-                data = handle.read()
-        except OSError as exc:
+        try:  # at most MAX_FILE_BYTES, and never a FIFO or device
+            st, data = read_post_file(path, key)
+        except PostError as exc:
             result.update(stat=[0, 0], digest="",
-                          problems=[[1, f"cannot read the file: {exc.strerror}", "error"]])
+                          problems=[[1, exc.problem.message, "error"]])
             return result
         result["stat"] = [st.st_mtime_ns, st.st_size]
         result["digest"] = digest_bytes(data)

@@ -4,6 +4,12 @@ This is all a build with nothing to do reads from disk (besides its manifest), s
 `os.scandir`, whose entries carry their stat, and it parses nothing. The rules are those of
 `toolkit.content.discover`: names starting with `_` or `.` are skipped (files and folders),
 except the mirror in `_mirror/`, read for comments and the reading list.
+
+Only regular files are taken, and symlinks to files inside the project (`localfiles`); a
+symlink that leads outside, a symlinked folder, a FIFO or a device is never opened. Those
+leading outside or that are not files are listed in `skipped` with the reason, for the
+build to report; a symlinked folder inside the project is left alone, as a walk of
+`toolkit.content.discover` leaves it.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolkit import localfiles
 from toolkit.site.mirror import COMMENTS, MIRROR, READING_LIST
 
 Stat = tuple[str, int, int]  # absolute path, mtime_ns, size
@@ -23,6 +30,7 @@ class ContentScan:
     assets: dict[str, Stat] = field(default_factory=dict)  # content-relative path -> stat
     comments: dict[str, Stat] = field(default_factory=dict)  # file name -> stat
     reading_list: Stat | None = None
+    skipped: dict[str, str] = field(default_factory=dict)  # project-relative path -> why
 
 
 def key_prefix(content_dir: Path, root: Path) -> str:
@@ -34,12 +42,22 @@ def key_prefix(content_dir: Path, root: Path) -> str:
     return "" if relative == "." else relative + "/"
 
 
-def _stat(entry: os.DirEntry) -> Stat:
-    st = entry.stat()
-    return entry.path, st.st_mtime_ns, st.st_size
+def _file(entry: os.DirEntry, folders: tuple[str, ...], shown: str,
+          scan: ContentScan) -> Stat | None:
+    """The stat of a directory entry to read as a file, or None (listed in `skipped` when
+    it leads outside the project or is not a file)."""
+    kind, st, reason = localfiles.classify_entry(entry, folders)
+    if kind == localfiles.FILE and st is not None:
+        return entry.path, st.st_mtime_ns, st.st_size
+    if reason:
+        scan.skipped[shown] = reason
+    return None
 
 
-def scan_content(content_dir: Path, prefix: str) -> ContentScan:
+def scan_content(content_dir: Path, prefix: str, folders: tuple[str, ...] = ()) -> ContentScan:
+    """Every post, file and mirror file of `content_dir`. `folders` are the real paths a
+    symlink may lead into (`localfiles.config_folders`); by default the content folder."""
+    folders = folders or localfiles.project_folders(content_dir)
     scan = ContentScan()
     stack = [(str(content_dir), "")]
     while stack:
@@ -51,26 +69,47 @@ def scan_content(content_dir: Path, prefix: str) -> ContentScan:
                     continue
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, f"{relative}{name}/"))
-                elif entry.is_file():
-                    if name.endswith(".md"):
-                        scan.posts[prefix + relative + name] = _stat(entry)
-                    else:
-                        scan.assets[relative + name] = _stat(entry)
-    mirror = content_dir / MIRROR
-    if mirror.is_dir():
-        comments = mirror / COMMENTS
-        if comments.is_dir():
-            with os.scandir(comments) as entries:
-                for entry in entries:
-                    if entry.name.endswith(".json") and entry.is_file():
-                        scan.comments[entry.name] = _stat(entry)
-        reading_list = mirror / READING_LIST
-        try:
-            st = reading_list.stat()
-        except FileNotFoundError:
-            pass
-        else:
-            scan.reading_list = (str(reading_list), st.st_mtime_ns, st.st_size)
+                    continue
+                shown = prefix + relative + name
+                if entry.is_file(follow_symlinks=False):  # the common case, inline
+                    st = entry.stat(follow_symlinks=False)
+                    found: Stat | None = (entry.path, st.st_mtime_ns, st.st_size)
+                else:
+                    found = _file(entry, folders, shown, scan)
+                    if found is None:
+                        continue
+                if name.endswith(".md"):
+                    scan.posts[shown] = found
+                else:
+                    scan.assets[relative + name] = found
+    _scan_mirror(content_dir / MIRROR, f"{prefix}{MIRROR}/", folders, scan)
     scan.posts = dict(sorted(scan.posts.items()))
     scan.assets = dict(sorted(scan.assets.items()))
     return scan
+
+
+def _folder(path: Path, folders: tuple[str, ...], shown: str, scan: ContentScan) -> bool:
+    """Whether `path` is a folder to look into (itself, or a symlink inside the project)."""
+    kind, _, reason = localfiles.classify_path(path, folders)
+    if reason:
+        scan.skipped[shown] = reason
+    return kind == localfiles.FOLDER
+
+
+def _scan_mirror(mirror: Path, shown: str, folders: tuple[str, ...], scan: ContentScan) -> None:
+    if not _folder(mirror, folders, shown.rstrip("/"), scan):
+        return
+    comments = mirror / COMMENTS
+    if _folder(comments, folders, shown + COMMENTS, scan):
+        with os.scandir(comments) as entries:
+            for entry in entries:
+                if entry.name.endswith(".json"):
+                    found = _file(entry, folders, f"{shown}{COMMENTS}/{entry.name}", scan)
+                    if found is not None:
+                        scan.comments[entry.name] = found
+    reading_list = mirror / READING_LIST
+    kind, st, reason = localfiles.classify_path(reading_list, folders)
+    if kind == localfiles.FILE and st is not None:
+        scan.reading_list = (str(reading_list), st.st_mtime_ns, st.st_size)
+    elif reason:
+        scan.skipped[shown + READING_LIST] = reason

@@ -13,6 +13,8 @@ import hashlib
 import os
 from pathlib import Path
 
+from toolkit import localfiles
+
 THEME_DIR = Path(__file__).resolve().parent / "theme"
 STATIC = "static"  # the subfolder of a templates folder that is copied, not rendered
 
@@ -33,15 +35,32 @@ PYGMENTS_LIGHT = "default"
 PYGMENTS_DARK = "github-dark"
 
 FileTable = dict[str, list]  # name -> [file path, mtime_ns, size]
+_THEME_FOLDERS = (os.path.realpath(THEME_DIR),)  # where the theme's own symlinks may lead
 
 
-def _walk(folder: Path, *, static: bool) -> dict[str, os.stat_result]:
-    """Files of a templates folder by POSIX name: the templates, or the static files."""
+def _walk(folder: Path, *, static: bool, folders: tuple[str, ...] | None,
+          skipped: dict[str, str]) -> dict[str, os.stat_result]:
+    """Files of a templates folder by POSIX name: the templates, or the static files.
+
+    Symlinks are followed only when they lead into `folders`, a symlinked folder at most
+    once (a link back up cannot loop); what leads elsewhere, and what is not a file, goes
+    to `skipped` (absolute path -> why) and is never opened. `folders=None`: the theme
+    that ships with toolkit, whose own links are trusted.
+    """
     found: dict[str, os.stat_result] = {}
     if static:
         folder = folder / STATIC
-    if not folder.is_dir():
-        return found
+    if folders is None:
+        if not folder.is_dir():
+            return found
+        folders = _THEME_FOLDERS
+    else:
+        kind, _, reason = localfiles.classify_path(folder, folders)
+        if reason:
+            skipped[str(folder)] = reason
+        if kind != localfiles.FOLDER:
+            return found
+    followed: set[str] = set()  # real paths of the symlinked folders walked
     stack = [(folder, "")]
     while stack:
         current, prefix = stack.pop()
@@ -50,32 +69,53 @@ def _walk(folder: Path, *, static: bool) -> dict[str, os.stat_result]:
                 if entry.name.startswith("."):
                     continue
                 name = prefix + entry.name
-                if entry.is_dir():
+                if entry.is_file(follow_symlinks=False):  # the common case, inline
+                    found[name] = entry.stat(follow_symlinks=False)
+                    continue
+                kind, st, reason = localfiles.classify_entry(entry, folders)
+                if kind == localfiles.FOLDER:
                     if not static and not prefix and entry.name == STATIC:
                         continue
+                    if entry.is_symlink():
+                        target = os.path.realpath(entry.path)
+                        if target in followed:
+                            continue
+                        followed.add(target)
                     stack.append((Path(entry.path), name + "/"))
-                elif entry.is_file():
-                    found[name] = entry.stat()
+                elif kind == localfiles.FILE and st is not None:
+                    found[name] = st
+                elif reason:
+                    skipped[entry.path] = reason
     return found
 
 
-def _overlay(project_dir: Path, *, static: bool) -> FileTable:
+def _overlay(project_dir: Path, *, static: bool, folders: tuple[str, ...] | None,
+             skipped: dict[str, str] | None) -> FileTable:
     table: FileTable = {}
-    for folder in (THEME_DIR, project_dir):  # the project's files win
-        for name, st in _walk(folder, static=static).items():
+    skipped = {} if skipped is None else skipped
+    theme = (THEME_DIR, None, {})
+    project = (project_dir, folders or localfiles.project_folders(project_dir), skipped)
+    for folder, allowed, refused in (theme, project):  # the project's files win
+        for name, st in _walk(folder, static=static, folders=allowed, skipped=refused).items():
             table[name] = [str(folder / STATIC / name if static else folder / name),
                            st.st_mtime_ns, st.st_size]
     return dict(sorted(table.items()))
 
 
-def template_table(project_dir: Path) -> FileTable:
-    """Every template a page can use, resolved the way the loader resolves it."""
-    return _overlay(project_dir, static=False)
+def template_table(project_dir: Path, folders: tuple[str, ...] | None = None,
+                   skipped: dict[str, str] | None = None) -> FileTable:
+    """Every template a page can use, resolved the way the loader resolves it.
+
+    `folders`: where a symlink may lead (by default the templates folder itself);
+    `skipped` receives the files refused, with the reason.
+    """
+    return _overlay(project_dir, static=False, folders=folders, skipped=skipped)
 
 
-def static_table(project_dir: Path) -> FileTable:
+def static_table(project_dir: Path, folders: tuple[str, ...] | None = None,
+                 skipped: dict[str, str] | None = None) -> FileTable:
     """Every static file to copy under `static/`: the theme's, overlaid by the project's."""
-    return _overlay(project_dir, static=True)
+    return _overlay(project_dir, static=True, folders=folders, skipped=skipped)
 
 
 def file_digest(path: str | Path) -> str:
@@ -83,12 +123,19 @@ def file_digest(path: str | Path) -> str:
         return hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
 
 
-def make_environment(project_dir: Path, cache_dir: Path | None = None):
-    """The Jinja2 environment of a build: the project's templates over the theme's."""
+def make_environment(project_dir: Path, cache_dir: Path | None = None,
+                     folders: tuple[str, ...] | None = None):
+    """The Jinja2 environment of a build: the project's templates over the theme's.
+
+    A project template is loaded only from where `template_table` takes it: a symlink
+    leading outside `folders` (by default the templates folder) is passed over, and the
+    theme's template of that name is used, as the table says.
+    """
     import jinja2
 
     loader = jinja2.ChoiceLoader(
-        [jinja2.FileSystemLoader(str(project_dir)), jinja2.FileSystemLoader(str(THEME_DIR))]
+        [_project_loader(str(project_dir), folders or localfiles.project_folders(project_dir)),
+         jinja2.FileSystemLoader(str(THEME_DIR))]
     )
     bytecode_cache = None
     if cache_dir is not None:
@@ -107,6 +154,27 @@ def make_environment(project_dir: Path, cache_dir: Path | None = None):
         keep_trailing_newline=True,
         bytecode_cache=bytecode_cache,
     )
+
+
+def _project_loader(searchpath: str, folders: tuple[str, ...]):
+    import posixpath
+
+    import jinja2
+    from jinja2.loaders import split_template_path
+
+    class ProjectLoader(jinja2.FileSystemLoader):
+        def get_source(self, environment, template):
+            filename = posixpath.join(searchpath, *split_template_path(template))
+            if os.path.lexists(filename) and not within_project(filename):
+                raise jinja2.TemplateNotFound(template)
+            return super().get_source(environment, template)
+
+    def within_project(filename: str) -> bool:
+        kind, _, _ = localfiles.classify_path(filename, folders)
+        return kind == localfiles.FILE and localfiles.within(os.path.realpath(filename),
+                                                              folders)
+
+    return ProjectLoader(searchpath)
 
 
 def closure_digests(env, table: FileTable, digests: dict[str, str]) -> dict[str, str]:

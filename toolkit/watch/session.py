@@ -143,6 +143,14 @@ class WatchSession:
         except ToolkitError as exc:
             self.reporter.config_problem(exc.format_message())
             return
+        except Exception:  # noqa: BLE001 - a failure no save should cost the session
+            # Every post's own failure is its problem in the report; this is a bug. Say so
+            # and keep watching: the next save builds again from the manifest on disk.
+            log.exception("the rebuild failed")
+            self.reporter.config_problem(
+                "the rebuild failed unexpectedly (see the log); still watching, the next "
+                "save builds again")
+            return
         changed = sorted(self.config.relative(p) for p in batch)
         self._after_build(report, changed, time.perf_counter() - started)
         if self.pusher is not None:

@@ -123,3 +123,13 @@ def test_payload_is_plain_json(make_project):
     project.write("content/p.md", "---\ntitle: Ünïcode — ok\n---\nB\n")
     data = json.loads(canonical_json(payload_of(project).data))
     assert data["article"]["title"] == "Ünïcode — ok"
+
+
+def test_front_matter_sent_has_no_yaml_anchors(make_project):
+    project = make_project(CONFIG)
+    project.write("content/p.md", "---\ntitle: Hello\nlinks: &l [a, b]\n"
+                  "more_links: *l\n---\nBody\n")
+    body = payload_of(project).body_markdown
+    assert "&" not in body and "*" not in body, body
+    front, _ = split_front_matter(body)
+    assert front["links"] == front["more_links"] == ["a", "b"]

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from sandbox_client import Api
 
-from toolkit.sandbox.seed import api_key_for
+from toolkit.sandbox.forem.seed import api_key_for
 
 
 def test_accounts_are_the_seeded_ones_with_fixed_keys(api: Api) -> None:
@@ -27,10 +27,15 @@ def test_stats_count_by_route_template_and_skip_control_requests(api: Api) -> No
     api.get("/api/articles/999999")
     api.get("/api/nowhere")
     api.get("/__sandbox/accounts")
+    api.get("/nowhere")
     assert api.ok("GET", "/__sandbox/stats") == {"requests": [
-        {"method": "GET", "route": "/api/articles/{id}", "status": 200, "count": 2},
-        {"method": "GET", "route": "/api/articles/{id}", "status": 404, "count": 1},
-        {"method": "GET", "route": "<unmatched>", "status": 404, "count": 1},
+        {"interface": "forem", "method": "GET", "route": "/api/articles/{id}", "status": 200,
+         "count": 2},
+        {"interface": "forem", "method": "GET", "route": "/api/articles/{id}", "status": 404,
+         "count": 1},
+        {"interface": None, "method": "GET", "route": "<unmatched>", "status": 404, "count": 1},
+        {"interface": "forem", "method": "GET", "route": "<unmatched>", "status": 404,
+         "count": 1},
     ]}
     assert api.server.count(route="/api/articles/{id}") == 3
     assert api.ok("POST", "/__sandbox/stats/reset") == {"reset": True}
@@ -121,7 +126,8 @@ def test_website_edit_sets_edited_at_and_applies_front_matter(api: Api) -> None:
     edited = api.ok("POST", "/__sandbox/articles/1003/edit", json={"body_markdown": body})
     assert edited["edited_at"] is not None and edited["title"] == "Keeping a changelog, edited online"
     assert api.ok("GET", "/api/articles/1003") == edited
-    assert api.server.stats() == [{"method": "GET", "route": "/api/articles/{id}", "status": 200,
+    assert api.server.stats() == [{"interface": "forem", "method": "GET",
+                                   "route": "/api/articles/{id}", "status": 200,
                                    "count": 2}]  # no API write was counted
     assert api.post("/__sandbox/articles/999999/edit", json={"body_markdown": "x"}).status_code == 404
     assert api.post("/__sandbox/articles/1003/edit", json={}).status_code == 422
@@ -197,9 +203,9 @@ def test_request_records_name_the_key_by_id_only(api: Api) -> None:
     api.get("/api/users/me", user="demo")
     api.get("/api/articles")
     records = api.ok("GET", "/__sandbox/requests")["requests"][-2:]
-    assert [(r["method"], r["route"], r["status"]) for r in records] == [
-        ("GET", "/api/users/me", 200), ("GET", "/api/articles", 200)]
-    assert isinstance(records[0]["api_key_id"], int) and records[1]["api_key_id"] is None
+    assert [(r["interface"], r["method"], r["route"], r["status"]) for r in records] == [
+        ("forem", "GET", "/api/users/me", 200), ("forem", "GET", "/api/articles", 200)]
+    assert isinstance(records[0]["caller"], int) and records[1]["caller"] is None
     assert all(r["duration_ms"] >= 0 and r["time"] > 0 for r in records)
     everything = api.get("/__sandbox/requests").text
     assert api.keys["demo"] not in everything
@@ -220,6 +226,16 @@ def test_user_agent_check_is_opt_in(api: Api) -> None:
 
 
 def test_control_index_lists_the_endpoints(api: Api) -> None:
-    endpoints = api.ok("GET", "/__sandbox")["endpoints"]
-    assert "GET /__sandbox/accounts" in endpoints and "POST /__sandbox/reset" in endpoints
+    index = api.ok("GET", "/__sandbox")
+    endpoints = index["endpoints"]
+    assert "GET /__sandbox/forem/accounts" in endpoints and "POST /__sandbox/reset" in endpoints
+    assert endpoints["POST /__sandbox/forem/comments"].startswith("add a comment")
+    assert index["interfaces"]["forem"] == {"prefixes": ["/api", "/images"],
+                                            "excludes": ["/api/v1"],
+                                            "control": "/__sandbox/forem"}
     assert api.ok("GET", "/__sandbox/health") == {"ok": True}
+
+
+def test_forem_control_routes_keep_their_old_paths(api: Api) -> None:
+    assert api.ok("GET", "/__sandbox/accounts") == api.ok("GET", "/__sandbox/forem/accounts")
+    assert api.ok("GET", "/__sandbox/credits") == api.ok("GET", "/__sandbox/forem/credits")

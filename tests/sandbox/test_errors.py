@@ -39,7 +39,7 @@ def test_only_a_super_admin_invites(api: Api) -> None:
 
 
 @pytest.mark.parametrize(("method", "path"), [
-    ("GET", "/api/nothing"), ("GET", "/nothing"), ("GET", "/api/articles/abc"),
+    ("GET", "/api/nothing"), ("GET", "/api/articles/abc"),
     ("DELETE", "/api/articles/1001"), ("POST", "/api/articles/1001"), ("PATCH", "/api/listings/501"),
     ("GET", "/api/articles/-1"), ("GET", "/api/listings/category"), ("GET", "/__sandbox/nothing"),
 ])
@@ -47,6 +47,16 @@ def test_unknown_paths_and_methods_are_404_with_the_error_body(api: Api, method,
     response = api.request(method, path)
     assert response.status_code == 404
     assert response.json() == {"error": "not found", "status": 404}
+
+
+@pytest.mark.parametrize("path", ["/nothing", "/apix", "/api/v1/ingest", "/api/v1", "/"])
+def test_paths_no_interface_owns_get_a_neutral_404(api: Api, path) -> None:
+    """Not Forem's body: a client of another interface must not mistake it for an answer."""
+    response = api.get(path)
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("text/plain")
+    assert response.text == "Not Found"
+    assert api.server.count(route="<unmatched>", interface=None) >= 1
 
 
 @pytest.mark.parametrize(("method", "path"), WRITES)

@@ -89,7 +89,7 @@ def test_nesting_within_the_limit_is_parsed(api: Api) -> None:
 
 
 def test_a_body_over_the_limit_is_413(api: Api) -> None:
-    from toolkit.sandbox.forem.http import MAX_BODY
+    from toolkit.sandbox.interface import MAX_BODY
 
     big = json.dumps({"article": {"title": "Big", "body_markdown": "x" * MAX_BODY}}).encode()
     response = api.post("/api/articles", user="demo", content=big,

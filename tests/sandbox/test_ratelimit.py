@@ -8,7 +8,7 @@ import time
 import pytest
 from sandbox_client import Api
 
-from toolkit.sandbox.ratelimit import RateLimiter
+from toolkit.sandbox.forem.ratelimit import RateLimiter
 
 
 class Clock:

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from toolkit.sandbox.seed import api_key_for
+from toolkit.sandbox.forem.seed import api_key_for
 from toolkit.sandbox.server import SandboxError, SandboxServer, is_loopback
 
 

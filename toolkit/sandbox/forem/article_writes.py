@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from toolkit.sandbox import frontmatter, text
+from toolkit.sandbox.forem import frontmatter, text
 from toolkit.sandbox.forem.http import unprocessable
 
 # Forem's column default; replaced by `published_at` on first publish.
@@ -289,7 +289,7 @@ def save_article(
     moment: dt.datetime | None = None,
 ) -> int:
     """Create (existing=None) or update an article from a payload's `article` object.
-    Returns its id; raises ApiError 422 with the API's message when refused.
+    Returns its id; raises ErrorAnswer 422 with the API's message when refused.
     `moment` is the time of the write (the seed passes its fixed clock)."""
     moment = moment or text.now()
     now = text.stored(moment)

@@ -25,10 +25,11 @@ from typing import Any
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from toolkit.sandbox import text
 from toolkit.sandbox.forem import serializers as ser
+from toolkit.sandbox.forem import text
 from toolkit.sandbox.forem.article_writes import Author, save_article
-from toolkit.sandbox.forem.http import ApiError, Ctx, endpoint, require_object
+from toolkit.sandbox.forem.http import Ctx, endpoint, require_object
+from toolkit.sandbox.interface import ErrorAnswer
 
 POPULAR = "a.hotness_score DESC, a.published_at DESC, a.id DESC"
 NEWEST = "a.published_at DESC, a.id DESC"
@@ -132,7 +133,7 @@ async def show_article(ctx: Ctx) -> dict:
             f"{ser.ARTICLE_SELECT} WHERE a.id = ? AND a.published = 1", (ctx.path_param("id"),)
         ).fetchone()
     if row is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     return ser.article_show(row, ctx.base)
 
 
@@ -146,7 +147,7 @@ async def show_article_by_path(ctx: Ctx) -> dict:
             (slug, owner, owner),
         ).fetchone()
     if row is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     return ser.article_show(row, ctx.base)
 
 
@@ -173,7 +174,7 @@ def load_article(ctx: Ctx, article_id: int):
     with ctx.store.read() as db:
         row = db.execute(f"{ser.ARTICLE_SELECT} WHERE a.id = ?", (article_id,)).fetchone()
     if row is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     return row
 
 
@@ -181,7 +182,7 @@ def load_article(ctx: Ctx, article_id: int):
 async def create_article(ctx: Ctx) -> JSONResponse:
     params = require_object(await ctx.json(), "article")
     with ctx.store.transaction() as db:
-        article_id = save_article(db, ctx.state.rng, Author(ctx.user.id, ctx.user.name), params)
+        article_id = save_article(db, ctx.forem.rng, Author(ctx.user.id, ctx.user.name), params)
     data = ser.article_show(load_article(ctx, article_id), ctx.base)
     return JSONResponse(data, status_code=201, headers={"Location": data["url"]})
 
@@ -195,8 +196,8 @@ async def update_article(ctx: Ctx) -> dict:
             "SELECT * FROM articles WHERE id = ? AND user_id = ?", (article_id, ctx.user.id)
         ).fetchone()
         if existing is None:  # another user's article is a 404 too
-            raise ApiError(404)
-        save_article(db, ctx.state.rng, Author(ctx.user.id, ctx.user.name), params, existing)
+            raise ErrorAnswer(404)
+        save_article(db, ctx.forem.rng, Author(ctx.user.id, ctx.user.name), params, existing)
     return ser.article_show(load_article(ctx, article_id), ctx.base)
 
 
@@ -217,7 +218,7 @@ async def organization_articles(ctx: Ctx) -> list[dict]:
     with ctx.store.read() as db:
         org = db.execute("SELECT id FROM organizations WHERE username = ?", (username,)).fetchone()
     if org is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     limit, offset = ctx.page(30)
     rows = _select(ctx, "a.published = 1 AND a.organization_id = ?", [org["id"]], NEWEST,
                    limit, offset)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from toolkit.sandbox.text import duration_text, iso, joined_at, listing_time, readable_date
+from toolkit.sandbox.forem.text import duration_text, iso, joined_at, listing_time, readable_date
 
 # The article query every article endpoint starts from: the article with its author
 # and organisation, so one row serialises without further queries.

@@ -8,7 +8,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from toolkit.sandbox.forem import serializers as ser
-from toolkit.sandbox.forem.http import ApiError, Ctx, endpoint, row_id, unprocessable
+from toolkit.sandbox.forem.http import Ctx, endpoint, row_id, unprocessable
+from toolkit.sandbox.interface import ErrorAnswer
 
 _EMAIL = re.compile(r"\A[^@\s]+@[^@\s]+\.[^@\s]+\Z")
 
@@ -27,7 +28,7 @@ async def show_user(ctx: Ctx) -> dict:
         else:
             row = None
     if row is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     return ser.user(row, ctx.base)
 
 
@@ -44,7 +45,7 @@ def _organization(ctx: Ctx):
             "SELECT * FROM organizations WHERE username = ?", (ctx.path_param("username"),)
         ).fetchone()
     if row is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     return row
 
 
@@ -75,7 +76,7 @@ async def profile_image(ctx: Ctx) -> dict:
             "SELECT id FROM organizations WHERE username = ?", (username,)
         ).fetchone()
     if user is None and org is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     kind, ident = ("users", user["id"]) if user else ("organizations", org["id"])
     return {
         "type_of": "profile_image",
@@ -90,7 +91,7 @@ async def invite_user(ctx: Ctx) -> Response:
     """`POST /api/admin/users` with a flat `{"email", "name"}`: 200, empty body.
     Only a super-admin may invite; anyone else gets 401."""
     if not ctx.user.is_super_admin:
-        raise ApiError(401)
+        raise ErrorAnswer(401)
     body = await ctx.json()
     email = body.get("email") if isinstance(body, dict) else None
     if not isinstance(email, str) or not email.strip():

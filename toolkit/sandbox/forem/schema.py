@@ -1,4 +1,4 @@
-"""The sandbox's SQLite schema (interface A), created on first start.
+"""Interface A's SQLite tables, created by the store on first start.
 
 Times are stored as fixed-width UTC strings with microseconds
 (`2024-05-01T09:00:00.000000Z`) so that they sort as text and serialise to the API's
@@ -8,15 +8,10 @@ second-precision form by cutting the fraction. Booleans are 0/1 integers.
 from __future__ import annotations
 
 # Bump when the tables change: a file database of another version is refused with a
-# clear message instead of being misread.
+# clear message instead of being misread (store.py).
 SCHEMA_VERSION = "1"
 
 DDL = """
-CREATE TABLE IF NOT EXISTS meta (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-
 CREATE TABLE IF NOT EXISTS users (
     id                 INTEGER PRIMARY KEY AUTOINCREMENT,
     username           TEXT NOT NULL UNIQUE,

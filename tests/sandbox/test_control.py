@@ -3,6 +3,7 @@ bulk articles, reading list, request records, the user-agent check."""
 
 from __future__ import annotations
 
+import logging
 import time
 
 import httpx
@@ -85,6 +86,50 @@ def test_delay_faults(api: Api) -> None:
     assert time.monotonic() - started >= 0.3
 
 
+def wait_for(condition, timeout: float = 10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"condition not met within {timeout} s")
+
+
+def _titles(api: Api) -> list[str]:
+    return [a["title"] for a in api.ok("GET", "/api/articles/me/all", user="demo",
+                                        params={"per_page": 1000})]
+
+
+def test_a_delayed_request_is_handled_late_when_its_client_gave_up(api: Api, caplog) -> None:
+    """The body is read before the delay: a client that stops waiting does not turn the
+    request into an error; it is handled and committed late, quietly."""
+    caplog.set_level(logging.INFO, logger="toolkit.sandbox")
+    api.server.fault("POST", "/api/articles", delay_ms=600)
+    with pytest.raises(httpx.ReadTimeout):
+        api.post("/api/articles", user="demo", timeout=0.2,
+                 json={"article": {"title": "Committed late", "body_markdown": "x"}})
+    assert "Committed late" not in _titles(api)  # still held
+    wait_for(lambda: api.server.count("POST", "/api/articles", 201))
+    assert "Committed late" in _titles(api)
+    assert api.server.count("POST", "/api/articles") == 1
+    assert any("client left while a delay fault held" in r.getMessage() for r in caplog.records)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
+
+
+def test_delay_response_commits_at_once_and_answers_late(api: Api) -> None:
+    api.server.fault("POST", "/api/articles", delay_response_ms=800)
+    with pytest.raises(httpx.ReadTimeout):
+        api.post("/api/articles", user="demo", timeout=0.3,
+                 json={"article": {"title": "Answered late", "body_markdown": "x"}})
+    assert "Answered late" in _titles(api)  # committed before the answer was due
+    fault = api.server.fault("GET", "/api/tags", delay_response_ms=300)
+    assert fault["delay_response_ms"] == 300 and fault["interface"] == "forem"
+    started = time.monotonic()
+    assert api.get("/api/tags").status_code == 200
+    assert time.monotonic() - started >= 0.3
+
+
 def test_drop_after_commit_writes_then_drops_the_connection(api: Api) -> None:
     api.server.fault("POST", "/api/articles", drop_after_commit=True)
     with pytest.raises(httpx.RemoteProtocolError):
@@ -103,6 +148,10 @@ def test_drop_after_commit_writes_then_drops_the_connection(api: Api) -> None:
     {}, {"method": "GET"}, {"method": "GET", "route": "api/x", "status": 500},
     {"method": "GET", "route": "/api/tags"}, {"method": "GET", "route": "/api/tags", "status": 200},
     {"method": "GET", "route": "/api/tags", "status": 500, "delay_ms": 5},
+    {"method": "GET", "route": "/api/tags", "delay_ms": 5, "delay_response_ms": 5},
+    {"method": "GET", "route": "/api/tags", "delay_response_ms": 60_001},
+    {"method": "GET", "route": "/nowhere", "status": 500},
+    {"interface": "other", "method": "GET", "route": "/api/tags", "status": 500},
     {"method": "GET", "route": "/api/tags", "count": 0, "status": 500},
     {"method": "GET", "route": "/api/tags", "status": "500"},
 ])

@@ -244,8 +244,8 @@ class SandboxApp:
         wrapped = outcome.sender(send, fault)
         try:
             await self._routers[interface.name](scope, replay(body, receive), wrapped)
-        except HTTPException as exc:  # no route or a wrong method inside its prefixes
-            await interface.error(exc.status_code, None)(scope, receive, wrapped)
+        except HTTPException:  # no route or a wrong method inside its prefixes: its 404
+            await interface.error(404, None)(scope, receive, wrapped)
         except Exception:
             log.exception("sandbox handler failed: %s %s", scope["method"], scope["path"])
             if not outcome.started:

@@ -21,7 +21,7 @@ What an interface declares, the application does for it, once for all of them:
   sandbox, reset with the rest.
 
 Inside its prefixes, an unknown path or a wrong method gets the interface's own 404
-(`error(404 or 405, None)`; Forem answers both as 404, the way Rails routing does).
+(`error(404, None)`), the way Rails routing answers both.
 """
 
 from __future__ import annotations

@@ -262,16 +262,41 @@ def test_request_records_name_the_key_by_id_only(api: Api) -> None:
     assert api.ok("GET", "/__sandbox/requests", params={"after": last})["requests"] == []
 
 
-def test_user_agent_check_is_opt_in(api: Api) -> None:
-    assert api.get("/api/articles", headers={"User-Agent": "python-httpx/0.28"}).status_code == 200
-    assert api.ok("POST", "/__sandbox/user-agent-check", json={"enabled": True}) == {"enabled": True}
-    for agent in ("python-httpx/0.28", "curl/8.0", ""):
+REFUSED_AGENTS = [
+    "", "Python-urllib/3.12", "python-urllib3/2.2.1", "Java/17.0.2", "Java-http-client/21",
+    "Jakarta Commons-HttpClient/3.1", "libwww-perl/6.77", "Fetch API Request", "Mozilla",
+    "My http client", "Reader bots unite", "Mozilla/5.0 (Windows NT 10.0; Win64; x64; "
+    "rv:62.0) Gecko/20100101 Firefox/62.0", "AhrefsBot/7.0", "EmailSiphon",
+]
+SERVED_AGENTS = [
+    "curl/8.4.0", "Wget/1.21.4", "python-requests/2.32.3", "python-httpx/0.28.1",
+    "Python/3.12 aiohttp/3.9.5", "Go-http-client/1.1", "okhttp/4.12.0",
+    "node-fetch/1.0 (+https://github.com/bitinn/node-fetch)", "java/17 (lower case)",
+    "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0", "Ruby",
+]
+
+
+def test_user_agent_check_is_opt_in_and_refuses_what_the_edge_refuses(api: Api) -> None:
+    """The edge's VCL (forem/forem config/fastly/snippets/bad_bot_detection.vcl)."""
+    assert api.get("/api/articles", headers={"User-Agent": "Java/17.0.2"}).status_code == 200
+    switched = api.ok("POST", "/__sandbox/forem/user-agent-check", json={"enabled": True})
+    assert switched == {"enabled": True}
+    for agent in REFUSED_AGENTS:
         blocked = api.get("/api/articles", headers={"User-Agent": agent})
-        assert blocked.status_code == 403 and blocked.content == b""
+        assert (blocked.status_code, blocked.content) == (403, b""), agent
+    for agent in SERVED_AGENTS:
+        assert api.get("/api/articles", headers={"User-Agent": agent}).status_code == 200, agent
     assert api.get("/api/articles").status_code == 200  # toolkit's own User-Agent
-    assert api.server.count("GET", "/api/articles", 403) == 3
+    with httpx.Client(base_url=api.base_url) as bare:
+        del bare.headers["User-Agent"]
+        assert bare.get("/api/articles").status_code == 403  # no header at all
+    # "Ruby" only outside /api; the rule is Forem's, not on paths it does not own.
+    assert api.get("/images/users/1-90.png", headers={"User-Agent": "Ruby"}).status_code == 403
+    nobody = api.get("/api/v1/query", headers={"User-Agent": "Java/17.0.2"})
+    assert (nobody.status_code, nobody.text) == (404, "Not Found")
+    assert api.server.count("GET", "/api/articles", 403) == len(REFUSED_AGENTS) + 1
     api.ok("POST", "/__sandbox/reset")
-    assert api.get("/api/articles", headers={"User-Agent": "curl/8.0"}).status_code == 200
+    assert api.get("/api/articles", headers={"User-Agent": "Java/17.0.2"}).status_code == 200
 
 
 def test_control_index_lists_the_endpoints(api: Api) -> None:

@@ -223,3 +223,23 @@ def test_odd_payloads_never_cause_a_500(api: Api, payload) -> None:
     response = api.post("/api/articles", user="demo", json=payload)
     assert response.status_code in (201, 422), response.text
     assert set(response.json()) >= ({"error", "status"} if response.status_code == 422 else {"id"})
+
+
+@pytest.mark.parametrize("tags", ["a, b", {"a": 1}, ["a", {"b": 1}], ["a", ["b"]], 7])
+def test_tags_not_an_array_of_scalars_are_dropped(api: Api, tags) -> None:
+    """Strong parameters permit `tags: []` only as an array of scalars; anything else is
+    dropped without an error (Forem: api/v0/articles_controller.rb `article_params`)."""
+    created = api.create(title="Dropped tags", body_markdown="x", tags=tags)
+    assert created["tags"] == []
+    kept = api.create(title="Kept tags", body_markdown="x", tags=["keep", "these"])
+    updated = put(api, kept["id"], tags=tags, description="Changed").json()
+    assert updated["tags"] == ["keep", "these"] and updated["description"] == "Changed"
+    # Front matter tags still apply, whatever the JSON field was.
+    body = "---\ntitle: Tagged in front matter\ntags: yaml, docs\n---\nx"
+    assert api.create(body_markdown=body, tags=tags)["tags"] == ["yaml", "docs"]
+
+
+def test_tags_as_an_array_of_scalars(api: Api) -> None:
+    article = api.create(title="Scalars", body_markdown="x", tags=["One, two", 3, True, None])
+    assert article["tags"] == ["one", "two", "3", "true"]
+    assert put(api, article["id"], tags=[None]).json()["tags"] == []  # [null] is []: cleared

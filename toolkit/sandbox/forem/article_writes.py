@@ -156,9 +156,22 @@ def _is_member(db: sqlite3.Connection, user_id: int, organization_id: Any) -> bo
     return row is not None
 
 
+def permitted_tags(params: dict[str, Any]) -> list[Any] | None:
+    """`tags` as strong parameters' `tags: []` permits it: an array of scalars (`null`
+    items removed, as Rails' deep_munge does), else None - dropped as if absent, with no
+    error (a string, an object, an array holding an array or an object). Forem:
+    app/controllers/api/v0/articles_controller.rb `article_params`."""
+    tags = params.get("tags")
+    if not isinstance(tags, list) or not all(_is_scalar(item) for item in tags):
+        return None
+    return [item for item in tags if item is not None]
+
+
 def _assign_json(db: sqlite3.Connection, attrs: Attrs, params: dict, user_id: int,
                  creating: bool) -> None:
-    """Step 1: the permitted JSON fields; non-scalar values are dropped like Rails does."""
+    """Step 1: the permitted JSON fields; non-scalar values are dropped like Rails does.
+    `tags` absent or dropped leaves the tags as they are (none on a create); `[]` clears
+    them (Forem: app/services/articles/attributes.rb, creator.rb)."""
     for key in ("title", "description", "main_image", "canonical_url"):
         if key in params and _is_scalar(params[key]):
             setattr(attrs, key, _scalar(params[key]))
@@ -166,8 +179,9 @@ def _assign_json(db: sqlite3.Connection, attrs: Attrs, params: dict, user_id: in
         attrs.body_markdown = _scalar(params["body_markdown"]) or ""
     if "published" in params and _is_scalar(params["published"]):
         attrs.published = _boolean(params["published"])
-    if "tags" in params and isinstance(params["tags"], list | str):
-        attrs.tags = frontmatter.tag_names(params["tags"])
+    tags = permitted_tags(params)
+    if tags is not None:
+        attrs.tags = frontmatter.tag_names(tags)
     if "series" in params and _is_scalar(params["series"]):
         series = _scalar(params["series"])
         if frontmatter.present(series):

@@ -131,32 +131,56 @@ def test_title_rules(api: Api) -> None:
 
     assert refused(create("")) == "Title can't be blank"
     assert refused(create("t" * 129)) == "Title is too long (maximum is 128 characters)"
-    assert create("Unique per user").status_code == 201
-    assert refused(create("Unique per user")) == "Title has already been taken"
-    other = api.post("/api/articles", user="sam", json={"article": {"title": "Unique per user",
-                                                                    "body_markdown": "x"}})
-    assert other.status_code == 201
     error = refused(api.post("/api/articles", user="demo", json={"article": {
         "title": "", "body_markdown": "x", "tags": ["a-b"]}}))
     assert error == 'Title can\'t be blank and Tag "a-b" contains non-alphanumeric or prohibited unicode characters'
 
 
-def test_canonical_url_must_be_http_and_unique(api: Api) -> None:
-    def create(title, url):
+def test_the_same_title_and_body_once_per_user(api: Api) -> None:
+    """`validates :body_markdown, uniqueness: { scope: %i[user_id title] }`; a repeated
+    title alone is fine (Forem: app/models/article.rb)."""
+    def create(title, body, user="demo"):
+        return api.post("/api/articles", user=user, json={"article": {
+            "title": title, "body_markdown": body, "published": True}})
+
+    first = create("Twice", "Same body.").json()
+    assert refused(create("Twice", "Same body.")) == "Body markdown has already been taken"
+    second = create("Twice", "Another body.").json()
+    assert second["slug"] != first["slug"] and second["title"] == first["title"]
+    assert create("Twice", "Same body.", user="sam").status_code == 201  # another user
+    # An update may keep its own title and body; it may not take another article's.
+    assert put(api, first["id"], title="Twice", body_markdown="Same body.").status_code == 200
+    assert refused(put(api, second["id"], body_markdown="Same body.")) == \
+        "Body markdown has already been taken"
+
+
+TAKEN = ("Canonical url has already been taken. Email sandbox@example.com for further "
+         "details.")
+
+
+def test_canonical_url_must_be_http_and_unique_among_published(api: Api) -> None:
+    def create(title, url, published=True):
         return api.post("/api/articles", user="demo", json={"article": {
-            "title": title, "body_markdown": "x", "canonical_url": url}})
+            "title": title, "body_markdown": "x", "canonical_url": url, "published": published}})
 
     assert refused(create("Ftp", "ftp://example.com/a")) == "Canonical url is not a valid URL"
     assert refused(create("Spaces", "https://example.com/a b")) == "Canonical url must not have spaces"
     taken = api.ok("GET", "/api/articles/1003")["canonical_url"]
-    assert refused(create("Taken", taken)) == "Canonical url has already been taken"
+    assert refused(create("Taken", taken)) == TAKEN
     assert create("Fine", "https://example.com/fine").json()["canonical_url"] == "https://example.com/fine"
+    # Only published articles hold a canonical URL, and only a published one is checked.
+    draft = create("A draft may share it", taken, published=False)
+    assert draft.status_code == 201
+    assert refused(put(api, draft.json()["id"], published=True)) == TAKEN
+    held = create("Held by a draft", "https://example.com/held", published=False).json()
+    assert create("Published first", "https://example.com/held").status_code == 201
+    assert refused(put(api, held["id"], published=True)) == TAKEN
 
 
 def test_body_limit(api: Api) -> None:
     body = "x" * (800 * 1024 + 1)
     error = refused(api.post("/api/articles", user="demo", json={"article": {"title": "Big", "body_markdown": body}}))
-    assert error.startswith("Body markdown is too long")
+    assert error == "Body markdown is too long."
 
 
 def test_cover_image_from_front_matter_and_clearing_it(api: Api) -> None:

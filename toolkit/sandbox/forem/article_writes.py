@@ -36,6 +36,8 @@ MAX_TITLE = 128
 MAX_TAGS = 4
 MAX_TAG_LENGTH = 30
 _TAG_NAME = re.compile(r"\A[a-z0-9]+\Z", re.IGNORECASE)
+# `ForemInstance.contact_email` in the canonical URL message: the sandbox's own, fixed.
+CONTACT_EMAIL = "sandbox@example.com"
 # Hotness of a new article: above the seed's, so fresh writes lead the default feed.
 NEW_HOTNESS = 1000
 
@@ -227,19 +229,40 @@ def _evaluate_front_matter(attrs: Attrs, fm: dict[str, Any], now: dt.datetime) -
 
 def _validate(db: sqlite3.Connection, attrs: Attrs, user_id: int, article_id: int | None
               ) -> list[str]:
+    """The model's validations, in its order of declaration (Forem: app/models/article.rb);
+    messages from config/locales/models/en.yml."""
     problems: list[str] = []
+    if len(attrs.body_markdown.encode()) > MAX_BODY_BYTES:
+        problems.append("Body markdown is too long.")
+    # `validates :body_markdown, uniqueness: { scope: %i[user_id title] }`: the same user,
+    # title and body; a repeated title alone is fine (slugs get a random suffix).
+    if db.execute(
+        "SELECT 1 FROM articles WHERE user_id = ? AND title = ? AND body_markdown = ? "
+        "AND id IS NOT ?", (user_id, attrs.title, attrs.body_markdown, article_id),
+    ).fetchone():
+        problems.append("Body markdown has already been taken")
+    url = attrs.canonical_url
+    if url is not None:
+        # `uniqueness: { scope: :published, message: unique_url_error }, if: :published?`:
+        # checked only for a published article, only against published ones
+        # (https://github.com/forem/forem/issues/9759, pull 10161).
+        if attrs.published and db.execute(
+            "SELECT 1 FROM articles WHERE canonical_url = ? AND published = 1 AND id IS NOT ?",
+            (url, article_id),
+        ).fetchone():
+            problems.append(f"Canonical url has already been taken. Email {CONTACT_EMAIL} "
+                            "for further details.")
+        if re.search(r"\s", url):
+            problems.append("Canonical url must not have spaces")
+        elif not _http_url(url):
+            problems.append("Canonical url is not a valid URL")
+    if attrs.main_image is not None and not _http_url(attrs.main_image):
+        problems.append("Main image is not a valid URL")
     title = attrs.title
     if not frontmatter.present(title):
         problems.append("Title can't be blank")
     elif len(title) > MAX_TITLE:
         problems.append(f"Title is too long (maximum is {MAX_TITLE} characters)")
-    elif db.execute(
-        "SELECT 1 FROM articles WHERE user_id = ? AND title = ? AND id IS NOT ?",
-        (user_id, title, article_id),
-    ).fetchone():
-        problems.append("Title has already been taken")
-    if len(attrs.body_markdown.encode()) > MAX_BODY_BYTES:
-        problems.append("Body markdown is too long (maximum is 800 KB)")
     if len(attrs.tags) > MAX_TAGS:
         problems.append(f"Tag list exceed the maximum of {MAX_TAGS} tags")
     else:
@@ -250,18 +273,6 @@ def _validate(db: sqlite3.Connection, attrs: Attrs, user_id: int, article_id: in
                 problems.append(
                     f'Tag "{tag}" contains non-alphanumeric or prohibited unicode characters'
                 )
-    url = attrs.canonical_url
-    if url is not None:
-        if re.search(r"\s", url):
-            problems.append("Canonical url must not have spaces")
-        elif not _http_url(url):
-            problems.append("Canonical url is not a valid URL")
-        elif db.execute(
-            "SELECT 1 FROM articles WHERE canonical_url = ? AND id IS NOT ?", (url, article_id)
-        ).fetchone():
-            problems.append("Canonical url has already been taken")
-    if attrs.main_image is not None and not _http_url(attrs.main_image):
-        problems.append("Main image is not a valid URL")
     return problems
 
 

@@ -233,8 +233,30 @@ def test_update_errors(api: Api) -> None:
     assert put(api, 1007, title="Not yours").status_code == 404  # sam's article
     assert put(api, 999999, title="Nobody's").status_code == 404
     response = api.put("/api/articles/1001", user="demo", json={"title": "no wrapper"})
-    assert refused(response) == "param is missing or the value is empty: article"
+    assert refused(response) == ("article param must be a JSON object. You provided article "
+                                 "as a NilClass")
     assert api.ok("GET", "/api/articles/1001")["title"] == "Docs as code, the short version"
+
+
+@pytest.mark.parametrize(("payload", "given"), [
+    ({"title": "no wrapper"}, "NilClass"), ({"article": None}, "NilClass"),
+    ({"article": "text"}, "String"), ({"article": [1]}, "Array"), ({"article": 12}, "Integer"),
+    ({"article": 1.5}, "Float"), ({"article": True}, "TrueClass"), ([1, 2], "NilClass"),
+])
+def test_an_article_that_is_not_an_object_is_named_by_its_ruby_class(api: Api, payload,
+                                                                     given) -> None:
+    """`validate_article_param_is_hash` (Forem: api/v0/articles_controller.rb), which runs
+    before the 404 of an update."""
+    message = f"article param must be a JSON object. You provided article as a {given}"
+    assert refused(api.post("/api/articles", user="demo", json=payload)) == message
+    assert refused(api.put("/api/articles/999999", user="demo", json=payload)) == message
+
+
+def test_an_empty_article_is_a_missing_param_after_the_404(api: Api) -> None:
+    missing = "param is missing or the value is empty: article"
+    assert refused(api.post("/api/articles", user="demo", json={"article": {}})) == missing
+    assert refused(api.put("/api/articles/1001", user="demo", json={"article": {}})) == missing
+    assert api.put("/api/articles/999999", user="demo", json={"article": {}}).status_code == 404
 
 
 @pytest.mark.parametrize("payload", [

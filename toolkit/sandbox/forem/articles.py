@@ -28,7 +28,7 @@ from starlette.routing import Route
 from toolkit.sandbox.forem import serializers as ser
 from toolkit.sandbox.forem import text
 from toolkit.sandbox.forem.article_writes import Author, save_article
-from toolkit.sandbox.forem.http import Ctx, endpoint, require_object
+from toolkit.sandbox.forem.http import Ctx, endpoint, require_hash, require_object
 from toolkit.sandbox.interface import ErrorAnswer
 
 POPULAR = "a.hotness_score DESC, a.published_at DESC, a.id DESC"
@@ -180,7 +180,7 @@ def load_article(ctx: Ctx, article_id: int):
 
 @endpoint(auth="required", limit="create")
 async def create_article(ctx: Ctx) -> JSONResponse:
-    params = require_object(await ctx.json(), "article")
+    params = require_object(require_hash(await ctx.json(), "article"), "article")
     with ctx.store.transaction() as db:
         article_id = save_article(db, ctx.forem.rng, Author(ctx.user.id, ctx.user.name), params)
     data = ser.article_show(load_article(ctx, article_id), ctx.base)
@@ -190,13 +190,14 @@ async def create_article(ctx: Ctx) -> JSONResponse:
 @endpoint(auth="required", limit="update")
 async def update_article(ctx: Ctx) -> dict:
     article_id = ctx.path_param("id")
-    params = require_object(await ctx.json(), "article")
+    body = require_hash(await ctx.json(), "article")
     with ctx.store.transaction() as db:
         existing = db.execute(
             "SELECT * FROM articles WHERE id = ? AND user_id = ?", (article_id, ctx.user.id)
         ).fetchone()
         if existing is None:  # another user's article is a 404 too
             raise ErrorAnswer(404)
+        params = require_object(body, "article")
         save_article(db, ctx.forem.rng, Author(ctx.user.id, ctx.user.name), params, existing)
     return ser.article_show(load_article(ctx, article_id), ctx.base)
 

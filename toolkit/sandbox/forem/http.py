@@ -173,6 +173,27 @@ class Ctx:
         return text.stored(text.now())
 
 
+def _ruby_class(value: Any) -> str:
+    """The Ruby class name of a parsed JSON value, as Rails holds it in `params`."""
+    if value is None:
+        return "NilClass"
+    if isinstance(value, bool):
+        return "TrueClass" if value else "FalseClass"
+    return {str: "String", int: "Integer", float: "Float", list: "Array"}.get(type(value), "Hash")
+
+
+def require_hash(body: Any, key: str) -> Any:
+    """`validate_article_param_is_hash`, the before_action of the article writes, run
+    before the 404 and before `params.require`: a 422 naming the Ruby class given (a body
+    that is not an object leaves `params[key]` nil; Forem turned parameter wrapping off,
+    config/initializers/wrap_parameters.rb). Forem: app/controllers/api/v0/articles_controller.rb."""
+    value = body.get(key) if isinstance(body, dict) else None
+    if not isinstance(value, dict):
+        raise unprocessable(f"{key} param must be a JSON object. You provided {key} as a "
+                            f"{_ruby_class(value)}")
+    return body
+
+
 def require_object(body: Any, key: str) -> dict[str, Any]:
     """`params.require(key)`: the nested object, or 422 like Rails says it."""
     value = body.get(key) if isinstance(body, dict) else None

@@ -28,7 +28,13 @@ from starlette.routing import Route
 from toolkit.sandbox.forem import serializers as ser
 from toolkit.sandbox.forem import text
 from toolkit.sandbox.forem.article_writes import Author, save_article
-from toolkit.sandbox.forem.http import Ctx, endpoint, require_hash, require_object
+from toolkit.sandbox.forem.http import (
+    Ctx,
+    endpoint,
+    rate_limited,
+    require_hash,
+    require_object,
+)
 from toolkit.sandbox.interface import ErrorAnswer
 
 POPULAR = "a.hotness_score DESC, a.published_at DESC, a.id DESC"
@@ -178,17 +184,23 @@ def load_article(ctx: Ctx, article_id: int):
     return row
 
 
-@endpoint(auth="required", limit="create")
+@endpoint(auth="required")
 async def create_article(ctx: Ctx) -> JSONResponse:
+    """401, 422 (article param), then the rate limit, then the save (201 or 422)."""
     params = require_object(require_hash(await ctx.json(), "article"), "article")
     with ctx.store.transaction() as db:
+        retry_after = ctx.forem.limiter.create_refused(db, ctx.user.id)
+        if retry_after is not None:
+            raise rate_limited(retry_after)
         article_id = save_article(db, ctx.forem.rng, Author(ctx.user.id, ctx.user.name), params)
     data = ser.article_show(load_article(ctx, article_id), ctx.base)
     return JSONResponse(data, status_code=201, headers={"Location": data["url"]})
 
 
-@endpoint(auth="required", limit="update")
+@endpoint(auth="required")
 async def update_article(ctx: Ctx) -> dict:
+    """401, 422 (article not an object), 404, 422 (article missing), then the rate
+    limit, then the update (200 or 422); only a successful update counts."""
     article_id = ctx.path_param("id")
     body = require_hash(await ctx.json(), "article")
     with ctx.store.transaction() as db:
@@ -198,7 +210,11 @@ async def update_article(ctx: Ctx) -> dict:
         if existing is None:  # another user's article is a 404 too
             raise ErrorAnswer(404)
         params = require_object(body, "article")
+        retry_after = ctx.forem.limiter.update_refused(ctx.user.id)
+        if retry_after is not None:
+            raise rate_limited(retry_after)
         save_article(db, ctx.forem.rng, Author(ctx.user.id, ctx.user.name), params, existing)
+    ctx.forem.limiter.count_update(ctx.user.id)
     return ser.article_show(load_article(ctx, article_id), ctx.base)
 
 

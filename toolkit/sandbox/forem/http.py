@@ -1,8 +1,8 @@
 """The HTTP plumbing every interface-A endpoint shares.
 
-`@endpoint(auth=..., limit=...)` wraps a handler `async def h(ctx) -> data | Response`:
-it resolves the `api-key` header, answers 401 where auth is required, counts
-rate-limited writes, turns `ErrorAnswer` into the API's error body
+`@endpoint(auth=...)` wraps a handler `async def h(ctx) -> data | Response`: it
+resolves the `api-key` header, answers 401 where auth is required, turns
+`ErrorAnswer` into the API's error body
 `{"error": ..., "status": ...}` and any other exception into a JSON 500 (logged) - a
 handler never leaks a traceback. Faults, body limits and recording are the sandbox's
 generic layers (app.py); they answer in this interface's body through `error_response`.
@@ -238,7 +238,6 @@ Handler = Callable[[Ctx], Awaitable[Any]]
 
 def endpoint(
     auth: Literal["none", "optional", "required"] = "none",
-    limit: Literal["create", "update"] | None = None,
     status: int = 200,
 ) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
     """Wrap a handler; a returned dict or list becomes a JSON response with `status`."""
@@ -255,12 +254,7 @@ def endpoint(
                     info["caller"] = caller.api_key_id if caller is not None else None
                     if caller is None and auth == "required":
                         raise ErrorAnswer(401, headers={"Cache-Control": "no-store"})
-                ctx = Ctx(request, state, caller)
-                if limit is not None and caller is not None:
-                    retry_after = ctx.forem.limiter.hit(limit, caller.api_key_id)
-                    if retry_after is not None:
-                        raise rate_limited(retry_after)
-                result = await handler(ctx)
+                result = await handler(Ctx(request, state, caller))
             except ErrorAnswer as exc:
                 return answer(exc)
             except Exception:  # a bug: logged, and still answered in the API's shape

@@ -131,7 +131,9 @@ async def podcast_episodes(ctx: Ctx) -> list[dict]:
         ).fetchall()
     return [
         {
+            # Forem: app/views/api/v0/podcast_episodes/index.json.jbuilder.
             "type_of": "podcast_episodes",
+            "class_name": "PodcastEpisode",
             "id": row["id"],
             "path": f"/{row['p_slug']}/{row['slug']}",
             "image_url": row["image_url"] or row["p_image"],

@@ -35,8 +35,7 @@ from toolkit.sandbox.forem.http import Ctx, endpoint, require_object
 from toolkit.sandbox.forem.seed import listing_cost
 from toolkit.sandbox.interface import ErrorAnswer
 
-CATEGORIES = ("cfp", "forhire", "collabs", "education", "jobs", "mentors", "products",
-              "mentees", "forsale", "events", "misc")
+CATEGORIES = tuple(ser.CATEGORY_IDS)
 MAX_TITLE, MAX_BODY, MAX_TAGS = 128, 400, 8
 CONTENT_FIELDS = ("title", "body_markdown", "tags", "tag_list")
 FRESHEST = "l.bumped_at DESC, l.id DESC"

@@ -81,6 +81,17 @@ async def user_agent_check(ctx: Ctx) -> dict:
     return {"enabled": ctx.forem.user_agent_check}
 
 
+@forem_control()
+async def invitations(ctx: Ctx) -> list[dict]:
+    """invitations sent by POST /api/admin/users: [{email, name, custom_invite_*, sent_count}]"""
+    with ctx.store.read() as db:
+        rows = db.execute(
+            "SELECT email, name, custom_invite_subject, custom_invite_message, "
+            "custom_invite_footnote, sent_count FROM invitations ORDER BY id"
+        ).fetchall()
+    return [dict(row) for row in rows]
+
+
 EXTRAS = ("published_at", "public_reactions_count", "page_views_count", "featured", "hotness_score")
 
 
@@ -228,6 +239,7 @@ async def add_to_reading_list(ctx: Ctx) -> dict:
 routes = [
     Route("/accounts", accounts, methods=["GET"]),
     Route("/credits", credits, methods=["GET"]),
+    Route("/invitations", invitations, methods=["GET"]),
     Route("/rate-limits", rate_limits, methods=["GET", "POST"]),
     Route("/user-agent-check", user_agent_check, methods=["GET", "POST"]),
     Route("/articles", bulk_articles, methods=["POST"]),

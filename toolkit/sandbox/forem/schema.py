@@ -9,7 +9,7 @@ from __future__ import annotations
 
 # Bump when the tables change: a file database of another version is refused with a
 # clear message instead of being misread (store.py).
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 DDL = """
 CREATE TABLE IF NOT EXISTS users (
@@ -190,12 +190,18 @@ CREATE TABLE IF NOT EXISTS reading_list (
     UNIQUE (user_id, article_id)
 );
 
+-- POST /api/admin/users: one row per address invited, sent again on a repeat.
 CREATE TABLE IF NOT EXISTS invitations (
-    id         INTEGER PRIMARY KEY AUTOINCREMENT,
-    email      TEXT NOT NULL,
-    name       TEXT,
-    invited_by INTEGER NOT NULL REFERENCES users(id),
-    created_at TEXT NOT NULL
+    id                    INTEGER PRIMARY KEY AUTOINCREMENT,
+    email                 TEXT NOT NULL UNIQUE,
+    name                  TEXT,
+    custom_invite_subject TEXT,
+    custom_invite_message TEXT,
+    custom_invite_footnote TEXT,
+    invited_by            INTEGER NOT NULL REFERENCES users(id),
+    created_at            TEXT NOT NULL,
+    sent_at               TEXT NOT NULL,
+    sent_count            INTEGER NOT NULL DEFAULT 1
 );
 """
 

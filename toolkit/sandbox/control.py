@@ -22,7 +22,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from toolkit.sandbox.interface import ErrorAnswer
-from toolkit.sandbox.limits import INT_MAX, parse_json
+from toolkit.sandbox.limits import INT_MAX, parse_json, query_int
 from toolkit.sandbox.state import SandboxState
 
 if TYPE_CHECKING:
@@ -63,10 +63,8 @@ class ControlCtx:
 
     def int_param(self, name: str) -> int | None:
         """A query integer, clamped into the store's range; absent or not one: None."""
-        raw = self.request.query_params.get(name, "").strip()
-        if not (raw.isascii() and raw.lstrip("-").isdigit()):
-            return None
-        return max(min(int(raw), INT_MAX), -INT_MAX)
+        value = query_int(self.request.query_params.get(name))
+        return None if value is None else max(min(value, INT_MAX), -INT_MAX)
 
     async def json(self) -> Any:
         return parse_json(await self.request.body())

@@ -38,6 +38,16 @@ def fits64(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and INT_MIN <= value <= INT_MAX
 
 
+def query_int(raw: str | None) -> int | None:
+    """A query-string integer of any size (ASCII digits, an optional sign), else None.
+    Python refuses to parse more than 4300 digits; such a value reads as absent too."""
+    raw = (raw or "").strip()
+    digits = raw[1:] if raw[:1] in ("-", "+") else raw
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 4300:
+        return None
+    return int(raw)
+
+
 async def read_body(scope: Scope, receive: Receive, limit: int) -> bytes:
     """The whole request body, at most `limit` bytes."""
     length = Headers(scope=scope).get("content-length", "")

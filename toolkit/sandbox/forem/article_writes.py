@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 from toolkit.sandbox.forem import frontmatter, text
 from toolkit.sandbox.forem.http import unprocessable
+from toolkit.sandbox.limits import fits64
 
 # Forem's column default; replaced by `published_at` on first publish.
 DEFAULT_LAST_COMMENT_AT = "2017-01-01T05:00:00.000000Z"
@@ -149,7 +150,10 @@ def _collection_id(db: sqlite3.Connection, user_id: int, series: str, now: str) 
 
 
 def _is_member(db: sqlite3.Connection, user_id: int, organization_id: Any) -> bool:
-    if isinstance(organization_id, bool) or not isinstance(organization_id, int):
+    """`allowed_to_change_org_id?`: a membership of the user; an id beyond 64 bits is no
+    organisation (Rails' `exists?` with an out-of-range value finds nothing), so the key
+    is dropped like any other unknown organisation's."""
+    if not fits64(organization_id):
         return False
     row = db.execute(
         "SELECT 1 FROM org_memberships WHERE user_id = ? AND organization_id = ?",

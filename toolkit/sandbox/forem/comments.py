@@ -19,6 +19,7 @@ from toolkit.sandbox.forem import serializers as ser
 from toolkit.sandbox.forem import text
 from toolkit.sandbox.forem.http import Ctx, endpoint
 from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.limits import fits64
 
 COMMENT_SELECT = """
 SELECT c.*, u.username AS u_username, u.name AS u_name, u.microblog_username AS u_microblog,
@@ -81,6 +82,8 @@ async def list_comments(ctx: Ctx) -> list[dict]:
     elif episode_id is not None:
         kind, target = "PodcastEpisode", episode_id
     else:
+        raise ErrorAnswer(404)
+    if not fits64(target):  # `find` with an out-of-range id: RecordNotFound, a 404
         raise ErrorAnswer(404)
     with ctx.store.read() as db:
         if not _target_exists(db, kind, target):

@@ -25,7 +25,7 @@ from starlette.types import Scope
 from toolkit.sandbox.forem import ratelimit, text
 from toolkit.sandbox.forem.state import ForemState
 from toolkit.sandbox.interface import ErrorAnswer
-from toolkit.sandbox.limits import parse_json
+from toolkit.sandbox.limits import INT_MAX, parse_json, query_int
 from toolkit.sandbox.state import SandboxState
 
 log = logging.getLogger("toolkit.sandbox")
@@ -144,30 +144,27 @@ class Ctx:
         return self.caller
 
     def int_param(self, name: str) -> int | None:
-        """A query integer; absent or not an integer reads as absent."""
-        raw = self.params.get(name)
-        if raw is None:
-            return None
-        try:
-            value = int(raw.strip())
-        except ValueError:
-            return None
-        # Beyond any id or page the store can hold: read as absent, never an overflow.
-        return value if abs(value) < 10**15 else None
+        """A query integer, of any size; absent or not an integer reads as absent. A
+        caller passing it to the store checks `fits64` first (or clamps it): a value
+        beyond 64 bits matches no row, as Rails' `where(id: huge)` builds `WHERE 1=0`."""
+        return query_int(self.params.get(name))
 
     def page(self, default: int, maximum: int = 1000) -> tuple[int, int]:
         """(limit, offset) from `page` and `per_page`: per_page is clamped into
-        1..maximum, page to at least 1; values that are not integers read as the default."""
+        1..maximum (a huge one is the maximum, as Forem's `[per_page, 1000].min`), page
+        to at least 1 (a huge one is past the last page); values that are not integers
+        read as the default."""
         per_page = self.int_param("per_page")
         per_page = default if per_page is None else min(max(per_page, 1), maximum)
         page = max(self.int_param("page") or 1, 1)
-        return per_page, (page - 1) * per_page
+        return per_page, min((page - 1) * per_page, INT_MAX)
 
     async def json(self) -> Any:
         """The request body as JSON (limits.parse_json: malformed, too deep or not finite
-        is a 400; an integer that SQLite cannot store a 422). The body's size was checked
-        before the handler ran (a 413)."""
-        return parse_json(await self.request.body())
+        is a 400). The body's size was checked before the handler ran (a 413). Integers
+        of any size are kept: a field stored as text takes them as Rails does, and an id
+        beyond 64 bits matches nothing (`fits64`), never an overflow."""
+        return parse_json(await self.request.body(), int64=False)
 
     def now(self) -> str:
         return text.stored(text.now())

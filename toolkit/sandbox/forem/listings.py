@@ -34,6 +34,7 @@ from toolkit.sandbox.forem import serializers as ser
 from toolkit.sandbox.forem.http import Ctx, endpoint, require_object
 from toolkit.sandbox.forem.seed import listing_cost
 from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.limits import fits64
 
 CATEGORIES = tuple(ser.CATEGORY_IDS)
 MAX_TITLE, MAX_BODY, MAX_TAGS = 128, 400, 8
@@ -163,10 +164,10 @@ async def create_listing(ctx: Ctx) -> dict:
     now = ctx.now()
     with ctx.store.transaction() as db:
         if org_id is not None:
-            valid = isinstance(org_id, int) and not isinstance(org_id, bool)
+            # `Organization.find_by(id: huge)` is nil: beyond 64 bits is no organisation.
             member = db.execute(
                 "SELECT 1 FROM org_memberships WHERE user_id = ? AND organization_id = ?",
-                (ctx.user.id, org_id if valid else -1),
+                (ctx.user.id, org_id if fits64(org_id) else -1),
             ).fetchone()
             if member is None:  # not your organisation: the real service says 401
                 raise ErrorAnswer(401)

@@ -14,7 +14,7 @@ from toolkit.sandbox.forem.seed import api_key_for
 
 
 def test_accounts_are_the_seeded_ones_with_fixed_keys(api: Api) -> None:
-    accounts = api.ok("GET", "/__sandbox/accounts")
+    accounts = api.ok("GET", "/__sandbox/forem/accounts")
     assert [(a["username"], a["role"]) for a in accounts] == [
         ("demo", "user"), ("sam", "user"), ("admin", "super_admin")]
     assert all(a["api_key"] == api_key_for(a["username"]) for a in accounts)
@@ -27,7 +27,7 @@ def test_stats_count_by_route_template_and_skip_control_requests(api: Api) -> No
     api.get("/api/articles/1002")
     api.get("/api/articles/999999")
     api.get("/api/nowhere")
-    api.get("/__sandbox/accounts")
+    api.get("/__sandbox/forem/accounts")
     api.get("/nowhere")
     assert api.ok("GET", "/__sandbox/stats") == {"requests": [
         {"interface": "forem", "method": "GET", "route": "/api/articles/{id}", "status": 200,
@@ -172,23 +172,23 @@ def test_website_edit_sets_edited_at_and_applies_front_matter(api: Api) -> None:
     assert before["edited_at"] is None
     body = before["body_markdown"].replace("title: Keeping a changelog in git",
                                            "title: Keeping a changelog, edited online")
-    edited = api.ok("POST", "/__sandbox/articles/1003/edit", json={"body_markdown": body})
+    edited = api.ok("POST", "/__sandbox/forem/articles/1003/edit", json={"body_markdown": body})
     assert edited["edited_at"] is not None and edited["title"] == "Keeping a changelog, edited online"
     assert api.ok("GET", "/api/articles/1003") == edited
     assert api.server.stats() == [{"interface": "forem", "method": "GET",
                                    "route": "/api/articles/{id}", "status": 200,
                                    "count": 2}]  # no API write was counted
-    assert api.post("/__sandbox/articles/999999/edit", json={"body_markdown": "x"}).status_code == 404
-    assert api.post("/__sandbox/articles/1003/edit", json={}).status_code == 422
+    assert api.post("/__sandbox/forem/articles/999999/edit", json={"body_markdown": "x"}).status_code == 404
+    assert api.post("/__sandbox/forem/articles/1003/edit", json={}).status_code == 422
 
 
 def test_comments_added_and_deleted(api: Api) -> None:
     before = api.ok("GET", "/api/articles/1003")
-    root = api.ok("POST", "/__sandbox/comments", json={"article_id": 1003, "body_markdown": "*Hi*"})
+    root = api.ok("POST", "/__sandbox/forem/comments", json={"article_id": 1003, "body_markdown": "*Hi*"})
     assert root["user"]["username"] == "sam" and "<em>Hi</em>" in root["body_html"]
     assert root == api.ok("GET", f"/api/comments/{root['id_code']}")
     hostile = '<p>x</p><script>alert(1)</script><img src=x onerror="alert(2)">'
-    reply = api.ok("POST", "/__sandbox/comments", json={
+    reply = api.ok("POST", "/__sandbox/forem/comments", json={
         "article_id": 1003, "parent_id_code": root["id_code"], "username": "kim", "body_html": hostile})
     assert reply["body_html"] == hostile  # stored verbatim, as remote HTML is untrusted
     after = api.ok("GET", "/api/articles/1003")
@@ -198,20 +198,20 @@ def test_comments_added_and_deleted(api: Api) -> None:
     assert [child["id_code"] for child in thread["children"]] == [reply["id_code"]]
 
     # A comment with replies stays as a placeholder; a leaf is gone.
-    assert api.request("DELETE", f"/__sandbox/comments/{root['id_code']}").status_code == 204
+    assert api.request("DELETE", f"/__sandbox/forem/comments/{root['id_code']}").status_code == 204
     placeholder = api.ok("GET", f"/api/comments/{root['id_code']}")
     assert placeholder["body_html"] == "<p>[deleted]</p>" and placeholder["user"] == {}
-    assert api.request("DELETE", f"/__sandbox/comments/{reply['id_code']}").status_code == 204
+    assert api.request("DELETE", f"/__sandbox/forem/comments/{reply['id_code']}").status_code == 204
     assert api.get(f"/api/comments/{reply['id_code']}").status_code == 404
     assert api.get(f"/api/comments/{root['id_code']}").status_code == 404  # nothing left under it
     assert api.ok("GET", "/api/articles/1003")["comments_count"] == before["comments_count"]
     codes = str(api.ok("GET", "/api/comments", params={"a_id": 1003}))
     assert root["id_code"] not in codes and reply["id_code"] not in codes
-    assert api.request("DELETE", f"/__sandbox/comments/{root['id_code']}").status_code == 404
+    assert api.request("DELETE", f"/__sandbox/forem/comments/{root['id_code']}").status_code == 404
 
 
 def test_comment_errors_and_episode_comments(api: Api) -> None:
-    episode = api.post("/__sandbox/comments", json={"podcast_episode_id": 302})
+    episode = api.post("/__sandbox/forem/comments", json={"podcast_episode_id": 302})
     assert episode.status_code == 201
     assert len(api.ok("GET", "/api/comments", params={"p_id": 302})) == 1
     for body, status in [({}, 422), ({"article_id": 1, "podcast_episode_id": 301}, 422),
@@ -219,7 +219,7 @@ def test_comment_errors_and_episode_comments(api: Api) -> None:
                          ({"article_id": 1001, "parent_id_code": "zzz"}, 422),
                          ({"article_id": 1002, "parent_id_code": "274d"}, 422),
                          ({"article_id": 1001, "body_html": 5}, 422)]:
-        assert api.post("/__sandbox/comments", json=body).status_code == status, body
+        assert api.post("/__sandbox/forem/comments", json=body).status_code == status, body
 
 
 def test_bulk_articles_skip_rate_limits_and_fail_as_a_whole(api: Api) -> None:
@@ -228,7 +228,7 @@ def test_bulk_articles_skip_rate_limits_and_fail_as_a_whole(api: Api) -> None:
     assert len(ids) == 25 and ids == sorted(ids)
     assert len(api.ok("GET", "/api/articles", params={"tag": "bulk"})) == 13
     assert api.server.count() == 1  # only the list read; bulk writes are not API requests
-    response = api.post("/__sandbox/articles", json={"articles": [
+    response = api.post("/__sandbox/forem/articles", json={"articles": [
         {"title": "Fine", "body_markdown": "x"}, {"title": "", "body_markdown": "x"}]})
     assert response.json() == {"error": "articles[1]: Title can't be blank", "status": 422}
     assert "Fine" not in [a["title"] for a in api.ok("GET", "/api/articles/me/all", user="demo")]
@@ -237,15 +237,15 @@ def test_bulk_articles_skip_rate_limits_and_fail_as_a_whole(api: Api) -> None:
 
 
 def test_reading_list_entries(api: Api) -> None:
-    assert api.ok("POST", "/__sandbox/readinglist", json={"count": 20}) == {"added": 20}
+    assert api.ok("POST", "/__sandbox/forem/readinglist", json={"count": 20}) == {"added": 20}
     items = api.ok("GET", "/api/readinglist", user="demo", params={"per_page": 100})
     assert len(items) == 24 and len({item["article"]["id"] for item in items}) == 24
     titles = {item["article"]["title"] for item in items}
     assert {"Reading list pick 1", "Reading list pick 2"} <= titles
     assert all(item["article"]["user"]["username"] != "demo" for item in items)
-    api.ok("POST", "/__sandbox/readinglist", json={"username": "sam", "count": 2})
+    api.ok("POST", "/__sandbox/forem/readinglist", json={"username": "sam", "count": 2})
     assert len(api.ok("GET", "/api/readinglist", user="sam")) == 3
-    assert api.post("/__sandbox/readinglist", json={"count": 0}).status_code == 422
+    assert api.post("/__sandbox/forem/readinglist", json={"count": 0}).status_code == 422
 
 
 def test_request_records_name_the_key_by_id_only(api: Api) -> None:
@@ -313,3 +313,4 @@ def test_control_index_lists_the_endpoints(api: Api) -> None:
 def test_forem_control_routes_keep_their_old_paths(api: Api) -> None:
     assert api.ok("GET", "/__sandbox/accounts") == api.ok("GET", "/__sandbox/forem/accounts")
     assert api.ok("GET", "/__sandbox/credits") == api.ok("GET", "/__sandbox/forem/credits")
+    assert api.post("/__sandbox/readinglist", json={"count": 1}).status_code == 201

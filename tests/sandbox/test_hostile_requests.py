@@ -18,8 +18,8 @@ HUGE = [2**63, -(2**63) - 1, 10**30]
 # The control API keeps a safety net: an integer beyond 64 bits anywhere in its body is a
 # 422 naming the field.
 CONTROL_BODIES = [
-    ("POST", "/__sandbox/comments", lambda n: {"article_id": n}),
-    ("POST", "/__sandbox/articles",
+    ("POST", "/__sandbox/forem/comments", lambda n: {"article_id": n}),
+    ("POST", "/__sandbox/forem/articles",
      lambda n: {"articles": [{"title": "Huge", "body_markdown": "x", "organization_id": n}]}),
     ("POST", "/__sandbox/faults", lambda n: {"method": "GET", "route": "/api/tags", "count": n}),
 ]
@@ -127,7 +127,7 @@ def test_odd_user_ids_are_404(api: Api, ident) -> None:
     assert response.json() == {"error": "not found", "status": 404}
 
 
-@pytest.mark.parametrize("path", ["/api/articles/", "/api/listings/", "/__sandbox/articles/"])
+@pytest.mark.parametrize("path", ["/api/articles/", "/api/listings/", "/__sandbox/forem/articles/"])
 def test_ids_beyond_64_bits_in_paths_are_404(api: Api, path) -> None:
     suffix = "/edit" if path.startswith("/__sandbox") else ""
     method = "POST" if suffix else "GET"
@@ -192,12 +192,12 @@ def test_the_control_api_refuses_foreign_host_headers(api: Api) -> None:
     port = api.server.port
     for host in ("evil.example", f"evil.example:{port}", "127.0.0.1:1", f"127.0.0.2:{port}",
                  f"localhost.evil.example:{port}", f"127.0.0.1:{port}@evil.example", ""):
-        response = _raw(api, "GET", "/__sandbox/accounts", Host=host)
+        response = _raw(api, "GET", "/__sandbox/forem/accounts", Host=host)
         assert response.status_code == 403, host
         assert response.json()["status"] == 403 and "api_key" not in response.text
         assert _raw(api, "POST", "/__sandbox/reset", Host=host).status_code == 403
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}", f"[::1]:{port}"):
-        assert _raw(api, "GET", "/__sandbox/accounts", Host=host).status_code == 200, host
+        assert _raw(api, "GET", "/__sandbox/forem/accounts", Host=host).status_code == 200, host
 
 
 def test_the_api_answers_any_host(api: Api) -> None:

@@ -153,6 +153,19 @@ def test_an_interface_new_to_a_database_file_is_created_and_seeded(tmp_path, mak
         assert http.get("/tiny/notes").json() == {"notes": ["seeded"]}
 
 
+def test_extra_routes_serve_paths_no_interface_owns(make_sandbox) -> None:
+    async def extra(request: Request) -> Response:
+        return JSONResponse({"extra": True})
+
+    server = make_sandbox(extra_routes=[Route("/extra", extra, methods=["GET"])])
+    with httpx.Client(base_url=server.base_url) as http:
+        assert http.get("/extra").json() == {"extra": True}
+        assert http.post("/extra").text == "Not Found"  # the neutral 404
+        assert http.get("/api/extra").json()["status"] == 404  # Forem's, under its prefix
+    assert (None, "/extra", 200) in {(r["interface"], r["route"], r["status"])
+                                          for r in server.stats()}
+
+
 def _named(name: str, *prefixes: str, excludes: tuple[str, ...] = ()) -> Interface:
     return Interface(name=name, prefixes=prefixes, excludes=excludes, routes=[], error=tiny_error)
 

@@ -157,7 +157,7 @@ def test_reading_list_is_newest_first_and_pages_by_at_most_100(api: Api) -> None
     items = api.ok("GET", "/api/readinglist", user="demo")
     assert [item["article"]["id"] for item in items] == [1012, 1015, 1013, 1007]
     assert all(item["status"] == "valid" and item["type_of"] == "readinglist" for item in items)
-    assert api.ok("POST", "/__sandbox/readinglist", json={"count": 150}) == {"added": 150}
+    assert api.ok("POST", "/__sandbox/forem/readinglist", json={"count": 150}) == {"added": 150}
     assert len(api.ok("GET", "/api/readinglist", user="demo")) == 30
     assert len(api.ok("GET", "/api/readinglist", user="demo", params={"per_page": 500})) == 100
 

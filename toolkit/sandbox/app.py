@@ -22,7 +22,7 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -182,13 +182,17 @@ class SandboxApp:
 
     async def _serve_unowned(self, scope: Scope, receive: Receive, send: Send) -> None:
         started, wall = time.perf_counter(), time.time()
-        status = 404
-        if any(route.matches(scope)[0] is not Match.NONE for route in self._extra.routes):
+        status, route = 404, UNMATCHED
+        matched = [candidate for candidate in self._extra.routes
+                   if candidate.matches(scope)[0] is not Match.NONE]
+        if matched:
+            if isinstance(matched[0], Route) and matched[0].matches(scope)[0] is Match.FULL:
+                route = template(matched[0].path)
             status = await _status_of(self._extra, scope, receive, send, neutral_404)
         else:
             await neutral_404()(scope, receive, send)
         self.sandbox.recorder.record(
-            started=wall, interface=None, method=scope["method"], route=UNMATCHED,
+            started=wall, interface=None, method=scope["method"], route=route,
             path=scope["path"], status=status, duration=time.perf_counter() - started,
         )
 
@@ -323,7 +327,8 @@ async def _hold(scope: Scope, receive: Receive, seconds: float) -> None:
 
 
 async def _status_of(router: Router, scope: Scope, receive: Receive, send: Send,
-                     fallback: Any) -> int:
+                     fallback: Callable[[], Response]) -> int:
+    """Serve with `router`, its HTTPException answered by `fallback`; the status sent."""
     status = 0
 
     async def wrapper(message: Message) -> None:

@@ -182,6 +182,13 @@ def test_the_longest_prefix_owns_a_path() -> None:
     assert both.owner("/api/v1/query") is logs and both.owner("/api/articles") is forem
 
 
+def test_fault_points_are_every_route_unless_named() -> None:
+    assert _named("all", "/x").takes_faults("/x/anything")
+    picky = Interface(name="picky", prefixes=("/x",), routes=[], error=tiny_error,
+                      fault_points=("/x/writes",))
+    assert picky.takes_faults("/x/writes") and not picky.takes_faults("/x/reads")
+
+
 def test_a_composition_refuses_clashes() -> None:
     from toolkit.sandbox.app import SandboxApp
     from toolkit.sandbox.state import SandboxState

@@ -2,10 +2,11 @@
 
 `@endpoint(auth=...)` wraps a handler `async def h(ctx) -> data | Response`: it
 resolves the `api-key` header, answers 401 where auth is required, turns
-`ErrorAnswer` into the API's error body
-`{"error": ..., "status": ...}` and any other exception into a JSON 500 (logged) - a
-handler never leaks a traceback. Faults, body limits and recording are the sandbox's
-generic layers (app.py); they answer in this interface's body through `error_response`.
+`ErrorAnswer` into the API's error body `{"error": ..., "status": ...}` and any other
+exception into a JSON 500 (logged) - a handler never leaks a traceback. Faults, body
+limits and recording are the sandbox's generic layers (app.py); they answer in this
+interface's body through `error` and `throttled`. Rate limits are checked inside the
+article writes, where Forem checks them (ratelimit.py).
 """
 
 from __future__ import annotations

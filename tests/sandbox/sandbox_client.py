@@ -47,7 +47,7 @@ class Api:
 
     def bulk(self, articles: list[dict], username: str = "demo") -> list[int]:
         """Create articles through the control API (no rate limits)."""
-        body = self.ok("POST", "/__sandbox/articles", json={"username": username, "articles": articles})
+        body = self.ok("POST", "/__sandbox/forem/articles", json={"username": username, "articles": articles})
         return body["ids"]
 
     def close(self) -> None:

@@ -131,32 +131,56 @@ def test_title_rules(api: Api) -> None:
 
     assert refused(create("")) == "Title can't be blank"
     assert refused(create("t" * 129)) == "Title is too long (maximum is 128 characters)"
-    assert create("Unique per user").status_code == 201
-    assert refused(create("Unique per user")) == "Title has already been taken"
-    other = api.post("/api/articles", user="sam", json={"article": {"title": "Unique per user",
-                                                                    "body_markdown": "x"}})
-    assert other.status_code == 201
     error = refused(api.post("/api/articles", user="demo", json={"article": {
         "title": "", "body_markdown": "x", "tags": ["a-b"]}}))
     assert error == 'Title can\'t be blank and Tag "a-b" contains non-alphanumeric or prohibited unicode characters'
 
 
-def test_canonical_url_must_be_http_and_unique(api: Api) -> None:
-    def create(title, url):
+def test_the_same_title_and_body_once_per_user(api: Api) -> None:
+    """`validates :body_markdown, uniqueness: { scope: %i[user_id title] }`; a repeated
+    title alone is fine (Forem: app/models/article.rb)."""
+    def create(title, body, user="demo"):
+        return api.post("/api/articles", user=user, json={"article": {
+            "title": title, "body_markdown": body, "published": True}})
+
+    first = create("Twice", "Same body.").json()
+    assert refused(create("Twice", "Same body.")) == "Body markdown has already been taken"
+    second = create("Twice", "Another body.").json()
+    assert second["slug"] != first["slug"] and second["title"] == first["title"]
+    assert create("Twice", "Same body.", user="sam").status_code == 201  # another user
+    # An update may keep its own title and body; it may not take another article's.
+    assert put(api, first["id"], title="Twice", body_markdown="Same body.").status_code == 200
+    assert refused(put(api, second["id"], body_markdown="Same body.")) == \
+        "Body markdown has already been taken"
+
+
+TAKEN = ("Canonical url has already been taken. Email sandbox@example.com for further "
+         "details.")
+
+
+def test_canonical_url_must_be_http_and_unique_among_published(api: Api) -> None:
+    def create(title, url, published=True):
         return api.post("/api/articles", user="demo", json={"article": {
-            "title": title, "body_markdown": "x", "canonical_url": url}})
+            "title": title, "body_markdown": "x", "canonical_url": url, "published": published}})
 
     assert refused(create("Ftp", "ftp://example.com/a")) == "Canonical url is not a valid URL"
     assert refused(create("Spaces", "https://example.com/a b")) == "Canonical url must not have spaces"
     taken = api.ok("GET", "/api/articles/1003")["canonical_url"]
-    assert refused(create("Taken", taken)) == "Canonical url has already been taken"
+    assert refused(create("Taken", taken)) == TAKEN
     assert create("Fine", "https://example.com/fine").json()["canonical_url"] == "https://example.com/fine"
+    # Only published articles hold a canonical URL, and only a published one is checked.
+    draft = create("A draft may share it", taken, published=False)
+    assert draft.status_code == 201
+    assert refused(put(api, draft.json()["id"], published=True)) == TAKEN
+    held = create("Held by a draft", "https://example.com/held", published=False).json()
+    assert create("Published first", "https://example.com/held").status_code == 201
+    assert refused(put(api, held["id"], published=True)) == TAKEN
 
 
 def test_body_limit(api: Api) -> None:
     body = "x" * (800 * 1024 + 1)
     error = refused(api.post("/api/articles", user="demo", json={"article": {"title": "Big", "body_markdown": body}}))
-    assert error.startswith("Body markdown is too long")
+    assert error == "Body markdown is too long."
 
 
 def test_cover_image_from_front_matter_and_clearing_it(api: Api) -> None:
@@ -209,8 +233,30 @@ def test_update_errors(api: Api) -> None:
     assert put(api, 1007, title="Not yours").status_code == 404  # sam's article
     assert put(api, 999999, title="Nobody's").status_code == 404
     response = api.put("/api/articles/1001", user="demo", json={"title": "no wrapper"})
-    assert refused(response) == "param is missing or the value is empty: article"
+    assert refused(response) == ("article param must be a JSON object. You provided article "
+                                 "as a NilClass")
     assert api.ok("GET", "/api/articles/1001")["title"] == "Docs as code, the short version"
+
+
+@pytest.mark.parametrize(("payload", "given"), [
+    ({"title": "no wrapper"}, "NilClass"), ({"article": None}, "NilClass"),
+    ({"article": "text"}, "String"), ({"article": [1]}, "Array"), ({"article": 12}, "Integer"),
+    ({"article": 1.5}, "Float"), ({"article": True}, "TrueClass"), ([1, 2], "NilClass"),
+])
+def test_an_article_that_is_not_an_object_is_named_by_its_ruby_class(api: Api, payload,
+                                                                     given) -> None:
+    """`validate_article_param_is_hash` (Forem: api/v0/articles_controller.rb), which runs
+    before the 404 of an update."""
+    message = f"article param must be a JSON object. You provided article as a {given}"
+    assert refused(api.post("/api/articles", user="demo", json=payload)) == message
+    assert refused(api.put("/api/articles/999999", user="demo", json=payload)) == message
+
+
+def test_an_empty_article_is_a_missing_param_after_the_404(api: Api) -> None:
+    missing = "param is missing or the value is empty: article"
+    assert refused(api.post("/api/articles", user="demo", json={"article": {}})) == missing
+    assert refused(api.put("/api/articles/1001", user="demo", json={"article": {}})) == missing
+    assert api.put("/api/articles/999999", user="demo", json={"article": {}}).status_code == 404
 
 
 @pytest.mark.parametrize("payload", [
@@ -223,3 +269,23 @@ def test_odd_payloads_never_cause_a_500(api: Api, payload) -> None:
     response = api.post("/api/articles", user="demo", json=payload)
     assert response.status_code in (201, 422), response.text
     assert set(response.json()) >= ({"error", "status"} if response.status_code == 422 else {"id"})
+
+
+@pytest.mark.parametrize("tags", ["a, b", {"a": 1}, ["a", {"b": 1}], ["a", ["b"]], 7])
+def test_tags_not_an_array_of_scalars_are_dropped(api: Api, tags) -> None:
+    """Strong parameters permit `tags: []` only as an array of scalars; anything else is
+    dropped without an error (Forem: api/v0/articles_controller.rb `article_params`)."""
+    created = api.create(title="Dropped tags", body_markdown="x", tags=tags)
+    assert created["tags"] == []
+    kept = api.create(title="Kept tags", body_markdown="x", tags=["keep", "these"])
+    updated = put(api, kept["id"], tags=tags, description="Changed").json()
+    assert updated["tags"] == ["keep", "these"] and updated["description"] == "Changed"
+    # Front matter tags still apply, whatever the JSON field was.
+    body = "---\ntitle: Tagged in front matter\ntags: yaml, docs\n---\nx"
+    assert api.create(body_markdown=body, tags=tags)["tags"] == ["yaml", "docs"]
+
+
+def test_tags_as_an_array_of_scalars(api: Api) -> None:
+    article = api.create(title="Scalars", body_markdown="x", tags=["One, two", 3, True, None])
+    assert article["tags"] == ["one", "two", "3", "true"]
+    assert put(api, article["id"], tags=[None]).json()["tags"] == []  # [null] is []: cleared

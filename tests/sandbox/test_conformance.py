@@ -50,8 +50,8 @@ FRONT_MATTER = ("---\ntitle: Hello, World!\npublished: true\ntags: discuss, help
 
 
 def _creates_until_limited(api: Api) -> httpx.Response:
-    for number in range(10):
-        api.create(title=f"Limit {number}", body_markdown="x", published=False)
+    for number in range(10):  # published creates count; drafts would not
+        api.create(title=f"Limit {number}", body_markdown="x", published=True)
     return api.post("/api/articles", user="demo",
                     json={"article": {"title": "Eleventh", "body_markdown": "x"}})
 

@@ -3,17 +3,18 @@ bulk articles, reading list, request records, the user-agent check."""
 
 from __future__ import annotations
 
+import logging
 import time
 
 import httpx
 import pytest
 from sandbox_client import Api
 
-from toolkit.sandbox.seed import api_key_for
+from toolkit.sandbox.forem.seed import api_key_for
 
 
 def test_accounts_are_the_seeded_ones_with_fixed_keys(api: Api) -> None:
-    accounts = api.ok("GET", "/__sandbox/accounts")
+    accounts = api.ok("GET", "/__sandbox/forem/accounts")
     assert [(a["username"], a["role"]) for a in accounts] == [
         ("demo", "user"), ("sam", "user"), ("admin", "super_admin")]
     assert all(a["api_key"] == api_key_for(a["username"]) for a in accounts)
@@ -26,11 +27,16 @@ def test_stats_count_by_route_template_and_skip_control_requests(api: Api) -> No
     api.get("/api/articles/1002")
     api.get("/api/articles/999999")
     api.get("/api/nowhere")
-    api.get("/__sandbox/accounts")
+    api.get("/__sandbox/forem/accounts")
+    api.get("/nowhere")
     assert api.ok("GET", "/__sandbox/stats") == {"requests": [
-        {"method": "GET", "route": "/api/articles/{id}", "status": 200, "count": 2},
-        {"method": "GET", "route": "/api/articles/{id}", "status": 404, "count": 1},
-        {"method": "GET", "route": "<unmatched>", "status": 404, "count": 1},
+        {"interface": "forem", "method": "GET", "route": "/api/articles/{id}", "status": 200,
+         "count": 2},
+        {"interface": "forem", "method": "GET", "route": "/api/articles/{id}", "status": 404,
+         "count": 1},
+        {"interface": None, "method": "GET", "route": "<unmatched>", "status": 404, "count": 1},
+        {"interface": "forem", "method": "GET", "route": "<unmatched>", "status": 404,
+         "count": 1},
     ]}
     assert api.server.count(route="/api/articles/{id}") == 3
     assert api.ok("POST", "/__sandbox/stats/reset") == {"reset": True}
@@ -80,6 +86,50 @@ def test_delay_faults(api: Api) -> None:
     assert time.monotonic() - started >= 0.3
 
 
+def wait_for(condition, timeout: float = 10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"condition not met within {timeout} s")
+
+
+def _titles(api: Api) -> list[str]:
+    return [a["title"] for a in api.ok("GET", "/api/articles/me/all", user="demo",
+                                        params={"per_page": 1000})]
+
+
+def test_a_delayed_request_is_handled_late_when_its_client_gave_up(api: Api, caplog) -> None:
+    """The body is read before the delay: a client that stops waiting does not turn the
+    request into an error; it is handled and committed late, quietly."""
+    caplog.set_level(logging.INFO, logger="toolkit.sandbox")
+    api.server.fault("POST", "/api/articles", delay_ms=600)
+    with pytest.raises(httpx.ReadTimeout):
+        api.post("/api/articles", user="demo", timeout=0.2,
+                 json={"article": {"title": "Committed late", "body_markdown": "x"}})
+    assert "Committed late" not in _titles(api)  # still held
+    wait_for(lambda: api.server.count("POST", "/api/articles", 201))
+    assert "Committed late" in _titles(api)
+    assert api.server.count("POST", "/api/articles") == 1
+    assert any("client left while a delay fault held" in r.getMessage() for r in caplog.records)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
+
+
+def test_delay_response_commits_at_once_and_answers_late(api: Api) -> None:
+    api.server.fault("POST", "/api/articles", delay_response_ms=800)
+    with pytest.raises(httpx.ReadTimeout):
+        api.post("/api/articles", user="demo", timeout=0.3,
+                 json={"article": {"title": "Answered late", "body_markdown": "x"}})
+    assert "Answered late" in _titles(api)  # committed before the answer was due
+    fault = api.server.fault("GET", "/api/tags", delay_response_ms=300)
+    assert fault["delay_response_ms"] == 300 and fault["interface"] == "forem"
+    started = time.monotonic()
+    assert api.get("/api/tags").status_code == 200
+    assert time.monotonic() - started >= 0.3
+
+
 def test_drop_after_commit_writes_then_drops_the_connection(api: Api) -> None:
     api.server.fault("POST", "/api/articles", drop_after_commit=True)
     with pytest.raises(httpx.RemoteProtocolError):
@@ -98,6 +148,10 @@ def test_drop_after_commit_writes_then_drops_the_connection(api: Api) -> None:
     {}, {"method": "GET"}, {"method": "GET", "route": "api/x", "status": 500},
     {"method": "GET", "route": "/api/tags"}, {"method": "GET", "route": "/api/tags", "status": 200},
     {"method": "GET", "route": "/api/tags", "status": 500, "delay_ms": 5},
+    {"method": "GET", "route": "/api/tags", "delay_ms": 5, "delay_response_ms": 5},
+    {"method": "GET", "route": "/api/tags", "delay_response_ms": 60_001},
+    {"method": "GET", "route": "/nowhere", "status": 500},
+    {"interface": "other", "method": "GET", "route": "/api/tags", "status": 500},
     {"method": "GET", "route": "/api/tags", "count": 0, "status": 500},
     {"method": "GET", "route": "/api/tags", "status": "500"},
 ])
@@ -118,22 +172,23 @@ def test_website_edit_sets_edited_at_and_applies_front_matter(api: Api) -> None:
     assert before["edited_at"] is None
     body = before["body_markdown"].replace("title: Keeping a changelog in git",
                                            "title: Keeping a changelog, edited online")
-    edited = api.ok("POST", "/__sandbox/articles/1003/edit", json={"body_markdown": body})
+    edited = api.ok("POST", "/__sandbox/forem/articles/1003/edit", json={"body_markdown": body})
     assert edited["edited_at"] is not None and edited["title"] == "Keeping a changelog, edited online"
     assert api.ok("GET", "/api/articles/1003") == edited
-    assert api.server.stats() == [{"method": "GET", "route": "/api/articles/{id}", "status": 200,
+    assert api.server.stats() == [{"interface": "forem", "method": "GET",
+                                   "route": "/api/articles/{id}", "status": 200,
                                    "count": 2}]  # no API write was counted
-    assert api.post("/__sandbox/articles/999999/edit", json={"body_markdown": "x"}).status_code == 404
-    assert api.post("/__sandbox/articles/1003/edit", json={}).status_code == 422
+    assert api.post("/__sandbox/forem/articles/999999/edit", json={"body_markdown": "x"}).status_code == 404
+    assert api.post("/__sandbox/forem/articles/1003/edit", json={}).status_code == 422
 
 
 def test_comments_added_and_deleted(api: Api) -> None:
     before = api.ok("GET", "/api/articles/1003")
-    root = api.ok("POST", "/__sandbox/comments", json={"article_id": 1003, "body_markdown": "*Hi*"})
+    root = api.ok("POST", "/__sandbox/forem/comments", json={"article_id": 1003, "body_markdown": "*Hi*"})
     assert root["user"]["username"] == "sam" and "<em>Hi</em>" in root["body_html"]
     assert root == api.ok("GET", f"/api/comments/{root['id_code']}")
     hostile = '<p>x</p><script>alert(1)</script><img src=x onerror="alert(2)">'
-    reply = api.ok("POST", "/__sandbox/comments", json={
+    reply = api.ok("POST", "/__sandbox/forem/comments", json={
         "article_id": 1003, "parent_id_code": root["id_code"], "username": "kim", "body_html": hostile})
     assert reply["body_html"] == hostile  # stored verbatim, as remote HTML is untrusted
     after = api.ok("GET", "/api/articles/1003")
@@ -143,20 +198,20 @@ def test_comments_added_and_deleted(api: Api) -> None:
     assert [child["id_code"] for child in thread["children"]] == [reply["id_code"]]
 
     # A comment with replies stays as a placeholder; a leaf is gone.
-    assert api.request("DELETE", f"/__sandbox/comments/{root['id_code']}").status_code == 204
+    assert api.request("DELETE", f"/__sandbox/forem/comments/{root['id_code']}").status_code == 204
     placeholder = api.ok("GET", f"/api/comments/{root['id_code']}")
     assert placeholder["body_html"] == "<p>[deleted]</p>" and placeholder["user"] == {}
-    assert api.request("DELETE", f"/__sandbox/comments/{reply['id_code']}").status_code == 204
+    assert api.request("DELETE", f"/__sandbox/forem/comments/{reply['id_code']}").status_code == 204
     assert api.get(f"/api/comments/{reply['id_code']}").status_code == 404
     assert api.get(f"/api/comments/{root['id_code']}").status_code == 404  # nothing left under it
     assert api.ok("GET", "/api/articles/1003")["comments_count"] == before["comments_count"]
     codes = str(api.ok("GET", "/api/comments", params={"a_id": 1003}))
     assert root["id_code"] not in codes and reply["id_code"] not in codes
-    assert api.request("DELETE", f"/__sandbox/comments/{root['id_code']}").status_code == 404
+    assert api.request("DELETE", f"/__sandbox/forem/comments/{root['id_code']}").status_code == 404
 
 
 def test_comment_errors_and_episode_comments(api: Api) -> None:
-    episode = api.post("/__sandbox/comments", json={"podcast_episode_id": 302})
+    episode = api.post("/__sandbox/forem/comments", json={"podcast_episode_id": 302})
     assert episode.status_code == 201
     assert len(api.ok("GET", "/api/comments", params={"p_id": 302})) == 1
     for body, status in [({}, 422), ({"article_id": 1, "podcast_episode_id": 301}, 422),
@@ -164,7 +219,7 @@ def test_comment_errors_and_episode_comments(api: Api) -> None:
                          ({"article_id": 1001, "parent_id_code": "zzz"}, 422),
                          ({"article_id": 1002, "parent_id_code": "274d"}, 422),
                          ({"article_id": 1001, "body_html": 5}, 422)]:
-        assert api.post("/__sandbox/comments", json=body).status_code == status, body
+        assert api.post("/__sandbox/forem/comments", json=body).status_code == status, body
 
 
 def test_bulk_articles_skip_rate_limits_and_fail_as_a_whole(api: Api) -> None:
@@ -173,7 +228,7 @@ def test_bulk_articles_skip_rate_limits_and_fail_as_a_whole(api: Api) -> None:
     assert len(ids) == 25 and ids == sorted(ids)
     assert len(api.ok("GET", "/api/articles", params={"tag": "bulk"})) == 13
     assert api.server.count() == 1  # only the list read; bulk writes are not API requests
-    response = api.post("/__sandbox/articles", json={"articles": [
+    response = api.post("/__sandbox/forem/articles", json={"articles": [
         {"title": "Fine", "body_markdown": "x"}, {"title": "", "body_markdown": "x"}]})
     assert response.json() == {"error": "articles[1]: Title can't be blank", "status": 422}
     assert "Fine" not in [a["title"] for a in api.ok("GET", "/api/articles/me/all", user="demo")]
@@ -182,24 +237,24 @@ def test_bulk_articles_skip_rate_limits_and_fail_as_a_whole(api: Api) -> None:
 
 
 def test_reading_list_entries(api: Api) -> None:
-    assert api.ok("POST", "/__sandbox/readinglist", json={"count": 20}) == {"added": 20}
+    assert api.ok("POST", "/__sandbox/forem/readinglist", json={"count": 20}) == {"added": 20}
     items = api.ok("GET", "/api/readinglist", user="demo", params={"per_page": 100})
     assert len(items) == 24 and len({item["article"]["id"] for item in items}) == 24
     titles = {item["article"]["title"] for item in items}
     assert {"Reading list pick 1", "Reading list pick 2"} <= titles
     assert all(item["article"]["user"]["username"] != "demo" for item in items)
-    api.ok("POST", "/__sandbox/readinglist", json={"username": "sam", "count": 2})
+    api.ok("POST", "/__sandbox/forem/readinglist", json={"username": "sam", "count": 2})
     assert len(api.ok("GET", "/api/readinglist", user="sam")) == 3
-    assert api.post("/__sandbox/readinglist", json={"count": 0}).status_code == 422
+    assert api.post("/__sandbox/forem/readinglist", json={"count": 0}).status_code == 422
 
 
 def test_request_records_name_the_key_by_id_only(api: Api) -> None:
     api.get("/api/users/me", user="demo")
     api.get("/api/articles")
     records = api.ok("GET", "/__sandbox/requests")["requests"][-2:]
-    assert [(r["method"], r["route"], r["status"]) for r in records] == [
-        ("GET", "/api/users/me", 200), ("GET", "/api/articles", 200)]
-    assert isinstance(records[0]["api_key_id"], int) and records[1]["api_key_id"] is None
+    assert [(r["interface"], r["method"], r["route"], r["status"]) for r in records] == [
+        ("forem", "GET", "/api/users/me", 200), ("forem", "GET", "/api/articles", 200)]
+    assert isinstance(records[0]["caller"], int) and records[1]["caller"] is None
     assert all(r["duration_ms"] >= 0 and r["time"] > 0 for r in records)
     everything = api.get("/__sandbox/requests").text
     assert api.keys["demo"] not in everything
@@ -207,19 +262,55 @@ def test_request_records_name_the_key_by_id_only(api: Api) -> None:
     assert api.ok("GET", "/__sandbox/requests", params={"after": last})["requests"] == []
 
 
-def test_user_agent_check_is_opt_in(api: Api) -> None:
-    assert api.get("/api/articles", headers={"User-Agent": "python-httpx/0.28"}).status_code == 200
-    assert api.ok("POST", "/__sandbox/user-agent-check", json={"enabled": True}) == {"enabled": True}
-    for agent in ("python-httpx/0.28", "curl/8.0", ""):
+REFUSED_AGENTS = [
+    "", "Python-urllib/3.12", "python-urllib3/2.2.1", "Java/17.0.2", "Java-http-client/21",
+    "Jakarta Commons-HttpClient/3.1", "libwww-perl/6.77", "Fetch API Request", "Mozilla",
+    "My http client", "Reader bots unite", "Mozilla/5.0 (Windows NT 10.0; Win64; x64; "
+    "rv:62.0) Gecko/20100101 Firefox/62.0", "AhrefsBot/7.0", "EmailSiphon",
+]
+SERVED_AGENTS = [
+    "curl/8.4.0", "Wget/1.21.4", "python-requests/2.32.3", "python-httpx/0.28.1",
+    "Python/3.12 aiohttp/3.9.5", "Go-http-client/1.1", "okhttp/4.12.0",
+    "node-fetch/1.0 (+https://github.com/bitinn/node-fetch)", "java/17 (lower case)",
+    "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0", "Ruby",
+]
+
+
+def test_user_agent_check_is_opt_in_and_refuses_what_the_edge_refuses(api: Api) -> None:
+    """The edge's VCL (forem/forem config/fastly/snippets/bad_bot_detection.vcl)."""
+    assert api.get("/api/articles", headers={"User-Agent": "Java/17.0.2"}).status_code == 200
+    switched = api.ok("POST", "/__sandbox/forem/user-agent-check", json={"enabled": True})
+    assert switched == {"enabled": True}
+    for agent in REFUSED_AGENTS:
         blocked = api.get("/api/articles", headers={"User-Agent": agent})
-        assert blocked.status_code == 403 and blocked.content == b""
+        assert (blocked.status_code, blocked.content) == (403, b""), agent
+    for agent in SERVED_AGENTS:
+        assert api.get("/api/articles", headers={"User-Agent": agent}).status_code == 200, agent
     assert api.get("/api/articles").status_code == 200  # toolkit's own User-Agent
-    assert api.server.count("GET", "/api/articles", 403) == 3
+    with httpx.Client(base_url=api.base_url) as bare:
+        del bare.headers["User-Agent"]
+        assert bare.get("/api/articles").status_code == 403  # no header at all
+    # "Ruby" only outside /api; the rule is Forem's, not on paths it does not own.
+    assert api.get("/images/users/1-90.png", headers={"User-Agent": "Ruby"}).status_code == 403
+    nobody = api.get("/api/v1/query", headers={"User-Agent": "Java/17.0.2"})
+    assert (nobody.status_code, nobody.text) == (404, "Not Found")
+    assert api.server.count("GET", "/api/articles", 403) == len(REFUSED_AGENTS) + 1
     api.ok("POST", "/__sandbox/reset")
-    assert api.get("/api/articles", headers={"User-Agent": "curl/8.0"}).status_code == 200
+    assert api.get("/api/articles", headers={"User-Agent": "Java/17.0.2"}).status_code == 200
 
 
 def test_control_index_lists_the_endpoints(api: Api) -> None:
-    endpoints = api.ok("GET", "/__sandbox")["endpoints"]
-    assert "GET /__sandbox/accounts" in endpoints and "POST /__sandbox/reset" in endpoints
+    index = api.ok("GET", "/__sandbox")
+    endpoints = index["endpoints"]
+    assert "GET /__sandbox/forem/accounts" in endpoints and "POST /__sandbox/reset" in endpoints
+    assert endpoints["POST /__sandbox/forem/comments"].startswith("add a comment")
+    assert index["interfaces"]["forem"] == {"prefixes": ["/api", "/images"],
+                                            "excludes": ["/api/v1"],
+                                            "control": "/__sandbox/forem"}
     assert api.ok("GET", "/__sandbox/health") == {"ok": True}
+
+
+def test_forem_control_routes_keep_their_old_paths(api: Api) -> None:
+    assert api.ok("GET", "/__sandbox/accounts") == api.ok("GET", "/__sandbox/forem/accounts")
+    assert api.ok("GET", "/__sandbox/credits") == api.ok("GET", "/__sandbox/forem/credits")
+    assert api.post("/__sandbox/readinglist", json={"count": 1}).status_code == 201

@@ -28,18 +28,51 @@ def test_authenticated_endpoints_answer_401(api: Api, method, path, key) -> None
 
 def test_only_a_super_admin_invites(api: Api) -> None:
     body = {"email": "someone@example.com", "name": "Some One"}
-    assert api.post("/api/admin/users", user="demo", json=body).json() == \
-        {"error": "unauthorized", "status": 401}
+    refused = api.post("/api/admin/users", user="demo", json=body)
+    assert refused.json() == {"error": "unauthorized", "status": 401}
+    assert refused.headers["Cache-Control"] == "no-store"
     invited = api.post("/api/admin/users", user="admin", json=body)
     assert invited.status_code == 200 and invited.content == b""
-    assert api.post("/api/admin/users", user="admin", json={"name": "No mail"}).status_code == 422
-    assert api.post("/api/admin/users", user="admin", json={"email": "nope"}).status_code == 422
-    taken = api.post("/api/admin/users", user="admin", json={"email": "demo@example.com"})
-    assert taken.json() == {"error": "Email has already been taken", "status": 422}
+
+
+MISSING_EMAIL = {"error": "param is missing or the value is empty: email", "status": 422}
+
+
+@pytest.mark.parametrize(("params", "body"), [
+    ({}, {"name": "No mail"}), ({}, {"email": ""}), ({}, {"email": "   "}), ({}, {"email": None}),
+    ({"email": ""}, {"email": "body@example.com"}), ({}, ["email", "x@example.com"]), ({}, None),
+])
+def test_an_invitation_without_an_email_is_422(api: Api, params, body) -> None:
+    response = api.post("/api/admin/users", user="admin", params=params, json=body)
+    assert (response.status_code, response.json()) == (422, MISSING_EMAIL)
+
+
+def test_an_invitation_reads_the_query_string_and_a_flat_body(api: Api) -> None:
+    """Rails' merged params, the query winning; 200 with an empty body whenever an email is
+    given, never a 422 for an invalid or taken address (Forem:
+    app/controllers/concerns/api/admin/users_controller.rb)."""
+    def invite(params=None, **body):
+        response = api.post("/api/admin/users", user="admin", params=params or {}, json=body)
+        assert (response.status_code, response.content) == (200, b""), response.text
+    invite({"email": "q@example.com", "name": "From the query"}, name="From the body",
+           custom_invite_subject="Join us", custom_invite_message="Welcome",
+           custom_invite_footnote="Bye")
+    invite({"email": "query@example.com"}, email="body@example.com")
+    invite(email="nope")  # not an address: accepted, nothing sent
+    invite(email="demo@example.com")  # a user already: accepted, nothing sent
+    invite(email="q@example.com")  # invited again: sent again
+    form = api.post("/api/admin/users", user="admin", content=b"email=form%40example.com",
+                    headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert form.status_code == 200
+    sent = {row["email"]: row for row in api.ok("GET", "/__sandbox/forem/invitations")}
+    assert set(sent) == {"q@example.com", "query@example.com", "form@example.com"}
+    assert sent["q@example.com"] == {
+        "email": "q@example.com", "name": "From the query", "custom_invite_subject": "Join us",
+        "custom_invite_message": "Welcome", "custom_invite_footnote": "Bye", "sent_count": 2}
 
 
 @pytest.mark.parametrize(("method", "path"), [
-    ("GET", "/api/nothing"), ("GET", "/nothing"), ("GET", "/api/articles/abc"),
+    ("GET", "/api/nothing"), ("GET", "/api/articles/abc"),
     ("DELETE", "/api/articles/1001"), ("POST", "/api/articles/1001"), ("PATCH", "/api/listings/501"),
     ("GET", "/api/articles/-1"), ("GET", "/api/listings/category"), ("GET", "/__sandbox/nothing"),
 ])
@@ -47,6 +80,17 @@ def test_unknown_paths_and_methods_are_404_with_the_error_body(api: Api, method,
     response = api.request(method, path)
     assert response.status_code == 404
     assert response.json() == {"error": "not found", "status": 404}
+
+
+@pytest.mark.parametrize("path", ["/nothing", "/apix", "/api/v1/ingest", "/api/v1", "/"])
+def test_paths_no_interface_owns_get_a_neutral_404(api: Api, path) -> None:
+    """Not Forem's body: a client of another interface must not mistake it for an answer."""
+    response = api.get(path)
+    assert response.status_code == 404
+    assert response.headers["content-type"].startswith("text/plain")
+    assert response.text == "Not Found"
+    assert [(row["interface"], row["route"], row["status"]) for row in api.server.stats()] == [
+        (None, "<unmatched>", 404)]
 
 
 @pytest.mark.parametrize(("method", "path"), WRITES)

@@ -4,6 +4,7 @@ cross-site writes to the control API. Each gets a 4xx with the API's error body,
 from __future__ import annotations
 
 import json
+import re
 
 import httpx
 import pytest
@@ -14,35 +15,107 @@ from toolkit import USER_AGENT
 # Beyond SQLite's signed 64-bit integer, on both sides.
 HUGE = [2**63, -(2**63) - 1, 10**30]
 
-BODIES = [
-    ("POST", "/api/articles", "demo",
-     lambda n: {"article": {"title": "Huge", "body_markdown": "x", "organization_id": n}}),
-    ("PUT", "/api/articles/1001", "demo", lambda n: {"article": {"organization_id": n}}),
-    ("POST", "/api/listings", "demo",
-     lambda n: {"listing": {"title": "Huge", "body_markdown": "x", "category": "cfp",
-                            "organization_id": n}}),
-    ("PUT", "/api/listings/503", "demo", lambda n: {"listing": {"title": "t", "organization_id": n}}),
-    ("POST", "/api/admin/users", "admin", lambda n: {"email": "x@example.com", "name": n}),
-    ("POST", "/__sandbox/comments", None, lambda n: {"article_id": n}),
-    ("POST", "/__sandbox/articles", None,
+# The control API keeps a safety net: an integer beyond 64 bits anywhere in its body is a
+# 422 naming the field.
+CONTROL_BODIES = [
+    ("POST", "/__sandbox/forem/comments", lambda n: {"article_id": n}),
+    ("POST", "/__sandbox/forem/articles",
      lambda n: {"articles": [{"title": "Huge", "body_markdown": "x", "organization_id": n}]}),
-    ("POST", "/__sandbox/faults", None, lambda n: {"method": "GET", "route": "/x", "count": n}),
+    ("POST", "/__sandbox/faults", lambda n: {"method": "GET", "route": "/api/tags", "count": n}),
 ]
 
 
 @pytest.mark.parametrize("number", HUGE)
-@pytest.mark.parametrize(("method", "path", "user", "body"), BODIES)
-def test_integers_beyond_64_bits_in_a_body_are_422(api: Api, method, path, user, body,
-                                                   number) -> None:
-    response = api.request(method, path, user=user, json=body(number))
+@pytest.mark.parametrize(("method", "path", "body"), CONTROL_BODIES)
+def test_integers_beyond_64_bits_in_a_control_body_are_422(api: Api, method, path, body,
+                                                           number) -> None:
+    response = api.request(method, path, json=body(number))
     assert response.status_code == 422, response.text
     error = response.json()
     assert error["status"] == 422 and "out of range" in error["error"]
 
 
+@pytest.mark.parametrize("number", HUGE)
+def test_an_organization_id_beyond_64_bits_is_no_organisation(api: Api, number) -> None:
+    """Forem: `allowed_to_change_org_id?` finds no membership (Rails' `exists?` with an
+    out-of-range id is `WHERE 1=0`), so the key is dropped; a listing names an unknown
+    organisation (401)."""
+    created = api.post("/api/articles", user="demo", json={"article": {
+        "title": "Huge org", "body_markdown": f"x {number}", "organization_id": number}})
+    assert created.status_code == 201 and "organization" not in created.json()
+    updated = api.put("/api/articles/1004", user="demo",
+                      json={"article": {"organization_id": number}})
+    assert updated.status_code == 200 and updated.json()["organization"]["username"] == "acme"
+    listing = api.post("/api/listings", user="demo", json={"listing": {
+        "title": "Huge", "body_markdown": "x", "category": "cfp", "organization_id": number}})
+    assert (listing.status_code, listing.json()["error"]) == (401, "unauthorized")
+    assert api.put("/api/listings/503", user="demo", json={"listing": {
+        "title": "Still fine", "organization_id": number}}).status_code == 200
+    invited = api.post("/api/admin/users", user="admin",
+                       json={"email": "huge@example.com", "name": number})
+    assert invited.status_code == 200
+
+
+@pytest.mark.parametrize("number", HUGE)
+def test_integers_beyond_64_bits_in_every_write_field(api: Api, number) -> None:
+    fields = ("title", "body_markdown", "published", "series", "main_image", "canonical_url",
+              "description", "organization_id")
+    article = {key: number for key in fields} | {"tags": [number]}
+    for method, path in (("POST", "/api/articles"), ("PUT", "/api/articles/1001")):
+        response = api.request(method, path, user="demo", json={"article": article})
+        assert response.status_code in (200, 201, 422), response.text
+    listing = {key: number for key in ("title", "body_markdown", "category", "expires_at",
+                                       "location", "contact_via_connect", "action")}
+    for method, path in (("POST", "/api/listings"), ("PUT", "/api/listings/503")):
+        response = api.request(method, path, user="demo", json={"listing": listing | {
+            "tags": [number], "tag_list": number}})
+        assert response.status_code in (200, 201, 422), response.text
+
+
 def test_the_largest_64_bit_integer_is_an_ordinary_unknown_id(api: Api) -> None:
     body = {"article": {"title": "Edge", "body_markdown": "x", "organization_id": 2**63 - 1}}
     assert api.post("/api/articles", user="demo", json=body).status_code == 201
+
+
+def _forem_get_routes() -> list[str]:
+    from starlette.routing import Route
+
+    from toolkit.sandbox.forem import interface
+
+    return [route.path for route in interface().routes
+            if isinstance(route, Route) and "GET" in (route.methods or ())]
+
+
+QUERY_INTEGERS = ("page", "per_page", "collection_id", "a_id", "p_id", "top", "username")
+
+
+@pytest.mark.parametrize("number", HUGE)
+@pytest.mark.parametrize("route", _forem_get_routes())
+def test_every_read_with_integers_beyond_64_bits_is_never_a_500(api: Api, route, number) -> None:
+    path = re.sub(r"\{(\w+)(:\w+)?\}", str(number), route)
+    response = api.get(path, user="demo", params={name: number for name in QUERY_INTEGERS})
+    assert response.status_code in (200, 404), (path, response.status_code, response.text)
+
+
+def test_query_integers_beyond_64_bits_answer_as_forem_does(api: Api) -> None:
+    for number in HUGE[::2]:  # 2^63 and 10^30
+        # `where(collection_id: huge)`: nothing (Rails builds WHERE 1=0).
+        assert api.ok("GET", "/api/articles", params={"collection_id": number}) == []
+        assert api.ok("GET", "/api/articles", params={"collection_id": number,
+                                                      "username": "demo"}) == []
+        # `[per_page, 1000].min`: the largest page; a huge page is past the last one.
+        everything = api.ok("GET", "/api/articles/latest", params={"per_page": 1000})
+        assert api.ok("GET", "/api/articles/latest", params={"per_page": number}) == everything
+        assert api.ok("GET", "/api/articles/latest", params={"page": number}) == []
+        assert api.ok("GET", "/api/readinglist", user="demo", params={"page": number}) == []
+        # `find(huge)`: RecordNotFound, a 404.
+        for name in ("a_id", "p_id"):
+            assert api.get("/api/comments", params={name: number}).json() == \
+                {"error": "not found", "status": 404}
+        assert api.get(f"/api/users/{number}").status_code == 404
+        assert api.get("/__sandbox/requests", params={"after": number}).json()["requests"] == []
+    assert api.ok("GET", "/api/articles/latest", params={"per_page": -(2**63) - 1})  # 1 a page
+    assert len(api.ok("GET", "/api/articles/latest", params={"per_page": -(10**30)})) == 1
 
 
 @pytest.mark.parametrize("ident", [
@@ -54,7 +127,7 @@ def test_odd_user_ids_are_404(api: Api, ident) -> None:
     assert response.json() == {"error": "not found", "status": 404}
 
 
-@pytest.mark.parametrize("path", ["/api/articles/", "/api/listings/", "/__sandbox/articles/"])
+@pytest.mark.parametrize("path", ["/api/articles/", "/api/listings/", "/__sandbox/forem/articles/"])
 def test_ids_beyond_64_bits_in_paths_are_404(api: Api, path) -> None:
     suffix = "/edit" if path.startswith("/__sandbox") else ""
     method = "POST" if suffix else "GET"
@@ -89,7 +162,7 @@ def test_nesting_within_the_limit_is_parsed(api: Api) -> None:
 
 
 def test_a_body_over_the_limit_is_413(api: Api) -> None:
-    from toolkit.sandbox.forem.http import MAX_BODY
+    from toolkit.sandbox.interface import MAX_BODY
 
     big = json.dumps({"article": {"title": "Big", "body_markdown": "x" * MAX_BODY}}).encode()
     response = api.post("/api/articles", user="demo", content=big,
@@ -119,12 +192,12 @@ def test_the_control_api_refuses_foreign_host_headers(api: Api) -> None:
     port = api.server.port
     for host in ("evil.example", f"evil.example:{port}", "127.0.0.1:1", f"127.0.0.2:{port}",
                  f"localhost.evil.example:{port}", f"127.0.0.1:{port}@evil.example", ""):
-        response = _raw(api, "GET", "/__sandbox/accounts", Host=host)
+        response = _raw(api, "GET", "/__sandbox/forem/accounts", Host=host)
         assert response.status_code == 403, host
         assert response.json()["status"] == 403 and "api_key" not in response.text
         assert _raw(api, "POST", "/__sandbox/reset", Host=host).status_code == 403
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}", f"[::1]:{port}"):
-        assert _raw(api, "GET", "/__sandbox/accounts", Host=host).status_code == 200, host
+        assert _raw(api, "GET", "/__sandbox/forem/accounts", Host=host).status_code == 200, host
 
 
 def test_the_api_answers_any_host(api: Api) -> None:

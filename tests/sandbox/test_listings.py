@@ -8,7 +8,7 @@ from sandbox_client import Api
 
 def credits(api: Api) -> tuple[int, int]:
     """(demo's credits, acme's credits)."""
-    body = api.ok("GET", "/__sandbox/credits")
+    body = api.ok("GET", "/__sandbox/forem/credits")
     return body["users"]["demo"], body["organizations"]["acme"]
 
 

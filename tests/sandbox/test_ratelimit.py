@@ -1,5 +1,6 @@
-"""Rate limits: 10 creates and 30 updates per sliding window per API key, 429 with
-`Retry-After`; the exact counting rule the client schedules against."""
+"""Rate limits as Forem's RateLimitChecker counts them: published creates in the window
+(10), successful updates in a fixed window per user (30), checked after the 401, 404 and
+422s, a 429 with `Retry-After` = the window length."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import time
 import pytest
 from sandbox_client import Api
 
-from toolkit.sandbox.ratelimit import RateLimiter
+from toolkit.sandbox.forem.ratelimit import RateLimiter
 
 
 class Clock:
@@ -19,34 +20,30 @@ class Clock:
         return self.now
 
 
-def test_limiter_slides_and_says_when_to_retry() -> None:
+def test_updates_count_in_a_fixed_window_opened_by_the_first_success() -> None:
     clock = Clock()
     limiter = RateLimiter(window=30, clock=clock)
-    for second in range(10):  # one create a second
-        clock.now = 1000.0 + second
-        assert limiter.hit("create", 1) is None
-    clock.now = 1009.5
-    assert limiter.hit("create", 1) == 21  # the first leaves the window at 1030: ceil(20.5)
-    clock.now = 1029.99
-    assert limiter.hit("create", 1) == 1  # never below 1
-    clock.now = 1030.0
-    assert limiter.hit("create", 1) is None  # the first left; a refused request was not counted
-    assert limiter.hit("create", 1) == 1  # the second (at 1001) leaves in one second
-    assert limiter.hit("create", 2) is None  # per key
-    assert limiter.hit("update", 1) is None  # per kind
-
-
-def test_limiter_update_limit_and_switch() -> None:
-    clock = Clock()
-    limiter = RateLimiter(window=30, clock=clock)
-    assert all(limiter.hit("update", 7) is None for _ in range(30))
-    assert limiter.hit("update", 7) == 30
+    assert limiter.update_refused(7) is None  # nothing counted opens no window
+    clock.now = 1010.0
+    for _ in range(30):
+        assert limiter.update_refused(7) is None
+        limiter.count_update(7)
+        clock.now += 0.5
+    assert limiter.update_refused(7) == 30  # the window's length, not the time left
+    assert limiter.update_refused(8) is None  # per user
+    clock.now = 1039.99
+    assert limiter.update_refused(7) == 30
+    clock.now = 1040.0  # 30 s after the first success: the counter is gone
+    assert limiter.update_refused(7) is None
+    limiter.count_update(7)
+    clock.now = 1069.0  # a new window opened at 1040
+    assert limiter.update_refused(7) is None
     limiter.enabled = False
-    assert limiter.hit("update", 7) is None
     limiter.reset()
-    assert limiter.enabled and limiter.hit("update", 7) is None
+    assert limiter.enabled
     with pytest.raises(ValueError):
         RateLimiter(window=0)
+    assert RateLimiter(window=2.5).retry_after == 3
 
 
 @pytest.fixture
@@ -55,47 +52,72 @@ def limited(make_sandbox, make_api) -> Api:
     return make_api(make_sandbox(rate_window=2.0))
 
 
-def create(api: Api, title: str, user: str = "demo", **fields):
-    return api.post("/api/articles", user=user,
-                    json={"article": {"title": title, "body_markdown": "x", **fields}})
+def create(api: Api, title: str, user: str = "demo", published: bool = True, **fields):
+    return api.post("/api/articles", user=user, json={"article": {
+        "title": title, "body_markdown": "x", "published": published, **fields}})
 
 
-def test_eleventh_create_in_a_window_is_429_and_succeeds_after_it(limited: Api) -> None:
+def test_the_eleventh_published_create_in_a_window_is_429(limited: Api) -> None:
     started = time.monotonic()
     for number in range(10):
         assert create(limited, f"Post {number}").status_code == 201
     refused = create(limited, "Post 10")
-    assert refused.status_code == 429
-    retry_after = int(refused.headers["Retry-After"])
-    assert 1 <= retry_after <= 2
-    assert refused.json() == {"error": f"Rate limit reached, try again in {retry_after} seconds",
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "2"
+    assert refused.json() == {"error": "Rate limit reached, try again in 2 seconds",
                               "status": 429}
-    assert create(limited, "Post 10", user="sam").status_code == 201  # another key
+    # Checked before saving: a draft is refused too while the published count is full.
+    assert create(limited, "A draft", published=False).status_code == 429
+    assert create(limited, "Post 10", user="sam").status_code == 201  # per user
     time.sleep(max(0.0, started + 2.05 - time.monotonic()))
     assert create(limited, "Post 10").status_code == 201
-    assert limited.server.count("POST", "/api/articles", 429) == 1
+    assert limited.server.count("POST", "/api/articles", 429) == 2
 
 
-def test_refused_writes_still_count_but_429s_do_not(limited: Api) -> None:
-    for _ in range(10):
-        assert create(limited, "").status_code == 422  # counted: it reached the handler
-    assert create(limited, "Valid").status_code == 429
-    assert create(limited, "Valid").status_code == 429  # not counted either
-    time.sleep(2.05)
-    assert all(create(limited, f"Again {n}").status_code == 201 for n in range(10))
+def test_drafts_and_failed_creates_never_count(limited: Api) -> None:
+    for number in range(15):
+        assert create(limited, f"Draft {number}", published=False).status_code == 201
+    for _ in range(12):
+        assert create(limited, "").status_code == 422  # failed: nothing stored
+    assert all(create(limited, f"Published {n}").status_code == 201 for n in range(10))
     assert create(limited, "One too many").status_code == 429
 
 
-def test_thirty_updates_then_429(limited: Api) -> None:
+def test_a_draft_published_inside_the_window_counts(limited: Api) -> None:
+    draft = create(limited, "Drafted", published=False).json()
+    assert all(create(limited, f"Published {n}").status_code == 201 for n in range(9))
+    assert create(limited, "Still room").status_code == 201  # the draft does not count
+    assert limited.put(f"/api/articles/{draft['id']}", user="demo",
+                       json={"article": {"published": True}}).status_code == 200
+    assert create(limited, "Now full", published=False).status_code == 429  # 11 published
+
+
+def test_thirty_successful_updates_then_429(limited: Api) -> None:
+    def update(article_id: int = 1003, **article):
+        return limited.put(f"/api/articles/{article_id}", user="demo", json={"article": article})
+
+    for _ in range(12):
+        assert update(main_image="not a url").status_code == 422  # failures never count
     for number in range(30):
-        response = limited.put("/api/articles/1003", user="demo",
-                               json={"article": {"description": f"v{number}"}})
-        assert response.status_code == 200
-    refused = limited.put("/api/articles/1003", user="demo", json={"article": {"description": "x"}})
-    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
-    # A 404 (someone else's article) counts too, and creates have their own budget.
-    assert limited.put("/api/articles/1007", user="demo", json={"article": {}}).status_code == 429
-    assert create(limited, "A create").status_code == 201
+        assert update(description=f"v{number}").status_code == 200
+    refused = update(description="x")
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "2"
+    # The limit is checked after the 404 and the 422s: those answers stay what they are.
+    assert update(1007, title="Not mine").status_code == 404
+    assert update(999999, title="Nobody's").status_code == 404
+    assert limited.put("/api/articles/1003", user="demo", json={"article": {}}).status_code == 422
+    assert limited.put("/api/articles/1003", user="demo", json={"article": "x"}).status_code == 422
+    assert limited.put("/api/articles/1003", json={"article": {"title": "x"}}).status_code == 401
+    assert limited.put("/api/articles/1008", user="sam",
+                       json={"article": {"description": "sam"}}).status_code == 200  # per user
+    assert create(limited, "A create").status_code == 201  # creates have their own count
+
+
+def test_missing_article_param_is_422_even_at_the_create_limit(limited: Api) -> None:
+    assert all(create(limited, f"Published {n}").status_code == 201 for n in range(10))
+    missing = limited.post("/api/articles", user="demo", json={"title": "no wrapper"})
+    assert missing.status_code == 422
+    assert limited.post("/api/articles", user="demo", json={"article": {}}).status_code == 422
+    assert limited.post("/api/articles", json={"article": {"title": "x"}}).status_code == 401
 
 
 def test_unauthenticated_writes_are_401_not_counted(limited: Api) -> None:
@@ -105,10 +127,11 @@ def test_unauthenticated_writes_are_401_not_counted(limited: Api) -> None:
 
 
 def test_rate_limits_can_be_switched_off_and_reset_turns_them_on(limited: Api) -> None:
-    assert limited.ok("POST", "/__sandbox/rate-limits", json={"enabled": False})["enabled"] is False
+    switched = limited.ok("POST", "/__sandbox/forem/rate-limits", json={"enabled": False})
+    assert switched["enabled"] is False
     assert all(create(limited, f"Free {n}").status_code == 201 for n in range(15))
-    state = limited.ok("GET", "/__sandbox/rate-limits")
+    state = limited.ok("GET", "/__sandbox/forem/rate-limits")
     assert state == {"enabled": False, "window": 2.0, "limits": {"create": 10, "update": 30}}
     limited.server.reset()
-    assert limited.ok("GET", "/__sandbox/rate-limits")["enabled"] is True
-    assert limited.post("/__sandbox/rate-limits", json={"enabled": "no"}).status_code == 422
+    assert limited.ok("GET", "/__sandbox/forem/rate-limits")["enabled"] is True
+    assert limited.post("/__sandbox/forem/rate-limits", json={"enabled": "no"}).status_code == 422

@@ -157,7 +157,7 @@ def test_reading_list_is_newest_first_and_pages_by_at_most_100(api: Api) -> None
     items = api.ok("GET", "/api/readinglist", user="demo")
     assert [item["article"]["id"] for item in items] == [1012, 1015, 1013, 1007]
     assert all(item["status"] == "valid" and item["type_of"] == "readinglist" for item in items)
-    assert api.ok("POST", "/__sandbox/readinglist", json={"count": 150}) == {"added": 150}
+    assert api.ok("POST", "/__sandbox/forem/readinglist", json={"count": 150}) == {"added": 150}
     assert len(api.ok("GET", "/api/readinglist", user="demo")) == 30
     assert len(api.ok("GET", "/api/readinglist", user="demo", params={"per_page": 500})) == 100
 
@@ -225,3 +225,17 @@ def test_users_and_organisations(api: Api) -> None:
     assert api.ok("GET", "/api/profile_images/acme")["image_of"] == "organization"
     image = api.get(api.ok("GET", "/api/profile_images/demo")["profile_image"])
     assert image.status_code == 200 and image.headers["content-type"] == "image/png"
+
+
+def test_fields_the_real_views_send(api: Api) -> None:
+    """Forem: api/v0/podcast_episodes/index.json.jbuilder (`class_name`), shared/_listing
+    (`listing_category_id`); v0 organisations carry no `id` (organizations/show)."""
+    episode = api.ok("GET", "/api/podcast_episodes")[0]
+    assert list(episode)[:3] == ["type_of", "class_name", "id"]
+    assert episode["class_name"] == "PodcastEpisode"
+    listings = api.ok("GET", "/api/listings", params={"per_page": 100})
+    ids = {listing["category"]: listing["listing_category_id"] for listing in listings}
+    assert ids["cfp"] == 1 and ids["jobs"] == 5 and len(set(ids.values())) == len(ids)
+    one = api.ok("GET", "/api/listings/501")
+    assert one["listing_category_id"] == ids[one["category"]]
+    assert "id" not in api.ok("GET", "/api/organizations/acme")

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from toolkit.sandbox.seed import api_key_for
+from toolkit.sandbox.forem.seed import api_key_for
 from toolkit.sandbox.server import SandboxError, SandboxServer, is_loopback
 
 
@@ -129,7 +129,7 @@ def test_cli_prints_url_and_key_serves_and_stops_cleanly(tmp_path: Path) -> None
         key = key_line.split(":", 1)[1].strip()
         with httpx.Client(base_url=url, headers={"api-key": key}) as client:
             assert client.get("/api/users/me").json()["username"] == "demo"
-            assert client.get("/__sandbox/rate-limits").json()["window"] == 5.0
+            assert client.get("/__sandbox/forem/rate-limits").json()["window"] == 5.0
     finally:
         process.send_signal(signal.SIGINT)
         output, _ = process.communicate(timeout=20)

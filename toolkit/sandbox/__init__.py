@@ -1,10 +1,11 @@
-"""The sandbox: a faithful local emulator of the publishing API (interface A).
+"""The sandbox: faithful local emulators of the remote interfaces toolkit talks to.
 
-One Starlette application (app.py) served by uvicorn (server.py), state in SQLite
-(store.py, schema.py), a deterministic seed (seed.py, seed_data.py), the API under
-`/api` (forem/), and a control API under `/__sandbox` (control.py) for tests and
-scripts. README.md beside this file documents behaviour, the control API and where
-the sandbox knowingly differs from the real service.
+One ASGI application (app.py) composed of emulated interfaces, one folder each behind
+the seam in interface.py (today `forem/`, interface A, the publishing API under `/api`),
+served by uvicorn (server.py), state in SQLite (store.py), with the generic layers
+every interface shares: request recording (recorder.py), injected faults (faults.py),
+body limits (limits.py) and a control API under `/__sandbox` (control.py). README.md
+beside this file documents the composition, the control API and each interface.
 
     from toolkit.sandbox import SandboxServer
 

@@ -1,33 +1,41 @@
-"""The sandbox as one ASGI application: interface A under `/api`, the control API under
-`/__sandbox`, placeholder images under `/images`.
+"""The sandbox as one ASGI application, composed of emulated interfaces.
 
-`create_app` is kept apart from the server so it can be mounted or served any way.
-The application's outermost layer records every API request (route template, status,
-duration, API key id) and carries out `drop_after_commit` faults: the handler runs and
-commits, then the connection is closed before a single response byte is sent.
+`default_interfaces()` lists them, one line each. `create_app` composes them with the
+generic layers every interface shares (interface.py says what an interface declares):
+
+1. the control API under `/__sandbox` (control.py plus each interface's control routes
+   under `/__sandbox/<name>/`), answering only requests addressed to the sandbox itself;
+2. ownership: the interface with the longest prefix matching the path answers; a path
+   no interface owns gets a neutral `404` with the text/plain body `Not Found` (no
+   interface's error shape, so no client mistakes it for one of its API's answers);
+3. for an owned path: the interface's guard, the body read within its limit (413 in its
+   error body), injected faults (in its error body), then its routes - an unknown path
+   or a wrong method there gets its own 404;
+4. every such request recorded (interface, method, route template, status, duration,
+   caller), including `drop_after_commit` faults: the handler runs and commits, then
+   the connection is closed before a single response byte is sent.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
-from starlette.applications import Starlette
-from starlette.datastructures import Headers
+from starlette.datastructures import Headers, State
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import BaseRoute, Match, Route
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import BaseRoute, Match, Route, Router
 from starlette.types import Message, Receive, Scope, Send
 
-from toolkit.sandbox import control, forem
-from toolkit.sandbox.forem.http import error_response, template
-from toolkit.sandbox.ratelimit import RateLimiter
+from toolkit.sandbox import control
+from toolkit.sandbox.faults import Fault
+from toolkit.sandbox.interface import MAX_BODY, Interface, under
+from toolkit.sandbox.limits import BodyTooLarge, ClientGone, read_body, replay
 from toolkit.sandbox.recorder import UNMATCHED
 from toolkit.sandbox.state import SandboxState
 from toolkit.sandbox.store import Store
@@ -35,33 +43,315 @@ from toolkit.serving import url_host
 
 log = logging.getLogger("toolkit.sandbox")
 
-# A 1x1 transparent PNG: every profile, cover and social image of the sandbox.
-PIXEL = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
-)
-# What the real edge refuses: no User-Agent, or one of a generic HTTP library.
-GENERIC_AGENT = re.compile(
-    r"^(python-requests|python-httpx|python-urllib|aiohttp|curl|wget|go-http-client|"
-    r"okhttp|java|axios|node-fetch|libwww-perl|httpie)\b",
-    re.IGNORECASE,
-)
+# The status a request record carries when the client left before its body was complete
+# (nothing was handled or answered; nginx's name for it).
+CLIENT_CLOSED = 499
 
 
-async def image(request: Request) -> Response:
-    return Response(PIXEL, media_type="image/png",
-                    headers={"Cache-Control": "public, max-age=86400"})
+def default_interfaces() -> list[Interface]:
+    """Every emulated interface, one line each."""
+    from toolkit.sandbox import forem
+
+    return [
+        forem.interface(),
+    ]
 
 
-async def http_error(request: Request, exc: Exception) -> Response:
-    """Unknown paths and wrong methods: 404 with the API's error body (Rails routing)."""
-    status = getattr(exc, "status_code", 500)
-    if status == 405:
-        status = 404
-    return error_response(status)
+def neutral_404() -> Response:
+    """The answer for a path no interface owns."""
+    return PlainTextResponse("Not Found", status_code=404)
 
 
-async def server_error(request: Request, exc: Exception) -> Response:
-    return error_response(500)
+_CONVERTOR = re.compile(r"\{(\w+):\w+\}")
+
+
+@lru_cache(maxsize=512)
+def template(path: str) -> str:
+    """A route's path as the stats show it: `/api/articles/{id:rowid}` -> `/api/articles/{id}`."""
+    return _CONVERTOR.sub(r"{\1}", path)
+
+
+class Ownership:
+    """Which interface owns a path: the longest matching prefix wins; an interface's
+    `excludes` take part as disclaimers (owned by nobody), and at equal length a claim
+    beats a disclaimer, so an interface can take a path another one leaves out."""
+
+    def __init__(self, interfaces: Sequence[Interface]):
+        claims: dict[str, Interface] = {}
+        for interface in interfaces:
+            for prefix in interface.prefixes:
+                if prefix in claims:
+                    raise ValueError(f"{prefix} is claimed by both {claims[prefix].name} "
+                                     f"and {interface.name}")
+                claims[prefix] = interface
+        entries: list[tuple[str, Interface | None]] = list(claims.items())
+        entries += [(prefix, None) for interface in interfaces for prefix in interface.excludes]
+        self._entries = sorted(entries, key=lambda entry: (-len(entry[0]), entry[1] is None))
+
+    def owner(self, path: str) -> Interface | None:
+        for prefix, interface in self._entries:
+            if under(path, prefix):
+                return interface
+        return None
+
+
+class SandboxApp:
+    """The composed application (an ASGI callable). `state.sandbox` is the SandboxState,
+    so handlers reach it as `request.app.state.sandbox`."""
+
+    def __init__(self, interfaces: Sequence[Interface], sandbox: SandboxState,
+                 extra_routes: Sequence[BaseRoute] = ()):
+        names = [interface.name for interface in interfaces]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two interfaces with one name: {names}")
+        tables = [table for interface in interfaces for table in interface.tables]
+        if len(set(tables)) != len(tables):
+            raise ValueError("two interfaces declare a table of the same name")
+        if sum(interface.control_aliases for interface in interfaces) > 1:
+            raise ValueError("only one interface may serve its control routes unprefixed")
+        self.interfaces = {interface.name: interface for interface in interfaces}
+        self.ownership = Ownership(interfaces)
+        self.sandbox = sandbox
+        self.state = State()
+        self.state.sandbox = sandbox
+        self._routers = {interface.name: Router(routes=list(interface.routes))
+                         for interface in interfaces}
+        self._control_routes = list(control.routes)
+        aliases: list[BaseRoute] = []
+        for interface in interfaces:
+            for route in interface.control_routes:
+                self._control_routes.append(_moved(route, f"{control.PREFIX}/{interface.name}"))
+                if interface.control_aliases:
+                    aliases.append(_moved(route, control.PREFIX))
+        self._control = Router(routes=self._control_routes + aliases)
+        self._extra = Router(routes=list(extra_routes))
+
+    # --- what the control API shows -------------------------------------------------
+
+    def owner_name(self, path: str) -> str | None:
+        interface = self.ownership.owner(path)
+        return interface.name if interface is not None else None
+
+    def control_index(self) -> dict[str, str]:
+        index = {}
+        for route in self._control_routes:
+            if isinstance(route, Route) and route.path != f"{control.PREFIX}/":
+                methods = "|".join(sorted(set(route.methods or ()) - {"HEAD"}))
+                doc = (route.endpoint.__doc__ or "").strip().splitlines()
+                index[f"{methods} {route.path}"] = doc[0] if doc else ""
+        return index
+
+    def describe(self) -> dict[str, Any]:
+        return {name: {"prefixes": list(interface.prefixes), "excludes": list(interface.excludes),
+                       "control": f"{control.PREFIX}/{name}"}
+                for name, interface in self.interfaces.items()}
+
+    # --- the ASGI application -------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # lifespan is off and websockets are not served
+            return
+        scope["app"] = self
+        path = scope["path"]
+        if under(path, control.PREFIX):
+            await self._serve_control(scope, receive, send)
+            return
+        interface = self.ownership.owner(path)
+        if interface is None:
+            await self._serve_unowned(scope, receive, send)
+        else:
+            await self._serve(interface, scope, receive, send)
+
+    async def _serve_control(self, scope: Scope, receive: Receive, send: Send) -> None:
+        refusal = _control_refusal(scope, self.sandbox.host)
+        if refusal is not None:
+            await control.error(403, refusal)(scope, receive, send)
+            return
+        try:
+            body = await read_body(scope, receive, MAX_BODY)
+        except BodyTooLarge:
+            await control.error(413)(scope, receive, send)
+            return
+        except ClientGone:
+            log.info("client left before its control request was complete: %s", scope["path"])
+            return
+        try:
+            await self._control(scope, replay(body, receive), send)
+        except HTTPException as exc:
+            await control.error(exc.status_code)(scope, receive, send)
+
+    async def _serve_unowned(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started, wall = time.perf_counter(), time.time()
+        status, route = 404, UNMATCHED
+        matched = [candidate for candidate in self._extra.routes
+                   if candidate.matches(scope)[0] is not Match.NONE]
+        if matched:
+            if isinstance(matched[0], Route) and matched[0].matches(scope)[0] is Match.FULL:
+                route = template(matched[0].path)
+            status = await _status_of(self._extra, scope, receive, send, neutral_404)
+        else:
+            await neutral_404()(scope, receive, send)
+        self.sandbox.recorder.record(
+            started=wall, interface=None, method=scope["method"], route=route,
+            path=scope["path"], status=status, duration=time.perf_counter() - started,
+        )
+
+    async def _serve(self, interface: Interface, scope: Scope, receive: Receive,
+                     send: Send) -> None:
+        state = self.sandbox
+        info: dict[str, Any] = {"interface": interface.name}
+        scope["sandbox"] = info
+        started, wall = time.perf_counter(), time.time()
+        route = self._route_of(interface, scope)
+        outcome = _Outcome()
+        try:
+            await self._handle(interface, route, scope, receive, send, outcome)
+        finally:
+            if outcome.dropped:
+                # Let the server see the connection is gone before this call returns,
+                # so it does not try to answer on it.
+                await asyncio.sleep(0)
+            state.recorder.record(
+                started=wall, interface=interface.name, method=scope["method"], route=route,
+                path=scope["path"], status=outcome.status, duration=time.perf_counter() - started,
+                caller=_caller(interface, scope, state), dropped=outcome.dropped,
+            )
+
+    async def _handle(self, interface: Interface, route: str, scope: Scope, receive: Receive,
+                      send: Send, outcome: _Outcome) -> None:
+        state = self.sandbox
+        if interface.guard is not None:
+            refusal = interface.guard(scope, state)
+            if refusal is not None:
+                await outcome.answer(refusal, scope, receive, send)
+                return
+        try:
+            body = await read_body(scope, receive, interface.max_body)
+        except BodyTooLarge:
+            await outcome.answer(interface.error(413, None), scope, receive, send)
+            return
+        except ClientGone:
+            log.info("client left before its request body was complete: %s %s",
+                     scope["method"], scope["path"])
+            outcome.status = CLIENT_CLOSED
+            return
+        fault = None
+        if interface.takes_faults(route):
+            fault = state.faults.take(interface.name, scope["method"], route, scope["path"])
+        if fault is not None and fault.status:
+            answer = (interface.throttle(fault.retry_after) if fault.status == 429
+                      else interface.error(fault.status, None))
+            await outcome.answer(answer, scope, receive, send)
+            return
+        if fault is not None and fault.delay_ms:
+            await _hold(scope, receive, fault.delay_ms / 1000)
+        wrapped = outcome.sender(send, fault)
+        try:
+            await self._routers[interface.name](scope, replay(body, receive), wrapped)
+        except HTTPException:  # no route or a wrong method inside its prefixes: its 404
+            await interface.error(404, None)(scope, receive, wrapped)
+        except Exception:
+            log.exception("sandbox handler failed: %s %s", scope["method"], scope["path"])
+            if not outcome.started:
+                await interface.error(500, None)(scope, receive, wrapped)
+
+    def _route_of(self, interface: Interface, scope: Scope) -> str:
+        for candidate in self._routers[interface.name].routes:
+            if candidate.matches(scope)[0] is Match.FULL and isinstance(candidate, Route):
+                return template(candidate.path)
+        return UNMATCHED
+
+
+def _caller(interface: Interface, scope: Scope, state: SandboxState) -> int | str | None:
+    if interface.caller is None:
+        return None
+    try:
+        return interface.caller(scope, state)
+    except Exception:  # a record without its caller beats a request that fails
+        log.exception("sandbox: identifying the caller failed")
+        return None
+
+
+class _Outcome:
+    """What happened to one request's response: its status, whether it was dropped."""
+
+    def __init__(self) -> None:
+        self.status = 0
+        self.started = False
+        self.dropped = False
+
+    async def answer(self, response: Response, scope: Scope, receive: Receive, send: Send) -> None:
+        self.status = response.status_code
+        self.started = True
+        await response(scope, receive, send)
+
+    def sender(self, send: Send, fault: Fault | None) -> Send:
+        """`send`, recording the status and carrying out the response faults."""
+        hold = fault.delay_response_ms / 1000 if fault is not None and fault.delay_response_ms else 0
+        drop = fault is not None and fault.drop_after_commit
+
+        async def wrapper(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self.status = message["status"]
+                self.started = True
+                if drop:
+                    self.dropped = _abort_connection(send)
+                if hold:
+                    await asyncio.sleep(hold)
+            if self.dropped:
+                return
+            try:
+                await send(message)
+            except OSError:  # the client is gone: nothing to answer
+                if message["type"] == "http.response.start":
+                    log.info("client left before its answer (%s) was sent", self.status)
+
+        return wrapper
+
+
+async def _hold(scope: Scope, receive: Receive, seconds: float) -> None:
+    """Wait `seconds` (a delay fault), noticing a client that gives up meanwhile: the
+    request is still handled afterwards (its body is already read), as a real server
+    handles a request whose client stopped waiting."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    waiter = asyncio.ensure_future(receive())
+    try:
+        done, _ = await asyncio.wait({waiter}, timeout=seconds)
+        if waiter in done and waiter.result().get("type") == "http.disconnect":
+            log.info("client left while a delay fault held %s %s; handling it anyway",
+                     scope["method"], scope["path"])
+        await asyncio.sleep(max(0.0, deadline - loop.time()))
+    finally:
+        waiter.cancel()
+
+
+async def _status_of(router: Router, scope: Scope, receive: Receive, send: Send,
+                     fallback: Callable[[], Response]) -> int:
+    """Serve with `router`, its HTTPException answered by `fallback`; the status sent."""
+    status = 0
+
+    async def wrapper(message: Message) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        await send(message)
+
+    try:
+        await router(scope, receive, wrapper)
+    except HTTPException:
+        response = fallback()
+        status = response.status_code
+        await response(scope, receive, send)
+    return status
+
+
+def _moved(route: BaseRoute, prefix: str) -> BaseRoute:
+    """An interface's control route at its place under `prefix`."""
+    if not isinstance(route, Route):
+        raise TypeError("control routes are starlette Routes")
+    return Route(prefix + route.path, route.endpoint, methods=list(route.methods or ()),
+                 name=route.name)
 
 
 def _abort_connection(send: Send) -> bool:
@@ -72,71 +362,6 @@ def _abort_connection(send: Send) -> bool:
         return False
     transport.abort()
     return True
-
-
-class SandboxApp(Starlette):
-    """Starlette plus the recording and connection-dropping outer layer."""
-
-    sandbox: SandboxState
-
-    def _route_of(self, scope: Scope) -> str:
-        for route in self.router.routes:
-            if route.matches(scope)[0] is Match.FULL:
-                return template(route.path)
-        return UNMATCHED
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"].startswith("/__sandbox"):
-            refusal = _control_refusal(scope, self.sandbox.host)
-            if refusal is not None:
-                await error_response(403, refusal)(scope, receive, send)
-                return
-        if scope["type"] != "http" or scope["path"].startswith("/__sandbox"):
-            await super().__call__(scope, receive, send)
-            return
-        state = self.sandbox
-        info: dict[str, Any] = {}
-        scope["sandbox"] = info
-        started, wall = time.perf_counter(), time.time()
-        status = 0
-        dropped = False
-        if state.user_agent_check and _blocked_agent(scope):
-            await Response(status_code=403)(scope, receive, send)
-            state.recorder.record(
-                started=wall, method=scope["method"], route=self._route_of(scope),
-                path=scope["path"], status=403, duration=time.perf_counter() - started,
-                api_key_id=None,
-            )
-            return
-
-        async def send_wrapper(message: Message) -> None:
-            nonlocal status, dropped
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                if info.get("drop"):
-                    dropped = _abort_connection(send)
-                    if dropped:
-                        return
-            if dropped:
-                return
-            await send(message)
-
-        try:
-            await super().__call__(scope, receive, send_wrapper)
-        finally:
-            if dropped:
-                # Let the server see the connection is gone before this call returns,
-                # so it does not try to answer on it.
-                await asyncio.sleep(0)
-            route = info.get("route")
-            if route is None:
-                matched = scope.get("route")
-                route = template(matched.path) if matched is not None else UNMATCHED
-            state.recorder.record(
-                started=wall, method=scope["method"], route=route, path=scope["path"],
-                status=status, duration=time.perf_counter() - started,
-                api_key_id=info.get("api_key_id"), dropped=dropped,
-            )
 
 
 def _own_hosts(scope: Scope, host: str | None) -> set[str]:
@@ -172,33 +397,21 @@ def _control_refusal(scope: Scope, host: str | None) -> str | None:
     return None
 
 
-def _blocked_agent(scope: Scope) -> bool:
-    """The real edge's rule: no User-Agent, or a generic HTTP library's, gets a 403."""
-    if not scope["path"].startswith("/api"):
-        return False
-    agent = next((v for k, v in scope["headers"] if k == b"user-agent"), b"").decode("latin-1")
-    return not agent.strip() or GENERIC_AGENT.match(agent.strip()) is not None
-
-
 def create_app(
     store: Store,
     rate_window: float = 30.0,
     *,
     state: SandboxState | None = None,
     extra_routes: Sequence[BaseRoute] = (),
+    interfaces: Sequence[Interface] | None = None,
 ) -> SandboxApp:
-    """The sandbox application over an opened store. `extra_routes` mount further
-    emulated interfaces on the same origin (they are recorded like /api requests)."""
-    state = state or SandboxState(store=store, limiter=RateLimiter(rate_window))
-    app = SandboxApp(
-        routes=[
-            *forem.routes(),
-            *control.routes,
-            Route("/images/{path:path}", image, methods=["GET"]),
-            *extra_routes,
-        ],
-        exception_handlers={HTTPException: http_error, Exception: server_error},
-    )
-    app.sandbox = state
-    app.state.sandbox = state
-    return app
+    """The sandbox application over an opened store (whose interfaces it serves unless
+    `interfaces` says otherwise). `extra_routes` serve paths no interface owns; they are
+    recorded with no interface."""
+    interfaces = list(interfaces if interfaces is not None else store.interfaces
+                      or default_interfaces())
+    state = state or SandboxState(store=store)
+    for interface in interfaces:
+        if interface.state is not None and interface.name not in state.interfaces:
+            state.interfaces[interface.name] = interface.state(rate_window)
+    return SandboxApp(interfaces, state, extra_routes)

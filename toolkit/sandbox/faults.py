@@ -1,44 +1,58 @@
-"""Injected faults: the next `count` requests matching a method and route fail on purpose.
+"""Injected faults: the next `count` requests matching an interface, a method and a route
+fail on purpose. The application applies them (app.py), before the interface's handler,
+for every interface alike, and answers in the body of the interface that owns the route.
 
 A fault is one of:
 
-* `status`: answer that status with the API's error body before the handler runs
+* `status`: answer that status with the interface's error body before the handler runs
   (nothing is written, nothing is rate-counted; a 429 carries `Retry-After`);
-* `delay_ms`: wait that long, then handle the request normally;
+* `delay_ms`: hold the request that long, then handle it. Its body is read first, so a
+  client that gives up meanwhile still has its request handled and committed - late
+  (the disconnect is logged at INFO);
+* `delay_response_ms`: handle the request at once (its write is committed), then hold
+  the response that long - committed, answered late;
 * `drop_after_commit`: handle the request (its write is committed), then close the
   connection without sending any response - the "did my create happen?" case.
 
 `route` is a route template as the stats show it (`/api/articles/{id}`) or a concrete
-path (`/api/articles/1001`); `method` is an HTTP method or `*`.
+path (`/api/articles/1001`); `method` is an HTTP method or `*`; `interface` is the name
+of the interface serving the route (found from the route when not given).
 """
 
 from __future__ import annotations
 
 import itertools
 import threading
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+
+KINDS = ("status", "delay_ms", "delay_response_ms", "drop_after_commit")
+MAX_DELAY_MS = 60_000
 
 
 @dataclass
 class Fault:
     id: int
+    interface: str
     method: str
     route: str
     count: int
     status: int | None = None
     delay_ms: int | None = None
+    delay_response_ms: int | None = None
     drop_after_commit: bool = False
     retry_after: int = 1
 
-    def matches(self, method: str, route: str, path: str) -> bool:
-        return self.method in ("*", method) and self.route in (route, path)
+    def matches(self, interface: str, method: str, route: str, path: str) -> bool:
+        return (self.interface == interface and self.method in ("*", method)
+                and self.route in (route, path))
 
     def as_json(self) -> dict:
         data = asdict(self)
         return {key: value for key, value in data.items() if value not in (None, False)}
 
 
-def _positive_int(spec: dict, key: str, default: int | None = None) -> int | None:
+def _non_negative(spec: dict, key: str, default: int | None = None) -> int | None:
     value = spec.get(key, default)
     if value is None:
         return None
@@ -47,14 +61,22 @@ def _positive_int(spec: dict, key: str, default: int | None = None) -> int | Non
     return value
 
 
+def _delay(spec: dict, key: str) -> int | None:
+    delay = _non_negative(spec, key)
+    if delay is not None and delay > MAX_DELAY_MS:
+        raise ValueError(f"{key} must be at most {MAX_DELAY_MS}")
+    return delay
+
+
 class Faults:
     def __init__(self) -> None:
         self._pending: list[Fault] = []
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
 
-    def add(self, spec: object) -> Fault:
-        """Validate a fault as posted to the control API; ValueError says what is wrong."""
+    def add(self, spec: object, owner_of: Callable[[str], str | None]) -> Fault:
+        """Validate a fault as posted to the control API; ValueError says what is wrong.
+        `owner_of(path)` names the interface serving a path (None: no interface)."""
         if not isinstance(spec, dict):
             raise ValueError("the body must be a JSON object")
         method, route = spec.get("method"), spec.get("route")
@@ -62,43 +84,50 @@ class Faults:
             raise ValueError("method is required (GET, POST, PUT, ... or *)")
         if not isinstance(route, str) or not route.startswith("/"):
             raise ValueError("route is required, a template such as /api/articles/{id}")
-        count = _positive_int(spec, "count", 1) or 0
+        owner = owner_of(route)
+        interface = spec.get("interface", owner)
+        if owner is None:
+            raise ValueError(f"no interface serves {route}")
+        if interface != owner:
+            raise ValueError(f"{route} is served by interface {owner!r}, not {interface!r}")
+        count = _non_negative(spec, "count", 1) or 0
         if count < 1:
             raise ValueError("count must be at least 1")
-        kinds = [key for key in ("status", "delay_ms", "drop_after_commit") if spec.get(key)]
+        kinds = [key for key in KINDS if spec.get(key)]
         if len(kinds) != 1:
-            raise ValueError("give exactly one of status, delay_ms, drop_after_commit: true")
-        status = _positive_int(spec, "status")
+            raise ValueError("give exactly one of status, delay_ms, delay_response_ms, "
+                             "drop_after_commit: true")
+        status = _non_negative(spec, "status")
         if status is not None and not 400 <= status <= 599:
             raise ValueError("status must be an error status (400-599)")
-        delay = _positive_int(spec, "delay_ms")
-        if delay is not None and delay > 60_000:
-            raise ValueError("delay_ms must be at most 60000")
         drop = spec.get("drop_after_commit", False)
         if drop not in (True, False):
             raise ValueError("drop_after_commit must be true or false")
-        retry_after = _positive_int(spec, "retry_after", 1) or 1
+        retry_after = _non_negative(spec, "retry_after", 1) or 1
+        fault = Fault(
+            id=0,
+            interface=owner,
+            method=method.upper(),
+            route=route,
+            count=count,
+            status=status,
+            delay_ms=_delay(spec, "delay_ms"),
+            delay_response_ms=_delay(spec, "delay_response_ms"),
+            drop_after_commit=bool(drop),
+            retry_after=retry_after,
+        )
         with self._lock:
-            fault = Fault(
-                id=next(self._ids),
-                method=method.upper(),
-                route=route,
-                count=count,
-                status=status,
-                delay_ms=delay,
-                drop_after_commit=bool(drop),
-                retry_after=retry_after,
-            )
+            fault.id = next(self._ids)
             self._pending.append(fault)
         return fault
 
-    def take(self, method: str, route: str, path: str) -> Fault | None:
+    def take(self, interface: str, method: str, route: str, path: str) -> Fault | None:
         """The first pending fault for this request, used up by one."""
         if not self._pending:  # the common case costs no lock
             return None
         with self._lock:
             for fault in self._pending:
-                if fault.matches(method, route, path):
+                if fault.matches(interface, method, route, path):
                     fault.count -= 1
                     if fault.count == 0:
                         self._pending.remove(fault)

@@ -1,6 +1,11 @@
-"""Every API request, recorded: counts by route template for the stats endpoint, and
-a bounded list of request records (time, method, route, status, duration, API key id -
-never the key) that a log shipper can read or subscribe to.
+"""Every request to an interface, recorded: counts by interface and route template for
+the stats endpoint, and a bounded list of request records that a log shipper can read or
+subscribe to.
+
+A record's field names are shared with toolkit's run log where they overlap (`time`,
+`method`, `route`, `path`, `status`, `duration_ms`); `interface` names the interface
+that owned the path (None: no interface did, the neutral 404) and `caller` is who called
+as that interface identifies them (Forem: the API key's id, never the key).
 
 Requests to the control API (`/__sandbox/...`) are not recorded, so reading the stats
 does not change them.
@@ -10,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -24,12 +28,13 @@ UNMATCHED = "<unmatched>"  # the route of a request no route matched
 class RequestRecord:
     seq: int
     time: float  # seconds since the epoch, when the request arrived
+    interface: str | None
     method: str
     route: str
     path: str
     status: int
     duration_ms: float
-    api_key_id: int | None
+    caller: int | str | None
     dropped: bool = False  # a drop_after_commit fault closed the connection
 
     def as_json(self) -> dict:
@@ -38,7 +43,7 @@ class RequestRecord:
 
 class Recorder:
     def __init__(self, capacity: int = 10_000):
-        self._counts: Counter[tuple[str, str, int]] = Counter()
+        self._counts: Counter[tuple[str | None, str, str, int]] = Counter()
         self._records: deque[RequestRecord] = deque(maxlen=capacity)
         self._seq = 0
         self._lock = threading.Lock()
@@ -48,12 +53,13 @@ class Recorder:
         self,
         *,
         started: float,
+        interface: str | None,
         method: str,
         route: str,
         path: str,
         status: int,
         duration: float,
-        api_key_id: int | None,
+        caller: int | str | None = None,
         dropped: bool = False,
     ) -> RequestRecord:
         with self._lock:
@@ -61,19 +67,20 @@ class Recorder:
             record = RequestRecord(
                 seq=self._seq,
                 time=started,
+                interface=interface,
                 method=method,
                 route=route,
                 path=path,
                 status=status,
                 duration_ms=round(duration * 1000, 3),
-                api_key_id=api_key_id,
+                caller=caller,
                 dropped=dropped,
             )
-            self._counts[(method, route, status)] += 1
+            self._counts[(interface, method, route, status)] += 1
             self._records.append(record)
         if log.isEnabledFor(logging.INFO):
-            log.info("%s %s %s %.1fms%s", method, path, status, duration * 1000,
-                     " (dropped)" if dropped else "")
+            log.info("%s %s %s %s %.1fms%s", interface or "-", method, path, status,
+                     duration * 1000, " (dropped)" if dropped else "")
         for listener in list(self.listeners):
             try:
                 listener(record)
@@ -83,10 +90,12 @@ class Recorder:
 
     def stats(self) -> list[dict]:
         with self._lock:
-            items = sorted(self._counts.items(), key=lambda item: (item[0][1], item[0][0], item[0][2]))
+            items = sorted(self._counts.items(),
+                           key=lambda item: (item[0][2], item[0][1], item[0][3], item[0][0] or ""))
         return [
-            {"method": method, "route": route, "status": status, "count": count}
-            for (method, route, status), count in items
+            {"interface": interface, "method": method, "route": route, "status": status,
+             "count": count}
+            for (interface, method, route, status), count in items
         ]
 
     def reset_stats(self) -> None:
@@ -102,6 +111,3 @@ class Recorder:
     def last_seq(self) -> int:
         return self._seq
 
-
-def wall_clock() -> float:
-    return time.time()

@@ -22,9 +22,9 @@ from starlette.routing import BaseRoute
 
 from toolkit import USER_AGENT
 from toolkit.errors import ToolkitError
-from toolkit.sandbox import seed as seed_module
-from toolkit.sandbox.app import create_app
-from toolkit.sandbox.ratelimit import RateLimiter
+from toolkit.sandbox.app import create_app, default_interfaces
+from toolkit.sandbox.forem import seed as seed_module
+from toolkit.sandbox.interface import Interface
 from toolkit.sandbox.state import SandboxState
 from toolkit.sandbox.store import Store, StoreError
 from toolkit.serving import BackgroundServer, ServerError, is_loopback, url_host
@@ -49,6 +49,7 @@ class SandboxServer:
         *,
         allow_remote: bool = False,
         extra_routes: Sequence[BaseRoute] = (),
+        interfaces: Sequence[Interface] | None = None,
     ):
         if not is_loopback(host) and not allow_remote:
             raise SandboxError(
@@ -63,6 +64,8 @@ class SandboxServer:
         self.host = host
         self.port = port
         self.extra_routes = tuple(extra_routes)
+        # The emulated interfaces, composed into one application (app.default_interfaces).
+        self.interfaces = tuple(interfaces if interfaces is not None else default_interfaces())
         self.created = False  # True when this start created (and seeded) the database
         self.state: SandboxState | None = None
         self._store: Store | None = None
@@ -75,15 +78,14 @@ class SandboxServer:
         if self._server is not None:
             return self
         try:
-            self._store = Store(self.db_path)
+            self._store = Store(self.db_path, self.interfaces)
             self.created = self._store.open(seed=self.seed)
         except StoreError as exc:
             self._close_store()
             raise SandboxError(str(exc)) from None
-        self.state = SandboxState(store=self._store, limiter=RateLimiter(self.rate_window),
-                                  host=self.host)
+        self.state = SandboxState(store=self._store, host=self.host)
         app = create_app(self._store, self.rate_window, state=self.state,
-                         extra_routes=self.extra_routes)
+                         extra_routes=self.extra_routes, interfaces=self.interfaces)
         self._server = BackgroundServer(app, self.host, self.port, name="sandbox")
         try:
             self._server.start()
@@ -134,8 +136,8 @@ class SandboxServer:
         return f"http://{url_host(self.host)}:{self.port}"
 
     def accounts(self) -> list[dict[str, str]]:
-        """`[{"username", "api_key", "role"}]`, as GET /__sandbox/accounts answers."""
-        return self._get("/__sandbox/accounts")
+        """`[{"username", "api_key", "role"}]`, as GET /__sandbox/forem/accounts answers."""
+        return self._get("/__sandbox/forem/accounts")
 
     def api_key(self, username: str = seed_module.DEMO_USERNAME) -> str:
         for account in self.accounts():
@@ -156,17 +158,19 @@ class SandboxServer:
         return httpx.Client(base_url=self.base_url, headers=headers, **kwargs)
 
     def stats(self) -> list[dict[str, Any]]:
-        """`[{"method", "route", "status", "count"}]` since start or the last reset_stats()."""
+        """`[{"interface", "method", "route", "status", "count"}]` since start or the last
+        reset_stats()."""
         return self._get("/__sandbox/stats")["requests"]
 
     def count(self, method: str | None = None, route: str | None = None,
-              status: int | None = None) -> int:
+              status: int | None = None, *, interface: str | None = None) -> int:
         """How many recorded requests match, e.g. `count(status=429) == 0`."""
         return sum(
             item["count"] for item in self.stats()
             if (method is None or item["method"] == method.upper())
             and (route is None or item["route"] == route)
             and (status is None or item["status"] == status)
+            and (interface is None or item["interface"] == interface)
         )
 
     def requests(self, after: int = 0) -> list[dict[str, Any]]:
@@ -188,12 +192,20 @@ class SandboxServer:
         delay_ms: int | None = None,
         drop_after_commit: bool = False,
         retry_after: int | None = None,
+        delay_response_ms: int | None = None,
+        interface: str | None = None,
     ) -> dict[str, Any]:
+        """Inject a fault (faults.py): the next `count` requests matching `method` and
+        `route` fail that way."""
         spec: dict[str, Any] = {"method": method, "route": route, "count": count}
+        if interface is not None:
+            spec["interface"] = interface
         if status is not None:
             spec["status"] = status
         if delay_ms is not None:
             spec["delay_ms"] = delay_ms
+        if delay_response_ms is not None:
+            spec["delay_response_ms"] = delay_response_ms
         if drop_after_commit:
             spec["drop_after_commit"] = True
         if retry_after is not None:
@@ -204,7 +216,7 @@ class SandboxServer:
         self._request("DELETE", "/__sandbox/faults")
 
     def set_rate_limits(self, enabled: bool) -> None:
-        self._post("/__sandbox/rate-limits", {"enabled": enabled})
+        self._post("/__sandbox/forem/rate-limits", {"enabled": enabled})
 
     def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         if self._client is None:

@@ -1,5 +1,11 @@
 """SQLite state of the sandbox: one connection, one lock, explicit transactions.
 
+Every interface brings its own tables (`Interface.ddl`) and seed; the store creates and
+seeds each, records each interface's schema version in `meta`, and resets each one's
+tables. An interface added to the sandbox later is created and seeded in an existing
+database file on its next start; an interface whose tables changed (another
+`schema_version`) makes an old file refused with a clear message.
+
 One connection serves every request. Handlers run on the server's event loop thread,
 so requests are already serialised; the lock makes the store safe for any other
 thread too (the test helpers, the CLI) and keeps an in-memory database - which exists
@@ -10,11 +16,20 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from toolkit.sandbox.schema import DATA_TABLES, DDL, SCHEMA_VERSION
+from toolkit.sandbox.interface import Interface
+
+META_DDL = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+"""
+# Before interfaces had a schema version each, the whole file had one.
+LEGACY_VERSION_KEY = "schema_version"
 
 
 class StoreError(Exception):
@@ -22,8 +37,9 @@ class StoreError(Exception):
 
 
 class Store:
-    def __init__(self, path: Path | None = None):
+    def __init__(self, path: Path | None = None, interfaces: Sequence[Interface] = ()):
         self.path = path
+        self.interfaces = tuple(interfaces)
         if path is None:
             target = ":memory:"
         else:
@@ -47,47 +63,63 @@ class Store:
     # --- life cycle -----------------------------------------------------------------
 
     def open(self, seed: bool) -> bool:
-        """Create the schema when missing and seed a new database.
+        """Create and seed what is missing: every interface's tables on a new database,
+        an interface's own when it is new to an existing file.
 
         Returns True when the database was new (and has just been seeded), False when
         an existing file was reopened with its data as it was.
         """
-        from toolkit.sandbox import seed as seed_module
-
         with self.lock:
             try:
-                self.conn.executescript(DDL)
-                row = self.conn.execute(
-                    "SELECT value FROM meta WHERE key = 'schema_version'"
-                ).fetchone()
+                self.conn.executescript(META_DDL)
+                rows = dict(self.conn.execute("SELECT key, value FROM meta").fetchall())
             except sqlite3.DatabaseError as exc:
                 raise StoreError(f"{self.path}: not a sandbox database ({exc})") from exc
-            if row is not None:
-                if row["value"] != SCHEMA_VERSION:
-                    raise StoreError(
-                        f"{self.path}: written by another sandbox version (schema "
-                        f"{row['value']}, this one is {SCHEMA_VERSION}); delete it or use --memory"
-                    )
-                return False
+            if LEGACY_VERSION_KEY in rows:
+                self._refuse(f"schema {rows[LEGACY_VERSION_KEY]}")
+            for interface in self.interfaces:
+                found = rows.get(_version_key(interface))
+                if found is not None and found != interface.schema_version:
+                    self._refuse(f"{interface.name} schema {found}, this one is "
+                                 f"{interface.schema_version}")
+            new = not rows
+            content = seed if new else rows.get("seed", "full") == "full"
+            for interface in self.interfaces:  # CREATE ... IF NOT EXISTS: idempotent
+                self.conn.executescript(interface.ddl)
             with self.transaction() as conn:
-                seed_module.load(conn, content=seed)
-                conn.execute(
-                    "INSERT INTO meta (key, value) VALUES ('schema_version', ?), ('seed', ?)",
-                    (SCHEMA_VERSION, "full" if seed else "accounts"),
-                )
-            return True
+                if new:
+                    conn.execute("INSERT INTO meta (key, value) VALUES ('seed', ?)",
+                                 ("full" if seed else "accounts",))
+                for interface in self.interfaces:
+                    if _version_key(interface) in rows:
+                        continue
+                    if interface.seed is not None:
+                        interface.seed(conn, content)
+                    conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)",
+                                 (_version_key(interface), interface.schema_version))
+            return new
+
+    def _refuse(self, what: str) -> None:
+        raise StoreError(f"{self.path}: written by another sandbox version ({what}); "
+                         "delete it or use --memory")
 
     def reset(self) -> None:
-        """Back to the seed this database was created with, in one transaction."""
-        from toolkit.sandbox import seed as seed_module
-
+        """Every interface back to the seed this database was created with, in one
+        transaction."""
         with self.transaction() as conn:
             row = conn.execute("SELECT value FROM meta WHERE key = 'seed'").fetchone()
             content = row is None or row["value"] == "full"
-            for table in DATA_TABLES:
-                conn.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
-            conn.execute("DELETE FROM sqlite_sequence")
-            seed_module.load(conn, content=content)
+            for interface in self.interfaces:
+                for table in interface.tables:
+                    conn.execute(f"DELETE FROM {table}")  # noqa: S608 - declared names
+                if interface.tables:
+                    marks = ", ".join("?" for _ in interface.tables)
+                    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = "
+                                    "'sqlite_sequence'").fetchone():
+                        conn.execute(f"DELETE FROM sqlite_sequence WHERE name IN ({marks})",  # noqa: S608
+                                     interface.tables)
+                if interface.seed is not None:
+                    interface.seed(conn, content)
 
     def close(self) -> None:
         with self.lock:
@@ -115,3 +147,8 @@ class Store:
                 raise
             else:
                 self.conn.execute("COMMIT")
+
+
+def _version_key(interface: Interface) -> str:
+    return f"schema_version:{interface.name}"
+

@@ -1,21 +1,56 @@
-"""Interface A, the Forem-compatible publishing API, under `/api`.
+"""Interface A: the Forem-compatible publishing API (dev.to's API v0), under `/api`.
 
 All 30 endpoints of the seed spec plus `GET /api/tags`, with the real methods and
-paths (reference/NOTES.md) for the ones the seed leaves out. One module per resource.
+paths (reference/NOTES.md) for the ones the seed leaves out; one module per resource.
+Besides `/api` it owns `/images` (the placeholder images its answers link to). It does
+not own `/api/v1`: that is the log service's (interface E, Parseable's paths).
+
+    from toolkit.sandbox import forem
+    forem.interface()   # -> Interface, composed by toolkit.sandbox.app
 """
 
 from __future__ import annotations
 
-from starlette.routing import BaseRoute
+from toolkit.sandbox.interface import Interface
 
 
-def routes() -> list[BaseRoute]:
-    from toolkit.sandbox.forem import articles, comments, community, listings, users
+def interface() -> Interface:
+    from toolkit.sandbox.forem import (
+        agents,
+        articles,
+        comments,
+        community,
+        control,
+        http,
+        images,
+        listings,
+        schema,
+        seed,
+        users,
+    )
+    from toolkit.sandbox.forem.state import ForemState
 
-    return [
-        *articles.routes,
-        *comments.routes,
-        *listings.routes,
-        *users.routes,
-        *community.routes,
-    ]
+    return Interface(
+        name=http.NAME,
+        prefixes=("/api", "/images"),
+        excludes=("/api/v1",),
+        routes=[
+            *articles.routes,
+            *comments.routes,
+            *listings.routes,
+            *users.routes,
+            *community.routes,
+            *images.routes,
+        ],
+        error=http.error,
+        throttled=http.throttled,
+        caller=http.caller_of,
+        guard=agents.guard,
+        control_routes=control.routes,
+        control_aliases=True,
+        ddl=schema.DDL,
+        tables=schema.DATA_TABLES,
+        schema_version=schema.SCHEMA_VERSION,
+        seed=seed.load,
+        state=ForemState.create,
+    )

@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from toolkit.sandbox import frontmatter, text
+from toolkit.sandbox.forem import frontmatter, text
 from toolkit.sandbox.forem.http import unprocessable
+from toolkit.sandbox.limits import fits64
 
 # Forem's column default; replaced by `published_at` on first publish.
 DEFAULT_LAST_COMMENT_AT = "2017-01-01T05:00:00.000000Z"
@@ -36,6 +37,8 @@ MAX_TITLE = 128
 MAX_TAGS = 4
 MAX_TAG_LENGTH = 30
 _TAG_NAME = re.compile(r"\A[a-z0-9]+\Z", re.IGNORECASE)
+# `ForemInstance.contact_email` in the canonical URL message: the sandbox's own, fixed.
+CONTACT_EMAIL = "sandbox@example.com"
 # Hotness of a new article: above the seed's, so fresh writes lead the default feed.
 NEW_HOTNESS = 1000
 
@@ -147,7 +150,10 @@ def _collection_id(db: sqlite3.Connection, user_id: int, series: str, now: str) 
 
 
 def _is_member(db: sqlite3.Connection, user_id: int, organization_id: Any) -> bool:
-    if isinstance(organization_id, bool) or not isinstance(organization_id, int):
+    """`allowed_to_change_org_id?`: a membership of the user; an id beyond 64 bits is no
+    organisation (Rails' `exists?` with an out-of-range value finds nothing), so the key
+    is dropped like any other unknown organisation's."""
+    if not fits64(organization_id):
         return False
     row = db.execute(
         "SELECT 1 FROM org_memberships WHERE user_id = ? AND organization_id = ?",
@@ -156,9 +162,22 @@ def _is_member(db: sqlite3.Connection, user_id: int, organization_id: Any) -> bo
     return row is not None
 
 
+def permitted_tags(params: dict[str, Any]) -> list[Any] | None:
+    """`tags` as strong parameters' `tags: []` permits it: an array of scalars (`null`
+    items removed, as Rails' deep_munge does), else None - dropped as if absent, with no
+    error (a string, an object, an array holding an array or an object). Forem:
+    app/controllers/api/v0/articles_controller.rb `article_params`."""
+    tags = params.get("tags")
+    if not isinstance(tags, list) or not all(_is_scalar(item) for item in tags):
+        return None
+    return [item for item in tags if item is not None]
+
+
 def _assign_json(db: sqlite3.Connection, attrs: Attrs, params: dict, user_id: int,
                  creating: bool) -> None:
-    """Step 1: the permitted JSON fields; non-scalar values are dropped like Rails does."""
+    """Step 1: the permitted JSON fields; non-scalar values are dropped like Rails does.
+    `tags` absent or dropped leaves the tags as they are (none on a create); `[]` clears
+    them (Forem: app/services/articles/attributes.rb, creator.rb)."""
     for key in ("title", "description", "main_image", "canonical_url"):
         if key in params and _is_scalar(params[key]):
             setattr(attrs, key, _scalar(params[key]))
@@ -166,8 +185,9 @@ def _assign_json(db: sqlite3.Connection, attrs: Attrs, params: dict, user_id: in
         attrs.body_markdown = _scalar(params["body_markdown"]) or ""
     if "published" in params and _is_scalar(params["published"]):
         attrs.published = _boolean(params["published"])
-    if "tags" in params and isinstance(params["tags"], list | str):
-        attrs.tags = frontmatter.tag_names(params["tags"])
+    tags = permitted_tags(params)
+    if tags is not None:
+        attrs.tags = frontmatter.tag_names(tags)
     if "series" in params and _is_scalar(params["series"]):
         series = _scalar(params["series"])
         if frontmatter.present(series):
@@ -213,19 +233,40 @@ def _evaluate_front_matter(attrs: Attrs, fm: dict[str, Any], now: dt.datetime) -
 
 def _validate(db: sqlite3.Connection, attrs: Attrs, user_id: int, article_id: int | None
               ) -> list[str]:
+    """The model's validations, in its order of declaration (Forem: app/models/article.rb);
+    messages from config/locales/models/en.yml."""
     problems: list[str] = []
+    if len(attrs.body_markdown.encode()) > MAX_BODY_BYTES:
+        problems.append("Body markdown is too long.")
+    # `validates :body_markdown, uniqueness: { scope: %i[user_id title] }`: the same user,
+    # title and body; a repeated title alone is fine (slugs get a random suffix).
+    if db.execute(
+        "SELECT 1 FROM articles WHERE user_id = ? AND title = ? AND body_markdown = ? "
+        "AND id IS NOT ?", (user_id, attrs.title, attrs.body_markdown, article_id),
+    ).fetchone():
+        problems.append("Body markdown has already been taken")
+    url = attrs.canonical_url
+    if url is not None:
+        # `uniqueness: { scope: :published, message: unique_url_error }, if: :published?`:
+        # checked only for a published article, only against published ones
+        # (https://github.com/forem/forem/issues/9759, pull 10161).
+        if attrs.published and db.execute(
+            "SELECT 1 FROM articles WHERE canonical_url = ? AND published = 1 AND id IS NOT ?",
+            (url, article_id),
+        ).fetchone():
+            problems.append(f"Canonical url has already been taken. Email {CONTACT_EMAIL} "
+                            "for further details.")
+        if re.search(r"\s", url):
+            problems.append("Canonical url must not have spaces")
+        elif not _http_url(url):
+            problems.append("Canonical url is not a valid URL")
+    if attrs.main_image is not None and not _http_url(attrs.main_image):
+        problems.append("Main image is not a valid URL")
     title = attrs.title
     if not frontmatter.present(title):
         problems.append("Title can't be blank")
     elif len(title) > MAX_TITLE:
         problems.append(f"Title is too long (maximum is {MAX_TITLE} characters)")
-    elif db.execute(
-        "SELECT 1 FROM articles WHERE user_id = ? AND title = ? AND id IS NOT ?",
-        (user_id, title, article_id),
-    ).fetchone():
-        problems.append("Title has already been taken")
-    if len(attrs.body_markdown.encode()) > MAX_BODY_BYTES:
-        problems.append("Body markdown is too long (maximum is 800 KB)")
     if len(attrs.tags) > MAX_TAGS:
         problems.append(f"Tag list exceed the maximum of {MAX_TAGS} tags")
     else:
@@ -236,18 +277,6 @@ def _validate(db: sqlite3.Connection, attrs: Attrs, user_id: int, article_id: in
                 problems.append(
                     f'Tag "{tag}" contains non-alphanumeric or prohibited unicode characters'
                 )
-    url = attrs.canonical_url
-    if url is not None:
-        if re.search(r"\s", url):
-            problems.append("Canonical url must not have spaces")
-        elif not _http_url(url):
-            problems.append("Canonical url is not a valid URL")
-        elif db.execute(
-            "SELECT 1 FROM articles WHERE canonical_url = ? AND id IS NOT ?", (url, article_id)
-        ).fetchone():
-            problems.append("Canonical url has already been taken")
-    if attrs.main_image is not None and not _http_url(attrs.main_image):
-        problems.append("Main image is not a valid URL")
     return problems
 
 
@@ -289,7 +318,7 @@ def save_article(
     moment: dt.datetime | None = None,
 ) -> int:
     """Create (existing=None) or update an article from a payload's `article` object.
-    Returns its id; raises ApiError 422 with the API's message when refused.
+    Returns its id; raises ErrorAnswer 422 with the API's message when refused.
     `moment` is the time of the write (the seed passes its fixed clock)."""
     moment = moment or text.now()
     now = text.stored(moment)

@@ -25,10 +25,18 @@ from typing import Any
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from toolkit.sandbox import text
 from toolkit.sandbox.forem import serializers as ser
+from toolkit.sandbox.forem import text
 from toolkit.sandbox.forem.article_writes import Author, save_article
-from toolkit.sandbox.forem.http import ApiError, Ctx, endpoint, require_object
+from toolkit.sandbox.forem.http import (
+    Ctx,
+    endpoint,
+    rate_limited,
+    require_hash,
+    require_object,
+)
+from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.limits import fits64
 
 POPULAR = "a.hotness_score DESC, a.published_at DESC, a.id DESC"
 NEWEST = "a.published_at DESC, a.id DESC"
@@ -50,6 +58,9 @@ def _index_query(ctx: Ctx) -> tuple[str, list[Any], str, int]:
     where, args = ["a.published = 1"], []
     username = (params.get("username") or "").strip()
     collection_id = ctx.int_param("collection_id")
+    if collection_id is not None and not fits64(collection_id):
+        # Rails' `where(collection_id: huge)` is `WHERE 1=0`: nothing, never an error.
+        return "0", [], NEWEST, 30
     state = params.get("state")
     if username:
         where.append(
@@ -132,7 +143,7 @@ async def show_article(ctx: Ctx) -> dict:
             f"{ser.ARTICLE_SELECT} WHERE a.id = ? AND a.published = 1", (ctx.path_param("id"),)
         ).fetchone()
     if row is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     return ser.article_show(row, ctx.base)
 
 
@@ -146,7 +157,7 @@ async def show_article_by_path(ctx: Ctx) -> dict:
             (slug, owner, owner),
         ).fetchone()
     if row is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     return ser.article_show(row, ctx.base)
 
 
@@ -173,30 +184,41 @@ def load_article(ctx: Ctx, article_id: int):
     with ctx.store.read() as db:
         row = db.execute(f"{ser.ARTICLE_SELECT} WHERE a.id = ?", (article_id,)).fetchone()
     if row is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     return row
 
 
-@endpoint(auth="required", limit="create")
+@endpoint(auth="required")
 async def create_article(ctx: Ctx) -> JSONResponse:
-    params = require_object(await ctx.json(), "article")
+    """401, 422 (article param), then the rate limit, then the save (201 or 422)."""
+    params = require_object(require_hash(await ctx.json(), "article"), "article")
     with ctx.store.transaction() as db:
-        article_id = save_article(db, ctx.state.rng, Author(ctx.user.id, ctx.user.name), params)
+        retry_after = ctx.forem.limiter.create_refused(db, ctx.user.id)
+        if retry_after is not None:
+            raise rate_limited(retry_after)
+        article_id = save_article(db, ctx.forem.rng, Author(ctx.user.id, ctx.user.name), params)
     data = ser.article_show(load_article(ctx, article_id), ctx.base)
     return JSONResponse(data, status_code=201, headers={"Location": data["url"]})
 
 
-@endpoint(auth="required", limit="update")
+@endpoint(auth="required")
 async def update_article(ctx: Ctx) -> dict:
+    """401, 422 (article not an object), 404, 422 (article missing), then the rate
+    limit, then the update (200 or 422); only a successful update counts."""
     article_id = ctx.path_param("id")
-    params = require_object(await ctx.json(), "article")
+    body = require_hash(await ctx.json(), "article")
     with ctx.store.transaction() as db:
         existing = db.execute(
             "SELECT * FROM articles WHERE id = ? AND user_id = ?", (article_id, ctx.user.id)
         ).fetchone()
         if existing is None:  # another user's article is a 404 too
-            raise ApiError(404)
-        save_article(db, ctx.state.rng, Author(ctx.user.id, ctx.user.name), params, existing)
+            raise ErrorAnswer(404)
+        params = require_object(body, "article")
+        retry_after = ctx.forem.limiter.update_refused(ctx.user.id)
+        if retry_after is not None:
+            raise rate_limited(retry_after)
+        save_article(db, ctx.forem.rng, Author(ctx.user.id, ctx.user.name), params, existing)
+    ctx.forem.limiter.count_update(ctx.user.id)
     return ser.article_show(load_article(ctx, article_id), ctx.base)
 
 
@@ -217,7 +239,7 @@ async def organization_articles(ctx: Ctx) -> list[dict]:
     with ctx.store.read() as db:
         org = db.execute("SELECT id FROM organizations WHERE username = ?", (username,)).fetchone()
     if org is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     limit, offset = ctx.page(30)
     rows = _select(ctx, "a.published = 1 AND a.organization_id = ?", [org["id"]], NEWEST,
                    limit, offset)

@@ -15,9 +15,11 @@ from typing import Any
 
 from starlette.routing import Route
 
-from toolkit.sandbox import text
 from toolkit.sandbox.forem import serializers as ser
-from toolkit.sandbox.forem.http import ApiError, Ctx, endpoint
+from toolkit.sandbox.forem import text
+from toolkit.sandbox.forem.http import Ctx, endpoint
+from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.limits import fits64
 
 COMMENT_SELECT = """
 SELECT c.*, u.username AS u_username, u.name AS u_name, u.microblog_username AS u_microblog,
@@ -80,10 +82,12 @@ async def list_comments(ctx: Ctx) -> list[dict]:
     elif episode_id is not None:
         kind, target = "PodcastEpisode", episode_id
     else:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
+    if not fits64(target):  # `find` with an out-of-range id: RecordNotFound, a 404
+        raise ErrorAnswer(404)
     with ctx.store.read() as db:
         if not _target_exists(db, kind, target):
-            raise ApiError(404)
+            raise ErrorAnswer(404)
         rows = _target_rows(db, kind, target)
     return _threads(rows, ctx.base, None)
 
@@ -103,7 +107,7 @@ async def show_comment(ctx: Ctx) -> dict:
     with ctx.store.read() as db:
         tree = comment_tree(db, comment_id, ctx.base) if comment_id is not None else None
     if tree is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     return tree
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from toolkit.sandbox import text
 from toolkit.sandbox.forem import serializers as ser
-from toolkit.sandbox.forem.http import ApiError, Ctx, endpoint
+from toolkit.sandbox.forem import text
+from toolkit.sandbox.forem.http import Ctx, endpoint
+from toolkit.sandbox.interface import ErrorAnswer
 
 FOLLOWER_SORTS = {"created_at": "f.created_at", "id": "f.id", "name": "u.name",
                   "username": "u.username"}
@@ -119,7 +120,7 @@ async def podcast_episodes(ctx: Ctx) -> list[dict]:
                 "SELECT id FROM podcasts WHERE slug = ? AND published = 1", (slug,)
             ).fetchone()
             if podcast is None:
-                raise ApiError(404)
+                raise ErrorAnswer(404)
             where += " AND p.id = ?"
             args.append(podcast["id"])
         rows = db.execute(
@@ -130,7 +131,9 @@ async def podcast_episodes(ctx: Ctx) -> list[dict]:
         ).fetchall()
     return [
         {
+            # Forem: app/views/api/v0/podcast_episodes/index.json.jbuilder.
             "type_of": "podcast_episodes",
+            "class_name": "PodcastEpisode",
             "id": row["id"],
             "path": f"/{row['p_slug']}/{row['slug']}",
             "image_url": row["image_url"] or row["p_image"],

@@ -1,32 +1,37 @@
 """The HTTP plumbing every interface-A endpoint shares.
 
-`@endpoint(auth=..., limit=...)` wraps a handler `async def h(ctx) -> data | Response`:
-it applies injected faults, resolves the `api-key` header, answers 401 where auth is
-required, counts rate-limited writes, turns `ApiError` into the API's error body and
-any other exception into a JSON 500 (logged) - a handler never leaks a traceback.
+`@endpoint(auth=...)` wraps a handler `async def h(ctx) -> data | Response`: it
+resolves the `api-key` header, answers 401 where auth is required, turns
+`ErrorAnswer` into the API's error body `{"error": ..., "status": ...}` and any other
+exception into a JSON 500 (logged) - a handler never leaks a traceback. Faults, body
+limits and recording are the sandbox's generic layers (app.py); they answer in this
+interface's body through `error` and `throttled`. Rate limits are checked inside the
+article writes, where Forem checks them (ratelimit.py).
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 import logging
-import math
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from functools import lru_cache, wraps
+from functools import wraps
 from typing import Any, Literal
 
 from starlette.convertors import IntegerConvertor, register_url_convertor
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.types import Scope
 
-from toolkit.sandbox import ratelimit, text
+from toolkit.sandbox.forem import ratelimit, text
+from toolkit.sandbox.forem.state import ForemState
+from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.limits import INT_MAX, parse_json, query_int
 from toolkit.sandbox.state import SandboxState
 
 log = logging.getLogger("toolkit.sandbox")
 
+NAME = "forem"
 MESSAGES = {
     400: "bad request",
     401: "unauthorized",
@@ -41,14 +46,6 @@ MESSAGES = {
     503: "Service Unavailable",
     504: "Gateway Timeout",
 }
-
-
-# The largest request body read (the API's own limit on a body is 800 KB of Markdown).
-MAX_BODY = 4 * 1024 * 1024
-# Rails parses JSON with the json gem's default `max_nesting` of 100: deeper is a 400.
-MAX_DEPTH = 100
-# What SQLite stores as an integer (a signed 64-bit number).
-INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 
 _ROW_ID = re.compile(r"[0-9]{1,18}")
 
@@ -68,35 +65,6 @@ def row_id(text: str) -> int | None:
 
 register_url_convertor("rowid", RowIdConvertor())
 
-_CONVERTOR = re.compile(r"\{(\w+):\w+\}")
-
-
-@lru_cache(maxsize=256)
-def template(path: str) -> str:
-    """A route's path as the stats show it: `/api/articles/{id:int}` -> `/api/articles/{id}`."""
-    return _CONVERTOR.sub(r"{\1}", path)
-
-
-class ApiError(Exception):
-    """An answer with an error status and the API's body `{"error": ..., "status": ...}`."""
-
-    def __init__(
-        self,
-        status: int,
-        message: str | None = None,
-        *,
-        headers: dict[str, str] | None = None,
-        extra: dict[str, Any] | None = None,
-    ):
-        self.status = status
-        self.message = message or MESSAGES.get(status, "error")
-        self.headers = headers or {}
-        self.extra = extra or {}
-        super().__init__(self.message)
-
-    def response(self) -> JSONResponse:
-        return error_response(self.status, self.message, headers=self.headers, extra=self.extra)
-
 
 def error_response(
     status: int,
@@ -105,18 +73,36 @@ def error_response(
     headers: dict[str, str] | None = None,
     extra: dict[str, Any] | None = None,
 ) -> JSONResponse:
+    """The API's error body. A wrong method is a 404, as Rails routing answers it."""
+    status = 404 if status == 405 else status
     body = {**(extra or {}), "error": message or MESSAGES.get(status, "error"), "status": status}
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def rate_limited(retry_after: int) -> ApiError:
-    return ApiError(
+def error(status: int, message: str | None = None) -> Response:
+    """The interface's error body for the generic layers (faults, limits, unknown paths)."""
+    return error_response(status, message)
+
+
+def throttled(retry_after: int) -> Response:
+    """The 429 of a rate limit, as `ApplicationController#error_too_many_requests` sends
+    it (Forem: app/controllers/application_controller.rb)."""
+    return error_response(429, ratelimit.message(retry_after),
+                          headers={"Retry-After": str(retry_after)})
+
+
+def answer(exc: ErrorAnswer) -> JSONResponse:
+    return error_response(exc.status, exc.message, headers=exc.headers, extra=exc.extra)
+
+
+def rate_limited(retry_after: int) -> ErrorAnswer:
+    return ErrorAnswer(
         429, ratelimit.message(retry_after), headers={"Retry-After": str(retry_after)}
     )
 
 
-def unprocessable(message: str) -> ApiError:
-    return ApiError(422, message)
+def unprocessable(message: str) -> ErrorAnswer:
+    return ErrorAnswer(422, message)
 
 
 @dataclass
@@ -140,6 +126,7 @@ class Ctx:
     def __init__(self, request: Request, state: SandboxState, caller: Caller | None):
         self.request = request
         self.state = state
+        self.forem: ForemState = state.of(NAME)
         self.store = state.store
         self.caller = caller
         # Article and profile URLs use the origin the client called.
@@ -158,79 +145,51 @@ class Ctx:
         return self.caller
 
     def int_param(self, name: str) -> int | None:
-        """A query integer; absent or not an integer reads as absent."""
-        raw = self.params.get(name)
-        if raw is None:
-            return None
-        try:
-            value = int(raw.strip())
-        except ValueError:
-            return None
-        # Beyond any id or page the store can hold: read as absent, never an overflow.
-        return value if abs(value) < 10**15 else None
+        """A query integer, of any size; absent or not an integer reads as absent. A
+        caller passing it to the store checks `fits64` first (or clamps it): a value
+        beyond 64 bits matches no row, as Rails' `where(id: huge)` builds `WHERE 1=0`."""
+        return query_int(self.params.get(name))
 
     def page(self, default: int, maximum: int = 1000) -> tuple[int, int]:
         """(limit, offset) from `page` and `per_page`: per_page is clamped into
-        1..maximum, page to at least 1; values that are not integers read as the default."""
+        1..maximum (a huge one is the maximum, as Forem's `[per_page, 1000].min`), page
+        to at least 1 (a huge one is past the last page); values that are not integers
+        read as the default."""
         per_page = self.int_param("per_page")
         per_page = default if per_page is None else min(max(per_page, 1), maximum)
         page = max(self.int_param("page") or 1, 1)
-        return per_page, (page - 1) * per_page
+        return per_page, min((page - 1) * per_page, INT_MAX)
 
     async def json(self) -> Any:
-        """The request body as JSON; an empty body is `{}`. A malformed body, one nested
-        deeper than Rails accepts or holding NaN or an infinite number is a 400; one over
-        `MAX_BODY` a 413; an integer that SQLite cannot store a 422."""
-        raw = await self._body()
-        if not raw.strip():
-            return {}
-        try:
-            value = json.loads(raw, parse_constant=_no_constant)
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            raise ApiError(400) from None
-        _check_values(value)
-        return value
-
-    async def _body(self) -> bytes:
-        length = self.request.headers.get("content-length", "")
-        if length.isascii() and length.isdigit() and int(length) > MAX_BODY:
-            raise ApiError(413)
-        chunks, size = [], 0
-        try:
-            async for chunk in self.request.stream():
-                size += len(chunk)
-                if size > MAX_BODY:
-                    raise ApiError(413)
-                chunks.append(chunk)
-        except ClientDisconnect:  # gone (or cut off by the server's body timeout)
-            raise ApiError(400) from None
-        return b"".join(chunks)
+        """The request body as JSON (limits.parse_json: malformed, too deep or not finite
+        is a 400). The body's size was checked before the handler ran (a 413). Integers
+        of any size are kept: a field stored as text takes them as Rails does, and an id
+        beyond 64 bits matches nothing (`fits64`), never an overflow."""
+        return parse_json(await self.request.body(), int64=False)
 
     def now(self) -> str:
         return text.stored(text.now())
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+def _ruby_class(value: Any) -> str:
+    """The Ruby class name of a parsed JSON value, as Rails holds it in `params`."""
+    if value is None:
+        return "NilClass"
+    if isinstance(value, bool):
+        return "TrueClass" if value else "FalseClass"
+    return {str: "String", int: "Integer", float: "Float", list: "Array"}.get(type(value), "Hash")
 
 
-def _check_values(value: Any) -> None:
-    """Walk a parsed body (without recursion): nesting within `MAX_DEPTH`, numbers finite,
-    integers within SQLite's range (422 naming the field)."""
-    stack: list[tuple[Any, str, int]] = [(value, "", 1)]
-    while stack:
-        item, where, depth = stack.pop()
-        if isinstance(item, dict | list):
-            if depth > MAX_DEPTH:
-                raise ApiError(400)
-            pairs = item.items() if isinstance(item, dict) else enumerate(item)
-            for key, child in pairs:
-                name = f"{where}.{key}" if isinstance(item, dict) else f"{where}[{key}]"
-                stack.append((child, name.lstrip("."), depth + 1))
-        elif isinstance(item, float) and not math.isfinite(item):
-            raise ApiError(400)
-        elif isinstance(item, int) and not INT_MIN <= item <= INT_MAX:
-            raise unprocessable(f"{where or 'the body'} is out of range")
+def require_hash(body: Any, key: str) -> Any:
+    """`validate_article_param_is_hash`, the before_action of the article writes, run
+    before the 404 and before `params.require`: a 422 naming the Ruby class given (a body
+    that is not an object leaves `params[key]` nil; Forem turned parameter wrapping off,
+    config/initializers/wrap_parameters.rb). Forem: app/controllers/api/v0/articles_controller.rb."""
+    value = body.get(key) if isinstance(body, dict) else None
+    if not isinstance(value, dict):
+        raise unprocessable(f"{key} param must be a JSON object. You provided {key} as a "
+                            f"{_ruby_class(value)}")
+    return body
 
 
 def require_object(body: Any, key: str) -> dict[str, Any]:
@@ -241,7 +200,7 @@ def require_object(body: Any, key: str) -> dict[str, Any]:
     return value
 
 
-def _caller(state: SandboxState, key: str | None) -> Caller | None:
+def _lookup(state: SandboxState, key: str | None) -> Caller | None:
     if not key:
         return None
     with state.store.read() as db:
@@ -255,12 +214,28 @@ def _caller(state: SandboxState, key: str | None) -> Caller | None:
     return Caller(row["id"], row["username"], row["name"], row["role"], row["key_id"])
 
 
+def _api_key(scope: Scope) -> str | None:
+    for name, value in scope["headers"]:
+        if name == b"api-key":
+            return value.decode("latin-1")
+    return None
+
+
+def caller_of(scope: Scope, state: SandboxState) -> int | None:
+    """Who called, for the request record: the API key's id (never the key). An endpoint
+    notes it as it authenticates; a request answered before (a fault, a 413) is looked up."""
+    info = scope.get("sandbox", {})
+    if "caller" in info:
+        return info["caller"]
+    caller = _lookup(state, _api_key(scope))
+    return caller.api_key_id if caller is not None else None
+
+
 Handler = Callable[[Ctx], Awaitable[Any]]
 
 
 def endpoint(
     auth: Literal["none", "optional", "required"] = "none",
-    limit: Literal["create", "update"] | None = None,
     status: int = 200,
 ) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
     """Wrap a handler; a returned dict or list becomes a JSON response with `status`."""
@@ -270,35 +245,18 @@ def endpoint(
         async def run(request: Request) -> Response:
             state: SandboxState = request.app.state.sandbox
             info = request.scope.setdefault("sandbox", {})
-            route = template(request.scope["route"].path)
-            info["route"] = route
             try:
-                fault = state.faults.take(request.method, route, request.url.path)
-                if fault is not None:
-                    if fault.delay_ms:
-                        await asyncio.sleep(fault.delay_ms / 1000)
-                    elif fault.status:
-                        if fault.status == 429:
-                            raise rate_limited(fault.retry_after)
-                        raise ApiError(fault.status)
-                    elif fault.drop_after_commit:
-                        info["drop"] = True
                 caller = None
                 if auth != "none":
-                    caller = _caller(state, request.headers.get("api-key"))
-                    if caller is not None:
-                        info["api_key_id"] = caller.api_key_id
-                    elif auth == "required":
-                        raise ApiError(401, headers={"Cache-Control": "no-store"})
-                if limit is not None and caller is not None:
-                    retry_after = state.limiter.hit(limit, caller.api_key_id)
-                    if retry_after is not None:
-                        raise rate_limited(retry_after)
+                    caller = _lookup(state, request.headers.get("api-key"))
+                    info["caller"] = caller.api_key_id if caller is not None else None
+                    if caller is None and auth == "required":
+                        raise ErrorAnswer(401, headers={"Cache-Control": "no-store"})
                 result = await handler(Ctx(request, state, caller))
-            except ApiError as exc:
-                return exc.response()
+            except ErrorAnswer as exc:
+                return answer(exc)
             except Exception:  # a bug: logged, and still answered in the API's shape
-                log.exception("sandbox handler failed: %s %s", request.method, route)
+                log.exception("sandbox handler failed: %s %s", request.method, request.url.path)
                 return error_response(500)
             if isinstance(result, Response):
                 response = result

@@ -29,13 +29,14 @@ from typing import Any
 
 from starlette.routing import Route
 
-from toolkit.sandbox import frontmatter, text
+from toolkit.sandbox.forem import frontmatter, text
 from toolkit.sandbox.forem import serializers as ser
-from toolkit.sandbox.forem.http import ApiError, Ctx, endpoint, require_object
-from toolkit.sandbox.seed import listing_cost
+from toolkit.sandbox.forem.http import Ctx, endpoint, require_object
+from toolkit.sandbox.forem.seed import listing_cost
+from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.limits import fits64
 
-CATEGORIES = ("cfp", "forhire", "collabs", "education", "jobs", "mentors", "products",
-              "mentees", "forsale", "events", "misc")
+CATEGORIES = tuple(ser.CATEGORY_IDS)
 MAX_TITLE, MAX_BODY, MAX_TAGS = 128, 400, 8
 CONTENT_FIELDS = ("title", "body_markdown", "tags", "tag_list")
 FRESHEST = "l.bumped_at DESC, l.id DESC"
@@ -73,10 +74,10 @@ def _validate(values: dict[str, Any]) -> dict[str, list[str]]:
     return errors
 
 
-def _invalid(errors: dict[str, list[str]]) -> ApiError:
+def _invalid(errors: dict[str, list[str]]) -> ErrorAnswer:
     messages = [f"{field.replace('_', ' ').capitalize()} {message}"
                 for field, items in errors.items() for message in items]
-    return ApiError(422, ", ".join(messages), extra={"errors": errors})
+    return ErrorAnswer(422, ", ".join(messages), extra={"errors": errors})
 
 
 def _str(value: Any) -> str | None:
@@ -134,7 +135,7 @@ async def organization_listings(ctx: Ctx) -> list[dict]:
             "SELECT id FROM organizations WHERE username = ?", (ctx.path_param("username"),)
         ).fetchone()
     if org is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     return _page(ctx, "l.published = 1 AND l.organization_id = ?", [org["id"]])
 
 
@@ -146,7 +147,7 @@ async def show_listing(ctx: Ctx) -> dict:
         row["published"] or (ctx.caller is not None and row["user_id"] == ctx.caller.id)
     )
     if not visible:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     return ser.listing(row, ctx.base)
 
 
@@ -163,13 +164,13 @@ async def create_listing(ctx: Ctx) -> dict:
     now = ctx.now()
     with ctx.store.transaction() as db:
         if org_id is not None:
-            valid = isinstance(org_id, int) and not isinstance(org_id, bool)
+            # `Organization.find_by(id: huge)` is nil: beyond 64 bits is no organisation.
             member = db.execute(
                 "SELECT 1 FROM org_memberships WHERE user_id = ? AND organization_id = ?",
-                (ctx.user.id, org_id if valid else -1),
+                (ctx.user.id, org_id if fits64(org_id) else -1),
             ).fetchone()
             if member is None:  # not your organisation: the real service says 401
-                raise ApiError(401)
+                raise ErrorAnswer(401)
         errors = _validate(values)
         if errors:
             raise _invalid(errors)
@@ -180,14 +181,14 @@ async def create_listing(ctx: Ctx) -> dict:
                 db, "users", ctx.user.id, cost
             )
             if not paid:
-                raise ApiError(402)
+                raise ErrorAnswer(402)
         bumped = None if draft else now
         listing_id = db.execute(
             "INSERT INTO listings (user_id, organization_id, title, slug, body_markdown, "
             "processed_html, category, cached_tag_list, published, bumped_at, "
             "originally_published_at, expires_at, location, contact_via_connect, created_at, "
             "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (ctx.user.id, org_id, values["title"], text.slug_for(values["title"], ctx.state.rng),
+            (ctx.user.id, org_id, values["title"], text.slug_for(values["title"], ctx.forem.rng),
              values["body_markdown"], text.render_markdown(values["body_markdown"]),
              values["category"], ", ".join(values["tags"]), int(not draft), bumped, bumped,
              _str(params.get("expires_at")), _str(params.get("location")),
@@ -255,16 +256,16 @@ async def update_listing(ctx: Ctx) -> dict:
     with ctx.store.transaction() as db:
         row = _load(db, ctx.path_param("id"))
         if row is None:
-            raise ApiError(404)
+            raise ErrorAnswer(404)
         if not _owns(db, row, ctx.user.id):
-            raise ApiError(401)
+            raise ErrorAnswer(401)
         action = params.get("action")
         if action == "bump":
             cost = listing_cost(row["category"])
             purchaser = ("organizations", row["organization_id"]) if row["organization_id"] \
                 else ("users", ctx.user.id)
             if not _charge(db, *purchaser, cost):
-                raise ApiError(402)
+                raise ErrorAnswer(402)
             db.execute("UPDATE listings SET bumped_at = ?, updated_at = ? WHERE id = ?",
                        (now, now, row["id"]))
         elif action == "unpublish":
@@ -273,7 +274,7 @@ async def update_listing(ctx: Ctx) -> dict:
         elif action == "publish":
             if row["bumped_at"] is None:
                 if not _pay_first_publish(db, row, ctx.user.id):
-                    raise ApiError(402)
+                    raise ErrorAnswer(402)
                 db.execute(
                     "UPDATE listings SET published = 1, bumped_at = ?, originally_published_at = ?, "
                     "updated_at = ? WHERE id = ?", (now, now, now, row["id"]))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from toolkit.sandbox.text import duration_text, iso, joined_at, listing_time, readable_date
+from toolkit.sandbox.forem.text import duration_text, iso, joined_at, listing_time, readable_date
 
 # The article query every article endpoint starts from: the article with its author
 # and organisation, so one row serialises without further queries.
@@ -38,6 +38,12 @@ FROM listings l
 JOIN users u ON u.id = l.user_id
 LEFT JOIN organizations o ON o.id = l.organization_id
 """
+
+# Listing categories and their ids (`listing_category_id`). The real ids are the rows of
+# a table on each Forem; these are the sandbox's, fixed.
+CATEGORY_IDS = {slug: number for number, slug in enumerate(
+    ("cfp", "forhire", "collabs", "education", "jobs", "mentors", "products", "mentees",
+     "forsale", "events", "misc"), start=1)}
 
 # Tags that show as a flare on an article, in Forem's order of precedence.
 FLARE_TAGS = {
@@ -267,6 +273,8 @@ def listing(row: sqlite3.Row, base: str, *, with_created_at: bool = True) -> dic
         tag_list=", ".join(tags),
         tags=tags,
         category=row["category"],
+        # Forem: app/views/api/v0/shared/_listing.json.jbuilder (not in the OpenAPI).
+        listing_category_id=CATEGORY_IDS.get(row["category"]),
         processed_html=row["processed_html"],
         published=bool(row["published"]),
         user=shared_user(row, base),

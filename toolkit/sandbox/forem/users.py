@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+from typing import Any
+from urllib.parse import parse_qsl
 
 from starlette.responses import Response
 from starlette.routing import Route
 
 from toolkit.sandbox.forem import serializers as ser
-from toolkit.sandbox.forem.http import ApiError, Ctx, endpoint, row_id, unprocessable
+from toolkit.sandbox.forem.http import Ctx, endpoint, row_id, unprocessable
+from toolkit.sandbox.interface import ErrorAnswer
 
 _EMAIL = re.compile(r"\A[^@\s]+@[^@\s]+\.[^@\s]+\Z")
 
@@ -27,7 +30,7 @@ async def show_user(ctx: Ctx) -> dict:
         else:
             row = None
     if row is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     return ser.user(row, ctx.base)
 
 
@@ -44,7 +47,7 @@ def _organization(ctx: Ctx):
             "SELECT * FROM organizations WHERE username = ?", (ctx.path_param("username"),)
         ).fetchone()
     if row is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     return row
 
 
@@ -75,7 +78,7 @@ async def profile_image(ctx: Ctx) -> dict:
             "SELECT id FROM organizations WHERE username = ?", (username,)
         ).fetchone()
     if user is None and org is None:
-        raise ApiError(404)
+        raise ErrorAnswer(404)
     kind, ident = ("users", user["id"]) if user else ("organizations", org["id"])
     return {
         "type_of": "profile_image",
@@ -85,26 +88,58 @@ async def profile_image(ctx: Ctx) -> dict:
     }
 
 
+INVITE_FIELDS = ("name", "custom_invite_subject", "custom_invite_message",
+                 "custom_invite_footnote")
+
+
+async def _params(ctx: Ctx) -> dict[str, Any]:
+    """Rails' merged `params`: a flat JSON (or form) body, then the query string over it
+    (`request_parameters.merge(query_parameters)`). A JSON body that is not an object
+    gives nothing (Rails keeps it under `_json`)."""
+    content_type = ctx.request.headers.get("content-type", "")
+    if content_type.startswith("application/x-www-form-urlencoded"):
+        body: Any = dict(parse_qsl((await ctx.request.body()).decode("utf-8", "replace")))
+    else:
+        body = await ctx.json()
+    return {**(body if isinstance(body, dict) else {}), **dict(ctx.params)}
+
+
+def _text(value: Any) -> str | None:
+    """A parameter as the string Rails would store, None when absent or blank."""
+    if value is None or isinstance(value, dict | list):
+        return None
+    text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return text if text.strip() else None
+
+
 @endpoint(auth="required")
 async def invite_user(ctx: Ctx) -> Response:
-    """`POST /api/admin/users` with a flat `{"email", "name"}`: 200, empty body.
-    Only a super-admin may invite; anyone else gets 401."""
+    """`POST /api/admin/users`: `email`, `name` and the three `custom_invite_*` values
+    from the query string or a flat body (the query wins). Only a super-admin may invite
+    (anyone else: 401). A missing or blank email is a 422; otherwise the answer is 200
+    with an empty body, always - devise_invitable records an invalid or taken address as
+    an error on the user and sends nothing, and the controller answers `head :ok`
+    (Forem: app/controllers/concerns/api/admin/users_controller.rb). The sandbox records
+    an invitation for a valid address no user has; inviting it again sends it again."""
     if not ctx.user.is_super_admin:
-        raise ApiError(401)
-    body = await ctx.json()
-    email = body.get("email") if isinstance(body, dict) else None
-    if not isinstance(email, str) or not email.strip():
+        raise ErrorAnswer(401, headers={"Cache-Control": "no-store"})
+    params = await _params(ctx)
+    email = _text(params.get("email"))
+    if email is None:
         raise unprocessable("param is missing or the value is empty: email")
-    if not _EMAIL.match(email.strip()):
-        raise unprocessable("Email is invalid")
-    name = body.get("name")
+    email = email.strip()
+    values = {key: _text(params.get(key)) for key in INVITE_FIELDS}
+    now = ctx.now()
     with ctx.store.transaction() as db:
-        if db.execute("SELECT 1 FROM users WHERE email = ?", (email.strip(),)).fetchone():
-            raise unprocessable("Email has already been taken")
-        db.execute(
-            "INSERT INTO invitations (email, name, invited_by, created_at) VALUES (?, ?, ?, ?)",
-            (email.strip(), name if isinstance(name, str) else None, ctx.user.id, ctx.now()),
-        )
+        taken = db.execute("SELECT 1 FROM users WHERE email = ?", (email,)).fetchone()
+        if _EMAIL.match(email) and not taken:
+            db.execute(
+                "INSERT INTO invitations (email, name, custom_invite_subject, "
+                "custom_invite_message, custom_invite_footnote, invited_by, created_at, "
+                "sent_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (email) DO UPDATE SET "
+                "sent_at = excluded.sent_at, sent_count = sent_count + 1",
+                (email, *values.values(), ctx.user.id, now, now),
+            )
     return Response(status_code=200)
 
 

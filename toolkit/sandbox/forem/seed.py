@@ -17,9 +17,9 @@ import random
 import sqlite3
 from functools import lru_cache
 
-from toolkit.sandbox import text
-from toolkit.sandbox.schema import DATA_TABLES, DDL
-from toolkit.sandbox.seed_data import (
+from toolkit.sandbox.forem import text
+from toolkit.sandbox.forem.schema import DATA_TABLES, DDL
+from toolkit.sandbox.forem.seed_data import (
     ARTICLES,
     BASE_TIME,
     COMMENTS,

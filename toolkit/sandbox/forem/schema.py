@@ -1,4 +1,4 @@
-"""The sandbox's SQLite schema (interface A), created on first start.
+"""Interface A's SQLite tables, created by the store on first start.
 
 Times are stored as fixed-width UTC strings with microseconds
 (`2024-05-01T09:00:00.000000Z`) so that they sort as text and serialise to the API's
@@ -8,15 +8,10 @@ second-precision form by cutting the fraction. Booleans are 0/1 integers.
 from __future__ import annotations
 
 # Bump when the tables change: a file database of another version is refused with a
-# clear message instead of being misread.
-SCHEMA_VERSION = "1"
+# clear message instead of being misread (store.py).
+SCHEMA_VERSION = "2"
 
 DDL = """
-CREATE TABLE IF NOT EXISTS meta (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-
 CREATE TABLE IF NOT EXISTS users (
     id                 INTEGER PRIMARY KEY AUTOINCREMENT,
     username           TEXT NOT NULL UNIQUE,
@@ -195,12 +190,18 @@ CREATE TABLE IF NOT EXISTS reading_list (
     UNIQUE (user_id, article_id)
 );
 
+-- POST /api/admin/users: one row per address invited, sent again on a repeat.
 CREATE TABLE IF NOT EXISTS invitations (
-    id         INTEGER PRIMARY KEY AUTOINCREMENT,
-    email      TEXT NOT NULL,
-    name       TEXT,
-    invited_by INTEGER NOT NULL REFERENCES users(id),
-    created_at TEXT NOT NULL
+    id                    INTEGER PRIMARY KEY AUTOINCREMENT,
+    email                 TEXT NOT NULL UNIQUE,
+    name                  TEXT,
+    custom_invite_subject TEXT,
+    custom_invite_message TEXT,
+    custom_invite_footnote TEXT,
+    invited_by            INTEGER NOT NULL REFERENCES users(id),
+    created_at            TEXT NOT NULL,
+    sent_at               TEXT NOT NULL,
+    sent_count            INTEGER NOT NULL DEFAULT 1
 );
 """
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.errors import ToolkitError
-from toolkit.fsutil import UnsafeNameError, path_inside, safe_name
+from toolkit.errors import ToolkitError, UnsafeNameError
+from toolkit.fsutil import path_inside, safe_name
 
 
 @pytest.mark.parametrize(("text", "expected"), [

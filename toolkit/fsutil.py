@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from toolkit.errors import ToolkitError
+from toolkit.errors import UnsafeNameError
 
 try:
     import fcntl
@@ -188,11 +188,6 @@ _UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
 _WINDOWS_DEVICES = frozenset(
     {"CON", "PRN", "AUX", "NUL"} | {f"{d}{n}" for d in ("COM", "LPT") for n in range(1, 10)}
 )
-
-
-class UnsafeNameError(ToolkitError):
-    """A name from outside (a remote slug, an option) leaves nothing usable as a file name,
-    or a path built from it would lead out of its folder."""
 
 
 def _shown(text: str) -> str:

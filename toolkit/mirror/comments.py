@@ -19,13 +19,8 @@ from typing import Any
 
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
-from toolkit.fsutil import (
-    UnsafeNameError,
-    path_inside,
-    safe_name,
-    stable_json,
-    write_if_changed,
-)
+from toolkit.errors import UnsafeNameError
+from toolkit.fsutil import path_inside, safe_name, stable_json, write_if_changed
 
 
 @dataclass

@@ -183,7 +183,7 @@ class Lock:
         try:
             on_disk = self._read(self.path)
         except SyncError as exc:  # unreadable now: keep what this run holds
-            log.warning("%s; it is rewritten from this run's entries", exc.format_message())
+            log.warning("%s; it is rewritten from this run's entries", exc.message)
             return
         merged = {k: v for k, v in (on_disk or {}).items() if k not in self._removed}
         merged.update(self._set)

@@ -27,7 +27,8 @@ from toolkit.content.payload import body_digest, dump_front_matter
 from toolkit.content.post import FOREM_KEYS, load_post, parse_post, slugify
 from toolkit.content.problems import PostError
 from toolkit.content.rules import canonical_url
-from toolkit.fsutil import UnsafeNameError, atomic_write, path_inside, safe_name
+from toolkit.errors import UnsafeNameError
+from toolkit.fsutil import atomic_write, path_inside, safe_name
 from toolkit.sync.lock import Lock, LockEntry
 from toolkit.sync.remote import RemoteState, match_posts
 from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run

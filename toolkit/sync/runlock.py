@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.config import Config
-from toolkit.errors import SyncError
+from toolkit.errors import RunLockBusy, SyncError
 from toolkit.fsutil import remove_stale_temp_files
 
 try:
@@ -42,14 +42,6 @@ DEFAULT_TIMEOUT = 60.0  # seconds a run waits for another one (`--lock-timeout`)
 POLL = 0.1  # seconds between attempts while waiting
 _HOLDER_MAX = 4096  # bytes of holder information read back (the file is not trusted)
 _WINDOWS_LOCK_OFFSET = 1 << 20  # the byte locked on Windows, clear of the holder text
-
-
-class RunLockBusy(SyncError):
-    """Another toolkit run held the run lock for longer than this one would wait."""
-
-    def __init__(self, message: str, holder: Holder | None):
-        super().__init__(message)
-        self.holder = holder
 
 
 @dataclass(frozen=True)

@@ -108,7 +108,7 @@ class DraftPusher:
             return
         except ToolkitError as exc:
             self._failed |= set(paths)
-            self.on_error(exc.format_message())
+            self.on_error(exc.message)
             return
         self.pushes += 1
         self._failed |= {self.config.root / o.key for o in result.failed if o.plan.needs_write}

@@ -20,8 +20,8 @@ from typing import Protocol
 from toolkit.clients.forem import ForemClient
 from toolkit.config import Config, load_config
 from toolkit.content.discover import is_post_path
-from toolkit.errors import ConfigError, ToolkitError
-from toolkit.serving import BackgroundServer, ServerError, is_loopback
+from toolkit.errors import ConfigError, ServeError, ToolkitError
+from toolkit.serving import BackgroundServer, is_loopback
 from toolkit.site import BuildReport, SiteBuilder
 from toolkit.sync.engine import Outcome
 from toolkit.watch.changes import Coalescer, FolderWatch
@@ -62,7 +62,7 @@ class WatchSession:
         client_factory: Callable[..., ForemClient] | None = None,
     ):
         if not is_loopback(options.host):
-            raise ServerError(f"refusing to serve the preview on {options.host}: loopback only")
+            raise ServeError(f"refusing to serve the preview on {options.host}: loopback only")
         self.config = config
         self.options = options
         self.reporter = reporter
@@ -141,7 +141,7 @@ class WatchSession:
         try:
             report = self.builder.build()
         except ToolkitError as exc:
-            self.reporter.config_problem(exc.format_message())
+            self.reporter.config_problem(exc.message)
             return
         changed = sorted(self.config.relative(p) for p in batch)
         self._after_build(report, changed, time.perf_counter() - started)

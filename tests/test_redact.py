@@ -6,8 +6,8 @@ import socket
 
 import pytest
 
+from toolkit.clients.base import RetryPolicy
 from toolkit.clients.forem import ForemClient
-from toolkit.clients.http import RetryPolicy
 from toolkit.config import Secret
 from toolkit.errors import TransportError
 from toolkit.redact import redact_url

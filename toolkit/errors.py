@@ -24,7 +24,7 @@ sandbox)::
 
 Exceptions that never leave the module that raises them are not part of it: `PostError`
 (a post that cannot be parsed; becomes a `path:line: message` problem), `MirrorError`
-(an unreadable mirror file; the site goes on without it), the watch pusher's `Cancelled`,
+(an unreadable mirror file; the site goes on without it), a watch push's `Cancelled`,
 and the sandbox's internal ones.
 
 This module imports nothing but the standard library: the core never imports click, and

@@ -28,6 +28,7 @@ COMMANDS = {
     "watch": "toolkit.cli.watch:watch",
     "sandbox": "toolkit.cli.sandbox:sandbox",
     "demo": "toolkit.cli.demo:demo",
+    "config": "toolkit.cli.config:config",
 }
 # Commands that serve until Ctrl-C: they take SIGINT and SIGTERM as a request to stop
 # (toolkit.signals); every other command gets Python's KeyboardInterrupt back.

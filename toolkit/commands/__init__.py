@@ -14,7 +14,7 @@ imports click or exits: failures are `toolkit.errors.ToolkitError`s.
     watch.watch            a live-preview session, to start and stop   -> WatchSession
     sandbox.sandbox        a started local emulator, to stop           -> RunningSandbox
     demo.demo              the whole pipeline against the sandbox      -> DemoReport
-    settings.config_keys   every configuration key and its value       -> list[ConfigKey]
+    config.config_keys     every configuration key and its value       -> list[ConfigKey]
 
 Import them from their modules (`from toolkit.commands.publish import publish`): this
 package imports nothing, so a command pays only for what it uses.

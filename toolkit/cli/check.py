@@ -7,7 +7,7 @@ from toolkit.cli.output import github_annotation, in_github_actions, stderr
 
 
 @click.command()
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(), metavar="[PATH...]")
 @click.option("--strict", is_flag=True, help="Fail on warnings too (unknown front matter keys).")
 @common_options
 @pass_cli

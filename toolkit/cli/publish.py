@@ -11,7 +11,7 @@ from toolkit.cli.sync_report import ConsoleReporter, annotate, print_json, print
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.sync.engine import PublishResult
 
-paths_argument = click.argument("paths", nargs=-1, type=click.Path())
+paths_argument = click.argument("paths", nargs=-1, type=click.Path(), metavar="[PATH...]")
 json_option = click.option("--json", "as_json", is_flag=True,
                            help="Print one JSON document on stdout and nothing else there.")
 

@@ -29,14 +29,15 @@ def sandbox(host: str, port: int, db_path: Path | None, memory: bool, rate_windo
             no_seed: bool, allow_remote: bool) -> None:
     """Run the sandbox: a local emulator of the Forem publishing API (dev.to), with a
     seeded demo account, on loopback. It prints its base URL and the demo account's API
-    key (a fake key), then serves until Ctrl-C. The control API for scripts is under
-    /__sandbox/ (GET /__sandbox lists it).
+    key (a fake key), then serves until Ctrl-C. Point toolkit at it from another shell with
+    FOREM_BASE_URL=<its URL> and FOREM_API_KEY=<the key>. The control API for scripts is
+    under /__sandbox/ (GET /__sandbox lists it).
 
     \b
     Example:
       toolkit sandbox                        # state in .toolkit/sandbox.db, port 8787
       toolkit sandbox --memory --port 0      # throwaway state, any free port
-      FOREM_BASE_URL=http://127.0.0.1:8787 FOREM_API_KEY=<key> toolkit publish
+      toolkit sandbox --rate-window 1        # rate limits per second, for quick tests
     """
     from toolkit.commands.sandbox import RunningSandbox
     from toolkit.commands.sandbox import sandbox as start_sandbox

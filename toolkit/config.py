@@ -378,7 +378,8 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
     return replace(config, warnings=tuple(warnings)) if warnings else config
 
 
-def _build(name: str, root: Path, path: Path, data: dict, env: Mapping[str, str]) -> Config:
+def _build(name: str, root: Path, path: Path, data: dict[str, Any],
+           env: Mapping[str, str]) -> Config:
     problems: list[str] = []
     env_problems: list[str] = []  # reported after the file's
     for section_name, value in data.items():

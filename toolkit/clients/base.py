@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 import httpx
 
@@ -75,7 +75,7 @@ class RetryPolicy:
     default_retry_after: float = 30.0  # a 429 without a usable Retry-After
 
     def pause(self, retry: int) -> float:
-        return min(self.backoff * (2**retry), self.max_backoff)
+        return min(self.backoff * float(2**retry), self.max_backoff)
 
 
 def retry_after_seconds(response: httpx.Response, default: float) -> float:
@@ -102,7 +102,7 @@ def _error_message(response: httpx.Response) -> str:
         return text.splitlines()[0][:200] if text else response.reason_phrase
     if isinstance(body, dict):
         if isinstance(body.get("error"), str):
-            return body["error"]
+            return str(body["error"])
         if isinstance(body.get("error"), dict) and body["error"].get("message"):
             return str(body["error"]["message"])
         if isinstance(body.get("errors"), dict):
@@ -173,7 +173,7 @@ class ApiClient:
         if self._owns_client:
             self._client.close()
 
-    def __enter__(self) -> ApiClient:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -246,9 +246,9 @@ class ApiClient:
                 limiter.record()
             if response.status_code < 400:
                 return response
-            error = status_error(response)
-            if not (idempotent and isinstance(error, ServerError)) or retries + 1 >= self.retry.attempts:
-                raise error
+            refused = status_error(response)
+            if not (idempotent and isinstance(refused, ServerError)) or retries + 1 >= self.retry.attempts:
+                raise refused
             self.wait(self.retry.pause(retries), f"{method} {path}: {response.status_code}, retrying")
             retries += 1
 

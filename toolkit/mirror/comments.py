@@ -31,13 +31,6 @@ class MirrorReport:
     unchanged: int = 0
     requests: int = 0
 
-    def merge(self, other: MirrorReport) -> None:
-        self.fetched += other.fetched
-        self.written += other.written
-        self.removed += other.removed
-        self.unchanged += other.unchanged
-        self.requests += other.requests
-
 
 def _stored_count(path: Path) -> int | None:
     try:

@@ -102,10 +102,6 @@ class Outcome:
     def action(self) -> Action:
         return self.plan.action
 
-    @property
-    def problems(self) -> list[Problem]:
-        return self.plan.problems
-
 
 @dataclass
 class PublishResult:
@@ -249,8 +245,8 @@ class SyncEngine:
         with self.lock.background_saves(), \
                 ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="create") as create_lane, \
                 ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="update") as update_lane:
-            futures = [create_lane.submit(lambda p=p: finish(self._create(p))) for p in creates]
-            futures += [update_lane.submit(lambda p=p: finish(self._update(p))) for p in updates]
+            futures = [create_lane.submit(_then, self._create, plan, finish) for plan in creates]
+            futures += [update_lane.submit(_then, self._update, plan, finish) for plan in updates]
             for future in futures:
                 future.result()
 
@@ -333,6 +329,11 @@ class SyncEngine:
         claimed = self.lock.claimed(except_key=plan.key)
         # The plan found no match before the create, so a match now is the article it made.
         return remote.identify(None, self.canonical_of(plan.post), plan.post.title, claimed).article
+
+
+def _then(write: Callable[[PostPlan], Outcome], plan: PostPlan,
+          finish: Callable[[Outcome], None]) -> None:
+    finish(write(plan))
 
 
 def _maybe_still_running(exc: ApiError) -> bool:

@@ -3,10 +3,13 @@ everything the CLI shows, so a caller without listeners misses nothing."""
 
 from __future__ import annotations
 
+import re
 import threading
+from pathlib import Path
 
 import pytest
 
+import toolkit
 from toolkit.commands.publish import plan, publish
 from toolkit.commands.pull import pull
 from toolkit.config import load_config
@@ -73,3 +76,16 @@ def test_a_wait_for_the_run_lock_is_in_the_result(config):
     holder.join()
     assert told == [result.lock_wait]
     assert result.lock_wait.startswith("another toolkit run holds .toolkit/run.lock (publish, pid ")
+
+
+def test_only_the_commands_take_the_run_lock():
+    """The run lock belongs to a user action: the sync engine, pull and the watch session
+    below the commands never take it themselves (so no action takes it twice, or not at
+    all because a layer below was expected to)."""
+    package = Path(toolkit.__file__).parent
+    takers = sorted(
+        path.relative_to(package).as_posix() for path in package.rglob("*.py")
+        if re.search(r"\b(writer_run|run_lock)\(", path.read_text(encoding="utf-8"))
+    )
+    assert takers == ["commands/publish.py", "commands/pull.py", "commands/watch.py",
+                      "sync/runlock.py"]

@@ -7,8 +7,7 @@ from pathlib import Path
 import click
 
 from toolkit.cli.context import common_options
-
-DEFAULT_DB = Path(".toolkit") / "sandbox.db"  # as toolkit.commands.sandbox has it
+from toolkit.commands.sandbox import DEFAULT_DB, RunningSandbox
 
 
 @click.command()
@@ -39,7 +38,6 @@ def sandbox(host: str, port: int, db_path: Path | None, memory: bool, rate_windo
       toolkit sandbox --memory --port 0      # throwaway state, any free port
       toolkit sandbox --rate-window 1        # rate limits per second, for quick tests
     """
-    from toolkit.commands.sandbox import RunningSandbox
     from toolkit.commands.sandbox import sandbox as start_sandbox
     from toolkit.signals import stop_signals
 
@@ -52,7 +50,7 @@ def sandbox(host: str, port: int, db_path: Path | None, memory: bool, rate_windo
     # background job of a non-interactive shell starts that way).
     with stop_signals() as stop:
         if not stop.requested:
-            running: RunningSandbox = start_sandbox(
+            running = start_sandbox(
                 host=host, port=port, db_path=path, rate_window=rate_window, seed=not no_seed,
                 allow_remote=allow_remote)
             try:
@@ -63,7 +61,7 @@ def sandbox(host: str, port: int, db_path: Path | None, memory: bool, rate_windo
         click.echo("Sandbox stopped.")
 
 
-def _announce(running) -> None:
+def _announce(running: RunningSandbox) -> None:
     where = "in memory" if running.db_path is None else (
         f"{running.db_path} ({'new' if running.created else 'reopened'})")
     click.echo(f"Sandbox running at {running.base_url}  (state: {where})")

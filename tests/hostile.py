@@ -3,7 +3,8 @@ front matter and comment threads, served over loopback like the real thing.
 
 The sandbox validates what it stores, so it cannot send what a malicious or broken server
 could; this one can. A test sets `articles`, `comments` and `episodes`, then points
-toolkit at `base_url` (any API key is accepted).
+toolkit at `base_url` (any API key is accepted). Creates and updates are answered as a
+server that took them would, and kept in `writes` (the article is not added to `articles`).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class HostileApi:
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # by article id
     episodes: list[dict[str, Any]] = field(default_factory=list)
     episode_comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    writes: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (method, article)
     base_url: str = ""  # where it is served
 
     @property
@@ -65,11 +67,14 @@ class HostileApi:
     def reset(self) -> None:
         self.articles, self.comments = [], {}
         self.episodes, self.episode_comments = [], {}
+        self.writes = []
 
     def app(self) -> Starlette:
         return Starlette(routes=[
             Route("/api/articles/me/{scope}", self._my_articles),
             Route("/api/articles/me", self._my_articles),
+            Route("/api/articles", self._write, methods=["POST"]),
+            Route("/api/articles/{id:int}", self._write, methods=["PUT"]),
             Route("/api/comments", self._comments),
             Route("/api/podcast_episodes", self._episodes),
             Route("/api/readinglist", self._readinglist),
@@ -88,6 +93,14 @@ class HostileApi:
         elif scope == "unpublished":
             items = [a for a in items if not a.get("published")]
         return self._first_page(request, items)
+
+    async def _write(self, request: Request) -> JSONResponse:
+        sent = (await request.json())["article"]
+        self.writes.append((request.method, sent))
+        article_id = request.path_params.get("id", 1000 + len(self.writes))
+        answer = article(article_id, sent["title"], f"written-{article_id}",
+                         sent["body_markdown"], published=bool(sent.get("published")))
+        return JSONResponse(answer, status_code=201 if request.method == "POST" else 200)
 
     async def _comments(self, request: Request) -> JSONResponse:
         if "a_id" in request.query_params:

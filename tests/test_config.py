@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+import json
+import re
+from dataclasses import fields
+from pathlib import Path
+
 import pytest
 
-from toolkit.config import Secret, load_config
+from toolkit.config import SECTIONS, Secret, declared_keys, load_config
 from toolkit.errors import ConfigError
 
 
@@ -115,3 +120,81 @@ def test_the_core_reports_dotenv_warnings_without_printing(tmp_path, capsys):
     assert capsys.readouterr() == ("", "")
     (tmp_path / ".env").chmod(0o600)
     assert load_config(tmp_path / "toolkit.toml", env={}).warnings == ()
+
+
+# -- each key declared once, listed and documented from that declaration ------------------
+
+README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+
+
+def every_key() -> list[str]:
+    """Every key of every section, read from the section dataclasses themselves."""
+    return [f"{name}.{item.name}" for name, cls in SECTIONS.items() for item in fields(cls)]
+
+
+def readme_config_rows(readme: str) -> dict[str, str]:
+    """The rows of the README's configuration table, by key."""
+    section = readme.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
+    return {match[1]: match[0] for match in re.finditer(r"^\| `([a-z_]+\.[a-z_]+)` \|.*$",
+                                                         section, re.MULTILINE)}
+
+
+def test_every_field_of_every_section_is_a_declared_key():
+    assert set(SECTIONS) == {"site", "forem", "archive", "license", "logs", "mcp"}
+    for _section, _key, declared in declared_keys():
+        assert declared.help and declared.rule.kind
+        assert not declared.secret or declared.env  # a secret comes from its variable only
+
+
+def test_toolkit_config_lists_every_key_with_its_value(project):
+    (project.root / ".env").write_text("LOGS_PASSWORD=hunter2-password\n")
+    (project.root / ".env").chmod(0o600)
+    env = {"FOREM_BASE_URL": "http://user:pa55word@127.0.0.1:8787"}
+    listed = json.loads(project.run("config", "--json", env=env).stdout)
+    assert [k["name"] for k in listed] == every_key()
+    by_name = {k["name"]: k for k in listed}
+    assert by_name["forem.base_url"]["value"] == "http://***@127.0.0.1:8787"
+    assert by_name["forem.base_url"]["origin"] == "FOREM_BASE_URL"
+    assert by_name["forem.base_url"]["env"] == "FOREM_BASE_URL"
+    assert by_name["logs.password"]["value"] == "set" and by_name["forem.api_key"]["value"] == "not set"
+    assert by_name["site.content_dir"] == {**by_name["site.content_dir"], "value": "content",
+                                           "default": "content", "origin": "default"}
+    assert by_name["site.url"]["origin"] == "toolkit.toml"
+    assert by_name["site.assets_base_url"]["value"] == "https://example.com/blog"
+    text = project.run("config", env=env).output
+    for name in every_key():
+        assert f"\n{name} " in f"\n{text}" or f"\n{name}:" in f"\n{text}", name
+    for output in (text, json.dumps(listed)):
+        assert "pa55word" not in output and "hunter2" not in output
+
+
+def test_every_key_is_documented_in_the_readme():
+    rows = readme_config_rows(README)
+    assert set(rows) == set(every_key()), "README.md's configuration table and the keys differ"
+    for section, key, declared in declared_keys():
+        name = f"{section}.{key}"
+        _, default, variable, _ = (cell.strip() for cell in rows[name].strip("|").split("|", 3))
+        if declared.default_from:
+            assert default == f"`{section}.{declared.default_from}`", name
+        elif declared.default is None:
+            assert default == "", name
+        else:
+            assert default == f"`{json.dumps(declared.default)}`", name
+        assert variable == (f"`{declared.env}`" + (" (secret)" if declared.secret else "")
+                            if declared.env else ""), name
+
+
+def test_the_readme_check_fails_for_an_undocumented_key():
+    rows = readme_config_rows(README)
+    without = README.replace(rows["forem.timeout"] + "\n", "")
+    assert set(readme_config_rows(without)) == set(every_key()) - {"forem.timeout"}
+
+
+def test_a_secret_in_the_file_is_refused(tmp_path):
+    (tmp_path / "toolkit.toml").write_text('[forem]\napi_key = "oops"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path / "toolkit.toml", env={})
+    assert caught.value.problems == [
+        "toolkit.toml: forem.api_key: a secret is never kept in toolkit.toml; "
+        "set FOREM_API_KEY in the environment or in .env"]
+    assert "oops" not in caught.value.message

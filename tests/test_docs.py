@@ -1,33 +1,132 @@
-"""Every command is documented: help text with an example, and a mention in the README."""
+"""Every command is documented: its row in the README's Commands table names every
+argument and option it has, its help explains each option and ends with examples that
+run it. Each check returns the problems it found, so that the checks themselves are
+tested on documentation known to be wrong (a check that cannot fail proves nothing)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
 from toolkit.cli import COMMANDS, main
 
 README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+SHARED = {"--verbose", "--quiet", "--help"}  # on every command; the README lists them once
+ENV_ASSIGNMENT = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"  # `FOREM_BASE_URL=... toolkit publish`
 
 
-@pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_command_has_help_with_an_example(name):
-    result = CliRunner().invoke(main, [name, "--help"])
-    assert result.exit_code == 0, result.output
-    command = main.get_command(None, name)
-    assert command.help and len(command.help.strip()) > 40, f"{name} has no help text"
-    assert "Example:" in result.output, f"`toolkit {name} --help` shows no example"
-    assert f"toolkit {name}" in result.output.split("Example:", 1)[1]
+def command(name: str) -> click.Command:
+    found = main.get_command(click.Context(main), name)
+    assert found is not None, name
+    return found
 
 
-@pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_command_is_in_the_readme(name):
-    assert f"toolkit {name}" in README, f"README.md does not mention `toolkit {name}`"
+def commands_table(readme: str) -> dict[str, str]:
+    """The rows of the README's Commands table by command: `| \\`toolkit NAME ...\\` | ... |`."""
+    section = readme.split("\n## Commands\n", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `toolkit ([a-z]+)([^`]*)` \|.*$", section, re.MULTILINE)
+    return {name: synopsis for name, synopsis in rows}
+
+
+def readme_problems(readme: str, name: str) -> list[str]:
+    """What the README's row of `toolkit NAME` lacks."""
+    synopsis = commands_table(readme).get(name)
+    if synopsis is None:
+        return [f"README.md: no row `| \\`toolkit {name} ...\\` |` in the Commands table"]
+    problems = []
+    for param in command(name).params:
+        if isinstance(param, click.Argument):
+            choices = getattr(param.type, "choices", None)
+            shown = "\\|".join(choices) if choices else param.metavar or (param.name or "").upper()
+            if shown not in synopsis:
+                problems.append(f"README.md: toolkit {name}: argument {shown} is missing")
+        elif isinstance(param, click.Option):
+            names = [o for o in param.opts + param.secondary_opts if o.startswith("--")]
+            if names and not SHARED & set(names) and not any(
+                    re.search(rf"{re.escape(o)}(?![\w-])", synopsis) for o in names):
+                problems.append(f"README.md: toolkit {name}: option {names[0]} is missing")
+    return problems
+
+
+def help_problems(cmd: click.Command, name: str) -> list[str]:
+    """What the `--help` of `toolkit NAME` lacks: a description, the help of each option,
+    and an Example section whose every line runs `toolkit NAME`."""
+    problems = []
+    if not cmd.help or len(cmd.help.strip()) < 40:
+        problems.append(f"toolkit {name}: no help text")
+    for param in cmd.params:
+        if isinstance(param, click.Option) and not param.help:
+            problems.append(f"toolkit {name}: option {param.opts[0]} has no help")
+    result = CliRunner().invoke(cmd, ["--help"], prog_name=f"toolkit {name}")
+    if result.exit_code != 0:
+        return [*problems, f"toolkit {name} --help: exit code {result.exit_code}"]
+    example = re.search(r"\n  Examples?:\n((?:    .*\n)+)", result.output)
+    if example is None:
+        return [*problems, f"toolkit {name} --help: no Example section"]
+    for line in example[1].splitlines():
+        if not re.match(rf"^    {ENV_ASSIGNMENT}toolkit {name}(\s|$)", line):
+            problems.append(f"toolkit {name} --help: example does not run it: {line.strip()}")
+    return problems
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_command_has_its_row_in_the_readme(name):
+    assert readme_problems(README, name) == []
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_command_help_explains_every_option_with_examples(name):
+    assert help_problems(command(name), name) == []
+
+
+def test_every_row_of_the_table_is_a_command():
+    assert list(commands_table(README)) == list(COMMANDS)  # and in the order of --help
 
 
 def test_top_level_help_lists_every_command():
     result = CliRunner().invoke(main, ["--help"])
-    for name in COMMANDS:
-        assert name in result.output
+    listed = re.findall(r"^  ([a-z]+)\s", result.output.split("Commands:", 1)[1], re.MULTILINE)
+    assert listed == list(COMMANDS)
+
+
+# -- the checks above can fail, for every command ------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_a_missing_row_is_found(name):
+    rows = [line for line in README.splitlines() if line.startswith(f"| `toolkit {name}")]
+    assert len(rows) == 1
+    without = README.replace(rows[0] + "\n", "")
+    assert readme_problems(without, name) == [
+        f"README.md: no row `| \\`toolkit {name} ...\\` |` in the Commands table"]
+
+
+@pytest.mark.parametrize("name", [n for n in COMMANDS if any(
+    isinstance(p, click.Option) and not SHARED & set(p.opts) for p in command(n).params)
+    or any(isinstance(p, click.Argument) for p in command(n).params)])
+def test_a_missing_option_or_argument_is_found(name):
+    (row,) = [line for line in README.splitlines() if line.startswith(f"| `toolkit {name}")]
+    synopsis = row.split("`")[1]
+    stripped = re.sub(r"\s*\[[^\]]*\]", "", synopsis)  # every [optional part] taken out
+    stripped = re.sub(r" [A-Z]+(\.\.\.)?", "", stripped)  # and the arguments
+    problems = readme_problems(README.replace(synopsis, stripped), name)
+    assert problems and all(p.startswith(f"README.md: toolkit {name}: ") for p in problems)
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_a_bad_help_is_found(name):
+    real = command(name)
+    bare = click.Command(name, params=[click.Option(["--thing"])], help="Too short.")
+    assert help_problems(bare, name) == [
+        f"toolkit {name}: no help text", f"toolkit {name}: option --thing has no help",
+        f"toolkit {name} --help: no Example section"]
+    wrong = click.Command(name, params=real.params,
+                          help=(real.help or "").replace(f"toolkit {name}", "toolkit other"))
+    problems = help_problems(wrong, name)
+    examples = (real.help or "").split("Example:", 1)[1].strip().splitlines()
+    assert len(problems) == len(examples) > 0
+    assert all(p.startswith(f"toolkit {name} --help: example does not run it: ") for p in problems)

@@ -4,16 +4,27 @@ scripted exactly)."""
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 
 from toolkit import USER_AGENT
+from toolkit.clients import forem_client
+from toolkit.clients.base import RetryPolicy
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article, Comment, Listing, User, read_tags
-from toolkit.clients.http import RetryPolicy
 from toolkit.clients.ratelimit import SlidingWindowLimiter
-from toolkit.config import Secret
-from toolkit.errors import NotFound, RateLimited, ServerError, TransportError, Unauthorized
+from toolkit.config import Secret, load_config
+from toolkit.errors import (
+    ConfigError,
+    NotFound,
+    RateLimited,
+    ServerError,
+    TransportError,
+    Unauthorized,
+)
+from toolkit.sync.engine import SyncEngine
 
 
 @pytest.fixture
@@ -245,3 +256,83 @@ def test_limiter_holds_after_a_429():
     limiter.acquire(clock.sleep)
     limiter.hold(12.0)
     assert limiter.acquire(clock.sleep) == pytest.approx(12.0, abs=0.01)
+
+
+# -- what leaves the client --------------------------------------------------------------
+
+
+class RecordingApi:
+    """A publishing API behind an injected transport: lists `articles`, answers creates and
+    updates, and keeps the JSON body of every write."""
+
+    def __init__(self, articles: list[dict] | None = None):
+        self.articles = articles or []
+        self.writes: list[tuple[str, dict]] = []
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":
+            page = request.url.params.get("page", "1")
+            return httpx.Response(200, json=self.articles if page == "1" else [])
+        body = json.loads(request.content)
+        self.writes.append((request.method, body))
+        article = {"id": 41, "title": body["article"]["title"], "url": "https://dev.example/a",
+                   "published": body["article"].get("published"),
+                   "body_markdown": body["article"]["body_markdown"]}
+        return httpx.Response(201 if request.method == "POST" else 200, json=article)
+
+
+def test_tags_are_always_sent_as_an_array(project):
+    """Forem drops `tags` given as a string: a post whose front matter has a comma string
+    is sent with a JSON array, on create and on update."""
+    project.post("tagged", "Tagged post", tags="a, b")
+    config = load_config(project.root / "toolkit.toml", env={"FOREM_API_KEY": "k"})
+    api = RecordingApi()
+    with forem_client(config, transport=httpx.MockTransport(api.handle)) as client:
+        SyncEngine(config, client).publish()
+        api.articles = [{"id": 41, "title": "Tagged post", "published": False,
+                         "body_markdown": "an older body"}]
+        (project.root / "toolkit.lock").unlink()
+        SyncEngine(config, client).publish()
+    assert [method for method, _ in api.writes] == ["POST", "PUT"]
+    for _, body in api.writes:
+        assert body["article"]["tags"] == ["a", "b"]
+
+
+def test_a_429_without_a_limiter_is_waited_out_by_the_client():
+    options, slept = fast()
+    limited = httpx.Response(429, headers={"Retry-After": "4"}, json={"error": "slow", "status": 429})
+    transport = scripted(limited, httpx.Response(200, json={"id": 1, "title": "x"}))
+    waits: list = []
+    with ForemClient("https://dev.example", transport=transport,
+                     on_wait=lambda seconds, reason: waits.append((seconds, reason)),
+                     **options) as forem:
+        assert forem.article(1).id == 1
+    assert slept == [4.0]
+    assert waits == [(4.0, "GET /api/articles/1: rate limited by the server (429): "
+                           "waiting as its Retry-After says")]
+
+
+def test_a_429_with_a_limiter_holds_it_for_every_sender():
+    options, slept = fast()
+    limited = httpx.Response(429, headers={"Retry-After": "6"}, json={"error": "slow", "status": 429})
+    created = httpx.Response(201, json={"id": 2, "title": "x"})
+    with ForemClient("https://dev.example", Secret("k"), transport=scripted(limited, created, created),
+                     **options) as forem:
+        forem.create_article({"article": {"title": "x"}})
+        assert slept == [pytest.approx(6.0, abs=0.01)]
+        forem.create_article({"article": {"title": "y"}})  # the hold is over: no new wait
+    assert len(slept) == 1
+
+
+def test_the_factory_builds_the_client_from_the_config(project):
+    config = load_config(project.root / "toolkit.toml",
+                         env={"FOREM_API_KEY": "k3y", "FOREM_BASE_URL": "https://forem.example"})
+    seen: list = []
+    with forem_client(config, transport=scripted(httpx.Response(200, json=[]), seen=seen)) as forem:
+        assert forem.base_url == "https://forem.example"
+        assert forem.create_limiter.window == config.forem.rate_window
+        assert forem.my_articles() == []
+        assert not hasattr(forem, "on_wait")  # given at construction, never swapped
+    assert seen[0].headers["api-key"] == "k3y"
+    with pytest.raises(ConfigError, match="FOREM_API_KEY is not set"):
+        forem_client(load_config(project.root / "toolkit.toml", env={}))

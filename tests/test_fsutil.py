@@ -1,11 +1,13 @@
-"""Names from outside made into safe file names, and paths checked to stay in their folder."""
+"""Names from outside made into safe file names, paths checked to stay in their folder, and
+the one check that a file needs writing."""
 
 from __future__ import annotations
 
 import pytest
 
-from toolkit.errors import ToolkitError
-from toolkit.fsutil import UnsafeNameError, path_inside, safe_name
+from toolkit.errors import ToolkitError, UnsafeNameError
+from toolkit.fsutil import path_inside, safe_name, write_if_changed
+from toolkit.site.output import write_if_changed as write_output
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -55,3 +57,23 @@ def test_path_inside_refuses_a_symlink_that_leads_out(tmp_path):
     (folder / "link.json").symlink_to(tmp_path / "elsewhere.json")
     with pytest.raises(UnsafeNameError):
         path_inside(folder, "link.json")
+
+
+@pytest.mark.parametrize("durable", [True, False])
+def test_write_if_changed_writes_only_new_bytes(tmp_path, durable):
+    path = tmp_path / "new" / "folder" / "file.json"
+    assert write_if_changed(path, b"one", durable=durable) is True
+    before = path.stat()
+    assert write_if_changed(path, b"one", durable=durable) is False
+    assert path.stat().st_mtime_ns == before.st_mtime_ns and path.stat().st_ino == before.st_ino
+    assert write_if_changed(path, b"two!", durable=durable) is True
+    assert path.read_bytes() == b"two!"
+    assert [p.name for p in path.parent.iterdir()] == ["file.json"]  # no temporary file left
+
+
+def test_the_site_writes_through_the_same_check(tmp_path):
+    path = tmp_path / "index.html"
+    path.write_bytes(b"<p>same</p>")  # from another run: no record of it
+    digest, _, size, written = write_output(path, b"<p>same</p>", None, False)
+    assert not written and size == 11
+    assert write_output(path, b"<p>other</p>", [digest, digest, 0, 0], False)[3] is True

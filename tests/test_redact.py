@@ -6,8 +6,8 @@ import socket
 
 import pytest
 
+from toolkit.clients.base import RetryPolicy
 from toolkit.clients.forem import ForemClient
-from toolkit.clients.http import RetryPolicy
 from toolkit.config import Secret
 from toolkit.errors import TransportError
 from toolkit.redact import redact_url
@@ -45,7 +45,7 @@ def test_a_failed_connection_does_not_show_the_password():
     with ForemClient(base, Secret("key"), retry=RetryPolicy(attempts=1)) as client:
         with pytest.raises(TransportError) as caught:
             client.articles()
-    text = f"{caught.value} {caught.value!r} {caught.value.format_message()}"
+    text = f"{caught.value} {caught.value!r} {caught.value.message}"
     assert "secret" not in text and "user" not in text
     assert f"talking to http://***@127.0.0.1:{base.rsplit(':', 1)[1]}" in str(caught.value)
 

@@ -5,14 +5,19 @@ folder. Each `base_url` can be overridden by an environment variable, and secret
 from the environment only (a `.env` file beside `toolkit.toml` is read when present;
 the real environment wins over it). Every problem is collected and reported together
 as `toolkit.toml: key: problem`, then loading stops with one `ConfigError`.
+
+Each key is declared once, as a field of its section's dataclass (`SiteConfig`, ...):
+`option(rule, default=..., env=..., help=...)` or `secret(env, help=...)`. The loader,
+`toolkit config` and the README's table all come from those declarations: a key is
+added in one place.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,6 +26,8 @@ from toolkit.errors import ConfigError
 from toolkit.redact import redact_url
 
 DEFAULT_CONFIG_NAME = "toolkit.toml"
+KEY = "toolkit.key"  # field metadata: the key's declaration
+SECTION = "toolkit.section"  # field metadata of `Config`: the section's dataclass
 
 
 class Secret:
@@ -46,7 +53,7 @@ class Secret:
         return hash(self._value)
 
 
-# --- the schema --------------------------------------------------------------------
+# --- rules: what a value may be, and what it becomes -----------------------------------
 
 Check = Callable[[Any], str | None]  # returns a problem, or None when the value is fine
 
@@ -101,148 +108,188 @@ def _positive_number(value: Any) -> str | None:
     return None
 
 
+ARCHIVE_FORMATS = ("zip", "rar", "7z", "tar", "tar.gz", "tar.bz2")
+
+
 def _archive_format(value: Any) -> str | None:
-    formats = ("zip", "rar", "7z", "tar", "tar.gz", "tar.bz2")
-    if value not in formats:
-        return f"must be one of {', '.join(formats)}"
+    if value not in ARCHIVE_FORMATS:
+        return f"must be one of {', '.join(ARCHIVE_FORMATS)}"
     return None
 
 
+def _as_is(value: Any, root: Path) -> Any:
+    return value
+
+
+def _no_final_slash(value: str, root: Path) -> str:
+    return value.rstrip("/")
+
+
+def _path(value: str, root: Path) -> Path:
+    return (root / value).resolve()
+
+
+def _seconds(value: float, root: Path) -> float:
+    return float(value)
+
+
+def _secret(value: str, root: Path) -> Secret:
+    return Secret(value)
+
+
 @dataclass(frozen=True)
-class Option:
+class Rule:
+    """What a key's value may be (`kind`, shown by `toolkit config`; `check`), and what a
+    valid value becomes (`resolve`: paths against the project's folder, and so on)."""
+
+    kind: str
     check: Check
-    default: Any = None
+    resolve: Callable[[Any, Path], Any] = _as_is
 
 
-SCHEMA: dict[str, dict[str, Option]] = {
-    "site": {
-        "title": Option(_nonempty_string, "My posts"),
-        "url": Option(_http_url),
-        "content_dir": Option(_nonempty_string, "content"),
-        "templates_dir": Option(_nonempty_string, "templates"),
-        "output_dir": Option(_nonempty_string, "site"),
-        "assets_base_url": Option(_http_url),
-        "description": Option(_string, ""),
-        "author": Option(_string, ""),
-        "per_page": Option(_positive_int, 10),
-        # Keep the raw HTML of posts as written; by default it is cleaned like comments.
-        "allow_raw_html": Option(_boolean, False),
-    },
-    "forem": {
-        "base_url": Option(_base_url, "https://dev.to"),
-        "organization_id": Option(_positive_int),
-        # The API's rate-limit window in seconds (30 on dev.to); the sandbox can shorten it.
-        "rate_window": Option(_positive_number, 30),
-        # Seconds to wait for an answer before a request counts as failed.
-        "timeout": Option(_positive_number, 30),
-    },
-    "archive": {
-        "base_url": Option(_base_url, "https://api.cloudconvert.com"),
-        "format": Option(_archive_format, "zip"),
-    },
-    "license": {
-        "base_url": Option(_base_url, "https://appsmarket.googleapis.com"),
-        "application_id": Option(_nonempty_string),
-        "customer_id": Option(_nonempty_string),
-        "user_id": Option(_nonempty_string),
-    },
-    "logs": {
-        "base_url": Option(_base_url),
-        "stream": Option(_nonempty_string, "toolkit"),
-    },
-    "mcp": {
-        "host": Option(_nonempty_string, "127.0.0.1"),
-        "port": Option(_port, 8765),
-        "issuer_url": Option(_http_url),
-    },
-}
-
-# Environment variables that override a key of the file.
-ENV_OVERRIDES = {
-    "FOREM_BASE_URL": ("forem", "base_url"),
-    "CLOUDCONVERT_BASE_URL": ("archive", "base_url"),
-    "LICENSE_BASE_URL": ("license", "base_url"),
-    "LOGS_BASE_URL": ("logs", "base_url"),
-}
-
-SECRET_NAMES = (
-    "FOREM_API_KEY",
-    "CLOUDCONVERT_API_KEY",
-    "LICENSE_API_TOKEN",
-    "LOGS_USERNAME",
-    "LOGS_PASSWORD",
-)
+STRING = Rule("string", _string)
+TEXT = Rule("non-empty string", _nonempty_string)
+PATH = Rule("path", _nonempty_string, _path)
+URL = Rule("http(s) URL", _http_url, _no_final_slash)
+ISSUER = Rule("http(s) URL", _http_url)
+BASE_URL = Rule("http(s) URL without /api", _base_url, _no_final_slash)
+BOOLEAN = Rule("true or false", _boolean)
+POSITIVE_INT = Rule("integer >= 1", _positive_int)
+PORT = Rule("port", _port)
+SECONDS = Rule("seconds > 0", _positive_number, _seconds)
+ARCHIVE_FORMAT = Rule(" | ".join(ARCHIVE_FORMATS), _archive_format)
+SECRET = Rule("secret", _nonempty_string, _secret)
 
 
-# --- the typed result -----------------------------------------------------------------
+@dataclass(frozen=True)
+class Key:
+    """The declaration of one key."""
+
+    rule: Rule
+    help: str
+    default: Any = None  # as written in toolkit.toml; None: unset
+    env: str | None = None  # the environment variable that overrides it (a secret's only source)
+    secret: bool = False
+    default_from: str | None = None  # a key of the same section whose value is the default
+
+
+def option(rule: Rule, *, help: str, default: Any = None, env: str | None = None,
+           default_from: str | None = None) -> Any:
+    """Declare a key of `toolkit.toml` (a field of a section's dataclass)."""
+    return field(metadata={KEY: Key(rule, help, default, env, False, default_from)})
+
+
+def secret(env: str, *, help: str) -> Any:
+    """Declare a secret: read from the environment variable `env` only, never the file."""
+    return field(metadata={KEY: Key(SECRET, help, None, env, True)})
+
+
+# --- the sections: every key, declared once ------------------------------------------------
 
 
 @dataclass(frozen=True)
 class SiteConfig:
-    title: str
-    url: str | None
-    content_dir: Path
-    templates_dir: Path
-    output_dir: Path
-    assets_base_url: str | None
-    description: str
-    author: str
-    per_page: int
-    allow_raw_html: bool = False
+    """[site]: the posts and the static site built from them."""
+
+    title: str = option(TEXT, default="My posts", help="Title of the site.")
+    url: str | None = option(
+        URL, help="Canonical base of the site, e.g. https://example.com/blog; a post's "
+                  "canonical_url defaults to it.")
+    content_dir: Path = option(PATH, default="content", help="Folder of the posts.")
+    templates_dir: Path = option(
+        PATH, default="templates",
+        help="The project's templates; each file overrides the default theme's.")
+    output_dir: Path = option(PATH, default="site", help="Where `toolkit build` writes the site.")
+    assets_base_url: str | None = option(
+        URL, default_from="url",
+        help="Absolute base under which relative images are served, for what is sent to "
+             "the API.")
+    description: str = option(STRING, default="", help="Description of the site (feed, meta tags).")
+    author: str = option(STRING, default="", help="Author named in the feed and meta tags.")
+    per_page: int = option(POSITIVE_INT, default=10, help="Posts per index page.")
+    allow_raw_html: bool = option(
+        BOOLEAN, default=False,
+        help="Keep raw HTML in posts as written; by default it is cleaned like comments.")
 
 
 @dataclass(frozen=True)
 class ForemConfig:
-    base_url: str
-    organization_id: int | None
-    rate_window: float
-    api_key: Secret | None
-    timeout: float = 30.0
+    """[forem]: the publishing API (interface A)."""
+
+    base_url: str = option(BASE_URL, default="https://dev.to", env="FOREM_BASE_URL",
+                           help="Origin of the publishing API, without /api.")
+    organization_id: int | None = option(POSITIVE_INT,
+                                         help="Publish the articles under this organisation.")
+    rate_window: float = option(
+        SECONDS, default=30,
+        help="The API's rate-limit window in seconds (30 on dev.to); the sandbox can "
+             "shorten it.")
+    timeout: float = option(SECONDS, default=30,
+                            help="Seconds to wait for an answer before a request fails.")
+    api_key: Secret | None = secret(
+        "FOREM_API_KEY", help="API key (dev.to: Settings, Extensions, DEV API Keys).")
 
 
 @dataclass(frozen=True)
 class ArchiveConfig:
-    base_url: str
-    format: str
-    api_key: Secret | None
+    """[archive]: the archive-task API (interface C) behind `toolkit export`."""
+
+    base_url: str = option(BASE_URL, default="https://api.cloudconvert.com",
+                           env="CLOUDCONVERT_BASE_URL", help="Origin of the archive-task API.")
+    format: str = option(ARCHIVE_FORMAT, default="zip", help="Format of the archive.")
+    api_key: Secret | None = secret("CLOUDCONVERT_API_KEY", help="API key of the archive tasks.")
 
 
 @dataclass(frozen=True)
 class LicenseConfig:
-    base_url: str
-    application_id: str | None
-    customer_id: str | None
-    user_id: str | None
-    token: Secret | None
+    """[license]: the marketplace licensing API (interface D) behind premium builds."""
+
+    base_url: str = option(BASE_URL, default="https://appsmarket.googleapis.com",
+                           env="LICENSE_BASE_URL", help="Origin of the licensing API.")
+    application_id: str | None = option(TEXT, help="The marketplace application's id.")
+    customer_id: str | None = option(TEXT, help="The customer whose licence is asked for.")
+    user_id: str | None = option(TEXT, help="A user whose own licence is asked for too.")
+    token: Secret | None = secret("LICENSE_API_TOKEN", help="Bearer token of the licensing API.")
 
 
 @dataclass(frozen=True)
 class LogsConfig:
-    base_url: str | None
-    stream: str
-    username: Secret | None
-    password: Secret | None
+    """[logs]: the log-stream service (interface E) the run log is shipped to."""
+
+    base_url: str | None = option(BASE_URL, env="LOGS_BASE_URL",
+                                  help="Origin of the log service; unset keeps the log local.")
+    stream: str = option(TEXT, default="toolkit", help="Name of the log stream.")
+    username: Secret | None = secret("LOGS_USERNAME", help="User of the log service.")
+    password: Secret | None = secret("LOGS_PASSWORD", help="Password of the log service.")
 
 
 @dataclass(frozen=True)
 class McpConfig:
-    host: str
-    port: int
-    issuer_url: str | None
+    """[mcp]: the MCP server."""
+
+    host: str = option(TEXT, default="127.0.0.1", help="Address the HTTP transport listens on.")
+    port: int = option(PORT, default=8765, help="Port the HTTP transport listens on.")
+    issuer_url: str | None = option(ISSUER, help="Public URL of its OAuth authorization server.")
+
+
+def section(cls: type) -> Any:
+    return field(metadata={SECTION: cls})
 
 
 @dataclass(frozen=True)
 class Config:
     path: Path  # the toolkit.toml that was read
     root: Path  # its folder: every relative path is resolved against it
-    site: SiteConfig
-    forem: ForemConfig
-    archive: ArchiveConfig
-    license: LicenseConfig
-    logs: LogsConfig
-    mcp: McpConfig
+    site: SiteConfig = section(SiteConfig)
+    forem: ForemConfig = section(ForemConfig)
+    archive: ArchiveConfig = section(ArchiveConfig)
+    license: LicenseConfig = section(LicenseConfig)
+    logs: LogsConfig = section(LogsConfig)
+    mcp: McpConfig = section(McpConfig)
     # Problems that do not stop loading (a `.env` open to other users); the CLI shows them.
     warnings: tuple[str, ...] = ()
+    # Where each key's value came from: "default", the file's name, or an environment variable.
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def state_dir(self) -> Path:
@@ -261,6 +308,17 @@ class Config:
         if resolved.is_relative_to(self.root):
             return resolved.relative_to(self.root).as_posix()
         return path.as_posix()
+
+
+SECTIONS: dict[str, type] = {f.name: f.metadata[SECTION] for f in fields(Config)
+                             if SECTION in f.metadata}
+
+
+def declared_keys() -> Iterator[tuple[str, str, Key]]:
+    """`(section, key, declaration)` of every key, in declaration order."""
+    for name, cls in SECTIONS.items():
+        for item in fields(cls):
+            yield name, item.name, item.metadata[KEY]
 
 
 # --- loading -------------------------------------------------------------------------
@@ -320,89 +378,54 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
     return replace(config, warnings=tuple(warnings)) if warnings else config
 
 
-def _build(name: str, root: Path, path: Path, data: dict, env: Mapping[str, str]) -> Config:
+def _build(name: str, root: Path, path: Path, data: dict[str, Any],
+           env: Mapping[str, str]) -> Config:
     problems: list[str] = []
-    values: dict[str, dict[str, Any]] = {}
-    for section, value in data.items():
-        if section not in SCHEMA:
-            problems.append(f"{name}: {section}: unknown section")
+    env_problems: list[str] = []  # reported after the file's
+    for section_name, value in data.items():
+        if section_name not in SECTIONS:
+            problems.append(f"{name}: {section_name}: unknown section")
         elif not isinstance(value, dict):
-            problems.append(f"{name}: {section}: must be a table ([{section}])")
-    for section, options in SCHEMA.items():
-        given = data.get(section) if isinstance(data.get(section), dict) else {}
+            problems.append(f"{name}: {section_name}: must be a table ([{section_name}])")
+    raw: dict[str, dict[str, Any]] = {}
+    origins: dict[str, str] = {}
+    for section_name, cls in SECTIONS.items():
+        given = data.get(section_name)
+        given = given if isinstance(given, dict) else {}
+        keys = {item.name: item.metadata[KEY] for item in fields(cls)}
         for key in given:
-            if key not in options:
-                problems.append(f"{name}: {section}.{key}: unknown key")
-        resolved: dict[str, Any] = {}
-        for key, option in options.items():
-            if key in given:
-                problem = option.check(given[key])
+            if key not in keys:
+                problems.append(f"{name}: {section_name}.{key}: unknown key")
+            elif keys[key].secret:
+                problems.append(f"{name}: {section_name}.{key}: a secret is never kept in "
+                                f"{name}; set {keys[key].env} in the environment or in .env")
+        values: dict[str, Any] = {}
+        for key, declared in keys.items():
+            dotted, value, origin = f"{section_name}.{key}", declared.default, "default"
+            if key in given and not declared.secret:
+                value, origin = given[key], name
+                problem = declared.rule.check(value)
                 if problem:
-                    problems.append(f"{name}: {section}.{key}: {problem}")
-                resolved[key] = given[key]
-            else:
-                resolved[key] = option.default
-        values[section] = resolved
-    for variable, (section, key) in ENV_OVERRIDES.items():
-        if env.get(variable):
-            problem = SCHEMA[section][key].check(env[variable])
-            if problem:
-                problems.append(f"{variable}: {problem}")
-            values[section][key] = env[variable]
-    if problems:
-        raise ConfigError(problems)
-
-    def secret(variable: str) -> Secret | None:
-        value = env.get(variable, "")
-        return Secret(value) if value else None
-
-    def strip(url: str | None) -> str | None:
-        return url.rstrip("/") if url else url
-
-    site = values["site"]
-    return Config(
-        path=path,
-        root=root,
-        site=SiteConfig(
-            title=site["title"],
-            url=strip(site["url"]),
-            content_dir=(root / site["content_dir"]).resolve(),
-            templates_dir=(root / site["templates_dir"]).resolve(),
-            output_dir=(root / site["output_dir"]).resolve(),
-            assets_base_url=strip(site["assets_base_url"] or site["url"]),
-            description=site["description"],
-            author=site["author"],
-            per_page=site["per_page"],
-            allow_raw_html=site["allow_raw_html"],
-        ),
-        forem=ForemConfig(
-            base_url=strip(values["forem"]["base_url"]),
-            organization_id=values["forem"]["organization_id"],
-            rate_window=float(values["forem"]["rate_window"]),
-            api_key=secret("FOREM_API_KEY"),
-            timeout=float(values["forem"]["timeout"]),
-        ),
-        archive=ArchiveConfig(
-            base_url=strip(values["archive"]["base_url"]),
-            format=values["archive"]["format"],
-            api_key=secret("CLOUDCONVERT_API_KEY"),
-        ),
-        license=LicenseConfig(
-            base_url=strip(values["license"]["base_url"]),
-            application_id=values["license"]["application_id"],
-            customer_id=values["license"]["customer_id"],
-            user_id=values["license"]["user_id"],
-            token=secret("LICENSE_API_TOKEN"),
-        ),
-        logs=LogsConfig(
-            base_url=strip(values["logs"]["base_url"]),
-            stream=values["logs"]["stream"],
-            username=secret("LOGS_USERNAME"),
-            password=secret("LOGS_PASSWORD"),
-        ),
-        mcp=McpConfig(
-            host=values["mcp"]["host"],
-            port=values["mcp"]["port"],
-            issuer_url=values["mcp"]["issuer_url"],
-        ),
-    )
+                    problems.append(f"{name}: {dotted}: {problem}")
+            if declared.env and env.get(declared.env):
+                value, origin = env[declared.env], declared.env
+                problem = declared.rule.check(value)
+                if problem:
+                    env_problems.append(f"{declared.env}: {problem}")
+            values[key], origins[dotted] = value, origin
+        for key, declared in keys.items():
+            if values[key] is None and declared.default_from:
+                values[key] = values[declared.default_from]
+                origins[f"{section_name}.{key}"] = f"{section_name}.{declared.default_from}"
+        raw[section_name] = values
+    if problems or env_problems:
+        raise ConfigError(problems + env_problems)
+    sections = {
+        section_name: cls(**{
+            item.name: (None if raw[section_name][item.name] is None
+                        else item.metadata[KEY].rule.resolve(raw[section_name][item.name], root))
+            for item in fields(cls)
+        })
+        for section_name, cls in SECTIONS.items()
+    }
+    return Config(path=path, root=root, origins=origins, **sections)

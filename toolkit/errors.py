@@ -1,12 +1,17 @@
-"""Exceptions the core raises; the CLI shows them as one line and exits 1.
+"""Exceptions the core raises; the CLI shows each as one line (`Error: ...`) and exits 1.
 
-The hierarchy::
+The hierarchy (every class is defined here except `SandboxError`, which belongs to the
+sandbox)::
 
-    ToolkitError                  (a click.ClickException: message + exit code 1)
-    ├── ConfigError               toolkit.toml or the environment is invalid; lists every problem
+    ToolkitError                  root of every expected failure; `message` says what went wrong
+    ├── ConfigError               toolkit.toml or the environment is invalid; `problems`, one per line
     ├── ContentError              a post or a content folder cannot be used
     ├── BuildError                the site cannot be built (templates, output folder)
-    ├── SyncError                 the sync engine refused to go on (ambiguous identity, bad lock)
+    ├── SyncError                 the sync refused to go on (an unusable toolkit.lock or run lock)
+    │   └── RunLockBusy           another toolkit run held .toolkit/run.lock too long; `holder`
+    ├── UnsafeNameError           a name from outside cannot become a file name inside its folder
+    ├── ServeError                a local server (preview, sandbox) cannot start or listen there
+    ├── SandboxError              (toolkit.sandbox) the sandbox cannot start: port, host, database
     └── ApiError                  a remote interface failed; carries `request` and `response`
         ├── TransportError        no response at all: connection refused, reset, timed out
         └── HTTPStatusError       a response with an error status
@@ -15,27 +20,43 @@ The hierarchy::
             ├── PaymentRequired   402: not enough listing credits
             ├── Unprocessable     422: the API refused the content (message says why)
             ├── RateLimited       429: `retry_after` seconds to wait
-            └── ServerError       5xx
+            └── ServerError       5xx: the remote server failed
 
-Only the CLI imports click otherwise; this module subclasses `click.ClickException`
-so that an error the core raises is shown without a traceback wherever it surfaces.
-Messages never contain secrets: requests are described by method and path only.
+Exceptions that never leave the module that raises them are not part of it: `PostError`
+(a post that cannot be parsed; becomes a `path:line: message` problem), `MirrorError`
+(an unreadable mirror file; the site goes on without it), a watch push's `Cancelled`,
+and the sandbox's internal ones.
+
+This module imports nothing but the standard library: the core never imports click, and
+`toolkit.cli` turns a `ToolkitError` into `Error: <message>` on stderr and exit code 1.
+Messages never contain secrets: requests are described by method and path only, and URLs
+go through `toolkit.redact.redact_url`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import click
-
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
+    from toolkit.sync.runlock import Holder
 
-class ToolkitError(click.ClickException):
+
+class ToolkitError(Exception):
     """Root of every expected failure."""
 
-    exit_code = 1
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+    @property
+    def lines(self) -> list[str]:
+        """The message as the CLI shows it, one `Error: ` line each."""
+        return [self.message]
 
 
 class ConfigError(ToolkitError):
@@ -45,9 +66,9 @@ class ConfigError(ToolkitError):
         self.problems = list(problems)
         super().__init__("\n".join(self.problems))
 
-    def show(self, file=None) -> None:
-        for problem in self.problems:
-            click.echo(f"Error: {problem}", err=True)
+    @property
+    def lines(self) -> list[str]:
+        return list(self.problems)
 
 
 class ContentError(ToolkitError):
@@ -60,6 +81,23 @@ class BuildError(ToolkitError):
 
 class SyncError(ToolkitError):
     pass
+
+
+class RunLockBusy(SyncError):
+    """Another toolkit run held the run lock for longer than this one would wait."""
+
+    def __init__(self, message: str, holder: Holder | None):
+        super().__init__(message)
+        self.holder = holder
+
+
+class UnsafeNameError(ToolkitError):
+    """A name from outside (a remote slug, an option) leaves nothing usable as a file name,
+    or a path built from it would lead out of its folder."""
+
+
+class ServeError(ToolkitError):
+    """A local server could not start (a busy port, a bad or non-loopback address)."""
 
 
 class ApiError(ToolkitError):
@@ -85,8 +123,9 @@ class TransportError(ApiError):
     """No response. `maybe_sent` is False only when the request certainly never reached
     the server (the connection was never made), so even a create can be sent again."""
 
-    def __init__(self, message: str, *, maybe_sent: bool = True, **kwargs):
-        super().__init__(message, **kwargs)
+    def __init__(self, message: str, *, maybe_sent: bool = True,
+                 request: httpx.Request | None = None):
+        super().__init__(message, request=request)
         self.maybe_sent = maybe_sent
 
 
@@ -111,8 +150,9 @@ class Unprocessable(HTTPStatusError):
 
 
 class RateLimited(HTTPStatusError):
-    def __init__(self, message: str, *, retry_after: float, **kwargs):
-        super().__init__(message, **kwargs)
+    def __init__(self, message: str, *, retry_after: float,
+                 request: httpx.Request | None = None, response: httpx.Response | None = None):
+        super().__init__(message, request=request, response=response)
         self.retry_after = retry_after
 
 

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from toolkit.errors import ToolkitError
+from toolkit.errors import UnsafeNameError
 
 try:
     import fcntl
@@ -165,14 +165,50 @@ def stable_json(data: Any) -> bytes:
     return (json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_if_changed(path: Path, data: bytes) -> bool:
-    """Atomically write `data` unless the file already holds exactly it; True if written."""
+def quick_write(path: Path, data: bytes) -> None:
+    """Write `data` to `path` so that a reader sees the old bytes or the new, never half:
+    in place when the file is new (nothing can be reading it), else through a temporary
+    file renamed over it. No fsync: for files a crash at worst leaves to be made again
+    (the site's output); `atomic_write` is for those that must survive one."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+    exists = os.path.lexists(path)
+    target = path.parent / temp_name(path) if exists else path
     try:
-        if path.read_bytes() == data:
-            return False
+        fd = os.open(target, flags, 0o666)
     except FileNotFoundError:
-        pass
-    atomic_write(path, data)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(target, flags, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+    if exists:
+        os.replace(target, path)
+
+
+def holds(path: Path, data: bytes) -> bool:
+    """Whether the file at `path` holds exactly `data` (its size is looked at first)."""
+    try:
+        if os.stat(path).st_size != len(data):
+            return False
+        with open(path, "rb") as handle:
+            return handle.read() == data
+    except OSError:
+        return False
+
+
+def write_if_changed(path: Path, data: bytes, *, durable: bool = True) -> bool:
+    """Write `data` unless the file already holds exactly these bytes; True if written.
+
+    The one place that decides whether a file needs writing: `toolkit.lock` and the
+    mirror (`durable`: `atomic_write`, fsynced), and the site's output (`durable=False`:
+    `quick_write`, through `toolkit.site.output`, which adds its manifest records).
+    """
+    if holds(path, data):
+        return False
+    (atomic_write if durable else quick_write)(path, data)
     return True
 
 
@@ -188,11 +224,6 @@ _UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
 _WINDOWS_DEVICES = frozenset(
     {"CON", "PRN", "AUX", "NUL"} | {f"{d}{n}" for d in ("COM", "LPT") for n in range(1, 10)}
 )
-
-
-class UnsafeNameError(ToolkitError):
-    """A name from outside (a remote slug, an option) leaves nothing usable as a file name,
-    or a path built from it would lead out of its folder."""
 
 
 def _shown(text: str) -> str:

@@ -28,7 +28,7 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from toolkit.errors import ToolkitError
+from toolkit.errors import ServeError
 
 log = logging.getLogger(__name__)
 
@@ -36,10 +36,6 @@ START_TIMEOUT = 10.0
 STOP_TIMEOUT = 5.0
 HEAD_TIMEOUT = 10.0  # seconds to receive a request line and headers
 BODY_TIMEOUT = 30.0  # seconds to receive a request body, from the end of its head
-
-
-class ServerError(ToolkitError):
-    """A server could not start (a busy port, a bad address)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -179,7 +175,7 @@ class BackgroundServer:
         try:
             self._sock = self._bind()
         except OSError as exc:
-            raise ServerError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
+            raise ServeError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
         self.port = self._sock.getsockname()[1]
         config = uvicorn.Config(
             self.app, log_config=None, access_log=False, lifespan="off", ws="none",
@@ -198,7 +194,7 @@ class BackgroundServer:
             if not self._thread.is_alive() or time.monotonic() > deadline:
                 error = self._error
                 self.stop()
-                raise ServerError(f"the {self.name} did not start: {error or 'timed out'}")
+                raise ServeError(f"the {self.name} did not start: {error or 'timed out'}")
             time.sleep(0.005)
         return self
 

@@ -6,7 +6,9 @@ import json
 import time
 
 import httpx
-from sync_helpers import control, my_articles, titles, web_edit, writes
+import pytest
+from hostile import article
+from sync_helpers import control, lock_entries, my_articles, titles, web_edit, writes
 
 
 def test_first_publish_then_nothing_to_do(site, env, sandbox):
@@ -226,3 +228,75 @@ def test_github_annotations_for_failures(site, env, sandbox):
     result = site.run("publish", env={**env, "GITHUB_ACTIONS": "true"})
     assert result.exit_code == 1
     assert "::error file=content/b.md,line=3::tags: 'x-y'" in result.output
+
+
+# -- identity: which article a post is ------------------------------------------------------
+
+
+def test_two_remote_articles_with_the_post_title_are_refused(site, hostile):
+    # The sandbox, like Forem, keeps one account from holding two articles with the same
+    # title and body; a server may still list two with one title (and other bodies).
+    hostile.articles = [article(7, "Twin title", "twin-a", "The first twin.\n"),
+                        article(9, "Twin title", "twin-b", "The second twin.\n", published=False)]
+    site.post("twin", "Twin title", "Local text.\n", published=True)
+    site.post("other", "Not a twin", published=True)
+    refusal = "2 remote articles have this title (ids 7, 9)"
+
+    plan = site.run("plan", env=hostile.env)
+    assert plan.exit_code == 1
+    assert f"error     content/twin.md  {refusal}" in plan.output
+
+    result = site.run("publish", env=hostile.env)
+    assert result.exit_code == 1
+    assert f"content/twin.md: {refusal}; record the right one in toolkit.lock" in result.output
+    assert [(method, sent["title"]) for method, sent in hostile.writes] == [("POST", "Not a twin")]
+    assert sorted(lock_entries(site)) == ["content/other.md"]
+
+
+def test_an_article_deleted_on_the_website_is_created_again_only_with_recreate(site, env, sandbox):
+    site.post("gone", "Deleted on the web", "Text.\n", published=True)
+    assert site.run("publish", env=env).exit_code == 0
+    deleted = lock_entries(site)["content/gone.md"]["article_id"]
+    sandbox.reset()  # the website has the seeded articles only: this one is gone
+    assert "Deleted on the web" not in titles(sandbox)
+    reason = (f"article {deleted} (from toolkit.lock) is no longer on the website (deleted "
+              "there?); `toolkit publish --recreate` creates it again")
+
+    plan = site.run("plan", env=env)
+    assert plan.exit_code == 1
+    assert f"conflict  content/gone.md  {reason}" in plan.output
+
+    sandbox.reset_stats()
+    for args in (["publish"], ["publish", "--force"]):  # --force is about website edits
+        refused = site.run(*args, env=env)
+        assert refused.exit_code == 1 and reason in refused.output, args
+    assert writes(sandbox) == {}
+
+    recreated = site.run("publish", "--recreate", "-v", env=env)
+    assert recreated.exit_code == 0, recreated.output
+    assert writes(sandbox) == {"POST 201": 1}
+    (article,) = [a for a in my_articles(sandbox) if a["title"] == "Deleted on the web"]
+    assert lock_entries(site)["content/gone.md"]["article_id"] == article["id"]
+    sandbox.reset_stats()
+    assert site.run("publish", env=env).exit_code == 0
+    assert writes(sandbox) == {}
+
+
+@pytest.mark.parametrize(("status", "attempts"), [(500, 3), (422, 1)])
+def test_a_failed_create_is_created_by_the_next_publish(site, env, sandbox, status, attempts):
+    site.post("late", "Created late", published=True)
+    sandbox.fault("POST", "/api/articles", count=10, status=status)
+    sandbox.reset_stats()
+    failed = site.run("publish", env=env)
+    assert failed.exit_code == 1
+    assert f"content/late.md: create failed: POST /api/articles: {status}" in failed.output
+    assert writes(sandbox) == {f"POST {status}": attempts}  # a 5xx: re-read the list, then again
+    assert "Created late" not in titles(sandbox)
+    assert "content/late.md" not in lock_entries(site)
+
+    sandbox.clear_faults()
+    sandbox.reset_stats()
+    again = site.run("publish", env=env)
+    assert again.exit_code == 0, again.output
+    assert writes(sandbox) == {"POST 201": 1}
+    assert titles(sandbox).count("Created late") == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 
 from sync_helpers import lock_entries, my_articles, start_toolkit, wait_for, writes
 
@@ -117,3 +118,36 @@ def test_pending_digests_are_kept_and_absent_when_unset(tmp_path):
     sending = LockEntry(1, None, "d", "d", pending_digest="p", pending_body_digest="b")
     lock.record("content/a.md", sending)
     assert Lock.load(path).get("content/a.md") == sending
+
+
+class GatedLock(Lock):
+    """A lock whose first save waits for the test to let it finish, and that counts saves."""
+
+    def __init__(self, path):
+        super().__init__(path)
+        self.saves = 0
+        self.first_save = threading.Event()
+        self.gate = threading.Event()
+
+    def save(self) -> None:
+        self.saves += 1
+        if self.saves == 1:
+            self.first_save.set()
+            self.gate.wait(10)
+        super().save()
+
+
+def test_saves_during_writes_are_batched_and_the_last_is_waited_for(tmp_path):
+    """What the README says: each write asks for a save, a background thread saves, the
+    records that come while it saves go into its next save, and the run waits for it."""
+    path = tmp_path / "toolkit.lock"
+    lock = GatedLock(path)
+    with lock.background_saves():
+        lock.record("content/a.md", entry(1))
+        lock.first_save.wait(10)  # the saver is writing: the next records wait for it
+        for number in range(2, 6):
+            lock.record(f"content/{number}.md", entry(number))
+        assert not path.exists()
+        lock.gate.set()
+    assert lock.saves in (2, 3)  # not one per record (the third: asked for when leaving)
+    assert sorted(Lock.load(path).entries) == [f"content/{n}.md" for n in (2, 3, 4, 5, "a")]

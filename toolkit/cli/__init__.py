@@ -1,4 +1,7 @@
-"""The command line: a thin click layer; each command loads the config and calls the core.
+"""The command line: a thin click layer over `toolkit.commands`.
+
+Each command parses its options, calls one function of `toolkit.commands` and renders
+what it returns. Only this package prints, imports click or exits.
 
 Commands live in their own modules and are imported only when run, so `toolkit build`
 with nothing to do does not pay for importing the sandbox or the HTTP client.
@@ -12,6 +15,7 @@ import click
 
 from toolkit import __version__, signals
 from toolkit.cli.context import CliContext, setup_logging
+from toolkit.errors import ToolkitError
 
 # name -> "module:function"; the order is the order of `toolkit --help`.
 COMMANDS = {
@@ -24,6 +28,7 @@ COMMANDS = {
     "watch": "toolkit.cli.watch:watch",
     "sandbox": "toolkit.cli.sandbox:sandbox",
     "demo": "toolkit.cli.demo:demo",
+    "config": "toolkit.cli.config:config",
 }
 # Commands that serve until Ctrl-C: they take SIGINT and SIGTERM as a request to stop
 # (toolkit.signals); every other command gets Python's KeyboardInterrupt back.
@@ -42,6 +47,16 @@ class LazyGroup(click.Group):
             return None
         module, _, attr = target.partition(":")
         return getattr(importlib.import_module(module), attr)
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; an expected failure of the core (`ToolkitError`) becomes
+        `Error: <message>` on stderr (one line per problem) and exit code 1."""
+        try:
+            return super().invoke(ctx)
+        except ToolkitError as exc:
+            for line in exc.lines:
+                click.echo(f"Error: {line}", err=True)
+            ctx.exit(1)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

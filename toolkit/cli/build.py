@@ -41,13 +41,13 @@ def build(cli: CliContext, clean: bool | None, drafts: bool | None, out: str | N
       toolkit build --drafts --out /tmp/preview
       toolkit build --clean          # everything again, from scratch
     """
-    from toolkit.site import SiteBuilder
+    from toolkit.commands.build import build as build_site
 
-    builder = SiteBuilder(cli.config, drafts=bool(drafts), out=out)
-    if cli.quiet or not stderr.is_terminal:
-        report = builder.build(clean=bool(clean))
-    else:
-        report = _build_with_progress(builder, bool(clean))
+    def run(progress=None):
+        return build_site(cli.config, clean=bool(clean), drafts=bool(drafts), out=out,
+                          progress=progress)
+
+    report = run() if cli.quiet or not stderr.is_terminal else _with_progress(run)
     for problem in report.problems:
         click.echo(str(problem))
         if in_github_actions():
@@ -70,7 +70,7 @@ def build(cli: CliContext, clean: bool | None, drafts: bool | None, out: str | N
         raise SystemExit(1)
 
 
-def _build_with_progress(builder, clean: bool):
+def _with_progress(run):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     with Progress(TextColumn("building"), BarColumn(), MofNCompleteColumn(),
@@ -80,4 +80,4 @@ def _build_with_progress(builder, clean: bool):
         def progress(total: int, done: int) -> None:
             bar.update(task, total=total, completed=done)
 
-        return builder.build(clean=clean, progress=progress)
+        return run(progress)

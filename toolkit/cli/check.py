@@ -7,7 +7,7 @@ from toolkit.cli.output import github_annotation, in_github_actions, stderr
 
 
 @click.command()
-@click.argument("paths", nargs=-1, type=click.Path())
+@click.argument("paths", nargs=-1, type=click.Path(), metavar="[PATH...]")
 @click.option("--strict", is_flag=True, help="Fail on warnings too (unknown front matter keys).")
 @common_options
 @pass_cli
@@ -22,9 +22,10 @@ def check(cli: CliContext, paths: tuple[str, ...], strict: bool) -> None:
       toolkit check
       toolkit check content/hello.md --strict
     """
-    from toolkit.content import check as check_posts
+    from toolkit.commands.check import check as check_posts
 
-    report = check_posts(cli.config, paths)
+    result = check_posts(cli.config, paths, strict=strict)
+    report = result.report
     for problem in report.problems:
         click.echo(str(problem))
         if in_github_actions():
@@ -38,5 +39,5 @@ def check(cli: CliContext, paths: tuple[str, ...], strict: bool) -> None:
             f"{warnings} warning{'s' if warnings != 1 else ''}",
             markup=False,
         )
-    if errors or (strict and warnings):
+    if not result.ok:
         raise SystemExit(1)

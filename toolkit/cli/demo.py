@@ -23,19 +23,15 @@ def demo(cli: CliContext) -> None:
     Example:
       toolkit demo          # what `make demo` runs
     """
-    from toolkit.demo import run_demo
-    from toolkit.sync.pull import PullAction
-
-    reporter = ConsoleReporter(verbose=cli.verbose, quiet=cli.quiet)
+    from toolkit.commands.demo import demo as run_demo
+    from toolkit.commands.pull import PullAction
 
     def step(message: str) -> None:
         if not cli.quiet:
             stderr.print(f"[bold]•[/] {escape(message)}", highlight=False)
 
-    try:
-        report = run_demo(cli.config, reporter=reporter, step=step)
-    finally:
-        reporter.close()
+    with ConsoleReporter(verbose=cli.verbose, quiet=cli.quiet) as reporter:
+        report = run_demo(cli.config, progress=reporter, on_step=step)
     pulled, published, mirrored, built = report.pulled, report.published, report.mirrored, report.built
     print_summary(published, title="published to the sandbox")
     comments = mirrored.comments

@@ -28,17 +28,10 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool) -> None:
       toolkit mirror
       toolkit mirror comments --podcast my-podcast
     """
-    from toolkit.mirror import run_mirror
-    from toolkit.sync import forem_client
+    from toolkit.commands.mirror import mirror as mirror_remote
 
-    config = cli.config
-    with forem_client(config) as client:
-        result = run_mirror(
-            config, client,
-            comments=what in ("comments", "all"),
-            readinglist=what in ("readinglist", "all"),
-            podcast=podcast, full=full,
-        )
+    result = mirror_remote(cli.config, comments=what in ("comments", "all"),
+                           readinglist=what in ("readinglist", "all"), podcast=podcast, full=full)
     for path in result.changed:
         stdout.print(f"updated {path}", highlight=False, markup=False)
     if cli.quiet:
@@ -83,14 +76,11 @@ def pull(cli: CliContext, overwrite: bool, lock_timeout: float) -> None:
       toolkit pull
       toolkit pull --overwrite
     """
-    from toolkit.sync import forem_client
-    from toolkit.sync.pull import PullAction
-    from toolkit.sync.pull import pull as pull_articles
+    from toolkit.commands.pull import PullAction
+    from toolkit.commands.pull import pull as pull_articles
 
-    config = cli.config
-    with forem_client(config) as client:
-        result = pull_articles(config, client, overwrite=overwrite, lock_timeout=lock_timeout,
-                               on_wait=None if cli.quiet else _say)
+    result = pull_articles(cli.config, overwrite=overwrite, lock_timeout=lock_timeout,
+                           on_blocked=None if cli.quiet else _say)
     for outcome in result.outcomes:
         if outcome.action is PullAction.UNCHANGED and cli.verbose < 1:
             continue

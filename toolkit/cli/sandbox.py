@@ -7,8 +7,7 @@ from pathlib import Path
 import click
 
 from toolkit.cli.context import common_options
-
-DEFAULT_DB = Path(".toolkit") / "sandbox.db"
+from toolkit.commands.sandbox import DEFAULT_DB, RunningSandbox
 
 
 @click.command()
@@ -29,47 +28,46 @@ def sandbox(host: str, port: int, db_path: Path | None, memory: bool, rate_windo
             no_seed: bool, allow_remote: bool) -> None:
     """Run the sandbox: a local emulator of the Forem publishing API (dev.to), with a
     seeded demo account, on loopback. It prints its base URL and the demo account's API
-    key (a fake key), then serves until Ctrl-C. The control API for scripts is under
-    /__sandbox/ (GET /__sandbox lists it).
+    key (a fake key), then serves until Ctrl-C. Point toolkit at it from another shell with
+    FOREM_BASE_URL=<its URL> and FOREM_API_KEY=<the key>. The control API for scripts is
+    under /__sandbox/ (GET /__sandbox lists it).
 
     \b
     Example:
       toolkit sandbox                        # state in .toolkit/sandbox.db, port 8787
       toolkit sandbox --memory --port 0      # throwaway state, any free port
-      FOREM_BASE_URL=http://127.0.0.1:8787 FOREM_API_KEY=<key> toolkit publish
+      toolkit sandbox --rate-window 1        # rate limits per second, for quick tests
     """
-    from toolkit.sandbox.server import SandboxServer
+    from toolkit.commands.sandbox import sandbox as start_sandbox
     from toolkit.signals import stop_signals
 
     if memory and db_path is not None:
         raise click.UsageError("--db and --memory exclude each other")
     path = None if memory else (db_path or DEFAULT_DB)
-    server = SandboxServer(db_path=path, rate_window=rate_window, seed=not no_seed, host=host,
-                           port=port, allow_remote=allow_remote)
     # Ctrl-C and SIGTERM are recorded, never raised mid-way (toolkit.signals): one that
     # comes while starting stops the sandbox as soon as it has started, further ones
     # while stopping change nothing. They work even when the parent ignored SIGINT (a
     # background job of a non-interactive shell starts that way).
     with stop_signals() as stop:
-        try:
-            if not stop.requested:
-                server.start()
-                _announce(server, path)
-                stop.wait(lambda: server.running)
-        finally:
-            server.stop()
+        if not stop.requested:
+            running = start_sandbox(
+                host=host, port=port, db_path=path, rate_window=rate_window, seed=not no_seed,
+                allow_remote=allow_remote)
+            try:
+                _announce(running)
+                stop.wait(lambda: running.running)
+            finally:
+                running.stop()
         click.echo("Sandbox stopped.")
 
 
-def _announce(server, path: Path | None) -> None:
-    where = "in memory" if path is None else (
-        f"{path} ({'new' if server.created else 'reopened'})")
-    click.echo(f"Sandbox running at {server.base_url}  (state: {where})")
-    accounts = server.accounts()
-    demo = next((a for a in accounts if a["username"] == "demo"), None)
-    if demo is not None:
-        click.echo(f"Demo API key: {demo['api_key']}")
-    others = ", ".join(f"{a['username']} ({a['role']})" for a in accounts)
-    click.echo(f"Accounts: {others or 'none'}; keys at {server.base_url}/__sandbox/accounts")
-    click.echo(f"Try: FOREM_BASE_URL={server.base_url} FOREM_API_KEY=<key> toolkit publish")
+def _announce(running: RunningSandbox) -> None:
+    where = "in memory" if running.db_path is None else (
+        f"{running.db_path} ({'new' if running.created else 'reopened'})")
+    click.echo(f"Sandbox running at {running.base_url}  (state: {where})")
+    if running.demo_api_key is not None:
+        click.echo(f"Demo API key: {running.demo_api_key}")
+    others = ", ".join(f"{a['username']} ({a['role']})" for a in running.accounts)
+    click.echo(f"Accounts: {others or 'none'}; keys at {running.base_url}/__sandbox/accounts")
+    click.echo(f"Try: FOREM_BASE_URL={running.base_url} FOREM_API_KEY=<key> toolkit publish")
     click.echo("Press Ctrl-C to stop.")

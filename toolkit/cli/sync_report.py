@@ -79,6 +79,12 @@ class ConsoleReporter:
             self.progress.stop()
             self.progress = None
 
+    def __enter__(self) -> ConsoleReporter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
 
 def print_summary(result: PublishResult, *, title: str) -> None:
     table = Table(title=title, show_edge=False, title_justify="left")

@@ -78,24 +78,15 @@ def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool,
       toolkit watch                 # then open http://127.0.0.1:8000
       toolkit watch --no-push --port 8001
     """
+    from toolkit.commands.watch import watch as watch_session
     from toolkit.signals import stop_signals
-    from toolkit.sync import forem_client
-    from toolkit.watch import WatchOptions, WatchSession
 
     config = cli.config
     reporter = ConsoleWatchReporter(cli.quiet, cli.verbose)
-    factory = None
-    if push:
-        if config.forem.api_key is None:
-            reporter.say("[yellow]remote drafts are not updated: FOREM_API_KEY is not set "
-                         "(--no-push silences this)[/]")
-        else:
-            def factory(**kwargs):
-                return forem_client(config, **kwargs)
-
-    options = WatchOptions(host=host, port=port, drafts=drafts, push=push,
-                           lock_timeout=lock_timeout)
-    session = WatchSession(config, options, reporter, client_factory=factory)
+    session = watch_session(config, reporter, host=host, port=port, push=push, drafts=drafts,
+                            lock_timeout=lock_timeout)
+    for notice in session.notices:
+        reporter.say(f"[yellow]{escape(notice)}[/]")
     # Ctrl-C and SIGTERM are recorded, never raised mid-way (toolkit.signals): one that
     # comes while starting stops the session as soon as it has started.
     with stop_signals() as stop:

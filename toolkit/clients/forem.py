@@ -3,16 +3,18 @@
 Paths are the real ones (reference/NOTES.md fills in what the seed leaves out). Article
 creates and updates go through client-side sliding-window limiters (10 creates and 30
 updates per window, 30 s on the real service), so a bulk publish paces itself instead of
-collecting 429s. The API key travels in the `api-key` header only.
+collecting 429s. The API key travels in the `api-key` header only, added by `ApiKeyAuth`
+as each request leaves.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 import httpx
 
+from toolkit.clients.base import ApiClient, RetryPolicy, Sleep, WaitListener, json_body
 from toolkit.clients.forem_models import (
     Article,
     Comment,
@@ -27,7 +29,6 @@ from toolkit.clients.forem_models import (
     User,
     VideoArticle,
 )
-from toolkit.clients.http import ApiClient, RetryPolicy, json_body, retry_after_seconds, timeout_of
 from toolkit.clients.ratelimit import SlidingWindowLimiter
 from toolkit.config import Secret
 from toolkit.errors import Unauthorized
@@ -39,33 +40,15 @@ MAX_PER_PAGE = 1000
 READINGLIST_MAX_PER_PAGE = 100
 
 
-class _LimiterPacer:
-    """Holds a request until the limiter has room; records it when the answer arrives."""
+class ApiKeyAuth(httpx.Auth):
+    """Forem's `api-key` header; the key is revealed only into the outgoing request."""
 
-    def __init__(self, client: ForemClient, limiter: SlidingWindowLimiter):
-        self.client = client
-        self.limiter = limiter
-        kind = "creates" if limiter is client.create_limiter else "updates"
-        self.reason = f"rate limit: {limiter.limit} {kind} per {limiter.window:g} s"
+    def __init__(self, api_key: Secret):
+        self._api_key = api_key
 
-    def before(self) -> None:
-        reason = self.reason
-        self.limiter.acquire(lambda seconds: self.client.wait(seconds, reason))
-
-    def answered(self, response: httpx.Response) -> None:
-        if response.status_code == 429:
-            seconds = min(retry_after_seconds(response, self.limiter.window),
-                          self.client.retry.max_retry_after)
-            self.limiter.hold(seconds)
-            self.reason = "rate limited by the server (429): waiting as its Retry-After says"
-        else:
-            self.limiter.record()
-
-    def failed(self, *, reached_server: bool) -> None:
-        if reached_server:
-            self.limiter.record()  # it may have been counted: stay on the safe side
-        else:
-            self.limiter.release()
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["api-key"] = self._api_key.reveal()
+        yield request
 
 
 class ForemClient(ApiClient):
@@ -78,32 +61,27 @@ class ForemClient(ApiClient):
         transport: httpx.BaseTransport | None = None,
         client: httpx.Client | None = None,
         retry: RetryPolicy | None = None,
-        sleep: Callable[[float], None] | None = None,
+        sleep: Sleep | None = None,
         clock: Callable[[], float] | None = None,
-        on_wait: Callable[[float, str], None] | None = None,
+        on_wait: WaitListener | None = None,
         timeout: float | None = None,
     ):
-        kwargs: dict[str, Any] = {"transport": transport, "client": client, "retry": retry,
-                                  "on_wait": on_wait}
+        kwargs: dict[str, Any] = {}
         if sleep is not None:
             kwargs["sleep"] = sleep
         if timeout is not None:  # seconds to wait for the server (`[forem] timeout`)
-            kwargs["timeout"] = timeout_of(timeout)
+            kwargs["timeout"] = timeout
         super().__init__(
-            base_url,
-            headers={"api-key": api_key.reveal()} if api_key else None,
-            **kwargs,
+            base_url, auth=ApiKeyAuth(api_key) if api_key else None, transport=transport,
+            client=client, retry=retry, on_wait=on_wait, **kwargs,
         )
         self.has_key = api_key is not None
         # `clock` and `sleep` go together: a test that fakes one fakes both.
         limiter_clock = {"clock": clock} if clock is not None else {}
-        self.create_limiter = SlidingWindowLimiter(CREATE_LIMIT, rate_window, **limiter_clock)
-        self.update_limiter = SlidingWindowLimiter(UPDATE_LIMIT, rate_window, **limiter_clock)
-
-    # -- pacing ------------------------------------------------------------------------
-
-    def _paced(self, limiter: SlidingWindowLimiter, method: str, path: str, **kwargs) -> httpx.Response:
-        return self.send(method, path, pacer=_LimiterPacer(self, limiter), **kwargs)
+        self.create_limiter = SlidingWindowLimiter(CREATE_LIMIT, rate_window, what="creates",
+                                                   **limiter_clock)
+        self.update_limiter = SlidingWindowLimiter(UPDATE_LIMIT, rate_window, what="updates",
+                                                   **limiter_clock)
 
     def _require_key(self, what: str) -> None:
         if not self.has_key:
@@ -147,14 +125,14 @@ class ForemClient(ApiClient):
     def create_article(self, payload: dict[str, Any]) -> Article:
         """POST /api/articles. Not retried after an ambiguous failure: the caller reconciles."""
         self._require_key("Creating an article")
-        response = self._paced(self.create_limiter, "POST", "/api/articles", json=payload,
-                               idempotent=False)
+        response = self.send("POST", "/api/articles", json=payload, idempotent=False,
+                             limiter=self.create_limiter)
         return Article.from_json(json_body(response))
 
     def update_article(self, article_id: int, payload: dict[str, Any]) -> Article:
         self._require_key("Updating an article")
-        response = self._paced(self.update_limiter, "PUT", f"/api/articles/{article_id}",
-                               json=payload)
+        response = self.send("PUT", f"/api/articles/{article_id}", json=payload,
+                             limiter=self.update_limiter)
         return Article.from_json(json_body(response))
 
     def my_articles(self, scope: str = "all", *, page: int | None = None,

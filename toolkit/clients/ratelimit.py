@@ -18,6 +18,7 @@ from collections.abc import Callable
 # a little after the client's "response arrived" stamp for a pipelined write; a small
 # margin keeps the next request clear of the edge of the window.
 MARGIN = 0.005
+HELD = "rate limited by the server (429): waiting as its Retry-After says"
 
 
 class SlidingWindowLimiter:
@@ -34,16 +35,26 @@ class SlidingWindowLimiter:
         limit: int,
         window: float,
         *,
+        what: str = "requests",
         clock: Callable[[], float] = time.monotonic,
     ):
         if limit < 1 or window <= 0:
             raise ValueError("a rate limit needs a positive limit and window")
         self.limit = limit
         self.window = window
+        self.what = what  # what it counts, for the reason of a wait: "creates"
+        self._held_until = float("-inf")  # the end of the last hold a 429 asked for
         self._clock = clock
         self._sent: deque[float] = deque()
         self._in_flight = 0
         self._cond = threading.Condition()
+
+    @property
+    def reason(self) -> str:
+        """Why a request waits for this limiter now: the server's 429, or the limit."""
+        if self._clock() < self._held_until:
+            return HELD
+        return f"rate limit: {self.limit} {self.what} per {self.window:g} s"
 
     def _expire(self, now: float) -> None:
         while self._sent and self._sent[0] <= now - self.window:
@@ -96,6 +107,6 @@ class SlidingWindowLimiter:
         """The server said to wait (429 + Retry-After): treat the window as full until then."""
         with self._cond:
             self._in_flight = max(self._in_flight - 1, 0)
-            until = self._clock() + seconds - self.window
-            self._sent = deque([until] * self.limit)
+            self._held_until = self._clock() + seconds
+            self._sent = deque([self._held_until - self.window] * self.limit)
             self._cond.notify_all()

@@ -12,7 +12,8 @@ from toolkit.clients.forem_models import Article
 from toolkit.config import Config
 from toolkit.content import load_posts
 from toolkit.content.rules import canonical_url
-from toolkit.fsutil import UnsafeNameError, safe_name
+from toolkit.errors import UnsafeNameError
+from toolkit.fsutil import safe_name
 from toolkit.mirror.comments import MirrorReport, mirror_comments, mirror_podcast_comments
 from toolkit.mirror.readinglist import mirror_readinglist
 from toolkit.sync.lock import Lock

@@ -19,13 +19,8 @@ from typing import Any
 
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
-from toolkit.fsutil import (
-    UnsafeNameError,
-    path_inside,
-    safe_name,
-    stable_json,
-    write_if_changed,
-)
+from toolkit.errors import UnsafeNameError
+from toolkit.fsutil import path_inside, safe_name, stable_json, write_if_changed
 
 
 @dataclass
@@ -35,13 +30,6 @@ class MirrorReport:
     removed: list[str] = field(default_factory=list)
     unchanged: int = 0
     requests: int = 0
-
-    def merge(self, other: MirrorReport) -> None:
-        self.fetched += other.fetched
-        self.written += other.written
-        self.removed += other.removed
-        self.unchanged += other.unchanged
-        self.requests += other.requests
 
 
 def _stored_count(path: Path) -> int | None:

@@ -27,7 +27,7 @@ from toolkit.sandbox.forem import seed as seed_module
 from toolkit.sandbox.interface import Interface
 from toolkit.sandbox.state import SandboxState
 from toolkit.sandbox.store import Store, StoreError
-from toolkit.serving import BackgroundServer, ServerError, is_loopback, url_host
+from toolkit.serving import BackgroundServer, ServeError, is_loopback, url_host
 
 log = logging.getLogger("toolkit.sandbox")
 
@@ -89,10 +89,10 @@ class SandboxServer:
         self._server = BackgroundServer(app, self.host, self.port, name="sandbox")
         try:
             self._server.start()
-        except ServerError as exc:
+        except ServeError as exc:
             self._server = None
             self._close_store()
-            raise SandboxError(exc.format_message()) from None
+            raise SandboxError(exc.message) from None
         self.port = self._server.port
         self._client = httpx.Client(
             base_url=self.base_url, headers={"User-Agent": USER_AGENT}, timeout=30.0

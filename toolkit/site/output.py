@@ -1,7 +1,7 @@
 """Writing the output folder: a file is written only when its bytes change.
 
-Each write goes to a temporary file beside the target and is renamed over it, so a reader
-(the watch server, a browser) never sees half a page. What was written is recorded as
+Writes go through `toolkit.fsutil` (`quick_write`: a reader, the watch server or a
+browser, never sees half a page). What was written is recorded as
 `[digest, mtime_ns, size]`; a file whose stat still matches its record is trusted without
 being read again.
 """
@@ -12,6 +12,8 @@ import hashlib
 import os
 from pathlib import Path
 
+from toolkit.fsutil import quick_write
+from toolkit.fsutil import write_if_changed as fsutil_write_if_changed
 from toolkit.localfiles import read_regular
 
 Written = tuple[str, int, int, bool]  # digest, mtime_ns, size, whether it was written now
@@ -29,54 +31,27 @@ def stat_of(path: Path) -> tuple[int, int] | None:
     return st.st_mtime_ns, st.st_size
 
 
-def _write_new(path: Path, data: bytes) -> tuple[int, int]:
-    """Write a file that does not exist yet, making its folder when needed."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags, 0o666)
-    except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, flags, 0o666)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        st = os.fstat(fd)
-    finally:
-        os.close(fd)
-    return st.st_mtime_ns, st.st_size
-
-
-def _write(path: Path, data: bytes, exists: bool) -> tuple[int, int]:
-    """Write `data` to `path`: in place when the file is new (nothing can be reading it),
-    else through a temporary file renamed over it, so a reader sees the old or the new."""
-    if not exists:
-        return _write_new(path, data)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    mtime_size = _write_new(temporary, data)
-    os.replace(temporary, path)
-    return mtime_size
+def _written(path: Path, digest: str, written: bool) -> Written:
+    st = os.stat(path)
+    return digest, st.st_mtime_ns, st.st_size, written
 
 
 def write_if_changed(path: Path, data: bytes, record: list | None, force: bool) -> Written:
-    """Write `data` to `path` unless the file already holds exactly these bytes.
+    """`toolkit.fsutil.write_if_changed` for the output folder, with its manifest record.
 
-    `record` is `[key, digest, mtime_ns, size]` of the last write (or None); `force`
-    writes whatever is there (`--clean`).
+    `record` is `[key, digest, mtime_ns, size]` of the last write (or None): a file whose
+    stat still matches it is trusted without being read. `force` writes whatever is there
+    (`--clean`).
     """
     digest = digest_bytes(data)
-    current = stat_of(path)
-    if not force:
-        if current is not None and current[1] == len(data):
-            if record is not None and record[1] == digest and list(current) == record[2:4]:
-                return digest, current[0], current[1], False
-            try:
-                if path.read_bytes() == data:  # same bytes from another run: keep the file
-                    return digest, current[0], current[1], False
-            except OSError:
-                pass
-    mtime, size = _write(path, data, exists=current is not None)
-    return digest, mtime, size, True
+    if not force and record is not None and record[1] == digest:
+        current = stat_of(path)
+        if current is not None and list(current) == record[2:4]:
+            return digest, current[0], current[1], False
+    if force:
+        quick_write(path, data)
+        return _written(path, digest, True)
+    return _written(path, digest, fsutil_write_if_changed(path, data, durable=False))
 
 
 class UnreadableSource(OSError):
@@ -94,8 +69,8 @@ def copy_if_changed(source: str, path: Path, record: list | None, key: str,
         _, data = read_regular(source)  # never waits on a FIFO put in a file's place
     except OSError as exc:
         raise UnreadableSource(exc.strerror or str(exc)) from None
-    mtime, size = _write(path, data, exists=stat_of(path) is not None)
-    return key, mtime, size, True
+    quick_write(path, data)
+    return _written(path, key, True)
 
 
 def remove_outputs(output_dir: Path, names: list[str]) -> list[str]:

@@ -61,7 +61,7 @@ def _serve(renderer, connection: Connection) -> None:
         try:
             reply = ("ok", getattr(renderer, operation)(jobs))
         except BuildError as exc:
-            reply = ("build-error", exc.format_message())
+            reply = ("build-error", exc.message)
         except BaseException:  # noqa: BLE001 - reported to the parent with its traceback
             reply = ("crash", traceback.format_exc())
         connection.send(reply)

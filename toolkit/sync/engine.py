@@ -3,15 +3,17 @@
 One paginated read of `/api/articles/me/all` gives the remote state; every decision is
 made from it, the posts and `toolkit.lock` (see `plan.decide`). Creates and updates have
 separate rate limits, so they run in two lanes at once and a mixed publish takes only as
-long as the slower lane. After each successful write the lock is saved atomically, on a
-background thread so that the next request does not wait for the disk.
+long as the slower lane.
 
-A run that writes holds the project's run lock (`runlock.py`) from before it reads
-`toolkit.lock` and the remote list to its end, so two runs never work from the same
-stale picture. Before the updates start, each one is recorded in the lock as pending
-(what is about to be sent) and saved: a run killed between the API taking an update and
-the lock recording it is recognised by the next run, which converges instead of
-reporting a conflict (see `plan.decide`).
+A publish that writes runs with the project's run lock held by its caller
+(`toolkit.commands`), from before the engine reads `toolkit.lock` and the remote list to
+its end, so two runs never work from the same stale picture. Before the updates start,
+each one is recorded in the lock as pending (what is about to be sent) and the lock is
+saved: a run killed between the API taking an update and the lock recording it is
+recognised by the next run, which converges instead of reporting a conflict (see
+`plan.decide`). During the writes, each success asks for a save, and a background thread
+saves (coalescing the requests that come while it writes), so that a request never
+waits for the disk; the run waits for the last save before it returns.
 
 A create that fails is never simply sent again. When the server answered (a 5xx), the
 engine re-reads the remote list and tries once more only if the article is not there.
@@ -26,7 +28,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -36,14 +37,13 @@ from typing import Protocol
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
-from toolkit.content import CheckReport, Post, check, payload_for
+from toolkit.content import CheckReport, Post, Problem, check, payload_for
 from toolkit.content.payload import body_digest
 from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, ServerError, TransportError
 from toolkit.sync.lock import Lock, LockEntry
 from toolkit.sync.plan import Action, PostPlan, decide
 from toolkit.sync.remote import RemoteState, match_posts
-from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
 
 log = logging.getLogger(__name__)
 
@@ -53,20 +53,26 @@ MAYBE_PENDING = ("the create may still be pending on the server; "
                  "the next publish checks before sending again")
 
 
-class Reporter(Protocol):
-    """What the engine tells its caller while it works (the CLI draws progress from it)."""
+class PublishProgress(Protocol):
+    """What a publish tells its caller while it works (the CLI draws progress from it).
+    Everything it is told is in the `PublishResult` too."""
 
-    def planned(self, plans: list[PostPlan]) -> None: ...
+    def planned(self, plans: list[PostPlan]) -> None:
+        """The plan is made; the writes start."""
 
-    def done(self, outcome: Outcome) -> None: ...
+    def done(self, outcome: Outcome) -> None:
+        """One post is finished (written, failed, or nothing to do)."""
 
-    def waiting(self, seconds: float, reason: str) -> None: ...
+    def waiting(self, seconds: float, reason: str) -> None:
+        """A pause: a rate limit, a 429's Retry-After, a retry's backoff."""
 
     def blocked(self, message: str) -> None:
         """Another toolkit run holds the run lock; this one waits for it."""
 
 
-class _Silent:
+class Silent:
+    """A `PublishProgress` that listens to nothing."""
+
     def planned(self, plans: list[PostPlan]) -> None:
         pass
 
@@ -103,6 +109,7 @@ class PublishResult:
     dry_run: bool = False
     waits: list[tuple[float, str]] = field(default_factory=list)  # rate-limit and retry pauses
     requests: int = 0
+    lock_wait: str | None = None  # said while another run held the run lock
 
     @property
     def failed(self) -> list[Outcome]:
@@ -117,24 +124,21 @@ class PublishResult:
 
 
 class SyncEngine:
-    """Plans and publishes; `command` names the run in the run lock (`publish`, `watch`),
-    `lock_timeout` is how long a publish waits for another run, `sleep` paces that wait."""
+    """Plans and publishes the posts of `config` through `client`.
+
+    `toolkit.lock` is read on first use, so an engine made once the run lock is held
+    starts from what the previous run left.
+    """
 
     def __init__(self, config: Config, client: ForemClient, *,
-                 reporter: Reporter | None = None, command: str = "publish",
-                 lock_timeout: float = DEFAULT_TIMEOUT,
-                 sleep: Callable[[float], None] = time.sleep):
+                 progress: PublishProgress | None = None):
         self.config = config
         self.client = client
-        self.reporter = reporter or _Silent()
-        self.command = command
-        self.lock_timeout = lock_timeout
-        self._sleep = sleep
+        self.progress = progress or Silent()
         self._lock: Lock | None = None
 
     @property
     def lock(self) -> Lock:
-        """`toolkit.lock` as read by this run (a publish reads it once it holds the run lock)."""
         if self._lock is None:
             self._lock = Lock.load(self.config.lock_path)
         return self._lock
@@ -148,7 +152,7 @@ class SyncEngine:
         return canonical_url(post, self.config.site.url)
 
     def plan(self, paths: Iterable[str | Path] = (), *, force: bool = False,
-             drafts_only: bool = False, remote: RemoteState | None = None) -> list[PostPlan]:
+             recreate: bool = False, drafts_only: bool = False) -> list[PostPlan]:
         """What publishing `paths` (default: every post) would do; makes no writes.
 
         `drafts_only` (watch) writes drafts only: a post that says `published: true` is
@@ -156,16 +160,15 @@ class SyncEngine:
         """
         with ThreadPoolExecutor(1, thread_name_prefix="remote-read") as reader:
             # The list read mostly waits on the network: it runs while the posts are read.
-            remote_read = reader.submit(self.read_remote) if remote is None else None
+            remote_read = reader.submit(self.read_remote)
             report = check(self.config, paths)
             plans, sendable = self._local_plans(report)
-            if sendable and remote_read is not None:
-                remote = remote_read.result()
-        if sendable:
+            remote = remote_read.result() if sendable else None
+        if remote is not None:
             matches = match_posts(remote, sendable, self.lock, self.canonical_of)
             for post in sendable:
                 plan = decide(post, payload_for(post, self.config), matches[post.key],
-                              self.lock.get(post.key), force=force)
+                              self.lock.get(post.key), force=force, recreate=recreate)
                 if drafts_only and post.published and plan.needs_write:
                     live = plan.article is not None and plan.article.published
                     plan.action = Action.SKIP
@@ -178,7 +181,7 @@ class SyncEngine:
     @staticmethod
     def _local_plans(report: CheckReport) -> tuple[list[PostPlan], list[Post]]:
         """Plans decided without the remote (errors, premium) and the posts left to send."""
-        errors: dict[str, list] = {}
+        errors: dict[str, list[Problem]] = {}
         for problem in report.errors:
             errors.setdefault(problem.path, []).append(problem)
         parsed = {post.key for post in report.posts}
@@ -201,73 +204,51 @@ class SyncEngine:
     # -- writing ---------------------------------------------------------------------------
 
     def publish(self, paths: Iterable[str | Path] = (), *, force: bool = False,
-                dry_run: bool = False, drafts_only: bool = False) -> PublishResult:
-        waits: list[tuple[float, str]] = []
-        previous = self.client.on_wait
+                recreate: bool = False, dry_run: bool = False,
+                drafts_only: bool = False) -> PublishResult:
+        """Plan, then (unless `dry_run`) write; the caller holds the run lock to write.
 
-        def on_wait(seconds: float, reason: str) -> None:
-            waits.append((seconds, reason))
-            self.reporter.waiting(seconds, reason)
-            if previous:
-                previous(seconds, reason)
-
-        self.client.on_wait = on_wait
-        try:
-            if dry_run:
-                result = self._publish(paths, force=force, dry_run=True, drafts_only=drafts_only)
-            else:
-                # A reporter written before `blocked` existed simply says nothing.
-                blocked = getattr(self.reporter, "blocked", None)
-                with writer_run(self.config, self.command, timeout=self.lock_timeout,
-                                sleep=self._sleep, on_wait=blocked):
-                    self._lock = Lock.load(self.config.lock_path)  # as the last run left it
-                    result = self._publish(paths, force=force, dry_run=False,
-                                           drafts_only=drafts_only)
-        finally:
-            self.client.on_wait = previous
-        result.waits = waits
-        return result
-
-    def _publish(self, paths: Iterable[str | Path], *, force: bool, dry_run: bool,
-                 drafts_only: bool) -> PublishResult:
+        `force` overwrites articles edited on the website; `recreate` creates again the
+        articles of toolkit.lock that are gone from the website.
+        """
         requests_before = self.client.requests_made
-        plans = self.plan(paths, force=force, drafts_only=drafts_only)
-        self.reporter.planned(plans)
-        result = PublishResult(dry_run=dry_run)
+        plans = self.plan(paths, force=force, recreate=recreate, drafts_only=drafts_only)
+        self.progress.planned(plans)
         outcomes: list[Outcome] = []
         outcomes_mutex = threading.Lock()
 
         def finish(outcome: Outcome) -> None:
             with outcomes_mutex:
                 outcomes.append(outcome)
-            self.reporter.done(outcome)
+            self.progress.done(outcome)
 
-        writes = [p for p in plans if p.needs_write]
         for plan in plans:
-            if plan.needs_write and not dry_run:
-                continue
-            finish(self._without_write(plan, dry_run))
+            if not plan.needs_write or dry_run:
+                finish(self._without_write(plan, dry_run))
         if not dry_run:
-            creates = [p for p in writes if p.action is Action.CREATE]
-            updates = [p for p in writes if p.action is Action.UPDATE]
-            for plan in updates:
-                self._mark_pending(plan)
-            # Entries adopted from the remote list and the pending updates, in one write,
-            # durable before the first request goes out.
-            self.lock.save()
-            # The two kinds have separate limits: run them side by side, a few requests of
-            # each kind in flight at once (the limiters count those in flight as sent).
-            with self.lock.background_saves(), \
-                    ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="create") as create_lane, \
-                    ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="update") as update_lane:
-                futures = [create_lane.submit(lambda p=p: finish(self._create(p))) for p in creates]
-                futures += [update_lane.submit(lambda p=p: finish(self._update(p))) for p in updates]
-                for future in futures:
-                    future.result()
+            self._write([p for p in plans if p.needs_write], finish)
         order = {p.key: i for i, p in enumerate(plans)}
-        result.outcomes = sorted(outcomes, key=lambda o: order[o.key])
-        result.requests = self.client.requests_made - requests_before
-        return result
+        return PublishResult(outcomes=sorted(outcomes, key=lambda o: order[o.key]),
+                             dry_run=dry_run,
+                             requests=self.client.requests_made - requests_before)
+
+    def _write(self, writes: list[PostPlan], finish: Callable[[Outcome], None]) -> None:
+        creates = [p for p in writes if p.action is Action.CREATE]
+        updates = [p for p in writes if p.action is Action.UPDATE]
+        for plan in updates:
+            self._mark_pending(plan)
+        # Entries adopted from the remote list and the pending updates, in one write,
+        # durable before the first request goes out.
+        self.lock.save()
+        # The two kinds have separate limits: run them side by side, a few requests of
+        # each kind in flight at once (the limiters count those in flight as sent).
+        with self.lock.background_saves(), \
+                ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="create") as create_lane, \
+                ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="update") as update_lane:
+            futures = [create_lane.submit(_then, self._create, plan, finish) for plan in creates]
+            futures += [update_lane.submit(_then, self._update, plan, finish) for plan in updates]
+            for future in futures:
+                future.result()
 
     def _without_write(self, plan: PostPlan, dry_run: bool) -> Outcome:
         article = plan.article
@@ -348,6 +329,11 @@ class SyncEngine:
         claimed = self.lock.claimed(except_key=plan.key)
         # The plan found no match before the create, so a match now is the article it made.
         return remote.identify(None, self.canonical_of(plan.post), plan.post.title, claimed).article
+
+
+def _then(write: Callable[[PostPlan], Outcome], plan: PostPlan,
+          finish: Callable[[Outcome], None]) -> None:
+    finish(write(plan))
 
 
 def _maybe_still_running(exc: ApiError) -> bool:

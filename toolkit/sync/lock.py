@@ -1,9 +1,11 @@
 """`toolkit.lock`: which remote article each post is, and what was last sent and seen.
 
-JSON with sorted keys, one entry per post path, meant to be committed. It is rewritten
-atomically after every successful write, so a crash loses at most the writes in flight;
-and even losing the whole file costs nothing but a list read, because identity falls back
-to `canonical_url` and title (see `remote.py`).
+JSON with sorted keys, one entry per post path, meant to be committed. Each save is
+atomic. During a publish's writes, `record()` asks a background thread to save
+(`background_saves`), which folds the records that come while it writes into its next
+save; so a crash can lose the records of the last few writes. Losing them, or the whole
+file, costs nothing but a list read, because identity falls back to `canonical_url` and
+title (see `remote.py`).
 
 A save merges with what is on disk: it re-reads the file and applies this run's own
 changes (entries set, entries removed) on top, so two runs that somehow both write it
@@ -183,7 +185,7 @@ class Lock:
         try:
             on_disk = self._read(self.path)
         except SyncError as exc:  # unreadable now: keep what this run holds
-            log.warning("%s; it is rewritten from this run's entries", exc.format_message())
+            log.warning("%s; it is rewritten from this run's entries", exc.message)
             return
         merged = {k: v for k, v in (on_disk or {}).items() if k not in self._removed}
         merged.update(self._set)

@@ -4,6 +4,7 @@ No I/O here: `decide` is a pure function of its inputs, which keeps the rules (b
 readable and testable on their own.
 
 - no remote article is this post                      -> create
+- the lock's article is gone from the website         -> conflict (create with --recreate)
 - the remote body changed since the lock's record,
   and it is neither what an interrupted run was
   sending nor what we would send now                 -> conflict (update with --force)
@@ -63,14 +64,14 @@ class PostPlan:
 
 
 def decide(post: Post, payload: Payload, match: Match, entry: LockEntry | None,
-           *, force: bool = False) -> PostPlan:
+           *, force: bool = False, recreate: bool = False) -> PostPlan:
     plan = PostPlan(post.key, Action.UNCHANGED, "", title=post.title, post=post,
                     payload=payload, article=match.article, entry=entry)
     draft = "" if post.published else " as a draft"
     if match.problem:
         gone = match.via == "toolkit.lock"  # the lock's article was deleted remotely
-        if gone and force:
-            plan.action, plan.reason = Action.CREATE, f"creates it again{draft} (--force)"
+        if gone and recreate:
+            plan.action, plan.reason = Action.CREATE, f"creates it again{draft} (--recreate)"
         else:
             plan.action = Action.CONFLICT if gone else Action.ERROR
             plan.reason = match.problem

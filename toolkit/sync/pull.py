@@ -7,13 +7,12 @@ premium or choose the path of its page. A post whose article was edited on the w
 takes that version when the post itself has not changed since it was last published
 (nothing is lost); when both changed, only `overwrite` replaces the post. Every pulled post
 is recorded in `toolkit.lock` as in sync, so `toolkit publish` right after a pull writes
-nothing. A pull holds the run lock (`runlock.py`) from before it reads `toolkit.lock` to its
-end.
+nothing. The caller (`toolkit.commands.pull`) holds the run lock from before this reads
+`toolkit.lock` to its end.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -27,10 +26,10 @@ from toolkit.content.payload import body_digest, dump_front_matter
 from toolkit.content.post import FOREM_KEYS, load_post, parse_post, slugify
 from toolkit.content.problems import PostError
 from toolkit.content.rules import canonical_url
-from toolkit.fsutil import UnsafeNameError, atomic_write, path_inside, safe_name
+from toolkit.errors import UnsafeNameError
+from toolkit.fsutil import atomic_write, path_inside, safe_name
 from toolkit.sync.lock import Lock, LockEntry
 from toolkit.sync.remote import RemoteState, match_posts
-from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
 
 
 class PullAction(StrEnum):
@@ -52,6 +51,7 @@ class PullOutcome:
 @dataclass
 class PullResult:
     outcomes: list[PullOutcome] = field(default_factory=list)
+    lock_wait: str | None = None  # said while another run held the run lock
 
     def count(self, action: PullAction) -> int:
         return sum(1 for o in self.outcomes if o.action is action)
@@ -104,15 +104,8 @@ def file_stem_for(article: Article, taken: Callable[[str], bool]) -> str:
     return f"{remote}-{article.id}"
 
 
-def pull(config: Config, client: ForemClient, *, overwrite: bool = False,
-         lock_timeout: float = DEFAULT_TIMEOUT, on_wait: Callable[[str], None] | None = None,
-         sleep: Callable[[float], None] = time.sleep) -> PullResult:
-    """Pull while holding the run lock (waiting up to `lock_timeout` s for another run)."""
-    with writer_run(config, "pull", timeout=lock_timeout, sleep=sleep, on_wait=on_wait):
-        return _pull(config, client, overwrite=overwrite)
-
-
-def _pull(config: Config, client: ForemClient, *, overwrite: bool) -> PullResult:
+def pull_articles(config: Config, client: ForemClient, *, overwrite: bool = False) -> PullResult:
+    """Write the remote articles as posts; the caller holds the run lock."""
     result = PullResult()
     lock = Lock.load(config.lock_path)
     posts, _ = load_posts(config)

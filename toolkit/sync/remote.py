@@ -48,8 +48,8 @@ class RemoteState:
             return Match(
                 None,
                 "toolkit.lock",
-                f"article {entry.article_id} (from toolkit.lock) no longer exists on the remote; "
-                "publish --force creates it again",
+                f"article {entry.article_id} (from toolkit.lock) is no longer on the website "
+                "(deleted there?); `toolkit publish --recreate` creates it again",
             )
         for via, candidates in (
             ("canonical_url", self._by_canonical.get(canonical_url or "", [])),

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.config import Config
-from toolkit.errors import SyncError
+from toolkit.errors import RunLockBusy, SyncError
 from toolkit.fsutil import remove_stale_temp_files
 
 try:
@@ -42,14 +42,6 @@ DEFAULT_TIMEOUT = 60.0  # seconds a run waits for another one (`--lock-timeout`)
 POLL = 0.1  # seconds between attempts while waiting
 _HOLDER_MAX = 4096  # bytes of holder information read back (the file is not trusted)
 _WINDOWS_LOCK_OFFSET = 1 << 20  # the byte locked on Windows, clear of the holder text
-
-
-class RunLockBusy(SyncError):
-    """Another toolkit run held the run lock for longer than this one would wait."""
-
-    def __init__(self, message: str, holder: Holder | None):
-        super().__init__(message)
-        self.holder = holder
 
 
 @dataclass(frozen=True)
@@ -148,13 +140,14 @@ def run_lock(
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
     on_wait: Callable[[str], None] | None = None,
-) -> Iterator[None]:
+) -> Iterator[str | None]:
     """Hold `<state_dir>/run.lock` for the block; raise `RunLockBusy` after `timeout` s.
 
     `command` names this run in the file (`publish`, `pull`, `watch`); `display` is how
     the lock file is named in messages (default `.toolkit/run.lock`). `on_wait(message)`
-    is told once when the lock is busy and this run starts waiting; `sleep` paces the
-    waiting (a caller that must stop early passes one that raises).
+    is told once when the lock is busy and this run starts waiting, and the block gets
+    that message (None when the lock was free); `sleep` paces the waiting (a caller that
+    must stop early passes one that raises).
     """
     path = state_dir / RUN_LOCK_NAME
     display = display or f"{state_dir.name}/{RUN_LOCK_NAME}"
@@ -166,22 +159,23 @@ def run_lock(
                         "toolkit needs it to keep two runs from writing at once") from None
     try:
         deadline = clock() + timeout
-        told = False
+        waited: str | None = None
         while not _try_lock(fd):
             remaining = deadline - clock()
             if remaining <= 0:
                 holder = read_holder(path)
                 raise RunLockBusy(busy_message(display, holder, timeout), holder)
-            if not told and on_wait is not None:
-                told = True
+            if waited is None:
                 who = read_holder(path)
-                on_wait(f"another toolkit run holds {display}"
-                        + (f" ({who.describe()})" if who else "")
-                        + f"; waiting up to {timeout:g} s for it to finish")
+                waited = (f"another toolkit run holds {display}"
+                          + (f" ({who.describe()})" if who else "")
+                          + f"; waiting up to {timeout:g} s for it to finish")
+                if on_wait is not None:
+                    on_wait(waited)
             sleep(min(POLL, remaining))
         try:
             _write_holder(fd, command)
-            yield
+            yield waited
         finally:
             try:
                 os.ftruncate(fd, 0)  # it names nobody once released
@@ -211,9 +205,14 @@ def writer_run(
     timeout: float = DEFAULT_TIMEOUT,
     sleep: Callable[[float], None] = time.sleep,
     on_wait: Callable[[str], None] | None = None,
-) -> Iterator[None]:
-    """A run that writes: hold the project's run lock, then tidy what a crash left."""
+) -> Iterator[str | None]:
+    """A run that writes: hold the project's run lock, then tidy what a crash left. The
+    block gets what was said while waiting for another run (None: it did not wait).
+
+    Only `toolkit.commands` calls this: the run lock belongs to a user action (publish,
+    pull, a watch's draft push), which knows its name, how long it may wait, and how to
+    tell the user; the sync functions below it expect it held."""
     with run_lock(config.state_dir, command, timeout=timeout, sleep=sleep, on_wait=on_wait,
-                  display=config.relative(config.state_dir / RUN_LOCK_NAME)):
+                  display=config.relative(config.state_dir / RUN_LOCK_NAME)) as waited:
         remove_leftovers(config)
-        yield
+        yield waited

@@ -1,14 +1,12 @@
-"""Keeping remote drafts up to date while the writer saves, through the publish engine.
+"""Keeping remote drafts up to date while the writer saves.
 
 Saves are queued; a push starts once they have settled for `settle` seconds and carries
-the latest text of every post saved meanwhile, so five quick saves make one update. One
-client (and so one pair of rate limiters) serves the whole session: a push that would
-exceed the limit waits inside it, while further saves queue up behind it. Only drafts
-are written (`drafts_only`); a failed post is pushed again with the next save.
+the latest text of every post saved meanwhile, so five quick saves make one update. A
+failed post is pushed again with the next save.
 
-Each push holds the project's run lock, like `toolkit publish`: while another run holds
-it (a publish, a pull), the push waits a few seconds, then gives up, says so, and is
-tried again with the next save.
+What a push does is the `DraftPublisher`'s business (`toolkit.commands.watch` gives one
+that publishes drafts only, through one client for the whole session, holding the run
+lock): this module only decides when, and hands the result to the session.
 """
 
 from __future__ import annotations
@@ -18,51 +16,49 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
-from toolkit.clients.forem import ForemClient
 from toolkit.config import Config
 from toolkit.errors import ToolkitError
-from toolkit.sync.engine import Outcome, SyncEngine
+from toolkit.sync.engine import Outcome, PublishResult
 
 log = logging.getLogger(__name__)
 
 SETTLE = 0.3
-PUSH_LOCK_TIMEOUT = 5.0  # seconds a push waits for another toolkit run
 
 
-class Cancelled(Exception):
-    """Raised inside a push when the watch is stopping."""
+class DraftPublisher(Protocol):
+    def publish(self, config: Config, paths: list[Path]) -> PublishResult | None:
+        """Push the drafts among `paths`; None when `cancel` ended it half-way."""
+
+    def cancel(self) -> None:
+        """End a push in progress as soon as it waits (the watch is stopping)."""
+
+    def close(self) -> None:
+        """Release what it holds (its client); no push follows."""
 
 
 class DraftPusher:
     def __init__(
         self,
         config: Config,
-        client_factory: Callable[..., ForemClient],
+        publisher: DraftPublisher,
         on_result: Callable[[list[Outcome]], None],
         on_error: Callable[[str], None],
         *,
         settle: float = SETTLE,
-        lock_timeout: float = PUSH_LOCK_TIMEOUT,
     ):
-        self.config = config
+        self.config = config  # the session replaces it when toolkit.toml is reloaded
+        self.publisher = publisher
         self.on_result = on_result
         self.on_error = on_error
         self.settle = settle
-        self.lock_timeout = lock_timeout
         self._stop = threading.Event()
-        self.client = client_factory(sleep=self._sleep)
         self._pending: set[Path] = set()
         self._failed: set[Path] = set()
         self._last_request = 0.0
         self._cond = threading.Condition()
         self._thread = threading.Thread(target=self._run, name="watch-push", daemon=True)
-        self.pushes = 0  # pushes done (for tests and the benchmark)
-
-    def _sleep(self, seconds: float) -> None:
-        """Rate-limit and retry pauses end early, with `Cancelled`, when watch stops."""
-        if self._stop.wait(seconds):
-            raise Cancelled()
 
     def start(self) -> None:
         self._thread.start()
@@ -75,11 +71,12 @@ class DraftPusher:
 
     def stop(self) -> None:
         self._stop.set()
+        self.publisher.cancel()
         with self._cond:
             self._cond.notify()
         if self._thread.is_alive():
             self._thread.join(5)
-        self.client.close()
+        self.publisher.close()
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -101,15 +98,12 @@ class DraftPusher:
         if not paths:
             return
         try:
-            engine = SyncEngine(self.config, self.client, command="watch (draft push)",
-                                lock_timeout=self.lock_timeout, sleep=self._sleep)
-            result = engine.publish(paths, drafts_only=True)
-        except Cancelled:
-            return
+            result = self.publisher.publish(self.config, paths)
         except ToolkitError as exc:
             self._failed |= set(paths)
-            self.on_error(exc.format_message())
+            self.on_error(exc.message)
             return
-        self.pushes += 1
+        if result is None:  # cancelled: the watch is stopping
+            return
         self._failed |= {self.config.root / o.key for o in result.failed if o.plan.needs_write}
         self.on_result(result.outcomes)

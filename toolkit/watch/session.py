@@ -4,7 +4,8 @@ The session owns four parts that run side by side: the watchdog observer, the co
 that turns event bursts into batches, the preview server, and (unless push is off) the
 draft pusher. Each batch is handled on the coalescer's thread: reload the configuration if
 `toolkit.toml` changed, rebuild incrementally, tell the browsers, queue the saved posts
-for the pusher. The core reports through `WatchReporter`; it never prints.
+for the pusher. The session reports through `WatchReporter`; it never prints. It is made
+by `toolkit.commands.watch`, which gives it the draft publisher (or none).
 """
 
 from __future__ import annotations
@@ -12,21 +13,19 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from toolkit.clients.forem import ForemClient
 from toolkit.config import Config, load_config
 from toolkit.content.discover import is_post_path
-from toolkit.errors import ConfigError, ToolkitError
-from toolkit.serving import BackgroundServer, ServerError, is_loopback
+from toolkit.errors import ConfigError, ServeError, ToolkitError
+from toolkit.serving import BackgroundServer, is_loopback
 from toolkit.site import BuildReport, SiteBuilder
 from toolkit.sync.engine import Outcome
 from toolkit.watch.changes import Coalescer, FolderWatch
 from toolkit.watch.preview import Broadcaster, create_preview_app
-from toolkit.watch.push import PUSH_LOCK_TIMEOUT, DraftPusher
+from toolkit.watch.push import DraftPublisher, DraftPusher
 
 log = logging.getLogger(__name__)
 
@@ -43,30 +42,33 @@ class WatchReporter(Protocol):
     def config_problem(self, message: str) -> None: ...
 
 
-@dataclass
+@dataclass(frozen=True)
 class WatchOptions:
     host: str = "127.0.0.1"
     port: int = 8000
     drafts: bool = True
-    push: bool = True
-    lock_timeout: float = PUSH_LOCK_TIMEOUT  # how long a push waits for another toolkit run
 
 
 class WatchSession:
+    """`start()`, then `stop()` (from the thread that started it) when the user is done.
+    `notices` are what the caller should tell the user before it starts (push is off)."""
+
     def __init__(
         self,
         config: Config,
         options: WatchOptions,
         reporter: WatchReporter,
         *,
-        client_factory: Callable[..., ForemClient] | None = None,
+        publisher: DraftPublisher | None = None,
+        notices: tuple[str, ...] = (),
     ):
         if not is_loopback(options.host):
-            raise ServerError(f"refusing to serve the preview on {options.host}: loopback only")
+            raise ServeError(f"refusing to serve the preview on {options.host}: loopback only")
         self.config = config
         self.options = options
         self.reporter = reporter
-        self.client_factory = client_factory
+        self.publisher = publisher
+        self.notices = notices
         self.output_dir = config.state_dir / "preview"
         self.broadcaster = Broadcaster()
         self.builder = self._builder(config)
@@ -76,7 +78,6 @@ class WatchSession:
         self.folders = FolderWatch(self._relevant, self.coalescer.add)
         self._problems: set[str] = set()
         self._stopped = threading.Event()
-        self.rebuilds = 0
 
     def _builder(self, config: Config) -> SiteBuilder:
         return SiteBuilder(config, drafts=self.options.drafts, out=self.output_dir)
@@ -94,10 +95,9 @@ class WatchSession:
             create_preview_app(self.output_dir, self.broadcaster),
             self.options.host, self.options.port, name="preview server",
         ).start()
-        if self.options.push and self.client_factory is not None:
-            self.pusher = DraftPusher(self.config, self.client_factory, self.reporter.pushed,
-                                      self.reporter.push_failed,
-                                      lock_timeout=self.options.lock_timeout)
+        if self.publisher is not None:
+            self.pusher = DraftPusher(self.config, self.publisher, self.reporter.pushed,
+                                      self.reporter.push_failed)
             self.pusher.start()
         self.coalescer.start()
         self.folders.add(self.config.path.parent, recursive=False)  # toolkit.toml, new folders
@@ -118,6 +118,8 @@ class WatchSession:
         self.coalescer.stop()
         if self.pusher is not None:
             self.pusher.stop()  # a push in flight ends; the lock is written atomically
+        elif self.publisher is not None:
+            self.publisher.close()  # never started
         self.broadcaster.close()
         if self.server is not None:
             self.server.stop()
@@ -141,7 +143,7 @@ class WatchSession:
         try:
             report = self.builder.build()
         except ToolkitError as exc:
-            self.reporter.config_problem(exc.format_message())
+            self.reporter.config_problem(exc.message)
             return
         except Exception:  # noqa: BLE001 - a failure no save should cost the session
             # Every post's own failure is its problem in the report; this is a bug. Say so
@@ -177,7 +179,6 @@ class WatchSession:
         return True
 
     def _after_build(self, report: BuildReport, changed: list[str], seconds: float) -> None:
-        self.rebuilds += 1
         self.reporter.built(report, changed, seconds)
         current = {str(p) for p in report.problems if p.is_error}
         if current != self._problems:

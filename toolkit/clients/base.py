@@ -1,10 +1,21 @@
-"""What every remote client shares: an httpx client, retries, and errors without secrets.
+"""What every remote client shares: one `ApiClient` over httpx.
 
-Reads and idempotent writes are retried a bounded number of times on 429 (after the
-`Retry-After` the server asked for), 5xx and connection failures. A request that is not
-idempotent (creating an article) is retried only when it certainly did not reach the
-server (the connection was never made) or the server refused it outright (429); any
-other failure raises, and the caller reconciles before deciding what to do.
+It holds the base URL, the auth hook (an `httpx.Auth`, so a credential is added to each
+request as it leaves and never appears in a URL or a message), the retry policy, the
+handling of 429 answers, the wait listener and the mapping of failures to the
+`toolkit.errors` tree. A module per interface (`forem.py`, ...) builds on it.
+
+Retries: reads and idempotent writes are retried a bounded number of times on 429, 5xx
+and connection failures. A request that is not idempotent (creating an article) is
+retried only when it certainly did not reach the server (the connection was never made)
+or the server refused it outright (429); any other failure raises, and the caller
+reconciles before deciding what to do.
+
+429, in one place (`send`): `Retry-After` is read once. A request paced by a limiter
+tells the limiter to hold for that long, and the limiter's next `acquire` does the
+waiting (so every sender on that limiter waits, not only this one); a request without a
+limiter waits itself. Every pause (limiter, Retry-After, backoff) goes through `wait`,
+which tells the listener given at construction (`on_wait(seconds, reason)`) first.
 """
 
 from __future__ import annotations
@@ -16,11 +27,12 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Self
 
 import httpx
 
 from toolkit import USER_AGENT
+from toolkit.clients.ratelimit import HELD, SlidingWindowLimiter
 from toolkit.errors import (
     ApiError,
     HTTPStatusError,
@@ -36,7 +48,10 @@ from toolkit.redact import redact_url
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+WaitListener = Callable[[float, str], None]  # (seconds, reason), told before each pause
+Sleep = Callable[[float], None]
+
+DEFAULT_TIMEOUT = 30.0
 # Failures that happen before a single byte of the request has left.
 NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
@@ -56,22 +71,24 @@ class RetryPolicy:
     attempts: int = 5  # in all, the first try included
     backoff: float = 0.25  # seconds before the first retry of a 5xx / connection error
     max_backoff: float = 8.0
-    max_retry_after: float = 300.0  # never sleep longer than this on one 429
+    max_retry_after: float = 300.0  # never wait longer than this on one 429
+    default_retry_after: float = 30.0  # a 429 without a usable Retry-After
 
     def pause(self, retry: int) -> float:
-        return min(self.backoff * (2**retry), self.max_backoff)
+        return min(self.backoff * float(2**retry), self.max_backoff)
 
 
-def retry_after_seconds(response: httpx.Response, default: float = 30.0) -> float:
-    """`Retry-After` as seconds: a number, or an HTTP date."""
+def retry_after_seconds(response: httpx.Response, default: float) -> float:
+    """`Retry-After` as seconds: a number, or an HTTP date; `default` when absent or bad."""
     value = response.headers.get("retry-after", "").strip()
     if not value:
         return default
     try:
         return max(float(value), 0.0)
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        if parsed is None:
+        try:
+            parsed = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
             return default
         return max(parsed.timestamp() - time.time(), 0.0)
 
@@ -85,7 +102,7 @@ def _error_message(response: httpx.Response) -> str:
         return text.splitlines()[0][:200] if text else response.reason_phrase
     if isinstance(body, dict):
         if isinstance(body.get("error"), str):
-            return body["error"]
+            return str(body["error"])
         if isinstance(body.get("error"), dict) and body["error"].get("message"):
             return str(body["error"]["message"])
         if isinstance(body.get("errors"), dict):
@@ -98,66 +115,57 @@ def _error_message(response: httpx.Response) -> str:
     return response.reason_phrase
 
 
-def status_error(response: httpx.Response) -> HTTPStatusError:
+def status_error(response: httpx.Response, *, retry_after: float = 0.0) -> HTTPStatusError:
+    """The error of the tree for an error answer (`retry_after`: seconds, for a 429)."""
     request = response.request
     status = response.status_code
     message = f"{request.method} {request.url.path}: {status} {_error_message(response)}"
-    kwargs = {"request": request, "response": response}
     if status == 429:
-        return RateLimited(message, retry_after=retry_after_seconds(response), **kwargs)
+        return RateLimited(message, retry_after=retry_after, request=request, response=response)
+    kind: type[HTTPStatusError] = HTTPStatusError
     if status in (401, 403):
-        return Unauthorized(message, **kwargs)
-    if status == 402:
-        return PaymentRequired(message, **kwargs)
-    if status == 404:
-        return NotFound(message, **kwargs)
-    if status == 422:
-        return Unprocessable(message, **kwargs)
-    if status >= 500:
-        return ServerError(message, **kwargs)
-    return HTTPStatusError(message, **kwargs)
-
-
-class Pacer(Protocol):
-    """Rate-limit scheduling around each attempt of a request."""
-
-    def before(self) -> None: ...
-
-    def answered(self, response: httpx.Response) -> None: ...
-
-    def failed(self, *, reached_server: bool) -> None: ...
+        kind = Unauthorized
+    elif status == 402:
+        kind = PaymentRequired
+    elif status == 404:
+        kind = NotFound
+    elif status == 422:
+        kind = Unprocessable
+    elif status >= 500:
+        kind = ServerError
+    return kind(message, request=request, response=response)
 
 
 class ApiClient:
-    """An httpx client with toolkit's User-Agent, retries and error mapping.
+    """An httpx client with toolkit's User-Agent, an auth hook, retries and error mapping.
 
     Pass `transport` (or a whole `client`) to talk to something other than the network.
-    `on_wait(seconds, reason)` is told about every pause, for progress output and logs.
+    `on_wait(seconds, reason)` is told about every pause, for progress output and logs;
+    `sleep` does the pausing (a caller that must stop early passes one that raises).
     """
 
     def __init__(
         self,
         base_url: str,
         *,
-        headers: Mapping[str, str] | None = None,
+        auth: httpx.Auth | None = None,
         transport: httpx.BaseTransport | None = None,
         client: httpx.Client | None = None,
         retry: RetryPolicy | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        on_wait: Callable[[float, str], None] | None = None,
-        timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+        sleep: Sleep = time.sleep,
+        on_wait: WaitListener | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
     ):
         self.base_url = base_url.rstrip("/")
         self.retry = retry or RetryPolicy()
+        self._auth = auth
         self._sleep = sleep
-        self.on_wait = on_wait
+        self._on_wait = on_wait
         self._owns_client = client is None
         self._client = client or httpx.Client(
-            base_url=self.base_url, transport=transport, timeout=timeout,
+            base_url=self.base_url, transport=transport, timeout=timeout_of(timeout),
             headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
         )
-        if headers:
-            self._client.headers.update(headers)
         self.requests_made = 0  # requests sent, retries included (publish reports it)
         self._count_lock = threading.Lock()  # the publish lanes send from several threads
 
@@ -165,17 +173,18 @@ class ApiClient:
         if self._owns_client:
             self._client.close()
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def wait(self, seconds: float, reason: str) -> None:
+        """Pause, telling the listener first."""
         if seconds <= 0:
             return
-        if self.on_wait:
-            self.on_wait(seconds, reason)
+        if self._on_wait is not None:
+            self._on_wait(seconds, reason)
         log.info("waiting %.1f s: %s", seconds, reason)
         self._sleep(seconds)
 
@@ -187,53 +196,60 @@ class ApiClient:
         params: Mapping[str, Any] | None = None,
         json: Any = None,
         idempotent: bool = True,
-        pacer: Pacer | None = None,
+        limiter: SlidingWindowLimiter | None = None,
     ) -> httpx.Response:
         """Send one request, retrying what can safely be retried; raise `ApiError` otherwise.
 
-        A `pacer` (rate-limit scheduling) is asked before every attempt and told how it ended.
+        With a `limiter`, each attempt first takes a slot of it (waiting while its window
+        is full) and gives it back, or has it counted, according to how the attempt ended.
         """
         params = {k: v for k, v in (params or {}).items() if v is not None}
         retries = 0
         while True:
-            if pacer:
-                pacer.before()
+            if limiter is not None:
+                limiter.acquire(lambda seconds: self.wait(seconds, limiter.reason))
             try:
                 with self._count_lock:
                     self.requests_made += 1
-                response = self._client.request(method, path, params=params or None, json=json)
+                response = self._client.request(method, path, params=params or None, json=json,
+                                                auth=self._auth or httpx.USE_CLIENT_DEFAULT)
             except httpx.TransportError as exc:
                 # A connection that was never made certainly did not reach the server.
                 unsent = isinstance(exc, NEVER_SENT)
-                if pacer:
-                    pacer.failed(reached_server=not unsent)
-                safe = idempotent or unsent
+                if limiter is not None:
+                    if unsent:
+                        limiter.release()
+                    else:
+                        limiter.record()  # it may have been counted: stay on the safe side
                 error = TransportError(
                     f"{method} {path}: {_words(type(exc).__name__)} talking to "
                     f"{redact_url(self.base_url)}",
                     request=_request_of(exc), maybe_sent=not unsent,
                 )
-                if safe and retries + 1 < self.retry.attempts:
+                if (idempotent or unsent) and retries + 1 < self.retry.attempts:
                     self.wait(self.retry.pause(retries), f"{method} {path}: connection failed, retrying")
                     retries += 1
                     continue
                 raise error from None
-            if pacer:
-                pacer.answered(response)
+            if response.status_code == 429:
+                default = limiter.window if limiter is not None else self.retry.default_retry_after
+                seconds = min(retry_after_seconds(response, default), self.retry.max_retry_after)
+                if limiter is not None:
+                    limiter.hold(seconds)  # its next acquire waits, for every sender on it
+                if retries + 1 >= self.retry.attempts:
+                    raise status_error(response, retry_after=seconds)
+                if limiter is None:
+                    self.wait(seconds, f"{method} {path}: {HELD}")
+                retries += 1
+                continue
+            if limiter is not None:
+                limiter.record()
             if response.status_code < 400:
                 return response
-            error = status_error(response)
-            retryable = isinstance(error, RateLimited) or (
-                idempotent and isinstance(error, ServerError)
-            )
-            if not retryable or retries + 1 >= self.retry.attempts:
-                raise error
-            if isinstance(error, RateLimited):
-                if pacer is None:  # a pacer holds its limiter for Retry-After and waits itself
-                    pause = min(error.retry_after, self.retry.max_retry_after)
-                    self.wait(pause, f"{method} {path}: rate limited, the server asked to wait")
-            else:
-                self.wait(self.retry.pause(retries), f"{method} {path}: {response.status_code}, retrying")
+            refused = status_error(response)
+            if not (idempotent and isinstance(refused, ServerError)) or retries + 1 >= self.retry.attempts:
+                raise refused
+            self.wait(self.retry.pause(retries), f"{method} {path}: {response.status_code}, retrying")
             retries += 1
 
     def get_json(self, path: str, params: Mapping[str, Any] | None = None) -> Any:

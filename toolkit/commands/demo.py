@@ -10,20 +10,25 @@ from __future__ import annotations
 import dataclasses
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolkit.commands.build import build
+from toolkit.commands.mirror import mirror
+from toolkit.commands.publish import publish
+from toolkit.commands.pull import pull
 from toolkit.config import Config, Secret
-from toolkit.mirror import MirrorResult, run_mirror
-from toolkit.site import BuildReport, SiteBuilder
-from toolkit.sync.engine import PublishResult, Reporter, SyncEngine
-from toolkit.sync.pull import PullResult, pull
+from toolkit.mirror import MirrorResult
+from toolkit.site import BuildReport
+from toolkit.sync.engine import PublishProgress, PublishResult
+from toolkit.sync.pull import PullResult
 
 
 @dataclass
 class DemoReport:
     workdir: Path
     sandbox_url: str = ""
+    steps: list[str] = field(default_factory=list)  # what was done, in order
     pulled: PullResult | None = None
     published: PublishResult | None = None
     mirrored: MirrorResult | None = None
@@ -66,30 +71,35 @@ def prepare_workdir(config: Config) -> Path:
     return workdir
 
 
-def run_demo(
+def demo(
     config: Config,
     *,
-    reporter: Reporter | None = None,
-    step: Callable[[str], None] = lambda message: None,
+    progress: PublishProgress | None = None,
+    on_step: Callable[[str], None] | None = None,
 ) -> DemoReport:
-    from toolkit.clients.forem import ForemClient
+    """Sandbox, pull, publish, mirror and build, in `.toolkit/demo/`; `on_step(message)`
+    is told as each step starts (the messages are in `DemoReport.steps` too)."""
     from toolkit.sandbox.server import SandboxServer
 
     workdir = prepare_workdir(config)
     report = DemoReport(workdir=workdir)
+
+    def step(message: str) -> None:
+        report.steps.append(message)
+        if on_step is not None:
+            on_step(message)
+
     with SandboxServer(db_path=None) as sandbox:
         report.sandbox_url = sandbox.base_url
         step(f"sandbox running at {sandbox.base_url} (seeded demo account, in memory)")
-        demo = demo_config(config, workdir, sandbox.base_url, sandbox.demo_api_key,
-                           sandbox.rate_window)
-        with ForemClient(demo.forem.base_url, demo.forem.api_key,
-                         rate_window=demo.forem.rate_window) as client:
-            step("pull: importing the demo account's articles as posts")
-            report.pulled = pull(demo, client)
-            step("publish: sending the posts of content/ to the sandbox")
-            report.published = SyncEngine(demo, client, reporter=reporter).publish()
-            step("mirror: comments and the reading list into content/_mirror/")
-            report.mirrored = run_mirror(demo, client)
-        step("build: the static site")
-        report.built = SiteBuilder(demo).build(clean=True)
+        local = demo_config(config, workdir, sandbox.base_url, sandbox.demo_api_key,
+                            sandbox.rate_window)
+        step("pull: importing the demo account's articles as posts")
+        report.pulled = pull(local)
+        step("publish: sending the posts of content/ to the sandbox")
+        report.published = publish(local, progress=progress)
+        step("mirror: comments and the reading list into content/_mirror/")
+        report.mirrored = mirror(local)
+    step("build: the static site")
+    report.built = build(local, clean=True)
     return report

@@ -1,0 +1,56 @@
+"""`toolkit config`: list every configuration key with its value for this project."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import click
+
+from toolkit.cli.context import CliContext, common_options, pass_cli
+
+
+def _toml(value: object) -> str:
+    """A default as it would be written in toolkit.toml."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON document on stdout and nothing else there.")
+@common_options
+@pass_cli
+def config(cli: CliContext, as_json: bool) -> None:
+    """List every configuration key: its type, default, environment variable, what it does,
+    and its value for this project (where it came from: the default, toolkit.toml or the
+    environment). Secrets only show whether they are set; credentials in URLs are hidden.
+
+    \b
+    Example:
+      toolkit config
+      toolkit config --json
+    """
+    from toolkit.commands.config import config_keys
+
+    keys = config_keys(cli.config)
+    if as_json:
+        click.echo(json.dumps([asdict(k) for k in keys], indent=2, ensure_ascii=False))
+        return
+    for key in keys:
+        if key.secret:
+            click.echo(f"{key.name}: {key.value}  (secret: {key.env} in the environment or .env)")
+        else:
+            value = "(unset)" if key.value is None else _toml(key.value)
+            click.echo(f"{key.name} = {value}  (from {key.origin})")
+        facts = [key.kind]
+        if key.default_from:
+            facts.append(f"default: {key.default_from}")
+        elif key.default is not None:
+            facts.append(f"default: {_toml(key.default)}")
+        if key.env and not key.secret:
+            facts.append(f"env: {key.env}")
+        click.echo(f"    {key.help} [{'; '.join(facts)}]")

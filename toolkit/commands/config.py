@@ -1,0 +1,51 @@
+"""`config`: every configuration key, from its declaration, with this project's value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolkit.config import Config, Secret, declared_keys
+from toolkit.redact import redact_url
+
+
+@dataclass(frozen=True)
+class ConfigKey:
+    name: str  # `section.key`
+    kind: str  # what the value may be: "path", "http(s) URL", "seconds > 0", ...
+    default: Any  # as written in toolkit.toml; None: unset (or see `default_from`)
+    default_from: str | None  # the key whose value is the default, e.g. `site.url`
+    env: str | None  # the environment variable that overrides it (a secret's only source)
+    secret: bool
+    help: str
+    value: Any  # this project's value as shown: secrets "set"/"not set", URLs redacted
+    origin: str  # "default", "toolkit.toml", an environment variable, or `default_from`
+
+
+def shown(config: Config, value: Any, *, secret: bool) -> Any:
+    """A value as it may be shown: a secret only as set or not, credentials out of URLs,
+    paths relative to the project."""
+    if secret:
+        return "set" if isinstance(value, Secret) else "not set"
+    if isinstance(value, Path):
+        return config.relative(value)
+    if isinstance(value, str):
+        return redact_url(value)
+    return value
+
+
+def config_keys(config: Config) -> list[ConfigKey]:
+    """Every key of every section, in declaration order."""
+    keys = []
+    for section, name, declared in declared_keys():
+        dotted = f"{section}.{name}"
+        value = getattr(getattr(config, section), name)
+        keys.append(ConfigKey(
+            name=dotted, kind=declared.rule.kind, default=declared.default,
+            default_from=f"{section}.{declared.default_from}" if declared.default_from else None,
+            env=declared.env, secret=declared.secret, help=declared.help,
+            value=shown(config, value, secret=declared.secret),
+            origin=config.origins.get(dotted, "default"),
+        ))
+    return keys

@@ -1,0 +1,21 @@
+"""`mirror`: comments and the reading list into `content/_mirror/`."""
+
+from __future__ import annotations
+
+from toolkit.clients import forem_client
+from toolkit.config import Config
+from toolkit.mirror import MirrorResult, run_mirror
+
+__all__ = ["MirrorResult", "mirror"]
+
+
+def mirror(config: Config, *, comments: bool = True, readinglist: bool = True,
+           podcast: str | None = None, full: bool = False) -> MirrorResult:
+    """Bring `content/_mirror/` up to date; a file is rewritten only when it changed.
+
+    `podcast` also mirrors the comments of every episode of that podcast; `full` fetches
+    every comment thread, not only those whose comment count changed.
+    """
+    with forem_client(config) as client:
+        return run_mirror(config, client, comments=comments, readinglist=readinglist,
+                          podcast=podcast, full=full)

@@ -1,0 +1,55 @@
+"""`plan` and `publish`: what syncing the posts would do, and doing it.
+
+The command builds the client with a wait listener that both keeps every pause for the
+result and tells the caller's progress, holds the run lock for a publish that writes,
+and lets the engine do the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from toolkit.clients import forem_client
+from toolkit.config import Config
+from toolkit.sync.engine import PublishProgress, PublishResult, Silent, SyncEngine
+from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
+
+__all__ = ["PublishProgress", "PublishResult", "plan", "publish"]
+
+
+def plan(config: Config, paths: Iterable[str | Path] = (), *,
+         progress: PublishProgress | None = None) -> PublishResult:
+    """What `publish` would do to each post, and why; writes nothing and takes no lock."""
+    return publish(config, paths, dry_run=True, progress=progress)
+
+
+def publish(config: Config, paths: Iterable[str | Path] = (), *, force: bool = False,
+            recreate: bool = False, dry_run: bool = False,
+            lock_timeout: float = DEFAULT_TIMEOUT,
+            progress: PublishProgress | None = None) -> PublishResult:
+    """Sync `paths` (default: every post) to the publishing API.
+
+    `force` overwrites articles edited on the website; `recreate` creates again the
+    articles of toolkit.lock that are gone from the website; `dry_run` decides everything
+    and writes nothing. A publish that writes holds the run lock, waiting up to
+    `lock_timeout` seconds for another run (`RunLockBusy` after that).
+    """
+    listener = progress or Silent()
+    waits: list[tuple[float, str]] = []
+
+    def on_wait(seconds: float, reason: str) -> None:
+        waits.append((seconds, reason))
+        listener.waiting(seconds, reason)
+
+    with forem_client(config, on_wait=on_wait) as client:
+        engine = SyncEngine(config, client, progress=listener)
+        if dry_run:
+            result = engine.publish(paths, force=force, recreate=recreate, dry_run=True)
+        else:
+            with writer_run(config, "publish", timeout=lock_timeout,
+                            on_wait=listener.blocked) as lock_wait:
+                result = engine.publish(paths, force=force, recreate=recreate)
+            result.lock_wait = lock_wait
+    result.waits = waits
+    return result

@@ -1,0 +1,24 @@
+"""`pull`: the account's articles as local posts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from toolkit.clients import forem_client
+from toolkit.config import Config
+from toolkit.sync.pull import PullAction, PullOutcome, PullResult, pull_articles
+from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
+
+__all__ = ["PullAction", "PullOutcome", "PullResult", "pull"]
+
+
+def pull(config: Config, *, overwrite: bool = False, lock_timeout: float = DEFAULT_TIMEOUT,
+         on_blocked: Callable[[str], None] | None = None) -> PullResult:
+    """Write remote articles as posts (`overwrite`: also replace posts with changes of
+    their own), holding the run lock; `on_blocked(message)` is told when another run
+    holds it and this one waits (up to `lock_timeout` seconds)."""
+    with forem_client(config) as client, \
+            writer_run(config, "pull", timeout=lock_timeout, on_wait=on_blocked) as lock_wait:
+        result = pull_articles(config, client, overwrite=overwrite)
+    result.lock_wait = lock_wait
+    return result

@@ -18,7 +18,6 @@ from toolkit.errors import ToolkitError
 
 PACKAGE = Path(toolkit.__file__).parent
 SOURCES = sorted(PACKAGE.rglob("*.py"))
-# A class of the sandbox that its own restructuring renames; remove once that has landed.
 
 
 def class_definitions(sources: list[Path], root: Path = PACKAGE) -> dict[str, list[str]]:

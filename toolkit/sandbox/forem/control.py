@@ -25,7 +25,7 @@ from toolkit.sandbox.forem.state import ForemState
 from toolkit.sandbox.interface import ErrorAnswer
 
 
-class Ctx(ControlCtx):
+class ForemControlCtx(ControlCtx):
     def __init__(self, request: Request):
         super().__init__(request)
         self.forem: ForemState = self.state.of(NAME)
@@ -44,18 +44,18 @@ class Ctx(ControlCtx):
 
 
 def forem_control(status: int = 200):
-    return control(status, context=Ctx)
+    return control(status, context=ForemControlCtx)
 
 
 @forem_control()
-async def accounts(ctx: Ctx) -> list[dict]:
+async def accounts(ctx: ForemControlCtx) -> list[dict]:
     """the seeded accounts: [{username, api_key, role}]"""
     with ctx.store.read() as db:
         return seed.accounts(db)
 
 
 @forem_control()
-async def credits(ctx: Ctx) -> dict:
+async def credits(ctx: ForemControlCtx) -> dict:
     """listing credits: {users: {username: n}, organizations: {username: n}}"""
     with ctx.store.read() as db:
         users = db.execute("SELECT username, credits FROM users ORDER BY id").fetchall()
@@ -65,7 +65,7 @@ async def credits(ctx: Ctx) -> dict:
 
 
 @forem_control()
-async def rate_limits(ctx: Ctx) -> dict:
+async def rate_limits(ctx: ForemControlCtx) -> dict:
     """{enabled: bool} switches the article rate limits"""
     limiter = ctx.forem.limiter
     if ctx.request.method == "POST":
@@ -74,7 +74,7 @@ async def rate_limits(ctx: Ctx) -> dict:
 
 
 @forem_control()
-async def user_agent_check(ctx: Ctx) -> dict:
+async def user_agent_check(ctx: ForemControlCtx) -> dict:
     """{enabled: bool} answers the edge's 403 to the User-Agents it refuses"""
     if ctx.request.method == "POST":
         ctx.forem.user_agent_check = flag(await ctx.object())
@@ -82,7 +82,7 @@ async def user_agent_check(ctx: Ctx) -> dict:
 
 
 @forem_control()
-async def invitations(ctx: Ctx) -> list[dict]:
+async def invitations(ctx: ForemControlCtx) -> list[dict]:
     """invitations sent by POST /api/admin/users: [{email, name, custom_invite_*, sent_count}]"""
     with ctx.store.read() as db:
         rows = db.execute(
@@ -96,7 +96,7 @@ EXTRAS = ("published_at", "public_reactions_count", "page_views_count", "feature
 
 
 @forem_control(status=201)
-async def bulk_articles(ctx: Ctx) -> dict:
+async def bulk_articles(ctx: ForemControlCtx) -> dict:
     """bulk-create articles without rate limits: {username?, articles: [...]}
 
     Through the API's rules but without rate limits. Besides the write payload's fields
@@ -127,7 +127,7 @@ async def bulk_articles(ctx: Ctx) -> dict:
 
 
 @forem_control()
-async def edit_article(ctx: Ctx) -> dict:
+async def edit_article(ctx: ForemControlCtx) -> dict:
     """{body_markdown} an edit made on the website (front matter rules apply, edited_at set)"""
     body = await ctx.object()
     if not isinstance(body.get("body_markdown"), str):
@@ -154,7 +154,7 @@ def _target(body: dict[str, Any]) -> tuple[str, int]:
 
 
 @forem_control(status=201)
-async def create_comment(ctx: Ctx) -> dict:
+async def create_comment(ctx: ForemControlCtx) -> dict:
     """add a comment: {article_id | podcast_episode_id, parent_id_code?, username?, body_markdown? | body_html?}"""
     body = await ctx.object()
     kind, target = _target(body)
@@ -187,7 +187,7 @@ async def create_comment(ctx: Ctx) -> dict:
 
 
 @forem_control()
-async def remove_comment(ctx: Ctx) -> Response:
+async def remove_comment(ctx: ForemControlCtx) -> Response:
     """delete a comment (one with replies stays as `[deleted]`)"""
     comment_id = text.from_base26(ctx.path_param("id_code"))
     with ctx.store.transaction() as db:
@@ -197,7 +197,7 @@ async def remove_comment(ctx: Ctx) -> Response:
 
 
 @forem_control(status=201)
-async def add_to_reading_list(ctx: Ctx) -> dict:
+async def add_to_reading_list(ctx: ForemControlCtx) -> dict:
     """{username?, count} add reading-list entries
 
     Published articles of other users not yet on the list first, then new ones (by

@@ -250,6 +250,19 @@ def test_limiter_counts_requests_in_flight():
     assert limiter.acquire(clock.sleep) == pytest.approx(10.0, abs=0.01)
 
 
+def test_room_in_the_window_is_waited_for_without_taking_a_slot():
+    clock = Clock()
+    limiter = SlidingWindowLimiter(2, 10.0, clock=clock)
+    for _ in range(5):  # uncounted requests (draft creates) never fill the window
+        assert limiter.wait_for_room(clock.sleep) == 0
+    limiter.acquire(clock.sleep)
+    limiter.record()
+    limiter.acquire(clock.sleep)
+    limiter.record()  # full: two counted requests at 100
+    assert limiter.wait_for_room(clock.sleep) == pytest.approx(10.0, abs=0.01)
+    assert limiter.acquire(clock.sleep) == 0  # waiting for room took no slot
+
+
 def test_limiter_holds_after_a_429():
     clock = Clock()
     limiter = SlidingWindowLimiter(10, 30.0, clock=clock)

@@ -3,15 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-SYNC_CONFIG = """
-[site]
-title = "Sync site"
-url = "https://example.com/blog"
-
-[forem]
-rate_window = 1
-"""
+from sync_helpers import SYNC_CONFIG
 
 
 @pytest.fixture

@@ -16,6 +16,16 @@ from typing import Any
 
 import httpx
 
+# A project whose rate-limit window matches the sandbox's (1 s).
+SYNC_CONFIG = """
+[site]
+title = "Sync site"
+url = "https://example.com/blog"
+
+[forem]
+rate_window = 1
+"""
+
 
 def api_get(sandbox, path: str, **params: Any) -> Any:
     """GET an /api path as the demo account."""

@@ -8,7 +8,7 @@ import time
 import httpx
 import pytest
 from hostile import article
-from sync_helpers import control, lock_entries, my_articles, titles, web_edit, writes
+from sync_helpers import SYNC_CONFIG, control, lock_entries, my_articles, titles, web_edit, writes
 
 
 def test_first_publish_then_nothing_to_do(site, env, sandbox):
@@ -40,6 +40,34 @@ def test_first_publish_then_nothing_to_do(site, env, sandbox):
     assert writes(sandbox) == {}
     assert json.loads((site.root / "toolkit.lock").read_text()) == lock
     assert sorted(titles(sandbox)).count("Post number 3") == 1
+
+
+def test_a_first_publish_of_drafts_does_not_wait_on_the_create_window(make_project, env,
+                                                                       sandbox):
+    # The client believes in a 30 s window of 10 creates; 15 drafts still go out at once,
+    # because Forem counts only published articles against the create limit.
+    site = make_project(SYNC_CONFIG.replace("rate_window = 1", "rate_window = 30"))
+    for i in range(15):
+        site.post(f"draft-{i:02}", f"Draft number {i}", f"Body of draft {i}.\n")
+    sandbox.reset_stats()
+    result = site.run("publish", "--json", env=env)
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["waits"] == []
+    assert writes(sandbox) == {"POST 201": 15}
+    assert all(not a["published"] for a in my_articles(sandbox) if a["title"].startswith("Draft"))
+
+
+def test_published_creates_still_wait_on_the_create_window(site, env, sandbox):
+    for i in range(12):
+        site.post(f"live-{i:02}", f"Live number {i}", f"Body of live post {i}.\n",
+                  published=True)
+    sandbox.reset_stats()
+    result = site.run("publish", "--json", env=env)
+    assert result.exit_code == 0, result.output
+    reasons = {wait["reason"] for wait in json.loads(result.stdout)["waits"]}
+    assert "rate limit: 10 creates per 1 s" in reasons
+    assert writes(sandbox) == {"POST 201": 12}
 
 
 def test_local_edit_is_an_update_even_after_a_title_change(site, env, sandbox):

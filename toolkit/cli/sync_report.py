@@ -125,6 +125,8 @@ def print_json(result: PublishResult) -> None:
         "summary": {action.value: result.count(action) for action in Action},
         "failed": len(result.failed),
         "requests": result.requests,
+        "waits": [{"seconds": round(seconds, 3), "reason": reason}
+                  for seconds, reason in result.waits],
         "posts": [outcome_json(o) for o in result.outcomes],
     }
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))

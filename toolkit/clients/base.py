@@ -197,17 +197,21 @@ class ApiClient:
         json: Any = None,
         idempotent: bool = True,
         limiter: SlidingWindowLimiter | None = None,
+        counted: bool = True,
     ) -> httpx.Response:
         """Send one request, retrying what can safely be retried; raise `ApiError` otherwise.
 
         With a `limiter`, each attempt first takes a slot of it (waiting while its window
         is full) and gives it back, or has it counted, according to how the attempt ended.
+        A request the server checks against the limit but does not count (`counted=False`)
+        only waits while the window is full.
         """
         params = {k: v for k, v in (params or {}).items() if v is not None}
         retries = 0
         while True:
             if limiter is not None:
-                limiter.acquire(lambda seconds: self.wait(seconds, limiter.reason))
+                pause = limiter.acquire if counted else limiter.wait_for_room
+                pause(lambda seconds: self.wait(seconds, limiter.reason))
             try:
                 with self._count_lock:
                     self.requests_made += 1
@@ -216,7 +220,7 @@ class ApiClient:
             except httpx.TransportError as exc:
                 # A connection that was never made certainly did not reach the server.
                 unsent = isinstance(exc, NEVER_SENT)
-                if limiter is not None:
+                if limiter is not None and counted:
                     if unsent:
                         limiter.release()
                     else:
@@ -235,14 +239,15 @@ class ApiClient:
                 default = limiter.window if limiter is not None else self.retry.default_retry_after
                 seconds = min(retry_after_seconds(response, default), self.retry.max_retry_after)
                 if limiter is not None:
-                    limiter.hold(seconds)  # its next acquire waits, for every sender on it
+                    # its next acquire waits, for every sender on it
+                    limiter.hold(seconds, reserved=counted)
                 if retries + 1 >= self.retry.attempts:
                     raise status_error(response, retry_after=seconds)
                 if limiter is None:
                     self.wait(seconds, f"{method} {path}: {HELD}")
                 retries += 1
                 continue
-            if limiter is not None:
+            if limiter is not None and counted:
                 limiter.record()
             if response.status_code < 400:
                 return response

@@ -1,9 +1,10 @@
 """Client of the publishing API (Forem / dev.to v0.9.7): every endpoint of the seed spec.
 
 Paths are the real ones (reference/NOTES.md fills in what the seed leaves out). Article
-creates and updates go through client-side sliding-window limiters (10 creates and 30
-updates per window, 30 s on the real service), so a bulk publish paces itself instead of
-collecting 429s. The API key travels in the `api-key` header only, added by `ApiKeyAuth`
+creates and updates go through client-side sliding-window limiters (10 published creates
+and 30 updates per window, 30 s on the real service), so a bulk publish paces itself
+instead of collecting 429s; draft creates are not counted by the service, so they take
+no slot. The API key travels in the `api-key` header only, added by `ApiKeyAuth`
 as each request leaves.
 """
 
@@ -123,10 +124,17 @@ class ForemClient(ApiClient):
         return Article.from_json(self.get_json(f"/api/articles/{username}/{slug}"))
 
     def create_article(self, payload: dict[str, Any]) -> Article:
-        """POST /api/articles. Not retried after an ambiguous failure: the caller reconciles."""
+        """POST /api/articles. Not retried after an ambiguous failure: the caller reconciles.
+
+        Forem's create limit counts the published articles created in the window; a draft
+        create is checked against it but not counted (`RateLimitChecker`), so drafts take
+        no slot of the create limiter and wait only while it is full.
+        """
         self._require_key("Creating an article")
+        article = payload.get("article")
+        published = isinstance(article, dict) and article.get("published") is True
         response = self.send("POST", "/api/articles", json=payload, idempotent=False,
-                             limiter=self.create_limiter)
+                             limiter=self.create_limiter, counted=published)
         return Article.from_json(json_body(response))
 
     def update_article(self, article_id: int, payload: dict[str, Any]) -> Article:

@@ -79,7 +79,7 @@ def publish(cli: CliContext, paths: tuple[str, ...], dry_run: bool, force: bool,
     (`published: false`) stay drafts. Articles edited on the website since the last publish
     are conflicts, skipped unless --force; articles deleted on the website are conflicts too,
     created again only with --recreate. Writes are paced to the API's rate limits
-    (10 creates and 30 updates per 30 s). Shows a progress bar on a terminal, a line for
+    (10 published creates and 30 updates per 30 s; drafts are not paced). Shows a progress bar on a terminal, a line for
     each post written or failed (-v: every post) and a summary table. Needs FOREM_API_KEY.
 
     One writer at a time: a publish holds .toolkit/run.lock (so do pull and watch's draft

@@ -18,7 +18,7 @@ from toolkit.commands.sandbox import DEFAULT_DB, RunningSandbox
               help=f"SQLite file holding the state (default: {DEFAULT_DB}).")
 @click.option("--memory", is_flag=True, help="Keep the state in memory; gone when it stops.")
 @click.option("--rate-window", type=click.FloatRange(min=0.001), default=30.0, show_default=True,
-              help="Seconds of the article rate-limit window (10 creates, 30 updates).")
+              help="Seconds of the article rate-limit window (10 published creates, 30 updates).")
 @click.option("--no-seed", is_flag=True,
               help="Start a new database with the accounts only: no articles, comments, listings.")
 @click.option("--allow-remote", is_flag=True,

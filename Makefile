@@ -8,8 +8,10 @@ STAMP  := $(VENV)/.installed-stamp
 # toolkit/) joins them, and so CI, by adding `typecheck` to this line.
 LINT_CHECKS := lint-ruff lint-workflows
 
-# Test workers (pytest-xdist): one per core; `make test WORKERS=0` runs in one process.
-WORKERS ?= auto
+# Test workers (pytest-xdist): four, even on two cores, as many tests mostly wait (on
+# subprocesses, on the sandbox's rate-limit windows, on server deadlines). `make test
+# WORKERS=0` runs the suite in one process.
+WORKERS ?= 4
 
 .PHONY: install test site demo publish watch bench lint lint-ruff lint-workflows typecheck clean
 

@@ -104,7 +104,7 @@ class Watch:
             return len(self.lines), len(self.events), self._ended
 
     def mark(self) -> tuple[int, int]:
-        """Where the output and the events are now; `since(mark)` looks only after it."""
+        """Where the output and the events are now: the helpers taking it look after it."""
         with self._news:
             return len(self.lines), len(self.events)
 

@@ -4,7 +4,16 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install test site demo publish watch bench lint clean
+# The checks `make lint` runs (each a target below). `make typecheck` (mypy, strict on
+# toolkit/) joins them, and so CI, by adding `typecheck` to this line.
+LINT_CHECKS := lint-ruff lint-workflows
+
+# Test workers (pytest-xdist): four, even on two cores, as many tests mostly wait (on
+# subprocesses, on the sandbox's rate-limit windows, on server deadlines). `make test
+# WORKERS=0` runs the suite in one process.
+WORKERS ?= 4
+
+.PHONY: install test site demo publish watch bench lint lint-ruff lint-workflows typecheck clean
 
 install: $(STAMP)
 
@@ -15,10 +24,19 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(WORKERS)
 
-lint: install
+lint: $(LINT_CHECKS)
+
+lint-ruff: install
 	$(BIN)/ruff check .
+
+# The GitHub workflows: pinned actions, least permissions, no template injection.
+lint-workflows: install
+	$(BIN)/zizmor --offline --quiet --min-severity medium .github/workflows
+
+typecheck: install
+	$(BIN)/mypy
 
 site: install
 	$(BIN)/toolkit build

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import textwrap
 from collections.abc import Callable, Iterator
@@ -46,17 +47,15 @@ class Project:
         return path
 
     def run(self, *args: str, env: dict[str, str] | None = None, input: str | None = None) -> Result:
-        """Run the real CLI in-process against this project's `toolkit.toml`."""
-        runner = CliRunner()
-        old = Path.cwd()
-        os.chdir(self.root)
-        try:
-            return runner.invoke(
+        """Run the real CLI in-process against this project's `toolkit.toml`, from the
+        project's folder as a writer would: relative paths in arguments and in the output
+        are the project's. The working folder is per process, and each pytest-xdist worker
+        is a process of its own; no other thread of a test process uses relative paths."""
+        with contextlib.chdir(self.root):
+            return CliRunner().invoke(
                 main, ["--config", str(self.root / "toolkit.toml"), *args], env=env, input=input,
                 catch_exceptions=False,
             )
-        finally:
-            os.chdir(old)
 
 
 DEFAULT_CONFIG = """

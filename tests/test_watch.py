@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import re
 import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -26,22 +27,20 @@ rate_window = 1
 """
 
 
-def wait_for(condition, timeout: float = 10.0, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError("condition not met in time")
-
-
 class Watch:
-    """A running `toolkit watch` with its output and a live-reload client."""
+    """A running `toolkit watch`, its output lines and the events of a live-reload client.
+
+    Tests wait on what watch says, never on the clock: `until(condition)` checks the
+    condition again each time a line or an event arrives. A rebuild that writes ends with
+    a `reload` event, and a push that writes or fails with a line, so a condition on the
+    pages, the output or the sandbox's records that is false after the last of them stays
+    false until the next one."""
 
     def __init__(self, root: Path, *args: str, env: dict[str, str] | None = None):
         self.lines: list[str] = []
-        self.events: queue.Queue = queue.Queue()
+        self.events: list[tuple[str, object]] = []
+        self._news = threading.Condition()
+        self._ended = False
         self.process = subprocess.Popen(
             [sys.executable, "-m", "toolkit", "--config", str(root / "toolkit.toml"), "watch",
              "--port", "0", *args],
@@ -50,16 +49,19 @@ class Watch:
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        line = wait_for(lambda: next((x for x in self.lines if "Serving http" in x), None), 20)
+        line = self.until(lambda: next((x for x in self.lines if "Serving http" in x), None), 20)
         self.url = re.search(r"(http://\S+?)/?\s", line + " ").group(1)
         self._sse = threading.Thread(target=self._listen, daemon=True)
         self._sse.start()
-        wait_for(lambda: self.events.qsize() >= 1)  # the initial "problems" event
-        self.events.get()
+        self.until(lambda: self.events)  # the initial "problems" event
+        assert self.events[0][0] == "problems"
 
     def _read(self) -> None:
         for line in self.process.stdout:
-            self.lines.append(line.rstrip("\n"))
+            self._add(self.lines, line.rstrip("\n"))
+        with self._news:
+            self._ended = True
+            self._news.notify_all()
 
     def _listen(self) -> None:
         try:
@@ -69,24 +71,59 @@ class Watch:
                     if line.startswith("event: "):
                         name = line[7:]
                     elif line.startswith("data: ") and name:
-                        self.events.put((name, json.loads(line[6:])))
+                        self._add(self.events, (name, json.loads(line[6:])))
                         name = None
         except httpx.HTTPError:
             pass
 
+    def _add(self, where: list, item: object) -> None:
+        with self._news:
+            where.append(item)
+            self._news.notify_all()
+
+    def until(self, condition: Callable[[], Any], timeout: float = 10.0) -> Any:
+        """The first truthy value of `condition()`, checked now and after each new line or
+        event; fail when none comes within `timeout` seconds or watch has ended."""
+        deadline = time.monotonic() + timeout
+        while True:
+            seen = self._state()
+            value = condition()
+            if value:
+                return value
+            ended = seen[2]
+            with self._news:
+                arrived = not ended and self._news.wait_for(
+                    lambda seen=seen: self._state() != seen, deadline - time.monotonic())
+            if not arrived:
+                raise AssertionError(
+                    "condition not met " + ("before watch ended" if ended else "in time")
+                    + f"; output:\n{self.output()}\nevents: {self.events}")
+
+    def _state(self) -> tuple[int, int, bool]:
+        with self._news:
+            return len(self.lines), len(self.events), self._ended
+
+    def mark(self) -> tuple[int, int]:
+        """Where the output and the events are now: the helpers taking it look after it."""
+        with self._news:
+            return len(self.lines), len(self.events)
+
+    def lines_since(self, mark: tuple[int, int]) -> list[str]:
+        return self.lines[mark[0]:]
+
+    def events_since(self, mark: tuple[int, int], name: str) -> list:
+        return [data for event, data in self.events[mark[1]:] if event == name]
+
+    def reloaded(self, mark: tuple[int, int], path: str) -> list:
+        """The `reload` events since `mark` whose rebuild was caused by `path`."""
+        return [data for data in self.events_since(mark, "reload") if path in data["changed"]]
+
+    def said(self, mark: tuple[int, int], text: str) -> list[str]:
+        """The output lines since `mark` that contain `text`."""
+        return [line for line in self.lines_since(mark) if text in line]
+
     def output(self) -> str:
         return "\n".join(self.lines)
-
-    def reloads(self, settle: float = 0.6) -> list:
-        """The reload events that arrive until none has come for `settle` seconds."""
-        found = []
-        while True:
-            try:
-                name, data = self.events.get(timeout=settle)
-            except queue.Empty:
-                return found
-            if name == "reload":
-                found.append(data)
 
     def get(self, path: str) -> httpx.Response:
         return httpx.get(f"{self.url}{path}")
@@ -98,6 +135,12 @@ class Watch:
         self._reader.join(5)
         self.process.stdout.close()
         return self.process.returncode
+
+
+def last_seq(sandbox) -> int:
+    """The sequence number of the last request the sandbox recorded."""
+    answer = httpx.get(f"{sandbox.base_url}/__sandbox/requests", params={"limit": 1})
+    return answer.raise_for_status().json()["last_seq"]
 
 
 @pytest.fixture
@@ -126,25 +169,36 @@ def watch(site):
 def test_an_edit_rewrites_its_page_and_sends_one_reload(site, watch):
     w = watch("--no-push")
     assert "The first words." in w.get("/first/").text
+    mark = w.mark()
     site.post("first", "First post", "Edited words.\n", published=True, tags=["one"],
               date="2024-01-01")
-    assert len(w.reloads()) == 1
+    w.until(lambda: w.reloaded(mark, "content/first.md"))
     assert "Edited words." in w.get("/first/").text
     page = (site.root / ".toolkit" / "preview" / "first" / "index.html").read_text()
     assert "Edited words." in page and "EventSource" not in page  # script served, never built
     assert "EventSource" in w.get("/first/").text
+    # One reload for the edit: the next reload is the one of a later edit of another post.
+    site.post("second", "Second post", "Other words.\n", published=True, tags=["two"],
+              date="2024-01-02")
+    w.until(lambda: w.reloaded(mark, "content/second.md"))
+    reloads = w.events_since(mark, "reload")
+    assert len(reloads) == 2, reloads
+    assert "content/first.md" in reloads[0]["changed"]
+    assert "content/second.md" in reloads[1]["changed"]
 
 
 def test_a_bad_save_is_reported_and_the_next_good_one_recovers(site, watch):
     w = watch("--no-push")
+    mark = w.mark()
     site.write("content/first.md", "---\ntitle: First post\ntags: [a, b, c, d, e]\n---\nBroken.\n")
-    wait_for(lambda: "content/first.md:3: tags: 5 tags" in w.output())
-    problems = wait_for(lambda: next((d for n, d in list(w.events.queue) if n == "problems" and d), None))
+    w.until(lambda: "content/first.md:3: tags: 5 tags" in w.output())
+    problems = w.until(lambda: next((d for d in w.events_since(mark, "problems") if d), None))
     assert any("content/first.md:3" in p for p in problems)
     assert w.process.poll() is None  # still watching
     site.post("first", "First post", "Fixed.\n", published=True, date="2024-01-01")
-    wait_for(lambda: "fixed: content/first.md:3" in w.output())
-    wait_for(lambda: "Fixed." in w.get("/first/").text)
+    w.until(lambda: "fixed: content/first.md:3" in w.output())
+    w.until(lambda: w.events_since(mark, "problems")[-1] == [])  # the box on the page goes
+    assert "Fixed." in w.get("/first/").text
 
 
 def test_an_impossible_date_is_reported_and_the_next_good_save_rebuilds(site, watch):
@@ -169,7 +223,7 @@ def test_template_edit_rerenders_the_pages_that_use_it(site, watch):
     w = watch("--no-push")
     index_before = w.get("/").text
     site.write("templates/post.html", original.replace("</article>", "<p>TEMPLATE-MARK</p></article>", 1))
-    wait_for(lambda: "TEMPLATE-MARK" in w.get("/first/").text)
+    w.until(lambda: "TEMPLATE-MARK" in w.get("/first/").text)
     assert "TEMPLATE-MARK" in w.get("/second/").text
     assert w.get("/").text == index_before
 
@@ -177,10 +231,10 @@ def test_template_edit_rerenders_the_pages_that_use_it(site, watch):
 def test_new_and_deleted_posts(site, watch):
     w = watch("--no-push")
     site.post("third", "A third post", "New.\n", published=True, date="2024-01-03")
-    wait_for(lambda: "A third post" in w.get("/").text)
+    w.until(lambda: "A third post" in w.get("/").text)
     assert w.get("/third/").status_code == 200
     (site.content / "second.md").unlink()
-    wait_for(lambda: "Second post" not in w.get("/").text)
+    w.until(lambda: "Second post" not in w.get("/").text)
     assert w.get("/second/").status_code == 404
 
 
@@ -195,23 +249,36 @@ def test_quick_saves_make_one_rebuild_and_one_remote_update(site, watch, sandbox
     sandbox.reset()
     env = {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
     site.post("note", "Draft note", "Version 0.\n", published=False)
+    site.post("other", "Other draft", "Other 0.\n", published=False)
     assert site.run("publish", env=env).exit_code == 0
     w = watch(env=env)
     sandbox.reset_stats()
-    for version in range(1, 6):
+    seq = last_seq(sandbox)
+    mark = w.mark()
+    for version in range(1, 6):  # a writer saving five times in quick succession
         site.post("note", "Draft note", f"Version {version}.\n", published=False)
         time.sleep(0.03)
-    assert len(w.reloads(settle=1.5)) == 1
-    wait_for(lambda: sandbox.count("PUT", "/api/articles/{id}") >= 1)
-    time.sleep(1.0)  # room for a second update, which must not come
-    assert sandbox.count("PUT", "/api/articles/{id}") == 1
+    w.until(lambda: w.said(mark, "draft content/note.md"))
+    # Saving another draft makes the next rebuild and push: a second rebuild or update of
+    # the note would come before them.
+    site.post("other", "Other draft", "Other 1.\n", published=False)
+    w.until(lambda: w.said(mark, "draft content/other.md"))
+    reloads = w.events_since(mark, "reload")
+    assert len(reloads) == 2, reloads
+    assert "content/note.md" in reloads[0]["changed"]
+    rebuilds = w.said(mark, "rebuilt after")
+    assert len(rebuilds) == 2 and "content/note.md" in rebuilds[0], rebuilds
+    assert len(w.said(mark, "draft content/note.md")) == 1
+    assert sandbox.count("PUT", "/api/articles/{id}") == 2  # the note's and the other's
     assert sandbox.count("POST", "/api/articles") == 0
     article_id = json.loads((site.root / "toolkit.lock").read_text())["posts"]["content/note.md"]["article_id"]
+    note_puts = [r for r in sandbox.requests(after=seq) if r["method"] == "PUT"
+                 and r["path"] == f"/api/articles/{article_id}"]
+    assert len(note_puts) == 1
     mine = httpx.get(f"{sandbox.base_url}/api/articles/me/unpublished",
                      headers={"api-key": sandbox.demo_api_key}).json()
     (article,) = [a for a in mine if a["id"] == article_id]
     assert "Version 5." in article["body_markdown"]
-    assert len([line for line in w.lines if line.startswith("rebuilt after")]) == 1
 
 
 def test_watch_never_publishes(site, watch, sandbox):
@@ -220,7 +287,7 @@ def test_watch_never_publishes(site, watch, sandbox):
     w = watch(env=env)
     sandbox.reset_stats()
     site.post("fresh", "Fresh and public", "Hello.\n", published=True)
-    wait_for(lambda: "will be published by `toolkit publish`" in w.output())
+    w.until(lambda: "will be published by `toolkit publish`" in w.output())
     assert sandbox.count("POST", "/api/articles") == 0 and sandbox.count("PUT") == 0
 
 
@@ -235,9 +302,9 @@ def test_a_config_change_is_reloaded_or_explained(site, watch):
     w = watch("--no-push")
     config = (site.root / "toolkit.toml").read_text()
     (site.root / "toolkit.toml").write_text(config.replace('title = "Watched site"', 'title = "Renamed site"'))
-    wait_for(lambda: "Renamed site" in w.get("/").text)
+    w.until(lambda: "Renamed site" in w.get("/").text)
     (site.root / "toolkit.toml").write_text(config + "\n[site\n")
-    wait_for(lambda: "toolkit.toml not reloaded" in w.output())
+    w.until(lambda: "toolkit.toml not reloaded" in w.output())
     assert "not valid TOML" in w.output()
     assert w.process.poll() is None and "Renamed site" in w.get("/").text
 
@@ -252,11 +319,13 @@ def test_a_failed_push_is_reported_and_retried_with_the_next_save(site, watch, s
     sandbox.fault("PUT", "/api/articles/{id}", status=422)
     sandbox.reset_stats()
     site.post("note", "Draft note", "Version 1.\n", published=False)
-    wait_for(lambda: "push failed content/note.md" in w.output())
+    w.until(lambda: "push failed content/note.md" in w.output())
     assert sandbox.count("PUT", "/api/articles/{id}", 422) == 1
     # Saving another post pushes the failed one again, with its latest text.
+    mark = w.mark()
     site.post("other", "Other draft", "Other 1.\n", published=False)
-    wait_for(lambda: sandbox.count("PUT", "/api/articles/{id}", 200) == 2)
+    w.until(lambda: w.said(mark, "draft content/note.md") and w.said(mark, "draft content/other.md"))
+    assert sandbox.count("PUT", "/api/articles/{id}", 200) == 2
     mine = httpx.get(f"{sandbox.base_url}/api/articles/me/unpublished",
                      headers={"api-key": sandbox.demo_api_key}).json()
     bodies = {a["title"]: a["body_markdown"] for a in mine}
@@ -274,11 +343,13 @@ def test_a_push_waits_for_another_run_and_says_so_when_it_gives_up(site, watch, 
     sandbox.reset_stats()
     with run_lock(site.root / ".toolkit", "publish"):  # a publish is running
         site.post("note", "Draft note", "Version 1.\n", published=False)
-        wait_for(lambda: "another toolkit run holds .toolkit/run.lock: publish" in w.output())
+        w.until(lambda: "another toolkit run holds .toolkit/run.lock: publish" in w.output())
         assert "push failed" in w.output() and "retried with the next save" in w.output()
         assert sandbox.count("PUT") == 0
+    mark = w.mark()
     site.post("note", "Draft note", "Version 2.\n", published=False)
-    wait_for(lambda: sandbox.count("PUT", "/api/articles/{id}", 200) == 1)
+    w.until(lambda: w.said(mark, "draft content/note.md"))
+    assert sandbox.count("PUT", "/api/articles/{id}", 200) == 1
     mine = httpx.get(f"{sandbox.base_url}/api/articles/me/unpublished",
                      headers={"api-key": sandbox.demo_api_key}).json()
     assert any("Version 2." in a["body_markdown"] for a in mine if a["title"] == "Draft note")

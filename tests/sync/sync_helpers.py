@@ -109,10 +109,29 @@ def lock_entries(project) -> dict[str, dict]:
     return json.loads((project.root / "toolkit.lock").read_text())["posts"]
 
 
+def complete_request(data: bytes) -> bool:
+    """Whether `data` is empty or ends a whole HTTP/1.1 request: its head, and its body as
+    long as the head's Content-Length (or up to the last chunk)."""
+    if not data:
+        return True
+    head, found, body = bytes(data).partition(b"\r\n\r\n")
+    if not found:
+        return False
+    fields = dict(line.split(b":", 1) for line in head.split(b"\r\n")[1:] if b":" in line)
+    fields = {name.strip().lower(): value.strip().lower() for name, value in fields.items()}
+    if fields.get(b"transfer-encoding") == b"chunked":
+        return body.endswith(b"0\r\n\r\n")
+    return len(body) >= int(fields.get(b"content-length", b"0"))
+
+
 class PatientProxy:
     """A TCP forwarder in front of the sandbox that, like a real network path, lets a
     request the client has already sent reach the server and finish there even when the
-    client gave up waiting (timed out, or was killed) and closed its connection."""
+    client gave up waiting (timed out, or was killed) and closed its connection.
+
+    A request the client had not finished sending when it closed (killed between the
+    head and the body) can never be answered: its connection to the server is closed at
+    once, as the server itself would after its body timeout."""
 
     def __init__(self, target_url: str):
         parts = httpx.URL(target_url)
@@ -121,6 +140,7 @@ class PatientProxy:
         self.base_url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
         self._open: list[socket.socket] = []
         self._last: dict[int, str] = {}  # connection -> who sent bytes last: client/server
+        self._asked: dict[int, bytearray] = {}  # connection -> client bytes since the answer
         self._mutex = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -152,18 +172,26 @@ class PatientProxy:
                 break
             with self._mutex:
                 self._last[number] = side
+                if side == "client":
+                    self._asked.setdefault(number, bytearray()).extend(data)
+                else:
+                    self._asked.pop(number, None)
             if sink_open:
                 try:
                     sink.sendall(data)
                 except OSError:
                     sink_open = False  # the client is gone: keep reading the server's answer
-        if side == "server":  # the server is done with the connection: both ends can go
+        with self._mutex:
+            unfinished = side == "client" and not complete_request(self._asked.get(number, b""))
+        if side == "server" or unfinished:  # nothing more to answer: both ends can go
             with self._mutex:
                 self._last.pop(number, None)
+                self._asked.pop(number, None)
             for end in (source, sink):
                 with contextlib.suppress(OSError):
                     end.close()
-        # The client's end closed: the server's stays open until it has answered.
+        # The client's end closed after a whole request: the server's end stays open until
+        # it has answered.
 
     def close(self) -> None:
         self.listener.close()

@@ -207,13 +207,13 @@ def test_an_impossible_date_is_reported_and_the_next_good_save_rebuilds(site, wa
                "---\ntitle: First post\npublished: true\ndate: 2024-02-30\n---\nBad date.\n")
     problem = ("content/first.md:4: front matter: 2024-02-30 is not a valid date "
                "(day is out of range for month)")
-    wait_for(lambda: problem in w.output())
+    w.until(lambda: problem in w.output())
     assert "Traceback" not in w.output()
     assert w.process.poll() is None  # still watching
     assert "More words." in w.get("/second/").text
     site.post("first", "First post", "A good date again.\n", published=True, date="2024-01-01")
-    wait_for(lambda: "A good date again." in w.get("/first/").text)
-    wait_for(lambda: f"fixed: {problem}" in w.output())
+    w.until(lambda: "A good date again." in w.get("/first/").text)
+    w.until(lambda: f"fixed: {problem}" in w.output())
 
 
 def test_template_edit_rerenders_the_pages_that_use_it(site, watch):

@@ -20,7 +20,7 @@ install: $(STAMP)
 # Re-install only when the project's metadata changed (idempotent).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,sdk]'
 	touch $(STAMP)
 
 test: install

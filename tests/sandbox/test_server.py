@@ -168,3 +168,21 @@ def test_cli_help_has_an_example() -> None:
     result = CliRunner().invoke(main, ["sandbox", "--help"])
     assert result.exit_code == 0
     assert "Example:" in result.output and "--memory" in result.output
+
+
+def test_interfaces_get_a_data_folder_removed_at_stop_in_memory_mode():
+    from toolkit.sandbox.server import SandboxServer
+
+    with SandboxServer(db_path=None) as server:
+        folder = server.state.files("archive")
+        (folder / "upload.bin").write_bytes(b"x")
+        assert folder.is_dir() and folder.parent == server.state.data_dir
+    assert not folder.exists()
+
+
+def test_a_database_file_keeps_its_data_folder_beside_it(tmp_path):
+    from toolkit.sandbox.server import SandboxServer
+
+    with SandboxServer(db_path=tmp_path / "sandbox.db") as server:
+        (server.state.files("logs") / "part.parquet").write_bytes(b"x")
+    assert (tmp_path / "sandbox.data" / "logs" / "part.parquet").is_file()

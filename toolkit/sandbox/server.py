@@ -13,6 +13,7 @@ the server stops.
 from __future__ import annotations
 
 import logging
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,7 @@ class SandboxServer:
         allow_remote: bool = False,
         extra_routes: Sequence[BaseRoute] = (),
         interfaces: Sequence[Interface] | None = None,
+        data_dir: Path | None = None,
     ):
         if not is_loopback(host) and not allow_remote:
             raise SandboxError(
@@ -67,6 +69,11 @@ class SandboxServer:
         # The emulated interfaces, composed into one application (app.default_interfaces).
         self.interfaces = tuple(interfaces if interfaces is not None else default_interfaces())
         self.created = False  # True when this start created (and seeded) the database
+        # Files of the interfaces (uploads, archives, log partitions): beside the database
+        # (`sandbox.db` -> `sandbox.data/`), or a temporary folder removed at stop.
+        self.data_dir = Path(data_dir) if data_dir is not None else (
+            self.db_path.with_suffix(".data") if self.db_path is not None else None)
+        self._temporary: tempfile.TemporaryDirectory[str] | None = None
         self.state: SandboxState | None = None
         self._store: Store | None = None
         self._server: BackgroundServer | None = None
@@ -83,7 +90,10 @@ class SandboxServer:
         except StoreError as exc:
             self._close_store()
             raise SandboxError(str(exc)) from None
-        self.state = SandboxState(store=self._store, host=self.host)
+        if self.data_dir is None:
+            self._temporary = tempfile.TemporaryDirectory(prefix="toolkit-sandbox-")
+        data_dir = Path(self._temporary.name) if self._temporary is not None else self.data_dir
+        self.state = SandboxState(store=self._store, host=self.host, data_dir=data_dir)
         app = create_app(self._store, self.rate_window, state=self.state,
                          extra_routes=self.extra_routes, interfaces=self.interfaces)
         self._server = BackgroundServer(app, self.host, self.port, name="sandbox")
@@ -91,7 +101,7 @@ class SandboxServer:
             self._server.start()
         except ServeError as exc:
             self._server = None
-            self._close_store()
+            self.stop()
             raise SandboxError(exc.message) from None
         self.port = self._server.port
         self._client = httpx.Client(
@@ -107,6 +117,9 @@ class SandboxServer:
             self._server.stop()
             self._server = None
         self._close_store()
+        if self._temporary is not None:
+            self._temporary.cleanup()
+            self._temporary = None
 
     def _close_store(self) -> None:
         if self._store is not None:

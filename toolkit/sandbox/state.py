@@ -4,6 +4,7 @@ interface's runtime state (Forem's rate-limit counters, its User-Agent switch...
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from toolkit.sandbox.faults import Faults
@@ -21,10 +22,21 @@ class SandboxState:
     host: str | None = None
     # Interface name -> its runtime state (`Interface.state`), each with a `reset()`.
     interfaces: dict[str, Any] = field(default_factory=dict)
+    # Where interfaces keep files (uploaded files, archives, log partitions): one folder
+    # each under it. None: the sandbox was built without one (`files()` refuses).
+    data_dir: Path | None = None
 
     def of(self, name: str) -> Any:
         """The runtime state of one interface."""
         return self.interfaces[name]
+
+    def files(self, name: str) -> Path:
+        """The folder of interface `name` for its files, created when first asked for."""
+        if self.data_dir is None:
+            raise RuntimeError("this sandbox has no data folder")
+        folder = self.data_dir / name
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
 
     def reset(self) -> None:
         """Back to the seed: every interface's data and runtime state, pending faults.

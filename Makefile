@@ -4,9 +4,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-# The checks `make lint` runs (each a target below). `make typecheck` (mypy, strict on
-# toolkit/) joins them, and so CI, by adding `typecheck` to this line.
-LINT_CHECKS := lint-ruff lint-workflows
+# The checks `make lint` runs, and so CI (each a target below; `typecheck` is mypy, strict
+# on toolkit/).
+LINT_CHECKS := lint-ruff lint-workflows typecheck
 
 # Test workers (pytest-xdist): four, even on two cores, as many tests mostly wait (on
 # subprocesses, on the sandbox's rate-limit windows, on server deadlines). `make test

@@ -16,6 +16,10 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.config import Config
 
 FILE = "file"
 FOLDER = "folder"
@@ -33,7 +37,7 @@ def project_folders(*folders: str | Path) -> tuple[str, ...]:
     return tuple(dict.fromkeys(os.path.realpath(folder) for folder in folders))
 
 
-def config_folders(config) -> tuple[str, ...]:
+def config_folders(config: Config) -> tuple[str, ...]:
     """The folders of a project: its root and the content and templates folders it names
     (those may lie elsewhere when `toolkit.toml` says so; the writer chose them). The
     configuration holds them resolved already, so this costs no system call."""
@@ -79,11 +83,12 @@ def classify(path: str, lstat: os.stat_result, folders: tuple[str, ...]
              ) -> tuple[str | None, os.stat_result | None, str]:
     """`(FILE or FOLDER, stat of what it names, "")` for a path that may be used, or
     `(None, None, reason)` for one to skip. `lstat` is the path's own stat."""
-    st: os.stat_result | None = lstat
+    st = lstat
     if stat.S_ISLNK(lstat.st_mode):
-        st, reason = follow_symlink(path, folders)
-        if st is None:
+        target, reason = follow_symlink(path, folders)
+        if target is None:
             return None, None, reason
+        st = target
     if stat.S_ISREG(st.st_mode):
         return FILE, st, ""
     if stat.S_ISDIR(st.st_mode):
@@ -91,7 +96,7 @@ def classify(path: str, lstat: os.stat_result, folders: tuple[str, ...]
     return None, None, not_regular(st.st_mode)
 
 
-def classify_entry(entry: os.DirEntry, folders: tuple[str, ...]
+def classify_entry(entry: os.DirEntry[str], folders: tuple[str, ...]
                    ) -> tuple[str | None, os.stat_result | None, str]:
     """`classify` for a directory entry; plain files and folders need no system call
     beyond the stat of a file, which the caller needs anyway."""

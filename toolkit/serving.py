@@ -87,7 +87,7 @@ class DeadlineH11Protocol(H11Protocol):
     head_timeout = HEAD_TIMEOUT
     body_timeout = BODY_TIMEOUT
 
-    def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+    def connection_made(self, transport: Any) -> None:
         self._deadline: asyncio.TimerHandle | None = None
         self._phase: str | None = None
         self._cycle_seen: Any = None
@@ -181,7 +181,8 @@ class BackgroundServer:
             self.app, log_config=None, access_log=False, lifespan="off", ws="none",
             http=_protocol(self.head_timeout, self.body_timeout),
             loop="asyncio", timeout_keep_alive=5,
-            timeout_graceful_shutdown=self.graceful_shutdown,
+            # uvicorn annotates it `int`, but hands it to asyncio.wait_for: seconds, any float.
+            timeout_graceful_shutdown=self.graceful_shutdown,  # type: ignore[arg-type]
         )
         uvicorn_log = logging.getLogger("uvicorn.error")
         if _QUIET_STOP not in uvicorn_log.filters:

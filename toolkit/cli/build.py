@@ -1,12 +1,18 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from toolkit.cli.context import CliContext, common_options, pass_cli
 from toolkit.cli.output import github_annotation, in_github_actions, stderr
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.commands.build import BuildProgress
+    from toolkit.site import BuildReport
 
 
 def _shown(path: Path) -> str:
@@ -43,7 +49,7 @@ def build(cli: CliContext, clean: bool | None, drafts: bool | None, out: str | N
     """
     from toolkit.commands.build import build as build_site
 
-    def run(progress=None):
+    def run(progress: BuildProgress | None = None) -> BuildReport:
         return build_site(cli.config, clean=bool(clean), drafts=bool(drafts), out=out,
                           progress=progress)
 
@@ -70,7 +76,7 @@ def build(cli: CliContext, clean: bool | None, drafts: bool | None, out: str | N
         raise SystemExit(1)
 
 
-def _with_progress(run):
+def _with_progress(run: Callable[[BuildProgress], BuildReport]) -> BuildReport:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     with Progress(TextColumn("building"), BarColumn(), MofNCompleteColumn(),

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import click
 
@@ -29,6 +31,9 @@ class CliContext:
                     click.echo(f"Warning: {warning}", err=True)
         return self._config
 
+
+# What an option decorator takes and gives back: a command's callback (or a command).
+F = TypeVar("F", bound=Callable[..., Any])
 
 pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 
@@ -71,7 +76,7 @@ def _set_quiet(ctx: click.Context, _param: click.Parameter, value: bool) -> None
         setup_logging(cli.verbose, cli.quiet)
 
 
-def common_options(command):
+def common_options(command: F) -> F:
     """`-v` and `-q` on every command too, so `toolkit publish -v` works like `toolkit -v publish`."""
     command = click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=_set_quiet,
                            help="Only errors.")(command)
@@ -79,7 +84,7 @@ def common_options(command):
                         help="Say more (repeat for debug output).")(command)
 
 
-def lock_timeout_option(default: float, waits: str):
+def lock_timeout_option(default: float, waits: str) -> Callable[[F], F]:
     """`--lock-timeout SECONDS` (env TOOLKIT_LOCK_TIMEOUT): how long `waits` waits for
     another toolkit run that holds .toolkit/run.lock."""
     return click.option(

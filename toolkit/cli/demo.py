@@ -33,6 +33,9 @@ def demo(cli: CliContext) -> None:
     with ConsoleReporter(verbose=cli.verbose, quiet=cli.quiet) as reporter:
         report = run_demo(cli.config, progress=reporter, on_step=step)
     pulled, published, mirrored, built = report.pulled, report.published, report.mirrored, report.built
+    # A demo that returns has done every step, comments included.
+    assert pulled is not None and published is not None and built is not None
+    assert mirrored is not None and mirrored.comments is not None
     print_summary(published, title="published to the sandbox")
     comments = mirrored.comments
     articles = len(comments.written) + comments.unchanged

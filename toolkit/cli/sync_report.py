@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from toolkit.cli.output import github_annotation, in_github_actions, stderr, stdout
 from toolkit.sync.engine import Outcome, PublishResult
 from toolkit.sync.plan import Action, PostPlan
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.content import Problem
 
 STYLE = {
     Action.CREATE: "green",
@@ -34,7 +45,7 @@ class ConsoleReporter:
         self.quiet = quiet
         self.enabled = enabled and not quiet
         self.progress: Progress | None = None
-        self.task = None
+        self.task: TaskID | None = None  # the bar's task, while there is a bar
 
     def planned(self, plans: list[PostPlan]) -> None:
         if not self.enabled or not stderr.is_terminal or not plans:
@@ -48,7 +59,7 @@ class ConsoleReporter:
         self.progress.start()
 
     def done(self, outcome: Outcome) -> None:
-        if self.progress is not None:
+        if self.progress is not None and self.task is not None:
             self.progress.update(self.task, advance=1, status="")
         if not self.enabled:
             return
@@ -64,7 +75,7 @@ class ConsoleReporter:
         console.print(line, markup=True, highlight=False)
 
     def waiting(self, seconds: float, reason: str) -> None:
-        if self.progress is not None:
+        if self.progress is not None and self.task is not None:
             status = f"[dim]waiting {seconds:.1f} s: {escape(reason)}"
             self.progress.update(self.task, status=status)
         elif self.enabled and self.verbose:
@@ -138,7 +149,7 @@ def annotate(result: PublishResult, *, err: bool = False) -> None:
     if not in_github_actions():
         return
     for outcome in result.failed:
-        problems = outcome.plan.problems or [None]
+        problems: Sequence[Problem | None] = outcome.plan.problems or [None]
         for problem in problems:
             message = problem.message if problem else outcome.message
             line = problem.line if problem else None

@@ -1,10 +1,16 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 from rich.markup import escape
 
 from toolkit.cli.context import CliContext, common_options, lock_timeout_option, pass_cli
 from toolkit.cli.output import stderr
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.site import BuildReport
+    from toolkit.sync.engine import Outcome
 
 
 class ConsoleWatchReporter:
@@ -18,7 +24,7 @@ class ConsoleWatchReporter:
         if not self.quiet:
             stderr.print(text, highlight=False)
 
-    def built(self, report, changed: list[str], seconds: float) -> None:
+    def built(self, report: BuildReport, changed: list[str], seconds: float) -> None:
         if not changed:
             self.say(f"built {report.posts} posts: {len(report.written)} file(s) written "
                      f"in {seconds:.2f} s")
@@ -34,7 +40,7 @@ class ConsoleWatchReporter:
         for line in fixed:
             self.say(f"[green]fixed:[/] {escape(line)}")
 
-    def pushed(self, outcomes) -> None:
+    def pushed(self, outcomes: list[Outcome]) -> None:
         for outcome in outcomes:
             if outcome.action.value == "unchanged" and outcome.ok:
                 continue

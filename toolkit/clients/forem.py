@@ -173,7 +173,9 @@ class ForemClient(ApiClient):
         """The threads exactly as the API returns them (what the mirror stores)."""
         if (article_id is None) == (podcast_episode_id is None):
             raise ValueError("give exactly one of article_id and podcast_episode_id")
-        return self.get_json("/api/comments", {"a_id": article_id, "p_id": podcast_episode_id})
+        threads: list[dict[str, Any]] = self.get_json(
+            "/api/comments", {"a_id": article_id, "p_id": podcast_episode_id})
+        return threads
 
     def comment(self, id_code: str) -> Comment:
         return Comment.from_json(self.get_json(f"/api/comments/{id_code}"))
@@ -228,7 +230,9 @@ class ForemClient(ApiClient):
     def update_listing(self, listing_id: int, listing: dict[str, Any]) -> dict[str, Any]:
         """PUT /api/listings/{id}: content fields, or `action` bump / publish / unpublish."""
         self._require_key("Updating a listing")
-        return json_body(self.send("PUT", f"/api/listings/{listing_id}", json={"listing": listing}))
+        listing_json: dict[str, Any] = json_body(
+            self.send("PUT", f"/api/listings/{listing_id}", json={"listing": listing}))
+        return listing_json
 
     # -- organisations, users, podcasts, tags, images -----------------------------------------
 

@@ -18,9 +18,11 @@ __all__ = [
     "CheckReport",
     "Payload",
     "Post",
+    "PostError",
     "Problem",
     "Severity",
     "check",
+    "load_post",
     "load_posts",
     "payload_for",
 ]

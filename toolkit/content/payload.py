@@ -16,9 +16,10 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
+from yaml.representer import SafeRepresenter
 
 from toolkit.content import images
 from toolkit.content.post import FOREM_KEYS, TOOLKIT_KEYS, Post
@@ -32,11 +33,13 @@ class Payload:
 
     @property
     def article(self) -> dict[str, Any]:
-        return self.data["article"]
+        article: dict[str, Any] = self.data["article"]
+        return article
 
     @property
     def body_markdown(self) -> str:
-        return self.data["article"]["body_markdown"]
+        body: str = self.data["article"]["body_markdown"]
+        return body
 
 
 def canonical_json(data: Any) -> bytes:
@@ -48,12 +51,19 @@ def body_digest(body_markdown: str) -> str:
     return hashlib.sha256(body_markdown.encode("utf-8")).hexdigest()
 
 
-class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
+# PyYAML has CSafeDumper only when built with libyaml; its stubs always declare it.
+if TYPE_CHECKING or hasattr(yaml, "CSafeDumper"):
+    _BaseDumper = yaml.CSafeDumper
+else:  # pragma: no cover - PyYAML built without libyaml
+    _BaseDumper = yaml.SafeDumper
+
+
+class _Dumper(_BaseDumper):
     """Block style, keys in the order given, long lines kept whole (libyaml's emitter when
     PyYAML has it: the same output, ten times faster)."""
 
 
-def _str_presenter(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+def _str_presenter(dumper: SafeRepresenter, value: str) -> yaml.ScalarNode:
     style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 

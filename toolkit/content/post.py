@@ -17,10 +17,11 @@ import datetime as dt
 import os
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import frontmatter
 import yaml
@@ -28,19 +29,24 @@ from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.events import (
     AliasEvent,
-    MappingEndEvent,
-    MappingStartEvent,
+    CollectionEndEvent,
+    CollectionStartEvent,
+    Event,
     ScalarEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
 )
+from yaml.nodes import Node, ScalarNode
 from yaml.resolver import Resolver
 
 from toolkit import localfiles
 from toolkit.content.problems import PostError, Problem
 
+if TYPE_CHECKING:  # pragma: no cover
+    from yaml._yaml import Mark as CMark
+
 try:  # libyaml's parser: the same events, ten times faster
-    from yaml.cyaml import CParser
+    from yaml._yaml import CParser as _CParser
+
+    CParser: type[_CParser] | None = _CParser
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     CParser = None
 
@@ -199,8 +205,10 @@ def parse_date(value: Any) -> dt.datetime | None:
 class FrontMatterRefused(yaml.MarkedYAMLError):
     """Front matter that is YAML but that toolkit will not use; `problem` says why."""
 
-    def __init__(self, problem: str, mark: yaml.Mark | None):
-        super().__init__(problem=problem, problem_mark=mark)
+    def __init__(self, problem: str, mark: yaml.Mark | CMark | None):
+        # The stubs take only PyYAML's own Mark; libyaml's events carry yaml._yaml.Mark,
+        # which has the same line and column.
+        super().__init__(problem=problem, problem_mark=mark)  # type: ignore[arg-type]
 
 
 def _shown(text: str, limit: int = 40) -> str:
@@ -209,6 +217,16 @@ def _shown(text: str, limit: int = 40) -> str:
 
 def _tag_name(tag: str) -> str:
     return _shown("!!" + tag[len(_YAML):] if tag.startswith(_YAML) else tag)
+
+
+class _Open:
+    """A list or mapping being read: its size so far (aliases expanded) and its anchor."""
+
+    __slots__ = ("size", "anchor")
+
+    def __init__(self, anchor: str | None):
+        self.size = 1
+        self.anchor = anchor
 
 
 class FrontMatterLoader(yaml.SafeLoader):
@@ -221,7 +239,12 @@ class FrontMatterLoader(yaml.SafeLoader):
     safe one, with every error of a value turned into a `FrontMatterRefused` at its line.
     """
 
+    # With libyaml, the instance's own: the parser's methods, bound.
+    check_event: Callable[..., bool]
+    peek_event: Callable[[], Event | None]
+
     def __init__(self, text: str):
+        self._next_event: Callable[[], Event | None]
         if CParser is not None:
             parser = CParser(text)
             # The composer's lookahead goes straight to libyaml; only `get_event`, which
@@ -235,61 +258,60 @@ class FrontMatterLoader(yaml.SafeLoader):
         else:  # pragma: no cover - PyYAML built without libyaml
             super().__init__(text)
             self._next_event = super().get_event
-        self._open: list[list] = []  # per open list or mapping: [size so far, anchor]
+        self._open: list[_Open] = []  # the lists and mappings being read, innermost last
         self._sizes: dict[str, int | None] = {}  # anchor -> expanded size (None: still open)
         self._expanded = 0
 
     # -- events, with the limits ---------------------------------------------------------
 
-    def get_event(self):
+    def get_event(self) -> Event | None:
         event = self._next_event()
-        kind = type(event)
-        if kind is ScalarEvent:
+        if isinstance(event, ScalarEvent):
             if event.tag is not None:
-                self._check_tag(event)
+                self._check_tag(event, event.tag)
             size = 1 + len(event.value)
             if event.anchor is not None:
                 self._sizes[event.anchor] = size
             self._grow(size, event)
-        elif kind is SequenceStartEvent or kind is MappingStartEvent:
+        elif isinstance(event, CollectionStartEvent):  # a sequence or a mapping
             if event.tag is not None:
-                self._check_tag(event)
+                self._check_tag(event, event.tag)
             if len(self._open) >= MAX_DEPTH:
                 raise FrontMatterRefused(
                     f"nested more than {MAX_DEPTH} levels deep", event.start_mark)
             if event.anchor is not None:
                 self._sizes[event.anchor] = None
-            self._open.append([1, event.anchor])
+            self._open.append(_Open(event.anchor))
             self._grow(0, event)
-        elif kind is SequenceEndEvent or kind is MappingEndEvent:
-            size, anchor = self._open.pop()
-            if anchor is not None:
-                self._sizes[anchor] = size
+        elif isinstance(event, CollectionEndEvent):
+            closed = self._open.pop()
+            if closed.anchor is not None:
+                self._sizes[closed.anchor] = closed.size
             if self._open:  # its size was counted as it was read
-                self._open[-1][0] += size
-        elif kind is AliasEvent:
-            size = self._sizes.get(event.anchor, 0)
-            if size is None:
+                self._open[-1].size += closed.size
+        elif isinstance(event, AliasEvent):
+            anchor = event.anchor or ""  # an alias always names its anchor
+            expanded = self._sizes.get(anchor, 0)
+            if expanded is None:
                 raise FrontMatterRefused(
-                    f"the alias *{_shown(event.anchor)} refers to a value that contains it",
+                    f"the alias *{_shown(anchor)} refers to a value that contains it",
                     event.start_mark)
-            self._grow(size, event)
+            self._grow(expanded, event)
         return event
 
     @staticmethod
-    def _check_tag(event) -> None:
-        if event.tag != "!" and (event.tag not in ALLOWED_TAGS
-                                 or not isinstance(event, ScalarEvent)):
+    def _check_tag(event: Event, tag: str) -> None:
+        if tag != "!" and (tag not in ALLOWED_TAGS or not isinstance(event, ScalarEvent)):
             raise FrontMatterRefused(
-                f"the tag {_tag_name(event.tag)} is not allowed (only the plain scalar tags "
+                f"the tag {_tag_name(tag)} is not allowed (only the plain scalar tags "
                 "!!str, !!int, !!float, !!bool, !!null and !!timestamp are)",
                 event.start_mark,
             )
 
-    def _grow(self, size: int, event) -> None:
+    def _grow(self, size: int, event: Event) -> None:
         """Count a value of `size` (a list or mapping just opened: 1) in the one it lies in."""
         if self._open and size:
-            self._open[-1][0] += size
+            self._open[-1].size += size
         self._expanded += size or 1
         if self._expanded > MAX_EXPANDED:
             raise FrontMatterRefused(
@@ -302,7 +324,7 @@ class FrontMatterLoader(yaml.SafeLoader):
 
     # -- values --------------------------------------------------------------------------
 
-    def construct_object(self, node, deep=False):
+    def construct_object(self, node: Node, deep: bool = False) -> Any:
         try:
             return super().construct_object(node, deep)
         except yaml.YAMLError:
@@ -315,7 +337,7 @@ class FrontMatterLoader(yaml.SafeLoader):
             raise FrontMatterRefused(f"{value} is not {what}{why}",
                                      node.start_mark) from None
 
-    def construct_yaml_int(self, node):
+    def construct_yaml_int(self, node: ScalarNode) -> int:
         value = super().construct_yaml_int(node)
         if value.bit_length() > MAX_INT_BITS:
             raise FrontMatterRefused("a number too large to use", node.start_mark)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -195,7 +195,8 @@ def canonical_url(post: Post, site_url: str | None) -> str | None:
     return None
 
 
-def _duplicates(posts: list[Post], key: str, value_of) -> list[Problem]:
+def _duplicates(posts: list[Post], key: str,
+                value_of: Callable[[Post], str | None]) -> list[Problem]:
     holders: dict[str, list[Post]] = defaultdict(list)
     for post in posts:
         value = value_of(post)

@@ -6,6 +6,7 @@ The site shows it (comments under posts, a reading-list page); git keeps its his
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
@@ -32,7 +33,7 @@ class MirrorResult:
     changed: list[str] = field(default_factory=list)
 
 
-def mirror_folder(config: Config):
+def mirror_folder(config: Config) -> Path:
     return config.site.content_dir / MIRROR_DIR
 
 

@@ -259,6 +259,7 @@ class SyncEngine:
 
     def _remember(self, plan: PostPlan, article: Article, *, save: bool = True) -> None:
         """Record what was sent and what the remote holds now."""
+        assert plan.payload is not None and plan.post is not None  # a plan from `decide`
         body = article.body_markdown if article.body_markdown is not None else plan.payload.body_markdown
         self.lock.record(
             plan.key,
@@ -325,6 +326,7 @@ class SyncEngine:
         return Outcome(plan, False, f"create failed: {last_error.message}")
 
     def _find_created(self, plan: PostPlan) -> Article | None:
+        assert plan.post is not None
         remote = self.read_remote()
         claimed = self.lock.claimed(except_key=plan.key)
         # The plan found no match before the create, so a match now is the article it made.

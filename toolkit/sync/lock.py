@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from toolkit.errors import SyncError
 from toolkit.fsutil import stable_json, write_if_changed
@@ -48,7 +49,7 @@ class LockEntry:
     pending_digest: str | None = None
     pending_body_digest: str | None = None
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         data = asdict(self)
         for key in ("pending_digest", "pending_body_digest"):
             if data[key] is None:

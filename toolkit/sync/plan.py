@@ -83,12 +83,14 @@ def decide(post: Post, payload: Payload, match: Match, entry: LockEntry | None,
     remote_body = article.body_markdown or ""
     remote_digest = body_digest(remote_body)
     found = f"article {article.id}" + (f" (found by {match.via})" if match.via != "toolkit.lock" else "")
-    ours = entry is not None and entry.article_id == article.id
+    # The lock's entry when it records this very article.
+    ours = entry if entry is not None and entry.article_id == article.id else None
     landed = False
-    if ours and remote_digest != entry.remote_digest and remote_digest == entry.pending_body_digest:
-        entry = plan.entry = landed_entry(entry, article.edited_at, remote_digest)
+    if (ours is not None and remote_digest != ours.remote_digest
+            and remote_digest == ours.pending_body_digest):
+        ours = plan.entry = landed_entry(ours, article.edited_at, remote_digest)
         landed = True
-    if ours and remote_digest != entry.remote_digest and remote_body != payload.body_markdown:
+    if ours is not None and remote_digest != ours.remote_digest and remote_body != payload.body_markdown:
         if force:
             plan.action, plan.reason = Action.UPDATE, f"overwrites the website edit of {found} (--force)"
         else:
@@ -99,7 +101,7 @@ def decide(post: Post, payload: Payload, match: Match, entry: LockEntry | None,
             )
         return plan
     unchanged_since_lock = (
-        ours and entry.sent_digest == payload.digest and entry.remote_digest == remote_digest
+        ours is not None and ours.sent_digest == payload.digest and ours.remote_digest == remote_digest
     )
     if unchanged_since_lock or (
         remote_body == payload.body_markdown and article.published in (None, post.published)
@@ -111,7 +113,7 @@ def decide(post: Post, payload: Payload, match: Match, entry: LockEntry | None,
     plan.action = Action.UPDATE
     if article.published is not None and article.published != post.published and remote_body == payload.body_markdown:
         plan.reason = f"{found}: {'publishes it' if post.published else 'turns it back into a draft'}"
-    elif ours:
+    elif ours is not None:
         plan.reason = f"{found}: the post changed since the last publish"
     else:
         plan.reason = f"{found} differs from the post"

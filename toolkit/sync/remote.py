@@ -8,11 +8,16 @@ title. Two candidates is never guessed at: the post is refused with both ids nam
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from toolkit.clients.forem_models import Article
-from toolkit.sync.lock import LockEntry
+from toolkit.sync.lock import Lock, LockEntry
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.content.post import Post
 
 
 @dataclass
@@ -38,7 +43,7 @@ class RemoteState:
         entry: LockEntry | None,
         canonical_url: str | None,
         title: str,
-        claimed: set[int] = frozenset(),
+        claimed: AbstractSet[int] = frozenset(),
     ) -> Match:
         """Find the post's article; `claimed` are ids the lock gives to other posts."""
         if entry is not None:
@@ -70,7 +75,8 @@ class RemoteState:
         return Match(None, "")
 
 
-def match_posts(remote: RemoteState, posts, lock, canonical_of) -> dict[str, Match]:
+def match_posts(remote: RemoteState, posts: Iterable[Post], lock: Lock,
+                canonical_of: Callable[[Post], str | None]) -> dict[str, Match]:
     """The match of every post (keyed by post path), with the lock's claims respected and
     no remote article given to two posts: the second one gets a problem instead."""
     claimed = {entry.article_id for entry in lock.entries.values()}

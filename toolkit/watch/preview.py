@@ -58,19 +58,20 @@ class Broadcaster:
     """Fan-out of events from the watcher's threads to every connected browser."""
 
     def __init__(self) -> None:
-        self._clients: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = set()
+        # Per browser: its loop and its queue of messages (None: the end of the stream).
+        self._clients: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[str | None]]] = set()
         self._lock = threading.Lock()
         self.problems: list[str] = []
         self.closed = threading.Event()
         self.sent: dict[str, int] = {}  # events sent, by name (for tests and the benchmark)
 
-    def subscribe(self) -> asyncio.Queue:
-        queue: asyncio.Queue = asyncio.Queue()
+    def subscribe(self) -> asyncio.Queue[str | None]:
+        queue: asyncio.Queue[str | None] = asyncio.Queue()
         with self._lock:
             self._clients.add((asyncio.get_running_loop(), queue))
         return queue
 
-    def unsubscribe(self, queue: asyncio.Queue) -> None:
+    def unsubscribe(self, queue: asyncio.Queue[str | None]) -> None:
         with self._lock:
             self._clients = {(loop, q) for loop, q in self._clients if q is not queue}
 

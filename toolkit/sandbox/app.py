@@ -116,7 +116,7 @@ class SandboxApp:
         self.state.sandbox = sandbox
         self._routers = {interface.name: Router(routes=list(interface.routes))
                          for interface in interfaces}
-        self._control_routes = list(control.routes)
+        self._control_routes: list[BaseRoute] = list(control.routes)
         aliases: list[BaseRoute] = []
         for interface in interfaces:
             for route in interface.control_routes:

@@ -15,13 +15,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from functools import wraps
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.interface import Answer, Endpoint, ErrorAnswer
 from toolkit.sandbox.limits import INT_MAX, parse_json, query_int
 from toolkit.sandbox.state import SandboxState
 
@@ -77,15 +77,31 @@ class ControlCtx:
 
 
 C = TypeVar("C", bound=ControlCtx)
+# A control handler on the context `C` it is given.
+ControlHandler = Callable[[C], Awaitable[Answer]]
 
 
-def control(status: int = 200, context: Callable[[Request], C] = ControlCtx  # type: ignore[assignment]
-            ) -> Callable[[Callable[[C], Awaitable[Any]]], Callable[[Request], Awaitable[Response]]]:
+@overload
+def control(status: int = 200) -> Callable[[ControlHandler[ControlCtx]], Endpoint]: ...
+
+
+@overload
+def control(status: int = 200, *, context: Callable[[Request], C]
+            ) -> Callable[[ControlHandler[C]], Endpoint]: ...
+
+
+@overload
+def control(status: int, context: Callable[[Request], C]
+            ) -> Callable[[ControlHandler[C]], Endpoint]: ...
+
+
+def control(status: int = 200, context: Callable[[Request], ControlCtx] = ControlCtx
+            ) -> Callable[[ControlHandler[Any]], Endpoint]:
     """Wrap a control handler `async def h(ctx) -> data | Response`: a dict or list becomes
     JSON with `status`, an `ErrorAnswer` the control error body, anything else a logged 500.
     `context` builds the ctx (an interface's control routes pass a richer one)."""
 
-    def decorate(handler: Callable[[C], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
+    def decorate(handler: ControlHandler[Any]) -> Endpoint:
         @wraps(handler)
         async def run(request: Request) -> Response:
             try:
@@ -115,32 +131,32 @@ def flag(body: dict[str, Any]) -> bool:
 
 
 @control()
-async def index(ctx: ControlCtx) -> dict:
+async def index(ctx: ControlCtx) -> dict[str, Any]:
     """This list: every control endpoint, the generic ones and each interface's."""
     return {"endpoints": ctx.app.control_index(), "interfaces": ctx.app.describe()}
 
 
 @control()
-async def health(ctx: ControlCtx) -> dict:
+async def health(ctx: ControlCtx) -> dict[str, Any]:
     """{ok: true}"""
     return {"ok": True}
 
 
 @control()
-async def stats(ctx: ControlCtx) -> dict:
+async def stats(ctx: ControlCtx) -> dict[str, Any]:
     """request counts: {requests: [{interface, method, route, status, count}]}"""
     return {"requests": ctx.state.recorder.stats()}
 
 
 @control()
-async def reset_stats(ctx: ControlCtx) -> dict:
+async def reset_stats(ctx: ControlCtx) -> dict[str, Any]:
     """zero the request counts"""
     ctx.state.recorder.reset_stats()
     return {"reset": True}
 
 
 @control()
-async def requests(ctx: ControlCtx) -> dict:
+async def requests(ctx: ControlCtx) -> dict[str, Any]:
     """request records after SEQ (?after=SEQ&limit=N); callers by id, never a secret"""
     after = max(ctx.int_param("after") or 0, 0)
     limit = min(max(ctx.int_param("limit") or 1000, 1), 10_000)
@@ -149,20 +165,20 @@ async def requests(ctx: ControlCtx) -> dict:
 
 
 @control()
-async def reset(ctx: ControlCtx) -> dict:
+async def reset(ctx: ControlCtx) -> dict[str, Any]:
     """every interface back to its seed (data, runtime state, settings), faults cleared"""
     ctx.state.reset()
     return {"reset": True}
 
 
 @control()
-async def list_faults(ctx: ControlCtx) -> dict:
+async def list_faults(ctx: ControlCtx) -> dict[str, Any]:
     """the pending faults: {faults: [...]}"""
     return {"faults": ctx.state.faults.pending()}
 
 
 @control(status=201)
-async def add_fault(ctx: ControlCtx) -> dict:
+async def add_fault(ctx: ControlCtx) -> dict[str, Any]:
     """inject a fault: {interface?, method, route, count, status|delay_ms|delay_response_ms|drop_after_commit}"""
     try:
         fault = ctx.state.faults.add(await ctx.json(), ctx.app.owner_name)

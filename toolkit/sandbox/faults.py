@@ -25,6 +25,7 @@ import itertools
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import Any
 
 KINDS = ("status", "delay_ms", "delay_response_ms", "drop_after_commit")
 MAX_DELAY_MS = 60_000
@@ -47,12 +48,12 @@ class Fault:
         return (self.interface == interface and self.method in ("*", method)
                 and self.route in (route, path))
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         data = asdict(self)
         return {key: value for key, value in data.items() if value not in (None, False)}
 
 
-def _non_negative(spec: dict, key: str, default: int | None = None) -> int | None:
+def _non_negative(spec: dict[str, Any], key: str, default: int | None = None) -> int | None:
     value = spec.get(key, default)
     if value is None:
         return None
@@ -61,7 +62,7 @@ def _non_negative(spec: dict, key: str, default: int | None = None) -> int | Non
     return value
 
 
-def _delay(spec: dict, key: str) -> int | None:
+def _delay(spec: dict[str, Any], key: str) -> int | None:
     delay = _non_negative(spec, key)
     if delay is not None and delay > MAX_DELAY_MS:
         raise ValueError(f"{key} must be at most {MAX_DELAY_MS}")
@@ -134,7 +135,7 @@ class Faults:
                     return fault
         return None
 
-    def pending(self) -> list[dict]:
+    def pending(self) -> list[dict[str, Any]]:
         with self._lock:
             return [fault.as_json() for fault in self._pending]
 

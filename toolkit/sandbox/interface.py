@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 from starlette.types import Scope
@@ -45,6 +46,18 @@ ErrorBody = Callable[[int, "str | None"], Response]
 CallerOf = Callable[[Scope, "SandboxState"], "int | str | None"]
 # A refusal before anything else runs (Forem's edge refusing a User-Agent), or None.
 Guard = Callable[[Scope, "SandboxState"], "Response | None"]
+# What a wrapped handler gives back: JSON data (an object or an array) or a response.
+Answer = dict[str, Any] | list[Any] | Response
+# A route's endpoint as starlette calls it: what the handler decorators return.
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+class Runtime(Protocol):
+    """An interface's runtime state in a running sandbox (`Interface.state`)."""
+
+    def reset(self) -> None:
+        """Back to the start, with the rest of the sandbox (POST /__sandbox/reset)."""
+
 
 MAX_BODY = 4 * 1024 * 1024  # the default request body limit, bytes
 _NAME = re.compile(r"[a-z][a-z0-9-]{0,30}")
@@ -100,7 +113,7 @@ class Interface:
     seed: Callable[[sqlite3.Connection, bool], None] | None = None
     # Its runtime state for a running sandbox, from the rate-limit window in seconds;
     # an object with a `reset()` method, kept in SandboxState.interfaces[name].
-    state: Callable[[float], Any] | None = None
+    state: Callable[[float], Runtime] | None = None
 
     def __post_init__(self) -> None:
         if not _NAME.fullmatch(self.name):

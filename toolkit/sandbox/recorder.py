@@ -18,10 +18,21 @@ import threading
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import Any, TypedDict
 
 log = logging.getLogger("toolkit.sandbox")
 
 UNMATCHED = "<unmatched>"  # the route of a request no route matched
+
+
+class RouteCount(TypedDict):
+    """One line of the stats: how many requests got `status` on a route."""
+
+    interface: str | None
+    method: str
+    route: str
+    status: int
+    count: int
 
 
 @dataclass(frozen=True)
@@ -37,7 +48,7 @@ class RequestRecord:
     caller: int | str | None
     dropped: bool = False  # a drop_after_commit fault closed the connection
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -88,13 +99,13 @@ class Recorder:
                 log.exception("request listener failed")
         return record
 
-    def stats(self) -> list[dict]:
+    def stats(self) -> list[RouteCount]:
         with self._lock:
             items = sorted(self._counts.items(),
                            key=lambda item: (item[0][2], item[0][1], item[0][3], item[0][0] or ""))
         return [
-            {"interface": interface, "method": method, "route": route, "status": status,
-             "count": count}
+            RouteCount(interface=interface, method=method, route=route, status=status,
+                       count=count)
             for (interface, method, route, status), count in items
         ]
 
@@ -102,7 +113,7 @@ class Recorder:
         with self._lock:
             self._counts.clear()
 
-    def records(self, after: int = 0, limit: int = 1000) -> list[dict]:
+    def records(self, after: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
         with self._lock:
             selected = [record for record in self._records if record.seq > after]
         return [record.as_json() for record in selected[:limit]]

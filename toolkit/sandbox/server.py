@@ -22,13 +22,13 @@ import httpx
 from starlette.routing import BaseRoute
 
 from toolkit import USER_AGENT
-from toolkit.errors import ToolkitError
+from toolkit.errors import ServeError, ToolkitError
 from toolkit.sandbox.app import create_app, default_interfaces
 from toolkit.sandbox.forem import seed as seed_module
 from toolkit.sandbox.interface import Interface
 from toolkit.sandbox.state import SandboxState
 from toolkit.sandbox.store import Store, StoreError
-from toolkit.serving import BackgroundServer, ServeError, is_loopback, url_host
+from toolkit.serving import BackgroundServer, is_loopback, url_host
 
 log = logging.getLogger("toolkit.sandbox")
 
@@ -150,7 +150,8 @@ class SandboxServer:
 
     def accounts(self) -> list[dict[str, str]]:
         """`[{"username", "api_key", "role"}]`, as GET /__sandbox/forem/accounts answers."""
-        return self._get("/__sandbox/forem/accounts")
+        accounts: list[dict[str, str]] = self._get("/__sandbox/forem/accounts")
+        return accounts
 
     def api_key(self, username: str = seed_module.DEMO_USERNAME) -> str:
         for account in self.accounts():
@@ -173,7 +174,8 @@ class SandboxServer:
     def stats(self) -> list[dict[str, Any]]:
         """`[{"interface", "method", "route", "status", "count"}]` since start or the last
         reset_stats()."""
-        return self._get("/__sandbox/stats")["requests"]
+        counts: list[dict[str, Any]] = self._get("/__sandbox/stats")["requests"]
+        return counts
 
     def count(self, method: str | None = None, route: str | None = None,
               status: int | None = None, *, interface: str | None = None) -> int:
@@ -187,7 +189,9 @@ class SandboxServer:
         )
 
     def requests(self, after: int = 0) -> list[dict[str, Any]]:
-        return self._get("/__sandbox/requests", params={"after": after})["requests"]
+        records: list[dict[str, Any]] = self._get("/__sandbox/requests",
+                                                  params={"after": after})["requests"]
+        return records
 
     def reset(self) -> None:
         self._post("/__sandbox/reset")
@@ -223,7 +227,8 @@ class SandboxServer:
             spec["drop_after_commit"] = True
         if retry_after is not None:
             spec["retry_after"] = retry_after
-        return self._post("/__sandbox/faults", spec)
+        fault: dict[str, Any] = self._post("/__sandbox/faults", spec)
+        return fault
 
     def clear_faults(self) -> None:
         self._request("DELETE", "/__sandbox/faults")

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.sandbox.faults import Faults
+from toolkit.sandbox.interface import Runtime
 from toolkit.sandbox.recorder import Recorder
 from toolkit.sandbox.store import Store
 
@@ -21,13 +22,14 @@ class SandboxState:
     # loopback names and the address a connection came in on.
     host: str | None = None
     # Interface name -> its runtime state (`Interface.state`), each with a `reset()`.
-    interfaces: dict[str, Any] = field(default_factory=dict)
+    interfaces: dict[str, Runtime] = field(default_factory=dict)
     # Where interfaces keep files (uploaded files, archives, log partitions): one folder
     # each under it. None: the sandbox was built without one (`files()` refuses).
     data_dir: Path | None = None
 
     def of(self, name: str) -> Any:
-        """The runtime state of one interface."""
+        """The runtime state of one interface; its own code knows the type and annotates
+        what it gets (`forem: ForemState = state.of("forem")`)."""
         return self.interfaces[name]
 
     def files(self, name: str) -> Path:

@@ -149,6 +149,15 @@ class Store:
                 self.conn.execute("COMMIT")
 
 
+def inserted_id(cursor: sqlite3.Cursor) -> int:
+    """The rowid of the row an INSERT on `cursor` just added. (sqlite3 leaves `lastrowid`
+    None only on a cursor that has inserted nothing yet.)"""
+    rowid = cursor.lastrowid
+    if rowid is None:
+        raise RuntimeError("the statement inserted no row")
+    return rowid
+
+
 def _version_key(interface: Interface) -> str:
     return f"schema_version:{interface.name}"
 

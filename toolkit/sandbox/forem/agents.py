@@ -24,6 +24,7 @@ from starlette.responses import Response
 from starlette.types import Scope
 
 from toolkit.sandbox.forem.http import NAME
+from toolkit.sandbox.forem.state import ForemState
 from toolkit.sandbox.state import SandboxState
 
 # `req.http.user-agent ~ "..."`: searched anywhere, case-sensitive.
@@ -107,7 +108,8 @@ _EXACT = frozenset({
 
 
 def user_agent(scope: Scope) -> str | None:
-    for name, value in scope["headers"]:
+    headers: list[tuple[bytes, bytes]] = scope["headers"]
+    for name, value in headers:
         if name == b"user-agent":
             return value.decode("latin-1")
     return None
@@ -130,6 +132,7 @@ def refused(agent: str | None, path: str) -> bool:
 def guard(scope: Scope, state: SandboxState) -> Response | None:
     """The edge's 403 with an empty body, when the rule is switched on. The guard is
     interface A's, so it never sees another interface's paths (`/api/v1/...` included)."""
-    if state.of(NAME).user_agent_check and refused(user_agent(scope), scope["path"]):
+    forem: ForemState = state.of(NAME)
+    if forem.user_agent_check and refused(user_agent(scope), scope["path"]):
         return Response(status_code=403)
     return None

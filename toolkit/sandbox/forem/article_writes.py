@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 from toolkit.sandbox.forem import frontmatter, text
 from toolkit.sandbox.forem.http import unprocessable
 from toolkit.sandbox.limits import fits64
+from toolkit.sandbox.store import inserted_id
 
 # Forem's column default; replaced by `published_at` on first publish.
 DEFAULT_LAST_COMMENT_AT = "2017-01-01T05:00:00.000000Z"
@@ -142,11 +143,12 @@ def _collection_id(db: sqlite3.Connection, user_id: int, series: str, now: str) 
         "SELECT id FROM collections WHERE user_id = ? AND slug = ?", (user_id, series)
     ).fetchone()
     if row is not None:
-        return row["id"]
-    return db.execute(
+        found: int = row["id"]
+        return found
+    return inserted_id(db.execute(
         "INSERT INTO collections (user_id, slug, created_at) VALUES (?, ?, ?)",
         (user_id, series, now),
-    ).lastrowid
+    ))
 
 
 def _is_member(db: sqlite3.Connection, user_id: int, organization_id: Any) -> bool:
@@ -173,7 +175,7 @@ def permitted_tags(params: dict[str, Any]) -> list[Any] | None:
     return [item for item in tags if item is not None]
 
 
-def _assign_json(db: sqlite3.Connection, attrs: Attrs, params: dict, user_id: int,
+def _assign_json(db: sqlite3.Connection, attrs: Attrs, params: dict[str, Any], user_id: int,
                  creating: bool) -> None:
     """Step 1: the permitted JSON fields; non-scalar values are dropped like Rails does.
     `tags` absent or dropped leaves the tags as they are (none on a create); `[]` clears
@@ -323,8 +325,8 @@ def save_article(
     moment = moment or text.now()
     now = text.stored(moment)
     creating = existing is None
-    attrs = Attrs() if creating else _attrs_of(existing)
-    was_published = False if creating else bool(existing["published"])
+    attrs = Attrs() if existing is None else _attrs_of(existing)
+    was_published = existing is not None and bool(existing["published"])
     _assign_json(db, attrs, params, author.id, creating)
 
     try:
@@ -338,7 +340,8 @@ def save_article(
         attrs.published_at = now
     if attrs.canonical_url == "":
         attrs.canonical_url = None
-    problems = _validate(db, attrs, author.id, None if creating else existing["id"]) + problems
+    current_id: int | None = None if existing is None else existing["id"]
+    problems = _validate(db, attrs, author.id, current_id) + problems
     if problems:
         raise unprocessable(to_sentence(problems))
 
@@ -352,7 +355,7 @@ def save_article(
         attrs.slug = text.temp_slug_for(attrs.title or "", rng)
     elif attrs.published and (not attrs.slug or "-temp-slug-" in attrs.slug):
         attrs.slug = text.slug_for(attrs.title or "", rng)
-    last_comment_at = DEFAULT_LAST_COMMENT_AT if creating else existing["last_comment_at"]
+    last_comment_at = DEFAULT_LAST_COMMENT_AT if existing is None else existing["last_comment_at"]
     if attrs.published_at and last_comment_at == DEFAULT_LAST_COMMENT_AT:
         last_comment_at = attrs.published_at
     values = {
@@ -372,14 +375,14 @@ def save_article(
         "reading_time_minutes": text.reading_time(parsed.content),
         "updated_at": now,
     }
-    if creating:
+    if existing is None:
         values.update(user_id=author.id, created_at=now, featured=1, hotness_score=NEW_HOTNESS)
         columns = ", ".join(values)
         marks = ", ".join("?" for _ in values)
-        article_id = db.execute(
+        article_id = inserted_id(db.execute(
             f"INSERT INTO articles ({columns}) VALUES ({marks})",  # noqa: S608 - fixed keys
             tuple(values.values()),
-        ).lastrowid
+        ))
     else:
         article_id = existing["id"]
         if was_published or website_edit:

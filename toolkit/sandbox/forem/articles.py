@@ -20,6 +20,7 @@ Ordering rules (seed spec, "Behaviour rules for A endpoints"):
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
 from typing import Any
 
 from starlette.responses import JSONResponse
@@ -35,7 +36,7 @@ from toolkit.sandbox.forem.http import (
     require_hash,
     require_object,
 )
-from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.interface import Endpoint, ErrorAnswer
 from toolkit.sandbox.limits import fits64
 
 POPULAR = "a.hotness_score DESC, a.published_at DESC, a.id DESC"
@@ -55,7 +56,8 @@ def _since(**delta: float) -> str:
 def _index_query(ctx: Ctx) -> tuple[str, list[Any], str, int]:
     """WHERE clause, its arguments, ORDER BY and the default page size for /articles."""
     params = ctx.params
-    where, args = ["a.published = 1"], []
+    where = ["a.published = 1"]
+    args: list[Any] = []
     username = (params.get("username") or "").strip()
     collection_id = ctx.int_param("collection_id")
     if collection_id is not None and not fits64(collection_id):
@@ -116,28 +118,30 @@ def _index_query(ctx: Ctx) -> tuple[str, list[Any], str, int]:
     return " AND ".join(where), args, order, 30
 
 
-def _select(ctx: Ctx, where: str, args: list[Any], order: str, limit: int, offset: int):
+def _select(ctx: Ctx, where: str, args: list[Any], order: str, limit: int, offset: int
+            ) -> list[sqlite3.Row]:
     sql = f"{ser.ARTICLE_SELECT} WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?"
     with ctx.store.read() as db:
-        return db.execute(sql, (*args, limit, offset)).fetchall()
+        rows: list[sqlite3.Row] = db.execute(sql, (*args, limit, offset)).fetchall()
+    return rows
 
 
 @endpoint()
-async def list_articles(ctx: Ctx) -> list[dict]:
+async def list_articles(ctx: Ctx) -> list[dict[str, Any]]:
     where, args, order, default = _index_query(ctx)
     limit, offset = ctx.page(default)
     return [ser.article_index(row, ctx.base) for row in _select(ctx, where, args, order, limit, offset)]
 
 
 @endpoint()
-async def latest_articles(ctx: Ctx) -> list[dict]:
+async def latest_articles(ctx: Ctx) -> list[dict[str, Any]]:
     limit, offset = ctx.page(30)
     rows = _select(ctx, "a.published = 1", [], NEWEST, limit, offset)
     return [ser.article_index(row, ctx.base) for row in rows]
 
 
 @endpoint()
-async def show_article(ctx: Ctx) -> dict:
+async def show_article(ctx: Ctx) -> dict[str, Any]:
     with ctx.store.read() as db:
         row = db.execute(
             f"{ser.ARTICLE_SELECT} WHERE a.id = ? AND a.published = 1", (ctx.path_param("id"),)
@@ -148,7 +152,7 @@ async def show_article(ctx: Ctx) -> dict:
 
 
 @endpoint()
-async def show_article_by_path(ctx: Ctx) -> dict:
+async def show_article_by_path(ctx: Ctx) -> dict[str, Any]:
     owner, slug = ctx.path_param("username"), ctx.path_param("slug")
     with ctx.store.read() as db:
         row = db.execute(
@@ -161,7 +165,7 @@ async def show_article_by_path(ctx: Ctx) -> dict:
     return ser.article_show(row, ctx.base)
 
 
-def _mine(state: str):
+def _mine(state: str) -> Endpoint:
     where = {"published": "a.published = 1", "unpublished": "a.published = 0", "all": "1 = 1"}[state]
     order = {
         "published": NEWEST,
@@ -171,7 +175,7 @@ def _mine(state: str):
     }[state]
 
     @endpoint(auth="required")
-    async def handler(ctx: Ctx) -> list[dict]:
+    async def handler(ctx: Ctx) -> list[dict[str, Any]]:
         limit, offset = ctx.page(30)
         rows = _select(ctx, f"a.user_id = ? AND {where}", [ctx.user.id], order, limit, offset)
         return [ser.article_me(row, ctx.base) for row in rows]
@@ -180,9 +184,11 @@ def _mine(state: str):
     return handler
 
 
-def load_article(ctx: Ctx, article_id: int):
+def load_article(ctx: Ctx, article_id: int) -> sqlite3.Row:
     with ctx.store.read() as db:
-        row = db.execute(f"{ser.ARTICLE_SELECT} WHERE a.id = ?", (article_id,)).fetchone()
+        row: sqlite3.Row | None = db.execute(
+            f"{ser.ARTICLE_SELECT} WHERE a.id = ?", (article_id,)
+        ).fetchone()
     if row is None:
         raise ErrorAnswer(404)
     return row
@@ -202,7 +208,7 @@ async def create_article(ctx: Ctx) -> JSONResponse:
 
 
 @endpoint(auth="required")
-async def update_article(ctx: Ctx) -> dict:
+async def update_article(ctx: Ctx) -> dict[str, Any]:
     """401, 422 (article not an object), 404, 422 (article missing), then the rate
     limit, then the update (200 or 422); only a successful update counts."""
     article_id = ctx.path_param("id")
@@ -223,7 +229,7 @@ async def update_article(ctx: Ctx) -> dict:
 
 
 @endpoint()
-async def list_videos(ctx: Ctx) -> list[dict]:
+async def list_videos(ctx: Ctx) -> list[dict[str, Any]]:
     limit, offset = ctx.page(24)
     rows = _select(
         ctx,
@@ -234,7 +240,7 @@ async def list_videos(ctx: Ctx) -> list[dict]:
 
 
 @endpoint()
-async def organization_articles(ctx: Ctx) -> list[dict]:
+async def organization_articles(ctx: Ctx) -> list[dict[str, Any]]:
     username = ctx.path_param("username")
     with ctx.store.read() as db:
         org = db.execute("SELECT id FROM organizations WHERE username = ?", (username,)).fetchone()

@@ -20,6 +20,7 @@ from toolkit.sandbox.forem import text
 from toolkit.sandbox.forem.http import Ctx, endpoint
 from toolkit.sandbox.interface import ErrorAnswer
 from toolkit.sandbox.limits import fits64
+from toolkit.sandbox.store import inserted_id
 
 COMMENT_SELECT = """
 SELECT c.*, u.username AS u_username, u.name AS u_name, u.microblog_username AS u_microblog,
@@ -29,7 +30,7 @@ FROM comments c JOIN users u ON u.id = c.user_id
 DELETED_HTML = "<p>[deleted]</p>"
 
 
-def comment_json(row: sqlite3.Row, base: str, children: list[dict]) -> dict[str, Any]:
+def comment_json(row: sqlite3.Row, base: str, children: list[dict[str, Any]]) -> dict[str, Any]:
     if row["deleted"]:
         user: dict[str, Any] = {}
         body = DELETED_HTML
@@ -46,13 +47,13 @@ def comment_json(row: sqlite3.Row, base: str, children: list[dict]) -> dict[str,
     }
 
 
-def _threads(rows: list[sqlite3.Row], base: str, root: int | None) -> list[dict]:
+def _threads(rows: list[sqlite3.Row], base: str, root: int | None) -> list[dict[str, Any]]:
     """Nest rows (already in creation order) under `root` (None: the top level)."""
     by_parent: dict[int | None, list[sqlite3.Row]] = {}
     for row in rows:
         by_parent.setdefault(row["parent_id"], []).append(row)
 
-    def build(parent: int | None) -> list[dict]:
+    def build(parent: int | None) -> list[dict[str, Any]]:
         return [comment_json(row, base, build(row["id"])) for row in by_parent.get(parent, [])]
 
     return build(root)
@@ -75,7 +76,7 @@ def _target_exists(db: sqlite3.Connection, kind: str, target: int) -> bool:
 
 
 @endpoint()
-async def list_comments(ctx: Ctx) -> list[dict]:
+async def list_comments(ctx: Ctx) -> list[dict[str, Any]]:
     article_id, episode_id = ctx.int_param("a_id"), ctx.int_param("p_id")
     if article_id is not None:
         kind, target = "Article", article_id
@@ -92,7 +93,7 @@ async def list_comments(ctx: Ctx) -> list[dict]:
     return _threads(rows, ctx.base, None)
 
 
-def comment_tree(db: sqlite3.Connection, comment_id: int, base: str) -> dict | None:
+def comment_tree(db: sqlite3.Connection, comment_id: int, base: str) -> dict[str, Any] | None:
     """One comment with all its descendants, or None when there is no such comment."""
     row = db.execute(f"{COMMENT_SELECT} WHERE c.id = ?", (comment_id,)).fetchone()
     if row is None:
@@ -102,7 +103,7 @@ def comment_tree(db: sqlite3.Connection, comment_id: int, base: str) -> dict | N
 
 
 @endpoint()
-async def show_comment(ctx: Ctx) -> dict:
+async def show_comment(ctx: Ctx) -> dict[str, Any]:
     comment_id = text.from_base26(ctx.path_param("id"))
     with ctx.store.read() as db:
         tree = comment_tree(db, comment_id, ctx.base) if comment_id is not None else None
@@ -133,11 +134,11 @@ def add_comment(
     body_html: str,
 ) -> int:
     now = text.stored(text.now())
-    comment_id = db.execute(
+    comment_id = inserted_id(db.execute(
         "INSERT INTO comments (commentable_type, commentable_id, parent_id, user_id, "
         "body_markdown, body_html, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (kind, target, parent_id, user_id, body_markdown, body_html, now),
-    ).lastrowid
+    ))
     if kind == "Article":
         db.execute("UPDATE articles SET last_comment_at = ? WHERE id = ?", (now, target))
         refresh_counts(db, kind, target)

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from starlette.routing import Route
 
 from toolkit.sandbox.forem import serializers as ser
@@ -34,7 +36,7 @@ def _follower_order(sort: str | None) -> str:
 
 
 @endpoint(auth="required")
-async def followers(ctx: Ctx) -> list[dict]:
+async def followers(ctx: Ctx) -> list[dict[str, Any]]:
     limit, offset = ctx.page(80)
     order = _follower_order(ctx.params.get("sort"))
     with ctx.store.read() as db:
@@ -60,7 +62,7 @@ async def followers(ctx: Ctx) -> list[dict]:
 
 
 @endpoint(auth="required")
-async def followed_tags(ctx: Ctx) -> list[dict]:
+async def followed_tags(ctx: Ctx) -> list[dict[str, Any]]:
     with ctx.store.read() as db:
         rows = db.execute(
             "SELECT t.id, t.name, f.points FROM tag_follows f JOIN tags t ON t.id = f.tag_id "
@@ -71,7 +73,7 @@ async def followed_tags(ctx: Ctx) -> list[dict]:
 
 
 @endpoint(auth="required")
-async def reading_list(ctx: Ctx) -> list[dict]:
+async def reading_list(ctx: Ctx) -> list[dict[str, Any]]:
     limit, offset = ctx.page(30, maximum=100)
     with ctx.store.read() as db:
         rows = db.execute(
@@ -93,7 +95,7 @@ async def reading_list(ctx: Ctx) -> list[dict]:
 
 
 @endpoint()
-async def tags(ctx: Ctx) -> list[dict]:
+async def tags(ctx: Ctx) -> list[dict[str, Any]]:
     limit, offset = ctx.page(10)
     with ctx.store.read() as db:
         rows = db.execute(
@@ -110,7 +112,7 @@ async def tags(ctx: Ctx) -> list[dict]:
 
 
 @endpoint()
-async def podcast_episodes(ctx: Ctx) -> list[dict]:
+async def podcast_episodes(ctx: Ctx) -> list[dict[str, Any]]:
     limit, offset = ctx.page(30)
     where, args = "p.published = 1 AND e.reachable = 1", []
     slug = (ctx.params.get("username") or "").strip()

@@ -9,20 +9,22 @@ endpoint's docstring is its entry in `GET /__sandbox`; README.md documents the s
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from toolkit.sandbox.control import ControlCtx, control, flag
+from toolkit.sandbox.control import ControlCtx, ControlHandler, control, flag
 from toolkit.sandbox.forem import seed, text
 from toolkit.sandbox.forem import serializers as ser
 from toolkit.sandbox.forem.article_writes import Author, parse_date, save_article
 from toolkit.sandbox.forem.comments import add_comment, comment_tree, delete_comment
 from toolkit.sandbox.forem.http import NAME
 from toolkit.sandbox.forem.state import ForemState
-from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.interface import Endpoint, ErrorAnswer
 
 
 class ForemControlCtx(ControlCtx):
@@ -34,28 +36,30 @@ class ForemControlCtx(ControlCtx):
     def now(self) -> str:
         return text.stored(text.now())
 
-    def user(self, username: Any, default: str) -> Any:
+    def user(self, username: Any, default: str) -> sqlite3.Row:
         name = default if username is None else username
         with self.store.read() as db:
-            row = db.execute("SELECT * FROM users WHERE username = ?", (str(name),)).fetchone()
+            row: sqlite3.Row | None = db.execute(
+                "SELECT * FROM users WHERE username = ?", (str(name),)
+            ).fetchone()
         if row is None:
             raise ErrorAnswer(422, f"no user {name!r}")
         return row
 
 
-def forem_control(status: int = 200):
+def forem_control(status: int = 200) -> Callable[[ControlHandler[ForemControlCtx]], Endpoint]:
     return control(status, context=ForemControlCtx)
 
 
 @forem_control()
-async def accounts(ctx: ForemControlCtx) -> list[dict]:
+async def accounts(ctx: ForemControlCtx) -> list[dict[str, str]]:
     """the seeded accounts: [{username, api_key, role}]"""
     with ctx.store.read() as db:
         return seed.accounts(db)
 
 
 @forem_control()
-async def credits(ctx: ForemControlCtx) -> dict:
+async def credits(ctx: ForemControlCtx) -> dict[str, Any]:
     """listing credits: {users: {username: n}, organizations: {username: n}}"""
     with ctx.store.read() as db:
         users = db.execute("SELECT username, credits FROM users ORDER BY id").fetchall()
@@ -65,7 +69,7 @@ async def credits(ctx: ForemControlCtx) -> dict:
 
 
 @forem_control()
-async def rate_limits(ctx: ForemControlCtx) -> dict:
+async def rate_limits(ctx: ForemControlCtx) -> dict[str, Any]:
     """{enabled: bool} switches the article rate limits"""
     limiter = ctx.forem.limiter
     if ctx.request.method == "POST":
@@ -74,7 +78,7 @@ async def rate_limits(ctx: ForemControlCtx) -> dict:
 
 
 @forem_control()
-async def user_agent_check(ctx: ForemControlCtx) -> dict:
+async def user_agent_check(ctx: ForemControlCtx) -> dict[str, Any]:
     """{enabled: bool} answers the edge's 403 to the User-Agents it refuses"""
     if ctx.request.method == "POST":
         ctx.forem.user_agent_check = flag(await ctx.object())
@@ -82,7 +86,7 @@ async def user_agent_check(ctx: ForemControlCtx) -> dict:
 
 
 @forem_control()
-async def invitations(ctx: ForemControlCtx) -> list[dict]:
+async def invitations(ctx: ForemControlCtx) -> list[dict[str, Any]]:
     """invitations sent by POST /api/admin/users: [{email, name, custom_invite_*, sent_count}]"""
     with ctx.store.read() as db:
         rows = db.execute(
@@ -96,7 +100,7 @@ EXTRAS = ("published_at", "public_reactions_count", "page_views_count", "feature
 
 
 @forem_control(status=201)
-async def bulk_articles(ctx: ForemControlCtx) -> dict:
+async def bulk_articles(ctx: ForemControlCtx) -> dict[str, Any]:
     """bulk-create articles without rate limits: {username?, articles: [...]}
 
     Through the API's rules but without rate limits. Besides the write payload's fields
@@ -127,7 +131,7 @@ async def bulk_articles(ctx: ForemControlCtx) -> dict:
 
 
 @forem_control()
-async def edit_article(ctx: ForemControlCtx) -> dict:
+async def edit_article(ctx: ForemControlCtx) -> dict[str, Any]:
     """{body_markdown} an edit made on the website (front matter rules apply, edited_at set)"""
     body = await ctx.object()
     if not isinstance(body.get("body_markdown"), str):
@@ -148,13 +152,14 @@ async def edit_article(ctx: ForemControlCtx) -> dict:
 def _target(body: dict[str, Any]) -> tuple[str, int]:
     article_id, episode_id = body.get("article_id"), body.get("podcast_episode_id")
     given = [value for value in (article_id, episode_id) if value is not None]
-    if len(given) != 1 or not isinstance(given[0], int) or isinstance(given[0], bool):
+    target = given[0] if len(given) == 1 else None
+    if not isinstance(target, int) or isinstance(target, bool):
         raise ErrorAnswer(422, "give exactly one of article_id, podcast_episode_id (an integer)")
-    return ("Article", article_id) if article_id is not None else ("PodcastEpisode", episode_id)
+    return ("Article" if article_id is not None else "PodcastEpisode"), target
 
 
 @forem_control(status=201)
-async def create_comment(ctx: ForemControlCtx) -> dict:
+async def create_comment(ctx: ForemControlCtx) -> dict[str, Any]:
     """add a comment: {article_id | podcast_episode_id, parent_id_code?, username?, body_markdown? | body_html?}"""
     body = await ctx.object()
     kind, target = _target(body)
@@ -183,7 +188,9 @@ async def create_comment(ctx: ForemControlCtx) -> dict:
         comment_id = add_comment(db, kind=kind, target=target, user_id=user["id"],
                                  parent_id=parent_id, body_markdown=markdown or "",
                                  body_html=body_html)
-        return comment_tree(db, comment_id, ctx.base)
+        tree = comment_tree(db, comment_id, ctx.base)
+        assert tree is not None  # inserted just above, in this transaction
+        return tree
 
 
 @forem_control()
@@ -197,7 +204,7 @@ async def remove_comment(ctx: ForemControlCtx) -> Response:
 
 
 @forem_control(status=201)
-async def add_to_reading_list(ctx: ForemControlCtx) -> dict:
+async def add_to_reading_list(ctx: ForemControlCtx) -> dict[str, Any]:
     """{username?, count} add reading-list entries
 
     Published articles of other users not yet on the list first, then new ones (by

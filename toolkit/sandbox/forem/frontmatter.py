@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard, TypeVar
 
 import yaml
 
@@ -68,7 +68,7 @@ def fix(markdown: str) -> str:
 class _SafeLoader(yaml.SafeLoader):
     """`safe_load` as Ruby's Psych does it: aliases are refused."""
 
-    def compose_node(self, parent, index):  # type: ignore[override]
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
             raise FrontMatterError(
                 "Alias parsing was not enabled. To enable it, pass `aliases: true` to "
@@ -125,8 +125,12 @@ def parse(body_markdown: str) -> Parsed:
     return Parsed({str(key): value for key, value in data.items()}, content)
 
 
-def present(value: Any) -> bool:
-    """Ruby's `present?`: not nil, not false, not an empty or blank string/collection."""
+T = TypeVar("T")
+
+
+def present(value: T | None) -> TypeGuard[T]:
+    """Ruby's `present?`: not nil, not false, not an empty or blank string/collection.
+    (So a value that is present is not None.)"""
     if value is None or value is False:
         return False
     if isinstance(value, str):

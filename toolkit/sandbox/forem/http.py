@@ -19,13 +19,14 @@ from functools import wraps
 from typing import Any, Literal
 
 from starlette.convertors import IntegerConvertor, register_url_convertor
+from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Scope
 
 from toolkit.sandbox.forem import ratelimit, text
 from toolkit.sandbox.forem.state import ForemState
-from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.interface import Answer, Endpoint, ErrorAnswer
 from toolkit.sandbox.limits import INT_MAX, parse_json, query_int
 from toolkit.sandbox.state import SandboxState
 
@@ -133,7 +134,7 @@ class Ctx:
         self.base = str(request.base_url).rstrip("/")
 
     @property
-    def params(self):
+    def params(self) -> QueryParams:
         return self.request.query_params
 
     def path_param(self, name: str) -> Any:
@@ -215,7 +216,8 @@ def _lookup(state: SandboxState, key: str | None) -> Caller | None:
 
 
 def _api_key(scope: Scope) -> str | None:
-    for name, value in scope["headers"]:
+    headers: list[tuple[bytes, bytes]] = scope["headers"]
+    for name, value in headers:
         if name == b"api-key":
             return value.decode("latin-1")
     return None
@@ -224,23 +226,25 @@ def _api_key(scope: Scope) -> str | None:
 def caller_of(scope: Scope, state: SandboxState) -> int | None:
     """Who called, for the request record: the API key's id (never the key). An endpoint
     notes it as it authenticates; a request answered before (a fault, a 413) is looked up."""
-    info = scope.get("sandbox", {})
+    info: dict[str, Any] = scope.get("sandbox", {})
     if "caller" in info:
-        return info["caller"]
+        noted: int | None = info["caller"]
+        return noted
     caller = _lookup(state, _api_key(scope))
     return caller.api_key_id if caller is not None else None
 
 
-Handler = Callable[[Ctx], Awaitable[Any]]
+# An endpoint's handler: the data of its answer, or a ready response.
+Handler = Callable[[Ctx], Awaitable[Answer]]
 
 
 def endpoint(
     auth: Literal["none", "optional", "required"] = "none",
     status: int = 200,
-) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
+) -> Callable[[Handler], Endpoint]:
     """Wrap a handler; a returned dict or list becomes a JSON response with `status`."""
 
-    def decorate(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+    def decorate(handler: Handler) -> Endpoint:
         @wraps(handler)
         async def run(request: Request) -> Response:
             state: SandboxState = request.app.state.sandbox

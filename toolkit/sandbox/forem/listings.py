@@ -25,7 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import sqlite3
-from typing import Any
+from typing import Any, TypedDict
 
 from starlette.routing import Route
 
@@ -35,12 +35,31 @@ from toolkit.sandbox.forem.http import Ctx, endpoint, require_object
 from toolkit.sandbox.forem.seed import listing_cost
 from toolkit.sandbox.interface import ErrorAnswer
 from toolkit.sandbox.limits import fits64
+from toolkit.sandbox.store import inserted_id
 
 CATEGORIES = tuple(ser.CATEGORY_IDS)
 MAX_TITLE, MAX_BODY, MAX_TAGS = 128, 400, 8
 CONTENT_FIELDS = ("title", "body_markdown", "tags", "tag_list")
 FRESHEST = "l.bumped_at DESC, l.id DESC"
 _TAG_NAME = re.compile(r"\A[a-z0-9]+\Z")
+
+
+class ListingFields(TypedDict):
+    """The fields a create or an update sets, as given (validated before they are stored)."""
+
+    title: str | None
+    body_markdown: str | None
+    category: str | None
+    tags: list[str]
+
+
+class ValidFields(TypedDict):
+    """The same fields once validation passed."""
+
+    title: str
+    body_markdown: str
+    category: str
+    tags: list[str]
 
 
 def _listing_tags(params: dict[str, Any]) -> list[str] | None:
@@ -52,7 +71,7 @@ def _listing_tags(params: dict[str, Any]) -> list[str] | None:
     return None
 
 
-def _validate(values: dict[str, Any]) -> dict[str, list[str]]:
+def _validate(values: ListingFields) -> dict[str, list[str]]:
     errors: dict[str, list[str]] = {}
     title, body = values.get("title"), values.get("body_markdown")
     if not frontmatter.present(title):
@@ -80,12 +99,31 @@ def _invalid(errors: dict[str, list[str]]) -> ErrorAnswer:
     return ErrorAnswer(422, ", ".join(messages), extra={"errors": errors})
 
 
+def _validated(values: ListingFields) -> ValidFields:
+    """The fields of a write that passes validation; else the 422 naming every failure."""
+    errors = _validate(values)
+    title, body, category = values["title"], values["body_markdown"], values["category"]
+    if errors or title is None or body is None or category is None:  # None is never valid
+        raise _invalid(errors)
+    return ValidFields(title=title, body_markdown=body, category=category, tags=values["tags"])
+
+
 def _str(value: Any) -> str | None:
     return None if value is None or isinstance(value, dict | list) else str(value)
 
 
 def _load(db: sqlite3.Connection, listing_id: int) -> sqlite3.Row | None:
-    return db.execute(f"{ser.LISTING_SELECT} WHERE l.id = ?", (listing_id,)).fetchone()
+    row: sqlite3.Row | None = db.execute(
+        f"{ser.LISTING_SELECT} WHERE l.id = ?", (listing_id,)
+    ).fetchone()
+    return row
+
+
+def _written(db: sqlite3.Connection, listing_id: int) -> sqlite3.Row:
+    """A listing this transaction has just written, as the answer shows it."""
+    row = _load(db, listing_id)
+    assert row is not None  # written above, in the same transaction
+    return row
 
 
 def _charge(db: sqlite3.Connection, table: str, ident: int, cost: int) -> bool:
@@ -97,7 +135,7 @@ def _charge(db: sqlite3.Connection, table: str, ident: int, cost: int) -> bool:
     return cursor.rowcount == 1
 
 
-def _page(ctx: Ctx, where: str, args: list[Any]) -> list[dict]:
+def _page(ctx: Ctx, where: str, args: list[Any]) -> list[dict[str, Any]]:
     category = (ctx.params.get("category") or "").strip()
     if category:
         where += " AND l.category = ?"
@@ -112,12 +150,12 @@ def _page(ctx: Ctx, where: str, args: list[Any]) -> list[dict]:
 
 
 @endpoint()
-async def list_listings(ctx: Ctx) -> list[dict]:
+async def list_listings(ctx: Ctx) -> list[dict[str, Any]]:
     return _page(ctx, "l.published = 1", [])
 
 
 @endpoint()
-async def listings_by_category(ctx: Ctx) -> list[dict]:
+async def listings_by_category(ctx: Ctx) -> list[dict[str, Any]]:
     limit, offset = ctx.page(30)
     with ctx.store.read() as db:
         rows = db.execute(
@@ -129,7 +167,7 @@ async def listings_by_category(ctx: Ctx) -> list[dict]:
 
 
 @endpoint()
-async def organization_listings(ctx: Ctx) -> list[dict]:
+async def organization_listings(ctx: Ctx) -> list[dict[str, Any]]:
     with ctx.store.read() as db:
         org = db.execute(
             "SELECT id FROM organizations WHERE username = ?", (ctx.path_param("username"),)
@@ -140,26 +178,25 @@ async def organization_listings(ctx: Ctx) -> list[dict]:
 
 
 @endpoint(auth="optional")
-async def show_listing(ctx: Ctx) -> dict:
+async def show_listing(ctx: Ctx) -> dict[str, Any]:
     with ctx.store.read() as db:
         row = _load(db, ctx.path_param("id"))
-    visible = row is not None and (
+    if row is None or not (
         row["published"] or (ctx.caller is not None and row["user_id"] == ctx.caller.id)
-    )
-    if not visible:
+    ):
         raise ErrorAnswer(404)
     return ser.listing(row, ctx.base)
 
 
 @endpoint(auth="required", status=201)
-async def create_listing(ctx: Ctx) -> dict:
+async def create_listing(ctx: Ctx) -> dict[str, Any]:
     params = require_object(await ctx.json(), "listing")
-    values = {
-        "title": _str(params.get("title")),
-        "body_markdown": _str(params.get("body_markdown")),
-        "category": _str(params.get("category")),
-        "tags": _listing_tags(params) or [],
-    }
+    values = ListingFields(
+        title=_str(params.get("title")),
+        body_markdown=_str(params.get("body_markdown")),
+        category=_str(params.get("category")),
+        tags=_listing_tags(params) or [],
+    )
     org_id = params.get("organization_id")
     now = ctx.now()
     with ctx.store.transaction() as db:
@@ -171,30 +208,28 @@ async def create_listing(ctx: Ctx) -> dict:
             ).fetchone()
             if member is None:  # not your organisation: the real service says 401
                 raise ErrorAnswer(401)
-        errors = _validate(values)
-        if errors:
-            raise _invalid(errors)
+        fields = _validated(values)
         draft = params.get("action") == "draft"
         if not draft:
-            cost = listing_cost(values["category"])
+            cost = listing_cost(fields["category"])
             paid = (org_id is not None and _charge(db, "organizations", org_id, cost)) or _charge(
                 db, "users", ctx.user.id, cost
             )
             if not paid:
                 raise ErrorAnswer(402)
         bumped = None if draft else now
-        listing_id = db.execute(
+        listing_id = inserted_id(db.execute(
             "INSERT INTO listings (user_id, organization_id, title, slug, body_markdown, "
             "processed_html, category, cached_tag_list, published, bumped_at, "
             "originally_published_at, expires_at, location, contact_via_connect, created_at, "
             "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (ctx.user.id, org_id, values["title"], text.slug_for(values["title"], ctx.forem.rng),
-             values["body_markdown"], text.render_markdown(values["body_markdown"]),
-             values["category"], ", ".join(values["tags"]), int(not draft), bumped, bumped,
+            (ctx.user.id, org_id, fields["title"], text.slug_for(fields["title"], ctx.forem.rng),
+             fields["body_markdown"], text.render_markdown(fields["body_markdown"]),
+             fields["category"], ", ".join(fields["tags"]), int(not draft), bumped, bumped,
              _str(params.get("expires_at")), _str(params.get("location")),
              int(params.get("contact_via_connect") is True), now, now),
-        ).lastrowid
-        row = _load(db, listing_id)
+        ))
+        row = _written(db, listing_id)
     return ser.listing(row, ctx.base, with_created_at=False)
 
 
@@ -214,27 +249,25 @@ def _bumped_recently(row: sqlite3.Row) -> bool:
     return text.parse_stored(row["bumped_at"]) > text.now() - dt.timedelta(hours=24)
 
 
-def _apply_update(db: sqlite3.Connection, row: sqlite3.Row, params: dict, now: str) -> None:
+def _apply_update(db: sqlite3.Connection, row: sqlite3.Row, params: dict[str, Any], now: str
+                  ) -> None:
     if not any(key in params for key in CONTENT_FIELDS):
         return
     if row["published"] and not _bumped_recently(row):
         return  # the real service ignores the update and answers 200
     tags = _listing_tags(params)
-    values = {
-        "title": _str(params["title"]) if "title" in params else row["title"],
-        "body_markdown": _str(params["body_markdown"]) if "body_markdown" in params
+    fields = _validated(ListingFields(
+        title=_str(params["title"]) if "title" in params else row["title"],
+        body_markdown=_str(params["body_markdown"]) if "body_markdown" in params
         else row["body_markdown"],
-        "category": _str(params["category"]) if "category" in params else row["category"],
-        "tags": tags if tags is not None else ser.tag_list(row),
-    }
-    errors = _validate(values)
-    if errors:
-        raise _invalid(errors)
+        category=_str(params["category"]) if "category" in params else row["category"],
+        tags=tags if tags is not None else ser.tag_list(row),
+    ))
     db.execute(
         "UPDATE listings SET title = ?, body_markdown = ?, processed_html = ?, category = ?, "
         "cached_tag_list = ?, updated_at = ? WHERE id = ?",
-        (values["title"], values["body_markdown"], text.render_markdown(values["body_markdown"]),
-         values["category"], ", ".join(values["tags"]), now, row["id"]),
+        (fields["title"], fields["body_markdown"], text.render_markdown(fields["body_markdown"]),
+         fields["category"], ", ".join(fields["tags"]), now, row["id"]),
     )
 
 
@@ -250,7 +283,7 @@ def _owns(db: sqlite3.Connection, row: sqlite3.Row, user_id: int) -> bool:
 
 
 @endpoint(auth="required")
-async def update_listing(ctx: Ctx) -> dict:
+async def update_listing(ctx: Ctx) -> dict[str, Any]:
     params = require_object(await ctx.json(), "listing")
     now = ctx.now()
     with ctx.store.transaction() as db:
@@ -262,9 +295,9 @@ async def update_listing(ctx: Ctx) -> dict:
         action = params.get("action")
         if action == "bump":
             cost = listing_cost(row["category"])
-            purchaser = ("organizations", row["organization_id"]) if row["organization_id"] \
+            table, ident = ("organizations", row["organization_id"]) if row["organization_id"] \
                 else ("users", ctx.user.id)
-            if not _charge(db, *purchaser, cost):
+            if not _charge(db, table, ident, cost):
                 raise ErrorAnswer(402)
             db.execute("UPDATE listings SET bumped_at = ?, updated_at = ? WHERE id = ?",
                        (now, now, row["id"]))
@@ -283,7 +316,7 @@ async def update_listing(ctx: Ctx) -> dict:
                            (now, row["id"]))
         else:
             _apply_update(db, row, params, now)
-        row = _load(db, row["id"])
+        row = _written(db, row["id"])
     return updated_listing(row, ctx.base)
 
 

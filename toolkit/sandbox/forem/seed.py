@@ -16,6 +16,7 @@ import hashlib
 import random
 import sqlite3
 from functools import lru_cache
+from typing import Any
 
 from toolkit.sandbox.forem import text
 from toolkit.sandbox.forem.schema import DATA_TABLES, DDL
@@ -32,6 +33,7 @@ from toolkit.sandbox.forem.seed_data import (
     TAG_FOLLOWS,
     USER_FOLLOWS,
     USERS,
+    SeedArticle,
 )
 
 DEMO_USERNAME = "demo"
@@ -49,7 +51,7 @@ def at(days: float, hours: float = 0) -> str:
     return text.stored(BASE_TIME + dt.timedelta(days=days, hours=hours))
 
 
-def _body(article: dict, rng: random.Random) -> str:
+def _body(article: SeedArticle, rng: random.Random) -> str:
     count = 2 + article["id"] % 4
     start = article["id"] % len(PARAGRAPHS)
     intro = f"This post is about {article['title'][0].lower()}{article['title'][1:]}."
@@ -106,7 +108,7 @@ def _articles(db: sqlite3.Connection, rng: random.Random) -> None:
     names = {user["id"]: user["name"] for user in USERS}
     for article in ARTICLES:
         moment = BASE_TIME + dt.timedelta(days=article["day"])
-        params = {
+        params: dict[str, Any] = {
             "title": article["title"],
             "body_markdown": _body(article, rng),
             "published": article["published"],
@@ -197,8 +199,12 @@ def _community(db: sqlite3.Connection) -> None:
         )
 
 
+# A table's seed: its name, its columns and its rows.
+SeedTable = tuple[str, tuple[str, ...], tuple[tuple[Any, ...], ...]]
+
+
 @lru_cache(maxsize=2)
-def _rows(content: bool) -> tuple[tuple[str, tuple[str, ...], tuple[tuple, ...]], ...]:
+def _rows(content: bool) -> tuple[SeedTable, ...]:
     """Build the seed once in a scratch database; return (table, columns, rows) triples."""
     scratch = sqlite3.connect(":memory:")
     scratch.row_factory = sqlite3.Row

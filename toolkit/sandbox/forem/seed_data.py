@@ -7,11 +7,73 @@ always gives the same rows. seed.py turns this into database rows.
 from __future__ import annotations
 
 import datetime as dt
+from typing import NotRequired, TypedDict
+
+
+class SeedUser(TypedDict):
+    id: int
+    username: str
+    name: str
+    role: str
+    credits: int
+    key: bool  # has an API key
+    email: str
+    summary: str | None
+    microblog_username: str | None
+    codehost_username: str | None
+    website_url: str | None
+    location: str | None
+    joined: int
+
+
+class SeedOrganization(TypedDict):
+    id: int
+    username: str
+    name: str
+    summary: str
+    microblog_username: str
+    codehost_username: str
+    url: str
+    location: str
+    tech_stack: str
+    tag_line: str
+    story: str | None
+    credits: int
+    joined: int
+    members: list[tuple[int, str]]  # (user id, role)
+
+
+class SeedArticle(TypedDict):
+    id: int
+    user: int
+    title: str
+    tags: list[str]
+    published: bool
+    day: int
+    org: NotRequired[int]
+    series: NotRequired[str]
+    description: NotRequired[str]
+    canonical_url: NotRequired[str]
+    fm: NotRequired[bool]  # metadata in a front matter block
+    reactions: NotRequired[int]
+    views: NotRequired[int]
+    hotness: NotRequired[int]
+    featured: NotRequired[bool]
+    edited: NotRequired[int]
+    video: NotRequired[int]  # seconds
+
+
+class SeedPodcast(TypedDict):
+    id: int
+    title: str
+    slug: str
+    published: bool
+
 
 BASE_TIME = dt.datetime(2024, 5, 1, 9, 0, tzinfo=dt.UTC)
 
 # username, name, role, credits, has an API key, profile fields, joined (days from BASE)
-USERS = [
+USERS: list[SeedUser] = [
     dict(id=1, username="demo", name="Demo Writer", role="user", credits=10, key=True,
          email="demo@example.com", summary="Writes the toolkit's own guide, in git.",
          microblog_username="demo_writes", codehost_username="demo-writer",
@@ -35,7 +97,7 @@ USERS = [
          codehost_username=None, website_url=None, location=None, joined=-100),
 ]
 
-ORGANIZATIONS = [
+ORGANIZATIONS: list[SeedOrganization] = [
     dict(id=1, username="acme", name="Acme Docs", summary="Documentation that ships with the code.",
          microblog_username="acmedocs", codehost_username="acme-docs",
          url="https://acme.example.com", location="Remote", tech_stack="Python, Markdown, git",
@@ -45,7 +107,7 @@ ORGANIZATIONS = [
 
 # Articles: author, organisation, series, tags, state and counters. `fm` articles keep
 # their metadata in a front matter block, as a post published by toolkit would.
-ARTICLES = [
+ARTICLES: list[SeedArticle] = [
     dict(id=1001, user=1, title="Docs as code, the short version", tags=["docs", "writing", "discuss"],
          published=True, day=0, series="Docs as Code", reactions=42, views=1500, hotness=900, fm=True,
          description="Why the guide lives next to the code, and what that buys you."),
@@ -118,7 +180,7 @@ COMMENTS = [
     (40017, ("PodcastEpisode", 301), 40016, 5, 3, 2, "Looking forward to the next one."),
 ]
 
-PODCASTS = [
+PODCASTS: list[SeedPodcast] = [
     dict(id=1, title="Docs Talk", slug="docstalk", published=True),
     dict(id=2, title="Shelved Show", slug="shelvedshow", published=False),
 ]

@@ -74,7 +74,8 @@ def tag_list(row: sqlite3.Row) -> list[str]:
 
 def owner(row: sqlite3.Row) -> str:
     """The first segment of an article's path: its organisation, else its author."""
-    return row["o_username"] or row["u_username"]
+    name: str = row["o_username"] or row["u_username"]
+    return name
 
 
 def article_path(row: sqlite3.Row) -> str:

@@ -14,6 +14,10 @@ import random
 import re
 import unicodedata
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
 
 UTC = dt.UTC
 
@@ -107,7 +111,7 @@ def temp_slug_for(title: str, rng: random.Random) -> str:
 
 
 @lru_cache(maxsize=1)
-def _markdown():
+def _markdown() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -17,7 +18,7 @@ _EMAIL = re.compile(r"\A[^@\s]+@[^@\s]+\.[^@\s]+\Z")
 
 
 @endpoint()
-async def show_user(ctx: Ctx) -> dict:
+async def show_user(ctx: Ctx) -> dict[str, Any]:
     """`/api/users/{id}` by integer id, or `/api/users/by_username?url=<username>`."""
     ident = ctx.path_param("id")
     with ctx.store.read() as db:
@@ -35,15 +36,15 @@ async def show_user(ctx: Ctx) -> dict:
 
 
 @endpoint(auth="required")
-async def me(ctx: Ctx) -> dict:
+async def me(ctx: Ctx) -> dict[str, Any]:
     with ctx.store.read() as db:
         row = db.execute("SELECT * FROM users WHERE id = ?", (ctx.user.id,)).fetchone()
     return ser.user(row, ctx.base)
 
 
-def _organization(ctx: Ctx):
+def _organization(ctx: Ctx) -> sqlite3.Row:
     with ctx.store.read() as db:
-        row = db.execute(
+        row: sqlite3.Row | None = db.execute(
             "SELECT * FROM organizations WHERE username = ?", (ctx.path_param("username"),)
         ).fetchone()
     if row is None:
@@ -52,12 +53,12 @@ def _organization(ctx: Ctx):
 
 
 @endpoint()
-async def show_organization(ctx: Ctx) -> dict:
+async def show_organization(ctx: Ctx) -> dict[str, Any]:
     return ser.organization(_organization(ctx), ctx.base)
 
 
 @endpoint()
-async def organization_users(ctx: Ctx) -> list[dict]:
+async def organization_users(ctx: Ctx) -> list[dict[str, Any]]:
     org = _organization(ctx)
     limit, offset = ctx.page(30)
     with ctx.store.read() as db:
@@ -70,19 +71,24 @@ async def organization_users(ctx: Ctx) -> list[dict]:
 
 
 @endpoint()
-async def profile_image(ctx: Ctx) -> dict:
+async def profile_image(ctx: Ctx) -> dict[str, Any]:
     username = ctx.path_param("username")
     with ctx.store.read() as db:
-        user = db.execute("SELECT id FROM users WHERE username = ?", (username,)).fetchone()
-        org = None if user else db.execute(
+        user: sqlite3.Row | None = db.execute(
+            "SELECT id FROM users WHERE username = ?", (username,)
+        ).fetchone()
+        org: sqlite3.Row | None = None if user else db.execute(
             "SELECT id FROM organizations WHERE username = ?", (username,)
         ).fetchone()
-    if user is None and org is None:
+    if user is not None:
+        kind, ident = "users", user["id"]
+    elif org is not None:
+        kind, ident = "organizations", org["id"]
+    else:
         raise ErrorAnswer(404)
-    kind, ident = ("users", user["id"]) if user else ("organizations", org["id"])
     return {
         "type_of": "profile_image",
-        "image_of": "user" if user else "organization",
+        "image_of": "user" if user is not None else "organization",
         "profile_image": ser.image_url(ctx.base, kind, ident, 640),
         "profile_image_90": ser.image_url(ctx.base, kind, ident, 90),
     }

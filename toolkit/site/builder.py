@@ -34,7 +34,10 @@ from toolkit.errors import BuildError
 from toolkit.site import theme_files
 from toolkit.site.manifest import (
     Manifest,
+    OutputRecord,
+    PostInfo,
     PostRecord,
+    Row,
     digest_of,
     digest_of_strings,
     last_build_name,
@@ -43,13 +46,17 @@ from toolkit.site.manifest import (
 from toolkit.site.mirror import MIRROR, MirrorError
 from toolkit.site.output import (
     UnreadableSource,
+    Written,
     copy_if_changed,
     remove_outputs,
     write_if_changed,
 )
 from toolkit.site.pages import (
+    Context,
     Page,
+    ReadingList,
     SitePlan,
+    Summary,
     index_order,
     root_of,
     series_context,
@@ -57,7 +64,7 @@ from toolkit.site.pages import (
     summary_of,
 )
 from toolkit.site.parallel import POOL_THRESHOLD, WorkerPool, chunked, default_processes
-from toolkit.site.render import Renderer, in_scope, reading_time
+from toolkit.site.render import PageJob, Prepared, Renderer, in_scope, reading_time
 from toolkit.site.scan import ContentScan, key_prefix, scan_content
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,7 +74,15 @@ if TYPE_CHECKING:  # pragma: no cover
 # then read again and every page redone.
 BUILDER_VERSION = "3"
 Progress = Callable[[int, int], None]
-Row = list  # a problem as the manifest keeps it: [line, message, severity]
+# A post page to write: (page key, series navigation or None, comments file or None)
+PostPage = tuple[str, Context | None, str | None]
+
+
+def _site_info(record: PostRecord) -> PostInfo:
+    """What the front matter of a post on the site says: a post is on it only when its front
+    matter could be read (`SiteBuilder._site_posts`)."""
+    assert record.info is not None, "a post whose front matter cannot be read is not on it"
+    return record.info
 
 
 # Not `content.problems.ProblemList`: importing the `toolkit.content` package loads YAML and
@@ -106,7 +121,7 @@ class _Run:
         self.dirty = clean  # the manifest must be saved
         self.pool: WorkerPool | None = None
         self.holders: dict[str, int | None] = {}  # rendered bodies: post -> worker (None: here)
-        self.produced: dict[str, list] = {}  # output -> [key, digest, mtime_ns, size]
+        self.produced: dict[str, OutputRecord] = {}  # output -> its record
         self.written: list[str] = []
         self.unchanged: list[str] = []
         self.problems: list[tuple[str, Row]] = []  # (path, row) to report
@@ -137,7 +152,7 @@ class _Run:
         self.produced[output] = self.manifest.outputs[output]
         self.unchanged.append(output)
 
-    def record(self, output: str, key: str, result: tuple) -> None:
+    def record(self, output: str, key: str, result: Written) -> None:
         digest, mtime, size, written = result
         self.produced[output] = [key, digest, mtime, size]
         (self.written if written else self.unchanged).append(output)
@@ -316,7 +331,7 @@ class SiteBuilder:
         run.dirty = True
         run.expect(len(jobs))
 
-        def take(worker: int | None, results: list[dict]) -> None:
+        def take(worker: int | None, results: list[Prepared]) -> None:
             for result in results:
                 key = result["key"]
                 old = records.get(key)
@@ -354,7 +369,7 @@ class SiteBuilder:
             run.problems.extend((key, row) for row in rows)
             if info is not None and not any(row[2] == "error" for row in rows):
                 posts.append(key)
-        posts.sort(key=lambda k: index_order(k, records[k].info))
+        posts.sort(key=lambda k: index_order(k, _site_info(records[k])))
         return posts
 
     def _problems(self, records: dict[str, PostRecord]) -> dict[str, list[Row]]:
@@ -372,7 +387,8 @@ class SiteBuilder:
                     holders.setdefault((name, value), []).append(key)
         involved = sorted({k for keys in holders.values() if len(keys) > 1 for k in keys})
         if involved:
-            from toolkit.content import PostError, load_post
+            from toolkit.content.post import load_post
+            from toolkit.content.problems import PostError
             from toolkit.content.rules import validate_posts
 
             site = self.config.site
@@ -395,12 +411,12 @@ class SiteBuilder:
 
     # -- 3. pages -----------------------------------------------------------------------
 
-    def _post_pages(self, run: _Run, posts: list[str], site_key: str) -> dict[str, tuple]:
+    def _post_pages(self, run: _Run, posts: list[str], site_key: str) -> dict[str, PostPage]:
         """The posts whose page must be written: key -> (page key, series, comments file).
         Bodies that are not rendered yet (the source did not change, but a template, the
         series or a linked post did) are rendered now."""
         records = run.manifest.posts
-        slugs = run.slugs = {key: records[key].info["slug"] for key in posts}
+        slugs = run.slugs = {key: _site_info(records[key])["slug"] for key in posts}
         series = self._series(posts, records)
         comments = {key: self._comments_file(run, key) for key in posts}
         closure = run.manifest.closures["post.html"]
@@ -409,14 +425,15 @@ class SiteBuilder:
             # Everything the page shows. Computed for every post on every build: plain
             # strings rather than JSON.
             record = records[key]
+            comments_file = comments[key]
             return digest_of_strings(
                 closure, site_key, record.digest,
                 digest_of(series[key]) if key in series else "",
-                run.manifest.files[comments[key]][2] if comments[key] else "",
+                run.manifest.files[comments_file][2] if comments_file else "",
                 *(f"{link}={slugs.get(link, '')}" for link in record.links),
             )
 
-        stale = {}
+        stale: dict[str, str] = {}  # post -> its page's key
         for key in posts:
             page = page_key(key)
             if self._outdated(run, f"{slugs[key]}/index.html", page):
@@ -445,19 +462,20 @@ class SiteBuilder:
             st = os.stat(f"{self.output_dir}{os.sep}{output}")
         except OSError:
             return True
-        return st.st_mtime_ns != record[2] or st.st_size != record[3]
+        changed: bool = st.st_mtime_ns != record[2] or st.st_size != record[3]
+        return changed
 
     @staticmethod
-    def _series(posts: list[str], records: dict[str, PostRecord]) -> dict[str, dict]:
+    def _series(posts: list[str], records: dict[str, PostRecord]) -> dict[str, Context]:
         groups: dict[str, list[str]] = {}
         for key in posts:
-            name = records[key].info["series"]
+            name = _site_info(records[key])["series"]
             if name:
                 groups.setdefault(name, []).append(key)
         result = {}
         for name, keys in groups.items():
-            keys.sort(key=lambda k: series_order(k, records[k].info))
-            parts = [(k, records[k].info) for k in keys]
+            keys.sort(key=lambda k: series_order(k, _site_info(records[k])))
+            parts = [(k, _site_info(records[k])) for k in keys]
             for key in keys:
                 result[key] = series_context(name, parts, key)
         return result
@@ -467,20 +485,19 @@ class SiteBuilder:
         """`_mirror/comments/<slug>.json`, or `<file stem>.json`, when it can be read."""
         record = run.manifest.posts[key]
         stem = key.rpartition("/")[2].removesuffix(".md")
-        found = run.scan.comments.get(f"{record.info['slug']}.json") or run.scan.comments.get(
-            f"{stem}.json"
-        )
+        slug = _site_info(record)["slug"]
+        found = run.scan.comments.get(f"{slug}.json") or run.scan.comments.get(f"{stem}.json")
         if found is None or run.manifest.files[found[0]][3]:
             return None  # none, or one that cannot be read (reported)
         return found[0]
 
     @staticmethod
-    def _summary(run: _Run, key: str) -> tuple[dict, str]:
+    def _summary(run: _Run, key: str) -> tuple[Summary, str]:
         """What listings show of a post, and its digest (kept in the manifest)."""
         record = run.manifest.posts[key]
         if record.summary is None:
-            record.summary = summary_of(record.info, record.excerpt,
-                                        reading_time(record.info["words"]))
+            info = _site_info(record)
+            record.summary = summary_of(info, record.excerpt, reading_time(info["words"]))
         if not record.summary_digest:
             record.summary_digest = digest_of(record.summary)
             record.saved = None
@@ -488,8 +505,8 @@ class SiteBuilder:
         return record.summary, record.summary_digest
 
     @staticmethod
-    def _post_context(record: PostRecord, plan: SitePlan, series: dict | None) -> dict[str, Any]:
-        info = record.info
+    def _post_context(info: PostInfo, summary: Summary, plan: SitePlan,
+                      series: Context | None) -> Context:
         output = f"{info['slug']}/index.html"
         cover = image = None
         if info["cover_file"]:  # a file of the content folder, copied beside the pages
@@ -497,7 +514,6 @@ class SiteBuilder:
             image = plan.absolute(quote(info["cover_file"]))
         elif info["cover"]:  # a URL (a relative one that is not there is an error)
             cover = image = info["cover"]
-        summary = record.summary
         page = {
             "title": info["title"],
             "description": summary["description"],
@@ -514,24 +530,25 @@ class SiteBuilder:
 
     # -- 4. writing -------------------------------------------------------------------
 
-    def _write_pages(self, run: _Run, post_pages: dict[str, tuple], listings: list[Page],
+    def _write_pages(self, run: _Run, post_pages: dict[str, PostPage], listings: list[Page],
                      plan: SitePlan) -> None:
         """Render and write the pages that changed (step 2), on the workers when there are
         any: a post's page where its body is, the listings wherever there is room."""
         records, outputs, slugs = run.manifest.posts, run.manifest.outputs, run.slugs
         keys: dict[str, str] = {}
-        routed: dict[int | None, list[tuple]] = {}
+        routed: dict[int | None, list[PageJob]] = {}  # by the worker that holds the body
         for key, (page, series, comments) in post_pages.items():
             record = records[key]
-            output = f"{record.info['slug']}/index.html"
+            info = _site_info(record)
+            output = f"{info['slug']}/index.html"
             links = {link: slugs[link] for link in record.links if link in slugs}
             keys[output] = page
+            context = self._post_context(info, self._summary(run, key)[0], plan, series)
             routed.setdefault(run.holders.get(key), []).append(
-                ("post", key, run.scan.posts[key][0], output,
-                 self._post_context(record, plan, series), links, comments,
+                ("post", key, run.scan.posts[key][0], output, context, links, comments,
                  outputs.get(output), run.force)
             )
-        page_jobs = []
+        page_jobs: list[PageJob] = []
         for listing in listings:
             if self._outdated(run, listing.output, listing.key):
                 keys[listing.output] = listing.key
@@ -544,7 +561,7 @@ class SiteBuilder:
             return
         run.expect(jobs)
 
-        def take(worker: int | None, results: list[tuple[str, tuple]]) -> None:
+        def take(worker: int | None, results: list[tuple[str, Written]]) -> None:
             for output, result in results:
                 run.record(output, keys[output], result)
             run.advance(len(results))
@@ -555,7 +572,8 @@ class SiteBuilder:
             return
         shared = chunked(routed.pop(None, []), 16) + chunked(page_jobs, 8)
         run.pool.run("assemble", shared,
-                     {worker: chunked(group, 32) for worker, group in routed.items()},
+                     {worker: chunked(group, 32) for worker, group in routed.items()
+                      if worker is not None},  # None: popped above
                      on_reply=take)
 
     def _copy_files(self, run: _Run) -> None:
@@ -634,7 +652,8 @@ class SiteBuilder:
         if entry is None or entry[0] != mtime or entry[1] != size:
             entry = [mtime, size, theme_files.file_digest(path), None]
             manifest.files[path] = entry
-        return entry[2]
+        digest: str = entry[2]
+        return digest
 
     def _update_templates(self, run: _Run) -> None:
         """Each page template's digest over the templates it reaches, redone when any
@@ -659,13 +678,13 @@ class SiteBuilder:
         for path, reason in skipped.items():
             run.problems.append((self.config.relative(Path(path)), [1, reason, "warning"]))
 
-    def _mirror_files(self, run: _Run):
+    def _mirror_files(self, run: _Run) -> ReadingList | None:
         """Digests of the mirror files, each checked once when it changes; broken ones are
         reported. Returns the reading list as (digest, loader of its items), or None."""
         from toolkit.site import mirror
 
         scan, files = run.scan, run.manifest.files
-        checked: list[tuple[str, int, int, Callable]] = [
+        checked: list[tuple[str, int, int, Callable[[Any], None]]] = [
             (path, mtime, size, mirror.check_comments)
             for path, mtime, size in scan.comments.values()
         ]
@@ -694,7 +713,7 @@ class SiteBuilder:
             return None
         path = scan.reading_list[0]
 
-        def items() -> list:
+        def items() -> list[dict[str, Any]]:
             return mirror.reading_list_items(json.loads(Path(path).read_bytes()))
 
         return files[path][2], items

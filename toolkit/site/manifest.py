@@ -22,10 +22,35 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.site.pages import Summary
 
 FORMAT = 1
-FileTableJSON = dict[str, list]  # name -> [path, mtime_ns, size]
+# The records are JSON arrays read back as lists, whose items differ in type by position.
+FileTableJSON = dict[str, list[Any]]  # name -> [path, mtime_ns, size]
+OutputRecord = list[Any]  # an output written: [key, digest, mtime_ns, size]
+FileRecord = list[Any]  # a template or mirror file: [mtime_ns, size, digest, extra]
+Row = list[Any]  # a problem: [line, message, severity]
+
+
+class PostInfo(TypedDict):
+    """What the rest of the site needs to know about a post (`render.post_info`)."""
+
+    title: str
+    slug: str
+    date: str | None  # ISO 8601
+    tags: list[str]
+    description: str
+    series: str | None
+    published: bool
+    premium: bool
+    canonical: str | None
+    cover: str | None  # as written: a URL, or a path relative to the post
+    cover_file: str | None  # the cover's path under the content folder, when it is a file there
+    words: int
+    images: list[list[Any]]  # [file path, whether it existed] of each relative image
 
 
 def digest_of(*parts: Any) -> str:
@@ -55,17 +80,17 @@ def last_build_name(output_dir: Path) -> str:
 class PostRecord:
     stat: list[int]  # mtime_ns, size of the source
     digest: str  # of the source's bytes
-    info: dict[str, Any] | None  # what the front matter says; None when it cannot be parsed
-    problems: list[list[Any]]  # [line, message, severity] of the post on its own
+    info: PostInfo | None  # what the front matter says; None when it cannot be parsed
+    problems: list[Row]  # of the post on its own
     excerpt: str | None = None  # first paragraph, from the last render
     links: list[str] = field(default_factory=list)  # posts its body links to
     summary_digest: str = ""  # of what listings show (`pages.summary_of`); "" until known
-    summary: dict[str, Any] | None = None  # what listings show, made when needed (not saved)
+    summary: Summary | None = None  # what listings show, made when needed (not saved)
     # Its JSON text, kept so that saving the manifest after a one-post change encodes one
     # record, not a thousand. Whoever changes a field of a record sets it back to None.
     saved: str | None = None
 
-    def to_json(self) -> list:
+    def to_json(self) -> list[Any]:
         return [self.stat, self.digest, self.info, self.problems, self.excerpt, self.links,
                 self.summary_digest]
 
@@ -75,7 +100,7 @@ class PostRecord:
         return self.saved
 
     @classmethod
-    def from_json(cls, data: list) -> PostRecord:
+    def from_json(cls, data: list[Any]) -> PostRecord:
         return cls(*data)
 
 
@@ -83,8 +108,8 @@ class PostRecord:
 class Manifest:
     content_key: str = ""  # the settings that post records depend on
     posts: dict[str, PostRecord] = field(default_factory=dict)
-    outputs: dict[str, list] = field(default_factory=dict)  # rel -> [key, digest, mtime, size]
-    files: dict[str, list] = field(default_factory=dict)  # path -> [mtime, size, digest, extra]
+    outputs: dict[str, OutputRecord] = field(default_factory=dict)  # by POSIX path
+    files: dict[str, FileRecord] = field(default_factory=dict)  # by absolute path
     templates: FileTableJSON = field(default_factory=dict)  # name -> [path, mtime, size]
     closures: dict[str, str] = field(default_factory=dict)  # page template -> digest
 

@@ -23,8 +23,10 @@ from __future__ import annotations
 import html
 import re
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 from markdown_it import MarkdownIt
@@ -34,6 +36,13 @@ from mdit_py_plugins.footnote import footnote_plugin
 
 from toolkit.content import images
 from toolkit.content.discover import is_post_path
+
+if TYPE_CHECKING:  # pragma: no cover
+    from markdown_it.renderer import RendererHTML
+    from markdown_it.token import Token
+    from markdown_it.utils import EnvType, OptionsDict
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexer import Lexer
 
 # A link to another post until its slug is known: \x1a<post key>\x1a<#fragment>\x1a<href>\x1a
 # (the href as written, kept for a post that is not on the site).
@@ -68,7 +77,7 @@ def resolve_links(body_html: str, slugs: dict[str, str], prefix: str = "../") ->
     if "\x1a" not in body_html:
         return body_html
 
-    def replace(match: re.Match) -> str:
+    def replace(match: re.Match[str]) -> str:
         # The placeholder sits in an attribute, already HTML-escaped by the renderer.
         key, fragment, written = match.groups()
         slug = slugs.get(html.unescape(key))
@@ -77,7 +86,7 @@ def resolve_links(body_html: str, slugs: dict[str, str], prefix: str = "../") ->
     return _PLACEHOLDER.sub(replace, body_html)
 
 
-def has_raw_html(tokens: list) -> bool:
+def has_raw_html(tokens: Sequence[Token]) -> bool:
     """Whether markdown-it found raw HTML (a block, or a tag inside a paragraph)."""
     for token in tokens:
         if token.type == "html_block":
@@ -114,8 +123,8 @@ class MarkdownRenderer:
         self.key_prefix = key_prefix  # project-relative path of content_dir, e.g. "content/"
         self.page_prefix = page_prefix  # from a post's page back to the site's root
         self.allow_raw_html = allow_raw_html  # [site] allow_raw_html: keep it as written
-        self._lexers: dict[str, object] = {}
-        self._formatter = None
+        self._lexers: dict[str, Lexer | None] = {}  # None: no lexer of that name
+        self._formatter: HtmlFormatter[str] | None = None
         md = MarkdownIt("commonmark", {"highlight": self._highlight})
         md.enable(["table", "strikethrough"])
         md.use(footnote_plugin)
@@ -126,7 +135,7 @@ class MarkdownRenderer:
         self.md = md
 
     def render(self, body: str, post_path: Path) -> Body:
-        env: dict = {"post_path": post_path, "links": [], "placeholders": []}
+        env: dict[str, Any] = {"post_path": post_path, "links": [], "placeholders": []}
         tokens = self.md.parse(body, env)
         body_html = self.md.renderer.render(tokens, self.md.options, env)
         if not self.allow_raw_html and has_raw_html(tokens):
@@ -135,7 +144,7 @@ class MarkdownRenderer:
 
     # -- code -------------------------------------------------------------------------
 
-    def _lexer(self, lang: str):
+    def _lexer(self, lang: str) -> Lexer | None:
         if lang not in self._lexers:
             from pygments.lexers import get_lexer_by_name
             from pygments.util import ClassNotFound
@@ -180,14 +189,16 @@ class MarkdownRenderer:
             return url
         return self.page_prefix + quote(relative) + found[1]
 
-    def _image(self, renderer, tokens, idx, options, env):
+    def _image(self, renderer: RendererHTML, tokens: Sequence[Token], idx: int,
+               options: OptionsDict, env: EnvType) -> str:
         token = tokens[idx]
         src = token.attrGet("src")
         if isinstance(src, str):
             token.attrSet("src", self._asset_url(src, env["post_path"]))
         return renderer.image(tokens, idx, options, env)
 
-    def _link_open(self, renderer, tokens, idx, options, env):
+    def _link_open(self, renderer: RendererHTML, tokens: Sequence[Token], idx: int,
+                   options: OptionsDict, env: EnvType) -> str:
         token = tokens[idx]
         href = token.attrGet("href")
         if isinstance(href, str) and href:

@@ -81,17 +81,27 @@ def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def _comment(data: Any, site: str | None) -> dict | None:
+def _object(value: Any) -> dict[str, Any]:
+    """A JSON object, or an empty one in place of anything else."""
+    return value if isinstance(value, dict) else {}
+
+
+def _array(value: Any) -> list[Any]:
+    """A JSON array, or an empty one in place of anything else."""
+    return value if isinstance(value, list) else []
+
+
+def _comment(data: Any, site: str | None) -> dict[str, Any] | None:
     from markupsafe import Markup
 
     from toolkit.site.sanitize import clean_html
 
     if not isinstance(data, dict):
         return None
-    user = data.get("user") if isinstance(data.get("user"), dict) else {}
+    user = _object(data.get("user"))
     username = _text(user.get("username"))
     created = parse_time(data.get("created_at"))
-    children = data.get("children") if isinstance(data.get("children"), list) else []
+    children = _array(data.get("children"))
     return {
         "id": _ID.sub("", str(data.get("id_code") or "")),
         "author": _text(user.get("name")) or username or "Anonymous",
@@ -103,14 +113,14 @@ def _comment(data: Any, site: str | None) -> dict | None:
     }
 
 
-def _count(thread: list[dict]) -> int:
+def _count(thread: list[dict[str, Any]]) -> int:
     return sum(1 + _count(comment["children"]) for comment in thread)
 
 
-def comment_thread(data: Any) -> dict:
+def comment_thread(data: Any) -> dict[str, Any]:
     """The template's view of a comments file: count, thread (sanitised), article URL."""
     check_comments(data)
-    article = data.get("article") if isinstance(data.get("article"), dict) else {}
+    article = _object(data.get("article"))
     url = http_url(article.get("url"))
     site = None
     if url:
@@ -120,7 +130,7 @@ def comment_thread(data: Any) -> dict:
     return {"count": _count(thread), "thread": thread, "url": url}
 
 
-def _tags(article: dict) -> list[str]:
+def _tags(article: dict[str, Any]) -> list[str]:
     raw = article.get("tag_list")
     if raw is None:
         raw = article.get("tags")
@@ -131,15 +141,15 @@ def _tags(article: dict) -> list[str]:
     return [t for t in (_text(str(tag)) for tag in raw) if t]
 
 
-def reading_list_items(data: Any) -> list[dict]:
+def reading_list_items(data: Any) -> list[dict[str, Any]]:
     """The template's view of the reading list, in the file's order."""
     check_reading_list(data)
     items = []
     for entry in data:
         if not isinstance(entry, dict):
             continue
-        article = entry.get("article") if isinstance(entry.get("article"), dict) else {}
-        user = article.get("user") if isinstance(article.get("user"), dict) else {}
+        article = _object(entry.get("article"))
+        user = _object(article.get("user"))
         minutes = article.get("reading_time_minutes")
         items.append({
             "title": _text(article.get("title")) or "Untitled",

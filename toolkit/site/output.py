@@ -15,6 +15,7 @@ from pathlib import Path
 from toolkit.fsutil import quick_write
 from toolkit.fsutil import write_if_changed as fsutil_write_if_changed
 from toolkit.localfiles import read_regular
+from toolkit.site.manifest import OutputRecord
 
 Written = tuple[str, int, int, bool]  # digest, mtime_ns, size, whether it was written now
 
@@ -36,7 +37,8 @@ def _written(path: Path, digest: str, written: bool) -> Written:
     return digest, st.st_mtime_ns, st.st_size, written
 
 
-def write_if_changed(path: Path, data: bytes, record: list | None, force: bool) -> Written:
+def write_if_changed(path: Path, data: bytes, record: OutputRecord | None,
+                     force: bool) -> Written:
     """`toolkit.fsutil.write_if_changed` for the output folder, with its manifest record.
 
     `record` is `[key, digest, mtime_ns, size]` of the last write (or None): a file whose
@@ -58,7 +60,7 @@ class UnreadableSource(OSError):
     """The file to copy cannot be read (gone, not allowed, no longer a regular file)."""
 
 
-def copy_if_changed(source: str, path: Path, record: list | None, key: str,
+def copy_if_changed(source: str, path: Path, record: OutputRecord | None, key: str,
                     force: bool) -> Written:
     """Copy a file unless the copy is already there (same source stat, untouched copy)."""
     if not force and record is not None and record[0] == key:

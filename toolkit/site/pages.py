@@ -20,14 +20,35 @@ import datetime as dt
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 from urllib.parse import quote
 
-from toolkit.site.manifest import digest_of, digest_of_strings
+from toolkit.site.manifest import PostInfo, digest_of, digest_of_strings
 from toolkit.site.mirror import display_date
 
 FEED_ENTRIES = 20
 EPOCH = "1970-01-01T00:00:00+00:00"
+
+Context = dict[str, Any]  # what a template is rendered with
+Order = tuple[int, float, str, str]  # a sort key of posts
+
+
+class Summary(TypedDict):
+    """What a listing shows of a post (`summary_of`)."""
+
+    slug: str
+    title: str
+    date: str | None
+    date_display: str
+    reading_time: int
+    tags: list[str]
+    description: str
+    draft: bool
+
+
+Listed = tuple[Summary, str]  # a post in a listing: its summary, and the summary's digest
+# The mirror's reading list: the digest of its file, and the loader of its items.
+ReadingList = tuple[str, Callable[[], list[dict[str, Any]]]]
 
 
 @dataclass
@@ -35,7 +56,7 @@ class Page:
     output: str  # POSIX path under the output folder
     template: str
     key: str
-    context: Callable[[], dict[str, Any]]
+    context: Callable[[], Context]
 
 
 def root_of(output: str) -> str:
@@ -48,21 +69,21 @@ def parse_iso(value: str | None) -> dt.datetime | None:
     return dt.datetime.fromisoformat(value) if value else None
 
 
-def index_order(key: str, info: dict) -> tuple:
+def index_order(key: str, info: PostInfo) -> Order:
     """Newest first; posts without a date after the dated ones, by title."""
     date = parse_iso(info["date"])
     title = info["title"].lower()
     return (0, -date.timestamp(), title, key) if date else (1, 0.0, title, key)
 
 
-def series_order(key: str, info: dict) -> tuple:
+def series_order(key: str, info: PostInfo) -> Order:
     """Oldest first (part 1 comes first); posts without a date last, by title."""
     date = parse_iso(info["date"])
     title = info["title"].lower()
     return (0, date.timestamp(), title, key) if date else (1, 0.0, title, key)
 
 
-def summary_of(info: dict, excerpt: str | None, reading_minutes: int) -> dict[str, Any]:
+def summary_of(info: PostInfo, excerpt: str | None, reading_minutes: int) -> Summary:
     """What a listing shows of a post."""
     date = parse_iso(info["date"])
     return {
@@ -77,11 +98,11 @@ def summary_of(info: dict, excerpt: str | None, reading_minutes: int) -> dict[st
     }
 
 
-def series_context(name: str, parts: list[tuple[str, dict]], current: str) -> dict[str, Any]:
+def series_context(name: str, parts: list[tuple[str, PostInfo]], current: str) -> Context:
     """Series navigation for the post `current` (a key) among `parts`, in series order."""
     index = next(i for i, (key, _) in enumerate(parts) if key == current)
 
-    def link(i: int) -> dict | None:
+    def link(i: int) -> dict[str, str] | None:
         if 0 <= i < len(parts):
             return {"title": parts[i][1]["title"], "slug": parts[i][1]["slug"]}
         return None
@@ -103,9 +124,9 @@ def series_context(name: str, parts: list[tuple[str, dict]], current: str) -> di
 class SitePlan:
     """The listing pages of one build, from the posts in index order."""
 
-    def __init__(self, *, site: dict, site_url: str | None, per_page: int, site_key: str,
-                 closures: dict[str, str], posts: list[tuple[dict, str]],
-                 reading_list: tuple[str, Callable[[], list]] | None):
+    def __init__(self, *, site: Context, site_url: str | None, per_page: int, site_key: str,
+                 closures: dict[str, str], posts: list[Listed],
+                 reading_list: ReadingList | None):
         self.site = site  # the `site` context of every template
         self.base = f"{site_url}/" if site_url else ""  # absolute URLs, when the site has one
         self.per_page = per_page
@@ -135,11 +156,11 @@ class SitePlan:
             "noindex": False,
         }
 
-    def _context(self, output: str, page: dict, nav: str | None, **values: Any) -> dict:
+    def _context(self, output: str, page: Context, nav: str | None, **values: Any) -> Context:
         return {"site": self.site, "root": root_of(output), "page": page, "nav": nav, **values}
 
-    def _paginate(self, posts: list[tuple[dict, str]], folder: str, template: str,
-                  title: Callable[[int], str], nav: str | None, extra: dict) -> list[Page]:
+    def _paginate(self, posts: list[Listed], folder: str, template: str,
+                  title: Callable[[int], str], nav: str | None, extra: Context) -> list[Page]:
         """`folder` is where page 1 lives ("" or "tags/x/"); page N is `folder/page/N/`."""
         total = max(1, math.ceil(len(posts) / self.per_page))
         pages = []
@@ -148,7 +169,8 @@ class SitePlan:
             path = folder if number == 1 else f"{folder}page/{number}/"
             output = f"{path}index.html"
 
-            def context(chunk=chunk, number=number, path=path, output=output) -> dict:
+            def context(chunk: list[Listed] = chunk, number: int = number, path: str = path,
+                        output: str = output) -> Context:
                 root = root_of(output)
 
                 def href(n: int) -> str:
@@ -176,14 +198,16 @@ class SitePlan:
             self.posts, "", "index.html",
             lambda n: self.site["title"] if n == 1 else f"Posts, page {n}", "home", {},
         )
-        tags: dict[str, list[tuple[dict, str]]] = {}
+        tags: dict[str, list[Listed]] = {}
         for summary, digest in self.posts:
             for tag in summary["tags"]:
                 tags.setdefault(tag, []).append((summary, digest))
         for tag in sorted(tags):
+            def title(n: int, tag: str = tag) -> str:
+                return f"#{tag}" if n == 1 else f"#{tag}, page {n}"
+
             pages += self._paginate(
-                tags[tag], f"tags/{tag}/", "tag.html",
-                lambda n, tag=tag: f"#{tag}" if n == 1 else f"#{tag}, page {n}",
+                tags[tag], f"tags/{tag}/", "tag.html", title,
                 "tags", {"tag": tag, "count": len(tags[tag])},
             )
         counts = [{"name": tag, "count": len(tags[tag])} for tag in sorted(tags)]
@@ -212,10 +236,10 @@ class SitePlan:
     def _feed(self) -> Page:
         published = [(s, d) for s, d in self.posts if not s["draft"]][:FEED_ENTRIES]
         dates = [s["date"] for s, _ in published if s["date"]]
-        updated = max(dates, key=lambda d: parse_iso(d)) if dates else EPOCH
+        updated = max(dates, key=dt.datetime.fromisoformat) if dates else EPOCH
         base = self.base
 
-        def context() -> dict:
+        def context() -> Context:
             entries = []
             for summary, _ in published:
                 url = f"{base}{quote(summary['slug'])}/"
@@ -242,7 +266,7 @@ class SitePlan:
             paths.append("reading-list/")
         base = self.base or "./"
 
-        def context() -> dict:
+        def context() -> Context:
             urls = [{"loc": base + path if path else base, "lastmod": None} for path in paths]
             urls += [{"loc": f"{base}{slug}/", "lastmod": date} for slug, date in posts]
             return {"site": self.site, "root": "./", "urls": urls}

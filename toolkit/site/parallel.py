@@ -18,12 +18,20 @@ import threading
 import traceback
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from toolkit.errors import BuildError
 
 if TYPE_CHECKING:  # pragma: no cover
     from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
+    from toolkit.site.render import Renderer
+
+Job = TypeVar("Job")
+# Called in the parent as each chunk comes back: (worker, the results of the chunk's jobs).
+# The results come out of a pipe, whatever the operation returns: `prepare` or `assemble`.
+OnReply = Callable[[int, list[Any]], None]
 
 # multiprocessing itself is imported only when a pool is made: a small rebuild never needs it.
 
@@ -48,7 +56,7 @@ def default_processes() -> int:
     return available_cores()
 
 
-def _serve(renderer, connection: Connection) -> None:
+def _serve(renderer: Renderer, connection: Connection) -> None:
     # Ctrl-C reaches the whole process group: the parent decides, workers just stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while True:
@@ -71,12 +79,12 @@ def _serve(renderer, connection: Connection) -> None:
 class WorkerPool:
     """`processes` forked workers, each with its own copy of `renderer`."""
 
-    def __init__(self, renderer, processes: int):
+    def __init__(self, renderer: Renderer, processes: int):
         import multiprocessing
 
         context = multiprocessing.get_context("fork")
         self._connections: list[Connection] = []
-        self._processes = []
+        self._processes: list[BaseProcess] = []
         for _ in range(processes):
             parent_end, child_end = context.Pipe()
             process = context.Process(target=_serve, args=(renderer, child_end), daemon=True)
@@ -88,8 +96,9 @@ class WorkerPool:
     def __len__(self) -> int:
         return len(self._processes)
 
-    def run(self, operation: str, shared: list[list], routed: dict[int, list[list]] | None = None,
-            on_reply: Callable[[int, list], None] = lambda worker, results: None) -> None:
+    def run(self, operation: str, shared: list[list[Job]],
+            routed: dict[int, list[list[Job]]] | None = None,
+            on_reply: OnReply = lambda worker, results: None) -> None:
         """Run chunks of jobs: `routed[i]` on worker i first, then `shared` on any worker.
         `on_reply(worker, results)` is called in the parent as each chunk comes back."""
         from multiprocessing.connection import wait
@@ -108,7 +117,8 @@ class WorkerPool:
         for worker in range(len(self)):
             feed(worker)
         while busy:
-            for connection in wait(list(busy)):
+            for ready in wait(list(busy)):
+                connection = cast("Connection", ready)  # wait() returns those given that are ready
                 worker = busy.pop(connection)
                 try:
                     status, payload = connection.recv()
@@ -136,5 +146,5 @@ class WorkerPool:
             connection.close()
 
 
-def chunked(jobs: list, size: int) -> list[list]:
+def chunked(jobs: list[Job], size: int) -> list[list[Job]]:
     return [jobs[i : i + size] for i in range(0, len(jobs), size)]

@@ -14,15 +14,22 @@ Two steps, because a post's page depends on other posts (series navigation, link
 from __future__ import annotations
 
 import math
-import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from toolkit.config import Config
 from toolkit.errors import BuildError
-from toolkit.site.output import write_if_changed
+from toolkit.site.manifest import OutputRecord, PostInfo, Row
+from toolkit.site.output import Written, write_if_changed
 from toolkit.site.theme_files import PAGE_TEMPLATES, make_environment
+
+if TYPE_CHECKING:  # pragma: no cover
+    import jinja2
+    from markupsafe import Markup
+
+    from toolkit.content.post import Post
+    from toolkit.site.markdown import MarkdownRenderer
 
 _WORD = re.compile(r"\w+")
 WORDS_PER_MINUTE = 275
@@ -33,7 +40,22 @@ RESERVED_SLUGS = frozenset({"tags", "page", "static", "reading-list"})
 PrepareJob = tuple[str, str, bool]
 # A page job: ("post", key, path, output, context, slugs, comments file, record, force)
 #          or ("page", template, output, context, record, force)
-PageJob = tuple
+PostPageJob = tuple[Literal["post"], str, str, str, dict[str, Any], dict[str, str], str | None,
+                    OutputRecord | None, bool]
+ListingJob = tuple[Literal["page"], str, str, dict[str, Any], OutputRecord | None, bool]
+PageJob = PostPageJob | ListingJob
+
+
+class Prepared(TypedDict):
+    """What `prepare` found of a post: the fields of its `manifest.PostRecord`."""
+
+    key: str
+    stat: list[int]  # mtime_ns, size; [0, 0] when it cannot be read
+    digest: str  # of its bytes; "" when it cannot be read
+    info: PostInfo | None  # None when it cannot be parsed
+    problems: list[Row]
+    excerpt: str | None
+    links: list[str] | None  # None when the body was not rendered
 
 
 def reading_time(words: int) -> int:
@@ -54,7 +76,7 @@ def count_words(text: str) -> int:
     return len(_WORD.findall(text))
 
 
-def in_scope(info: dict, *, drafts: bool, premium: bool) -> bool:
+def in_scope(info: PostInfo, *, drafts: bool, premium: bool) -> bool:
     """Whether a post belongs on this build's site at all (errors aside)."""
     return (info["published"] or drafts) and (premium or not info["premium"])
 
@@ -86,13 +108,13 @@ class Renderer:
         self.drafts = drafts
         self.premium = premium
         self.bodies: dict[str, str] = {}  # rendered bodies waiting for their page
-        self._env = None
-        self._markdown = None
+        self._env: jinja2.Environment | None = None
+        self._markdown: MarkdownRenderer | None = None
 
     # -- what is made lazily, so a build with nothing to render never imports it --------
 
     @property
-    def env(self):
+    def env(self) -> jinja2.Environment:
         if self._env is None:
             from toolkit.localfiles import config_folders
 
@@ -101,7 +123,7 @@ class Renderer:
         return self._env
 
     @property
-    def markdown(self):
+    def markdown(self) -> MarkdownRenderer:
         if self._markdown is None:
             from toolkit.site.markdown import MarkdownRenderer
 
@@ -116,7 +138,7 @@ class Renderer:
         for name in PAGE_TEMPLATES:
             self.template(name)
 
-    def template(self, name: str):
+    def template(self, name: str) -> jinja2.Template:
         from jinja2 import TemplateError
 
         try:
@@ -126,15 +148,15 @@ class Renderer:
 
     def reset_templates(self) -> None:
         """Forget compiled templates (a template file changed); the next use reloads."""
-        if self._env is not None:
+        if self._env is not None and self._env.cache is not None:  # None: it caches nothing
             self._env.cache.clear()
 
     # -- step 1 ------------------------------------------------------------------------
 
-    def prepare(self, jobs: list[PrepareJob]) -> list[dict]:
+    def prepare(self, jobs: list[PrepareJob]) -> list[Prepared]:
         return [self._prepare_guarded(*job) for job in jobs]
 
-    def _prepare_guarded(self, key: str, path: str, render: bool) -> dict:
+    def _prepare_guarded(self, key: str, path: str, render: bool) -> Prepared:
         """`_prepare_one`, with anything it did not foresee made the post's own error: one
         post never stops the build, here or in a worker process."""
         try:
@@ -146,19 +168,19 @@ class Renderer:
                     "digest": "", "problems": [[1, f"cannot be built: {type(exc).__name__}"
                                                    + (f": {reason}" if reason else ""), "error"]]}
 
-    def _prepare_one(self, key: str, path: str, render: bool) -> dict:
-        from toolkit.content import PostError
+    def _prepare_one(self, key: str, path: str, render: bool) -> Prepared:
         from toolkit.content.post import post_from_bytes, read_post_file
+        from toolkit.content.problems import PostError
         from toolkit.content.rules import validate_post
         from toolkit.site.output import digest_bytes
 
         site = self.config.site
-        result: dict[str, Any] = {"key": key, "info": None, "excerpt": None, "links": None}
+        result: Prepared = {"key": key, "info": None, "excerpt": None, "links": None,
+                            "stat": [0, 0], "digest": "", "problems": []}
         try:  # at most MAX_FILE_BYTES, and never a FIFO or device
             st, data = read_post_file(path, key)
         except PostError as exc:
-            result.update(stat=[0, 0], digest="",
-                          problems=[[1, exc.problem.message, "error"]])
+            result["problems"] = [[1, exc.problem.message, "error"]]
             return result
         result["stat"] = [st.st_mtime_ns, st.st_size]
         result["digest"] = digest_bytes(data)
@@ -190,10 +212,10 @@ class Renderer:
 
     # -- step 2 ------------------------------------------------------------------------
 
-    def assemble(self, jobs: list[PageJob]) -> list[tuple[str, tuple]]:
+    def assemble(self, jobs: list[PageJob]) -> list[tuple[str, Written]]:
         return [self._assemble_one(job) for job in jobs]
 
-    def _assemble_one(self, job: PageJob) -> tuple[str, tuple]:
+    def _assemble_one(self, job: PageJob) -> tuple[str, Written]:
         if job[0] == "post":
             _, key, path, output, context, slugs, comments, record, force = job
             template = "post.html"
@@ -210,21 +232,21 @@ class Renderer:
         data = text.encode("utf-8")
         return output, write_if_changed(self.output_dir / output, data, record, force)
 
-    def _body(self, key: str, path: str, slugs: dict[str, str]):
+    def _body(self, key: str, path: str, slugs: dict[str, str]) -> Markup:
         from markupsafe import Markup
 
         from toolkit.site.markdown import resolve_links
 
         body = self.bodies.pop(key, None)
         if body is None:  # rendered in another process, or not at all yet
-            from toolkit.content import load_post
+            from toolkit.content.post import load_post
 
             post = load_post(Path(path), key)
             body = self.markdown.render(post.body, post.path).html
         return Markup(resolve_links(body, slugs))
 
     @staticmethod
-    def _comments(path: str | None) -> dict | None:
+    def _comments(path: str | None) -> dict[str, Any] | None:
         if path is None:
             return None
         from toolkit.site.mirror import MirrorError, comment_thread, read_json
@@ -235,7 +257,7 @@ class Renderer:
             return None  # the builder reports the file; the page goes without it
 
 
-def post_info(post, site_url: str | None, content_dir: Path) -> dict[str, Any]:
+def post_info(post: Post, site_url: str | None, content_dir: Path) -> PostInfo:
     """What the rest of the site needs to know about a post: JSON, kept in the manifest."""
     from toolkit.content import images
     from toolkit.content.rules import canonical_url
@@ -243,7 +265,8 @@ def post_info(post, site_url: str | None, content_dir: Path) -> dict[str, Any]:
     date = post.date
     cover = post.cover_image.strip() if post.cover_image else None
     cover_file = None  # the cover's path under the content folder, when it is a file there
-    relative_images = []  # [file, whether it existed]: the post's problems depend on them
+    # [file, whether it existed] of each relative image: the post's problems depend on them
+    relative_images: list[list[Any]] = []
 
     def local(src: str) -> Path | None:
         if not images.is_relative(src):

@@ -42,7 +42,7 @@ def key_prefix(content_dir: Path, root: Path) -> str:
     return "" if relative == "." else relative + "/"
 
 
-def _file(entry: os.DirEntry, folders: tuple[str, ...], shown: str,
+def _file(entry: os.DirEntry[str], folders: tuple[str, ...], shown: str,
           scan: ContentScan) -> Stat | None:
     """The stat of a directory entry to read as a file, or None (listed in `skipped` when
     it leads outside the project or is not a file)."""
@@ -71,9 +71,10 @@ def scan_content(content_dir: Path, prefix: str, folders: tuple[str, ...] = ()) 
                     stack.append((entry.path, f"{relative}{name}/"))
                     continue
                 shown = prefix + relative + name
+                found: Stat | None
                 if entry.is_file(follow_symlinks=False):  # the common case, inline
                     st = entry.stat(follow_symlinks=False)
-                    found: Stat | None = (entry.path, st.st_mtime_ns, st.st_size)
+                    found = (entry.path, st.st_mtime_ns, st.st_size)
                 else:
                     found = _file(entry, folders, shown, scan)
                     if found is None:

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from toolkit import localfiles
+
+if TYPE_CHECKING:  # pragma: no cover
+    import jinja2
 
 THEME_DIR = Path(__file__).resolve().parent / "theme"
 STATIC = "static"  # the subfolder of a templates folder that is copied, not rendered
@@ -34,7 +39,7 @@ PAGE_TEMPLATES = (
 PYGMENTS_LIGHT = "default"
 PYGMENTS_DARK = "github-dark"
 
-FileTable = dict[str, list]  # name -> [file path, mtime_ns, size]
+FileTable = dict[str, list[Any]]  # name -> [file path, mtime_ns, size] (JSON in the manifest)
 _THEME_FOLDERS = (os.path.realpath(THEME_DIR),)  # where the theme's own symlinks may lead
 
 
@@ -93,7 +98,8 @@ def _overlay(project_dir: Path, *, static: bool, folders: tuple[str, ...] | None
              skipped: dict[str, str] | None) -> FileTable:
     table: FileTable = {}
     skipped = {} if skipped is None else skipped
-    theme = (THEME_DIR, None, {})
+    # (folder, where its symlinks may lead, what it skipped)
+    theme: tuple[Path, tuple[str, ...] | None, dict[str, str]] = (THEME_DIR, None, {})
     project = (project_dir, folders or localfiles.project_folders(project_dir), skipped)
     for folder, allowed, refused in (theme, project):  # the project's files win
         for name, st in _walk(folder, static=static, folders=allowed, skipped=refused).items():
@@ -124,7 +130,7 @@ def file_digest(path: str | Path) -> str:
 
 
 def make_environment(project_dir: Path, cache_dir: Path | None = None,
-                     folders: tuple[str, ...] | None = None):
+                     folders: tuple[str, ...] | None = None) -> jinja2.Environment:
     """The Jinja2 environment of a build: the project's templates over the theme's.
 
     A project template is loaded only from where `template_table` takes it: a symlink
@@ -156,14 +162,15 @@ def make_environment(project_dir: Path, cache_dir: Path | None = None,
     )
 
 
-def _project_loader(searchpath: str, folders: tuple[str, ...]):
+def _project_loader(searchpath: str, folders: tuple[str, ...]) -> jinja2.FileSystemLoader:
     import posixpath
 
     import jinja2
     from jinja2.loaders import split_template_path
 
     class ProjectLoader(jinja2.FileSystemLoader):
-        def get_source(self, environment, template):
+        def get_source(self, environment: jinja2.Environment, template: str
+                       ) -> tuple[str, str, Callable[[], bool]]:
             filename = posixpath.join(searchpath, *split_template_path(template))
             if os.path.lexists(filename) and not within_project(filename):
                 raise jinja2.TemplateNotFound(template)
@@ -177,7 +184,8 @@ def _project_loader(searchpath: str, folders: tuple[str, ...]):
     return ProjectLoader(searchpath)
 
 
-def closure_digests(env, table: FileTable, digests: dict[str, str]) -> dict[str, str]:
+def closure_digests(env: jinja2.Environment, table: FileTable,
+                    digests: dict[str, str]) -> dict[str, str]:
     """For each page template, a digest of every template file it can reach.
 
     A page is rendered again exactly when one of those files changed. A template that
@@ -241,8 +249,10 @@ def pygments_css() -> bytes:
     def rules(style: str) -> str:
         formatter = HtmlFormatter(style=style)
         # Only the rules under .highlight: the full stylesheet also styles every <pre>.
-        return "\n".join(formatter.get_background_style_defs(".highlight")
-                         + formatter.get_token_style_defs(".highlight"))
+        return "\n".join(
+            formatter.get_background_style_defs(".highlight")  # type: ignore[no-untyped-call]  # unannotated in types-Pygments
+            + formatter.get_token_style_defs(".highlight")  # type: ignore[no-untyped-call]  # unannotated in types-Pygments
+        )
 
     dark = "\n".join("  " + line for line in rules(PYGMENTS_DARK).splitlines())
     text = (

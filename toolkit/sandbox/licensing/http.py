@@ -199,7 +199,7 @@ def caller_of(scope: Scope, state: SandboxState) -> str | None:
     return token.label if token is not None else None
 
 
-class Ctx:
+class LicensingCtx:
     """One request as a handler sees it."""
 
     def __init__(self, request: Request, state: SandboxState, token: Token | None):
@@ -263,7 +263,7 @@ def _pretty(request: Request) -> bool:
     return request.query_params.get("prettyPrint", "true").lower() != "false"
 
 
-Handler = Callable[[Ctx], Awaitable[Any]]
+Handler = Callable[[LicensingCtx], Awaitable[Any]]
 
 
 def endpoint(*, auth: bool = True, query: Collection[str] = ()
@@ -284,7 +284,7 @@ def endpoint(*, auth: bool = True, query: Collection[str] = ()
                     raise ErrorAnswer(licensing.status)
                 token = authenticate(request, state) if auth else None
                 _check_query(request, query)
-                result = await handler(Ctx(request, state, token))
+                result = await handler(LicensingCtx(request, state, token))
             except ErrorAnswer as exc:
                 return error_response(exc.status, exc.message, headers=exc.headers,
                                       extra=exc.extra, pretty=pretty)

@@ -25,7 +25,7 @@ from typing import Any
 
 from starlette.routing import Route
 
-from toolkit.sandbox.licensing.http import Ctx, bad_request, endpoint, not_found
+from toolkit.sandbox.licensing.http import LicensingCtx, bad_request, endpoint, not_found
 
 DEFAULT_PAGE = 100
 MAX_PAGE = 500
@@ -90,7 +90,7 @@ def read_page_token(token: str, application_id: str) -> int:
 
 
 @endpoint()
-async def customer_license(ctx: Ctx) -> dict[str, Any]:
+async def customer_license(ctx: LicensingCtx) -> dict[str, Any]:
     application = ctx.application(ctx.path_param("applicationId"))
     with ctx.store.read() as db:
         row = db.execute("SELECT * FROM licensing_customers WHERE application_id = ? AND "
@@ -102,7 +102,7 @@ async def customer_license(ctx: Ctx) -> dict[str, Any]:
 
 
 @endpoint()
-async def user_license(ctx: Ctx) -> dict[str, Any]:
+async def user_license(ctx: LicensingCtx) -> dict[str, Any]:
     application = ctx.application(ctx.path_param("applicationId"))
     with ctx.store.read() as db:
         row = db.execute("SELECT * FROM licensing_users WHERE application_id = ? AND "
@@ -114,7 +114,7 @@ async def user_license(ctx: Ctx) -> dict[str, Any]:
 
 
 @endpoint(query=("max-results", "start-token", "timestamp"))
-async def license_notifications(ctx: Ctx) -> dict[str, Any]:
+async def license_notifications(ctx: LicensingCtx) -> dict[str, Any]:
     application = ctx.application(ctx.path_param("applicationId"))
     app_id = application["id"]
     limit = ctx.uint("max-results", "max_results") or DEFAULT_PAGE
@@ -143,7 +143,7 @@ def _discovery_document() -> dict[str, Any]:
 
 
 @endpoint(auth=False, query=("version",))
-async def discovery(ctx: Ctx) -> dict[str, Any]:
+async def discovery(ctx: LicensingCtx) -> dict[str, Any]:
     """The discovery document Google serves at `/$discovery/rest?version=v2`, verbatim
     but for its roots, which name this sandbox, so that Google's client library built from
     it calls the sandbox."""

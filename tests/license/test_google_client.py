@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import APP, LICENSED
+from license_helpers import APP, LICENSED
 
 from toolkit.sandbox.licensing import seed
 

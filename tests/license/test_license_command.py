@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import APP, LICENSED, OTHER_APP, UNLICENSED, premium_config
+from license_helpers import APP, LICENSED, OTHER_APP, UNLICENSED, premium_config
 
 from toolkit.sandbox.licensing import seed
 

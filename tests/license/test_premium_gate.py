@@ -6,7 +6,7 @@ folder byte for byte as it was; premium posts reach the premium site only."""
 from __future__ import annotations
 
 import pytest
-from conftest import (
+from license_helpers import (
     APP,
     LICENSED,
     OTHER_APP,

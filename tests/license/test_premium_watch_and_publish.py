@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import LICENSED
+from license_helpers import LICENSED
 
 from toolkit.config import load_config
 from toolkit.errors import PremiumRefused

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import APP, LICENSED, OTHER_APP, UNLICENSED
+from license_helpers import APP, LICENSED, OTHER_APP, UNLICENSED
 
 from toolkit.sandbox.licensing import seed
 

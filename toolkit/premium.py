@@ -27,6 +27,7 @@ from toolkit.config import Config
 from toolkit.errors import (
     ApiError,
     ConfigError,
+    HTTPStatusError,
     LicenseError,
     PremiumRefused,
     RateLimited,
@@ -128,6 +129,9 @@ def explain(exc: ApiError, subject: str, application_id: str, tries: int) -> Lic
                             "unreachable")
     if isinstance(exc, ServerError | RateLimited):
         return LicenseError(f"the licensing service failed: {words}{tried}", "service")
+    if not isinstance(exc, HTTPStatusError):  # an answer, but not one a client can read
+        return LicenseError(f"the licensing service's answer is not a licence ({exc.message})",
+                            "answer")
     if status == 401:
         return LicenseError(f"the licensing service did not accept LICENSE_API_TOKEN: {words}",
                             "token")
@@ -137,10 +141,7 @@ def explain(exc: ApiError, subject: str, application_id: str, tries: int) -> Lic
     if status == 404:
         return LicenseError(f"the licensing service knows no licence of {subject} for "
                             f"application {application_id}: {words}", "unknown")
-    if status is not None:
-        return LicenseError(f"the licensing service refused the request: {words}", "request")
-    return LicenseError(f"the licensing service's answer is not a licence ({exc.message})",
-                        "answer")
+    return LicenseError(f"the licensing service refused the request: {words}", "request")
 
 
 @dataclass(frozen=True)

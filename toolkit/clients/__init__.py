@@ -9,9 +9,17 @@ imported only when a factory runs, so importing this package costs nothing.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from toolkit.errors import ConfigError
+
+# httpx imports its own command line (`httpx._main`: click, rich's progress bars, tables
+# and syntax, Pygments' lexers) whenever those packages are installed, as they are here:
+# some 15 ms on every run that makes a request, which toolkit never uses. Marked absent,
+# httpx keeps a stub `httpx.main` instead. (No effect once httpx is imported.)
+if "httpx" not in sys.modules and "httpx._main" not in sys.modules:
+    sys.modules["httpx._main"] = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx

@@ -200,6 +200,9 @@ class SiteConfig:
         PATH, default="templates",
         help="The project's templates; each file overrides the default theme's.")
     output_dir: Path = option(PATH, default="site", help="Where `toolkit build` writes the site.")
+    premium_output_dir: Path = option(
+        PATH, default="site-premium",
+        help="Where `toolkit build --premium` writes the premium site; never the public one.")
     assets_base_url: str | None = option(
         URL, default_from="url",
         help="Absolute base under which relative images are served, for what is sent to "
@@ -249,6 +252,8 @@ class LicenseConfig:
     application_id: str | None = option(TEXT, help="The marketplace application's id.")
     customer_id: str | None = option(TEXT, help="The customer whose licence is asked for.")
     user_id: str | None = option(TEXT, help="A user whose own licence is asked for too.")
+    timeout: float = option(SECONDS, default=10,
+                            help="Seconds to wait for an answer before a request fails.")
     token: Secret | None = secret("LICENSE_API_TOKEN", help="Bearer token of the licensing API.")
 
 

@@ -12,6 +12,8 @@ sandbox)::
     ├── UnsafeNameError           a name from outside cannot become a file name inside its folder
     ├── ServeError                a local server (preview, sandbox) cannot start or listen there
     ├── SandboxError              (toolkit.sandbox) the sandbox cannot start: port, host, database
+    ├── LicenseError              the licensing service refused or could not answer; `cause`
+    │   └── PremiumRefused        a premium build may not run: the licence is not active, or unknown
     └── ApiError                  a remote interface failed; carries `request` and `response`
         ├── TransportError        no response at all: connection refused, reset, timed out
         └── HTTPStatusError       a response with an error status
@@ -98,6 +100,22 @@ class UnsafeNameError(ToolkitError):
 
 class ServeError(ToolkitError):
     """A local server could not start (a busy port, a bad or non-loopback address)."""
+
+
+class LicenseError(ToolkitError):
+    """The licensing service refused a request or could not answer it. `cause` names why
+    in one word: `token` (401), `forbidden` (403), `unknown` (404), `unreachable` (no
+    answer), `service` (5xx, 429), `answer` (not a licence), `request` (another 4xx)."""
+
+    def __init__(self, message: str, cause: str):
+        super().__init__(message)
+        self.cause = cause
+
+
+class PremiumRefused(LicenseError):
+    """A premium build may not run, and wrote nothing: the customer's (or the user's)
+    licence is not active (`cause` `inactive`), or the licensing service did not say it
+    is (the causes of `LicenseError`): a premium build fails closed."""
 
 
 class ApiError(ToolkitError):

@@ -12,6 +12,7 @@ from toolkit.cli.output import github_annotation, in_github_actions, stderr
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.commands.build import BuildProgress
+    from toolkit.premium import LicenseCheck
     from toolkit.site import BuildReport
 
 
@@ -30,10 +31,15 @@ def _shown(path: Path) -> str:
 @click.option("--drafts", is_flag=True, default=None,
               help="Include posts with `published: false`, marked as drafts.")
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None,
-              help="Output folder (default: [site] output_dir, `site/`).")
+              help="Output folder (default: [site] output_dir, `site/`; with --premium, "
+                   "[site] premium_output_dir, `site-premium/`).")
+@click.option("--premium", is_flag=True, default=None,
+              help="Build the premium site (premium posts, templates/premium/) into its own "
+                   "folder, after the licensing service confirms an active licence.")
 @common_options
 @pass_cli
-def build(cli: CliContext, clean: bool | None, drafts: bool | None, out: str | None) -> None:
+def build(cli: CliContext, clean: bool | None, drafts: bool | None, out: str | None,
+          premium: bool | None) -> None:
     """Build the static site from the posts under content/.
 
     Incremental: a page is rendered again only when its post, a template it uses, its
@@ -41,17 +47,32 @@ def build(cli: CliContext, clean: bool | None, drafts: bool | None, out: str | N
     changed. Posts with errors are reported as `path:line: message` and left out; the
     rest is built and the command exits 1.
 
+    With --premium, posts marked `premium: true` and the templates of templates/premium/
+    are built too, into site-premium/ ([site] premium_output_dir), never into the public
+    site. The licensing service ([license], LICENSE_API_TOKEN) is asked first: unless the
+    customer's licence is ACTIVE (and the user's, when [license] user_id is set, ACTIVE
+    and enabled), nothing is written and the command exits 1 saying why; a service that
+    cannot be reached refuses the build too.
+
     \b
     Example:
       toolkit build                  # into site/ (or [site] output_dir)
       toolkit build --drafts --out /tmp/preview
       toolkit build --clean          # everything again, from scratch
+      toolkit build --premium        # the premium site, into site-premium/
     """
     from toolkit.commands.build import build as build_site
+    from toolkit.commands.build import build_premium
 
     def run(progress: BuildProgress | None = None) -> BuildReport:
-        return build_site(cli.config, clean=bool(clean), drafts=bool(drafts), out=out,
-                          progress=progress)
+        if not premium:
+            return build_site(cli.config, clean=bool(clean), drafts=bool(drafts), out=out,
+                              progress=progress)
+        result = build_premium(cli.config, clean=bool(clean), drafts=bool(drafts), out=out,
+                               progress=progress)
+        if not cli.quiet:
+            stderr.print(license_line(result.license), markup=False, highlight=False)
+        return result.site
 
     report = run() if cli.quiet or not stderr.is_terminal else _with_progress(run)
     for problem in report.problems:
@@ -74,6 +95,17 @@ def build(cli: CliContext, clean: bool | None, drafts: bool | None, out: str | N
         )
     if report.errors:
         raise SystemExit(1)
+
+
+def license_line(check: LicenseCheck) -> str:
+    """`licence: customer acme.example ACTIVE (application 8123...)`, and the user's."""
+    from toolkit.premium import shown
+
+    line = (f"licence: customer {shown(check.customer.customer_id)} ACTIVE "
+            f"(application {check.application_id})")
+    if check.user is not None:
+        line += f", user {shown(check.user.user_id)} ACTIVE and enabled"
+    return line
 
 
 def _with_progress(run: Callable[[BuildProgress], BuildReport]) -> BuildReport:

@@ -1,11 +1,16 @@
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 from rich.markup import escape
 
 from toolkit.cli.context import CliContext, common_options, pass_cli
 from toolkit.cli.output import stderr, stdout
 from toolkit.cli.sync_report import ConsoleReporter, print_summary
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.commands.demo import DemoReport
 
 
 @click.command()
@@ -15,9 +20,10 @@ def demo(cli: CliContext) -> None:
     """Run the whole pipeline offline against the built-in sandbox.
 
     Starts the sandbox in-process, imports its demo account's articles (pull), publishes
-    your posts to it, mirrors comments and the reading list, and builds the site: all in a
-    copy of the project under .toolkit/demo/, so your toolkit.lock and content/ are not
-    touched. Prints what happened and where the site is; the sandbox stops at the end.
+    your posts to it, mirrors comments and the reading list, makes a premium build for a
+    customer the sandbox's licensing service licenses and shows the one it refuses for an
+    unlicensed customer, and builds the site: all in a copy of the project under
+    .toolkit/demo/, so your toolkit.lock and content/ are not touched. Prints what happened and where the site is; the sandbox stops at the end.
 
     \b
     Example:
@@ -48,9 +54,23 @@ def demo(cli: CliContext) -> None:
     )
     for problem in built.problems:
         stdout.print(str(problem), highlight=False, markup=False)
+    _print_premium(report)
     stdout.print(f"\nThe site: {report.site_index}\n  (file://{report.site_index})",
                  highlight=False, markup=False)
     stdout.print(f"Everything the demo wrote is in {report.workdir}; the sandbox has stopped.",
                  highlight=False, markup=False)
     if not report.ok:
         raise SystemExit(1)
+
+
+def _print_premium(report: DemoReport) -> None:
+    """Both outcomes of the licence gate: the build it allowed, the one it refused."""
+    premium, refused = report.premium, report.premium_refused
+    if premium is not None:
+        site = premium.site
+        stdout.print(
+            f"premium build allowed (customer {premium.license.customer.customer_id}, licence "
+            f"ACTIVE): {site.posts} posts into {len(site.written)} file(s) in {site.output_dir}",
+            highlight=False, markup=False)
+    if refused is not None:
+        stdout.print(f"{refused.message}: nothing was written", highlight=False, markup=False)

@@ -63,11 +63,14 @@ class ConsoleWatchReporter:
               help="Update the remote draft of each saved post (needs FOREM_API_KEY).")
 @click.option("--drafts/--no-drafts", default=True, show_default=True,
               help="Show drafts in the preview, marked as such.")
+@click.option("--premium", is_flag=True,
+              help="Preview the premium site (premium posts, templates/premium/), asking the "
+                   "licensing service first and again at most once a minute.")
 @lock_timeout_option(5.0, "a draft push")
 @common_options
 @pass_cli
 def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool,
-          lock_timeout: float) -> None:
+          lock_timeout: float, premium: bool) -> None:
     """Preview the site while you write: rebuild and live-reload on every save.
 
     Builds into .toolkit/preview/ (your site/ stays as `toolkit build` makes it), serves
@@ -79,10 +82,16 @@ def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool,
     .toolkit/run.lock; if it is still held, the push says so and is tried again with the
     next save. Ctrl-C stops it.
 
+    With --premium it previews the premium site instead, in .toolkit/preview-premium/:
+    it starts only when the licensing service confirms an active licence (as
+    `toolkit build --premium` does), and asks again at most once a minute while it runs;
+    a refusal is shown like a bad save and the preview waits for the licence.
+
     \b
     Example:
       toolkit watch                 # then open http://127.0.0.1:8000
       toolkit watch --no-push --port 8001
+      toolkit watch --premium
     """
     from toolkit.commands.watch import watch as watch_session
     from toolkit.signals import stop_signals
@@ -90,7 +99,7 @@ def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool,
     config = cli.config
     reporter = ConsoleWatchReporter(cli.quiet, cli.verbose)
     session = watch_session(config, reporter, host=host, port=port, push=push, drafts=drafts,
-                            lock_timeout=lock_timeout)
+                            lock_timeout=lock_timeout, premium=premium)
     for notice in session.notices:
         reporter.say(f"[yellow]{escape(notice)}[/]")
     # Ctrl-C and SIGTERM are recorded, never raised mid-way (toolkit.signals): one that

@@ -9,21 +9,35 @@ imported only when a factory runs, so importing this package costs nothing.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from toolkit.errors import ConfigError
+
+# httpx imports its own command line (`httpx._main`: click, rich's progress bars, tables
+# and syntax, Pygments' lexers) whenever those packages are installed, as they are here:
+# some 15 ms on every run that makes a request, which toolkit never uses. Marked absent,
+# httpx keeps a stub `httpx.main` instead. (No effect once httpx is imported.)
+if "httpx" not in sys.modules and "httpx._main" not in sys.modules:
+    sys.modules["httpx._main"] = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
     from toolkit.clients.base import Sleep, WaitListener
     from toolkit.clients.forem import ForemClient
+    from toolkit.clients.license import LicenseClient
     from toolkit.config import Config
 
 MISSING_FOREM_KEY = (
     "FOREM_API_KEY is not set: put your API key (dev.to: Settings → Extensions → DEV API Keys) "
     "in the environment or in a .env file beside toolkit.toml; `make demo` runs everything "
     "offline against the built-in sandbox"
+)
+MISSING_LICENSE_TOKEN = (
+    "LICENSE_API_TOKEN is not set: put an OAuth access token with the scope "
+    "https://www.googleapis.com/auth/appsmarketplace.license in the environment or in a .env "
+    "file beside toolkit.toml; `make demo` shows a premium build against the built-in sandbox"
 )
 
 
@@ -42,4 +56,22 @@ def forem_client(
     return ForemClient(
         config.forem.base_url, config.forem.api_key, rate_window=config.forem.rate_window,
         timeout=config.forem.timeout, on_wait=on_wait, sleep=sleep, transport=transport,
+    )
+
+
+def license_client(
+    config: Config,
+    *,
+    on_wait: WaitListener | None = None,
+    sleep: Sleep | None = None,
+    transport: httpx.BaseTransport | None = None,
+) -> LicenseClient:
+    """The licensing API client for this project; refuses to start without a token."""
+    from toolkit.clients.license import LicenseClient
+
+    if config.license.token is None:
+        raise ConfigError([MISSING_LICENSE_TOKEN])
+    return LicenseClient(
+        config.license.base_url, config.license.token, timeout=config.license.timeout,
+        on_wait=on_wait, sleep=sleep, transport=transport,
     )

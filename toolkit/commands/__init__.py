@@ -7,11 +7,14 @@ imports click or exits: failures are `toolkit.errors.ToolkitError`s.
 
     check.check            validate posts offline                      -> CheckResult
     build.build            build the static site                       -> BuildReport
+    build.build_premium    the premium site, behind the licence gate   -> PremiumBuildReport
     publish.plan           what publish would do                       -> PublishResult
     publish.publish        sync posts to the publishing API            -> PublishResult
     pull.pull              import remote articles as posts             -> PullResult
     mirror.mirror          mirror comments and the reading list        -> MirrorResult
     watch.watch            a live-preview session, to start and stop   -> WatchSession
+    license.license_status         the licence, and premium's verdict  -> LicenseStatus
+    license.license_notifications  licence events since the last call  -> NotificationsResult
     sandbox.sandbox        a started local emulator, to stop           -> RunningSandbox
     demo.demo              the whole pipeline against the sandbox      -> DemoReport
     config.config_keys     every configuration key and its value       -> list[ConfigKey]

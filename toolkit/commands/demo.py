@@ -1,4 +1,4 @@
-"""The whole pipeline, offline: sandbox, pull, publish, mirror, build.
+"""The whole pipeline, offline: sandbox, pull, publish, mirror, premium builds, build.
 
 The demo works on a copy of the project in `.toolkit/demo/`, so it never touches the
 real `toolkit.lock` (which belongs to the real service) or `content/_mirror/`. The sandbox
@@ -13,11 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from toolkit.commands.build import build
+from toolkit.commands.build import PremiumBuildReport, build, build_premium
 from toolkit.commands.mirror import mirror
 from toolkit.commands.publish import publish
 from toolkit.commands.pull import pull
 from toolkit.config import Config, Secret
+from toolkit.errors import PremiumRefused
 from toolkit.mirror import MirrorResult
 from toolkit.site import BuildReport
 from toolkit.sync.engine import PublishProgress, PublishResult
@@ -33,6 +34,8 @@ class DemoReport:
     published: PublishResult | None = None
     mirrored: MirrorResult | None = None
     built: BuildReport | None = None
+    premium: PremiumBuildReport | None = None  # the build the licensing service allowed
+    premium_refused: PremiumRefused | None = None  # the one it refused (nothing written)
 
     @property
     def site_index(self) -> Path:
@@ -40,7 +43,8 @@ class DemoReport:
 
     @property
     def ok(self) -> bool:
-        return bool(self.published and self.published.ok and self.built and self.built.ok)
+        return bool(self.published and self.published.ok and self.built and self.built.ok
+                    and self.premium and self.premium.site.ok and self.premium_refused)
 
 
 def demo_config(config: Config, workdir: Path, base_url: str, api_key: str, window: float) -> Config:
@@ -59,6 +63,36 @@ def demo_config(config: Config, workdir: Path, base_url: str, api_key: str, wind
             organization_id=None,
         ),
     )
+
+
+def licensed_config(config: Config, base_url: str, customer_id: str) -> Config:
+    """`config` asking the sandbox's licensing service about `customer_id` of its demo
+    application, with its demo token; premium builds go to `site-premium/` beside `site/`."""
+    from toolkit.sandbox.licensing import seed
+
+    return dataclasses.replace(
+        config,
+        site=dataclasses.replace(config.site,
+                                 premium_output_dir=config.root / "site-premium"),
+        license=dataclasses.replace(
+            config.license, base_url=base_url, application_id=seed.APPLICATION_ID,
+            customer_id=customer_id, user_id=None,
+            token=Secret(seed.token_for(seed.DEMO_TOKEN_LABEL))),
+    )
+
+
+def premium_builds(config: Config, base_url: str
+                   ) -> tuple[PremiumBuildReport, PremiumRefused | None]:
+    """A premium build for the sandbox's licensed customer, then one for an unlicensed
+    customer, which the gate refuses before anything is written."""
+    from toolkit.sandbox.licensing import seed
+
+    built = build_premium(licensed_config(config, base_url, seed.LICENSED_CUSTOMER), clean=True)
+    try:
+        build_premium(licensed_config(config, base_url, seed.UNLICENSED_CUSTOMER))
+    except PremiumRefused as refused:
+        return built, refused
+    return built, None
 
 
 def prepare_workdir(config: Config) -> Path:
@@ -100,6 +134,8 @@ def demo(
         report.published = publish(local, progress=progress)
         step("mirror: comments and the reading list into content/_mirror/")
         report.mirrored = mirror(local)
+        step("premium: a build for a licensed customer, then one for an unlicensed customer")
+        report.premium, report.premium_refused = premium_builds(local, sandbox.base_url)
     step("build: the static site")
     report.built = build(local, clean=True)
     return report

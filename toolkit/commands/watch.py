@@ -14,13 +14,19 @@ from pathlib import Path
 
 from toolkit.clients import forem_client
 from toolkit.config import Config
+from toolkit.premium import RECHECK_SECONDS, PremiumGate
+from toolkit.site import BuildReport, SiteBuilder
+from toolkit.site.builder import Progress
 from toolkit.sync.engine import PublishResult, SyncEngine
 from toolkit.sync.runlock import writer_run
 from toolkit.watch import WatchOptions, WatchReporter, WatchSession
+from toolkit.watch.push import DraftPublisher
 
-__all__ = ["PUSH_LOCK_TIMEOUT", "DraftsToRemote", "WatchReporter", "WatchSession", "watch"]
+__all__ = ["PUSH_LOCK_TIMEOUT", "DraftsToRemote", "PremiumWatchSession", "WatchReporter",
+           "WatchSession", "watch"]
 
 PUSH_LOCK_TIMEOUT = 5.0  # seconds a push waits for another toolkit run
+PREMIUM_PREVIEW = "preview-premium"  # under .toolkit/: the premium preview's folder
 NO_KEY = ("remote drafts are not updated: FOREM_API_KEY is not set "
           "(--no-push silences this)")
 
@@ -59,18 +65,57 @@ class DraftsToRemote:
         self._client.close()
 
 
+class GatedSiteBuilder(SiteBuilder):
+    """A premium build that asks `gate` before each build (the gate keeps its answer for
+    a minute); a refusal raises `PremiumRefused` before anything is written."""
+
+    def __init__(self, config: Config, gate: PremiumGate, *, drafts: bool, out: Path):
+        super().__init__(config, drafts=drafts, out=out, premium=True)
+        self.gate = gate
+
+    def build(self, clean: bool = False, progress: Progress | None = None) -> BuildReport:
+        self.gate.check()
+        return super().build(clean=clean, progress=progress)
+
+
+class PremiumWatchSession(WatchSession):
+    """`toolkit watch --premium`: the premium site in `.toolkit/preview-premium/` (never
+    the public preview's folder), each rebuild behind the licence gate. A refusal at the
+    start stops the session from starting; a later one is reported like a bad save and
+    the preview stays as it was until a rebuild is allowed again."""
+
+    def __init__(self, config: Config, options: WatchOptions, reporter: WatchReporter, *,
+                 gate: PremiumGate, publisher: DraftPublisher | None = None,
+                 notices: tuple[str, ...] = ()):
+        self.gate = gate
+        super().__init__(config, options, reporter, publisher=publisher, notices=notices)
+
+    def _builder(self, config: Config) -> SiteBuilder:
+        self.gate.use(config)
+        self.output_dir = config.state_dir / PREMIUM_PREVIEW
+        return GatedSiteBuilder(config, self.gate, drafts=self.options.drafts,
+                                out=self.output_dir)
+
+
 def watch(config: Config, reporter: WatchReporter, *, host: str = "127.0.0.1",
           port: int = 8000, push: bool = True, drafts: bool = True,
-          lock_timeout: float = PUSH_LOCK_TIMEOUT) -> WatchSession:
+          lock_timeout: float = PUSH_LOCK_TIMEOUT, premium: bool = False,
+          gate: PremiumGate | None = None) -> WatchSession:
     """A session serving the preview on `host:port` (loopback only), with drafts shown
     unless `drafts` is false, pushing saved drafts unless `push` is false or no API key
-    is set (then `notices` says so)."""
+    is set (then `notices` says so). `premium`: the premium site, asking the licensing
+    service (`gate`, default one that asks again at most once a minute) before a rebuild."""
     options = WatchOptions(host=host, port=port, drafts=drafts)
+    notices: tuple[str, ...] = ()
     if push and config.forem.api_key is None:
-        return WatchSession(config, options, reporter, notices=(NO_KEY,))
+        notices, push = (NO_KEY,), False
     publisher = DraftsToRemote(config, lock_timeout=lock_timeout) if push else None
     try:
-        return WatchSession(config, options, reporter, publisher=publisher)
+        if premium:
+            gate = gate or PremiumGate(config, max_age=RECHECK_SECONDS)
+            return PremiumWatchSession(config, options, reporter, gate=gate,
+                                       publisher=publisher, notices=notices)
+        return WatchSession(config, options, reporter, publisher=publisher, notices=notices)
     except BaseException:
         if publisher is not None:
             publisher.close()

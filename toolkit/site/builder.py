@@ -177,6 +177,8 @@ class SiteBuilder:
         self.last_build_path = self.state_dir / last_build_name(self.output_dir)
         self.key_prefix = key_prefix(config.site.content_dir, config.root)
         self.folders = localfiles.config_folders(config)  # where a symlink may lead
+        # A premium build lays `templates/premium/` over the templates.
+        self.overlay = config.site.templates_dir / theme_files.PREMIUM if premium else None
         site = config.site
         # What the posts' records depend on besides their source: another value, and every
         # post is read again.
@@ -585,7 +587,7 @@ class SiteBuilder:
             f"{theme_files.STATIC}/{name}": (path, mtime, size)
             for name, (path, mtime, size)
             in theme_files.static_table(self.config.site.templates_dir, self.folders,
-                                        skipped).items()
+                                        skipped, self.overlay).items()
         }
         self._report_skipped(run, skipped)
         for relative, stat in run.scan.assets.items():
@@ -661,7 +663,7 @@ class SiteBuilder:
         manifest = run.manifest
         skipped: dict[str, str] = {}
         table = theme_files.template_table(self.config.site.templates_dir, self.folders,
-                                           skipped)
+                                           skipped, self.overlay)
         self._report_skipped(run, skipped)
         if table == manifest.templates and manifest.closures:
             return

@@ -22,7 +22,7 @@ from toolkit.config import Config
 from toolkit.errors import BuildError
 from toolkit.site.manifest import OutputRecord, PostInfo, Row
 from toolkit.site.output import Written, write_if_changed
-from toolkit.site.theme_files import PAGE_TEMPLATES, make_environment
+from toolkit.site.theme_files import PAGE_TEMPLATES, PREMIUM, make_environment
 
 if TYPE_CHECKING:  # pragma: no cover
     import jinja2
@@ -118,8 +118,9 @@ class Renderer:
         if self._env is None:
             from toolkit.localfiles import config_folders
 
-            self._env = make_environment(self.config.site.templates_dir, self.cache_dir,
-                                         config_folders(self.config))
+            templates = self.config.site.templates_dir
+            self._env = make_environment(templates, self.cache_dir, config_folders(self.config),
+                                         templates / PREMIUM if self.premium else None)
         return self._env
 
     @property

@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 THEME_DIR = Path(__file__).resolve().parent / "theme"
 STATIC = "static"  # the subfolder of a templates folder that is copied, not rendered
+PREMIUM = "premium"  # the subfolder laid over the templates in a premium build
 
 # The templates a build renders directly; everything else is reached from these.
 PAGE_TEMPLATES = (
@@ -95,13 +96,15 @@ def _walk(folder: Path, *, static: bool, folders: tuple[str, ...] | None,
 
 
 def _overlay(project_dir: Path, *, static: bool, folders: tuple[str, ...] | None,
-             skipped: dict[str, str] | None) -> FileTable:
+             skipped: dict[str, str] | None, overlay: Path | None = None) -> FileTable:
     table: FileTable = {}
     skipped = {} if skipped is None else skipped
-    # (folder, where its symlinks may lead, what it skipped)
-    theme: tuple[Path, tuple[str, ...] | None, dict[str, str]] = (THEME_DIR, None, {})
-    project = (project_dir, folders or localfiles.project_folders(project_dir), skipped)
-    for folder, allowed, refused in (theme, project):  # the project's files win
+    allowed_folders = folders or localfiles.project_folders(project_dir)
+    layers: list[tuple[Path, tuple[str, ...] | None, dict[str, str]]] = [
+        (THEME_DIR, None, {}), (project_dir, allowed_folders, skipped)]
+    if overlay is not None:  # a premium build: `templates/premium/` over the rest
+        layers.append((overlay, allowed_folders, skipped))
+    for folder, allowed, refused in layers:  # the later layer's files win
         for name, st in _walk(folder, static=static, folders=allowed, skipped=refused).items():
             table[name] = [str(folder / STATIC / name if static else folder / name),
                            st.st_mtime_ns, st.st_size]
@@ -109,19 +112,25 @@ def _overlay(project_dir: Path, *, static: bool, folders: tuple[str, ...] | None
 
 
 def template_table(project_dir: Path, folders: tuple[str, ...] | None = None,
-                   skipped: dict[str, str] | None = None) -> FileTable:
+                   skipped: dict[str, str] | None = None,
+                   overlay: Path | None = None) -> FileTable:
     """Every template a page can use, resolved the way the loader resolves it.
 
     `folders`: where a symlink may lead (by default the templates folder itself);
-    `skipped` receives the files refused, with the reason.
+    `skipped` receives the files refused, with the reason; `overlay` (a premium build's
+    `templates/premium/`) is laid over the project's templates.
     """
-    return _overlay(project_dir, static=False, folders=folders, skipped=skipped)
+    return _overlay(project_dir, static=False, folders=folders, skipped=skipped,
+                    overlay=overlay)
 
 
 def static_table(project_dir: Path, folders: tuple[str, ...] | None = None,
-                 skipped: dict[str, str] | None = None) -> FileTable:
-    """Every static file to copy under `static/`: the theme's, overlaid by the project's."""
-    return _overlay(project_dir, static=True, folders=folders, skipped=skipped)
+                 skipped: dict[str, str] | None = None,
+                 overlay: Path | None = None) -> FileTable:
+    """Every static file to copy under `static/`: the theme's, overlaid by the project's
+    (and by `overlay`'s own `static/`)."""
+    return _overlay(project_dir, static=True, folders=folders, skipped=skipped,
+                    overlay=overlay)
 
 
 def file_digest(path: str | Path) -> str:
@@ -130,8 +139,10 @@ def file_digest(path: str | Path) -> str:
 
 
 def make_environment(project_dir: Path, cache_dir: Path | None = None,
-                     folders: tuple[str, ...] | None = None) -> jinja2.Environment:
-    """The Jinja2 environment of a build: the project's templates over the theme's.
+                     folders: tuple[str, ...] | None = None,
+                     overlay: Path | None = None) -> jinja2.Environment:
+    """The Jinja2 environment of a build: the project's templates over the theme's, and
+    `overlay` (a premium build's `templates/premium/`) over both.
 
     A project template is loaded only from where `template_table` takes it: a symlink
     leading outside `folders` (by default the templates folder) is passed over, and the
@@ -139,10 +150,11 @@ def make_environment(project_dir: Path, cache_dir: Path | None = None,
     """
     import jinja2
 
-    loader = jinja2.ChoiceLoader(
-        [_project_loader(str(project_dir), folders or localfiles.project_folders(project_dir)),
-         jinja2.FileSystemLoader(str(THEME_DIR))]
-    )
+    allowed = folders or localfiles.project_folders(project_dir)
+    loaders = [_project_loader(str(project_dir), allowed), jinja2.FileSystemLoader(str(THEME_DIR))]
+    if overlay is not None:
+        loaders.insert(0, _project_loader(str(overlay), allowed))
+    loader = jinja2.ChoiceLoader(loaders)
     bytecode_cache = None
     if cache_dir is not None:
         cache_dir.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,318 @@
+"""Client of the marketplace licensing API (Google Workspace Marketplace License API,
+appsmarket v2): a customer's licence, a user's licence, and the deprecated licence
+notifications, paged.
+
+The OAuth access token travels in the `Authorization: Bearer` header only, added by
+`BearerAuth` as each request leaves; it never appears in a URL or a message. Path
+segments are percent-encoded (a user id is an email address). Records are read
+leniently: a field missing or of the wrong type reads as empty, and a state the client
+does not know is kept as it came, so that the caller can refuse it by name.
+
+Retries are fewer than the publishing client's: a licence check stands before a build,
+and an unreachable service is answered quickly (and closed) rather than waited out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from toolkit.clients.base import ApiClient, RetryPolicy, Sleep, WaitListener
+from toolkit.config import Secret
+from toolkit.errors import ApiError
+
+PREFIX = "/appsmarket/v2"
+SCOPE = "https://www.googleapis.com/auth/appsmarketplace.license"
+ACTIVE = "ACTIVE"
+LICENSE_RETRY = RetryPolicy(attempts=3, backoff=0.25, max_backoff=2.0, max_retry_after=10.0,
+                            default_retry_after=2.0)
+MAX_PAGES = 10_000  # a server that never stops paging is cut off here
+
+
+class BearerAuth(httpx.Auth):
+    """`Authorization: Bearer <token>`; the token is revealed only into the outgoing request."""
+
+    def __init__(self, token: Secret):
+        self._token = token
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Authorization"] = f"Bearer {self._token.reveal()}"
+        yield request
+
+
+def _text(data: Mapping[str, Any], key: str) -> str:
+    value = data.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _number(value: Any) -> int | None:
+    """An integer, or one written as a string (Google sends 64-bit numbers as strings)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip()[:19])
+    return None
+
+
+def _objects(value: Any) -> tuple[dict[str, Any], ...]:
+    if not isinstance(value, list):
+        return ()
+    return tuple(item for item in value if isinstance(item, dict))
+
+
+@dataclass(frozen=True)
+class Edition:
+    edition_id: str
+    seat_count: int | None
+    assigned_seats: int | None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Edition:
+        return cls(_text(data, "editionId"), _number(data.get("seatCount")),
+                   _number(data.get("assignedSeats")))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"editionId": self.edition_id, "seatCount": self.seat_count,
+                "assignedSeats": self.assigned_seats}
+
+
+@dataclass(frozen=True)
+class CustomerLicense:
+    """`appsmarket#customerLicense`: `state` is `ACTIVE` or `UNLICENSED`."""
+
+    application_id: str
+    customer_id: str
+    state: str
+    id: str = ""
+    editions: tuple[Edition, ...] = ()
+    kind: str = "appsmarket#customerLicense"
+
+    @property
+    def active(self) -> bool:
+        return self.state == ACTIVE
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CustomerLicense:
+        return cls(
+            application_id=_text(data, "applicationId"), customer_id=_text(data, "customerId"),
+            state=_text(data, "state"), id=_text(data, "id"),
+            editions=tuple(Edition.from_json(item) for item in _objects(data.get("editions"))),
+            kind=_text(data, "kind"),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "id": self.id, "applicationId": self.application_id,
+                "customerId": self.customer_id, "state": self.state,
+                "editions": [edition.to_json() for edition in self.editions]}
+
+
+@dataclass(frozen=True)
+class UserLicense:
+    """`appsmarket#userLicense`: `state` is `ACTIVE`, `UNLICENSED` or `EXPIRED`; `enabled`
+    says whether the domain administrator has activated the application."""
+
+    application_id: str
+    user_id: str
+    state: str
+    enabled: bool
+    customer_id: str = ""
+    id: str = ""
+    edition_id: str = ""
+    kind: str = "appsmarket#userLicense"
+
+    @property
+    def active(self) -> bool:
+        return self.state == ACTIVE and self.enabled
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> UserLicense:
+        return cls(
+            application_id=_text(data, "applicationId"), user_id=_text(data, "userId"),
+            state=_text(data, "state"), enabled=data.get("enabled") is True,
+            customer_id=_text(data, "customerId"), id=_text(data, "id"),
+            edition_id=_text(data, "editionId"), kind=_text(data, "kind"),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "id": self.id, "applicationId": self.application_id,
+                "customerId": self.customer_id, "userId": self.user_id,
+                "enabled": self.enabled, "state": self.state, "editionId": self.edition_id}
+
+
+NOTIFICATION_LISTS = ("provisions", "expiries", "reassignments", "deletes")
+
+
+@dataclass(frozen=True)
+class LicenseNotification:
+    """`appsmarket#licenseNotification`: one licensing event of a customer. Its lists
+    are kept as the service sent them (objects only)."""
+
+    id: str
+    application_id: str
+    customer_id: str
+    timestamp_ms: int | None
+    provisions: tuple[dict[str, Any], ...] = ()
+    expiries: tuple[dict[str, Any], ...] = ()
+    reassignments: tuple[dict[str, Any], ...] = ()
+    deletes: tuple[dict[str, Any], ...] = ()
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> LicenseNotification:
+        return cls(
+            id=_text(data, "id"), application_id=_text(data, "applicationId"),
+            customer_id=_text(data, "customerId"), timestamp_ms=_number(data.get("timestamp")),
+            **{name: _objects(data.get(name)) for name in NOTIFICATION_LISTS},
+        )
+
+    def events(self) -> list[str]:
+        """What happened, in words: `provisioned 25 seats`, `assigned ana@x.example`..."""
+        said: list[str] = []
+        for item in self.provisions:
+            seats = _number(item.get("seatCount"))
+            said.append(f"provisioned {seats} seat{'s' if seats != 1 else ''}"
+                        if seats is not None else "provisioned")
+        for item in self.reassignments:
+            kind = _text(item, "type")
+            verb = {"USER_ASSIGNMENT": "assigned", "USER_UNASSIGNMENT": "unassigned"}.get(
+                kind, f"reassigned ({kind})" if kind else "reassigned")
+            said.append(f"{verb} {_text(item, 'userId')}".rstrip())
+        said.extend("licence expired" for _ in self.expiries)
+        said.extend("application deleted" for _ in self.deletes)
+        return said
+
+    def to_json(self) -> dict[str, Any]:
+        record: dict[str, Any] = {
+            "kind": "appsmarket#licenseNotification", "id": self.id,
+            "applicationId": self.application_id, "customerId": self.customer_id,
+            "timestamp": str(self.timestamp_ms) if self.timestamp_ms is not None else None,
+        }
+        for name in NOTIFICATION_LISTS:
+            record[name] = list(getattr(self, name))
+        return record
+
+
+@dataclass(frozen=True)
+class NotificationPage:
+    notifications: tuple[LicenseNotification, ...] = ()
+    next_page_token: str | None = None
+
+
+@dataclass
+class NotificationRun:
+    """Every page read from a starting token: the notifications in order, and the token
+    to continue from next time (the last one the service gave; the start when none)."""
+
+    notifications: list[LicenseNotification] = field(default_factory=list)
+    next_token: str | None = None
+    pages: int = 0
+
+
+def plain_http_transport() -> httpx.HTTPTransport:
+    """The transport of a plain-HTTP origin (the sandbox on loopback). httpx's default
+    transport loads the CA bundle into a TLS context as it is made (about 25 ms, most of
+    what a licence check would cost there); an origin without TLS needs none. The context
+    given instead trusts no authority, so anything sent over TLS through it would fail
+    verification rather than go unverified."""
+    import ssl
+
+    return httpx.HTTPTransport(verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))
+
+
+def _segment(value: str) -> str:
+    return quote(value, safe="")
+
+
+class LicenseClient(ApiClient):
+    def __init__(
+        self,
+        base_url: str,
+        token: Secret | None = None,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        client: httpx.Client | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Sleep | None = None,
+        on_wait: WaitListener | None = None,
+        timeout: float | None = None,
+    ):
+        kwargs: dict[str, Any] = {}
+        if sleep is not None:
+            kwargs["sleep"] = sleep
+        if timeout is not None:  # seconds to wait for the service (`[license] timeout`)
+            kwargs["timeout"] = timeout
+        if transport is None and client is None and base_url.startswith("http://"):
+            transport = plain_http_transport()
+        super().__init__(base_url, auth=BearerAuth(token) if token is not None else None,
+                         transport=transport, client=client, retry=retry or LICENSE_RETRY,
+                         on_wait=on_wait, **kwargs)
+
+    def _record(self, path: str, what: str) -> Mapping[str, Any]:
+        response = self.send("GET", path)
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            raise ApiError(f"GET {path}: the answer is not {what}", request=response.request,
+                           response=response)
+        return data
+
+    def customer_license(self, application_id: str, customer_id: str) -> CustomerLicense:
+        path = f"{PREFIX}/customerLicense/{_segment(application_id)}/{_segment(customer_id)}"
+        return CustomerLicense.from_json(self._record(path, "a customer licence"))
+
+    def user_license(self, application_id: str, user_id: str) -> UserLicense:
+        path = f"{PREFIX}/userLicense/{_segment(application_id)}/{_segment(user_id)}"
+        return UserLicense.from_json(self._record(path, "a user licence"))
+
+    def notifications(self, application_id: str, *, start_token: str | None = None,
+                      max_results: int | None = None,
+                      timestamp_ms: int | None = None) -> NotificationPage:
+        """One page of licence notifications (deprecated by Google, still answered)."""
+        path = f"{PREFIX}/licenseNotification/{_segment(application_id)}"
+        response = self.send("GET", path, params={
+            "max-results": max_results, "start-token": start_token, "timestamp": timestamp_ms})
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            raise ApiError(f"GET {path}: the answer is not a list of notifications",
+                           request=response.request, response=response)
+        token = data.get("nextPageToken")
+        return NotificationPage(
+            tuple(LicenseNotification.from_json(item)
+                  for item in _objects(data.get("notifications"))),
+            token if isinstance(token, str) and token else None,
+        )
+
+    def notification_pages(self, application_id: str, *, start_token: str | None = None,
+                           max_results: int | None = None) -> Iterator[NotificationPage]:
+        """Pages from `start_token` (None: the first notification) until a page brings
+        nothing new: no notifications, no token, or the token it was asked with."""
+        token = start_token
+        for _ in range(MAX_PAGES):
+            page = self.notifications(application_id, start_token=token,
+                                      max_results=max_results)
+            yield page
+            if not page.notifications or page.next_page_token in (None, token):
+                return
+            token = page.next_page_token
+
+    def read_notifications(self, application_id: str, *, start_token: str | None = None,
+                           max_results: int | None = None) -> NotificationRun:
+        """Every notification after `start_token`, and the token to start from next time."""
+        run = NotificationRun(next_token=start_token)
+        for page in self.notification_pages(application_id, start_token=start_token,
+                                            max_results=max_results):
+            run.pages += 1
+            run.notifications.extend(page.notifications)
+            if page.next_page_token:
+                run.next_token = page.next_page_token
+        return run

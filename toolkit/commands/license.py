@@ -1,0 +1,144 @@
+"""`license status` and `license notifications`: the licensing service's answers.
+
+`license_status` reads the customer's licence of `[license] application_id` /
+`customer_id` and, when a user is given (`user`, else `[license] user_id`), that user's
+licence, and says whether a premium build would run now and why not. Licence states
+that refuse a premium build are answers, not failures; a request the service refuses or
+cannot answer raises `LicenseError` naming why.
+
+`license_notifications` pages through the (deprecated) licence notifications and
+remembers where it stopped, in `.toolkit/license-notifications.json` (one position per
+service and application), so that the next call shows only what is new; `from_start`
+lists them all again. The position is saved only once every page has been read: a run
+that fails half-way shows nothing and leaves the position where it was, so nothing is
+ever skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolkit.config import Config
+from toolkit.errors import ApiError, LicenseError
+from toolkit.fsutil import atomic_write, stable_json
+from toolkit.premium import customer_refusal, explain, license_settings, user_refusal
+from toolkit.redact import redact_url
+
+if TYPE_CHECKING:  # pragma: no cover
+    import httpx
+
+    from toolkit.clients.license import CustomerLicense, LicenseNotification, UserLicense
+
+CURSOR_FILE = "license-notifications.json"
+PAGE_SIZE = 100
+
+
+@dataclass(frozen=True)
+class LicenseStatus:
+    application_id: str
+    customer: CustomerLicense
+    user: UserLicense | None
+    premium_refusal: str | None  # why a premium build would be refused now; None: it runs
+    requests: int
+
+    @property
+    def premium_allowed(self) -> bool:
+        return self.premium_refusal is None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"application_id": self.application_id, "customer": self.customer.to_json(),
+                "user": self.user.to_json() if self.user is not None else None,
+                "premium_allowed": self.premium_allowed, "premium_refusal": self.premium_refusal,
+                "requests": self.requests}
+
+
+def license_status(config: Config, *, user: str | None = None,
+                   transport: httpx.BaseTransport | None = None) -> LicenseStatus:
+    """The customer's licence (and the user's), and what a premium build would do."""
+    from toolkit.clients import license_client
+
+    settings = license_settings(config, user=user)
+    app = settings.application_id
+    with license_client(config, transport=transport) as client:
+        subject = f"customer {settings.customer_id}"
+        try:
+            customer = client.customer_license(app, settings.customer_id)
+            user_license = None
+            if settings.user_id:
+                subject = f"user {settings.user_id}"
+                user_license = client.user_license(app, settings.user_id)
+        except ApiError as exc:
+            raise explain(exc, subject, app, client.requests_made) from None
+        refusal = customer_refusal(customer, settings.customer_id)
+        if refusal is None and user_license is not None and settings.user_id:
+            refusal = user_refusal(user_license, settings.user_id)
+        return LicenseStatus(app, customer, user_license, refusal, client.requests_made)
+
+
+@dataclass
+class NotificationsResult:
+    application_id: str
+    notifications: list[LicenseNotification] = field(default_factory=list)
+    from_start: bool = True  # listed from the first notification (no saved position)
+    pages: int = 0
+    requests: int = 0
+    notice: str | None = None  # something the user should know (an unreadable position)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"application_id": self.application_id, "count": len(self.notifications),
+                "from_start": self.from_start, "pages": self.pages, "requests": self.requests,
+                "notice": self.notice,
+                "notifications": [item.to_json() for item in self.notifications]}
+
+
+def _cursor_key(config: Config, application_id: str) -> str:
+    return f"{redact_url(config.license.base_url)} {application_id}"
+
+
+def _read_cursors(path: Path) -> tuple[dict[str, str], str | None]:
+    """The saved positions; an unreadable file is no position (and a notice)."""
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return {}, None
+    except (OSError, ValueError):
+        return {}, f"{path.name} could not be read; listing from the first notification"
+    cursors = data.get("cursors") if isinstance(data, dict) else None
+    if not isinstance(cursors, dict):
+        return {}, f"{path.name} is not a saved position; listing from the first notification"
+    return {k: v for k, v in cursors.items() if isinstance(k, str) and isinstance(v, str)}, None
+
+
+def license_notifications(config: Config, *, from_start: bool = False,
+                          page_size: int = PAGE_SIZE,
+                          transport: httpx.BaseTransport | None = None) -> NotificationsResult:
+    """The licence notifications since the last call (all of them with `from_start`, or
+    on the first call), every page, oldest first; the position is saved at the end."""
+    from toolkit.clients import license_client
+
+    settings = license_settings(config, customer=False)
+    app = settings.application_id
+    path = config.state_dir / CURSOR_FILE
+    cursors, notice = _read_cursors(path)
+    key = _cursor_key(config, app)
+    start = None if from_start else cursors.get(key)
+    result = NotificationsResult(app, from_start=start is None, notice=notice)
+    with license_client(config, transport=transport) as client:
+        try:
+            run = client.read_notifications(app, start_token=start, max_results=page_size)
+        except ApiError as exc:
+            raise explain(exc, "the notifications", app, client.requests_made) from None
+        result.requests = client.requests_made
+    result.notifications, result.pages = run.notifications, run.pages
+    if run.next_token and run.next_token != cursors.get(key):
+        cursors[key] = run.next_token
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, stable_json({"cursors": cursors}))
+    return result
+
+
+__all__ = ["LicenseError", "LicenseStatus", "NotificationsResult", "license_notifications",
+           "license_status"]

@@ -1,0 +1,300 @@
+"""The HTTP plumbing every interface-D endpoint shares: Google's error body, OAuth
+bearer tokens, the query parameters Google's front end takes, and the outage switch.
+
+`@endpoint()` wraps a handler `async def h(ctx) -> data | Response`: it answers an
+outage first (the control API's `outage`), then authenticates the bearer token (401
+without one or with one the sandbox does not know, 403 without the licence scope),
+checks the query against the parameters the method takes (400 for an unknown one or a
+bad value), and turns `ErrorAnswer` into Google's error body
+`{"error": {"code", "message", "errors": [...], "status"}}` and any other exception into
+a logged 500 in the same shape. Faults, body limits and recording are the sandbox's
+generic layers (app.py); they answer in this body through `error`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sqlite3
+from collections.abc import Awaitable, Callable, Collection
+from dataclasses import dataclass
+from functools import wraps
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Scope
+
+from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.licensing.seed import SCOPE
+from toolkit.sandbox.state import SandboxState
+
+log = logging.getLogger("toolkit.sandbox")
+
+NAME = "licensing"
+REALM = 'Bearer realm="https://accounts.google.com/"'
+SEE = ("Expected OAuth 2 access token, login cookie or other valid authentication "
+       "credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.")
+
+# Google's canonical status names and default messages, by HTTP status.
+STATUS = {
+    400: ("INVALID_ARGUMENT", "Request contains an invalid argument.", "badRequest"),
+    401: ("UNAUTHENTICATED", f"Request had invalid authentication credentials. {SEE}",
+          "authError"),
+    403: ("PERMISSION_DENIED", "The caller does not have permission", "forbidden"),
+    404: ("NOT_FOUND", "Requested entity was not found.", "notFound"),
+    405: ("NOT_FOUND", "Requested entity was not found.", "notFound"),
+    409: ("ABORTED", "The operation was aborted.", "aborted"),
+    413: ("INVALID_ARGUMENT", "Request payload size exceeds the limit.", "badRequest"),
+    429: ("RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).",
+          "rateLimitExceeded"),
+    500: ("INTERNAL", "Internal error encountered.", "backendError"),
+    501: ("UNIMPLEMENTED", "Operation is not implemented, or supported, or enabled.",
+          "notImplemented"),
+    502: ("UNAVAILABLE", "The service is currently unavailable.", "backendError"),
+    503: ("UNAVAILABLE", "The service is currently unavailable.", "backendError"),
+    504: ("DEADLINE_EXCEEDED", "The request timed out.", "backendError"),
+}
+
+# Query parameters every Google API method takes (the discovery document's `parameters`).
+SYSTEM_PARAMETERS = frozenset({
+    "access_token", "alt", "callback", "fields", "key", "oauth_token", "prettyPrint",
+    "quotaUser", "upload_protocol", "uploadType", "$.xgafv",
+})
+
+
+def error_response(status: int, message: str | None = None, *,
+                   headers: dict[str, str] | None = None,
+                   extra: dict[str, Any] | None = None, pretty: bool = True) -> Response:
+    """Google's error body. `extra` may give `reason`, `detail` (the message of the
+    `errors` item), `location` and `locationType`. A wrong method is a 404."""
+    status = 404 if status == 405 else status
+    name, default, reason = STATUS.get(status, ("UNKNOWN", "Unknown error.", "unknown"))
+    extra = extra or {}
+    text = message or default
+    item: dict[str, Any] = {"message": extra.get("detail", text), "domain": "global",
+                            "reason": extra.get("reason", reason)}
+    for key in ("location", "locationType"):
+        if key in extra:
+            item[key] = extra[key]
+    body = {"error": {"code": status, "message": text, "errors": [item], "status": name}}
+    return google_json(body, status, headers=headers, pretty=pretty)
+
+
+def google_json(data: Any, status: int = 200, *, headers: dict[str, str] | None = None,
+                pretty: bool = True) -> Response:
+    """JSON as Google's front end sends it: indented unless `prettyPrint=false`."""
+    text = json.dumps(data, indent=2 if pretty else None, ensure_ascii=False)
+    return Response(text + ("\n" if pretty else ""), status_code=status, headers=headers,
+                    media_type="application/json; charset=UTF-8")
+
+
+def error(status: int, message: str | None = None) -> Response:
+    """The interface's error body for the generic layers (faults, limits, unknown paths)."""
+    return error_response(status, message)
+
+
+def bad_request(message: str) -> ErrorAnswer:
+    return ErrorAnswer(400, message, extra={"reason": "invalid"})
+
+
+def not_found() -> ErrorAnswer:
+    return ErrorAnswer(404)
+
+
+@dataclass
+class Token:
+    """A bearer token the sandbox issued (never its secret: the label names it)."""
+
+    id: int
+    label: str
+    owner: str
+    scopes: frozenset[str]
+    expired: bool
+
+
+@dataclass
+class LicensingState:
+    """Runtime state: the outage switch. `status` answers every request with that error;
+    `delay_ms` holds every request that long first (a slow service)."""
+
+    status: int | None = None
+    delay_ms: int = 0
+
+    @classmethod
+    def create(cls, rate_window: float) -> LicensingState:
+        return cls()
+
+    def reset(self) -> None:
+        self.status = None
+        self.delay_ms = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {"status": self.status, "delay_ms": self.delay_ms}
+
+
+def _bearer(request: Request) -> tuple[str | None, bool]:
+    """(the token presented, whether a credential was presented at all). A malformed
+    `Authorization` header is a credential that matches no token."""
+    header = request.headers.get("authorization")
+    if header is not None:
+        scheme, _, value = header.strip().partition(" ")
+        if scheme.lower() == "bearer" and value.strip():
+            return value.strip(), True
+        return None, True
+    for name in ("access_token", "oauth_token"):  # Google still takes these
+        given = request.query_params.get(name)
+        if given:
+            return given, True
+    return None, False
+
+
+def _lookup(state: SandboxState, secret: str | None) -> Token | None:
+    if not secret:
+        return None
+    with state.store.read() as db:
+        row = db.execute("SELECT id, label, owner, scopes, expired FROM licensing_tokens "
+                         "WHERE secret = ?", (secret,)).fetchone()
+    if row is None:
+        return None
+    return Token(row["id"], row["label"], row["owner"], frozenset(row["scopes"].split()),
+                 bool(row["expired"]))
+
+
+def authenticate(request: Request, state: SandboxState) -> Token:
+    """The caller's token, or the 401 / 403 Google answers."""
+    secret, presented = _bearer(request)
+    token = _lookup(state, secret)
+    if token is not None:
+        request.scope.setdefault("sandbox", {})["caller"] = token.label
+    if not presented:
+        raise ErrorAnswer(
+            401, f"Request is missing required authentication credential. {SEE}",
+            headers={"WWW-Authenticate": REALM},
+            extra={"reason": "required", "detail": "Login Required.",
+                   "location": "Authorization", "locationType": "header"})
+    if token is None or token.expired:
+        raise ErrorAnswer(
+            401, headers={"WWW-Authenticate": f'{REALM}, error="invalid_token"'},
+            extra={"detail": "Invalid Credentials", "location": "Authorization",
+                   "locationType": "header"})
+    if SCOPE not in token.scopes:
+        raise ErrorAnswer(
+            403, "Request had insufficient authentication scopes.",
+            headers={"WWW-Authenticate": f'{REALM}, error="insufficient_scope", '
+                                         f'scope="{SCOPE}"'},
+            extra={"reason": "insufficientPermissions", "detail": "Insufficient Permission"})
+    return token
+
+
+def caller_of(scope: Scope, state: SandboxState) -> str | None:
+    """Who called, for the request record: the token's label (never the token)."""
+    info = scope.get("sandbox", {})
+    if "caller" in info:
+        return str(info["caller"]) if info["caller"] is not None else None
+    request = Request(scope)
+    secret, _ = _bearer(request)
+    token = _lookup(state, secret)
+    return token.label if token is not None else None
+
+
+class LicensingCtx:
+    """One request as a handler sees it."""
+
+    def __init__(self, request: Request, state: SandboxState, token: Token | None):
+        self.request = request
+        self.state = state
+        self.store = state.store
+        self.token = token
+
+    @property
+    def params(self) -> Any:
+        return self.request.query_params
+
+    def path_param(self, name: str) -> str:
+        return str(self.request.path_params[name])
+
+    def application(self, application_id: str) -> sqlite3.Row:
+        """The application the caller asks about: 404 when there is none, 403 when the
+        caller's developer does not own it."""
+        with self.store.read() as db:
+            row: sqlite3.Row | None = db.execute(
+                "SELECT * FROM licensing_applications WHERE id = ?", (application_id,)
+            ).fetchone()
+        if row is None:
+            raise not_found()
+        if self.token is not None and row["owner"] != self.token.owner:
+            raise ErrorAnswer(403, "Not authorized to access the application ID",
+                              extra={"reason": "forbidden"})
+        return row
+
+    def uint(self, name: str, field_name: str, *, bits: int = 32) -> int | None:
+        """A query integer as Google binds it (`TYPE_UINT32`, `TYPE_INT64`), or None when
+        absent; anything else is the 400 Google sends."""
+        raw = self.params.get(name)
+        if raw is None:
+            return None
+        kind = "TYPE_UINT32" if bits == 32 else "TYPE_INT64"
+        text = raw.strip()
+        digits = text[1:] if text[:1] in "+-" and bits == 64 else text
+        value = int(text) if digits.isascii() and digits.isdigit() and len(digits) <= 20 else None
+        low, high = (0, 2**32 - 1) if bits == 32 else (-(2**63), 2**63 - 1)
+        if value is None or not low <= value <= high:
+            raise bad_request(f"Invalid value at '{field_name}' ({kind}), \"{raw[:100]}\"")
+        return value
+
+
+def _check_query(request: Request, allowed: Collection[str]) -> None:
+    """Google's front end binds each query parameter to a field of the method's request;
+    a name it cannot bind is a 400, and so is `alt` other than json."""
+    for name in request.query_params:
+        if name not in allowed and name not in SYSTEM_PARAMETERS:
+            raise bad_request(
+                f'Invalid JSON payload received. Unknown name "{name[:100]}": Cannot bind '
+                f"query parameter. Field '{name[:100]}' could not be found in request message.")
+    alt = request.query_params.get("alt", "json")
+    if alt != "json":
+        raise bad_request(f"Invalid value at 'alt' (type.googleapis.com/"
+                          f"google.api.SystemParameter.Alt), \"{alt[:100]}\"")
+
+
+def _pretty(request: Request) -> bool:
+    return request.query_params.get("prettyPrint", "true").lower() != "false"
+
+
+Handler = Callable[[LicensingCtx], Awaitable[Any]]
+
+
+def endpoint(*, auth: bool = True, query: Collection[str] = ()
+             ) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
+    """Wrap a handler; a returned dict becomes Google's JSON with status 200. `query`:
+    the method's own query parameters (besides Google's system ones)."""
+
+    def decorate(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+        @wraps(handler)
+        async def run(request: Request) -> Response:
+            state: SandboxState = request.app.state.sandbox
+            licensing: LicensingState = state.of(NAME)
+            pretty = _pretty(request)
+            try:
+                if licensing.delay_ms:
+                    await asyncio.sleep(licensing.delay_ms / 1000)
+                if licensing.status is not None:
+                    raise ErrorAnswer(licensing.status)
+                token = authenticate(request, state) if auth else None
+                _check_query(request, query)
+                result = await handler(LicensingCtx(request, state, token))
+            except ErrorAnswer as exc:
+                return error_response(exc.status, exc.message, headers=exc.headers,
+                                      extra=exc.extra, pretty=pretty)
+            except Exception:  # a bug: logged, and still answered in Google's shape
+                log.exception("sandbox handler failed: %s %s", request.method, request.url.path)
+                return error_response(500, pretty=pretty)
+            if isinstance(result, Response):
+                return result
+            return google_json(result, pretty=pretty)
+
+        return run
+
+    return decorate

@@ -1,0 +1,170 @@
+"""The licensing endpoints: a customer's licence, a user's licence, the (deprecated)
+licence notifications, and the discovery document that describes them.
+
+Records are shaped as Google sends them (reference/NOTES.md part D, the discovery
+document): every field present, `editions` and the four notification lists as arrays
+(empty when there is nothing), 64-bit numbers of notifications as strings.
+
+Notifications are listed in the order they happened (their id), at most `max-results`
+(default 100, at most 500) a page. `nextPageToken` continues after the last notification
+of the page: it comes with every page that has notifications, so a client can keep the
+last one and ask again later for only what is new; a page with none has no token.
+`timestamp` (milliseconds) keeps the notifications at or after that time.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import copy
+import json
+import sqlite3
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from starlette.routing import Route
+
+from toolkit.sandbox.licensing.http import LicensingCtx, bad_request, endpoint, not_found
+
+DEFAULT_PAGE = 100
+MAX_PAGE = 500
+DISCOVERY_FILE = Path(__file__).resolve().parent / "appsmarket-v2.json"
+LISTS = ("provisions", "expiries", "reassignments", "deletes")
+
+
+def customer_record(row: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "kind": "appsmarket#customerLicense",
+        "id": row["license_id"],
+        "applicationId": row["application_id"],
+        "customerId": row["customer_id"],
+        "state": row["state"],
+        "editions": json.loads(row["editions"]),
+    }
+
+
+def user_record(row: sqlite3.Row) -> dict[str, Any]:
+    return {
+        "kind": "appsmarket#userLicense",
+        "id": row["license_id"],
+        "applicationId": row["application_id"],
+        "customerId": row["customer_id"],
+        "userId": row["user_id"],
+        "enabled": bool(row["enabled"]),
+        "state": row["state"],
+        "editionId": row["edition_id"],
+    }
+
+
+def notification_record(row: sqlite3.Row) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "kind": "appsmarket#licenseNotification",
+        "id": str(row["id"]),
+        "applicationId": row["application_id"],
+        "customerId": row["customer_id"],
+        "timestamp": str(row["timestamp_ms"]),
+    }
+    for name in LISTS:
+        record[name] = json.loads(row[name])
+    return record
+
+
+def page_token(application_id: str, after: int) -> str:
+    """An opaque token: continue after notification `after` of this application."""
+    raw = f"{application_id}:{after}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def read_page_token(token: str, application_id: str) -> int:
+    """The notification id a token continues after; a 400 for one this application never
+    gave out."""
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raw = ""
+    app, _, after = raw.rpartition(":")
+    if app != application_id or not (after.isascii() and after.isdigit()) or len(after) > 18:
+        raise bad_request("Invalid page token.")
+    return int(after)
+
+
+@endpoint()
+async def customer_license(ctx: LicensingCtx) -> dict[str, Any]:
+    application = ctx.application(ctx.path_param("applicationId"))
+    with ctx.store.read() as db:
+        row = db.execute("SELECT * FROM licensing_customers WHERE application_id = ? AND "
+                         "customer_id = ?", (application["id"], ctx.path_param("customerId"))
+                         ).fetchone()
+    if row is None:
+        raise not_found()
+    return customer_record(row)
+
+
+@endpoint()
+async def user_license(ctx: LicensingCtx) -> dict[str, Any]:
+    application = ctx.application(ctx.path_param("applicationId"))
+    with ctx.store.read() as db:
+        row = db.execute("SELECT * FROM licensing_users WHERE application_id = ? AND "
+                         "user_id = ?", (application["id"], ctx.path_param("userId"))
+                         ).fetchone()
+    if row is None:
+        raise not_found()
+    return user_record(row)
+
+
+@endpoint(query=("max-results", "start-token", "timestamp"))
+async def license_notifications(ctx: LicensingCtx) -> dict[str, Any]:
+    application = ctx.application(ctx.path_param("applicationId"))
+    app_id = application["id"]
+    limit = ctx.uint("max-results", "max_results") or DEFAULT_PAGE
+    limit = min(limit, MAX_PAGE)
+    since = ctx.uint("timestamp", "timestamp", bits=64)
+    token = ctx.params.get("start-token")
+    after = read_page_token(token, app_id) if token else 0
+    sql = "SELECT * FROM licensing_notifications WHERE application_id = ? AND id > ?"
+    args: list[Any] = [app_id, after]
+    if since is not None:
+        sql += " AND timestamp_ms >= ?"
+        args.append(since)
+    with ctx.store.read() as db:
+        rows = db.execute(sql + " ORDER BY id LIMIT ?", (*args, limit)).fetchall()
+    body: dict[str, Any] = {"kind": "appsmarket#licenseNotificationList",
+                            "notifications": [notification_record(row) for row in rows]}
+    if rows:
+        body["nextPageToken"] = page_token(app_id, rows[-1]["id"])
+    return body
+
+
+@lru_cache(maxsize=1)
+def _discovery_document() -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(DISCOVERY_FILE.read_text(encoding="utf-8"))
+    return document
+
+
+@endpoint(auth=False, query=("version",))
+async def discovery(ctx: LicensingCtx) -> dict[str, Any]:
+    """The discovery document Google serves at `/$discovery/rest?version=v2`, verbatim
+    but for its roots, which name this sandbox, so that Google's client library built from
+    it calls the sandbox."""
+    version = ctx.params.get("version", "v2")
+    if version != "v2":
+        raise not_found()
+    document = copy.deepcopy(_discovery_document())
+    root = str(ctx.request.base_url)
+    root = root if root.endswith("/") else root + "/"
+    document["rootUrl"] = root
+    document["mtlsRootUrl"] = root
+    document["baseUrl"] = root + document.get("basePath", "").lstrip("/")
+    return document
+
+
+routes = [
+    Route("/appsmarket/v2/customerLicense/{applicationId}/{customerId}", customer_license,
+          methods=["GET"]),
+    Route("/appsmarket/v2/userLicense/{applicationId}/{userId}", user_license,
+          methods=["GET"]),
+    Route("/appsmarket/v2/licenseNotification/{applicationId}", license_notifications,
+          methods=["GET"]),
+    Route("/$discovery/rest", discovery, methods=["GET"]),
+]

@@ -76,7 +76,7 @@ def main() -> None:
         asked = licence_requests(sandbox)
 
         from toolkit.config import load_config
-        from toolkit.premium import PremiumGate
+        from toolkit.site.premium import PremiumGate
 
         loaded = load_config(config, env=env)
         PremiumGate(loaded).check()  # the client imported, the connection path warm

@@ -14,7 +14,7 @@ from license_helpers import premium_config
 
 from toolkit.config import load_config
 from toolkit.errors import PremiumRefused
-from toolkit.premium import PremiumGate
+from toolkit.site.premium import PremiumGate
 
 TOKEN = "ya29.hostile-test-token"
 

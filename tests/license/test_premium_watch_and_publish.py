@@ -12,7 +12,7 @@ from license_helpers import LICENSED
 
 from toolkit.config import load_config
 from toolkit.errors import PremiumRefused
-from toolkit.premium import RECHECK_SECONDS, PremiumGate
+from toolkit.site.premium import RECHECK_SECONDS, PremiumGate
 
 
 class Clock:

@@ -12,8 +12,8 @@ from toolkit.cli.output import github_annotation, in_github_actions, stderr
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.commands.build import BuildProgress
-    from toolkit.premium import LicenseCheck
     from toolkit.site import BuildReport
+    from toolkit.site.premium import LicenseCheck
 
 
 def _shown(path: Path) -> str:
@@ -99,7 +99,7 @@ def build(cli: CliContext, clean: bool | None, drafts: bool | None, out: str | N
 
 def license_line(check: LicenseCheck) -> str:
     """`licence: customer acme.example ACTIVE (application 8123...)`, and the user's."""
-    from toolkit.premium import shown
+    from toolkit.site.premium import shown
 
     line = (f"licence: customer {shown(check.customer.customer_id)} ACTIVE "
             f"(application {check.application_id})")

@@ -70,7 +70,7 @@ def license_command(cli: CliContext, what: str, user: str | None, show_all: bool
 
 
 def _print_status(status: LicenseStatus) -> None:
-    from toolkit.premium import shown
+    from toolkit.site.premium import shown
 
     customer = status.customer
     mark = "green" if customer.active else "red"
@@ -105,7 +105,7 @@ def _when(notification: LicenseNotification) -> str:
 
 
 def _print_notifications(result: NotificationsResult, *, quiet: bool) -> None:
-    from toolkit.premium import shown
+    from toolkit.site.premium import shown
 
     for item in result.notifications:
         events = "; ".join(shown(event) for event in item.events()) or "(no event)"

@@ -12,7 +12,7 @@ from toolkit.errors import BuildError
 from toolkit.site import BuildReport, SiteBuilder
 
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.premium import LicenseCheck, PremiumGate
+    from toolkit.site.premium import LicenseCheck, PremiumGate
 
 BuildProgress = Callable[[int, int], None]  # (pages in all, pages done)
 
@@ -56,7 +56,7 @@ def build_premium(config: Config, *, clean: bool = False, drafts: bool = False,
     `PremiumGate`); a refusal or no answer raises `PremiumRefused` and leaves every file
     as it was.
     """
-    from toolkit.premium import PremiumGate
+    from toolkit.site.premium import PremiumGate
 
     target = premium_output_dir(config, out)
     check = (gate or PremiumGate(config)).check()

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 from toolkit.config import Config
 from toolkit.errors import ApiError, LicenseError
 from toolkit.fsutil import atomic_write, stable_json
-from toolkit.premium import customer_refusal, explain, license_settings, user_refusal
 from toolkit.redact import redact_url
+from toolkit.site.premium import customer_refusal, explain, license_settings, user_refusal
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx

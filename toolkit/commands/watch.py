@@ -14,9 +14,9 @@ from pathlib import Path
 
 from toolkit.clients import forem_client
 from toolkit.config import Config
-from toolkit.premium import RECHECK_SECONDS, PremiumGate
 from toolkit.site import BuildReport, SiteBuilder
 from toolkit.site.builder import Progress
+from toolkit.site.premium import RECHECK_SECONDS, PremiumGate
 from toolkit.sync.engine import PublishResult, SyncEngine
 from toolkit.sync.runlock import writer_run
 from toolkit.watch import WatchOptions, WatchReporter, WatchSession

@@ -11,6 +11,7 @@ sandbox)::
     │   └── RunLockBusy           another toolkit run held .toolkit/run.lock too long; `holder`
     ├── UnsafeNameError           a name from outside cannot become a file name inside its folder
     ├── ServeError                a local server (preview, sandbox) cannot start or listen there
+    ├── RunLogError               the local run log cannot be queried: a bad query or time range
     ├── SandboxError              (toolkit.sandbox) the sandbox cannot start: port, host, database
     └── ApiError                  a remote interface failed; carries `request` and `response`
         ├── TransportError        no response at all: connection refused, reset, timed out
@@ -98,6 +99,11 @@ class UnsafeNameError(ToolkitError):
 
 class ServeError(ToolkitError):
     """A local server could not start (a busy port, a bad or non-loopback address)."""
+
+
+class RunLogError(ToolkitError):
+    """`toolkit logs --local` (or a time range) failed: the SQL or the times are wrong, or
+    the run log cannot be read. Messages read like the log service's own."""
 
 
 class ApiError(ToolkitError):

@@ -5,16 +5,24 @@ stops it. Pushes go through `DraftsToRemote`: one client, and so one pair of rat
 limiters, for the whole session; each push holds the run lock like `toolkit publish`,
 waits a few seconds for another run that holds it, then gives up (the pusher says so and
 tries again with the next save).
+
+The whole session is one recorded run (`toolkit.runlog`): it starts with the session,
+records each rebuild, each push's post outcomes and requests, and ends (and ships) when
+the session stops.
 """
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 from toolkit.clients import forem_client
 from toolkit.config import Config
-from toolkit.sync.engine import PublishResult, SyncEngine
+from toolkit.runlog import results
+from toolkit.runlog.run import Run
+from toolkit.site import BuildReport
+from toolkit.sync.engine import Outcome, PublishResult, SyncEngine
 from toolkit.sync.runlock import writer_run
 from toolkit.watch import WatchOptions, WatchReporter, WatchSession
 
@@ -34,10 +42,13 @@ class DraftsToRemote:
     run lock for each push. Every pause (rate limit, retry, the run lock) ends early when
     the watch stops."""
 
-    def __init__(self, config: Config, *, lock_timeout: float = PUSH_LOCK_TIMEOUT):
+    def __init__(self, config: Config, *, lock_timeout: float = PUSH_LOCK_TIMEOUT,
+                 run: Run | None = None):
         self.lock_timeout = lock_timeout
         self._cancelled = threading.Event()
-        self._client = forem_client(config, sleep=self._sleep)
+        self._client = forem_client(config, sleep=self._sleep,
+                                    on_wait=run.wait if run is not None else None,
+                                    on_request=run.request if run is not None else None)
 
     def _sleep(self, seconds: float) -> None:
         if self._cancelled.wait(seconds):
@@ -59,6 +70,58 @@ class DraftsToRemote:
         self._client.close()
 
 
+class RecordingReporter:
+    """A `WatchReporter` that records rebuilds and pushes in the run, then tells the
+    caller's reporter."""
+
+    def __init__(self, run: Run, reporter: WatchReporter):
+        self.run = run
+        self.reporter = reporter
+
+    def built(self, report: BuildReport, changed: list[str], seconds: float) -> None:
+        results.build(self.run, report, decides=False)
+        self.reporter.built(report, changed, seconds)
+
+    def problems(self, new: list[str], fixed: list[str]) -> None:
+        self.reporter.problems(new, fixed)
+
+    def pushed(self, outcomes: list[Outcome]) -> None:
+        for outcome in outcomes:
+            self.run.event("post", post=outcome.key, action=outcome.action.value,
+                           outcome="ok" if outcome.ok else "failed", message=outcome.message,
+                           article_id=outcome.article_id)
+        self.reporter.pushed(outcomes)
+
+    def push_failed(self, message: str) -> None:
+        self.run.event("error", action="push", message=message)
+        self.reporter.push_failed(message)
+
+    def config_problem(self, message: str) -> None:
+        self.run.event("error", action="rebuild", message=message)
+        self.reporter.config_problem(message)
+
+
+class RecordedWatchSession(WatchSession):
+    """A watch session that is one recorded run, from `watch()` to `stop()`."""
+
+    def __init__(self, run: Run, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.run = run
+
+    def start(self) -> None:
+        try:
+            super().start()
+        except BaseException as exc:
+            self.run.finish(exc)
+            raise
+
+    def stop(self) -> None:
+        try:
+            super().stop()
+        finally:
+            self.run.finish()
+
+
 def watch(config: Config, reporter: WatchReporter, *, host: str = "127.0.0.1",
           port: int = 8000, push: bool = True, drafts: bool = True,
           lock_timeout: float = PUSH_LOCK_TIMEOUT) -> WatchSession:
@@ -66,12 +129,16 @@ def watch(config: Config, reporter: WatchReporter, *, host: str = "127.0.0.1",
     unless `drafts` is false, pushing saved drafts unless `push` is false or no API key
     is set (then `notices` says so)."""
     options = WatchOptions(host=host, port=port, drafts=drafts)
-    if push and config.forem.api_key is None:
-        return WatchSession(config, options, reporter, notices=(NO_KEY,))
-    publisher = DraftsToRemote(config, lock_timeout=lock_timeout) if push else None
+    run = Run(config, "watch").start()
+    recording = RecordingReporter(run, reporter)
+    publisher = None
     try:
-        return WatchSession(config, options, reporter, publisher=publisher)
-    except BaseException:
+        if push and config.forem.api_key is None:
+            return RecordedWatchSession(run, config, options, recording, notices=(NO_KEY,))
+        publisher = DraftsToRemote(config, lock_timeout=lock_timeout, run=run) if push else None
+        return RecordedWatchSession(run, config, options, recording, publisher=publisher)
+    except BaseException as exc:
         if publisher is not None:
             publisher.close()
+        run.finish(exc)
         raise

@@ -50,10 +50,11 @@ CLIENT_CLOSED = 499
 
 def default_interfaces() -> list[Interface]:
     """Every emulated interface, one line each."""
-    from toolkit.sandbox import forem
+    from toolkit.sandbox import forem, logs
 
     return [
         forem.interface(),
+        logs.interface(),
     ]
 
 

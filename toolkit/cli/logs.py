@@ -40,7 +40,7 @@ def cell(value: Any) -> str:
     return str(value)
 
 
-def _table(result: LogQuery) -> None:
+def print_table(result: LogQuery) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -105,7 +105,7 @@ def logs(cli: CliContext, query: str, stream: str | None, since: str | None, sta
     elif output == "csv":
         _csv(result)
     else:
-        _table(result)
+        print_table(result)
     if not cli.quiet:
         skipped = (f"; {result.skipped} line(s) of the log are not events and were left out"
                    if result.skipped else "")

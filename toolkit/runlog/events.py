@@ -159,7 +159,7 @@ class EventLog:
         self.keep = keep
         self.current = folder / CURRENT_NAME
         self._lock = _FileLock(folder / LOCK_NAME)
-        self._ready = False  # the folder is known to exist
+        self._ready = False  # the folder exists and the file ends with a whole line
 
     def generation(self, number: int) -> Path:
         """`events.<number>.jsonl`; 0 is the current file."""
@@ -191,13 +191,15 @@ class EventLog:
     def append(self, data: bytes) -> None:
         """Append whole lines (`data` ends with a newline) in one write; rotate after it
         when the file has reached its cap."""
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0)
         if not self._ready:
             self.folder.mkdir(parents=True, exist_ok=True)
-            self._ready = True
         with self._lock.held(shared=True):
             fd = os.open(self.current, flags, 0o666)
             try:
+                if not self._ready:
+                    data = self._after_cut_line(fd) + data
+                    self._ready = True
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view):]
@@ -206,6 +208,16 @@ class EventLog:
                 os.close(fd)
         if size >= self.max_bytes:
             self.rotate()
+
+    @staticmethod
+    def _after_cut_line(fd: int) -> bytes:
+        """A newline when the file ends in a line a crash cut short, so that the next event
+        starts a line of its own (the cut line stays what it is: not an event)."""
+        size = os.fstat(fd).st_size
+        if size == 0:
+            return b""
+        os.lseek(fd, size - 1, os.SEEK_SET)  # appends still go to the end (O_APPEND)
+        return b"" if os.read(fd, 1) == b"\n" else b"\n"
 
     def rotate(self) -> bool:
         """Move the current file to `events.1.jsonl` (and each older one up) if it is still

@@ -81,7 +81,3 @@ class LogService:
         """`(run_id, seq)` of every event in the stream, as many times as it is there."""
         rows = self.rows(f'SELECT run_id, seq FROM "{stream}"', stream)
         return sorted((row["run_id"], int(row["seq"])) for row in rows)
-
-
-def ids(found: list[dict[str, Any]]) -> list[tuple[str, int]]:
-    return sorted((event["run_id"], event["seq"]) for event in found)

@@ -3,11 +3,15 @@
 The engine is Apache DataFusion, the log service's own. The event files are read with
 the schema `events.FIELDS` declares (numbers as Float64, `time` as a timestamp: what the
 service infers from the same events), `p_timestamp` is the event's `time` (on the service
-it is the moment the event was ingested), the columns that hold no value at all are left
-out (the service never learns of them), and the columns come in the service's order:
+it is the moment the event was ingested), and the columns come in the service's order:
 `p_timestamp`, then by name. The table is named after the stream. A time range filters on
 `p_timestamp` exactly as the service does (`times.parse_range`); SQL that is not a query
 (DDL, DML, `SET`) is refused, as it is there.
+
+One difference, on purpose: locally every declared field is a column, null where no event
+has it, while the service knows a field only once an event carried a value for it. So a
+query about pauses (`wait_ms`) answers "no rows" locally before any pause happened, where
+the service still says `No field named wait_ms`; and `SELECT *` shows those empty columns.
 
 Lines that are not events (a line cut short by a crash, a hand edit) are skipped and
 counted. DataFusion and pyarrow are imported here only, when a local query runs.
@@ -125,10 +129,7 @@ def read_events(paths: Sequence[Path]) -> tuple[pa.Table, int]:
             skipped += bad
     table = pa.concat_tables(tables) if tables else schema.empty_table()
     table = table.add_column(0, TIME_FIELD, table.column("time"))
-    kept = [TIME_FIELD] + sorted(name for name in table.column_names
-                                 if name != TIME_FIELD and table.column(name).null_count
-                                 < table.num_rows)
-    return table.select(kept), skipped
+    return table.select([TIME_FIELD, *sorted(FIELDS)]), skipped
 
 
 def query_events(paths: Sequence[Path], sql: str, table_name: str, *,

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import RunLogError
-from toolkit.runlog.events import FIELDS, complete_lines
+from toolkit.runlog.events import FIELDS
 from toolkit.runlog.times import parse_range
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,11 +52,11 @@ def event_schema() -> pa.Schema:
     return pa.schema([(name, kinds[kind]) for name, (kind, _) in FIELDS.items()])
 
 
-def _read_fast(data: bytes, schema: pa.Schema) -> pa.Table:
+def _read_fast(data: memoryview, schema: pa.Schema) -> pa.Table:
     import pyarrow as pa
     import pyarrow.json as pj
 
-    return pj.read_json(pa.BufferReader(data), parse_options=pj.ParseOptions(
+    return pj.read_json(pa.BufferReader(pa.py_buffer(data)), parse_options=pj.ParseOptions(
         explicit_schema=schema, unexpected_field_behavior="ignore"))
 
 
@@ -90,12 +90,12 @@ def _event_row(line: bytes) -> dict[str, Any] | None:
     return row
 
 
-def _read_careful(data: bytes, schema: pa.Schema) -> tuple[pa.Table, int]:
+def _read_careful(data: memoryview, schema: pa.Schema) -> tuple[pa.Table, int]:
     """Line by line, leaving out what is not an event; the table and the lines left out."""
     import pyarrow as pa
 
     rows, skipped = [], 0
-    for line in data.splitlines():
+    for line in bytes(data).splitlines():
         if not line.strip():
             continue
         row = _event_row(line)
@@ -114,12 +114,15 @@ def read_events(paths: Sequence[Path]) -> tuple[pa.Table, int]:
     tables, skipped = [], 0
     for path in paths:
         try:
-            data = complete_lines(path.read_bytes())
+            whole = path.read_bytes()
         except FileNotFoundError:
             continue
         except OSError as exc:
             raise RunLogError(f"{path.name}: cannot be read ({exc.strerror or exc})") from None
-        if not data.strip():
+        # Up to the last newline (a line being written, or cut by a crash, is left out),
+        # without copying the file's bytes.
+        data = memoryview(whole)[: whole.rfind(b"\n") + 1]
+        if not data:
             continue
         try:
             tables.append(_read_fast(data, schema))

@@ -178,3 +178,37 @@ def test_lines_that_are_not_events_are_never_shipped(site, env, service, stream)
     shipped = service.shipped(stream)
     assert len(shipped) == len(set(shipped))
     assert_shipped_once(shipped, events(site.root))
+
+
+def test_one_run_ships_at_a_time(site, env, service, stream, sandbox):
+    """A run that finds another one shipping leaves its events to the next run."""
+    import fcntl
+    import os
+
+    assert site.run("check", env=env).exit_code == 0
+    busy = shipper(site, sandbox, Cursor)
+    busy.lock_wait = 0
+    fd = os.open(site.root / ".toolkit" / "ship.lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        report = busy.ship()
+    finally:
+        os.close(fd)
+        busy.client.close()
+    assert report.problem == ("another toolkit run is shipping the run log; these events go "
+                              "with the next run") and report.shipped == 0
+    assert site.run("check", env=env).exit_code == 0
+    assert_shipped_once(service.shipped(stream), events(site.root))
+
+
+def test_another_stream_gets_the_whole_log(site, env, service, stream):
+    assert site.run("check", env=env).exit_code == 0
+    assert site.run("check", env={**env}).exit_code == 0
+    other = stream + "b"
+    (site.root / "toolkit.toml").write_text(
+        (site.root / "toolkit.toml").read_text().replace(stream, other))
+    assert site.run("check", env=env).exit_code == 0
+    found = events(site.root)
+    assert_shipped_once(service.shipped(other), found)  # every event, from the first one
+    cursor = json.loads((site.root / ".toolkit" / CURSOR_NAME).read_text())
+    assert sorted(key.split()[-1] for key in cursor["targets"]) == sorted([stream, other])

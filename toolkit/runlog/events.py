@@ -55,7 +55,8 @@ FIELDS: dict[str, tuple[str, str]] = {
     "seq": ("number", "its number within the run, from 0"),
     "command": ("string", "the command: publish, plan, build, check, pull, mirror, ..."),
     "version": ("string", "toolkit's version"),
-    "event": ("string", "run, request, wait, post, problem, build, mirror, step, error, ship"),
+    "event": ("string", "run, request, wait, post, problem, check, build, mirror, step, "
+                        "error, ship"),
     "action": ("string", "start/end of a run; create, update, unchanged, conflict, skip, "
                          "error for a post; created, overwritten, ... for a pull"),
     "outcome": ("string", "how a run ended: ok, failed (it ran, something failed), error"),

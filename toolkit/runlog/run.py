@@ -40,7 +40,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger(__name__)
 
-SHIP_TIMEOUT = 10.0  # seconds a shipment waits for the log service
+# Seconds a shipment waits for the log service (to connect, and for each answer): an
+# unreachable service costs the end of a run at most twice this (one retry of a
+# connection that never opened), never a hung CI job.
+SHIP_TIMEOUT = 5.0
 
 
 def config_secrets(config: Config) -> list[str]:

@@ -110,6 +110,9 @@ class Run:
     def finish(self, error: BaseException | None = None) -> RunSummary:
         """Record how the run ended (`error`: what ended it), then ship when a log service
         is configured. Only the first call counts."""
+        if self._finished:
+            return RunSummary(self.outcome, 0.0)
+        self._finished = True
         if error is not None:
             self.outcome = "error"
             if isinstance(error, ToolkitError):
@@ -119,9 +122,6 @@ class Run:
             else:  # an unexpected exception's text is not known to be safe: its kind only
                 self.writer.emit("error", error=type(error).__name__)
         summary = RunSummary(self.outcome, round((time.perf_counter() - self._started) * 1000, 3))
-        if self._finished:
-            return summary
-        self._finished = True
         self.writer.emit("run", action="end", outcome=summary.outcome,
                          duration_ms=summary.duration_ms)
         if self.config.logs.base_url is not None:
@@ -145,10 +145,18 @@ class Run:
             with client:
                 shipper = Shipper(self.files, Cursor(self.config.state_dir / CURSOR_NAME),
                                   client, self.config.logs.stream, target_of(self.config))
-                report = shipper.ship()
+                try:
+                    report = shipper.ship()
+                except Exception as exc:  # a fault of shipping never fails the run
+                    log.debug("shipping the run log failed", exc_info=True)
+                    report = ShipReport(problem=f"shipping failed unexpectedly "
+                                                f"({type(exc).__name__})")
         self.shipment = report
         if report.problem is not None:
             log.warning("the run log was not shipped: %s", report.problem)
+        if report.skipped:
+            log.warning("%d line(s) of the run log are not events and were not shipped",
+                        report.skipped)
         if report.lost:
             log.warning("the run log was rotated before all of its events were shipped: "
                         "the oldest unshipped ones are lost")

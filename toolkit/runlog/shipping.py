@@ -294,8 +294,8 @@ class Shipper:
             except ToolkitError as exc:
                 report.problem = exc.message
             except OSError as exc:
-                report.problem = f"the run log or its cursor cannot be read or written: " \
-                                 f"{exc.strerror or exc}"
+                report.problem = ("the run log or its cursor cannot be read or written: "
+                                  f"{exc.strerror or exc}")
         return report
 
     def _ship(self, report: ShipReport) -> None:
@@ -327,9 +327,9 @@ class Shipper:
             sent = self._now() - dt.timedelta(days=1)
         start = (sent - dt.timedelta(minutes=2)).astimezone(dt.UTC)
         end = self._now().astimezone(dt.UTC) + dt.timedelta(minutes=2)
+        run_id = pending.last.run_id.replace("'", "''")
         sql = (f"SELECT COUNT(*) AS n FROM {quoted(self.stream)} "
-               f"WHERE run_id = '{pending.last.run_id.replace(chr(39), '')}' "
-               f"AND seq = {int(pending.last.seq)}")
+               f"WHERE run_id = '{run_id}' AND seq = {int(pending.last.seq)}")
         try:
             answer = self.client.query(sql, self.stream, start.strftime("%Y-%m-%dT%H:%M:%SZ"),
                                        end.strftime("%Y-%m-%dT%H:%M:%SZ"))

@@ -6,7 +6,7 @@ import importlib
 import os
 import sys
 
-BENCHMARKS = ["site", "sandbox", "publish", "mirror", "watch", "license"]
+BENCHMARKS = ["site", "sandbox", "publish", "mirror", "watch", "license", "runlog"]
 
 
 def main(argv: list[str]) -> int:

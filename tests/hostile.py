@@ -117,3 +117,9 @@ class HostileApi:
 def files_under(root) -> set[str]:
     """Every file and symlink below `root`, as POSIX paths relative to it."""
     return {p.relative_to(root).as_posix() for p in root.rglob("*") if not p.is_dir()}
+
+
+def run_log_files(project: str) -> set[str]:
+    """The files every run writes in its project's `.toolkit/` (the run log), as
+    `files_under` names them."""
+    return {f"{project}/.toolkit/events.jsonl", f"{project}/.toolkit/events.lock"}

@@ -41,3 +41,14 @@ def test_demo_publishes_mirrors_and_builds_without_touching_the_project(make_pro
     assert first["user"]["name"] in page
     assert (site / "reading-list" / "index.html").is_file()
     assert (site / "getting-started" / "index.html").is_file()
+
+    # Every step shipped its run log to the sandbox, which answered the demo's query.
+    assert "The run log, asked on the sandbox's log stream:" in result.output
+    answer = result.output.split("The run log, asked on the sandbox's log stream:", 1)[1]
+    assert "slowest_route" in answer and "/api/articles" in answer and "201" in answer
+    cursor = json.loads((workdir / ".toolkit" / "events.cursor.json").read_text())
+    (mark,) = cursor["targets"].values()
+    assert mark["shipped"] > 0 and mark["pending"] is None
+    demo_runs = [json.loads(line) for line in
+                 (project.root / ".toolkit" / "events.jsonl").read_text().splitlines()]
+    assert [e["outcome"] for e in demo_runs if e.get("action") == "end"] == ["ok"]

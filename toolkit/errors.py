@@ -11,6 +11,7 @@ sandbox)::
     │   └── RunLockBusy           another toolkit run held .toolkit/run.lock too long; `holder`
     ├── UnsafeNameError           a name from outside cannot become a file name inside its folder
     ├── ServeError                a local server (preview, sandbox) cannot start or listen there
+    ├── RunLogError               the local run log cannot be queried: a bad query or time range
     ├── SandboxError              (toolkit.sandbox) the sandbox cannot start: port, host, database
     ├── LicenseError              the licensing service refused or could not answer; `cause`
     │   └── PremiumRefused        a premium build may not run: the licence is not active, or unknown
@@ -116,6 +117,11 @@ class PremiumRefused(LicenseError):
     """A premium build may not run, and wrote nothing: the customer's (or the user's)
     licence is not active (`cause` `inactive`), or the licensing service did not say it
     is (the causes of `LicenseError`): a premium build fails closed."""
+
+
+class RunLogError(ToolkitError):
+    """`toolkit logs --local` (or a time range) failed: the SQL or the times are wrong, or
+    the run log cannot be read. Messages read like the log service's own."""
 
 
 class ApiError(ToolkitError):

@@ -292,8 +292,9 @@ def test_user_agent_check_is_opt_in_and_refuses_what_the_edge_refuses(api: Api) 
         assert bare.get("/api/articles").status_code == 403  # no header at all
     # "Ruby" only outside /api; the rule is Forem's, not on paths it does not own.
     assert api.get("/images/users/1-90.png", headers={"User-Agent": "Ruby"}).status_code == 403
-    nobody = api.get("/api/v1/query", headers={"User-Agent": "Java/17.0.2"})
-    assert (nobody.status_code, nobody.text) == (404, "Not Found")
+    # /api/v1 is the log service's (interface E): its own answer, not Forem's refusal.
+    logs = api.post("/api/v1/query", json={}, headers={"User-Agent": "Java/17.0.2"})
+    assert (logs.status_code, logs.text) == (401, "No authentication method supplied")
     assert api.server.count("GET", "/api/articles", 403) == len(REFUSED_AGENTS) + 1
     api.ok("POST", "/__sandbox/reset")
     assert api.get("/api/articles", headers={"User-Agent": "Java/17.0.2"}).status_code == 200

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import yaml
-from hostile import article, comment, files_under
+from hostile import article, comment, files_under, run_log_files
 
 from toolkit.content.post import FOREM_KEYS
 
@@ -46,7 +46,7 @@ def test_pull_writes_hostile_slugs_only_as_safe_names_in_content(site, hostile, 
     assert result.exit_code == 0, result.output
     new = files_under(tmp_path) - before
     project = site.root.relative_to(tmp_path).as_posix()
-    own = {f"{project}/toolkit.lock", f"{project}/.toolkit/run.lock"}
+    own = {f"{project}/toolkit.lock", f"{project}/.toolkit/run.lock", *run_log_files(project)}
     assert new - own == {
         f"{project}/{p.relative_to(site.root).as_posix()}" for p in site.content.iterdir()
     }
@@ -117,7 +117,7 @@ def test_mirror_writes_comment_files_only_inside_its_folder(site, hostile, tmp_p
 
     assert result.exit_code == 0, result.output
     folder = site.content / "_mirror" / "comments"
-    new = files_under(tmp_path) - before
+    new = files_under(tmp_path) - before - run_log_files(site.root.name)
     assert new == {p.relative_to(tmp_path).as_posix() for p in folder.iterdir()}
     names = sorted(p.name for p in folder.iterdir())
     assert len(names) == len(hostile.articles)  # one file each, none shared
@@ -135,6 +135,6 @@ def test_mirror_podcast_folder_is_a_safe_name(site, hostile, tmp_path):
     result = site.run("mirror", "comments", "--podcast", "../../../../pod", env=hostile.env)
 
     assert result.exit_code == 0, result.output
-    new = files_under(tmp_path) - before
+    new = files_under(tmp_path) - before - run_log_files(site.root.name)
     podcasts = site.content / "_mirror" / "podcasts"
     assert new == {(podcasts / "pod" / "3.json").relative_to(tmp_path).as_posix()}

@@ -30,6 +30,7 @@ COMMANDS = {
     "sandbox": "toolkit.cli.sandbox:sandbox",
     "demo": "toolkit.cli.demo:demo",
     "config": "toolkit.cli.config:config",
+    "logs": "toolkit.cli.logs:logs",
 }
 # Commands that serve until Ctrl-C: they take SIGINT and SIGTERM as a request to stop
 # (toolkit.signals); every other command gets Python's KeyboardInterrupt back.

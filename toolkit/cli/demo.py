@@ -23,7 +23,10 @@ def demo(cli: CliContext) -> None:
     your posts to it, mirrors comments and the reading list, makes a premium build for a
     customer the sandbox's licensing service licenses and shows the one it refuses for an
     unlicensed customer, and builds the site: all in a copy of the project under
-    .toolkit/demo/, so your toolkit.lock and content/ are not touched. Prints what happened and where the site is; the sandbox stops at the end.
+    .toolkit/demo/, so your toolkit.lock and content/ are not touched. Each step ships its
+    run log to the sandbox's log stream, and the demo ends by asking it in SQL how the
+    requests went (by status, with the slowest route). Prints what happened and where the
+    site is; the sandbox stops at the end.
 
     \b
     Example:
@@ -55,6 +58,12 @@ def demo(cli: CliContext) -> None:
     for problem in built.problems:
         stdout.print(str(problem), highlight=False, markup=False)
     _print_premium(report)
+    if report.logs is not None:
+        from toolkit.cli.logs import print_table
+
+        stdout.print(f"\nThe run log, asked on the sandbox's log stream:\n  {report.logs.sql}",
+                     highlight=False, markup=False)
+        print_table(report.logs)
     stdout.print(f"\nThe site: {report.site_index}\n  (file://{report.site_index})",
                  highlight=False, markup=False)
     stdout.print(f"Everything the demo wrote is in {report.workdir}; the sandbox has stopped.",

@@ -2,9 +2,10 @@
 factories that build them from a project's configuration.
 
 A factory is the one place that turns `Config` into a client: base URL, credentials,
-rate-limit window, timeout. Whoever builds a client passes the wait listener (`on_wait`)
-and the `sleep` that pauses it; they are never swapped afterwards. The clients are
-imported only when a factory runs, so importing this package costs nothing.
+rate-limit window, timeout. Whoever builds a client passes the wait listener (`on_wait`),
+the `sleep` that pauses it and the request listener (`on_request`, the run log's); they
+are never swapped afterwards. The clients are imported only when a factory runs, so
+importing this package costs nothing.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ if "httpx" not in sys.modules and "httpx._main" not in sys.modules:
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
-    from toolkit.clients.base import Sleep, WaitListener
+    from toolkit.clients.base import RequestListener, RetryPolicy, Sleep, WaitListener
     from toolkit.clients.forem import ForemClient
     from toolkit.clients.license import LicenseClient
+    from toolkit.clients.logs import LogsClient
     from toolkit.config import Config
 
 MISSING_FOREM_KEY = (
@@ -39,6 +41,14 @@ MISSING_LICENSE_TOKEN = (
     "https://www.googleapis.com/auth/appsmarketplace.license in the environment or in a .env "
     "file beside toolkit.toml; `make demo` shows a premium build against the built-in sandbox"
 )
+MISSING_LOGS_URL = (
+    "no log service: set [logs] base_url in toolkit.toml or LOGS_BASE_URL in the environment "
+    "(`toolkit logs --local` queries the local run log without one)"
+)
+MISSING_LOGS_CREDENTIALS = (
+    "LOGS_USERNAME and LOGS_PASSWORD are not both set: put the log service's user and password "
+    "in the environment or in a .env file beside toolkit.toml"
+)
 
 
 def forem_client(
@@ -47,6 +57,7 @@ def forem_client(
     on_wait: WaitListener | None = None,
     sleep: Sleep | None = None,
     transport: httpx.BaseTransport | None = None,
+    on_request: RequestListener | None = None,
 ) -> ForemClient:
     """The publishing API client for this project; refuses to start without a key."""
     from toolkit.clients.forem import ForemClient
@@ -56,6 +67,7 @@ def forem_client(
     return ForemClient(
         config.forem.base_url, config.forem.api_key, rate_window=config.forem.rate_window,
         timeout=config.forem.timeout, on_wait=on_wait, sleep=sleep, transport=transport,
+        on_request=on_request,
     )
 
 
@@ -65,6 +77,7 @@ def license_client(
     on_wait: WaitListener | None = None,
     sleep: Sleep | None = None,
     transport: httpx.BaseTransport | None = None,
+    on_request: RequestListener | None = None,
 ) -> LicenseClient:
     """The licensing API client for this project; refuses to start without a token."""
     from toolkit.clients.license import LicenseClient
@@ -73,5 +86,25 @@ def license_client(
         raise ConfigError([MISSING_LICENSE_TOKEN])
     return LicenseClient(
         config.license.base_url, config.license.token, timeout=config.license.timeout,
-        on_wait=on_wait, sleep=sleep, transport=transport,
+        on_wait=on_wait, sleep=sleep, transport=transport, on_request=on_request,
     )
+
+
+def logs_client(
+    config: Config,
+    *,
+    on_request: RequestListener | None = None,
+    retry: RetryPolicy | None = None,
+    timeout: float | None = None,
+    transport: httpx.BaseTransport | None = None,
+) -> LogsClient:
+    """The log service's client (`[logs] base_url`, Basic auth from LOGS_USERNAME and
+    LOGS_PASSWORD); refuses to start without them."""
+    from toolkit.clients.logs import LogsClient
+
+    if config.logs.base_url is None:
+        raise ConfigError([MISSING_LOGS_URL])
+    if config.logs.username is None or config.logs.password is None:
+        raise ConfigError([MISSING_LOGS_CREDENTIALS])
+    return LogsClient(config.logs.base_url, config.logs.username, config.logs.password,
+                      on_request=on_request, retry=retry, timeout=timeout, transport=transport)

@@ -16,6 +16,11 @@ tells the limiter to hold for that long, and the limiter's next `acquire` does t
 waiting (so every sender on that limiter waits, not only this one); a request without a
 limiter waits itself. Every pause (limiter, Retry-After, backoff) goes through `wait`,
 which tells the listener given at construction (`on_wait(seconds, reason)`) first.
+
+Every attempt is reported, once it has an answer or has failed without one, to the
+request listener given at construction (`on_request(RequestReport)`, the run log's): its
+method, its route template (`/api/articles/{id}`, given by the client method; never the
+concrete path, a query string or a body), its status, duration and retry number.
 """
 
 from __future__ import annotations
@@ -64,6 +69,22 @@ def timeout_of(seconds: float) -> httpx.Timeout:
 def _words(name: str) -> str:
     """`ReadTimeout` -> `read timeout`, `ConnectError` -> `connect error`."""
     return re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()
+
+
+@dataclass(frozen=True)
+class RequestReport:
+    """One attempt of a request, as the run log records it (the sandbox's request records
+    use the same names: method, route, status, duration_ms)."""
+
+    method: str
+    route: str  # the route template, e.g. /api/articles/{id}
+    status: int | None  # None: no answer (the connection failed or timed out)
+    duration_ms: float
+    retries: int  # attempts before this one
+    error: str | None = None  # why there was no answer, e.g. "connect error"
+
+
+RequestListener = Callable[[RequestReport], None]
 
 
 @dataclass(frozen=True)
@@ -141,7 +162,8 @@ class ApiClient:
 
     Pass `transport` (or a whole `client`) to talk to something other than the network.
     `on_wait(seconds, reason)` is told about every pause, for progress output and logs;
-    `sleep` does the pausing (a caller that must stop early passes one that raises).
+    `sleep` does the pausing (a caller that must stop early passes one that raises);
+    `on_request(report)` is told about every attempt (the run log).
     """
 
     def __init__(
@@ -155,12 +177,14 @@ class ApiClient:
         sleep: Sleep = time.sleep,
         on_wait: WaitListener | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        on_request: RequestListener | None = None,
     ):
         self.base_url = base_url.rstrip("/")
         self.retry = retry or RetryPolicy()
         self._auth = auth
         self._sleep = sleep
         self._on_wait = on_wait
+        self._on_request = on_request
         self._owns_client = client is None
         self._client = client or httpx.Client(
             base_url=self.base_url, transport=transport, timeout=timeout_of(timeout),
@@ -188,6 +212,14 @@ class ApiClient:
         log.info("waiting %.1f s: %s", seconds, reason)
         self._sleep(seconds)
 
+    def _report(self, report: RequestReport) -> None:
+        if self._on_request is None:
+            return
+        try:
+            self._on_request(report)
+        except Exception:  # a listener never breaks a request
+            log.exception("the request listener failed")
+
     def send(
         self,
         method: str,
@@ -198,8 +230,15 @@ class ApiClient:
         idempotent: bool = True,
         limiter: SlidingWindowLimiter | None = None,
         counted: bool = True,
+        route: str | None = None,
+        content: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> httpx.Response:
         """Send one request, retrying what can safely be retried; raise `ApiError` otherwise.
+
+        `route` is the path's template for the request listener (default: `path`, for
+        paths without variable parts); `content` is a body already encoded (instead of
+        `json`), `headers` are added to the client's own.
 
         With a `limiter`, each attempt first takes a slot of it (waiting while its window
         is full) and gives it back, or has it counted, according to how the attempt ended.
@@ -207,17 +246,22 @@ class ApiClient:
         only waits while the window is full.
         """
         params = {k: v for k, v in (params or {}).items() if v is not None}
+        route = route or path
         retries = 0
         while True:
             if limiter is not None:
                 pause = limiter.acquire if counted else limiter.wait_for_room
                 pause(lambda seconds: self.wait(seconds, limiter.reason))
+            started = time.perf_counter()
             try:
                 with self._count_lock:
                     self.requests_made += 1
                 response = self._client.request(method, path, params=params or None, json=json,
+                                                content=content, headers=headers,
                                                 auth=self._auth or httpx.USE_CLIENT_DEFAULT)
             except httpx.TransportError as exc:
+                self._report(RequestReport(method, route, None, _elapsed_ms(started), retries,
+                                           _words(type(exc).__name__)))
                 # A connection that was never made certainly did not reach the server.
                 unsent = isinstance(exc, NEVER_SENT)
                 if limiter is not None and counted:
@@ -235,6 +279,8 @@ class ApiClient:
                     retries += 1
                     continue
                 raise error from None
+            self._report(RequestReport(method, route, response.status_code,
+                                       _elapsed_ms(started), retries))
             if response.status_code == 429:
                 default = limiter.window if limiter is not None else self.retry.default_retry_after
                 seconds = min(retry_after_seconds(response, default), self.retry.max_retry_after)
@@ -257,8 +303,13 @@ class ApiClient:
             self.wait(self.retry.pause(retries), f"{method} {path}: {response.status_code}, retrying")
             retries += 1
 
-    def get_json(self, path: str, params: Mapping[str, Any] | None = None) -> Any:
-        return json_body(self.send("GET", path, params=params))
+    def get_json(self, path: str, params: Mapping[str, Any] | None = None, *,
+                 route: str | None = None) -> Any:
+        return json_body(self.send("GET", path, params=params, route=route))
+
+
+def _elapsed_ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
 
 
 def _request_of(exc: httpx.TransportError) -> httpx.Request | None:

@@ -1,6 +1,8 @@
 """Client of the publishing API (Forem / dev.to v0.9.7): every endpoint of the seed spec.
 
-Paths are the real ones (reference/NOTES.md fills in what the seed leaves out). Article
+Paths are the real ones (reference/NOTES.md fills in what the seed leaves out); a path
+with a variable part is sent with its route template (`/api/articles/{id}`), the name the
+run log and the sandbox's request records give it. Article
 creates and updates go through client-side sliding-window limiters (10 published creates
 and 30 updates per window, 30 s on the real service), so a bulk publish paces itself
 instead of collecting 429s; draft creates are not counted by the service, so they take
@@ -15,7 +17,14 @@ from typing import Any
 
 import httpx
 
-from toolkit.clients.base import ApiClient, RetryPolicy, Sleep, WaitListener, json_body
+from toolkit.clients.base import (
+    ApiClient,
+    RequestListener,
+    RetryPolicy,
+    Sleep,
+    WaitListener,
+    json_body,
+)
 from toolkit.clients.forem_models import (
     Article,
     Comment,
@@ -66,6 +75,7 @@ class ForemClient(ApiClient):
         clock: Callable[[], float] | None = None,
         on_wait: WaitListener | None = None,
         timeout: float | None = None,
+        on_request: RequestListener | None = None,
     ):
         kwargs: dict[str, Any] = {}
         if sleep is not None:
@@ -74,7 +84,7 @@ class ForemClient(ApiClient):
             kwargs["timeout"] = timeout
         super().__init__(
             base_url, auth=ApiKeyAuth(api_key) if api_key else None, transport=transport,
-            client=client, retry=retry, on_wait=on_wait, **kwargs,
+            client=client, retry=retry, on_wait=on_wait, on_request=on_request, **kwargs,
         )
         self.has_key = api_key is not None
         # `clock` and `sleep` go together: a test that fakes one fakes both.
@@ -118,10 +128,12 @@ class ForemClient(ApiClient):
         return [Article.from_json(a) for a in data]
 
     def article(self, article_id: int) -> Article:
-        return Article.from_json(self.get_json(f"/api/articles/{article_id}"))
+        return Article.from_json(self.get_json(f"/api/articles/{article_id}",
+                                                route="/api/articles/{id}"))
 
     def article_by_path(self, username: str, slug: str) -> Article:
-        return Article.from_json(self.get_json(f"/api/articles/{username}/{slug}"))
+        return Article.from_json(self.get_json(f"/api/articles/{username}/{slug}",
+                                                route="/api/articles/{username}/{slug}"))
 
     def create_article(self, payload: dict[str, Any]) -> Article:
         """POST /api/articles. Not retried after an ambiguous failure: the caller reconciles.
@@ -140,7 +152,7 @@ class ForemClient(ApiClient):
     def update_article(self, article_id: int, payload: dict[str, Any]) -> Article:
         self._require_key("Updating an article")
         response = self.send("PUT", f"/api/articles/{article_id}", json=payload,
-                             limiter=self.update_limiter)
+                             limiter=self.update_limiter, route="/api/articles/{id}")
         return Article.from_json(json_body(response))
 
     def my_articles(self, scope: str = "all", *, page: int | None = None,
@@ -178,7 +190,7 @@ class ForemClient(ApiClient):
         return threads
 
     def comment(self, id_code: str) -> Comment:
-        return Comment.from_json(self.get_json(f"/api/comments/{id_code}"))
+        return Comment.from_json(self.get_json(f"/api/comments/{id_code}", route="/api/comments/{id}"))
 
     # -- the caller ----------------------------------------------------------------------
 
@@ -215,11 +227,12 @@ class ForemClient(ApiClient):
 
     def listings_by_category(self, category: str, *, page: int | None = None,
                              per_page: int | None = None) -> list[Listing]:
-        data = self.get_json(f"/api/listings/category/{category}", {"page": page, "per_page": per_page})
+        data = self.get_json(f"/api/listings/category/{category}", {"page": page, "per_page": per_page},
+                             route="/api/listings/category/{category}")
         return [Listing.from_json(item) for item in data]
 
     def listing(self, listing_id: int) -> Listing:
-        return Listing.from_json(self.get_json(f"/api/listings/{listing_id}"))
+        return Listing.from_json(self.get_json(f"/api/listings/{listing_id}", route="/api/listings/{id}"))
 
     def create_listing(self, listing: dict[str, Any]) -> Listing:
         """POST /api/listings with `{"listing": {...}}`; `action: draft` keeps it unpublished."""
@@ -231,28 +244,33 @@ class ForemClient(ApiClient):
         """PUT /api/listings/{id}: content fields, or `action` bump / publish / unpublish."""
         self._require_key("Updating a listing")
         listing_json: dict[str, Any] = json_body(
-            self.send("PUT", f"/api/listings/{listing_id}", json={"listing": listing}))
+            self.send("PUT", f"/api/listings/{listing_id}", json={"listing": listing},
+                      route="/api/listings/{id}"))
         return listing_json
 
     # -- organisations, users, podcasts, tags, images -----------------------------------------
 
     def organization(self, username: str) -> Organization:
-        return Organization.from_json(self.get_json(f"/api/organizations/{username}"))
+        return Organization.from_json(self.get_json(f"/api/organizations/{username}",
+                                                     route="/api/organizations/{username}"))
 
     def organization_users(self, username: str, *, page: int | None = None,
                            per_page: int | None = None) -> list[User]:
-        data = self.get_json(f"/api/organizations/{username}/users", {"page": page, "per_page": per_page})
+        data = self.get_json(f"/api/organizations/{username}/users", {"page": page, "per_page": per_page},
+                             route="/api/organizations/{username}/users")
         return [User.from_json(u) for u in data]
 
     def organization_listings(self, username: str, *, page: int | None = None,
                               per_page: int | None = None, category: str | None = None) -> list[Listing]:
         data = self.get_json(f"/api/organizations/{username}/listings",
-                             {"page": page, "per_page": per_page, "category": category})
+                             {"page": page, "per_page": per_page, "category": category},
+                             route="/api/organizations/{username}/listings")
         return [Listing.from_json(item) for item in data]
 
     def organization_articles(self, username: str, *, page: int | None = None,
                               per_page: int | None = None) -> list[Article]:
-        data = self.get_json(f"/api/organizations/{username}/articles", {"page": page, "per_page": per_page})
+        data = self.get_json(f"/api/organizations/{username}/articles", {"page": page, "per_page": per_page},
+                             route="/api/organizations/{username}/articles")
         return [Article.from_json(a) for a in data]
 
     def podcast_episodes(self, *, page: int | None = None, per_page: int | None = None,
@@ -261,7 +279,7 @@ class ForemClient(ApiClient):
         return [PodcastEpisode.from_json(e) for e in data]
 
     def user(self, user_id: int | str) -> User:
-        return User.from_json(self.get_json(f"/api/users/{user_id}"))
+        return User.from_json(self.get_json(f"/api/users/{user_id}", route="/api/users/{id}"))
 
     def user_by_username(self, username: str) -> User:
         return User.from_json(self.get_json("/api/users/by_username", {"url": username}))
@@ -272,7 +290,8 @@ class ForemClient(ApiClient):
         self.send("POST", "/api/admin/users", json={"email": email, "name": name}, idempotent=False)
 
     def profile_image(self, username: str) -> ProfileImage:
-        return ProfileImage.from_json(self.get_json(f"/api/profile_images/{username}"))
+        return ProfileImage.from_json(self.get_json(f"/api/profile_images/{username}",
+                                                     route="/api/profile_images/{username}"))
 
     def tags(self, *, page: int | None = None, per_page: int | None = None) -> list[Tag]:
         return [Tag.from_json(t) for t in self.get_json("/api/tags", {"page": page, "per_page": per_page})]

@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 import httpx
 
-from toolkit.clients.base import ApiClient, RetryPolicy, Sleep, WaitListener
+from toolkit.clients.base import ApiClient, RequestListener, RetryPolicy, Sleep, WaitListener
 from toolkit.config import Secret
 from toolkit.errors import ApiError
 
@@ -239,6 +239,7 @@ class LicenseClient(ApiClient):
         retry: RetryPolicy | None = None,
         sleep: Sleep | None = None,
         on_wait: WaitListener | None = None,
+        on_request: RequestListener | None = None,
         timeout: float | None = None,
     ):
         kwargs: dict[str, Any] = {}
@@ -250,10 +251,10 @@ class LicenseClient(ApiClient):
             transport = plain_http_transport()
         super().__init__(base_url, auth=BearerAuth(token) if token is not None else None,
                          transport=transport, client=client, retry=retry or LICENSE_RETRY,
-                         on_wait=on_wait, **kwargs)
+                         on_wait=on_wait, on_request=on_request, **kwargs)
 
-    def _record(self, path: str, what: str) -> Mapping[str, Any]:
-        response = self.send("GET", path)
+    def _record(self, path: str, route: str, what: str) -> Mapping[str, Any]:
+        response = self.send("GET", path, route=route)
         try:
             data = response.json()
         except ValueError:
@@ -265,11 +266,14 @@ class LicenseClient(ApiClient):
 
     def customer_license(self, application_id: str, customer_id: str) -> CustomerLicense:
         path = f"{PREFIX}/customerLicense/{_segment(application_id)}/{_segment(customer_id)}"
-        return CustomerLicense.from_json(self._record(path, "a customer licence"))
+        return CustomerLicense.from_json(self._record(
+            path, f"{PREFIX}/customerLicense/{{applicationId}}/{{customerId}}",
+            "a customer licence"))
 
     def user_license(self, application_id: str, user_id: str) -> UserLicense:
         path = f"{PREFIX}/userLicense/{_segment(application_id)}/{_segment(user_id)}"
-        return UserLicense.from_json(self._record(path, "a user licence"))
+        return UserLicense.from_json(self._record(
+            path, f"{PREFIX}/userLicense/{{applicationId}}/{{userId}}", "a user licence"))
 
     def notifications(self, application_id: str, *, start_token: str | None = None,
                       max_results: int | None = None,
@@ -277,7 +281,8 @@ class LicenseClient(ApiClient):
         """One page of licence notifications (deprecated by Google, still answered)."""
         path = f"{PREFIX}/licenseNotification/{_segment(application_id)}"
         response = self.send("GET", path, params={
-            "max-results": max_results, "start-token": start_token, "timestamp": timestamp_ms})
+            "max-results": max_results, "start-token": start_token, "timestamp": timestamp_ms},
+            route=f"{PREFIX}/licenseNotification/{{applicationId}}")
         try:
             data = response.json()
         except ValueError:

@@ -18,6 +18,11 @@ imports click or exits: failures are `toolkit.errors.ToolkitError`s.
     sandbox.sandbox        a started local emulator, to stop           -> RunningSandbox
     demo.demo              the whole pipeline against the sandbox      -> DemoReport
     config.config_keys     every configuration key and its value       -> list[ConfigKey]
+    logs.query             SQL over the run log, remote or local       -> LogQuery
+
+Each of them (but `sandbox`, which needs no project) is a recorded run: its events go to
+the project's run log and, with `[logs] base_url` set, to the log service
+(`toolkit.runlog.run.recorded`).
 
 Import them from their modules (`from toolkit.commands.publish import publish`): this
 package imports nothing, so a command pays only for what it uses.

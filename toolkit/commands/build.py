@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from toolkit.config import Config
 from toolkit.errors import BuildError
+from toolkit.runlog import results
+from toolkit.runlog.run import recorded
 from toolkit.site import BuildReport, SiteBuilder
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -21,7 +23,10 @@ def build(config: Config, *, clean: bool = False, drafts: bool = False,
           out: str | Path | None = None, progress: BuildProgress | None = None) -> BuildReport:
     """Build the site incrementally (`clean`: everything again) into `out` (default:
     `[site] output_dir`); `drafts` includes unpublished posts, marked as drafts."""
-    return SiteBuilder(config, drafts=drafts, out=out).build(clean=clean, progress=progress)
+    with recorded(config, "build") as run:
+        report = SiteBuilder(config, drafts=drafts, out=out).build(clean=clean, progress=progress)
+        results.build(run, report)
+    return report
 
 
 @dataclass
@@ -58,8 +63,11 @@ def build_premium(config: Config, *, clean: bool = False, drafts: bool = False,
     """
     from toolkit.site.premium import PremiumGate
 
-    target = premium_output_dir(config, out)
-    check = (gate or PremiumGate(config)).check()
-    site = SiteBuilder(config, drafts=drafts, out=target, premium=True).build(
-        clean=clean, progress=progress)
+    with recorded(config, "build") as run:
+        target = premium_output_dir(config, out)
+        check = (gate or PremiumGate(config, on_request=run.request)).check()
+        run.event("license", action="allowed", requests=check.requests)
+        site = SiteBuilder(config, drafts=drafts, out=target, premium=True).build(
+            clean=clean, progress=progress)
+        results.build(run, site)
     return PremiumBuildReport(license=check, site=site)

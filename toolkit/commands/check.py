@@ -9,6 +9,8 @@ from pathlib import Path
 from toolkit.config import Config
 from toolkit.content import CheckReport
 from toolkit.content import check as check_posts
+from toolkit.runlog import results
+from toolkit.runlog.run import recorded
 
 
 @dataclass(frozen=True)
@@ -23,4 +25,11 @@ class CheckResult:
 
 def check(config: Config, paths: Iterable[str | Path] = (), *, strict: bool = False) -> CheckResult:
     """Every problem of the posts named (all of `content/` by default)."""
-    return CheckResult(check_posts(config, paths), strict)
+    with recorded(config, "check") as run:
+        result = CheckResult(check_posts(config, paths), strict)
+        results.problems(run, result.report.problems)
+        run.event("check", posts=result.report.files, errors=len(result.report.errors),
+                  warnings=len(result.report.warnings))
+        if not result.ok:
+            run.outcome = "failed"
+    return result

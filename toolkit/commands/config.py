@@ -8,6 +8,7 @@ from typing import Any
 
 from toolkit.config import Config, Secret, declared_keys
 from toolkit.redact import redact_url
+from toolkit.runlog.run import recorded
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,11 @@ def shown(config: Config, value: Any, *, secret: bool) -> Any:
 
 def config_keys(config: Config) -> list[ConfigKey]:
     """Every key of every section, in declaration order."""
+    with recorded(config, "config"):
+        return _keys(config)
+
+
+def _keys(config: Config) -> list[ConfigKey]:
     keys = []
     for section, name, declared in declared_keys():
         dotted = f"{section}.{name}"

@@ -1,8 +1,11 @@
-"""The whole pipeline, offline: sandbox, pull, publish, mirror, premium builds, build.
+"""The whole pipeline, offline: sandbox, pull, publish, mirror, premium builds, build, and
+a question to the run log.
 
 The demo works on a copy of the project in `.toolkit/demo/`, so it never touches the
 real `toolkit.lock` (which belongs to the real service) or `content/_mirror/`. The sandbox
-runs in-process on a free loopback port and stops at the end.
+runs in-process on a free loopback port and stops at the end. Each step is a recorded run
+whose events are shipped to the sandbox's log service; the last step asks it, in SQL, how
+the requests went (`DEMO_QUERY`).
 """
 
 from __future__ import annotations
@@ -14,12 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.commands.build import PremiumBuildReport, build, build_premium
+from toolkit.commands.logs import LogQuery, query
 from toolkit.commands.mirror import mirror
 from toolkit.commands.publish import publish
 from toolkit.commands.pull import pull
 from toolkit.config import Config, Secret
 from toolkit.errors import PremiumRefused
 from toolkit.mirror import MirrorResult
+from toolkit.runlog.run import recorded
+from toolkit.runlog.shipping import quoted
 from toolkit.site import BuildReport
 from toolkit.sync.engine import PublishProgress, PublishResult
 from toolkit.sync.pull import PullResult
@@ -36,6 +42,7 @@ class DemoReport:
     built: BuildReport | None = None
     premium: PremiumBuildReport | None = None  # the build the licensing service allowed
     premium_refused: PremiumRefused | None = None  # the one it refused (nothing written)
+    logs: LogQuery | None = None  # the run log's answer to DEMO_QUERY
 
     @property
     def site_index(self) -> Path:
@@ -47,8 +54,17 @@ class DemoReport:
                     and self.premium and self.premium.site.ok and self.premium_refused)
 
 
-def demo_config(config: Config, workdir: Path, base_url: str, api_key: str, window: float) -> Config:
-    """The project's configuration, moved into `workdir` and pointed at the sandbox."""
+def demo_query(stream: str) -> str:
+    """Requests by status, each with its slowest route."""
+    return (f"SELECT status, COUNT(*) AS requests, MAX(duration_ms) AS slowest_ms, "
+            f"FIRST_VALUE(route ORDER BY duration_ms DESC) AS slowest_route "
+            f"FROM {quoted(stream)} WHERE event = 'request' GROUP BY status ORDER BY status")
+
+
+def demo_config(config: Config, workdir: Path, base_url: str, api_key: str, window: float,
+                logs: tuple[str, str] = ("", "")) -> Config:
+    """The project's configuration, moved into `workdir` and pointed at the sandbox (its
+    publishing API, and its log service with `logs`' user and password)."""
     return dataclasses.replace(
         config,
         root=workdir,
@@ -61,6 +77,9 @@ def demo_config(config: Config, workdir: Path, base_url: str, api_key: str, wind
         forem=dataclasses.replace(
             config.forem, base_url=base_url, api_key=Secret(api_key), rate_window=window,
             organization_id=None,
+        ),
+        logs=dataclasses.replace(
+            config.logs, base_url=base_url, username=Secret(logs[0]), password=Secret(logs[1]),
         ),
     )
 
@@ -111,31 +130,41 @@ def demo(
     progress: PublishProgress | None = None,
     on_step: Callable[[str], None] | None = None,
 ) -> DemoReport:
-    """Sandbox, pull, publish, mirror and build, in `.toolkit/demo/`; `on_step(message)`
-    is told as each step starts (the messages are in `DemoReport.steps` too)."""
+    """Sandbox, pull, publish, mirror, premium builds, build and a run-log query, in
+    `.toolkit/demo/`; `on_step(message)` is told as each step starts (the messages are in
+    `DemoReport.steps` too)."""
+    from toolkit.sandbox.logs.http import PASSWORD, USERNAME
     from toolkit.sandbox.server import SandboxServer
 
-    workdir = prepare_workdir(config)
-    report = DemoReport(workdir=workdir)
+    with recorded(config, "demo") as run:
+        workdir = prepare_workdir(config)
+        report = DemoReport(workdir=workdir)
 
-    def step(message: str) -> None:
-        report.steps.append(message)
-        if on_step is not None:
-            on_step(message)
+        def step(message: str) -> None:
+            report.steps.append(message)
+            run.event("step", message=message)
+            if on_step is not None:
+                on_step(message)
 
-    with SandboxServer(db_path=None) as sandbox:
-        report.sandbox_url = sandbox.base_url
-        step(f"sandbox running at {sandbox.base_url} (seeded demo account, in memory)")
-        local = demo_config(config, workdir, sandbox.base_url, sandbox.demo_api_key,
-                            sandbox.rate_window)
-        step("pull: importing the demo account's articles as posts")
-        report.pulled = pull(local)
-        step("publish: sending the posts of content/ to the sandbox")
-        report.published = publish(local, progress=progress)
-        step("mirror: comments and the reading list into content/_mirror/")
-        report.mirrored = mirror(local)
-        step("premium: a build for a licensed customer, then one for an unlicensed customer")
-        report.premium, report.premium_refused = premium_builds(local, sandbox.base_url)
-    step("build: the static site")
-    report.built = build(local, clean=True)
+        with SandboxServer(db_path=None) as sandbox:
+            report.sandbox_url = sandbox.base_url
+            step(f"sandbox running at {sandbox.base_url} (seeded demo account, in memory)")
+            local = demo_config(config, workdir, sandbox.base_url, sandbox.demo_api_key,
+                                sandbox.rate_window, (USERNAME, PASSWORD))
+            step("pull: importing the demo account's articles as posts")
+            report.pulled = pull(local)
+            step("publish: sending the posts of content/ to the sandbox")
+            report.published = publish(local, progress=progress)
+            step("mirror: comments and the reading list into content/_mirror/")
+            report.mirrored = mirror(local)
+            step("premium: a build for a licensed customer, then one for an unlicensed "
+                 "customer")
+            report.premium, report.premium_refused = premium_builds(local, sandbox.base_url)
+            step("build: the static site")
+            report.built = build(local, clean=True)
+            step(f"logs: each step shipped its run log to the stream {local.logs.stream!r}; "
+                 "asking it how the requests went")
+            report.logs = query(local, demo_query(local.logs.stream))
+        if not report.ok:
+            run.outcome = "failed"
     return report

@@ -25,6 +25,7 @@ from toolkit.config import Config
 from toolkit.errors import ApiError, LicenseError
 from toolkit.fsutil import atomic_write, stable_json
 from toolkit.redact import redact_url
+from toolkit.runlog.run import recorded
 from toolkit.site.premium import customer_refusal, explain, license_settings, user_refusal
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -60,22 +61,25 @@ def license_status(config: Config, *, user: str | None = None,
     """The customer's licence (and the user's), and what a premium build would do."""
     from toolkit.clients import license_client
 
-    settings = license_settings(config, user=user)
-    app = settings.application_id
-    with license_client(config, transport=transport) as client:
-        subject = f"customer {settings.customer_id}"
-        try:
-            customer = client.customer_license(app, settings.customer_id)
-            user_license = None
-            if settings.user_id:
-                subject = f"user {settings.user_id}"
-                user_license = client.user_license(app, settings.user_id)
-        except ApiError as exc:
-            raise explain(exc, subject, app, client.requests_made) from None
-        refusal = customer_refusal(customer, settings.customer_id)
-        if refusal is None and user_license is not None and settings.user_id:
-            refusal = user_refusal(user_license, settings.user_id)
-        return LicenseStatus(app, customer, user_license, refusal, client.requests_made)
+    with recorded(config, "license") as run:
+        settings = license_settings(config, user=user)
+        app = settings.application_id
+        with license_client(config, transport=transport, on_request=run.request) as client:
+            subject = f"customer {settings.customer_id}"
+            try:
+                customer = client.customer_license(app, settings.customer_id)
+                user_license = None
+                if settings.user_id:
+                    subject = f"user {settings.user_id}"
+                    user_license = client.user_license(app, settings.user_id)
+            except ApiError as exc:
+                raise explain(exc, subject, app, client.requests_made) from None
+            refusal = customer_refusal(customer, settings.customer_id)
+            if refusal is None and user_license is not None and settings.user_id:
+                refusal = user_refusal(user_license, settings.user_id)
+            run.event("license", action="status", message=refusal or "premium builds allowed",
+                      requests=client.requests_made)
+            return LicenseStatus(app, customer, user_license, refusal, client.requests_made)
 
 
 @dataclass
@@ -119,25 +123,28 @@ def license_notifications(config: Config, *, from_start: bool = False,
     on the first call), every page, oldest first; the position is saved at the end."""
     from toolkit.clients import license_client
 
-    settings = license_settings(config, customer=False)
-    app = settings.application_id
-    path = config.state_dir / CURSOR_FILE
-    cursors, notice = _read_cursors(path)
-    key = _cursor_key(config, app)
-    start = None if from_start else cursors.get(key)
-    result = NotificationsResult(app, from_start=start is None, notice=notice)
-    with license_client(config, transport=transport) as client:
-        try:
-            run = client.read_notifications(app, start_token=start, max_results=page_size)
-        except ApiError as exc:
-            raise explain(exc, "the notifications", app, client.requests_made) from None
-        result.requests = client.requests_made
-    result.notifications, result.pages = run.notifications, run.pages
-    if run.next_token and run.next_token != cursors.get(key):
-        cursors[key] = run.next_token
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, stable_json({"cursors": cursors}))
-    return result
+    with recorded(config, "license") as run:
+        settings = license_settings(config, customer=False)
+        app = settings.application_id
+        path = config.state_dir / CURSOR_FILE
+        cursors, notice = _read_cursors(path)
+        key = _cursor_key(config, app)
+        start = None if from_start else cursors.get(key)
+        result = NotificationsResult(app, from_start=start is None, notice=notice)
+        with license_client(config, transport=transport, on_request=run.request) as client:
+            try:
+                read = client.read_notifications(app, start_token=start, max_results=page_size)
+            except ApiError as exc:
+                raise explain(exc, "the notifications", app, client.requests_made) from None
+            result.requests = client.requests_made
+        result.notifications, result.pages = read.notifications, read.pages
+        if read.next_token and read.next_token != cursors.get(key):
+            cursors[key] = read.next_token
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, stable_json({"cursors": cursors}))
+        run.event("license", action="notifications", items=len(result.notifications),
+                  requests=result.requests)
+        return result
 
 
 __all__ = ["LicenseError", "LicenseStatus", "NotificationsResult", "license_notifications",

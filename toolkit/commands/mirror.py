@@ -5,6 +5,8 @@ from __future__ import annotations
 from toolkit.clients import forem_client
 from toolkit.config import Config
 from toolkit.mirror import MirrorResult, run_mirror
+from toolkit.runlog import results
+from toolkit.runlog.run import recorded
 
 __all__ = ["MirrorResult", "mirror"]
 
@@ -16,6 +18,9 @@ def mirror(config: Config, *, comments: bool = True, readinglist: bool = True,
     `podcast` also mirrors the comments of every episode of that podcast; `full` fetches
     every comment thread, not only those whose comment count changed.
     """
-    with forem_client(config) as client:
-        return run_mirror(config, client, comments=comments, readinglist=readinglist,
-                          podcast=podcast, full=full)
+    with recorded(config, "mirror") as run:
+        with forem_client(config, on_wait=run.wait, on_request=run.request) as client:
+            result = run_mirror(config, client, comments=comments, readinglist=readinglist,
+                                podcast=podcast, full=full)
+        results.mirror(run, result)
+    return result

@@ -2,7 +2,8 @@
 
 The command builds the client with a wait listener that both keeps every pause for the
 result and tells the caller's progress, holds the run lock for a publish that writes,
-and lets the engine do the rest.
+and lets the engine do the rest. Each call is a recorded run (`toolkit.runlog`): its
+requests, pauses and post outcomes go to the run log.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from pathlib import Path
 
 from toolkit.clients import forem_client
 from toolkit.config import Config
+from toolkit.runlog import results
+from toolkit.runlog.run import recorded
 from toolkit.sync.engine import PublishProgress, PublishResult, Silent, SyncEngine
 from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
 
@@ -21,7 +24,7 @@ __all__ = ["PublishProgress", "PublishResult", "plan", "publish"]
 def plan(config: Config, paths: Iterable[str | Path] = (), *,
          progress: PublishProgress | None = None) -> PublishResult:
     """What `publish` would do to each post, and why; writes nothing and takes no lock."""
-    return publish(config, paths, dry_run=True, progress=progress)
+    return _publish(config, paths, command="plan", dry_run=True, progress=progress)
 
 
 def publish(config: Config, paths: Iterable[str | Path] = (), *, force: bool = False,
@@ -35,21 +38,32 @@ def publish(config: Config, paths: Iterable[str | Path] = (), *, force: bool = F
     and writes nothing. A publish that writes holds the run lock, waiting up to
     `lock_timeout` seconds for another run (`RunLockBusy` after that).
     """
+    return _publish(config, paths, command="publish", force=force, recreate=recreate,
+                    dry_run=dry_run, lock_timeout=lock_timeout, progress=progress)
+
+
+def _publish(config: Config, paths: Iterable[str | Path], *, command: str, force: bool = False,
+             recreate: bool = False, dry_run: bool = False,
+             lock_timeout: float = DEFAULT_TIMEOUT,
+             progress: PublishProgress | None = None) -> PublishResult:
     listener = progress or Silent()
     waits: list[tuple[float, str]] = []
+    with recorded(config, command) as run:
 
-    def on_wait(seconds: float, reason: str) -> None:
-        waits.append((seconds, reason))
-        listener.waiting(seconds, reason)
+        def on_wait(seconds: float, reason: str) -> None:
+            waits.append((seconds, reason))
+            run.wait(seconds, reason)
+            listener.waiting(seconds, reason)
 
-    with forem_client(config, on_wait=on_wait) as client:
-        engine = SyncEngine(config, client, progress=listener)
-        if dry_run:
-            result = engine.publish(paths, force=force, recreate=recreate, dry_run=True)
-        else:
-            with writer_run(config, "publish", timeout=lock_timeout,
-                            on_wait=listener.blocked) as lock_wait:
-                result = engine.publish(paths, force=force, recreate=recreate)
-            result.lock_wait = lock_wait
-    result.waits = waits
+        with forem_client(config, on_wait=on_wait, on_request=run.request) as client:
+            engine = SyncEngine(config, client, progress=listener)
+            if dry_run:
+                result = engine.publish(paths, force=force, recreate=recreate, dry_run=True)
+            else:
+                with writer_run(config, "publish", timeout=lock_timeout,
+                                on_wait=listener.blocked) as lock_wait:
+                    result = engine.publish(paths, force=force, recreate=recreate)
+                result.lock_wait = lock_wait
+        result.waits = waits
+        results.publish(run, result)
     return result

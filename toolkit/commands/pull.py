@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 from toolkit.clients import forem_client
 from toolkit.config import Config
+from toolkit.runlog import results
+from toolkit.runlog.run import recorded
 from toolkit.sync.pull import PullAction, PullOutcome, PullResult, pull_articles
 from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
 
@@ -17,8 +19,10 @@ def pull(config: Config, *, overwrite: bool = False, lock_timeout: float = DEFAU
     """Write remote articles as posts (`overwrite`: also replace posts with changes of
     their own), holding the run lock; `on_blocked(message)` is told when another run
     holds it and this one waits (up to `lock_timeout` seconds)."""
-    with forem_client(config) as client, \
-            writer_run(config, "pull", timeout=lock_timeout, on_wait=on_blocked) as lock_wait:
-        result = pull_articles(config, client, overwrite=overwrite)
-    result.lock_wait = lock_wait
+    with recorded(config, "pull") as run:
+        with forem_client(config, on_wait=run.wait, on_request=run.request) as client, \
+                writer_run(config, "pull", timeout=lock_timeout, on_wait=on_blocked) as lock_wait:
+            result = pull_articles(config, client, overwrite=overwrite)
+        result.lock_wait = lock_wait
+        results.pull(run, result)
     return result

@@ -50,11 +50,12 @@ CLIENT_CLOSED = 499
 
 def default_interfaces() -> list[Interface]:
     """Every emulated interface, one line each."""
-    from toolkit.sandbox import forem, licensing
+    from toolkit.sandbox import forem, licensing, logs
 
     return [
         forem.interface(),
         licensing.interface(),
+        logs.interface(),
     ]
 
 

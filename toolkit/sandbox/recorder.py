@@ -3,9 +3,10 @@ the stats endpoint, and a bounded list of request records that a log shipper can
 subscribe to.
 
 A record's field names are shared with toolkit's run log where they overlap (`time`,
-`method`, `route`, `path`, `status`, `duration_ms`); `interface` names the interface
-that owned the path (None: no interface did, the neutral 404) and `caller` is who called
-as that interface identifies them (Forem: the API key's id, never the key).
+`method`, `route`, `status`, `duration_ms`; the run log writes `time` as an RFC 3339
+timestamp and keeps no concrete `path`); `interface` names the interface that owned the
+path (None: no interface did, the neutral 404) and `caller` is who called as that
+interface identifies them (Forem: the API key's id, never the key).
 
 Requests to the control API (`/__sandbox/...`) are not recorded, so reading the stats
 does not change them.

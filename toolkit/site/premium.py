@@ -38,7 +38,7 @@ from toolkit.errors import (
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
-    from toolkit.clients.base import Sleep
+    from toolkit.clients.base import RequestListener, Sleep
     from toolkit.clients.license import CustomerLicense, UserLicense
 
 REFUSED = "premium build refused"
@@ -160,12 +160,15 @@ class PremiumGate:
     raises `PremiumRefused` (a `ConfigError` when `[license]` or the token is missing).
 
     The answer is kept for `max_age` seconds (None: for the gate's life, i.e. one run);
-    `transport` and `sleep` reach the client (tests, the benchmark)."""
+    `transport` and `sleep` reach the client (tests, the benchmark), `on_request` its
+    request listener (the run log)."""
 
     def __init__(self, config: Config, *, max_age: float | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 transport: httpx.BaseTransport | None = None, sleep: Sleep | None = None):
+                 transport: httpx.BaseTransport | None = None, sleep: Sleep | None = None,
+                 on_request: RequestListener | None = None):
         self.config = config
+        self._on_request = on_request
         self.max_age = max_age
         self.asked = 0  # how many times the service was asked
         self._clock = clock
@@ -201,7 +204,8 @@ class PremiumGate:
 
         self.asked += 1
         app = settings.application_id
-        with license_client(self.config, transport=self._transport, sleep=self._sleep) as client:
+        with license_client(self.config, transport=self._transport, sleep=self._sleep,
+                            on_request=self._on_request) as client:
             subject = f"customer {settings.customer_id}"
             try:
                 customer = client.customer_license(app, settings.customer_id)

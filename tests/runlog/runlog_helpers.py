@@ -1,0 +1,83 @@
+"""Reading a project's run log back, and speaking to the sandbox's log service."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from toolkit.sandbox.logs.http import PASSWORD, USERNAME
+
+
+def event_lines(root: Path) -> list[bytes]:
+    """Every line of a project's run log, oldest file first."""
+    folder = root / ".toolkit"
+    rotated = sorted(folder.glob("events.*.jsonl"), key=lambda p: -int(p.name.split(".")[1]))
+    lines: list[bytes] = []
+    for path in [*rotated, folder / "events.jsonl"]:
+        if path.exists():
+            lines += [line for line in path.read_bytes().splitlines() if line.strip()]
+    return lines
+
+
+def events(root: Path) -> list[dict[str, Any]]:
+    """Every event of a project's run log, oldest first; lines that are not JSON objects
+    are left out."""
+    found = []
+    for line in event_lines(root):
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            found.append(event)
+    return found
+
+
+def assert_shipped_once(shipped: list[tuple[str, int]], found: list[dict[str, Any]]) -> None:
+    """Every event of the log is in the stream exactly once, but what the last run recorded
+    after its end (its shipment's own requests and record, which the next run ships)."""
+    assert len(shipped) == len(set(shipped)), "an event was shipped twice"
+    local = {(e["run_id"], e["seq"]) for e in found}
+    assert set(shipped) <= local
+    last = found[-1]["run_id"]
+    end = max(e["seq"] for e in found
+              if e["run_id"] == last and e["event"] == "run" and e.get("action") == "end")
+    missing = local - set(shipped)
+    assert all(run_id == last and seq > end for run_id, seq in missing), sorted(missing)
+
+
+class LogService:
+    """The sandbox's log service, spoken to directly (real HTTP, Basic auth)."""
+
+    def __init__(self, sandbox):
+        self.sandbox = sandbox
+        self.http = httpx.Client(base_url=sandbox.base_url, auth=(USERNAME, PASSWORD),
+                                 timeout=60)
+
+    def query(self, sql: str, stream: str, start: str | None = None, end: str | None = None,
+              **params: str) -> httpx.Response:
+        body: dict[str, Any] = {"query": sql, "streamName": stream}
+        if start is not None:
+            body["startTime"] = start
+        if end is not None:
+            body["endTime"] = end
+        return self.http.post("/api/v1/query", json=body, params=params)
+
+    def rows(self, sql: str, stream: str, start: str | None = None,
+             end: str | None = None) -> list[dict[str, Any]]:
+        response = self.query(sql, stream, start, end)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def ingest(self, stream: str, records: Any) -> httpx.Response:
+        return self.http.post("/api/v1/ingest", content=json.dumps(records),
+                              headers={"X-P-Stream": stream,
+                                       "Content-Type": "application/json"})
+
+    def shipped(self, stream: str) -> list[tuple[str, int]]:
+        """`(run_id, seq)` of every event in the stream, as many times as it is there."""
+        rows = self.rows(f'SELECT run_id, seq FROM "{stream}"', stream)
+        return sorted((row["run_id"], int(row["seq"])) for row in rows)

@@ -1,0 +1,160 @@
+"""`toolkit logs`: SQL on the log stream, or `--local` over `.toolkit/events.jsonl` with the
+same engine and the same answers; its formats, time options and failures."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+from runlog_helpers import events
+
+QUERY_COLUMNS = ("run_id, seq, time, command, event, action, outcome, post, method, route, "
+                 "status, retries, wait_ms, message, article_id, duration_ms")
+
+
+def shipped_project(site, env, sandbox):
+    """A project whose runs (a publish with a 429, a build, a mirror) are all shipped."""
+    site.post("one", "First logged post", published=True)
+    site.post("two", "Second logged post", published=True)
+    sandbox.fault("POST", "/api/articles", status=429, retry_after=1)
+    for args in (["publish"], ["build"], ["mirror"], ["check"]):
+        result = site.run(*args, env=env)
+        assert result.exit_code == 0, result.output
+    return site
+
+
+def json_rows(result) -> list[dict]:
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_local_answers_as_the_service_does_for_the_same_events(site, env, sandbox, stream):
+    shipped_project(site, env, sandbox)
+    done = "command NOT IN ('check', 'logs')"  # runs whose events are all shipped
+    for sql in (
+        f"SELECT {QUERY_COLUMNS} FROM {stream} WHERE {done} ORDER BY run_id, seq",
+        f"SELECT command, event, COUNT(*) AS n, SUM(duration_ms) AS ms, MAX(status) AS top "
+        f"FROM {stream} WHERE {done} GROUP BY command, event ORDER BY command, event",
+        f"SELECT route, status, COUNT(*) AS n FROM {stream} WHERE event = 'request' AND {done} "
+        "GROUP BY route, status ORDER BY route, status",
+    ):
+        remote = json_rows(site.run("logs", "--format", "json", sql, env=env))
+        local = json_rows(site.run("logs", "--local", "--format", "json", sql, env=env))
+        assert remote and remote == local, sql
+    requests = [e for e in events(site.root) if e["event"] == "request"
+                and e["command"] not in ("check", "logs")]
+    statuses = json_rows(site.run("logs", "--format", "json", f"SELECT status, COUNT(*) AS n FROM "
+                                  f"{stream} WHERE event = 'request' AND {done} GROUP BY status "
+                                  "ORDER BY status", env=env))
+    counts: dict[int, int] = {}
+    for event in requests:
+        counts[event["status"]] = counts.get(event["status"], 0) + 1
+    assert statuses == [{"status": float(s), "n": n} for s, n in sorted(counts.items())]
+    assert {"status": 429.0, "n": 1} in statuses
+
+
+def test_table_and_csv_formats(site, env, sandbox, stream):
+    shipped_project(site, env, sandbox)
+    sql = (f"SELECT status, COUNT(*) AS n FROM {stream} WHERE event = 'request' "
+           "AND route = '/api/articles' GROUP BY status ORDER BY status")
+    table = site.run("logs", sql, env=env)
+    assert table.exit_code == 0, table.output
+    lines = table.stdout.splitlines()
+    assert "status" in lines[0] and "n" in lines[0]
+    assert any(line.split()[0] == "429" for line in lines[2:])  # whole numbers without .0
+    assert f"record(s) from {sandbox.base_url}" in table.stderr
+    as_csv = site.run("logs", "--format", "csv", sql, env=env)
+    rows = list(csv.reader(io.StringIO(as_csv.stdout)))
+    assert rows[0] == ["status", "n"] and ["429", "1"] in rows
+
+
+def test_since_start_and_end(site, env, sandbox, stream):
+    shipped_project(site, env, sandbox)
+    count = f"SELECT COUNT(*) AS n FROM {stream} WHERE command = 'publish'"
+    recent = json_rows(site.run("logs", "--format", "json", "--since", "1h", count, env=env))
+    assert recent[0]["n"] > 0  # shipped a moment ago, and still in: the end is the next minute
+    local = json_rows(site.run("logs", "--local", "--format", "json", "--since", "1h", count,
+                               env=env))
+    assert local == recent
+    old = ["--start", "2020-01-01T00:00:00Z", "--end", "2020-01-02T00:00:00Z"]
+    assert json_rows(site.run("logs", "--format", "json", *old, count, env=env)) == [{"n": 0}]
+    assert json_rows(site.run("logs", "--local", "--format", "json", *old, count,
+                              env=env)) == [{"n": 0}]
+    assert json_rows(site.run("logs", "--format", "json", "--start", "2020-01-01T00:00:00Z",
+                              count, env=env)) == recent
+
+
+@pytest.mark.parametrize("local", [False, True])
+def test_start_after_end_and_bad_queries_exit_1_with_the_services_message(site, env, local):
+    assert site.run("check", env=env).exit_code == 0
+    where = ["--local"] if local else []
+    backwards = site.run("logs", *where, "--start", "2024-05-01T01:00:00Z", "--end",
+                         "2024-05-01T00:00:00Z", "SELECT 1", env=env)
+    assert backwards.exit_code == 1
+    assert ("Error while parsing provided time range: Start time cannot be greater than the "
+            "end time") in backwards.output
+    bad = site.run("logs", *where, "SELECT nope FROM toolkit", env=env)
+    assert bad.exit_code == 1 and "Traceback" not in bad.output
+    assert "Datafusion Error:" in bad.output
+    unparsable = site.run("logs", *where, "--start", "yesterday", "SELECT 1", env=env)
+    assert unparsable.exit_code == 1 and "Error while parsing provided time range" in unparsable.output
+
+
+def test_usage_errors_exit_2(site):
+    assert site.run("logs", "--since", "1h", "--start", "2024-05-01T00:00:00Z",
+                    "SELECT 1").exit_code == 2
+    soon = site.run("logs", "--since", "soon", "SELECT 1")
+    assert soon.exit_code == 2 and "not a duration" in soon.output
+
+
+def test_without_a_log_service_only_local_queries_run(site, stream):
+    result = site.run("logs", "SELECT 1")
+    assert result.exit_code == 1
+    assert "no log service" in result.output and "--local" in result.output
+    local = site.run("logs", "--local", "--format", "json", f"SELECT COUNT(*) AS n FROM {stream} "
+                     "WHERE command = 'logs' AND event <> 'run' OR action = 'end'")
+    assert json_rows(local) == [{"n": 2}]  # the failed query's error and end
+
+
+def test_local_skips_lines_that_are_not_events(site, stream):
+    assert site.run("check").exit_code == 0
+    with open(site.root / ".toolkit" / "events.jsonl", "ab") as handle:
+        handle.write(b"garbage\n")
+        handle.write(b'{"run_id": "x", "seq": 0, "time": "not a time"}\n')
+        handle.write(b'{"run_id": "half"')  # a line a crash cut short
+    result = site.run("logs", "--local", "--format", "json", f"SELECT command FROM {stream} "
+                      "WHERE event = 'run' AND action = 'end'")
+    assert json_rows(result) == [{"command": "check"}]
+    assert "3 line(s) of the log are not events" in result.stderr
+
+
+def test_the_stream_name_is_the_table_name_locally(site):
+    assert site.run("check").exit_code == 0
+    result = site.run("logs", "--local", "--stream", "other", "--format", "json",
+                      "SELECT COUNT(*) AS n FROM other WHERE command = 'check'")
+    assert json_rows(result) == [{"n": 3}]
+    refused = site.run("logs", "--local", "DELETE FROM other", "--stream", "other")
+    assert refused.exit_code == 1
+
+
+def test_the_cli_and_a_no_change_build_do_not_import_the_query_engine(site):
+    site.post("one", "Fast post", published=True)
+    assert site.run("build").exit_code == 0
+    script = (
+        "import sys\n"
+        "from toolkit.cli import main\n"
+        "for args in (['--help'], ['-q', 'build'], ['-q', 'check']):\n"
+        "    try:\n"
+        f"        main(['--config', {str(site.root / 'toolkit.toml')!r}, *args])\n"
+        "    except SystemExit as exit:\n"
+        "        assert not exit.code, exit.code\n"
+        "print('loaded:' + ','.join(m for m in ('datafusion', 'pyarrow') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=site.root, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "loaded:"

@@ -1,0 +1,300 @@
+"""Interface E in the sandbox, over real HTTP: Parseable's ingest and query, its auth and
+text errors, DataFusion SQL whose answers equal a plain Python computation over the same
+events, time ranges truncated to the minute, Parquet storage that survives a restart,
+and routes that interface A's `/api` rules never shadow."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+from collections import Counter
+
+import httpx
+import pytest
+from runlog_helpers import LogService
+
+from toolkit.sandbox.logs.http import PASSWORD, USERNAME
+from toolkit.sandbox.server import SandboxServer
+
+ROUTES = ["/api/articles", "/api/articles/{id}", "/api/articles/me/all", "/api/comments"]
+
+
+def synthetic(count: int, seed: int = 1, run: str = "r") -> list[dict]:
+    rng = random.Random(seed)
+    base = dt.datetime(2024, 5, 1, 3, 0, tzinfo=dt.UTC)
+    return [{
+        "time": (base + dt.timedelta(milliseconds=250 * index)).strftime(
+            "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
+        "run_id": f"{run}{index // 50}", "seq": index % 50, "command": "publish",
+        "event": "request", "method": rng.choice(["GET", "PUT", "POST"]),
+        "route": rng.choice(ROUTES), "status": rng.choice([200, 200, 201, 404, 422, 429, 500]),
+        "duration_ms": round(rng.random() * 900, 3),
+    } for index in range(count)]
+
+
+def ingest(service: LogService, stream: str, records: list[dict], batch: int = 20_000) -> None:
+    for start in range(0, len(records), batch):
+        response = service.ingest(stream, records[start:start + batch])
+        assert response.status_code == 200, response.text
+
+
+def test_ingest_types_fields_as_parseable_and_adds_p_timestamp(service, stream):
+    before = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    response = service.ingest(stream, {"status": 200, "msg": "hi", "time": "2024-05-01T03:00:00Z",
+                                       "nested": {"ok": True, "n": 2}, "tags": ["a", "b"]})
+    assert (response.status_code, response.content) == (200, b"")
+    schema = service.http.get(f"/api/v1/logstream/{stream}/schema").json()
+    types = {field["name"]: field["data_type"] for field in schema["fields"]}
+    assert types == {"p_timestamp": {"Timestamp": ["Millisecond", None]}, "msg": "Utf8",
+                     "nested_n": "Float64", "nested_ok": "Boolean", "status": "Float64",
+                     "tags": "Utf8", "time": {"Timestamp": ["Millisecond", None]}}
+    assert [field["name"] for field in schema["fields"]][0] == "p_timestamp"
+    (row,) = service.rows(f"SELECT * FROM {stream}", stream)
+    assert row["status"] == 200.0 and row["time"] == "2024-05-01T03:00:00" and row["tags"] == '["a","b"]'
+    stamp = dt.datetime.fromisoformat(row["p_timestamp"])
+    assert before - dt.timedelta(seconds=1) <= stamp <= dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    assert {"name": stream} in service.http.get("/api/v1/logstream").json()
+
+
+def test_fields_true_and_null_columns(service, stream):
+    ingest(service, stream, [{"a": 1}, {"b": "x"}])
+    answer = service.query(f"SELECT a, b FROM {stream} ORDER BY a", stream, fields="true").json()
+    assert answer == {"fields": ["a", "b"], "records": [{"a": 1.0}, {"b": "x"}]}
+    with_nulls = service.query(f"SELECT a, b FROM {stream} ORDER BY a", stream,
+                               sendNull="true").json()
+    assert with_nulls == [{"a": 1.0, "b": None}, {"a": None, "b": "x"}]
+
+
+@pytest.mark.parametrize(("body", "headers", "message"), [
+    (b"[]", {}, "Header Error: Stream name not found in header [x-p-stream]"),
+    (b"{", {"X-P-Stream": "ok"}, "Json deserialize error: the body is not valid JSON"),
+    (b"12", {"X-P-Stream": "ok"},
+     "Invalid Request: the body must be a JSON object or an array of JSON objects"),
+    (b'{"a": 1}', {"X-P-Stream": "has space"}, "Stream name cannot contain whitespace"),
+    (b'{"a": 1}', {"X-P-Stream": "a.b"}, "Stream name cannot contain special character: ."),
+    (b'{"a": 1}', {"X-P-Stream": "select"}, "SQL keyword cannot be used as stream name"),
+    (b'{"p_timestamp": 1}', {"X-P-Stream": "ok"},
+     "Invalid Request: field p_timestamp is a reserved field"),
+    (b'[{"a": 1}, {"a": "x"}]', {"X-P-Stream": "ok"},
+     "Invalid Request: Could not process this event due to mismatch in datatype"),
+])
+def test_ingest_errors_are_400_text(service, body, headers, message):
+    response = service.http.post("/api/v1/ingest", content=body,
+                                 headers={"Content-Type": "application/json", **headers})
+    assert response.status_code == 400
+    assert response.headers["content-type"].startswith("text/plain")
+    assert response.text == message
+
+
+def test_a_later_value_of_another_type_is_refused(service, stream):
+    ingest(service, stream, [{"status": 200}])
+    refused = service.ingest(stream, [{"status": "ok"}])
+    assert (refused.status_code, refused.text) == (
+        400, "Invalid Request: Could not process this event due to mismatch in datatype")
+    assert service.rows(f"SELECT COUNT(*) AS n FROM {stream}", stream) == [{"n": 1}]
+
+
+@pytest.mark.parametrize("auth", [None, ("admin", "wrong"), ("someone", PASSWORD)])
+@pytest.mark.parametrize(("method", "path"), [
+    ("POST", "/api/v1/ingest"), ("POST", "/api/v1/query"), ("GET", "/api/v1/logstream"),
+    ("GET", "/api/v1/logstream/toolkit/schema")])
+def test_basic_auth_401_without_credentials_403_with_wrong_ones(sandbox, auth, method, path):
+    response = httpx.request(method, sandbox.base_url + path, auth=auth, json={"a": 1},
+                             headers={"X-P-Stream": "toolkit"})
+    assert response.headers["content-type"].startswith("text/plain")
+    if auth is None:
+        assert (response.status_code, response.text) == (401, "No authentication method supplied")
+    else:
+        assert response.status_code == 403
+        assert response.text.startswith("You don't have permission to access this resource")
+    garbled = httpx.request(method, sandbox.base_url + path,
+                            headers={"Authorization": "Basic !!!"})
+    assert garbled.status_code == 401
+
+
+@pytest.mark.parametrize(("body", "status", "message"), [
+    ({"streamName": "STREAM"}, 400, "Json deserialize error: missing field `query`"),
+    ({"query": "SELECT 1"}, 400, "Json deserialize error: missing field `streamName`"),
+    ({"query": " ", "streamName": "STREAM"}, 400, "Query cannot be empty"),
+    ({"query": "SELECT 1", "streamName": "nope"}, 400, "Error: Stream not found: nope"),
+    ({"query": "SELEC x", "streamName": "STREAM"}, 400,
+     'Datafusion Error: SQL error: ParserError("Expected: an SQL statement, found: SELEC at '
+     'Line: 1, Column: 1")'),
+    ({"query": "SELECT nope FROM STREAM", "streamName": "STREAM"}, 400,
+     "Datafusion Error: Schema error: No field named nope."),
+    ({"query": "SELECT * FROM elsewhere", "streamName": "STREAM"}, 400,
+     "Datafusion Error: Error during planning: table 'datafusion.public.elsewhere' not found"),
+    ({"query": "DROP TABLE STREAM", "streamName": "STREAM"}, 400,
+     "Datafusion Error: Error during planning"),
+    ({"query": "COPY (SELECT 1) TO '/tmp/x.csv'", "streamName": "STREAM"}, 400,
+     "Datafusion Error: Error during planning: DML not supported: COPY"),
+    ({"query": "SELECT 1/0 FROM STREAM", "streamName": "STREAM"}, 500,
+     "Execution Error: Query Execution failed due to error in datafusion"),
+    ({"query": "SELECT 1", "streamName": "STREAM", "startTime": "", "endTime": "now"}, 400,
+     "Start time cannot be empty"),
+    ({"query": "SELECT 1", "streamName": "STREAM", "startTime": "soon", "endTime": "now"}, 400,
+     "Error while parsing provided time range: Parsing humantime"),
+    ({"query": "SELECT 1", "streamName": "STREAM", "startTime": "yesterday",
+      "endTime": "2024-05-01T00:00:00Z"}, 400,
+     "Error while parsing provided time range: Error parsing time"),
+    ({"query": "SELECT 1", "streamName": "STREAM", "startTime": "2024-05-01T01:00:00Z",
+      "endTime": "2024-05-01T00:00:00Z"}, 400,
+     "Error while parsing provided time range: Start time cannot be greater than the end time"),
+])
+def test_query_errors_are_text_with_parseable_words(service, stream, body, status, message):
+    ingest(service, stream, [{"a": 1}])
+    body = {key: value.replace("STREAM", stream) for key, value in body.items()}
+    response = service.http.post("/api/v1/query", json=body)
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("text/plain")
+    assert response.text.startswith(message), response.text
+
+
+def test_a_start_equal_to_the_end_after_truncation_is_an_empty_range(service, stream):
+    ingest(service, stream, [{"a": 1}])
+    start, end = "2024-05-01T00:00:10Z", "2024-05-01T00:00:50Z"  # the same minute
+    assert service.rows(f"SELECT * FROM {stream}", stream, start, end) == []
+
+
+def test_time_ranges_filter_on_p_timestamp_truncated_to_the_minute(service, stream):
+    ingest(service, stream, [{"a": 1}, {"a": 2}])
+    (stamp,) = {row["p_timestamp"] for row in service.rows(f"SELECT p_timestamp FROM {stream}",
+                                                          stream)}
+    moment = dt.datetime.fromisoformat(stamp).replace(tzinfo=dt.UTC)
+    minute = moment.replace(second=0, microsecond=0)
+
+    def count(start: dt.datetime | str, end: dt.datetime | str) -> int:
+        text = [value if isinstance(value, str) else value.strftime("%Y-%m-%dT%H:%M:%S%z")
+                for value in (start, end)]
+        rows = service.rows(f"SELECT COUNT(*) AS n FROM {stream}", stream, *text)
+        return rows[0]["n"]
+
+    one = dt.timedelta(minutes=1)
+    assert count(minute, minute + one) == 2  # start included
+    assert count(minute - one, minute) == 0  # end excluded
+    assert count(minute + dt.timedelta(seconds=59), minute + one) == 2  # start truncated
+    assert count(minute - one, minute + dt.timedelta(seconds=59)) == 0  # end truncated
+    assert count(minute.astimezone(dt.timezone(dt.timedelta(hours=2))), minute + one) == 2
+    # Relative: "now" and a duration, the end truncated too (the current minute is left out).
+    while True:
+        before = dt.datetime.now(dt.UTC)
+        rows = service.rows(f"SELECT COUNT(*) AS n FROM {stream}", stream, "1h", "now")
+        after = dt.datetime.now(dt.UTC)
+        if before.replace(second=0, microsecond=0) == after.replace(second=0, microsecond=0):
+            break  # a minute did not turn during the query
+    now_minute = before.replace(second=0, microsecond=0)
+    expected = 2 if now_minute - dt.timedelta(hours=1) <= moment < now_minute else 0
+    assert rows == [{"n": expected}]
+    assert service.rows(f"SELECT COUNT(*) AS n FROM {stream}", stream, "2h", "now") in (
+        [{"n": 0}], [{"n": 2}])
+
+
+def test_query_results_equal_a_plain_python_computation(service, stream):
+    events = synthetic(3000, seed=7)
+    ingest(service, stream, events, batch=700)
+    by_status = service.rows(f"SELECT status, COUNT(*) AS n, MAX(duration_ms) AS slowest "
+                             f"FROM {stream} GROUP BY status ORDER BY status", stream)
+    counts = Counter(e["status"] for e in events)
+    assert by_status == [{"status": float(s), "n": counts[s],
+                          "slowest": max(e["duration_ms"] for e in events if e["status"] == s)}
+                         for s in sorted(counts)]
+    routes = service.rows(f"SELECT route, method, COUNT(*) AS n, AVG(duration_ms) AS mean FROM "
+                          f"{stream} WHERE status >= 400 GROUP BY route, method "
+                          "ORDER BY route, method", stream)
+    failed = [e for e in events if e["status"] >= 400]
+    groups = Counter((e["route"], e["method"]) for e in failed)
+    assert [(r["route"], r["method"], r["n"]) for r in routes] == sorted(
+        (route, method, n) for (route, method), n in groups.items())
+    for row in routes:
+        durations = [e["duration_ms"] for e in failed
+                     if (e["route"], e["method"]) == (row["route"], row["method"])]
+        assert row["mean"] == pytest.approx(sum(durations) / len(durations))
+    # A range over the events' own `time` field (a timestamp, as its name and value say).
+    window = service.rows(f"SELECT COUNT(*) AS n FROM {stream} WHERE time >= "
+                          "'2024-05-01T03:05:00' AND time < '2024-05-01T03:10:00'", stream)
+    low, high = dt.datetime(2024, 5, 1, 3, 5), dt.datetime(2024, 5, 1, 3, 10)
+    assert window == [{"n": sum(low <= dt.datetime.fromisoformat(e["time"][:-1]) < high
+                                for e in events)}]
+
+
+def test_a_stream_of_100000_events_answers_correctly(service, stream):
+    events = synthetic(100_000, seed=3)
+    ingest(service, stream, events, batch=25_000)
+    rows = service.rows(f"SELECT route, status, COUNT(*) AS n FROM {stream} "
+                        "GROUP BY route, status", stream)
+    expected = Counter((e["route"], float(e["status"])) for e in events)
+    assert {(r["route"], r["status"]): r["n"] for r in rows} == expected
+    (total,) = service.rows(f"SELECT COUNT(*) AS n, SUM(duration_ms) AS total, "
+                            f"COUNT(DISTINCT run_id) AS runs FROM {stream}", stream)
+    assert total["n"] == 100_000 and total["runs"] == 2000
+    assert total["total"] == pytest.approx(sum(e["duration_ms"] for e in events))
+
+
+def test_streams_are_parquet_files_that_survive_a_restart(tmp_path):
+    db = tmp_path / "sandbox.db"
+    events = synthetic(500, seed=5)
+    with SandboxServer(db_path=db) as first:
+        logs = LogService(first)
+        ingest(logs, "kept", events, batch=200)
+        before = logs.rows("SELECT * FROM kept ORDER BY p_timestamp, seq, run_id", "kept")
+        logs.http.close()
+    files = sorted((tmp_path / "sandbox.data" / "logs" / "kept").rglob("*.parquet"))
+    assert len(files) == 3
+    assert all(path.relative_to(tmp_path / "sandbox.data" / "logs" / "kept").parts[0]
+               .startswith("date=") for path in files)
+    with SandboxServer(db_path=db) as second:
+        logs = LogService(second)
+        assert logs.rows("SELECT * FROM kept ORDER BY p_timestamp, seq, run_id", "kept") == before
+        described = logs.http.get("/__sandbox/logs/streams").json()["streams"]
+        assert described[0]["name"] == "kept" and described[0]["rows"] == 500
+        logs.http.post("/__sandbox/reset")
+        assert logs.http.get("/api/v1/logstream").json() == []  # a reset empties the service
+        logs.http.close()
+
+
+def test_memory_mode_keeps_its_files_in_a_temporary_folder():
+    with SandboxServer() as sandbox:
+        logs = LogService(sandbox)
+        ingest(logs, "temp", [{"a": 1}])
+        folder = logs.http.get("/__sandbox/logs/streams").json()["folder"]
+        logs.http.close()
+    import os
+    assert not os.path.exists(folder)
+
+
+def test_interface_a_never_shadows_the_log_service(sandbox, service, stream):
+    """Forem owns /api, but not /api/v1: its 404 body, User-Agent rule and api-key do not
+    apply there."""
+    forem = httpx.Client(base_url=sandbox.base_url, headers={"User-Agent": "Java/17.0.2"})
+    try:
+        forem.post(f"{sandbox.base_url}/__sandbox/forem/user-agent-check", json={"enabled": True})
+        assert forem.get("/api/articles").status_code == 403  # Forem's edge refuses it
+        ingested = forem.post("/api/v1/ingest", auth=(USERNAME, PASSWORD), json={"a": 1},
+                              headers={"X-P-Stream": stream})
+        assert ingested.status_code == 200
+        unknown = forem.get("/api/v1/nothing", auth=(USERNAME, PASSWORD))
+        assert (unknown.status_code, unknown.text) == (404, "")
+        assert unknown.headers["content-type"].startswith("text/plain")
+        key_only = forem.get("/api/v1/logstream", headers={"api-key": sandbox.demo_api_key})
+        assert (key_only.status_code, key_only.text) == (401, "No authentication method supplied")
+    finally:
+        forem.post(f"{sandbox.base_url}/__sandbox/forem/user-agent-check", json={"enabled": False})
+        forem.close()
+    records = [r for r in sandbox.requests() if r["route"].startswith("/api/v1")]
+    assert {r["interface"] for r in records} == {"logs"}
+    assert any(r["caller"] == USERNAME for r in records)
+
+
+def test_faults_answer_in_the_log_services_words(sandbox, service, stream):
+    sandbox.fault("POST", "/api/v1/ingest", status=503)
+    response = service.ingest(stream, [{"a": 1}])
+    assert (response.status_code, response.text) == (503, "Service Unavailable")
+    assert response.headers["content-type"].startswith("text/plain")
+
+
+def test_ingest_bodies_over_10_mib_are_413(service, stream):
+    big = json.dumps([{"a": "x" * 1000}] * 11_000).encode()
+    response = service.http.post("/api/v1/ingest", content=big,
+                                 headers={"X-P-Stream": stream, "Content-Type": "application/json"})
+    assert response.status_code == 413

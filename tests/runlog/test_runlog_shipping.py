@@ -1,0 +1,214 @@
+"""Shipping: with `[logs] base_url` set, each run ships the project's new events to the
+stream, every event exactly once, across runs, failed shipments, lost acknowledgements,
+crashes between ship and cursor write, and rotation; shipping never fails a run."""
+
+from __future__ import annotations
+
+import json
+
+from runlog_helpers import assert_shipped_once, events
+
+from toolkit.clients.logs import LogsClient
+from toolkit.config import Secret, load_config
+from toolkit.runlog.events import EventLog, EventWriter
+from toolkit.runlog.run import target_of
+from toolkit.runlog.shipping import CURSOR_NAME, Cursor, Mark, Shipper
+from toolkit.sandbox.logs.http import PASSWORD, USERNAME
+
+
+def test_each_run_ships_its_events_once(site, env, service, stream):
+    site.post("one", "Shipped post", published=True)
+    for args in (["check"], ["publish"], ["publish"], ["build"]):
+        result = site.run(*args, env=env)
+        assert result.exit_code == 0, result.output
+        assert "not shipped" not in result.output
+    shipped = service.shipped(stream)
+    assert_shipped_once(shipped, events(site.root))
+    cursor = json.loads((site.root / ".toolkit" / CURSOR_NAME).read_text())
+    (mark,) = cursor["targets"].values()
+    assert mark["pending"] is None and mark["shipped"] == len(shipped)
+
+
+def test_without_a_log_service_a_run_only_appends(site, forem_env, sandbox):
+    site.post("one", "Local only", published=True)
+    sandbox.reset_stats()
+    assert site.run("publish", env=forem_env).exit_code == 0
+    assert site.run("publish", env=forem_env).exit_code == 0
+    assert sandbox.count(interface="logs") == 0
+    assert not (site.root / ".toolkit" / CURSOR_NAME).exists()
+    assert any(e["event"] == "post" for e in events(site.root))
+
+
+def test_a_failed_shipment_is_one_line_and_the_next_run_ships_it(site, env, service, stream,
+                                                              sandbox):
+    site.post("one", "Failed shipment", published=True)
+    sandbox.fault("POST", "/api/v1/ingest", status=503)
+    first = site.run("publish", env=env)
+    assert first.exit_code == 0, first.output  # shipping never fails the run
+    warnings = [line for line in first.output.splitlines() if "not shipped" in line]
+    assert len(warnings) == 1 and "503" in warnings[0]
+    assert service.query(f'SELECT 1 FROM "{stream}"', stream).status_code == 400  # nothing yet
+    second = site.run("check", env=env)
+    assert "not shipped" not in second.output
+    shipped = service.shipped(stream)
+    assert len(shipped) == len(set(shipped))
+    assert_shipped_once(shipped, events(site.root))  # the first run's came too
+
+
+def test_a_lost_acknowledgement_is_not_shipped_twice(site, env, service, stream, sandbox):
+    """The service stores the batch and the connection drops before its answer: the next
+    run asks the service before sending it again."""
+    site.post("one", "Lost answer", published=True)
+    sandbox.fault("POST", "/api/v1/ingest", drop_after_commit=True)
+    first = site.run("publish", env=env)
+    assert first.exit_code == 0 and "not shipped" in first.output
+    stored = service.shipped(stream)
+    assert stored  # it did arrive
+    pending = json.loads((site.root / ".toolkit" / CURSOR_NAME).read_text())
+    assert next(iter(pending["targets"].values()))["pending"] is not None
+    assert site.run("check", env=env).exit_code == 0
+    shipped = service.shipped(stream)
+    assert len(shipped) == len(set(shipped)) and set(stored) <= set(shipped)
+    assert_shipped_once(shipped, events(site.root))
+
+
+class Crash(BaseException):
+    """The process dies here."""
+
+
+class CrashingCursor(Cursor):
+    """Dies when it is about to record that the service acknowledged a batch."""
+
+    def save(self, target: str, mark: Mark) -> None:
+        if mark.pending is None and mark.position is not None:
+            raise Crash()
+        super().save(target, mark)
+
+
+class CrashBeforeSending(Cursor):
+    """Dies right after marking a batch as pending, before it is sent."""
+
+    def save(self, target: str, mark: Mark) -> None:
+        super().save(target, mark)
+        if mark.pending is not None:
+            raise Crash()
+
+
+def shipper(site, sandbox, cursor_class: type[Cursor]) -> Shipper:
+    config = load_config(site.root / "toolkit.toml",
+                         env={"LOGS_BASE_URL": sandbox.base_url, "LOGS_USERNAME": USERNAME,
+                              "LOGS_PASSWORD": PASSWORD})
+    client = LogsClient(sandbox.base_url, Secret(USERNAME), Secret(PASSWORD))
+    return Shipper(EventLog(config.state_dir), cursor_class(config.state_dir / CURSOR_NAME),
+                   client, config.logs.stream, target_of(config), max_events=2)
+
+
+def crash(shipping: Shipper) -> None:
+    try:
+        shipping.ship()
+    except Crash:
+        return
+    finally:
+        shipping.client.close()
+    raise AssertionError("the shipper did not crash")
+
+
+def test_a_crash_between_ship_and_cursor_write_loses_nothing_and_repeats_nothing(
+        site, env, forem_env, service, stream, sandbox):
+    site.post("one", "Crash post", published=True)
+    assert site.run("publish", env=forem_env).exit_code == 0  # events, not shipped yet
+    crash(shipper(site, sandbox, CrashingCursor))
+    acknowledged = service.shipped(stream)
+    assert len(acknowledged) == 2  # the first batch, acknowledged, not in the cursor
+    assert site.run("check", env=env).exit_code == 0  # the next run ships the rest
+    shipped = service.shipped(stream)
+    assert len(shipped) == len(set(shipped))
+    assert_shipped_once(shipped, events(site.root))
+
+
+def test_a_crash_before_sending_sends_the_batch_with_the_next_run(site, env, forem_env, service,
+                                                                stream, sandbox):
+    site.post("one", "Crash before", published=True)
+    assert site.run("publish", env=forem_env).exit_code == 0
+    crash(shipper(site, sandbox, CrashBeforeSending))
+    assert service.query(f'SELECT 1 FROM "{stream}"', stream).status_code == 400
+    assert site.run("check", env=env).exit_code == 0
+    shipped = service.shipped(stream)
+    assert len(shipped) == len(set(shipped))
+    assert_shipped_once(shipped, events(site.root))
+
+
+def test_shipping_follows_the_log_through_rotation(site, env, service, stream, sandbox):
+    """The cursor finds its event again after the files were renamed by rotation."""
+    config = load_config(site.root / "toolkit.toml", env={})
+    small = EventLog(config.state_dir, max_bytes=3000, keep=20)
+    writer = EventWriter(small, "filler", "check", "0")
+    for index in range(30):
+        writer.emit("post", post=f"content/{index}.md", action="unchanged")
+    assert site.run("check", env=env).exit_code == 0  # ships all, cursor in the newest file
+    for index in range(30, 90):
+        writer.emit("post", post=f"content/{index}.md", action="unchanged")  # rotates
+    assert len(small.files()) > 3
+    assert site.run("check", env=env).exit_code == 0
+    shipped = service.shipped(stream)
+    assert len(shipped) == len(set(shipped))
+    assert_shipped_once(shipped, events(site.root))
+
+
+def test_events_rotated_away_before_shipping_are_reported(site, env, service, stream):
+    config = load_config(site.root / "toolkit.toml", env={})
+    assert site.run("check", env=env).exit_code == 0  # the cursor stands in events.jsonl
+    small = EventLog(config.state_dir, max_bytes=1000, keep=1)
+    writer = EventWriter(small, "flood", "check", "0")
+    for index in range(60):
+        writer.emit("post", post=f"content/{index}.md", action="unchanged")
+    result = site.run("check", env=env)
+    assert result.exit_code == 0
+    assert "rotated before all of its events were shipped" in result.output
+    shipped = service.shipped(stream)
+    assert len(shipped) == len(set(shipped))
+
+
+def test_lines_that_are_not_events_are_never_shipped(site, env, service, stream):
+    assert site.run("check", env=env).exit_code == 0
+    with open(site.root / ".toolkit" / "events.jsonl", "ab") as handle:
+        handle.write(b'{"run_id": "x", "seq": \n')  # a line a crash cut short
+        handle.write(b"not json at all\n")
+    assert site.run("check", env=env).exit_code == 0
+    shipped = service.shipped(stream)
+    assert len(shipped) == len(set(shipped))
+    assert_shipped_once(shipped, events(site.root))
+
+
+def test_one_run_ships_at_a_time(site, env, service, stream, sandbox):
+    """A run that finds another one shipping leaves its events to the next run."""
+    import fcntl
+    import os
+
+    assert site.run("check", env=env).exit_code == 0
+    busy = shipper(site, sandbox, Cursor)
+    busy.lock_wait = 0
+    fd = os.open(site.root / ".toolkit" / "ship.lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        report = busy.ship()
+    finally:
+        os.close(fd)
+        busy.client.close()
+    assert report.problem == ("another toolkit run is shipping the run log; these events go "
+                              "with the next run") and report.shipped == 0
+    assert site.run("check", env=env).exit_code == 0
+    assert_shipped_once(service.shipped(stream), events(site.root))
+
+
+def test_another_stream_gets_the_whole_log(site, env, service, stream):
+    assert site.run("check", env=env).exit_code == 0
+    assert site.run("check", env={**env}).exit_code == 0
+    other = stream + "b"
+    (site.root / "toolkit.toml").write_text(
+        (site.root / "toolkit.toml").read_text().replace(stream, other))
+    assert site.run("check", env=env).exit_code == 0
+    found = events(site.root)
+    assert_shipped_once(service.shipped(other), found)  # every event, from the first one
+    cursor = json.loads((site.root / ".toolkit" / CURSOR_NAME).read_text())
+    assert sorted(key.split()[-1] for key in cursor["targets"]) == sorted([stream, other])

@@ -1,0 +1,206 @@
+"""`toolkit logs --local`: the same SQL over the local run log, with no service at all.
+
+The engine is Apache DataFusion, the log service's own. The event files are read with
+the schema `events.FIELDS` declares (numbers as Float64, `time` as a timestamp: what the
+service infers from the same events), `p_timestamp` is the event's `time` (on the service
+it is the moment the event was ingested), and the columns come in the service's order:
+`p_timestamp`, then by name. The table is named after the stream. A time range filters on
+`p_timestamp` exactly as the service does (`times.parse_range`); SQL that is not a query
+(DDL, DML, `SET`) is refused, as it is there.
+
+One difference, on purpose: locally every declared field is a column, null where no event
+has it, while the service knows a field only once an event carried a value for it. So a
+query about pauses (`wait_ms`) answers "no rows" locally before any pause happened, where
+the service still says `No field named wait_ms`; and `SELECT *` shows those empty columns.
+
+Lines that are not events (a line cut short by a crash, a hand edit) are skipped and
+counted. DataFusion and pyarrow are imported here only, when a local query runs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolkit.errors import RunLogError
+from toolkit.runlog.events import FIELDS
+from toolkit.runlog.times import parse_range
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pyarrow as pa
+
+TIME_FIELD = "p_timestamp"
+
+
+@dataclass
+class LocalAnswer:
+    fields: list[str] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
+    skipped: int = 0  # lines of the log that are not events
+
+
+def event_schema() -> pa.Schema:
+    import pyarrow as pa
+
+    kinds = {"timestamp": pa.timestamp("ms"), "number": pa.float64(), "string": pa.string()}
+    return pa.schema([(name, kinds[kind]) for name, (kind, _) in FIELDS.items()])
+
+
+def _read_fast(data: memoryview, schema: pa.Schema) -> pa.Table:
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    return pj.read_json(pa.BufferReader(pa.py_buffer(data)), parse_options=pj.ParseOptions(
+        explicit_schema=schema, unexpected_field_behavior="ignore"))
+
+
+def _event_row(line: bytes) -> dict[str, Any] | None:
+    """One line as a row of the schema, or None when it is not an event of it."""
+    try:
+        value = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, dict):
+        return None
+    row: dict[str, Any] = {}
+    for name, item in value.items():
+        kind = FIELDS.get(name, (None,))[0]
+        if kind is None or item is None:
+            continue
+        if kind == "string" and isinstance(item, str):
+            row[name] = item
+        elif kind == "number" and isinstance(item, int | float) and not isinstance(item, bool):
+            row[name] = float(item)
+        elif kind == "timestamp" and isinstance(item, str):
+            try:
+                moment = dt.datetime.fromisoformat(item)
+            except ValueError:
+                return None
+            if moment.tzinfo is not None:
+                moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
+            row[name] = moment
+        else:
+            return None
+    return row
+
+
+def _read_careful(data: memoryview, schema: pa.Schema) -> tuple[pa.Table, int]:
+    """Line by line, leaving out what is not an event; the table and the lines left out."""
+    import pyarrow as pa
+
+    rows, skipped = [], 0
+    for line in bytes(data).splitlines():
+        if not line.strip():
+            continue
+        row = _event_row(line)
+        if row is None:
+            skipped += 1
+        else:
+            rows.append(row)
+    return pa.Table.from_pylist(rows, schema=schema), skipped
+
+
+def read_events(paths: Sequence[Path]) -> tuple[pa.Table, int]:
+    """Every event of the files (oldest first) as one table with the service's columns."""
+    import pyarrow as pa
+
+    schema = event_schema()
+    tables, skipped = [], 0
+    for path in paths:
+        try:
+            whole = path.read_bytes()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise RunLogError(f"{path.name}: cannot be read ({exc.strerror or exc})") from None
+        # Up to the last newline (a line being written, or cut by a crash, is left out),
+        # without copying the file's bytes.
+        data = memoryview(whole)[: whole.rfind(b"\n") + 1]
+        if not data:
+            continue
+        try:
+            tables.append(_read_fast(data, schema))
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            table, bad = _read_careful(data, schema)
+            tables.append(table)
+            skipped += bad
+    table = pa.concat_tables(tables) if tables else schema.empty_table()
+    table = table.add_column(0, TIME_FIELD, table.column("time"))
+    return table.select([TIME_FIELD, *sorted(FIELDS)]), skipped
+
+
+def query_events(paths: Sequence[Path], sql: str, table_name: str, *,
+                 start: str | None = None, end: str | None = None) -> LocalAnswer:
+    """Run `sql` over the events of `paths`, as the table `table_name`, keeping those with
+    `start <= p_timestamp < end` when a range is given (both, as `parse_range` reads them)."""
+    import pyarrow as pa
+    from datafusion import SessionContext, SQLOptions, col, lit
+
+    bounds = parse_range(start, end) if start is not None and end is not None else None
+    events, skipped = read_events(paths)
+    context = SessionContext()
+    frame = context.from_arrow(events)
+    if bounds is not None:
+        stamp = pa.timestamp("ms")
+        frame = frame.filter((col(TIME_FIELD) >= lit(pa.scalar(bounds[0], stamp)))
+                             & (col(TIME_FIELD) < lit(pa.scalar(bounds[1], stamp))))
+    context.register_view(table_name, frame)
+    options = SQLOptions().with_allow_ddl(False).with_allow_dml(False) \
+        .with_allow_statements(False)
+    if not sql.strip():
+        raise RunLogError("Query cannot be empty")
+    try:
+        result = context.sql_with_options(sql, options)
+    except Exception as exc:  # DataFusion raises its own errors as plain exceptions
+        raise RunLogError(f"Datafusion Error: {_datafusion_message(exc)}") from None
+    try:
+        answer = result.to_arrow_table()
+    except Exception as exc:
+        raise RunLogError(f"Execution Error: {_datafusion_message(exc)}") from None
+    fields = answer.column_names
+    records = [{name: jsonable(value) for name, value in row.items()}
+               for row in answer.to_pylist()]
+    return LocalAnswer(fields, records, skipped)
+
+
+def _datafusion_message(exc: Exception) -> str:
+    text = str(exc).strip()
+    for prefix in ("DataFusion error: ",):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    return text
+
+
+def jsonable(value: Any) -> Any:
+    """A value of a query's answer as the log service writes it in JSON: timestamps as
+    `2024-05-01T12:00:00.123` (UTC, no zone, fraction only when there is one), dates as
+    `2024-05-01`, numbers that are not finite as null."""
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.UTC).replace(tzinfo=None)
+        text = value.strftime("%Y-%m-%dT%H:%M:%S")
+        if value.microsecond:
+            micro = value.microsecond
+            text += f".{micro // 1000:03d}" if micro % 1000 == 0 else f".{micro:06d}"
+        return text
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, dt.timedelta | dt.time):
+        return str(value)
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, list):
+        return [jsonable(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): jsonable(item) for key, item in value.items()}
+    return value

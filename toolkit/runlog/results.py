@@ -1,0 +1,70 @@
+"""What a command's result adds to its run's events: one event per post outcome and per
+problem, a summary per build or mirror, and the run's outcome (`failed` when the command
+ran and something failed, which is what makes it exit 1).
+
+Only facts go in: paths, actions, ids, counts and toolkit's own messages (which never
+carry secrets), never a post's text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.content import Problem
+    from toolkit.mirror import MirrorResult
+    from toolkit.runlog.run import Run
+    from toolkit.site import BuildReport
+    from toolkit.sync.engine import PublishResult
+    from toolkit.sync.pull import PullResult
+
+
+def problems(run: Run, found: Iterable[Problem]) -> None:
+    for problem in found:
+        run.event("problem", post=problem.path, line=problem.line,
+                  level="error" if problem.is_error else "warning", message=problem.message)
+
+
+def publish(run: Run, result: PublishResult) -> None:
+    for outcome in result.outcomes:
+        run.event("post", post=outcome.key, action=outcome.action.value,
+                  outcome="ok" if outcome.ok else "failed", message=outcome.message,
+                  article_id=outcome.article_id)
+    if result.lock_wait:
+        run.event("wait", action="run lock", reason=result.lock_wait)
+    if result.failed:
+        run.outcome = "failed"
+
+
+def pull(run: Run, result: PullResult) -> None:
+    for outcome in result.outcomes:
+        run.event("post", post=outcome.path, action=outcome.action.value,
+                  outcome="failed" if outcome.action.value == "failed" else "ok",
+                  message=outcome.message or None, article_id=outcome.article_id)
+    if result.lock_wait:
+        run.event("wait", action="run lock", reason=result.lock_wait)
+    if result.failed:
+        run.outcome = "failed"
+
+
+def build(run: Run, report: BuildReport, *, decides: bool = True) -> None:
+    """A build's problems and summary; with `decides`, errors make the run `failed` (a
+    watch session's rebuilds do not: a bad save is part of writing)."""
+    problems(run, report.problems)
+    run.event("build", action="build", posts=report.posts, written=len(report.written),
+              unchanged=len(report.unchanged), removed=len(report.removed),
+              errors=len(report.errors), warnings=len(report.warnings),
+              duration_ms=round(report.seconds * 1000, 3))
+    if report.errors and decides:
+        run.outcome = "failed"
+
+
+def mirror(run: Run, result: MirrorResult) -> None:
+    comments = result.comments
+    run.event("mirror", action="mirror",
+              fetched=len(comments.fetched) if comments else None,
+              written=len(result.changed),
+              removed=len(comments.removed) if comments else None,
+              unchanged=comments.unchanged if comments else None,
+              items=result.readinglist_items, requests=result.requests)

@@ -1,0 +1,32 @@
+"""Interface E: the log-stream service (Parseable), under `/api/v1`.
+
+Ingest (`POST /api/v1/ingest`, `X-P-Stream`), DataFusion SQL queries (`POST /api/v1/query`),
+the streams and their schemas (`GET /api/v1/logstream...`), with Parseable's Basic auth
+and `text/plain` errors (http.py); events typed as Parseable types them (records.py),
+stored as Parquet files under the sandbox's data folder (storage.py). It owns `/api/v1`,
+which interface A leaves to it, so none of A's rules (its 404 body, its User-Agent check,
+its `api-key`) apply there.
+
+    from toolkit.sandbox import logs
+    logs.interface()   # -> Interface, composed by toolkit.sandbox.app
+"""
+
+from __future__ import annotations
+
+from toolkit.sandbox.interface import Interface
+
+
+def interface() -> Interface:
+    from toolkit.sandbox.logs import api, control, http
+    from toolkit.sandbox.logs.storage import LogsState
+
+    return Interface(
+        name=http.NAME,
+        prefixes=("/api/v1",),
+        routes=api.routes,
+        error=http.error,
+        caller=http.caller_of,
+        max_body=http.MAX_BODY,
+        control_routes=control.routes,
+        state=LogsState.create,
+    )

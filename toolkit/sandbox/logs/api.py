@@ -1,0 +1,230 @@
+"""Interface E's endpoints: ingest, query, the list of streams and a stream's schema.
+
+    POST /api/v1/ingest                      X-P-Stream: <name>; a JSON object or array
+    POST /api/v1/query[?fields=true]         {"query", "streamName", "startTime"?, "endTime"?}
+    GET  /api/v1/logstream                   [{"name": ...}]
+    GET  /api/v1/logstream/{name}/schema     {"fields": [...], "metadata": {}}
+
+Ingest creates the stream on first use and answers 200 with no body. A query runs
+DataFusion SQL over every stream (each a table of its name, filtered to the time range
+on `p_timestamp`); its answer is an array of records (a record leaves out its null
+columns unless `?sendNull=true`), or `{"fields", "records"}` with `?fields=true`. Errors
+are `text/plain` with Parseable's words: 400 for a bad body, stream name, time range or
+SQL, 500 for a query that fails while running. The work (Arrow conversion, Parquet, SQL)
+runs in a worker thread, so the server keeps answering meanwhile.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from decimal import Decimal
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.limits import parse_json
+from toolkit.sandbox.logs import records, times
+from toolkit.sandbox.logs.http import NAME, endpoint
+from toolkit.sandbox.logs.records import TIME_FIELD
+from toolkit.sandbox.logs.storage import LogsState, Storage
+from toolkit.sandbox.state import SandboxState
+
+STREAM_HEADER = "x-p-stream"
+DENIED_NAMES = {"select", "from", "where", "group", "by", "order", "limit", "offset", "join",
+                "and", "sql"}
+MAX_NAME = 255
+
+
+def valid_name(name: str) -> bool:
+    try:
+        check_stream_name(name)
+    except ErrorAnswer:
+        return False
+    return True
+
+
+def storage_of(request: Request) -> Storage:
+    sandbox: SandboxState = request.app.state.sandbox
+    state: LogsState = sandbox.of(NAME)
+    return state.storage(sandbox.files(NAME))
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def check_stream_name(name: str) -> None:
+    """Parseable's rules for a stream name (`validator::stream_name`), and a length."""
+    if not name:
+        raise ErrorAnswer(400, "Stream name cannot be empty")
+    for char in name:
+        if char == " ":
+            raise ErrorAnswer(400, "Stream name cannot contain whitespace")
+        if not (char.isalnum() or char in "-_"):
+            raise ErrorAnswer(400, f"Stream name cannot contain special character: {char}")
+    if name in DENIED_NAMES:
+        raise ErrorAnswer(400, "SQL keyword cannot be used as stream name")
+    if len(name.encode("utf-8")) > MAX_NAME:
+        raise ErrorAnswer(400, "Stream name is too long")
+
+
+async def _json(request: Request) -> Any:
+    try:
+        return parse_json(await request.body(), int64=False)
+    except ErrorAnswer:
+        raise ErrorAnswer(400, "Json deserialize error: the body is not valid JSON") from None
+
+
+@endpoint
+async def ingest(request: Request) -> Response:
+    name = request.headers.get(STREAM_HEADER)
+    if name is None:
+        raise ErrorAnswer(400, "Header Error: Stream name not found in header [x-p-stream]")
+    check_stream_name(name)
+    events = records.events_of(await _json(request))
+    storage = storage_of(request)
+    now = _now()
+    stream = storage.get_or_create(name, now)
+    await run_in_threadpool(stream.ingest, events, now)
+    return Response(status_code=200)
+
+
+def _text(body: dict[str, Any], key: str, *, required: bool) -> str | None:
+    value = body.get(key)
+    if value is None:
+        if required:
+            raise ErrorAnswer(400, f"Json deserialize error: missing field `{key}`")
+        return None
+    if not isinstance(value, str):
+        raise ErrorAnswer(400, f"Json deserialize error: invalid type for `{key}`, "
+                               "expected a string")
+    return value
+
+
+def _flag(request: Request, name: str) -> bool:
+    return request.query_params.get(name, "").lower() == "true"
+
+
+@endpoint
+async def query(request: Request) -> Response:
+    body = await _json(request)
+    if not isinstance(body, dict):
+        raise ErrorAnswer(400, "Json deserialize error: expected a JSON object")
+    sql = _text(body, "query", required=True) or ""
+    stream_name = _text(body, "streamName", required=True) or ""
+    start = _text(body, "startTime", required=False)
+    end = _text(body, "endTime", required=False)
+    if not sql.strip():
+        raise ErrorAnswer(400, "Query cannot be empty")
+    if start == "":
+        raise ErrorAnswer(400, "Start time cannot be empty")
+    if end == "":
+        raise ErrorAnswer(400, "End time cannot be empty")
+    bounds = times.time_range(start, end, _now())
+    storage = storage_of(request)
+    if not valid_name(stream_name) or storage.get(stream_name) is None:
+        raise ErrorAnswer(400, f"Error: Stream not found: {stream_name}")
+    fields, rows = await run_in_threadpool(execute, storage, sql, bounds)
+    send_null = _flag(request, "sendNull") or body.get("sendNull") is True
+    answer = [row if send_null else {k: v for k, v in row.items() if v is not None}
+              for row in rows]
+    if _flag(request, "fields"):
+        return JSONResponse({"fields": fields, "records": answer})
+    return JSONResponse(answer)
+
+
+def execute(storage: Storage, sql: str,
+            bounds: tuple[dt.datetime, dt.datetime] | None) -> tuple[list[str], list[dict[str, Any]]]:
+    """Run `sql` with every stream registered as a table of its name."""
+    from datafusion import SessionContext, SQLOptions
+
+    context = SessionContext()
+    for name in storage.names():
+        stream = storage.get(name)
+        if stream is not None:
+            context.register_view(name, stream.frame(context, bounds))
+    options = SQLOptions().with_allow_ddl(False).with_allow_dml(False) \
+        .with_allow_statements(False)
+    try:
+        frame = context.sql_with_options(sql, options)
+    except Exception as exc:  # DataFusion raises its errors as plain exceptions
+        raise ErrorAnswer(400, f"Datafusion Error: {_message(exc)}") from None
+    try:
+        table = frame.to_arrow_table()
+    except Exception as exc:
+        raise ErrorAnswer(500, "Execution Error: Query Execution failed due to error in "
+                               f"datafusion: {_message(exc)}") from None
+    rows = [{name: _jsonable(value) for name, value in row.items()} for row in table.to_pylist()]
+    return table.column_names, rows
+
+
+def _message(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.removeprefix("DataFusion error: ")
+
+
+def _jsonable(value: Any) -> Any:
+    """A value as arrow-json writes it: timestamps ISO 8601 without a zone (fraction only
+    when there is one), non-finite numbers as null."""
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(dt.UTC).replace(tzinfo=None)
+        text = value.strftime("%Y-%m-%dT%H:%M:%S")
+        micro = value.microsecond
+        if micro:
+            text += f".{micro // 1000:03d}" if micro % 1000 == 0 else f".{micro:06d}"
+        return text
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, dt.timedelta | dt.time):
+        return str(value)
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, list):
+        return [_jsonable(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _jsonable(item) for key, item in value.items()}
+    return value
+
+
+@endpoint
+async def list_streams(request: Request) -> Response:
+    return JSONResponse([{"name": name} for name in storage_of(request).names()])
+
+
+def _field(name: str, data_type: Any) -> dict[str, Any]:
+    return {"name": name, "data_type": data_type, "nullable": True, "dict_id": 0,
+            "dict_is_ordered": False, "metadata": {}}
+
+
+def _serde_type(kind: str) -> Any:
+    """A type as arrow-rs serialises its `DataType`."""
+    return {"Timestamp": ["Millisecond", None]} if kind == records.TIMESTAMP else kind
+
+
+@endpoint
+async def schema(request: Request) -> Response:
+    name = request.path_params["name"]
+    stream = storage_of(request).get(name) if valid_name(name) else None
+    if stream is None:
+        raise ErrorAnswer(404, f"Stream not found: {name}")
+    fields = [_field(TIME_FIELD, _serde_type(records.TIMESTAMP))]
+    fields += [_field(field, _serde_type(kind)) for field, kind in sorted(stream.fields.items())]
+    return JSONResponse({"fields": fields, "metadata": {}})
+
+
+routes = [
+    Route("/api/v1/ingest", ingest, methods=["POST"]),
+    Route("/api/v1/query", query, methods=["POST"]),
+    Route("/api/v1/logstream", list_streams, methods=["GET"]),
+    Route("/api/v1/logstream/{name}/schema", schema, methods=["GET"]),
+]

@@ -103,7 +103,10 @@ def test_a_seeded_unlicensed_customer_is_refused_before_anything_exists(make_pro
     assert result.exit_code == 1
     assert error_lines(result) == [f"{REFUSED}customer {UNLICENSED} licence is UNLICENSED"]
     assert not (project.root / "site-premium").exists()
-    assert not (project.root / ".toolkit").exists()  # not even the build's manifest
+    # Not even the build's manifest: only the run log, which records the refusal.
+    state = project.root / ".toolkit"
+    assert sorted(p.name for p in state.iterdir()) == ["events.jsonl", "events.lock"]
+    assert "PremiumRefused" in (state / "events.jsonl").read_text()
 
 
 USER_CASES = [

@@ -11,6 +11,7 @@ sandbox)::
     │   └── RunLockBusy           another toolkit run held .toolkit/run.lock too long; `holder`
     ├── UnsafeNameError           a name from outside cannot become a file name inside its folder
     ├── ServeError                a local server (preview, sandbox) cannot start or listen there
+    ├── AuthorizationError        the MCP server refused: a tool outside the token's scopes, a client
     ├── SandboxError              (toolkit.sandbox) the sandbox cannot start: port, host, database
     └── ApiError                  a remote interface failed; carries `request` and `response`
         ├── TransportError        no response at all: connection refused, reset, timed out
@@ -98,6 +99,11 @@ class UnsafeNameError(ToolkitError):
 
 class ServeError(ToolkitError):
     """A local server could not start (a busy port, a bad or non-loopback address)."""
+
+
+class AuthorizationError(ToolkitError):
+    """The MCP server's authorization refused something: a tool call outside the scopes
+    granted, an unknown client to revoke."""
 
 
 class ApiError(ToolkitError):

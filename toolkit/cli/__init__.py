@@ -26,13 +26,14 @@ COMMANDS = {
     "pull": "toolkit.cli.mirror:pull",
     "mirror": "toolkit.cli.mirror:mirror",
     "watch": "toolkit.cli.watch:watch",
+    "mcp": "toolkit.cli.mcp:mcp",
     "sandbox": "toolkit.cli.sandbox:sandbox",
     "demo": "toolkit.cli.demo:demo",
     "config": "toolkit.cli.config:config",
 }
 # Commands that serve until Ctrl-C: they take SIGINT and SIGTERM as a request to stop
 # (toolkit.signals); every other command gets Python's KeyboardInterrupt back.
-SERVE_UNTIL_STOPPED = {"watch", "sandbox"}
+SERVE_UNTIL_STOPPED = {"watch", "sandbox", "mcp"}
 
 
 class LazyGroup(click.Group):

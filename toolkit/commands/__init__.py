@@ -15,6 +15,14 @@ imports click or exits: failures are `toolkit.errors.ToolkitError`s.
     sandbox.sandbox        a started local emulator, to stop           -> RunningSandbox
     demo.demo              the whole pipeline against the sandbox      -> DemoReport
     config.config_keys     every configuration key and its value       -> list[ConfigKey]
+    posts.list_posts       every post with its sync state (offline)    -> PostList
+    posts.read_post        one post                                    -> PostDocument
+    posts.post_comments    a post's mirrored comments                  -> PostComments
+    mcp.stdio_server       the MCP server on stdio, to serve           -> StdioSession
+    mcp.http_server        the MCP server over HTTP, started           -> RunningMcp
+    mcp.mcp_clients        the HTTP transport's clients                -> list[McpClient]
+    mcp.add_client         a client_credentials client                 -> NewClient
+    mcp.revoke_client      revoke a client and its tokens              -> McpClient
 
 Import them from their modules (`from toolkit.commands.publish import publish`): this
 package imports nothing, so a command pays only for what it uses.

@@ -307,3 +307,53 @@ def test_optional_tools_follow_their_command_modules(site):
     for spec in TOOLS:
         present = spec.requires is None or importlib.util.find_spec(spec.requires) is not None
         assert (spec.name in offered) is present, spec.name
+
+
+def test_list_posts_sees_every_change_between_calls_of_one_server(site):
+    """The server keeps parsed posts between calls: an edit, a new post, a removal and a
+    post broken meanwhile all show at the next call."""
+    first = site.post("first", "First title")
+    site.post("second", "Second")
+    config = load_config(site.root / "toolkit.toml", env={})
+    server = ToolkitMCP(config, EventRecorder(), local_scopes=scopes.ALL)
+
+    async def listing(client: Any) -> dict[str, Any]:
+        result = await client.call_tool("list_posts", {})
+        return result.structuredContent
+
+    async def run() -> list[dict[str, Any]]:
+        seen = []
+        async with create_connected_server_and_client_session(server._mcp_server) as client:
+            seen.append(await listing(client))
+            first.write_text(first.read_text().replace("First title", "First, edited"))
+            site.post("third", "Third")
+            (site.content / "second.md").unlink()
+            seen.append(await listing(client))
+            first.write_text("---\ntitle: [broken\n---\n")
+            seen.append(await listing(client))
+        return seen
+
+    before, after, broken = anyio.run(run)
+    assert [p["title"] for p in before["posts"]] == ["First title", "Second"]
+    assert [p["title"] for p in after["posts"]] == ["First, edited", "Third"]
+    assert [p["path"] for p in broken["posts"]] == ["content/third.md"]
+    assert broken["problems"][0]["path"] == "content/first.md"
+
+
+def test_the_cache_gives_what_a_fresh_read_gives(site, tmp_path):
+    from toolkit.commands.posts import PostCache, list_posts
+
+    site.post("a", "A", date="2024-01-02", tags=["x"])
+    site.post("premium", "P", premium=True)
+    (site.content / "nested").mkdir()
+    site.post("nested/b", "B")
+    (site.content / "broken.md").write_text("---\ntitle: [x\n---\n")
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\ntitle: Outside\n---\n")
+    os.symlink(outside, site.content / "link.md")
+    config = load_config(site.root / "toolkit.toml", env={})
+    cache = PostCache(config)
+    fresh = list_posts(config)
+    assert list_posts(config, cache=cache) == fresh
+    assert list_posts(config, cache=cache) == fresh  # from the cache this time
+    assert [p.path for p in fresh.problems] == ["content/broken.md", "content/link.md"]

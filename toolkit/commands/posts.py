@@ -14,19 +14,29 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from toolkit.config import Config
-from toolkit.content import Post, PostError, Problem, load_post, load_posts, payload_for
+from toolkit.content import (
+    Post,
+    PostError,
+    Problem,
+    Severity,
+    load_post,
+    load_posts,
+    payload_for,
+)
 from toolkit.content.discover import is_post_path
 from toolkit.errors import ContentError
 from toolkit.sync.lock import Lock, LockEntry
 
-__all__ = ["MirroredComment", "PostComments", "PostDocument", "PostList", "PostSummary",
+__all__ = ["MirroredComment", "PostCache", "PostComments", "PostDocument", "PostList",
+           "PostSummary",
            "SyncState", "content_paths", "list_posts", "post_comments", "post_path", "read_post"]
 
 
@@ -137,35 +147,105 @@ def _iso(value: Any) -> Any:
     return value
 
 
-def _state(post: Post, entry: LockEntry | None, config: Config) -> SyncState:
+Digest = Callable[[Post], str]
+
+
+def _state(post: Post, entry: LockEntry | None, digest: Digest) -> SyncState:
     if post.premium:
         return SyncState.LOCAL
     if entry is None:
         return SyncState.NEW
     if entry.pending_digest is not None:
         return SyncState.PENDING
-    return SyncState.SYNCED if payload_for(post, config).digest == entry.sent_digest \
-        else SyncState.MODIFIED
+    return SyncState.SYNCED if digest(post) == entry.sent_digest else SyncState.MODIFIED
 
 
-def _summary(post: Post, lock: Lock, config: Config) -> PostSummary:
+def _summary(post: Post, lock: Lock, digest: Digest) -> PostSummary:
     entry = lock.get(post.key)
     date = post.date
     return PostSummary(
         path=post.key, title=post.title, published=post.published, premium=post.premium,
         slug=post.slug, tags=post.tags, date=date.isoformat() if date else None,
-        description=post.description, state=_state(post, entry, config),
+        description=post.description, state=_state(post, entry, digest),
         article_id=entry.article_id if entry else None, url=entry.url if entry else None,
         last_sent_published=entry.published if entry else None,
     )
 
 
-def list_posts(config: Config) -> PostList:
+class PostCache:
+    """Parsed posts and their payload digests, kept between the calls of a long-running
+    process (the MCP server) for one configuration. A file is read again when its size,
+    modification time, change time or inode differ: what any edit, replacement or `touch`
+    changes."""
+
+    def __init__(self, config: Config):
+        self.config = config
+        self._mutex = threading.Lock()
+        self._posts: dict[Path, tuple[tuple[int, int, int, int], Post | Problem]] = {}
+        self._digests: dict[Path, str] = {}
+
+    def load(self) -> tuple[list[Post], list[Problem]]:
+        """What `load_posts` gives, reading only the files that changed."""
+        from toolkit.content.discover import find_posts
+        from toolkit.localfiles import config_folders
+
+        config = self.config
+        skipped: list[tuple[Path, str]] = []
+        found = find_posts(config.site.content_dir, (), config_folders(config), skipped)
+        posts: list[Post] = []
+        problems: list[Problem] = []
+        with self._mutex:
+            kept: dict[Path, tuple[tuple[int, int, int, int], Post | Problem]] = {}
+            for path in found:
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue  # gone since the walk
+                identity = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+                cached = self._posts.get(path)
+                if cached is not None and cached[0] == identity:
+                    item = cached[1]
+                else:
+                    self._digests.pop(path, None)
+                    try:
+                        item = load_post(path, config.relative(path))
+                    except PostError as exc:
+                        item = exc.problem
+                kept[path] = (identity, item)
+                if isinstance(item, Post):
+                    posts.append(item)
+                else:
+                    problems.append(item)
+            self._posts = kept
+            self._digests = {p: d for p, d in self._digests.items() if p in kept}
+        problems += [Problem(config.relative(path), 1, reason, Severity.WARNING)
+                     for path, reason in skipped]
+        return posts, problems
+
+    def digest(self, post: Post) -> str:
+        with self._mutex:
+            known = self._digests.get(post.path)
+        if known is None:
+            known = payload_for(post, self.config).digest
+            with self._mutex:
+                self._digests[post.path] = known
+        return known
+
+
+def list_posts(config: Config, *, cache: PostCache | None = None) -> PostList:
     """Every post with its sync state, in path order; files that cannot be parsed are
-    problems (`path:line: message`) and the others are listed."""
-    posts, problems = load_posts(config)
+    problems (`path:line: message`) and the others are listed. A `cache` (a long-running
+    caller's) spares reading the files that did not change."""
+    if cache is None:
+        posts, problems = load_posts(config)
+
+        def digest(post: Post) -> str:
+            return payload_for(post, config).digest
+    else:
+        posts, problems = cache.load()
+        digest = cache.digest
     lock = Lock.load(config.lock_path)
-    return PostList([_summary(post, lock, config) for post in posts], problems)
+    return PostList([_summary(post, lock, digest) for post in posts], problems)
 
 
 def _load(config: Config, given: str | Path) -> Post:
@@ -179,8 +259,9 @@ def _load(config: Config, given: str | Path) -> Post:
 def read_post(config: Config, path: str | Path) -> PostDocument:
     """One post: its sync state, front matter, body and whole text."""
     post = _load(config, path)
-    return PostDocument(_summary(post, Lock.load(config.lock_path), config), _iso(post.meta),
-                        post.body, post.source)
+    lock = Lock.load(config.lock_path)
+    return PostDocument(_summary(post, lock, lambda p: payload_for(p, config).digest),
+                        _iso(post.meta), post.body, post.source)
 
 
 def _comments_file(config: Config, post: Post) -> Path | None:

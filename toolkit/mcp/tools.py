@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio.to_thread
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -40,6 +40,9 @@ from toolkit.mcp.results import (
     McpPostText,
     McpPublish,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.commands.posts import PostCache
 
 T = TypeVar("T")
 
@@ -109,6 +112,7 @@ class Toolbox:
         self.transport = transport
         self.local_scopes = local_scopes
         self._build_lock = threading.Lock()  # one build of the output folder at a time
+        self._posts: PostCache | None = None  # made on first use
 
     # -- running a call -------------------------------------------------------------------
 
@@ -157,10 +161,13 @@ class Toolbox:
         (an interrupted update the next publish checks), local-only (premium, never sent).
         Offline: the publishing API is not asked (`plan` asks it). Files that cannot be
         parsed are listed under problems as `path:line: message`."""
-        from toolkit.commands.posts import list_posts
+        from toolkit.commands.posts import PostCache, list_posts
 
+        if self._posts is None:
+            self._posts = PostCache(self.config)
+        cache = self._posts
         return await self.run("list_posts", {},
-                              lambda: McpPostList.of(list_posts(self.config)))
+                              lambda: McpPostList.of(list_posts(self.config, cache=cache)))
 
     async def read_post(self, path: PostPath) -> McpPostText:
         """Read one post: its front matter (dates as ISO strings), its Markdown body and

@@ -419,3 +419,25 @@ def test_the_store_keeps_no_token_or_secret_as_it_is(server, mcp_project):
     for value in (tokens["access_token"], tokens["refresh_token"], client.client_secret):
         assert value.encode() not in raw
     assert oct((mcp_project.root / ".toolkit" / "mcp.db").stat().st_mode & 0o777) == "0o600"
+
+
+def test_refusals_of_the_sdks_own_checks_are_events_too(server):
+    client = server.register()
+    server.http.get(server.base + "/authorize", params=server.authorize_params(client, None))
+    params = server.authorize_params(client, pkce()[1])
+    params["redirect_uri"] = "http://localhost:3030/elsewhere"
+    server.http.get(server.base + "/authorize", params=params)
+    server.http.post(server.base + "/register", json={"client_name": "no redirect uris"})
+    denied = [(e.action, e.status, e.client_id) for e in server.recorder.events
+              if e.outcome == "denied"]
+    assert denied == [("authorize", 302, client.client_id), ("authorize", 400, client.client_id),
+                      ("register", 400, None)]
+    assert "code_challenge" in server.recorder.events[-3].detail
+
+
+def test_a_malformed_mcp_request_is_400(server):
+    _, tokens = server.tokens()
+    response = server.http.post(server.url, content=b"{not json", headers={
+        "Authorization": f"Bearer {tokens['access_token']}",
+        "Accept": "application/json, text/event-stream", "Content-Type": "application/json"})
+    assert response.status_code == 400

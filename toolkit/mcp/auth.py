@@ -460,6 +460,10 @@ class RegisterEndpoint:
             return self._refuse("client_credentials clients are created by the operator "
                                 "(toolkit mcp add-client), not registered")
         response: Response = await self.sdk.handle(request)
+        if response.status_code >= 400:
+            error, description = _error_of(response)
+            self.provider.event("register", "denied", detail=f"{error}: {description}",
+                                status=response.status_code)
         return response
 
     def _refuse(self, description: str) -> Response:

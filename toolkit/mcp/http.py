@@ -275,6 +275,34 @@ class RefusalEvents:
         await self.app(scope, receive, watch)
 
 
+class AuthorizeEvents:
+    """Tells the listener of every `/authorize` request the SDK's handler refuses: a 400
+    (an unknown client, a redirect URI not registered) or a redirect back to the client
+    carrying an error (no PKCE challenge, the `plain` method, an unknown scope)."""
+
+    def __init__(self, app: ASGIApp, listener: McpListener):
+        self.app = app
+        self.listener = listener
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def watch(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                           for k, v in message.get("headers", [])}
+                answer = parse_qs(urlsplit(headers.get("location", "")).query)
+                if message["status"] >= 400 or "error" in answer:
+                    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+                    error = answer.get("error", ["invalid_request"])[0]
+                    why = answer.get("error_description", [""])[0]
+                    tell(self.listener, McpEvent(
+                        AUTHORIZATION, "authorize", "denied",
+                        query.get("client_id", [None])[0], detail=f"{error}: {why}"[:300],
+                        status=message["status"]))
+            await send(message)
+
+        await self.app(scope, receive, watch)
+
+
 # -- the app ------------------------------------------------------------------------------
 
 
@@ -324,6 +352,10 @@ def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
     _replace(routes, AS_METADATA, Route(
         AS_METADATA, cors_middleware(MetadataHandler(metadata).handle, ["GET", "OPTIONS"]),
         methods=["GET", "OPTIONS"]))
+
+    authorize = _find(routes, "/authorize")
+    _replace(routes, "/authorize", Route("/authorize", AuthorizeEvents(authorize.endpoint, listener),
+                                         methods=["GET", "POST"]))
 
     token = TokenEndpoint(provider)
     _replace(routes, "/token", Route("/token", _with_cors(token.handle, ["POST", "OPTIONS"]),

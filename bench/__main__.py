@@ -6,7 +6,7 @@ import importlib
 import os
 import sys
 
-BENCHMARKS = ["site", "sandbox", "publish", "mirror", "watch", "license", "runlog"]
+BENCHMARKS = ["site", "sandbox", "publish", "mirror", "watch", "license", "runlog", "mcp"]
 
 
 def main(argv: list[str]) -> int:

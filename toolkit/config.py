@@ -274,7 +274,22 @@ class McpConfig:
 
     host: str = option(TEXT, default="127.0.0.1", help="Address the HTTP transport listens on.")
     port: int = option(PORT, default=8765, help="Port the HTTP transport listens on.")
-    issuer_url: str | None = option(ISSUER, help="Public URL of its OAuth authorization server.")
+    issuer_url: str | None = option(
+        ISSUER, help="Public origin of the HTTP transport and its OAuth authorization server "
+                     "(default: http://host:port, https:// with TLS).")
+    access_token_lifetime: float = option(
+        SECONDS, default=3600, help="Seconds an access token of the HTTP transport is accepted.")
+    refresh_token_lifetime: float = option(
+        SECONDS, default=2592000,
+        help="Seconds a refresh token can be exchanged (each exchange gives a new one).")
+    tls_cert: Path | None = option(
+        PATH, help="TLS certificate (PEM) of the HTTP transport; with tls_key, needed to listen "
+                   "on an address other than loopback.")
+    tls_key: Path | None = option(PATH, help="Private key (PEM) of tls_cert.")
+    operator_secret: Secret | None = secret(
+        "TOOLKIT_MCP_OPERATOR_SECRET",
+        help="What the writer types on the authorization screen to let an assistant in "
+             "over HTTP (at least 12 characters).")
 
 
 def section(cls: type) -> Any:

@@ -12,6 +12,7 @@ sandbox)::
     ├── UnsafeNameError           a name from outside cannot become a file name inside its folder
     ├── ServeError                a local server (preview, sandbox) cannot start or listen there
     ├── RunLogError               the local run log cannot be queried: a bad query or time range
+    ├── AuthorizationError        the MCP server refused: a tool outside the token's scopes, a client
     ├── SandboxError              (toolkit.sandbox) the sandbox cannot start: port, host, database
     ├── LicenseError              the licensing service refused or could not answer; `cause`
     │   └── PremiumRefused        a premium build may not run: the licence is not active, or unknown
@@ -122,6 +123,11 @@ class PremiumRefused(LicenseError):
 class RunLogError(ToolkitError):
     """`toolkit logs --local` (or a time range) failed: the SQL or the times are wrong, or
     the run log cannot be read. Messages read like the log service's own."""
+
+
+class AuthorizationError(ToolkitError):
+    """The MCP server's authorization refused something: a tool call outside the scopes
+    granted, an unknown client to revoke."""
 
 
 class ApiError(ToolkitError):

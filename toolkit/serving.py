@@ -146,9 +146,14 @@ def _protocol(head_timeout: float, body_timeout: float) -> type[DeadlineH11Proto
 
 
 class BackgroundServer:
+    """`app` served on `host:port`. `lifespan` runs the app's lifespan (startup before the
+    first request, shutdown when stopping); `tls` (certificate, key: PEM files) serves
+    HTTPS. `bind()` may be called before `start()` to learn the port first (port 0)."""
+
     def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0, *, name: str = "server",
                  graceful_shutdown: float = 1.0, head_timeout: float = HEAD_TIMEOUT,
-                 body_timeout: float = BODY_TIMEOUT):
+                 body_timeout: float = BODY_TIMEOUT, lifespan: bool = False,
+                 tls: tuple[str, str] | None = None):
         self.app = app
         self.host = host
         self.port = port
@@ -156,6 +161,8 @@ class BackgroundServer:
         self.graceful_shutdown = graceful_shutdown
         self.head_timeout = head_timeout
         self.body_timeout = body_timeout
+        self.lifespan = lifespan
+        self.tls = tls
         self._sock: socket.socket | None = None
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -163,26 +170,36 @@ class BackgroundServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://{url_host(self.host)}:{self.port}"
+        return f"{'https' if self.tls else 'http'}://{url_host(self.host)}:{self.port}"
 
     @property
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
+    def bind(self) -> int:
+        """Listen on the socket now (once); the port, known even when 0 was asked for."""
+        if self._sock is None:
+            try:
+                self._sock = self._bind()
+            except OSError as exc:
+                raise ServeError(f"cannot listen on {self.host}:{self.port}: "
+                                 f"{exc.strerror or exc}") from None
+            self.port = self._sock.getsockname()[1]
+        return self.port
+
     def start(self) -> BackgroundServer:
         if self._thread is not None:
             return self
-        try:
-            self._sock = self._bind()
-        except OSError as exc:
-            raise ServeError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
-        self.port = self._sock.getsockname()[1]
+        self.bind()
         config = uvicorn.Config(
-            self.app, log_config=None, access_log=False, lifespan="off", ws="none",
+            self.app, log_config=None, access_log=False,
+            lifespan="on" if self.lifespan else "off", ws="none",
             http=_protocol(self.head_timeout, self.body_timeout),
             loop="asyncio", timeout_keep_alive=5,
             # uvicorn annotates it `int`, but hands it to asyncio.wait_for: seconds, any float.
             timeout_graceful_shutdown=self.graceful_shutdown,  # type: ignore[arg-type]
+            ssl_certfile=self.tls[0] if self.tls else None,
+            ssl_keyfile=self.tls[1] if self.tls else None,
         )
         uvicorn_log = logging.getLogger("uvicorn.error")
         if _QUIET_STOP not in uvicorn_log.filters:

@@ -27,6 +27,7 @@ COMMANDS = {
     "mirror": "toolkit.cli.mirror:mirror",
     "watch": "toolkit.cli.watch:watch",
     "license": "toolkit.cli.license:license_command",
+    "mcp": "toolkit.cli.mcp:mcp",
     "sandbox": "toolkit.cli.sandbox:sandbox",
     "demo": "toolkit.cli.demo:demo",
     "config": "toolkit.cli.config:config",
@@ -34,7 +35,7 @@ COMMANDS = {
 }
 # Commands that serve until Ctrl-C: they take SIGINT and SIGTERM as a request to stop
 # (toolkit.signals); every other command gets Python's KeyboardInterrupt back.
-SERVE_UNTIL_STOPPED = {"watch", "sandbox"}
+SERVE_UNTIL_STOPPED = {"watch", "sandbox", "mcp"}
 
 
 class LazyGroup(click.Group):

@@ -19,10 +19,18 @@ imports click or exits: failures are `toolkit.errors.ToolkitError`s.
     demo.demo              the whole pipeline against the sandbox      -> DemoReport
     config.config_keys     every configuration key and its value       -> list[ConfigKey]
     logs.query             SQL over the run log, remote or local       -> LogQuery
+    posts.list_posts       every post with its sync state (offline)    -> PostList
+    posts.read_post        one post                                    -> PostDocument
+    posts.post_comments    a post's mirrored comments                  -> PostComments
+    mcp.stdio_server       the MCP server on stdio, to serve           -> StdioSession
+    mcp.http_server        the MCP server over HTTP, started           -> RunningMcp
+    mcp.mcp_clients        the HTTP transport's clients                -> list[McpClient]
+    mcp.add_client         a client_credentials client                 -> NewClient
+    mcp.revoke_client      revoke a client and its tokens              -> McpClient
 
-Each of them (but `sandbox`, which needs no project) is a recorded run: its events go to
-the project's run log and, with `[logs] base_url` set, to the log service
-(`toolkit.runlog.run.recorded`).
+Each of them (but `sandbox` and the MCP server's, which need no run of their own) is a
+recorded run: its events go to the project's run log and, with `[logs] base_url` set, to
+the log service (`toolkit.runlog.run.recorded`).
 
 Import them from their modules (`from toolkit.commands.publish import publish`): this
 package imports nothing, so a command pays only for what it uses.

@@ -28,22 +28,25 @@ def plan(config: Config, paths: Iterable[str | Path] = (), *,
 
 
 def publish(config: Config, paths: Iterable[str | Path] = (), *, force: bool = False,
-            recreate: bool = False, dry_run: bool = False,
+            recreate: bool = False, dry_run: bool = False, drafts_only: bool = False,
             lock_timeout: float = DEFAULT_TIMEOUT,
             progress: PublishProgress | None = None) -> PublishResult:
     """Sync `paths` (default: every post) to the publishing API.
 
     `force` overwrites articles edited on the website; `recreate` creates again the
     articles of toolkit.lock that are gone from the website; `dry_run` decides everything
-    and writes nothing. A publish that writes holds the run lock, waiting up to
-    `lock_timeout` seconds for another run (`RunLockBusy` after that).
+    and writes nothing; `drafts_only` writes drafts only, leaving every post that says
+    `published: true` for a publish without it (as watch's pushes do). A publish that
+    writes holds the run lock, waiting up to `lock_timeout` seconds for another run
+    (`RunLockBusy` after that).
     """
     return _publish(config, paths, command="publish", force=force, recreate=recreate,
-                    dry_run=dry_run, lock_timeout=lock_timeout, progress=progress)
+                    dry_run=dry_run, drafts_only=drafts_only, lock_timeout=lock_timeout,
+                    progress=progress)
 
 
 def _publish(config: Config, paths: Iterable[str | Path], *, command: str, force: bool = False,
-             recreate: bool = False, dry_run: bool = False,
+             recreate: bool = False, dry_run: bool = False, drafts_only: bool = False,
              lock_timeout: float = DEFAULT_TIMEOUT,
              progress: PublishProgress | None = None) -> PublishResult:
     listener = progress or Silent()
@@ -58,11 +61,13 @@ def _publish(config: Config, paths: Iterable[str | Path], *, command: str, force
         with forem_client(config, on_wait=on_wait, on_request=run.request) as client:
             engine = SyncEngine(config, client, progress=listener)
             if dry_run:
-                result = engine.publish(paths, force=force, recreate=recreate, dry_run=True)
+                result = engine.publish(paths, force=force, recreate=recreate, dry_run=True,
+                                        drafts_only=drafts_only)
             else:
                 with writer_run(config, "publish", timeout=lock_timeout,
                                 on_wait=listener.blocked) as lock_wait:
-                    result = engine.publish(paths, force=force, recreate=recreate)
+                    result = engine.publish(paths, force=force, recreate=recreate,
+                                            drafts_only=drafts_only)
                 result.lock_wait = lock_wait
         result.waits = waits
         results.publish(run, result)

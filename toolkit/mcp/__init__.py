@@ -1,0 +1,15 @@
+"""The MCP server: the toolkit for AI assistants, over stdio and over HTTP behind OAuth 2.1.
+
+    server.py    ToolkitMCP (FastMCP): the tools, the posts as resources, errors as the CLI's
+    tools.py     the tools, each calling the `toolkit.commands` function the CLI calls
+    results.py   their structured results
+    scopes.py    read, draft-write, publish, logs: what each allows
+    http.py      the HTTP app: /mcp behind the SDK's auth routes, with toolkit's own parts
+    auth.py      the authorization server's provider, /token and /register
+    consent.py   the authorization screen, approved with the operator secret
+    store.py     clients, codes, grants and tokens in SQLite, hashed
+    events.py    what the server tells its owner (the run log's hook)
+
+`toolkit.commands.mcp` builds a server from the configuration; `toolkit mcp` runs it.
+Importing this package costs nothing: the SDK is imported by the modules that use it.
+"""

@@ -1,0 +1,390 @@
+"""The HTTP transport: Streamable HTTP at `/mcp` behind the server's own OAuth 2.1
+authorization server, served by `BackgroundServer`.
+
+FastMCP builds the app from `auth_server_provider=` and `auth=AuthSettings(...)`: the
+SDK's metadata, `/authorize`, `/token` and `/register` routes, RFC 9728 protected-resource
+metadata, its bearer middleware (a token is read from the `Authorization` header only),
+and a 401 with `WWW-Authenticate: Bearer ... resource_metadata="..."` for a request
+without a valid token. `build_app` then swaps in what the SDK leaves out:
+
+- `/token` and `/register` go through `TokenEndpoint` and `RegisterEndpoint` (auth.py);
+- the authorization server metadata lists client_credentials and the scopes; it ignores
+  `MCP-Protocol-Version`, so any value a client sends gets it;
+- protected-resource metadata lists every scope (so a client asks for them all and the
+  writer unticks what it should not have), at `/.well-known/oauth-protected-resource/mcp`
+  and at the root well-known path;
+- `/consent`, the authorization screen (consent.py);
+- in front of `/mcp`: a request carrying `access_token` in its query string is refused
+  (400, whatever else it carries: tokens travel in the header only); a JSON-RPC request
+  outside the token's scopes gets 403 `insufficient_scope` naming the scopes it needs
+  (`ScopeGate`); every refusal is told to the listener.
+
+A server on an address other than loopback must have a TLS certificate and key
+(`bind_problem`): tokens and the operator secret never cross a network in clear text.
+"""
+
+from __future__ import annotations
+
+import json
+import ssl
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
+from mcp.server.auth.handlers.register import RegistrationHandler
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, RequireAuthMiddleware
+from mcp.server.auth.routes import (
+    build_metadata,
+    build_resource_metadata_url,
+    cors_middleware,
+    validate_issuer_url,
+)
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
+from mcp.server.transport_security import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    RequestBodyLimitMiddleware,
+    TransportSecuritySettings,
+)
+from mcp.shared.auth import ProtectedResourceMetadata
+from pydantic import AnyHttpUrl
+from starlette.applications import Starlette
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route, request_response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from toolkit.config import Config, Secret
+from toolkit.errors import ConfigError, ServeError
+from toolkit.mcp import scopes as scope_names
+from toolkit.mcp.auth import (
+    AuthPolicy,
+    RegisterEndpoint,
+    TokenEndpoint,
+    ToolkitAuthProvider,
+    token_refusal,
+)
+from toolkit.mcp.consent import ConsentScreen
+from toolkit.mcp.events import AUTHORIZATION, McpEvent, McpListener, tell
+from toolkit.mcp.server import ToolkitMCP
+from toolkit.mcp.tools import scopes_for
+from toolkit.serving import is_loopback, url_host
+
+MCP_PATH = "/mcp"
+AS_METADATA = "/.well-known/oauth-authorization-server"
+PRM_ROOT = "/.well-known/oauth-protected-resource"
+REFUSAL = "toolkit.refusal"  # scope key: why a layer in front of /mcp refused the request
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+
+
+def bind_problem(host: str, tls: bool) -> str | None:
+    """Why the HTTP transport may not listen on `host`: only loopback goes without TLS."""
+    if is_loopback(host) or tls:
+        return None
+    return (f"{host} is not a loopback address: serving the MCP server beyond this machine "
+            "needs a TLS certificate and key (--tls-cert and --tls-key, or [mcp] tls_cert "
+            "and tls_key)")
+
+
+def check_tls(cert: Path, key: Path) -> None:
+    """Load the certificate and key once, so that a bad pair is a one-line error now
+    rather than a server thread dying later."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_cert_chain(cert, key)
+    except FileNotFoundError as exc:
+        raise ServeError(f"TLS: {exc.filename}: no such file") from None
+    except (ssl.SSLError, OSError) as exc:
+        raise ServeError(f"TLS: cannot use the certificate {cert} with the key {key}: "
+                         f"{getattr(exc, 'reason', None) or exc}") from None
+
+
+def issuer_for(configured: str | None, host: str, port: int, tls: bool) -> str:
+    """The server's public origin: `[mcp] issuer_url`, else where it listens."""
+    issuer = (configured or f"{'https' if tls else 'http'}://{url_host(host)}:{port}").rstrip("/")
+    parts = urlsplit(issuer)
+    if parts.path:
+        raise ConfigError(["toolkit.toml: mcp.issuer_url: must be an origin such as "
+                           "https://example.com, without a path (clients find the "
+                           "authorization server at the origin of the server's URL)"])
+    try:
+        validate_issuer_url(AnyHttpUrl(issuer))
+    except ValueError:
+        raise ConfigError([f"toolkit.toml: mcp.issuer_url: {issuer} must be https (http only "
+                           f"on localhost or 127.0.0.1)"]) from None
+    return issuer
+
+
+@dataclass(frozen=True)
+class HttpSite:
+    """Where the server is and how it answers: its origin and its token rules."""
+
+    issuer_url: str
+    host: str  # the address it listens on
+    port: int
+    access_ttl: float
+    refresh_ttl: float
+
+    @property
+    def resource_url(self) -> str:
+        return self.issuer_url + MCP_PATH
+
+    def policy(self) -> AuthPolicy:
+        return AuthPolicy(self.issuer_url, self.resource_url, self.access_ttl, self.refresh_ttl)
+
+    def transport_security(self) -> TransportSecuritySettings:
+        """Host and Origin headers `/mcp` accepts (DNS rebinding protection): the public
+        origin's, the listening address's, and loopback's."""
+        public = urlsplit(self.issuer_url)
+        hosts = [public.netloc, f"{url_host(self.host)}:{self.port}"]
+        origins = [f"{public.scheme}://{public.netloc}"]
+        if is_loopback(self.host):
+            hosts += [f"{name}:*" for name in LOOPBACK_HOSTS]
+            origins += [f"{scheme}://{name}:*" for scheme in ("http", "https")
+                        for name in LOOPBACK_HOSTS]
+        return TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                         allowed_hosts=list(dict.fromkeys(hosts)),
+                                         allowed_origins=list(dict.fromkeys(origins)))
+
+
+# -- in front of /mcp -----------------------------------------------------------------------
+
+
+async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, error: str,
+                  description: str, extra: str = "") -> None:
+    scope[REFUSAL] = description
+    challenge = f'Bearer error="{error}", error_description="{description}"{extra}'
+    response = Response(json.dumps({"error": error, "error_description": description}),
+                        status_code=status, media_type="application/json",
+                        headers={"WWW-Authenticate": challenge, "Cache-Control": "no-store"})
+    await response(scope, receive, send)
+
+
+class QueryTokenGuard:
+    """Refuses (400) a request with `access_token` in its query string: bearer tokens are
+    accepted in the Authorization header only (MCP authorization, 2.6), and one that was
+    put in a URL is refused rather than silently ignored."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        if scope["type"] == "http" and "access_token" in query:
+            await _refuse(scope, receive, send, 400, "invalid_request",
+                          "access tokens are accepted in the Authorization header only, "
+                          "never in the query string")
+            return
+        await self.app(scope, receive, send)
+
+
+class ScopeGate:
+    """403 `insufficient_scope` for a JSON-RPC request the token's scopes do not cover: a
+    tool call (the scopes of that tool, and `publish` for a push that publishes) or a
+    resource read. Reads the (size-limited) body and hands it on unchanged."""
+
+    def __init__(self, app: ASGIApp, resource_metadata_url: str):
+        self.app = app
+        self.resource_metadata_url = resource_metadata_url
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        user = scope.get("user")
+        granted = set(user.scopes) if isinstance(user, AuthenticatedUser) else set()
+        needed = self.needed(body)
+        missing = [s for s in needed if s not in granted]
+        if missing:
+            await _refuse(scope, receive, send, 403, "insufficient_scope",
+                          f"this request needs the scope {' '.join(missing)}",
+                          f', scope="{" ".join(needed)}", '
+                          f'resource_metadata="{self.resource_metadata_url}"')
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    @staticmethod
+    def needed(body: bytes) -> list[str]:
+        """The scopes the JSON-RPC message(s) in `body` need; none when it is not JSON
+        (the transport answers that itself)."""
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            return []
+        needed: list[str] = []
+        for message in payload if isinstance(payload, list) else [payload]:
+            if not isinstance(message, dict):
+                continue
+            method = message.get("method")
+            given = message.get("params")
+            params: dict[str, Any] = given if isinstance(given, dict) else {}
+            if method == "tools/call":
+                name = params.get("name")
+                arguments = params.get("arguments")
+                if isinstance(name, str):
+                    needed += scopes_for(name, arguments if isinstance(arguments, dict) else {})
+            elif method in ("resources/list", "resources/read", "resources/templates/list"):
+                needed.append(scope_names.READ)
+        return list(dict.fromkeys(needed))
+
+
+class RefusalEvents:
+    """Tells the listener of every request to /mcp refused with 400, 401 or 403, why, and
+    for which client (never the token)."""
+
+    def __init__(self, app: ASGIApp, listener: McpListener):
+        self.app = app
+        self.listener = listener
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def watch(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] in (400, 401, 403):
+                status = message["status"]
+                user = scope.get("user")
+                client_id = user.access_token.client_id if isinstance(user, AuthenticatedUser) \
+                    else None
+                detail = scope.get(REFUSAL) or (token_refusal.get() if status == 401 else None) \
+                    or ("no bearer token" if status == 401 else "")
+                tell(self.listener, McpEvent(AUTHORIZATION, "request", "denied", client_id,
+                                             tuple(user.scopes) if isinstance(
+                                                 user, AuthenticatedUser) else (),
+                                             detail=str(detail), status=status))
+            await send(message)
+
+        await self.app(scope, receive, watch)
+
+
+class AuthorizeEvents:
+    """Tells the listener of every `/authorize` request the SDK's handler refuses: a 400
+    (an unknown client, a redirect URI not registered) or a redirect back to the client
+    carrying an error (no PKCE challenge, the `plain` method, an unknown scope)."""
+
+    def __init__(self, app: ASGIApp, listener: McpListener):
+        self.app = app
+        self.listener = listener
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def watch(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                           for k, v in message.get("headers", [])}
+                answer = parse_qs(urlsplit(headers.get("location", "")).query)
+                if message["status"] >= 400 or "error" in answer:
+                    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+                    error = answer.get("error", ["invalid_request"])[0]
+                    why = answer.get("error_description", [""])[0]
+                    tell(self.listener, McpEvent(
+                        AUTHORIZATION, "authorize", "denied",
+                        query.get("client_id", [None])[0], detail=f"{error}: {why}"[:300],
+                        status=message["status"]))
+            await send(message)
+
+        await self.app(scope, receive, watch)
+
+
+# -- the app ------------------------------------------------------------------------------
+
+
+def _with_cors(handler: Callable[[Request], Awaitable[Response]], methods: list[str]) -> ASGIApp:
+    """What the SDK wraps its own client-facing endpoints in: a body size limit, CORS."""
+    return CORSMiddleware(
+        RequestBodyLimitMiddleware(request_response(handler), DEFAULT_MAX_REQUEST_BODY_SIZE),
+        allow_origins="*", allow_methods=methods, allow_headers=["mcp-protocol-version"])
+
+
+def _find(routes: list[BaseRoute], path: str) -> Route:
+    for existing in routes:
+        if isinstance(existing, Route) and existing.path == path:
+            return existing
+    raise RuntimeError(f"the MCP SDK no longer serves {path}; toolkit.mcp.http needs updating")
+
+
+def _replace(routes: list[BaseRoute], path: str, route: Route) -> None:
+    """Put `route` where the SDK's route for `path` is."""
+    routes[routes.index(_find(routes, path))] = route
+
+
+def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
+              operator_secret: Secret, listener: McpListener) -> tuple[Starlette, ToolkitMCP]:
+    """The whole HTTP application (and the MCP server in it)."""
+    registration = ClientRegistrationOptions(enabled=True, valid_scopes=list(scope_names.ALL),
+                                             default_scopes=list(scope_names.DEFAULT))
+    settings = AuthSettings(
+        issuer_url=AnyHttpUrl(site.issuer_url), resource_server_url=AnyHttpUrl(site.resource_url),
+        client_registration_options=registration,
+        revocation_options=RevocationOptions(enabled=False), required_scopes=None,
+        # Tokens are this server's own: the provider checks the resource they were
+        # asked for at /authorize, and a token asked for without one is ours too.
+        validate_token_resource=False)
+    server = ToolkitMCP(config, listener, transport="http", auth_provider=provider,
+                        auth=settings, transport_security=site.transport_security())
+    app = server.streamable_http_app()
+    routes = app.router.routes
+    issuer = AnyHttpUrl(site.issuer_url)
+    resource_metadata_url = str(build_resource_metadata_url(AnyHttpUrl(site.resource_url)))
+
+    metadata = build_metadata(issuer, None, registration, RevocationOptions(enabled=False))
+    metadata.grant_types_supported = ["authorization_code", "refresh_token", "client_credentials"]
+    metadata.token_endpoint_auth_methods_supported = ["client_secret_post",
+                                                      "client_secret_basic", "none"]
+    metadata.scopes_supported = list(scope_names.ALL)
+    _replace(routes, AS_METADATA, Route(
+        AS_METADATA, cors_middleware(MetadataHandler(metadata).handle, ["GET", "OPTIONS"]),
+        methods=["GET", "OPTIONS"]))
+
+    authorize = _find(routes, "/authorize")
+    _replace(routes, "/authorize", Route("/authorize", AuthorizeEvents(authorize.endpoint, listener),
+                                         methods=["GET", "POST"]))
+
+    token = TokenEndpoint(provider)
+    _replace(routes, "/token", Route("/token", _with_cors(token.handle, ["POST", "OPTIONS"]),
+                                     methods=["POST", "OPTIONS"]))
+    register = RegisterEndpoint(provider, RegistrationHandler(provider, registration))
+    _replace(routes, "/register", Route(
+        "/register", _with_cors(register.handle, ["POST", "OPTIONS"]),
+        methods=["POST", "OPTIONS"]))
+
+    resource = ProtectedResourceMetadata(
+        resource=AnyHttpUrl(site.resource_url), authorization_servers=[issuer],
+        scopes_supported=list(scope_names.ALL), resource_name="toolkit")
+    prm = cors_middleware(ProtectedResourceMetadataHandler(resource).handle, ["GET", "OPTIONS"])
+    prm_path = urlsplit(resource_metadata_url).path
+    _replace(routes, prm_path, Route(prm_path, prm, methods=["GET", "OPTIONS"]))
+    routes.append(Route(PRM_ROOT, prm, methods=["GET", "OPTIONS"]))
+
+    sdk_mcp = _find(routes, MCP_PATH)
+    assert isinstance(sdk_mcp.endpoint, RequireAuthMiddleware)
+    transport = sdk_mcp.endpoint.app  # the Streamable HTTP app inside the SDK's auth check
+    gate = RequireAuthMiddleware(
+        RequestBodyLimitMiddleware(ScopeGate(transport, resource_metadata_url),
+                                   DEFAULT_MAX_REQUEST_BODY_SIZE),
+        [], AnyHttpUrl(resource_metadata_url))
+    _replace(routes, MCP_PATH, Route(MCP_PATH, endpoint=QueryTokenGuard(
+        RefusalEvents(gate, listener))))
+
+    consent = ConsentScreen(provider, operator_secret, config.site.title)
+    routes.append(Route("/consent", consent.handle, methods=["GET", "POST"]))
+    return app, server
+
+

@@ -1,0 +1,185 @@
+"""The structured results of the tools: the command results, as JSON schemas the client
+sees (`outputSchema`) and documents it gets (`structuredContent`).
+
+Each model is built from what a `toolkit.commands` function returned, with the same names
+the CLI's `--json` output uses where it has one, so that a script and an assistant read
+the same thing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from toolkit.commands.check import CheckResult
+from toolkit.commands.posts import PostComments, PostDocument, PostList, PostSummary, SyncState
+from toolkit.content import Problem
+from toolkit.site import BuildReport
+from toolkit.sync.engine import Outcome, PublishResult
+from toolkit.sync.plan import Action
+
+
+class McpProblem(BaseModel):
+    path: str
+    line: int
+    severity: str = Field(description="error or warning")
+    message: str
+    text: str = Field(description="the problem as the CLI prints it: path:line: message")
+
+    @classmethod
+    def of(cls, problem: Problem) -> McpProblem:
+        return cls(path=problem.path, line=problem.line, severity=problem.severity.value,
+                   message=problem.message, text=str(problem))
+
+
+class McpPost(BaseModel):
+    path: str = Field(description="project-relative path; what the other tools take")
+    title: str
+    published: bool = Field(description="what the front matter says")
+    premium: bool
+    slug: str
+    tags: list[str]
+    date: str | None
+    description: str
+    state: str = Field(description="sync state from toolkit.lock: new (never published), "
+                                   "synced, modified (changed since last sent), pending (an "
+                                   "update was interrupted), local-only (premium)")
+    article_id: int | None = None
+    url: str | None = None
+    last_sent_published: bool | None = None
+
+    @classmethod
+    def of(cls, post: PostSummary) -> McpPost:
+        return cls(path=post.path, title=post.title, published=post.published,
+                   premium=post.premium, slug=post.slug, tags=post.tags, date=post.date,
+                   description=post.description, state=post.state.value,
+                   article_id=post.article_id, url=post.url,
+                   last_sent_published=post.last_sent_published)
+
+
+class McpPostList(BaseModel):
+    posts: list[McpPost]
+    counts: dict[str, int] = Field(description="posts per sync state")
+    problems: list[McpProblem] = Field(description="files that are not usable posts")
+
+    @classmethod
+    def of(cls, result: PostList) -> McpPostList:
+        return cls(posts=[McpPost.of(p) for p in result.posts],
+                   counts={state.value: result.count(state) for state in SyncState},
+                   problems=[McpProblem.of(p) for p in result.problems])
+
+
+class McpPostText(BaseModel):
+    post: McpPost
+    front_matter: dict[str, Any]
+    body: str = Field(description="the Markdown after the front matter")
+
+    @classmethod
+    def of(cls, document: PostDocument) -> McpPostText:
+        return cls(post=McpPost.of(document.summary), front_matter=document.front_matter,
+                   body=document.body)
+
+
+class McpCheck(BaseModel):
+    ok: bool = Field(description="false when a post has an error (or a warning, with strict)")
+    files: int
+    errors: int
+    warnings: int
+    problems: list[McpProblem]
+
+    @classmethod
+    def of(cls, result: CheckResult) -> McpCheck:
+        report = result.report
+        return cls(ok=result.ok, files=report.files, errors=len(report.errors),
+                   warnings=len(report.warnings),
+                   problems=[McpProblem.of(p) for p in report.problems])
+
+
+class McpOutcome(BaseModel):
+    path: str
+    title: str
+    action: str = Field(description="create, update, unchanged, conflict, skip or error")
+    ok: bool
+    message: str
+    article_id: int | None
+    url: str | None
+    problems: list[str]
+
+    @classmethod
+    def of(cls, outcome: Outcome) -> McpOutcome:
+        return cls(path=outcome.key, title=outcome.plan.title, action=outcome.action.value,
+                   ok=outcome.ok, message=outcome.message, article_id=outcome.article_id,
+                   url=outcome.url, problems=[str(p) for p in outcome.plan.problems])
+
+
+class McpWait(BaseModel):
+    seconds: float
+    reason: str
+
+
+class McpPublish(BaseModel):
+    dry_run: bool = Field(description="true for plan: nothing was written")
+    published_allowed: bool = Field(description="whether posts marked published were sent")
+    ok: bool
+    summary: dict[str, int] = Field(description="posts per action")
+    failed: int
+    requests: int = Field(description="HTTP requests made to the publishing API")
+    waits: list[McpWait] = Field(description="rate-limit and retry pauses")
+    posts: list[McpOutcome]
+
+    @classmethod
+    def of(cls, result: PublishResult, *, published_allowed: bool) -> McpPublish:
+        return cls(dry_run=result.dry_run, published_allowed=published_allowed, ok=result.ok,
+                   summary={a.value: result.count(a) for a in Action},
+                   failed=len(result.failed), requests=result.requests,
+                   waits=[McpWait(seconds=round(s, 3), reason=r) for s, r in result.waits],
+                   posts=[McpOutcome.of(o) for o in result.outcomes])
+
+
+class McpComment(BaseModel):
+    id: str
+    parent_id: str | None
+    depth: int = Field(description="0 for a comment on the post, 1 for a reply, ...")
+    author: str
+    username: str
+    created_at: str | None
+    text: str = Field(description="the comment without markup")
+    body_html: str = Field(description="the comment's HTML, cleaned as the site cleans it")
+
+
+class McpComments(BaseModel):
+    path: str
+    title: str
+    mirror_file: str | None = Field(description="null: nothing mirrored for this post yet "
+                                                "(toolkit mirror fetches comments)")
+    article_url: str | None
+    total: int = Field(description="comments in the mirror, before `since` was applied")
+    comments: list[McpComment] = Field(description="thread order, replies after their parent")
+
+    @classmethod
+    def of(cls, result: PostComments) -> McpComments:
+        return cls(path=result.path, title=result.title, mirror_file=result.mirror_file,
+                   article_url=result.article_url, total=result.total,
+                   comments=[McpComment(id=c.id, parent_id=c.parent_id, depth=c.depth,
+                                        author=c.author, username=c.username,
+                                        created_at=c.created_at, text=c.text,
+                                        body_html=c.body_html) for c in result.comments])
+
+
+class McpBuild(BaseModel):
+    ok: bool = Field(description="false when a post has an error (left out of the site)")
+    output_dir: str
+    posts: int = Field(description="posts on the site")
+    written: int
+    unchanged: int
+    removed: int
+    seconds: float
+    problems: list[McpProblem]
+
+    @classmethod
+    def of(cls, report: BuildReport, output_dir: str) -> McpBuild:
+        return cls(ok=report.ok, output_dir=output_dir, posts=report.posts,
+                   written=len(report.written), unchanged=len(report.unchanged),
+                   removed=len(report.removed), seconds=round(report.seconds, 3),
+                   problems=[McpProblem.of(p) for p in report.problems])

@@ -1,0 +1,284 @@
+"""The tools: each one calls the `toolkit.commands` function the CLI calls, so the two
+never disagree, and returns its result as a structured document (`results.py`).
+
+`TOOLS` is the one place a tool is declared: its method on `Toolbox`, the scopes a call
+needs, and `requires`, the command module it calls when that module is still to come (a
+tool whose module is missing is simply not offered). Adding the tool of a new command is
+one `ToolSpec` and one method. Still to come, each one entry:
+
+- the run log (`toolkit.commands.logs`): `query_run_log`, scope `logs`, read-only;
+- export (`toolkit.commands.export`): `export_archive`, scope `draft-write`, open world.
+
+Every call runs in a worker thread (the commands block on disk and network), with the
+scopes checked again inside (the HTTP transport refuses a call outside the token's scopes
+with 403 before it gets here; this check also covers stdio, whose scopes are given at
+start), its start and end told to the listener.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+import anyio.to_thread
+from mcp.server.auth.middleware.auth_context import get_access_token
+from pydantic import Field
+
+from toolkit.config import Config
+from toolkit.errors import AuthorizationError, ContentError, ToolkitError
+from toolkit.mcp import scopes as scope_names
+from toolkit.mcp.events import TOOL, McpEvent, McpListener, tell
+from toolkit.mcp.results import (
+    McpBuild,
+    McpCheck,
+    McpComments,
+    McpPostList,
+    McpPostText,
+    McpPublish,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.commands.posts import PostCache
+
+T = TypeVar("T")
+
+PUBLISH_LOCK_TIMEOUT = 10.0  # seconds push_drafts waits for another toolkit run
+
+Paths = Annotated[list[str], Field(
+    description="Project-relative paths of posts or folders inside the content folder "
+                "(e.g. content/hello.md), as list_posts gives them; empty: every post.")]
+PostPath = Annotated[str, Field(
+    description="Project-relative path of one post, as list_posts gives it "
+                "(e.g. content/hello.md).")]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str
+    scopes: tuple[str, ...]  # every call needs these
+    read_only: bool  # changes nothing anywhere
+    open_world: bool  # talks to a remote service
+    requires: str | None = None  # a command module that must exist for the tool to be offered
+
+
+TOOLS = (
+    ToolSpec("list_posts", "List posts", (scope_names.READ,), True, False),
+    ToolSpec("read_post", "Read a post", (scope_names.READ,), True, False),
+    ToolSpec("check_posts", "Check posts", (scope_names.READ,), True, False),
+    ToolSpec("plan", "Plan a publish", (scope_names.READ,), True, True),
+    ToolSpec("push_drafts", "Push drafts", (scope_names.DRAFT_WRITE,), False, True),
+    ToolSpec("read_comments", "Read a post's comments", (scope_names.READ,), True, False),
+    ToolSpec("build_site", "Build the site", (scope_names.DRAFT_WRITE,), False, False),
+    ToolSpec("licence_status", "Licence status", (scope_names.READ,), True, True,
+             requires="toolkit.commands.license"),
+)
+SPECS = {spec.name: spec for spec in TOOLS}
+
+
+def scopes_for(tool: str, arguments: dict[str, Any]) -> tuple[str, ...]:
+    """The scopes a call of `tool` with `arguments` needs (none for an unknown tool: the
+    server answers that one itself)."""
+    spec = SPECS.get(tool)
+    if spec is None:
+        return ()
+    if tool == "push_drafts" and arguments.get("publish") is True:
+        return (*spec.scopes, scope_names.PUBLISH)
+    return spec.scopes
+
+
+def _since(value: str | None) -> dt.datetime | None:
+    if value is None or not value.strip():
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ContentError(f"since: {value!r} is not an ISO 8601 date or date-time") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+
+
+class Toolbox:
+    """The tools of one server: `config` is the project, `local_scopes` what a call without
+    a bearer token holds (stdio), `listener` hears every call."""
+
+    def __init__(self, config: Config, listener: McpListener, *, transport: str,
+                 local_scopes: tuple[str, ...] = ()):
+        self.config = config
+        self.listener = listener
+        self.transport = transport
+        self.local_scopes = local_scopes
+        self._build_lock = threading.Lock()  # one build of the output folder at a time
+        self._posts: PostCache | None = None  # made on first use
+
+    # -- running a call -------------------------------------------------------------------
+
+    def granted(self) -> tuple[tuple[str, ...], str | None]:
+        """The scopes of this call and its client id: the bearer token's, else the local ones."""
+        token = get_access_token()
+        if token is None:
+            return self.local_scopes, None
+        return tuple(token.scopes), token.client_id
+
+    async def run(self, tool: str, arguments: dict[str, Any], work: Callable[[], T]) -> T:
+        granted, client_id = self.granted()
+        missing = [s for s in scopes_for(tool, arguments) if s not in granted]
+        started = time.perf_counter()
+
+        def told(outcome: str, detail: str = "") -> None:
+            tell(self.listener, McpEvent(
+                TOOL, "call", outcome, client_id, granted, tool=tool, detail=detail,
+                duration_ms=round((time.perf_counter() - started) * 1000, 3),
+                transport=self.transport))
+
+        if missing:
+            message = (f"{tool} needs the scope {' and '.join(missing)}; this "
+                       f"{'token' if client_id else 'server'} holds "
+                       f"{' '.join(granted) or 'none'}")
+            told("denied", message)
+            raise AuthorizationError(message)
+        try:
+            result = await anyio.to_thread.run_sync(work)
+        except ToolkitError as exc:
+            told("error", exc.lines[0] if exc.lines else exc.message)
+            raise
+        except Exception as exc:
+            told("error", f"unexpected {type(exc).__name__}")
+            raise
+        ok = getattr(result, "ok", True)
+        told("ok" if ok is not False else "failed")
+        return result
+
+    # -- the tools -----------------------------------------------------------------------
+
+    async def list_posts(self) -> McpPostList:
+        """List every post under the content folder: path, title, published flag, tags,
+        date, and its sync state from toolkit.lock: new (never published), synced (what
+        publish would send was sent), modified (changed since it was last sent), pending
+        (an interrupted update the next publish checks), local-only (premium, never sent).
+        Offline: the publishing API is not asked (`plan` asks it). Files that cannot be
+        parsed are listed under problems as `path:line: message`."""
+        from toolkit.commands.posts import PostCache, list_posts
+
+        if self._posts is None:
+            self._posts = PostCache(self.config)
+        cache = self._posts
+        return await self.run("list_posts", {},
+                              lambda: McpPostList.of(list_posts(self.config, cache=cache)))
+
+    async def read_post(self, path: PostPath) -> McpPostText:
+        """Read one post: its front matter (dates as ISO strings), its Markdown body and
+        its sync state. Only posts inside the content folder can be read."""
+        from toolkit.commands.posts import read_post
+
+        return await self.run("read_post", {"path": path},
+                              lambda: McpPostText.of(read_post(self.config, path)))
+
+    async def check_posts(
+        self, paths: Paths = [],  # noqa: B006 - a schema default, never mutated
+        strict: Annotated[bool, Field(description="Count warnings (unknown front matter "
+                                                  "keys) as failures too.")] = False,
+    ) -> McpCheck:
+        """Validate posts offline, as `toolkit check` does: front matter, title, tags,
+        dates, canonical URLs, images, and every rule the publishing API would refuse.
+        Each problem comes as `path:line: message`; `ok` is false when a post has an error."""
+        from toolkit.commands.check import check
+        from toolkit.commands.posts import content_paths
+
+        def work() -> McpCheck:
+            return McpCheck.of(check(self.config, content_paths(self.config, paths),
+                                     strict=strict))
+
+        return await self.run("check_posts", {"paths": paths, "strict": strict}, work)
+
+    async def plan(self, paths: Paths = []) -> McpPublish:  # noqa: B006
+        """What `toolkit publish` would do to each post, and why: create, update,
+        unchanged, conflict (edited on the website since the last publish, or deleted
+        there), skip (premium) or error (the post has a problem). Writes nothing. Reads the
+        account's articles from the publishing API, so the server needs FOREM_API_KEY."""
+        from toolkit.commands.posts import content_paths
+        from toolkit.commands.publish import plan
+
+        def work() -> McpPublish:
+            result = plan(self.config, content_paths(self.config, paths))
+            return McpPublish.of(result, published_allowed=True)
+
+        return await self.run("plan", {"paths": paths}, work)
+
+    async def push_drafts(
+        self, paths: Paths = [],  # noqa: B006
+        publish: Annotated[bool, Field(
+            description="Also send posts whose front matter says published: true, making "
+                        "them public, as `toolkit publish` does. Needs the publish scope; "
+                        "only when the writer asked for it.")] = False,
+    ) -> McpPublish:
+        """Send posts to the publishing API as drafts: create or update the remote draft of
+        each post whose front matter says published: false. A post marked published: true
+        is skipped and left for the writer to publish, unless `publish` is true (and the
+        token holds the publish scope). Conflicts (articles edited or deleted on the
+        website) are reported, never overwritten. Holds the project's run lock while it
+        writes, like `toolkit publish`; needs FOREM_API_KEY."""
+        from toolkit.commands.posts import content_paths
+        from toolkit.commands.publish import publish as publish_posts
+
+        def work() -> McpPublish:
+            result = publish_posts(self.config, content_paths(self.config, paths),
+                                   drafts_only=not publish, lock_timeout=PUBLISH_LOCK_TIMEOUT)
+            return McpPublish.of(result, published_allowed=publish)
+
+        return await self.run("push_drafts", {"paths": paths, "publish": publish}, work)
+
+    async def read_comments(
+        self, path: PostPath,
+        since: Annotated[str | None, Field(description="ISO 8601 date or date-time: only "
+                                                       "comments written at or after it "
+                                                       "(UTC when no offset).")] = None,
+    ) -> McpComments:
+        """The comments on one post as `toolkit mirror` last stored them in
+        content/_mirror/comments/, oldest thread first, each reply after its parent, with
+        author, date and text. Offline: run `toolkit mirror` (the writer does) to fetch new
+        ones. A post with nothing mirrored gives an empty list and mirror_file null."""
+        from toolkit.commands.posts import post_comments
+
+        def work() -> McpComments:
+            return McpComments.of(post_comments(self.config, path, since=_since(since)))
+
+        return await self.run("read_comments", {"path": path, "since": since}, work)
+
+    async def build_site(
+        self,
+        clean: Annotated[bool, Field(description="Forget earlier builds: render and write "
+                                                 "every page again.")] = False,
+        drafts: Annotated[bool, Field(description="Include posts with published: false, "
+                                                  "marked as drafts.")] = False,
+    ) -> McpBuild:
+        """Build the static site into the project's output folder ([site] output_dir,
+        site/ by default), incrementally, as `toolkit build` does. Posts with errors are
+        left out and reported as `path:line: message`; `ok` is false then."""
+        from toolkit.commands.build import build
+
+        def work() -> McpBuild:
+            with self._build_lock:
+                report = build(self.config, clean=clean, drafts=drafts)
+            return McpBuild.of(report, self.config.relative(report.output_dir))
+
+        return await self.run("build_site", {"clean": clean, "drafts": drafts}, work)
+
+    async def licence_status(
+        self, user: Annotated[str | None, Field(description="A user (email) whose own "
+                                                            "licence is asked for too.")] = None,
+    ) -> dict[str, Any]:
+        """The customer's licence from the marketplace licensing API (and a user's), and
+        whether a premium build would run now, as `toolkit license status` says."""
+        import importlib
+
+        command = importlib.import_module("toolkit.commands.license")
+
+        def work() -> dict[str, Any]:
+            document: dict[str, Any] = command.license_status(self.config, user=user).to_json()
+            return document
+
+        return await self.run("licence_status", {"user": user}, work)

@@ -12,6 +12,10 @@ sandbox)::
     ├── UnsafeNameError           a name from outside cannot become a file name inside its folder
     ├── ServeError                a local server (preview, sandbox) cannot start or listen there
     ├── SandboxError              (toolkit.sandbox) the sandbox cannot start: port, host, database
+    ├── ExportError               an export left no archive to trust at its output path
+    │   ├── TaskFailed            a task of the archive job ended in error; `code` is the service's
+    │   ├── ExportTimeout         the archive job did not finish before the client's deadline
+    │   └── BrokenDownload        the download is incomplete, or not the archive of the files sent
     └── ApiError                  a remote interface failed; carries `request` and `response`
         ├── TransportError        no response at all: connection refused, reset, timed out
         └── HTTPStatusError       a response with an error status
@@ -98,6 +102,26 @@ class UnsafeNameError(ToolkitError):
 
 class ServeError(ToolkitError):
     """A local server could not start (a busy port, a bad or non-loopback address)."""
+
+
+class ExportError(ToolkitError):
+    pass
+
+
+class TaskFailed(ExportError):
+    """A task ended in `error`: `code` and the message are the service's own."""
+
+    def __init__(self, message: str, code: str | None):
+        super().__init__(message)
+        self.code = code
+
+
+class ExportTimeout(ExportError):
+    pass
+
+
+class BrokenDownload(ExportError):
+    pass
 
 
 class ApiError(ToolkitError):

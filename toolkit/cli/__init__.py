@@ -26,6 +26,7 @@ COMMANDS = {
     "pull": "toolkit.cli.mirror:pull",
     "mirror": "toolkit.cli.mirror:mirror",
     "watch": "toolkit.cli.watch:watch",
+    "export": "toolkit.cli.export:export",
     "sandbox": "toolkit.cli.sandbox:sandbox",
     "demo": "toolkit.cli.demo:demo",
     "config": "toolkit.cli.config:config",

@@ -16,6 +16,7 @@ from toolkit.errors import ConfigError
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
+    from toolkit.clients.archive import ArchiveClient
     from toolkit.clients.base import Sleep, WaitListener
     from toolkit.clients.forem import ForemClient
     from toolkit.config import Config
@@ -43,3 +44,26 @@ def forem_client(
         config.forem.base_url, config.forem.api_key, rate_window=config.forem.rate_window,
         timeout=config.forem.timeout, on_wait=on_wait, sleep=sleep, transport=transport,
     )
+
+
+MISSING_CLOUDCONVERT_KEY = (
+    "CLOUDCONVERT_API_KEY is not set: put the archive-task API key in the environment or in a "
+    ".env file beside toolkit.toml (the sandbox's is listed by GET /__sandbox/archive/accounts)"
+)
+
+
+def archive_client(
+    config: Config,
+    *,
+    on_wait: WaitListener | None = None,
+    sleep: Sleep | None = None,
+    transport: httpx.BaseTransport | None = None,
+) -> ArchiveClient:
+    """The archive-task API client for this project; refuses to start without a key."""
+    from toolkit.clients.archive import ArchiveClient
+
+    if config.archive.api_key is None:
+        raise ConfigError([MISSING_CLOUDCONVERT_KEY])
+    return ArchiveClient(config.archive.base_url, config.archive.api_key,
+                         timeout=config.archive.timeout, on_wait=on_wait, sleep=sleep,
+                         transport=transport)

@@ -15,9 +15,11 @@ def demo(cli: CliContext) -> None:
     """Run the whole pipeline offline against the built-in sandbox.
 
     Starts the sandbox in-process, imports its demo account's articles (pull), publishes
-    your posts to it, mirrors comments and the reading list, and builds the site: all in a
-    copy of the project under .toolkit/demo/, so your toolkit.lock and content/ are not
-    touched. Prints what happened and where the site is; the sandbox stops at the end.
+    your posts to it, mirrors comments and the reading list, builds the site and exports
+    it into a zip archive through the sandbox's archive tasks: all in a copy of the
+    project under .toolkit/demo/, so your toolkit.lock and content/ are not touched.
+    Prints what happened and where the site and the archive are; the sandbox stops at
+    the end.
 
     \b
     Example:
@@ -47,6 +49,10 @@ def demo(cli: CliContext) -> None:
         stdout.print(str(problem), highlight=False, markup=False)
     stdout.print(f"\nThe site: {report.site_index}\n  (file://{report.site_index})",
                  highlight=False, markup=False)
+    exported = report.exported
+    if exported is not None:
+        stdout.print(f"The site as an archive: {exported.output} ({exported.size:,} bytes, "
+                     f"{exported.entries} entries, verified)", highlight=False, markup=False)
     stdout.print(f"Everything the demo wrote is in {report.workdir}; the sandbox has stopped.",
                  highlight=False, markup=False)
     if not report.ok:

@@ -163,6 +163,8 @@ def _explained(exc: HTTPStatusError) -> HTTPStatusError:
             f"{name}: {' '.join(map(str, problems if isinstance(problems, list) else [problems]))}"
             for name, problems in list(errors.items())[:5])
     message = f"{request.method} {request.url.path}: {response.status_code} {text}"
+    if response.status_code == 401 and "Authorization" in request.headers:
+        message += "; check CLOUDCONVERT_API_KEY"
     if isinstance(exc, RateLimited):
         return RateLimited(message, retry_after=exc.retry_after, request=request, response=response)
     return type(exc)(message, request=request, response=response)

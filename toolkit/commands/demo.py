@@ -1,4 +1,4 @@
-"""The whole pipeline, offline: sandbox, pull, publish, mirror, build.
+"""The whole pipeline, offline: sandbox, pull, publish, mirror, build, export.
 
 The demo works on a copy of the project in `.toolkit/demo/`, so it never touches the
 real `toolkit.lock` (which belongs to the real service) or `content/_mirror/`. The sandbox
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.commands.build import build
+from toolkit.commands.export import ExportResult, export
 from toolkit.commands.mirror import mirror
 from toolkit.commands.publish import publish
 from toolkit.commands.pull import pull
@@ -33,6 +34,7 @@ class DemoReport:
     published: PublishResult | None = None
     mirrored: MirrorResult | None = None
     built: BuildReport | None = None
+    exported: ExportResult | None = None
 
     @property
     def site_index(self) -> Path:
@@ -77,8 +79,10 @@ def demo(
     progress: PublishProgress | None = None,
     on_step: Callable[[str], None] | None = None,
 ) -> DemoReport:
-    """Sandbox, pull, publish, mirror and build, in `.toolkit/demo/`; `on_step(message)`
-    is told as each step starts (the messages are in `DemoReport.steps` too)."""
+    """Sandbox, pull, publish, mirror, build and export, in `.toolkit/demo/`;
+    `on_step(message)` is told as each step starts (the messages are in
+    `DemoReport.steps` too)."""
+    from toolkit.sandbox.archive.seed import DEMO_API_KEY
     from toolkit.sandbox.server import SandboxServer
 
     workdir = prepare_workdir(config)
@@ -100,6 +104,10 @@ def demo(
         report.published = publish(local, progress=progress)
         step("mirror: comments and the reading list into content/_mirror/")
         report.mirrored = mirror(local)
-    step("build: the static site")
-    report.built = build(local, clean=True)
+        step("build: the static site")
+        report.built = build(local, clean=True)
+        step("export: the site into one zip archive, through the sandbox's archive tasks")
+        report.exported = export(dataclasses.replace(local, archive=dataclasses.replace(
+            local.archive, base_url=sandbox.base_url, api_key=Secret(DEMO_API_KEY),
+            output=workdir / "site.zip", source="site", format="zip")))
     return report

@@ -309,13 +309,12 @@ def _download(client: ArchiveClient, job: Job, files: Collected, fmt: str, targe
             os.fsync(sink.fileno())
         for expected in (declared, remote.size):
             if expected is not None and received != expected:
-                raise BrokenDownload(f"export: the download is incomplete: {received} of "
-                                     f"{expected} bytes")
-        try:
-            entries = verify(temp, fmt, {file.name: file.size for file in files.files})
-        except BrokenDownload as exc:
-            raise BrokenDownload(f"export: {exc.message}") from None
+                raise BrokenDownload(f"the download is incomplete: {received} of {expected} bytes")
+        entries = verify(temp, fmt, {file.name: file.size for file in files.files})
         os.replace(temp, target)
+    except BrokenDownload as exc:
+        temp.unlink(missing_ok=True)
+        raise BrokenDownload(f"export: {exc.message}") from None
     except BaseException:
         temp.unlink(missing_ok=True)
         raise

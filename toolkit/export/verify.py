@@ -58,8 +58,7 @@ def verify(path: Path, fmt: str, expected: Mapping[str, int]) -> int:
     except Exception as exc:  # every library has its own errors for a broken archive
         raise BrokenDownload(f"the downloaded {fmt} archive does not open: "
                              f"{type(exc).__name__}: {exc}") from None
-    _compare(entries, expected)
-    return len(entries)
+    return _compare(entries, expected)
 
 
 def _zip(path: Path) -> Iterator[tuple[str, int | None]]:
@@ -100,7 +99,8 @@ def _entry(name: str, size: int | None) -> tuple[str, int | None]:
     return (name.rstrip("/") + "/" if size is None else name), size
 
 
-def _compare(entries: Mapping[str, int | None], expected: Mapping[str, int]) -> None:
+def _compare(entries: Mapping[str, int | None], expected: Mapping[str, int]) -> int:
+    """The number of file entries, once they are exactly the files expected."""
     files = {name: size for name, size in entries.items() if size is not None}
     folders = {name for name, size in entries.items() if size is None}
     missing = sorted(set(expected) - set(files))
@@ -121,6 +121,7 @@ def _compare(entries: Mapping[str, int | None], expected: Mapping[str, int]) -> 
     stray = sorted(folders - parents)
     if stray:
         raise BrokenDownload(f"the archive holds folders that no file sent is in: {_names(stray)}")
+    return len(files)
 
 
 def _names(names: list[str]) -> str:

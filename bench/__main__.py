@@ -6,7 +6,7 @@ import importlib
 import os
 import sys
 
-BENCHMARKS = ["site", "sandbox", "publish", "mirror", "watch"]
+BENCHMARKS = ["site", "sandbox", "publish", "mirror", "watch", "export"]
 
 
 def main(argv: list[str]) -> int:

@@ -93,7 +93,7 @@ def test_a_task_timeout_ends_the_task_with_timeout(archive, exportable):
     assert time.monotonic() - started < 30  # ended by the timeout, not by the slow task
     assert nothing_written(exportable)
     # The half-built archive is gone with its worker; the uploads are kept.
-    assert all(not entry["path"].endswith("file.part") for entry in archive.files())
+    assert all(not entry["path"].endswith(".part") for entry in archive.files())
     assert archive.control("GET", "/files")["workers"] == 0
 
 

@@ -53,8 +53,7 @@ def test_a_task_has_the_seed_fields_through_its_life(archive):
                                             "size": done["result"]["files"][0]["size"]}]
         assert client.get(f"/v2/tasks/{task['id']}").json()["data"] == done
     # The files live under the interface's folder, one folder per task.
-    assert {entry["path"] for entry in archive.files()} == {f"{upload['id']}/file",
-                                                            f"{task['id']}/file"}
+    assert {entry["path"] for entry in archive.files()} == {upload["id"], task["id"]}
 
 
 def test_a_job_waits_processes_and_finishes(archive):
@@ -205,7 +204,7 @@ def test_uploads_are_checked_and_streamed(archive):
         files = by_name(done)["up-1"]["result"]["files"]
         assert files == [{"filename": "d\u00e9j\u00e0/vu.txt", "size": 1}]
     kept = {entry["path"]: entry["size"] for entry in archive.files()}
-    assert kept[f"{tasks[0]['id']}/file"] == len(big)
+    assert kept[tasks[0]["id"]] == len(big)
 
 
 def test_two_files_of_one_name_fail_the_archive(archive):

@@ -16,10 +16,11 @@ usual request timeout, since the service is meant to hold it.
 
 from __future__ import annotations
 
-import io
+import secrets
 import time
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
@@ -95,10 +96,14 @@ class Job:
     tasks: tuple[Task, ...] = field(default=())
 
     def task(self, name: str) -> Task:
-        for task in self.tasks:
-            if task.name == name:
-                return task
-        raise ApiError(f"job {self.id}: the answer has no task named {name!r}")
+        found = self._named.get(name)
+        if found is None:
+            raise ApiError(f"job {self.id}: the answer has no task named {name!r}")
+        return found
+
+    @cached_property
+    def _named(self) -> dict[str, Task]:
+        return {task.name: task for task in self.tasks if task.name is not None}
 
     @property
     def done(self) -> bool:
@@ -176,20 +181,48 @@ def shown(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{parts.path}"
 
 
-class _Counted(io.FileIO):
-    """A file whose reads are counted as they go (the upload's progress)."""
+def _quoted(text: str) -> str:
+    """A form-data parameter value as a quoted string (RFC 7578); no line breaks."""
+    if "\r" in text or "\n" in text:
+        raise ApiError("the upload form holds a line break in a name or value")
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
-    def __init__(self, path: Path, on_bytes: ByteCounter):
-        super().__init__(path, "r")
-        self._on_bytes = on_bytes
-        self.counted = 0
 
-    def read(self, size: int | None = -1) -> bytes:
-        data = super().read(-1 if size is None else size)
-        if data:
-            self.counted += len(data)
-            self._on_bytes(len(data))
-        return data
+class _FormBody:
+    """An upload form as `multipart/form-data`: the parameters and the file part's head
+    in one piece with the file's first chunk, the rest of the file in chunks, so a small
+    file leaves in one write. Every attempt reads the file again from its start."""
+
+    def __init__(self, parameters: Mapping[str, str], name: str, path: Path, size: int):
+        self.boundary = secrets.token_hex(16)
+        head = "".join(f'--{self.boundary}\r\nContent-Disposition: form-data; '
+                       f'name="{_quoted(key)}"\r\n\r\n{_quoted(value)}\r\n'
+                       for key, value in parameters.items())
+        head += (f'--{self.boundary}\r\nContent-Disposition: form-data; name="file"; '
+                 f'filename="{_quoted(name)}"\r\nContent-Type: application/octet-stream\r\n\r\n')
+        self.head = head.encode("utf-8")
+        self.tail = f"\r\n--{self.boundary}--\r\n".encode("ascii")
+        self.path, self.size = path, size
+        self.sent = 0  # file bytes read by the current attempt
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Content-Type": f"multipart/form-data; boundary={self.boundary}",
+                "Content-Length": str(len(self.head) + self.size + len(self.tail))}
+
+    def chunks(self, on_bytes: ByteCounter) -> Iterator[bytes]:
+        self.sent = 0
+        with self.path.open("rb") as source:
+            prefix = self.head
+            while self.sent < self.size:
+                chunk = source.read(min(CHUNK, self.size - self.sent))
+                if not chunk:
+                    raise ApiError(f"{self.path.name} became shorter while it was uploaded")
+                self.sent += len(chunk)
+                on_bytes(len(chunk))
+                yield prefix + chunk
+                prefix = b""
+            yield prefix + self.tail
 
 
 class ArchiveClient(ApiClient):
@@ -268,36 +301,37 @@ class ArchiveClient(ApiClient):
 
     # --- storage: the upload form and the download URL ----------------------------------
 
-    def upload(self, form: UploadForm, path: Path, name: str, on_bytes: ByteCounter) -> None:
-        """POST `path` through an upload task's form, streamed from disk, as the file
-        `name`. Retried (the file read again from its start) on a connection that was
-        never made, a 429 and a 5xx: a task takes one upload, so nothing is doubled."""
+    def upload(self, form: UploadForm, path: Path, name: str, size: int,
+               on_bytes: ByteCounter) -> None:
+        """POST the `size` bytes of `path` through an upload task's form, streamed from
+        disk, as the file `name`. Retried (the file read again from its start) on a
+        connection that was never made, a 429 and a 5xx: a task takes one upload, so
+        nothing is doubled."""
+        body = _FormBody(form.parameters, name, path, size)
         retries = 0
         while True:
             self._count()
-            with _Counted(path, on_bytes) as source:
-                try:
-                    response = self._client.post(
-                        form.url, data=form.parameters,
-                        files={"file": (name, source, "application/octet-stream")})
-                except httpx.TransportError as exc:
-                    on_bytes(-source.counted)
-                    if not isinstance(exc, NEVER_SENT) or retries + 1 >= self.retry.attempts:
-                        raise TransportError(
-                            f"upload of {name}: {type(exc).__name__} talking to "
-                            f"{shown(form.url)}", maybe_sent=not isinstance(exc, NEVER_SENT),
-                        ) from None
-                    self.wait(self.retry.pause(retries), f"upload of {name}: retrying")
-                    retries += 1
-                    continue
+            try:
+                response = self._client.post(form.url, content=body.chunks(on_bytes),
+                                             headers=body.headers)
+            except httpx.TransportError as exc:
+                on_bytes(-body.sent)
+                never_sent = isinstance(exc, NEVER_SENT)
+                if not never_sent or retries + 1 >= self.retry.attempts:
+                    raise TransportError(f"upload of {name}: {type(exc).__name__} talking to "
+                                         f"{shown(form.url)}", maybe_sent=not never_sent) from None
+                self.wait(self.retry.pause(retries), f"upload of {name}: retrying")
+                retries += 1
+                continue
             if response.is_success:
                 return
-            on_bytes(-source.counted)
+            on_bytes(-body.sent)
             error = _explained(status_error(response))
             if not isinstance(error, RateLimited | ServerError) or retries + 1 >= self.retry.attempts:
+                if isinstance(error, RateLimited):
+                    raise error
                 raise type(error)(f"upload of {name}: {error.message}", request=error.request,
-                                  response=error.response) if not isinstance(error, RateLimited) \
-                    else error
+                                  response=error.response)
             self.wait(retry_after_seconds(response, self.retry.default_retry_after)
                       if isinstance(error, RateLimited) else self.retry.pause(retries),
                       f"upload of {name}: {response.status_code}, retrying")

@@ -231,7 +231,7 @@ def _upload(client: ArchiveClient, job: Job, files: Collected, workers: int,
         forms.append((task.form, file))
 
     def send(form: Any, file: Any) -> None:
-        client.upload(form, file.path, file.name, told.bytes_up)
+        client.upload(form, file.path, file.name, file.size, told.bytes_up)
         told.file_up()
 
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="upload") as pool:

@@ -19,7 +19,7 @@ from starlette.routing import Route
 
 from toolkit.sandbox.archive import tasks
 from toolkit.sandbox.archive.http import ArchiveCtx, endpoint
-from toolkit.sandbox.archive.worker import apply, task_folder
+from toolkit.sandbox.archive.worker import apply, file_of, part_of
 
 
 def _expired(ctx: ArchiveCtx, **which: str) -> None:
@@ -153,11 +153,11 @@ async def delete_task(ctx: ArchiveCtx) -> Response:
 
 
 def _remove_files(ctx: ArchiveCtx, ids: list[str]) -> None:
-    import shutil
-
     for task_id in ids:
         ctx.runtime.cancel(task_id)
-        shutil.rmtree(task_folder(ctx.runtime, task_id), ignore_errors=True)
+        file_of(ctx.runtime, task_id).unlink(missing_ok=True)
+        if task_id not in ctx.runtime.uploading:
+            part_of(ctx.runtime, task_id).unlink(missing_ok=True)
 
 
 @endpoint()

@@ -145,7 +145,8 @@ def endpoint(status: int = 200, *, auth: bool = True
         async def run(request: Request) -> Response:
             state: SandboxState = request.app.state.sandbox
             runtime: ArchiveState = state.of(NAME)
-            runtime.bind(asyncio.get_running_loop(), state.files(NAME))
+            if runtime.loop is None:
+                runtime.bind(asyncio.get_running_loop(), state.files(NAME))
             info = request.scope.setdefault("sandbox", {})
             limits: dict[str, str] = {}
             try:

@@ -227,9 +227,12 @@ class ArchiveState:
         self.limiter.reset()
         self.settings = Settings()
         self.uploading.clear()
-        if self.folder is not None:
-            for child in list(self.folder.iterdir()) if self.folder.is_dir() else []:
-                shutil.rmtree(child, ignore_errors=True)
+        if self.folder is not None and self.folder.is_dir():
+            for child in list(self.folder.iterdir()):
+                if child.is_dir():
+                    shutil.rmtree(child, ignore_errors=True)
+                else:
+                    child.unlink(missing_ok=True)
         self.notify()
 
 

@@ -24,16 +24,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from python_multipart import MultipartParser
-from python_multipart.exceptions import MultipartParseError
-from python_multipart.multipart import parse_options_header
 from starlette.requests import ClientDisconnect
 from starlette.responses import FileResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from toolkit.sandbox.archive import tasks
 from toolkit.sandbox.archive.http import ArchiveCtx, endpoint
-from toolkit.sandbox.archive.worker import FILE, PART, apply, task_folder
+from toolkit.sandbox.archive.multipart import FormError, FormParser, boundary_of, header_value
+from toolkit.sandbox.archive.worker import apply, file_of, part_of
 from toolkit.sandbox.interface import ErrorAnswer
 
 MAX_FIELD = 4096  # bytes of a form parameter
@@ -45,10 +43,6 @@ class _TooLarge(Exception):
     pass
 
 
-class _BadForm(Exception):
-    pass
-
-
 def safe_path(name: str) -> bool:
     """A relative POSIX path whose every segment is a plain name."""
     if not 0 < len(name) <= MAX_PATH or name.startswith("/"):
@@ -57,8 +51,8 @@ def safe_path(name: str) -> bool:
 
 
 class _Form:
-    """The callbacks of a streaming multipart parser: small fields kept in memory, the
-    one file part written to `target` as its bytes arrive."""
+    """The parts of an upload form: small fields kept in memory, the one file part
+    written to `target` as its bytes arrive."""
 
     def __init__(self, target: Path, limit: int):
         self.target = target
@@ -67,71 +61,38 @@ class _Form:
         self.filename: str | None = None
         self.size = 0
         self._file: int | None = None
-        self._headers: dict[str, bytes] = {}
-        self._field, self._value = b"", b""
         self._name: str | None = None
-        self._is_file = False
-        self._data = bytearray()
+        self._value = bytearray()
 
-    def callbacks(self) -> dict[str, Any]:
-        return {
-            "on_part_begin": self._begin,
-            "on_header_field": self._header_field,
-            "on_header_value": self._header_value,
-            "on_header_end": self._header_end,
-            "on_headers_finished": self._headers_finished,
-            "on_part_data": self._part_data,
-            "on_part_end": self._part_end,
-        }
+    def start(self, headers: dict[str, str]) -> None:
+        kind, options = header_value(headers.get("content-disposition", ""))
+        if kind != "form-data" or "name" not in options:
+            raise FormError("a part without a form-data name")
+        self._name, self._value = options["name"], bytearray()
+        if "filename" in options:
+            if self._name != "file" or self.filename is not None:
+                raise FormError("one file, in the part named file")
+            self.filename = options["filename"]
+            self._file = os.open(self.target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
 
-    def _begin(self) -> None:
-        self._headers, self._name, self._is_file, self._data = {}, None, False, bytearray()
-
-    def _header_field(self, data: bytes, start: int, end: int) -> None:
-        self._field += data[start:end]
-
-    def _header_value(self, data: bytes, start: int, end: int) -> None:
-        self._value += data[start:end]
-
-    def _header_end(self) -> None:
-        self._headers[self._field.decode("latin-1").lower()] = self._value
-        self._field, self._value = b"", b""
-
-    def _headers_finished(self) -> None:
-        kind, options = parse_options_header(self._headers.get("content-disposition", b""))
-        if kind != b"form-data" or b"name" not in options:
-            raise _BadForm("a part without a form-data name")
-        try:
-            self._name = options[b"name"].decode("utf-8")
-            filename = options.get(b"filename")
-            if filename is not None:
-                if self._name != "file" or self._file is not None or self.filename is not None:
-                    raise _BadForm("one file, in the part named file")
-                self.filename = filename.decode("utf-8")
-                self._is_file = True
-                self._file = os.open(self.target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        except UnicodeDecodeError:
-            raise _BadForm("a name that is not UTF-8") from None
-
-    def _part_data(self, data: bytes, start: int, end: int) -> None:
-        if self._is_file:
-            assert self._file is not None
-            self.size += end - start
+    def data(self, chunk: bytes) -> None:
+        if self._file is not None:
+            self.size += len(chunk)
             if self.size > self.limit:
                 raise _TooLarge
-            view = memoryview(data)[start:end]
+            view = memoryview(chunk)
             while view:
                 view = view[os.write(self._file, view):]
         else:
-            self._data += data[start:end]
-            if len(self._data) > MAX_FIELD:
-                raise _BadForm("a form parameter is too long")
+            self._value += chunk
+            if len(self._value) > MAX_FIELD:
+                raise FormError("a form parameter is too long")
 
-    def _part_end(self) -> None:
-        if self._is_file:
+    def end(self) -> None:
+        if self._file is not None:
             self.close()
         elif self._name is not None:
-            self.fields[self._name] = self._data.decode("utf-8", errors="replace")
+            self.fields[self._name] = self._value.decode("utf-8", errors="replace")
 
     def close(self) -> None:
         if self._file is not None:
@@ -139,9 +100,10 @@ class _Form:
             self._file = None
 
 
-@endpoint(status=201, auth=False)
-async def upload(ctx: ArchiveCtx) -> dict[str, Any]:
-    """`POST /v2/storage/{id}`: the file of an upload task, as its form says."""
+@endpoint(auth=False)
+async def upload(ctx: ArchiveCtx) -> Response:
+    """`POST /v2/storage/{id}`: the file of an upload task, as its form says; 201 with
+    no body, as a storage answers."""
     task_id = ctx.path_param("id")
     with ctx.store.read() as db:
         row = db.execute("SELECT * FROM archive_tasks WHERE id = ?", (task_id,)).fetchone()
@@ -149,44 +111,42 @@ async def upload(ctx: ArchiveCtx) -> dict[str, Any]:
         raise ErrorAnswer(404)
     if row["status"] != "waiting" or task_id in ctx.runtime.uploading:
         raise ErrorAnswer(409, "The task is not waiting for an upload.")
-    kind, options = parse_options_header(ctx.request.headers.get("content-type", ""))
-    if kind != b"multipart/form-data" or not options.get(b"boundary"):
+    boundary = boundary_of(ctx.request.headers.get("content-type", ""))
+    if boundary is None:
         raise ErrorAnswer(400, "The upload must be multipart/form-data.", extra={
             "code": "INVALID_UPLOAD"})
-    folder = task_folder(ctx.runtime, task_id)
-    folder.mkdir(parents=True, exist_ok=True)
-    form = _Form(folder / PART, tasks.MAX_UPLOAD)
+    part, target = part_of(ctx.runtime, task_id), file_of(ctx.runtime, task_id)
+    form = _Form(part, tasks.MAX_UPLOAD)
     ctx.runtime.uploading.add(task_id)
     try:
-        await _receive(ctx, form, options[b"boundary"])
+        await _receive(ctx, form, boundary)
         _check(form, row)
-        target = (folder / PART).replace(folder / FILE)
+        part.replace(target)
         with ctx.store.transaction() as db:
             effects = tasks.finish(db, task_id, {"files": [
-                {"filename": form.filename, "size": target.stat().st_size}]}, time.time())
-            after = db.execute("SELECT * FROM archive_tasks WHERE id = ?", (task_id,)).fetchone()
-        if after is None or after["status"] != "finished":
-            target.unlink(missing_ok=True)
-            raise ErrorAnswer(409, "The task is not waiting for an upload.")
+                {"filename": form.filename, "size": form.size}]}, time.time())
+            if not effects.changed:
+                target.unlink(missing_ok=True)
+                raise ErrorAnswer(409, "The task is not waiting for an upload.")
     except BaseException:
         form.close()
-        (folder / PART).unlink(missing_ok=True)
+        part.unlink(missing_ok=True)
         raise
     finally:
         ctx.runtime.uploading.discard(task_id)
     apply(ctx.store, ctx.runtime, effects)
-    return {"data": tasks.task_json(after, ctx.base)}
+    return Response(status_code=201)
 
 
 async def _receive(ctx: ArchiveCtx, form: _Form, boundary: bytes) -> None:
-    parser = MultipartParser(boundary, form.callbacks())  # type: ignore[arg-type]
+    parser = FormParser(boundary, form)
     try:
         async for chunk in ctx.request.stream():
-            parser.write(chunk)
-        parser.finalize()
+            parser.feed(chunk)
+        parser.close()
     except _TooLarge:
         raise ErrorAnswer(413, f"A file is at most {tasks.MAX_UPLOAD} bytes.") from None
-    except (_BadForm, MultipartParseError) as exc:
+    except FormError as exc:
         raise ErrorAnswer(400, f"The upload is not a valid form: {exc}.",
                           extra={"code": "INVALID_UPLOAD"}) from None
     except ClientDisconnect:
@@ -221,7 +181,7 @@ async def download(ctx: ArchiveCtx) -> Response:
                    for _ in tasks._files_of(db, input_id)]
     if not 0 <= index < len(files) or index >= len(sources):
         raise ErrorAnswer(404)
-    path = task_folder(ctx.runtime, sources[index]) / FILE
+    path = file_of(ctx.runtime, sources[index])
     if not path.is_file():
         raise ErrorAnswer(404)
     filename = files[index]["filename"]

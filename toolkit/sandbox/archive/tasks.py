@@ -45,6 +45,7 @@ class Effects:
 
     start: list[str] = field(default_factory=list)  # archive tasks now processing
     stop: list[str] = field(default_factory=list)  # archive tasks no longer processing
+    changed: bool = False  # the task asked for changed its state
 
     def merge(self, other: Effects) -> None:
         self.start += other.start
@@ -297,7 +298,7 @@ def finish(db: sqlite3.Connection, task_id: str, result: dict[str, Any], now: fl
         "started_at = COALESCE(started_at, ?), credits = reserved, reserved = 0 "
         "WHERE id = ? AND status IN ('waiting', 'processing')",
         (json.dumps(result), now, now, task_id)).rowcount
-    effects = Effects()
+    effects = Effects(changed=bool(changed))
     if not changed:
         return effects
     for (dependent,) in db.execute("SELECT task_id FROM archive_task_inputs WHERE input_id = ?",

@@ -1,10 +1,10 @@
 """Running what a committed change asks for: archive tasks built on worker threads,
 workers stopped, waiting requests woken.
 
-Files live in the interface's folder (`state.files("archive")`), one folder per task
-named by its id: `<task id>/file` is an upload task's file or an archive task's
-archive (`file.part` while it is written). Names from outside never become paths:
-the name a file is known by is kept in the task's result.
+Files live in the interface's folder (`state.files("archive")`), one file per task
+named by its id: `<task id>` is an upload task's file or an archive task's archive
+(`<task id>.part` while it is being received or written). Names from outside never
+become paths: the name a file is known by is kept in the task's result.
 """
 
 from __future__ import annotations
@@ -23,11 +23,12 @@ from toolkit.sandbox.store import Store
 
 log = logging.getLogger("toolkit.sandbox")
 
-FILE, PART = "file", "file.part"
-
-
-def task_folder(runtime: ArchiveState, task_id: str) -> Path:
+def file_of(runtime: ArchiveState, task_id: str) -> Path:
     return runtime.files() / task_id
+
+
+def part_of(runtime: ArchiveState, task_id: str) -> Path:
+    return runtime.files() / f"{task_id}.part"
 
 
 def apply(store: Store, runtime: ArchiveState, effects: tasks.Effects) -> None:
@@ -77,7 +78,7 @@ def run(store: Store, runtime: ArchiveState, task_id: str, stop: threading.Event
         if item is None:
             end("INPUT_TASK_FAILED", "Input task has failed")
             return
-        source = task_folder(runtime, item["id"]) / FILE
+        source = file_of(runtime, item["id"])
         for file in json.loads(item["result"] or "{}").get("files", []):
             entries.append(Entry(file["filename"], source, int(file["size"]),
                                  source.stat().st_mtime))
@@ -87,9 +88,7 @@ def run(store: Store, runtime: ArchiveState, task_id: str, stop: threading.Event
     if duplicates:
         end("DUPLICATE_FILENAMES", f"Several input files are named {duplicates[0]!r}.")
         return
-    folder = task_folder(runtime, task_id)
-    folder.mkdir(parents=True, exist_ok=True)
-    part = folder / PART
+    part = part_of(runtime, task_id)
     try:
         build(fmt, part, entries, lambda: stop.is_set() or time.time() >= deadline)
     except Stopped:
@@ -101,7 +100,7 @@ def run(store: Store, runtime: ArchiveState, task_id: str, stop: threading.Event
         part.unlink(missing_ok=True)
         end("ARCHIVE_FAILED", f"The archive could not be written: {exc}")
         return
-    target = part.replace(folder / FILE)
+    target = part.replace(file_of(runtime, task_id))
     filename = payload.get("filename") or f"archive.{fmt}"
     with store.transaction() as db:
         effects = tasks.finish(db, task_id, {"files": [

@@ -153,6 +153,9 @@ def job_specs(body: dict[str, Any]) -> list[Spec]:
             elif given == item.name:
                 errors.setdefault(f"tasks.{item.name}.input", []).append(
                     "A task cannot be its own input.")
+            elif item.operation == ARCHIVE and tasks[given].get("operation") == EXPORT:
+                errors.setdefault(f"tasks.{item.name}.input", []).append(
+                    f"The input task {given!r} produces no files to archive.")
     if errors:
         raise invalid(errors)
     cycle = _cycle({item.name or "": item.inputs for item in specs})

@@ -14,6 +14,7 @@ import json
 import logging
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 from toolkit.sandbox.archive import tasks
@@ -74,17 +75,20 @@ def run(store: Store, runtime: ArchiveState, task_id: str, stop: threading.Event
             f"does. Choose one of {', '.join(WRITABLE)}.")
         return
     entries: list[Entry] = []
-    for item in inputs:
-        if item is None:
-            end("INPUT_TASK_FAILED", "Input task has failed")
-            return
-        source = file_of(runtime, item["id"])
-        for file in json.loads(item["result"] or "{}").get("files", []):
-            entries.append(Entry(file["filename"], source, int(file["size"]),
-                                 source.stat().st_mtime))
-    names = [entry.name for entry in entries]
-    duplicates = sorted({name for name in names if names.count(name) > 1}) \
-        if len(set(names)) != len(names) else []
+    try:
+        for item in inputs:
+            if item is None:
+                end("INPUT_TASK_FAILED", "Input task has failed")
+                return
+            source = file_of(runtime, item["id"])
+            for file in json.loads(item["result"] or "{}").get("files", []):
+                entries.append(Entry(file["filename"], source, int(file["size"]),
+                                     source.stat().st_mtime))
+    except OSError:
+        end("INPUT_TASK_FAILED", "An input file is gone")
+        return
+    duplicates = sorted(name for name, count in Counter(e.name for e in entries).items()
+                        if count > 1)
     if duplicates:
         end("DUPLICATE_FILENAMES", f"Several input files are named {duplicates[0]!r}.")
         return

@@ -32,14 +32,14 @@ from toolkit.errors import (
     TaskFailed,
     ToolkitError,
 )
-from toolkit.export.files import Collected, collect
+from toolkit.export.files import Collected, SourceFile, collect
 from toolkit.export.verify import verify
 from toolkit.fsutil import temp_name
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
-    from toolkit.clients.archive import ArchiveClient, Job
+    from toolkit.clients.archive import ArchiveClient, Job, UploadForm
 
 __all__ = ["ExportProgress", "ExportResult", "export"]
 
@@ -148,21 +148,19 @@ def export(config: Config, *, source: str | None = None, fmt: str | None = None,
     waits: list[tuple[float, str]] = []
 
     def on_wait(seconds: float, reason: str) -> None:
-        waits.append((seconds, reason))
         with told.lock:
+            waits.append((seconds, reason))
             told.listener.paused(seconds, reason)
 
     with archive_client(config, on_wait=on_wait, transport=transport) as client:
         job = client.create_job(_job_tasks(files, fmt, target.name, config.archive.task_timeout),
                                 tag="toolkit-export")
         try:
-            _upload(client, job, files, config.archive.uploads, told)
+            job = _upload(client, job, files, config.archive.uploads, told)
             job = _wait(client, job.id, config.archive.deadline, told)
-        except ExportTimeout:
-            _forget(client, job)
-            raise
-        except ToolkitError:
-            _forget(client, job)
+        except ToolkitError as exc:
+            if not isinstance(exc, TaskFailed):  # a failed job is over already
+                _forget(client, job)
             raise
         size, entries = _download(client, job, files, fmt, target, told)
         requests = client.requests_made
@@ -220,17 +218,20 @@ def _job_tasks(files: Collected, fmt: str, filename: str, timeout: int) -> dict[
 
 
 def _upload(client: ArchiveClient, job: Job, files: Collected, workers: int,
-            told: _Told) -> None:
+            told: _Told) -> Job:
     """Every file through its task's form, `workers` at a time; the first failure stops
-    the ones not started yet and is raised."""
+    the ones not started yet and is raised. The job, as last shown."""
+    names = [f"file-{index}" for index in range(1, len(files.files) + 1)]
+    if any(job.task(name).form is None for name in names):
+        job = client.job(job.id)  # a service that gives the forms only once the job is shown
     forms = []
-    for index, file in enumerate(files.files, start=1):
-        task = job.task(f"file-{index}")
-        if task.form is None:
+    for name, file in zip(names, files.files, strict=True):
+        form = job.task(name).form
+        if form is None:
             raise ExportError(f"export: the service gave no upload form for {file.name}")
-        forms.append((task.form, file))
+        forms.append((form, file))
 
-    def send(form: Any, file: Any) -> None:
+    def send(form: UploadForm, file: SourceFile) -> None:
         client.upload(form, file.path, file.name, file.size, told.bytes_up)
         told.file_up()
 
@@ -244,6 +245,7 @@ def _upload(client: ArchiveClient, job: Job, files: Collected, workers: int,
             error = failed.exception()
             raise error if isinstance(error, ToolkitError) else ExportError(
                 f"export: an upload failed: {error}")
+    return job
 
 
 def _wait(client: ArchiveClient, job_id: str, deadline: float, told: _Told) -> Job:

@@ -8,9 +8,11 @@ sandbox (in its own process), beside zipping the same files locally with `zipfil
    (the CLI as a subprocess, interpreter start-up included; median of 3) against the
    time `zipfile` (deflate) takes to zip the same files in this process (target: within
    2x), and the export's peak memory.
-2. A 1 GiB source (one sparse file of zeros beside a few small ones): the export's peak
+2. A 1 GiB source (one sparse file of zeros beside a few small ones) exported as a tar,
+   so that a whole gigabyte goes up, into the archive and down again: the export's peak
    memory (target under 100 MB: uploads and the download are streamed, the archive is
-   checked from disk) and the sandbox's, which receives, zips and serves it streamed too.
+   checked from disk) and the sandbox's, which receives, archives and serves it
+   streamed too.
 """
 
 from __future__ import annotations
@@ -56,11 +58,12 @@ def local_zip(folder: Path, target: Path) -> float:
     return seconds
 
 
-def export(sandbox: SandboxProcess, project: Path, output: Path) -> tuple[float, float, dict]:
+def export(sandbox: SandboxProcess, project: Path, output: Path, *args: str
+           ) -> tuple[float, float, dict]:
     env = {**sandbox.env(), "CLOUDCONVERT_BASE_URL": sandbox.base_url,
            "CLOUDCONVERT_API_KEY": sandbox.archive_key}
     run = run_cli(["--config", str(project / "toolkit.toml"), "-q", "export", "--json",
-                   "--output", str(output)], project, env)
+                   "--output", str(output), *args], project, env)
     if run.exit_code != 0:
         raise RuntimeError(f"toolkit export failed:\n{run.output}")
     report = json.loads(run.output)
@@ -107,10 +110,9 @@ def large_project(folder: Path, sandbox: SandboxProcess) -> None:
     for n in range(3):
         (site / f"page-{n}.html").write_text(f"<p>page {n}</p>\n" * 100)
     sandbox_before = _peak_mb(sandbox.process.pid)
-    wall, peak, report = export(sandbox, folder, folder / "large.zip")
-    local = local_zip(site, folder / "local.zip")
-    print(f"1 GiB source ({report['entries']} files, {report['source_bytes'] / 1e9:.2f} GB): "
-          f"export {wall:.1f} s, zipfile locally {local:.1f} s")
+    wall, peak, report = export(sandbox, folder, folder / "large.tar", "--format", "tar")
+    print(f"1 GiB source ({report['entries']} files, {report['source_bytes'] / 1e9:.2f} GB) "
+          f"as a {report['size'] / 1e9:.2f} GB tar: export {wall:.1f} s")
     print(f"  peak memory: toolkit export {peak:.0f} MB (target < 100), sandbox "
           f"{_peak_mb(sandbox.process.pid):.0f} MB (was {sandbox_before:.0f} MB before)")
     shutil.rmtree(folder, ignore_errors=True)

@@ -220,9 +220,11 @@ class _FormBody:
                     raise ApiError(f"{self.path.name} became shorter while it was uploaded")
                 self.sent += len(chunk)
                 on_bytes(len(chunk))
-                yield prefix + chunk
+                last = self.sent == self.size
+                yield prefix + chunk + (self.tail if last else b"")
                 prefix = b""
-            yield prefix + self.tail
+            if self.size == 0:
+                yield prefix + self.tail
 
 
 class ArchiveClient(ApiClient):

@@ -178,7 +178,7 @@ async def download(ctx: ArchiveCtx) -> Response:
         files = json.loads(row["result"])["files"]
         index = int(ctx.path_param("index"))
         sources = [input_id for input_id in tasks.input_ids(db, task_id)
-                   for _ in tasks._files_of(db, input_id)]
+                   for _ in tasks.files_of(db, input_id)]
     if not 0 <= index < len(files) or index >= len(sources):
         raise ErrorAnswer(404)
     path = file_of(ctx.runtime, sources[index])

@@ -287,7 +287,7 @@ def _maybe_start(db: sqlite3.Connection, task_id: str, now: float) -> Effects:
                    (now, task_id))
         return Effects(start=[task_id])
     if row["operation"] == EXPORT:
-        files = [file for input_id in input_ids(db, task_id) for file in _files_of(db, input_id)]
+        files = [file for input_id in input_ids(db, task_id) for file in files_of(db, input_id)]
         db.execute("UPDATE archive_tasks SET started_at = ? WHERE id = ?", (now, task_id))
         return finish(db, task_id, {"files": files}, now)
     return Effects()
@@ -380,7 +380,7 @@ def input_ids(db: sqlite3.Connection, task_id: str) -> list[str]:
         "SELECT input_id FROM archive_task_inputs WHERE task_id = ? ORDER BY position", (task_id,))]
 
 
-def _files_of(db: sqlite3.Connection, task_id: str) -> list[dict[str, Any]]:
+def files_of(db: sqlite3.Connection, task_id: str) -> list[dict[str, Any]]:
     row = db.execute("SELECT result FROM archive_tasks WHERE id = ?", (task_id,)).fetchone()
     result = json.loads(row[0]) if row is not None and row[0] else {}
     return [{"filename": f["filename"], "size": f["size"]} for f in result.get("files", [])]

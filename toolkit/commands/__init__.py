@@ -12,6 +12,7 @@ imports click or exits: failures are `toolkit.errors.ToolkitError`s.
     pull.pull              import remote articles as posts             -> PullResult
     mirror.mirror          mirror comments and the reading list        -> MirrorResult
     watch.watch            a live-preview session, to start and stop   -> WatchSession
+    export.export          the site or the posts as one verified archive -> ExportResult
     sandbox.sandbox        a started local emulator, to stop           -> RunningSandbox
     demo.demo              the whole pipeline against the sandbox      -> DemoReport
     config.config_keys     every configuration key and its value       -> list[ConfigKey]

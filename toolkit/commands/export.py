@@ -269,10 +269,10 @@ def _wait(client: ArchiveClient, job_id: str, deadline: float, told: _Told) -> J
 def _failure(job: Job) -> TaskFailed:
     """The task that failed first (the one the others failed because of)."""
     failed = [task for task in job.tasks if task.status == "error"]
-    cause = next((task for task in failed if task.code != "INPUT_TASK_FAILED"), failed[0]
-                 if failed else None)
-    if cause is None:
+    if not failed:
         return TaskFailed(f"export: the archive job {job.id} failed", None)
+    causes = [task for task in failed if task.code != "INPUT_TASK_FAILED"]
+    cause = (causes or failed)[0]
     return TaskFailed(f"export: the {cause.name or cause.operation} task failed: "
                       f"{cause.message or 'no message'} ({cause.code or 'no code'})", cause.code)
 

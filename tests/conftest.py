@@ -15,7 +15,8 @@ from click.testing import CliRunner, Result
 from toolkit.cli import main
 
 # Keep the developer's own credentials out of every test.
-for _name in ("FOREM_API_KEY", "FOREM_BASE_URL", "GITHUB_ACTIONS"):
+for _name in ("FOREM_API_KEY", "FOREM_BASE_URL", "CLOUDCONVERT_API_KEY", "CLOUDCONVERT_BASE_URL",
+              "GITHUB_ACTIONS"):
     os.environ.pop(_name, None)
 
 

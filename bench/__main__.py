@@ -6,7 +6,8 @@ import importlib
 import os
 import sys
 
-BENCHMARKS = ["site", "sandbox", "publish", "mirror", "watch", "license", "runlog", "mcp"]
+BENCHMARKS = ["site", "sandbox", "publish", "mirror", "watch", "license", "runlog", "mcp",
+              "export"]
 
 
 def main(argv: list[str]) -> int:

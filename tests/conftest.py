@@ -15,8 +15,8 @@ from click.testing import CliRunner, Result
 from toolkit.cli import main
 
 # Keep the developer's own credentials out of every test.
-for _name in ("FOREM_API_KEY", "FOREM_BASE_URL", "GITHUB_ACTIONS", "LOGS_BASE_URL", "LOGS_USERNAME",
-              "LOGS_PASSWORD"):
+for _name in ("FOREM_API_KEY", "FOREM_BASE_URL", "CLOUDCONVERT_API_KEY", "CLOUDCONVERT_BASE_URL",
+              "GITHUB_ACTIONS", "LOGS_BASE_URL", "LOGS_USERNAME", "LOGS_PASSWORD"):
     os.environ.pop(_name, None)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import zipfile
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
@@ -20,6 +21,13 @@ def test_demo_publishes_mirrors_and_builds_without_touching_the_project(make_pro
     workdir = project.root / ".toolkit" / "demo"
     site = workdir / "site"
     assert f"The site: {site / 'index.html'}" in result.output
+    archive = workdir / "site.zip"
+    assert f"The site as an archive: {archive} (" in result.output
+    with zipfile.ZipFile(archive) as bundle:
+        names = set(bundle.namelist())
+    built = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
+    assert names == built and "getting-started/index.html" in names
+    assert f"{len(built)} entries, verified)" in result.output
     assert "create" in result.output
 
     # The project itself is as it was: no lock for the real service, no mirror in content/.

@@ -117,6 +117,15 @@ def _archive_format(value: Any) -> str | None:
     return None
 
 
+EXPORT_SOURCES = ("site", "content")
+
+
+def _export_source(value: Any) -> str | None:
+    if value not in EXPORT_SOURCES:
+        return f"must be one of {', '.join(EXPORT_SOURCES)}"
+    return None
+
+
 def _as_is(value: Any, root: Path) -> Any:
     return value
 
@@ -158,6 +167,7 @@ POSITIVE_INT = Rule("integer >= 1", _positive_int)
 PORT = Rule("port", _port)
 SECONDS = Rule("seconds > 0", _positive_number, _seconds)
 ARCHIVE_FORMAT = Rule(" | ".join(ARCHIVE_FORMATS), _archive_format)
+EXPORT_SOURCE = Rule(" | ".join(EXPORT_SOURCES), _export_source)
 SECRET = Rule("secret", _nonempty_string, _secret)
 
 
@@ -240,6 +250,18 @@ class ArchiveConfig:
     base_url: str = option(BASE_URL, default="https://api.cloudconvert.com",
                            env="CLOUDCONVERT_BASE_URL", help="Origin of the archive-task API.")
     format: str = option(ARCHIVE_FORMAT, default="zip", help="Format of the archive.")
+    source: str = option(EXPORT_SOURCE, default="site",
+                         help="What `toolkit export` bundles: the built site or content/.")
+    output: Path | None = option(
+        PATH, help="Where `toolkit export` writes the archive; unset: <source>.<format> here.")
+    task_timeout: int = option(
+        POSITIVE_INT, default=18000,
+        help="Seconds after which the service cancels the archive task (its `timeout`).")
+    deadline: float = option(SECONDS, default=600,
+                             help="Seconds toolkit waits for the archive once the files are up.")
+    uploads: int = option(POSITIVE_INT, default=4, help="Files uploaded at the same time.")
+    timeout: float = option(SECONDS, default=30,
+                            help="Seconds to wait for an answer before a request fails.")
     api_key: Secret | None = secret("CLOUDCONVERT_API_KEY", help="API key of the archive tasks.")
 
 

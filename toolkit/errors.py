@@ -16,6 +16,10 @@ sandbox)::
     ├── SandboxError              (toolkit.sandbox) the sandbox cannot start: port, host, database
     ├── LicenseError              the licensing service refused or could not answer; `cause`
     │   └── PremiumRefused        a premium build may not run: the licence is not active, or unknown
+    ├── ExportError               an export left no archive to trust at its output path
+    │   ├── TaskFailed            a task of the archive job ended in error; `code` is the service's
+    │   ├── ExportTimeout         the archive job did not finish before the client's deadline
+    │   └── BrokenDownload        the download is incomplete, or not the archive of the files sent
     └── ApiError                  a remote interface failed; carries `request` and `response`
         ├── TransportError        no response at all: connection refused, reset, timed out
         └── HTTPStatusError       a response with an error status
@@ -128,6 +132,26 @@ class RunLogError(ToolkitError):
 class AuthorizationError(ToolkitError):
     """The MCP server's authorization refused something: a tool call outside the scopes
     granted, an unknown client to revoke."""
+
+
+class ExportError(ToolkitError):
+    pass
+
+
+class TaskFailed(ExportError):
+    """A task ended in `error`: `code` and the message are the service's own."""
+
+    def __init__(self, message: str, code: str | None):
+        super().__init__(message)
+        self.code = code
+
+
+class ExportTimeout(ExportError):
+    pass
+
+
+class BrokenDownload(ExportError):
+    pass
 
 
 class ApiError(ToolkitError):

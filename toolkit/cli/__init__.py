@@ -28,6 +28,7 @@ COMMANDS = {
     "watch": "toolkit.cli.watch:watch",
     "license": "toolkit.cli.license:license_command",
     "mcp": "toolkit.cli.mcp:mcp",
+    "export": "toolkit.cli.export:export",
     "sandbox": "toolkit.cli.sandbox:sandbox",
     "demo": "toolkit.cli.demo:demo",
     "config": "toolkit.cli.config:config",

@@ -22,11 +22,12 @@ def demo(cli: CliContext) -> None:
     Starts the sandbox in-process, imports its demo account's articles (pull), publishes
     your posts to it, mirrors comments and the reading list, makes a premium build for a
     customer the sandbox's licensing service licenses and shows the one it refuses for an
-    unlicensed customer, and builds the site: all in a copy of the project under
-    .toolkit/demo/, so your toolkit.lock and content/ are not touched. Each step ships its
-    run log to the sandbox's log stream, and the demo ends by asking it in SQL how the
-    requests went (by status, with the slowest route). Prints what happened and where the
-    site is; the sandbox stops at the end.
+    unlicensed customer, builds the site and exports it into a zip archive through the
+    sandbox's archive tasks: all in a copy of the project under .toolkit/demo/, so your
+    toolkit.lock and content/ are not touched. Each step ships its run log to the
+    sandbox's log stream, and the demo ends by asking it in SQL how the requests went (by
+    status, with the slowest route). Prints what happened and where the site and the
+    archive are; the sandbox stops at the end.
 
     \b
     Example:
@@ -66,6 +67,10 @@ def demo(cli: CliContext) -> None:
         print_table(report.logs)
     stdout.print(f"\nThe site: {report.site_index}\n  (file://{report.site_index})",
                  highlight=False, markup=False)
+    exported = report.exported
+    if exported is not None:
+        stdout.print(f"The site as an archive: {exported.output} ({exported.size:,} bytes, "
+                     f"{exported.entries} entries, verified)", highlight=False, markup=False)
     stdout.print(f"Everything the demo wrote is in {report.workdir}; the sandbox has stopped.",
                  highlight=False, markup=False)
     if not report.ok:

@@ -25,6 +25,7 @@ if "httpx" not in sys.modules and "httpx._main" not in sys.modules:
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
+    from toolkit.clients.archive import ArchiveClient
     from toolkit.clients.base import RequestListener, RetryPolicy, Sleep, WaitListener
     from toolkit.clients.forem import ForemClient
     from toolkit.clients.license import LicenseClient
@@ -108,3 +109,27 @@ def logs_client(
         raise ConfigError([MISSING_LOGS_CREDENTIALS])
     return LogsClient(config.logs.base_url, config.logs.username, config.logs.password,
                       on_request=on_request, retry=retry, timeout=timeout, transport=transport)
+
+
+MISSING_CLOUDCONVERT_KEY = (
+    "CLOUDCONVERT_API_KEY is not set: put the archive-task API key in the environment or in a "
+    ".env file beside toolkit.toml (the sandbox's is listed by GET /__sandbox/archive/accounts)"
+)
+
+
+def archive_client(
+    config: Config,
+    *,
+    on_wait: WaitListener | None = None,
+    sleep: Sleep | None = None,
+    transport: httpx.BaseTransport | None = None,
+    on_request: RequestListener | None = None,
+) -> ArchiveClient:
+    """The archive-task API client for this project; refuses to start without a key."""
+    from toolkit.clients.archive import ArchiveClient
+
+    if config.archive.api_key is None:
+        raise ConfigError([MISSING_CLOUDCONVERT_KEY])
+    return ArchiveClient(config.archive.base_url, config.archive.api_key,
+                         timeout=config.archive.timeout, on_wait=on_wait, sleep=sleep,
+                         transport=transport, on_request=on_request)

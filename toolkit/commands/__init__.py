@@ -15,6 +15,7 @@ imports click or exits: failures are `toolkit.errors.ToolkitError`s.
     watch.watch            a live-preview session, to start and stop   -> WatchSession
     license.license_status         the licence, and premium's verdict  -> LicenseStatus
     license.license_notifications  licence events since the last call  -> NotificationsResult
+    export.export          the site or the posts as one verified archive -> ExportResult
     sandbox.sandbox        a started local emulator, to stop           -> RunningSandbox
     demo.demo              the whole pipeline against the sandbox      -> DemoReport
     config.config_keys     every configuration key and its value       -> list[ConfigKey]

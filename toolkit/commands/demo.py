@@ -1,5 +1,5 @@
-"""The whole pipeline, offline: sandbox, pull, publish, mirror, premium builds, build, and
-a question to the run log.
+"""The whole pipeline, offline: sandbox, pull, publish, mirror, premium builds, build,
+export, and a question to the run log.
 
 The demo works on a copy of the project in `.toolkit/demo/`, so it never touches the
 real `toolkit.lock` (which belongs to the real service) or `content/_mirror/`. The sandbox
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.commands.build import PremiumBuildReport, build, build_premium
+from toolkit.commands.export import ExportResult, export
 from toolkit.commands.logs import LogQuery, query
 from toolkit.commands.mirror import mirror
 from toolkit.commands.publish import publish
@@ -43,6 +44,7 @@ class DemoReport:
     premium: PremiumBuildReport | None = None  # the build the licensing service allowed
     premium_refused: PremiumRefused | None = None  # the one it refused (nothing written)
     logs: LogQuery | None = None  # the run log's answer to DEMO_QUERY
+    exported: ExportResult | None = None
 
     @property
     def site_index(self) -> Path:
@@ -130,9 +132,10 @@ def demo(
     progress: PublishProgress | None = None,
     on_step: Callable[[str], None] | None = None,
 ) -> DemoReport:
-    """Sandbox, pull, publish, mirror, premium builds, build and a run-log query, in
-    `.toolkit/demo/`; `on_step(message)` is told as each step starts (the messages are in
-    `DemoReport.steps` too)."""
+    """Sandbox, pull, publish, mirror, premium builds, build, export and a run-log query,
+    in `.toolkit/demo/`; `on_step(message)` is told as each step starts (the messages are
+    in `DemoReport.steps` too)."""
+    from toolkit.sandbox.archive.seed import DEMO_API_KEY
     from toolkit.sandbox.logs.http import PASSWORD, USERNAME
     from toolkit.sandbox.server import SandboxServer
 
@@ -162,6 +165,10 @@ def demo(
             report.premium, report.premium_refused = premium_builds(local, sandbox.base_url)
             step("build: the static site")
             report.built = build(local, clean=True)
+            step("export: the site into one zip archive, through the sandbox's archive tasks")
+            report.exported = export(dataclasses.replace(local, archive=dataclasses.replace(
+                local.archive, base_url=sandbox.base_url, api_key=Secret(DEMO_API_KEY),
+                output=workdir / "site.zip", source="site", format="zip")))
             step(f"logs: each step shipped its run log to the stream {local.logs.stream!r}; "
                  "asking it how the requests went")
             report.logs = query(local, demo_query(local.logs.stream))

@@ -50,10 +50,11 @@ CLIENT_CLOSED = 499
 
 def default_interfaces() -> list[Interface]:
     """Every emulated interface, one line each."""
-    from toolkit.sandbox import forem, licensing, logs
+    from toolkit.sandbox import archive, forem, licensing, logs
 
     return [
         forem.interface(),
+        archive.interface(),
         licensing.interface(),
         logs.interface(),
     ]
@@ -227,8 +228,9 @@ class SandboxApp:
             if refusal is not None:
                 await outcome.answer(refusal, scope, receive, send)
                 return
+        streamed = route in interface.streamed
         try:
-            body = await read_body(scope, receive, interface.max_body)
+            body = b"" if streamed else await read_body(scope, receive, interface.max_body)
         except BodyTooLarge:
             await outcome.answer(interface.error(413, None), scope, receive, send)
             return
@@ -246,10 +248,12 @@ class SandboxApp:
             await outcome.answer(answer, scope, receive, send)
             return
         if fault is not None and fault.delay_ms:
-            await _hold(scope, receive, fault.delay_ms / 1000)
+            await (asyncio.sleep(fault.delay_ms / 1000) if streamed
+                   else _hold(scope, receive, fault.delay_ms / 1000))
         wrapped = outcome.sender(send, fault)
         try:
-            await self._routers[interface.name](scope, replay(body, receive), wrapped)
+            await self._routers[interface.name](
+                scope, receive if streamed else replay(body, receive), wrapped)
         except HTTPException:  # no route or a wrong method inside its prefixes: its 404
             await interface.error(404, None)(scope, receive, wrapped)
         except Exception:

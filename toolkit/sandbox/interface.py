@@ -98,6 +98,10 @@ class Interface:
     caller: CallerOf | None = None  # its auth, as request records name the caller
     guard: Guard | None = None
     max_body: int = MAX_BODY
+    # Routes (templates) whose handler reads the request body itself, as it arrives (an
+    # upload of any size, streamed to disk): the application does not read it first, so
+    # `max_body` does not apply there and a delay fault holds without watching the client.
+    streamed: tuple[str, ...] = ()
     # Its control routes, paths relative to /__sandbox/<name> (e.g. "/accounts"); each
     # endpoint's docstring's first line describes it in the control index.
     control_routes: Sequence[BaseRoute] = ()

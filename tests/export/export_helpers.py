@@ -1,0 +1,101 @@
+"""Steering interface C of the sandbox from a test, and the files an export sends."""
+
+from __future__ import annotations
+
+import tarfile
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+# A project for exports: the site and the posts are in their default folders.
+EXPORT_CONFIG = """
+[site]
+title = "Export site"
+url = "https://example.com/blog"
+"""
+
+
+class Archive:
+    """Interface C of the session's sandbox: its API as the demo account, its control API."""
+
+    def __init__(self, sandbox: Any):
+        self.sandbox = sandbox
+        self.base_url: str = sandbox.base_url
+        self.api_key: str = self.control("GET", "/accounts")[0]["api_key"]
+
+    @property
+    def env(self) -> dict[str, str | None]:
+        """The environment that points toolkit at the sandbox's archive tasks."""
+        return {"CLOUDCONVERT_BASE_URL": self.base_url, "CLOUDCONVERT_API_KEY": self.api_key}
+
+    def control(self, method: str, path: str, body: Any = None) -> Any:
+        response = httpx.request(method, f"{self.base_url}/__sandbox/archive{path}", json=body)
+        response.raise_for_status()
+        return response.json() if response.content else None
+
+    def fault(self, kind: str, **spec: Any) -> Any:
+        return self.control("POST", "/task-faults", {"kind": kind, **spec})
+
+    def settings(self, **values: Any) -> Any:
+        return self.control("POST", "/settings", values)
+
+    def credits(self, value: int | None = None) -> int:
+        if value is None:
+            return int(self.control("GET", "/credits")["credits"])
+        return int(self.control("POST", "/credits", {"credits": value})["credits"])
+
+    def files(self) -> list[dict[str, Any]]:
+        return list(self.control("GET", "/files")["files"])
+
+    def client(self, key: str | None = "demo") -> httpx.Client:
+        """An httpx client on the sandbox with the demo account's key (None: without)."""
+        headers = {} if key is None else {
+            "Authorization": f"Bearer {self.api_key if key == 'demo' else key}"}
+        return httpx.Client(base_url=self.base_url, headers=headers, timeout=30)
+
+    def upload(self, client: httpx.Client, task: dict[str, Any], name: str, data: bytes,
+               **extra: Any) -> httpx.Response:
+        """POST a file through an upload task's form, as a browser or an SDK does."""
+        form = task["result"]["form"]
+        fields = {key: str(value) for key, value in form["parameters"].items()}
+        fields.update(extra)
+        return client.post(form["url"], data=fields, files={"file": (name, data)})
+
+
+def until(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+    """Whether `condition` holds within `timeout` seconds (asked every 10 ms): for what
+    the sandbox does on its own threads after an answer (a worker stopping)."""
+    ends = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > ends:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` by its relative POSIX path, with its bytes."""
+    return {path.relative_to(folder).as_posix(): path.read_bytes()
+            for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def unpack(path: Path, fmt: str, scratch: Path) -> dict[str, bytes]:
+    """Every file entry of an archive, with its bytes (`scratch`: an empty folder, for 7z)."""
+    if fmt == "zip":
+        with zipfile.ZipFile(path) as archive:
+            return {info.filename: archive.read(info) for info in archive.infolist()
+                    if not info.is_dir()}
+    if fmt == "7z":
+        import py7zr
+
+        with py7zr.SevenZipFile(path) as archive:
+            archive.extractall(path=scratch)
+        return tree(scratch)
+    mode = {"tar": "r:", "tar.gz": "r:gz", "tar.bz2": "r:bz2"}[fmt]
+    with tarfile.open(path, mode) as archive:
+        return {member.name: archive.extractfile(member).read()  # type: ignore[union-attr]
+                for member in archive if member.isreg()}

@@ -1,0 +1,82 @@
+"""`toolkit export` against the sandbox: each format round-trips, files + 3 requests."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from export_helpers import tree, unpack
+
+FORMATS = ["zip", "tar", "tar.gz", "tar.bz2", "7z"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_each_format_round_trips_the_site(archive, exportable, tmp_path, fmt):
+    result = exportable.run("export", "--format", fmt, env=archive.env)
+    assert result.exit_code == 0, result.output
+    output = exportable.root / f"site.{fmt}"
+    assert f"site.{fmt}: {output.stat().st_size:,} bytes, 7 entries ({fmt}, verified)" \
+        in result.output
+    assert unpack(output, fmt, tmp_path / "unpacked") == tree(exportable.root / "site")
+    # Nothing else was left beside it (the temporary file was renamed into place).
+    assert sorted(p.name for p in exportable.root.iterdir()) == [
+        "content", "site", f"site.{fmt}", "toolkit.toml"]
+
+
+def test_the_posts_export_leaves_hidden_files_out(archive, exportable, tmp_path):
+    output = tmp_path / "out" / "posts.tar.gz"
+    result = exportable.run("export", "--source", "content", "--format", "tar.gz",
+                            "--output", str(output), env=archive.env)
+    assert result.exit_code == 0, result.output
+    sent = tree(exportable.content)
+    del sent[".DS_Store"]
+    assert unpack(output, "tar.gz", tmp_path / "unpacked") == sent
+    assert set(sent) == {"hello.md", "second.md", "images/cover.png"}
+
+
+def test_requests_are_the_files_plus_three(archive, exportable):
+    archive.sandbox.reset_stats()
+    result = exportable.run("export", "--json", env=archive.env)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["entries"] == 7 and report["format"] == "zip" and report["listed"] is True
+    assert report["requests"] == 7 + 3
+    served = {(row["method"], row["route"], row["status"]): row["count"]
+              for row in archive.sandbox.stats() if row["interface"] == "archive"}
+    assert served == {
+        ("POST", "/v2/jobs", 201): 1,
+        ("POST", "/v2/storage/{id}", 201): 7,
+        ("GET", "/v2/jobs/{id}/wait", 200): 1,
+        ("GET", "/v2/storage/{id}/{index}/{filename}", 200): 1,
+    }
+    assert report["source_bytes"] == sum(len(data) for data in tree(
+        exportable.root / "site").values())
+
+
+def test_a_rar_export_ends_in_the_documented_error(archive, exportable):
+    result = exportable.run("export", "--format", "rar", env=archive.env)
+    assert result.exit_code == 1
+    (line,) = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert line == (
+        "Error: export: the archive task failed: This sandbox cannot write RAR archives: only "
+        "the proprietary rar tool does. Choose one of zip, 7z, tar, tar.gz, tar.bz2. "
+        "(FORMAT_NOT_AVAILABLE)")
+    assert not (exportable.root / "site.rar").exists()
+    assert archive.credits() == 1000  # a failed task costs nothing
+
+
+def test_progress_is_told_phase_by_phase(archive, exportable):
+    result = exportable.run("export", env=archive.env)
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert lines[:3] == ["uploading 7 files (0.0 MB)", "waiting for the archive",
+                         "downloading the archive (0.0 MB)"]
+    assert lines[3].startswith("exported site (0.0 MB) in ") and lines[3].endswith(
+        " with 10 requests")
+
+
+def test_quiet_prints_the_archive_only(archive, exportable):
+    result = exportable.run("export", "-q", env=archive.env)
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    assert result.stdout.startswith("site.zip: ")

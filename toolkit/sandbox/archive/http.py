@@ -1,0 +1,187 @@
+"""The HTTP plumbing every interface-C endpoint shares.
+
+`@endpoint()` wraps a handler `async def h(ctx) -> data | Response`: it binds the
+runtime state to the running server, resolves `Authorization: Bearer <key>` (401
+without a known key), counts the request against the account's rate limit (429 over
+it; `X-RateLimit-Limit` and `X-RateLimit-Remaining` on every authenticated answer),
+and turns `ErrorAnswer` into the API's error body `{"message", "code", "errors"}`.
+The storage endpoints (upload form, download URL) take `auth=False`: their URLs carry
+a signature instead, as the real storage's do, and they are not rate-limited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from functools import wraps
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import Scope
+
+from toolkit.sandbox.archive.state import ArchiveState, now
+from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.limits import parse_json
+from toolkit.sandbox.state import SandboxState
+
+log = logging.getLogger("toolkit.sandbox")
+
+NAME = "archive"
+# status -> (code, message) of the error body when a handler names neither.
+ERRORS = {
+    400: ("BAD_REQUEST", "The request is malformed."),
+    401: ("UNAUTHENTICATED", "Unauthenticated."),
+    402: ("CREDITS_EXCEEDED", "Not enough credits left for these tasks."),
+    403: ("FORBIDDEN", "The signature is missing, wrong or expired."),
+    404: ("NOT_FOUND", "Not found."),
+    405: ("NOT_FOUND", "Not found."),
+    409: ("CONFLICT", "The task is not in a state that allows this."),
+    413: ("PAYLOAD_TOO_LARGE", "The request body is too large."),
+    422: ("INVALID_DATA", "The given data was invalid."),
+    429: ("TOO_MANY_REQUESTS", "Too Many Attempts."),
+    500: ("INTERNAL_ERROR", "Internal Server Error."),
+    502: ("BAD_GATEWAY", "Bad Gateway."),
+    503: ("SERVICE_UNAVAILABLE", "Service Unavailable."),
+    504: ("GATEWAY_TIMEOUT", "Gateway Timeout."),
+}
+
+
+def error_response(status: int, message: str | None = None, *, code: str | None = None,
+                   errors: dict[str, list[str]] | None = None,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
+    """The API's error body. A wrong method inside /v2 is a 404, like an unknown path."""
+    status = 404 if status == 405 else status
+    default_code, default_message = ERRORS.get(status, ("ERROR", "Error."))
+    body = {"message": message or default_message, "code": code or default_code,
+            "errors": errors or {}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def error(status: int, message: str | None = None) -> Response:
+    """The interface's `ErrorBody` (faults, 413s and unknown paths use it)."""
+    return error_response(status, message)
+
+
+def throttled(retry_after: int) -> Response:
+    return error_response(429, headers={"Retry-After": str(retry_after)})
+
+
+def answer(exc: ErrorAnswer) -> JSONResponse:
+    errors = exc.extra.get("errors")
+    return error_response(exc.status, exc.message, code=exc.extra.get("code"),
+                          errors=errors if isinstance(errors, dict) else None,
+                          headers=exc.headers)
+
+
+def invalid(errors: dict[str, list[str]]) -> ErrorAnswer:
+    """A 422 naming each field and what is wrong with it."""
+    return ErrorAnswer(422, extra={"errors": errors})
+
+
+def _bearer(scope: Scope) -> str | None:
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            scheme, _, token = value.decode("latin-1").partition(" ")
+            return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+    return None
+
+
+def account_of(state: SandboxState, key: str | None) -> int | None:
+    if not key:
+        return None
+    with state.store.read() as db:
+        row = db.execute("SELECT id FROM archive_accounts WHERE api_key = ?", (key,)).fetchone()
+    return int(row[0]) if row is not None else None
+
+
+def caller_of(scope: Scope, state: SandboxState) -> int | None:
+    """Who called, for the request record: the account's id (never the key)."""
+    info = scope.get("sandbox", {})
+    if "caller" in info:
+        return info["caller"]  # type: ignore[no-any-return]
+    return account_of(state, _bearer(scope))
+
+
+class ArchiveCtx:
+    """One request as a handler sees it."""
+
+    def __init__(self, request: Request, state: SandboxState, account: int | None):
+        self.request = request
+        self.state = state
+        self.store = state.store
+        self.runtime: ArchiveState = state.of(NAME)
+        self._account = account
+        # URLs in answers (task links, upload forms, downloads) use the origin the client called.
+        self.base = str(request.base_url).rstrip("/")
+
+    @property
+    def account(self) -> int:
+        if self._account is None:  # guaranteed by @endpoint(auth=True)
+            raise ErrorAnswer(401)
+        return self._account
+
+    def path_param(self, name: str) -> str:
+        return str(self.request.path_params[name])
+
+    async def object(self) -> dict[str, Any]:
+        """The body as a JSON object (malformed JSON is a 400, anything else a 422)."""
+        body = parse_json(await self.request.body())
+        if not isinstance(body, dict):
+            raise invalid({"body": ["The body must be a JSON object."]})
+        return body
+
+
+Handler = Callable[[ArchiveCtx], Awaitable[Any]]
+
+
+def endpoint(status: int = 200, *, auth: bool = True
+             ) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
+    """Wrap a handler; a returned dict becomes a JSON response with `status`."""
+
+    def decorate(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+        @wraps(handler)
+        async def run(request: Request) -> Response:
+            state: SandboxState = request.app.state.sandbox
+            runtime: ArchiveState = state.of(NAME)
+            if runtime.loop is None:
+                runtime.bind(asyncio.get_running_loop(), state.files(NAME))
+            info = request.scope.setdefault("sandbox", {})
+            limits: dict[str, str] = {}
+            try:
+                account = None
+                if auth:
+                    account = account_of(state, _bearer(request.scope))
+                    info["caller"] = account
+                    if account is None:
+                        raise ErrorAnswer(401)
+                    limits = _take(runtime, account)
+                result = await handler(ArchiveCtx(request, state, account))
+            except ErrorAnswer as exc:
+                response: Response = answer(exc)
+            except Exception:  # a bug: logged, and still answered in the API's shape
+                log.exception("sandbox handler failed: %s %s", request.method, request.url.path)
+                response = error_response(500)
+            else:
+                response = result if isinstance(result, Response) else JSONResponse(
+                    result, status_code=status)
+            response.headers.update(limits)
+            return response
+
+        return run
+
+    return decorate
+
+
+def _take(runtime: ArchiveState, account: int) -> dict[str, str]:
+    """Count one request of `account`; the rate-limit headers, or a 429 carrying them."""
+    settings = runtime.settings
+    if not settings.rate_limits:
+        return {}
+    allowed, remaining, left = runtime.limiter.take(account, settings.rate_limit, now())
+    headers = {"X-RateLimit-Limit": str(settings.rate_limit),
+               "X-RateLimit-Remaining": str(remaining)}
+    if not allowed:
+        raise ErrorAnswer(429, headers={**headers, "Retry-After": str(runtime.retry_after(left))})
+    return headers

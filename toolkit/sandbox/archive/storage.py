@@ -1,0 +1,212 @@
+"""Interface C's storage: the upload form of an upload task and the download URL of an
+export task, as the real service's storage host serves them, here on the sandbox's own
+origin under `/v2/storage/`.
+
+Neither takes the API key: the form's `signature` parameter and the download URL's
+`signature` query are the task's own secret, as the real storage signs its URLs.
+
+An upload is `multipart/form-data` with the form's parameters and one file part named
+`file`; its body is read as it arrives and written straight to disk (the route is
+`streamed`: the application does not read it first), so a file of any size up to
+`MAX_UPLOAD` costs no memory. The file part's `filename` is the name the file keeps in
+archives: a relative path (`posts/a/index.html`) is kept as one, and anything that
+could lead out of a folder (absolute, `..`, backslashes, control characters) is a 422.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from starlette.requests import ClientDisconnect
+from starlette.responses import FileResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from toolkit.sandbox.archive import tasks
+from toolkit.sandbox.archive.http import ArchiveCtx, endpoint
+from toolkit.sandbox.archive.multipart import FormError, FormParser, boundary_of, header_value
+from toolkit.sandbox.archive.worker import apply, file_of, part_of
+from toolkit.sandbox.interface import ErrorAnswer
+
+MAX_FIELD = 4096  # bytes of a form parameter
+MAX_PATH = 1024  # characters of an uploaded file's name
+CHUNK = 256 * 1024
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def safe_path(name: str) -> bool:
+    """A relative POSIX path whose every segment is a plain name."""
+    if not 0 < len(name) <= MAX_PATH or name.startswith("/"):
+        return False
+    return all(tasks.safe_filename(segment) for segment in name.split("/"))
+
+
+class _Form:
+    """The parts of an upload form: small fields kept in memory, the one file part
+    written to `target` as its bytes arrive."""
+
+    def __init__(self, target: Path, limit: int):
+        self.target = target
+        self.limit = limit
+        self.fields: dict[str, str] = {}
+        self.filename: str | None = None
+        self.size = 0
+        self._file: int | None = None
+        self._name: str | None = None
+        self._value = bytearray()
+
+    def start(self, headers: dict[str, str]) -> None:
+        kind, options = header_value(headers.get("content-disposition", ""))
+        if kind != "form-data" or "name" not in options:
+            raise FormError("a part without a form-data name")
+        self._name, self._value = options["name"], bytearray()
+        if "filename" in options:
+            if self._name != "file" or self.filename is not None:
+                raise FormError("one file, in the part named file")
+            self.filename = options["filename"]
+            self._file = os.open(self.target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+
+    def data(self, chunk: bytes) -> None:
+        if self._file is not None:
+            self.size += len(chunk)
+            if self.size > self.limit:
+                raise _TooLarge
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(self._file, view):]
+        else:
+            self._value += chunk
+            if len(self._value) > MAX_FIELD:
+                raise FormError("a form parameter is too long")
+
+    def end(self) -> None:
+        if self._file is not None:
+            self.close()
+        elif self._name is not None:
+            self.fields[self._name] = self._value.decode("utf-8", errors="replace")
+
+    def close(self) -> None:
+        if self._file is not None:
+            os.close(self._file)
+            self._file = None
+
+
+@endpoint(auth=False)
+async def upload(ctx: ArchiveCtx) -> Response:
+    """`POST /v2/storage/{id}`: the file of an upload task, as its form says; 201 with
+    no body, as a storage answers."""
+    task_id = ctx.path_param("id")
+    with ctx.store.read() as db:
+        row = db.execute("SELECT * FROM archive_tasks WHERE id = ?", (task_id,)).fetchone()
+    if row is None or row["operation"] != tasks.UPLOAD:
+        raise ErrorAnswer(404)
+    if row["status"] != "waiting" or task_id in ctx.runtime.uploading:
+        raise ErrorAnswer(409, "The task is not waiting for an upload.")
+    boundary = boundary_of(ctx.request.headers.get("content-type", ""))
+    if boundary is None:
+        raise ErrorAnswer(400, "The upload must be multipart/form-data.", extra={
+            "code": "INVALID_UPLOAD"})
+    part, target = part_of(ctx.runtime, task_id), file_of(ctx.runtime, task_id)
+    form = _Form(part, tasks.MAX_UPLOAD)
+    ctx.runtime.uploading.add(task_id)
+    try:
+        await _receive(ctx, form, boundary)
+        _check(form, row)
+        part.replace(target)
+        with ctx.store.transaction() as db:
+            effects = tasks.finish(db, task_id, {"files": [
+                {"filename": form.filename, "size": form.size}]}, time.time())
+            if not effects.changed:
+                target.unlink(missing_ok=True)
+                raise ErrorAnswer(409, "The task is not waiting for an upload.")
+    except BaseException:
+        form.close()
+        part.unlink(missing_ok=True)
+        raise
+    finally:
+        ctx.runtime.uploading.discard(task_id)
+    apply(ctx.store, ctx.runtime, effects)
+    return Response(status_code=201)
+
+
+async def _receive(ctx: ArchiveCtx, form: _Form, boundary: bytes) -> None:
+    parser = FormParser(boundary, form)
+    try:
+        async for chunk in ctx.request.stream():
+            parser.feed(chunk)
+        parser.close()
+    except _TooLarge:
+        raise ErrorAnswer(413, f"A file is at most {tasks.MAX_UPLOAD} bytes.") from None
+    except FormError as exc:
+        raise ErrorAnswer(400, f"The upload is not a valid form: {exc}.",
+                          extra={"code": "INVALID_UPLOAD"}) from None
+    except ClientDisconnect:
+        raise ErrorAnswer(400, "The client left before the upload was complete.",
+                          extra={"code": "INVALID_UPLOAD"}) from None
+
+
+def _check(form: _Form, row: Any) -> None:
+    if not hmac.compare_digest(form.fields.get("signature", ""), row["token"]):
+        raise ErrorAnswer(403)
+    if form.filename is None:
+        raise ErrorAnswer(422, extra={"errors": {"file": ["The form has no file part."]}})
+    if not safe_path(form.filename):
+        raise ErrorAnswer(422, extra={"errors": {"file": [
+            "The file name must be a relative path of plain names (no /, .. or control "
+            "characters at its start or in it)."]}})
+
+
+@endpoint(auth=False)
+async def download(ctx: ArchiveCtx) -> Response:
+    """`GET /v2/storage/{id}/{index}/{filename}?signature=`: a file of an export task."""
+    task_id = ctx.path_param("id")
+    with ctx.store.read() as db:
+        row = db.execute("SELECT * FROM archive_tasks WHERE id = ?", (task_id,)).fetchone()
+        given = ctx.request.query_params.get("signature", "")
+        if row is None or row["operation"] != tasks.EXPORT or row["status"] != "finished" \
+                or not hmac.compare_digest(given, row["token"]):
+            raise ErrorAnswer(404)
+        files = json.loads(row["result"])["files"]
+        index = int(ctx.path_param("index"))
+        sources = [input_id for input_id in tasks.input_ids(db, task_id)
+                   for _ in tasks.files_of(db, input_id)]
+    if not 0 <= index < len(files) or index >= len(sources):
+        raise ErrorAnswer(404)
+    path = file_of(ctx.runtime, sources[index])
+    if not path.is_file():
+        raise ErrorAnswer(404)
+    filename = files[index]["filename"]
+    headers = {"Content-Disposition": f"attachment; filename*=UTF-8''{quote(filename, safe='')}"}
+    fault = ctx.runtime.take_fault("truncate")
+    if fault is not None:
+        return StreamingResponse(_first_half(path), media_type="application/octet-stream",
+                                 headers=headers)
+    return FileResponse(path, media_type="application/octet-stream", headers=headers)
+
+
+async def _first_half(path: Path) -> AsyncIterator[bytes]:
+    """The first half of the file, then a clean end: only the size tells it is cut."""
+    left = path.stat().st_size // 2
+    with path.open("rb") as source:
+        while left > 0:
+            chunk = source.read(min(CHUNK, left))
+            if not chunk:
+                return
+            left -= len(chunk)
+            yield chunk
+
+
+routes = [
+    Route("/v2/storage/{id}", upload, methods=["POST"]),
+    Route("/v2/storage/{id}/{index:int}/{filename:path}", download, methods=["GET"]),
+]
+STREAMED = ("/v2/storage/{id}",)

@@ -1,0 +1,489 @@
+"""Tasks and jobs of interface C: validation, creation, the life cycle, and their JSON.
+
+A task is `waiting` until its inputs have finished (an upload task until its file
+arrives), then `processing` (an archive task, built on a worker thread) and `finished`,
+or `error` with a `code` and a `message`. An export task finishes as soon as its input
+has. When a task ends in error, every task that waits for it ends in error too
+(`INPUT_TASK_FAILED`). A task whose `timeout` (seconds from its creation) passes before
+it has finished ends in error (`TIMEOUT`).
+
+Everything here runs inside one store transaction (`db`) and returns what the caller
+must do once it has committed: archive tasks to start on a worker, workers to stop.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import secrets
+import sqlite3
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from toolkit.sandbox.archive.http import invalid
+from toolkit.sandbox.interface import ErrorAnswer
+
+UPLOAD, ARCHIVE, EXPORT = "import/upload", "archive", "export/url"
+OPERATIONS = (UPLOAD, ARCHIVE, EXPORT)
+FORMATS = ("zip", "rar", "7z", "tar", "tar.gz", "tar.bz2")
+ENGINE, ENGINE_VERSION = "archivetool", "1.0.0"
+ARCHIVE_COST = 1  # credits per archive task; uploads and exports are free
+DEFAULT_TIMEOUT = 5 * 3600  # the seed's default: 5 hours
+MAX_TIMEOUT = 7 * 24 * 3600
+MAX_TASKS = 10_000  # tasks in one job
+MAX_UPLOAD = 5 * 1024**3  # bytes of one uploaded file
+MAX_NAME = 255  # characters of a task name or an archive's file name
+DONE = ("finished", "error")
+
+
+@dataclass
+class Effects:
+    """What to do once the transaction has committed."""
+
+    start: list[str] = field(default_factory=list)  # archive tasks now processing
+    stop: list[str] = field(default_factory=list)  # archive tasks no longer processing
+    changed: bool = False  # the task asked for changed its state
+
+    def merge(self, other: Effects) -> None:
+        self.start += other.start
+        self.stop += other.stop
+
+
+# --- validation ----------------------------------------------------------------------
+
+
+@dataclass
+class Spec:
+    """One task as requested, validated."""
+
+    operation: str
+    payload: dict[str, Any]
+    inputs: list[str]  # as given: task names in a job, task ids otherwise
+    timeout: float
+    name: str | None = None
+    output_format: str | None = None
+    filename: str | None = None
+
+
+def _inputs(value: Any) -> list[str] | None:
+    if isinstance(value, str) and value:
+        return [value]
+    if isinstance(value, list) and value and all(isinstance(v, str) and v for v in value):
+        return list(value)
+    return None
+
+
+def safe_filename(name: Any) -> bool:
+    """A file name the sandbox keeps as it is: a non-empty string, no separators, no
+    control characters, not `.` or `..`."""
+    return (isinstance(name, str) and 0 < len(name) <= MAX_NAME and name not in (".", "..")
+            and not any(c in "/\\" or ord(c) < 32 or ord(c) == 127 for c in name))
+
+
+def spec(raw: Any, where: str, operation: str | None = None, name: str | None = None) -> Spec:
+    """Validate one task (`operation` given by the endpoint, or read from a job's task);
+    `where` prefixes the fields named in a 422 (`tasks.archive.`)."""
+    if not isinstance(raw, dict):
+        raise invalid({where.rstrip(".") or "body": ["The task must be a JSON object."]})
+    errors: dict[str, list[str]] = {}
+    operation = operation or raw.get("operation")
+    if operation not in OPERATIONS:
+        errors[f"{where}operation"] = [
+            f"The operation must be one of {', '.join(OPERATIONS)} in this sandbox."]
+        raise invalid(errors)
+    timeout = raw.get("timeout", DEFAULT_TIMEOUT)
+    if isinstance(timeout, bool) or not isinstance(timeout, int) or not 1 <= timeout <= MAX_TIMEOUT:
+        errors[f"{where}timeout"] = [f"The timeout must be an integer from 1 to {MAX_TIMEOUT}."]
+    result = Spec(str(operation), dict(raw), [], float(timeout) if not errors else 0.0, name)
+    if operation in (ARCHIVE, EXPORT):
+        inputs = _inputs(raw.get("input"))
+        if inputs is None:
+            errors[f"{where}input"] = ["The input must be a task name or id, or a list of them."]
+        else:
+            result.inputs = inputs
+    if operation == ARCHIVE:
+        output_format = raw.get("output_format")
+        if output_format not in FORMATS:
+            errors[f"{where}output_format"] = [
+                f"The output format must be one of {', '.join(FORMATS)}."]
+        result.output_format = output_format if isinstance(output_format, str) else None
+        filename = raw.get("filename")
+        if filename is not None and not safe_filename(filename):
+            errors[f"{where}filename"] = [
+                "The filename must be a file name without separators or control characters."]
+        result.filename = filename
+        if raw.get("engine", ENGINE) != ENGINE:
+            errors[f"{where}engine"] = [f"The engine must be {ENGINE}."]
+        if raw.get("engine_version", ENGINE_VERSION) != ENGINE_VERSION:
+            errors[f"{where}engine_version"] = [f"The engine version must be {ENGINE_VERSION}."]
+    if errors:
+        raise invalid(errors)
+    return result
+
+
+def job_specs(body: dict[str, Any]) -> list[Spec]:
+    """The tasks of a job body `{"tasks": {name: task}, "tag"?}`, validated as a whole:
+    every input names another task of the job, and no task depends on itself."""
+    tasks = body.get("tasks")
+    if not isinstance(tasks, dict) or not tasks:
+        raise invalid({"tasks": ["The tasks must be an object of named tasks."]})
+    if len(tasks) > MAX_TASKS:
+        raise invalid({"tasks": [f"A job has at most {MAX_TASKS} tasks."]})
+    tag = body.get("tag")
+    if tag is not None and not isinstance(tag, str):
+        raise invalid({"tag": ["The tag must be a string."]})
+    specs: list[Spec] = []
+    errors: dict[str, list[str]] = {}
+    for name, raw in tasks.items():
+        if not 0 < len(name) <= MAX_NAME:
+            errors["tasks"] = [f"A task name has 1 to {MAX_NAME} characters."]
+            continue
+        try:
+            specs.append(spec(raw, f"tasks.{name}.", name=name))
+        except ErrorAnswer as exc:
+            errors.update(exc.extra.get("errors", {}))
+    for item in specs:
+        for given in item.inputs:
+            if given not in tasks:
+                errors.setdefault(f"tasks.{item.name}.input", []).append(
+                    f"The input task {given!r} does not exist in this job.")
+            elif given == item.name:
+                errors.setdefault(f"tasks.{item.name}.input", []).append(
+                    "A task cannot be its own input.")
+            elif item.operation == ARCHIVE and tasks[given].get("operation") == EXPORT:
+                errors.setdefault(f"tasks.{item.name}.input", []).append(
+                    f"The input task {given!r} produces no files to archive.")
+    if errors:
+        raise invalid(errors)
+    cycle = _cycle({item.name or "": item.inputs for item in specs})
+    if cycle:
+        raise invalid({f"tasks.{cycle}.input": ["The tasks depend on each other in a circle."]})
+    return specs
+
+
+def _cycle(graph: dict[str, list[str]]) -> str | None:
+    """A task on a dependency cycle, or None (an iterative depth-first search)."""
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    for root in graph:
+        if state.get(root):
+            continue
+        stack: list[tuple[str, Iterable[str]]] = [(root, iter(graph[root]))]
+        state[root] = 1
+        while stack:
+            node, children = stack[-1]
+            child = next(iter(children), None)
+            if child is None:
+                state[node] = 2
+                stack.pop()
+            elif state.get(child) == 1:
+                return child
+            elif not state.get(child):
+                state[child] = 1
+                stack.append((child, iter(graph.get(child, ()))))
+    return None
+
+
+# --- creation ------------------------------------------------------------------------
+
+
+def _next_seq(db: sqlite3.Connection) -> int:
+    row = db.execute("SELECT COALESCE(MAX(seq), 0) FROM archive_tasks").fetchone()
+    return int(row[0]) + 1
+
+
+def charge(db: sqlite3.Connection, account: int, specs: Sequence[Spec]) -> None:
+    """Take the credits of the archive tasks, or refuse them all with a 402."""
+    cost = ARCHIVE_COST * sum(item.operation == ARCHIVE for item in specs)
+    if not cost:
+        return
+    row = db.execute("SELECT credits FROM archive_accounts WHERE id = ?", (account,)).fetchone()
+    if row is None or row[0] < cost:
+        left = row[0] if row is not None else 0
+        raise ErrorAnswer(402, f"Not enough credits: these tasks cost {cost}, {left} left.")
+    db.execute("UPDATE archive_accounts SET credits = credits - ? WHERE id = ?", (cost, account))
+
+
+def create_job(db: sqlite3.Connection, account: int, specs: Sequence[Spec], tag: str | None,
+               now: float) -> tuple[str, Effects]:
+    charge(db, account, specs)
+    job_id = str(uuid.uuid4())
+    db.execute("INSERT INTO archive_jobs (id, account_id, tag, created_at) VALUES (?, ?, ?, ?)",
+               (job_id, account, tag, now))
+    ids = {item.name: str(uuid.uuid4()) for item in specs}
+    seq = _next_seq(db)
+    for position, item in enumerate(specs):
+        _insert(db, ids[item.name], seq + position, account, job_id, item,
+                {given: ids[given] for given in item.inputs}, now)
+    effects = Effects()
+    for item in specs:  # tasks whose inputs are all finished start now
+        effects.merge(_ready(db, ids[item.name], now))
+    return job_id, effects
+
+
+def create_task(db: sqlite3.Connection, account: int, item: Spec, now: float
+                ) -> tuple[str, Effects]:
+    """A task of its own (`POST /v2/archive`...): its inputs are ids of the account's
+    tasks, none of them failed (a 422 otherwise)."""
+    depends: dict[str, str] = {}
+    for given in item.inputs:
+        row = db.execute("SELECT id, operation, status FROM archive_tasks WHERE id = ? "
+                         "AND account_id = ?", (given, account)).fetchone()
+        if row is None:
+            raise invalid({"input": [f"The input task {given!r} does not exist."]})
+        if row["status"] == "error":
+            raise invalid({"input": [f"The input task {given!r} has failed."]})
+        if item.operation == ARCHIVE and row["operation"] == EXPORT:
+            raise invalid({"input": [f"The input task {given!r} produces no files to archive."]})
+        depends[given] = row["id"]
+    charge(db, account, [item])
+    task_id = str(uuid.uuid4())
+    _insert(db, task_id, _next_seq(db), account, None, item, depends, now)
+    return task_id, _ready(db, task_id, now)
+
+
+def _insert(db: sqlite3.Connection, task_id: str, seq: int, account: int, job_id: str | None,
+            item: Spec, depends: dict[str, str], now: float) -> None:
+    reserved = ARCHIVE_COST if item.operation == ARCHIVE else 0
+    engine = (ENGINE, ENGINE_VERSION) if item.operation == ARCHIVE else (None, None)
+    db.execute(
+        "INSERT INTO archive_tasks (id, seq, account_id, job_id, name, operation, status, "
+        "reserved, created_at, timeout, pending, depends, payload, engine, engine_version, "
+        "token) VALUES (?, ?, ?, ?, ?, ?, 'waiting', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (task_id, seq, account, job_id, item.name, item.operation, reserved, now, item.timeout,
+         len(item.inputs), json.dumps(depends), json.dumps(item.payload), *engine,
+         secrets.token_urlsafe(24)),
+    )
+    db.executemany("INSERT INTO archive_task_inputs (task_id, input_id, position) VALUES (?, ?, ?)",
+                   [(task_id, input_id, position)
+                    for position, input_id in enumerate(depends[given] for given in item.inputs)])
+
+
+def _ready(db: sqlite3.Connection, task_id: str, now: float) -> Effects:
+    """Count the inputs of a new task that have already finished; start it if all have,
+    fail it if one has failed (it may have failed since the job was validated)."""
+    rows = db.execute(
+        "SELECT t.status FROM archive_task_inputs i JOIN archive_tasks t ON t.id = i.input_id "
+        "WHERE i.task_id = ?", (task_id,)).fetchall()
+    finished = sum(row[0] == "finished" for row in rows)
+    db.execute("UPDATE archive_tasks SET pending = pending - ? WHERE id = ?", (finished, task_id))
+    if any(row[0] == "error" for row in rows):
+        return fail(db, task_id, "INPUT_TASK_FAILED", "Input task has failed", now)
+    return _maybe_start(db, task_id, now)
+
+
+# --- the life cycle ------------------------------------------------------------------
+
+
+def _maybe_start(db: sqlite3.Connection, task_id: str, now: float) -> Effects:
+    row = db.execute("SELECT operation, status, pending FROM archive_tasks WHERE id = ?",
+                     (task_id,)).fetchone()
+    if row is None or row["status"] != "waiting" or row["pending"] > 0:
+        return Effects()
+    if row["operation"] == ARCHIVE:
+        db.execute("UPDATE archive_tasks SET status = 'processing', started_at = ? WHERE id = ?",
+                   (now, task_id))
+        return Effects(start=[task_id])
+    if row["operation"] == EXPORT:
+        files = [file for input_id in input_ids(db, task_id) for file in files_of(db, input_id)]
+        db.execute("UPDATE archive_tasks SET started_at = ? WHERE id = ?", (now, task_id))
+        return finish(db, task_id, {"files": files}, now)
+    return Effects()
+
+
+def finish(db: sqlite3.Connection, task_id: str, result: dict[str, Any], now: float) -> Effects:
+    """`task_id` has finished with `result`: its credits are taken for good, and the
+    tasks waiting for it count one input less (and start when none is left)."""
+    changed = db.execute(
+        "UPDATE archive_tasks SET status = 'finished', result = ?, ended_at = ?, "
+        "started_at = COALESCE(started_at, ?), credits = reserved, reserved = 0 "
+        "WHERE id = ? AND status IN ('waiting', 'processing')",
+        (json.dumps(result), now, now, task_id)).rowcount
+    effects = Effects(changed=bool(changed))
+    if not changed:
+        return effects
+    for (dependent,) in db.execute("SELECT task_id FROM archive_task_inputs WHERE input_id = ?",
+                                   (task_id,)).fetchall():
+        db.execute("UPDATE archive_tasks SET pending = pending - 1 WHERE id = ?", (dependent,))
+        effects.merge(_maybe_start(db, dependent, now))
+    return effects
+
+
+def fail(db: sqlite3.Connection, task_id: str, code: str, message: str, now: float,
+         ended_at: float | None = None) -> Effects:
+    """`task_id` ends in error; its credits are given back, and so for every task that
+    waits for it (`INPUT_TASK_FAILED`), transitively."""
+    effects = Effects()
+    queue = [(task_id, code, message, ended_at if ended_at is not None else now)]
+    while queue:
+        current, code, message, moment = queue.pop()
+        row = db.execute("SELECT status, account_id, reserved FROM archive_tasks WHERE id = ?",
+                         (current,)).fetchone()
+        if row is None or row["status"] in DONE:
+            continue
+        if row["status"] == "processing":
+            effects.stop.append(current)
+        db.execute(
+            "UPDATE archive_tasks SET status = 'error', code = ?, message = ?, ended_at = ?, "
+            "result = NULL, reserved = 0 WHERE id = ?", (code, message, moment, current))
+        db.execute("UPDATE archive_accounts SET credits = credits + ? WHERE id = ?",
+                   (row["reserved"], row["account_id"]))
+        for (dependent,) in db.execute(
+                "SELECT task_id FROM archive_task_inputs WHERE input_id = ?", (current,)).fetchall():
+            queue.append((dependent, "INPUT_TASK_FAILED", "Input task has failed", now))
+    return effects
+
+
+def expire(db: sqlite3.Connection, now: float, *, task_id: str | None = None,
+           job_id: str | None = None) -> Effects:
+    """Fail the tasks (of a job, or one task) whose timeout has passed unfinished, as of
+    the moment it passed."""
+    where, args = ("job_id = ?", job_id) if job_id is not None else ("id = ?", task_id)
+    rows = db.execute(
+        f"SELECT id, created_at, timeout FROM archive_tasks WHERE {where} "  # noqa: S608
+        "AND status IN ('waiting', 'processing') AND created_at + timeout <= ?",
+        (args, now)).fetchall()
+    effects = Effects()
+    for row in rows:
+        effects.merge(fail(db, row["id"], "TIMEOUT",
+                           f"The task timed out after {row['timeout']:g} seconds.", now,
+                           ended_at=row["created_at"] + row["timeout"]))
+    return effects
+
+
+def delete(db: sqlite3.Connection, task_id: str, now: float) -> Effects:
+    """Remove a task (and its credits, if still reserved); what waits for it fails."""
+    row = db.execute("SELECT status, account_id, reserved FROM archive_tasks WHERE id = ?",
+                     (task_id,)).fetchone()
+    effects = Effects()
+    if row is None:
+        return effects
+    if row["status"] == "processing":
+        effects.stop.append(task_id)
+    for (dependent,) in db.execute("SELECT task_id FROM archive_task_inputs WHERE input_id = ?",
+                                   (task_id,)).fetchall():
+        effects.merge(fail(db, dependent, "INPUT_TASK_FAILED", "Input task has failed", now))
+    db.execute("UPDATE archive_accounts SET credits = credits + ? WHERE id = ?",
+               (row["reserved"], row["account_id"]))
+    db.execute("DELETE FROM archive_task_inputs WHERE task_id = ?", (task_id,))
+    db.execute("DELETE FROM archive_tasks WHERE id = ?", (task_id,))
+    return effects
+
+
+# --- reading -------------------------------------------------------------------------
+
+
+def input_ids(db: sqlite3.Connection, task_id: str) -> list[str]:
+    return [row[0] for row in db.execute(
+        "SELECT input_id FROM archive_task_inputs WHERE task_id = ? ORDER BY position", (task_id,))]
+
+
+def files_of(db: sqlite3.Connection, task_id: str) -> list[dict[str, Any]]:
+    row = db.execute("SELECT result FROM archive_tasks WHERE id = ?", (task_id,)).fetchone()
+    result = json.loads(row[0]) if row is not None and row[0] else {}
+    return [{"filename": f["filename"], "size": f["size"]} for f in result.get("files", [])]
+
+
+def task_row(db: sqlite3.Connection, task_id: str, account: int) -> sqlite3.Row:
+    row: sqlite3.Row | None = db.execute(
+        "SELECT * FROM archive_tasks WHERE id = ? AND account_id = ?", (task_id, account)).fetchone()
+    if row is None:
+        raise ErrorAnswer(404)
+    return row
+
+
+def job_row(db: sqlite3.Connection, job_id: str, account: int) -> sqlite3.Row:
+    row: sqlite3.Row | None = db.execute(
+        "SELECT * FROM archive_jobs WHERE id = ? AND account_id = ?", (job_id, account)).fetchone()
+    if row is None:
+        raise ErrorAnswer(404)
+    return row
+
+
+def job_status(db: sqlite3.Connection, job_id: str) -> str:
+    counts = dict(db.execute("SELECT status, COUNT(*) FROM archive_tasks WHERE job_id = ? "
+                             "GROUP BY status", (job_id,)).fetchall())
+    if counts.get("error"):
+        return "error"
+    if not counts or set(counts) == {"finished"}:
+        return "finished"
+    if counts.get("processing") or counts.get("finished"):
+        return "processing"
+    return "waiting"
+
+
+# --- JSON ----------------------------------------------------------------------------
+
+
+def iso(moment: float | None) -> str | None:
+    if moment is None:
+        return None
+    return dt.datetime.fromtimestamp(moment, dt.UTC).isoformat(timespec="seconds")
+
+
+def upload_url(base: str, task_id: str) -> str:
+    return f"{base}/v2/storage/{task_id}"
+
+
+def download_url(base: str, task_id: str, index: int, filename: str, token: str) -> str:
+    return f"{base}/v2/storage/{task_id}/{index}/{quote(filename, safe='')}?signature={token}"
+
+
+def task_json(row: sqlite3.Row, base: str) -> dict[str, Any]:
+    """A task as the API shows it."""
+    depends: dict[str, str] = json.loads(row["depends"])
+    result = json.loads(row["result"]) if row["result"] else None
+    if row["operation"] == UPLOAD and row["status"] == "waiting":
+        result = {"form": {"url": upload_url(base, row["id"]), "parameters": {
+            "expires": int(row["created_at"] + row["timeout"]),
+            "max_file_count": 1,
+            "max_file_size": MAX_UPLOAD,
+            "signature": row["token"],
+        }}}
+    elif row["operation"] == EXPORT and result is not None:
+        result = {"files": [{**file, "url": download_url(base, row["id"], index, file["filename"],
+                                                          row["token"])}
+                            for index, file in enumerate(result.get("files", []))]}
+    data: dict[str, Any] = {
+        "id": row["id"],
+        "name": row["name"],
+        "job_id": row["job_id"],
+        "operation": row["operation"],
+        "status": row["status"],
+        "message": row["message"],
+        "code": row["code"],
+        "credits": row["credits"],
+        "created_at": iso(row["created_at"]),
+        "started_at": iso(row["started_at"]),
+        "ended_at": iso(row["ended_at"]),
+        "depends_on_tasks": depends,
+        "depends_on_task_ids": list(depends.values()),
+        "engine": row["engine"],
+        "engine_version": row["engine_version"],
+        "payload": json.loads(row["payload"]),
+        "result": result,
+        "links": {"self": f"{base}/v2/tasks/{row['id']}"},
+    }
+    if row["job_id"] is None:
+        del data["name"]
+    return data
+
+
+def job_json(db: sqlite3.Connection, job: sqlite3.Row, base: str) -> dict[str, Any]:
+    rows = db.execute("SELECT * FROM archive_tasks WHERE job_id = ? ORDER BY seq",
+                      (job["id"],)).fetchall()
+    status = job_status(db, job["id"])
+    started = [row["started_at"] for row in rows if row["started_at"] is not None]
+    ended = [row["ended_at"] for row in rows if row["ended_at"] is not None]
+    return {
+        "id": job["id"],
+        "tag": job["tag"],
+        "status": status,
+        "created_at": iso(job["created_at"]),
+        "started_at": iso(min(started)) if started else None,
+        "ended_at": iso(max(ended)) if ended and status in DONE else None,
+        "tasks": [task_json(row, base) for row in rows],
+        "links": {"self": f"{base}/v2/jobs/{job['id']}"},
+    }

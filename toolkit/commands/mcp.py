@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.mcp.events import McpListener
     from toolkit.mcp.server import ToolkitMCP
     from toolkit.mcp.store import AuthStore, ClientRecord
+    from toolkit.runlog.run import Run
     from toolkit.serving import BackgroundServer
 
 __all__ = ["McpClient", "NewClient", "RunningMcp", "StdioSession", "add_client", "http_server",
@@ -45,10 +46,16 @@ def _store(config: Config, clock: Clock = time.time) -> AuthStore:
     return AuthStore(config.state_dir / DB_NAME, clock)
 
 
-def _listener(listener: McpListener | None) -> McpListener:
-    from toolkit.mcp.events import LogListener
+def _listener(config: Config, listener: McpListener | None) -> tuple[McpListener, Run | None]:
+    """The listener given, else the session's own run of the run log (one run from start
+    to stop, as a watch session is) with a listener that records every event in it."""
+    if listener is not None:
+        return listener, None
+    from toolkit.mcp.events import RunLogListener
+    from toolkit.runlog.run import Run
 
-    return listener if listener is not None else LogListener()
+    run = Run(config, "mcp").start()
+    return RunLogListener(run), run
 
 
 def _scopes(scopes: tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -65,16 +72,25 @@ class StdioSession:
     """The stdio server, to serve in the caller's thread until the client closes stdin or
     `stopping()` says so (Ctrl-C, SIGTERM: `toolkit.signals`)."""
 
-    def __init__(self, server: ToolkitMCP, scopes: tuple[str, ...]):
+    def __init__(self, server: ToolkitMCP, scopes: tuple[str, ...], run: Run | None = None):
         self.server = server
         self.scopes = scopes
+        self.run = run  # the session's run of the run log, finished when serving ends
 
     def serve(self, stopping: Callable[[], bool] = lambda: False) -> None:
         import anyio
 
         from toolkit.mcp.stdio import serve_stdio
 
-        anyio.run(serve_stdio, self.server._mcp_server, stopping)
+        error: BaseException | None = None
+        try:
+            anyio.run(serve_stdio, self.server._mcp_server, stopping)
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            if self.run is not None:
+                self.run.finish(error)
 
 
 def stdio_server(config: Config, *, scopes: tuple[str, ...] | list[str] = scope_names.DEFAULT,
@@ -83,8 +99,9 @@ def stdio_server(config: Config, *, scopes: tuple[str, ...] | list[str] = scope_
     granted = _scopes(scopes)
     from toolkit.mcp.server import ToolkitMCP
 
-    server = ToolkitMCP(config, _listener(listener), transport="stdio", local_scopes=granted)
-    return StdioSession(server, granted)
+    events, run = _listener(config, listener)
+    server = ToolkitMCP(config, events, transport="stdio", local_scopes=granted)
+    return StdioSession(server, granted, run)
 
 
 # -- HTTP ------------------------------------------------------------------------------------
@@ -97,6 +114,7 @@ class RunningMcp:
     server: BackgroundServer
     issuer_url: str  # the authorization server (the origin clients use)
     store: AuthStore
+    run: Run | None = None  # the session's run of the run log, finished at stop
 
     @property
     def url(self) -> str:
@@ -115,6 +133,8 @@ class RunningMcp:
     def stop(self) -> None:
         self.server.stop()
         self.store.close()
+        if self.run is not None:
+            self.run.finish()
 
 
 def http_server(config: Config, *, host: str | None = None, port: int | None = None,
@@ -145,7 +165,7 @@ def http_server(config: Config, *, host: str | None = None, port: int | None = N
     if cert is not None and key is not None:
         check_tls(cert, key)
     assert settings.operator_secret is not None  # secret_problem said so
-    events = _listener(listener)
+    events, run = _listener(config, listener)
     server = BackgroundServer(None, host, port, name="MCP server", lifespan=True,
                               tls=(str(cert), str(key)) if cert and key else None)
     store: AuthStore | None = None
@@ -157,12 +177,14 @@ def http_server(config: Config, *, host: str | None = None, port: int | None = N
         provider = ToolkitAuthProvider(store, site.policy(), events)
         server.app, _ = build_app(config, provider, site, settings.operator_secret, events)
         server.start()
-    except BaseException:
+    except BaseException as exc:
         server.stop()
         if store is not None:
             store.close()
+        if run is not None:
+            run.finish(exc)
         raise
-    return RunningMcp(server, site.issuer_url, store)
+    return RunningMcp(server, site.issuer_url, store, run)
 
 
 # -- clients ---------------------------------------------------------------------------------

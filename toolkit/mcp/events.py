@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.runlog.run import Run
 
 log = logging.getLogger("toolkit.mcp")
 
@@ -62,6 +65,22 @@ class LogListener:
 
     def mcp_event(self, event: McpEvent) -> None:
         log.log(logging.WARNING if event.outcome == "denied" else logging.INFO, "%s", event)
+
+
+class RunLogListener(LogListener):
+    """The listener of `toolkit mcp`: each event in the session's run of the run log
+    (`event` "mcp"), and as a line of the `toolkit.mcp` logger."""
+
+    def __init__(self, run: Run):
+        self.run = run
+
+    def mcp_event(self, event: McpEvent) -> None:
+        self.run.event("mcp", action=f"{event.kind} {event.action}", outcome=event.outcome,
+                       tool=event.tool, client=event.client_id,
+                       scopes=" ".join(event.scopes) or None, message=event.detail or None,
+                       status=event.status, duration_ms=event.duration_ms,
+                       reason=event.transport)
+        super().mcp_event(event)
 
 
 class EventRecorder:

@@ -56,7 +56,7 @@ FIELDS: dict[str, tuple[str, str]] = {
     "command": ("string", "the command: publish, plan, build, check, pull, mirror, ..."),
     "version": ("string", "toolkit's version"),
     "event": ("string", "run, request, wait, post, problem, check, build, mirror, step, "
-                        "license, export, error, ship"),
+                        "license, export, mcp, error, ship"),
     "action": ("string", "start/end of a run; create, update, unchanged, conflict, skip, "
                          "error for a post; created, overwritten, ... for a pull; allowed "
                          "for a premium build's licence"),
@@ -85,6 +85,9 @@ FIELDS: dict[str, tuple[str, str]] = {
     "requests": ("number", "HTTP requests a step made"),
     "shipped": ("number", "events shipped to the log service"),
     "stream": ("string", "the log stream shipped to"),
+    "tool": ("string", "the MCP tool called"),
+    "client": ("string", "the MCP client's id (never a token)"),
+    "scopes": ("string", "the scopes an MCP call or token held, space-separated"),
 }
 
 Value = str | int | float | None

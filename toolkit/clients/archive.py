@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -30,6 +30,7 @@ import httpx
 from toolkit.clients.base import (
     NEVER_SENT,
     ApiClient,
+    BearerAuth,
     RequestListener,
     RetryPolicy,
     Sleep,
@@ -53,16 +54,6 @@ from toolkit.redact import redact_url
 ByteCounter = Callable[[int], None]  # told each chunk's size as it goes (negative: taken back)
 CHUNK = 1024 * 1024
 
-
-class BearerAuth(httpx.Auth):
-    """`Authorization: Bearer <key>` on each request as it leaves."""
-
-    def __init__(self, key: Secret):
-        self._key = key
-
-    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        request.headers["Authorization"] = f"Bearer {self._key.reveal()}"
-        yield request
 
 
 @dataclass(frozen=True)

@@ -30,9 +30,9 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import httpx
 
@@ -50,6 +50,9 @@ from toolkit.errors import (
     Unprocessable,
 )
 from toolkit.redact import redact_url
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.config import Secret
 
 log = logging.getLogger(__name__)
 
@@ -155,6 +158,18 @@ def status_error(response: httpx.Response, *, retry_after: float = 0.0) -> HTTPS
     elif status >= 500:
         kind = ServerError
     return kind(message, request=request, response=response)
+
+
+class BearerAuth(httpx.Auth):
+    """`Authorization: Bearer <token>` (the archive tasks, the licensing API); the secret is
+    revealed only into the outgoing request."""
+
+    def __init__(self, token: Secret):
+        self._token = token
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Authorization"] = f"Bearer {self._token.reveal()}"
+        yield request
 
 
 class ApiClient:

@@ -14,14 +14,21 @@ and an unreachable service is answered quickly (and closed) rather than waited o
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 
-from toolkit.clients.base import ApiClient, RequestListener, RetryPolicy, Sleep, WaitListener
+from toolkit.clients.base import (
+    ApiClient,
+    BearerAuth,
+    RequestListener,
+    RetryPolicy,
+    Sleep,
+    WaitListener,
+)
 from toolkit.config import Secret
 from toolkit.errors import ApiError
 
@@ -32,16 +39,6 @@ LICENSE_RETRY = RetryPolicy(attempts=3, backoff=0.25, max_backoff=2.0, max_retry
                             default_retry_after=2.0)
 MAX_PAGES = 10_000  # a server that never stops paging is cut off here
 
-
-class BearerAuth(httpx.Auth):
-    """`Authorization: Bearer <token>`; the token is revealed only into the outgoing request."""
-
-    def __init__(self, token: Secret):
-        self._token = token
-
-    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
-        request.headers["Authorization"] = f"Bearer {self._token.reveal()}"
-        yield request
 
 
 def _text(data: Mapping[str, Any], key: str) -> str:

@@ -18,9 +18,12 @@ def test_each_format_round_trips_the_site(archive, exportable, tmp_path, fmt):
     assert f"site.{fmt}: {output.stat().st_size:,} bytes, 7 entries ({fmt}, verified)" \
         in result.output
     assert unpack(output, fmt, tmp_path / "unpacked") == tree(exportable.root / "site")
-    # Nothing else was left beside it (the temporary file was renamed into place).
+    # Nothing else was left beside it (the temporary file was renamed into place), but the
+    # run log that recorded the export.
     assert sorted(p.name for p in exportable.root.iterdir()) == [
-        "content", "site", f"site.{fmt}", "toolkit.toml"]
+        ".toolkit", "content", "site", f"site.{fmt}", "toolkit.toml"]
+    events = (exportable.root / ".toolkit" / "events.jsonl").read_text()
+    assert '"event":"export"' in events and f'"action":"{fmt}"' in events
 
 
 def test_the_posts_export_leaves_hidden_files_out(archive, exportable, tmp_path):

@@ -294,19 +294,68 @@ def test_errors_are_one_line_never_a_traceback():
         "Error: the tool failed unexpectedly (RuntimeError); see the server's log"
 
 
-def test_optional_tools_follow_their_command_modules(site):
-    import importlib.util
-
+def test_every_declared_tool_is_offered(site):
     config = load_config(site.root / "toolkit.toml", env={})
 
     async def names() -> set[str]:
         server = ToolkitMCP(config, EventRecorder())
         return {tool.name for tool in await server.list_tools()}
 
-    offered = anyio.run(names)
-    for spec in TOOLS:
-        present = spec.requires is None or importlib.util.find_spec(spec.requires) is not None
-        assert (spec.name in offered) is present, spec.name
+    assert anyio.run(names) == {spec.name for spec in TOOLS}
+
+
+def test_licence_status_is_what_toolkit_license_status_says(make_project, sandbox):
+    from toolkit.sandbox.licensing import seed
+
+    project = make_project(SYNC_CONFIG + f"""
+[license]
+application_id = "{seed.APPLICATION_ID}"
+customer_id = "{seed.LICENSED_CUSTOMER}"
+""")
+    env = {"LICENSE_BASE_URL": sandbox.base_url,
+           "LICENSE_API_TOKEN": seed.token_for(seed.DEMO_TOKEN_LABEL)}
+    result = call(project, "licence_status", env=env)
+    assert result.isError is False
+    cli = json.loads(project.run("license", "status", "--json", env=env).stdout)
+    tool = result.structuredContent
+    assert tool["customer"] == cli["customer"] and tool["premium_allowed"] is True
+    # Without the token it is the CLI's one line, as a tool error.
+    refused = call(project, "licence_status", env={"LICENSE_BASE_URL": sandbox.base_url})
+    assert refused.isError is True
+    assert refused.content[0].text.startswith("Error: LICENSE_API_TOKEN is not set")
+
+
+def test_query_run_log_answers_from_the_local_log(site):
+    assert site.run("check").exit_code == 0  # a run to ask about
+    sql = ("SELECT command, COUNT(*) AS events FROM toolkit WHERE event = 'run' "
+           "AND command <> 'logs' "
+           "GROUP BY command ORDER BY command")
+    result = call(site, "query_run_log", {"sql": sql})
+    assert result.isError is False
+    answer = result.structuredContent
+    cli = json.loads(site.run("logs", "--local", "--format", "json", sql).stdout)
+    assert answer["local"] is True and answer["truncated"] == 0
+    assert answer["records"] == cli
+    assert {"command": "check", "events": 2} in answer["records"]  # its start and end
+    refused = call(site, "query_run_log", {"sql": sql}, granted=(scopes.READ,))
+    assert refused.isError is True and "needs the scope logs" in refused.content[0].text
+
+
+def test_export_archive_makes_the_archive_toolkit_export_makes(site, sandbox, tmp_path):
+    import zipfile
+
+    from toolkit.sandbox.archive.seed import DEMO_API_KEY
+
+    sandbox.reset()
+    (site.root / "site").mkdir()
+    (site.root / "site" / "index.html").write_text("<p>Exported</p>\n")
+    env = {"CLOUDCONVERT_BASE_URL": sandbox.base_url, "CLOUDCONVERT_API_KEY": DEMO_API_KEY}
+    result = call(site, "export_archive", {"format": "zip"}, env=env)
+    assert result.isError is False, result.content
+    document = result.structuredContent
+    assert document["entries"] == 1 and document["format"] == "zip"
+    with zipfile.ZipFile(document["output"]) as archive:
+        assert archive.read("index.html") == b"<p>Exported</p>\n"
 
 
 def test_list_posts_sees_every_change_between_calls_of_one_server(site):

@@ -35,6 +35,7 @@ from toolkit.errors import (
 from toolkit.export.files import Collected, SourceFile, collect
 from toolkit.export.verify import verify
 from toolkit.fsutil import temp_name
+from toolkit.runlog.run import Run, recorded
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
@@ -133,6 +134,18 @@ def export(config: Config, *, source: str | None = None, fmt: str | None = None,
     default `[archive] source`) into a `fmt` archive (default `[archive] format`) at
     `output` (default `[archive] output`, else `<source>.<format>` beside toolkit.toml;
     a relative `output` is relative to the current folder)."""
+    with recorded(config, "export") as run:
+        result = _export(config, run, source=source, fmt=fmt, output=output,
+                         progress=progress, transport=transport)
+        run.event("export", action=result.format, items=result.entries, bytes=result.size,
+                  requests=result.requests, duration_ms=round(result.seconds * 1000, 3),
+                  message=config.relative(result.output))
+        return result
+
+
+def _export(config: Config, run: Run, *, source: str | None, fmt: str | None,
+            output: str | Path | None, progress: ExportProgress | None,
+            transport: httpx.BaseTransport | None) -> ExportResult:
     started = time.monotonic()
     source = source or config.archive.source
     fmt = fmt or config.archive.format
@@ -148,11 +161,13 @@ def export(config: Config, *, source: str | None = None, fmt: str | None = None,
     waits: list[tuple[float, str]] = []
 
     def on_wait(seconds: float, reason: str) -> None:
+        run.wait(seconds, reason)
         with told.lock:
             waits.append((seconds, reason))
             told.listener.paused(seconds, reason)
 
-    with archive_client(config, on_wait=on_wait, transport=transport) as client:
+    with archive_client(config, on_wait=on_wait, transport=transport,
+                        on_request=run.request) as client:
         job = client.create_job(_job_tasks(files, fmt, target.name, config.archive.task_timeout),
                                 tag="toolkit-export")
         try:

@@ -13,7 +13,6 @@ listed from the content folder at every request, so new posts appear without a r
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -90,8 +89,6 @@ class ToolkitMCP(FastMCP[Any]):
         self.config = config
         self.toolbox = Toolbox(config, listener, transport=transport, local_scopes=local_scopes)
         for spec in TOOLS:
-            if spec.requires is not None and importlib.util.find_spec(spec.requires) is None:
-                continue
             method = getattr(self.toolbox, spec.name)
             needs = " and ".join(spec.scopes)
             self.add_tool(

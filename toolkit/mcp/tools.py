@@ -1,13 +1,8 @@
 """The tools: each one calls the `toolkit.commands` function the CLI calls, so the two
 never disagree, and returns its result as a structured document (`results.py`).
 
-`TOOLS` is the one place a tool is declared: its method on `Toolbox`, the scopes a call
-needs, and `requires`, the command module it calls when that module is still to come (a
-tool whose module is missing is simply not offered). Adding the tool of a new command is
-one `ToolSpec` and one method. Still to come, each one entry:
-
-- the run log (`toolkit.commands.logs`): `query_run_log`, scope `logs`, read-only;
-- export (`toolkit.commands.export`): `export_archive`, scope `draft-write`, open world.
+`TOOLS` is the one place a tool is declared: its method on `Toolbox` and the scopes a call
+needs. Adding the tool of a new command is one `ToolSpec` and one method.
 
 Every call runs in a worker thread (the commands block on disk and network), with the
 scopes checked again inside (the HTTP transport refuses a call outside the token's scopes
@@ -63,7 +58,6 @@ class ToolSpec:
     scopes: tuple[str, ...]  # every call needs these
     read_only: bool  # changes nothing anywhere
     open_world: bool  # talks to a remote service
-    requires: str | None = None  # a command module that must exist for the tool to be offered
 
 
 TOOLS = (
@@ -74,9 +68,11 @@ TOOLS = (
     ToolSpec("push_drafts", "Push drafts", (scope_names.DRAFT_WRITE,), False, True),
     ToolSpec("read_comments", "Read a post's comments", (scope_names.READ,), True, False),
     ToolSpec("build_site", "Build the site", (scope_names.DRAFT_WRITE,), False, False),
-    ToolSpec("licence_status", "Licence status", (scope_names.READ,), True, True,
-             requires="toolkit.commands.license"),
+    ToolSpec("licence_status", "Licence status", (scope_names.READ,), True, True),
+    ToolSpec("query_run_log", "Query the run log", (scope_names.LOGS,), True, True),
+    ToolSpec("export_archive", "Export an archive", (scope_names.DRAFT_WRITE,), False, True),
 )
+MAX_RECORDS = 500  # rows of a run-log answer given to an assistant; the rest are counted
 SPECS = {spec.name: spec for spec in TOOLS}
 
 
@@ -273,12 +269,64 @@ class Toolbox:
     ) -> dict[str, Any]:
         """The customer's licence from the marketplace licensing API (and a user's), and
         whether a premium build would run now, as `toolkit license status` says."""
-        import importlib
-
-        command = importlib.import_module("toolkit.commands.license")
+        from toolkit.commands.license import license_status
 
         def work() -> dict[str, Any]:
-            document: dict[str, Any] = command.license_status(self.config, user=user).to_json()
+            document: dict[str, Any] = license_status(self.config, user=user).to_json()
             return document
 
         return await self.run("licence_status", {"user": user}, work)
+
+    async def query_run_log(
+        self,
+        sql: Annotated[str, Field(description="DataFusion SQL; the table is the stream, "
+                                              "`toolkit` unless [logs] stream says otherwise. "
+                                              "Fields: time, run_id, command, event, post, "
+                                              "action, outcome, method, route, status, "
+                                              "duration_ms, wait_ms, reason, message, ...")],
+        since: Annotated[str | None, Field(description="Only events of the last duration, "
+                                                       "e.g. 1h, 30m, 7d.")] = None,
+        local: Annotated[bool | None, Field(description="Query the project's own "
+                                                        ".toolkit/events.jsonl rather than "
+                                                        "the log service; default: local "
+                                                        "when no [logs] base_url is set.")]
+        = None,
+    ) -> dict[str, Any]:
+        """Ask the run log a question in SQL, as `toolkit logs` does: every command the
+        toolkit ran left events (each request with its route template, status and duration;
+        each post's outcome; rate-limit waits; errors). For example, which posts failed in
+        last night's publish, with what status, and how long it waited on rate limits.
+        Answers at most 500 rows (`truncated` says how many more there were)."""
+        from toolkit.commands.logs import query
+
+        use_local = self.config.logs.base_url is None if local is None else local
+
+        def work() -> dict[str, Any]:
+            answer = query(self.config, sql, since=since, local=use_local)
+            return {"sql": answer.sql, "stream": answer.stream, "local": answer.local,
+                    "start": answer.start, "end": answer.end, "fields": answer.fields,
+                    "records": answer.records[:MAX_RECORDS],
+                    "truncated": max(len(answer.records) - MAX_RECORDS, 0)}
+
+        return await self.run("query_run_log", {"sql": sql, "since": since, "local": local},
+                              work)
+
+    async def export_archive(
+        self,
+        source: Annotated[str, Field(description="site: the built site; content: the posts "
+                                                 "with their images.")] = "site",
+        format: Annotated[str | None, Field(description="zip, 7z, tar, tar.gz or tar.bz2 "
+                                                        "(default: [archive] format).")]
+        = None,
+    ) -> dict[str, Any]:
+        """Bundle the built site (or the posts) into one archive through the archive-task
+        service, as `toolkit export` does: uploaded, archived, downloaded and verified
+        before it is moved to its place ([archive] output, else site.<format> beside
+        toolkit.toml). Needs CLOUDCONVERT_API_KEY."""
+        from toolkit.commands.export import export
+
+        def work() -> dict[str, Any]:
+            result: dict[str, Any] = export(self.config, source=source, fmt=format).as_json()
+            return result
+
+        return await self.run("export_archive", {"source": source, "format": format}, work)

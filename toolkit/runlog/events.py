@@ -59,7 +59,7 @@ FIELDS: dict[str, tuple[str, str]] = {
                         "license, export, mcp, error, ship"),
     "action": ("string", "start/end of a run; create, update, unchanged, conflict, skip, "
                          "error for a post; created, overwritten, ... for a pull; allowed "
-                         "for a premium build's licence"),
+                         "for a premium build's licence; the format of an export"),
     "outcome": ("string", "how a run ended: ok, failed (it ran, something failed), error"),
     "post": ("string", "the post's path, e.g. content/hello.md"),
     "line": ("number", "the line of a problem in its post"),
@@ -81,7 +81,8 @@ FIELDS: dict[str, tuple[str, str]] = {
     "errors": ("number", "problems that are errors"),
     "warnings": ("number", "problems that are warnings"),
     "fetched": ("number", "comment threads fetched (mirror)"),
-    "items": ("number", "reading-list items (mirror)"),
+    "items": ("number", "reading-list items (mirror), entries of an archive (export)"),
+    "bytes": ("number", "the size of an archive (export)"),
     "requests": ("number", "HTTP requests a step made"),
     "shipped": ("number", "events shipped to the log service"),
     "stream": ("string", "the log stream shipped to"),

@@ -2,8 +2,8 @@
 
 Light on purpose (the command line imports it for its help): no MCP SDK here.
 
-    read          list and read posts, check them, plan a publish, read comments
-    draft-write   change things that are not public: push drafts, build the site
+    read          list and read posts, check them, plan a publish, read comments, the licence
+    draft-write   change things that are not public: push drafts, build the site, export
     publish       make a post public (push_drafts with publish=true, with draft-write)
     logs          query the run log
 
@@ -21,7 +21,7 @@ LOGS = "logs"
 
 SCOPES: dict[str, str] = {
     READ: "list and read posts, check them, plan a publish, read mirrored comments",
-    DRAFT_WRITE: "push drafts to the publishing API and build the site",
+    DRAFT_WRITE: "push drafts to the publishing API, build the site, export an archive",
     PUBLISH: "make posts public (only when a tool is also asked to publish)",
     LOGS: "query the run log",
 }

@@ -210,6 +210,9 @@ class SiteConfig:
     allow_raw_html: bool = option(
         BOOLEAN, default=False,
         help="Keep raw HTML in posts as written; by default it is cleaned like comments.")
+    feed_full_content: bool = option(
+        BOOLEAN, default=False,
+        help="Put whole posts in the Atom feed; by default it holds their summaries.")
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ from toolkit.site.output import (
 )
 from toolkit.site.pages import (
     Context,
+    FullContent,
     Page,
     ReadingList,
     SitePlan,
@@ -278,6 +279,7 @@ class SiteBuilder:
             site=site_context, site_url=site.url, per_page=site.per_page, site_key=site_key,
             closures=run.manifest.closures, reading_list=reading_list,
             posts=[self._summary(run, key) for key in posts],
+            full_content=self._full_content(run, posts) if site.feed_full_content else None,
         )
         listings = plan.pages()
         run.mark("plan")
@@ -476,6 +478,23 @@ class SiteBuilder:
                 run.keep(output)
         return {key: (page, series.get(key), comments[key], neighbours[key])
                 for key, page in stale.items()}
+
+    def _full_content(self, run: _Run, posts: list[str]) -> FullContent:
+        """The whole posts for the feed: each post's HTML with absolute links, rendered
+        only when the feed is written."""
+        records, slugs = run.manifest.posts, run.slugs
+        full: FullContent = {}
+        for key in posts:
+            record = records[key]
+            links = {link: slugs[link] for link in record.links if link in slugs}
+            digest = digest_of_strings(record.digest, *(f"{k}={v}" for k, v in links.items()))
+            path = run.scan.posts[key][0]
+
+            def load(key: str = key, path: str = path, links: dict[str, str] = links) -> str:
+                return self.renderer.feed_body(key, path, links)
+
+            full[_site_info(record)["slug"]] = (digest, load)
+        return full
 
     def _outdated(self, run: _Run, output: str, key: str) -> bool:
         """Whether `output` must be made again: its inputs changed, or its file is not the

@@ -127,6 +127,7 @@ class Renderer:
         self.bodies: dict[str, tuple[str, list[TocEntry]]] = {}
         self._env: jinja2.Environment | None = None
         self._markdown: MarkdownRenderer | None = None
+        self._feed_markdown: MarkdownRenderer | None = None
 
     # -- what is made lazily, so a build with nothing to render never imports it --------
 
@@ -263,6 +264,22 @@ class Renderer:
             rendered = self.markdown.render(post.body, post.path)
             body = (rendered.html, rendered.toc)
         return Markup(resolve_links(body[0], slugs)), body[1]
+
+    def feed_body(self, key: str, path: str, slugs: dict[str, str]) -> str:
+        """A post's HTML for the feed ([site] feed_full_content): its links and images
+        absolute under [site] url when there is one, else relative to the post's page
+        (the feed's `xml:base`)."""
+        from toolkit.content.post import load_post
+        from toolkit.site.markdown import MarkdownRenderer, resolve_links
+
+        site = self.config.site
+        prefix = f"{site.url}/" if site.url else "../"
+        if self._feed_markdown is None:
+            self._feed_markdown = MarkdownRenderer(site.content_dir, self.key_prefix, prefix,
+                                                   allow_raw_html=site.allow_raw_html)
+        post = load_post(Path(path), key)
+        return resolve_links(self._feed_markdown.render(post.body, post.path).html, slugs,
+                             prefix)
 
     @staticmethod
     def _comments(path: str | None) -> dict[str, Any] | None:

@@ -19,6 +19,7 @@ from toolkit.errors import ToolkitError
 
 # name -> "module:function"; the order is the order of `toolkit --help`.
 COMMANDS = {
+    "new": "toolkit.cli.new:new",
     "check": "toolkit.cli.check:check",
     "build": "toolkit.cli.build:build",
     "plan": "toolkit.cli.publish:plan",
@@ -26,13 +27,14 @@ COMMANDS = {
     "pull": "toolkit.cli.mirror:pull",
     "mirror": "toolkit.cli.mirror:mirror",
     "watch": "toolkit.cli.watch:watch",
+    "serve": "toolkit.cli.serve:serve",
     "sandbox": "toolkit.cli.sandbox:sandbox",
     "demo": "toolkit.cli.demo:demo",
     "config": "toolkit.cli.config:config",
 }
 # Commands that serve until Ctrl-C: they take SIGINT and SIGTERM as a request to stop
 # (toolkit.signals); every other command gets Python's KeyboardInterrupt back.
-SERVE_UNTIL_STOPPED = {"watch", "sandbox"}
+SERVE_UNTIL_STOPPED = {"watch", "serve", "sandbox"}
 
 
 class LazyGroup(click.Group):

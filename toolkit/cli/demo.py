@@ -4,8 +4,10 @@ import click
 from rich.markup import escape
 
 from toolkit.cli.context import CliContext, common_options, pass_cli
-from toolkit.cli.output import stderr, stdout
+from toolkit.cli.output import shown_path, stderr, stdout, toolkit_command
 from toolkit.cli.sync_report import ConsoleReporter, print_summary
+
+SERVE_URL = "http://127.0.0.1:8000/"  # where `toolkit serve` listens by default
 
 
 @click.command()
@@ -48,9 +50,12 @@ def demo(cli: CliContext) -> None:
     )
     for problem in built.problems:
         stdout.print(str(problem), highlight=False, markup=False)
-    stdout.print(f"\nThe site: {report.site_index}\n  (file://{report.site_index})",
+    site = shown_path(report.site_index.parent)
+    stdout.print(f"\nThe site is in {site}/. To look at it, run\n"
+                 f"  {toolkit_command()} serve --dir {site}\n"
+                 f"and open {SERVE_URL}",
                  highlight=False, markup=False)
-    stdout.print(f"Everything the demo wrote is in {report.workdir}; the sandbox has stopped.",
-                 highlight=False, markup=False)
+    stdout.print(f"Everything the demo wrote is in {shown_path(report.workdir)}/; the sandbox "
+                 "has stopped.", highlight=False, markup=False)
     if not report.ok:
         raise SystemExit(1)

@@ -5,6 +5,7 @@ a listener object), builds the clients it needs, holds the run lock where it wri
 returns a typed result that carries everything a caller shows. None of them prints,
 imports click or exits: failures are `toolkit.errors.ToolkitError`s.
 
+    new.new_post           write a new draft post                      -> NewPost
     check.check            validate posts offline                      -> CheckResult
     build.build            build the static site                       -> BuildReport
     publish.plan           what publish would do                       -> PublishResult
@@ -12,6 +13,7 @@ imports click or exits: failures are `toolkit.errors.ToolkitError`s.
     pull.pull              import remote articles as posts             -> PullResult
     mirror.mirror          mirror comments and the reading list        -> MirrorResult
     watch.watch            a live-preview session, to start and stop   -> WatchSession
+    serve.serve            the built site on a local server, to stop   -> RunningSite
     sandbox.sandbox        a started local emulator, to stop           -> RunningSandbox
     demo.demo              the whole pipeline against the sandbox      -> DemoReport
     config.config_keys     every configuration key and its value       -> list[ConfigKey]

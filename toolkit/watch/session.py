@@ -22,6 +22,7 @@ from toolkit.content.discover import is_post_path
 from toolkit.errors import ConfigError, ServeError, ToolkitError
 from toolkit.serving import BackgroundServer, is_loopback
 from toolkit.site import BuildReport, SiteBuilder
+from toolkit.site.serve import root_path_of
 from toolkit.sync.engine import Outcome
 from toolkit.watch.changes import Coalescer, FolderWatch
 from toolkit.watch.preview import Broadcaster, create_preview_app
@@ -89,10 +90,15 @@ class WatchSession:
     # -- life cycle ------------------------------------------------------------------------
 
     def start(self) -> None:
-        report = self.builder.build()
-        self._after_build(report, [], report.seconds)
+        try:
+            report = self.builder.build()
+        except ToolkitError as exc:  # a broken template: shown on the pages, and fixable
+            self._failed(exc.lines)
+        else:
+            self._after_build(report, [], report.seconds)
         self.server = BackgroundServer(
-            create_preview_app(self.output_dir, self.broadcaster),
+            create_preview_app(self.output_dir, self.broadcaster,
+                               root_path_of(self.config.site.url)),
             self.options.host, self.options.port, name="preview server",
         ).start()
         if self.publisher is not None:
@@ -143,15 +149,14 @@ class WatchSession:
         try:
             report = self.builder.build()
         except ToolkitError as exc:
-            self.reporter.config_problem(exc.message)
+            self._failed(exc.lines)
             return
         except Exception:  # noqa: BLE001 - a failure no save should cost the session
             # Every post's own failure is its problem in the report; this is a bug. Say so
             # and keep watching: the next save builds again from the manifest on disk.
             log.exception("the rebuild failed")
-            self.reporter.config_problem(
-                "the rebuild failed unexpectedly (see the log); still watching, the next "
-                "save builds again")
+            self._failed(["the rebuild failed unexpectedly (see the log); still watching, "
+                          "the next save builds again"])
             return
         changed = sorted(self.config.relative(p) for p in batch)
         self._after_build(report, changed, time.perf_counter() - started)
@@ -166,6 +171,8 @@ class WatchSession:
         except ConfigError as exc:
             self.reporter.config_problem(
                 "toolkit.toml not reloaded, the previous settings stay:\n" + "\n".join(exc.problems))
+            self.broadcaster.fail(["toolkit.toml not reloaded, the previous settings stay:",
+                                   *exc.problems])
             return False
         if config.site.content_dir != self.config.site.content_dir or (
             config.site.templates_dir != self.config.site.templates_dir
@@ -178,8 +185,14 @@ class WatchSession:
             self.pusher.config = config
         return True
 
+    def _failed(self, lines: list[str]) -> None:
+        """A build that could not run: said in the terminal and on every page."""
+        self.reporter.config_problem("\n".join(lines))
+        self.broadcaster.fail(lines)
+
     def _after_build(self, report: BuildReport, changed: list[str], seconds: float) -> None:
         self.reporter.built(report, changed, seconds)
+        recovered = bool(self.broadcaster.failure)
         current = {str(p) for p in report.problems if p.is_error}
         if current != self._problems:
             new = sorted(current - self._problems)
@@ -187,5 +200,7 @@ class WatchSession:
             self._problems = current
             self.reporter.problems(new, fixed)
             self.broadcaster.send("problems", sorted(current))
-        if report.written or report.removed:
+        if recovered:
+            self.broadcaster.recover(changed)  # reloads every page
+        elif report.written or report.removed:
             self.broadcaster.send("reload", {"changed": changed})

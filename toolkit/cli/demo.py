@@ -32,13 +32,14 @@ def demo(cli: CliContext) -> None:
         if not cli.quiet:
             stderr.print(f"[bold]•[/] {escape(message)}", highlight=False)
 
-    with ConsoleReporter(verbose=cli.verbose, quiet=cli.quiet) as reporter:
+    # The steps' lines tell where the demo is; the reporter adds the publish bar.
+    with ConsoleReporter(verbose=cli.verbose, quiet=cli.quiet, reading=False) as reporter:
         report = run_demo(cli.config, progress=reporter, on_step=step)
     pulled, published, mirrored, built = report.pulled, report.published, report.mirrored, report.built
     # A demo that returns has done every step, comments included.
     assert pulled is not None and published is not None and built is not None
     assert mirrored is not None and mirrored.comments is not None
-    print_summary(published, title="published to the sandbox")
+    print_summary(published, title="published to the sandbox", details=cli.quiet)
     comments = mirrored.comments
     articles = len(comments.written) + comments.unchanged
     stdout.print(

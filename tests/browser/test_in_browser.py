@@ -26,6 +26,17 @@ SERIOUS = ("serious", "critical")
 ALWAYS = ("heading-order", "page-has-heading-one", "landmark-one-main", "region",
           "scrollable-region-focusable")
 BUDGET = 30 * 1024  # bytes of CSS and JavaScript a post may load before search is used
+MIN_GAP = 16  # px between the content and the header above it, the footer below it
+# The space between the header and the first thing in <main>, and between the last thing
+# in <main> and the footer (their boxes, margins left out).
+GAPS = """() => {
+    const main = document.querySelector('main');
+    const first = main.firstElementChild, last = main.lastElementChild;
+    return [first.getBoundingClientRect().top
+              - document.querySelector('.site-header').getBoundingClientRect().bottom,
+            document.querySelector('.site-footer').getBoundingClientRect().top
+              - last.getBoundingClientRect().bottom];
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -58,9 +69,10 @@ def context(browser) -> Iterator[Any]:
 
 def test_every_page_fits_a_phone_and_loads_nothing_from_elsewhere(demo_site, context):
     """No page is wider than the window at 390 and 1280 px (code and tables scroll inside
-    themselves), and no page asks anything of another origin."""
+    themselves), its content keeps clear of the header and the footer, and no page asks
+    anything of another origin."""
     origin = urlsplit(demo_site.url).netloc
-    too_wide, elsewhere = [], []
+    too_wide, cramped, elsewhere = [], [], []
     for width in WIDTHS:
         page = context(viewport={"width": width, "height": 900}).new_page()
         page.on("request", lambda request: urlsplit(request.url).netloc == origin
@@ -71,7 +83,12 @@ def test_every_page_fits_a_phone_and_loads_nothing_from_elsewhere(demo_site, con
                 "[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
             if scroll > window:
                 too_wide.append(f"{kind} at {width} px: {scroll} px wide")
+            above, below = page.evaluate(GAPS)
+            if above < MIN_GAP or below < MIN_GAP:
+                cramped.append(f"{kind} at {width} px: {above:.0f} px under the header, "
+                               f"{below:.0f} px above the footer")
     assert too_wide == []
+    assert cramped == []
     assert elsewhere == []
 
 
@@ -332,6 +349,11 @@ def test_errors_show_in_the_page_and_the_page_comes_back(preview, browser):
         (project.root / "templates" / "post.html").unlink()
         expect(heading).to_have_text("First post")
         expect(other.locator("h1")).to_have_text("Second post")
+
+        # Search works in the preview too: its index is made when the search page asks.
+        page.goto(url + "search/?q=fixed")
+        expect(page.locator("#search-results li a").first).to_have_text("First post")
+        page.goto(url + "first/")
 
         # A toolkit.toml that does not load: the same.
         config = (project.root / "toolkit.toml").read_text()

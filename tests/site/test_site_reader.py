@@ -152,3 +152,14 @@ def test_the_feed_holds_summaries_unless_asked_for_whole_posts(make_project):
     assert "feed.xml" in changed(before, snapshot(out))
     assert "New." in ET.parse(out / "feed.xml").getroot().find(
         f"{ATOM}entry/{ATOM}content").text
+
+
+def test_search_can_be_turned_off(project):
+    project.post("hello", "Hello", published=True, date="2024-01-01")
+    out = build(project)
+    assert (out / "pagefind" / "pagefind.js").is_file()
+    (project.root / "toolkit.toml").write_text(
+        (project.root / "toolkit.toml").read_text() + "search = false\n")
+    build(project)
+    assert not (out / "pagefind").exists() and not (out / "search").exists()
+    assert "search/" not in read(out, "hello/index.html")

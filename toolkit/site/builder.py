@@ -167,9 +167,13 @@ class SiteBuilder:
     """Builds the site of `config`; call `build()` as often as needed on the same object."""
 
     def __init__(self, config: Config, *, drafts: bool = False, out: str | Path | None = None,
-                 premium: bool = False, processes: int | None = None):
+                 premium: bool = False, processes: int | None = None,
+                 search_index: bool = True):
         self.config = config
         self.drafts = drafts
+        # Make the search index after a build that changed a page ([site] search). The
+        # watch preview makes it only when the browser asks for it (`make_search_index`).
+        self.search_index = search_index
         self.premium = premium  # premium posts are left out unless this is set
         self.processes = processes  # None: every core, when there is enough to render
         self.pool_threshold = POOL_THRESHOLD  # fewer posts to render: stay in-process
@@ -265,6 +269,7 @@ class SiteBuilder:
             # The path of the site's root on its host: where the 404 page, shown at any
             # depth, finds the rest of the site.
             "root_path": (urlsplit(site.url).path.rstrip("/") if site.url else "") + "/",
+            "search": site.search,
         }
         site_key = digest_of(BUILDER_VERSION, site_context, site.per_page, self.drafts,
                              self.premium, theme_files.pygments_version(), site.allow_raw_html)
@@ -302,17 +307,29 @@ class SiteBuilder:
         )
 
     def _search_index(self, run: _Run) -> list[str]:
-        """Index the pages for search when a page changed (`search`); a failure is a
-        warning: the site itself is built. Returns the index files written."""
-        if not search.needed(self.output_dir, run.written, run.removed):
+        """Index the pages for search when a page changed (`search`), unless search is
+        off ([site] search = false: an index left by earlier builds goes) or made on
+        demand. A failure is a warning: the site itself is built. Returns the index files
+        written."""
+        if not self.config.site.search:
+            search.remove_index(self.output_dir)
+            return []
+        if not self.search_index or not search.needed(self.output_dir, run.written,
+                                                      run.removed):
             return []
         try:
-            written, _ = search.build_index(self.output_dir, self.state_dir)
+            written = self.make_search_index()
         except BuildError as exc:
             run.problems.append((self.config.relative(self.output_dir),
                                  [1, exc.message, "warning"]))
             written = []
         run.mark("search index")
+        return written
+
+    def make_search_index(self) -> list[str]:
+        """Index the built pages for search now; returns the index files written. Raises
+        `BuildError` when Pagefind fails."""
+        written, _ = search.build_index(self.output_dir, self.state_dir)
         return written
 
     # -- 2. posts ---------------------------------------------------------------------

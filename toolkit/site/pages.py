@@ -7,7 +7,8 @@ Layout (relative links everywhere; `root` leads from a page back to the site's r
     tags/index.html                          every tag, with its count
     tags/<tag>/index.html, tags/<tag>/page/N/index.html
     reading-list/index.html                  only when the mirror has a reading list
-    search/index.html                        the search page (the index: `search.py`)
+    search/index.html                        the search page, unless [site] search = false
+                                             (its index: `search.py`)
     feed.xml, sitemap.xml, 404.html
 
 Every page has a `key`: a digest of everything it shows and of the templates it uses. A
@@ -229,12 +230,13 @@ class SitePlan:
                 lambda: self._context(output, self.page_meta("Reading list", "reading-list/"),
                                       "reading-list", items=items()),
             ))
-        pages.append(Page(
-            "search/index.html", "search.html", self._key("search.html"),
-            lambda: self._context("search/index.html",
-                                  self.page_meta("Search", "search/") | {"noindex": True},
-                                  "search"),
-        ))
+        if self.site["search"]:
+            pages.append(Page(
+                "search/index.html", "search.html", self._key("search.html"),
+                lambda: self._context("search/index.html",
+                                      self.page_meta("Search", "search/") | {"noindex": True},
+                                      "search"),
+            ))
         pages.append(Page(
             "404.html", "404.html", self._key("404.html"),
             lambda: self._context("404.html", self.page_meta("Page not found", "404.html")

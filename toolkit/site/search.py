@@ -33,6 +33,13 @@ def needed(output_dir: Path, written: list[str], removed: list[str]) -> bool:
     return not (output_dir / INDEX_DIR / ENTRY).is_file()
 
 
+def remove_index(output_dir: Path) -> None:
+    """Remove the index of earlier builds (search was turned off)."""
+    folder = output_dir / INDEX_DIR
+    if folder.is_dir() and not folder.is_symlink():
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def executable() -> str:
     """The Pagefind binary of the `pagefind_bin` package."""
     try:

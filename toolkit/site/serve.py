@@ -15,10 +15,11 @@ watch preview on top of it (`toolkit.watch.preview`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
@@ -37,6 +38,9 @@ NO_STORE = {"Cache-Control": "no-store"}  # a local server: always the latest bu
 
 HtmlHook = Callable[[str], str]  # every HTML page on its way out (the preview's script)
 PageHook = Callable[[], str | None]  # an HTML page to show instead, or None
+# Folders of the site made only when asked for: the top folder's name, and what makes it
+# (run in a worker thread, before the file is looked up).
+OnDemand = Mapping[str, Callable[[], None]]
 
 
 class BadPath(ValueError):
@@ -87,12 +91,14 @@ def create_site_app(
     html: HtmlHook | None = None,
     instead_of_pages: PageHook | None = None,
     instead_of_not_found: PageHook | None = None,
+    on_demand: OnDemand | None = None,
     routes: Sequence[BaseRoute] = (),
 ) -> Starlette:
     """The app serving `output_dir`. `html` rewrites every HTML page sent;
     `instead_of_pages` (when it returns a page) answers every request for a page with it,
     status 500; `instead_of_not_found` (when it returns a page) answers a missing page
-    with it instead of the site's 404 page; `routes` come before the site's files."""
+    with it instead of the site's 404 page; `on_demand` makes a folder when a file of it is
+    asked for; `routes` come before the site's files."""
     root = output_dir.resolve()
     alias = root_path if root_path != "/" else ""
 
@@ -108,6 +114,12 @@ def create_site_app(
             return PlainTextResponse("not found", status_code=404)
         return page_response(text, 404)
 
+    async def make_on_demand(raw: str) -> None:
+        path = raw[len(alias) - 1:] if alias and raw.startswith(alias) else raw
+        folder = path.lstrip("/").partition("/")[0]
+        if on_demand and folder in on_demand:
+            await run_in_threadpool(on_demand[folder])
+
     def find(path: str) -> tuple[str, Path | None]:
         """The file of `path`, also under the site's root path; and the path it was found
         as."""
@@ -121,6 +133,8 @@ def create_site_app(
         # The decoded path as the server received it: `request.url.path` goes through
         # urlsplit, which silently drops newlines and tabs.
         raw: str = request.scope["path"]
+        if on_demand:
+            await make_on_demand(raw)
         try:
             path, found = find(raw)
             folder_page = (found is not None and not raw.endswith("/")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from toolkit.site.search import INDEX_DIR
 from toolkit.site.serve import create_site_app
 
 EVENTS_PATH = "/__toolkit/events"
@@ -170,9 +171,11 @@ def _inject(html: str) -> str:
     return html[:index] + LIVE_RELOAD_SCRIPT + html[index:] if index >= 0 else html + LIVE_RELOAD_SCRIPT
 
 
-def create_preview_app(output_dir: Path, broadcaster: Broadcaster, root_path: str = "/") -> Starlette:
+def create_preview_app(output_dir: Path, broadcaster: Broadcaster, root_path: str = "/",
+                       search_index: Callable[[], None] | None = None) -> Starlette:
     """The built preview, served like `toolkit serve` serves a site (`toolkit.site.serve`),
-    with the live-reload script in every page and the events stream."""
+    with the live-reload script in every page and the events stream. `search_index`
+    makes the search index when the browser asks for it (a rebuild does not)."""
 
     async def events(request: Request) -> Response:
         queue = broadcaster.subscribe()
@@ -211,4 +214,5 @@ def create_preview_app(output_dir: Path, broadcaster: Broadcaster, root_path: st
 
     return create_site_app(output_dir, root_path=root_path, html=_inject,
                            instead_of_pages=failed, instead_of_not_found=missing,
+                           on_demand={INDEX_DIR: search_index} if search_index else None,
                            routes=[Route(EVENTS_PATH, events, methods=["GET"])])

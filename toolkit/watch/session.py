@@ -79,9 +79,16 @@ class WatchSession:
         self.folders = FolderWatch(self._relevant, self.coalescer.add)
         self._problems: set[str] = set()
         self._stopped = threading.Event()
+        # A build and the making of the search index never overlap; the index is made
+        # again when a build changed a page since it was last made.
+        self._site_lock = threading.Lock()
+        self._index_stale = True
 
     def _builder(self, config: Config) -> SiteBuilder:
-        return SiteBuilder(config, drafts=self.options.drafts, out=self.output_dir)
+        # The search index is made when the browser asks for it (`_search_index`), not on
+        # every save: for a big site, it takes longer than the rebuild.
+        return SiteBuilder(config, drafts=self.options.drafts, out=self.output_dir,
+                           search_index=False)
 
     @property
     def url(self) -> str:
@@ -91,14 +98,14 @@ class WatchSession:
 
     def start(self) -> None:
         try:
-            report = self.builder.build()
+            report = self._build()
         except ToolkitError as exc:  # a broken template: shown on the pages, and fixable
             self._failed(exc.lines)
         else:
             self._after_build(report, [], report.seconds)
         self.server = BackgroundServer(
             create_preview_app(self.output_dir, self.broadcaster,
-                               root_path_of(self.config.site.url)),
+                               root_path_of(self.config.site.url), self._search_index),
             self.options.host, self.options.port, name="preview server",
         ).start()
         if self.publisher is not None:
@@ -147,7 +154,7 @@ class WatchSession:
             return
         self._watch_site_folders()  # one of them may have just been created
         try:
-            report = self.builder.build()
+            report = self._build()
         except ToolkitError as exc:
             self._failed(exc.lines)
             return
@@ -184,6 +191,28 @@ class WatchSession:
         if self.pusher is not None:
             self.pusher.config = config
         return True
+
+    def _build(self) -> BuildReport:
+        with self._site_lock:
+            report = self.builder.build()
+            if report.written or report.removed:
+                self._index_stale = True
+            return report
+
+    def _search_index(self) -> None:
+        """Make the search index of the preview, when a page changed since the last one
+        (the preview server calls this when the browser asks for the index)."""
+        if not self.config.site.search:
+            return
+        with self._site_lock:
+            if not self._index_stale:
+                return
+            try:
+                self.builder.make_search_index()
+            except ToolkitError as exc:
+                self.reporter.config_problem(exc.message)
+                return
+            self._index_stale = False
 
     def _failed(self, lines: list[str]) -> None:
         """A build that could not run: said in the terminal and on every page."""

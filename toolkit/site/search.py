@@ -22,6 +22,9 @@ from toolkit.errors import BuildError
 from toolkit.fsutil import write_if_changed
 
 INDEX_DIR = "pagefind"  # under the output folder
+# Pagefind's ready-made search interfaces: the theme's search page asks `pagefind.js`
+# itself, so these (about 400 KB) are not put in the site.
+UNUSED = ("pagefind-*ui.js", "pagefind-*ui.css", "pagefind-highlight.js")
 ENTRY = "pagefind-entry.json"  # the file every index has
 TIMEOUT = 300.0  # seconds Pagefind may take
 
@@ -81,11 +84,16 @@ def build_index(output_dir: Path, work_dir: Path) -> tuple[list[str], list[str]]
 
 
 def _install(fresh: Path, target: Path) -> tuple[list[str], list[str]]:
-    """Make `target` hold exactly the files of `fresh`, writing only what changed."""
+    """Make `target` hold exactly the files of `fresh` (but the `UNUSED` ones), writing
+    only what changed."""
+    from fnmatch import fnmatch
+
     written: list[str] = []
     made: set[str] = set()
     for folder, _, files in os.walk(fresh):
         for name in files:
+            if Path(folder) == fresh and any(fnmatch(name, pattern) for pattern in UNUSED):
+                continue
             source = Path(folder) / name
             relative = source.relative_to(fresh).as_posix()
             made.add(relative)

@@ -316,6 +316,11 @@ def test_errors_show_in_the_page_and_the_page_comes_back(preview, browser):
     expect.set_options(timeout=10_000)
     try:
         page = context.new_page()
+        # The 404 page takes its styles from the preview (its <base> is the path of the
+        # site's root, /blog/, which the preview answers too), not from example.com.
+        missing = page.goto(url + "no/such/page/")
+        assert missing.status == 404
+        assert page.evaluate("getComputedStyle(document.querySelector('main')).maxWidth") == "672px"
         page.goto(url + "first/")
         heading, error = page.locator("h1"), page.locator("#toolkit-error")
         expect(heading).to_have_text("First post")

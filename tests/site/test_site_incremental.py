@@ -260,7 +260,8 @@ def test_a_build_with_nothing_to_do_imports_no_renderer(site_project):
         "except SystemExit as exit:\n"
         "    assert not exit.code, exit.code\n"
         "heavy = [m for m in ('markdown_it', 'jinja2', 'pygments.lexers', 'pygments.formatters',"
-        " 'frontmatter', 'yaml', 'nh3', 'multiprocessing', 'subprocess', 'pagefind_bin')"
+        " 'frontmatter', 'yaml', 'nh3', 'multiprocessing', 'subprocess', 'shutil', 'tempfile',"
+        " 'pagefind_bin')"
         " if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -26,6 +25,8 @@ def toolkit_command() -> str:
     """How to run toolkit again from here: `toolkit` when that is the one running, else
     the path it was started by (`.venv/bin/toolkit` after `make install`, which does not
     put it on PATH), or `python -m toolkit`."""
+    import shutil  # here: `toolkit build` with nothing to do never needs it
+
     started = Path(sys.argv[0])
     if started.name != "toolkit":
         return "python -m toolkit" if started.name == "__main__.py" else "toolkit"

@@ -15,7 +15,6 @@ builds. Its files are not in the build's manifest: `pagefind/` belongs to this s
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 from toolkit.errors import BuildError
@@ -40,6 +39,8 @@ def remove_index(output_dir: Path) -> None:
     """Remove the index of earlier builds (search was turned off)."""
     folder = output_dir / INDEX_DIR
     if folder.is_dir() and not folder.is_symlink():
+        import shutil
+
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -108,5 +109,5 @@ def _install(fresh: Path, target: Path) -> tuple[list[str], list[str]]:
                 path.unlink()
                 removed.append(f"{INDEX_DIR}/{relative}")
         if Path(folder) != target and not os.listdir(folder):
-            shutil.rmtree(folder, ignore_errors=True)
+            os.rmdir(folder)
     return sorted(written), sorted(removed)

@@ -13,7 +13,7 @@ LINT_CHECKS := lint-ruff lint-workflows typecheck
 # WORKERS=0` runs the suite in one process.
 WORKERS ?= 4
 
-.PHONY: install test site demo publish watch bench lint lint-ruff lint-workflows typecheck clean
+.PHONY: install test site serve demo publish watch bench lint lint-ruff lint-workflows typecheck clean
 
 install: $(STAMP)
 
@@ -40,6 +40,10 @@ typecheck: install
 
 site: install
 	$(BIN)/toolkit build
+
+# The site as built just now, at http://127.0.0.1:8000/ (Ctrl-C stops it).
+serve: site
+	$(BIN)/toolkit serve
 
 demo: install
 	$(BIN)/toolkit demo

@@ -511,7 +511,8 @@ def _in_process(project: Path, post: Path) -> list[float]:
     from toolkit.config import load_config
     from toolkit.site import SiteBuilder
 
-    builder = SiteBuilder(load_config(project / "toolkit.toml"))
+    # As watch makes it: the search index is made when the browser asks for it.
+    builder = SiteBuilder(load_config(project / "toolkit.toml"), search_index=False)
     builder.build()  # reads the manifest, renders nothing
     _edit(post, 99)
     builder.build()  # the first render imports markdown-it, Pygments, Jinja2: once per watch

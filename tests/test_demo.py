@@ -3,11 +3,40 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import zipfile
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
+README = " ".join((REPOSITORY / "README.md").read_text(encoding="utf-8").split())
+
+
+def readme_demo_numbers(readme: str) -> dict[str, int]:
+    """What the README says `make demo` does, in numbers."""
+    found = re.search(
+        r"pulls the demo account's \*\*(?P<pulled>\d+)\*\* articles as posts, publishes the "
+        r"\*\*(?P<guide>\d+)\*\* posts of this project's user guide \(`content/`: "
+        r"(?P<created>\d+) created, the (?P<unchanged>\d+) pulled ones unchanged; .*? "
+        r"builds a site of \*\*(?P<built>\d+)\*\* posts \((?P<drafts>\d+) stay off the "
+        r"public site", readme)
+    assert found, "README.md: the paragraph on `make demo` lost its numbers"
+    return {name: int(value) for name, value in found.groupdict().items()}
+
+
+def demo_numbers(output: str) -> dict[str, int]:
+    """The same numbers, from what the demo prints."""
+    def number(pattern: str) -> int:
+        found = re.search(pattern, output)
+        assert found, f"{pattern!r} not in the demo's output:\n{output}"
+        return int(found.group(1))
+
+    pulled = number(r"pulled (\d+) article\(s\)")
+    built = number(r"built (\d+) posts")
+    guide = len(list((REPOSITORY / "content").glob("*.md")))
+    return {"pulled": pulled, "guide": guide, "created": number(r"create\s+│\s+(\d+)"),
+            "unchanged": number(r"unchanged\s+│\s+(\d+)"), "built": built,
+            "drafts": pulled + guide - built}
 
 
 def test_demo_publishes_mirrors_and_builds_without_touching_the_project(make_project):
@@ -20,14 +49,17 @@ def test_demo_publishes_mirrors_and_builds_without_touching_the_project(make_pro
     assert result.exit_code == 0, result.output
     workdir = project.root / ".toolkit" / "demo"
     site = workdir / "site"
-    assert f"The site: {site / 'index.html'}" in result.output
     archive = workdir / "site.zip"
-    assert f"The site as an archive: {archive} (" in result.output
+    assert "The site as an archive: .toolkit/demo/site.zip (" in result.output
     with zipfile.ZipFile(archive) as bundle:
         names = set(bundle.namelist())
     built = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
     assert names == built and "getting-started/index.html" in names
     assert f"{len(built)} entries, verified)" in result.output
+    # The README tells what the demo prints.
+    assert readme_demo_numbers(README) == demo_numbers(result.output)
+    # It ends with the command that serves the site, and where to open it.
+    assert "toolkit serve --dir .toolkit/demo/site\nand open http://127.0.0.1:8000/" in result.output
     assert "create" in result.output
 
     # The project itself is as it was: no lock for the real service, no mirror in content/.
@@ -60,3 +92,18 @@ def test_demo_publishes_mirrors_and_builds_without_touching_the_project(make_pro
     demo_runs = [json.loads(line) for line in
                  (project.root / ".toolkit" / "events.jsonl").read_text().splitlines()]
     assert [e["outcome"] for e in demo_runs if e.get("action") == "end"] == ["ok"]
+
+def test_the_readme_check_of_the_demo_numbers_can_fail():
+    wrong = README.replace("a site of **16** posts", "a site of **14** posts")
+    assert readme_demo_numbers(wrong)["built"] == 14 != readme_demo_numbers(README)["built"]
+
+
+def test_the_readme_says_where_the_command_is_after_make_install():
+    """`make install` puts toolkit in .venv/bin/, not on PATH: the README says so, and the
+    commands it gives for a first look run from there."""
+    assert "`make install` (which every target runs) puts the `toolkit` command in `.venv/bin/`" in README
+    assert ".venv/bin/toolkit serve --dir .toolkit/demo/site" in README
+    assert "source .venv/bin/activate" in README
+    makefile = (REPOSITORY / "Makefile").read_text(encoding="utf-8")
+    assert "VENV   := .venv" in makefile and "$(BIN)/python -m pip install" in makefile
+    assert 'toolkit = "toolkit.__main__:run"' in (REPOSITORY / "pyproject.toml").read_text()

@@ -201,6 +201,42 @@ def test_a_bad_save_is_reported_and_the_next_good_one_recovers(site, watch):
     assert "Fixed." in w.get("/first/").text
 
 
+def test_a_broken_post_shows_its_error_on_its_page_and_the_fix_brings_it_back(site, watch):
+    w = watch("--no-push")
+    assert w.get("/first/").status_code == 200
+    mark = w.mark()
+    site.write("content/first.md", "---\ntitle: Part 1: Setup\npublished: true\n---\nBroken.\n")
+    w.until(lambda: next((d for d in w.events_since(mark, "problems") if d), None))
+    page = w.get("/first/")  # where the writer was looking: the page is left out
+    assert page.status_code == 404 and 'id="toolkit-error"' in page.text
+    assert "content/first.md:2: front matter: invalid YAML" in page.text
+    assert "<style>" in page.text and "/__toolkit/events" in page.text  # styled, live
+    assert "More words." in w.get("/second/").text  # the other pages stay
+    mark = w.mark()
+    site.post("first", "First post", "Fixed words.\n", published=True, date="2024-01-01")
+    w.until(lambda: w.reloaded(mark, "content/first.md"))
+    page = w.get("/first/")
+    assert page.status_code == 200 and "Fixed words." in page.text
+
+
+def test_a_broken_template_shows_on_every_page_until_it_is_fixed(site, watch):
+    w = watch("--no-push")
+    mark = w.mark()
+    site.write("templates/post.html", '{% extends "base.html" %}\n{% block content %}\n'
+                                      "{% if %}\n{% endblock %}\n")
+    w.until(lambda: w.events_since(mark, "reload"))
+    for path in ("/first/", "/"):
+        page = w.get(path)
+        assert page.status_code == 500 and 'id="toolkit-error"' in page.text
+        assert "templates/post.html:3:" in page.text
+    assert "templates/post.html:3:" in w.output() and w.process.poll() is None
+    mark = w.mark()
+    (site.root / "templates" / "post.html").unlink()
+    w.until(lambda: w.events_since(mark, "reload"))
+    page = w.get("/first/")
+    assert page.status_code == 200 and "The first words." in page.text
+
+
 def test_an_impossible_date_is_reported_and_the_next_good_save_rebuilds(site, watch):
     w = watch("--no-push")
     site.write("content/first.md",
@@ -303,10 +339,19 @@ def test_a_config_change_is_reloaded_or_explained(site, watch):
     config = (site.root / "toolkit.toml").read_text()
     (site.root / "toolkit.toml").write_text(config.replace('title = "Watched site"', 'title = "Renamed site"'))
     w.until(lambda: "Renamed site" in w.get("/").text)
+    mark = w.mark()
     (site.root / "toolkit.toml").write_text(config + "\n[site\n")
     w.until(lambda: "toolkit.toml not reloaded" in w.output())
     assert "not valid TOML" in w.output()
-    assert w.process.poll() is None and "Renamed site" in w.get("/").text
+    # The browser shows it too, in place of the pages, until the next good save.
+    w.until(lambda: w.events_since(mark, "reload"))
+    page = w.get("/")
+    assert page.status_code == 500 and 'id="toolkit-error"' in page.text
+    assert "not valid TOML" in page.text and w.process.poll() is None
+    mark = w.mark()
+    (site.root / "toolkit.toml").write_text(config.replace('title = "Watched site"', 'title = "Renamed site"'))
+    w.until(lambda: w.events_since(mark, "reload"))
+    assert w.get("/").status_code == 200 and "Renamed site" in w.get("/").text
 
 
 def test_a_failed_push_is_reported_and_retried_with_the_next_save(site, watch, sandbox):

@@ -223,6 +223,13 @@ class SiteConfig:
     allow_raw_html: bool = option(
         BOOLEAN, default=False,
         help="Keep raw HTML in posts as written; by default it is cleaned like comments.")
+    search: bool = option(
+        BOOLEAN, default=True,
+        help="Full-text search: a search page, and its index made by Pagefind after each "
+             "build that changed a page.")
+    feed_full_content: bool = option(
+        BOOLEAN, default=False,
+        help="Put whole posts in the Atom feed; by default it holds their summaries.")
 
 
 @dataclass(frozen=True)

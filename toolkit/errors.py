@@ -10,7 +10,7 @@ sandbox)::
     ├── SyncError                 the sync refused to go on (an unusable toolkit.lock or run lock)
     │   └── RunLockBusy           another toolkit run held .toolkit/run.lock too long; `holder`
     ├── UnsafeNameError           a name from outside cannot become a file name inside its folder
-    ├── ServeError                a local server (preview, sandbox) cannot start or listen there
+    ├── ServeError                a local server (preview, serve, sandbox) cannot start or listen there
     ├── RunLogError               the local run log cannot be queried: a bad query or time range
     ├── AuthorizationError        the MCP server refused: a tool outside the token's scopes, a client
     ├── SandboxError              (toolkit.sandbox) the sandbox cannot start: port, host, database

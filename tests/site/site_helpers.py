@@ -86,11 +86,14 @@ def is_external(url: str) -> bool:
     return bool(re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", url)) or url.startswith("//")
 
 
-def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+def snapshot(folder: Path, *, search: bool = False) -> dict[str, tuple[int, int]]:
     """Every file under `folder` with (mtime_ns, inode): a rewrite changes one of them
-    (a rewrite goes through a new file renamed over the old one, so a new inode)."""
+    (a rewrite goes through a new file renamed over the old one, so a new inode). The
+    search index (`pagefind/`, its own step, tested apart) only with `search`."""
     found = {}
-    for current, _, files in os.walk(folder):
+    for current, folders, files in os.walk(folder):
+        if not search and Path(current) == folder and "pagefind" in folders:
+            folders.remove("pagefind")
         for name in files:
             path = Path(current, name)
             st = path.stat()

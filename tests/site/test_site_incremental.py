@@ -64,7 +64,7 @@ def test_parallel_build_gives_the_same_bytes_as_in_process(site_project, tmp_pat
     # rendered in a second round, in the workers too.
     theme = Path(__file__).resolve().parents[2] / "templates" / "post.html"
     site_project.write("templates/post.html", theme.read_text(encoding="utf-8").replace(
-        '<article class="post">', '<article class="post"><!-- x -->'))
+        '<article class="post" data-pagefind-body>', '<article class="post" data-pagefind-body><!-- x -->'))
     forked()
     builder(site_project, drafts=True, out=in_process, processes=1).build()
     assert tree_bytes(site_project.root / "forked") == tree_bytes(in_process)
@@ -126,7 +126,8 @@ def test_a_series_title_change_rewrites_the_other_parts(site_project):
     site_project.run("build")
     written = changed(before, snapshot(out))
     assert {"usage/index.html", "setup/index.html", "intro/index.html"} <= written
-    assert "news/index.html" not in written and "notes/index.html" not in written
+    # The post next to it in time names it in its previous/next links; the others stay.
+    assert "news/index.html" in written and "notes/index.html" not in written
     assert "Using it →" in read(out, "setup/index.html")
 
 
@@ -136,8 +137,8 @@ def test_a_template_edit_rerenders_the_pages_that_use_it(site_project):
     before = snapshot(out)
     theme = Path(__file__).resolve().parents[2] / "templates" / "post.html"
     site_project.write("templates/post.html",
-                       theme.read_text(encoding="utf-8").replace("<article class=\"post\">",
-                                                                 "<article class=\"post mine\">"))
+                       theme.read_text(encoding="utf-8").replace("<article class=\"post\"",
+                                                                 "<article class=\"post mine\""))
     site_project.run("build")
     written = changed(before, snapshot(out))
     posts = {f"{slug}/index.html" for slug in ("intro", "setup", "usage", "news", "notes")}
@@ -206,6 +207,7 @@ def test_a_lost_manifest_rewrites_nothing_that_is_the_same(site_project):
         manifest.unlink()
     site_project.run("build")
     assert changed(before, snapshot(out)) <= {"static/style.css", "static/favicon.svg",
+                                              "static/site.js", "static/search.js",
                                               "guide/img/shot.png", "logo.png"}
 
 
@@ -214,7 +216,10 @@ def test_the_manifest_lives_in_the_state_folder_not_in_the_output(site_project):
     site_project.run("build", "--drafts")
     manifests = list((site_project.root / ".toolkit" / "build").glob("*.json"))
     assert len(manifests) == 2  # one per output folder and set of flags
-    assert not list((site_project.root / "site").rglob("*.json"))
+    site = site_project.root / "site"
+    # The search index has a JSON file of its own, pagefind/pagefind-entry.json.
+    assert [p.relative_to(site).as_posix() for p in site.rglob("*.json")] == [
+        "pagefind/pagefind-entry.json"]
 
 
 def test_the_builder_object_can_be_called_again_and_again(site_project):
@@ -243,8 +248,9 @@ def test_progress_is_reported(site_project):
 
 
 def test_a_build_with_nothing_to_do_imports_no_renderer(site_project):
-    """What keeps a no-change build fast: markdown-it, Pygments' lexers and Jinja2 are never
-    imported (checked in a fresh interpreter, through the real command)."""
+    """What keeps a no-change build fast: markdown-it, Pygments' lexers, Jinja2 and the
+    search indexer are never imported (checked in a fresh interpreter, through the real
+    command)."""
     site_project.run("build")
     script = (
         "import sys\n"
@@ -254,7 +260,9 @@ def test_a_build_with_nothing_to_do_imports_no_renderer(site_project):
         "except SystemExit as exit:\n"
         "    assert not exit.code, exit.code\n"
         "heavy = [m for m in ('markdown_it', 'jinja2', 'pygments.lexers', 'pygments.formatters',"
-        " 'frontmatter', 'yaml', 'nh3', 'multiprocessing') if m in sys.modules]\n"
+        " 'frontmatter', 'yaml', 'nh3', 'multiprocessing', 'subprocess', 'shutil', 'tempfile',"
+        " 'pagefind_bin')"
+        " if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

@@ -42,10 +42,10 @@ def test_heading_anchors(content):
 
 def test_code_is_highlighted_with_css_classes(content):
     html = render(content, "```python\nx = 1  # one\n```\n\n```nosuchlang\na < b\n```\n\n```\nplain\n```\n").html
-    assert '<pre class="highlight"><code class="language-python"><span class="n">x</span>' in html
+    assert '<pre class="highlight" tabindex="0"><code class="language-python"><span class="n">x</span>' in html
     assert '<span class="c1"># one</span>' in html
-    assert '<pre><code class="language-nosuchlang">a &lt; b\n</code></pre>' in html
-    assert "<pre><code>plain\n</code></pre>" in html
+    assert '<pre tabindex="0"><code class="language-nosuchlang">a &lt; b\n</code></pre>' in html
+    assert "<pre tabindex=\"0\"><code>plain\n</code></pre>" in html
 
 
 def test_relative_images_and_files_point_at_their_copies(content):

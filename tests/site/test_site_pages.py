@@ -136,7 +136,7 @@ def test_post_body_markdown_features(site_project):
     assert '<img class="cover" src="../guide/img/shot.png"' in intro
     assert '<a href="../setup/#install">the setup</a>' in intro
     assert '<h2 id="details">Details <a class="header-anchor" href="#details">#</a></h2>' in intro
-    assert '<pre class="highlight"><code class="language-python"><span class="nb">print</span>' in intro
+    assert '<pre class="highlight" tabindex="0"><code class="language-python"><span class="nb">print</span>' in intro
     assert 'class="footnote-ref"' in intro and "The note." in intro
     setup = read(out, "setup/index.html")
     assert "<table>" in setup and "<s>2</s>" in setup
@@ -190,7 +190,9 @@ def test_sitemap(site_project):
 def test_not_found_page(site_project):
     _, out = build(site_project)
     page = parse_page(out / "404.html")
-    assert page.base == "https://example.com/blog/"
+    # The path of the site's root, not its URL: the page takes its styles and links from
+    # whatever host shows it (the production site, `toolkit serve`, the watch preview).
+    assert page.base == "/blog/"
     assert page.meta["robots"] == ["noindex"]
     assert ("link", "./static/style.css") in page.urls
 
@@ -204,7 +206,7 @@ def test_site_without_url_still_builds_with_relative_links(make_project):
     assert hello.canonical is None and "og:url" not in hello.meta
     feed = ET.parse(out / "feed.xml").getroot()
     assert feed.find(f"{ATOM}entry/{ATOM}link").get("href") == "hello/"
-    assert parse_page(out / "404.html").base is None
+    assert parse_page(out / "404.html").base == "/"
 
 
 def test_empty_site(project):

@@ -94,7 +94,7 @@ def test_a_publish_killed_during_updates_converges(site, env, proxy, sandbox, in
     assert result.exit_code == 0, result.output
     assert "conflict" not in result.output
     if edit_after_the_kill:
-        assert f"update    {edited}" in result.output
+        assert f"update    public {edited}" in result.output
     for title, body in bodies_by_title(sandbox, "Killed post").items():
         assert body.endswith(expected[title]), title
     assert "pending" not in (site.root / "toolkit.lock").read_text()

@@ -28,17 +28,17 @@ def test_plan_and_publish_print_markup_in_titles_and_paths_as_written(site, env)
     plan = site.run("plan", env=env)
     assert plan.exit_code == 0, plan.output
     for path in paths:
-        assert f"→ create    {path}  new post" in plan.output
+        assert f"→ create    public {path}  new post" in plan.output
 
     published = site.run("publish", "-v", env=env)
     assert published.exit_code == 0, published.output
     for path in paths:
-        assert f"✓ create    {path}  created article" in published.output
+        assert f"✓ create    public {path}  created article" in published.output
 
     again = site.run("plan", "-v", env=env)
     assert again.exit_code == 0, again.output
     for path in paths:
-        assert f"→ unchanged {path}  article" in again.output
+        assert f"→ unchanged public {path}  article" in again.output
 
 
 def test_problems_holding_markup_are_printed_as_written(site, env):
@@ -48,7 +48,7 @@ def test_problems_holding_markup_are_printed_as_written(site, env):
     plan = site.run("plan", env=env)
 
     assert plan.exit_code == 1
-    assert "✗ content/bad.md: tags: '[/b]' must be" in plan.output
+    assert "✗ error     public content/bad.md  tags: '[/b]' must be" in plan.output
     assert "content/bad.md:4: tags: '[red]x' must be" in plan.output
     assert "content/[red]x.md" in plan.output
 

@@ -272,11 +272,12 @@ def test_two_remote_articles_with_the_post_title_are_refused(site, hostile):
 
     plan = site.run("plan", env=hostile.env)
     assert plan.exit_code == 1
-    assert f"error     content/twin.md  {refusal}" in plan.output
+    assert f"error     public content/twin.md  {refusal}" in plan.output
 
     result = site.run("publish", env=hostile.env)
     assert result.exit_code == 1
-    assert f"content/twin.md: {refusal}; record the right one in toolkit.lock" in result.output
+    assert f"content/twin.md  {refusal}; record the right one in toolkit.lock" in result.output
+    assert result.output.count(refusal) == 1  # once: the summary does not repeat it
     assert [(method, sent["title"]) for method, sent in hostile.writes] == [("POST", "Not a twin")]
     assert sorted(lock_entries(site)) == ["content/other.md"]
 
@@ -292,7 +293,7 @@ def test_an_article_deleted_on_the_website_is_created_again_only_with_recreate(s
 
     plan = site.run("plan", env=env)
     assert plan.exit_code == 1
-    assert f"conflict  content/gone.md  {reason}" in plan.output
+    assert f"conflict  public content/gone.md  {reason}" in plan.output
 
     sandbox.reset_stats()
     for args in (["publish"], ["publish", "--force"]):  # --force is about website edits
@@ -317,7 +318,7 @@ def test_a_failed_create_is_created_by_the_next_publish(site, env, sandbox, stat
     sandbox.reset_stats()
     failed = site.run("publish", env=env)
     assert failed.exit_code == 1
-    assert f"content/late.md: create failed: POST /api/articles: {status}" in failed.output
+    assert f"content/late.md  create failed: POST /api/articles: {status}" in failed.output
     assert writes(sandbox) == {f"POST {status}": attempts}  # a 5xx: re-read the list, then again
     assert "Created late" not in titles(sandbox)
     assert "content/late.md" not in lock_entries(site)

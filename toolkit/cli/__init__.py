@@ -19,6 +19,7 @@ from toolkit.errors import ToolkitError
 
 # name -> "module:function"; the order is the order of `toolkit --help`.
 COMMANDS = {
+    "new": "toolkit.cli.new:new",
     "check": "toolkit.cli.check:check",
     "build": "toolkit.cli.build:build",
     "plan": "toolkit.cli.publish:plan",
@@ -29,6 +30,7 @@ COMMANDS = {
     "license": "toolkit.cli.license:license_command",
     "mcp": "toolkit.cli.mcp:mcp",
     "export": "toolkit.cli.export:export",
+    "serve": "toolkit.cli.serve:serve",
     "sandbox": "toolkit.cli.sandbox:sandbox",
     "demo": "toolkit.cli.demo:demo",
     "config": "toolkit.cli.config:config",
@@ -36,7 +38,7 @@ COMMANDS = {
 }
 # Commands that serve until Ctrl-C: they take SIGINT and SIGTERM as a request to stop
 # (toolkit.signals); every other command gets Python's KeyboardInterrupt back.
-SERVE_UNTIL_STOPPED = {"watch", "sandbox", "mcp"}
+SERVE_UNTIL_STOPPED = {"watch", "serve", "sandbox", "mcp"}
 
 
 class LazyGroup(click.Group):

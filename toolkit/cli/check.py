@@ -4,6 +4,7 @@ import click
 
 from toolkit.cli.context import CliContext, common_options, pass_cli
 from toolkit.cli.output import github_annotation, in_github_actions, stderr
+from toolkit.cli.progress import Spinner
 
 
 @click.command()
@@ -24,7 +25,8 @@ def check(cli: CliContext, paths: tuple[str, ...], strict: bool) -> None:
     """
     from toolkit.commands.check import check as check_posts
 
-    result = check_posts(cli.config, paths, strict=strict)
+    with Spinner("checking the posts", enabled=not cli.quiet):
+        result = check_posts(cli.config, paths, strict=strict)
     report = result.report
     for problem in report.problems:
         click.echo(str(problem))

@@ -6,11 +6,13 @@ import click
 from rich.markup import escape
 
 from toolkit.cli.context import CliContext, common_options, pass_cli
-from toolkit.cli.output import stderr, stdout
+from toolkit.cli.output import shown_path, stderr, stdout, toolkit_command
 from toolkit.cli.sync_report import ConsoleReporter, print_summary
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.commands.demo import DemoReport
+
+SERVE_URL = "http://127.0.0.1:8000/"  # where `toolkit serve` listens by default
 
 
 @click.command()
@@ -40,13 +42,14 @@ def demo(cli: CliContext) -> None:
         if not cli.quiet:
             stderr.print(f"[bold]•[/] {escape(message)}", highlight=False)
 
-    with ConsoleReporter(verbose=cli.verbose, quiet=cli.quiet) as reporter:
+    # The steps' lines tell where the demo is; the reporter adds the publish bar.
+    with ConsoleReporter(verbose=cli.verbose, quiet=cli.quiet, reading=False) as reporter:
         report = run_demo(cli.config, progress=reporter, on_step=step)
     pulled, published, mirrored, built = report.pulled, report.published, report.mirrored, report.built
     # A demo that returns has done every step, comments included.
     assert pulled is not None and published is not None and built is not None
     assert mirrored is not None and mirrored.comments is not None
-    print_summary(published, title="published to the sandbox")
+    print_summary(published, title="published to the sandbox", details=cli.quiet)
     comments = mirrored.comments
     articles = len(comments.written) + comments.unchanged
     stdout.print(
@@ -65,14 +68,18 @@ def demo(cli: CliContext) -> None:
         stdout.print(f"\nThe run log, asked on the sandbox's log stream:\n  {report.logs.sql}",
                      highlight=False, markup=False)
         print_table(report.logs)
-    stdout.print(f"\nThe site: {report.site_index}\n  (file://{report.site_index})",
-                 highlight=False, markup=False)
     exported = report.exported
     if exported is not None:
-        stdout.print(f"The site as an archive: {exported.output} ({exported.size:,} bytes, "
-                     f"{exported.entries} entries, verified)", highlight=False, markup=False)
-    stdout.print(f"Everything the demo wrote is in {report.workdir}; the sandbox has stopped.",
+        stdout.print(f"\nThe site as an archive: {shown_path(exported.output)} "
+                     f"({exported.size:,} bytes, {exported.entries} entries, verified)",
+                     highlight=False, markup=False)
+    site = shown_path(report.site_index.parent)
+    stdout.print(f"\nThe site is in {site}/. To look at it, run\n"
+                 f"  {toolkit_command()} serve --dir {site}\n"
+                 f"and open {SERVE_URL}",
                  highlight=False, markup=False)
+    stdout.print(f"Everything the demo wrote is in {shown_path(report.workdir)}/; the sandbox "
+                 "has stopped.", highlight=False, markup=False)
     if not report.ok:
         raise SystemExit(1)
 

@@ -4,6 +4,7 @@ import click
 
 from toolkit.cli.context import CliContext, common_options, lock_timeout_option, pass_cli
 from toolkit.cli.output import stderr, stdout
+from toolkit.cli.progress import Spinner
 
 
 @click.command()
@@ -30,8 +31,10 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool) -> None:
     """
     from toolkit.commands.mirror import mirror as mirror_remote
 
-    result = mirror_remote(cli.config, comments=what in ("comments", "all"),
-                           readinglist=what in ("readinglist", "all"), podcast=podcast, full=full)
+    with Spinner("mirror: reading comments and the reading list", enabled=not cli.quiet):
+        result = mirror_remote(cli.config, comments=what in ("comments", "all"),
+                               readinglist=what in ("readinglist", "all"), podcast=podcast,
+                               full=full)
     for path in result.changed:
         stdout.print(f"updated {path}", highlight=False, markup=False)
     if cli.quiet:
@@ -79,8 +82,15 @@ def pull(cli: CliContext, overwrite: bool, lock_timeout: float) -> None:
     from toolkit.commands.pull import PullAction
     from toolkit.commands.pull import pull as pull_articles
 
-    result = pull_articles(cli.config, overwrite=overwrite, lock_timeout=lock_timeout,
-                           on_blocked=None if cli.quiet else _say)
+    spinner = Spinner("pull: reading the account's articles", enabled=not cli.quiet)
+
+    def blocked(message: str) -> None:
+        spinner.stop()  # the wait is told in words; the spinner would only hide it
+        _say(message)
+
+    with spinner.start():
+        result = pull_articles(cli.config, overwrite=overwrite, lock_timeout=lock_timeout,
+                               on_blocked=None if cli.quiet else blocked)
     for outcome in result.outcomes:
         if outcome.action is PullAction.UNCHANGED and cli.verbose < 1:
             continue

@@ -3,11 +3,37 @@
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 from rich.console import Console
 
 stdout = Console(highlight=False, soft_wrap=True)
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def shown_path(path: Path) -> str:
+    """A path as the user would type it: relative to the working folder when inside it."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # pragma: no cover - another drive
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+def toolkit_command() -> str:
+    """How to run toolkit again from here: `toolkit` when that is the one running, else
+    the path it was started by (`.venv/bin/toolkit` after `make install`, which does not
+    put it on PATH), or `python -m toolkit`."""
+    import shutil  # here: `toolkit build` with nothing to do never needs it
+
+    started = Path(sys.argv[0])
+    if started.name != "toolkit":
+        return "python -m toolkit" if started.name == "__main__.py" else "toolkit"
+    on_path = shutil.which("toolkit")
+    if on_path is not None and Path(on_path).resolve() == started.resolve():
+        return "toolkit"
+    return shown_path(started)
 
 
 def in_github_actions() -> bool:

@@ -16,11 +16,13 @@ json_option = click.option("--json", "as_json", is_flag=True,
                            help="Print one JSON document on stdout and nothing else there.")
 
 
-def _render(cli: CliContext, result: PublishResult, *, as_json: bool, title: str) -> None:
+def _render(cli: CliContext, result: PublishResult, *, as_json: bool, title: str,
+            listed: bool) -> None:
+    """`listed`: the reporter has printed a line for each failed post already."""
     if as_json:
         print_json(result)
     elif not cli.quiet or result.failed:
-        print_summary(result, title=title)
+        print_summary(result, title=title, details=not listed)
     annotate(result, err=as_json)
     if result.failed:
         if not as_json and not cli.quiet:
@@ -43,8 +45,9 @@ def plan(cli: CliContext, paths: tuple[str, ...], as_json: bool) -> None:
 
     Reads the account's articles once and compares them with your posts and toolkit.lock:
     each post is create, update, unchanged, conflict (edited or deleted on the website since
-    the last publish), skip (premium) or error (fails `toolkit check`). Exits 1 on conflicts
-    or errors.
+    the last publish), skip (premium) or error (fails `toolkit check`). One line per post
+    says what and why, and whether its article will be public or a draft. Exits 1 on
+    conflicts or errors.
 
     \b
     Example:
@@ -56,7 +59,7 @@ def plan(cli: CliContext, paths: tuple[str, ...], as_json: bool) -> None:
     reporter = _reporter(cli, as_json=as_json, dry_run=True)
     with reporter:
         result = plan_posts(cli.config, paths, progress=reporter)
-    _render(cli, result, as_json=as_json, title="plan")
+    _render(cli, result, as_json=as_json, title="plan", listed=reporter.enabled)
 
 
 @click.command()
@@ -80,7 +83,8 @@ def publish(cli: CliContext, paths: tuple[str, ...], dry_run: bool, force: bool,
     are conflicts, skipped unless --force; articles deleted on the website are conflicts too,
     created again only with --recreate. Writes are paced to the API's rate limits
     (10 published creates and 30 updates per 30 s; drafts are not paced). Shows a progress bar on a terminal, a line for
-    each post written or failed (-v: every post) and a summary table. Needs FOREM_API_KEY.
+    each post written (public or draft, with its article's URL) or failed (-v: every post)
+    and a summary table. Needs FOREM_API_KEY.
 
     One writer at a time: a publish holds .toolkit/run.lock (so do pull and watch's draft
     pushes). While another run holds it, publish waits up to --lock-timeout seconds, then
@@ -98,4 +102,4 @@ def publish(cli: CliContext, paths: tuple[str, ...], dry_run: bool, force: bool,
     with reporter:
         result = publish_posts(cli.config, paths, force=force, recreate=recreate,
                                dry_run=dry_run, lock_timeout=lock_timeout, progress=reporter)
-    _render(cli, result, as_json=as_json, title="publish")
+    _render(cli, result, as_json=as_json, title="publish", listed=reporter.enabled)

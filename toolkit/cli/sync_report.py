@@ -19,6 +19,7 @@ from rich.progress import (
 from rich.table import Table
 
 from toolkit.cli.output import github_annotation, in_github_actions, stderr, stdout
+from toolkit.cli.progress import Spinner
 from toolkit.sync.engine import Outcome, PublishResult
 from toolkit.sync.plan import Action, PostPlan
 
@@ -35,19 +36,34 @@ STYLE = {
 }
 
 
+def visibility(outcome: Outcome) -> str:
+    """What the article is or will be on the website: public or a draft ("" unknown)."""
+    post = outcome.plan.post
+    if post is None:
+        return ""
+    return "public" if post.published else "draft"
+
+
 class ConsoleReporter:
-    """Draws a progress bar (on a terminal) and one line per post that changed or failed."""
+    """Draws a progress bar (on a terminal) and one line per post that changed or failed;
+    for a plan (`dry_run`), one line per post. Each line says whether the article is (or
+    will be) public or a draft, and, once written, its URL. A failed post's line is where
+    its problems are told: the summary does not repeat them (`print_summary`)."""
 
     def __init__(self, *, verbose: int = 0, quiet: bool = False, enabled: bool = True,
-                 dry_run: bool = False):
+                 dry_run: bool = False, reading: bool = True):
         self.dry_run = dry_run  # lines are then the result itself: stdout, "→" for would-do
         self.verbose = verbose
         self.quiet = quiet
         self.enabled = enabled and not quiet
         self.progress: Progress | None = None
         self.task: TaskID | None = None  # the bar's task, while there is a bar
+        # Until the plan is made: the account's articles are being read (`reading`: say
+        # so; a caller that shows its own steps does not).
+        self.reading = Spinner("reading the account's articles", enabled=self.enabled and reading)
 
     def planned(self, plans: list[PostPlan]) -> None:
+        self.reading.stop()
         if not self.enabled or not stderr.is_terminal or not plans:
             return
         self.progress = Progress(
@@ -63,16 +79,23 @@ class ConsoleReporter:
             self.progress.update(self.task, advance=1, status="")
         if not self.enabled:
             return
-        if outcome.action is Action.UNCHANGED and outcome.ok and self.verbose < 1:
+        quiet_unchanged = not self.dry_run and self.verbose < 1
+        if outcome.action is Action.UNCHANGED and outcome.ok and quiet_unchanged:
             return
         if not outcome.ok:
             mark, style = "✗", "red"
         else:
             mark, style = ("→" if self.dry_run else "✓"), STYLE[outcome.action]
-        line = (f"[{style}]{mark} {outcome.action.value:<9}[/] {escape(outcome.key)}  "
-                f"{escape(outcome.message)}")
+        message = outcome.message
+        if outcome.ok and outcome.url and outcome.action in (Action.CREATE, Action.UPDATE):
+            message += f": {outcome.url}"
+        line = (f"[{style}]{mark} {outcome.action.value:<9}[/] {visibility(outcome):<6} "
+                f"{escape(outcome.key)}  {escape(message)}")
         console = stdout if self.dry_run else (self.progress.console if self.progress else stderr)
         console.print(line, markup=True, highlight=False)
+        if not outcome.ok:
+            for problem in outcome.plan.problems[1:]:
+                console.print(f"  {problem}", highlight=False, markup=False)
 
     def waiting(self, seconds: float, reason: str) -> None:
         if self.progress is not None and self.task is not None:
@@ -82,22 +105,27 @@ class ConsoleReporter:
             stderr.print(f"[dim]waiting {seconds:.1f} s: {escape(reason)}[/]")
 
     def blocked(self, message: str) -> None:
+        self.reading.stop()
         if not self.quiet:
             stderr.print(message, markup=False, highlight=False)
 
     def close(self) -> None:
+        self.reading.stop()
         if self.progress is not None:
             self.progress.stop()
             self.progress = None
 
     def __enter__(self) -> ConsoleReporter:
+        self.reading.start()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 
-def print_summary(result: PublishResult, *, title: str) -> None:
+def print_summary(result: PublishResult, *, title: str, details: bool = True) -> None:
+    """The table of actions; with `details`, each failed post and its problems too (when
+    no `ConsoleReporter` line has told them already)."""
     table = Table(title=title, show_edge=False, title_justify="left")
     table.add_column("action")
     table.add_column("posts", justify="right")
@@ -109,6 +137,8 @@ def print_summary(result: PublishResult, *, title: str) -> None:
             label = action.value + (f" ([red]{failed} failed[/])" if failed and writes else "")
             table.add_row(f"[{STYLE[action]}]{label}[/]", str(total))
     stdout.print(table)
+    if not details:
+        return
     for outcome in result.failed:
         stdout.print(f"[red]✗[/] {escape(outcome.key)}: {escape(outcome.message)}",
                      highlight=False)
@@ -121,6 +151,7 @@ def outcome_json(outcome: Outcome) -> dict[str, Any]:
         "path": outcome.key,
         "title": outcome.plan.title,
         "action": outcome.action.value,
+        "published": outcome.plan.post.published if outcome.plan.post is not None else None,
         "ok": outcome.ok,
         "message": outcome.message,
         "article_id": outcome.article_id,

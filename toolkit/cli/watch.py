@@ -75,8 +75,9 @@ def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool,
 
     Builds into .toolkit/preview/ (your site/ stays as `toolkit build` makes it), serves
     it on localhost with live reload, and watches content/, templates/ and toolkit.toml.
-    A save with a mistake prints `path:line: message` and shows it on the page; the next
-    good save clears it. Unless --no-push, the remote draft of each saved post follows,
+    A save with a mistake prints `path:line: message` and shows it in the browser: a
+    broken post in place of its page (and in a box on the others), a broken template or
+    toolkit.toml in place of every page; the next good save brings the pages back. Unless --no-push, the remote draft of each saved post follows,
     several quick saves making one update; watch never publishes. A push waits up to
     --lock-timeout seconds while another toolkit run (a publish, a pull) holds
     .toolkit/run.lock; if it is still held, the push says so and is tried again with the

@@ -5,6 +5,7 @@ a listener object), builds the clients it needs, holds the run lock where it wri
 returns a typed result that carries everything a caller shows. None of them prints,
 imports click or exits: failures are `toolkit.errors.ToolkitError`s.
 
+    new.new_post           write a new draft post                      -> NewPost
     check.check            validate posts offline                      -> CheckResult
     build.build            build the static site                       -> BuildReport
     build.build_premium    the premium site, behind the licence gate   -> PremiumBuildReport
@@ -16,6 +17,7 @@ imports click or exits: failures are `toolkit.errors.ToolkitError`s.
     license.license_status         the licence, and premium's verdict  -> LicenseStatus
     license.license_notifications  licence events since the last call  -> NotificationsResult
     export.export          the site or the posts as one verified archive -> ExportResult
+    serve.serve            the built site on a local server, to stop   -> RunningSite
     sandbox.sandbox        a started local emulator, to stop           -> RunningSandbox
     demo.demo              the whole pipeline against the sandbox      -> DemoReport
     config.config_keys     every configuration key and its value       -> list[ConfigKey]

@@ -382,6 +382,23 @@ def _key_lines(front_matter: str, first_line: int) -> dict[str, int]:
     return lines
 
 
+def colon_hint(front_matter: str, index: int) -> str:
+    """How to fix the most common YAML mistake of a front matter: a value holding `: `
+    (`title: Part 1: Setup`), which YAML reads as a second key. Quoting the value fixes it;
+    the hint shows the line quoted ("" when line `index` is not such a line)."""
+    lines = front_matter.splitlines()
+    if not 0 <= index < len(lines):
+        return ""
+    name, _, value = lines[index].partition(":")
+    value = value.strip()
+    if not name.strip() or ": " not in value or value[0] in "\"'[{":
+        return ""
+    import json
+
+    quoted = json.dumps(value, ensure_ascii=False)  # a valid YAML double-quoted string
+    return f"; a value with ': ' in it must be quoted: {name.strip()}: {quoted}"
+
+
 def parse_post(path: Path, key: str, source: str) -> Post:
     """Parse a post's text; raise `PostError` (with the file line) when it cannot be used."""
     if source.startswith("\ufeff"):
@@ -414,6 +431,8 @@ def parse_post(path: Path, key: str, source: str) -> Post:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = fm_line + mark.line if mark is not None else fm_line
         reason = getattr(exc, "problem", None) or (str(exc).splitlines() or ["unreadable"])[0]
+        if "mapping values are not allowed" in reason and mark is not None:
+            reason += colon_hint(fm_text, mark.line)
         raise PostError(Problem(key, line, f"front matter: invalid YAML: {reason}")) from None
     except RecursionError:  # pragma: no cover - MAX_DEPTH keeps the composer shallow
         raise PostError(Problem(key, fm_line, "front matter: nested too deeply")) from None

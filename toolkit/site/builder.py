@@ -26,12 +26,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from toolkit import localfiles
 from toolkit.config import Config
 from toolkit.errors import BuildError
-from toolkit.site import theme_files
+from toolkit.site import search, theme_files
 from toolkit.site.manifest import (
     Manifest,
     OutputRecord,
@@ -53,6 +53,7 @@ from toolkit.site.output import (
 )
 from toolkit.site.pages import (
     Context,
+    FullContent,
     Page,
     ReadingList,
     SitePlan,
@@ -72,10 +73,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # Bump when the builder's output or its records change for the same inputs: every post is
 # then read again and every page redone.
-BUILDER_VERSION = "3"
+BUILDER_VERSION = "4"
 Progress = Callable[[int, int], None]
-# A post page to write: (page key, series navigation or None, comments file or None)
-PostPage = tuple[str, Context | None, str | None]
+# A post page to write: (page key, series navigation or None, comments file or None,
+# the newer and the older post on the site as {slug, title} or None)
+Neighbours = tuple[dict[str, str] | None, dict[str, str] | None]
+PostPage = tuple[str, Context | None, str | None, Neighbours]
 
 
 def _site_info(record: PostRecord) -> PostInfo:
@@ -95,6 +98,7 @@ class BuildReport:
     unchanged: list[str] = field(default_factory=list)  # output paths left as they were
     removed: list[str] = field(default_factory=list)  # output paths removed
     problems: list[Problem] = field(default_factory=list)
+    search_index: list[str] = field(default_factory=list)  # files of the search index written
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)  # seconds per step, for profiling
 
@@ -163,9 +167,13 @@ class SiteBuilder:
     """Builds the site of `config`; call `build()` as often as needed on the same object."""
 
     def __init__(self, config: Config, *, drafts: bool = False, out: str | Path | None = None,
-                 premium: bool = False, processes: int | None = None):
+                 premium: bool = False, processes: int | None = None,
+                 search_index: bool = True):
         self.config = config
         self.drafts = drafts
+        # Make the search index after a build that changed a page ([site] search). The
+        # watch preview makes it only when the browser asks for it (`make_search_index`).
+        self.search_index = search_index
         self.premium = premium  # premium posts are left out unless this is set
         self.processes = processes  # None: every core, when there is enough to render
         self.pool_threshold = POOL_THRESHOLD  # fewer posts to render: stay in-process
@@ -260,6 +268,10 @@ class SiteBuilder:
             "url": site.url,
             "lang": "en",
             "has_reading_list": reading_list is not None,
+            # The path of the site's root on its host: where the 404 page, shown at any
+            # depth, finds the rest of the site.
+            "root_path": (urlsplit(site.url).path.rstrip("/") if site.url else "") + "/",
+            "search": site.search,
         }
         site_key = digest_of(BUILDER_VERSION, site_context, site.per_page, self.drafts,
                              self.premium, theme_files.pygments_version(), site.allow_raw_html)
@@ -274,6 +286,7 @@ class SiteBuilder:
             site=site_context, site_url=site.url, per_page=site.per_page, site_key=site_key,
             closures=run.manifest.closures, reading_list=reading_list,
             posts=[self._summary(run, key) for key in posts],
+            full_content=self._full_content(run, posts) if site.feed_full_content else None,
         )
         listings = plan.pages()
         run.mark("plan")
@@ -283,6 +296,7 @@ class SiteBuilder:
         self._copy_files(run)
         self._finish(run)
         run.mark("copy, clean up, save")
+        indexed = self._search_index(run)
         return BuildReport(
             output_dir=self.output_dir,
             posts=len(posts),
@@ -290,8 +304,35 @@ class SiteBuilder:
             unchanged=sorted(run.unchanged),
             removed=run.removed,
             problems=self._report_problems(run.problems),
+            search_index=indexed,
             timings=run.timings,
         )
+
+    def _search_index(self, run: _Run) -> list[str]:
+        """Index the pages for search when a page changed (`search`), unless search is
+        off ([site] search = false: an index left by earlier builds goes) or made on
+        demand. A failure is a warning: the site itself is built. Returns the index files
+        written."""
+        if not self.config.site.search:
+            search.remove_index(self.output_dir)
+            return []
+        if not self.search_index or not search.needed(self.output_dir, run.written,
+                                                      run.removed):
+            return []
+        try:
+            written = self.make_search_index()
+        except BuildError as exc:
+            run.problems.append((self.config.relative(self.output_dir),
+                                 [1, exc.message, "warning"]))
+            written = []
+        run.mark("search index")
+        return written
+
+    def make_search_index(self) -> list[str]:
+        """Index the built pages for search now; returns the index files written. Raises
+        `BuildError` when Pagefind fails."""
+        written, _ = search.build_index(self.output_dir, self.state_dir)
+        return written
 
     # -- 2. posts ---------------------------------------------------------------------
 
@@ -421,6 +462,7 @@ class SiteBuilder:
         slugs = run.slugs = {key: _site_info(records[key])["slug"] for key in posts}
         series = self._series(posts, records)
         comments = {key: self._comments_file(run, key) for key in posts}
+        neighbours = self._neighbours(posts, records, series)
         closure = run.manifest.closures["post.html"]
 
         def page_key(key: str) -> str:
@@ -432,6 +474,7 @@ class SiteBuilder:
                 closure, site_key, record.digest,
                 digest_of(series[key]) if key in series else "",
                 run.manifest.files[comments_file][2] if comments_file else "",
+                *(f"{near['slug']}\x1e{near['title']}" if near else "" for near in neighbours[key]),
                 *(f"{link}={slugs.get(link, '')}" for link in record.links),
             )
 
@@ -452,7 +495,25 @@ class SiteBuilder:
             output = f"{slugs[key]}/index.html"
             if key not in stale:
                 run.keep(output)
-        return {key: (page, series.get(key), comments[key]) for key, page in stale.items()}
+        return {key: (page, series.get(key), comments[key], neighbours[key])
+                for key, page in stale.items()}
+
+    def _full_content(self, run: _Run, posts: list[str]) -> FullContent:
+        """The whole posts for the feed: each post's HTML with absolute links, rendered
+        only when the feed is written."""
+        records, slugs = run.manifest.posts, run.slugs
+        full: FullContent = {}
+        for key in posts:
+            record = records[key]
+            links = {link: slugs[link] for link in record.links if link in slugs}
+            digest = digest_of_strings(record.digest, *(f"{k}={v}" for k, v in links.items()))
+            path = run.scan.posts[key][0]
+
+            def load(key: str = key, path: str = path, links: dict[str, str] = links) -> str:
+                return self.renderer.feed_body(key, path, links)
+
+            full[_site_info(record)["slug"]] = (digest, load)
+        return full
 
     def _outdated(self, run: _Run, output: str, key: str) -> bool:
         """Whether `output` must be made again: its inputs changed, or its file is not the
@@ -466,6 +527,19 @@ class SiteBuilder:
             return True
         changed: bool = st.st_mtime_ns != record[2] or st.st_size != record[3]
         return changed
+
+    @staticmethod
+    def _neighbours(posts: list[str], records: dict[str, PostRecord],
+                    series: dict[str, Context]) -> dict[str, Neighbours]:
+        """The previous and next links of each post's page: the newer and the older post
+        of the site (`posts` is newest first). A post of a series has its series'
+        navigation instead, so none: its page does not depend on the posts around it."""
+        links = [{"slug": _site_info(records[key])["slug"],
+                  "title": _site_info(records[key])["title"]} for key in posts]
+        last = len(posts) - 1
+        return {key: (None, None) if key in series else
+                (links[i - 1] if i > 0 else None, links[i + 1] if i < last else None)
+                for i, key in enumerate(posts)}
 
     @staticmethod
     def _series(posts: list[str], records: dict[str, PostRecord]) -> dict[str, Context]:
@@ -508,7 +582,7 @@ class SiteBuilder:
 
     @staticmethod
     def _post_context(info: PostInfo, summary: Summary, plan: SitePlan,
-                      series: Context | None) -> Context:
+                      series: Context | None, neighbours: Neighbours) -> Context:
         output = f"{info['slug']}/index.html"
         cover = image = None
         if info["cover_file"]:  # a file of the content folder, copied beside the pages
@@ -526,7 +600,8 @@ class SiteBuilder:
             "tags": info["tags"],
             "noindex": not info["published"],
         }
-        post = dict(summary, cover=cover, series=series, body=None, comments=None)
+        post = dict(summary, cover=cover, series=series, body=None, comments=None, toc=[],
+                    newer=neighbours[0], older=neighbours[1])
         return {"site": plan.site, "root": root_of(output), "page": page, "nav": None,
                 "post": post}
 
@@ -539,13 +614,14 @@ class SiteBuilder:
         records, outputs, slugs = run.manifest.posts, run.manifest.outputs, run.slugs
         keys: dict[str, str] = {}
         routed: dict[int | None, list[PageJob]] = {}  # by the worker that holds the body
-        for key, (page, series, comments) in post_pages.items():
+        for key, (page, series, comments, neighbours) in post_pages.items():
             record = records[key]
             info = _site_info(record)
             output = f"{info['slug']}/index.html"
             links = {link: slugs[link] for link in record.links if link in slugs}
             keys[output] = page
-            context = self._post_context(info, self._summary(run, key)[0], plan, series)
+            context = self._post_context(info, self._summary(run, key)[0], plan, series,
+                                         neighbours)
             routed.setdefault(run.holders.get(key), []).append(
                 ("post", key, run.scan.posts[key][0], output, context, links, comments,
                  outputs.get(output), run.force)

@@ -11,6 +11,11 @@ the renderer's tokens, never by searching the text:
 - links to another post (`other.md`, `../guide/setup.md#install`) point at that post's
   page, whatever its slug is when the page is written.
 
+Code blocks and tables scroll inside themselves on a narrow screen, so each can take the
+keyboard focus (`tabindex="0"`; a table sits in a labelled region): a reader who does not
+use a mouse can still scroll them. The headings of levels 2 and 3 make the post's table of
+contents (`Body.toc`), read from the tokens.
+
 Raw HTML in a body is cleaned with the comments' allow-list (`sanitize.clean_post_html`)
 unless `[site] allow_raw_html` says the writer keeps it, the way Hugo leaves raw HTML out
 by default. Only a body whose tokens hold raw HTML is cleaned: the renderer's own output is
@@ -26,7 +31,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 from urllib.parse import quote, urlsplit
 
 from markdown_it import MarkdownIt
@@ -53,11 +58,24 @@ _SPACE = re.compile(r"\s+")
 EXCERPT_LENGTH = 200
 
 
+TOC_LEVELS = ("h2", "h3")  # the headings listed in a post's table of contents
+TABLE_OPEN = '<div class="table-wrap" tabindex="0" role="region" aria-label="Table">\n'
+
+
+class TocEntry(TypedDict):
+    """A heading of the table of contents: its level (2 or 3), anchor and text."""
+
+    level: int
+    id: str
+    text: str
+
+
 @dataclass
 class Body:
     html: str  # may hold link placeholders: see `resolve_links`
     excerpt: str  # plain text of the first paragraph, shortened
     links: list[str] = field(default_factory=list)  # keys of the posts it links to
+    toc: list[TocEntry] = field(default_factory=list)  # headings h2 and h3, in order
 
 
 def excerpt_of(body_html: str, limit: int = EXCERPT_LENGTH) -> str:
@@ -84,6 +102,38 @@ def resolve_links(body_html: str, slugs: dict[str, str], prefix: str = "../") ->
         return written if slug is None else f"{prefix}{slug}/{fragment}"
 
     return _PLACEHOLDER.sub(replace, body_html)
+
+
+def table_of_contents(tokens: Sequence[Token]) -> list[TocEntry]:
+    """The headings of levels 2 and 3 with their anchors, as plain text (the heading's own
+    `#` permalink left out)."""
+    toc: list[TocEntry] = []
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open" or token.tag not in TOC_LEVELS:
+            continue
+        anchor = token.attrGet("id")
+        inline = tokens[index + 1] if index + 1 < len(tokens) else None
+        if not isinstance(anchor, str) or inline is None or not inline.children:
+            continue
+        text, permalink = [], False
+        for child in inline.children:
+            if child.type == "link_open" and child.attrGet("class") == "header-anchor":
+                permalink = True
+            elif child.type == "link_close" and permalink:
+                permalink = False
+            elif child.type in ("text", "code_inline") and not permalink:
+                text.append(child.content)
+        toc.append({"level": int(token.tag[1]), "id": anchor,
+                    "text": _SPACE.sub(" ", "".join(text)).strip()})
+    return toc
+
+
+def focusable_pre(html_text: str) -> str:
+    """A rendered code block that takes the keyboard focus, so it can be scrolled
+    (highlighted blocks are written so by `_highlight`)."""
+    if html_text.startswith("<pre>"):
+        return '<pre tabindex="0">' + html_text[5:]
+    return html_text
 
 
 def has_raw_html(tokens: Sequence[Token]) -> bool:
@@ -132,6 +182,13 @@ class MarkdownRenderer:
         # markdown-it binds a render rule to its renderer: plain functions, then.
         md.add_render_rule("image", lambda renderer, *args: self._image(renderer, *args))
         md.add_render_rule("link_open", lambda renderer, *args: self._link_open(renderer, *args))
+        md.add_render_rule("fence", lambda renderer, *args: focusable_pre(renderer.fence(*args)))
+        md.add_render_rule("code_block",
+                           lambda renderer, *args: focusable_pre(renderer.code_block(*args)))
+        md.add_render_rule("table_open",
+                           lambda renderer, *args: TABLE_OPEN + renderer.renderToken(*args))
+        md.add_render_rule("table_close",
+                           lambda renderer, *args: renderer.renderToken(*args) + "</div>\n")
         self.md = md
 
     def render(self, body: str, post_path: Path) -> Body:
@@ -140,7 +197,8 @@ class MarkdownRenderer:
         body_html = self.md.renderer.render(tokens, self.md.options, env)
         if not self.allow_raw_html and has_raw_html(tokens):
             body_html = clean_raw_html(body_html, env["placeholders"])
-        return Body(html=body_html, excerpt=excerpt_of(body_html), links=sorted(set(env["links"])))
+        return Body(html=body_html, excerpt=excerpt_of(body_html), links=sorted(set(env["links"])),
+                    toc=table_of_contents(tokens))
 
     # -- code -------------------------------------------------------------------------
 
@@ -166,7 +224,7 @@ class MarkdownRenderer:
 
             self._formatter = HtmlFormatter(nowrap=True)
         return (
-            f'<pre class="highlight"><code class="language-{escapeHtml(lang)}">'
+            f'<pre class="highlight" tabindex="0"><code class="language-{escapeHtml(lang)}">'
             f"{highlight(code, lexer, self._formatter)}</code></pre>\n"
         )
 

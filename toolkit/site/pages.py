@@ -7,6 +7,8 @@ Layout (relative links everywhere; `root` leads from a page back to the site's r
     tags/index.html                          every tag, with its count
     tags/<tag>/index.html, tags/<tag>/page/N/index.html
     reading-list/index.html                  only when the mirror has a reading list
+    search/index.html                        the search page, unless [site] search = false
+                                             (its index: `search.py`)
     feed.xml, sitemap.xml, 404.html
 
 Every page has a `key`: a digest of everything it shows and of the templates it uses. A
@@ -47,6 +49,9 @@ class Summary(TypedDict):
 
 
 Listed = tuple[Summary, str]  # a post in a listing: its summary, and the summary's digest
+# The whole posts of the feed ([site] feed_full_content), by slug: the digest of what a
+# post's HTML depends on, and the loader of that HTML.
+FullContent = dict[str, tuple[str, Callable[[], str]]]
 # The mirror's reading list: the digest of its file, and the loader of its items.
 ReadingList = tuple[str, Callable[[], list[dict[str, Any]]]]
 
@@ -126,7 +131,7 @@ class SitePlan:
 
     def __init__(self, *, site: Context, site_url: str | None, per_page: int, site_key: str,
                  closures: dict[str, str], posts: list[Listed],
-                 reading_list: ReadingList | None):
+                 reading_list: ReadingList | None, full_content: FullContent | None = None):
         self.site = site  # the `site` context of every template
         self.base = f"{site_url}/" if site_url else ""  # absolute URLs, when the site has one
         self.per_page = per_page
@@ -134,6 +139,7 @@ class SitePlan:
         self.closures = closures
         self.posts = posts  # (summary, summary digest), newest first
         self.reading_list = reading_list  # (digest of the file, loader of its items)
+        self.full_content = full_content  # None: the feed holds summaries
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -224,6 +230,13 @@ class SitePlan:
                 lambda: self._context(output, self.page_meta("Reading list", "reading-list/"),
                                       "reading-list", items=items()),
             ))
+        if self.site["search"]:
+            pages.append(Page(
+                "search/index.html", "search.html", self._key("search.html"),
+                lambda: self._context("search/index.html",
+                                      self.page_meta("Search", "search/") | {"noindex": True},
+                                      "search"),
+            ))
         pages.append(Page(
             "404.html", "404.html", self._key("404.html"),
             lambda: self._context("404.html", self.page_meta("Page not found", "404.html")
@@ -238,6 +251,7 @@ class SitePlan:
         dates = [s["date"] for s, _ in published if s["date"]]
         updated = max(dates, key=dt.datetime.fromisoformat) if dates else EPOCH
         base = self.base
+        full = self.full_content
 
         def context() -> Context:
             entries = []
@@ -251,12 +265,14 @@ class SitePlan:
                     "updated": summary["date"] or updated,
                     "tags": summary["tags"],
                     "summary": summary["description"],
+                    "content": full[summary["slug"]][1]() if full else None,
                 })
             feed = {"id": base or "./", "self": f"{base}feed.xml", "home": base or "./",
                     "updated": updated}
             return {"site": self.site, "root": "./", "feed": feed, "entries": entries}
 
-        key = self._key("feed.xml", *(d for _, d in published))
+        bodies = [full[s["slug"]][0] for s, _ in published] if full else ["summaries"]
+        key = self._key("feed.xml", *(d for _, d in published), *bodies)
         return Page("feed.xml", "feed.xml", key, context)
 
     def _sitemap(self, tags: list[str]) -> Page:

@@ -29,12 +29,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from markupsafe import Markup
 
     from toolkit.content.post import Post
-    from toolkit.site.markdown import MarkdownRenderer
+    from toolkit.site.markdown import MarkdownRenderer, TocEntry
 
 _WORD = re.compile(r"\w+")
 WORDS_PER_MINUTE = 275
+TOC_MINIMUM = 3  # a post shows its table of contents from this many headings (h2, h3)
 # Folders of the site itself: a post with one of these slugs would overwrite them.
-RESERVED_SLUGS = frozenset({"tags", "page", "static", "reading-list"})
+RESERVED_SLUGS = frozenset({"tags", "page", "static", "reading-list", "search", "pagefind"})
 
 # A prepare job: (post key, absolute path, whether to render the body when it can be built)
 PrepareJob = tuple[str, str, bool]
@@ -76,6 +77,21 @@ def count_words(text: str) -> int:
     return len(_WORD.findall(text))
 
 
+def nested_toc(entries: list[TocEntry]) -> list[dict[str, Any]]:
+    """The table of contents as the template shows it: each h2 with its h3 headings as
+    `children` (an h3 before the first h2 stands on its own)."""
+    nested: list[dict[str, Any]] = []
+    parent: dict[str, Any] | None = None  # the last h2
+    for entry in entries:
+        item = {"id": entry["id"], "text": entry["text"], "children": []}
+        if entry["level"] > 2 and parent is not None:
+            parent["children"].append(item)
+        else:
+            nested.append(item)
+            parent = item if entry["level"] == 2 else None
+    return nested
+
+
 def in_scope(info: PostInfo, *, drafts: bool, premium: bool) -> bool:
     """Whether a post belongs on this build's site at all (errors aside)."""
     return (info["published"] or drafts) and (premium or not info["premium"])
@@ -107,9 +123,11 @@ class Renderer:
         self.cache_dir = cache_dir
         self.drafts = drafts
         self.premium = premium
-        self.bodies: dict[str, str] = {}  # rendered bodies waiting for their page
+        # Rendered bodies waiting for their page: HTML and table of contents, by post.
+        self.bodies: dict[str, tuple[str, list[TocEntry]]] = {}
         self._env: jinja2.Environment | None = None
         self._markdown: MarkdownRenderer | None = None
+        self._feed_markdown: MarkdownRenderer | None = None
 
     # -- what is made lazily, so a build with nothing to render never imports it --------
 
@@ -206,7 +224,7 @@ class Renderer:
             row[2] == "error" for row in rows
         ):
             body = self.markdown.render(post.body, post.path)
-            self.bodies[key] = body.html
+            self.bodies[key] = (body.html, body.toc)
             result["excerpt"] = body.excerpt
             result["links"] = body.links
         return result
@@ -220,7 +238,8 @@ class Renderer:
         if job[0] == "post":
             _, key, path, output, context, slugs, comments, record, force = job
             template = "post.html"
-            context["post"]["body"] = self._body(key, path, slugs)
+            context["post"]["body"], toc = self._body(key, path, slugs)
+            context["post"]["toc"] = nested_toc(toc) if len(toc) >= TOC_MINIMUM else []
             context["post"]["comments"] = self._comments(comments)
         else:
             _, template, output, context, record, force = job
@@ -233,7 +252,7 @@ class Renderer:
         data = text.encode("utf-8")
         return output, write_if_changed(self.output_dir / output, data, record, force)
 
-    def _body(self, key: str, path: str, slugs: dict[str, str]) -> Markup:
+    def _body(self, key: str, path: str, slugs: dict[str, str]) -> tuple[Markup, list[TocEntry]]:
         from markupsafe import Markup
 
         from toolkit.site.markdown import resolve_links
@@ -243,8 +262,25 @@ class Renderer:
             from toolkit.content.post import load_post
 
             post = load_post(Path(path), key)
-            body = self.markdown.render(post.body, post.path).html
-        return Markup(resolve_links(body, slugs))
+            rendered = self.markdown.render(post.body, post.path)
+            body = (rendered.html, rendered.toc)
+        return Markup(resolve_links(body[0], slugs)), body[1]
+
+    def feed_body(self, key: str, path: str, slugs: dict[str, str]) -> str:
+        """A post's HTML for the feed ([site] feed_full_content): its links and images
+        absolute under [site] url when there is one, else relative to the post's page
+        (the feed's `xml:base`)."""
+        from toolkit.content.post import load_post
+        from toolkit.site.markdown import MarkdownRenderer, resolve_links
+
+        site = self.config.site
+        prefix = f"{site.url}/" if site.url else "../"
+        if self._feed_markdown is None:
+            self._feed_markdown = MarkdownRenderer(site.content_dir, self.key_prefix, prefix,
+                                                   allow_raw_html=site.allow_raw_html)
+        post = load_post(Path(path), key)
+        return resolve_links(self._feed_markdown.render(post.body, post.path).html, slugs,
+                             prefix)
 
     @staticmethod
     def _comments(path: str | None) -> dict[str, Any] | None:

@@ -7,8 +7,9 @@ drops the rest: no `<script>`, `<style>`, `<iframe>` or `<form>`, no event handl
 posts share that list. A comment keeps no relative URL pointing into our site, and every
 link it keeps gets `rel="nofollow ugc noopener"`: the text is user generated, we vouch
 for none of it. A post may also hold exactly what the site's own Markdown renderer
-writes (heading anchors, footnotes, table alignment: `toolkit/site/markdown.py`), and its
-relative links stay: they are the writer's own.
+writes (heading anchors, footnotes, table alignment, code blocks and tables that take the
+keyboard focus: `toolkit/site/markdown.py`), and its relative links stay: they are the
+writer's own.
 """
 
 from __future__ import annotations
@@ -50,9 +51,15 @@ POST_CLASSES = {
     "section": {"footnotes"},
     "ol": {"footnotes-list"},
     "li": {"footnote-item"},
+    "div": {"table-wrap"},
 }
 _ALIGNMENTS = {f"text-align:{side}" for side in ("left", "center", "right")}
-POST_ATTRIBUTE_VALUES = {"th": {"style": _ALIGNMENTS}, "td": {"style": _ALIGNMENTS}}
+POST_ATTRIBUTE_VALUES = {
+    "th": {"style": _ALIGNMENTS},
+    "td": {"style": _ALIGNMENTS},
+    "pre": {"tabindex": {"0"}},  # a code block scrolls: it takes the focus
+    "div": {"tabindex": {"0"}, "role": {"region"}, "aria-label": {"Table"}, "class": {"table-wrap"}},
+}
 # Elements whose content goes too: keeping a script's or a style sheet's text would only
 # show code to the reader.
 DROPPED_WITH_CONTENT = frozenset({"script", "style", "iframe", "object", "embed", "template",

@@ -5,7 +5,8 @@ to a safe file name inside `content/`), never written over an existing file. Its
 matter keeps only what the publishing API defines: a remote article cannot make itself
 premium or choose the path of its page. A post whose article was edited on the website
 takes that version when the post itself has not changed since it was last published
-(nothing is lost); when both changed, only `overwrite` replaces the post. Every pulled post
+(nothing is lost); when both changed, only `overwrite` replaces the post. A post whose
+content is what the website holds is never rewritten, `overwrite` or not. Every pulled post
 is recorded in `toolkit.lock` as in sync, so `toolkit publish` right after a pull writes
 nothing. The caller (`toolkit.commands.pull`) holds the run lock from before this reads
 `toolkit.lock` to its end.
@@ -137,8 +138,13 @@ def pull_articles(config: Config, client: ForemClient, *, overwrite: bool = Fals
             post, entry = by_key[key], lock.get(key)
             remote_changed = entry is None or entry.remote_digest != body_digest(
                 article.body_markdown or "")
-            local_clean = entry is not None and entry.sent_digest == payload_for(post, config).digest
-            if post.source == text or not (remote_changed or overwrite):
+            payload = payload_for(post, config)
+            local_clean = entry is not None and entry.sent_digest == payload.digest
+            # What the post would send is what the website holds: the same content, only
+            # written another way (quotes, key order, the defaults publish fills in).
+            same = (payload.body_markdown == (article.body_markdown or "").replace("\r\n", "\n")
+                    and bool(article.published) == post.published)
+            if post.source == text or same or not (remote_changed or overwrite):
                 result.outcomes.append(PullOutcome(key, PullAction.UNCHANGED, article.id))
                 continue
             if not (local_clean or overwrite):

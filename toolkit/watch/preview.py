@@ -1,31 +1,37 @@
 """The preview server of `toolkit watch`: the built site, with live reload.
 
-Pages are served from the output folder as they are on disk, except that HTML responses
-get a small script (never written into the built files) that listens on a server-sent
-events stream, `/__toolkit/events`: a `reload` event reloads the page, a `problems` event
-shows the current problems of the posts in a box on top of the page, or removes it.
+Pages are served from the output folder as they are on disk (`toolkit.site.serve`),
+except that HTML responses get a small script (never written into the built files) that
+listens on a server-sent events stream, `/__toolkit/events`: a `reload` event reloads the
+page, a `problems` event shows the current problems of the posts in a box at the top of
+the page (in the flow of the page, so it covers nothing), or removes it.
+
+A mistake shows in the browser, styled, where the writer is looking, and goes away by
+itself with the next good save (which reloads the page):
+
+- a post with an error is left out of the site, so its page is gone: the address shows
+  an error page with the problems (`path:line: message`) instead of the 404 page;
+- a build that cannot run at all (a broken template, a `toolkit.toml` that does not load)
+  leaves the last good pages on disk: while it lasts, every page shows an error page
+  with what failed (`Broadcaster.fail`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import re
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import (
-    FileResponse,
-    HTMLResponse,
-    PlainTextResponse,
-    Response,
-    StreamingResponse,
-)
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
+
+from toolkit.site.search import INDEX_DIR
+from toolkit.site.serve import create_site_app
 
 EVENTS_PATH = "/__toolkit/events"
 KEEPALIVE_SECONDS = 15.0
@@ -37,14 +43,15 @@ LIVE_RELOAD_SCRIPT = """<script>/* toolkit watch: live reload (not in the built 
   events.addEventListener("problems", (event) => {
     const problems = JSON.parse(event.data);
     let box = document.getElementById("toolkit-problems");
+    if (document.getElementById("toolkit-error")) return;  // the error page lists them
     if (!problems.length) { if (box) box.remove(); return; }
     if (!box) {
       box = document.createElement("div");
       box.id = "toolkit-problems";
       box.setAttribute("role", "alert");
-      box.style.cssText = "position:fixed;top:0;left:0;right:0;z-index:2147483647;" +
-        "background:#7f1d1d;color:#fff;font:14px/1.5 ui-monospace,monospace;" +
-        "padding:.75rem 1rem;max-height:50vh;overflow:auto;white-space:pre-wrap";
+      box.style.cssText = "background:#7f1d1d;color:#fff;font:14px/1.5 ui-monospace," +
+        "monospace;padding:.75rem 1rem;max-height:40vh;overflow:auto;white-space:pre-wrap;" +
+        "overflow-wrap:anywhere";
       document.body.prepend(box);
     }
     box.textContent = problems.join("\\n");
@@ -61,7 +68,8 @@ class Broadcaster:
         # Per browser: its loop and its queue of messages (None: the end of the stream).
         self._clients: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[str | None]]] = set()
         self._lock = threading.Lock()
-        self.problems: list[str] = []
+        self.problems: list[str] = []  # of the posts, as `path:line: message`
+        self.failure: list[str] = []  # why the last build could not run; [] when it could
         self.closed = threading.Event()
         self.sent: dict[str, int] = {}  # events sent, by name (for tests and the benchmark)
 
@@ -93,6 +101,17 @@ class Broadcaster:
             except RuntimeError:  # that client's loop has closed
                 self.unsubscribe(queue)
 
+    def fail(self, lines: list[str]) -> None:
+        """The build could not run: every page shows `lines` until `recover()`."""
+        self.failure = list(lines)
+        self.send("reload", {"changed": []})
+
+    def recover(self, changed: list[str]) -> None:
+        """A build ran again after `fail` (after a save of `changed`): the pages come back."""
+        if self.failure:
+            self.failure = []
+            self.send("reload", {"changed": changed})
+
     def close(self) -> None:
         """End every stream, so the server can stop at once."""
         self.closed.set()
@@ -105,44 +124,46 @@ class Broadcaster:
                 pass
 
 
-# No page of a built site has a control character or a backslash in its path, nor a path
-# this long: such a request is malformed (400), whatever the file system would say.
-_MALFORMED = re.compile(r"[\x00-\x1f\x7f\\]")
-MAX_PATH = 1024
+ERROR_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>__TITLE__ · toolkit watch</title>
+<style>
+body{margin:0;font:16px/1.6 system-ui,sans-serif;background:#fff;color:#1f2328}
+main{max-width:48rem;margin:0 auto;padding:2rem 1.25rem}
+h1{font-size:1.5rem;line-height:1.3;margin:0 0 .5rem;color:#9b1c1c}
+ul{list-style:none;padding:0;margin:1.25rem 0}
+li{font:14px/1.5 ui-monospace,monospace;background:#fdf0f0;border-left:4px solid #9b1c1c;
+padding:.6rem .9rem;margin:.5rem 0;white-space:pre-wrap;overflow-wrap:anywhere}
+a{color:#0b5cad}
+@media (prefers-color-scheme:dark){body{background:#101418;color:#e3e8ed}h1{color:#ff9b9b}
+li{background:#2a1414;border-color:#ff9b9b}a{color:#7cb7ff}}
+</style>
+</head>
+<body>
+<main id="toolkit-error">
+<h1>__TITLE__</h1>
+<p>__WHAT__</p>
+<ul>
+__LINES__
+</ul>
+<p>This page comes back by itself with the next good save. <a href="/">The home page</a></p>
+</main>
+</body>
+</html>
+"""
 
 
-class BadPath(ValueError):
-    """A URL path that no file of the site can have."""
+def error_page(title: str, what: str, lines: list[str]) -> str:
+    """The preview's page for a mistake: what happened and each line of it, escaped."""
+    from html import escape
 
-
-def _inside(root: Path, path: Path) -> Path | None:
-    """`path` with every symlink resolved, if that is inside `root` (and exists)."""
-    resolved = path.resolve()
-    return resolved if resolved == root or root in resolved.parents else None
-
-
-def _resolve(root: Path, url_path: str) -> Path | None:
-    """The regular file a URL path names inside `root` (a folder's `index.html`), or None
-    when there is none, or when it or any symlink on the way leads outside `root`.
-    Raises `BadPath` for a path with a NUL, another control character or a backslash,
-    or longer than `MAX_PATH`."""
-    if len(url_path) > MAX_PATH or _MALFORMED.search(url_path):
-        raise BadPath(url_path[:80])
-    try:
-        candidate = _inside(root, root / url_path.lstrip("/"))
-        if candidate is not None and candidate.is_dir():
-            candidate = _inside(root, candidate / "index.html")
-        return candidate if candidate is not None and candidate.is_file() else None
-    except (OSError, ValueError, RuntimeError):  # a name too long, a loop of symlinks, ...
-        return None
-
-
-def _read_html(path: Path) -> str | None:
-    """A page's text; bytes that are not UTF-8 are replaced rather than failing the page."""
-    try:
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
-        return None
+    items = "\n".join(f"<li>{escape(line)}</li>" for line in lines)
+    return (ERROR_PAGE.replace("__TITLE__", escape(title)).replace("__WHAT__", escape(what))
+            .replace("__LINES__", items))
 
 
 def _inject(html: str) -> str:
@@ -150,8 +171,11 @@ def _inject(html: str) -> str:
     return html[:index] + LIVE_RELOAD_SCRIPT + html[index:] if index >= 0 else html + LIVE_RELOAD_SCRIPT
 
 
-def create_preview_app(output_dir: Path, broadcaster: Broadcaster) -> Starlette:
-    root = output_dir.resolve()
+def create_preview_app(output_dir: Path, broadcaster: Broadcaster, root_path: str = "/",
+                       search_index: Callable[[], None] | None = None) -> Starlette:
+    """The built preview, served like `toolkit serve` serves a site (`toolkit.site.serve`),
+    with the live-reload script in every page and the events stream. `search_index`
+    makes the search index when the browser asks for it (a rebuild does not)."""
 
     async def events(request: Request) -> Response:
         queue = broadcaster.subscribe()
@@ -174,30 +198,21 @@ def create_preview_app(output_dir: Path, broadcaster: Broadcaster) -> Starlette:
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store"})
 
-    def not_found() -> Response:
-        page = _resolve(root, "/404.html")
-        html = _read_html(page) if page is not None else None
-        if html is None:
-            return PlainTextResponse("not found", status_code=404)
-        return HTMLResponse(_inject(html), status_code=404, headers={"Cache-Control": "no-store"})
+    def failed() -> str | None:
+        if not broadcaster.failure:
+            return None
+        return error_page("The site could not be built",
+                          "The last save left the preview unable to build; the pages show "
+                          "this until it builds again.", broadcaster.failure)
 
-    async def page(request: Request) -> Response:
-        # The decoded path as the server received it: `request.url.path` goes through
-        # urlsplit, which silently drops newlines and tabs.
-        try:
-            path = _resolve(root, request.scope["path"])
-        except BadPath:
-            return PlainTextResponse("bad request", status_code=400)
-        if path is None:
-            return not_found()
-        if path.suffix == ".html":
-            html = _read_html(path)
-            if html is None:  # removed or replaced by a rebuild since
-                return not_found()
-            return HTMLResponse(_inject(html), headers={"Cache-Control": "no-store"})
-        return FileResponse(path, headers={"Cache-Control": "no-store"})
+    def missing() -> str | None:
+        if not broadcaster.problems:
+            return None
+        return error_page("This page is not built: a post has an error",
+                          "A post with an error is left out of the site until it is fixed:",
+                          broadcaster.problems)
 
-    return Starlette(routes=[
-        Route(EVENTS_PATH, events, methods=["GET"]),
-        Route("/{path:path}", page, methods=["GET", "HEAD"]),
-    ])
+    return create_site_app(output_dir, root_path=root_path, html=_inject,
+                           instead_of_pages=failed, instead_of_not_found=missing,
+                           on_demand={INDEX_DIR: search_index} if search_index else None,
+                           routes=[Route(EVENTS_PATH, events, methods=["GET"])])

@@ -22,6 +22,7 @@ from toolkit.content.discover import is_post_path
 from toolkit.errors import ConfigError, ServeError, ToolkitError
 from toolkit.serving import BackgroundServer, is_loopback
 from toolkit.site import BuildReport, SiteBuilder
+from toolkit.site.serve import root_path_of
 from toolkit.sync.engine import Outcome
 from toolkit.watch.changes import Coalescer, FolderWatch
 from toolkit.watch.preview import Broadcaster, create_preview_app
@@ -78,9 +79,16 @@ class WatchSession:
         self.folders = FolderWatch(self._relevant, self.coalescer.add)
         self._problems: set[str] = set()
         self._stopped = threading.Event()
+        # A build and the making of the search index never overlap; the index is made
+        # again when a build changed a page since it was last made.
+        self._site_lock = threading.Lock()
+        self._index_stale = True
 
     def _builder(self, config: Config) -> SiteBuilder:
-        return SiteBuilder(config, drafts=self.options.drafts, out=self.output_dir)
+        # The search index is made when the browser asks for it (`_search_index`), not on
+        # every save: for a big site, it takes longer than the rebuild.
+        return SiteBuilder(config, drafts=self.options.drafts, out=self.output_dir,
+                           search_index=False)
 
     @property
     def url(self) -> str:
@@ -89,10 +97,15 @@ class WatchSession:
     # -- life cycle ------------------------------------------------------------------------
 
     def start(self) -> None:
-        report = self.builder.build()
-        self._after_build(report, [], report.seconds)
+        try:
+            report = self._build()
+        except ToolkitError as exc:  # a broken template: shown on the pages, and fixable
+            self._failed(exc.lines)
+        else:
+            self._after_build(report, [], report.seconds)
         self.server = BackgroundServer(
-            create_preview_app(self.output_dir, self.broadcaster),
+            create_preview_app(self.output_dir, self.broadcaster,
+                               root_path_of(self.config.site.url), self._search_index),
             self.options.host, self.options.port, name="preview server",
         ).start()
         if self.publisher is not None:
@@ -141,17 +154,16 @@ class WatchSession:
             return
         self._watch_site_folders()  # one of them may have just been created
         try:
-            report = self.builder.build()
+            report = self._build()
         except ToolkitError as exc:
-            self.reporter.config_problem(exc.message)
+            self._failed(exc.lines)
             return
         except Exception:  # noqa: BLE001 - a failure no save should cost the session
             # Every post's own failure is its problem in the report; this is a bug. Say so
             # and keep watching: the next save builds again from the manifest on disk.
             log.exception("the rebuild failed")
-            self.reporter.config_problem(
-                "the rebuild failed unexpectedly (see the log); still watching, the next "
-                "save builds again")
+            self._failed(["the rebuild failed unexpectedly (see the log); still watching, "
+                          "the next save builds again"])
             return
         changed = sorted(self.config.relative(p) for p in batch)
         self._after_build(report, changed, time.perf_counter() - started)
@@ -166,6 +178,8 @@ class WatchSession:
         except ConfigError as exc:
             self.reporter.config_problem(
                 "toolkit.toml not reloaded, the previous settings stay:\n" + "\n".join(exc.problems))
+            self.broadcaster.fail(["toolkit.toml not reloaded, the previous settings stay:",
+                                   *exc.problems])
             return False
         if config.site.content_dir != self.config.site.content_dir or (
             config.site.templates_dir != self.config.site.templates_dir
@@ -178,8 +192,36 @@ class WatchSession:
             self.pusher.config = config
         return True
 
+    def _build(self) -> BuildReport:
+        with self._site_lock:
+            report = self.builder.build()
+            if report.written or report.removed:
+                self._index_stale = True
+            return report
+
+    def _search_index(self) -> None:
+        """Make the search index of the preview, when a page changed since the last one
+        (the preview server calls this when the browser asks for the index)."""
+        if not self.config.site.search:
+            return
+        with self._site_lock:
+            if not self._index_stale:
+                return
+            try:
+                self.builder.make_search_index()
+            except ToolkitError as exc:
+                self.reporter.config_problem(exc.message)
+                return
+            self._index_stale = False
+
+    def _failed(self, lines: list[str]) -> None:
+        """A build that could not run: said in the terminal and on every page."""
+        self.reporter.config_problem("\n".join(lines))
+        self.broadcaster.fail(lines)
+
     def _after_build(self, report: BuildReport, changed: list[str], seconds: float) -> None:
         self.reporter.built(report, changed, seconds)
+        recovered = bool(self.broadcaster.failure)
         current = {str(p) for p in report.problems if p.is_error}
         if current != self._problems:
             new = sorted(current - self._problems)
@@ -187,5 +229,7 @@ class WatchSession:
             self._problems = current
             self.reporter.problems(new, fixed)
             self.broadcaster.send("problems", sorted(current))
-        if report.written or report.removed:
+        if recovered:
+            self.broadcaster.recover(changed)  # reloads every page
+        elif report.written or report.removed:
             self.broadcaster.send("reload", {"changed": changed})

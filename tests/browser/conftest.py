@@ -1,0 +1,132 @@
+"""The browser tests: the built demo site and the watch preview in headless Chromium,
+driven by Playwright, checked with axe-core.
+
+Chromium is the system's (Debian's `chromium` package; Playwright cannot download a
+browser here), found on PATH or named by `TOOLKIT_CHROMIUM`. Without it the tests skip
+with one line that says how to enable them, unless `TOOLKIT_BROWSER_TESTS=required`
+(set by CI's `.ci/run`), which makes them fail instead: CI never passes by skipping them.
+
+One browser per test session (per xdist worker); one demo site per session, served by
+`toolkit serve`'s app.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+REQUIRED = "TOOLKIT_BROWSER_TESTS"  # "required": fail instead of skipping
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+# Headless, and none of Chromium's own connections (updates, sync, field trials): without
+# them a sandboxed machine refuses its connections many at a time.
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+HOW_TO_ENABLE = ("browser tests need Chromium and Playwright: apt-get install chromium "
+                 "(or set TOOLKIT_CHROMIUM=/path/to/chrome) and pip install -e '.[dev]'")
+
+
+def chromium_path() -> str | None:
+    named = os.environ.get("TOOLKIT_CHROMIUM")
+    if named:
+        return named if os.access(named, os.X_OK) else None
+    return next((found for name in BROWSERS if (found := shutil.which(name))), None)
+
+
+def missing() -> str | None:
+    """What the browser tests lack here, or None."""
+    import importlib.util
+
+    if importlib.util.find_spec("playwright") is None:
+        return "Playwright is not installed"
+    if chromium_path() is None:
+        return "no Chromium was found"
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without a browser, and where they are not required, the browser tests are marked
+    skipped before they start: pytest then reports them in one line, with how to enable
+    them. Where they are required (CI), they run and fail."""
+    if os.environ.get(REQUIRED) == "required" or missing() is None:
+        return
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents:
+            item.add_marker(pytest.mark.skip(reason=HOW_TO_ENABLE))
+
+
+def unavailable(reason: str) -> None:
+    """Skip, or fail where the browser tests are required (CI)."""
+    if os.environ.get(REQUIRED) == "required":
+        pytest.fail(f"{REQUIRED}=required, but {reason}: {HOW_TO_ENABLE}", pytrace=False)
+    pytest.skip(HOW_TO_ENABLE)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    reason = missing()
+    if reason is not None:
+        unavailable(reason)
+    from playwright.sync_api import sync_playwright
+
+    executable = chromium_path()
+    assert executable is not None
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@dataclass
+class DemoSite:
+    url: str  # the root of the served site, ending in /
+    folder: Path  # the built site
+    guide: list[str]  # the slugs of the user guide's pages (content/*.md)
+
+    def pages(self) -> dict[str, str]:
+        """One address of each kind of page, and every page of the user guide."""
+        pulled = "docs-as-code-the-short-version/"  # a pulled post, with comments
+        kinds = {
+            "home": "", "archive page 2": "page/2/", "tags": "tags/", "tag": "tags/toolkit/",
+            "reading list": "reading-list/", "search": "search/", "404": "no/such/page/",
+            "pulled post with comments": pulled,
+        }
+        for kind, path in kinds.items():
+            assert path in ("", "no/such/page/") or (self.folder / path / "index.html").is_file(), kind
+        return {**kinds, **{f"guide: {slug}": f"{slug}/" for slug in self.guide}}
+
+
+@pytest.fixture(scope="session")
+def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoSite]:
+    """`toolkit demo` on a copy of this repository, served by `toolkit serve`."""
+    from click.testing import CliRunner
+
+    from toolkit.cli import main
+    from toolkit.commands.serve import serve
+    from toolkit.config import load_config
+
+    root = tmp_path_factory.mktemp("browser-demo")
+    shutil.copy(REPOSITORY / "toolkit.toml", root / "toolkit.toml")
+    shutil.copytree(REPOSITORY / "content", root / "content",
+                    ignore=shutil.ignore_patterns("_mirror"))
+    result = CliRunner().invoke(main, ["--config", str(root / "toolkit.toml"), "-q", "demo"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    folder = root / ".toolkit" / "demo" / "site"
+    running = serve(load_config(root / "toolkit.toml"), port=0, folder=folder)
+    guide = sorted(p.stem for p in (REPOSITORY / "content").glob("*.md"))
+    try:
+        yield DemoSite(running.url, folder, guide)
+    finally:
+        running.stop()

@@ -1,0 +1,370 @@
+"""The demo site and the watch preview in Chromium.
+
+The site at phone and desktop widths: no horizontal scrolling, no serious or critical
+axe-core violation in either theme, nothing loaded from elsewhere, light pages, and the
+reader features working (copy, theme toggle, search, contents, the 404 page).
+
+The preview: a broken post, template or toolkit.toml shows its error in the page the
+writer is looking at, styled, and the page comes back by itself with the next good save.
+The page is never reloaded by the test: the preview's own live reload does it, and the
+test waits for what the page shows (Playwright's `expect` retries until it shows it).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+WIDTHS = (390, 1280)
+SERIOUS = ("serious", "critical")
+# Rules about what a reader meets beyond colours and names: kept at any impact.
+ALWAYS = ("heading-order", "page-has-heading-one", "landmark-one-main", "region",
+          "scrollable-region-focusable")
+BUDGET = 30 * 1024  # bytes of CSS and JavaScript a post may load before search is used
+MIN_GAP = 16  # px between the content and the header above it, the footer below it
+# The space between the header and the first thing in <main>, and between the last thing
+# in <main> and the footer (their boxes, margins left out).
+GAPS = """() => {
+    const main = document.querySelector('main');
+    const first = main.firstElementChild, last = main.lastElementChild;
+    return [first.getBoundingClientRect().top
+              - document.querySelector('.site-header').getBoundingClientRect().bottom,
+            document.querySelector('.site-footer').getBoundingClientRect().top
+              - last.getBoundingClientRect().bottom];
+}"""
+
+
+@pytest.fixture(scope="module")
+def axe() -> Any:
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe()
+
+
+def violations(axe: Any, page: Any) -> list[str]:
+    """The violations that count: serious or critical ones, and those of `ALWAYS`."""
+    found = axe.run(page).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {', '.join(str(n['target']) for n in v['nodes'][:3])}"
+            for v in found if v["impact"] in SERIOUS or v["id"] in ALWAYS]
+
+
+@pytest.fixture
+def context(browser) -> Iterator[Any]:
+    made: list[Any] = []
+
+    def open_context(**options: Any) -> Any:
+        made.append(browser.new_context(**options))
+        made[-1].set_default_timeout(10_000)
+        return made[-1]
+
+    yield open_context
+    for context in made:
+        context.close()
+
+
+def test_every_page_fits_a_phone_and_loads_nothing_from_elsewhere(demo_site, context):
+    """No page is wider than the window at 390 and 1280 px (code and tables scroll inside
+    themselves), its content keeps clear of the header and the footer, and no page asks
+    anything of another origin."""
+    origin = urlsplit(demo_site.url).netloc
+    too_wide, cramped, elsewhere = [], [], []
+    for width in WIDTHS:
+        page = context(viewport={"width": width, "height": 900}).new_page()
+        page.on("request", lambda request: urlsplit(request.url).netloc == origin
+                or elsewhere.append(request.url))
+        for kind, path in demo_site.pages().items():
+            page.goto(demo_site.url + path)
+            scroll, window = page.evaluate(
+                "[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            if scroll > window:
+                too_wide.append(f"{kind} at {width} px: {scroll} px wide")
+            above, below = page.evaluate(GAPS)
+            if above < MIN_GAP or below < MIN_GAP:
+                cramped.append(f"{kind} at {width} px: {above:.0f} px under the header, "
+                               f"{below:.0f} px above the footer")
+    assert too_wide == []
+    assert cramped == []
+    assert elsewhere == []
+
+
+def test_no_serious_accessibility_violation_on_any_page(demo_site, context, axe):
+    """Every page in the light and the dark scheme of the system (so colour contrast in
+    both themes), at desktop width; a page of each layout at phone width too."""
+    found = {}
+    for scheme in ("light", "dark"):
+        page = context(viewport={"width": 1280, "height": 900}, color_scheme=scheme).new_page()
+        for kind, path in demo_site.pages().items():
+            page.goto(demo_site.url + path)
+            if bad := violations(axe, page):
+                found[f"{kind}, {scheme}"] = bad
+        phone = context(viewport={"width": 390, "height": 800}, color_scheme=scheme).new_page()
+        for kind in ("home", "guide: configuration", "guide: writing-posts", "404"):
+            phone.goto(demo_site.url + demo_site.pages()[kind])
+            if bad := violations(axe, phone):
+                found[f"{kind} at 390 px, {scheme}"] = bad
+    assert found == {}
+
+
+def test_the_theme_chosen_with_the_toggle_is_accessible_too(demo_site, context, axe):
+    """The toggle's dark theme on a light system, and its light theme on a dark one."""
+    found = {}
+    for system, chosen in (("light", "dark"), ("dark", "light")):
+        page = context(color_scheme=system).new_page()
+        page.goto(demo_site.url)
+        page.evaluate(f"localStorage.setItem('toolkit-theme', '{chosen}')")
+        for kind in ("home", "guide: writing-posts", "pulled post with comments", "search"):
+            page.goto(demo_site.url + demo_site.pages()[kind])
+            assert page.evaluate("document.documentElement.dataset.theme") == chosen
+            if bad := violations(axe, page):
+                found[f"{kind}, {chosen} on {system}"] = bad
+    assert found == {}
+
+
+def test_skip_link_and_visible_focus(demo_site, context):
+    page = context().new_page()
+    page.goto(demo_site.url + "configuration/")
+    page.keyboard.press("Tab")
+    focused = page.evaluate("""() => {
+        const e = document.activeElement, box = e.getBoundingClientRect(), s = getComputedStyle(e);
+        return {text: e.textContent, href: e.getAttribute('href'), top: box.top,
+                outline: s.outlineStyle, width: parseFloat(s.outlineWidth)};
+    }""")
+    assert focused["text"] == "Skip to content" and focused["href"] == "#content"
+    assert focused["top"] >= 0  # on screen once focused
+    assert focused["outline"] != "none" and focused["width"] >= 2
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "content"
+    # A code block takes the focus, and shows it.
+    page.focus("pre")
+    assert page.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
+
+
+def test_copy_button_copies_the_code(demo_site, context):
+    browser_context = context()
+    browser_context.grant_permissions(["clipboard-read", "clipboard-write"],
+                                      origin=demo_site.url.rstrip("/"))
+    page = browser_context.new_page()
+    page.goto(demo_site.url + "configuration/")
+    code = page.evaluate("document.querySelector('.code-block pre code').textContent")
+    button = page.locator(".code-block .copy").first
+    button.click()
+    page.wait_for_function("document.querySelector('.code-block .copy').textContent === 'Copied'")
+    assert page.evaluate("navigator.clipboard.readText()") == code.rstrip("\n")
+    assert page.locator("[role=status]").text_content() == "Code copied to the clipboard"
+
+
+def test_theme_follows_the_system_and_the_toggle_is_remembered(demo_site, context):
+    def background(page: Any) -> str:
+        return page.evaluate("getComputedStyle(document.body).backgroundColor")
+
+    dark_system = context(color_scheme="dark").new_page()
+    dark_system.goto(demo_site.url)
+    assert background(dark_system) == "rgb(16, 20, 24)"
+
+    page = context(color_scheme="light").new_page()
+    page.goto(demo_site.url)
+    assert background(page) == "rgb(255, 255, 255)"
+    toggle = page.locator(".theme-toggle")
+    assert toggle.get_attribute("aria-pressed") == "false"
+    toggle.click()
+    assert background(page) == "rgb(16, 20, 24)" and toggle.get_attribute("aria-pressed") == "true"
+    page.reload()
+    assert background(page) == "rgb(16, 20, 24)"
+    page.goto(demo_site.url + "configuration/")  # another page remembers it too
+    assert background(page) == "rgb(16, 20, 24)"
+    assert page.locator(".theme-toggle").get_attribute("aria-pressed") == "true"
+    page.locator(".theme-toggle").click()
+    page.reload()
+    assert background(page) == "rgb(255, 255, 255)"
+
+
+def test_search_finds_a_word_from_a_post(demo_site, context):
+    page = context().new_page()
+    page.goto(demo_site.url + "search/")
+    page.fill("#search-query", "coalesced")
+    page.press("#search-query", "Enter")
+    first = page.locator("#search-results li a").first
+    first.wait_for()
+    assert first.text_content() == "Watching while you write"
+    assert "found for “coalesced”" in page.locator("#search-status").text_content()
+    first.click()
+    page.wait_for_url(demo_site.url + "watching/")
+    # A search from the address bar, as a bookmark or the 404 page would make it.
+    page.goto(demo_site.url + "search/?q=sandbox")
+    page.locator("#search-results li").first.wait_for()
+    assert page.locator("#search-results li").count() >= 2
+
+
+def test_a_post_loads_under_30_kb_of_css_and_javascript(demo_site, context):
+    page = context().new_page()
+    sizes: dict[str, int] = {}
+
+    def weigh(response: Any) -> None:
+        if response.request.resource_type in ("stylesheet", "script"):
+            sizes[urlsplit(response.url).path] = len(response.body())
+
+    page.on("response", weigh)
+    page.goto(demo_site.url + "writing-posts/", wait_until="networkidle")
+    inline = page.evaluate(
+        "[...document.querySelectorAll('script:not([src]), style')]"
+        ".reduce((n, e) => n + e.textContent.length, 0)")
+    total = sum(sizes.values()) + inline
+    print(f"\nCSS and JS of a post: {json.dumps(sizes)} + {inline} inline = {total} bytes")
+    assert not any("pagefind" in path or "search" in path for path in sizes)
+    assert total < BUDGET
+
+
+def test_a_long_post_has_a_table_of_contents_that_leads_to_its_headings(demo_site, context):
+    page = context(viewport={"width": 390, "height": 800}).new_page()
+    page.goto(demo_site.url + "configuration/")
+    links = page.locator(".toc a")
+    assert links.count() >= 3
+    target = links.nth(1).get_attribute("href")
+    links.nth(1).click()
+    page.wait_for_url(f"**/configuration/{target}")
+    top = page.evaluate(f"document.getElementById('{target[1:]}').getBoundingClientRect().top")
+    assert 0 <= top < 100
+
+
+def test_the_404_page_is_styled_at_any_depth(demo_site, context):
+    page = context().new_page()
+    response = page.goto(demo_site.url + "a/missing/page/deep/down/")
+    assert response.status == 404
+    assert page.locator("h1").text_content() == "Page not found"
+    # The theme's stylesheet applies: the content is in the 42rem column, not full width.
+    assert page.evaluate("getComputedStyle(document.querySelector('main')).maxWidth") == "672px"
+    # Its links lead from the site's root path (/toolkit/, that of [site] url), which the
+    # local server answers as production does.
+    page.locator("a", has_text="Go to the latest posts").click()
+    page.wait_for_url(demo_site.url + "toolkit/")
+    assert page.locator("h1").text_content() == "toolkit guide"
+
+
+def test_serve_redirects_a_folder_to_its_page(demo_site, context):
+    page = context().new_page()
+    response = page.goto(demo_site.url + "getting-started")
+    assert response.status == 200 and page.url == demo_site.url + "getting-started/"
+    assert page.locator("h1").text_content() == "Getting started with toolkit"
+
+
+# -- the watch preview ------------------------------------------------------------
+
+CONFIG = """
+[site]
+title = "Watched site"
+url = "https://example.com/blog"
+"""
+ERROR_RED = "rgb(155, 28, 28)"  # the error page's heading, in the light scheme
+
+
+class Recorder:
+    """A watch reporter that keeps what the session says."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._lock = threading.Lock()
+
+    def _say(self, line: str) -> None:
+        with self._lock:
+            self.lines.append(line)
+
+    def built(self, report: Any, changed: list[str], seconds: float) -> None:
+        self._say(f"built {changed}")
+
+    def problems(self, new: list[str], fixed: list[str]) -> None:
+        for line in new:
+            self._say(line)
+
+    def pushed(self, outcomes: list[Any]) -> None:
+        pass
+
+    def push_failed(self, message: str) -> None:
+        self._say(message)
+
+    def config_problem(self, message: str) -> None:
+        self._say(message)
+
+
+@pytest.fixture
+def preview(make_project) -> Iterator[tuple[Any, str]]:
+    from toolkit.config import load_config
+    from toolkit.watch import WatchOptions, WatchSession
+
+    project = make_project(CONFIG)
+    project.post("first", "First post", "The first words.\n", published=True, date="2024-01-01")
+    project.post("second", "Second post", "More words.\n", published=True, date="2024-01-02")
+    session = WatchSession(load_config(project.root / "toolkit.toml"),
+                           WatchOptions(port=0), Recorder())
+    session.start()
+    try:
+        yield project, session.url
+    finally:
+        session.stop()
+
+
+def test_errors_show_in_the_page_and_the_page_comes_back(preview, browser):
+    from playwright.sync_api import expect
+
+    project, url = preview
+    context = browser.new_context(viewport={"width": 390, "height": 800})
+    context.set_default_timeout(10_000)
+    expect.set_options(timeout=10_000)
+    try:
+        page = context.new_page()
+        # The 404 page takes its styles from the preview (its <base> is the path of the
+        # site's root, /blog/, which the preview answers too), not from example.com.
+        missing = page.goto(url + "no/such/page/")
+        assert missing.status == 404
+        assert page.evaluate("getComputedStyle(document.querySelector('main')).maxWidth") == "672px"
+        page.goto(url + "first/")
+        heading, error = page.locator("h1"), page.locator("#toolkit-error")
+        expect(heading).to_have_text("First post")
+
+        # A broken post: its page shows the error, styled.
+        project.write("content/first.md", "---\ntitle: Part 1: Setup\npublished: true\n---\nX.\n")
+        expect(error).to_contain_text("content/first.md:2: front matter: invalid YAML")
+        expect(error).to_contain_text('title: "Part 1: Setup"')
+        assert page.evaluate("getComputedStyle(document.querySelector('h1')).color") == ERROR_RED
+        # Another page still shows, with the problem in a box that covers nothing.
+        other = context.new_page()
+        other.goto(url + "second/")
+        box = other.locator("#toolkit-problems")
+        expect(box).to_contain_text("content/first.md:2:")
+        posts = other.locator(".site-header nav a", has_text="Posts")
+        middle = posts.bounding_box()
+        assert other.evaluate(
+            "([x, y]) => document.elementFromPoint(x, y).textContent",
+            [middle["x"] + middle["width"] / 2, middle["y"] + middle["height"] / 2]) == "Posts"
+        # The fix brings the page back by itself.
+        project.post("first", "First post", "Fixed words.\n", published=True, date="2024-01-01")
+        expect(heading).to_have_text("First post")
+        expect(page.locator(".content")).to_contain_text("Fixed words.")
+        expect(box).to_have_count(0)
+
+        # A broken template: every page shows what failed, until it is fixed.
+        project.write("templates/post.html",
+                      '{% extends "base.html" %}\n{% block content %}\n{% if %}\n{% endblock %}\n')
+        expect(error).to_contain_text("templates/post.html:3:")
+        expect(other.locator("#toolkit-error")).to_contain_text("templates/post.html:3:")
+        (project.root / "templates" / "post.html").unlink()
+        expect(heading).to_have_text("First post")
+        expect(other.locator("h1")).to_have_text("Second post")
+
+        # Search works in the preview too: its index is made when the search page asks.
+        page.goto(url + "search/?q=fixed")
+        expect(page.locator("#search-results li a").first).to_have_text("First post")
+        page.goto(url + "first/")
+
+        # A toolkit.toml that does not load: the same.
+        config = (project.root / "toolkit.toml").read_text()
+        (project.root / "toolkit.toml").write_text(config + "\n[site\n")
+        expect(error).to_contain_text("toolkit.toml: not valid TOML")
+        (project.root / "toolkit.toml").write_text(config)
+        expect(heading).to_have_text("First post")
+    finally:
+        context.close()

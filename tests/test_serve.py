@@ -1,0 +1,149 @@
+"""`toolkit serve`: the built site on a local server, as a static host serves it; and the
+demo site, crawled through it: every link a reader can follow leads to a page."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+import pytest
+
+from toolkit.commands.serve import serve
+from toolkit.config import load_config
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+
+
+class Links(HTMLParser):
+    """The URLs a page makes the browser load or lets a reader follow, and its <base>."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.base: str | None = None
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if tag == "base":
+            self.base = attributes.get("href")
+        elif tag in ("a", "link") and attributes.get("href"):
+            if attributes.get("rel") != "canonical":  # the production address, by design
+                self.urls.append(attributes["href"] or "")
+        elif tag in ("img", "script") and attributes.get("src"):
+            self.urls.append(attributes["src"] or "")
+
+
+def links_of(page_url: str, html: str) -> list[str]:
+    parser = Links()
+    parser.feed(html)
+    base = urljoin(page_url, parser.base) if parser.base else page_url
+    return [urljoin(base, url).split("#", 1)[0] for url in parser.urls]
+
+
+@pytest.fixture(scope="module")
+def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The demo (`make demo`) of a copy of this repository, served by `toolkit serve`."""
+    from click.testing import CliRunner
+
+    from toolkit.cli import main
+
+    root = tmp_path_factory.mktemp("demo")
+    shutil.copy(REPOSITORY / "toolkit.toml", root / "toolkit.toml")
+    shutil.copytree(REPOSITORY / "content", root / "content",
+                    ignore=shutil.ignore_patterns("_mirror"))
+    result = CliRunner().invoke(main, ["--config", str(root / "toolkit.toml"), "demo"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    config = load_config(root / "toolkit.toml")
+    running = serve(config, port=0, folder=root / ".toolkit" / "demo" / "site")
+    try:
+        yield running.url, root
+    finally:
+        running.stop()
+
+
+def test_every_link_of_the_demo_site_leads_to_a_page(demo_site):
+    """A crawl from the home page and from a missing address (the 404 page): every link
+    and asset on the site's own origin answers 200, a folder link with its index page."""
+    start, _ = demo_site
+    origin = urlsplit(start).netloc
+    seen: set[str] = set()
+    queue = [start, start + "no/such/page/"]
+    pages = 0
+    with httpx.Client(timeout=10) as client:
+        while queue:
+            url = queue.pop()
+            if url in seen:
+                continue
+            seen.add(url)
+            response = client.get(url)
+            if url.endswith("no/such/page/"):
+                assert response.status_code == 404 and "Page not found" in response.text
+            else:
+                assert response.status_code == 200, f"{url}: {response.status_code}"
+            if not response.headers["content-type"].startswith("text/html"):
+                continue
+            pages += 1
+            assert "Index of" not in response.text  # never a folder listing
+            for link in links_of(url, response.text):
+                if urlsplit(link).netloc == origin and link not in seen:
+                    queue.append(link)
+    assert pages > 30  # the guide, the pulled posts, tags, pages, reading list, search, 404
+
+
+def test_clean_urls_the_real_404_and_the_sites_root_path(demo_site):
+    start, _ = demo_site
+    with httpx.Client(base_url=start.rstrip("/"), timeout=10) as client:
+        assert client.get("/getting-started/").status_code == 200
+        moved = client.get("/getting-started")
+        assert moved.status_code == 301 and moved.headers["location"] == "/getting-started/"
+        missing = client.get("/getting-started/nope/deeper/")
+        assert missing.status_code == 404 and "Page not found" in missing.text
+        # The 404 page's base is the path of [site] url (/toolkit/): the server answers
+        # there too, so its styles load locally as they do in production.
+        assert '<base href="/toolkit/">' in missing.text
+        page = f"{start}getting-started/nope/deeper/"
+        assert all(urlsplit(link).netloc == urlsplit(start).netloc
+                   for link in links_of(page, missing.text)), "the 404 page leads elsewhere"
+        style = client.get("/toolkit/static/style.css")
+        assert style.status_code == 200 and style.content == client.get("/static/style.css").content
+        assert client.get("/toolkit/getting-started/").status_code == 200
+        assert client.head("/").status_code == 200
+
+
+def test_serve_refuses_a_folder_with_no_built_site(project):
+    result = project.run("serve", "--port", "0")
+    assert result.exit_code == 1
+    assert "site/ holds no built site (no index.html); run `toolkit build` first" in result.output
+
+
+def test_serve_runs_until_ctrl_c(project):
+    project.post("hello", "Hello", published=True, date="2024-01-01")
+    assert project.run("build").exit_code == 0
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "serve", "--port", "0"], cwd=project.root,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "COLUMNS": "200"})
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        found = re.search(r"Serving site/ at (http://127\.0\.0\.1:\d+/) \(Ctrl-C to stop\)", line)
+        assert found, line
+        assert "Hello" in httpx.get(found.group(1) + "hello/").text
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=10) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        if process.stdout is not None:
+            process.stdout.close()

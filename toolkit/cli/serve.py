@@ -1,0 +1,45 @@
+"""`toolkit serve`: the built site on a local web server, in the foreground."""
+
+from __future__ import annotations
+
+import click
+
+from toolkit.cli.context import CliContext, common_options, pass_cli
+
+
+@click.command()
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to listen on, on 127.0.0.1 (0: any free port).")
+@click.option("--dir", "folder", type=click.Path(file_okay=False), default=None,
+              help="The built site to serve (default: [site] output_dir, `site/`).")
+@common_options
+@pass_cli
+def serve(cli: CliContext, port: int, folder: str | None) -> None:
+    """Serve the built site on http://127.0.0.1 to look at it in a browser.
+
+    Serves it as a static host does: clean URLs (`/post/` is post/index.html, `/post`
+    redirects there), and the site's own 404 page for a missing address. It serves the
+    site as built: run `toolkit build` first (`make serve` does both), or use
+    `toolkit watch` to rebuild on every save. Ctrl-C stops it.
+
+    \b
+    Example:
+      toolkit serve                               # site/ at http://127.0.0.1:8000/
+      toolkit serve --port 8001 --dir .toolkit/demo/site
+    """
+    from toolkit.commands.serve import serve as serve_site
+    from toolkit.signals import stop_signals
+
+    config = cli.config
+    with stop_signals() as stop:
+        if not stop.requested:
+            running = serve_site(config, port=port, folder=folder)
+            try:
+                if not cli.quiet:
+                    click.echo(f"Serving {config.relative(running.folder)}/ at {running.url} "
+                               "(Ctrl-C to stop)")
+                stop.wait(lambda: running.running)
+            finally:
+                running.stop()
+        if not cli.quiet:
+            click.echo("stopped")

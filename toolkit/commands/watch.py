@@ -144,6 +144,8 @@ class RecordedWatchSession(WatchSession):
 
     def start(self) -> None:
         try:
+            if self.gate is not None:
+                self.gate.check()  # a refusal at the start: the session does not start
             super().start()
         except BaseException as exc:
             self.run.finish(exc)

@@ -100,6 +100,8 @@ class McpOutcome(BaseModel):
     path: str
     title: str
     action: str = Field(description="create, update, unchanged, conflict, skip or error")
+    published: bool | None = Field(description="what the front matter says (null when the "
+                                               "file could not be read as a post)")
     ok: bool
     message: str
     article_id: int | None
@@ -108,8 +110,9 @@ class McpOutcome(BaseModel):
 
     @classmethod
     def of(cls, outcome: Outcome) -> McpOutcome:
+        post = outcome.plan.post
         return cls(path=outcome.key, title=outcome.plan.title, action=outcome.action.value,
-                   ok=outcome.ok, message=outcome.message, article_id=outcome.article_id,
+                   published=post.published if post is not None else None, ok=outcome.ok, message=outcome.message, article_id=outcome.article_id,
                    url=outcome.url, problems=[str(p) for p in outcome.plan.problems])
 
 

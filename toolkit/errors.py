@@ -175,12 +175,17 @@ class ApiError(ToolkitError):
 
 class TransportError(ApiError):
     """No response. `maybe_sent` is False only when the request certainly never reached
-    the server (the connection was never made), so even a create can be sent again."""
+    the server (the connection was never made), so even a create can be sent again.
+    `reason` says why in words (`read timeout`, `connect error`); `timed_out` is True when
+    a request given a time of its own ran out of it (no answer yet, rather than a failure)."""
 
     def __init__(self, message: str, *, maybe_sent: bool = True,
-                 request: httpx.Request | None = None):
+                 request: httpx.Request | None = None, reason: str = "",
+                 timed_out: bool = False):
         super().__init__(message, request=request)
         self.maybe_sent = maybe_sent
+        self.reason = reason
+        self.timed_out = timed_out
 
 
 class HTTPStatusError(ApiError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tarfile
 import time
 import zipfile
@@ -51,6 +52,16 @@ class Archive:
     def files(self) -> list[dict[str, Any]]:
         return list(self.control("GET", "/files")["files"])
 
+    def last_seq(self) -> int:
+        """The sequence number of the sandbox's last request record (any interface)."""
+        answer = httpx.get(f"{self.base_url}/__sandbox/requests", params={"limit": 1})
+        return int(answer.raise_for_status().json()["last_seq"])
+
+    def served(self, after: int) -> list[dict[str, Any]]:
+        """Interface C's request records after `after`."""
+        return [record for record in self.sandbox.requests(after)
+                if record["interface"] == "archive"]
+
     def client(self, key: str | None = "demo") -> httpx.Client:
         """An httpx client on the sandbox with the demo account's key (None: without)."""
         headers = {} if key is None else {
@@ -64,6 +75,15 @@ class Archive:
         fields = {key: str(value) for key, value in form["parameters"].items()}
         fields.update(extra)
         return client.post(form["url"], data=fields, files={"file": (name, data)})
+
+
+def last_run(root: Path, command: str = "export") -> list[dict[str, Any]]:
+    """The events of the last run of `command` in a project's run log, oldest first."""
+    events = [json.loads(line) for line in (root / ".toolkit" / "events.jsonl").read_text(
+        encoding="utf-8").splitlines() if line.strip()]
+    runs = [event["run_id"] for event in events if event["command"] == command]
+    assert runs, f"no run of {command}"
+    return [event for event in events if event["run_id"] == runs[-1]]
 
 
 def until(condition: Callable[[], bool], timeout: float = 5.0) -> bool:

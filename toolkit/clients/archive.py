@@ -12,6 +12,12 @@ Waiting holds one request on the wait endpoint (`GET /v2/jobs/{id}/wait`), which
 service answers when the job is done or after its own cap; the caller asks again until
 its deadline. That request's read timeout is the time left before the deadline, not the
 usual request timeout, since the service is meant to hold it.
+
+Every request goes through `ApiClient.send` (retries, 429s, error mapping, the run log),
+each with its route template. The storage's two (the upload form, the download URL) are
+named by the templates the sandbox serves them under, `/v2/storage/{id}` and
+`/v2/storage/{id}/{index}/{filename}`, so the run log and the sandbox's request records
+agree.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import closing
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -28,7 +35,6 @@ from urllib.parse import urlsplit
 import httpx
 
 from toolkit.clients.base import (
-    NEVER_SENT,
     ApiClient,
     BearerAuth,
     RequestListener,
@@ -36,9 +42,7 @@ from toolkit.clients.base import (
     Sleep,
     WaitListener,
     json_body,
-    retry_after_seconds,
-    status_error,
-    timeout_of,
+    reason_of,
 )
 from toolkit.config import Secret
 from toolkit.errors import (
@@ -46,14 +50,15 @@ from toolkit.errors import (
     BrokenDownload,
     HTTPStatusError,
     RateLimited,
-    ServerError,
     TransportError,
 )
 from toolkit.redact import redact_url
 
 ByteCounter = Callable[[int], None]  # told each chunk's size as it goes (negative: taken back)
 CHUNK = 1024 * 1024
-
+WAIT_ROUTE = "/v2/jobs/{id}/wait"
+UPLOAD_ROUTE = "/v2/storage/{id}"  # an upload task's form
+DOWNLOAD_ROUTE = "/v2/storage/{id}/{index}/{filename}"  # an export task's file
 
 
 @dataclass(frozen=True)
@@ -167,6 +172,20 @@ def _explained(exc: HTTPStatusError) -> HTTPStatusError:
     return type(exc)(message, request=request, response=response)
 
 
+def _about(error: ApiError, what: str) -> ApiError:
+    """The same error, its message led by `what` (`upload of a.html: POST ...: 403 ...`)."""
+    message = f"{what}: {error.message}"
+    if isinstance(error, RateLimited):
+        return RateLimited(message, retry_after=error.retry_after, request=error.request,
+                           response=error.response)
+    if isinstance(error, TransportError):
+        return TransportError(message, maybe_sent=error.maybe_sent, request=error.request,
+                              reason=error.reason, timed_out=error.timed_out)
+    if isinstance(error, HTTPStatusError):
+        return type(error)(message, request=error.request, response=error.response)
+    return error
+
+
 def shown(url: str) -> str:
     """A signed URL as messages show it: no query (the signature), no credentials."""
     parts = urlsplit(redact_url(url))
@@ -183,7 +202,8 @@ def _quoted(text: str) -> str:
 class _FormBody:
     """An upload form as `multipart/form-data`: the parameters and the file part's head
     in one piece with the file's first chunk, the rest of the file in chunks, so a small
-    file leaves in one write. Every attempt reads the file again from its start."""
+    file leaves in one write. Every attempt reads the file again from its start, and
+    takes back the bytes the one before it counted."""
 
     def __init__(self, parameters: Mapping[str, str], name: str, path: Path, size: int):
         self.boundary = secrets.token_hex(16)
@@ -203,6 +223,7 @@ class _FormBody:
                 "Content-Length": str(len(self.head) + self.size + len(self.tail))}
 
     def chunks(self, on_bytes: ByteCounter) -> Iterator[bytes]:
+        on_bytes(-self.sent)
         self.sent = 0
         with self.path.open("rb") as source:
             prefix = self.head
@@ -227,16 +248,11 @@ class ArchiveClient(ApiClient):
         super().__init__(base_url, auth=BearerAuth(api_key), transport=transport, retry=retry,
                          sleep=sleep or time.sleep, on_wait=on_wait, on_request=on_request,
                          timeout=timeout)
-        self.timeout = timeout
 
-    def _count(self) -> None:
-        with self._count_lock:
-            self.requests_made += 1
-
-    def _call(self, method: str, path: str, *, json: Any = None,
-              idempotent: bool = True) -> httpx.Response:
+    def _call(self, method: str, path: str, **options: Any) -> httpx.Response:
+        """`send`, its error answers in the service's words."""
         try:
-            return self.send(method, path, json=json, idempotent=idempotent)
+            return self.send(method, path, **options)
         except HTTPStatusError as exc:
             raise _explained(exc) from None
 
@@ -251,48 +267,23 @@ class ArchiveClient(ApiClient):
         return _job(json_body(self._call("POST", "/v2/jobs", json=body, idempotent=False)))
 
     def job(self, job_id: str) -> Job:
-        return _job(json_body(self._call("GET", f"/v2/jobs/{job_id}")))
+        return _job(json_body(self._call("GET", f"/v2/jobs/{job_id}", route="/v2/jobs/{id}")))
 
     def delete_task(self, task_id: str) -> None:
-        self._call("DELETE", f"/v2/tasks/{task_id}")
+        self._call("DELETE", f"/v2/tasks/{task_id}", route="/v2/tasks/{id}")
 
     def wait_job(self, job_id: str, *, seconds: float) -> Job | None:
         """One wait request, held by the service until the job is done or its cap; read
         for at most `seconds`. None: no answer in that time (ask again, or give up).
-        A 429 or a 5xx is waited out here, within `seconds`."""
-        path = f"/v2/jobs/{job_id}/wait"
-        ends = time.monotonic() + seconds
-        retries = 0
-        while True:
-            left = ends - time.monotonic()
-            if left <= 0:
+        A 429 or a 5xx is waited out within `seconds`; one that cannot be is raised."""
+        try:
+            response = self._call("GET", f"/v2/jobs/{job_id}/wait", route=WAIT_ROUTE,
+                                  timeout=seconds)
+        except TransportError as exc:
+            if exc.timed_out:
                 return None
-            self._count()
-            try:
-                response = self._client.request(
-                    "GET", path, auth=self._auth or httpx.USE_CLIENT_DEFAULT,
-                    timeout=httpx.Timeout(max(left, 0.1), connect=min(left, 10.0)))
-            except httpx.TimeoutException:
-                return None
-            except httpx.TransportError as exc:
-                if retries + 1 >= self.retry.attempts:
-                    raise TransportError(f"GET {path}: {type(exc).__name__} talking to "
-                                         f"{redact_url(self.base_url)}",
-                                         maybe_sent=not isinstance(exc, NEVER_SENT)) from None
-                self.wait(min(self.retry.pause(retries), left), f"GET {path}: retrying")
-                retries += 1
-                continue
-            if response.status_code < 400:
-                return _job(json_body(response))
-            error = _explained(status_error(response))
-            if not isinstance(error, RateLimited | ServerError) or retries + 1 >= self.retry.attempts:
-                raise error
-            pause = (retry_after_seconds(response, self.retry.default_retry_after)
-                     if isinstance(error, RateLimited) else self.retry.pause(retries))
-            if pause >= left:
-                raise error
-            self.wait(pause, f"GET {path}: {response.status_code}, waiting")
-            retries += 1
+            raise
+        return _job(json_body(response))
 
     # --- storage: the upload form and the download URL ----------------------------------
 
@@ -301,55 +292,38 @@ class ArchiveClient(ApiClient):
         """POST the `size` bytes of `path` through an upload task's form, streamed from
         disk, as the file `name`. Retried (the file read again from its start) on a
         connection that was never made, a 429 and a 5xx: a task takes one upload, so
-        nothing is doubled."""
+        nothing is doubled. Not retried once the file may have arrived (a second upload
+        to the task would be refused)."""
         body = _FormBody(form.parameters, name, path, size)
-        retries = 0
-        while True:
-            self._count()
-            try:
-                response = self._client.post(form.url, content=body.chunks(on_bytes),
-                                             headers=body.headers)
-            except httpx.TransportError as exc:
-                on_bytes(-body.sent)
-                never_sent = isinstance(exc, NEVER_SENT)
-                if not never_sent or retries + 1 >= self.retry.attempts:
-                    raise TransportError(f"upload of {name}: {type(exc).__name__} talking to "
-                                         f"{shown(form.url)}", maybe_sent=not never_sent) from None
-                self.wait(self.retry.pause(retries), f"upload of {name}: retrying")
-                retries += 1
-                continue
-            if response.is_success:
-                return
+        try:
+            self._call("POST", form.url, route=UPLOAD_ROUTE, headers=body.headers,
+                       content=lambda: body.chunks(on_bytes), idempotent=False,
+                       retry_server_errors=True, authenticated=False)
+        except ApiError as exc:
             on_bytes(-body.sent)
-            error = _explained(status_error(response))
-            if not isinstance(error, RateLimited | ServerError) or retries + 1 >= self.retry.attempts:
-                if isinstance(error, RateLimited):
-                    raise error
-                raise type(error)(f"upload of {name}: {error.message}", request=error.request,
-                                  response=error.response)
-            self.wait(retry_after_seconds(response, self.retry.default_retry_after)
-                      if isinstance(error, RateLimited) else self.retry.pause(retries),
-                      f"upload of {name}: {response.status_code}, retrying")
-            retries += 1
+            raise _about(exc, f"upload of {name}") from None
 
     def download(self, url: str, target: BinaryIO, on_bytes: ByteCounter) -> tuple[int, int | None]:
         """Stream `url` into `target`: (bytes received, the size the answer declared, if
-        it declared one). A connection that breaks off is a `BrokenDownload`."""
-        self._count()
+        it declared one). A connection that breaks off is a `BrokenDownload`; it is not
+        asked again once it may have been sent."""
         received = 0
         try:
-            with self._client.stream("GET", url, timeout=timeout_of(self.timeout)) as response:
-                if response.status_code >= 400:
-                    response.read()
-                    raise _explained(status_error(response))
-                length = response.headers.get("content-length", "")
-                declared = (int(length) if length.isdigit()
-                            and not response.headers.get("content-encoding") else None)
+            response = self._call("GET", url, route=DOWNLOAD_ROUTE, stream=True,
+                                  idempotent=False, authenticated=False)
+        except TransportError as exc:
+            raise BrokenDownload(f"the download of {shown(url)} broke off after 0 bytes "
+                                 f"({exc.reason})") from None
+        with closing(response):
+            length = response.headers.get("content-length", "")
+            declared = (int(length) if length.isdigit()
+                        and not response.headers.get("content-encoding") else None)
+            try:
                 for chunk in response.iter_bytes(CHUNK):
                     target.write(chunk)
                     received += len(chunk)
                     on_bytes(len(chunk))
-        except httpx.TransportError as exc:
-            raise BrokenDownload(f"the download of {shown(url)} broke off after {received} "
-                                 f"bytes ({type(exc).__name__})") from None
+            except httpx.TransportError as exc:
+                raise BrokenDownload(f"the download of {shown(url)} broke off after {received} "
+                                     f"bytes ({reason_of(exc)})") from None
         return received, declared

@@ -17,10 +17,17 @@ waiting (so every sender on that limiter waits, not only this one); a request wi
 limiter waits itself. Every pause (limiter, Retry-After, backoff) goes through `wait`,
 which tells the listener given at construction (`on_wait(seconds, reason)`) first.
 
-Every attempt is reported, once it has an answer or has failed without one, to the
-request listener given at construction (`on_request(RequestReport)`, the run log's): its
-method, its route template (`/api/articles/{id}`, given by the client method; never the
-concrete path, a query string or a body), its status, duration and retry number.
+Every attempt is reported, once it has an answer (a streamed one: its head) or has
+failed without one, to the request listener given at construction
+(`on_request(RequestReport)`, the run log's): its method, its route template
+(`/api/articles/{id}`, given by the client method; never the concrete path, a query
+string or a body), its status, duration and retry number.
+
+Besides the API's own paths, `send` takes the absolute URLs a service hands out (an
+upload form, a download; maybe on another host, which never gets the credential),
+bodies streamed from disk (made anew for each attempt), answers streamed to disk, and a
+time of a request's own (a held wait), so that every request of every client goes
+through the same retries, 429 handling, error mapping and report.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
@@ -74,6 +81,11 @@ def _words(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()
 
 
+def reason_of(exc: BaseException) -> str:
+    """Why a request got no answer, in words: `ReadTimeout` -> `read timeout`."""
+    return _words(type(exc).__name__)
+
+
 @dataclass(frozen=True)
 class RequestReport:
     """One attempt of a request, as the run log records it (the sandbox's request records
@@ -88,6 +100,8 @@ class RequestReport:
 
 
 RequestListener = Callable[[RequestReport], None]
+# A request body: bytes, or a function that makes its chunks anew for every attempt.
+Body = bytes | Callable[[], Iterable[bytes]]
 
 
 @dataclass(frozen=True)
@@ -246,14 +260,33 @@ class ApiClient:
         limiter: SlidingWindowLimiter | None = None,
         counted: bool = True,
         route: str | None = None,
-        content: bytes | None = None,
+        content: Body | None = None,
         headers: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        stream: bool = False,
+        authenticated: bool = True,
+        retry_server_errors: bool | None = None,
     ) -> httpx.Response:
         """Send one request, retrying what can safely be retried; raise `ApiError` otherwise.
 
-        `route` is the path's template for the request listener (default: `path`, for
-        paths without variable parts); `content` is a body already encoded (instead of
-        `json`), `headers` are added to the client's own.
+        `path` is a path under the base URL, or an absolute URL (one the service gave,
+        maybe on another host). `route` is the path's template for the request listener
+        (default: `path`, for paths without variable parts; always give one for an
+        absolute URL, whose query may be a signature). `content` is a body already
+        encoded (instead of `json`), or a function that makes the body's chunks: it is
+        called again for each attempt, so a retry sends the body from its start.
+        `headers` are added to the client's own.
+
+        The credential goes only to the base URL's origin, never to another host's, and
+        not at all with `authenticated=False` (a URL the service signed carries its own).
+        `timeout`: the seconds the request may take in all, retries and pauses included;
+        each attempt is read for at most what is left of them (not the client's timeout),
+        an attempt that runs out of them is not retried, and a pause that would outlast
+        them is not taken. Running out raises `TransportError` with `timed_out`: no
+        answer in that time. `stream=True` returns a successful answer with its body
+        unread, for the caller to iterate and close; error answers are read and raised as
+        usual. A 5xx answer is retried when the request is idempotent, or when
+        `retry_server_errors` says so (a request the server refuses to take twice).
 
         With a `limiter`, each attempt first takes a slot of it (waiting while its window
         is full) and gives it back, or has it counted, according to how the attempt ended.
@@ -262,21 +295,35 @@ class ApiClient:
         """
         params = {k: v for k, v in (params or {}).items() if v is not None}
         route = route or path
+        shown_path, talking_to = self._shown(path)
+        ends = None if timeout is None else time.monotonic() + timeout
+        retry_5xx = idempotent if retry_server_errors is None else retry_server_errors
         retries = 0
         while True:
+            left = None if ends is None else ends - time.monotonic()
+            if left is not None and left <= 0:
+                raise TransportError(f"{method} {shown_path}: no answer within {timeout:g} s",
+                                     maybe_sent=retries > 0, reason="out of time",
+                                     timed_out=True)
             if limiter is not None:
                 pause = limiter.acquire if counted else limiter.wait_for_room
                 pause(lambda seconds: self.wait(seconds, limiter.reason))
+            request = self._client.build_request(
+                method, path, params=params or None, json=json,
+                content=content() if callable(content) else content, headers=headers,
+                timeout=(httpx.Timeout(left, connect=min(left, 10.0)) if left is not None
+                         else httpx.USE_CLIENT_DEFAULT))
             started = time.perf_counter()
             try:
                 with self._count_lock:
                     self.requests_made += 1
-                response = self._client.request(method, path, params=params or None, json=json,
-                                                content=content, headers=headers,
-                                                auth=self._auth or httpx.USE_CLIENT_DEFAULT)
+                auth = (self._auth or httpx.USE_CLIENT_DEFAULT
+                        if self._credited(request, authenticated) else None)
+                response = self._client.send(request, auth=auth, stream=stream)
             except httpx.TransportError as exc:
+                reason = reason_of(exc)
                 self._report(RequestReport(method, route, None, _elapsed_ms(started), retries,
-                                           _words(type(exc).__name__)))
+                                           reason))
                 # A connection that was never made certainly did not reach the server.
                 unsent = isinstance(exc, NEVER_SENT)
                 if limiter is not None and counted:
@@ -284,28 +331,35 @@ class ApiClient:
                         limiter.release()
                     else:
                         limiter.record()  # it may have been counted: stay on the safe side
+                # An attempt given what was left of the request's time has used it up.
+                timed_out = ends is not None and isinstance(exc, httpx.TimeoutException)
                 error = TransportError(
-                    f"{method} {path}: {_words(type(exc).__name__)} talking to "
-                    f"{redact_url(self.base_url)}",
-                    request=_request_of(exc), maybe_sent=not unsent,
+                    f"{method} {shown_path}: {reason} talking to {talking_to}",
+                    request=_request_of(exc), maybe_sent=not unsent, reason=reason,
+                    timed_out=timed_out,
                 )
-                if (idempotent or unsent) and retries + 1 < self.retry.attempts:
-                    self.wait(self.retry.pause(retries), f"{method} {path}: connection failed, retrying")
+                if not timed_out and (idempotent or unsent) and retries + 1 < self.retry.attempts:
+                    backoff = self.retry.pause(retries)
+                    if ends is not None:  # the time left is checked again before the next try
+                        backoff = min(backoff, ends - time.monotonic())
+                    self.wait(backoff, f"{method} {shown_path}: connection failed, retrying")
                     retries += 1
                     continue
                 raise error from None
             self._report(RequestReport(method, route, response.status_code,
                                        _elapsed_ms(started), retries))
+            if stream and response.status_code >= 400:
+                response = _read_whole(response)
             if response.status_code == 429:
                 default = limiter.window if limiter is not None else self.retry.default_retry_after
                 seconds = min(retry_after_seconds(response, default), self.retry.max_retry_after)
                 if limiter is not None:
                     # its next acquire waits, for every sender on it
                     limiter.hold(seconds, reserved=counted)
-                if retries + 1 >= self.retry.attempts:
+                if retries + 1 >= self.retry.attempts or _outlasts(seconds, ends):
                     raise status_error(response, retry_after=seconds)
                 if limiter is None:
-                    self.wait(seconds, f"{method} {path}: {HELD}")
+                    self.wait(seconds, f"{method} {shown_path}: {HELD}")
                 retries += 1
                 continue
             if limiter is not None and counted:
@@ -313,14 +367,50 @@ class ApiClient:
             if response.status_code < 400:
                 return response
             refused = status_error(response)
-            if not (idempotent and isinstance(refused, ServerError)) or retries + 1 >= self.retry.attempts:
+            backoff = self.retry.pause(retries)
+            if not (retry_5xx and isinstance(refused, ServerError)) \
+                    or retries + 1 >= self.retry.attempts or _outlasts(backoff, ends):
                 raise refused
-            self.wait(self.retry.pause(retries), f"{method} {path}: {response.status_code}, retrying")
+            self.wait(backoff, f"{method} {shown_path}: {response.status_code}, retrying")
             retries += 1
+
+    def _shown(self, path: str) -> tuple[str, str]:
+        """How messages name a request's path and the origin it went to: an absolute URL
+        by its path alone (its query may hold a signature) and its own origin."""
+        url = httpx.URL(path)
+        if not url.is_absolute_url:
+            return path, redact_url(self.base_url)
+        return url.path, redact_url(f"{url.scheme}://{url.netloc.decode('ascii')}")
+
+    def _credited(self, request: httpx.Request, authenticated: bool) -> bool:
+        """Whether `request` carries the credential: only to the base URL's origin."""
+        return authenticated and _origin(request.url) == _origin(self._client.base_url)
 
     def get_json(self, path: str, params: Mapping[str, Any] | None = None, *,
                  route: str | None = None) -> Any:
         return json_body(self.send("GET", path, params=params, route=route))
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port
+
+
+def _outlasts(seconds: float, ends: float | None) -> bool:
+    """Whether a pause of `seconds` would end after the request's time (`ends`)."""
+    return ends is not None and seconds >= ends - time.monotonic()
+
+
+def _read_whole(response: httpx.Response) -> httpx.Response:
+    """A streamed error answer, read (its message is in its body). One whose body breaks
+    off is judged by its status and `Retry-After` alone."""
+    try:
+        response.read()
+    except httpx.TransportError:
+        response.close()
+        kept = {name: value for name, value in response.headers.items()
+                if name.lower() == "retry-after"}
+        return httpx.Response(response.status_code, headers=kept, request=response.request)
+    return response
 
 
 def _elapsed_ms(started: float) -> float:

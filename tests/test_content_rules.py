@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 
@@ -150,3 +152,74 @@ def test_github_annotations(project):
     project.write("content/p.md", "---\ntitle: T\ntags: [a-b]\n---\n")
     result = project.run("check", env={"GITHUB_ACTIONS": "true"})
     assert "::error file=content/p.md,line=3::tags: 'a-b' must be letters and digits only" in result.output
+
+
+# -- checking one post: the other posts' titles, slugs and canonical URLs are remembered by
+# the file's stat (`toolkit.content.known`), never at the cost of a wrong answer
+
+def _age(path, seconds=60):
+    """Give `path` a modification time `seconds` ago, as a file edited earlier has."""
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns - seconds * 1_000_000_000))
+
+
+def test_an_edit_to_another_post_is_seen_by_the_next_check_of_one_post(project):
+    project.post("a", "Alpha")
+    other = project.post("b", "Alpha")
+    _, lines = check_lines(project, "content/a.md")
+    assert lines == ["content/a.md:2: title: also used by content/b.md (titles must be unique per account)"]
+    assert (project.root / ".toolkit" / "known-posts.json").is_file()
+
+    # An edit within the same tick of the clock, keeping the size: the stat is the same.
+    st = other.stat()
+    other.write_text(other.read_text().replace("Alpha", "Bravo"))
+    os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert other.stat().st_mtime_ns == st.st_mtime_ns and other.stat().st_size == st.st_size
+    _, lines = check_lines(project, "content/a.md")
+    assert lines == []
+
+    other.write_text(other.read_text().replace("Bravo", "Alpha"))
+    _age(other)
+    _, lines = check_lines(project, "content/a.md")
+    assert lines == ["content/a.md:2: title: also used by content/b.md (titles must be unique per account)"]
+
+
+def test_a_known_post_is_not_parsed_again_while_its_stat_is_the_same(project):
+    project.post("a", "Alpha")
+    other = project.post("b", "Alpha")
+    _age(other)
+    check_lines(project, "content/a.md")
+    check_lines(project, "content/a.md")  # the cache is now older than every file
+
+    # The same bytes count and the same time: what the cache has is what is used.
+    st = other.stat()
+    other.write_text(other.read_text().replace("Alpha", "Bravo"))
+    os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+    _, lines = check_lines(project, "content/a.md")
+    assert lines == ["content/a.md:2: title: also used by content/b.md (titles must be unique per account)"]
+
+    os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns + 1))  # touched: read again
+    _, lines = check_lines(project, "content/a.md")
+    assert lines == []
+
+
+@pytest.mark.parametrize("cache", [
+    b"not json",
+    b'{"version": 1, "saved": 0, "posts": []}',
+    b'{"version": 1, "saved": 99999999999999999999, "posts": {"content/b.md": '
+    b'{"stat": STAT, "post": ["content/b.md", 5, null, null]}}}',
+    b'{"version": 1, "saved": 99999999999999999999, "posts": {"content/b.md": '
+    b'{"stat": STAT, "post": ["content/b.md", "Alpha"]}}}',
+    b'{"version": 1, "saved": 99999999999999999999, "posts": {"content/b.md": "x"}}',
+])
+def test_a_damaged_or_foreign_cache_is_ignored(project, cache):
+    project.post("a", "Alpha")
+    other = project.post("b", "Alpha")
+    _age(other)
+    st = other.stat()
+    stat = f"[{st.st_size}, {st.st_mtime_ns}, {st.st_ino}]".encode()
+    (project.root / ".toolkit").mkdir(exist_ok=True)
+    (project.root / ".toolkit" / "known-posts.json").write_bytes(cache.replace(b"STAT", stat))
+    result, lines = check_lines(project, "content/a.md")
+    assert result.exit_code == 1
+    assert lines == ["content/a.md:2: title: also used by content/b.md (titles must be unique per account)"]

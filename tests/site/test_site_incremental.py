@@ -106,6 +106,50 @@ def test_an_edited_post_rewrites_its_page_and_the_listings_that_show_it(site_pro
         {"news/index.html", "sitemap.xml"} | LISTINGS_OF_NEWS)
 
 
+def _rewrite_keeping_stat(path: Path, old: str, new: str) -> None:
+    """Change `path`'s bytes but not its size or modification time, as a second save within
+    the same tick of a coarse clock does."""
+    assert len(old) == len(new)
+    st = path.stat()
+    path.write_text(path.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+
+
+def test_an_edit_that_keeps_the_stat_of_a_just_saved_file_is_seen(site_project):
+    out = site_project.root / "site"
+    site_project.post("news", "News", date="2024-02-01", published=True, tags=["news"],
+                      body="The first words.\n")
+    site_project.run("build")
+    _rewrite_keeping_stat(site_project.content / "news.md", "first", "other")
+    site_project.run("build")
+    assert "The other words." in read(out, "news/index.html")
+
+    theme = Path(__file__).resolve().parents[2] / "templates" / "post.html"
+    site_project.write("templates/post.html", theme.read_text(encoding="utf-8").replace(
+        '<article class="post"', '<article class="post aaaa"'))
+    site_project.run("build")
+    assert 'class="post aaaa"' in read(out, "news/index.html")
+    _rewrite_keeping_stat(site_project.root / "templates/post.html", "aaaa", "bbbb")
+    site_project.run("build")
+    assert 'class="post bbbb"' in read(out, "news/index.html")
+
+
+def test_a_file_saved_well_before_the_last_build_is_judged_by_its_stat(site_project):
+    """The no-change path reads no post: an old file whose stat is as recorded is taken
+    as it was (its bytes are not even read)."""
+    out = site_project.root / "site"
+    post = site_project.post("news", "News", date="2024-02-01", published=True,
+                             tags=["news"], body="The first words.\n")
+    st = post.stat()
+    old = st.st_mtime_ns - 60 * 1_000_000_000
+    os.utime(post, ns=(st.st_atime_ns, old))
+    site_project.run("build")
+    _rewrite_keeping_stat(post, "first", "other")
+    site_project.run("build")
+    assert "The first words." in read(out, "news/index.html")
+
+
 def test_an_edit_that_listings_do_not_show_rewrites_only_the_page(site_project):
     out = site_project.root / "site"
     site_project.run("build")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from toolkit.config import Config
 from toolkit.content.discover import find_posts
+from toolkit.content.known import KnownPost, known_posts
 from toolkit.content.payload import Payload, build_payload
 from toolkit.content.post import Post, load_post
 from toolkit.content.problems import PostError, Problem, ProblemList, Severity
@@ -56,15 +57,19 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
     """Every problem of the posts named (all of `content/` by default), offline.
 
     Titles, slugs and canonical URLs must be unique across the whole content folder, so
-    those rules always look at every post even when only some were named.
+    those rules always look at every post even when only some were named (the others
+    through `known`, which parses a post again only when its file changed).
     """
     paths = list(paths)
     posts, problems = load_posts(config, paths)
-    others: list[Post] = []
+    others: list[KnownPost] = []
     if paths and config.site.content_dir.is_dir():
+        # The other posts' titles, slugs and canonical URLs, parsed only when changed.
         named = {p.path for p in posts}
-        rest, _ = load_posts(config)
-        others = [p for p in rest if p.path not in named]
+        rest = [(path, config.relative(path)) for path in
+                find_posts(config.site.content_dir, (), config_folders(config))
+                if path not in named]
+        others = known_posts(config.state_dir, rest)
     problems += validate_posts(
         posts,
         config.site.content_dir,

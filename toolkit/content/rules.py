@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from toolkit.content import images
@@ -159,6 +160,19 @@ def _check_image(
     return []
 
 
+class Unique(Protocol):
+    """What the uniqueness rules read of a post (a `Post`, or a `known.KnownPost`)."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def slug(self) -> str: ...
+    @property
+    def canonical_url(self) -> str | None: ...
+
+
 def validate_posts(
     posts: Iterable[Post],
     content_dir: Path,
@@ -166,7 +180,7 @@ def validate_posts(
     assets_base_url: str | None = None,
     site_url: str | None = None,
     now: dt.datetime | None = None,
-    others: Iterable[Post] = (),
+    others: Iterable[Unique] = (),
 ) -> list[Problem]:
     """Every problem of `posts`, including a title, slug or canonical URL that another post
     (of `posts` or of `others`, the rest of the content folder) uses too."""
@@ -176,17 +190,16 @@ def validate_posts(
         problems.extend(
             validate_post(post, content_dir, assets_base_url=assets_base_url, now=now)
         )
-    everyone = posts + list(others)
-    problems.extend(_duplicates(everyone, "title", lambda p: p.title or None))
-    problems.extend(_duplicates(everyone, "slug", lambda p: p.slug))
+    everyone: list[Unique] = [*posts, *others]
+    problems.extend(_duplicates(posts, everyone, "title", lambda p: p.title or None))
+    problems.extend(_duplicates(posts, everyone, "slug", lambda p: p.slug))
     problems.extend(
-        _duplicates(everyone, "canonical_url", lambda p: canonical_url(p, site_url))
+        _duplicates(posts, everyone, "canonical_url", lambda p: canonical_url(p, site_url))
     )
-    keys = {post.key for post in posts}
-    return sorted(p for p in problems if p.path in keys)
+    return sorted(problems)
 
 
-def canonical_url(post: Post, site_url: str | None) -> str | None:
+def canonical_url(post: Unique, site_url: str | None) -> str | None:
     """The post's canonical URL: its own, or its page on the site when `[site] url` is set."""
     if post.canonical_url:
         return post.canonical_url.strip()
@@ -195,22 +208,24 @@ def canonical_url(post: Post, site_url: str | None) -> str | None:
     return None
 
 
-def _duplicates(posts: list[Post], key: str,
-                value_of: Callable[[Post], str | None]) -> list[Problem]:
-    holders: dict[str, list[Post]] = defaultdict(list)
-    for post in posts:
+def _duplicates(posts: list[Post], everyone: list[Unique], key: str,
+                value_of: Callable[[Unique], str | None]) -> list[Problem]:
+    """A problem for each of `posts` whose value another of `everyone` has too."""
+    holders: dict[str, list[Unique]] = defaultdict(list)
+    for post in everyone:
         value = value_of(post)
         if value:
             holders[value.lower() if key == "title" else value].append(post)
+    what = {"title": "titles must be unique per account",
+            "slug": "each post needs its own page",
+            "canonical_url": "the API requires canonical URLs to be unique"}[key]
     problems = []
-    for group in holders.values():
+    for post in posts:
+        value = value_of(post)
+        group = holders[value.lower() if key == "title" else value] if value else []
         if len(group) > 1:
-            for post in group:
-                others = ", ".join(p.key for p in group if p is not post)
-                what = {"title": "titles must be unique per account",
-                        "slug": "each post needs its own page",
-                        "canonical_url": "the API requires canonical URLs to be unique"}[key]
-                problems.append(
-                    Problem(post.key, post.line_of(key), f"{key}: also used by {others} ({what})")
-                )
+            others = ", ".join(p.key for p in group if p is not post)
+            problems.append(
+                Problem(post.key, post.line_of(key), f"{key}: also used by {others} ({what})")
+            )
     return problems

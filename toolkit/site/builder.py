@@ -33,6 +33,7 @@ from toolkit.config import Config
 from toolkit.errors import BuildError
 from toolkit.site import search, theme_files
 from toolkit.site.manifest import (
+    RACY_NS,
     Manifest,
     OutputRecord,
     PostInfo,
@@ -132,6 +133,7 @@ class _Run:
         self.removed: list[str] = []
         self.slugs: dict[str, str] = {}  # post on the site -> its slug
         self.timings: dict[str, float] = {}
+        self.started = 0  # time.time_ns() when the build began looking at the files
         self._progress = progress
         self._total = self._done = 0
         self._last = time.perf_counter()
@@ -256,6 +258,7 @@ class SiteBuilder:
 
     def _build(self, run: _Run) -> BuildReport:
         site = self.config.site
+        run.started = time.time_ns()  # before any file is looked at: see `Manifest.trusts`
         run.scan = scan_content(site.content_dir, self.key_prefix, self.folders)
         run.problems.extend((path, [1, reason, "warning"])
                             for path, reason in run.scan.skipped.items())
@@ -342,7 +345,13 @@ class SiteBuilder:
         jobs: list[tuple[str, str, bool]] = []
         for key, (path, mtime, size) in run.scan.posts.items():
             record = records.get(key)
-            if record is not None and record.stat != [mtime, size]:
+            if record is not None and record.stat == [mtime, size]:
+                if not run.manifest.trusts(mtime):  # written just before the last look
+                    if record.digest != theme_files.file_digest(path):
+                        record = None
+                    elif mtime + RACY_NS < run.started:
+                        run.dirty = True  # saved with this build's time, it is trusted next
+            elif record is not None:
                 if record.digest == theme_files.file_digest(path):
                     record.stat = [mtime, size]  # touched, not changed
                     record.saved = None
@@ -705,6 +714,7 @@ class SiteBuilder:
         if gone or run.produced.keys() != manifest.outputs.keys():
             run.dirty = True
         manifest.outputs = run.produced
+        manifest.scanned = run.started
         if run.dirty:
             manifest.save(self.manifest_path)
         if self._last_build != self.manifest_path.name:
@@ -727,7 +737,7 @@ class SiteBuilder:
 
     def _digest(self, manifest: Manifest, path: str, mtime: int, size: int) -> str:
         entry = manifest.files.get(path)
-        if entry is None or entry[0] != mtime or entry[1] != size:
+        if entry is None or entry[0] != mtime or entry[1] != size or not manifest.trusts(mtime):
             entry = [mtime, size, theme_files.file_digest(path), None]
             manifest.files[path] = entry
         digest: str = entry[2]
@@ -741,7 +751,8 @@ class SiteBuilder:
         table = theme_files.template_table(self.config.site.templates_dir, self.folders,
                                            skipped, self.overlay)
         self._report_skipped(run, skipped)
-        if table == manifest.templates and manifest.closures:
+        if table == manifest.templates and manifest.closures and all(
+                manifest.trusts(mtime) for _, mtime, _ in table.values()):
             return
         digests = {path: self._digest(manifest, path, mtime, size)
                    for path, mtime, size in table.values()}
@@ -770,7 +781,8 @@ class SiteBuilder:
             checked.append((*scan.reading_list, mirror.check_reading_list))
         for path, mtime, size, check in checked:
             entry = files.get(path)
-            if entry is None or entry[0] != mtime or entry[1] != size:
+            if entry is None or entry[0] != mtime or entry[1] != size or (
+                    not run.manifest.trusts(mtime) and entry[2] != theme_files.file_digest(path)):
                 digest = theme_files.file_digest(path)
                 try:
                     check(mirror.read_json(Path(path)))

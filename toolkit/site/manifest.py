@@ -4,7 +4,7 @@ One JSON file per output folder and set of flags, in `.toolkit/build/` (never in
 folder, which may be published as it is). It holds:
 
 - `posts`: per post, the stat and digest of its source (a changed stat costs a hash, a
-  changed hash costs a parse), what its front matter says (`info`), its problems, and what
+  changed hash costs a parse; see `Manifest.trusts` for when the same stat is not enough), what its front matter says (`info`), its problems, and what
   its last render found (excerpt, links to other posts);
 - `outputs`: per file written, the digest of its inputs (`key`), the digest of its bytes and
   its stat, to notice a file changed or removed behind our back;
@@ -28,6 +28,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.site.pages import Summary
 
 FORMAT = 1
+# A file modified less than this before a build looked at it may change again within the
+# same tick of the clock without its stat changing: its bytes are compared, not its stat.
+RACY_NS = 2_000_000_000
 # The records are JSON arrays read back as lists, whose items differ in type by position.
 FileTableJSON = dict[str, list[Any]]  # name -> [path, mtime_ns, size]
 OutputRecord = list[Any]  # an output written: [key, digest, mtime_ns, size]
@@ -112,6 +115,14 @@ class Manifest:
     files: dict[str, FileRecord] = field(default_factory=dict)  # by absolute path
     templates: FileTableJSON = field(default_factory=dict)  # name -> [path, mtime, size]
     closures: dict[str, str] = field(default_factory=dict)  # page template -> digest
+    # When the build that made these records began looking at the files (ns since epoch).
+    scanned: int = 0
+
+    def trusts(self, mtime_ns: int) -> bool:
+        """Whether a file whose stat is the one recorded is unchanged: yes, unless it was
+        modified so shortly before the files were looked at that a second write within
+        the same clock tick, of the same size, would have left the stat as it was."""
+        return mtime_ns + RACY_NS < self.scanned
 
     @classmethod
     def load(cls, path: Path, content_key: str) -> Manifest:
@@ -128,7 +139,10 @@ class Manifest:
                 files=data["files"],
                 templates=data["templates"],
                 closures=data["closures"],
+                scanned=data.get("scanned", 0),
             )
+            if type(manifest.scanned) is not int:
+                manifest.scanned = 0
             if manifest.content_key == content_key:
                 manifest.posts = {k: PostRecord.from_json(v) for k, v in data["posts"].items()}
             else:
@@ -144,6 +158,7 @@ class Manifest:
             "content_key": self.content_key,
             "templates": self.templates,
             "closures": self.closures,
+            "scanned": self.scanned,
             "files": dict(sorted(self.files.items())),
             "outputs": dict(sorted(self.outputs.items())),
         })

@@ -93,6 +93,25 @@ def test_top_level_help_lists_every_command():
     assert listed == list(COMMANDS)
 
 
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_the_summary_in_the_list_of_commands_is_the_commands_own(name):
+    """`toolkit --help` lists the summaries of `COMMANDS` without importing the commands:
+    each must be the first sentence of the command's own help."""
+    assert COMMANDS[name][1] == command(name).get_short_help_str(limit=10_000)
+
+
+def test_top_level_help_imports_no_command():
+    import subprocess
+    import sys
+
+    probe = ("import sys; from click.testing import CliRunner; from toolkit.cli import main; "
+             "CliRunner().invoke(main, ['--help']); "
+             "print(sorted(m for m in sys.modules if m.startswith('toolkit.cli.')))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "['toolkit.cli.context']"
+
+
 # -- the checks above can fail, for every command ------------------------------------------
 
 

@@ -1,4 +1,4 @@
-"""`toolkit sandbox`: run the local emulator of the publishing API in the foreground."""
+"""`toolkit sandbox`: run the local emulator of the remote interfaces in the foreground."""
 
 from __future__ import annotations
 
@@ -26,9 +26,12 @@ from toolkit.commands.sandbox import DEFAULT_DB, RunningSandbox
 @common_options
 def sandbox(host: str, port: int, db_path: Path | None, memory: bool, rate_window: float,
             no_seed: bool, allow_remote: bool) -> None:
-    """Run the sandbox: a local emulator of the Forem publishing API (dev.to), with a
-    seeded demo account, on loopback. It prints its base URL and the demo account's API
-    key (a fake key), then serves until Ctrl-C. Point toolkit at it from another shell with
+    """Run the sandbox: a local emulator of every remote interface (publishing, archive
+    tasks, licensing, log stream), with seeded demo accounts, on loopback.
+
+    The publishing API (Forem, dev.to) is under /api, archive tasks under /v2, licensing
+    under /appsmarket/v2, the log stream under /api/v1, all on one origin. It prints its
+    base URL and the demo account's API key (a fake key), then serves until Ctrl-C. Point toolkit at it from another shell with
     FOREM_BASE_URL=<its URL> and FOREM_API_KEY=<the key>. The control API for scripts is
     under /__sandbox/ (GET /__sandbox lists it).
 

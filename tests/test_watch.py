@@ -293,7 +293,6 @@ def test_quick_saves_make_one_rebuild_and_one_remote_update(site, watch, sandbox
     mark = w.mark()
     for version in range(1, 6):  # a writer saving five times in quick succession
         site.post("note", "Draft note", f"Version {version}.\n", published=False)
-        time.sleep(0.03)
     w.until(lambda: w.said(mark, "draft content/note.md"))
     # Saving another draft makes the next rebuild and push: a second rebuild or update of
     # the note would come before them.

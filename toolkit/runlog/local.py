@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import RunLogError
+from toolkit.query_answers import engine_message, records
 from toolkit.runlog.events import FIELDS
 from toolkit.runlog.times import parse_range
 
@@ -158,49 +157,12 @@ def query_events(paths: Sequence[Path], sql: str, table_name: str, *,
     try:
         result = context.sql_with_options(sql, options)
     except Exception as exc:  # DataFusion raises its own errors as plain exceptions
-        raise RunLogError(f"Datafusion Error: {_datafusion_message(exc)}") from None
+        raise RunLogError(f"Datafusion Error: {engine_message(exc)}") from None
     try:
         answer = result.to_arrow_table()
     except Exception as exc:
-        raise RunLogError(f"Execution Error: {_datafusion_message(exc)}") from None
-    fields = answer.column_names
-    records = [{name: jsonable(value) for name, value in row.items()}
-               for row in answer.to_pylist()]
-    return LocalAnswer(fields, records, skipped)
+        raise RunLogError(f"Execution Error: {engine_message(exc)}") from None
+    fields, rows = records(answer)
+    return LocalAnswer(fields, rows, skipped)
 
 
-def _datafusion_message(exc: Exception) -> str:
-    text = str(exc).strip()
-    for prefix in ("DataFusion error: ",):
-        if text.startswith(prefix):
-            text = text[len(prefix):]
-    return text
-
-
-def jsonable(value: Any) -> Any:
-    """A value of a query's answer as the log service writes it in JSON: timestamps as
-    `2024-05-01T12:00:00.123` (UTC, no zone, fraction only when there is one), dates as
-    `2024-05-01`, numbers that are not finite as null."""
-    if isinstance(value, dt.datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(dt.UTC).replace(tzinfo=None)
-        text = value.strftime("%Y-%m-%dT%H:%M:%S")
-        if value.microsecond:
-            micro = value.microsecond
-            text += f".{micro // 1000:03d}" if micro % 1000 == 0 else f".{micro:06d}"
-        return text
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, dt.timedelta | dt.time):
-        return str(value)
-    if isinstance(value, bytes):
-        return value.hex()
-    if isinstance(value, list):
-        return [jsonable(item) for item in value]
-    if isinstance(value, dict):
-        return {str(key): jsonable(item) for key, item in value.items()}
-    return value

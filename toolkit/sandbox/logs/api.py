@@ -17,8 +17,6 @@ runs in a worker thread, so the server keeps answering meanwhile.
 from __future__ import annotations
 
 import datetime as dt
-import math
-from decimal import Decimal
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -26,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from toolkit import query_answers
 from toolkit.sandbox.interface import ErrorAnswer
 from toolkit.sandbox.limits import parse_json
 from toolkit.sandbox.logs import records, times
@@ -153,47 +152,13 @@ def execute(storage: Storage, sql: str,
     try:
         frame = context.sql_with_options(sql, options)
     except Exception as exc:  # DataFusion raises its errors as plain exceptions
-        raise ErrorAnswer(400, f"Datafusion Error: {_message(exc)}") from None
+        raise ErrorAnswer(400, f"Datafusion Error: {query_answers.engine_message(exc)}") from None
     try:
         table = frame.to_arrow_table()
     except Exception as exc:
         raise ErrorAnswer(500, "Execution Error: Query Execution failed due to error in "
-                               f"datafusion: {_message(exc)}") from None
-    rows = [{name: _jsonable(value) for name, value in row.items()} for row in table.to_pylist()]
-    return table.column_names, rows
-
-
-def _message(exc: Exception) -> str:
-    text = str(exc).strip()
-    return text.removeprefix("DataFusion error: ")
-
-
-def _jsonable(value: Any) -> Any:
-    """A value as arrow-json writes it: timestamps ISO 8601 without a zone (fraction only
-    when there is one), non-finite numbers as null."""
-    if isinstance(value, dt.datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone(dt.UTC).replace(tzinfo=None)
-        text = value.strftime("%Y-%m-%dT%H:%M:%S")
-        micro = value.microsecond
-        if micro:
-            text += f".{micro // 1000:03d}" if micro % 1000 == 0 else f".{micro:06d}"
-        return text
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Decimal):
-        return float(value)
-    if isinstance(value, dt.timedelta | dt.time):
-        return str(value)
-    if isinstance(value, bytes):
-        return value.hex()
-    if isinstance(value, list):
-        return [_jsonable(item) for item in value]
-    if isinstance(value, dict):
-        return {str(key): _jsonable(item) for key, item in value.items()}
-    return value
+                               f"datafusion: {query_answers.engine_message(exc)}") from None
+    return query_answers.records(table)
 
 
 @endpoint

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import uvicorn
+from starlette.types import Message, Receive
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from toolkit.errors import ServeError
@@ -268,3 +269,18 @@ class BackgroundServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+def replay(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that hands out the body already read, then defers to the real one
+    (which reports the disconnect when the client goes)."""
+    given = False
+
+    async def inner() -> Message:
+        nonlocal given
+        if not given:
+            given = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return inner

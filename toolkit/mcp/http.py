@@ -71,7 +71,7 @@ from toolkit.mcp.consent import ConsentScreen
 from toolkit.mcp.events import AUTHORIZATION, McpEvent, McpListener, tell
 from toolkit.mcp.server import ToolkitMCP
 from toolkit.mcp.tools import scopes_for
-from toolkit.serving import is_loopback, url_host
+from toolkit.serving import is_loopback, replay, url_host
 
 MCP_PATH = "/mcp"
 AS_METADATA = "/.well-known/oauth-authorization-server"
@@ -213,16 +213,7 @@ class ScopeGate:
                           f', scope="{" ".join(needed)}", '
                           f'resource_metadata="{self.resource_metadata_url}"')
             return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replay(body, receive), send)
 
     @staticmethod
     def needed(body: bytes) -> list[str]:

@@ -35,11 +35,11 @@ from starlette.types import Message, Receive, Scope, Send
 from toolkit.sandbox import control
 from toolkit.sandbox.faults import Fault
 from toolkit.sandbox.interface import MAX_BODY, Interface, under
-from toolkit.sandbox.limits import BodyTooLarge, ClientGone, read_body, replay
+from toolkit.sandbox.limits import BodyTooLarge, ClientGone, read_body
 from toolkit.sandbox.recorder import UNMATCHED
 from toolkit.sandbox.state import SandboxState
 from toolkit.sandbox.store import Store
-from toolkit.serving import url_host
+from toolkit.serving import replay, url_host
 
 log = logging.getLogger("toolkit.sandbox")
 

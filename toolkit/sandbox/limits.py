@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 from starlette.datastructures import Headers
-from starlette.types import Message, Receive, Scope
+from starlette.types import Receive, Scope
 
 from toolkit.sandbox.interface import ErrorAnswer
 
@@ -66,21 +66,6 @@ async def read_body(scope: Scope, receive: Receive, limit: int) -> bytes:
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
-
-
-def replay(body: bytes, receive: Receive) -> Receive:
-    """A `receive` that hands out the body already read, then defers to the real one
-    (which reports the disconnect when the client goes)."""
-    given = False
-
-    async def inner() -> Message:
-        nonlocal given
-        if not given:
-            given = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        return await receive()
-
-    return inner
 
 
 def parse_json(raw: bytes, *, int64: bool = True) -> Any:

@@ -20,22 +20,26 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / "_work" / "site"
 POSTS = 1000
 SEED = 20240601
-GENERATOR_VERSION = "1"  # bump when the corpus changes, so that it is generated again
+GENERATOR_VERSION = "2"  # bump when the corpus changes, so that it is generated again
 REPEAT_COLD = 5
 REPEAT_WARM = 5
+SEARCH_CONFIG = "search.toml"  # beside toolkit.toml: the same project, search on
 
 # -- the corpus ------------------------------------------------------------------------
 
@@ -143,12 +147,27 @@ build:
   targets: [html, feed, sitemap]
 ''',
 }
-# A 1x1 PNG: the benchmark measures copying files, not their size.
-PNG = bytes.fromhex(
-    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
-    "0000000d49444154789c6300010000000500010d0a2db40000000049454e44ae426082"
-)
-IMAGES = 20
+IMAGES = 20  # the posts link /images/figure-0.png ... figure-19.png
+IMAGE_LINK = re.compile(r"\]\(/images/([^)\s]+)\)")
+
+
+def png(width: int, height: int, seed: int) -> bytes:
+    """A real RGB PNG of a few KB (a gradient with noise, so it does not compress to
+    nothing), written with zlib and struct: no imaging library needed."""
+    rng = random.Random(seed)
+    raw = bytearray()
+    for y in range(height):
+        raw.append(0)  # filter type 0 (None) for the row
+        for x in range(width):
+            raw += bytes(((x * 4 + seed * 13) % 256, (y * 6) % 256, 96 + rng.randrange(64)))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(bytes(raw), 9)) + chunk(b"IEND", b""))
 
 
 def _sentence(rng: random.Random, count: int | None = None) -> str:
@@ -202,36 +221,49 @@ def _body(rng: random.Random, index: int) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def generate(root: Path) -> None:
-    """The corpus as a toolkit project (`root/ours`) and as a Hugo site (`root/hugo`)."""
+def generate(root: Path, posts: int) -> None:
+    """The corpus as a toolkit project (`root/ours`) and as a Hugo site (`root/hugo`), the
+    same posts and the same image files in both. The posts are the same at every size: a
+    larger corpus starts with the posts of a smaller one."""
     rng = random.Random(SEED)
     ours, hugo = root / "ours", root / "hugo"
-    for folder in (ours, hugo):
+    for folder in (ours, hugo, root / "trash", root / "floor"):
         shutil.rmtree(folder, ignore_errors=True)
     (ours / "content" / "images").mkdir(parents=True)
     (hugo / "content").mkdir(parents=True)
     (hugo / "static" / "images").mkdir(parents=True)
+    shipped = set()
     for i in range(IMAGES):
-        (ours / "content" / "images" / f"figure-{i}.png").write_bytes(PNG)
-        (hugo / "static" / "images" / f"figure-{i}.png").write_bytes(PNG)
-    for i in range(POSTS):
+        name = f"figure-{i}.png"
+        image = png(64, 40, i)
+        (ours / "content" / "images" / name).write_bytes(image)  # `/images/x` in a post
+        (hugo / "static" / "images" / name).write_bytes(image)  # Hugo serves static/ at /
+        shipped.add(name)
+    linked = set()
+    for i in range(posts):
         title = f"Post {i}: {_sentence(rng, 5)[:-1]}"
         tags = rng.sample(TAGS, rng.randint(1, 4))
-        date = f"{2015 + i // 336}-{1 + (i // 28) % 12:02d}-{1 + i % 28:02d}"
+        # Every date in the past (up to 2024 at 5,000 posts): a future date is an error.
+        date = f"{2010 + i // 336}-{1 + (i // 28) % 12:02d}-{1 + i % 28:02d}"
         front = [f'title: "{title}"', f"date: {date}", f"tags: [{', '.join(tags)}]",
                  f'description: "{_sentence(rng, 12)}"']
         if i % 50 < 5:
             front.append(f'series: "Series {i // 50}"')
         body = _body(rng, i)
+        linked.update(IMAGE_LINK.findall(body))
         name = f"post-{i:04d}.md"
         text = "\n".join(front) + "\n---\n\n" + body
         (ours / "content" / name).write_text("---\npublished: true\n" + text, encoding="utf-8")
         (hugo / "content" / name).write_text("---\ndraft: false\n" + text, encoding="utf-8")
-    (ours / "toolkit.toml").write_text(
-        '[site]\ntitle = "Bench"\nurl = "https://example.com/blog"\n'
-        'description = "A generated site."\nauthor = "Bench"\n', encoding="utf-8")
+    if linked - shipped:
+        raise SystemExit(f"the generator links images it does not ship: {sorted(linked - shipped)}")
+    site = ('[site]\ntitle = "Bench"\nurl = "https://example.com/blog"\n'
+            'description = "A generated site."\nauthor = "Bench"\n')
+    # Hugo builds no search index: the builds compared with it leave ours off too.
+    (ours / "toolkit.toml").write_text(site + "search = false\n", encoding="utf-8")
+    # The default configuration (search on, Pagefind after each build that changed a page).
+    (ours / SEARCH_CONFIG).write_text(site, encoding="utf-8")
     _hugo_site(hugo)
-    (root / "stamp").write_text(GENERATOR_VERSION, encoding="utf-8")
 
 
 def _hugo_site(hugo: Path) -> None:
@@ -292,12 +324,26 @@ autoHeadingID = true
         '{{ define "main" }}<h1>Page not found</h1>{{ end }}\n', encoding="utf-8")
 
 
-def corpus() -> Path:
-    stamp = WORK / "stamp"
-    if not stamp.is_file() or stamp.read_text(encoding="utf-8") != GENERATOR_VERSION:
-        print(f"generating {POSTS} posts into {WORK.relative_to(ROOT)}/ ...", flush=True)
-        generate(WORK)
-    return WORK
+def corpus(posts: int = 1000) -> Path:
+    """The corpus of `posts` posts, generated again when the generator changed."""
+    _forget_old_layout()
+    folder = WORK / str(posts)
+    stamp = folder / "stamp"
+    wanted = f"{GENERATOR_VERSION} {posts}"
+    if not stamp.is_file() or stamp.read_text(encoding="utf-8") != wanted:
+        print(f"generating {posts} posts into {folder.relative_to(ROOT)}/ ...", flush=True)
+        generate(folder, posts)
+        stamp.write_text(wanted, encoding="utf-8")
+    return folder
+
+
+def _forget_old_layout() -> None:
+    """Generator version 1 kept one corpus right in `WORK`: remove it."""
+    if not (WORK / "stamp").is_file():
+        return
+    for name in ("ours", "hugo", "trash", "floor"):
+        shutil.rmtree(WORK / name, ignore_errors=True)
+    (WORK / "stamp").unlink()
 
 
 # -- measuring -------------------------------------------------------------------------

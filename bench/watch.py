@@ -54,7 +54,7 @@ def measure() -> list[float]:
         output = process.stdout
         threading.Thread(target=lambda: [None for _ in output], daemon=True).start()
 
-        events: queue.Queue = queue.Queue()
+        events: queue.Queue[tuple[float, str, object]] = queue.Queue()
 
         def listen() -> None:
             with httpx.stream("GET", f"{url}/__toolkit/events", timeout=None) as response:

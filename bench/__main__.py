@@ -11,9 +11,9 @@ BENCHMARKS = ["site", "sandbox", "publish", "mirror", "watch", "license", "runlo
 
 
 def main(argv: list[str]) -> int:
-    # Measure what a user runs: Python caching compiled modules. Some environments (this
-    # workplace's among them) set PYTHONDONTWRITEBYTECODE, which makes every command
-    # compile the project's modules again and adds tens of milliseconds to each run.
+    # Measure what a user runs: Python caching compiled modules. Some environments set
+    # PYTHONDONTWRITEBYTECODE, which makes every command compile the project's modules
+    # again and adds tens of milliseconds to each run.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     names = argv or BENCHMARKS
     for name in names:

@@ -12,8 +12,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / "_work"
 TOOLKIT = [sys.executable, "-m", "toolkit"]
@@ -23,6 +21,8 @@ class SandboxProcess:
     """`toolkit sandbox --memory` in a subprocess, so it does not share a GIL with the client."""
 
     def __init__(self, *args: str, cpu: int | None = None):
+        import httpx  # here: the site benchmark's floor process imports this module too
+
         self.process = subprocess.Popen(
             [*TOOLKIT, "sandbox", "--memory", "--port", "0", *args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -91,6 +91,31 @@ def run_cli(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> Ru
 
 def median(values: list[float]) -> float:
     return statistics.median(values)
+
+
+@dataclass
+class Row:
+    """A line of a table of targets: the work measured, the figure, its target, and whether
+    the figure meets it (or why there is no verdict)."""
+
+    work: str
+    figure: str
+    target: str
+    verdict: str
+
+
+def verdict(value: float, limit: float) -> str:
+    return "met" if value <= limit else "NOT MET"
+
+
+def print_rows(rows: list[Row]) -> None:
+    """The rows as aligned columns, under a header."""
+    table = [Row("work", "measured", "target", "verdict"), *rows]
+    widths = [max(len(getattr(row, name)) for row in table)
+              for name in ("work", "figure", "target")]
+    for row in table:
+        print(f"{row.work:<{widths[0]}}  {row.figure:<{widths[1]}}  "
+              f"{row.target:<{widths[2]}}  {row.verdict}".rstrip())
 
 
 def project(folder: Path, config: str) -> Path:

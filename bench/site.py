@@ -814,9 +814,12 @@ def report(results: list[Figures], latencies: list[float] | None, why: str,
     for f in results:
         megabytes = MEMORY_TARGET_MB.get(f.posts)
         if f.memory and megabytes:
-            mb = f.memory.own
-            rows.append(Row(f"peak memory, {f.posts:,} posts (toolkit main + workers, PSS)",
-                            f"{mb:.0f} MB", f"at most {megabytes} MB", verdict(mb, megabytes)))
+            # The largest process, as the figures the targets were set against were taken;
+            # the main process and its workers together beside it.
+            mb = f.memory.largest
+            rows.append(Row(f"peak memory, {f.posts:,} posts (largest process, RSS)",
+                            f"{mb:.0f} MB ({f.memory.own:.0f} MB all, PSS)",
+                            f"at most {megabytes} MB", verdict(mb, megabytes)))
     for f in results:
         seconds = NO_CHANGE_TARGET_S.get(f.posts)
         if seconds:

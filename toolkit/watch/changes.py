@@ -3,6 +3,10 @@
 Editors save in bursts (write a temporary file, rename it over the old one, touch a
 backup): each burst should cause one rebuild. A batch is handed on once no new event has
 come for `quiet` seconds, or `max_wait` after its first event when events keep coming.
+
+A save ends with the file closed after writing, or renamed into place: after such an event
+the batch waits only `settled` seconds for the rest of the burst, not `quiet`, so the page
+reloads sooner; any other event (a write still under way) brings back the longer wait.
 """
 
 from __future__ import annotations
@@ -16,20 +20,24 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 QUIET = 0.05  # an editor's save burst takes a few ms; a typist's saves come seconds apart
+SETTLED = 0.02  # after a file was closed or renamed into place: the end of a save
 MAX_WAIT = 1.0
+SAVED = ("closed", "moved")  # watchdog's event types that end a save
 
 
 class Coalescer:
     """Collects paths; calls `handle(batch)` on its own thread once they settle."""
 
     def __init__(self, handle: Callable[[set[Path]], None], *, quiet: float = QUIET,
-                 max_wait: float = MAX_WAIT):
+                 settled: float = SETTLED, max_wait: float = MAX_WAIT):
         self.handle = handle
         self.quiet = quiet
+        self.settled = settled
         self.max_wait = max_wait
         self._pending: set[Path] = set()
         self._first = 0.0
         self._last = 0.0
+        self._wait = quiet  # after the last event: `settled` when it ended a save
         self._cond = threading.Condition()
         self._stopped = False
         self._thread = threading.Thread(target=self._run, name="watch-coalescer", daemon=True)
@@ -37,13 +45,15 @@ class Coalescer:
     def start(self) -> None:
         self._thread.start()
 
-    def add(self, paths: Iterable[Path]) -> None:
+    def add(self, paths: Iterable[Path], *, saved: bool = False) -> None:
+        """Add changed paths; `saved` when the event ended a save (see the module)."""
         with self._cond:
             now = time.monotonic()
             if not self._pending:
                 self._first = now
             self._pending.update(paths)
             self._last = now
+            self._wait = self.settled if saved else self.quiet
             self._cond.notify()
 
     def stop(self) -> None:
@@ -61,7 +71,7 @@ class Coalescer:
                 if self._stopped:
                     return
                 now = time.monotonic()
-                due = min(self._last + self.quiet, self._first + self.max_wait)
+                due = min(self._last + self._wait, self._first + self.max_wait)
                 if now < due:
                     self._cond.wait(due - now)
                     continue
@@ -69,27 +79,32 @@ class Coalescer:
             self.handle(batch)
 
 
+Sink = Callable[..., None]  # Coalescer.add: (paths, *, saved)
+
+
 class _Forward(FileSystemEventHandler):
-    def __init__(self, accept: Callable[[Path], bool], sink: Callable[[Iterable[Path]], None]):
+    def __init__(self, accept: Callable[[Path], bool], sink: Sink):
         self.accept = accept
         self.sink = sink
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type in ("opened", "closed_no_write"):
             return  # reading a file changes nothing
+        if event.is_directory and event.event_type == "modified":
+            return  # an entry came or went: that entry has an event of its own
         paths = [Path(str(event.src_path))]
         if getattr(event, "dest_path", ""):
             paths.append(Path(str(event.dest_path)))
         wanted = [p for p in paths if self.accept(p)]
         if wanted:
-            self.sink(wanted)
+            self.sink(wanted, saved=event.event_type in SAVED)
 
 
 class FolderWatch:
     """A watchdog observer on some folders; more can be added while it runs (a folder that
     did not exist at the start, like a new `templates/`)."""
 
-    def __init__(self, accept: Callable[[Path], bool], sink: Callable[[Iterable[Path]], None]):
+    def __init__(self, accept: Callable[[Path], bool], sink: Sink):
         self._handler = _Forward(accept, sink)
         self._observer = Observer()
         self._observer.daemon = True

@@ -40,16 +40,30 @@ pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 
 def setup_logging(verbose: int, quiet: bool) -> None:
     level = logging.ERROR if quiet else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
-    from rich.logging import RichHandler
-
-    from toolkit.cli.output import stderr
-
-    handler = RichHandler(console=stderr, show_time=False, show_path=False)
+    handler = _LazyRichHandler()
     handler.addFilter(_redact_urls)
     logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
     # The HTTP libraries log every request at INFO; keep them for -vv.
     for noisy in ("httpx", "httpcore", "uvicorn.access"):
         logging.getLogger(noisy).setLevel(logging.DEBUG if verbose > 1 else logging.WARNING)
+
+
+class _LazyRichHandler(logging.Handler):
+    """Log records printed by rich on stderr; rich is imported at the first record, so a
+    command that logs nothing never pays for it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._rich: logging.Handler | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self._rich is None:
+            from rich.logging import RichHandler
+
+            from toolkit.cli.output import stderr
+
+            self._rich = RichHandler(console=stderr, show_time=False, show_path=False)
+        self._rich.emit(record)
 
 
 def _redact_urls(record: logging.LogRecord) -> bool:

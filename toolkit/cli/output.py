@@ -1,15 +1,47 @@
-"""Where the CLI writes: results on stdout, progress and diagnostics on stderr."""
+"""Where the CLI writes: results on stdout, progress and diagnostics on stderr.
+
+Both are rich consoles, made when first used: importing rich takes longer than a command
+with nothing to print (`toolkit build` with nothing to do) takes in all.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
-from rich.console import Console
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
 
-stdout = Console(highlight=False, soft_wrap=True)
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+class _LazyConsole:
+    """A rich `Console` made on first use; everything else is the console's own."""
+
+    def __init__(self, **options: Any):
+        self._options = options
+        self._console: Console | None = None
+
+    def _made(self) -> Console:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._made(), name)
+
+    # Special methods are looked up on the type, never through __getattr__.
+    def __enter__(self) -> Console:
+        return self._made().__enter__()
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self._made().__exit__(*exc_info)
+
+
+stdout = cast("Console", _LazyConsole(highlight=False, soft_wrap=True))
+stderr = cast("Console", _LazyConsole(stderr=True, highlight=False, soft_wrap=True))
 
 
 def shown_path(path: Path) -> str:

@@ -353,6 +353,12 @@ REFUSED = {
     "a footnote that refers to another": "A[^1]\n\n[^1]: see [^2]\n\n[^2]: two\n",
     "a table whose rule has no |": "`|\n--\n",
     "a table cell ending in \\|": "x\\||y\n-|-\n",
+    "a link right before (": "[r](-\n_[]\n\n[r]: /u\n",
+    "a link to a host outside ASCII": "[a](https://\u00e4.com/x)\n",
+    "brackets nested too deeply": "[" * 21 + "a" + "]" * 21 + "(x)\n",
+    "a code span over lines of a quote": "> a ```\n  y```\n",
+    "an HTML block in a quote, with tabs": ">\t<div>\n",
+    "nested too deeply": "> " * 20 + "a\n",
 }
 
 

@@ -79,6 +79,8 @@ _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\
 _QUOTE_PREFIX = re.compile(r"(?:[ ]{0,3}>)+ ?")
 # Markup whose backticks the code span rule never sees: an HTML tag or an autolink, a
 # link's destination.
+_WEB_HOST = re.compile(r"(?:[Hh][Tt][Tt][Pp][Ss]?:)?//([^/?#]*)")
+_BRACKET = re.compile(r"\\.|[\[\]]|\n[ \t]*\n")
 _HIDING = re.compile(r"<|\]\(")
 _TITLE = re.compile(r"""[ \t]*(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')[ \t]*\)""")
 _FENCE_OPEN = re.compile(r"( *)(`{3,}(?=[^`]*$)|~{3,}).*")
@@ -135,6 +137,9 @@ def parser() -> MarkdownIt | None:
 
 def refuse_source(body: str) -> str | None:
     """Why the source alone keeps a post off the fast path (None: it does not)."""
+    if body.count("[") > 16 and _bracket_depth(body) > 16:
+        # markdown-it-py gives up on links nested deeper than its `maxNesting`.
+        return "brackets nested too deeply"
     if "^[" in body:
         # Inline footnotes: markdown-it-pyrs numbers them its own way, and an unclosed one
         # crashes it.
@@ -176,6 +181,21 @@ def refuse_source(body: str) -> str | None:
         # (markdown-it 0.6 `code_pair`): refused before it is parsed.
         return "an unclosed code span"
     return None
+
+
+def _bracket_depth(body: str) -> int:
+    """How deep `[`s nest in `body` (a paragraph's at most, its blank line ending it)."""
+    deepest = depth = 0
+    for match in _BRACKET.finditer(body):
+        char = match.group()
+        if char == "[":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char == "]":
+            depth = max(0, depth - 1)
+        else:
+            depth = 0
+    return deepest
 
 
 def _symbol_beside_delimiter(body: str) -> bool:
@@ -220,16 +240,19 @@ def _refuse_tables(lines: list[str]) -> str | None:
 
 
 def _lazy_block(lines: list[str]) -> bool:
-    """Whether a line with no `>` right after a quote (no blank line between) starts
-    anything but text."""
-    quoted = False
+    """Whether a line with fewer `>`s than a line before it (no blank line between)
+    starts anything but text after them: the lazy line of a quote, or a block."""
+    depth = 0  # the most `>`s of the lines before, since a blank line
     for line in lines:
         if not line.strip():
-            quoted = False
-        elif _QUOTE.match(line):
-            quoted = True
-        elif quoted and not _PLAIN_START.match(line):
+            depth = 0
+            continue
+        quote = _QUOTE_PREFIX.match(line)
+        markers = quote.group().count(">") if quote is not None else 0
+        rest = line[quote.end():] if quote is not None else line
+        if markers < depth and rest.strip() and not _PLAIN_START.match(rest):
             return True
+        depth = max(depth, markers)
     return False
 
 
@@ -323,6 +346,16 @@ def _fence_lines(lines: list[str]) -> list[bool]:
     return found
 
 
+def _web_url(url: str) -> str:
+    """`url` as both parsers write it: markdown-it-py writes a web address's host outside
+    ASCII in punycode, the Rust port %-escaped."""
+    if "%" in url:
+        host = _WEB_HOST.match(url)
+        if host is not None and "%" in host.group(1):
+            raise Unsupported("a link to a host outside ASCII")
+    return url
+
+
 class FastMarkdown:
     """Renders one post at a time; `render` raises `Unsupported` for what it leaves to
     markdown-it-py."""
@@ -373,6 +406,7 @@ class _Writer:
         self.slugs: set[str] = set()
         self.raw_html = False
         self.emphasis = False
+        self.quoted = 0  # how many quotes the walk is in
         # footnotes: Rust's ref_id -> (number - 1, nth reference to it), and by label the
         # number and the count of references
         self.refs: dict[int, tuple[int, int]] = {}
@@ -438,7 +472,9 @@ class _Writer:
                 children = [c for c in node.children if c.name != "definition"]
                 if children:
                     out.append(lf + "<blockquote>\n")
+                    self.quoted += 1
                     self.blocks(children, depth + 1)
+                    self.quoted -= 1
                     out.append("</blockquote>\n")
                 else:
                     out.append(lf + "<blockquote></blockquote>\n")
@@ -552,8 +588,11 @@ class _Writer:
             out.append(f"</{section.name}>\n")
         out.append("</table>\n</div>\n")
 
-    @staticmethod
-    def html(content: str, block: bool = False) -> str:
+    def html(self, content: str, block: bool = False) -> str:
+        if block and self.quoted and "\t" in self.source:
+            # A tab after a quote's `>` is kept in an HTML block by markdown-it-py, made
+            # spaces by the Rust port.
+            raise Unsupported("an HTML block in a quote, with tabs")
         if _HTML_CHANGED.match(content):
             # The block tags CommonMark 0.31 changed (`search` in, `source` out).
             raise Unsupported("raw HTML read differently by CommonMark 0.30 and 0.31")
@@ -577,9 +616,7 @@ class _Writer:
         where = rows[0].srcmap if rows else None
         if where is None:
             return False
-        if self.source_bytes is None:
-            self.source_bytes = self.source.encode("utf-8")
-        return b"|" in self.source_bytes[where[0]:where[1]]
+        return b"|" in self._bytes()[where[0]:where[1]]
 
     # -- inline ------------------------------------------------------------------------
 
@@ -617,6 +654,10 @@ class _Writer:
             elif name == "softbreak":
                 out.append("\n")
             elif name == "code_inline":
+                if self.quoted and self._spans_lines(node):
+                    # markdown-it-py keeps the indentation of a quote's lazy line in a
+                    # code span, the Rust port drops it.
+                    raise Unsupported("a code span over lines of a quote")
                 code = "".join(child.meta["content"] for child in node.children)
                 if code.isspace():
                     # Spaces alone are kept whole by markdown-it-py, trimmed by Rust.
@@ -646,9 +687,26 @@ class _Writer:
             else:
                 raise Unsupported(f"{name} inline")
 
+    def _spans_lines(self, node: Node) -> bool:
+        where = node.srcmap
+        return where is None or b"\n" in self._bytes()[where[0]:where[1]]
+
+    def _bytes(self) -> bytes:
+        if self.source_bytes is None:
+            self.source_bytes = self.source.encode("utf-8")
+        return self.source_bytes
+
+    def _before_parenthesis(self, node: Node) -> None:
+        where = node.srcmap
+        if where is None or self._bytes()[where[1]:where[1] + 1] == b"(":
+            # A link or an image read from a reference right before a `(`: markdown-it-py
+            # loses the text after it at times.
+            raise Unsupported("a link right before (")
+
     def link(self, node: Node, depth: int) -> None:
+        self._before_parenthesis(node)
         meta = node.meta
-        href = meta["url"]
+        href = _web_url(meta["url"])
         if href:
             href = self.hooks.link_href(href, self.env)
         title = meta.get("title")
@@ -668,8 +726,9 @@ class _Writer:
         self.out.append(f'<a href="{escape_html(url)}">{escape_html(text)}</a>')
 
     def image(self, node: Node) -> None:
+        self._before_parenthesis(node)
         meta = node.meta
-        src = meta["url"]
+        src = _web_url(meta["url"])
         if src:
             src = self.hooks.image_src(src, self.env)
         alt = "".join(self.alt_text(node.children, [], True))
@@ -696,8 +755,11 @@ class _Writer:
             elif name == "softbreak" or name == "hardbreak":
                 parts.append("\n")
             elif name == "image":
+                self._before_parenthesis(node)
                 self.alt_text(node.children, parts, False)
             elif name in ("em", "strong", "strikethrough", "link"):
+                if name == "link":
+                    self._before_parenthesis(node)
                 self.alt_text(node.children, parts, joined)
             elif name == "autolink":
                 text = "".join(child.meta["content"] for child in node.children)

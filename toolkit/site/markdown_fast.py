@@ -40,9 +40,8 @@ INLINE = frozenset({
 })
 _TEXT = ("text", "text_special")
 _TAG_START = re.compile(r"<[A-Za-z/!?]")
-_NEW_HTML_BLOCK = re.compile(
-    r"^(?:[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])))*[ \t]*<(?:![a-z]|/?(?i:search)(?![\w-]))",
-    re.MULTILINE)
+_NEW_HTML_TAG = re.compile(r"<(?:![a-z]|/?(?i:search)(?![\w-]))")
+_LINE_START = re.compile(r"(?:[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])))*[ \t]*")
 _HTML_CHANGED = re.compile(r"\s*</?(?:search|source)(?![\w-])", re.IGNORECASE)
 # HTML blocks that end at a marker of their own (CommonMark's kinds 1 to 5): when it is
 # missing, the block runs to the end of its container, blank lines and all, where the
@@ -74,6 +73,9 @@ _PLAIN_START = re.compile(
 _QUOTE = re.compile(r"[ ]{0,3}>")
 _HEADING = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t]|$)")
 _CELL_PIPE = re.compile(r"(?<!\\)\|")  # a pipe that parts table cells (not `\|`)
+# Whether a line starts a quote, or may be a table's rule (`\n` first: found fast).
+_ANY_QUOTE = re.compile(r"\n[ ]{0,3}>")
+_ANY_RULE = re.compile(r"\n[ \t|:-]*-[ \t|:-]*(?=\n|$)")
 _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*")
 # Where a quote's markers end, with the one space after the last that belongs to them.
 _QUOTE_PREFIX = re.compile(r"(?:[ ]{0,3}>)+ ?")
@@ -137,7 +139,8 @@ def parser() -> MarkdownIt | None:
 
 def refuse_source(body: str) -> str | None:
     """Why the source alone keeps a post off the fast path (None: it does not)."""
-    if body.count("[") > 16 and _bracket_depth(body) > 16:
+    if body.count("[") > 16 and any(part.count("[") > 16 and _bracket_depth(part) > 16
+                                    for part in body.split("\n\n")):
         # markdown-it-py gives up on links nested deeper than its `maxNesting`.
         return "brackets nested too deeply"
     if "^[" in body:
@@ -156,27 +159,29 @@ def refuse_source(body: str) -> str | None:
             # A footnote whose text starts with a block (code, HTML, a list...) or on the
             # next line: the Rust port reads it from another column.
             return "a footnote that does not start with text"
-    if "<" in body and _NEW_HTML_BLOCK.search(body):
+    if "<" in body and any(_LINE_START.fullmatch(body, body.rfind("\n", 0, tag.start()) + 1,
+                                                 tag.start())
+                           for tag in _NEW_HTML_TAG.finditer(body)):
         # An HTML block only CommonMark 0.31 (markdown-it-py) starts there: it may end a
         # paragraph, or a code span, that the Rust port carries on.
         return "an HTML block of CommonMark 0.31"
-    if ">" in body and _lazy_block(body.split("\n")):
+    lines = body.split("\n")
+    if ">" in body and _ANY_QUOTE.search("\n" + body) and _lazy_block(lines):
         # A line after a quote that starts another block (a list from 2., say) ends the
         # quote in markdown-it-py and carries on its paragraph in the Rust port.
         return "a quote followed by another block"
-    if "|" in body and "-" in body:
-        reason = _refuse_tables(body.split("\n"))
+    if "|" in body and _ANY_RULE.search(body):  # a rule has a header line above it
+        reason = _refuse_tables(lines)
         if reason is not None:
             return reason
     if not body.isascii() and _symbol_beside_delimiter(body):
         return "emphasis beside a Unicode symbol"
-    lines = body.split("\n")
-    fences = _fence_lines(lines) if "~~~" in body or "`" in body else []
-    if "~~~" in body and any("~~~" in line and not fence for line, fence in zip(lines, fences)):
+    if "~~~" in body and any("~~~" in line and not _fence_line(lines, index)
+                             for index, line in enumerate(lines)):
         # markdown-it-py splits a run of three or more tildes into strikethrough
         # delimiters its own way.
         return "a run of tildes"
-    if "`" in body and "[" in body and _loose_backticks(lines, fences):
+    if "`" in body and "[" in body and _loose_backticks(lines):
         # A `[` before a backtick run that closes nowhere crashes the Rust parser
         # (markdown-it 0.6 `code_pair`): refused before it is parsed.
         return "an unclosed code span"
@@ -256,26 +261,40 @@ def _lazy_block(lines: list[str]) -> bool:
     return False
 
 
-def _loose_backticks(lines: list[str], fences: list[bool]) -> bool:
+def _loose_backticks(lines: list[str]) -> bool:
     """Whether a backtick run might stay unclosed in its inline content.
 
     An inline content (a paragraph, a heading, a table cell) holds whole stretches of
     lines between unescaped `|`s, so a run closed by the next run of its length within
     such a stretch is closed there too (code spans pair left to right). A run that markup
     may hide from the code span rule (in an HTML tag, an autolink, a link's destination)
-    leaves the others in doubt. A fence's own lines (`fences`) are not inline content."""
-    for line, fence in zip(lines, fences):
-        if "`" not in line or fence:
+    leaves the others in doubt. A fence's own lines are not inline content."""
+    for index, line in enumerate(lines):
+        if "`" not in line or ("```" in line and _fence_line(lines, index)):
             continue
         if "\\`" in line:
             return True  # an escaped backtick, or a backslash ending a code span
-        for segment in _CELL_PIPE.split(line):
+        for segment in _CELL_PIPE.split(line) if "|" in line else (line,):
             if "`" in segment and _unclosed(segment):
                 return True
     return False
 
 
 def _unclosed(segment: str) -> bool:
+    if "``" not in segment:  # single backticks, pairing in turn
+        parts = segment.split("`")
+        if len(parts) % 2 == 0:
+            return True
+        if "<" not in segment and "](" not in segment:
+            return False
+        at = 0
+        for index, part in enumerate(parts):
+            if index % 2 == 0 and ("<" in part or "](" in part):  # outside code
+                for markup in _HIDING.finditer(part):
+                    if "`" in _held(segment, at + markup.start(), markup.group()):
+                        return True
+            at += len(part) + 1
+        return False
     runs = list(_BACKTICKS.finditer(segment))
     spans: list[tuple[int, int]] = []  # the code spans, from opening to closing run
     while runs:
@@ -326,24 +345,18 @@ def _held(segment: str, at: int, markup: str) -> str:
     return segment[at:]
 
 
-def _fence_lines(lines: list[str]) -> list[bool]:
-    """Whether each line is surely a fence's own line, never inline content: a fence
-    line indented by at most three spaces (it opens a fence, or sits in a block that is
-    not inline), or one right after a blank line (no paragraph goes on after a blank
-    line). In a quote, the same holds of what follows its `>`s."""
-    found = []
-    previous = ""
-    for line in lines:
-        inner, before = line, previous
-        quote = _QUOTE_PREFIX.match(line)
-        if quote is not None:
-            inner = line[quote.end():]
-            before = previous[quote.end():] if previous.startswith(quote.group()) else ""
-        opening = _FENCE_OPEN.fullmatch(inner.expandtabs(4))
-        found.append(opening is not None
-                     and (len(opening.group(1)) <= 3 or not before.strip()))
-        previous = line
-    return found
+def _fence_line(lines: list[str], index: int) -> bool:
+    """Whether `lines[index]` is surely a fence's own line, never inline content: a
+    fence line indented by at most three spaces (it opens a fence, or sits in a block
+    that is not inline), or one right after a blank line (no paragraph goes on after a
+    blank line). In a quote, the same holds of what follows its `>`s."""
+    line, previous = lines[index], lines[index - 1] if index else ""
+    quote = _QUOTE_PREFIX.match(line)
+    if quote is not None:
+        line = line[quote.end():]
+        previous = previous[quote.end():] if previous.startswith(quote.group()) else ""
+    opening = _FENCE_OPEN.fullmatch(line.expandtabs(4))
+    return opening is not None and (len(opening.group(1)) <= 3 or not previous.strip())
 
 
 def _web_url(url: str) -> str:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
 from collections.abc import Mapping, MutableMapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -70,7 +70,6 @@ _DELIMITER_RUN = re.compile(r"[*_~]+")
 _PLAIN_START = re.compile(
     r"""[ ]{0,3}(?:[^\W\d_]|\d+(?![\d.)])|[^\x00-\x7f]|[\[!()"'|&\\$%@/{};,.?:^]"""
     r"""|`(?!``)|[*_]+(?=[^\s*_])|~~(?=[^\s~])|<(?=[A-Za-z][A-Za-z0-9+.-]{1,31}:|[\w.+-]+@))""")
-_QUOTE = re.compile(r"[ ]{0,3}>")
 _HEADING = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t]|$)")
 _CELL_PIPE = re.compile(r"(?<!\\)\|")  # a pipe that parts table cells (not `\|`)
 # Whether a line starts a quote, or may be a table's rule (`\n` first: found fast).
@@ -79,10 +78,10 @@ _ANY_RULE = re.compile(r"\n[ \t|:-]*-[ \t|:-]*(?=\n|$)")
 _TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*")
 # Where a quote's markers end, with the one space after the last that belongs to them.
 _QUOTE_PREFIX = re.compile(r"(?:[ ]{0,3}>)+ ?")
+_WEB_HOST = re.compile(r"(?:[Hh][Tt][Tt][Pp][Ss]?:)?//([^/?#]*)")  # a web address's host
+_BRACKET = re.compile(r"\\.|[\[\]]|\n[ \t]*\n")  # an escape, a bracket, a blank line
 # Markup whose backticks the code span rule never sees: an HTML tag or an autolink, a
-# link's destination.
-_WEB_HOST = re.compile(r"(?:[Hh][Tt][Tt][Pp][Ss]?:)?//([^/?#]*)")
-_BRACKET = re.compile(r"\\.|[\[\]]|\n[ \t]*\n")
+# link's destination (and title).
 _HIDING = re.compile(r"<|\]\(")
 _TITLE = re.compile(r"""[ \t]*(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')[ \t]*\)""")
 _FENCE_OPEN = re.compile(r"( *)(`{3,}(?=[^`]*$)|~{3,}).*")
@@ -124,8 +123,6 @@ def unique_slug(slug: str, slugs: set[str]) -> str:
         i += 1
     slugs.add(unique)
     return unique
-
-
 
 
 def parser() -> MarkdownIt | None:

@@ -385,10 +385,13 @@ class FastMarkdown:
             raise Unsupported(reason)
         try:
             root = self.md.tree(body)
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except BaseException as exc:  # noqa: BLE001 - a Rust panic is a BaseException
-            raise Unsupported(f"the fast parser failed: {type(exc).__name__}") from None
+        except BaseException as exc:
+            # A panic of the Rust parser (pyo3's PanicException, a BaseException): the
+            # checks above keep the ones known away; any other leaves the post to the
+            # reference, its message printed by Rust on stderr.
+            if type(exc).__name__ != "PanicException":
+                raise
+            raise Unsupported("the fast parser failed") from None
         if not body.endswith("\n"):
             # markdown-it-py drops a last line's break, or a last blank line, from a code
             # or HTML block that runs to the end; the Rust parser keeps them.

@@ -43,7 +43,13 @@ from urllib.parse import quote, urlsplit
 
 from toolkit.content import images
 from toolkit.content.discover import is_post_path
-from toolkit.site.markdown_fast import TABLE_OPEN, FastMarkdown, Unsupported, escape_html
+from toolkit.site.markdown_fast import (
+    TABLE_OPEN,
+    FastMarkdown,
+    Unsupported,
+    escape_html,
+    parser,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from markdown_it import MarkdownIt
@@ -174,7 +180,7 @@ class MarkdownRenderer:
     markdown-it-py, configured once each."""
 
     def __init__(self, content_dir: Path, key_prefix: str, page_prefix: str = "../", *,
-                 allow_raw_html: bool = False, fast: bool = True):
+                 allow_raw_html: bool = False):
         self.content_dir = content_dir
         self.key_prefix = key_prefix  # project-relative path of content_dir, e.g. "content/"
         self.page_prefix = page_prefix  # from a post's page back to the site's root
@@ -182,13 +188,8 @@ class MarkdownRenderer:
         self._lexers: dict[str, Lexer | None] = {}  # None: no lexer of that name
         self._formatter: HtmlFormatter[str] | None = None
         self._md: MarkdownIt | None = None
-        self.fast: FastMarkdown | None = None  # None: markdown-it-pyrs is not installed
-        if fast:
-            from toolkit.site.markdown_fast import parser
-
-            rust = parser()
-            if rust is not None:
-                self.fast = FastMarkdown(rust, self)
+        rust = parser()
+        self.fast = FastMarkdown(rust, self) if rust is not None else None  # None: no Rust
 
     @property
     def md(self) -> MarkdownIt:

@@ -21,33 +21,45 @@ unless `[site] allow_raw_html` says the writer keeps it, the way Hugo leaves raw
 by default. Only a body whose tokens hold raw HTML is cleaned: the renderer's own output is
 safe already (markdown-it refuses `javascript:` and similar links), so every other body
 is rendered exactly as it would be without the cleaning, at no cost.
+
+Two engines, one output: markdown-it-pyrs (markdown-it in Rust, `markdown_fast`) parses a
+post when it is installed and the post holds nothing it cannot write byte for byte as
+markdown-it-py does; markdown-it-py, the reference, renders every other post (said in the
+log: `toolkit build --verbose`). Either way the HTML is the same, so nothing that keys on a
+rendered body (the build's manifest) depends on which engine wrote it.
 """
 
 from __future__ import annotations
 
 import html
+import logging
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 from urllib.parse import quote, urlsplit
 
-from markdown_it import MarkdownIt
-from markdown_it.common.utils import escapeHtml
-from mdit_py_plugins.anchors import anchors_plugin
-from mdit_py_plugins.footnote import footnote_plugin
-
 from toolkit.content import images
 from toolkit.content.discover import is_post_path
+from toolkit.site.markdown_fast import (
+    TABLE_OPEN,
+    FastMarkdown,
+    Unsupported,
+    escape_html,
+    parser,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
+    from markdown_it import MarkdownIt
     from markdown_it.renderer import RendererHTML
     from markdown_it.token import Token
     from markdown_it.utils import EnvType, OptionsDict
     from pygments.formatters import HtmlFormatter
     from pygments.lexer import Lexer
+
+log = logging.getLogger(__name__)
 
 # A link to another post until its slug is known: \x1a<post key>\x1a<#fragment>\x1a<href>\x1a
 # (the href as written, kept for a post that is not on the site).
@@ -59,7 +71,6 @@ EXCERPT_LENGTH = 200
 
 
 TOC_LEVELS = ("h2", "h3")  # the headings listed in a post's table of contents
-TABLE_OPEN = '<div class="table-wrap" tabindex="0" role="region" aria-label="Table">\n'
 
 
 class TocEntry(TypedDict):
@@ -158,14 +169,15 @@ def clean_raw_html(body_html: str, placeholders: list[str]) -> str:
 
     marker = "_" + secrets.token_hex(8)  # "_": never read as a URL scheme
     for placeholder in set(placeholders):
-        written = escapeHtml(placeholder)  # as the renderer wrote it in the attribute
+        written = escape_html(placeholder)  # as the renderer wrote it in the attribute
         body_html = body_html.replace(written, written.replace("\x1a", marker))
     cleaned = clean_post_html(body_html.replace("\x1a", "")).replace("\x1a", "")
     return cleaned.replace(marker, "\x1a")
 
 
 class MarkdownRenderer:
-    """One configured markdown-it parser; `render` may be called for any number of posts."""
+    """Renders posts, any number of them: markdown-it-pyrs where it can (`fast`), else
+    markdown-it-py, configured once each."""
 
     def __init__(self, content_dir: Path, key_prefix: str, page_prefix: str = "../", *,
                  allow_raw_html: bool = False):
@@ -175,30 +187,79 @@ class MarkdownRenderer:
         self.allow_raw_html = allow_raw_html  # [site] allow_raw_html: keep it as written
         self._lexers: dict[str, Lexer | None] = {}  # None: no lexer of that name
         self._formatter: HtmlFormatter[str] | None = None
-        md = MarkdownIt("commonmark", {"highlight": self._highlight})
-        md.enable(["table", "strikethrough"])
-        md.use(footnote_plugin)
-        md.use(anchors_plugin, min_level=2, max_level=4, permalink=True, permalinkSymbol="#")
-        # markdown-it binds a render rule to its renderer: plain functions, then.
-        md.add_render_rule("image", lambda renderer, *args: self._image(renderer, *args))
-        md.add_render_rule("link_open", lambda renderer, *args: self._link_open(renderer, *args))
-        md.add_render_rule("fence", lambda renderer, *args: focusable_pre(renderer.fence(*args)))
-        md.add_render_rule("code_block",
-                           lambda renderer, *args: focusable_pre(renderer.code_block(*args)))
-        md.add_render_rule("table_open",
-                           lambda renderer, *args: TABLE_OPEN + renderer.renderToken(*args))
-        md.add_render_rule("table_close",
-                           lambda renderer, *args: renderer.renderToken(*args) + "</div>\n")
-        self.md = md
+        self._md: MarkdownIt | None = None
+        rust = parser()
+        self.fast = FastMarkdown(rust, self) if rust is not None else None  # None: no Rust
+
+    @property
+    def md(self) -> MarkdownIt:
+        """markdown-it-py with the renderer's rules, made when a post first needs it."""
+        if self._md is None:
+            from markdown_it import MarkdownIt
+            from mdit_py_plugins.anchors import anchors_plugin
+            from mdit_py_plugins.footnote import footnote_plugin
+
+            md = MarkdownIt("commonmark", {"highlight": self.highlight})
+            md.enable(["table", "strikethrough"])
+            md.use(footnote_plugin)
+            md.use(anchors_plugin, min_level=2, max_level=4, permalink=True,
+                   permalinkSymbol="#")
+            # markdown-it binds a render rule to its renderer: plain functions, then.
+            md.add_render_rule("image", lambda renderer, *args: self._image(renderer, *args))
+            md.add_render_rule("link_open",
+                               lambda renderer, *args: self._link_open(renderer, *args))
+            md.add_render_rule("fence",
+                               lambda renderer, *args: focusable_pre(renderer.fence(*args)))
+            md.add_render_rule("code_block",
+                               lambda renderer, *args: focusable_pre(renderer.code_block(*args)))
+            md.add_render_rule("table_open",
+                               lambda renderer, *args: TABLE_OPEN + renderer.renderToken(*args))
+            md.add_render_rule("table_close",
+                               lambda renderer, *args: renderer.renderToken(*args) + "</div>\n")
+            self._md = md
+        return self._md
 
     def render(self, body: str, post_path: Path) -> Body:
-        env: dict[str, Any] = {"post_path": post_path, "links": [], "placeholders": []}
+        if self.fast is not None:
+            try:
+                return self.render_fast(body, post_path)
+            except Unsupported as exc:
+                log.info("%s: rendered with markdown-it-py (%s)", self._shown(post_path), exc)
+        return self.render_reference(body, post_path)
+
+    def render_fast(self, body: str, post_path: Path) -> Body:
+        """`render` with markdown-it-pyrs alone; `Unsupported` says why it cannot."""
+        if self.fast is None:
+            raise Unsupported("markdown-it-pyrs is not installed")
+        env = self._env(post_path)
+        fast = self.fast.render(body, env)
+        return self._finish(fast.html, env, fast.toc, raw_html=fast.raw_html)
+
+    def render_reference(self, body: str, post_path: Path) -> Body:
+        """`render` with markdown-it-py alone: the reference the fast path is held to."""
+        env = self._env(post_path)
         tokens = self.md.parse(body, env)
         body_html = self.md.renderer.render(tokens, self.md.options, env)
-        if not self.allow_raw_html and has_raw_html(tokens):
+        return self._finish(body_html, env, table_of_contents(tokens),
+                            raw_html=has_raw_html(tokens))
+
+    @staticmethod
+    def _env(post_path: Path) -> dict[str, Any]:
+        return {"post_path": post_path, "links": [], "placeholders": []}
+
+    def _finish(self, body_html: str, env: dict[str, Any], toc: list[TocEntry], *,
+                raw_html: bool) -> Body:
+        if raw_html and not self.allow_raw_html:
             body_html = clean_raw_html(body_html, env["placeholders"])
         return Body(html=body_html, excerpt=excerpt_of(body_html), links=sorted(set(env["links"])),
-                    toc=table_of_contents(tokens))
+                    toc=toc)
+
+    def _shown(self, post_path: Path) -> str:
+        """A post as the build's report names it: `content/guide/setup.md`."""
+        try:
+            return self.key_prefix + post_path.relative_to(self.content_dir).as_posix()
+        except ValueError:
+            return str(post_path)
 
     # -- code -------------------------------------------------------------------------
 
@@ -213,7 +274,8 @@ class MarkdownRenderer:
                 self._lexers[lang] = None
         return self._lexers[lang]
 
-    def _highlight(self, code: str, lang: str, attrs: str) -> str:
+    def highlight(self, code: str, lang: str, attrs: str) -> str:
+        """A fenced block highlighted by Pygments, or "" for markdown-it's plain block."""
         lexer = self._lexer(lang.lower()) if lang else None
         if lexer is None:
             return ""  # markdown-it writes a plain, escaped code block
@@ -224,7 +286,7 @@ class MarkdownRenderer:
 
             self._formatter = HtmlFormatter(nowrap=True)
         return (
-            f'<pre class="highlight" tabindex="0"><code class="language-{escapeHtml(lang)}">'
+            f'<pre class="highlight" tabindex="0"><code class="language-{escape_html(lang)}">'
             f"{highlight(code, lexer, self._formatter)}</code></pre>\n"
         )
 
@@ -247,12 +309,32 @@ class MarkdownRenderer:
             return url
         return self.page_prefix + quote(relative) + found[1]
 
+    def image_src(self, src: str, env: MutableMapping[str, Any]) -> str:
+        """An image's `src`: its copy in the output when it is a file of the content."""
+        return self._asset_url(src, env["post_path"])
+
+    def link_href(self, href: str, env: MutableMapping[str, Any]) -> str:
+        """A link's `href`: a placeholder for a post (`resolve_links`), the copy in the
+        output for a file of the content, else as written."""
+        found = self._local_target(href, env["post_path"])
+        if found is None:
+            return href
+        target, fragment = found
+        if not is_post_path(target, self.content_dir):
+            return self._asset_url(href, env["post_path"])
+        key = self.key_prefix + target.relative_to(self.content_dir).as_posix()
+        env["links"].append(key)
+        # The original link stays as the fallback for a post not on the site.
+        placeholder = f"\x1a{key}\x1a{fragment}\x1a{href}\x1a"
+        env["placeholders"].append(placeholder)
+        return placeholder
+
     def _image(self, renderer: RendererHTML, tokens: Sequence[Token], idx: int,
                options: OptionsDict, env: EnvType) -> str:
         token = tokens[idx]
         src = token.attrGet("src")
         if isinstance(src, str):
-            token.attrSet("src", self._asset_url(src, env["post_path"]))
+            token.attrSet("src", self.image_src(src, env))
         return renderer.image(tokens, idx, options, env)
 
     def _link_open(self, renderer: RendererHTML, tokens: Sequence[Token], idx: int,
@@ -260,16 +342,5 @@ class MarkdownRenderer:
         token = tokens[idx]
         href = token.attrGet("href")
         if isinstance(href, str) and href:
-            found = self._local_target(href, env["post_path"])
-            if found is not None:
-                target, fragment = found
-                if is_post_path(target, self.content_dir):
-                    key = self.key_prefix + target.relative_to(self.content_dir).as_posix()
-                    env["links"].append(key)
-                    # The original link stays as the fallback for a post not on the site.
-                    placeholder = f"\x1a{key}\x1a{fragment}\x1a{href}\x1a"
-                    env["placeholders"].append(placeholder)
-                    token.attrSet("href", placeholder)
-                else:
-                    token.attrSet("href", self._asset_url(href, env["post_path"]))
+            token.attrSet("href", self.link_href(href, env))
         return renderer.renderToken(tokens, idx, options, env)

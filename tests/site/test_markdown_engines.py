@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from toolkit.content.post import load_post, post_from_bytes
@@ -299,6 +299,9 @@ def ordinary_footnotes(body: str) -> str:
 @settings(max_examples=EXAMPLES // 2, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(body=document(plain=True))
+# A fence in a nested list item: its closing line, deep and right after code, is the
+# fence's own, not inline text.
+@example(body="- [a](b.md)\n\n   - a\n\n      ```python\n      x = 1\n      ```\n")
 def test_an_ordinary_post_takes_the_fast_path(renderer, content, body):
     """Headings, emphasis, links, images, code, tables, lists, quotes and footnotes: the
     fast path takes them all, so the equality above is not won by refusing."""

@@ -431,6 +431,10 @@ def parse_post(path: Path, key: str, source: str) -> Post:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = fm_line + mark.line if mark is not None else fm_line
         reason = getattr(exc, "problem", None) or (str(exc).splitlines() or ["unreadable"])[0]
+        if "nesting depth" in reason:  # libyaml's own limit, far above ours, met first
+            # when its scanner reads ahead of the events (`[[[[...`)
+            raise PostError(Problem(key, line, f"front matter: nested more than {MAX_DEPTH} "
+                                               "levels deep")) from None
         if "mapping values are not allowed" in reason and mark is not None:
             reason += colon_hint(fm_text, mark.line)
         raise PostError(Problem(key, line, f"front matter: invalid YAML: {reason}")) from None

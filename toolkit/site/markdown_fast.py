@@ -353,7 +353,30 @@ def _fence_line(lines: list[str], index: int) -> bool:
         line = line[quote.end():]
         previous = previous[quote.end():] if previous.startswith(quote.group()) else ""
     opening = _FENCE_OPEN.fullmatch(line.expandtabs(4))
-    return opening is not None and (len(opening.group(1)) <= 3 or not previous.strip())
+    if opening is None:
+        return False
+    if len(opening.group(1)) <= 3 or not previous.strip():
+        return True
+    return quote is None and _below_a_fence(lines, index, opening.group(1))
+
+
+def _below_a_fence(lines: list[str], index: int, indent: str) -> bool:
+    """Whether a fence line indented by `indent` (four spaces or more) has above it a fence
+    line that is surely one, at the same indent, with only blank or deeper lines between.
+    That opener sits in a container (a list item) whose content starts at most three
+    spaces to its left, or opens indented code; the lines between keep the container
+    open, so this line is a fence line in it too, or code."""
+    for above in range(index - 1, -1, -1):
+        line = lines[above].expandtabs(4)
+        if not line.strip():
+            continue
+        if not line.startswith(indent):
+            return False
+        if line[len(indent)] in "`~":
+            previous = lines[above - 1] if above else ""
+            if not previous.strip() and _FENCE_OPEN.fullmatch(line) is not None:
+                return True
+    return False
 
 
 def _web_url(url: str) -> str:

@@ -5,6 +5,7 @@ scripted exactly)."""
 from __future__ import annotations
 
 import json
+import threading
 
 import httpx
 import pytest
@@ -250,17 +251,26 @@ def test_limiter_counts_requests_in_flight():
     assert limiter.acquire(clock.sleep) == pytest.approx(10.0, abs=0.01)
 
 
-def test_room_in_the_window_is_waited_for_without_taking_a_slot():
+def test_an_uncounted_request_holds_its_slot_only_until_answered():
     clock = Clock()
-    limiter = SlidingWindowLimiter(2, 10.0, clock=clock)
+    limiter = SlidingWindowLimiter(1, 10.0, clock=clock)
     for _ in range(5):  # uncounted requests (draft creates) never fill the window
-        assert limiter.wait_for_room(clock.sleep) == 0
-    limiter.acquire(clock.sleep)
+        assert limiter.acquire(clock.sleep) == 0
+        limiter.release()
+    limiter.acquire(clock.sleep)  # a draft on its way, checked against the window there
+
+    # No counted request may take the last slot while the draft is in flight: arriving
+    # first, it would make the server refuse the draft.
+    waited: list[float] = []
+    waiter = threading.Thread(target=lambda: waited.append(limiter.acquire(clock.sleep)))
+    waiter.start()
+    waiter.join(0.05)
+    assert waiter.is_alive()  # it waits for the draft's answer
+    limiter.release()  # the draft is answered, and was not counted
+    waiter.join(5)
+    assert waited == [0]
     limiter.record()
-    limiter.acquire(clock.sleep)
-    limiter.record()  # full: two counted requests at 100
-    assert limiter.wait_for_room(clock.sleep) == pytest.approx(10.0, abs=0.01)
-    assert limiter.acquire(clock.sleep) == 0  # waiting for room took no slot
+    assert limiter.acquire(clock.sleep) == pytest.approx(10.0, abs=0.01)
 
 
 def test_limiter_holds_after_a_429():

@@ -291,7 +291,8 @@ class ApiClient:
         With a `limiter`, each attempt first takes a slot of it (waiting while its window
         is full) and gives it back, or has it counted, according to how the attempt ended.
         A request the server checks against the limit but does not count (`counted=False`)
-        only waits while the window is full.
+        holds its slot only until it is answered, so that no other sender fills the window
+        while it is on its way.
         """
         params = {k: v for k, v in (params or {}).items() if v is not None}
         route = route or path
@@ -306,8 +307,7 @@ class ApiClient:
                                      maybe_sent=retries > 0, reason="out of time",
                                      timed_out=True)
             if limiter is not None:
-                pause = limiter.acquire if counted else limiter.wait_for_room
-                pause(lambda seconds: self.wait(seconds, limiter.reason))
+                limiter.acquire(lambda seconds: self.wait(seconds, limiter.reason))
             request = self._client.build_request(
                 method, path, params=params or None, json=json,
                 content=content() if callable(content) else content, headers=headers,
@@ -326,8 +326,8 @@ class ApiClient:
                                            reason))
                 # A connection that was never made certainly did not reach the server.
                 unsent = isinstance(exc, NEVER_SENT)
-                if limiter is not None and counted:
-                    if unsent:
+                if limiter is not None:
+                    if unsent or not counted:
                         limiter.release()
                     else:
                         limiter.record()  # it may have been counted: stay on the safe side
@@ -355,7 +355,7 @@ class ApiClient:
                 seconds = min(retry_after_seconds(response, default), self.retry.max_retry_after)
                 if limiter is not None:
                     # its next acquire waits, for every sender on it
-                    limiter.hold(seconds, reserved=counted)
+                    limiter.hold(seconds)
                 if retries + 1 >= self.retry.attempts or _outlasts(seconds, ends):
                     raise status_error(response, retry_after=seconds)
                 if limiter is None:
@@ -364,6 +364,8 @@ class ApiClient:
                 continue
             if limiter is not None and counted:
                 limiter.record()
+            elif limiter is not None:
+                limiter.release()  # answered, and not counted by the server
             if response.status_code < 400:
                 return response
             refused = status_error(response)

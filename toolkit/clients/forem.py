@@ -5,8 +5,8 @@ with a variable part is sent with its route template (`/api/articles/{id}`), the
 run log and the sandbox's request records give it. Article
 creates and updates go through client-side sliding-window limiters (10 published creates
 and 30 updates per window, 30 s on the real service), so a bulk publish paces itself
-instead of collecting 429s; draft creates are not counted by the service, so they take
-no slot. The API key travels in the `api-key` header only, added by `ApiKeyAuth`
+instead of collecting 429s; draft creates are not counted by the service, so they hold
+a slot only while they are on their way. The API key travels in the `api-key` header only, added by `ApiKeyAuth`
 as each request leaves.
 """
 
@@ -139,8 +139,8 @@ class ForemClient(ApiClient):
         """POST /api/articles. Not retried after an ambiguous failure: the caller reconciles.
 
         Forem's create limit counts the published articles created in the window; a draft
-        create is checked against it but not counted (`RateLimitChecker`), so drafts take
-        no slot of the create limiter and wait only while it is full.
+        create is checked against it but not counted (`RateLimitChecker`), so a draft holds
+        a slot of the create limiter only until it is answered.
         """
         self._require_key("Creating an article")
         article = payload.get("article")

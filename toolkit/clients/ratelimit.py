@@ -26,11 +26,11 @@ class SlidingWindowLimiter:
 
     `acquire()` reserves a slot (waiting if the window is full), and the slot becomes a
     timestamp when `record()` says the response arrived; `release()` gives back a slot
-    whose request never reached the server. Requests in flight count as taken, so
-    concurrent senders can never exceed the limit between them. `wait_for_room()` is for
-    a request the server checks against the limit without counting it (Forem refuses a
-    draft create while the window is full of published ones, but does not count drafts):
-    it waits while the window is full and takes no slot.
+    whose request never reached the server, or that the server checks against the limit
+    without counting it (Forem refuses a draft create while the window is full of
+    published ones, but does not count drafts). Requests in flight count as taken, so
+    concurrent senders can never exceed the limit between them - nor fill the window
+    while an uncounted request is on its way to be checked against it.
     """
 
     def __init__(
@@ -63,17 +63,16 @@ class SlidingWindowLimiter:
         while self._sent and self._sent[0] <= now - self.window:
             self._sent.popleft()
 
-    def _pause(self, reserve: bool = True) -> float | None:
-        """Reserve a slot (when `reserve`) and return 0, or the seconds until one frees
-        (None: only when a request in flight answers). Called with the condition held."""
+    def _pause(self) -> float | None:
+        """Reserve a slot and return 0, or the seconds until one frees (None: only when a
+        request in flight answers). Called with the condition held."""
         now = self._clock()
         self._expire(now)
         # Answers never free a slot (they become timestamps); only expiry does. So the
         # next slot frees when the k-th oldest timestamp leaves the window.
         k = len(self._sent) + self._in_flight - self.limit + 1
         if k <= 0:
-            if reserve:
-                self._in_flight += 1
+            self._in_flight += 1
             return 0.0
         if k > len(self._sent):
             return None
@@ -82,20 +81,13 @@ class SlidingWindowLimiter:
     def acquire(self, sleep: Callable[[float], None] = time.sleep) -> float:
         """Block until a request may be sent and reserve its slot; returns seconds waited.
         `sleep` does the waiting (so that a caller can report or cancel it)."""
-        return self._wait(sleep, reserve=True)
-
-    def wait_for_room(self, sleep: Callable[[float], None] = time.sleep) -> float:
-        """Block while the window is full, without reserving a slot; returns seconds waited."""
-        return self._wait(sleep, reserve=False)
-
-    def _wait(self, sleep: Callable[[float], None], *, reserve: bool) -> float:
         waited = 0.0
         while True:
             with self._cond:
-                pause = self._pause(reserve)
+                pause = self._pause()
                 while pause is None:
                     self._cond.wait(1.0)
-                    pause = self._pause(reserve)
+                    pause = self._pause()
             if pause <= 0:
                 return waited
             sleep(pause)
@@ -109,17 +101,16 @@ class SlidingWindowLimiter:
             self._cond.notify_all()
 
     def release(self) -> None:
-        """The reserved request never reached the server."""
+        """The reserved request never reached the server, or was not counted there."""
         with self._cond:
             self._in_flight = max(self._in_flight - 1, 0)
             self._cond.notify_all()
 
-    def hold(self, seconds: float, *, reserved: bool = True) -> None:
+    def hold(self, seconds: float) -> None:
         """The server said to wait (429 + Retry-After): treat the window as full until then.
-        `reserved`: the refused request had taken a slot (`acquire`), now given back."""
+        The refused request's slot is given back."""
         with self._cond:
-            if reserved:
-                self._in_flight = max(self._in_flight - 1, 0)
+            self._in_flight = max(self._in_flight - 1, 0)
             self._held_until = self._clock() + seconds
             self._sent = deque([self._held_until - self.window] * self.limit)
             self._cond.notify_all()

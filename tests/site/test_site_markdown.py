@@ -36,7 +36,7 @@ def test_gfm_features(content):
 def test_heading_anchors(content):
     html = render(content, "# Title\n\n## A section\n\n### Sub section\n").html
     assert "<h1>Title</h1>" in html  # the page's own title level is left alone
-    assert '<h2 id="a-section">A section <a class="header-anchor" href="#a-section">#</a></h2>' in html
+    assert '<h2 id="a-section">A section <a class="header-anchor" href="#a-section" aria-label="Link to this section">#</a></h2>' in html
     assert '<h3 id="sub-section">' in html
 
 

@@ -135,7 +135,7 @@ def test_post_body_markdown_features(site_project):
     assert '<img src="../logo.png" alt="Logo"' in intro
     assert '<img class="cover" src="../guide/img/shot.png"' in intro
     assert '<a href="../setup/#install">the setup</a>' in intro
-    assert '<h2 id="details">Details <a class="header-anchor" href="#details">#</a></h2>' in intro
+    assert '<h2 id="details">Details <a class="header-anchor" href="#details" aria-label="Link to this section">#</a></h2>' in intro
     assert '<pre class="highlight" tabindex="0"><code class="language-python"><span class="nb">print</span>' in intro
     assert 'class="footnote-ref"' in intro and "The note." in intro
     setup = read(out, "setup/index.html")

@@ -164,7 +164,7 @@ def test_the_renderers_own_html_survives_the_cleaning(make_project):
     # The same tags, attributes and text: only the way nh3 writes them out differs.
     assert tree(cleaned) == tree(kept)
     for snippet in (
-        '<h2 id="a-heading">A heading <a class="header-anchor" href="#a-heading">#</a></h2>',
+        '<h2 id="a-heading">A heading <a class="header-anchor" href="#a-heading" aria-label="Link to this section">#</a></h2>',
         '<h3 id="a-smaller-one">',
         '<sup class="footnote-ref"><a href="#fn1" id="fnref1">[1]</a></sup>',
         '<section class="footnotes">',

@@ -44,6 +44,8 @@ from urllib.parse import quote, urlsplit
 from toolkit.content import images
 from toolkit.content.discover import is_post_path
 from toolkit.site.markdown_fast import (
+    PERMALINK_LABEL,
+    PERMALINK_SYMBOL,
     TABLE_OPEN,
     FastMarkdown,
     Unsupported,
@@ -203,7 +205,7 @@ class MarkdownRenderer:
             md.enable(["table", "strikethrough"])
             md.use(footnote_plugin)
             md.use(anchors_plugin, min_level=2, max_level=4, permalink=True,
-                   permalinkSymbol="#")
+                   permalinkSymbol=PERMALINK_SYMBOL)
             # markdown-it binds a render rule to its renderer: plain functions, then.
             md.add_render_rule("image", lambda renderer, *args: self._image(renderer, *args))
             md.add_render_rule("link_open",
@@ -343,4 +345,6 @@ class MarkdownRenderer:
         href = token.attrGet("href")
         if isinstance(href, str) and href:
             token.attrSet("href", self.link_href(href, env))
+        if token.attrGet("class") == "header-anchor":
+            token.attrSet("aria-label", PERMALINK_LABEL)
         return renderer.renderToken(tokens, idx, options, env)

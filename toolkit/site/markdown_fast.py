@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # pragma: no cover
 # parser goes on; well below it, the two agree. A tree this deep is left to the reference.
 MAX_DEPTH = 12
 PERMALINK_SYMBOL = "#"
+# A heading's permalink is read out by this name, not as "#".
+PERMALINK_LABEL = "Link to this section"
 ANCHOR_LEVELS = (2, 3, 4)  # the headings that get an `id` and a permalink
 TOC_LEVELS = (2, 3)
 TABLE_OPEN = '<div class="table-wrap" tabindex="0" role="region" aria-label="Table">\n'
@@ -541,8 +543,8 @@ class _Writer:
         self.out.append(f'{lf}<h{level} id="{escape_html(slug)}">')
         self.content(children, depth + 1)
         href = self.hooks.link_href(f"#{slug}", self.env)
-        self.out.append(f' <a class="header-anchor" href="{escape_html(href)}">'
-                        f"{PERMALINK_SYMBOL}</a></h{level}>\n")
+        self.out.append(f' <a class="header-anchor" href="{escape_html(href)}" '
+                        f'aria-label="{PERMALINK_LABEL}">{PERMALINK_SYMBOL}</a></h{level}>\n')
         if level in TOC_LEVELS:
             self.toc.append({"level": level, "id": slug,
                              "text": _SPACE.sub(" ", title).strip()})

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import nh3
 
+from toolkit.site.markdown_fast import PERMALINK_LABEL
+
 ALLOWED_TAGS = frozenset({
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt",
     "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img",
@@ -58,6 +60,7 @@ POST_ATTRIBUTE_VALUES = {
     "th": {"style": _ALIGNMENTS},
     "td": {"style": _ALIGNMENTS},
     "pre": {"tabindex": {"0"}},  # a code block scrolls: it takes the focus
+    "a": {"aria-label": {PERMALINK_LABEL}},  # a heading's permalink
     "div": {"tabindex": {"0"}, "role": {"region"}, "aria-label": {"Table"}, "class": {"table-wrap"}},
 }
 # Elements whose content goes too: keeping a script's or a style sheet's text would only

@@ -182,11 +182,14 @@ class MarkdownRenderer:
     markdown-it-py, configured once each."""
 
     def __init__(self, content_dir: Path, key_prefix: str, page_prefix: str = "../", *,
-                 allow_raw_html: bool = False):
+                 allow_raw_html: bool = False, say_fallbacks: bool = True):
         self.content_dir = content_dir
         self.key_prefix = key_prefix  # project-relative path of content_dir, e.g. "content/"
         self.page_prefix = page_prefix  # from a post's page back to the site's root
         self.allow_raw_html = allow_raw_html  # [site] allow_raw_html: keep it as written
+        # Whether a post left to markdown-it-py is said (at INFO): not by a second
+        # renderer of the same posts (the full-content feed's), which would say it again.
+        self.say_fallbacks = say_fallbacks
         self._lexers: dict[str, Lexer | None] = {}  # None: no lexer of that name
         self._formatter: HtmlFormatter[str] | None = None
         self._md: MarkdownIt | None = None
@@ -226,7 +229,9 @@ class MarkdownRenderer:
             try:
                 return self.render_fast(body, post_path)
             except Unsupported as exc:
-                log.info("%s: rendered with markdown-it-py (%s)", self._shown(post_path), exc)
+                if self.say_fallbacks:
+                    log.info("%s: rendered with markdown-it-py (%s)", self._shown(post_path),
+                             exc)
         return self.render_reference(body, post_path)
 
     def render_fast(self, body: str, post_path: Path) -> Body:

@@ -277,7 +277,8 @@ class Renderer:
         prefix = f"{site.url}/" if site.url else "../"
         if self._feed_markdown is None:
             self._feed_markdown = MarkdownRenderer(site.content_dir, self.key_prefix, prefix,
-                                                   allow_raw_html=site.allow_raw_html)
+                                                   allow_raw_html=site.allow_raw_html,
+                                                   say_fallbacks=False)
         post = load_post(Path(path), key)
         return resolve_links(self._feed_markdown.render(post.body, post.path).html, slugs,
                              prefix)

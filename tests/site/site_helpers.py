@@ -23,6 +23,17 @@ per_page = 2
 """
 
 
+def link_targets(folder: Path) -> Path:
+    """`folder` made a content folder with a post, an image and a file for the links of
+    the renderer's tests to point at."""
+    (folder / "guide" / "img").mkdir(parents=True)
+    (folder / "guide" / "img" / "a.png").write_bytes(b"png")
+    (folder / "guide" / "other.md").write_text("---\ntitle: Other\n---\n", encoding="utf-8")
+    (folder / "files").mkdir()
+    (folder / "files" / "report.pdf").write_bytes(b"%PDF")
+    return folder
+
+
 def write_site(project) -> None:
     """Five published posts over two tags, a series of three, images, links between posts,
     a draft and a premium post."""

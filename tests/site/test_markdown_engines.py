@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
+from site_helpers import link_targets
 
 from toolkit.content.post import load_post, post_from_bytes
 from toolkit.content.problems import PostError
@@ -34,14 +35,7 @@ EXAMPLES = int(os.environ.get("TOOLKIT_FUZZ_EXAMPLES", "150"))
 
 @pytest.fixture(scope="module")
 def content(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A content folder with a post, an image and a file for the links to point at."""
-    folder = tmp_path_factory.mktemp("engines") / "content"
-    (folder / "guide" / "img").mkdir(parents=True)
-    (folder / "guide" / "img" / "a.png").write_bytes(b"png")
-    (folder / "guide" / "other.md").write_text("---\ntitle: Other\n---\n", encoding="utf-8")
-    (folder / "files").mkdir()
-    (folder / "files" / "report.pdf").write_bytes(b"%PDF")
-    return folder
+    return link_targets(tmp_path_factory.mktemp("engines") / "content")
 
 
 @pytest.fixture(scope="module")

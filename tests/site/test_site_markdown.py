@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from site_helpers import link_targets
 
 from toolkit.site.markdown import MarkdownRenderer, excerpt_of, resolve_links
 from toolkit.site.render import count_words, reading_time
@@ -12,13 +13,7 @@ from toolkit.site.render import count_words, reading_time
 
 @pytest.fixture
 def content(tmp_path: Path) -> Path:
-    folder = tmp_path / "content"
-    (folder / "guide" / "img").mkdir(parents=True)
-    (folder / "guide" / "img" / "a.png").write_bytes(b"png")
-    (folder / "guide" / "other.md").write_text("---\ntitle: Other\n---\n", encoding="utf-8")
-    (folder / "files").mkdir()
-    (folder / "files" / "report.pdf").write_bytes(b"%PDF")
-    return folder
+    return link_targets(tmp_path / "content")
 
 
 def render(content: Path, text: str):

@@ -38,10 +38,9 @@ STYLE = {
 
 def visibility(outcome: Outcome) -> str:
     """What the article is or will be on the website: public or a draft ("" unknown)."""
-    post = outcome.plan.post
-    if post is None:
+    if outcome.published is None:
         return ""
-    return "public" if post.published else "draft"
+    return "public" if outcome.published else "draft"
 
 
 class ConsoleReporter:
@@ -151,7 +150,7 @@ def outcome_json(outcome: Outcome) -> dict[str, Any]:
         "path": outcome.key,
         "title": outcome.plan.title,
         "action": outcome.action.value,
-        "published": outcome.plan.post.published if outcome.plan.post is not None else None,
+        "published": outcome.published,
         "ok": outcome.ok,
         "message": outcome.message,
         "article_id": outcome.article_id,

@@ -110,9 +110,9 @@ class McpOutcome(BaseModel):
 
     @classmethod
     def of(cls, outcome: Outcome) -> McpOutcome:
-        post = outcome.plan.post
         return cls(path=outcome.key, title=outcome.plan.title, action=outcome.action.value,
-                   published=post.published if post is not None else None, ok=outcome.ok, message=outcome.message, article_id=outcome.article_id,
+                   published=outcome.published, ok=outcome.ok, message=outcome.message,
+                   article_id=outcome.article_id,
                    url=outcome.url, problems=[str(p) for p in outcome.plan.problems])
 
 

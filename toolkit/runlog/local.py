@@ -164,5 +164,3 @@ def query_events(paths: Sequence[Path], sql: str, table_name: str, *,
         raise RunLogError(f"Execution Error: {engine_message(exc)}") from None
     fields, rows = records(answer)
     return LocalAnswer(fields, rows, skipped)
-
-

@@ -102,6 +102,11 @@ class Outcome:
     def action(self) -> Action:
         return self.plan.action
 
+    @property
+    def published(self) -> bool | None:
+        """What the post's front matter says (None: the file could not be read as a post)."""
+        return self.plan.post.published if self.plan.post is not None else None
+
 
 @dataclass
 class PublishResult:

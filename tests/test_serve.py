@@ -105,7 +105,11 @@ def test_clean_urls_the_real_404_and_the_sites_root_path(demo_site):
     with httpx.Client(base_url=start.rstrip("/"), timeout=10) as client:
         assert client.get("/getting-started/").status_code == 200
         moved = client.get("/getting-started")
-        assert moved.status_code == 301 and moved.headers["location"] == "/getting-started/"
+        assert moved.status_code == 301 and moved.headers["location"] == "./getting-started/"
+        assert client.get("/getting-started", follow_redirects=True).url.path == \
+            "/getting-started/"
+        assert client.get("/toolkit/getting-started", follow_redirects=True).url.path == \
+            "/toolkit/getting-started/"
         missing = client.get("/getting-started/nope/deeper/")
         assert missing.status_code == 404 and "Page not found" in missing.text
         # The 404 page's base is the path of [site] url (/toolkit/): the server answers
@@ -118,6 +122,27 @@ def test_clean_urls_the_real_404_and_the_sites_root_path(demo_site):
         assert style.status_code == 200 and style.content == client.get("/static/style.css").content
         assert client.get("/toolkit/getting-started/").status_code == 200
         assert client.head("/").status_code == 200
+
+
+def test_a_folder_redirect_stays_on_the_site_and_keeps_its_name(tmp_path):
+    """`//name` must not become a link to the host `name`, nor `/a%3Fb` lose `b` to the
+    query: the redirect to the folder's slash is relative, its name quoted."""
+    from toolkit.serving import BackgroundServer
+    from toolkit.site.serve import create_site_app
+
+    for name in ("tags", "a?b", "x:y"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "index.html").write_text(f"<p>{name}</p>", encoding="utf-8")
+    with BackgroundServer(create_site_app(tmp_path)) as server, \
+            httpx.Client(timeout=10) as client:
+        origin = server.base_url
+        for asked, name in (("//tags", "tags"), ("/a%3Fb", "a?b"), ("/x:y", "x:y")):
+            moved = client.get(origin + asked)
+            assert moved.status_code == 301, asked
+            target = urljoin(origin + asked, moved.headers["location"])
+            assert urlsplit(target).netloc == urlsplit(origin).netloc, (asked, target)
+            landed = client.get(target)
+            assert landed.status_code == 200 and f"<p>{name}</p>" in landed.text, asked
 
 
 def test_serve_refuses_a_folder_with_no_built_site(project):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -58,15 +59,21 @@ def resolve(root: Path, url_path: str) -> Path | None:
     when there is none, or when it or any symlink on the way leads outside `root`.
     Raises `BadPath` for a path with a NUL, another control character or a backslash,
     or longer than `MAX_PATH`."""
+    return lookup(root, url_path)[0]
+
+
+def lookup(root: Path, url_path: str) -> tuple[Path | None, bool]:
+    """`resolve`, and whether the path named a folder (the file is its `index.html`)."""
     if len(url_path) > MAX_PATH or _MALFORMED.search(url_path):
         raise BadPath(url_path[:80])
     try:
         candidate = _inside(root, root / url_path.lstrip("/"))
-        if candidate is not None and candidate.is_dir():
+        folder = candidate is not None and candidate.is_dir()
+        if candidate is not None and folder:
             candidate = _inside(root, candidate / "index.html")
-        return candidate if candidate is not None and candidate.is_file() else None
+        return (candidate if candidate is not None and candidate.is_file() else None), folder
     except (OSError, ValueError, RuntimeError):  # a name too long, a loop of symlinks, ...
-        return None
+        return None, False
 
 
 def read_html(path: Path) -> str | None:
@@ -114,20 +121,21 @@ def create_site_app(
             return PlainTextResponse("not found", status_code=404)
         return page_response(text, 404)
 
+    def under_alias(path: str) -> str | None:
+        """`path` as it is under the site's root path (`/blog/x` -> `/x`), or None."""
+        return "/" + path[len(alias):] if alias and (path + "/").startswith(alias) else None
+
     async def make_on_demand(raw: str) -> None:
-        path = raw[len(alias) - 1:] if alias and raw.startswith(alias) else raw
-        folder = path.lstrip("/").partition("/")[0]
+        folder = (under_alias(raw) or raw).lstrip("/").partition("/")[0]
         if on_demand and folder in on_demand:
             await run_in_threadpool(on_demand[folder])
 
-    def find(path: str) -> tuple[str, Path | None]:
-        """The file of `path`, also under the site's root path; and the path it was found
-        as."""
-        found = resolve(root, path)
-        if found is None and alias and (path + "/").startswith(alias):
-            path = "/" + path[len(alias):]
-            found = resolve(root, path)
-        return path, found
+    def find(path: str) -> tuple[Path | None, bool]:
+        """`lookup` of `path`, also under the site's root path."""
+        found, folder = lookup(root, path)
+        if found is None and (aliased := under_alias(path)) is not None:
+            found, folder = lookup(root, aliased)
+        return found, folder
 
     async def page(request: Request) -> Response:
         # The decoded path as the server received it: `request.url.path` goes through
@@ -136,10 +144,7 @@ def create_site_app(
         if on_demand:
             await make_on_demand(raw)
         try:
-            path, found = find(raw)
-            folder_page = (found is not None and not raw.endswith("/")
-                           and resolve(root, path + "/") is not None
-                           and (root / path.lstrip("/")).is_dir())
+            found, folder = find(raw)
         except BadPath:
             return PlainTextResponse("bad request", status_code=400)
         is_page = found is None or found.suffix == ".html"
@@ -147,9 +152,13 @@ def create_site_app(
             return page_response(text, 500)
         if found is None:
             return not_found()
-        if folder_page:  # `/post` -> `/post/`: the page's relative links need the slash
+        if folder and not raw.endswith("/"):
+            # `/post` -> `/post/`: the page's relative links need the slash. The target is
+            # relative (`./post/`), its name quoted: a path like `//host` or `/a%3Fb` can
+            # neither lead to another host nor lose part of itself to the query.
             query = request.scope.get("query_string", b"").decode("latin-1")
-            return RedirectResponse(raw + "/" + (f"?{query}" if query else ""), status_code=301,
+            target = "./" + quote(raw.rpartition("/")[2], safe="") + "/"
+            return RedirectResponse(target + (f"?{query}" if query else ""), status_code=301,
                                     headers=NO_STORE)
         if found.suffix == ".html":
             text = read_html(found)

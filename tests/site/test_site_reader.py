@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import xml.etree.ElementTree as ET
 
 from site_helpers import changed, parse_page, read, snapshot
@@ -121,6 +122,21 @@ def test_the_search_index_holds_the_posts_and_follows_them(project):
     assert index(out) == index(project.root / "fresh")
     assert json.loads(read(out, "pagefind/pagefind-entry.json"))["languages"]["en"][
         "page_count"] == 1
+
+
+def test_a_symlink_in_place_of_the_index_is_replaced_not_written_through(project, tmp_path):
+    project.post("hello", "Hello", published=True, date="2024-01-01", body="Quokka facts.\n")
+    out = build(project)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "mine.txt").write_text("mine", encoding="utf-8")
+    shutil.rmtree(out / "pagefind")
+    (out / "pagefind").symlink_to(elsewhere, target_is_directory=True)
+    project.post("hello", "Hello", published=True, date="2024-01-01", body="Wombat facts.\n")
+    build(project)
+    assert [p.name for p in elsewhere.iterdir()] == ["mine.txt"]  # untouched
+    assert not (out / "pagefind").is_symlink()
+    assert (out / "pagefind" / "pagefind-entry.json").is_file()
 
 
 def test_the_feed_holds_summaries_unless_asked_for_whole_posts(make_project):

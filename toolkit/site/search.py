@@ -86,8 +86,12 @@ def build_index(output_dir: Path, work_dir: Path) -> tuple[list[str], list[str]]
 
 def _install(fresh: Path, target: Path) -> tuple[list[str], list[str]]:
     """Make `target` hold exactly the files of `fresh` (but the `UNUSED` ones), writing
-    only what changed."""
+    only what changed. A symlink (or a file) in `target`'s place is replaced by a folder,
+    never written or cleaned through: it may lead anywhere."""
     from fnmatch import fnmatch
+
+    if target.is_symlink() or (target.exists() and not target.is_dir()):
+        target.unlink()
 
     written: list[str] = []
     made: set[str] = set()

@@ -47,3 +47,22 @@ def test_new_refuses_what_the_api_would(project):
     empty = project.run("new", "  ")
     assert empty.exit_code == 1 and "Error: the title is empty" in empty.output
     assert list(project.content.iterdir()) == []
+
+
+def test_new_avoids_a_slug_another_post_has_and_makes_the_content_folder(project):
+    # The slug comes from the file's name: content/2023/hello-world.md has `hello-world`.
+    project.write("content/2023/hello-world.md", "---\ntitle: Last year's\n---\nOld.\n")
+    result = project.run("new", "Hello, world")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "content/hello-world-2.md\n"
+    check = project.run("check")
+    assert check.exit_code == 0, check.output
+    assert "0 errors" in check.output
+
+    project.content.joinpath("2023", "hello-world.md").unlink()
+    project.content.joinpath("2023").rmdir()
+    project.content.joinpath("hello-world-2.md").unlink()
+    project.content.rmdir()  # a project with no content folder yet
+    first = project.run("new", "First post")
+    assert first.exit_code == 0, first.output
+    assert (project.content / "first-post.md").is_file()

@@ -31,15 +31,18 @@ def post_text(title: str, tags: list[str], date: dt.date) -> str:
 
 def new_post(config: Config, title: str, *, tags: Iterable[str] = (),
              today: dt.date | None = None) -> NewPost:
-    """Write `content/<slug of the title>.md` (`-2`, `-3`... when that name is taken): a
-    draft (`published: false`) dated `today`, with `tags`, that `toolkit check` accepts.
-    Raises `ContentError` when the title or the tags break a rule of the API, or another
-    post has the title already (titles are unique per account)."""
-    from toolkit.content import load_posts
+    """Write `content/<slug of the title>.md` (`-2`, `-3`... when that name, or the slug
+    it gives the post, is taken): a draft (`published: false`) dated `today`, with `tags`,
+    that `toolkit check` accepts. Raises `ContentError` when the title or the tags break a
+    rule of the API, or another post has the title already (titles are unique per
+    account)."""
+    from toolkit.content.discover import find_posts
+    from toolkit.content.known import known_posts
     from toolkit.content.post import parse_post, slugify, split_tags
     from toolkit.content.problems import PostError
     from toolkit.content.rules import validate_post
     from toolkit.fsutil import safe_name
+    from toolkit.localfiles import config_folders
 
     title = " ".join(title.split())  # one line
     if not title:
@@ -51,24 +54,29 @@ def new_post(config: Config, title: str, *, tags: Iterable[str] = (),
         stem = safe_name(slugify(title))
     except UnsafeNameError:
         stem = "post"
+    try:
+        post = parse_post(folder / f"{stem}.md", config.relative(folder / f"{stem}.md"), text)
+    except PostError as exc:  # pragma: no cover - the front matter is written here
+        raise ContentError(str(exc.problem)) from None
+    errors = [p for p in validate_post(post, folder, assets_base_url=config.site.assets_base_url)
+              if p.is_error]
+    if errors:
+        raise ContentError("; ".join(p.message for p in errors))
+    # The other posts' titles and slugs (no content folder yet: none).
+    found = find_posts(folder, (), config_folders(config)) if folder.is_dir() else []
+    others = known_posts(config.state_dir, [(path, config.relative(path)) for path in found]
+                         ) if found else []
+    same = sorted(o.key for o in others if o.title.strip().lower() == title.lower())
+    if same:
+        raise ContentError(f"{same[0]} has the title {title!r} already; titles are unique "
+                           "per account")
+    slugs = {o.slug for o in others}
     for attempt in range(1, MAX_TRIES + 1):
-        path = folder / (f"{stem}.md" if attempt == 1 else f"{stem}-{attempt}.md")
+        name = stem if attempt == 1 else f"{stem}-{attempt}"
+        path = folder / f"{name}.md"
+        if slugify(name) in slugs:  # the post's slug comes from its file's name: taken
+            continue
         key = config.relative(path)
-        if attempt == 1:
-            try:
-                post = parse_post(path, key, text)
-            except PostError as exc:  # pragma: no cover - the front matter is written here
-                raise ContentError(str(exc.problem)) from None
-            errors = [p for p in validate_post(post, folder,
-                                               assets_base_url=config.site.assets_base_url)
-                      if p.is_error]
-            if errors:
-                raise ContentError("; ".join(p.message for p in errors))
-            posts, _ = load_posts(config)
-            same = sorted(p.key for p in posts if p.title.strip().lower() == title.lower())
-            if same:
-                raise ContentError(f"{same[0]} has the title {title!r} already; titles are "
-                                   "unique per account")
         folder.mkdir(parents=True, exist_ok=True)
         try:
             with open(path, "x", encoding="utf-8") as handle:  # never over another file

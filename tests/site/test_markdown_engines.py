@@ -367,6 +367,21 @@ def test_what_the_fast_path_refuses_is_rendered_by_the_reference(renderer, conte
     assert renderer.render(body, path) == renderer.render_reference(body, path)
 
 
+def test_a_failure_of_the_fast_path_leaves_the_post_to_the_reference(content, caplog):
+    class Broken:
+        def render(self, body, env):
+            raise KeyError("meta")  # a tree of a new markdown-it-pyrs the walk does not know
+
+    renderer = MarkdownRenderer(content, "content/")
+    renderer.fast = Broken()
+    path = content / "guide" / "post.md"
+    with caplog.at_level("WARNING", logger="toolkit"):
+        body = renderer.render("# Title\n\nText.\n", path)
+    assert body == renderer.render_reference("# Title\n\nText.\n", path)
+    assert "content/guide/post.md: rendered with markdown-it-py (the fast path failed: " \
+           "KeyError)" in caplog.text
+
+
 def test_a_refused_post_is_said_in_verbose_output_and_built_all_the_same(make_project):
     # The full-content feed renders every post a second time: the post is said once.
     project = make_project('[site]\ntitle = "Test site"\nurl = "https://example.com/blog"\n'

@@ -232,6 +232,12 @@ class MarkdownRenderer:
                 if self.say_fallbacks:
                     log.info("%s: rendered with markdown-it-py (%s)", self._shown(post_path),
                              exc)
+            except Exception as exc:  # noqa: BLE001 - a tree the walk did not foresee
+                # A change of the Rust parser's tree must not fail a post the reference
+                # renders: said as a warning, since it is a defect of the fast path.
+                if self.say_fallbacks:
+                    log.warning("%s: rendered with markdown-it-py (the fast path failed: %s)",
+                                self._shown(post_path), type(exc).__name__)
         return self.render_reference(body, post_path)
 
     def render_fast(self, body: str, post_path: Path) -> Body:

@@ -165,6 +165,19 @@ def stable_json(data: Any) -> bytes:
     return (json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+# A file modified less than this before its stat was looked at may change again within the
+# same tick of the clock without its stat changing (git's "racy" files).
+RACY_NS = 2_000_000_000
+
+
+def stat_trusted(mtime_ns: int, looked_at_ns: int) -> bool:
+    """Whether a file whose stat (modification time `mtime_ns`) is the one seen at
+    `looked_at_ns` (ns since the epoch) is unchanged: yes, unless it was modified so shortly
+    before that a second write within the same clock tick, of the same size, would have
+    left the stat as it was. When not, its bytes must be compared."""
+    return mtime_ns + RACY_NS < looked_at_ns
+
+
 def quick_write(path: Path, data: bytes) -> None:
     """Write `data` to `path` so that a reader sees the old bytes or the new, never half:
     in place when the file is new (nothing can be reading it), else through a temporary

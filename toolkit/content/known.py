@@ -5,7 +5,7 @@ one post means knowing those three of every other post. Parsing a thousand front
 for that takes longer than the rest of `toolkit check` together; instead, each post's three
 values are kept in `.toolkit/known-posts.json` with the file's size, modification time and
 inode, and a post is parsed again only when one of those changed. A file modified less
-than `RACY_NS` before the cache was saved is not trusted (an edit within the same tick of
+than `fsutil.RACY_NS` before the cache was saved is not trusted (an edit within the same tick of
 the clock, keeping its size, would not change its stat): it is parsed again, and the cache
 saved anew so that the next check can trust it.
 
@@ -23,11 +23,10 @@ from typing import Any
 
 from toolkit.content.post import load_post
 from toolkit.content.problems import PostError
-from toolkit.fsutil import quick_write
+from toolkit.fsutil import quick_write, stat_trusted
 
 CACHE = "known-posts.json"  # under the state folder
 VERSION = 1  # bump when what is kept changes
-RACY_NS = 2_000_000_000  # a file modified this close to the cache's saving is parsed again
 
 
 @dataclass(frozen=True)
@@ -94,8 +93,8 @@ def known_posts(state_dir: Path, found: list[tuple[Path, str]]) -> list[KnownPos
         if stat is None:
             continue
         entry = _entry(before.get(key))
-        trusted = stat[1] + RACY_NS < saved
-        racy = racy or stat[1] + RACY_NS >= started
+        trusted = stat_trusted(stat[1], saved)
+        racy = racy or not stat_trusted(stat[1], started)
         if (trusted and entry is not None and entry[0] == stat
                 and (entry[1] is None or entry[1].key == key)):
             post = entry[1]

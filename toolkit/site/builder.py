@@ -31,9 +31,9 @@ from urllib.parse import quote, urlsplit
 from toolkit import localfiles
 from toolkit.config import Config
 from toolkit.errors import BuildError
+from toolkit.fsutil import stat_trusted
 from toolkit.site import search, theme_files
 from toolkit.site.manifest import (
-    RACY_NS,
     Manifest,
     OutputRecord,
     PostInfo,
@@ -349,7 +349,7 @@ class SiteBuilder:
                 if not run.manifest.trusts(mtime):  # written just before the last look
                     if record.digest != theme_files.file_digest(path):
                         record = None
-                    elif mtime + RACY_NS < run.started:
+                    elif stat_trusted(mtime, run.started):
                         run.dirty = True  # saved with this build's time, it is trusted next
             elif record is not None:
                 if record.digest == theme_files.file_digest(path):
@@ -781,9 +781,11 @@ class SiteBuilder:
             checked.append((*scan.reading_list, mirror.check_reading_list))
         for path, mtime, size, check in checked:
             entry = files.get(path)
+            digest = None if entry is None or run.manifest.trusts(mtime) \
+                else theme_files.file_digest(path)  # read only when the stat is in doubt
             if entry is None or entry[0] != mtime or entry[1] != size or (
-                    not run.manifest.trusts(mtime) and entry[2] != theme_files.file_digest(path)):
-                digest = theme_files.file_digest(path)
+                    digest is not None and entry[2] != digest):
+                digest = digest or theme_files.file_digest(path)
                 try:
                     check(mirror.read_json(Path(path)))
                     trouble = None

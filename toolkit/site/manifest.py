@@ -24,13 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from toolkit.fsutil import stat_trusted
+
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.site.pages import Summary
 
 FORMAT = 1
-# A file modified less than this before a build looked at it may change again within the
-# same tick of the clock without its stat changing: its bytes are compared, not its stat.
-RACY_NS = 2_000_000_000
 # The records are JSON arrays read back as lists, whose items differ in type by position.
 FileTableJSON = dict[str, list[Any]]  # name -> [path, mtime_ns, size]
 OutputRecord = list[Any]  # an output written: [key, digest, mtime_ns, size]
@@ -119,10 +118,9 @@ class Manifest:
     scanned: int = 0
 
     def trusts(self, mtime_ns: int) -> bool:
-        """Whether a file whose stat is the one recorded is unchanged: yes, unless it was
-        modified so shortly before the files were looked at that a second write within
-        the same clock tick, of the same size, would have left the stat as it was."""
-        return mtime_ns + RACY_NS < self.scanned
+        """Whether a file whose stat is the one recorded is unchanged (`stat_trusted` when
+        the build that recorded it looked)."""
+        return stat_trusted(mtime_ns, self.scanned)
 
     @classmethod
     def load(cls, path: Path, content_key: str) -> Manifest:

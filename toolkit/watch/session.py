@@ -176,10 +176,8 @@ class WatchSession:
         try:
             config = load_config(self.config.path)
         except ConfigError as exc:
-            self.reporter.config_problem(
-                "toolkit.toml not reloaded, the previous settings stay:\n" + "\n".join(exc.problems))
-            self.broadcaster.fail(["toolkit.toml not reloaded, the previous settings stay:",
-                                   *exc.problems])
+            self._failed(["toolkit.toml not reloaded, the previous settings stay:",
+                          *exc.problems])
             return False
         if config.site.content_dir != self.config.site.content_dir or (
             config.site.templates_dir != self.config.site.templates_dir

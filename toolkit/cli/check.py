@@ -3,7 +3,7 @@ from __future__ import annotations
 import click
 
 from toolkit.cli.context import CliContext, common_options, pass_cli
-from toolkit.cli.output import github_annotation, in_github_actions, stderr
+from toolkit.cli.output import github_annotation, in_github_actions
 from toolkit.cli.progress import Spinner
 
 
@@ -35,11 +35,8 @@ def check(cli: CliContext, paths: tuple[str, ...], strict: bool) -> None:
             click.echo(github_annotation(level, problem.message, problem.path, problem.line))
     errors, warnings = len(report.errors), len(report.warnings)
     if not cli.quiet:
-        stderr.print(
-            f"{report.files} post{'s' if report.files != 1 else ''} checked: "
-            f"{errors} error{'s' if errors != 1 else ''}, "
-            f"{warnings} warning{'s' if warnings != 1 else ''}",
-            markup=False,
-        )
+        click.echo(f"{report.files} post{'s' if report.files != 1 else ''} checked: "
+                   f"{errors} error{'s' if errors != 1 else ''}, "
+                   f"{warnings} warning{'s' if warnings != 1 else ''}", err=True)
     if not result.ok:
         raise SystemExit(1)

@@ -8,6 +8,7 @@ while they read the account's articles) show this.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from toolkit.cli.output import stderr
@@ -21,7 +22,8 @@ class Spinner:
 
     def __init__(self, text: str, *, enabled: bool = True):
         self.text = text
-        self.enabled = enabled and stderr.is_terminal
+        # sys.stderr first: asking rich would import it, for nothing when output is piped.
+        self.enabled = enabled and sys.stderr.isatty() and stderr.is_terminal
         self._status: Status | None = None
 
     def start(self) -> Spinner:

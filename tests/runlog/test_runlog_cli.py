@@ -141,6 +141,19 @@ def test_the_stream_name_is_the_table_name_locally(site):
     assert refused.exit_code == 1
 
 
+def test_a_table_sent_to_a_pipe_is_not_wrapped(site):
+    assert site.run("check").exit_code == 0
+    route = "/appsmarket/v2/customerLicense/{applicationId}/{customerId}" * 2
+    result = site.run("logs", "--local", "--stream", "other",
+                      f"SELECT 200 AS status, 7 AS requests, '{route}' AS slowest_route "
+                      "FROM other LIMIT 1")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert any(line.replace("┃", " ").split() == ["status", "requests", "slowest_route"]
+               for line in lines), result.stdout
+    assert any(route in line and line.split()[0] == "200" for line in lines), result.stdout
+
+
 def test_the_cli_and_a_no_change_build_do_not_import_the_query_engine(site):
     site.post("one", "Fast post", published=True)
     assert site.run("build").exit_code == 0

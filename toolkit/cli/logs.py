@@ -40,6 +40,9 @@ def cell(value: Any) -> str:
     return str(value)
 
 
+MAX_PIPED_WIDTH = 1_000  # characters a table's line may take when not on a terminal
+
+
 def print_table(result: LogQuery) -> None:
     from rich.table import Table
     from rich.text import Text
@@ -49,7 +52,14 @@ def print_table(result: LogQuery) -> None:
         table.add_column(Text(name))
     for record in result.records:
         table.add_row(*(Text(cell(record.get(name))) for name in result.fields))
-    stdout.print(table)
+    # On a terminal the table fits its width; into a pipe or a file, nothing is wrapped
+    # (a route or a column's name cut in two would not be found by grep).
+    if stdout.is_terminal:
+        stdout.print(table)
+    else:
+        from rich.console import Console
+
+        Console(width=MAX_PIPED_WIDTH, highlight=False).print(table)
 
 
 def _csv(result: LogQuery) -> None:

@@ -94,6 +94,17 @@ def test_status_errors_are_one_line_each(make_project, licensing, token, app, cu
     assert secret not in result.output
 
 
+def test_status_of_an_answer_about_another_customer_is_an_error(make_project, licensing):
+    project = make_project(premium_config())
+    licensing.misroute(customerId="globex.example")
+    result = project.run("license", env=licensing.env())
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "Error: the licensing service's answer is not a licence (GET /appsmarket/v2/"
+        f"customerLicense/{APP}/{LICENSED}: the answer is about customerId globex.example, "
+        f"not {LICENSED})"]
+
+
 def test_misplaced_options_are_usage_errors(make_project, licensing):
     project = make_project(premium_config())
     assert project.run("license", "status", "--all", env=licensing.env()).exit_code == 2

@@ -164,6 +164,38 @@ def test_a_licence_given_back_lets_the_next_build_run(built, licensing):
     assert "New premium words." in (out / "paid" / "index.html").read_text()
 
 
+# -- an answer about someone else -------------------------------------------------------
+
+CUSTOMER_PATH = f"/appsmarket/v2/customerLicense/{APP}/{LICENSED}"
+NOT_A_LICENCE = f"{REFUSED}the licensing service's answer is not a licence (GET "
+
+
+@pytest.mark.parametrize(("ids", "why"), [
+    ({"customerId": "globex.example"}, f"is about customerId globex.example, not {LICENSED}"),
+    ({"applicationId": OTHER_APP}, f"is about applicationId {OTHER_APP}, not {APP}"),
+    ({"customerId": None}, f"names no customerId (asked about {LICENSED})"),
+    ({"applicationId": None, "customerId": None}, f"names no applicationId (asked about {APP})"),
+])
+def test_an_active_answer_about_another_customer_or_application_is_refused(built, licensing,
+                                                                          ids, why):
+    project, out, before = built
+    licensing.misroute(**ids)
+    line = refused(project, licensing, out, before)
+    assert line == f"{NOT_A_LICENCE}{CUSTOMER_PATH}: the answer {why})"
+
+
+def test_an_active_answer_about_another_user_is_refused(make_project, licensing):
+    project = make_project(premium_config(extra='user_id = "ana@acme.example"'))
+    project.post("paid", "Members only", published=True, premium=True)
+    licensing.misroute(userId="erin@globex.example")
+    result = project.run("build", "--premium", env=licensing.env())
+    assert result.exit_code == 1
+    assert error_lines(result) == [
+        f"{NOT_A_LICENCE}/appsmarket/v2/userLicense/{APP}/ana%40acme.example: the answer is "
+        "about userId erin@globex.example, not ana@acme.example)"]
+    assert not (project.root / "site-premium").exists()
+
+
 # -- what the service answers instead of a licence -----------------------------------------
 
 def test_401_an_unknown_token(built, licensing):

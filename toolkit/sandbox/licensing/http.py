@@ -18,7 +18,7 @@ import json
 import logging
 import sqlite3
 from collections.abc import Awaitable, Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import wraps
 from typing import Any
 
@@ -116,11 +116,14 @@ class Token:
 
 @dataclass
 class LicensingState:
-    """Runtime state: the outage switch. `status` answers every request with that error;
-    `delay_ms` holds every request that long first (a slow service)."""
+    """Runtime state: the outage switch and the misrouting switch. `status` answers every
+    request with that error; `delay_ms` holds every request that long first (a slow
+    service); `misroute` rewrites the ids of every licence answer (a string replaces the
+    field, None leaves it out), as a misrouting proxy or a shared cache would."""
 
     status: int | None = None
     delay_ms: int = 0
+    misroute: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
     def create(cls, rate_window: float) -> LicensingState:
@@ -129,6 +132,16 @@ class LicensingState:
     def reset(self) -> None:
         self.status = None
         self.delay_ms = 0
+        self.misroute = {}
+
+    def misrouted(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A licence record with the misrouting switch's ids in place of its own."""
+        for key, value in self.misroute.items():
+            if value is None:
+                record.pop(key, None)
+            elif key in record:
+                record[key] = value
+        return record
 
     def as_json(self) -> dict[str, Any]:
         return {"status": self.status, "delay_ms": self.delay_ms}
@@ -207,6 +220,7 @@ class LicensingCtx:
         self.state = state
         self.store = state.store
         self.token = token
+        self.licensing: LicensingState = state.of(NAME)
 
     @property
     def params(self) -> Any:

@@ -98,7 +98,7 @@ async def customer_license(ctx: LicensingCtx) -> dict[str, Any]:
                          ).fetchone()
     if row is None:
         raise not_found()
-    return customer_record(row)
+    return ctx.licensing.misrouted(customer_record(row))
 
 
 @endpoint()
@@ -110,7 +110,7 @@ async def user_license(ctx: LicensingCtx) -> dict[str, Any]:
                          ).fetchone()
     if row is None:
         raise not_found()
-    return user_record(row)
+    return ctx.licensing.misrouted(user_record(row))
 
 
 @endpoint(query=("max-results", "start-token", "timestamp"))

@@ -205,3 +205,52 @@ def test_ids_differing_in_ascii_case_only_name_the_same_customer_and_user(make_p
     config = load_config(project.root / "toolkit.toml", env={"LICENSE_API_TOKEN": TOKEN})
     check = PremiumGate(config, transport=httpx.MockTransport(answer)).check()
     assert check.customer.active and check.user is not None and check.user.active
+
+
+# -- Google's JSON shapes: empty lists left out, an empty page token ----------------------
+
+def client_answering(*pages: dict):
+    from toolkit.clients.license import LicenseClient
+
+    answers = iter(pages)
+    return LicenseClient("https://licensing.invalid", transport=httpx.MockTransport(
+        lambda request: httpx.Response(200, json=next(answers))))
+
+
+@pytest.mark.parametrize("page", [
+    {"kind": "appsmarket#licenseNotificationList", "nextPageToken": ""},
+    {"kind": "appsmarket#licenseNotificationList"},
+    {"notifications": [], "nextPageToken": None},
+    {"notifications": None, "nextPageToken": 7},
+    {"notifications": {"id": "1"}, "nextPageToken": ["x"]},
+    {},
+])
+def test_an_empty_notification_page_in_any_shape_ends_the_list_and_keeps_the_position(page):
+    with client_answering(page) as client:
+        run = client.read_notifications(APP, start_token="kept")
+    assert (run.notifications, run.next_token, run.pages) == ([], "kept", 1)
+
+
+def test_notifications_without_their_empty_lists_read_as_empty():
+    first = {"kind": "appsmarket#licenseNotificationList", "nextPageToken": "t1",
+             "notifications": [{"kind": "appsmarket#licenseNotification", "id": "1",
+                                "applicationId": APP, "customerId": LICENSED,
+                                "timestamp": "1641318266998",
+                                "provisions": [{"kind": "appsmarket#provisionNotification",
+                                                "editionId": "default_edition",
+                                                "seatCount": "1"}]}]}
+    with client_answering(first, {"kind": "appsmarket#licenseNotificationList",
+                                  "nextPageToken": ""}) as client:
+        run = client.read_notifications(APP)
+    assert run.pages == 2 and run.next_token == "t1"
+    [notification] = run.notifications
+    assert notification.expiries == notification.reassignments == notification.deletes == ()
+    assert notification.events() == ["provisioned 1 seat"]
+    assert notification.timestamp_ms == 1641318266998
+
+
+def test_a_licence_without_its_empty_editions_reads_as_none():
+    with client_answering({"kind": "appsmarket#customerLicense", "applicationId": APP,
+                           "customerId": LICENSED, "state": "UNLICENSED"}) as client:
+        record = client.customer_license(APP, LICENSED)
+    assert record.editions == () and not record.active and record.id == ""

@@ -5,15 +5,19 @@ bearer tokens, the query parameters Google's front end takes, and the outage swi
 outage first (the control API's `outage`), then authenticates the bearer token (401
 without one or with one the sandbox does not know, 403 without the licence scope),
 checks the query against the parameters the method takes (400 for an unknown one or a
-bad value), and turns `ErrorAnswer` into Google's error body
+bad value, or a `fields=` selection the answer cannot give), applies `fields=` to the
+answer, and turns `ErrorAnswer` into Google's error body
 `{"error": {"code", "message", "errors": [...], "status"}}` and any other exception into
 a logged 500 in the same shape. Faults, body limits and recording are the sandbox's
-generic layers (app.py); they answer in this body through `error`.
+generic layers (app.py); they answer in this body through `error`. A path or a method
+the API does not have is Google's HTML 404 page instead (`unknown_path`), and an
+application the caller does not own, or that does not exist, the same 403.
 """
 
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import logging
 import sqlite3
@@ -27,6 +31,7 @@ from starlette.responses import Response
 from starlette.types import Scope
 
 from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.licensing import fields
 from toolkit.sandbox.licensing.seed import SCOPE
 from toolkit.sandbox.state import SandboxState
 
@@ -93,6 +98,22 @@ def google_json(data: Any, status: int = 200, *, headers: dict[str, str] | None 
 def error(status: int, message: str | None = None) -> Response:
     """The interface's error body for the generic layers (faults, limits, unknown paths)."""
     return error_response(status, message)
+
+
+NOT_FOUND_PAGE = """<!DOCTYPE html>
+<html lang=en>
+  <meta charset=utf-8>
+  <title>Error 404 (Not Found)!!1</title>
+  <p><b>404.</b> <ins>That\u2019s an error.</ins>
+  <p>The requested URL <code>{path}</code> was not found on this server.  <ins>That\u2019s all we know.</ins>
+"""
+
+
+async def unknown_path(request: Request) -> Response:
+    """A path (or a method) no method of the API has: Google's front end answers with its
+    HTML 404 page, before any credential is looked at, not with the JSON error body."""
+    page = NOT_FOUND_PAGE.format(path=html.escape(request.url.path[:2000]))
+    return Response(page, status_code=404, media_type="text/html; charset=UTF-8")
 
 
 def bad_request(message: str) -> ErrorAnswer:
@@ -230,15 +251,14 @@ class LicensingCtx:
         return str(self.request.path_params[name])
 
     def application(self, application_id: str) -> sqlite3.Row:
-        """The application the caller asks about: 404 when there is none, 403 when the
-        caller's developer does not own it."""
+        """The application the caller asks about: 403 when the caller's developer does not
+        own it, and the same 403 when there is no such application (Google does not tell a
+        caller which applications exist)."""
         with self.store.read() as db:
             row: sqlite3.Row | None = db.execute(
                 "SELECT * FROM licensing_applications WHERE id = ?", (application_id,)
             ).fetchone()
-        if row is None:
-            raise not_found()
-        if self.token is not None and row["owner"] != self.token.owner:
+        if row is None or (self.token is not None and row["owner"] != self.token.owner):
             raise ErrorAnswer(403, "Not authorized to access the application ID",
                               extra={"reason": "forbidden"})
         return row
@@ -280,10 +300,29 @@ def _pretty(request: Request) -> bool:
 Handler = Callable[[LicensingCtx], Awaitable[Any]]
 
 
-def endpoint(*, auth: bool = True, query: Collection[str] = ()
+def _selection(request: Request, schema: fields.Schema | None) -> fields.Tree | None:
+    """What `fields=` selects of the method's answer (None: all of it), or Google's 400."""
+    selector = request.query_params.get("fields", "")
+    if schema is None or not selector.strip():
+        return None
+    try:
+        tree = fields.parse(selector)
+        bad = fields.check(tree, schema)
+    except fields.InvalidSelection as exc:
+        bad = str(exc)
+    if bad is not None:
+        raise ErrorAnswer(400, f"Invalid field selection {bad[:100]}",
+                          extra={"reason": "invalidParameter", "location": "fields",
+                                 "locationType": "parameter"})
+    return tree
+
+
+def endpoint(*, auth: bool = True, query: Collection[str] = (),
+             schema: fields.Schema | None = None
              ) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
     """Wrap a handler; a returned dict becomes Google's JSON with status 200. `query`:
-    the method's own query parameters (besides Google's system ones)."""
+    the method's own query parameters (besides Google's system ones); `schema`: the
+    fields of its answer, which `fields=` selects from."""
 
     def decorate(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         @wraps(handler)
@@ -298,7 +337,10 @@ def endpoint(*, auth: bool = True, query: Collection[str] = ()
                     raise ErrorAnswer(licensing.status)
                 token = authenticate(request, state) if auth else None
                 _check_query(request, query)
+                selection = _selection(request, schema)
                 result = await handler(LicensingCtx(request, state, token))
+                if selection is not None and not isinstance(result, Response):
+                    result = fields.select(result, selection)
             except ErrorAnswer as exc:
                 return error_response(exc.status, exc.message, headers=exc.headers,
                                       extra=exc.extra, pretty=pretty)

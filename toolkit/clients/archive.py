@@ -22,6 +22,7 @@ agree.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -216,6 +217,7 @@ class _FormBody:
         self.tail = f"\r\n--{self.boundary}--\r\n".encode("ascii")
         self.path, self.size = path, size
         self.sent = 0  # file bytes read by the current attempt
+        self.digest = hashlib.sha256()  # of the bytes the current attempt sent
 
     @property
     def headers(self) -> dict[str, str]:
@@ -225,6 +227,7 @@ class _FormBody:
     def chunks(self, on_bytes: ByteCounter) -> Iterator[bytes]:
         on_bytes(-self.sent)
         self.sent = 0
+        self.digest = hashlib.sha256()
         with self.path.open("rb") as source:
             prefix = self.head
             while self.sent < self.size:
@@ -232,6 +235,7 @@ class _FormBody:
                 if not chunk:
                     raise ApiError(f"{self.path.name} became shorter while it was uploaded")
                 self.sent += len(chunk)
+                self.digest.update(chunk)
                 on_bytes(len(chunk))
                 last = self.sent == self.size
                 yield prefix + chunk + (self.tail if last else b"")
@@ -288,9 +292,9 @@ class ArchiveClient(ApiClient):
     # --- storage: the upload form and the download URL ----------------------------------
 
     def upload(self, form: UploadForm, path: Path, name: str, size: int,
-               on_bytes: ByteCounter) -> None:
+               on_bytes: ByteCounter) -> str:
         """POST the `size` bytes of `path` through an upload task's form, streamed from
-        disk, as the file `name`. Retried (the file read again from its start) on a
+        disk, as the file `name`; the SHA-256 (hex) of the bytes sent. Retried (the file read again from its start) on a
         connection that was never made, a 429 and a 5xx: a task takes one upload, so
         nothing is doubled. Not retried once the file may have arrived (a second upload
         to the task would be refused)."""
@@ -302,6 +306,7 @@ class ArchiveClient(ApiClient):
         except ApiError as exc:
             on_bytes(-body.sent)
             raise _about(exc, f"upload of {name}") from None
+        return body.digest.hexdigest()
 
     def download(self, url: str, target: BinaryIO, on_bytes: ByteCounter) -> tuple[int, int | None]:
         """Stream `url` into `target`: (bytes received, the size the answer declared, if

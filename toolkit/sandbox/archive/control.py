@@ -83,7 +83,7 @@ async def settings(ctx: ArchiveControlCtx) -> dict[str, Any]:
 
 @archive_control(status=201)
 async def add_fault(ctx: ArchiveControlCtx) -> dict[str, Any]:
-    """{kind: error|slow|truncate, count?, seconds?, code?, message?} the next archive tasks fail or run slow, or the next downloads are cut in half"""
+    """{kind: error|slow|truncate|corrupt, count?, seconds?, code?, message?, offset?} the next archive tasks fail or run slow, or the next downloads are cut in half or get one byte flipped"""
     try:
         return ctx.archive.add_fault(await ctx.object()).as_json()
     except ValueError as exc:

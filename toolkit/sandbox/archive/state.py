@@ -24,7 +24,7 @@ log = logging.getLogger("toolkit.sandbox")
 
 RATE_LIMIT = 500  # API requests per account and window (uploads and downloads are not counted)
 WAIT_CAP = 10.0  # seconds a wait request is held at most
-FAULT_KINDS = ("error", "slow", "truncate")
+FAULT_KINDS = ("error", "slow", "truncate", "corrupt")
 
 
 @dataclass
@@ -41,7 +41,8 @@ class Settings:
 
 @dataclass
 class TaskFault:
-    """A fault for the next archive tasks (`error`, `slow`) or downloads (`truncate`)."""
+    """A fault for the next archive tasks (`error`, `slow`) or downloads (`truncate`: cut
+    in half; `corrupt`: the byte at `offset`, default the middle one, flipped)."""
 
     id: int
     kind: str
@@ -49,9 +50,12 @@ class TaskFault:
     seconds: float = 0.0  # slow: how long the task takes before it builds anything
     code: str = "SANDBOX_FAULT"  # error: the task's code and message
     message: str = "The task failed (a fault injected in the sandbox)."
+    offset: int | None = None  # corrupt: which byte (None: the middle one)
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
+        if self.kind != "corrupt":
+            data.pop("offset")
         if self.kind != "slow":
             data.pop("seconds")
         if self.kind != "error":
@@ -183,6 +187,11 @@ class ArchiveState:
                     or not 0 < seconds <= 600:
                 raise ValueError("seconds must be a number from 0 to 600")
             fault.seconds = float(seconds)
+        if kind == "corrupt" and spec.get("offset") is not None:
+            offset = spec["offset"]
+            if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+                raise ValueError("offset must be a non-negative integer")
+            fault.offset = offset
         if kind == "error":
             for key in ("code", "message"):
                 value = spec.get(key, getattr(fault, key))

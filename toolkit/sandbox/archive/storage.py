@@ -186,10 +186,15 @@ async def download(ctx: ArchiveCtx) -> Response:
         raise ErrorAnswer(404)
     filename = files[index]["filename"]
     headers = {"Content-Disposition": f"attachment; filename*=UTF-8''{quote(filename, safe='')}"}
-    fault = ctx.runtime.take_fault("truncate")
-    if fault is not None:
+    fault = ctx.runtime.take_fault("truncate", "corrupt")
+    if fault is not None and fault.kind == "truncate":
         return StreamingResponse(_first_half(path), media_type="application/octet-stream",
                                  headers=headers)
+    if fault is not None:
+        size = path.stat().st_size
+        offset = min(size // 2 if fault.offset is None else fault.offset, max(size - 1, 0))
+        return StreamingResponse(_flipped(path, offset), media_type="application/octet-stream",
+                                 headers={**headers, "Content-Length": str(size)})
     return FileResponse(path, media_type="application/octet-stream", headers=headers)
 
 
@@ -202,6 +207,19 @@ async def _first_half(path: Path) -> AsyncIterator[bytes]:
             if not chunk:
                 return
             left -= len(chunk)
+            yield chunk
+
+
+async def _flipped(path: Path, offset: int) -> AsyncIterator[bytes]:
+    """The whole file, its byte at `offset` inverted: only its content tells."""
+    with path.open("rb") as source:
+        position = 0
+        while chunk := source.read(CHUNK):
+            if position <= offset < position + len(chunk):
+                data = bytearray(chunk)
+                data[offset - position] ^= 0xFF
+                chunk = bytes(data)
+            position += len(chunk)
             yield chunk
 
 

@@ -5,12 +5,14 @@ The API key goes out as `Authorization: Bearer ...` on the API's own requests on
 (an `httpx.Auth`, so it never appears in a URL or a message). An upload form's URL and a
 download URL are signed by the service and may be on another host (its storage): they
 are sent without the key, and shown in messages by their path only (the signature is in
-their query). Error answers `{"message", "code", "errors"}` become one line that says
+their query). They follow the storage's redirects (a signed URL may lead to another
+host); no key is on them to forward, and httpx drops `Authorization` on a redirect to
+another origin anyway. Error answers `{"message", "code", "errors"}` become one line that says
 what the service said.
 
 Waiting holds one request on the wait endpoint (`GET /v2/jobs/{id}/wait`), which the
-service answers when the job is done or after its own cap; the caller asks again until
-its deadline. That request's read timeout is the time left before the deadline, not the
+service answers when the job is done; a request cut off first (by the client's time,
+or a 504 from a proxy in between) is asked again until the caller's deadline. That request's read timeout is the time left before the deadline, not the
 usual request timeout, since the service is meant to hold it.
 
 Every request goes through `ApiClient.send` (retries, 429s, error mapping, the run log),
@@ -51,6 +53,7 @@ from toolkit.errors import (
     BrokenDownload,
     HTTPStatusError,
     RateLimited,
+    ServerError,
     TransportError,
 )
 from toolkit.redact import redact_url
@@ -276,6 +279,11 @@ class ArchiveClient(ApiClient):
     def delete_task(self, task_id: str) -> None:
         self._call("DELETE", f"/v2/tasks/{task_id}", route="/v2/tasks/{id}")
 
+    def cancel_task(self, task_id: str) -> None:
+        """Cancel a waiting or processing task (it ends in error; nothing is charged)."""
+        self._call("POST", f"/v2/tasks/{task_id}/cancel", route="/v2/tasks/{id}/cancel",
+                   idempotent=False)
+
     def wait_job(self, job_id: str, *, seconds: float) -> Job | None:
         """One wait request, held by the service until the job is done or its cap; read
         for at most `seconds`. None: no answer in that time (ask again, or give up).
@@ -286,6 +294,10 @@ class ArchiveClient(ApiClient):
         except TransportError as exc:
             if exc.timed_out:
                 return None
+            raise
+        except ServerError as exc:
+            if exc.response is not None and exc.response.status_code == 504:
+                return None  # held past a cap on the way: the job is still running
             raise
         return _job(json_body(response))
 
@@ -300,12 +312,16 @@ class ArchiveClient(ApiClient):
         to the task would be refused)."""
         body = _FormBody(form.parameters, name, path, size)
         try:
-            self._call("POST", form.url, route=UPLOAD_ROUTE, headers=body.headers,
-                       content=lambda: body.chunks(on_bytes), idempotent=False,
-                       retry_server_errors=True, authenticated=False)
+            response = self._call("POST", form.url, route=UPLOAD_ROUTE, headers=body.headers,
+                                  content=lambda: body.chunks(on_bytes), idempotent=False,
+                                  retry_server_errors=True, authenticated=False)
         except ApiError as exc:
             on_bytes(-body.sent)
             raise _about(exc, f"upload of {name}") from None
+        if response.is_redirect:  # a streamed body cannot be sent again: not taken for done
+            on_bytes(-body.sent)
+            raise ApiError(f"upload of {name}: POST {shown(form.url)}: the storage answered "
+                           f"{response.status_code}, a redirect, instead of taking the file")
         return body.digest.hexdigest()
 
     def download(self, url: str, target: BinaryIO, on_bytes: ByteCounter) -> tuple[int, int | None]:
@@ -315,7 +331,7 @@ class ArchiveClient(ApiClient):
         received = 0
         try:
             response = self._call("GET", url, route=DOWNLOAD_ROUTE, stream=True,
-                                  idempotent=False, authenticated=False)
+                                  idempotent=False, authenticated=False, follow_redirects=True)
         except TransportError as exc:
             raise BrokenDownload(f"the download of {shown(url)} broke off after 0 bytes "
                                  f"({exc.reason})") from None

@@ -9,7 +9,8 @@ a time (`[archive] uploads`). Then one wait request at a time until the job is d
 the output, verified (size, it opens, its entries are exactly the files sent, no unsafe
 names, every entry's bytes the bytes sent) and only then renamed into place: a failed
 export leaves nothing at the output path (an archive already there from an earlier
-export stays as it was). Requests in all: files + 3 when nothing needs a second look.
+export stays as it was). Requests in all: files + 3 when nothing needs a second look
+(+ 1 with folders).
 
 The temporary file is created, and locked, before anything is sent: an output folder
 that cannot be written is said (`<path>: <what> (<hint>)`) before a file goes up or a
@@ -274,6 +275,21 @@ def _upload(client: ArchiveClient, job: Job, files: Collected, workers: int,
             sent[file.name] = Sent(file.size, digest)
         told.file_up()
 
+    # Whether the service keeps the folders of a file's name is not documented: the first
+    # file in a folder goes up alone, and the name the service kept is looked at before
+    # the rest go (the archive task waits for every upload, so it has not run yet).
+    probe = next((index for index, (_, file) in enumerate(forms) if "/" in file.name), None)
+    if probe is not None:
+        form, file = forms.pop(probe)
+        send(form, file)
+        job = client.job(job.id)
+        kept = [remote.filename for remote in job.task(names[probe]).files]
+        if kept != [file.name]:
+            raise ExportError(
+                f"export: the archive service kept {file.name} as {', '.join(kept) or 'nothing'}: "
+                "it does not keep the folders of uploaded names, so the archive would lose "
+                "its layout; nothing was archived (the archive task was cancelled)")
+
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="upload") as pool:
         futures = [pool.submit(send, form, file) for form, file in forms]
         done, _ = wait(futures, return_when=FIRST_EXCEPTION)
@@ -317,11 +333,17 @@ def _failure(job: Job) -> TaskFailed:
 
 
 def _forget(client: ArchiveClient, job: Job) -> None:
-    """Best effort: cancel the archive task, so the service stops waiting or working."""
+    """Best effort: cancel the archive task, so the service stops waiting or working (and
+    charges nothing), then delete it."""
     try:
-        client.delete_task(job.task(ARCHIVE_TASK).id)
+        task_id = job.task(ARCHIVE_TASK).id
     except ToolkitError:
-        pass
+        return
+    for step in (client.cancel_task, client.delete_task):
+        try:
+            step(task_id)
+        except ToolkitError:
+            pass
 
 
 class _Temp:

@@ -23,7 +23,8 @@ from typing import Any
 log = logging.getLogger("toolkit.sandbox")
 
 RATE_LIMIT = 500  # API requests per account and window (uploads and downloads are not counted)
-WAIT_CAP = 10.0  # seconds a wait request is held at most
+WAIT_CAP = 3600.0  # seconds a wait request is held at most (then a 504: wait again)
+UPLOAD_NAMES = ("path", "basename")
 FAULT_KINDS = ("error", "slow", "truncate", "corrupt")
 
 
@@ -34,6 +35,12 @@ class Settings:
     wait_cap: float = WAIT_CAP
     rate_limit: int = RATE_LIMIT
     rate_limits: bool = True
+    # What an uploaded file's name keeps of a `/`: "path" (all of it) or "basename" (its
+    # last segment). The real service's choice is not documented: both can be tried.
+    upload_names: str = "path"
+    # Downloads answer 302 to the same file on the other loopback name (127.0.0.1 <->
+    # localhost: another origin), as a storage behind a CDN may redirect.
+    storage_redirect: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -100,6 +107,7 @@ class ArchiveState:
     folder: Path | None = None
     loop: asyncio.AbstractEventLoop | None = None
     uploading: set[str] = field(default_factory=set)  # tasks whose upload is being received
+    base: str = ""  # the origin the last job was created through (links in webhooks)
     _workers: dict[str, threading.Event] = field(default_factory=dict)
     _event: asyncio.Event = field(default_factory=asyncio.Event)
     _fault_ids: int = 0

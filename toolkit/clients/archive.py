@@ -335,6 +335,9 @@ class ArchiveClient(ApiClient):
         except TransportError as exc:
             raise BrokenDownload(f"the download of {shown(url)} broke off after 0 bytes "
                                  f"({exc.reason})") from None
+        except httpx.TooManyRedirects:
+            raise BrokenDownload(f"the download of {shown(url)} was redirected too many "
+                                 "times") from None
         with closing(response):
             length = response.headers.get("content-length", "")
             declared = (int(length) if length.isdigit()

@@ -224,12 +224,16 @@ def test_export_refuses_a_service_that_drops_folders_before_the_archive_runs(arc
 # --- 17: storage redirects ----------------------------------------------------------
 
 
-def test_a_download_follows_the_storages_redirect_to_another_origin(archive, exportable):
+def test_uploads_and_the_download_follow_the_storages_redirects_to_another_origin(
+        archive, exportable):
     archive.settings(storage_redirect=True)
     archive.sandbox.reset_stats()
     result = exportable.run("export", env=archive.env)
     assert result.exit_code == 0, result.output
     assert (exportable.root / "site.zip").is_file()
+    # Each upload form answered 307: the whole form went again to the other origin.
+    assert archive.sandbox.count("POST", "/v2/storage/{id}", 307) == 7
+    assert archive.sandbox.count("POST", "/v2/storage/{id}", 201) == 7
     # The signed URL answered 302, and the file came from the other origin; a request
     # there carrying the key would have been refused (a signed URL takes no other).
     assert archive.sandbox.count("GET", "/v2/storage/{id}/{index}/{filename}", 302) == 1

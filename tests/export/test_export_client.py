@@ -47,3 +47,34 @@ def test_a_download_redirected_in_a_circle_is_one_clear_error():
         client.download(SIGNED, io.BytesIO(), lambda _count: None)
     assert caught.value.message == ("the download of https://storage.example/v2/storage/t1/0/"
                                     "site.zip was redirected too many times")
+
+
+@pytest.mark.parametrize(("status", "followed"), [(307, True), (308, True), (302, False)])
+def test_an_upload_follows_a_307_or_308_with_the_whole_form(tmp_path, status, followed):
+    from toolkit.clients.archive import UploadForm
+    from toolkit.errors import ApiError
+
+    source = tmp_path / "a.txt"
+    source.write_bytes(b"the file's bytes")
+    seen: list[httpx.Request] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        request.read()
+        seen.append(request)
+        if request.url.host == "storage.example":
+            return httpx.Response(status, headers={"Location": "https://other.example/up"})
+        return httpx.Response(201)
+
+    form = UploadForm("https://storage.example/v2/storage/t1", {"signature": "s1g"})
+    counted: list[int] = []
+    with client_for(handle) as client:
+        if followed:
+            client.upload(form, source, "a.txt", 16, counted.append)
+        else:
+            with pytest.raises(ApiError, match="a redirect that does not take the file"):
+                client.upload(form, source, "a.txt", 16, counted.append)
+    if followed:
+        assert [request.url.host for request in seen] == ["storage.example", "other.example"]
+        assert seen[0].content == seen[1].content and b"the file's bytes" in seen[1].content
+        assert sum(counted) == 16  # the first attempt's bytes taken back
+    assert not [request for request in seen if "authorization" in request.headers]

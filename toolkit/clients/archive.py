@@ -63,6 +63,7 @@ CHUNK = 1024 * 1024
 WAIT_ROUTE = "/v2/jobs/{id}/wait"
 UPLOAD_ROUTE = "/v2/storage/{id}"  # an upload task's form
 DOWNLOAD_ROUTE = "/v2/storage/{id}/{index}/{filename}"  # an export task's file
+MAX_UPLOAD_REDIRECTS = 5
 
 
 @dataclass(frozen=True)
@@ -306,23 +307,34 @@ class ArchiveClient(ApiClient):
     def upload(self, form: UploadForm, path: Path, name: str, size: int,
                on_bytes: ByteCounter) -> str:
         """POST the `size` bytes of `path` through an upload task's form, streamed from
-        disk, as the file `name`; the SHA-256 (hex) of the bytes sent. Retried (the file read again from its start) on a
-        connection that was never made, a 429 and a 5xx: a task takes one upload, so
-        nothing is doubled. Not retried once the file may have arrived (a second upload
-        to the task would be refused)."""
+        disk, as the file `name`; the SHA-256 (hex) of the bytes sent. Retried (the file
+        read again from its start) on a connection that was never made, a 429 and a 5xx:
+        a task takes one upload, so nothing is doubled. Not retried once the file may
+        have arrived (a second upload to the task would be refused). A 307 or 308 from
+        the storage is followed (the whole form sent again there, a few times at most);
+        any other redirect would drop the file, and is an error."""
         body = _FormBody(form.parameters, name, path, size)
-        try:
-            response = self._call("POST", form.url, route=UPLOAD_ROUTE, headers=body.headers,
-                                  content=lambda: body.chunks(on_bytes), idempotent=False,
-                                  retry_server_errors=True, authenticated=False)
-        except ApiError as exc:
+        url = form.url
+        for _ in range(MAX_UPLOAD_REDIRECTS + 1):
+            try:
+                response = self._call("POST", url, route=UPLOAD_ROUTE, headers=body.headers,
+                                      content=lambda: body.chunks(on_bytes), idempotent=False,
+                                      retry_server_errors=True, authenticated=False)
+            except ApiError as exc:
+                on_bytes(-body.sent)
+                raise _about(exc, f"upload of {name}") from None
+            location = response.headers.get("location")
+            if not response.is_redirect:
+                return body.digest.hexdigest()
             on_bytes(-body.sent)
-            raise _about(exc, f"upload of {name}") from None
-        if response.is_redirect:  # a streamed body cannot be sent again: not taken for done
-            on_bytes(-body.sent)
-            raise ApiError(f"upload of {name}: POST {shown(form.url)}: the storage answered "
-                           f"{response.status_code}, a redirect, instead of taking the file")
-        return body.digest.hexdigest()
+            body.sent = 0
+            if response.status_code not in (307, 308) or not location:
+                break
+            url = str(response.url.join(location))
+            if httpx.URL(url).scheme not in ("http", "https"):
+                break
+        raise ApiError(f"upload of {name}: POST {shown(url)}: the storage answered "
+                       f"{response.status_code}, a redirect that does not take the file")
 
     def download(self, url: str, target: BinaryIO, on_bytes: ByteCounter) -> tuple[int, int | None]:
         """Stream `url` into `target`: (bytes received, the size the answer declared, if

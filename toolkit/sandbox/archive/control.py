@@ -67,7 +67,7 @@ async def credits(ctx: ArchiveControlCtx) -> dict[str, Any]:
 
 @archive_control()
 async def settings(ctx: ArchiveControlCtx) -> dict[str, Any]:
-    """{wait_cap?, rate_limit?, rate_limits?, upload_names?, storage_redirect?} the wait cap (s), requests per window, rate limits on, what an uploaded name keeps of a / (path|basename), downloads redirected to another origin"""
+    """{wait_cap?, rate_limit?, rate_limits?, upload_names?, storage_redirect?} the wait cap (s), requests per window, rate limits on, what an uploaded name keeps of a / (path|basename), uploads and downloads redirected to another origin"""
     current = ctx.archive.settings
     if ctx.request.method == "POST":
         body = await ctx.object()

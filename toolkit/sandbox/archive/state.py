@@ -38,8 +38,8 @@ class Settings:
     # What an uploaded file's name keeps of a `/`: "path" (all of it) or "basename" (its
     # last segment). The real service's choice is not documented: both can be tried.
     upload_names: str = "path"
-    # Downloads answer 302 to the same file on the other loopback name (127.0.0.1 <->
-    # localhost: another origin), as a storage behind a CDN may redirect.
+    # Uploads answer 307 and downloads 302 to the same URL on the other loopback name
+    # (127.0.0.1 <-> localhost: another origin), as a storage behind a CDN may redirect.
     storage_redirect: bool = False
 
     def as_json(self) -> dict[str, Any]:

@@ -113,6 +113,10 @@ async def upload(ctx: ArchiveCtx) -> Response:
         raise ErrorAnswer(404)
     if row["status"] != "waiting" or task_id in ctx.runtime.uploading:
         raise ErrorAnswer(409, "The task is not waiting for an upload.")
+    if ctx.runtime.settings.storage_redirect and "hop" not in ctx.request.query_params:
+        async for _ in ctx.request.stream():  # read (and drop) what was sent here
+            pass
+        return RedirectResponse(_other_origin(ctx), status_code=307)  # the form, sent there
     boundary = boundary_of(ctx.request.headers.get("content-type", ""))
     if boundary is None:
         raise ErrorAnswer(400, "The upload must be multipart/form-data.", extra={
@@ -195,10 +199,7 @@ async def download(ctx: ArchiveCtx) -> Response:
     if not path.is_file():
         raise ErrorAnswer(404)
     if ctx.runtime.settings.storage_redirect and "hop" not in ctx.request.query_params:
-        url = ctx.request.url
-        other = "localhost" if url.hostname != "localhost" else "127.0.0.1"
-        return RedirectResponse(str(url.replace(hostname=other).include_query_params(hop="1")),
-                                status_code=302)
+        return RedirectResponse(_other_origin(ctx), status_code=302)
     filename = files[index]["filename"]
     headers = {"Content-Disposition": f"attachment; filename*=UTF-8''{quote(filename, safe='')}"}
     fault = ctx.runtime.take_fault("truncate", "corrupt")
@@ -211,6 +212,13 @@ async def download(ctx: ArchiveCtx) -> Response:
         return StreamingResponse(_flipped(path, offset), media_type="application/octet-stream",
                                  headers={**headers, "Content-Length": str(size)})
     return FileResponse(path, media_type="application/octet-stream", headers=headers)
+
+
+def _other_origin(ctx: ArchiveCtx) -> str:
+    """The URL asked for, on the other loopback name (127.0.0.1 <-> localhost)."""
+    url = ctx.request.url
+    other = "localhost" if url.hostname != "localhost" else "127.0.0.1"
+    return str(url.replace(hostname=other).include_query_params(hop="1"))
 
 
 async def _first_half(path: Path) -> AsyncIterator[bytes]:

@@ -132,6 +132,36 @@ def test_local_skips_lines_that_are_not_events(site, stream):
     assert "3 line(s) of the log are not events" in result.stderr
 
 
+@pytest.mark.parametrize("bad", [
+    b'{"time": "2024-05-01T00:00:00Z", "run_id": "x", "seq": 0, "command": "ch\xff\xfeck", '
+    b'"event": "run"}',  # not UTF-8
+    b'{"time": "9999-12-31T23:59:59-05:00", "run_id": "x", "seq": 0, "command": "check", '
+    b'"event": "run"}',  # after the year 9999 in UTC
+    b'{"time": "0001-01-01T00:00:00+05:00", "run_id": "x", "seq": 0, "command": "check", '
+    b'"event": "run"}',  # before the year 1 in UTC
+])
+def test_local_skips_lines_with_bad_text_or_a_time_out_of_range(site, stream, bad):
+    assert site.run("check").exit_code == 0
+    with open(site.root / ".toolkit" / "events.jsonl", "ab") as handle:
+        handle.write(bad + b"\n")
+    result = site.run("logs", "--local", "--format", "json", f"SELECT command, time FROM {stream} "
+                      "WHERE event = 'run' ORDER BY time")
+    rows = json_rows(result)
+    assert [row["command"] for row in rows] == ["check", "check", "logs"]
+    assert "1 line(s) of the log are not events" in result.stderr
+
+
+def test_a_mixed_case_stream_is_named_quoted_locally_as_on_the_service(site):
+    """Unquoted identifiers fold to lower case; the table has the stream's exact name."""
+    assert site.run("check").exit_code == 0
+    quoted = site.run("logs", "--local", "--stream", "MyStream", "--format", "json",
+                      'SELECT COUNT(*) AS n FROM "MyStream" WHERE command = \'check\'')
+    assert json_rows(quoted) == [{"n": 3}]
+    folded = site.run("logs", "--local", "--stream", "MyStream", "SELECT 1 FROM MyStream")
+    assert folded.exit_code == 1
+    assert "table 'datafusion.public.mystream' not found" in folded.output
+
+
 def test_the_stream_name_is_the_table_name_locally(site):
     assert site.run("check").exit_code == 0
     result = site.run("logs", "--local", "--stream", "other", "--format", "json",

@@ -104,6 +104,34 @@ def test_start_after_end_and_bad_queries_exit_1_with_the_services_message(site, 
     assert unparsable.exit_code == 1 and "Error while parsing provided time range" in unparsable.output
 
 
+def test_a_query_that_fails_while_running_is_not_retried(site, env, sandbox, stream):
+    """Its 500 ("Execution Error") is the query's own: asking again answers the same."""
+    assert site.run("check", env=env).exit_code == 0
+    sandbox.reset_stats()
+    failed = site.run("logs", f'SELECT 1/0 AS x FROM "{stream}"', env=env)
+    assert failed.exit_code == 1 and "Traceback" not in failed.output
+    assert "Execution Error" in failed.output
+    assert sandbox.count("POST", "/api/v1/query", interface="logs") == 1
+    waits = [e for e in events(site.root) if e["command"] == "logs" and e["event"] == "wait"]
+    assert waits == []
+
+
+def test_queries_name_a_mixed_case_stream_exactly(make_project, env, service):
+    """With `[logs] stream = "MixedCase..."`, shipping (and its check of a pending batch) and
+    `toolkit logs` work on the stream of that exact name."""
+    import secrets
+
+    from conftest import RUNLOG_CONFIG
+
+    stream = "Mixed" + secrets.token_hex(4)
+    site = make_project(RUNLOG_CONFIG.format(stream=stream))
+    assert site.run("check", env=env).exit_code == 0
+    assert site.run("check", env=env).exit_code == 0
+    rows = json_rows(site.run("logs", "--format", "json", f'SELECT COUNT(*) AS n FROM "{stream}" '
+                              "WHERE command = 'check' AND event = 'run'", env=env))
+    assert rows == [{"n": 4}]
+
+
 def test_usage_errors_exit_2(site):
     assert site.run("logs", "--since", "1h", "--start", "2024-05-01T00:00:00Z",
                     "SELECT 1").exit_code == 2

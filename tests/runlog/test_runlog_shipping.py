@@ -47,7 +47,7 @@ def test_a_failed_shipment_is_one_line_and_the_next_run_ships_it(site, env, serv
     assert first.exit_code == 0, first.output  # shipping never fails the run
     warnings = [line for line in first.output.splitlines() if "not shipped" in line]
     assert len(warnings) == 1 and "503" in warnings[0]
-    assert service.query(f'SELECT 1 FROM "{stream}"', stream).status_code == 400  # nothing yet
+    assert service.query(f'SELECT 1 FROM "{stream}"').status_code == 400  # nothing yet
     second = site.run("check", env=env)
     assert "not shipped" not in second.output
     shipped = service.shipped(stream)
@@ -131,7 +131,7 @@ def test_a_crash_before_sending_sends_the_batch_with_the_next_run(site, env, for
     site.post("one", "Crash before", published=True)
     assert site.run("publish", env=forem_env).exit_code == 0
     crash(shipper(site, sandbox, CrashBeforeSending))
-    assert service.query(f'SELECT 1 FROM "{stream}"', stream).status_code == 400
+    assert service.query(f'SELECT 1 FROM "{stream}"').status_code == 400
     assert site.run("check", env=env).exit_code == 0
     shipped = service.shipped(stream)
     assert len(shipped) == len(set(shipped))

@@ -166,11 +166,6 @@ def read_events(paths: Sequence[Path]) -> tuple[pa.Table, int]:
     return table.select([TIME_FIELD, *sorted(FIELDS)]), skipped
 
 
-def quoted(name: str) -> str:
-    """A SQL identifier naming exactly `name` (no folding to lower case)."""
-    return '"' + name.replace('"', '""') + '"'
-
-
 def query_events(paths: Sequence[Path], sql: str, table_name: str, *,
                  start: str | None = None, end: str | None = None) -> LocalAnswer:
     """Run `sql` over the events of `paths`, as the table `table_name`, keeping those with
@@ -186,6 +181,8 @@ def query_events(paths: Sequence[Path], sql: str, table_name: str, *,
         stamp = pa.timestamp("ms")
         frame = frame.filter((col(TIME_FIELD) >= lit(pa.scalar(bounds[0], stamp)))
                              & (col(TIME_FIELD) < lit(pa.scalar(bounds[1], stamp))))
+    from toolkit.runlog.shipping import quoted
+
     context.register_view(quoted(table_name), frame)  # the exact name, as the service has it
     options = SQLOptions().with_allow_ddl(False).with_allow_dml(False) \
         .with_allow_statements(False)

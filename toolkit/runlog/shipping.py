@@ -261,7 +261,9 @@ def batches(lines: list[tuple[bytes, Position]], *, max_events: int = MAX_BATCH_
 
 
 def quoted(name: str) -> str:
-    """A SQL identifier for a stream name."""
+    """A stream's name as a SQL identifier: quoted, so that it is not folded to lower case
+    (Parseable looks streams up by their exact name; every query the toolkit writes names
+    its stream this way)."""
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -331,7 +333,7 @@ class Shipper:
         sql = (f"SELECT COUNT(*) AS n FROM {quoted(self.stream)} "
                f"WHERE run_id = '{run_id}' AND seq = {int(pending.last.seq)}")
         try:
-            answer = self.client.query(sql, self.stream, start.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            answer = self.client.query(sql, start.strftime("%Y-%m-%dT%H:%M:%SZ"),
                                        end.strftime("%Y-%m-%dT%H:%M:%SZ"))
         except ApiError as exc:
             if exc.status == 400:  # no such stream (or no such column): nothing arrived

@@ -42,19 +42,69 @@ def ingest(service: LogService, stream: str, records: list[dict], batch: int = 2
 def test_ingest_types_fields_as_parseable_and_adds_p_timestamp(service, stream):
     before = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     response = service.ingest(stream, {"status": 200, "msg": "hi", "time": "2024-05-01T03:00:00Z",
-                                       "nested": {"ok": True, "n": 2}, "tags": ["a", "b"]})
+                                       "nested": {"ok": True, "n": 2}})
     assert (response.status_code, response.content) == (200, b"")
     schema = service.http.get(f"/api/v1/logstream/{stream}/schema").json()
     types = {field["name"]: field["data_type"] for field in schema["fields"]}
     assert types == {"p_timestamp": {"Timestamp": ["Millisecond", None]}, "msg": "Utf8",
                      "nested_n": "Float64", "nested_ok": "Boolean", "status": "Float64",
-                     "tags": "Utf8", "time": {"Timestamp": ["Millisecond", None]}}
+                     "time": {"Timestamp": ["Millisecond", None]}}
     assert [field["name"] for field in schema["fields"]][0] == "p_timestamp"
     (row,) = service.rows(f"SELECT * FROM {stream}")
-    assert row["status"] == 200.0 and row["time"] == "2024-05-01T03:00:00" and row["tags"] == '["a","b"]'
+    assert row["status"] == 200.0 and row["time"] == "2024-05-01T03:00:00"
     stamp = dt.datetime.fromisoformat(row["p_timestamp"])
     assert before - dt.timedelta(seconds=1) <= stamp <= dt.datetime.now(dt.UTC).replace(tzinfo=None)
     assert {"name": stream} in service.http.get("/api/v1/logstream").json()
+
+
+def test_arrays_make_a_record_per_element_as_parseable_does(service, stream):
+    """Parseable's generic flattening (a stream of schema version 1, a body at most 10
+    levels deep): one record per element of an array, every pair for two arrays."""
+    ingest(service, stream, [{"n": 1, "tags": ["a", "b"]}, {"n": 2, "x": [1, 2], "y": ["p", "q"]},
+                             {"n": 3, "objs": [{"b": 1}, {"b": 2, "c": "z"}]},
+                             {"n": 4, "empty": [], "deep": {"list": [True]}}])
+    rows = service.rows(f'SELECT n, tags, x, y, objs_b, objs_c, deep_list FROM "{stream}" '
+                        "ORDER BY n, tags, x, y, objs_b")
+    assert rows == [{"n": 1.0, "tags": "a"}, {"n": 1.0, "tags": "b"},
+                    {"n": 2.0, "x": 1.0, "y": "p"}, {"n": 2.0, "x": 1.0, "y": "q"},
+                    {"n": 2.0, "x": 2.0, "y": "p"}, {"n": 2.0, "x": 2.0, "y": "q"},
+                    {"n": 3.0, "objs_b": 1.0}, {"n": 3.0, "objs_b": 2.0, "objs_c": "z"},
+                    {"n": 4.0, "deep_list": True}]
+    types = {field["name"]: field["data_type"] for field in
+             service.http.get(f"/api/v1/logstream/{stream}/schema").json()["fields"]}
+    assert types["tags"] == "Utf8" and types["x"] == "Float64" and "empty" not in types
+    like = service.rows(f"""SELECT COUNT(*) AS n FROM "{stream}" WHERE tags LIKE 'a'""")
+    assert like == [{"n": 1}]
+
+
+def nested(levels: int, inner: dict) -> dict:
+    for _ in range(levels):
+        inner = {"l": inner}
+    return inner
+
+
+def test_arrays_deeper_than_the_flatten_level_are_lists(service, stream):
+    """Past P_MAX_FLATTEN_LEVEL (10) the body is not generically flattened: its arrays are
+    Arrow lists, which `array_has` reads (and `LIKE` does not)."""
+    prefix = "l_" * 9
+    ingest(service, stream, [nested(9, {"tags": ["a", "b"], "nums": [1, 2],
+                                        "objs": [{"k": "x"}, {"k": "y"}, None]})])
+    types = {field["name"]: field["data_type"] for field in
+             service.http.get(f"/api/v1/logstream/{stream}/schema").json()["fields"]}
+    assert types[prefix + "tags"]["List"]["data_type"] == "Utf8"
+    assert types[prefix + "nums"]["List"]["data_type"] == "Int64"
+    assert types[prefix + "objs_k"]["List"]["data_type"] == "Utf8"
+    (row,) = service.rows(f'SELECT "{prefix}tags" AS tags, "{prefix}nums" AS nums, '
+                          f'"{prefix}objs_k" AS objs, array_has("{prefix}tags", \'a\') AS has_a '
+                          f'FROM "{stream}"')
+    assert row == {"tags": ["a", "b"], "nums": [1, 2], "objs": ["x", "y", None], "has_a": True}
+    ingest(service, stream, [nested(8, {"tags": ["c", "d"]})])  # 10 levels: flattened
+    rows = service.rows(f'SELECT "{"l_" * 8}tags" AS tags FROM "{stream}" '
+                        f'WHERE "{"l_" * 8}tags" IS NOT NULL ORDER BY 1')
+    assert rows == [{"tags": "c"}, {"tags": "d"}]
+    mixed = service.ingest(stream, [nested(9, {"tags": "plain"})])  # a string, the field a list
+    assert (mixed.status_code, mixed.text) == (
+        400, "Invalid Request: Could not process this event due to mismatch in datatype")
 
 
 def test_fields_true_and_null_columns(service, stream):

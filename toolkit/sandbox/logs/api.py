@@ -240,6 +240,8 @@ def _field(name: str, data_type: Any) -> dict[str, Any]:
 
 def _serde_type(kind: str) -> Any:
     """A type as arrow-rs serialises its `DataType`."""
+    if records.is_list(kind):
+        return {"List": _field("item", _serde_type(records.item_kind(kind)))}
     return {"Timestamp": ["Millisecond", None]} if kind == records.TIMESTAMP else kind
 
 

@@ -167,9 +167,12 @@ class Run:
         if report.lost:
             log.warning("the run log was rotated before all of its events were shipped: "
                         "the oldest unshipped ones are lost")
+        aside = (f"{report.set_aside} refused event(s) set aside ({report.refusal})"
+                 if report.set_aside else None)
         self.writer.emit("ship", action="ship", outcome="ok" if report.ok else "failed",
                          shipped=report.shipped, stream=self.config.logs.stream,
-                         message=report.problem)
+                         message="; ".join(text for text in (report.problem, aside) if text)
+                         or None)
         return report
 
 

@@ -60,14 +60,30 @@ def events_of(body: Any) -> list[dict[str, Any]]:
                                "of JSON objects")
     if not all(isinstance(item, dict) for item in items):
         raise ErrorAnswer(400, "Invalid Request: every event of an array must be a JSON object")
-    if too_deep(body):
+    if not any(map(_nested, items)):  # flat events (the usual case): as they are
+        return items
+    if too_deep([item for item in items if _nested(item)]):
         return [flatten(item) for item in items]
     rows: list[Any] = []
     for item in items:
-        rows += explode(item, MAX_ROWS - len(rows))
+        if not _nested(item):
+            rows.append(item)
+        elif _has_array(item):
+            rows += explode(item, MAX_ROWS - len(rows))
+        else:
+            rows.append(flatten(item))
     if not all(isinstance(row, dict) for row in rows):
         raise ErrorAnswer(400, "Invalid Request: Expected object in array of objects")
-    return [flatten(row) for row in rows]
+    return [flatten(row) if _nested(row) else row for row in rows]
+
+
+def _nested(record: dict[str, Any]) -> bool:
+    return any(isinstance(value, dict | list) for value in record.values())
+
+
+def _has_array(record: dict[str, Any]) -> bool:
+    return any(isinstance(value, list) or (isinstance(value, dict) and _has_array(value))
+               for value in record.values())
 
 
 def too_deep(value: Any, level: int = 1) -> bool:

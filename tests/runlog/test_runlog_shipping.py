@@ -335,6 +335,29 @@ def test_an_event_the_service_refuses_is_set_aside_once_and_the_rest_ship(site, 
     assert_shipped_once(shipped, [e for e in events(site.root) if e["run_id"] != "bad"])
 
 
+def test_many_refused_events_are_sorted_out_over_several_shipments(site, env, service, stream,
+                                                                  sandbox):
+    """A shipment spends a bounded number of refused requests, and each one makes progress:
+    the next shipments carry on until every refused event is set aside."""
+    assert site.run("check", env=env).exit_code == 0
+    with open(site.root / ".toolkit" / "events.jsonl", "ab") as handle:
+        for seq in range(6):
+            handle.write(BAD_EVENT.replace(b'"seq": 0', b'"seq": %d' % seq) + b"\n")
+    reports = []
+    for _ in range(20):
+        reports.append(ship_with(site, sandbox, max_events=100, max_refused=2))
+        if reports[-1].ok:
+            break
+    assert reports[-1].ok and len(reports) > 1, reports
+    assert "refused" in (reports[0].problem or "")
+    assert sum(report.set_aside for report in reports) == 6
+    kept = (site.root / ".toolkit" / "refused-events.jsonl").read_bytes().splitlines()
+    assert sorted(kept) == sorted(BAD_EVENT.replace(b'"seq": 0', b'"seq": %d' % seq)
+                                  for seq in range(6))
+    assert_shipped_once(service.shipped(stream),
+                        [e for e in events(site.root) if e["run_id"] != "bad"])
+
+
 def test_a_request_the_service_refuses_sets_nothing_aside(make_project, env, service):
     """A 400 about the request (here its stream's name), not the events: nothing is set
     aside, the shipment stops saying why."""

@@ -31,8 +31,9 @@ lost, the service stored it after the client gave up, or the query for it failed
 A batch the service refuses for its content (a 400 `Invalid Request: ...`, e.g. a field
 whose type differs from the stream's) is split in halves until the events it refuses
 are alone; each of those is set aside in `.toolkit/refused-events.jsonl` (kept, never
-sent again, said once in the shipment's report) and the rest ship. At most
-`MAX_REFUSED` refused requests are spent per shipment; the rest go with the next run.
+sent again, said once in the shipment's report) and the rest ship. Once a shipment has
+made progress, it spends at most `MAX_REFUSED` refused requests; the rest go with the
+next run.
 
 Shipping never fails a run: every problem ends the shipment with a one-line reason in its
 `ShipReport`, and the next run carries on from the cursor. One run ships at a time
@@ -402,7 +403,7 @@ class Shipper:
                         mark.position = last
                         self.cursor.save(self.target, mark)
                         continue
-                    if refused >= self.max_refused:
+                    if refused >= self.max_refused and (report.set_aside or report.shipped):
                         report.problem = (f"the log service refused {refused} requests of "
                                           "events it cannot store; the rest go with the "
                                           "next run")

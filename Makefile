@@ -31,9 +31,9 @@ lint: $(LINT_CHECKS)
 lint-ruff: install
 	$(BIN)/ruff check .
 
-# The GitHub workflows: pinned actions, least permissions, no template injection.
+# The GitHub workflows and the action: pinned actions, least permissions, no template injection.
 lint-workflows: install
-	$(BIN)/zizmor --offline --quiet --min-severity medium .github/workflows
+	$(BIN)/zizmor --offline --quiet --min-severity medium .github/workflows action.yml
 
 typecheck: install
 	$(BIN)/mypy

@@ -21,6 +21,9 @@ from toolkit.errors import ToolkitError
 # The summary is the first sentence of the command's help, listed here so that `toolkit
 # --help` imports no command (tests/test_docs.py checks that the two agree).
 COMMANDS = {
+    "init": ("toolkit.cli.init:init",
+             "Start a project in FOLDER (default: here): toolkit.toml, a welcome draft, "
+             ".gitignore, .env.example and a CI workflow."),
     "new": ("toolkit.cli.new:new",
             "Write a new post: content/<slug>.md, a draft with valid front matter."),
     "check": ("toolkit.cli.check:check",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -234,3 +235,55 @@ def test_gitignore_holds_every_default_archive():
     for source in EXPORT_SOURCES:
         for fmt in ARCHIVE_FORMATS:
             assert f"/{source}.{fmt}" in lines
+
+
+# -- the README's "use it for your blog", run as written ----------------------------------
+
+README = (REPOSITORY / "README.md").read_text(encoding="utf-8")
+
+
+def blog_commands(readme: str) -> list[str]:
+    """The commands of the README's "Use it for your blog" block, comments taken out."""
+    section = readme.split("\n## Use it for your blog\n", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.strip()]
+
+
+def run_blog_commands(commands: list[str], folder: Path) -> list[str]:
+    """Run the README's commands from `folder` as a writer would; the problems found.
+    The install line is the checkout's own install (this test runs the installed toolkit);
+    `toolkit serve` serves until stopped: it is asked for its help instead."""
+    problems = []
+    for command in commands:
+        words = command.split()
+        if words[:2] in (["pipx", "install"], ["uv", "tool"]):
+            continue
+        if words[0] == "cd":
+            folder = folder / words[1]
+            continue
+        if words[0] != "toolkit":
+            problems.append(f"not a toolkit command: {command}")
+            continue
+        args = shlex.split(command)[1:]
+        if args[0] == "serve":
+            args.append("--help")
+        result = cli(folder, *args)
+        if result.exit_code != 0:
+            problems.append(f"{command}: exit {result.exit_code}: {result.output.strip()}")
+    return problems
+
+
+def test_the_readme_blog_path_works_as_written(tmp_path):
+    commands = blog_commands(README)
+    assert commands[0].startswith("pipx install git+https://github.com/toolkit-docs/toolkit")
+    assert [c.split()[1] for c in commands if c.startswith("toolkit ")] == [
+        "init", "new", "check", "build", "serve"]
+    assert run_blog_commands(commands, tmp_path) == []
+    assert (tmp_path / "my-blog" / "site" / "hello" / "index.html").is_file()
+
+
+def test_a_wrong_readme_blog_command_is_found(tmp_path):
+    commands = [c.replace("toolkit check", "toolkit check --no-such-option")
+                for c in blog_commands(README)]
+    problems = run_blog_commands(commands, tmp_path)
+    assert len(problems) == 1 and problems[0].startswith("toolkit check --no-such-option: exit 2")

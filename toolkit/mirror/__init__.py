@@ -42,7 +42,7 @@ def slug_names(config: Config, remote: RemoteState) -> dict[int, str]:
     reduced to a safe file name (the article id when nothing is left of it). Two articles
     never share a stem: the one without a local post gets its id added."""
     posts, _ = load_posts(config)
-    lock = Lock.load(config.lock_path)
+    lock = Lock.load(config.lock_path, config.forem.base_url)
     matches = match_posts(remote, posts, lock, lambda p: canonical_url(p, config.site.url))
     by_key = {post.key: post for post in posts}
     local = {m.article.id: by_key[key].slug for key, m in matches.items() if m.article is not None}

@@ -93,6 +93,11 @@ def build(cli: CliContext, clean: bool | None, drafts: bool | None, out: str | N
             f"→ {_shown(report.output_dir)}",
             markup=False,
         )
+        if report.drafts_left_out:
+            count = report.drafts_left_out
+            stderr.print(f"{count} draft{'s' if count != 1 else ''} (published: false) left out: "
+                         "toolkit build --drafts includes them, toolkit watch shows them as you "
+                         "write", markup=False, highlight=False)
     if report.errors:
         raise SystemExit(1)
 

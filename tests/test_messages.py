@@ -1,0 +1,79 @@
+"""First steps that explain themselves: the messages a new writer meets, each as said."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from toolkit import __version__
+from toolkit.cli import main
+from toolkit.commands.init import ignored
+
+REPOSITORY = Path(__file__).parent.parent
+
+
+def sandbox_env(sandbox) -> dict[str, str]:
+    sandbox.reset()
+    return {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
+
+
+def test_build_says_how_many_drafts_it_left_out_and_how_to_see_them(project):
+    project.post("live", "Live", published=True)
+    project.post("one", "Draft one")
+    project.post("two", "Draft two", published=False)
+    result = project.run("build")
+    assert result.exit_code == 0, result.output
+    assert ("2 drafts (published: false) left out: toolkit build --drafts includes them, "
+            "toolkit watch shows them as you write") in result.stderr
+    shown = project.run("build", "--drafts")
+    assert shown.exit_code == 0 and "left out" not in shown.stderr
+    again = project.run("build")  # incremental, nothing to write: still said
+    assert "2 drafts (published: false) left out" in again.stderr
+
+
+def test_a_mistyped_command_gets_did_you_mean():
+    result = CliRunner().invoke(main, ["biuld"])
+    assert result.exit_code == 2
+    assert "No such command 'biuld'. Did you mean 'build'?" in result.output
+    far = CliRunner().invoke(main, ["zzzz"])
+    assert far.exit_code == 2 and "Did you mean" not in far.output
+
+
+def test_plan_that_finds_a_problem_does_not_say_anything_was_kept(project, sandbox):
+    project.post("bad", "x" * 200)  # a title over 128 characters: an error
+    result = project.run("plan", env=sandbox_env(sandbox))
+    assert result.exit_code == 1
+    assert "1 post(s) would fail; nothing was written" in result.stderr
+    assert "kept" not in result.output
+
+
+def test_mirror_says_created_for_new_files_and_updated_for_changed_ones(project, sandbox):
+    env = sandbox_env(sandbox)
+    first = project.run("mirror", "readinglist", env=env)
+    assert first.exit_code == 0, first.output
+    assert "created content/_mirror/readinglist.json" in first.stdout
+    assert "updated" not in first.stdout
+    readinglist = project.content / "_mirror" / "readinglist.json"
+    readinglist.write_text("[]\n")  # stale: the next mirror rewrites it
+    second = project.run("mirror", "readinglist", env=env)
+    assert "updated content/_mirror/readinglist.json" in second.stdout
+
+
+def test_the_mcp_server_reports_toolkits_version(project):
+    from toolkit.config import load_config
+    from toolkit.mcp.events import EventRecorder
+    from toolkit.mcp.server import ToolkitMCP
+
+    server = ToolkitMCP(load_config(project.root / "toolkit.toml", env={}), EventRecorder())
+    options = server._mcp_server.create_initialization_options()
+    assert (options.server_name, options.server_version) == ("toolkit", __version__)
+
+
+def test_exports_default_archive_is_git_ignored_here_and_in_new_projects():
+    names = [line.lstrip("/") for line in ignored() if not line.endswith("/") and line != ".env"]
+    assert "site.zip" in names and "content.tar.gz" in names
+    done = subprocess.run(["git", "check-ignore", "--no-index", *names], cwd=REPOSITORY,
+                          capture_output=True, text=True, check=False)
+    assert sorted(done.stdout.split()) == sorted(names)

@@ -77,3 +77,18 @@ def test_exports_default_archive_is_git_ignored_here_and_in_new_projects():
     done = subprocess.run(["git", "check-ignore", "--no-index", *names], cwd=REPOSITORY,
                           capture_output=True, text=True, check=False)
     assert sorted(done.stdout.split()) == sorted(names)
+
+
+def test_a_refused_api_key_names_the_variable_and_where_it_was_read_from(project, sandbox):
+    project.post("hello", "Hello", published=True)
+    env = {"FOREM_BASE_URL": sandbox_env(sandbox)["FOREM_BASE_URL"]}
+    (project.root / ".env").write_text("FOREM_API_KEY=not-the-right-key\n")
+    (project.root / ".env").chmod(0o600)
+    from_file = project.run("publish", env=env)
+    assert from_file.exit_code == 1
+    assert "the API key was refused (check FOREM_API_KEY, read from .env)" in from_file.stderr
+    from_environment = project.run("plan", env={**env, "FOREM_API_KEY": "also-wrong"})
+    assert from_environment.exit_code == 1
+    assert ("the API key was refused (check FOREM_API_KEY, read from the environment)"
+            in from_environment.stderr)
+    assert "not-the-right-key" not in from_file.output + from_environment.output

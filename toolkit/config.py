@@ -337,7 +337,8 @@ class Config:
     mcp: McpConfig = section(McpConfig)
     # Problems that do not stop loading (a `.env` open to other users); the CLI shows them.
     warnings: tuple[str, ...] = ()
-    # Where each key's value came from: "default", the file's name, or an environment variable.
+    # Where each key's value came from: "default", the file's name, an environment variable,
+    # or "VARIABLE in .env" when the variable was read from the .env file.
     origins: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -513,14 +514,17 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
             raise ConfigError([f"{name}: not valid TOML: {exc}"]) from None
     root = path.resolve().parent
     dotenv = root / ".env"
-    environment = {**read_dotenv(dotenv), **(os.environ if env is None else env)}
-    config = _build(name, root, path.resolve(), data, environment)
+    given_env = os.environ if env is None else env
+    from_file = read_dotenv(dotenv)
+    environment = {**from_file, **given_env}
+    in_dotenv = {k for k in from_file if not given_env.get(k)}
+    config = _build(name, root, path.resolve(), data, environment, in_dotenv)
     warnings = dotenv_warnings(dotenv)
     return replace(config, warnings=tuple(warnings)) if warnings else config
 
 
 def _build(name: str, root: Path, path: Path, data: dict[str, Any],
-           env: Mapping[str, str]) -> Config:
+           env: Mapping[str, str], in_dotenv: set[str] | frozenset[str] = frozenset()) -> Config:
     problems: list[str] = []
     env_problems: list[str] = []  # reported after the file's
     for section_name, value in data.items():
@@ -550,6 +554,8 @@ def _build(name: str, root: Path, path: Path, data: dict[str, Any],
                     problems.append(f"{name}: {dotted}: {problem}")
             if declared.env and env.get(declared.env):
                 value, origin = env[declared.env], declared.env
+                if declared.env in in_dotenv:
+                    origin = f"{declared.env} in .env"
                 problem = declared.rule.check(value)
                 if problem:
                     env_problems.append(f"{declared.env}: {problem}")

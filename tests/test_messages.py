@@ -92,3 +92,23 @@ def test_a_refused_api_key_names_the_variable_and_where_it_was_read_from(project
     assert ("the API key was refused (check FOREM_API_KEY, read from the environment)"
             in from_environment.stderr)
     assert "not-the-right-key" not in from_file.output + from_environment.output
+
+
+def test_a_port_that_is_taken_names_port_and_the_make_variable(project):
+    import socket
+
+    project.post("live", "Live", published=True)
+    assert project.run("build").exit_code == 0
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        for command, target in (("serve", "serve"), ("watch", "watch")):
+            args = [command, "--port", str(port)] + (["--no-push"] if command == "watch" else [])
+            result = project.run(*args)
+            assert result.exit_code == 1, result.output
+            assert (f"another program has port {port}: choose another with --port {port + 1}; "
+                    f"with make: make {target} PORT={port + 1}") in result.stderr
+    makefile = (REPOSITORY / "Makefile").read_text()
+    assert "PORT ?= 8000" in makefile
+    assert "toolkit serve --port $(PORT)" in makefile and "toolkit watch --port $(PORT)" in makefile

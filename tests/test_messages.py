@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 from pathlib import Path
 
@@ -112,3 +113,23 @@ def test_a_port_that_is_taken_names_port_and_the_make_variable(project):
     makefile = (REPOSITORY / "Makefile").read_text()
     assert "PORT ?= 8000" in makefile
     assert "toolkit serve --port $(PORT)" in makefile and "toolkit watch --port $(PORT)" in makefile
+
+
+def test_json_is_printed_on_failure_too(project, tmp_path):
+    import json
+
+    project.post("live", "Live", published=True)
+    for args in (["publish", "--json"], ["plan", "--json"], ["export", "--json"]):
+        result = project.run(*args, env={})  # no API key
+        assert result.exit_code == 1, args
+        document = json.loads(result.stdout)  # one JSON document, and nothing else there
+        assert document["ok"] is False and document["errors"], args
+        assert result.stderr.startswith("Error: ")
+        assert document["error"] == result.stderr.splitlines()[0].removeprefix("Error: ")
+    with contextlib.chdir(tmp_path):
+        bare = CliRunner().invoke(main, ["plan", "--json"])
+    assert bare.exit_code == 1
+    assert json.loads(bare.stdout)["error"] == (
+        "no toolkit.toml here: run toolkit init (or pass --config)")
+    plain = project.run("publish", env={})
+    assert plain.exit_code == 1 and plain.stdout == ""  # without --json: stderr only

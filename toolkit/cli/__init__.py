@@ -93,7 +93,11 @@ class LazyGroup(click.Group):
             close = difflib.get_close_matches(name, COMMANDS, n=1)
             if close:
                 ctx.fail(f"No such command '{name}'. Did you mean '{close[0]}'?")
-        return super().resolve_command(ctx, args)
+        found = super().resolve_command(ctx, args)
+        command = found[1]
+        ctx.meta["toolkit.json"] = command is not None and "--json" in found[2] and any(
+            "--json" in getattr(param, "opts", ()) for param in command.params)
+        return found
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The list of commands in `toolkit --help`, from their summaries: importing every
@@ -105,12 +109,18 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; an expected failure of the core (`ToolkitError`) becomes
-        `Error: <message>` on stderr (one line per problem) and exit code 1."""
+        `Error: <message>` on stderr (one line per problem) and exit code 1, and, when the
+        command was given `--json`, `{"ok": false, "error", "errors"}` on stdout."""
         try:
             return super().invoke(ctx)
         except ToolkitError as exc:
             for line in exc.lines:
                 click.echo(f"Error: {line}", err=True)
+            if ctx.meta.get("toolkit.json"):  # `--json`: a JSON document on failure too
+                import json
+
+                click.echo(json.dumps({"ok": False, "error": exc.lines[0] if exc.lines else "",
+                                       "errors": exc.lines}, ensure_ascii=False))
             ctx.exit(1)
 
 

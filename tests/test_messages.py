@@ -133,3 +133,14 @@ def test_json_is_printed_on_failure_too(project, tmp_path):
         "no toolkit.toml here: run toolkit init (or pass --config)")
     plain = project.run("publish", env={})
     assert plain.exit_code == 1 and plain.stdout == ""  # without --json: stderr only
+
+
+def test_a_yaml_error_names_where_the_broken_construct_started(project):
+    project.write("content/list.md", "---\ntitle: Hi\ntags: [a,\n  b\ndescription: x\n---\nText.\n")
+    project.write("content/quote.md", '---\ntitle: "Hi\ndescription: x\n---\nText.\n')
+    result = project.run("check")
+    assert result.exit_code == 1
+    assert ("content/list.md:5: front matter: invalid YAML: did not find expected ',' or ']' "
+            "(in the flow sequence started on line 3)") in result.stdout
+    assert ("content/quote.md:4: front matter: invalid YAML: found unexpected end of stream "
+            "(in the quoted scalar started on line 2)") in result.stdout

@@ -438,10 +438,14 @@ def dotenv_example() -> str:
         "# keep .env to yourself (chmod 600 .env; it is git-ignored). In CI, set them as",
         "# secrets of the repository instead.",
     ]
+    import textwrap
+
     overrides = []
     for section_name, key_name, key in declared_keys():
         if key.secret and key.env:
-            lines += ["", f"# {section_name}.{key_name}: {key.help}", f"{key.env}="]
+            lines += ["", *textwrap.wrap(f"{section_name}.{key_name}: {key.help}", width=88,
+                                         initial_indent="# ", subsequent_indent="# "),
+                      f"{key.env}="]
         elif key.env:
             overrides.append(f"# {key.env}=  # overrides {section_name}.{key_name}")
     lines += ["", "# Not secrets: each points toolkit at another server than toolkit.toml's.",

@@ -2,7 +2,8 @@
 
 Layout (relative links everywhere; `root` leads from a page back to the site's root):
 
-    index.html, page/N/index.html            the posts, newest first, `per_page` a page
+    index.html, page/N/index.html            the posts, pinned ones first, then newest
+                                             first, `per_page` a page
     <slug>/index.html                        a post
     tags/index.html                          every tag, with its count
     tags/<tag>/index.html, tags/<tag>/page/N/index.html
@@ -46,6 +47,7 @@ class Summary(TypedDict):
     tags: list[str]
     description: str
     draft: bool
+    pinned: bool  # listed first on the home page (`pinned: true`)
 
 
 Listed = tuple[Summary, str]  # a post in a listing: its summary, and the summary's digest
@@ -100,6 +102,7 @@ def summary_of(info: PostInfo, excerpt: str | None, reading_minutes: int) -> Sum
         "tags": info["tags"],
         "description": info["description"] or excerpt or "",
         "draft": not info["published"],
+        "pinned": info["pinned"],
     }
 
 
@@ -200,8 +203,12 @@ class SitePlan:
     # -- the pages ----------------------------------------------------------------------
 
     def pages(self) -> list[Page]:
+        # The home page lists the pinned posts first (newest first among them too); tag
+        # pages, the feed and the sitemap keep the order of dates.
+        home = ([listed for listed in self.posts if listed[0]["pinned"]]
+                + [listed for listed in self.posts if not listed[0]["pinned"]])
         pages = self._paginate(
-            self.posts, "", "index.html",
+            home, "", "index.html",
             lambda n: self.site["title"] if n == 1 else f"Posts, page {n}", "home", {},
         )
         tags: dict[str, list[Listed]] = {}

@@ -227,3 +227,20 @@ def test_a_pinned_post_comes_first_on_the_home_page_only(site_project):
     home = read(out, "index.html")
     titles = re.findall(r'<h2><a href="[^"]+">([^<]+)</a>', home)
     assert "Pinned" not in home and titles[0] == "News"
+
+
+def test_the_pinned_parts_of_a_series_land_in_the_series_order(site_project):
+    """Pinned parts of a series are listed together, part 1 first, where the newest of
+    them stands among the pinned posts (newest first)."""
+    for name, title, date, series in (("guide/intro", "Introduction", "2024-01-01", "Guide"),
+                                      ("guide/setup", "Setup", "2024-01-02", "Guide"),
+                                      ("news", "News", "2024-02-01", None)):
+        text = (site_project.content / f"{name}.md").read_text(encoding="utf-8")
+        (site_project.content / f"{name}.md").write_text(
+            text.replace(f"title: {title}\n", f"title: {title}\npinned: true\n", 1),
+            encoding="utf-8")
+    result = site_project.run("build")
+    assert result.exit_code == 0, result.output
+    home = read(site_project.root / "site", "index.html")
+    titles = re.findall(r'<span class="badge">Pinned</span> <a href="[^"]+">([^<]+)</a>', home)
+    assert titles == ["News", "Introduction", "Setup"]

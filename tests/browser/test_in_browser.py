@@ -434,6 +434,7 @@ def test_a_phones_first_screen_shows_the_post(demo_site, context):
             assert not phone.evaluate("document.querySelector('.toc').open")
         top = phone.evaluate(
             "document.querySelector('.content > p').getBoundingClientRect().top")
+        print(f"\n{path} at 390 x 844: the first paragraph starts at {top:.0f} px")
         assert 0 < top < 844 - 40, f"{path}: the first paragraph starts at {top:.0f} px"
     desktop = context(viewport={"width": 1280, "height": 900}).new_page()
     desktop.goto(demo_site.url + "configuration/")

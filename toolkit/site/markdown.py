@@ -1,5 +1,6 @@
 """Markdown to HTML for the site: CommonMark with tables, strikethrough, footnotes, heading
-anchors and Pygments-highlighted code.
+anchors, GitHub's task lists and Pygments-highlighted code; dev.to's Liquid tags are
+rendered after either engine (`liquid.render_tags`).
 
 A post's body is rendered once, on its own; what depends on the rest of the site is left as
 a placeholder and filled in when the page is put together (`resolve_links`), so the costly

@@ -8,8 +8,10 @@ posts share that list. A comment keeps no relative URL pointing into our site, a
 link it keeps gets `rel="nofollow ugc noopener"`: the text is user generated, we vouch
 for none of it. A post may also hold exactly what the site's own Markdown renderer
 writes (heading anchors, footnotes, table alignment, code blocks and tables that take the
-keyboard focus: `toolkit/site/markdown.py`), and its relative links stay: they are the
-writer's own.
+keyboard focus: `toolkit/site/markdown.py`; task lists' disabled checkboxes; the cards and
+click-to-load frames of dev.to's Liquid tags: `toolkit/site/liquid.py`, whose frame URL
+the theme's script loads only from the services it knows), and its relative links stay:
+they are the writer's own.
 """
 
 from __future__ import annotations

@@ -222,6 +222,7 @@ def test_a_post_loads_under_30_kb_of_css_and_javascript(demo_site, context):
 def test_a_long_post_has_a_table_of_contents_that_leads_to_its_headings(demo_site, context):
     page = context(viewport={"width": 390, "height": 800}).new_page()
     page.goto(demo_site.url + "configuration/")
+    page.locator(".toc summary").click()  # folded on a phone: the reader opens it
     links = page.locator(".toc a")
     assert links.count() >= 3
     target = links.nth(1).get_attribute("href")
@@ -368,3 +369,132 @@ def test_errors_show_in_the_page_and_the_page_comes_back(preview, browser):
         expect(heading).to_have_text("First post")
     finally:
         context.close()
+
+
+# -- dev.to's Liquid tags, a phone's first screen, code bars, order and navigation ------
+
+LIQUID_PAGE = "writing-posts/"  # the guide's page on Liquid tags renders every one
+FRAMES = 6  # youtube, vimeo, codepen, codesandbox, stackblitz, jsfiddle
+CARDS = 8  # embed (a web page), link, github, gist, twitter, x, user, tag
+# Text of the post outside code: what a reader sees as the post's words.
+PROSE = """() => {
+    const copy = document.querySelector('.content').cloneNode(true);
+    copy.querySelectorAll('pre, code').forEach((e) => e.remove());
+    return copy.textContent;
+}"""
+
+
+def test_every_liquid_tag_renders_privately_at_both_widths(demo_site, context, axe):
+    """The guide's example of every tag: cards and frames, nothing left as `{% ... %}`,
+    nothing asked of another origin until a frame's button is pressed, then only that
+    frame's service; the page fits both widths and passes axe."""
+    origin = urlsplit(demo_site.url).netloc
+    for width in WIDTHS:
+        page = context(viewport={"width": width, "height": 900}).new_page()
+        elsewhere: list[str] = []
+        page.on("request", lambda request, elsewhere=elsewhere:
+                urlsplit(request.url).netloc == origin or elsewhere.append(request.url))
+        # A frame's service answered here, never by the internet.
+        page.route("https://www.youtube-nocookie.com/**", lambda route: route.fulfill(
+            status=200, content_type="text/html", body="<!doctype html><title>v</title>"))
+        page.goto(demo_site.url + LIQUID_PAGE)
+        assert page.locator(".content .embed-frame").count() == FRAMES
+        assert page.locator(".content .embed-card").count() == CARDS
+        assert page.locator(".embed-frame .embed-load").count() == FRAMES
+        assert page.locator(".content details > summary").count() == 1
+        assert "{%" not in page.evaluate(PROSE)
+        boxes = page.locator(".content .task-list-item-checkbox")
+        assert boxes.count() == 2 and boxes.nth(0).is_checked() and boxes.nth(0).is_disabled()
+        scroll, window = page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert scroll <= window
+        assert violations(axe, page) == []
+        assert page.locator(".content iframe").count() == 0 and elsewhere == []
+        video = page.locator(".embed-frame", has_text="YouTube video dQw4w9WgXcQ")
+        video.locator(".embed-load").click()
+        frame = video.locator("iframe")
+        frame.wait_for()
+        assert frame.get_attribute("src") == "https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ"
+        assert frame.get_attribute("title") == "YouTube video dQw4w9WgXcQ"
+        assert {urlsplit(url).netloc for url in elsewhere} <= {"www.youtube-nocookie.com"}
+
+
+def test_a_phones_first_screen_shows_the_post(demo_site, context):
+    """At 390 x 844 the series box says "Part n of m" with its list folded, the contents
+    start folded, and the post's first paragraph starts on the first screen; a wide
+    screen unfolds both."""
+    phone = context(viewport={"width": 390, "height": 844}).new_page()
+    for path in ("configuration/", "writing-posts/", "getting-started/", "the-site/"):
+        phone.goto(demo_site.url + path)
+        summary = phone.locator(".series summary")
+        assert summary.text_content().startswith("Part ")
+        assert " of 1" in summary.text_content()  # the guide has 10 to 19 parts
+        assert not phone.evaluate("document.querySelector('.series details').open")
+        if phone.locator(".toc").count():
+            assert not phone.evaluate("document.querySelector('.toc').open")
+        top = phone.evaluate(
+            "document.querySelector('.content > p').getBoundingClientRect().top")
+        print(f"\n{path} at 390 x 844: the first paragraph starts at {top:.0f} px")
+        assert 0 < top < 844 - 40, f"{path}: the first paragraph starts at {top:.0f} px"
+    desktop = context(viewport={"width": 1280, "height": 900}).new_page()
+    desktop.goto(demo_site.url + "configuration/")
+    assert desktop.evaluate("document.querySelector('.series details').open")
+    assert desktop.evaluate("document.querySelector('.toc').open")
+
+
+def test_no_copy_button_covers_code(demo_site, context):
+    """The copy button sits in a bar above its block, with the language's name: at both
+    widths, on every block of a page with long lines, it overlaps no part of the code."""
+    for width in WIDTHS:
+        browser_context = context(viewport={"width": width, "height": 900})
+        browser_context.grant_permissions(["clipboard-read", "clipboard-write"],
+                                          origin=demo_site.url.rstrip("/"))
+        page = browser_context.new_page()
+        for path in ("configuration/", "getting-started/", "the-run-log/"):
+            page.goto(demo_site.url + path)
+            overlaps = page.evaluate("""() => [...document.querySelectorAll('.code-block')]
+                .map((block) => {
+                    const a = block.querySelector('.copy').getBoundingClientRect();
+                    const b = block.querySelector('pre').getBoundingClientRect();
+                    return a.right > b.left && a.left < b.right
+                        && a.bottom > b.top && a.top < b.bottom;
+                })""")
+            assert overlaps and not any(overlaps), f"{path} at {width} px"
+        page.goto(demo_site.url + "getting-started/")
+        assert page.locator(".code-block .code-language").first.text_content() == "sh"
+
+
+def test_a_pinned_post_is_first_on_the_home_page(demo_site, context):
+    page = context().new_page()
+    page.goto(demo_site.url)
+    first = page.locator(".post-list > li").first
+    assert first.locator("h2 a").text_content() == "Getting started with toolkit"
+    assert first.locator(".badge").text_content() == "Pinned"
+
+
+def test_slash_goes_to_search_and_excerpts_leave_out_permalinks(demo_site, context):
+    page = context().new_page()
+    page.goto(demo_site.url + "configuration/")
+    page.keyboard.press("/")
+    page.wait_for_url(demo_site.url + "search/#search-query")
+    page.wait_for_function("document.activeElement.id === 'search-query'")
+    page.keyboard.type("Images")
+    page.keyboard.press("Enter")
+    results = page.locator("#search-results li p")
+    results.first.wait_for()
+    excerpts = [results.nth(i).text_content() for i in range(results.count())]
+    # A heading's text, and what follows it, with no `#` of its permalink between them.
+    assert any("Images Put images" in text for text in excerpts), excerpts
+    assert not any("Images #" in text for text in excerpts), excerpts
+    page.locator("h1").click()  # away from the box: "/" comes back to it
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "search-query"
+
+
+def test_print_leaves_out_the_toggle_and_the_series(demo_site, context):
+    page = context().new_page()
+    page.goto(demo_site.url + "configuration/")
+    page.emulate_media(media="print")
+    hidden = page.evaluate("""() => ['.theme-toggle', '.series', '.toc', '.series-nav.bottom']
+        .map((s) => getComputedStyle(document.querySelector(s)).display)""")
+    assert hidden == ["none"] * 4

@@ -179,6 +179,12 @@ RAW_BLOCKS = ["<div>\nsome *text*\n</div>", "<details>\n<summary>More</summary>\
 CODE = ["x = 1", "a < b && c > d", "print('<p>hi</p>')", "`tick`", "  indented", "", "#!/bin/sh",
         "let s = `${a}`;"]
 LANGS = ["python", "js", "bash", "text", "nosuchlang", "", "python {.lines}", "Python"]
+# dev.to's Liquid tags, rendered after either engine (`toolkit.site.liquid`): good ones,
+# hostile ones, unknown ones, and details that open and close in places.
+LIQUID = ["{% youtube dQw4w9WgXcQ %}", "{% github forem/forem %}", "{% embed https://x.org/a?b=1&c=2 %}",
+          "{% codepen https://codepen.io/u/pen/abc %}", "{% katex %}", "{% youtube \"><b>x %}",
+          "{% details A *summary* %}", "{% details Summary %}", "{% enddetails %}",
+          "{% link javascript:alert(1) %}", "{% x 123 %}"]
 
 
 @st.composite
@@ -206,7 +212,7 @@ def inline(draw: st.DrawFn, plain: bool = False) -> str:
 def block(draw: st.DrawFn, plain: bool = False, depth: int = 0) -> str:
     line = inline(plain)
     kinds = ["heading", "paragraph", "fence", "code", "table", "list", "quote", "hr",
-             "footnote"] + ([] if plain else ["html", "setext", "reference"])
+             "footnote"] + ([] if plain else ["html", "setext", "reference"]) + ["liquid"]
     if plain and depth:
         kinds.remove("footnote")  # a definition is read at the start of a line only
         kinds.remove("table")  # and a table indented in a list, where it is not known
@@ -254,6 +260,8 @@ def block(draw: st.DrawFn, plain: bool = False, depth: int = 0) -> str:
         return f"[^{draw(st.sampled_from(['1', 'note']))}]: {draw(line)}"
     if kind == "html":
         return draw(st.sampled_from(RAW_BLOCKS))
+    if kind == "liquid":
+        return "\n".join(draw(st.lists(st.sampled_from(LIQUID), min_size=1, max_size=3)))
     return "[ref]: /guide/other.md 'T'"
 
 

@@ -76,7 +76,8 @@ FOREM_KEYS = (
     "date",
 )
 # Keys only toolkit reads; never sent to the API.
-TOOLKIT_KEYS = ("premium", "slug", "organization_id")
+# `pinned: true` lists the post first on the site's home page.
+TOOLKIT_KEYS = ("premium", "slug", "organization_id", "pinned")
 KNOWN_KEYS = frozenset(FOREM_KEYS + TOOLKIT_KEYS)
 
 
@@ -123,6 +124,10 @@ class Post:
     @property
     def premium(self) -> bool:
         return self.meta.get("premium") is True
+
+    @property
+    def pinned(self) -> bool:
+        return self.meta.get("pinned") is True
 
     @property
     def tags(self) -> list[str]:

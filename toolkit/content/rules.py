@@ -4,7 +4,8 @@ The API's rules (reference/NOTES.md): title required and at most 128 characters;
 tags, each letters and digits only, at most 30 characters; body at most 800 KB; titles
 unique per account; `canonical_url` unique and http(s); `published` exactly true or false;
 no future publication date. Local rules: relative images exist on disk, slugs are unique,
-toolkit's own keys have the right types. Unknown keys are warnings.
+toolkit's own keys have the right types. Unknown keys are warnings, and so are dev.to's
+Liquid tags the site cannot render (`liquid.scan`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from toolkit.content import images
+from toolkit.content import images, liquid
 from toolkit.content.post import KNOWN_KEYS, Post, split_tags
 from toolkit.content.problems import Problem, Severity
 
@@ -62,7 +63,7 @@ def validate_post(
     elif len(title.strip()) > MAX_TITLE:
         error("title", f"{len(title.strip())} characters; the API accepts at most {MAX_TITLE}")
 
-    for key in ("published", "premium"):
+    for key in ("published", "premium", "pinned"):
         if key in meta and not isinstance(meta[key], bool):
             error(key, f"must be true or false, not {meta[key]!r}")
 
@@ -114,6 +115,10 @@ def validate_post(
         problems.append(
             Problem(post.key, 1, f"body: {size // 1024} KB; the API accepts at most 800 KB")
         )
+
+    for finding in liquid.scan(post.body):
+        problems.append(Problem(post.key, post.body_line + finding.line - 1, finding.message,
+                                Severity.WARNING))
 
     cover = meta.get("cover_image")
     if cover is not None and not isinstance(cover, str):

@@ -29,7 +29,7 @@ from toolkit.fsutil import stat_trusted
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.site.pages import Summary
 
-FORMAT = 1
+FORMAT = 2  # 2: posts say whether they are pinned
 # The records are JSON arrays read back as lists, whose items differ in type by position.
 FileTableJSON = dict[str, list[Any]]  # name -> [path, mtime_ns, size]
 OutputRecord = list[Any]  # an output written: [key, digest, mtime_ns, size]
@@ -48,6 +48,7 @@ class PostInfo(TypedDict):
     series: str | None
     published: bool
     premium: bool
+    pinned: bool  # listed first on the home page
     canonical: str | None
     cover: str | None  # as written: a URL, or a path relative to the post
     cover_file: str | None  # the cover's path under the content folder, when it is a file there

@@ -1,5 +1,6 @@
 """Markdown to HTML for the site: CommonMark with tables, strikethrough, footnotes, heading
-anchors and Pygments-highlighted code.
+anchors, GitHub's task lists and Pygments-highlighted code; dev.to's Liquid tags are
+rendered after either engine (`liquid.render_tags`).
 
 A post's body is rendered once, on its own; what depends on the rest of the site is left as
 a placeholder and filled in when the page is put together (`resolve_links`), so the costly
@@ -43,6 +44,7 @@ from urllib.parse import quote, urlsplit
 
 from toolkit.content import images
 from toolkit.content.discover import is_post_path
+from toolkit.site.liquid import render_tags
 from toolkit.site.markdown_fast import (
     PERMALINK_LABEL,
     PERMALINK_SYMBOL,
@@ -203,12 +205,16 @@ class MarkdownRenderer:
             from markdown_it import MarkdownIt
             from mdit_py_plugins.anchors import anchors_plugin
             from mdit_py_plugins.footnote import footnote_plugin
+            from mdit_py_plugins.tasklists import tasklists_plugin
 
             md = MarkdownIt("commonmark", {"highlight": self.highlight})
             md.enable(["table", "strikethrough"])
             md.use(footnote_plugin)
             md.use(anchors_plugin, min_level=2, max_level=4, permalink=True,
                    permalinkSymbol=PERMALINK_SYMBOL)
+            # GitHub's task lists: `- [ ]` and `- [x]` as checkboxes a reader cannot change,
+            # each in a <label> with its item's text (named for assistive technology).
+            md.use(tasklists_plugin, label=True)
             # markdown-it binds a render rule to its renderer: plain functions, then.
             md.add_render_rule("image", lambda renderer, *args: self._image(renderer, *args))
             md.add_render_rule("link_open",
@@ -262,6 +268,7 @@ class MarkdownRenderer:
 
     def _finish(self, body_html: str, env: dict[str, Any], toc: list[TocEntry], *,
                 raw_html: bool) -> Body:
+        body_html = render_tags(body_html)
         if raw_html and not self.allow_raw_html:
             body_html = clean_raw_html(body_html, env["placeholders"])
         return Body(html=body_html, excerpt=excerpt_of(body_html), links=sorted(set(env["links"])),

@@ -142,6 +142,10 @@ def refuse_source(body: str) -> str | None:
                                     for part in body.split("\n\n")):
         # markdown-it-py gives up on links nested deeper than its `maxNesting`.
         return "brackets nested too deeply"
+    if "[ ]" in body or "[x]" in body or "[X]" in body:
+        # A task list item (`- [ ] to do`): markdown-it-py's tasklists plugin writes its
+        # checkbox, the Rust port has no such rule here.
+        return "a task list"
     if "^[" in body:
         # Inline footnotes: markdown-it-pyrs numbers them its own way, and an unclosed one
         # crashes it.

@@ -2,7 +2,8 @@
 
 Layout (relative links everywhere; `root` leads from a page back to the site's root):
 
-    index.html, page/N/index.html            the posts, newest first, `per_page` a page
+    index.html, page/N/index.html            the posts, pinned ones first (`home_order`),
+                                             then newest first, `per_page` a page
     <slug>/index.html                        a post
     tags/index.html                          every tag, with its count
     tags/<tag>/index.html, tags/<tag>/page/N/index.html
@@ -46,6 +47,8 @@ class Summary(TypedDict):
     tags: list[str]
     description: str
     draft: bool
+    pinned: bool  # listed first on the home page (`pinned: true`)
+    series: str | None  # the order of a series' pinned parts on the home page
 
 
 Listed = tuple[Summary, str]  # a post in a listing: its summary, and the summary's digest
@@ -100,7 +103,33 @@ def summary_of(info: PostInfo, excerpt: str | None, reading_minutes: int) -> Sum
         "tags": info["tags"],
         "description": info["description"] or excerpt or "",
         "draft": not info["published"],
+        "pinned": info["pinned"],
+        "series": info["series"],
     }
+
+
+def home_order(posts: list[Listed]) -> list[Listed]:
+    """The home page's order of `posts` (newest first): the pinned posts first, newest
+    first, but the pinned parts of a series together in the series' order (part 1 first,
+    as `series_order`), where its newest pinned part stands; then the others."""
+    pinned = [listed for listed in posts if listed[0]["pinned"]]
+    ordered: list[Listed] = []
+    placed: set[str] = set()
+    for summary, digest in pinned:
+        name = summary["series"]
+        if name is None:
+            ordered.append((summary, digest))
+        elif name not in placed:
+            placed.add(name)
+            parts = [listed for listed in pinned if listed[0]["series"] == name]
+            ordered.extend(sorted(parts, key=lambda listed: _part_order(listed[0])))
+    return ordered + [listed for listed in posts if not listed[0]["pinned"]]
+
+
+def _part_order(summary: Summary) -> tuple[int, float, str]:
+    date = parse_iso(summary["date"])
+    title = summary["title"].lower()
+    return (0, date.timestamp(), title) if date else (1, 0.0, title)
 
 
 def series_context(name: str, parts: list[tuple[str, PostInfo]], current: str) -> Context:
@@ -200,8 +229,10 @@ class SitePlan:
     # -- the pages ----------------------------------------------------------------------
 
     def pages(self) -> list[Page]:
+        # The home page lists the pinned posts first (`home_order`); tag pages, the feed
+        # and the sitemap keep the order of dates.
         pages = self._paginate(
-            self.posts, "", "index.html",
+            home_order(self.posts), "", "index.html",
             lambda n: self.site["title"] if n == 1 else f"Posts, page {n}", "home", {},
         )
         tags: dict[str, list[Listed]] = {}

@@ -326,6 +326,7 @@ def post_info(post: Post, site_url: str | None, content_dir: Path) -> PostInfo:
         "series": post.series.strip() if post.series else None,
         "published": post.published,
         "premium": post.premium,
+        "pinned": post.pinned,
         "canonical": canonical_url(post, site_url),
         "cover": cover,
         "cover_file": cover_file,

@@ -8,8 +8,10 @@ posts share that list. A comment keeps no relative URL pointing into our site, a
 link it keeps gets `rel="nofollow ugc noopener"`: the text is user generated, we vouch
 for none of it. A post may also hold exactly what the site's own Markdown renderer
 writes (heading anchors, footnotes, table alignment, code blocks and tables that take the
-keyboard focus: `toolkit/site/markdown.py`), and its relative links stay: they are the
-writer's own.
+keyboard focus: `toolkit/site/markdown.py`; task lists' disabled checkboxes; the cards and
+click-to-load frames of dev.to's Liquid tags: `toolkit/site/liquid.py`, whose frame URL
+the theme's script loads only from the services it knows), and its relative links stay:
+they are the writer's own.
 """
 
 from __future__ import annotations
@@ -39,11 +41,14 @@ URL_SCHEMES = frozenset({"http", "https", "mailto"})
 # What the Markdown renderer writes on top of the shared list. Classes are allowed by name
 # (nh3's `allowed_classes`) and table alignment by exact value: raw HTML in a post gets
 # these and nothing more.
-POST_TAGS = ALLOWED_TAGS | {"section"}
+POST_TAGS = ALLOWED_TAGS | {"section", "input", "label"}
 POST_ATTRIBUTES = {
     **ALLOWED_ATTRIBUTES,
     "a": ALLOWED_ATTRIBUTES["a"] | {"id"},  # footnote references
     "li": {"id"},  # footnotes
+    # A Liquid tag's frame, loaded on the reader's click: the theme's script loads only
+    # the services of `content.liquid.FRAME_PREFIXES` (`site.liquid`).
+    "div": {"data-frame"},
     **{f"h{level}": {"id"} for level in range(1, 7)},  # heading anchors
 }
 POST_CLASSES = {
@@ -51,9 +56,10 @@ POST_CLASSES = {
     "sup": {"footnote-ref"},
     "hr": {"footnotes-sep"},
     "section": {"footnotes"},
-    "ol": {"footnotes-list"},
-    "li": {"footnote-item"},
-    "div": {"table-wrap"},
+    "ol": {"footnotes-list", "contains-task-list"},
+    "li": {"footnote-item", "task-list-item"},
+    "ul": {"contains-task-list"},
+    "div": {"table-wrap", "embed-card", "embed-frame"},
 }
 _ALIGNMENTS = {f"text-align:{side}" for side in ("left", "center", "right")}
 POST_ATTRIBUTE_VALUES = {
@@ -61,7 +67,11 @@ POST_ATTRIBUTE_VALUES = {
     "td": {"style": _ALIGNMENTS},
     "pre": {"tabindex": {"0"}},  # a code block scrolls: it takes the focus
     "a": {"aria-label": {PERMALINK_LABEL}},  # a heading's permalink
-    "div": {"tabindex": {"0"}, "role": {"region"}, "aria-label": {"Table"}, "class": {"table-wrap"}},
+    "div": {"tabindex": {"0"}, "role": {"region"}, "aria-label": {"Table"},
+            "class": {"table-wrap", "embed-card", "embed-frame"}},
+    # A task list's checkbox, which the reader cannot change.
+    "input": {"class": {"task-list-item-checkbox"}, "type": {"checkbox"},
+              "disabled": {"disabled"}, "checked": {"checked"}},
 }
 # Elements whose content goes too: keeping a script's or a style sheet's text would only
 # show code to the reader.

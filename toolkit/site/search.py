@@ -25,6 +25,9 @@ INDEX_DIR = "pagefind"  # under the output folder
 # itself, so these (about 400 KB) are not put in the site.
 UNUSED = ("pagefind-*ui.js", "pagefind-*ui.css", "pagefind-highlight.js")
 ENTRY = "pagefind-entry.json"  # the file every index has
+# What the index leaves out of the posts: a heading's permalink (its `#` would show in
+# every excerpt that starts at a heading).
+EXCLUDED = ".header-anchor"
 TIMEOUT = 300.0  # seconds Pagefind may take
 
 
@@ -72,7 +75,8 @@ def build_index(output_dir: Path, work_dir: Path) -> tuple[list[str], list[str]]
             # In the temporary folder: Pagefind reads a pagefind.yml/.toml/.json it finds in
             # its working folder, and this one has none.
             done = subprocess.run(
-                [binary, "--site", str(output_dir), "--output-path", str(fresh), "--silent"],
+                [binary, "--site", str(output_dir), "--output-path", str(fresh), "--silent",
+                 "--exclude-selectors", EXCLUDED],
                 cwd=temporary, capture_output=True, text=True, timeout=TIMEOUT, check=False,
             )
         except (OSError, subprocess.TimeoutExpired) as exc:

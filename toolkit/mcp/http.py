@@ -49,8 +49,10 @@ from mcp.server.transport_security import (
     TransportSecuritySettings,
 )
 from mcp.shared.auth import ProtectedResourceMetadata
+from mcp.types import INVALID_PARAMS
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
@@ -69,7 +71,8 @@ from toolkit.mcp.auth import (
 )
 from toolkit.mcp.consent import ConsentScreen
 from toolkit.mcp.events import AUTHORIZATION, McpEvent, McpListener, tell
-from toolkit.mcp.server import ToolkitMCP
+from toolkit.mcp.server import ToolkitMCP, argument_problem
+from toolkit.mcp.store import AuthStore
 from toolkit.mcp.tools import scopes_for
 from toolkit.serving import is_loopback, replay, url_host
 
@@ -181,14 +184,64 @@ class QueryTokenGuard:
         await self.app(scope, receive, send)
 
 
-class ScopeGate:
-    """403 `insufficient_scope` for a JSON-RPC request the token's scopes do not cover: a
-    tool call (the scopes of that tool, and `publish` for a push that publishes) or a
-    resource read. Reads the (size-limited) body and hands it on unchanged."""
+MAX_JSON_DEPTH = 64  # nesting of a JSON body any endpoint takes; deeper is a 400
 
-    def __init__(self, app: ASGIApp, resource_metadata_url: str):
+
+def json_depth_problem(value: Any, limit: int = MAX_JSON_DEPTH) -> str | None:
+    """Why a parsed JSON value is nested too deep (walked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return f"the JSON body is nested deeper than {limit} levels"
+        if isinstance(item, dict):
+            stack.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+    return None
+
+
+def parse_json_body(body: bytes) -> tuple[Any, str | None]:
+    """The JSON value of a request body, or why it is not one: UTF-8, valid JSON, nested at
+    most MAX_JSON_DEPTH levels (the standard parser's own recursion is caught too)."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "the body is not UTF-8"
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None, "the body is not valid JSON"
+    except RecursionError:
+        return None, f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels"
+    return value, json_depth_problem(value)
+
+
+async def _jsonrpc_error(scope: Scope, receive: Receive, send: Send, status: int, code: int,
+                         message: str, request_id: Any = None) -> None:
+    scope[REFUSAL] = message
+    if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+        request_id = None
+    response = Response(json.dumps({"jsonrpc": "2.0", "id": request_id,
+                                    "error": {"code": code, "message": message}}),
+                        status_code=status, media_type="application/json",
+                        headers={"Cache-Control": "no-store"})
+    await response(scope, receive, send)
+
+
+class ScopeGate:
+    """In front of the transport, for each POST: a body that is not UTF-8 JSON nested at
+    most MAX_JSON_DEPTH levels is 400 (-32700, parse error); a tool call whose arguments do
+    not fit the tool's schema, strictly, is 400 (-32602, invalid params); a JSON-RPC request
+    the token's scopes do not cover (a tool call: the scopes of that tool, and `publish` for
+    a push that publishes; a resource read) is 403 `insufficient_scope`. Reads the
+    (size-limited) body and hands it on unchanged."""
+
+    def __init__(self, app: ASGIApp, resource_metadata_url: str,
+                 validators: dict[str, Any] | None = None):
         self.app = app
         self.resource_metadata_url = resource_metadata_url
+        self.validators = validators or {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -203,9 +256,23 @@ class ScopeGate:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
+        payload, problem = parse_json_body(body)
+        if problem is not None:
+            await _jsonrpc_error(scope, receive, send, 400, -32700, f"Parse error: {problem}")
+            return
+        for message in payload if isinstance(payload, list) else [payload]:
+            if isinstance(message, dict) and message.get("method") == "tools/call":
+                given = message.get("params")
+                params = given if isinstance(given, dict) else {}
+                wrong = argument_problem(self.validators, params.get("name"),
+                                         params.get("arguments"))
+                if wrong is not None:
+                    await _jsonrpc_error(scope, receive, send, 400, INVALID_PARAMS,
+                                         f"Invalid params: {wrong}", message.get("id"))
+                    return
         user = scope.get("user")
         granted = set(user.scopes) if isinstance(user, AuthenticatedUser) else set()
-        needed = self.needed(body)
+        needed = self.needed(payload)
         missing = [s for s in needed if s not in granted]
         if missing:
             await _refuse(scope, receive, send, 403, "insufficient_scope",
@@ -216,13 +283,8 @@ class ScopeGate:
         await self.app(scope, replay(body, receive), send)
 
     @staticmethod
-    def needed(body: bytes) -> list[str]:
-        """The scopes the JSON-RPC message(s) in `body` need; none when it is not JSON
-        (the transport answers that itself)."""
-        try:
-            payload = json.loads(body)
-        except ValueError:
-            return []
+    def needed(payload: Any) -> list[str]:
+        """The scopes the JSON-RPC message(s) of `payload` need."""
         needed: list[str] = []
         for message in payload if isinstance(payload, list) else [payload]:
             if not isinstance(message, dict):
@@ -238,6 +300,67 @@ class ScopeGate:
             elif method in ("resources/list", "resources/read", "resources/templates/list"):
                 needed.append(scope_names.READ)
         return list(dict.fromkeys(needed))
+
+
+class SessionGrants:
+    """Ends an MCP session when the authorization (grant) that opened it is revoked or has
+    expired: its next request is 404, as for a session that never was, and the SDK's
+    session is terminated. Each call is still authorised on its own request's token (the
+    SDK lets any token of the same client use a session); this one makes sure a session
+    does not outlive the grant that opened it."""
+
+    KEPT = 10_000  # sessions remembered; the oldest are forgotten first
+
+    def __init__(self, app: ASGIApp, store: AuthStore):
+        self.app = app
+        self.store = store
+        self.grants: dict[str, str] = {}  # session id -> grant id
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        session = Headers(scope=scope).get("mcp-session-id")
+        if session is None:
+            await self.app(scope, receive, self._remember(scope, send))
+            return
+        opened_by = self.grants.get(session)
+        if opened_by is not None and not self.store.grant_live(opened_by):
+            self.grants.pop(session, None)
+            await self._end(scope)
+            await _jsonrpc_error(scope, receive, send, 404, -32600,
+                                 "Session not found: the authorization that opened it was "
+                                 "revoked or has expired")
+            return
+        await self.app(scope, receive, send)
+        if scope["method"] == "DELETE":
+            self.grants.pop(session, None)
+
+    def _remember(self, scope: Scope, send: Send) -> Send:
+        user = scope.get("user")
+        grant = getattr(user.access_token, "grant_id", None) \
+            if isinstance(user, AuthenticatedUser) else None
+
+        async def watch(message: Message) -> None:
+            if message["type"] == "http.response.start" and isinstance(grant, str):
+                opened = Headers(raw=message.get("headers", [])).get("mcp-session-id")
+                if opened:
+                    self.grants[opened] = grant
+                    while len(self.grants) > self.KEPT:
+                        self.grants.pop(next(iter(self.grants)))
+            await send(message)
+
+        return watch
+
+    async def _end(self, scope: Scope) -> None:
+        """Terminate the SDK's session as a DELETE of it would (its answer is dropped)."""
+        async def receive() -> Message:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: Message) -> None:
+            return None
+
+        await self.app({**scope, "method": "DELETE"}, receive, send)
 
 
 class RefusalEvents:
@@ -368,7 +491,8 @@ def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
     assert isinstance(sdk_mcp.endpoint, RequireAuthMiddleware)
     transport = sdk_mcp.endpoint.app  # the Streamable HTTP app inside the SDK's auth check
     gate = RequireAuthMiddleware(
-        RequestBodyLimitMiddleware(ScopeGate(transport, resource_metadata_url),
+        RequestBodyLimitMiddleware(ScopeGate(SessionGrants(transport, provider.store),
+                                             resource_metadata_url, server.argument_validators),
                                    DEFAULT_MAX_REQUEST_BODY_SIZE),
         [], AnyHttpUrl(resource_metadata_url))
     _replace(routes, MCP_PATH, Route(MCP_PATH, endpoint=QueryTokenGuard(

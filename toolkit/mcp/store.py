@@ -389,6 +389,17 @@ class AuthStore:
             db.execute("UPDATE grants SET revoked_at = ?, reason = ? WHERE grant_id = ? AND "
                        "revoked_at IS NULL", (self.clock(), reason, grant_id))
 
+    def grant_live(self, grant_id: str) -> bool:
+        """Whether the grant still works: neither it nor its client is revoked, and it
+        holds a token that has not expired (an access token, or an unused refresh token)."""
+        with self._mutex:
+            row = self._db.execute(
+                "SELECT 1 FROM grants g JOIN clients c ON c.client_id = g.client_id "
+                "WHERE g.grant_id = ? AND g.revoked_at IS NULL AND c.revoked_at IS NULL AND "
+                "EXISTS (SELECT 1 FROM tokens t WHERE t.grant_id = g.grant_id AND "
+                "t.expires_at > ? AND t.used_at IS NULL)", (grant_id, self.clock())).fetchone()
+        return row is not None
+
     def grant_revoked(self, grant_id: str) -> bool:
         with self._mutex:
             row = self._db.execute("SELECT revoked_at FROM grants WHERE grant_id = ?",

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio.to_thread
-from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.lowlevel.server import request_ctx
 from pydantic import Field
 
 from toolkit.config import Config
@@ -82,7 +83,9 @@ def scopes_for(tool: str, arguments: dict[str, Any]) -> tuple[str, ...]:
     spec = SPECS.get(tool)
     if spec is None:
         return ()
-    if tool == "push_drafts" and arguments.get("publish") is True:
+    # Fail closed: anything but an explicit false (or no value) asks for publish too; a
+    # value that is not a boolean is refused by the schema before it gets anywhere.
+    if tool == "push_drafts" and arguments.get("publish", False) is not False:
         return (*spec.scopes, scope_names.PUBLISH)
     return spec.scopes
 
@@ -113,11 +116,21 @@ class Toolbox:
     # -- running a call -------------------------------------------------------------------
 
     def granted(self) -> tuple[tuple[str, ...], str | None]:
-        """The scopes of this call and its client id: the bearer token's, else the local ones."""
-        token = get_access_token()
-        if token is None:
+        """The scopes of this call and its client id: over HTTP, those of the bearer token
+        of the request that carries this very call (never the token that opened the MCP
+        session: any token of the same client may use a session); no scopes at all when
+        there is none. Over stdio, the local ones."""
+        if self.transport != "http":
             return self.local_scopes, None
-        return tuple(token.scopes), token.client_id
+        try:
+            request = request_ctx.get().request
+        except LookupError:
+            request = None
+        scope = getattr(request, "scope", None)
+        user = scope.get("user") if isinstance(scope, dict) else None
+        if not isinstance(user, AuthenticatedUser):
+            return (), None
+        return tuple(user.scopes), user.access_token.client_id
 
     async def run(self, tool: str, arguments: dict[str, Any], work: Callable[[], T]) -> T:
         granted, client_id = self.granted()
@@ -175,7 +188,7 @@ class Toolbox:
 
     async def check_posts(
         self, paths: Paths = [],  # noqa: B006 - a schema default, never mutated
-        strict: Annotated[bool, Field(description="Count warnings (unknown front matter "
+        strict: Annotated[bool, Field(strict=True, description="Count warnings (unknown front matter "
                                                   "keys) as failures too.")] = False,
     ) -> McpCheck:
         """Validate posts offline, as `toolkit check` does: front matter, title, tags,
@@ -207,7 +220,7 @@ class Toolbox:
     async def push_drafts(
         self, paths: Paths = [],  # noqa: B006
         publish: Annotated[bool, Field(
-            description="Also send posts whose front matter says published: true, making "
+            strict=True, description="Also send posts whose front matter says published: true, making "
                         "them public, as `toolkit publish` does. Needs the publish scope; "
                         "only when the writer asked for it.")] = False,
     ) -> McpPublish:
@@ -246,9 +259,9 @@ class Toolbox:
 
     async def build_site(
         self,
-        clean: Annotated[bool, Field(description="Forget earlier builds: render and write "
+        clean: Annotated[bool, Field(strict=True, description="Forget earlier builds: render and write "
                                                  "every page again.")] = False,
-        drafts: Annotated[bool, Field(description="Include posts with published: false, "
+        drafts: Annotated[bool, Field(strict=True, description="Include posts with published: false, "
                                                   "marked as drafts.")] = False,
     ) -> McpBuild:
         """Build the static site into the project's output folder ([site] output_dir,
@@ -286,7 +299,7 @@ class Toolbox:
                                               "duration_ms, wait_ms, reason, message, ...")],
         since: Annotated[str | None, Field(description="Only events of the last duration, "
                                                        "e.g. 1h, 30m, 7d.")] = None,
-        local: Annotated[bool | None, Field(description="Query the project's own "
+        local: Annotated[bool | None, Field(strict=True, description="Query the project's own "
                                                         ".toolkit/events.jsonl rather than "
                                                         "the log service; default: local "
                                                         "when no [logs] base_url is set.")]

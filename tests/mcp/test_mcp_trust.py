@@ -196,3 +196,96 @@ def test_property_publishing_needs_a_true_boolean_and_the_callers_publish_scope(
         assert published(sandbox) <= allowed_publish
 
     one_call()
+
+
+# -- query_run_log: bounded, and stopped when its client leaves ---------------------------------
+
+
+FOREVER = ("SELECT count(*) AS n FROM toolkit a, toolkit b, toolkit c, toolkit d, toolkit e, "
+           "toolkit f, toolkit g")  # a cross join of a few dozen events, seven times
+
+
+def local_log(project: Any) -> None:
+    """A local run log of a few dozen events to ask about."""
+    for _ in range(3):
+        assert project.run("check").exit_code in (0, 1)
+
+
+def query_server(project: Any, **limits: Any) -> ToolkitMCP:
+    from toolkit.mcp.tools import QueryLimits
+
+    config = load_config(project.root / "toolkit.toml", env={})
+    server = ToolkitMCP(config, EventRecorder(), local_scopes=scopes.ALL)
+    server.toolbox.query_limits = QueryLimits(**limits)
+    return server
+
+
+def query(server: ToolkitMCP, sql: str) -> Any:
+    async def run() -> Any:
+        async with create_connected_server_and_client_session(server._mcp_server) as client:
+            return await client.call_tool("query_run_log", {"sql": sql})
+
+    return anyio.run(run)
+
+
+@pytest.mark.timeout(90)
+def test_a_query_past_its_deadline_is_stopped(mcp_project):
+    local_log(mcp_project)
+    result = query(query_server(mcp_project, seconds=1.0), FOREVER)
+    assert result.isError is True
+    assert "ran longer than 1 s and was stopped" in result.content[0].text
+
+
+@pytest.mark.timeout(90)
+def test_a_query_past_its_memory_bound_fails_as_one_line(mcp_project):
+    local_log(mcp_project)
+    sql = ("SELECT a.message, b.message FROM toolkit a JOIN toolkit b ON a.run_id = b.run_id "
+           "ORDER BY a.message, b.message")
+    assert query(query_server(mcp_project), sql).isError is False
+    result = query(query_server(mcp_project, memory_bytes=16 * 1024), sql)
+    assert result.isError is True
+    text = result.content[0].text
+    assert text.startswith("Error: ") and "Resources exhausted" in text and "\n" not in text
+
+
+def test_a_query_answers_at_most_the_row_bound(mcp_project):
+    local_log(mcp_project)
+    result = query(query_server(mcp_project, rows=3), "SELECT event FROM toolkit")
+    assert result.isError is False
+    assert len(result.structuredContent["records"]) == 3
+    assert result.structuredContent["truncated"] is True
+    small = query(query_server(mcp_project, rows=3), "SELECT event FROM toolkit LIMIT 2")
+    assert small.structuredContent["truncated"] is False
+
+
+def query_workers() -> list[Any]:
+    import psutil
+
+    return [p for p in psutil.Process().children(recursive=True)
+            if "toolkit.mcp.query_worker" in " ".join(p.cmdline())]
+
+
+@pytest.mark.timeout(90)
+def test_a_query_stops_when_its_client_leaves(server, mcp_project):
+    import json
+    import socket
+    from urllib.parse import urlsplit
+
+    local_log(mcp_project)
+    _, tokens = server.tokens(granted=["logs"])
+    session = server.session(tokens["access_token"])
+    body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                       "params": {"name": "query_run_log",
+                                  "arguments": {"sql": FOREVER, "local": True}}}).encode()
+    where = urlsplit(server.base)
+    head = (f"POST /mcp HTTP/1.1\r\nHost: {where.netloc}\r\n"
+            f"Authorization: Bearer {tokens['access_token']}\r\n"
+            f"Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-06-18\r\n"
+            "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode()
+    with socket.create_connection((where.hostname, where.port)) as connection:
+        connection.sendall(head + body)
+    # The client is gone: the call ends as cancelled, its worker process with it.
+    while not [e for e in tool_events(server, "query_run_log") if e.outcome == "cancelled"]:
+        anyio.run(anyio.sleep, 0.05)
+    assert query_workers() == []

@@ -13,9 +13,12 @@ start), its start and end told to the listener.
 from __future__ import annotations
 
 import datetime as dt
+import json
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -25,7 +28,7 @@ from mcp.server.lowlevel.server import request_ctx
 from pydantic import Field
 
 from toolkit.config import Config
-from toolkit.errors import AuthorizationError, ContentError, ToolkitError
+from toolkit.errors import AuthorizationError, ContentError, RunLogError, ToolkitError
 from toolkit.mcp import scopes as scope_names
 from toolkit.mcp.events import TOOL, McpEvent, McpListener, tell
 from toolkit.mcp.results import (
@@ -73,8 +76,24 @@ TOOLS = (
     ToolSpec("query_run_log", "Query the run log", (scope_names.LOGS,), True, True),
     ToolSpec("export_archive", "Export an archive", (scope_names.DRAFT_WRITE,), False, True),
 )
-MAX_RECORDS = 500  # rows of a run-log answer given to an assistant; the rest are counted
+MAX_RECORDS = 500  # rows of a run-log answer given to an assistant
 SPECS = {spec.name: spec for spec in TOOLS}
+
+
+@dataclass(frozen=True)
+class QueryLimits:
+    """What one `query_run_log` call may take over the local run log: the memory of its
+    DataFusion operators, its time, the rows it answers, and the size of that answer."""
+
+    memory_bytes: int = 256 * 1024 * 1024
+    seconds: float = 30.0
+    rows: int = MAX_RECORDS
+    answer_bytes: int = 32 * 1024 * 1024
+    poll_seconds: float = 0.2  # how often the server looks whether the client is still there
+
+
+class ClientLeft(Exception):
+    """The client of a call went away (its HTTP connection closed) while the call ran."""
 
 
 def scopes_for(tool: str, arguments: dict[str, Any]) -> tuple[str, ...]:
@@ -110,6 +129,7 @@ class Toolbox:
         self.listener = listener
         self.transport = transport
         self.local_scopes = local_scopes
+        self.query_limits = QueryLimits()
         self._build_lock = threading.Lock()  # one build of the output folder at a time
         self._posts: PostCache | None = None  # made on first use
 
@@ -133,6 +153,12 @@ class Toolbox:
         return tuple(user.scopes), user.access_token.client_id
 
     async def run(self, tool: str, arguments: dict[str, Any], work: Callable[[], T]) -> T:
+        """Call `work` in a worker thread, once the scopes are checked."""
+        return await self.run_async(tool, arguments,
+                                    lambda: anyio.to_thread.run_sync(work))
+
+    async def run_async(self, tool: str, arguments: dict[str, Any],
+                        work: Callable[[], Awaitable[T]]) -> T:
         granted, client_id = self.granted()
         missing = [s for s in scopes_for(tool, arguments) if s not in granted]
         started = time.perf_counter()
@@ -150,7 +176,13 @@ class Toolbox:
             told("denied", message)
             raise AuthorizationError(message)
         try:
-            result = await anyio.to_thread.run_sync(work)
+            result = await work()
+        except ClientLeft:
+            told("cancelled", "the client went away; the call was stopped")
+            raise RunLogError("the client went away; the call was stopped") from None
+        except anyio.get_cancelled_exc_class():
+            told("cancelled", "the call was cancelled")
+            raise
         except ToolkitError as exc:
             told("error", exc.lines[0] if exc.lines else exc.message)
             raise
@@ -309,20 +341,97 @@ class Toolbox:
         toolkit ran left events (each request with its route template, status and duration;
         each post's outcome; rate-limit waits; errors). For example, which posts failed in
         last night's publish, with what status, and how long it waited on rate limits.
-        Answers at most 500 rows (`truncated` says how many more there were)."""
+        Answers at most 500 rows (`truncated` is true when there were more). Over the local
+        log a query may hold 256 MiB and run 30 s, and stops when the client leaves."""
         from toolkit.commands.logs import query
 
         use_local = self.config.logs.base_url is None if local is None else local
+        limits = self.query_limits
 
-        def work() -> dict[str, Any]:
-            answer = query(self.config, sql, since=since, local=use_local)
-            return {"sql": answer.sql, "stream": answer.stream, "local": answer.local,
-                    "start": answer.start, "end": answer.end, "fields": answer.fields,
-                    "records": answer.records[:MAX_RECORDS],
-                    "truncated": max(len(answer.records) - MAX_RECORDS, 0)}
+        def shaped(answer: dict[str, Any]) -> dict[str, Any]:
+            records = answer["records"]
+            return {key: answer[key] for key in ("sql", "stream", "local", "start", "end",
+                                                 "fields")} | {
+                "records": records[:limits.rows], "truncated": len(records) > limits.rows}
 
-        return await self.run("query_run_log", {"sql": sql, "since": since, "local": local},
-                              work)
+        def remote() -> dict[str, Any]:
+            answer = query(self.config, sql, since=since, local=False, row_limit=limits.rows + 1)
+            return shaped(vars(answer))
+
+        async def work() -> dict[str, Any]:
+            if not use_local:
+                return await anyio.to_thread.run_sync(remote)
+            return shaped(await self._bounded_local_query(sql, since, limits))
+
+        return await self.run_async("query_run_log",
+                                    {"sql": sql, "since": since, "local": local}, work)
+
+    async def _bounded_local_query(self, sql: str, since: str | None,
+                                   limits: QueryLimits) -> dict[str, Any]:
+        """The local query in its own process (`query_worker`), within `limits`: killed at
+        its deadline, when the client of the call leaves, or when the call is cancelled."""
+        request = json.dumps({"config": str(self.config.path), "sql": sql, "since": since,
+                              "memory_limit": limits.memory_bytes,
+                              "row_limit": limits.rows + 1}).encode("utf-8")
+        process = await anyio.open_process(
+            [sys.executable, "-m", "toolkit.mcp.query_worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.config.root)
+        output = bytearray()
+        left = anyio.Event()
+        try:
+            assert process.stdin is not None and process.stdout is not None
+            stdout = process.stdout
+            with anyio.move_on_after(limits.seconds) as deadline:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(self._watch_client, group.cancel_scope, left, limits)
+                    await process.stdin.send(request)
+                    await process.stdin.aclose()
+                    async for chunk in stdout:
+                        output += chunk
+                        if len(output) > limits.answer_bytes:
+                            raise RunLogError(f"the answer is larger than "
+                                              f"{limits.answer_bytes // (1024 * 1024)} MiB: "
+                                              f"ask for fewer or smaller columns")
+                    await process.wait()
+                    group.cancel_scope.cancel()
+            if deadline.cancelled_caught:
+                raise RunLogError(f"the query ran longer than {limits.seconds:g} s and was "
+                                  f"stopped: ask for less (a time range, fewer joins)")
+            if left.is_set():
+                raise ClientLeft()
+        finally:
+            if process.returncode is None:
+                process.kill()
+            with anyio.CancelScope(shield=True):
+                await process.aclose()
+        try:
+            reply = json.loads(output)
+        except ValueError:
+            reply = None
+        if not isinstance(reply, dict):
+            raise RunLogError("the query stopped without an answer (it may have run out of "
+                              "memory)")
+        if "error" in reply:
+            raise RunLogError("\n".join(str(line) for line in reply["error"]))
+        answer: dict[str, Any] = reply["answer"]
+        return answer
+
+    @staticmethod
+    async def _watch_client(scope: anyio.CancelScope, left: anyio.Event,
+                            limits: QueryLimits) -> None:
+        """Cancel `scope` when the HTTP client of this call has gone away."""
+        try:
+            request = request_ctx.get().request
+        except LookupError:
+            return
+        is_disconnected = getattr(request, "is_disconnected", None)
+        if is_disconnected is None:
+            await anyio.sleep_forever()
+            return
+        while not await is_disconnected():
+            await anyio.sleep(limits.poll_seconds)
+        left.set()
+        scope.cancel()
 
     async def export_archive(
         self,

@@ -55,7 +55,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from toolkit.mcp import scopes as scope_names
-from toolkit.mcp.events import AUTHORIZATION, McpEvent, McpListener, tell
+from toolkit.mcp.events import AUTHORIZATION, McpEvent, McpListener, clip, tell
 from toolkit.mcp.store import ACCESS, REFRESH, AuthStore, ClientRecord, digest
 from toolkit.serving import is_loopback
 
@@ -67,6 +67,11 @@ S256_CHALLENGE = re.compile(r"^[A-Za-z0-9_-]{43}$")
 # SDK path comparing secrets as they are can never succeed.
 UNUSABLE_SECRET = secrets.token_hex(32)
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+MAX_REDIRECT_URI = 2048  # characters of a registered redirect URI
+MAX_REDIRECT_URIS = 10  # redirect URIs of one client
+MAX_STATE = 1024  # characters of the `state` an authorization request carries
+PENDING_PER_CLIENT = 10  # authorization requests of one client waiting on the screen
+PENDING_IN_ALL = 500  # ... and of every client together
 
 # Why the last access token presented was refused, for the event of the 401 that follows.
 token_refusal: contextvars.ContextVar[str | None] = contextvars.ContextVar(
@@ -99,17 +104,24 @@ class AuthPolicy:
 def redirect_uri_problem(uri: str) -> str | None:
     """Why a redirect URI may not be registered: it must be https, or http on a loopback
     host, with no fragment and no user name or password in it."""
-    parts = urlsplit(uri)
+    shown = clip(uri, 200)
+    if len(uri) > MAX_REDIRECT_URI:
+        return f"{shown}: a redirect URI must be at most {MAX_REDIRECT_URI} characters"
+    try:
+        parts = urlsplit(uri)
+        host = parts.hostname or ""
+        user = parts.username is not None or parts.password is not None
+    except ValueError:
+        return f"{shown}: not a valid URI"
     if parts.fragment or "#" in uri:
-        return f"{uri}: a redirect URI must not have a fragment"
-    if parts.username is not None or parts.password is not None:
-        return f"{uri}: a redirect URI must not carry a user name or password"
-    host = parts.hostname or ""
+        return f"{shown}: a redirect URI must not have a fragment"
+    if user:
+        return f"{shown}: a redirect URI must not carry a user name or password"
     if parts.scheme == "https" and host:
         return None
     if parts.scheme == "http" and host and is_loopback(host):
         return None
-    return f"{uri}: a redirect URI must be https, or http on localhost (127.0.0.1, [::1])"
+    return f"{shown}: a redirect URI must be https, or http on localhost (127.0.0.1, [::1])"
 
 
 def client_info(record: ClientRecord) -> OAuthClientInformationFull:
@@ -141,6 +153,10 @@ class ToolkitAuthProvider(
         return client_info(record) if record is not None else None
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        if len(client_info.redirect_uris or []) > MAX_REDIRECT_URIS:
+            many = f"a client may register at most {MAX_REDIRECT_URIS} redirect URIs"
+            self.event("register", "denied", detail=many, status=400)
+            raise RegistrationError("invalid_redirect_uri", many)
         for uri in client_info.redirect_uris or []:
             problem = redirect_uri_problem(str(uri))
             if problem:
@@ -175,6 +191,18 @@ class ToolkitAuthProvider(
                        detail="resource is another server")
             raise AuthorizeError("invalid_request",
                                  f"resource must be {self.policy.resource_url}")
+        if params.state is not None and len(params.state) > MAX_STATE:
+            self.event("authorize", "denied", client_id=client.client_id,
+                       detail=f"state longer than {MAX_STATE} characters")
+            raise AuthorizeError("invalid_request",
+                                 f"state must be at most {MAX_STATE} characters")
+        waiting, in_all = self.store.pending_counts(client.client_id)
+        if waiting >= PENDING_PER_CLIENT or in_all >= PENDING_IN_ALL:
+            self.event("authorize", "denied", client_id=client.client_id,
+                       detail="too many authorization requests waiting on the screen")
+            raise AuthorizeError("temporarily_unavailable",
+                                 "too many authorization requests are waiting for the writer; "
+                                 "answer or let them expire, then try again")
         request_id = self.store.add_pending(client.client_id, {
             "state": params.state, "scopes": scope_names.parse(" ".join(requested)),
             "code_challenge": params.code_challenge, "redirect_uri": str(params.redirect_uri),

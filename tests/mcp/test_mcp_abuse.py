@@ -82,3 +82,60 @@ def test_too_many_redirect_uris_are_refused(server, count):
     response = server.http.post(server.base + "/register", json={
         "redirect_uris": [f"{REDIRECT}{n}" for n in range(count)], "client_name": "x"})
     assert response.status_code == 400
+
+
+# -- 19: an over-long path is refused before anything resolves it --------------------------------
+
+
+def logs_session(server: Any, granted: list[str] | None = None) -> tuple[str, str]:
+    _, tokens = server.tokens(granted=granted or ["read", "draft-write", "logs"])
+    token = tokens["access_token"]
+    return token, server.session(token)
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("read_post", {"path": "a/" * 200_000 + "x.md"}),
+    ("check_posts", {"paths": ["a/" * 200_000]}),
+    ("read_comments", {"path": "content/" + "x" * 5_000 + ".md"}),
+])
+def test_an_over_long_path_is_refused_by_the_schema(server, tool, arguments):
+    token, session = logs_session(server)
+    response = server.call(token, session, tool, arguments)
+    assert response.status_code == 400, response.text[:300]
+    assert response.json()["error"]["code"] == -32602
+
+
+def test_an_over_long_resource_path_is_refused(server):
+    token, session = logs_session(server)
+    response = server.post_mcp(token, {
+        "jsonrpc": "2.0", "id": 3, "method": "resources/read",
+        "params": {"uri": "toolkit://post/" + "a/" * 100_000 + "x.md"}}, session)
+    assert response.status_code == 200
+    assert "at most 4096 characters" in response.json()["error"]["message"]
+
+
+# -- 22: a body that is not usable JSON is a 4xx, never a 500 -----------------------------------
+
+
+def nested(depth: int) -> bytes:
+    return b"[" * depth + b"]" * depth
+
+
+@pytest.mark.parametrize("body", [nested(100_000), b'{"jsonrpc": "2.0", "x": "\xff\xfe"}',
+                                  b'{"a":' * 5_000 + b"1" + b"}" * 5_000])
+def test_a_bad_body_on_mcp_is_400(server, body):
+    token, session = logs_session(server)
+    response = server.http.post(server.url, content=body, headers={
+        "Authorization": f"Bearer {token}", "Mcp-Session-Id": session,
+        "MCP-Protocol-Version": "2025-06-18", "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream"})
+    assert response.status_code == 400, response.text[:300]
+
+
+@pytest.mark.parametrize("body", [nested(100_000), b'{"redirect_uris": ["\xff"]}',
+                                  b'{"a":' * 5_000 + b"1" + b"}" * 5_000])
+def test_a_bad_body_on_register_is_400(server, body):
+    response = server.http.post(server.base + "/register", content=body,
+                                headers={"Content-Type": "application/json"})
+    assert response.status_code == 400, response.text[:300]
+    assert response.json()["error"] == "invalid_client_metadata"

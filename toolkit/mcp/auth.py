@@ -34,7 +34,6 @@ import json
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from mcp.server.auth.handlers.register import RegistrationHandler
@@ -55,6 +54,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from toolkit.mcp import scopes as scope_names
+from toolkit.mcp.bodies import parse_json_body
 from toolkit.mcp.events import AUTHORIZATION, McpEvent, McpListener, clip, tell
 from toolkit.mcp.store import ACCESS, REFRESH, AuthStore, ClientRecord, digest
 from toolkit.serving import is_loopback
@@ -477,10 +477,9 @@ class RegisterEndpoint:
         media = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if media != "application/json":
             return self._refuse("the registration endpoint takes application/json")
-        try:
-            body: Any = await request.json()
-        except (ValueError, UnicodeDecodeError):
-            return self._refuse("the body is not valid JSON")
+        body, problem = parse_json_body(await request.body())
+        if problem is not None:
+            return self._refuse(problem)
         if not isinstance(body, dict):
             return self._refuse("the body must be a JSON object of client metadata")
         grants = body.get("grant_types")

@@ -69,6 +69,7 @@ from toolkit.mcp.auth import (
     ToolkitAuthProvider,
     token_refusal,
 )
+from toolkit.mcp.bodies import parse_json_body
 from toolkit.mcp.consent import ConsentScreen
 from toolkit.mcp.events import AUTHORIZATION, McpEvent, McpListener, tell
 from toolkit.mcp.server import ToolkitMCP, argument_problem
@@ -182,39 +183,6 @@ class QueryTokenGuard:
                           "never in the query string")
             return
         await self.app(scope, receive, send)
-
-
-MAX_JSON_DEPTH = 64  # nesting of a JSON body any endpoint takes; deeper is a 400
-
-
-def json_depth_problem(value: Any, limit: int = MAX_JSON_DEPTH) -> str | None:
-    """Why a parsed JSON value is nested too deep (walked without recursion)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return f"the JSON body is nested deeper than {limit} levels"
-        if isinstance(item, dict):
-            stack.extend((child, depth + 1) for child in item.values())
-        elif isinstance(item, list):
-            stack.extend((child, depth + 1) for child in item)
-    return None
-
-
-def parse_json_body(body: bytes) -> tuple[Any, str | None]:
-    """The JSON value of a request body, or why it is not one: UTF-8, valid JSON, nested at
-    most MAX_JSON_DEPTH levels (the standard parser's own recursion is caught too)."""
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        return None, "the body is not UTF-8"
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None, "the body is not valid JSON"
-    except RecursionError:
-        return None, f"the JSON body is nested deeper than {MAX_JSON_DEPTH} levels"
-    return value, json_depth_problem(value)
 
 
 async def _jsonrpc_error(scope: Scope, receive: Receive, send: Send, status: int, code: int,

@@ -43,7 +43,7 @@ from toolkit.config import Config
 from toolkit.errors import AuthorizationError, ToolkitError
 from toolkit.mcp import scopes as scope_names
 from toolkit.mcp.events import McpListener
-from toolkit.mcp.tools import TOOLS, Toolbox
+from toolkit.mcp.tools import MAX_PATH, TOOLS, Toolbox
 
 log = logging.getLogger(__name__)
 
@@ -212,6 +212,8 @@ class ToolkitMCP(FastMCP[Any]):
 
         self._resource_scope()
         key = resource_key(str(uri))
+        if key is not None and len(key) > MAX_PATH:
+            raise ResourceError(f"a post's path is at most {MAX_PATH} characters")
         if key is None:
             raise ResourceError(f"unknown resource {uri}: posts are {RESOURCE_PREFIX}<path>")
         try:

@@ -47,10 +47,17 @@ T = TypeVar("T")
 
 PUBLISH_LOCK_TIMEOUT = 10.0  # seconds push_drafts waits for another toolkit run
 
-Paths = Annotated[list[str], Field(
+# A path past PATH_MAX names nothing, and resolving a long one costs quadratic time: it is
+# refused by the schema, before anything resolves it.
+MAX_PATH = 4096
+MAX_PATHS = 1000
+OnePath = Annotated[str, Field(max_length=MAX_PATH)]
+Paths = Annotated[list[OnePath], Field(
+    max_length=MAX_PATHS,
     description="Project-relative paths of posts or folders inside the content folder "
                 "(e.g. content/hello.md), as list_posts gives them; empty: every post.")]
 PostPath = Annotated[str, Field(
+    max_length=MAX_PATH,
     description="Project-relative path of one post, as list_posts gives it "
                 "(e.g. content/hello.md).")]
 
@@ -274,7 +281,7 @@ class Toolbox:
 
     async def read_comments(
         self, path: PostPath,
-        since: Annotated[str | None, Field(description="ISO 8601 date or date-time: only "
+        since: Annotated[str | None, Field(max_length=64, description="ISO 8601 date or date-time: only "
                                                        "comments written at or after it "
                                                        "(UTC when no offset).")] = None,
     ) -> McpComments:
@@ -309,7 +316,7 @@ class Toolbox:
         return await self.run("build_site", {"clean": clean, "drafts": drafts}, work)
 
     async def licence_status(
-        self, user: Annotated[str | None, Field(description="A user (email) whose own "
+        self, user: Annotated[str | None, Field(max_length=320, description="A user (email) whose own "
                                                             "licence is asked for too.")] = None,
     ) -> dict[str, Any]:
         """The customer's licence from the marketplace licensing API (and a user's), and
@@ -324,12 +331,12 @@ class Toolbox:
 
     async def query_run_log(
         self,
-        sql: Annotated[str, Field(description="DataFusion SQL; the table is the stream, "
+        sql: Annotated[str, Field(max_length=65536, description="DataFusion SQL; the table is the stream, "
                                               "`toolkit` unless [logs] stream says otherwise. "
                                               "Fields: time, run_id, command, event, post, "
                                               "action, outcome, method, route, status, "
                                               "duration_ms, wait_ms, reason, message, ...")],
-        since: Annotated[str | None, Field(description="Only events of the last duration, "
+        since: Annotated[str | None, Field(max_length=64, description="Only events of the last duration, "
                                                        "e.g. 1h, 30m, 7d.")] = None,
         local: Annotated[bool | None, Field(strict=True, description="Query the project's own "
                                                         ".toolkit/events.jsonl rather than "
@@ -435,9 +442,9 @@ class Toolbox:
 
     async def export_archive(
         self,
-        source: Annotated[str, Field(description="site: the built site; content: the posts "
+        source: Annotated[str, Field(max_length=64, description="site: the built site; content: the posts "
                                                  "with their images.")] = "site",
-        format: Annotated[str | None, Field(description="zip, 7z, tar, tar.gz or tar.bz2 "
+        format: Annotated[str | None, Field(max_length=64, description="zip, 7z, tar, tar.gz or tar.bz2 "
                                                         "(default: [archive] format).")]
         = None,
     ) -> dict[str, Any]:

@@ -33,7 +33,7 @@ def test_a_huge_refused_redirect_uri_is_cut_short_in_events_and_the_answer(serve
 
 
 def test_an_over_long_state_is_refused_and_not_stored(server):
-    client = server.register()
+    client, _ = server.tokens()
     response = start(server, client, state="s" * 30_000)
     assert response.status_code == 302
     answer = query_of(response.headers["location"])
@@ -43,13 +43,13 @@ def test_an_over_long_state_is_refused_and_not_stored(server):
 
 
 def test_pending_authorization_requests_are_bounded_per_client(server):
-    client = server.register()
+    client, _ = server.tokens()
     waiting = [start(server, client) for _ in range(10)]
     assert all("/consent?" in r.headers["location"] for r in waiting)
     refused = query_of(start(server, client).headers["location"])
     assert refused["error"] == "temporarily_unavailable"
     # Another client is not held back by this one.
-    other = server.register()
+    other, _ = server.tokens()
     assert "/consent?" in start(server, other).headers["location"]
     # Answering one makes room again.
     approve(server.http, waiting[0].headers["location"], decision="deny")
@@ -139,3 +139,17 @@ def test_a_bad_body_on_register_is_400(server, body):
                                 headers={"Content-Type": "application/json"})
     assert response.status_code == 400, response.text[:300]
     assert response.json()["error"] == "invalid_client_metadata"
+
+
+# -- 20: no error redirect to a client the writer never approved ---------------------------------
+
+
+def test_an_authorize_error_for_a_client_never_approved_is_a_page_not_a_redirect(server):
+    stranger = server.register(["https://evil.example/landing"])
+    response = server.http.get(server.base + "/authorize",
+                               params=server.authorize_params(stranger, None))
+    assert response.status_code == 400
+    assert "location" not in response.headers
+    assert response.json()["error"] == "invalid_request"
+    events = [e for e in server.recorder.events if e.action == "authorize"]
+    assert events and events[-1].outcome == "denied"

@@ -88,7 +88,7 @@ def test_a_wrong_pkce_verifier_is_refused(server):
 
 
 def test_a_missing_code_challenge_is_refused(server):
-    client = server.register()
+    client, _ = server.tokens()  # approved before: errors go back to it
     response = server.http.get(server.base + "/authorize",
                                params=server.authorize_params(client, None))
     assert response.status_code == 302
@@ -99,7 +99,7 @@ def test_a_missing_code_challenge_is_refused(server):
 
 
 def test_the_plain_pkce_method_is_refused(server):
-    client = server.register()
+    client, _ = server.tokens()  # approved before: errors go back to it
     verifier, _ = pkce()
     params = server.authorize_params(client, verifier)
     params["code_challenge_method"] = "plain"
@@ -110,7 +110,7 @@ def test_the_plain_pkce_method_is_refused(server):
 
 
 def test_a_challenge_that_is_not_s256_is_refused(server):
-    client = server.register()
+    client, _ = server.tokens()  # approved before: errors go back to it
     params = server.authorize_params(client, "too-short")
     response = server.http.get(server.base + "/authorize", params=params)
     back = query_of(response.headers["location"])
@@ -401,7 +401,7 @@ def test_the_screen_is_not_framed_or_cached(server):
 
 
 def test_an_authorization_for_another_resource_is_refused(server):
-    client = server.register()
+    client, _ = server.tokens()  # approved before: errors go back to it
     _, challenge = pkce()
     params = server.authorize_params(client, challenge, resource="https://elsewhere.example/mcp")
     response = server.http.get(server.base + "/authorize", params=params)

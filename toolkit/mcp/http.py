@@ -360,26 +360,50 @@ class RefusalEvents:
 class AuthorizeEvents:
     """Tells the listener of every `/authorize` request the SDK's handler refuses: a 400
     (an unknown client, a redirect URI not registered) or a redirect back to the client
-    carrying an error (no PKCE challenge, the `plain` method, an unknown scope)."""
+    carrying an error (no PKCE challenge, the `plain` method, an unknown scope).
 
-    def __init__(self, app: ASGIApp, listener: McpListener):
+    An error is sent back to the client's redirect URI only for a client the writer has
+    approved before (or the operator created): anyone can register any https URI, and an
+    error redirect to it would make this server an open redirector. Any other client gets
+    the error as a page (400) instead."""
+
+    def __init__(self, app: ASGIApp, listener: McpListener, store: AuthStore):
         self.app = app
         self.listener = listener
+        self.store = store
+
+    def _approved(self, client_id: str | None) -> bool:
+        record = self.store.client(client_id) if client_id else None
+        return record is not None and (record.origin == "operator"
+                                       or record.last_grant_at is not None)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        replaced = False
+
         async def watch(message: Message) -> None:
+            nonlocal replaced
+            if replaced:
+                return  # the SDK's body of a response replaced by the error page
             if message["type"] == "http.response.start":
                 headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                            for k, v in message.get("headers", [])}
                 answer = parse_qs(urlsplit(headers.get("location", "")).query)
                 if message["status"] >= 400 or "error" in answer:
                     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+                    client_id = query.get("client_id", [None])[0]
                     error = answer.get("error", ["invalid_request"])[0]
                     why = answer.get("error_description", [""])[0]
                     tell(self.listener, McpEvent(
-                        AUTHORIZATION, "authorize", "denied",
-                        query.get("client_id", [None])[0], detail=f"{error}: {why}"[:300],
-                        status=message["status"]))
+                        AUTHORIZATION, "authorize", "denied", client_id,
+                        detail=f"{error}: {why}"[:300], status=message["status"]))
+                    if "error" in answer and not self._approved(client_id):
+                        replaced = True
+                        page = Response(
+                            json.dumps({"error": error, "error_description": why[:300]}),
+                            status_code=400, media_type="application/json",
+                            headers={"Cache-Control": "no-store"})
+                        await page(scope, receive, send)
+                        return
             await send(message)
 
         await self.app(scope, receive, watch)
@@ -436,7 +460,8 @@ def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
         methods=["GET", "OPTIONS"]))
 
     authorize = _find(routes, "/authorize")
-    _replace(routes, "/authorize", Route("/authorize", AuthorizeEvents(authorize.endpoint, listener),
+    _replace(routes, "/authorize", Route("/authorize", AuthorizeEvents(authorize.endpoint, listener,
+                                                                         provider.store),
                                          methods=["GET", "POST"]))
 
     token = TokenEndpoint(provider)

@@ -153,3 +153,48 @@ def test_an_authorize_error_for_a_client_never_approved_is_a_page_not_a_redirect
     assert response.json()["error"] == "invalid_request"
     events = [e for e in server.recorder.events if e.action == "authorize"]
     assert events and events[-1].outcome == "denied"
+
+
+# -- 21: a symlink out of the content folder is no post to any tool --------------------------------
+
+
+def test_a_symlink_out_of_the_content_folder_is_left_out_by_every_tool(make_project, sandbox):
+    import anyio
+    import httpx
+    from mcp.shared.memory import create_connected_server_and_client_session
+
+    from toolkit.config import load_config
+    from toolkit.mcp import scopes
+    from toolkit.mcp.events import EventRecorder
+    from toolkit.mcp.server import ToolkitMCP
+
+    sandbox.reset()
+    project = make_project("[forem]\nrate_window = 1\n")
+    project.post("real", "A real draft", "Draft body.\n")
+    notes = project.root / "notes"
+    notes.mkdir()
+    (notes / "secret.md").write_text("---\ntitle: Private notes\npublished: false\n---\n"
+                                     "Not for anyone.\n", encoding="utf-8")
+    (project.root / "content" / "linked.md").symlink_to(notes / "secret.md")
+    config = load_config(project.root / "toolkit.toml", env={
+        "FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key})
+    server = ToolkitMCP(config, EventRecorder(), local_scopes=scopes.ALL)
+
+    async def run() -> dict[str, Any]:
+        async with create_connected_server_and_client_session(server._mcp_server) as client:
+            return {
+                "list": (await client.call_tool("list_posts", {})).structuredContent,
+                "resources": [str(r.uri) for r in (await client.list_resources()).resources],
+                "check": (await client.call_tool("check_posts", {})).structuredContent,
+                "push": (await client.call_tool("push_drafts", {})).structuredContent,
+            }
+
+    seen = anyio.run(run)
+    assert [p["path"] for p in seen["list"]["posts"]] == ["content/real.md"]
+    assert seen["resources"] == ["toolkit://post/content/real.md"]
+    assert "linked" not in str(seen["check"])
+    assert [p["path"] for p in seen["push"]["posts"]] == ["content/real.md"]
+    titles = [a["title"] for a in httpx.get(
+        f"{sandbox.base_url}/api/articles/me/all", params={"per_page": 100},
+        headers={"api-key": sandbox.demo_api_key}).json()]
+    assert "A real draft" in titles and "Private notes" not in titles

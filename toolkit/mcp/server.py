@@ -192,10 +192,11 @@ class ToolkitMCP(FastMCP[Any]):
     async def list_resources(self) -> list[McpResource]:
         import anyio.to_thread
 
-        from toolkit.content import load_posts
+        from toolkit.commands.posts import PostCache
 
         self._resource_scope()
-        posts, _ = await anyio.to_thread.run_sync(lambda: load_posts(self.config))
+        # The posts inside the content folder only, as every tool sees them.
+        posts, _ = await anyio.to_thread.run_sync(lambda: PostCache(self.config).load())
         return [McpResource(uri=AnyUrl(resource_uri(post.key)), name=post.key,
                             title=post.title, mimeType="text/markdown",
                             description=f"{'published' if post.published else 'draft'} post "

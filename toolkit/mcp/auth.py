@@ -124,6 +124,27 @@ def redirect_uri_problem(uri: str) -> str | None:
     return f"{shown}: a redirect URI must be https, or http on localhost (127.0.0.1, [::1])"
 
 
+REGISTERED_GRANTS = ("authorization_code", "refresh_token")
+RESPONSE_TYPES = ("code",)
+AUTH_METHODS = ("client_secret_post", "client_secret_basic", "none")
+
+
+def _unsupported_metadata(client: OAuthClientInformationFull) -> str | None:
+    """What a registration asks for that this server does not do (so is never stored)."""
+    grants = [g for g in client.grant_types if g not in REGISTERED_GRANTS]
+    if grants:
+        return (f"grant_types: {clip(grants[0], 60)} is not supported "
+                f"(a registered client uses {' and '.join(REGISTERED_GRANTS)})")
+    responses = [r for r in client.response_types if r not in RESPONSE_TYPES]
+    if responses:
+        return f"response_types: {clip(responses[0], 60)} is not supported (only code)"
+    method = client.token_endpoint_auth_method
+    if method is not None and method not in AUTH_METHODS:
+        return (f"token_endpoint_auth_method: {clip(str(method), 60)} is not supported "
+                f"({', '.join(AUTH_METHODS)})")
+    return None
+
+
 def client_info(record: ClientRecord) -> OAuthClientInformationFull:
     """What the SDK is given of a client: its metadata, never its secret."""
     return OAuthClientInformationFull.model_validate({
@@ -157,6 +178,10 @@ class ToolkitAuthProvider(
             many = f"a client may register at most {MAX_REDIRECT_URIS} redirect URIs"
             self.event("register", "denied", detail=many, status=400)
             raise RegistrationError("invalid_redirect_uri", many)
+        unsupported = _unsupported_metadata(client_info)
+        if unsupported:
+            self.event("register", "denied", detail=unsupported, status=400)
+            raise RegistrationError("invalid_client_metadata", unsupported)
         for uri in client_info.redirect_uris or []:
             problem = redirect_uri_problem(str(uri))
             if problem:
@@ -442,6 +467,11 @@ class TokenEndpoint:
         if grant not in GRANTS:
             return token_error("unsupported_grant_type", f"grant_type must be one of "
                                                          f"{', '.join(GRANTS)}")
+        resource = form.get("resource")
+        if isinstance(resource, str) and not _same_resource(resource,
+                                                            self.provider.policy.resource_url):
+            return token_error("invalid_target", f"resource must be "
+                                                 f"{self.provider.policy.resource_url}")
         try:
             client = await self.authenticator.authenticate(request)
         except AuthenticationError as exc:

@@ -40,6 +40,7 @@ FAILURES_PER_ADDRESS = 30  # ... from one source address, whatever the clients
 FAILURE_KEYS = 10_000  # clients and addresses remembered; the oldest are forgotten first
 FAILURE_WINDOW = 600.0
 MIN_SECRET_LENGTH = 12
+MIN_SECRET_DISTINCT = 6  # different characters: "aaaaaaaaaaaa" or "123412341234" is no secret
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -86,9 +87,14 @@ def secret_problem(secret: Secret | None) -> str | None:
     if secret is None:
         return ("TOOLKIT_MCP_OPERATOR_SECRET is not set: the HTTP transport needs it for its "
                 "authorization screen (set it in the environment or in .env)")
-    if len(secret.reveal()) < MIN_SECRET_LENGTH:
+    value = secret.reveal()
+    if len(value) < MIN_SECRET_LENGTH:
         return (f"TOOLKIT_MCP_OPERATOR_SECRET: must be at least {MIN_SECRET_LENGTH} "
                 "characters long")
+    if len(set(value)) < MIN_SECRET_DISTINCT:
+        return (f"TOOLKIT_MCP_OPERATOR_SECRET: too easy to guess (fewer than "
+                f"{MIN_SECRET_DISTINCT} different characters); use a passphrase of a few "
+                "words, or `python -c 'import secrets; print(secrets.token_urlsafe())'`")
     return None
 
 

@@ -50,6 +50,7 @@ from mcp.server.auth.provider import (
     TokenError,
 )
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from pydantic import AnyUrl
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -145,9 +146,37 @@ def _unsupported_metadata(client: OAuthClientInformationFull) -> str | None:
     return None
 
 
+def _same_but_port(registered: str, given: str) -> bool:
+    """Whether `given` is the loopback redirect URI `registered` on another port: a native
+    client listens on an ephemeral port (RFC 8252 7.3); scheme, host, path and query must
+    be the same."""
+    try:
+        ours, theirs = urlsplit(registered), urlsplit(given)
+        ours_port, theirs_port = ours.port, theirs.port  # a malformed port raises here
+    except ValueError:
+        return False
+    host = ours.hostname or ""
+    return (ours.scheme == theirs.scheme == "http" and is_loopback(host)
+            and theirs.hostname == host and ours.path == theirs.path
+            and ours.query == theirs.query and not theirs.fragment
+            and theirs.username is None and theirs.password is None
+            and ours_port is not None and theirs_port is not None)
+
+
+class ToolkitClientInfo(OAuthClientInformationFull):
+    """A client as the SDK sees it; a loopback redirect URI matches on any port."""
+
+    def validate_redirect_uri(self, redirect_uri: AnyUrl | None) -> AnyUrl:
+        if redirect_uri is not None and self.redirect_uris is not None \
+                and redirect_uri not in self.redirect_uris \
+                and any(_same_but_port(str(uri), str(redirect_uri)) for uri in self.redirect_uris):
+            return redirect_uri
+        return super().validate_redirect_uri(redirect_uri)
+
+
 def client_info(record: ClientRecord) -> OAuthClientInformationFull:
     """What the SDK is given of a client: its metadata, never its secret."""
-    return OAuthClientInformationFull.model_validate({
+    return ToolkitClientInfo.model_validate({
         **record.info, "client_id": record.client_id,
         "client_secret": UNUSABLE_SECRET if record.secret_hash else None})
 

@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
 from mcp.server.auth.handlers.register import RegistrationHandler
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, RequireAuthMiddleware
 from mcp.server.auth.routes import (
@@ -55,7 +54,7 @@ from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, request_response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -114,11 +113,11 @@ def issuer_for(configured: str | None, host: str, port: int, tls: bool) -> str:
         raise ConfigError(["toolkit.toml: mcp.issuer_url: must be an origin such as "
                            "https://example.com, without a path (clients find the "
                            "authorization server at the origin of the server's URL)"])
-    try:
-        validate_issuer_url(AnyHttpUrl(issuer))
-    except ValueError:
+    host_name = parts.hostname or ""
+    if parts.query or parts.fragment or not host_name or not (
+            parts.scheme == "https" or (parts.scheme == "http" and is_loopback(host_name))):
         raise ConfigError([f"toolkit.toml: mcp.issuer_url: {issuer} must be https (http only "
-                           f"on localhost or 127.0.0.1)"]) from None
+                           f"on a loopback address: localhost, 127.0.0.0/8, [::1])"])
     return issuer
 
 
@@ -165,6 +164,44 @@ async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, error
                         status_code=status, media_type="application/json",
                         headers={"WWW-Authenticate": challenge, "Cache-Control": "no-store"})
     await response(scope, receive, send)
+
+
+def _allowed(value: str, allowed: list[str]) -> bool:
+    """Whether a Host or Origin value is one of `allowed`, where `name:*` is any port."""
+    for pattern in allowed:
+        if value == pattern:
+            return True
+        if pattern.endswith(":*"):
+            base, _, port = value.rpartition(":")
+            if base == pattern[:-2] and port.isdigit():
+                return True
+    return False
+
+
+class HostGuard:
+    """DNS rebinding protection for the authorization server's endpoints, as the SDK gives
+    `/mcp`: a request whose Host is not one of the server's is 421; with `check_origin`
+    (the consent form), a POST whose Origin is given and is not the server's is 403 (a
+    form posted from another site)."""
+
+    def __init__(self, app: ASGIApp, security: TransportSecuritySettings, *,
+                 check_origin: bool = False):
+        self.app = app
+        self.security = security
+        self.check_origin = check_origin
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = Headers(scope=scope)
+            if not _allowed(headers.get("host", ""), self.security.allowed_hosts):
+                await Response("Invalid Host header", status_code=421)(scope, receive, send)
+                return
+            origin = headers.get("origin")
+            if self.check_origin and scope["method"] == "POST" and origin is not None \
+                    and not _allowed(origin, self.security.allowed_origins):
+                await Response("Invalid Origin header", status_code=403)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class QueryTokenGuard:
@@ -419,6 +456,14 @@ def _with_cors(handler: Callable[[Request], Awaitable[Response]], methods: list[
         allow_origins="*", allow_methods=methods, allow_headers=["mcp-protocol-version"])
 
 
+def _document(document: dict[str, Any]) -> ASGIApp:
+    """A metadata endpoint answering `document`, as the SDK's handlers do (CORS, cached)."""
+    async def handle(request: Request) -> Response:
+        return JSONResponse(document, headers={"Cache-Control": "public, max-age=3600"})
+
+    return cors_middleware(handle, ["GET", "OPTIONS"])
+
+
 def _find(routes: list[BaseRoute], path: str) -> Route:
     for existing in routes:
         if isinstance(existing, Route) and existing.path == path:
@@ -436,8 +481,16 @@ def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
     """The whole HTTP application (and the MCP server in it)."""
     registration = ClientRegistrationOptions(enabled=True, valid_scopes=list(scope_names.ALL),
                                              default_scopes=list(scope_names.DEFAULT))
+    # The SDK takes http only on localhost and 127.0.0.1; on another loopback address
+    # ([::1], 127.0.0.2) it is given 127.0.0.1 for the origin: every document and check
+    # that names the issuer is replaced below with the real one.
+    sdk_issuer = site.issuer_url
+    try:
+        validate_issuer_url(AnyHttpUrl(sdk_issuer))
+    except ValueError:
+        sdk_issuer = f"http://127.0.0.1:{site.port}"
     settings = AuthSettings(
-        issuer_url=AnyHttpUrl(site.issuer_url), resource_server_url=AnyHttpUrl(site.resource_url),
+        issuer_url=AnyHttpUrl(sdk_issuer), resource_server_url=AnyHttpUrl(sdk_issuer + MCP_PATH),
         client_registration_options=registration,
         revocation_options=RevocationOptions(enabled=False), required_scopes=None,
         # Tokens are this server's own: the provider checks the resource they were
@@ -455,9 +508,12 @@ def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
     metadata.token_endpoint_auth_methods_supported = ["client_secret_post",
                                                       "client_secret_basic", "none"]
     metadata.scopes_supported = list(scope_names.ALL)
-    _replace(routes, AS_METADATA, Route(
-        AS_METADATA, cors_middleware(MetadataHandler(metadata).handle, ["GET", "OPTIONS"]),
-        methods=["GET", "OPTIONS"]))
+    # The issuer exactly as clients reach it, without the final slash pydantic's URL type
+    # adds to an origin (RFC 8414 3.3: identical to the URL metadata was asked for by).
+    as_document = metadata.model_dump(mode="json", exclude_none=True) | {
+        "issuer": site.issuer_url}
+    _replace(routes, AS_METADATA, Route(AS_METADATA, _document(as_document),
+                                        methods=["GET", "OPTIONS"]))
 
     authorize = _find(routes, "/authorize")
     _replace(routes, "/authorize", Route("/authorize", AuthorizeEvents(authorize.endpoint, listener,
@@ -475,7 +531,8 @@ def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
     resource = ProtectedResourceMetadata(
         resource=AnyHttpUrl(site.resource_url), authorization_servers=[issuer],
         scopes_supported=list(scope_names.ALL), resource_name="toolkit")
-    prm = cors_middleware(ProtectedResourceMetadataHandler(resource).handle, ["GET", "OPTIONS"])
+    prm = _document(resource.model_dump(mode="json", exclude_none=True) | {
+        "resource": site.resource_url, "authorization_servers": [site.issuer_url]})
     prm_path = urlsplit(resource_metadata_url).path
     _replace(routes, prm_path, Route(prm_path, prm, methods=["GET", "OPTIONS"]))
     routes.append(Route(PRM_ROOT, prm, methods=["GET", "OPTIONS"]))
@@ -493,6 +550,10 @@ def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
 
     consent = ConsentScreen(provider, operator_secret, config.site.title)
     routes.append(Route("/consent", consent.handle, methods=["GET", "POST"]))
+    security = site.transport_security()
+    for route in routes:  # /mcp: the SDK's transport checks Host and Origin itself
+        if isinstance(route, Route) and route.path != MCP_PATH:
+            route.app = HostGuard(route.app, security, check_origin=route.path == "/consent")
     return app, server
 
 

@@ -198,3 +198,11 @@ def test_a_symlink_out_of_the_content_folder_is_left_out_by_every_tool(make_proj
         f"{sandbox.base_url}/api/articles/me/all", params={"per_page": 100},
         headers={"api-key": sandbox.demo_api_key}).json()]
     assert "A real draft" in titles and "Private notes" not in titles
+
+
+def test_registration_metadata_is_bounded_before_it_is_stored(server, mcp_project):
+    response = server.http.post(server.base + "/register", json={
+        "redirect_uris": [REDIRECT], "client_name": "x", "client_uri": "https://a.example/",
+        "contacts": ["c" * 1_000 + "@example.com"] * 100})
+    assert response.status_code == 400
+    assert "at most 16 KiB" in response.json()["error_description"]

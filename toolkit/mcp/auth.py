@@ -7,7 +7,11 @@ the provider behind them and the parts the SDK does not do:
 
 - clients, requests, codes and tokens in `AuthStore` (SQLite, everything secret hashed);
 - registration (RFC 7591) accepts only redirect URIs that are https, or http on a loopback
-  host (`localhost`, 127.0.0.1, [::1]), without a fragment;
+  host (`localhost`, 127.0.0.1, [::1]), without a fragment (a loopback one then matches
+  on any port, RFC 8252 7.3), only the grant types, response types and authentication
+  methods this server supports, and metadata of bounded size;
+- `/authorize` refuses a long `state` and bounds the requests waiting on the screen (per
+  client and in all);
 - `/authorize` sends the writer to the authorization screen (`consent.py`) instead of
   giving a code at once;
 - an authorization code works once: a second use is refused and revokes every token the
@@ -68,6 +72,7 @@ S256_CHALLENGE = re.compile(r"^[A-Za-z0-9_-]{43}$")
 # SDK path comparing secrets as they are can never succeed.
 UNUSABLE_SECRET = secrets.token_hex(32)
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+MAX_REGISTRATION = 16 * 1024  # bytes of a client's metadata at /register (it is stored)
 MAX_REDIRECT_URI = 2048  # characters of a registered redirect URI
 MAX_REDIRECT_URIS = 10  # redirect URIs of one client
 MAX_STATE = 1024  # characters of the `state` an authorization request carries
@@ -536,7 +541,10 @@ class RegisterEndpoint:
         media = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if media != "application/json":
             return self._refuse("the registration endpoint takes application/json")
-        body, problem = parse_json_body(await request.body())
+        raw = await request.body()
+        if len(raw) > MAX_REGISTRATION:
+            return self._refuse(f"client metadata is at most {MAX_REGISTRATION // 1024} KiB")
+        body, problem = parse_json_body(raw)
         if problem is not None:
             return self._refuse(problem)
         if not isinstance(body, dict):

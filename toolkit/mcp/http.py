@@ -15,9 +15,16 @@ without a valid token. `build_app` then swaps in what the SDK leaves out:
   and at the root well-known path;
 - `/consent`, the authorization screen (consent.py);
 - in front of `/mcp`: a request carrying `access_token` in its query string is refused
-  (400, whatever else it carries: tokens travel in the header only); a JSON-RPC request
-  outside the token's scopes gets 403 `insufficient_scope` naming the scopes it needs
-  (`ScopeGate`); every refusal is told to the listener.
+  (400, whatever else it carries: tokens travel in the header only); a body that is not
+  UTF-8 JSON of bounded nesting is 400, a tool call whose arguments do not fit the tool's
+  schema strictly is 400 (-32602), and a JSON-RPC request outside the token's scopes gets
+  403 `insufficient_scope` naming the scopes it needs (`ScopeGate`); a session whose grant
+  was revoked or has expired is ended (`SessionGrants`); every refusal is told to the
+  listener;
+- every other route checks Host (421; DNS rebinding, as the SDK's transport does for
+  `/mcp`) and `POST /consent` checks Origin (403) (`HostGuard`); an `/authorize` error
+  goes back to the redirect URI only of a client the writer approved before
+  (`AuthorizeEvents`: no open redirect).
 
 A server on an address other than loopback must have a TLS certificate and key
 (`bind_problem`): tokens and the operator secret never cross a network in clear text.

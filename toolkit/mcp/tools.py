@@ -5,9 +5,11 @@ never disagree, and returns its result as a structured document (`results.py`).
 needs. Adding the tool of a new command is one `ToolSpec` and one method.
 
 Every call runs in a worker thread (the commands block on disk and network), with the
-scopes checked again inside (the HTTP transport refuses a call outside the token's scopes
-with 403 before it gets here; this check also covers stdio, whose scopes are given at
-start), its start and end told to the listener.
+scopes checked again inside, on the bearer token of the request carrying the call (the
+HTTP transport refuses a call outside that token's scopes with 403 before it gets here;
+this check also covers stdio, whose scopes are given at start), its end told to the
+listener. `query_run_log` over the local log runs in a process of its own instead
+(`query_worker`), within `QueryLimits`, killed at its deadline or when its client leaves.
 """
 
 from __future__ import annotations

@@ -31,9 +31,9 @@ lint: $(LINT_CHECKS)
 lint-ruff: install
 	$(BIN)/ruff check .
 
-# The GitHub workflows: pinned actions, least permissions, no template injection.
+# The GitHub workflows and the action: pinned actions, least permissions, no template injection.
 lint-workflows: install
-	$(BIN)/zizmor --offline --quiet --min-severity medium .github/workflows
+	$(BIN)/zizmor --offline --quiet --min-severity medium .github/workflows action.yml
 
 typecheck: install
 	$(BIN)/mypy
@@ -41,9 +41,12 @@ typecheck: install
 site: install
 	$(BIN)/toolkit build
 
-# The site as built just now, at http://127.0.0.1:8000/ (Ctrl-C stops it).
+# The port of `make serve` and `make watch` (`make serve PORT=8001` when 8000 is taken).
+PORT ?= 8000
+
+# The site as built just now, at http://127.0.0.1:$(PORT)/ (Ctrl-C stops it).
 serve: site
-	$(BIN)/toolkit serve
+	$(BIN)/toolkit serve --port $(PORT)
 
 demo: install
 	$(BIN)/toolkit demo
@@ -52,7 +55,7 @@ publish: install
 	$(BIN)/toolkit publish
 
 watch: install
-	$(BIN)/toolkit watch
+	$(BIN)/toolkit watch --port $(PORT)
 
 bench: install
 	$(BIN)/python -m bench

@@ -81,6 +81,12 @@ def test_demo_publishes_mirrors_and_builds_without_touching_the_project(make_pro
     assert first["user"]["name"] in page
     assert (site / "reading-list" / "index.html").is_file()
     assert (site / "getting-started" / "index.html").is_file()
+    # The site links nothing to the sandbox, which is stopped by now: no comment author,
+    # "Join the discussion" or reading-list link.
+    sandbox_url = re.search(r"sandbox running at (http://\S+)", result.output)[1]
+    linking = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                     if f'href="{sandbox_url}' in p.read_text())
+    assert linking == []
 
     # Every step shipped its run log to the sandbox, which answered the demo's query.
     assert "The run log, asked on the sandbox's log stream:" in result.output

@@ -337,7 +337,8 @@ class Config:
     mcp: McpConfig = section(McpConfig)
     # Problems that do not stop loading (a `.env` open to other users); the CLI shows them.
     warnings: tuple[str, ...] = ()
-    # Where each key's value came from: "default", the file's name, or an environment variable.
+    # Where each key's value came from: "default", the file's name, an environment variable,
+    # or "VARIABLE in .env" when the variable was read from the .env file.
     origins: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -368,6 +369,88 @@ def declared_keys() -> Iterator[tuple[str, str, Key]]:
     for name, cls in SECTIONS.items():
         for item in fields(cls):
             yield name, item.name, item.metadata[KEY]
+
+
+def toml_value(value: Any) -> str:
+    """A value as it is written in toolkit.toml."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        import json
+
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+# What an unset key's commented line shows, by the kind of its value (uncommented, it is
+# a valid value to edit, not its default).
+EXAMPLES: dict[str, Any] = {
+    URL.kind: "https://example.com/blog", BASE_URL.kind: "https://example.com",
+    TEXT.kind: "...", PATH.kind: "path/to/file", POSITIVE_INT.kind: 1,
+}
+
+
+def commented_toml() -> str:
+    """A `toolkit.toml` with every key commented out at its default, each with a line on
+    what it does: what `toolkit init` writes. Made from the declarations, so it never
+    drifts from them; loading it gives the defaults."""
+    import textwrap
+
+    def comment(text: str) -> list[str]:
+        return textwrap.wrap(text, width=88, initial_indent="# ", subsequent_indent="# ")
+
+    lines = [
+        f"# {DEFAULT_CONFIG_NAME}: the configuration of this toolkit project.",
+        "# Every key is shown commented out at its default: remove the leading `# ` of a",
+        "# key's line to change it. Paths are relative to this file. Secrets never go here:",
+        "# they come from the environment or from .env beside this file (see .env.example).",
+        "# `toolkit config` lists every key with its value here and where it came from.",
+    ]
+    for section_name, cls in SECTIONS.items():
+        lines += ["", *comment((cls.__doc__ or f"[{section_name}]").strip()),
+                  f"[{section_name}]"]
+        for item in fields(cls):
+            key: Key = item.metadata[KEY]
+            lines.append("")
+            if key.secret:
+                lines += comment(f"{item.name}: {key.help} Never here: set {key.env} in the "
+                                 "environment or in .env.")
+                continue
+            notes = [key.help]
+            if key.env:
+                notes.append(f"{key.env} overrides it.")
+            if key.default_from:
+                notes.append(f"Default: the value of {section_name}.{key.default_from}.")
+            elif key.default is None:
+                notes.append("Unset by default.")
+            lines += comment(" ".join(notes))
+            value = key.default if key.default is not None else EXAMPLES.get(key.rule.kind, "")
+            lines.append(f"# {item.name} = {toml_value(value)}")
+    return "\n".join(lines) + "\n"
+
+
+def dotenv_example() -> str:
+    """`.env.example`: every secret toolkit reads, and the variables that point it at
+    other servers; what `toolkit init` writes."""
+    lines = [
+        "# The secrets toolkit reads from the environment, or from a file named .env beside",
+        "# toolkit.toml (the environment wins). Copy this file to .env, fill in what you use,",
+        "# keep .env to yourself (chmod 600 .env; it is git-ignored). In CI, set them as",
+        "# secrets of the repository instead.",
+    ]
+    import textwrap
+
+    overrides = []
+    for section_name, key_name, key in declared_keys():
+        if key.secret and key.env:
+            lines += ["", *textwrap.wrap(f"{section_name}.{key_name}: {key.help}", width=88,
+                                         initial_indent="# ", subsequent_indent="# "),
+                      f"{key.env}="]
+        elif key.env:
+            overrides.append(f"# {key.env}=  # overrides {section_name}.{key_name}")
+    lines += ["", "# Not secrets: each points toolkit at another server than toolkit.toml's.",
+              *overrides]
+    return "\n".join(lines) + "\n"
 
 
 # --- loading -------------------------------------------------------------------------
@@ -407,28 +490,45 @@ def dotenv_warnings(path: Path) -> list[str]:
     return [f"{path.name} is {what} by other users (mode {mode:o}); chmod 600 {path.name}"]
 
 
-def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = None) -> Config:
-    """Read, override and validate the configuration; raise `ConfigError` with every problem."""
+NO_CONFIG = f"no {DEFAULT_CONFIG_NAME} here: run toolkit init (or pass --config)"
+
+
+def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = None,
+                *, missing_ok: bool = False) -> Config:
+    """Read, override and validate the configuration; raise `ConfigError` with every problem.
+
+    Without a file (`./toolkit.toml` when `path` is None): `ConfigError` saying to run
+    `toolkit init`, or, with `missing_ok`, the defaults (and the environment's overrides)
+    for a project in that folder."""
+    given = path is not None
     path = Path(path) if path is not None else Path(DEFAULT_CONFIG_NAME)
     name = path.name
     if not path.is_file():
-        raise ConfigError(
-            [f"{name}: file not found at {path} (run toolkit in the project folder or pass --config)"]
-        )
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError([f"{name}: not valid TOML: {exc}"]) from None
+        if path.exists():
+            raise ConfigError([f"{path}: not a file"])
+        if not missing_ok:
+            raise ConfigError([
+                f"{path}: file not found (run toolkit init {path.parent}, or check --config)"
+                if given else NO_CONFIG])
+        data: dict[str, Any] = {}
+    else:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError([f"{name}: not valid TOML: {exc}"]) from None
     root = path.resolve().parent
     dotenv = root / ".env"
-    environment = {**read_dotenv(dotenv), **(os.environ if env is None else env)}
-    config = _build(name, root, path.resolve(), data, environment)
+    given_env = os.environ if env is None else env
+    from_file = read_dotenv(dotenv)
+    environment = {**from_file, **given_env}
+    in_dotenv = {k for k in from_file if not given_env.get(k)}
+    config = _build(name, root, path.resolve(), data, environment, in_dotenv)
     warnings = dotenv_warnings(dotenv)
     return replace(config, warnings=tuple(warnings)) if warnings else config
 
 
 def _build(name: str, root: Path, path: Path, data: dict[str, Any],
-           env: Mapping[str, str]) -> Config:
+           env: Mapping[str, str], in_dotenv: set[str] | frozenset[str] = frozenset()) -> Config:
     problems: list[str] = []
     env_problems: list[str] = []  # reported after the file's
     for section_name, value in data.items():
@@ -458,6 +558,8 @@ def _build(name: str, root: Path, path: Path, data: dict[str, Any],
                     problems.append(f"{name}: {dotted}: {problem}")
             if declared.env and env.get(declared.env):
                 value, origin = env[declared.env], declared.env
+                if declared.env in in_dotenv:
+                    origin = f"{declared.env} in .env"
                 problem = declared.rule.check(value)
                 if problem:
                     env_problems.append(f"{declared.env}: {problem}")

@@ -6,6 +6,7 @@ sandbox)::
     ToolkitError                  root of every expected failure; `message` says what went wrong
     ├── ConfigError               toolkit.toml or the environment is invalid; `problems`, one per line
     ├── ContentError              a post or a content folder cannot be used
+    ├── InitError                 `toolkit init` cannot start a project in that folder
     ├── BuildError                the site cannot be built (templates, output folder)
     ├── SyncError                 the sync refused to go on (an unusable toolkit.lock or run lock)
     │   └── RunLockBusy           another toolkit run held .toolkit/run.lock too long; `holder`
@@ -81,6 +82,10 @@ class ConfigError(ToolkitError):
 
 class ContentError(ToolkitError):
     pass
+
+
+class InitError(ToolkitError):
+    """`toolkit init` cannot start a project in that folder (not a folder, cannot write)."""
 
 
 class BuildError(ToolkitError):

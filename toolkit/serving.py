@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import ipaddress
 import logging
 import socket
@@ -37,6 +38,9 @@ START_TIMEOUT = 10.0
 STOP_TIMEOUT = 5.0
 HEAD_TIMEOUT = 10.0  # seconds to receive a request line and headers
 BODY_TIMEOUT = 30.0  # seconds to receive a request body, from the end of its head
+# The make target that runs a server of this name (`make serve PORT=8001`), for the hint
+# of a port that is taken.
+MAKE_TARGETS = {"site server": "serve", "preview server": "watch"}
 
 
 def is_loopback(host: str) -> bool:
@@ -183,8 +187,14 @@ class BackgroundServer:
             try:
                 self._sock = self._bind()
             except OSError as exc:
+                hint = ""
+                if exc.errno == errno.EADDRINUSE and self.port:
+                    hint = (f" (another program has port {self.port}: choose another with "
+                            f"--port {self.port + 1}"
+                            + (f"; with make: make {MAKE_TARGETS[self.name]} PORT={self.port + 1}"
+                               if self.name in MAKE_TARGETS else "") + ")")
                 raise ServeError(f"cannot listen on {self.host}:{self.port}: "
-                                 f"{exc.strerror or exc}") from None
+                                 f"{exc.strerror or exc}{hint}") from None
             self.port = self._sock.getsockname()[1]
         return self.port
 

@@ -1,6 +1,7 @@
 """The official `cloudconvert` Python SDK against the sandbox, pointed at its URL and
 nothing else changed: the endpoint, and the sync endpoint its waits use (the real
-service's sync host is the sandbox's `/sync`)."""
+service's sync host is the sandbox's `/sync`). Its lists return the list, its cancel
+really cancels."""
 
 from __future__ import annotations
 
@@ -72,3 +73,33 @@ def test_single_tasks_are_created_uploaded_waited_found_and_deleted(sdk, tmp_pat
     assert sdk.Task.find(id=bundle["id"])["code"] == "NOT_FOUND"
     # The export of the deleted archive is still there; what waited for it would fail.
     assert sdk.Task.find(id=export["id"])["status"] == "finished"
+
+
+def test_lists_cancel_and_retry_do_what_they_say(sdk, archive, tmp_path):
+    archive.fault("slow", seconds=60)
+    (tmp_path / "a.txt").write_text("a\n")
+    job = sdk.Job.create(payload={"tasks": {
+        "up": {"operation": "import/upload"},
+        "pack": {"operation": "archive", "input": "up", "output_format": "zip"},
+    }, "tag": "sdk-lists"})
+    tasks = {task["name"]: task for task in job["tasks"]}
+    assert sdk.Task.upload(file_name=str(tmp_path / "a.txt"), task=tasks["up"])
+
+    listed = sdk.Task.all({"filter[job_id]": job["id"]})
+    assert isinstance(listed, list)
+    assert {task["name"] for task in listed} == {"up", "pack"}
+    assert [found["id"] for found in sdk.Job.all({"filter[tag]": "sdk-lists"})] == [job["id"]]
+
+    # Task.cancel() really cancels: the processing task ends in error, and waiting on it
+    # answers at once with that.
+    assert sdk.Task.cancel(tasks["pack"]["id"]) is True
+    cancelled = sdk.Task.wait(id=tasks["pack"]["id"])
+    assert (cancelled["status"], cancelled["code"]) == ("error", "CANCELLED")
+    assert sdk.Job.wait(id=job["id"])["status"] == "error"
+
+    archive.fault("slow", seconds=60)
+    again = sdk.Task.retry(tasks["pack"]["id"])
+    assert again["retry_of_task_id"] == tasks["pack"]["id"]
+    assert sdk.Task.cancel(again["id"]) is True
+    assert sdk.Task.find(id=again["id"])["code"] == "CANCELLED"
+

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -11,9 +12,15 @@ import zipfile
 import pytest
 
 from toolkit.errors import BrokenDownload
-from toolkit.export.verify import unsafe, verify
+from toolkit.export.verify import Sent, unsafe, verify
 
-SENT = {"index.html": 5, "posts/a/index.html": 3}
+
+def sent(**files: bytes) -> dict[str, Sent]:
+    return {name.replace("__", "/"): Sent(len(data), hashlib.sha256(data).hexdigest())
+            for name, data in files.items()}
+
+
+SENT = sent(**{"index.html": b"12345", "posts__a__index.html": b"abc"})
 
 
 def make_zip(path, entries: dict[str, bytes]) -> None:

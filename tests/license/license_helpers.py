@@ -58,6 +58,10 @@ class Licensing:
     def outage(self, status: int | None = None, delay_ms: int = 0) -> None:
         self.control("POST", "/outage", {"status": status, "delay_ms": delay_ms})
 
+    def misroute(self, **ids: str | None) -> None:
+        """Every licence answer names these ids instead (None: leaves the field out)."""
+        self.control("POST", "/misroute", ids)
+
     def api(self, token: str | None = None) -> httpx.Client:
         """A client of the API itself, with a bearer token (None: none)."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}

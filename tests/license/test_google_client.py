@@ -58,7 +58,6 @@ def test_build_from_document_takes_the_served_document(licensing):
 @pytest.mark.parametrize(("token", "customer", "status", "reason"), [
     ("no-scope", LICENSED, 403, "Request had insufficient authentication scopes."),
     ("other-developer", LICENSED, 403, "Not authorized to access the application ID"),
-    ("developer", "nobody.example", 404, "Requested entity was not found."),
 ])
 def test_errors_come_back_as_http_errors(licensing, token, customer, status, reason):
     with service(licensing, licensing.token(token)) as appsmarket, pytest.raises(
@@ -67,6 +66,29 @@ def test_errors_come_back_as_http_errors(licensing, token, customer, status, rea
     assert failure.value.status_code == status
     assert failure.value.reason == reason
     assert failure.value.error_details[0]["domain"] == "global"
+
+
+def test_an_unknown_application_is_a_403(licensing):
+    with service(licensing, licensing.token()) as appsmarket, pytest.raises(
+            errors.HttpError) as failure:
+        appsmarket.userLicense().get(applicationId="899999999999",
+                                     userId=seed.ACTIVE_USER).execute()
+    assert failure.value.status_code == 403
+    assert failure.value.reason == "Not authorized to access the application ID"
+
+
+def test_a_customer_that_never_installed_is_unlicensed_and_fields_selects(licensing):
+    with service(licensing, licensing.token()) as appsmarket:
+        never = appsmarket.customerLicense().get(applicationId=APP,
+                                                 customerId="nobody.example").execute()
+        seatless = appsmarket.userLicense().get(applicationId=APP,
+                                                userId="zed@acme.example").execute()
+        partial = appsmarket.customerLicense().get(applicationId=APP, customerId=LICENSED,
+                                                   fields="state,editions/seatCount").execute()
+    assert never == {"kind": "appsmarket#customerLicense", "applicationId": APP,
+                     "customerId": "nobody.example", "state": "UNLICENSED"}
+    assert seatless["state"] == "UNLICENSED" and seatless["userId"] == "zed@acme.example"
+    assert partial == {"state": "ACTIVE", "editions": [{"seatCount": 25}]}
 
 
 def test_a_401_makes_the_client_try_to_refresh_its_token(licensing):

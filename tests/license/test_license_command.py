@@ -63,6 +63,16 @@ def test_status_of_an_unlicensed_customer_is_an_answer_not_a_failure(make_projec
             in result.output)
 
 
+def test_status_of_a_customer_that_never_installed_is_unlicensed(make_project, licensing):
+    project = make_project(premium_config(customer="nobody.example",
+                                          extra='user_id = "zed@nobody.example"'))
+    document = status(project, licensing)
+    assert document["customer"]["state"] == "UNLICENSED"
+    assert document["customer"]["editions"] == []
+    assert document["user"]["state"] == "UNLICENSED" and document["user"]["enabled"] is False
+    assert document["premium_refusal"] == "customer nobody.example licence is UNLICENSED"
+
+
 def test_status_takes_user_id_from_the_configuration(make_project, licensing):
     project = make_project(premium_config(extra=f'user_id = "{seed.EXPIRED_USER}"'))
     document = status(project, licensing)
@@ -80,9 +90,9 @@ def test_status_takes_user_id_from_the_configuration(make_project, licensing):
     ("developer", OTHER_APP, LICENSED,
      f"Error: LICENSE_API_TOKEN may not read the licences of application {OTHER_APP}: 403 "
      "Not authorized to access the application ID."),
-    ("developer", APP, "nobody.example",
-     "Error: the licensing service knows no licence of customer nobody.example for "
-     f"application {APP}: 404 Requested entity was not found."),
+    ("developer", "899999999999", LICENSED,
+     "Error: LICENSE_API_TOKEN may not read the licences of application 899999999999: 403 "
+     "Not authorized to access the application ID."),
 ])
 def test_status_errors_are_one_line_each(make_project, licensing, token, app, customer,
                                          expected):
@@ -92,6 +102,17 @@ def test_status_errors_are_one_line_each(make_project, licensing, token, app, cu
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [expected]
     assert secret not in result.output
+
+
+def test_status_of_an_answer_about_another_customer_is_an_error(make_project, licensing):
+    project = make_project(premium_config())
+    licensing.misroute(customerId="globex.example")
+    result = project.run("license", env=licensing.env())
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "Error: the licensing service's answer is not a licence (GET /appsmarket/v2/"
+        f"customerLicense/{APP}/{LICENSED}: the answer is about customerId globex.example, "
+        f"not {LICENSED})"]
 
 
 def test_misplaced_options_are_usage_errors(make_project, licensing):

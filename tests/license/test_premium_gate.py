@@ -164,6 +164,38 @@ def test_a_licence_given_back_lets_the_next_build_run(built, licensing):
     assert "New premium words." in (out / "paid" / "index.html").read_text()
 
 
+# -- an answer about someone else -------------------------------------------------------
+
+CUSTOMER_PATH = f"/appsmarket/v2/customerLicense/{APP}/{LICENSED}"
+NOT_A_LICENCE = f"{REFUSED}the licensing service's answer is not a licence (GET "
+
+
+@pytest.mark.parametrize(("ids", "why"), [
+    ({"customerId": "globex.example"}, f"is about customerId globex.example, not {LICENSED}"),
+    ({"applicationId": OTHER_APP}, f"is about applicationId {OTHER_APP}, not {APP}"),
+    ({"customerId": None}, f"names no customerId (asked about {LICENSED})"),
+    ({"applicationId": None, "customerId": None}, f"names no applicationId (asked about {APP})"),
+])
+def test_an_active_answer_about_another_customer_or_application_is_refused(built, licensing,
+                                                                          ids, why):
+    project, out, before = built
+    licensing.misroute(**ids)
+    line = refused(project, licensing, out, before)
+    assert line == f"{NOT_A_LICENCE}{CUSTOMER_PATH}: the answer {why})"
+
+
+def test_an_active_answer_about_another_user_is_refused(make_project, licensing):
+    project = make_project(premium_config(extra='user_id = "ana@acme.example"'))
+    project.post("paid", "Members only", published=True, premium=True)
+    licensing.misroute(userId="erin@globex.example")
+    result = project.run("build", "--premium", env=licensing.env())
+    assert result.exit_code == 1
+    assert error_lines(result) == [
+        f"{NOT_A_LICENCE}/appsmarket/v2/userLicense/{APP}/ana%40acme.example: the answer is "
+        "about userId erin@globex.example, not ana@acme.example)"]
+    assert not (project.root / "site-premium").exists()
+
+
 # -- what the service answers instead of a licence -----------------------------------------
 
 def test_401_an_unknown_token(built, licensing):
@@ -195,28 +227,35 @@ def test_403_an_application_the_token_does_not_own(make_project, licensing):
     assert not (project.root / "site-premium").exists()
 
 
-def test_404_an_unknown_customer(built, licensing):
+def test_a_customer_that_never_installed_is_unlicensed(built, licensing):
     project, out, before = built
     project.write("toolkit.toml", premium_config(customer="nobody.example"))
     line = refused(project, licensing, out, before)
-    assert line == (f"{REFUSED}the licensing service knows no licence of customer "
-                    f"nobody.example for application {APP}: 404 Requested entity was not found.")
+    assert line == f"{REFUSED}customer nobody.example licence is UNLICENSED"
 
 
-def test_404_an_unknown_application(make_project, licensing):
+def test_403_an_application_that_does_not_exist(make_project, licensing):
     project = make_project(premium_config(app="899999999999"))
     result = project.run("build", "--premium", env=licensing.env())
     assert error_lines(result) == [
-        f"{REFUSED}the licensing service knows no licence of customer {LICENSED} for "
-        "application 899999999999: 404 Requested entity was not found."]
+        f"{REFUSED}LICENSE_API_TOKEN may not read the licences of application 899999999999: "
+        "403 Not authorized to access the application ID."]
 
 
-def test_404_an_unknown_user(make_project, licensing):
+def test_a_user_without_a_seat_is_unlicensed(make_project, licensing):
     project = make_project(premium_config(extra='user_id = "zed@acme.example"'))
     result = project.run("build", "--premium", env=licensing.env())
-    assert error_lines(result) == [
-        f"{REFUSED}the licensing service knows no licence of user zed@acme.example for "
-        f"application {APP}: 404 Requested entity was not found."]
+    assert error_lines(result) == [f"{REFUSED}user zed@acme.example licence is UNLICENSED"]
+
+
+def test_a_base_url_that_is_not_the_services_root_gets_googles_html_404(built, licensing):
+    project, out, before = built
+    env = {**licensing.env(), "LICENSE_BASE_URL": licensing.base_url + "/appsmarket/v2"}
+    line = refused(project, licensing, out, before, env)
+    assert line == (f"{REFUSED}the licensing service has no method for the licence of "
+                    f"customer {LICENSED}: 404 Not Found (is [license] base_url, or "
+                    "LICENSE_BASE_URL, the service's root?)")
+    assert [r["status"] for r in licensing.requests()] == [404]
 
 
 # -- no answer: the gate fails closed ---------------------------------------------------

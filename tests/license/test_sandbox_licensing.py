@@ -44,7 +44,7 @@ def test_customer_licence_records(api):
         "customerId": LICENSED, "state": "ACTIVE",
         "editions": [{"editionId": "default_edition", "seatCount": 25, "assignedSeats": 4}]}
     unlicensed = api.get(CUSTOMER.format(app=APP, customer=UNLICENSED)).json()
-    assert unlicensed["state"] == "UNLICENSED" and unlicensed["editions"] == []
+    assert unlicensed["state"] == "UNLICENSED" and "editions" not in unlicensed  # empty: out
 
 
 @pytest.mark.parametrize(("user", "state", "enabled"), [
@@ -89,15 +89,45 @@ def test_403_without_the_scope_and_for_an_application_not_owned(licensing, api):
     assert google_error(response, 403, "PERMISSION_DENIED")["errors"][0]["reason"] == "forbidden"
 
 
-def test_404_for_an_unknown_application_customer_user_or_path(api):
+def test_a_customer_that_never_installed_and_a_user_without_a_seat_are_unlicensed(api):
+    customer = api.get(CUSTOMER.format(app=APP, customer="nobody.example"))
+    assert customer.status_code == 200
+    assert customer.json() == {"kind": "appsmarket#customerLicense", "applicationId": APP,
+                               "customerId": "nobody.example", "state": "UNLICENSED"}
+    in_a_licensed_domain = api.get(USER.format(app=APP, user="zed@acme.example"))
+    assert in_a_licensed_domain.status_code == 200
+    assert in_a_licensed_domain.json() == {
+        "kind": "appsmarket#userLicense", "applicationId": APP, "customerId": LICENSED,
+        "userId": "zed@acme.example", "enabled": True, "state": "UNLICENSED"}
+    elsewhere = api.get(USER.format(app=APP, user="zed@nobody.example")).json()
+    assert (elsewhere["state"], elsewhere["enabled"]) == ("UNLICENSED", False)
+
+
+def test_403_for_an_application_that_does_not_exist(api):
     for path in (CUSTOMER.format(app="899999999999", customer=LICENSED),
-                 CUSTOMER.format(app=APP, customer="nobody.example"),
-                 USER.format(app=APP, user="nobody@acme.example"),
-                 NOTIFICATIONS.format(app="899999999999"),
-                 "/appsmarket/v2/somethingElse", "/appsmarket/v1/customerLicense/a/b"):
-        error = google_error(api.get(path), 404, "NOT_FOUND")
-        assert error["message"] == "Requested entity was not found."
-    google_error(api.post(CUSTOMER.format(app=APP, customer=LICENSED)), 404, "NOT_FOUND")
+                 USER.format(app="899999999999", user=seed.ACTIVE_USER),
+                 NOTIFICATIONS.format(app="899999999999")):
+        error = google_error(api.get(path), 403, "PERMISSION_DENIED")
+        assert error["message"] == "Not authorized to access the application ID"
+
+
+@pytest.mark.parametrize(("method", "path"), [
+    ("GET", "/appsmarket/v2/somethingElse"), ("GET", "/appsmarket/v1/customerLicense/a/b"),
+    ("GET", f"/appsmarket/v2/customerLicense/{APP}"), ("GET", "/appsmarket"),
+    ("POST", CUSTOMER.format(app=APP, customer=LICENSED)),
+    ("DELETE", USER.format(app=APP, user=seed.ACTIVE_USER)),
+    ("GET", "/appsmarket/v2/<script>"),
+])
+def test_a_path_or_method_the_api_lacks_is_googles_html_404(licensing, method, path):
+    with licensing.api(None) as anonymous:  # before any credential is looked at
+        response = anonymous.request(method, path)
+    assert response.status_code == 404
+    assert response.headers["content-type"] == "text/html; charset=UTF-8"
+    assert "<title>Error 404 (Not Found)!!1</title>" in response.text
+    assert "<script>" not in response.text
+    shown = path.replace("<", "&lt;").replace(">", "&gt;")
+    assert f"The requested URL <code>{shown}</code> was not found on this server." in (
+        response.text)
 
 
 def test_400_for_bad_parameters(api):
@@ -136,25 +166,83 @@ def test_notification_pages(api):
     assert page["kind"] == "appsmarket#licenseNotificationList"
     assert len(page["notifications"]) == 100  # the default page
     first = page["notifications"][0]
-    assert first == {
+    assert first == {  # the lists with nothing in them are left out
         "kind": "appsmarket#licenseNotification", "id": "1", "applicationId": APP,
         "customerId": "customer-01.example", "timestamp": str(seed.base_ms(0)),
-        "provisions": [{"kind": "appsmarket#provision", "editionId": "default_edition",
-                        "seatCount": "5"}],
-        "expiries": [], "reassignments": [], "deletes": []}
+        "provisions": [{"kind": "appsmarket#provisionNotification",
+                        "editionId": "default_edition", "seatCount": "5"}]}
     seen, token, pages = [], None, 0
     while True:
         params = {"max-results": 120, **({"start-token": token} if token else {})}
         page = api.get(path, params=params).json()
         pages += 1
-        if not page["notifications"]:
-            assert "nextPageToken" not in page
+        if "notifications" not in page:
+            assert page == {"kind": "appsmarket#licenseNotificationList", "nextPageToken": ""}
             break
         seen += [item["id"] for item in page["notifications"]]
         token = page["nextPageToken"]
     assert seen == [str(i) for i in range(1, seed.SEEDED_NOTIFICATIONS + 1)] and pages == 4
     since = api.get(path, params={"timestamp": seed.base_ms(250)}).json()
     assert [item["id"] for item in since["notifications"]] == [str(i) for i in range(251, 261)]
+
+
+def test_an_application_without_notifications_answers_as_googles_guide_shows(licensing):
+    with licensing.api(licensing.token("other-developer")) as other:
+        everything = other.get(NOTIFICATIONS.format(app=OTHER_APP)).json()
+        assert len(everything["notifications"]) == seed.OTHER_NOTIFICATIONS
+        later = other.get(NOTIFICATIONS.format(app=OTHER_APP),
+                          params={"timestamp": seed.base_ms(10_000)})
+    assert later.status_code == 200
+    assert later.json() == {"kind": "appsmarket#licenseNotificationList", "nextPageToken": ""}
+
+
+def test_notification_items_have_the_kinds_of_googles_reference(api):
+    page = api.get(NOTIFICATIONS.format(app=APP), params={"max-results": 10}).json()
+    kinds = {name: {item["kind"] for n in page["notifications"] for item in n.get(name, [])}
+             for name in ("provisions", "expiries", "reassignments", "deletes")}
+    assert kinds == {"provisions": {"appsmarket#provisionNotification"},
+                     "expiries": {"appsmarket#expiryNotification"},
+                     "reassignments": {"appsmarket#reassignmentNotification"},
+                     "deletes": {"appsmarket#deleteNotification"}}
+
+
+@pytest.mark.parametrize(("path", "selector", "expected"), [
+    (CUSTOMER, "state", {"state": "ACTIVE"}),
+    (CUSTOMER, "customerId,editions/seatCount",
+     {"customerId": LICENSED, "editions": [{"seatCount": 25}]}),
+    (CUSTOMER, "editions(editionId,assignedSeats),kind",
+     {"kind": "appsmarket#customerLicense",
+      "editions": [{"editionId": "default_edition", "assignedSeats": 4}]}),
+    (USER, "enabled,state", {"enabled": True, "state": "ACTIVE"}),
+    (NOTIFICATIONS, "notifications(id,provisions/seatCount),nextPageToken",
+     {"notifications": [{"id": "1", "provisions": [{"seatCount": "5"}]},
+                        {"id": "2", "provisions": [{"seatCount": "6"}]}],
+      "nextPageToken": "ODEyMzQ1Njc4OTAxOjI"}),
+    (NOTIFICATIONS, "notifications/reassignments/*", {"notifications": [{}, {}]}),
+    (NOTIFICATIONS, "notifications/provisions(kind),notifications/id",
+     {"notifications": [{"id": "1", "provisions": [{"kind": "appsmarket#provisionNotification"}]},
+                        {"id": "2", "provisions": [{"kind": "appsmarket#provisionNotification"}]}]}),
+    (CUSTOMER, "*", None),
+    (CUSTOMER, "", None),
+])
+def test_fields_gives_a_partial_response(api, path, selector, expected):
+    url = path.format(app=APP, customer=LICENSED, user=seed.ACTIVE_USER)
+    full = api.get(url, params={"max-results": 2} if path == NOTIFICATIONS else {}).json()
+    params = {"fields": selector, **({"max-results": 2} if path == NOTIFICATIONS else {})}
+    response = api.get(url, params=params)
+    assert response.status_code == 200, response.text
+    assert response.json() == (full if expected is None else expected)
+
+
+@pytest.mark.parametrize(("selector", "named"), [
+    ("nope", "nope"), ("state/inner", "state/inner"), ("editions/nope", "editions/nope"),
+    ("state,", "state,"), ("editions(seatCount", "editions"), ("a)b", "a)b"), (",", ","),
+])
+def test_fields_naming_nothing_the_method_answers_is_a_400(api, selector, named):
+    response = api.get(CUSTOMER.format(app=APP, customer=LICENSED), params={"fields": selector})
+    error = google_error(response, 400, "INVALID_ARGUMENT")
+    assert error["message"] == f"Invalid field selection {named}"
+    assert error["errors"][0]["location"] == "fields"
 
 
 def test_a_page_holds_at_most_500(licensing, api):
@@ -208,7 +296,7 @@ def test_control_sets_licences_and_adds_notifications(licensing, api):
         "customer_id": "newco.example", "timestamp": 1_800_000_000_000,
         "provisions": [{"kind": "appsmarket#provision", "seatCount": "3"}]})
     assert added["id"] == str(seed.SEEDED_NOTIFICATIONS + seed.OTHER_NOTIFICATIONS + 1)
-    assert added["timestamp"] == "1800000000000" and added["expiries"] == []
+    assert added["timestamp"] == "1800000000000" and "expiries" not in added
     everything = licensing.control("GET", "/licenses")
     assert {c["customerId"] for c in everything["customers"]} >= {"newco.example", LICENSED}
     for bad in ({"customer_id": "x", "state": "MAYBE"}, {"state": "ACTIVE"},

@@ -95,7 +95,7 @@ def test_push_drafts_writes_drafts_only(site, env, sandbox):
     assert remote["A draft to push"]["published"] is False
     assert "A post marked published" not in remote
     states = {p["path"]: p["state"]
-              for p in call(site, "list_posts").structuredContent["posts"]}
+              for p in call(site, "list_posts", env=env).structuredContent["posts"]}
     assert states == {"content/draft.md": "synced", "content/live.md": "new"}
 
 
@@ -116,7 +116,7 @@ def test_a_website_edit_is_a_conflict_not_overwritten(site, env, sandbox):
     httpx.post(f"{sandbox.base_url}/__sandbox/articles/{article['id']}/edit",
                json={"body_markdown": "Edited on the website.\n"}).raise_for_status()
     path.write_text(path.read_text().replace("First.", "Second."))
-    assert call(site, "list_posts").structuredContent["posts"][0]["state"] == "modified"
+    assert call(site, "list_posts", env=env).structuredContent["posts"][0]["state"] == "modified"
     result = call(site, "push_drafts", env=env)
     (outcome,) = result.structuredContent["posts"]
     assert outcome["action"] == "conflict" and outcome["ok"] is False

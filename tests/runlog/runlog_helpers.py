@@ -49,6 +49,10 @@ def assert_shipped_once(shipped: list[tuple[str, int]], found: list[dict[str, An
     assert all(run_id == last and seq > end for run_id, seq in missing), sorted(missing)
 
 
+# A time range that holds every record (both times are required by the service).
+EVER_START, EVER_END = "1970-01-01T00:00:00Z", "2200-01-01T00:00:00Z"
+
+
 class LogService:
     """The sandbox's log service, spoken to directly (real HTTP, Basic auth)."""
 
@@ -57,18 +61,15 @@ class LogService:
         self.http = httpx.Client(base_url=sandbox.base_url, auth=(USERNAME, PASSWORD),
                                  timeout=60)
 
-    def query(self, sql: str, stream: str, start: str | None = None, end: str | None = None,
+    def query(self, sql: str, start: str = EVER_START, end: str = EVER_END,
               **params: str) -> httpx.Response:
-        body: dict[str, Any] = {"query": sql, "streamName": stream}
-        if start is not None:
-            body["startTime"] = start
-        if end is not None:
-            body["endTime"] = end
+        """`POST /api/v1/query` (the SQL names the stream; both times are required)."""
+        body: dict[str, Any] = {"query": sql, "startTime": start, "endTime": end}
         return self.http.post("/api/v1/query", json=body, params=params)
 
-    def rows(self, sql: str, stream: str, start: str | None = None,
-             end: str | None = None) -> list[dict[str, Any]]:
-        response = self.query(sql, stream, start, end)
+    def rows(self, sql: str, start: str = EVER_START,
+             end: str = EVER_END) -> list[dict[str, Any]]:
+        response = self.query(sql, start, end)
         assert response.status_code == 200, response.text
         return response.json()
 
@@ -79,5 +80,5 @@ class LogService:
 
     def shipped(self, stream: str) -> list[tuple[str, int]]:
         """`(run_id, seq)` of every event in the stream, as many times as it is there."""
-        rows = self.rows(f'SELECT run_id, seq FROM "{stream}"', stream)
+        rows = self.rows(f'SELECT run_id, seq FROM "{stream}"')
         return sorted((row["run_id"], int(row["seq"])) for row in rows)

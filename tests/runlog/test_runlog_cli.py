@@ -104,6 +104,34 @@ def test_start_after_end_and_bad_queries_exit_1_with_the_services_message(site, 
     assert unparsable.exit_code == 1 and "Error while parsing provided time range" in unparsable.output
 
 
+def test_a_query_that_fails_while_running_is_not_retried(site, env, sandbox, stream):
+    """Its 500 ("Execution Error") is the query's own: asking again answers the same."""
+    assert site.run("check", env=env).exit_code == 0
+    sandbox.reset_stats()
+    failed = site.run("logs", f'SELECT 1/0 AS x FROM "{stream}"', env=env)
+    assert failed.exit_code == 1 and "Traceback" not in failed.output
+    assert "Execution Error" in failed.output
+    assert sandbox.count("POST", "/api/v1/query", interface="logs") == 1
+    waits = [e for e in events(site.root) if e["command"] == "logs" and e["event"] == "wait"]
+    assert waits == []
+
+
+def test_queries_name_a_mixed_case_stream_exactly(make_project, env, service):
+    """With `[logs] stream = "MixedCase..."`, shipping (and its check of a pending batch) and
+    `toolkit logs` work on the stream of that exact name."""
+    import secrets
+
+    from conftest import RUNLOG_CONFIG
+
+    stream = "Mixed" + secrets.token_hex(4)
+    site = make_project(RUNLOG_CONFIG.format(stream=stream))
+    assert site.run("check", env=env).exit_code == 0
+    assert site.run("check", env=env).exit_code == 0
+    rows = json_rows(site.run("logs", "--format", "json", f'SELECT COUNT(*) AS n FROM "{stream}" '
+                              "WHERE command = 'check' AND event = 'run'", env=env))
+    assert rows == [{"n": 4}]
+
+
 def test_usage_errors_exit_2(site):
     assert site.run("logs", "--since", "1h", "--start", "2024-05-01T00:00:00Z",
                     "SELECT 1").exit_code == 2
@@ -130,6 +158,36 @@ def test_local_skips_lines_that_are_not_events(site, stream):
                       "WHERE event = 'run' AND action = 'end'")
     assert json_rows(result) == [{"command": "check"}]
     assert "3 line(s) of the log are not events" in result.stderr
+
+
+@pytest.mark.parametrize("bad", [
+    b'{"time": "2024-05-01T00:00:00Z", "run_id": "x", "seq": 0, "command": "ch\xff\xfeck", '
+    b'"event": "run"}',  # not UTF-8
+    b'{"time": "9999-12-31T23:59:59-05:00", "run_id": "x", "seq": 0, "command": "check", '
+    b'"event": "run"}',  # after the year 9999 in UTC
+    b'{"time": "0001-01-01T00:00:00+05:00", "run_id": "x", "seq": 0, "command": "check", '
+    b'"event": "run"}',  # before the year 1 in UTC
+])
+def test_local_skips_lines_with_bad_text_or_a_time_out_of_range(site, stream, bad):
+    assert site.run("check").exit_code == 0
+    with open(site.root / ".toolkit" / "events.jsonl", "ab") as handle:
+        handle.write(bad + b"\n")
+    result = site.run("logs", "--local", "--format", "json", f"SELECT command, time FROM {stream} "
+                      "WHERE event = 'run' ORDER BY time")
+    rows = json_rows(result)
+    assert [row["command"] for row in rows] == ["check", "check", "logs"]
+    assert "1 line(s) of the log are not events" in result.stderr
+
+
+def test_a_mixed_case_stream_is_named_quoted_locally_as_on_the_service(site):
+    """Unquoted identifiers fold to lower case; the table has the stream's exact name."""
+    assert site.run("check").exit_code == 0
+    quoted = site.run("logs", "--local", "--stream", "MyStream", "--format", "json",
+                      'SELECT COUNT(*) AS n FROM "MyStream" WHERE command = \'check\'')
+    assert json_rows(quoted) == [{"n": 3}]
+    folded = site.run("logs", "--local", "--stream", "MyStream", "SELECT 1 FROM MyStream")
+    assert folded.exit_code == 1
+    assert "table 'datafusion.public.mystream' not found" in folded.output
 
 
 def test_the_stream_name_is_the_table_name_locally(site):

@@ -4,6 +4,7 @@ crashes between ship and cursor write, and rotation; shipping never fails a run.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 from runlog_helpers import assert_shipped_once, events
@@ -12,7 +13,7 @@ from toolkit.clients.logs import LogsClient
 from toolkit.config import Secret, load_config
 from toolkit.runlog.events import EventLog, EventWriter
 from toolkit.runlog.run import target_of
-from toolkit.runlog.shipping import CURSOR_NAME, Cursor, Mark, Shipper
+from toolkit.runlog.shipping import CURSOR_NAME, SETTLE, Cursor, Mark, Shipper
 from toolkit.sandbox.logs.http import PASSWORD, USERNAME
 
 
@@ -47,7 +48,7 @@ def test_a_failed_shipment_is_one_line_and_the_next_run_ships_it(site, env, serv
     assert first.exit_code == 0, first.output  # shipping never fails the run
     warnings = [line for line in first.output.splitlines() if "not shipped" in line]
     assert len(warnings) == 1 and "503" in warnings[0]
-    assert service.query(f'SELECT 1 FROM "{stream}"', stream).status_code == 400  # nothing yet
+    assert service.query(f'SELECT 1 FROM "{stream}"').status_code == 400  # nothing yet
     second = site.run("check", env=env)
     assert "not shipped" not in second.output
     shipped = service.shipped(stream)
@@ -94,13 +95,15 @@ class CrashBeforeSending(Cursor):
             raise Crash()
 
 
-def shipper(site, sandbox, cursor_class: type[Cursor]) -> Shipper:
+def shipper(site, sandbox, cursor_class: type[Cursor], **options) -> Shipper:
     config = load_config(site.root / "toolkit.toml",
                          env={"LOGS_BASE_URL": sandbox.base_url, "LOGS_USERNAME": USERNAME,
                               "LOGS_PASSWORD": PASSWORD})
-    client = LogsClient(sandbox.base_url, Secret(USERNAME), Secret(PASSWORD))
+    client = LogsClient(sandbox.base_url, Secret(USERNAME), Secret(PASSWORD),
+                        timeout=options.pop("timeout", None))
     return Shipper(EventLog(config.state_dir), cursor_class(config.state_dir / CURSOR_NAME),
-                   client, config.logs.stream, target_of(config), max_events=2)
+                   client, config.logs.stream, target_of(config),
+                   **{"max_events": 2, **options})
 
 
 def crash(shipping: Shipper) -> None:
@@ -126,13 +129,29 @@ def test_a_crash_between_ship_and_cursor_write_loses_nothing_and_repeats_nothing
     assert_shipped_once(shipped, events(site.root))
 
 
-def test_a_crash_before_sending_sends_the_batch_with_the_next_run(site, env, forem_env, service,
-                                                                stream, sandbox):
+def later(seconds: float):
+    """A clock `seconds` ahead of now."""
+    return lambda: dt.datetime.now(dt.UTC) + dt.timedelta(seconds=seconds)
+
+
+def test_a_crash_before_sending_sends_the_batch_once_its_absence_is_settled(
+        site, env, forem_env, service, stream, sandbox):
+    """A batch marked pending may have left: until it left more than SETTLE seconds ago,
+    the service not holding it does not mean it will not (a request stored late)."""
     site.post("one", "Crash before", published=True)
     assert site.run("publish", env=forem_env).exit_code == 0
     crash(shipper(site, sandbox, CrashBeforeSending))
-    assert service.query(f'SELECT 1 FROM "{stream}"', stream).status_code == 400
-    assert site.run("check", env=env).exit_code == 0
+    assert service.query(f'SELECT 1 FROM "{stream}"').status_code == 400
+    result = site.run("check", env=env)
+    assert result.exit_code == 0
+    assert "is not known yet" in result.output and "nothing is sent again" in result.output
+    assert service.query(f'SELECT 1 FROM "{stream}"').status_code == 400  # nothing sent
+    settled = shipper(site, sandbox, Cursor, clock=later(SETTLE + 1))
+    try:
+        report = settled.ship()
+    finally:
+        settled.client.close()
+    assert report.ok and report.shipped > 0, report
     shipped = service.shipped(stream)
     assert len(shipped) == len(set(shipped))
     assert_shipped_once(shipped, events(site.root))
@@ -212,3 +231,141 @@ def test_another_stream_gets_the_whole_log(site, env, service, stream):
     assert_shipped_once(service.shipped(other), found)  # every event, from the first one
     cursor = json.loads((site.root / ".toolkit" / CURSOR_NAME).read_text())
     assert sorted(key.split()[-1] for key in cursor["targets"]) == sorted([stream, other])
+
+
+def ship_with(site, sandbox, **options):
+    """One shipment by a shipper of its own (options as `shipper`'s); its report."""
+    shipping = shipper(site, sandbox, Cursor, **options)
+    try:
+        return shipping.ship()
+    finally:
+        shipping.client.close()
+
+
+def wait_for_rows(service, stream: str, count: int) -> None:
+    """Wait (at most 30 s) until the stream holds `count` events: a request stored late."""
+    import time
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        answer = service.query(f'SELECT COUNT(*) AS n FROM "{stream}"')
+        if answer.status_code == 200 and answer.json() == [{"n": count}]:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the stream never held {count} events")
+
+
+def test_a_request_stored_after_the_client_gave_up_is_not_sent_again(
+        site, env, forem_env, service, stream, sandbox):
+    """The service holds the ingest past the client's time and stores it late; the next
+    shipment, at once, finds nothing yet: that is not "absent", so nothing is re-sent."""
+    site.post("one", "Stored late", published=True)
+    assert site.run("publish", env=forem_env).exit_code == 0
+    sandbox.fault("POST", "/api/v1/ingest", delay_ms=3000)
+    first = ship_with(site, sandbox, timeout=0.5)
+    assert first.shipped == 0 and "timeout" in (first.problem or "")
+    second = ship_with(site, sandbox)  # at once: the held request is not stored yet
+    assert second.shipped == 0 and "is not known yet" in (second.problem or "")
+    wait_for_rows(service, stream, 2)  # the first batch (2 events), stored late
+    third = ship_with(site, sandbox)
+    assert third.ok and third.shipped > 0, third
+    shipped = service.shipped(stream)
+    assert len(shipped) == len(set(shipped)), "an event was stored twice"
+    assert_shipped_once(shipped, events(site.root))
+
+
+def test_a_failed_check_is_unknown_and_nothing_is_sent_again(site, env, service, stream,
+                                                          sandbox):
+    """The batch was stored but its answer lost; the query asking for it is refused: not
+    a clear "absent", so the batch is not sent again until a later run finds it."""
+    site.post("one", "Check refused", published=True)
+    sandbox.fault("POST", "/api/v1/ingest", drop_after_commit=True)
+    assert site.run("publish", env=env).exit_code == 0
+    stored = service.shipped(stream)
+    assert stored
+    sandbox.fault("POST", "/api/v1/query", status=400)
+    refused = site.run("check", env=env)
+    assert refused.exit_code == 0 and "is not known yet" in refused.output
+    assert service.shipped(stream) == stored  # nothing sent again
+    assert site.run("check", env=env).exit_code == 0
+    shipped = service.shipped(stream)
+    assert len(shipped) == len(set(shipped))
+    assert_shipped_once(shipped, events(site.root))
+
+
+def test_a_lost_acknowledgement_on_a_mixed_case_stream_is_not_shipped_twice(
+        make_project, env, service, sandbox):
+    """The check names the stream quoted: `FROM MixedCase` would look for `mixedcase`."""
+    import secrets
+
+    from conftest import RUNLOG_CONFIG
+
+    stream = "Mixed" + secrets.token_hex(4)
+    site = make_project(RUNLOG_CONFIG.format(stream=stream))
+    site.post("one", "Mixed case", published=True)
+    sandbox.fault("POST", "/api/v1/ingest", drop_after_commit=True)
+    assert site.run("publish", env=env).exit_code == 0
+    assert service.shipped(stream)
+    assert site.run("check", env=env).exit_code == 0
+    shipped = service.shipped(stream)
+    assert len(shipped) == len(set(shipped)), "an event was stored twice"
+    assert_shipped_once(shipped, events(site.root))
+
+
+BAD_EVENT = (b'{"time": "not a time", "run_id": "bad", "seq": 0, "command": "check", '
+             b'"event": "run"}')
+
+
+def test_an_event_the_service_refuses_is_set_aside_once_and_the_rest_ship(site, env, service,
+                                                                         stream):
+    assert site.run("check", env=env).exit_code == 0  # `time` is a timestamp there now
+    with open(site.root / ".toolkit" / "events.jsonl", "ab") as handle:
+        handle.write(BAD_EVENT + b"\n")
+    first = site.run("check", env=env)
+    assert first.exit_code == 0
+    said = " ".join(first.output.split())  # the warning may be wrapped
+    assert said.count("refused 1 event(s)") == 1 and "not shipped" not in said
+    assert "mismatch in datatype" in said and ".toolkit/refused-events.jsonl" in said
+    second = site.run("check", env=env)
+    assert second.exit_code == 0 and "refused" not in second.output  # said once
+    kept = (site.root / ".toolkit" / "refused-events.jsonl").read_bytes()
+    assert kept == BAD_EVENT + b"\n"
+    shipped = service.shipped(stream)
+    assert ("bad", 0) not in shipped
+    assert_shipped_once(shipped, [e for e in events(site.root) if e["run_id"] != "bad"])
+
+
+def test_many_refused_events_are_sorted_out_over_several_shipments(site, env, service, stream,
+                                                                  sandbox):
+    """A shipment spends a bounded number of refused requests, and each one makes progress:
+    the next shipments carry on until every refused event is set aside."""
+    assert site.run("check", env=env).exit_code == 0
+    with open(site.root / ".toolkit" / "events.jsonl", "ab") as handle:
+        for seq in range(6):
+            handle.write(BAD_EVENT.replace(b'"seq": 0', b'"seq": %d' % seq) + b"\n")
+    reports = []
+    for _ in range(20):
+        reports.append(ship_with(site, sandbox, max_events=100, max_refused=2))
+        if reports[-1].ok:
+            break
+    assert reports[-1].ok and len(reports) > 1, reports
+    assert "refused" in (reports[0].problem or "")
+    assert sum(report.set_aside for report in reports) == 6
+    kept = (site.root / ".toolkit" / "refused-events.jsonl").read_bytes().splitlines()
+    assert sorted(kept) == sorted(BAD_EVENT.replace(b'"seq": 0', b'"seq": %d' % seq)
+                                  for seq in range(6))
+    assert_shipped_once(service.shipped(stream),
+                        [e for e in events(site.root) if e["run_id"] != "bad"])
+
+
+def test_a_request_the_service_refuses_sets_nothing_aside(make_project, env, service):
+    """A 400 about the request (here its stream's name), not the events: nothing is set
+    aside, the shipment stops saying why."""
+    from conftest import RUNLOG_CONFIG
+
+    site = make_project(RUNLOG_CONFIG.format(stream="bad name"))
+    result = site.run("check", env=env)
+    assert result.exit_code == 0
+    said = " ".join(result.output.split())  # the warning may be wrapped
+    assert "not shipped" in said and "Stream name cannot contain whitespace" in said
+    assert not (site.root / ".toolkit" / "refused-events.jsonl").exists()

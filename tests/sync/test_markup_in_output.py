@@ -64,7 +64,7 @@ def test_pull_and_mirror_print_remote_names_as_written(site, hostile):
 
     mirrored = site.run("mirror", "comments", "--podcast", "[red]pod", env=hostile.env)
     assert mirrored.exit_code == 0, mirrored.output
-    assert "updated content/_mirror/podcasts/[red]pod/3.json" in mirrored.output
+    assert "created content/_mirror/podcasts/[red]pod/3.json" in mirrored.output
     assert "podcast [red]pod: 1 episode(s)" in mirrored.output
 
 

@@ -92,7 +92,7 @@ def test_lock_saves_merge_with_what_another_run_saved(tmp_path):
     base = Lock(path)
     base.record("content/a.md", entry(1))
     base.record("content/old.md", entry(3))  # a post whose file is gone since
-    first, second = Lock.load(path), Lock.load(path)
+    first, second = Lock.load(path, ""), Lock.load(path, "")
 
     first.record("content/b.md", entry(2))
     # The second run finds article 3 under a new path (dropping the old one) and
@@ -101,7 +101,7 @@ def test_lock_saves_merge_with_what_another_run_saved(tmp_path):
     second.record("content/a.md", entry(1, "second"))
     first.save()  # saving again must not bring back what the second run removed
 
-    on_disk = Lock.load(path).entries
+    on_disk = Lock.load(path, "").entries
     assert on_disk == {
         "content/a.md": entry(1, "second"),
         "content/b.md": entry(2),
@@ -117,7 +117,7 @@ def test_pending_digests_are_kept_and_absent_when_unset(tmp_path):
     assert "pending" not in path.read_text()  # no diff noise for entries without them
     sending = LockEntry(1, None, "d", "d", pending_digest="p", pending_body_digest="b")
     lock.record("content/a.md", sending)
-    assert Lock.load(path).get("content/a.md") == sending
+    assert Lock.load(path, "").get("content/a.md") == sending
 
 
 class GatedLock(Lock):
@@ -150,4 +150,4 @@ def test_saves_during_writes_are_batched_and_the_last_is_waited_for(tmp_path):
         assert not path.exists()
         lock.gate.set()
     assert lock.saves in (2, 3)  # not one per record (the third: asked for when leaving)
-    assert sorted(Lock.load(path).entries) == [f"content/{n}.md" for n in (2, 3, 4, 5, "a")]
+    assert sorted(Lock.load(path, "").entries) == [f"content/{n}.md" for n in (2, 3, 4, 5, "a")]

@@ -21,6 +21,9 @@ from toolkit.errors import ToolkitError
 # The summary is the first sentence of the command's help, listed here so that `toolkit
 # --help` imports no command (tests/test_docs.py checks that the two agree).
 COMMANDS = {
+    "init": ("toolkit.cli.init:init",
+             "Start a project in FOLDER (default: here): toolkit.toml, a welcome draft, "
+             ".gitignore, .env.example and a CI workflow."),
     "new": ("toolkit.cli.new:new",
             "Write a new post: content/<slug>.md, a draft with valid front matter."),
     "check": ("toolkit.cli.check:check",
@@ -80,6 +83,22 @@ class LazyGroup(click.Group):
         command: click.Command = getattr(importlib.import_module(module), attr)
         return command
 
+    def resolve_command(self, ctx: click.Context,
+                        args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        """A mistyped command gets "did you mean" with the closest one (usage error, 2)."""
+        name = args[0] if args else ""
+        if name and name not in COMMANDS and not name.startswith("-"):
+            import difflib
+
+            close = difflib.get_close_matches(name, COMMANDS, n=1)
+            if close:
+                ctx.fail(f"No such command '{name}'. Did you mean '{close[0]}'?")
+        found = super().resolve_command(ctx, args)
+        command = found[1]
+        ctx.meta["toolkit.json"] = command is not None and "--json" in found[2] and any(
+            "--json" in getattr(param, "opts", ()) for param in command.params)
+        return found
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The list of commands in `toolkit --help`, from their summaries: importing every
         command to ask it its help would cost more than the rest of the answer."""
@@ -90,12 +109,18 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; an expected failure of the core (`ToolkitError`) becomes
-        `Error: <message>` on stderr (one line per problem) and exit code 1."""
+        `Error: <message>` on stderr (one line per problem) and exit code 1, and, when the
+        command was given `--json`, `{"ok": false, "error", "errors"}` on stdout."""
         try:
             return super().invoke(ctx)
         except ToolkitError as exc:
             for line in exc.lines:
                 click.echo(f"Error: {line}", err=True)
+            if ctx.meta.get("toolkit.json"):  # `--json`: a JSON document on failure too
+                import json
+
+                click.echo(json.dumps({"ok": False, "error": exc.lines[0] if exc.lines else "",
+                                       "errors": exc.lines}, ensure_ascii=False))
             ctx.exit(1)
 
 

@@ -86,6 +86,11 @@ def build(cli: CliContext, clean: bool | None, drafts: bool | None, out: str | N
         if errors or warnings:
             trouble = (f" ({errors} post error{'s' if errors != 1 else ''}, "
                        f"{warnings} warning{'s' if warnings != 1 else ''})")
+        if report.drafts_left_out:
+            count = report.drafts_left_out
+            stderr.print(f"{count} draft{'s' if count != 1 else ''} (published: false) left out: "
+                         "toolkit build --drafts includes them, toolkit watch shows them as you "
+                         "write", markup=False, highlight=False)
         stderr.print(
             f"built {report.posts} post{'s' if report.posts != 1 else ''}: "
             f"{len(report.written)} files written, {len(report.unchanged)} unchanged, "

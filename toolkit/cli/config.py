@@ -35,8 +35,12 @@ def config(cli: CliContext, as_json: bool) -> None:
       toolkit config --json
     """
     from toolkit.commands.config import config_keys
+    from toolkit.config import NO_CONFIG
 
-    keys = config_keys(cli.config)
+    configuration = cli.config_or_defaults()
+    if not configuration.path.is_file() and not cli.quiet:
+        click.echo(f"{NO_CONFIG}; these are the defaults", err=True)
+    keys = config_keys(configuration)
     if as_json:
         click.echo(json.dumps([asdict(k) for k in keys], indent=2, ensure_ascii=False))
         return

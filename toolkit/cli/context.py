@@ -31,6 +31,12 @@ class CliContext:
                     click.echo(f"Warning: {warning}", err=True)
         return self._config
 
+    def config_or_defaults(self) -> Config:
+        """The configuration, or without a toolkit.toml the defaults (for `toolkit config`)."""
+        if self._config is None:
+            self._config = load_config(self.config_path, missing_ok=True)
+        return self._config
+
 
 # What an option decorator takes and gives back: a command's callback (or a command).
 F = TypeVar("F", bound=Callable[..., Any])

@@ -94,7 +94,8 @@ def logs(cli: CliContext, query: str, stream: str | None, since: str | None, sta
     message...); with [logs] base_url set, each run ships its events to that log stream.
     QUERY runs there (POST /api/v1/query, Basic auth from LOGS_USERNAME and LOGS_PASSWORD),
     or with --local over the local log on the same engine (Apache DataFusion); the table
-    is named after the stream. Times are in UTC and filter on p_timestamp (when an event
+    is named exactly after the stream (quote a name with capitals: FROM "MyStream"; an
+    unquoted name is read in lower case). Times are in UTC and filter on p_timestamp (when an event
     was shipped; locally, when it happened), to the minute. A query the service refuses
     exits 1 with its message.
 

@@ -36,7 +36,7 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool) -> None:
                                readinglist=what in ("readinglist", "all"), podcast=podcast,
                                full=full)
     for path in result.changed:
-        stdout.print(f"updated {path}", highlight=False, markup=False)
+        stdout.print(f"{result.change_of(path)} {path}", highlight=False, markup=False)
     if cli.quiet:
         return
     parts = []

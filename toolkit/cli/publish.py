@@ -26,7 +26,12 @@ def _render(cli: CliContext, result: PublishResult, *, as_json: bool, title: str
     annotate(result, err=as_json)
     if result.failed:
         if not as_json and not cli.quiet:
-            stderr.print(f"[red]{len(result.failed)} post(s) failed[/]; everything else was kept")
+            if result.dry_run:  # nothing was written: nothing was "kept"
+                stderr.print(f"[red]{len(result.failed)} post(s) would fail[/]; nothing was "
+                             "written")
+            else:
+                stderr.print(f"[red]{len(result.failed)} post(s) failed[/]; everything else "
+                             "was kept")
         raise SystemExit(1)
 
 

@@ -65,10 +65,13 @@ def forem_client(
 
     if config.forem.api_key is None:
         raise ConfigError([MISSING_FOREM_KEY])
+    origin = config.origins.get("forem.api_key", "FOREM_API_KEY")
+    source = ("FOREM_API_KEY, read from .env" if origin.endswith(" in .env")
+              else "FOREM_API_KEY, read from the environment")
     return ForemClient(
         config.forem.base_url, config.forem.api_key, rate_window=config.forem.rate_window,
         timeout=config.forem.timeout, on_wait=on_wait, sleep=sleep, transport=transport,
-        on_request=on_request,
+        on_request=on_request, key_source=source,
     )
 
 

@@ -5,12 +5,14 @@ The API key goes out as `Authorization: Bearer ...` on the API's own requests on
 (an `httpx.Auth`, so it never appears in a URL or a message). An upload form's URL and a
 download URL are signed by the service and may be on another host (its storage): they
 are sent without the key, and shown in messages by their path only (the signature is in
-their query). Error answers `{"message", "code", "errors"}` become one line that says
+their query). They follow the storage's redirects (a signed URL may lead to another
+host); no key is on them to forward, and httpx drops `Authorization` on a redirect to
+another origin anyway. Error answers `{"message", "code", "errors"}` become one line that says
 what the service said.
 
 Waiting holds one request on the wait endpoint (`GET /v2/jobs/{id}/wait`), which the
-service answers when the job is done or after its own cap; the caller asks again until
-its deadline. That request's read timeout is the time left before the deadline, not the
+service answers when the job is done; a request cut off first (by the client's time,
+or a 504 from a proxy in between) is asked again until the caller's deadline. That request's read timeout is the time left before the deadline, not the
 usual request timeout, since the service is meant to hold it.
 
 Every request goes through `ApiClient.send` (retries, 429s, error mapping, the run log),
@@ -22,6 +24,7 @@ agree.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -50,6 +53,7 @@ from toolkit.errors import (
     BrokenDownload,
     HTTPStatusError,
     RateLimited,
+    ServerError,
     TransportError,
 )
 from toolkit.redact import redact_url
@@ -59,6 +63,7 @@ CHUNK = 1024 * 1024
 WAIT_ROUTE = "/v2/jobs/{id}/wait"
 UPLOAD_ROUTE = "/v2/storage/{id}"  # an upload task's form
 DOWNLOAD_ROUTE = "/v2/storage/{id}/{index}/{filename}"  # an export task's file
+MAX_UPLOAD_REDIRECTS = 5
 
 
 @dataclass(frozen=True)
@@ -216,6 +221,7 @@ class _FormBody:
         self.tail = f"\r\n--{self.boundary}--\r\n".encode("ascii")
         self.path, self.size = path, size
         self.sent = 0  # file bytes read by the current attempt
+        self.digest = hashlib.sha256()  # of the bytes the current attempt sent
 
     @property
     def headers(self) -> dict[str, str]:
@@ -225,6 +231,7 @@ class _FormBody:
     def chunks(self, on_bytes: ByteCounter) -> Iterator[bytes]:
         on_bytes(-self.sent)
         self.sent = 0
+        self.digest = hashlib.sha256()
         with self.path.open("rb") as source:
             prefix = self.head
             while self.sent < self.size:
@@ -232,6 +239,7 @@ class _FormBody:
                 if not chunk:
                     raise ApiError(f"{self.path.name} became shorter while it was uploaded")
                 self.sent += len(chunk)
+                self.digest.update(chunk)
                 on_bytes(len(chunk))
                 last = self.sent == self.size
                 yield prefix + chunk + (self.tail if last else b"")
@@ -272,6 +280,11 @@ class ArchiveClient(ApiClient):
     def delete_task(self, task_id: str) -> None:
         self._call("DELETE", f"/v2/tasks/{task_id}", route="/v2/tasks/{id}")
 
+    def cancel_task(self, task_id: str) -> None:
+        """Cancel a waiting or processing task (it ends in error; nothing is charged)."""
+        self._call("POST", f"/v2/tasks/{task_id}/cancel", route="/v2/tasks/{id}/cancel",
+                   idempotent=False)
+
     def wait_job(self, job_id: str, *, seconds: float) -> Job | None:
         """One wait request, held by the service until the job is done or its cap; read
         for at most `seconds`. None: no answer in that time (ask again, or give up).
@@ -283,25 +296,45 @@ class ArchiveClient(ApiClient):
             if exc.timed_out:
                 return None
             raise
+        except ServerError as exc:
+            if exc.response is not None and exc.response.status_code == 504:
+                return None  # held past a cap on the way: the job is still running
+            raise
         return _job(json_body(response))
 
     # --- storage: the upload form and the download URL ----------------------------------
 
     def upload(self, form: UploadForm, path: Path, name: str, size: int,
-               on_bytes: ByteCounter) -> None:
+               on_bytes: ByteCounter) -> str:
         """POST the `size` bytes of `path` through an upload task's form, streamed from
-        disk, as the file `name`. Retried (the file read again from its start) on a
-        connection that was never made, a 429 and a 5xx: a task takes one upload, so
-        nothing is doubled. Not retried once the file may have arrived (a second upload
-        to the task would be refused)."""
+        disk, as the file `name`; the SHA-256 (hex) of the bytes sent. Retried (the file
+        read again from its start) on a connection that was never made, a 429 and a 5xx:
+        a task takes one upload, so nothing is doubled. Not retried once the file may
+        have arrived (a second upload to the task would be refused). A 307 or 308 from
+        the storage is followed (the whole form sent again there, a few times at most);
+        any other redirect would drop the file, and is an error."""
         body = _FormBody(form.parameters, name, path, size)
-        try:
-            self._call("POST", form.url, route=UPLOAD_ROUTE, headers=body.headers,
-                       content=lambda: body.chunks(on_bytes), idempotent=False,
-                       retry_server_errors=True, authenticated=False)
-        except ApiError as exc:
+        url = form.url
+        for _ in range(MAX_UPLOAD_REDIRECTS + 1):
+            try:
+                response = self._call("POST", url, route=UPLOAD_ROUTE, headers=body.headers,
+                                      content=lambda: body.chunks(on_bytes), idempotent=False,
+                                      retry_server_errors=True, authenticated=False)
+            except ApiError as exc:
+                on_bytes(-body.sent)
+                raise _about(exc, f"upload of {name}") from None
+            location = response.headers.get("location")
+            if not response.is_redirect:
+                return body.digest.hexdigest()
             on_bytes(-body.sent)
-            raise _about(exc, f"upload of {name}") from None
+            body.sent = 0
+            if response.status_code not in (307, 308) or not location:
+                break
+            url = str(response.url.join(location))
+            if httpx.URL(url).scheme not in ("http", "https"):
+                break
+        raise ApiError(f"upload of {name}: POST {shown(url)}: the storage answered "
+                       f"{response.status_code}, a redirect that does not take the file")
 
     def download(self, url: str, target: BinaryIO, on_bytes: ByteCounter) -> tuple[int, int | None]:
         """Stream `url` into `target`: (bytes received, the size the answer declared, if
@@ -310,10 +343,13 @@ class ArchiveClient(ApiClient):
         received = 0
         try:
             response = self._call("GET", url, route=DOWNLOAD_ROUTE, stream=True,
-                                  idempotent=False, authenticated=False)
+                                  idempotent=False, authenticated=False, follow_redirects=True)
         except TransportError as exc:
             raise BrokenDownload(f"the download of {shown(url)} broke off after 0 bytes "
                                  f"({exc.reason})") from None
+        except httpx.TooManyRedirects:
+            raise BrokenDownload(f"the download of {shown(url)} was redirected too many "
+                                 "times") from None
         with closing(response):
             length = response.headers.get("content-length", "")
             declared = (int(length) if length.isdigit()

@@ -266,6 +266,7 @@ class ApiClient:
         stream: bool = False,
         authenticated: bool = True,
         retry_server_errors: bool | None = None,
+        follow_redirects: bool = False,
     ) -> httpx.Response:
         """Send one request, retrying what can safely be retried; raise `ApiError` otherwise.
 
@@ -287,6 +288,7 @@ class ApiClient:
         unread, for the caller to iterate and close; error answers are read and raised as
         usual. A 5xx answer is retried when the request is idempotent, or when
         `retry_server_errors` says so (a request the server refuses to take twice).
+        `follow_redirects` follows them (httpx drops `Authorization` on another origin).
 
         With a `limiter`, each attempt first takes a slot of it (waiting while its window
         is full) and gives it back, or has it counted, according to how the attempt ended.
@@ -319,7 +321,8 @@ class ApiClient:
                     self.requests_made += 1
                 auth = (self._auth or httpx.USE_CLIENT_DEFAULT
                         if self._credited(request, authenticated) else None)
-                response = self._client.send(request, auth=auth, stream=stream)
+                response = self._client.send(request, auth=auth, stream=stream,
+                                             follow_redirects=follow_redirects)
             except httpx.TransportError as exc:
                 reason = reason_of(exc)
                 self._report(RequestReport(method, route, None, _elapsed_ms(started), retries,

@@ -76,6 +76,7 @@ class ForemClient(ApiClient):
         on_wait: WaitListener | None = None,
         timeout: float | None = None,
         on_request: RequestListener | None = None,
+        key_source: str = "",
     ):
         kwargs: dict[str, Any] = {}
         if sleep is not None:
@@ -87,12 +88,27 @@ class ForemClient(ApiClient):
             client=client, retry=retry, on_wait=on_wait, on_request=on_request, **kwargs,
         )
         self.has_key = api_key is not None
+        # Where the key came from (`FOREM_API_KEY, read from .env`), said when it is refused.
+        self.key_source = key_source
         # `clock` and `sleep` go together: a test that fakes one fakes both.
         limiter_clock = {"clock": clock} if clock is not None else {}
         self.create_limiter = SlidingWindowLimiter(CREATE_LIMIT, rate_window, what="creates",
                                                    **limiter_clock)
         self.update_limiter = SlidingWindowLimiter(UPDATE_LIMIT, rate_window, what="updates",
                                                    **limiter_clock)
+
+    def send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """`ApiClient.send`; a 401 to a request that carried the key names where the key
+        was read from, as the writer has to fix it there."""
+        try:
+            return super().send(method, path, **kwargs)
+        except Unauthorized as exc:
+            if (exc.status != 401 or not self.key_source or exc.request is None
+                    or "api-key" not in exc.request.headers):
+                raise
+            raise Unauthorized(f"{exc.message}: the API key was refused (check "
+                               f"{self.key_source})", request=exc.request,
+                               response=exc.response) from None
 
     def _require_key(self, what: str) -> None:
         if not self.has_key:

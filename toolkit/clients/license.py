@@ -6,7 +6,17 @@ The OAuth access token travels in the `Authorization: Bearer` header only, added
 `BearerAuth` as each request leaves; it never appears in a URL or a message. Path
 segments are percent-encoded (a user id is an email address). Records are read
 leniently: a field missing or of the wrong type reads as empty, and a state the client
-does not know is kept as it came, so that the caller can refuse it by name.
+does not know is kept as it came, so that the caller can refuse it by name. But a licence
+counts only when it is about what was asked: a customer's or a user's licence whose
+`applicationId` and `customerId` / `userId` are missing or name someone else is an
+`ApiError` (an answer not to be read), whatever its `state` says. Domain names and email
+addresses are compared without regard to ASCII case; the application id exactly. A user
+licence's `customerId` is not compared: Google's reference calls it the user's domain,
+its own example shows the user's email address there.
+
+Google's JSON is proto3's: a repeated field with nothing in it, a false boolean and an
+empty string may be left out, and `nextPageToken` may come as an empty string; every
+such shape reads as empty.
 
 Retries are fewer than the publishing client's: a licence check stands before a build,
 and an unreachable service is answered quickly (and closed) rather than waited out.
@@ -14,6 +24,7 @@ and an unreachable service is answered quickly (and closed) rather than waited o
 
 from __future__ import annotations
 
+import string
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,7 +49,8 @@ ACTIVE = "ACTIVE"
 LICENSE_RETRY = RetryPolicy(attempts=3, backoff=0.25, max_backoff=2.0, max_retry_after=10.0,
                             default_retry_after=2.0)
 MAX_PAGES = 10_000  # a server that never stops paging is cut off here
-
+MAX_SHOWN = 60  # characters of an id from the service shown in a message
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
 def _text(data: Mapping[str, Any], key: str) -> str:
@@ -225,6 +237,29 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
+def _shown(value: str) -> str:
+    return "".join(ch if ch.isprintable() else "?" for ch in value)[:MAX_SHOWN]
+
+
+def _same(given: str, asked: str, *, fold: bool) -> bool:
+    if fold:
+        return given.translate(_ASCII_LOWER) == asked.translate(_ASCII_LOWER)
+    return given == asked
+
+
+def misnamed(data: Mapping[str, Any], asked: Mapping[str, str]) -> str | None:
+    """Why a licence record is not about what was asked (`{"applicationId": ...,
+    "customerId" or "userId": ...}`), or None when it names exactly that. A missing or
+    empty id, or one that is not a string, names nothing."""
+    for key, wanted in asked.items():
+        given = data.get(key)
+        if not isinstance(given, str) or not given:
+            return f"the answer names no {key} (asked about {_shown(wanted)})"
+        if not _same(given, wanted, fold=key != "applicationId"):
+            return f"the answer is about {key} {_shown(given)}, not {_shown(wanted)}"
+    return None
+
+
 class LicenseClient(ApiClient):
     def __init__(
         self,
@@ -250,7 +285,8 @@ class LicenseClient(ApiClient):
                          transport=transport, client=client, retry=retry or LICENSE_RETRY,
                          on_wait=on_wait, on_request=on_request, **kwargs)
 
-    def _record(self, path: str, route: str, what: str) -> Mapping[str, Any]:
+    def _record(self, path: str, route: str, what: str,
+                asked: Mapping[str, str]) -> Mapping[str, Any]:
         response = self.send("GET", path, route=route)
         try:
             data = response.json()
@@ -259,18 +295,22 @@ class LicenseClient(ApiClient):
         if not isinstance(data, dict):
             raise ApiError(f"GET {path}: the answer is not {what}", request=response.request,
                            response=response)
+        why = misnamed(data, asked)
+        if why is not None:
+            raise ApiError(f"GET {path}: {why}", request=response.request, response=response)
         return data
 
     def customer_license(self, application_id: str, customer_id: str) -> CustomerLicense:
         path = f"{PREFIX}/customerLicense/{_segment(application_id)}/{_segment(customer_id)}"
         return CustomerLicense.from_json(self._record(
             path, f"{PREFIX}/customerLicense/{{applicationId}}/{{customerId}}",
-            "a customer licence"))
+            "a customer licence", {"applicationId": application_id, "customerId": customer_id}))
 
     def user_license(self, application_id: str, user_id: str) -> UserLicense:
         path = f"{PREFIX}/userLicense/{_segment(application_id)}/{_segment(user_id)}"
         return UserLicense.from_json(self._record(
-            path, f"{PREFIX}/userLicense/{{applicationId}}/{{userId}}", "a user licence"))
+            path, f"{PREFIX}/userLicense/{{applicationId}}/{{userId}}", "a user licence",
+            {"applicationId": application_id, "userId": user_id}))
 
     def notifications(self, application_id: str, *, start_token: str | None = None,
                       max_results: int | None = None,

@@ -1,12 +1,15 @@
 """Client of the log-stream service (interface E, Parseable): ingest and SQL queries.
 
 `POST /api/v1/ingest` takes a JSON array of events for the stream named in `X-P-Stream`
-(created on first ingest); `POST /api/v1/query` runs SQL (DataFusion's dialect) over a
-stream within a time range. Both use Basic auth, added by `BasicSecretAuth` as each
-request leaves, from the `Secret`s of the configuration. The query body names the stream
-twice, as `streamName` (the seed's field) and in the SQL's `FROM` (where the current
-server takes it from), and asks for `?fields=true` so the columns come in their order;
-a plain array of records (older servers, or without the parameter) is read too.
+(created on first ingest; `Content-Type: application/json`, which Parseable requires);
+`POST /api/v1/query` runs SQL (DataFusion's dialect) within a time range. Both use Basic
+auth, added by `BasicSecretAuth` as each request leaves, from the `Secret`s of the
+configuration. The query body is `{query, startTime, endTime}`: both times are required
+by the service, and the SQL's `FROM` names the stream (an unquoted name is folded to
+lower case there, so the toolkit's own queries quote it: `shipping.quoted`). It asks for
+`?fields=true` so the columns come in their order; a plain array of records (older
+servers, or without the parameter) is read too. A query's 5xx is not retried: its 500
+(`Execution Error`) is the query's own and answers the same every time.
 """
 
 from __future__ import annotations
@@ -96,15 +99,13 @@ class LogsClient(ApiClient):
         self.send("POST", INGEST, content=events, idempotent=False,
                   headers={"X-P-Stream": stream, "Content-Type": "application/json"})
 
-    def query(self, sql: str, stream: str, start: str | None, end: str | None) -> QueryAnswer:
-        """Run `sql` over `stream` between `start` and `end` (RFC 3339, or `end` "now" with
-        `start` a duration such as "10m"; the service truncates both to the minute)."""
-        body: dict[str, Any] = {"query": sql, "streamName": stream}
-        if start is not None:
-            body["startTime"] = start
-        if end is not None:
-            body["endTime"] = end
-        response = self.send("POST", QUERY, params={"fields": "true"}, json=body)
+    def query(self, sql: str, start: str, end: str) -> QueryAnswer:
+        """Run `sql` between `start` and `end` (RFC 3339, or `end` "now" with `start` a
+        duration such as "10m"; the service truncates both to the minute). Its own error
+        (a 400, or the 500 of a query that fails while running) is raised at once."""
+        body: dict[str, Any] = {"query": sql, "startTime": start, "endTime": end}
+        response = self.send("POST", QUERY, params={"fields": "true"}, json=body,
+                             retry_server_errors=False)
         return answer_of(json_body(response), f"POST {QUERY}")
 
     def streams(self) -> list[str]:

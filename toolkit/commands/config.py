@@ -37,7 +37,10 @@ def shown(config: Config, value: Any, *, secret: bool) -> Any:
 
 
 def config_keys(config: Config) -> list[ConfigKey]:
-    """Every key of every section, in declaration order."""
+    """Every key of every section, in declaration order. Without a toolkit.toml (the
+    defaults shown before `toolkit init`), no run is recorded: nothing is written there."""
+    if not config.path.is_file():
+        return _keys(config)
     with recorded(config, "config"):
         return _keys(config)
 

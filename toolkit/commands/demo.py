@@ -3,7 +3,8 @@ export, and a question to the run log.
 
 The demo works on a copy of the project in `.toolkit/demo/`, so it never touches the
 real `toolkit.lock` (which belongs to the real service) or `content/_mirror/`. The sandbox
-runs in-process on a free loopback port and stops at the end. Each step is a recorded run
+runs in-process on a free loopback port and stops at the end, so the demo's copy of the
+mirror loses the sandbox's URLs before the site is built (`unlink_origin`). Each step is a recorded run
 whose events are shipped to the sandbox's log service; the last step asks it, in SQL, how
 the requests went (`DEMO_QUERY`).
 """
@@ -15,6 +16,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from toolkit.commands.build import PremiumBuildReport, build, build_premium
 from toolkit.commands.export import ExportResult, export
@@ -102,6 +104,27 @@ def licensed_config(config: Config, base_url: str, customer_id: str) -> Config:
     )
 
 
+def unlink_origin(folder: Path, origin: str) -> None:
+    """Take the URLs of `origin` out of the mirror files under `folder` (the demo's copy):
+    the sandbox stops when the demo ends, so the demo's site must link nothing to it (no
+    comment author, "Join the discussion" or reading-list link to a dead server)."""
+    import json
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        if isinstance(value, str) and (value == origin or value.startswith(origin + "/")):
+            return None
+        return value
+
+    for path in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        path.write_text(json.dumps(strip(data), indent=2, sort_keys=True, ensure_ascii=False)
+                        + "\n", encoding="utf-8")
+
+
 def premium_builds(config: Config, base_url: str
                    ) -> tuple[PremiumBuildReport, PremiumRefused | None]:
     """A premium build for the sandbox's licensed customer, then one for an unlicensed
@@ -160,6 +183,7 @@ def demo(
             report.published = publish(local, progress=progress)
             step("mirror: comments and the reading list into content/_mirror/")
             report.mirrored = mirror(local)
+            unlink_origin(local.site.content_dir / "_mirror", sandbox.base_url)
             step("premium: a build for a licensed customer, then one for an unlicensed "
                  "customer")
             report.premium, report.premium_refused = premium_builds(local, sandbox.base_url)

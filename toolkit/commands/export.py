@@ -7,14 +7,21 @@ export task. The files go up through their tasks' forms, streamed from disk, a f
 a time (`[archive] uploads`). Then one wait request at a time until the job is done or
 `[archive] deadline` has passed. The archive is streamed into a temporary file beside
 the output, verified (size, it opens, its entries are exactly the files sent, no unsafe
-names) and only then renamed into place: a failed export leaves nothing at the output
-path (an archive already there from an earlier export stays as it was). Requests in
-all: files + 3 when nothing needs a second look.
+names, every entry's bytes the bytes sent) and only then renamed into place: a failed
+export leaves nothing at the output path (an archive already there from an earlier
+export stays as it was). Requests in all: files + 3 when nothing needs a second look
+(+ 1 with folders).
+
+The temporary file is created, and locked, before anything is sent: an output folder
+that cannot be written is said (`<path>: <what> (<hint>)`) before a file goes up or a
+credit is spent. The lock tells a running export's file from one a killed export left
+behind; each export removes such leftovers beside its output first.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
@@ -33,8 +40,13 @@ from toolkit.errors import (
     ToolkitError,
 )
 from toolkit.export.files import Collected, SourceFile, collect
-from toolkit.export.verify import verify
-from toolkit.fsutil import temp_name
+from toolkit.export.verify import Sent, verify
+from toolkit.fsutil import remove_stale_temp_files, temp_name
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: leftovers are told apart by age (fsutil)
+    fcntl = None  # type: ignore[assignment]
 from toolkit.runlog.run import Run, recorded
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -156,6 +168,14 @@ def _export(config: Config, run: Run, *, source: str | None, fmt: str | None,
     folder = config.site.output_dir if source == "site" else config.site.content_dir
     target = _output(config, source, fmt, output, folder)
     files = _collect(folder, config, source)
+    with _Temp(target) as temp:
+        return _run(config, run, started, source, fmt, folder, target, files, temp, progress,
+                    transport)
+
+
+def _run(config: Config, run: Run, started: float, source: str, fmt: str, folder: Path,
+         target: Path, files: Collected, temp: _Temp, progress: ExportProgress | None,
+         transport: httpx.BaseTransport | None) -> ExportResult:
     told = _Told(progress or QuietExport())
     told.listener.collected(len(files.files), files.size)
     waits: list[tuple[float, str]] = []
@@ -171,13 +191,13 @@ def _export(config: Config, run: Run, *, source: str | None, fmt: str | None,
         job = client.create_job(_job_tasks(files, fmt, target.name, config.archive.task_timeout),
                                 tag="toolkit-export")
         try:
-            job = _upload(client, job, files, config.archive.uploads, told)
+            job, sent = _upload(client, job, files, config.archive.uploads, told)
             job = _wait(client, job.id, config.archive.deadline, told)
         except ToolkitError as exc:
             if not isinstance(exc, TaskFailed):  # a failed job is over already
                 _forget(client, job)
             raise
-        size, entries = _download(client, job, files, fmt, target, told)
+        size, entries = _download(client, job, sent, fmt, temp, told)
         requests = client.requests_made
     return ExportResult(
         output=target, source=source, folder=folder, format=fmt, entries=entries,
@@ -233,9 +253,10 @@ def _job_tasks(files: Collected, fmt: str, filename: str, timeout: int) -> dict[
 
 
 def _upload(client: ArchiveClient, job: Job, files: Collected, workers: int,
-            told: _Told) -> Job:
+            told: _Told) -> tuple[Job, dict[str, Sent]]:
     """Every file through its task's form, `workers` at a time; the first failure stops
-    the ones not started yet and is raised. The job, as last shown."""
+    the ones not started yet and is raised. The job, as last shown, and each file as it
+    went up (its size and the SHA-256 of the bytes sent)."""
     names = [f"file-{index}" for index in range(1, len(files.files) + 1)]
     if any(job.task(name).form is None for name in names):
         job = client.job(job.id)  # a service that gives the forms only once the job is shown
@@ -246,9 +267,28 @@ def _upload(client: ArchiveClient, job: Job, files: Collected, workers: int,
             raise ExportError(f"export: the service gave no upload form for {file.name}")
         forms.append((form, file))
 
+    sent: dict[str, Sent] = {}
+
     def send(form: UploadForm, file: SourceFile) -> None:
-        client.upload(form, file.path, file.name, file.size, told.bytes_up)
+        digest = client.upload(form, file.path, file.name, file.size, told.bytes_up)
+        with told.lock:
+            sent[file.name] = Sent(file.size, digest)
         told.file_up()
+
+    # Whether the service keeps the folders of a file's name is not documented: the first
+    # file in a folder goes up alone, and the name the service kept is looked at before
+    # the rest go (the archive task waits for every upload, so it has not run yet).
+    probe = next((index for index, (_, file) in enumerate(forms) if "/" in file.name), None)
+    if probe is not None:
+        form, file = forms.pop(probe)
+        send(form, file)
+        job = client.job(job.id)
+        kept = [remote.filename for remote in job.task(names[probe]).files]
+        if kept != [file.name]:
+            raise ExportError(
+                f"export: the archive service kept {file.name} as {', '.join(kept) or 'nothing'}: "
+                "it does not keep the folders of uploaded names, so the archive would lose "
+                "its layout; nothing was archived (the archive task was cancelled)")
 
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="upload") as pool:
         futures = [pool.submit(send, form, file) for form, file in forms]
@@ -260,7 +300,7 @@ def _upload(client: ArchiveClient, job: Job, files: Collected, workers: int,
             error = failed.exception()
             raise error if isinstance(error, ToolkitError) else ExportError(
                 f"export: an upload failed: {error}")
-    return job
+    return job, sent
 
 
 def _wait(client: ArchiveClient, job_id: str, deadline: float, told: _Told) -> Job:
@@ -293,24 +333,66 @@ def _failure(job: Job) -> TaskFailed:
 
 
 def _forget(client: ArchiveClient, job: Job) -> None:
-    """Best effort: cancel the archive task, so the service stops waiting or working."""
+    """Best effort: cancel the archive task, so the service stops waiting or working (and
+    charges nothing), then delete it."""
     try:
-        client.delete_task(job.task(ARCHIVE_TASK).id)
+        task_id = job.task(ARCHIVE_TASK).id
     except ToolkitError:
-        pass
+        return
+    for step in (client.cancel_task, client.delete_task):
+        try:
+            step(task_id)
+        except ToolkitError:
+            pass
 
 
-def _download(client: ArchiveClient, job: Job, files: Collected, fmt: str, target: Path,
+class _Temp:
+    """The temporary file beside the output that the download goes into: created (and
+    locked) on entry, after removing what killed exports left there; removed on exit
+    unless it was renamed into place."""
+
+    def __init__(self, target: Path):
+        self.target = target
+        self.path = target.parent / temp_name(target)
+        self.fd = -1
+        self.kept = False
+
+    def __enter__(self) -> _Temp:
+        folder = self.target.parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            remove_stale_temp_files(folder, re.escape(self.target.name))
+            self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except OSError as exc:
+            what = (exc.strerror or type(exc).__name__).lower()
+            raise ExportError(f"{folder}: {what} (the archive's folder must be writable; "
+                              "choose another --output)") from None
+        if fcntl is not None:
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+        if not self.kept:
+            self.path.unlink(missing_ok=True)
+
+    def keep(self) -> None:
+        """Rename the file into place, over the output."""
+        os.replace(self.path, self.target)
+        self.kept = True
+
+
+def _download(client: ArchiveClient, job: Job, sent: dict[str, Sent], fmt: str, temp: _Temp,
               told: _Told) -> tuple[int, int]:
-    """Stream the archive beside `target`, verify it, rename it into place."""
+    """Stream the archive into `temp`, verify it, rename it into place."""
     exported = job.task(EXPORT_TASK).files
     if len(exported) != 1 or exported[0].url is None:
         raise BrokenDownload(f"export: the export task gave {len(exported)} file(s) to download, "
                              "not one")
     remote = exported[0]
     assert remote.url is not None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temp = target.parent / temp_name(target)
     done = 0
 
     def on_bytes(count: int) -> None:
@@ -320,19 +402,19 @@ def _download(client: ArchiveClient, job: Job, files: Collected, fmt: str, targe
             told.listener.downloaded(done, remote.size)
 
     try:
-        with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), "wb") as sink:
+        with open(os.dup(temp.fd), "wb") as sink:
             received, declared = client.download(remote.url, sink, on_bytes)
             sink.flush()
             os.fsync(sink.fileno())
         for expected in (declared, remote.size):
             if expected is not None and received != expected:
                 raise BrokenDownload(f"the download is incomplete: {received} of {expected} bytes")
-        entries = verify(temp, fmt, {file.name: file.size for file in files.files})
-        os.replace(temp, target)
+        entries = verify(temp.path, fmt, sent)
+        temp.keep()
     except BrokenDownload as exc:
-        temp.unlink(missing_ok=True)
         raise BrokenDownload(f"export: {exc.message}") from None
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+    except OSError as exc:
+        what = (exc.strerror or type(exc).__name__).lower()
+        raise ExportError(f"{temp.target.parent}: {what} (the archive could not be written "
+                          "there)") from None
     return received, entries

@@ -1,6 +1,6 @@
 """`logs`: SQL over the run log, on the log service or (`local`) over `.toolkit/events.jsonl`.
 
-The service gets `POST /api/v1/query` with the SQL, the stream's name and the time range
+The service gets `POST /api/v1/query` with the SQL and the time range, both times always
 (`toolkit.runlog.times`: absolute times, the end at the start of the next minute so what
 was shipped a moment ago is in). Locally the same SQL runs on DataFusion over the event
 files, the stream's name being the table's (`toolkit.runlog.local`). Either way the answer
@@ -58,6 +58,6 @@ def query(config: Config, sql: str, *, stream: str | None = None, since: str | N
                             None if everything else times.end,
                             answer.fields, answer.records, answer.skipped)
         with logs_client(config, on_request=run.request) as client:
-            remote = client.query(sql, name, times.start, times.end)
+            remote = client.query(sql, times.start, times.end)
         return LogQuery(sql, name, False, redact_url(client.base_url), times.start, times.end,
                         remote.fields, remote.records[:row_limit])

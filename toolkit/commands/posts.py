@@ -253,7 +253,7 @@ def list_posts(config: Config, *, cache: PostCache | None = None) -> PostList:
     cache = cache or PostCache(config)  # a fresh one reads every file
     posts, problems = cache.load()
     digest = cache.digest
-    lock = Lock.load(config.lock_path)
+    lock = Lock.load(config.lock_path, config.forem.base_url)
     return PostList([_summary(post, lock, digest) for post in posts], problems)
 
 
@@ -268,7 +268,7 @@ def _load(config: Config, given: str | Path) -> Post:
 def read_post(config: Config, path: str | Path) -> PostDocument:
     """One post: its sync state, front matter, body and whole text."""
     post = _load(config, path)
-    lock = Lock.load(config.lock_path)
+    lock = Lock.load(config.lock_path, config.forem.base_url)
     return PostDocument(_summary(post, lock, lambda p: payload_for(p, config).digest),
                         _iso(post.meta), post.body, post.source)
 

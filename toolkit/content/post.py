@@ -202,6 +202,19 @@ def parse_date(value: Any) -> dt.datetime | None:
     return None
 
 
+def started_at(exc: yaml.YAMLError, fm_line: int, line: int) -> str:
+    """Where the construct the parser was reading began, when that is another line than
+    the one reported (an unclosed `[` on line 4 is noticed only on line 5):
+    ` (in the flow sequence started on line 4)`."""
+    context = getattr(exc, "context", None)
+    mark = getattr(exc, "context_mark", None)
+    if not isinstance(context, str) or mark is None or fm_line + mark.line == line:
+        return ""
+    what = context.removeprefix("while parsing ").removeprefix("while scanning ")
+    what = what.removeprefix("an ").removeprefix("a ")
+    return f" (in the {what} started on line {fm_line + mark.line})"
+
+
 class FrontMatterRefused(yaml.MarkedYAMLError):
     """Front matter that is YAML but that toolkit will not use; `problem` says why."""
 
@@ -437,6 +450,7 @@ def parse_post(path: Path, key: str, source: str) -> Post:
                                                "levels deep")) from None
         if "mapping values are not allowed" in reason and mark is not None:
             reason += colon_hint(fm_text, mark.line)
+        reason += started_at(exc, fm_line, line)
         raise PostError(Problem(key, line, f"front matter: invalid YAML: {reason}")) from None
     except RecursionError:  # pragma: no cover - MAX_DEPTH keeps the composer shallow
         raise PostError(Problem(key, fm_line, "front matter: nested too deeply")) from None

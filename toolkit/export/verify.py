@@ -1,9 +1,12 @@
 """Is a downloaded archive the one asked for? It opens as its format, every entry's name
 is a safe relative path (nothing absolute, no `..`, no backslash, no drive), its files
-are exactly the files sent with their sizes, and (zip, 7z) every entry's checksum holds.
+are exactly the files sent with their sizes, and every file entry's bytes are the bytes
+sent: each entry is read through and its SHA-256 compared with the one taken as the file
+went up (zip and 7z check their own CRCs on the way too). A same-size archive with one
+byte changed inside a file is refused, whatever the format.
 
-A tar's entries are read through to its end, which decompresses it: a truncated tar.gz
-or tar.bz2 fails there. RAR can only be listed by the proprietary unrar: a RAR archive
+Reading every entry decompresses the archive once: a truncated tar.gz or tar.bz2 fails
+there. RAR can only be listed by the proprietary unrar: a RAR archive
 is checked for its signature only, and the caller says so.
 
 Entries that are folders (a name ending in `/`, or a tar directory) are allowed when
@@ -12,16 +15,37 @@ they hold sent files; links, devices and the like are not.
 
 from __future__ import annotations
 
+import hashlib
 import tarfile
 import zipfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import IO, NamedTuple
 
 from toolkit.errors import BrokenDownload
 
 RAR_SIGNATURES = (b"Rar!\x1a\x07\x00", b"Rar!\x1a\x07\x01\x00")
 TAR_READ = {"tar": "r:", "tar.gz": "r:gz", "tar.bz2": "r:bz2"}
 LISTED = 3  # names shown in a message
+CHUNK = 1024 * 1024
+
+
+class Sent(NamedTuple):
+    """A file as it went up: its size and the SHA-256 (hex) of its bytes."""
+
+    size: int
+    sha256: str
+
+
+def _digest(source: IO[bytes]) -> str:
+    digest = hashlib.sha256()
+    while chunk := source.read(CHUNK):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+# An entry as read: (its size, the SHA-256 of its bytes); (None, None) for a folder.
+Read = tuple[int | None, str | None]
 
 
 def unsafe(name: str) -> bool:
@@ -35,8 +59,8 @@ def unsafe(name: str) -> bool:
         ord(c) < 32 or ord(c) == 127 for c in name)
 
 
-def verify(path: Path, fmt: str, expected: Mapping[str, int]) -> int:
-    """Check the archive at `path` against `expected` ({name: size}); the number of file
+def verify(path: Path, fmt: str, expected: Mapping[str, Sent]) -> int:
+    """Check the archive at `path` against `expected` ({name: Sent}); the number of file
     entries, or `BrokenDownload` saying what is wrong."""
     if fmt == "rar":
         with path.open("rb") as archive:
@@ -61,48 +85,64 @@ def verify(path: Path, fmt: str, expected: Mapping[str, int]) -> int:
     return _compare(entries, expected)
 
 
-def _zip(path: Path) -> Iterator[tuple[str, int | None]]:
+def _zip(path: Path) -> Iterator[tuple[str, Read]]:
     with zipfile.ZipFile(path) as archive:
-        infos = archive.infolist()
-        for info in infos:
-            yield _entry(info.filename, None if info.is_dir() else info.file_size)
-        bad = archive.testzip()
-        if bad is not None:
-            raise BrokenDownload(f"the downloaded zip archive is damaged: entry {bad!r}")
+        for info in archive.infolist():
+            if info.is_dir():
+                yield _entry(info.filename, None, None)
+                continue
+            try:
+                with archive.open(info) as source:  # checks the entry's CRC at its end
+                    digest = _digest(source)
+            except zipfile.BadZipFile:
+                raise BrokenDownload(f"the downloaded zip archive is damaged: entry "
+                                     f"{info.filename!r}") from None
+            yield _entry(info.filename, info.file_size, digest)
 
 
-def _tar(path: Path, mode: str) -> Iterator[tuple[str, int | None]]:
+def _tar(path: Path, mode: str) -> Iterator[tuple[str, Read]]:
     with tarfile.open(path, mode) as archive:  # type: ignore[call-overload]
         for member in archive:
             if member.isdir():
-                yield _entry(member.name, None)
+                yield _entry(member.name, None, None)
             elif member.isreg():
-                yield _entry(member.name, member.size)
+                source = archive.extractfile(member)
+                if source is None:
+                    raise BrokenDownload(f"the archive's entry {member.name!r} cannot be read")
+                with source:
+                    yield _entry(member.name, member.size, _digest(source))
             else:
                 raise BrokenDownload(f"the archive holds {member.name!r}, which is not a file")
 
 
-def _seven_zip(path: Path) -> Iterator[tuple[str, int | None]]:
+def _seven_zip(path: Path) -> Iterator[tuple[str, Read]]:
     import py7zr
+    import py7zr.io
 
+    # Each file's SHA-256 as it is decompressed, in one read (its CRC is checked too).
+    factory = py7zr.io.HashIOFactory()  # type: ignore[no-untyped-call]
     with py7zr.SevenZipFile(path, "r") as archive:
-        for info in archive.list():
-            yield _entry(info.filename, None if info.is_directory else info.uncompressed)
-        bad = archive.testzip()
-        if bad is not None:
-            raise BrokenDownload(f"the downloaded 7z archive is damaged: entry {bad!r}")
+        infos = archive.list()
+        archive.extractall(factory=factory)
+    for info in infos:
+        if info.is_directory:
+            yield _entry(info.filename, None, None)
+        else:
+            made = factory.products.get(info.filename)
+            yield _entry(info.filename, info.uncompressed,
+                         made.hash.hexdigest() if made is not None else None)
 
 
-def _entry(name: str, size: int | None) -> tuple[str, int | None]:
+def _entry(name: str, size: int | None, digest: str | None) -> tuple[str, Read]:
     if unsafe(name):
         raise BrokenDownload(f"the archive holds an unsafe entry name: {name!r}")
-    return (name.rstrip("/") + "/" if size is None else name), size
+    return (name.rstrip("/") + "/" if size is None else name), (size, digest)
 
 
-def _compare(entries: Mapping[str, int | None], expected: Mapping[str, int]) -> int:
+def _compare(entries: Mapping[str, Read], expected: Mapping[str, Sent]) -> int:
     """The number of file entries, once they are exactly the files expected."""
-    files = {name: size for name, size in entries.items() if size is not None}
-    folders = {name for name, size in entries.items() if size is None}
+    files = {name: read for name, read in entries.items() if read[0] is not None}
+    folders = {name for name, read in entries.items() if read[0] is None}
     missing = sorted(set(expected) - set(files))
     extra = sorted(set(files) - set(expected))
     if missing or extra:
@@ -112,10 +152,15 @@ def _compare(entries: Mapping[str, int | None], expected: Mapping[str, int]) -> 
         if extra:
             parts.append(f"{len(extra)} not sent ({_names(extra)})")
         raise BrokenDownload("the archive's files are not the files sent: " + "; ".join(parts))
-    wrong = sorted(name for name, size in files.items() if size != expected[name])
+    wrong = sorted(name for name, (size, _) in files.items() if size != expected[name].size)
     if wrong:
         raise BrokenDownload(f"the archive's files differ in size from the files sent: "
                              f"{_names(wrong)}")
+    changed = sorted(name for name, (_, digest) in files.items()
+                     if digest != expected[name].sha256)
+    if changed:
+        raise BrokenDownload(f"the archive's files differ in content from the files sent: "
+                             f"{_names(changed)}")
     parents = {"/".join(name.split("/")[:depth]) + "/" for name in expected
                for depth in range(1, name.count("/") + 1)}
     stray = sorted(folders - parents)

@@ -39,6 +39,7 @@ from mcp.types import Resource as McpResource
 from mcp.types import ResourceTemplate as McpResourceTemplate
 from pydantic import AnyUrl, BaseModel, ValidationError
 
+from toolkit import __version__
 from toolkit.config import Config
 from toolkit.errors import AuthorizationError, ToolkitError
 from toolkit.mcp import scopes as scope_names
@@ -119,6 +120,8 @@ class ToolkitMCP(FastMCP[Any]):
             name="toolkit", instructions=INSTRUCTIONS, auth_server_provider=auth_provider,
             auth=auth, transport_security=transport_security, json_response=True,
             log_level="WARNING", warn_on_duplicate_tools=False)
+        # serverInfo.version: toolkit's, not the SDK's (FastMCP takes no version).
+        self._mcp_server.version = __version__
         self.config = config
         self.toolbox = Toolbox(config, listener, transport=transport, local_scopes=local_scopes)
         for spec in TOOLS:

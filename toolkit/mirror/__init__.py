@@ -31,6 +31,14 @@ class MirrorResult:
     readinglist_written: bool = False
     requests: int = 0
     changed: list[str] = field(default_factory=list)
+    # Of `changed`: the files that were not there before, and those that are gone.
+    created: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def change_of(self, path: str) -> str:
+        """"created", "removed" or "updated": what this run did to a changed file."""
+        return ("created" if path in self.created
+                else "removed" if path in self.removed else "updated")
 
 
 def mirror_folder(config: Config) -> Path:
@@ -42,7 +50,7 @@ def slug_names(config: Config, remote: RemoteState) -> dict[int, str]:
     reduced to a safe file name (the article id when nothing is left of it). Two articles
     never share a stem: the one without a local post gets its id added."""
     posts, _ = load_posts(config)
-    lock = Lock.load(config.lock_path)
+    lock = Lock.load(config.lock_path, config.forem.base_url)
     matches = match_posts(remote, posts, lock, lambda p: canonical_url(p, config.site.url))
     by_key = {post.key: post for post in posts}
     local = {m.article.id: by_key[key].slug for key, m in matches.items() if m.article is not None}
@@ -73,6 +81,7 @@ def run_mirror(
     result = MirrorResult()
     before = client.requests_made
     folder = mirror_folder(config)
+    existed = {config.relative(p) for p in folder.rglob("*.json")} if folder.is_dir() else set()
     if comments:
         remote = RemoteState(client.iter_my_articles("all"))
         names = slug_names(config, remote)
@@ -96,4 +105,7 @@ def run_mirror(
         if result.readinglist_written:
             result.changed.append(config.relative(path))
     result.requests = client.requests_made - before
+    result.created = [p for p in result.changed if p not in existed]
+    result.removed = [p for p in result.changed
+                      if p in existed and not (config.root / p).exists()]
     return result

@@ -13,8 +13,11 @@ has it, while the service knows a field only once an event carried a value for i
 query about pauses (`wait_ms`) answers "no rows" locally before any pause happened, where
 the service still says `No field named wait_ms`; and `SELECT *` shows those empty columns.
 
-Lines that are not events (a line cut short by a crash, a hand edit) are skipped and
-counted. DataFusion and pyarrow are imported here only, when a local query runs.
+Lines that are not events (a line cut short by a crash, a hand edit, bytes that are not
+UTF-8, a time before year 1 or after year 9999 once in UTC) are skipped and counted. The
+table's name is the stream's exact name, as the service looks streams up: an unquoted
+name in the SQL is folded to lower case first, so a mixed-case stream is written quoted
+(`FROM "MyStream"`). DataFusion and pyarrow are imported here only, when a local query runs.
 """
 
 from __future__ import annotations
@@ -81,12 +84,37 @@ def _event_row(line: bytes) -> dict[str, Any] | None:
                 moment = dt.datetime.fromisoformat(item)
             except ValueError:
                 return None
-            if moment.tzinfo is not None:
-                moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
+            try:
+                if moment.tzinfo is not None:
+                    moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
+            except OverflowError:  # past year 9999 (or before year 1) in UTC
+                return None
             row[name] = moment
         else:
             return None
     return row
+
+
+# The times a row may hold, in milliseconds since 1970: what a Python datetime can take
+# (an answer's rows become them), years 1 to 9999.
+_EPOCH = dt.datetime(1970, 1, 1)
+EARLIEST = (dt.datetime(1, 1, 1) - _EPOCH) // dt.timedelta(milliseconds=1)
+LATEST = (dt.datetime(9999, 12, 31, 23, 59, 59, 999000) - _EPOCH) // dt.timedelta(milliseconds=1)
+
+
+def _sound(table: pa.Table) -> bool:
+    """Whether every text of the table is UTF-8 and every time within the years 1 to 9999
+    (else its file is read line by line, leaving such lines out)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        table.validate(full=True)  # checks that every string is UTF-8
+    except pa.ArrowInvalid:
+        return False
+    bounds = pc.min_max(table.column("time").cast(pa.int64()))
+    low, high = bounds["min"].as_py(), bounds["max"].as_py()
+    return low is None or (EARLIEST <= low and high <= LATEST)
 
 
 def _read_careful(data: memoryview, schema: pa.Schema) -> tuple[pa.Table, int]:
@@ -124,8 +152,12 @@ def read_events(paths: Sequence[Path]) -> tuple[pa.Table, int]:
         if not data:
             continue
         try:
-            tables.append(_read_fast(data, schema))
+            fast: pa.Table | None = _read_fast(data, schema)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
+            fast = None
+        if fast is not None and _sound(fast):
+            tables.append(fast)
+        else:
             table, bad = _read_careful(data, schema)
             tables.append(table)
             skipped += bad
@@ -164,7 +196,9 @@ def query_events(paths: Sequence[Path], sql: str, table_name: str, *,
         stamp = pa.timestamp("ms")
         frame = frame.filter((col(TIME_FIELD) >= lit(pa.scalar(bounds[0], stamp)))
                              & (col(TIME_FIELD) < lit(pa.scalar(bounds[1], stamp))))
-    context.register_view(table_name, frame)
+    from toolkit.runlog.shipping import quoted
+
+    context.register_view(quoted(table_name), frame)  # the exact name, as the service has it
     options = SQLOptions().with_allow_ddl(False).with_allow_dml(False) \
         .with_allow_statements(False)
     if not sql.strip():

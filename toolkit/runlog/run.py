@@ -12,7 +12,7 @@ something failed: exit 1), or `error` (an exception ended it; an `error` event s
 which). When `[logs] base_url` is set, the run then ships the project's unshipped events
 (`shipping.Shipper`); what the shipment did is itself an event, shipped by the next run.
 A shipment that fails is reported in one line (a warning in the log) and never fails the
-run. Without a log service, the run only appends to `.toolkit/events.jsonl`.
+run; events the service refused are said once, in the run that set them aside. Without a log service, the run only appends to `.toolkit/events.jsonl`.
 
 Commands that live longer than one call (a watch session) use `Run.start()` and
 `Run.finish()` themselves.
@@ -157,12 +157,22 @@ class Run:
         if report.skipped:
             log.warning("%d line(s) of the run log are not events and were not shipped",
                         report.skipped)
+        if report.set_aside:
+            from toolkit.runlog.shipping import REFUSED_NAME
+
+            log.warning("the log service refused %d event(s) of the run log (%s): they are kept "
+                        "in %s and not sent again; the others were shipped", report.set_aside,
+                        report.refusal or "no reason given",
+                        self.config.relative(self.config.state_dir / REFUSED_NAME))
         if report.lost:
             log.warning("the run log was rotated before all of its events were shipped: "
                         "the oldest unshipped ones are lost")
+        aside = (f"{report.set_aside} refused event(s) set aside ({report.refusal})"
+                 if report.set_aside else None)
         self.writer.emit("ship", action="ship", outcome="ok" if report.ok else "failed",
                          shipped=report.shipped, stream=self.config.logs.stream,
-                         message=report.problem)
+                         message="; ".join(text for text in (report.problem, aside) if text)
+                         or None)
         return report
 
 

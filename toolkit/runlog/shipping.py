@@ -12,12 +12,28 @@ it has been dropped, everything still in the log is newer and is shipped (what w
 rotated away unshipped is lost, and the shipment says so).
 
 Before a batch leaves, the cursor records it as pending (its last event and when it was
-sent); once the service acknowledges it, the cursor moves past it. A run that fails or is
-killed between the two leaves the mark behind, and the next run asks the service
-(`SELECT COUNT(*) ... WHERE run_id = ... AND seq = ...`) whether the batch arrived before
-sending it again: a batch the service stored is never sent twice, even when its
-acknowledgement was lost. A batch is sent again only when the service says it does not
-hold it.
+sent); once the service acknowledges it, the cursor moves past it. A clear refusal (a
+4xx, or a 503: the service did not take the request) clears the mark; any other failure
+(no answer, a 500, 502 or 504) leaves it, as does a run killed meanwhile, and the next run
+asks the service (`SELECT COUNT(*) FROM "<stream>" WHERE run_id = ... AND seq = ...`)
+whether the batch arrived before sending anything. The answer is one of three:
+
+* there: the cursor moves past the batch (its acknowledgement was lost);
+* clearly absent: the count is 0 (or the stream, or its `run_id`/`seq` fields, do not
+  exist) and the batch left more than `SETTLE` seconds ago, so a request the client gave
+  up on can no longer be stored late: the batch is sent again;
+* unknown: anything else (an error, a 0 while the batch may still be stored): nothing is
+  sent, the shipment ends saying so, and a later run asks again.
+
+So a batch the service stored is never sent twice, even when its acknowledgement was
+lost, the service stored it after the client gave up, or the query for it failed.
+
+A batch the service refuses for its content (a 400 `Invalid Request: ...`, e.g. a field
+whose type differs from the stream's) is split in halves until the events it refuses
+are alone; each of those is set aside in `.toolkit/refused-events.jsonl` (kept, never
+sent again, said once in the shipment's report) and the rest ship. Once a shipment has
+made progress, it spends at most `MAX_REFUSED` refused requests; the rest go with the
+next run.
 
 Shipping never fails a run: every problem ends the shipment with a one-line reason in its
 `ShipReport`, and the next run carries on from the cursor. One run ships at a time
@@ -38,7 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolkit.errors import ApiError, ToolkitError
+from toolkit.errors import ApiError, HTTPStatusError, ToolkitError, TransportError
 from toolkit.fsutil import atomic_write
 from toolkit.runlog.events import EventLog, complete_lines, utc_text
 
@@ -53,7 +69,13 @@ except ImportError:  # pragma: no cover - Windows: shipments are not kept apart
 log = logging.getLogger(__name__)
 
 CURSOR_NAME = "events.cursor.json"
+REFUSED_NAME = "refused-events.jsonl"
 SHIP_LOCK_NAME = "ship.lock"
+SETTLE = 120.0  # seconds after which a batch the service does not hold will not arrive late
+MAX_REFUSED = 100  # refused requests one shipment spends finding the events refused
+# The beginnings of a 400 that refuses the events themselves (Parseable's `PostError`s for
+# a body it cannot store), as opposed to the request (its stream name, its headers).
+CONTENT_REFUSALS = ("Invalid Request", "Json deserialize error", "Could not deserialize")
 MAX_BATCH_EVENTS = 10_000
 MAX_BATCH_BYTES = 2 * 1024 * 1024
 MAX_LINE = 64 * 1024  # no event line is longer (the writer bounds every text)
@@ -153,20 +175,36 @@ class ShipReport:
     problem: str | None = None
     lost: bool = False  # the last shipped event had been rotated out of the log
     skipped: int = 0  # lines of the log that are not events (never shipped)
+    set_aside: int = 0  # events the service refused, kept in refused-events.jsonl
+    refusal: str | None = None  # why the service refused the first of them
 
     @property
     def ok(self) -> bool:
         return self.problem is None
 
 
+Entry = tuple[bytes, Position]  # an event's line, and the position just after it
+
+
 @dataclass
 class _Batch:
-    lines: list[bytes] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
     size: int = 2  # the brackets
-    last: Position | None = None
+
+    @property
+    def lines(self) -> list[bytes]:
+        return [line for line, _ in self.entries]
+
+    @property
+    def last(self) -> Position | None:
+        return self.entries[-1][1] if self.entries else None
 
     def body(self) -> bytes:
-        return b"[" + b",".join(self.lines) + b"]"
+        return body_of(self.entries)
+
+
+def body_of(entries: list[Entry]) -> bytes:
+    return b"[" + b",".join(line for line, _ in entries) + b"]"
 
 
 def _event_id(line: bytes) -> tuple[str, int] | None:
@@ -245,23 +283,48 @@ def unshipped(files: list[Path], position: Position | None) -> tuple[list[tuple[
     return lines, skipped, lost
 
 
-def batches(lines: list[tuple[bytes, Position]], *, max_events: int = MAX_BATCH_EVENTS,
+def batches(lines: list[Entry], *, max_events: int = MAX_BATCH_EVENTS,
             max_bytes: int = MAX_BATCH_BYTES) -> Iterator[_Batch]:
     batch = _Batch()
     for line, after in lines:
-        if batch.lines and (len(batch.lines) >= max_events
-                            or batch.size + len(line) + 1 > max_bytes):
+        if batch.entries and (len(batch.entries) >= max_events
+                              or batch.size + len(line) + 1 > max_bytes):
             yield batch
             batch = _Batch()
-        batch.lines.append(line)
+        batch.entries.append((line, after))
         batch.size += len(line) + 1
-        batch.last = after
-    if batch.lines:
+    if batch.entries:
         yield batch
 
 
+def _answer_text(exc: HTTPStatusError) -> str:
+    try:
+        return exc.response.text.strip() if exc.response is not None else ""
+    except Exception:  # an answer whose body cannot be read says nothing more
+        return ""
+
+
+def refuses_content(exc: ApiError) -> bool:
+    """Whether an ingest failure refuses the events sent (not the request): a 400 in
+    Parseable's words for a body it cannot store."""
+    return (isinstance(exc, HTTPStatusError) and exc.status == 400
+            and _answer_text(exc).startswith(CONTENT_REFUSALS))
+
+
+def certainly_not_stored(exc: ApiError) -> bool:
+    """Whether a failed ingest certainly stored nothing: a 4xx refuses the request before
+    anything is written, and a 503 comes before the request is handled (Parseable's
+    shutdown and resource checks, a proxy with no server behind it)."""
+    if isinstance(exc, TransportError):
+        return not exc.maybe_sent
+    status = exc.status
+    return status is not None and (400 <= status < 500 or status == 503)
+
+
 def quoted(name: str) -> str:
-    """A SQL identifier for a stream name."""
+    """A stream's name as a SQL identifier: quoted, so that it is not folded to lower case
+    (Parseable looks streams up by their exact name; every query the toolkit writes names
+    its stream this way)."""
     return '"' + name.replace('"', '""') + '"'
 
 
@@ -271,7 +334,8 @@ class Shipper:
     def __init__(self, files: EventLog, cursor: Cursor, client: LogsClient, stream: str,
                  target: str, *, max_events: int = MAX_BATCH_EVENTS,
                  max_bytes: int = MAX_BATCH_BYTES, lock_wait: float = SHIP_LOCK_WAIT,
-                 clock: Callable[[], dt.datetime] | None = None):
+                 clock: Callable[[], dt.datetime] | None = None, settle: float = SETTLE,
+                 max_refused: int = MAX_REFUSED):
         self.files = files
         self.cursor = cursor
         self.client = client
@@ -280,6 +344,9 @@ class Shipper:
         self.max_events = max_events
         self.max_bytes = max_bytes
         self.lock_wait = lock_wait
+        self.settle = settle
+        self.max_refused = max_refused
+        self.refused_path = files.folder / REFUSED_NAME
         self._now = clock or (lambda: dt.datetime.now(dt.UTC))
 
     def ship(self) -> ShipReport:
@@ -301,44 +368,117 @@ class Shipper:
     def _ship(self, report: ShipReport) -> None:
         mark = self.cursor.load(self.target)
         if mark.pending is not None:
-            if self._arrived(mark.pending):
-                mark.position, mark.pending = mark.pending.last, None
-                self.cursor.save(self.target, mark)
-            else:
-                mark.pending = None  # not there: it is sent again below
+            arrived, why = self._arrived(mark.pending)
+            if arrived is None:
+                report.problem = (f"whether the batch sent at {mark.pending.sent_at} reached "
+                                  f"the log service is not known yet ({why}); nothing is sent "
+                                  "again until it is (a later run asks again)")
+                return
+            if arrived:
+                mark.position = mark.pending.last
+            mark.pending = None  # clearly absent: it is sent again below
+            self.cursor.save(self.target, mark)
         with self.files.reading() as files:
             lines, report.skipped, report.lost = unshipped(files, mark.position)
+        refused = 0
         for batch in batches(lines, max_events=self.max_events, max_bytes=self.max_bytes):
-            assert batch.last is not None  # a batch holds at least one event
-            mark.pending = Pending(batch.last, utc_text(self._now()))
-            self.cursor.save(self.target, mark)
-            self.client.ingest(self.stream, batch.body())
-            report.batches += 1
-            report.shipped += len(batch.lines)
-            mark.shipped += len(batch.lines)
-            mark.position, mark.pending = batch.last, None
-            self.cursor.save(self.target, mark)
+            parts = [batch.entries]  # a stack: the part to send next is last
+            while parts:
+                part = parts.pop()
+                last = part[-1][1]
+                mark.pending = Pending(last, utc_text(self._now()))
+                self.cursor.save(self.target, mark)
+                try:
+                    self.client.ingest(self.stream, body_of(part))
+                except ApiError as exc:
+                    if not certainly_not_stored(exc):
+                        raise  # the mark stays: the next run asks before sending again
+                    mark.pending = None
+                    self.cursor.save(self.target, mark)
+                    if not refuses_content(exc):
+                        raise
+                    refused += 1
+                    if len(part) == 1:
+                        self._set_aside(part[0][0], exc, report)
+                        mark.position = last
+                        self.cursor.save(self.target, mark)
+                        continue
+                    if refused >= self.max_refused and (report.set_aside or report.shipped):
+                        report.problem = (f"the log service refused {refused} requests of "
+                                          "events it cannot store; the rest go with the "
+                                          "next run")
+                        return
+                    half = len(part) // 2
+                    parts += [part[half:], part[:half]]
+                    continue
+                report.batches += 1
+                report.shipped += len(part)
+                mark.shipped += len(part)
+                mark.position, mark.pending = last, None
+                self.cursor.save(self.target, mark)
 
-    def _arrived(self, pending: Pending) -> bool:
-        """Whether the service holds the pending batch (its last event)."""
+    def _set_aside(self, line: bytes, exc: ApiError, report: ShipReport) -> None:
+        """Keep an event the service refused in `refused-events.jsonl` (before the cursor
+        moves past it, so it is never lost)."""
+        self.refused_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.refused_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            view = memoryview(line + b"\n")
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        report.set_aside += 1
+        if report.refusal is None and isinstance(exc, HTTPStatusError):
+            text = _answer_text(exc)
+            report.refusal = text.splitlines()[0][:200] if text else None
+
+    def _arrived(self, pending: Pending) -> tuple[bool | None, str]:
+        """Whether the service holds the pending batch (its last event): True, False
+        (clearly absent), or None (unknown), with why when it is not known."""
+        now = self._now()
         try:
             sent = dt.datetime.fromisoformat(pending.sent_at)
         except ValueError:
-            sent = self._now() - dt.timedelta(days=1)
-        start = (sent - dt.timedelta(minutes=2)).astimezone(dt.UTC)
-        end = self._now().astimezone(dt.UTC) + dt.timedelta(minutes=2)
+            sent = now - dt.timedelta(days=1)
+        if sent.tzinfo is None:
+            sent = sent.replace(tzinfo=dt.UTC)
+        settled = (now - sent).total_seconds() >= self.settle
+        start = (sent - dt.timedelta(minutes=10)).astimezone(dt.UTC)
+        end = now.astimezone(dt.UTC) + dt.timedelta(minutes=10)
         run_id = pending.last.run_id.replace("'", "''")
         sql = (f"SELECT COUNT(*) AS n FROM {quoted(self.stream)} "
                f"WHERE run_id = '{run_id}' AND seq = {int(pending.last.seq)}")
         try:
-            answer = self.client.query(sql, self.stream, start.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            answer = self.client.query(sql, start.strftime("%Y-%m-%dT%H:%M:%SZ"),
                                        end.strftime("%Y-%m-%dT%H:%M:%SZ"))
         except ApiError as exc:
-            if exc.status == 400:  # no such stream (or no such column): nothing arrived
-                return False
-            raise
-        count = answer.records[0].get("n") if answer.records else 0
-        return isinstance(count, int | float) and count > 0
+            if exc.status != 400:
+                return None, exc.message
+            # The stream, or the fields of the toolkit's events, may not exist (yet).
+            if self._could_hold_events():
+                return None, exc.message
+            absent = "the stream does not hold the toolkit's events"
+        else:
+            count = answer.records[0].get("n") if len(answer.records) == 1 else None
+            if not isinstance(count, int | float) or isinstance(count, bool):
+                return None, "the service's count is not a number"
+            if count > 0:
+                return True, ""
+            absent = "the service does not hold it"
+        if not settled:
+            return None, f"{absent} yet, and it may still be stored: it left less than " \
+                         f"{self.settle:g} s ago"
+        return False, ""
+
+    def _could_hold_events(self) -> bool:
+        """Whether the stream exists with the fields every event has (`run_id`, `seq`)."""
+        if self.stream not in self.client.streams():
+            return False
+        fields = self.client.schema(self.stream).get("fields")
+        names = {item.get("name") for item in fields or [] if isinstance(item, dict)}
+        return {"run_id", "seq"} <= names
 
     @contextmanager
     def _alone(self) -> Iterator[bool]:

@@ -78,10 +78,10 @@ def next_minute(now: dt.datetime) -> dt.datetime:
 
 @dataclass(frozen=True)
 class QueryTimes:
-    """The `startTime` and `endTime` a query sends (None: not sent)."""
+    """The `startTime` and `endTime` a query sends (the service requires both)."""
 
-    start: str | None
-    end: str | None
+    start: str
+    end: str
 
 
 def query_times(*, since: str | None = None, start: str | None = None, end: str | None = None,

@@ -95,6 +95,7 @@ def _site_info(record: PostRecord) -> PostInfo:
 class BuildReport:
     output_dir: Path
     posts: int = 0  # posts on the site
+    drafts_left_out: int = 0  # drafts (`published: false`) not on the site: built without drafts
     written: list[str] = field(default_factory=list)  # output paths written by this build
     unchanged: list[str] = field(default_factory=list)  # output paths left as they were
     removed: list[str] = field(default_factory=list)  # output paths removed
@@ -130,6 +131,7 @@ class _Run:
         self.written: list[str] = []
         self.unchanged: list[str] = []
         self.problems: list[tuple[str, Row]] = []  # (path, row) to report
+        self.drafts_left_out = 0
         self.removed: list[str] = []
         self.slugs: dict[str, str] = {}  # post on the site -> its slug
         self.timings: dict[str, float] = {}
@@ -303,6 +305,7 @@ class SiteBuilder:
         return BuildReport(
             output_dir=self.output_dir,
             posts=len(posts),
+            drafts_left_out=run.drafts_left_out,
             written=sorted(run.written),
             unchanged=sorted(run.unchanged),
             removed=run.removed,
@@ -416,6 +419,8 @@ class SiteBuilder:
         for key, record in records.items():
             info = record.info
             if info is not None and not in_scope(info, drafts=self.drafts, premium=self.premium):
+                if in_scope(info, drafts=True, premium=self.premium):
+                    run.drafts_left_out += 1
                 continue  # not on this site: its problems are for `toolkit check`
             rows = problems[key]
             run.problems.extend((key, row) for row in rows)

@@ -138,9 +138,10 @@ def explain(exc: ApiError, subject: str, application_id: str, tries: int) -> Lic
     if status == 403:
         return LicenseError(f"LICENSE_API_TOKEN may not read the licences of application "
                             f"{application_id}: {words}", "forbidden")
-    if status == 404:
-        return LicenseError(f"the licensing service knows no licence of {subject} for "
-                            f"application {application_id}: {words}", "unknown")
+    if status == 404:  # Google answers an unknown customer or user with UNLICENSED
+        return LicenseError(f"the licensing service has no method for the licence of "
+                            f"{subject}: {words} (is [license] base_url, or LICENSE_BASE_URL, "
+                            f"the service's root?)", "unknown")
     return LicenseError(f"the licensing service refused the request: {words}", "request")
 
 

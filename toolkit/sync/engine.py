@@ -145,7 +145,7 @@ class SyncEngine:
     @property
     def lock(self) -> Lock:
         if self._lock is None:
-            self._lock = Lock.load(self.config.lock_path)
+            self._lock = Lock.load(self.config.lock_path, self.config.forem.base_url)
         return self._lock
 
     # -- reading ---------------------------------------------------------------------------

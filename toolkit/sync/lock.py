@@ -11,6 +11,16 @@ A save merges with what is on disk: it re-reads the file and applies this run's 
 changes (entries set, entries removed) on top, so two runs that somehow both write it
 (the run lock normally prevents that) lose nothing of each other's.
 
+The file keeps one section per server of the publishing API, named by its base URL (as
+`FOREM_BASE_URL` or `[forem] base_url` give it, credentials left out): `server` and
+`posts` are the section of the server of the last run, `other_servers` holds the others
+as they were. A run reads and writes only its own server's section, so trying the sandbox
+(or a staging Forem) in a project never passes the sandbox's article ids off as dev.to's,
+and going back finds the sandbox's section as it was. A server with no section yet
+starts empty: its posts are found by identity (canonical_url, title) or created, and one
+warning says so. A lock written before servers were recorded (version 1: no `server`) is
+read as the configured server's.
+
 Before an update is sent, its entry records what is being sent (`pending_digest`,
 `pending_body_digest`), saved before the request goes out: if the run is killed after the
 API took the update but before the lock said so, the next run recognises the remote body
@@ -27,13 +37,26 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from toolkit.errors import SyncError
 from toolkit.fsutil import stable_json, write_if_changed
 
 log = logging.getLogger(__name__)
 
-LOCK_VERSION = 1
+LOCK_VERSION = 2
+_warned: set[tuple[Path, str]] = set()  # (lock, server) said to have no section yet
+
+
+def server_key(base_url: str) -> str:
+    """The name of a server's section: its base URL, scheme and host lower-cased, without
+    credentials (the file is committed) or a final slash."""
+    parts = urlsplit(base_url.strip())
+    host = (parts.hostname or "").lower()
+    if ":" in host:  # IPv6
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port is not None else "")
+    return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))
 
 
 @dataclass(frozen=True)
@@ -87,8 +110,12 @@ class _Saver(threading.Thread):
 
 
 class Lock:
-    def __init__(self, path: Path, entries: dict[str, LockEntry] | None = None):
+    def __init__(self, path: Path, entries: dict[str, LockEntry] | None = None,
+                 server: str = ""):
         self.path = path
+        self.server = server_key(server) if server else ""
+        # The sections of other servers, as the file holds them: kept, never read.
+        self.others: dict[str, Any] = {}
         self.entries: dict[str, LockEntry] = dict(entries or {})
         self._mutex = threading.Lock()
         self._saver: _Saver | None = None
@@ -98,24 +125,52 @@ class Lock:
         self._removed: set[str] = set()
 
     @classmethod
-    def load(cls, path: Path) -> Lock:
-        entries = cls._read(path)
-        return cls(path, entries or {})
+    def load(cls, path: Path, server: str) -> Lock:
+        """The lock's section of `server` (the publishing API's base URL)."""
+        lock = cls(path, server=server)
+        entries, lock.others = lock._read()
+        lock.entries = entries or {}
+        lock._by_article = {e.article_id: k for k, e in lock.entries.items()}
+        if entries is None and lock.others and (path, lock.server) not in _warned:
+            _warned.add((path, lock.server))
+            log.warning("%s has no record of %s yet (it holds %s's): its posts are matched "
+                        "there by canonical_url and title, as if never published there",
+                        path.name, lock.server, ", ".join(sorted(lock.others)))
+        return lock
 
-    @staticmethod
-    def _read(path: Path) -> dict[str, LockEntry] | None:
-        """The entries in the file; None when there is no file; SyncError when unusable."""
+    def _read(self) -> tuple[dict[str, LockEntry] | None, dict[str, Any]]:
+        """This server's entries in the file (None when the file or the section is not
+        there) and the other servers' sections; SyncError when the file is unusable."""
+        path = self.path
         name = path.name
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
-            return None
+            return None, {}
         except (OSError, ValueError) as exc:
             raise SyncError(
                 f"{name}: cannot be read ({exc}); fix it, or delete it and publish again "
                 "(toolkit finds your articles by canonical_url and title)"
             ) from None
-        posts = data.get("posts") if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            raise SyncError(f"{name}: is not a JSON object; delete it and publish again")
+        others = data.get("other_servers", {})
+        if not isinstance(others, dict) or not all(
+                isinstance(v, dict) and isinstance(v.get("posts"), dict) for v in others.values()):
+            raise SyncError(f"{name}: malformed \"other_servers\" table; delete it and publish "
+                            "again")
+        others = dict(others)
+        made_for = data.get("server")  # absent: version 1, read as this server's
+        posts = data.get("posts")
+        if isinstance(made_for, str) and made_for != self.server:
+            if isinstance(posts, dict):
+                others[made_for] = {"posts": posts}
+            section = others.pop(self.server, None)
+            if section is None:
+                return None, others
+            posts = section["posts"]
+        else:
+            others.pop(self.server, None)
         if not isinstance(posts, dict):
             raise SyncError(f"{name}: has no \"posts\" table; delete it and publish again")
         entries = {}
@@ -124,7 +179,7 @@ class Lock:
                 entries[key] = LockEntry(**value)
             except TypeError:
                 raise SyncError(f"{name}: {key}: malformed entry; delete it and publish again") from None
-        return entries
+        return entries, others
 
     def get(self, key: str) -> LockEntry | None:
         with self._mutex:
@@ -184,7 +239,7 @@ class Lock:
     def _merge_from_disk(self) -> None:
         """Take the file as it is now and put this run's changes on top of it."""
         try:
-            on_disk = self._read(self.path)
+            on_disk, self.others = self._read()
         except SyncError as exc:  # unreadable now: keep what this run holds
             log.warning("%s; it is rewritten from this run's entries", exc.message)
             return
@@ -194,6 +249,9 @@ class Lock:
         self._by_article = {e.article_id: k for k, e in merged.items()}
 
     def to_bytes(self) -> bytes:
-        return stable_json(
-            {"version": LOCK_VERSION, "posts": {k: v.as_json() for k, v in self.entries.items()}}
-        )
+        data: dict[str, Any] = {
+            "version": LOCK_VERSION, "server": self.server,
+            "posts": {k: v.as_json() for k, v in self.entries.items()}}
+        if self.others:
+            data["other_servers"] = self.others
+        return stable_json(data)

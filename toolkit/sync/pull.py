@@ -108,7 +108,7 @@ def file_stem_for(article: Article, taken: Callable[[str], bool]) -> str:
 def pull_articles(config: Config, client: ForemClient, *, overwrite: bool = False) -> PullResult:
     """Write the remote articles as posts; the caller holds the run lock."""
     result = PullResult()
-    lock = Lock.load(config.lock_path)
+    lock = Lock.load(config.lock_path, config.forem.base_url)
     posts, _ = load_posts(config)
     remote = RemoteState(client.iter_my_articles("all"))
     matches = match_posts(remote, posts, lock, lambda p: canonical_url(p, config.site.url))

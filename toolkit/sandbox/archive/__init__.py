@@ -2,9 +2,10 @@
 under `/v2` (and `/sync/v2`, the real service's sync host for waits).
 
 Jobs of named tasks, the `import/upload`, `archive` and `export/url` operations, the
-upload form and download URLs (`/v2/storage/`), show, wait and delete; archives really
-built from the uploaded files (zip, tar, tar.gz, tar.bz2, 7z) on worker threads,
-streamed to disk. README.md beside the package documents it.
+upload form and download URLs (`/v2/storage/`), show, list, wait, cancel, retry and
+delete, job webhooks; archives really built from the uploaded files (zip, tar, tar.gz,
+tar.bz2, 7z) on worker threads, streamed to disk. README.md beside the package
+documents it, with a table of each behaviour against the real service.
 
     from toolkit.sandbox import archive
     archive.interface()   # -> Interface, composed by toolkit.sandbox.app

@@ -1,25 +1,35 @@
-"""Interface C's API under `/v2`: jobs, tasks, the three operations, and waiting.
+"""Interface C's API under `/v2`: jobs, tasks, the three operations, lists, cancel,
+retry, delete, and waiting.
 
 The waits (`GET /v2/tasks/{id}/wait`, `GET /v2/jobs/{id}/wait`, and the same as the
 real service's sync host serves them, `GET /sync/v2/tasks/{id}` and
 `GET /sync/v2/jobs/{id}`) hold the request until the task (every task of the job) has
-finished or one has failed, at most the wait cap (`WAIT_CAP`, control route
-`/__sandbox/archive/settings`); then they answer what is there, like a show.
+finished or one has failed, and answer that: never an unfinished one. They are bounded
+by the tasks' own timeouts (a task past its `timeout` ends in error, which ends the
+wait), by the client leaving, and by the wait cap (`WAIT_CAP`, control route
+`/__sandbox/archive/settings`), past which the answer is a 504 (ask again), as a proxy
+in front of a held request would give.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 from starlette.responses import Response
 from starlette.routing import Route
 
 from toolkit.sandbox.archive import tasks
-from toolkit.sandbox.archive.http import ArchiveCtx, endpoint
+from toolkit.sandbox.archive.http import ArchiveCtx, endpoint, invalid
 from toolkit.sandbox.archive.worker import apply, file_of, part_of
+from toolkit.sandbox.interface import ErrorAnswer
+
+PER_PAGE, MAX_PER_PAGE = 100, 100  # a list's page: default and most items
+DISCONNECT_CHECK = 5.0  # seconds between looks at whether a waiting client has left
 
 
 def _expired(ctx: ArchiveCtx, **which: str) -> None:
@@ -30,12 +40,22 @@ def _expired(ctx: ArchiveCtx, **which: str) -> None:
         apply(ctx.store, ctx.runtime, effects)
 
 
+def _includes(ctx: ArchiveCtx) -> list[str]:
+    """`include=retries,job`: what to add to a task (a 422 for anything else)."""
+    given = [part for part in ctx.request.query_params.get("include", "").split(",") if part]
+    unknown = [part for part in given if part not in tasks.INCLUDES]
+    if unknown:
+        raise invalid({"include": [f"include takes {', '.join(tasks.INCLUDES)}."]})
+    return given
+
+
 def _show_task(ctx: ArchiveCtx, task_id: str) -> tuple[dict[str, Any], bool, float]:
     """(the task's JSON, whether it is done, its deadline)."""
+    include = _includes(ctx)
     _expired(ctx, task_id=task_id)
     with ctx.store.read() as db:
         row = tasks.task_row(db, task_id, ctx.account)
-        return (tasks.task_json(row, ctx.base), row["status"] in tasks.DONE,
+        return (tasks.task_json(row, ctx.base, db, include), row["status"] in tasks.DONE,
                 row["created_at"] + row["timeout"])
 
 
@@ -54,18 +74,26 @@ def _show_job(ctx: ArchiveCtx, job_id: str, *, full: bool = True
 
 
 async def _hold(ctx: ArchiveCtx, look: Callable[[bool], tuple[dict[str, Any] | None, bool, float]]
-                ) -> dict[str, Any]:
-    """Look (`look(full)`: the JSON, or None while not done unless `full`) until done or
-    the wait cap has passed; between looks, sleep until a change or the next deadline."""
-    cap = time.monotonic() + ctx.runtime.settings.wait_cap
+                ) -> dict[str, Any] | Response:
+    """Look (`look(full)`: the JSON, or None while not done unless `full`) until done;
+    between looks, sleep until a change, the next deadline, or a look at whether the
+    client has left. Past the wait cap, a 504."""
+    cap = ctx.runtime.settings.wait_cap
+    ends = time.monotonic() + cap
     while True:
         changed = ctx.runtime.changed()  # taken before looking: no change is missed
         data, done, deadline = look(False)
-        left = cap - time.monotonic()
-        if done or left <= 0:
+        if done:
             return {"data": data if data is not None else look(True)[0]}
+        left = ends - time.monotonic()
+        if left <= 0:
+            raise ErrorAnswer(504, f"The wait was cut off after {cap:g} s and the task is "
+                              "still running: wait again.")
+        if await ctx.request.is_disconnected():
+            return Response(status_code=499)  # nobody to answer
+        pause = min(left, max(deadline - time.time(), 0) + 0.01, DISCONNECT_CHECK)
         try:
-            await asyncio.wait_for(changed.wait(), min(left, max(deadline - time.time(), 0) + 0.01))
+            await asyncio.wait_for(changed.wait(), pause)
         except TimeoutError:
             pass
 
@@ -77,12 +105,117 @@ async def _hold(ctx: ArchiveCtx, look: Callable[[bool], tuple[dict[str, Any] | N
 async def create_job(ctx: ArchiveCtx) -> dict[str, Any]:
     body = await ctx.object()
     specs = tasks.job_specs(body)
+    webhook = _webhook_url(body.get("webhook_url"))
+    ctx.runtime.base = ctx.base
     with ctx.store.transaction() as db:
-        job_id, effects = tasks.create_job(db, ctx.account, specs, body.get("tag"), time.time())
+        job_id, effects = tasks.create_job(db, ctx.account, specs, body.get("tag"), time.time(),
+                                           webhook)
         job = tasks.job_row(db, job_id, ctx.account)
         data = tasks.job_json(db, job, ctx.base)
     apply(ctx.store, ctx.runtime, effects)
     return {"data": data}
+
+
+def _webhook_url(value: Any) -> str | None:
+    """A job's `webhook_url`: an http(s) URL; the sandbox calls loopback hosts only."""
+    if value is None:
+        return None
+    parts = urlsplit(value) if isinstance(value, str) and len(value) <= 2048 else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise invalid({"webhook_url": ["The webhook url must be an http or https URL."]})
+    host = parts.hostname
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise invalid({"webhook_url": ["This sandbox calls webhooks on loopback hosts only."]})
+    return str(value)
+
+
+def _page(ctx: ArchiveCtx) -> tuple[int, int]:
+    """(page, per_page) from the query: positive integers, per_page at most 100."""
+    query = ctx.request.query_params
+    try:
+        page = int(query.get("page", "1"))
+        per_page = int(query.get("per_page", str(PER_PAGE)))
+    except ValueError:
+        raise invalid({"page": ["page and per_page must be integers."]}) from None
+    if page < 1 or not 1 <= per_page <= MAX_PER_PAGE:
+        raise invalid({"per_page": [f"page is at least 1; per_page from 1 to {MAX_PER_PAGE}."]})
+    return page, per_page
+
+
+def _listed(ctx: ArchiveCtx, path: str, items: list[dict[str, Any]], page: int, per_page: int,
+            more: bool) -> dict[str, Any]:
+    """A page of a list, with the `links` and `meta` the API's lists carry."""
+    kept = {key: value for key, value in ctx.request.query_params.multi_items()
+            if key != "page"}
+
+    def link(number: int) -> str:
+        return f"{ctx.base}{path}?{urlencode([*kept.items(), ('page', str(number))])}"
+
+    first = (page - 1) * per_page + 1
+    return {
+        "data": items,
+        "links": {"first": link(1), "last": None,
+                  "prev": link(page - 1) if page > 1 else None,
+                  "next": link(page + 1) if more else None},
+        "meta": {"current_page": page, "from": first if items else None,
+                 "path": f"{ctx.base}{path}", "per_page": per_page,
+                 "to": first + len(items) - 1 if items else None},
+    }
+
+
+def _filters(ctx: ArchiveCtx, allowed: dict[str, str]) -> tuple[str, list[Any]]:
+    """`filter[name]=value` as SQL conditions on the columns `allowed` names."""
+    where, args = [], []
+    for key, value in ctx.request.query_params.multi_items():
+        if key.startswith("filter[") and key.endswith("]"):
+            name = key[7:-1]
+            if name not in allowed:
+                raise invalid({key: [f"Filters are {', '.join(allowed)}."]})
+            where.append(allowed[name])
+            args.append(value)
+    return "".join(f" AND {condition}" for condition in where), args
+
+
+@endpoint()
+async def list_jobs(ctx: ArchiveCtx) -> dict[str, Any]:
+    """`GET /v2/jobs`: the account's jobs, newest first; `filter[status]`, `filter[tag]`,
+    `include=tasks`, `page`, `per_page`."""
+    page, per_page = _page(ctx)
+    include = [part for part in ctx.request.query_params.get("include", "").split(",") if part]
+    if any(part != "tasks" for part in include):
+        raise invalid({"include": ["include takes tasks."]})
+    _filters(ctx, {"status": "", "tag": ""})  # refuses any other filter
+    status = ctx.request.query_params.get("filter[status]")
+    tag = ctx.request.query_params.get("filter[tag]")
+    where, args = (" AND tag = ?", [tag]) if tag is not None else ("", [])
+    with ctx.store.read() as db:
+        rows = db.execute(f"SELECT * FROM archive_jobs WHERE account_id = ?{where} "  # noqa: S608
+                          "ORDER BY created_at DESC, rowid DESC", (ctx.account, *args)).fetchall()
+        jobs = [job for job in rows if status is None or tasks.job_status(db, job["id"]) == status]
+        shown = jobs[(page - 1) * per_page: page * per_page]
+        items = [tasks.job_json(db, job, ctx.base, tasks="tasks" in include) for job in shown]
+    return _listed(ctx, "/v2/jobs", items, page, per_page, len(jobs) > page * per_page)
+
+
+@endpoint()
+async def list_tasks(ctx: ArchiveCtx) -> dict[str, Any]:
+    """`GET /v2/tasks`: the account's tasks, newest first; `filter[job_id]`,
+    `filter[status]`, `filter[operation]`, `include`, `page`, `per_page`."""
+    page, per_page = _page(ctx)
+    include = _includes(ctx)
+    where, args = _filters(ctx, {"job_id": "job_id = ?", "status": "status = ?",
+                                 "operation": "operation = ?"})
+    with ctx.store.read() as db:
+        rows = db.execute(
+            f"SELECT * FROM archive_tasks WHERE account_id = ?{where} "  # noqa: S608
+            "ORDER BY seq DESC LIMIT ? OFFSET ?",
+            (ctx.account, *args, per_page + 1, (page - 1) * per_page)).fetchall()
+        items = [tasks.task_json(row, ctx.base, db, include) for row in rows[:per_page]]
+    return _listed(ctx, "/v2/tasks", items, page, per_page, len(rows) > per_page)
 
 
 @endpoint()
@@ -92,7 +225,7 @@ async def show_job(ctx: ArchiveCtx) -> dict[str, Any]:
 
 
 @endpoint()
-async def wait_job(ctx: ArchiveCtx) -> dict[str, Any]:
+async def wait_job(ctx: ArchiveCtx) -> dict[str, Any] | Response:
     job_id = ctx.path_param("id")
     return await _hold(ctx, lambda full: _show_job(ctx, job_id, full=full))
 
@@ -136,7 +269,7 @@ async def show_task(ctx: ArchiveCtx) -> dict[str, Any]:
 
 
 @endpoint()
-async def wait_task(ctx: ArchiveCtx) -> dict[str, Any]:
+async def wait_task(ctx: ArchiveCtx) -> dict[str, Any] | Response:
     task_id = ctx.path_param("id")
     return await _hold(ctx, lambda _full: _show_task(ctx, task_id))
 
@@ -152,6 +285,30 @@ async def delete_task(ctx: ArchiveCtx) -> Response:
     return Response(status_code=204)
 
 
+@endpoint()
+async def cancel_task(ctx: ArchiveCtx) -> dict[str, Any]:
+    """`POST /v2/tasks/{id}/cancel`: the task, cancelled (what waits for it fails)."""
+    task_id = ctx.path_param("id")
+    _expired(ctx, task_id=task_id)
+    with ctx.store.transaction() as db:
+        tasks.task_row(db, task_id, ctx.account)
+        effects = tasks.cancel(db, task_id, time.time())
+        data = tasks.task_json(tasks.task_row(db, task_id, ctx.account), ctx.base)
+    apply(ctx.store, ctx.runtime, effects)
+    return {"data": data}
+
+
+@endpoint(status=201)
+async def retry_task(ctx: ArchiveCtx) -> dict[str, Any]:
+    """`POST /v2/tasks/{id}/retry`: a new task like it (`retry_of_task_id`)."""
+    task_id = ctx.path_param("id")
+    with ctx.store.transaction() as db:
+        new_id, effects = tasks.retry(db, ctx.account, task_id, time.time())
+        data = tasks.task_json(tasks.task_row(db, new_id, ctx.account), ctx.base)
+    apply(ctx.store, ctx.runtime, effects)
+    return {"data": data}
+
+
 def _remove_files(ctx: ArchiveCtx, ids: list[str]) -> None:
     for task_id in ids:
         ctx.runtime.cancel(task_id)
@@ -165,11 +322,18 @@ async def me(ctx: ArchiveCtx) -> dict[str, Any]:
     with ctx.store.read() as db:
         row = db.execute("SELECT id, username, credits FROM archive_accounts WHERE id = ?",
                          (ctx.account,)).fetchone()
-    return {"data": {"id": row["id"], "username": row["username"], "credits": row["credits"]}}
+    return {"data": {"id": row["id"], "username": row["username"],
+                     "email": f"{row['username']}@example.com", "created_at": tasks.iso(0),
+                     "credits": row["credits"],
+                     "links": {"self": f"{ctx.base}/v2/users/{row['id']}"}}}
 
 
 routes = [
     Route("/v2/jobs", create_job, methods=["POST"]),
+    Route("/v2/jobs", list_jobs, methods=["GET"]),
+    Route("/v2/tasks", list_tasks, methods=["GET"]),
+    Route("/v2/tasks/{id}/cancel", cancel_task, methods=["POST"]),
+    Route("/v2/tasks/{id}/retry", retry_task, methods=["POST"]),
     Route("/v2/jobs/{id}", show_job, methods=["GET"]),
     Route("/v2/jobs/{id}", delete_job, methods=["DELETE"]),
     Route("/v2/jobs/{id}/wait", wait_job, methods=["GET"]),

@@ -17,7 +17,7 @@ from starlette.routing import Route
 
 from toolkit.sandbox.archive import seed
 from toolkit.sandbox.archive.http import NAME
-from toolkit.sandbox.archive.state import ArchiveState
+from toolkit.sandbox.archive.state import UPLOAD_NAMES, ArchiveState
 from toolkit.sandbox.control import ControlCtx, control
 from toolkit.sandbox.interface import ErrorAnswer
 
@@ -44,6 +44,12 @@ async def accounts(ctx: ArchiveControlCtx) -> list[dict[str, object]]:
 
 
 @archive_control()
+async def webhooks(ctx: ArchiveControlCtx) -> dict[str, Any]:
+    """{signing_secret} the secret job webhooks are signed with (CloudConvert-Signature)"""
+    return {"signing_secret": seed.WEBHOOK_SECRET}
+
+
+@archive_control()
 async def credits(ctx: ArchiveControlCtx) -> dict[str, Any]:
     """{credits: n} read or set the demo account's credits (each archive task costs 1)"""
     if ctx.request.method == "POST":
@@ -61,14 +67,17 @@ async def credits(ctx: ArchiveControlCtx) -> dict[str, Any]:
 
 @archive_control()
 async def settings(ctx: ArchiveControlCtx) -> dict[str, Any]:
-    """{wait_cap?, rate_limit?, rate_limits?} the wait cap (s), requests per window, rate limits on"""
+    """{wait_cap?, rate_limit?, rate_limits?, upload_names?, storage_redirect?} the wait cap (s), requests per window, rate limits on, what an uploaded name keeps of a / (path|basename), uploads and downloads redirected to another origin"""
     current = ctx.archive.settings
     if ctx.request.method == "POST":
         body = await ctx.object()
         wait_cap = body.get("wait_cap", current.wait_cap)
         if isinstance(wait_cap, bool) or not isinstance(wait_cap, int | float) \
-                or not 0 <= wait_cap <= 300:
-            raise ErrorAnswer(422, "wait_cap must be a number of seconds from 0 to 300")
+                or not 0 <= wait_cap <= 86400:
+            raise ErrorAnswer(422, "wait_cap must be a number of seconds from 0 to 86400")
+        upload_names = body.get("upload_names", current.upload_names)
+        if upload_names not in UPLOAD_NAMES:
+            raise ErrorAnswer(422, f"upload_names must be one of {', '.join(UPLOAD_NAMES)}")
         rate_limit = body.get("rate_limit", current.rate_limit)
         if isinstance(rate_limit, bool) or not isinstance(rate_limit, int) or rate_limit < 1:
             raise ErrorAnswer(422, "rate_limit must be a positive integer")
@@ -77,13 +86,18 @@ async def settings(ctx: ArchiveControlCtx) -> dict[str, Any]:
             raise ErrorAnswer(422, "rate_limits must be true or false")
         current.wait_cap, current.rate_limit, current.rate_limits = (
             float(wait_cap), rate_limit, enabled)
+        current.upload_names = str(upload_names)
+        redirect = body.get("storage_redirect", current.storage_redirect)
+        if not isinstance(redirect, bool):
+            raise ErrorAnswer(422, "storage_redirect must be true or false")
+        current.storage_redirect = redirect
         ctx.archive.limiter.reset()
     return {**current.as_json(), "window": ctx.archive.limiter.window}
 
 
 @archive_control(status=201)
 async def add_fault(ctx: ArchiveControlCtx) -> dict[str, Any]:
-    """{kind: error|slow|truncate, count?, seconds?, code?, message?} the next archive tasks fail or run slow, or the next downloads are cut in half"""
+    """{kind: error|slow|truncate|corrupt, count?, seconds?, code?, message?, offset?} the next archive tasks fail or run slow, or the next downloads are cut in half or get one byte flipped"""
     try:
         return ctx.archive.add_fault(await ctx.object()).as_json()
     except ValueError as exc:
@@ -118,6 +132,7 @@ async def files(ctx: ArchiveControlCtx) -> dict[str, Any]:
 routes = [
     Route("/accounts", accounts, methods=["GET"]),
     Route("/credits", credits, methods=["GET", "POST"]),
+    Route("/webhooks", webhooks, methods=["GET"]),
     Route("/settings", settings, methods=["GET", "POST"]),
     Route("/task-faults", list_faults, methods=["GET"]),
     Route("/task-faults", add_fault, methods=["POST"]),

@@ -9,7 +9,7 @@ of each task that waits for it, however large the job.
 from __future__ import annotations
 
 # Bump when the tables change: a file database of another version is refused (store.py).
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 DDL = """
 CREATE TABLE IF NOT EXISTS archive_accounts (
@@ -23,7 +23,9 @@ CREATE TABLE IF NOT EXISTS archive_jobs (
     id          TEXT PRIMARY KEY,
     account_id  INTEGER NOT NULL,
     tag         TEXT,
-    created_at  REAL NOT NULL
+    created_at  REAL NOT NULL,
+    webhook_url TEXT,                          -- told job.finished / job.failed
+    notified    INTEGER NOT NULL DEFAULT 0     -- 1 once its webhook has been sent
 );
 
 CREATE TABLE IF NOT EXISTS archive_tasks (
@@ -48,9 +50,11 @@ CREATE TABLE IF NOT EXISTS archive_tasks (
     engine          TEXT,
     engine_version  TEXT,
     result          TEXT,
-    token           TEXT NOT NULL              -- signs its upload form and download URLs
+    token           TEXT NOT NULL,             -- signs its upload form and download URLs
+    retry_of        TEXT                       -- the task this one is a retry of
 );
 CREATE INDEX IF NOT EXISTS archive_tasks_job ON archive_tasks (job_id, seq);
+CREATE INDEX IF NOT EXISTS archive_tasks_retry ON archive_tasks (retry_of);
 
 CREATE TABLE IF NOT EXISTS archive_task_inputs (
     task_id   TEXT NOT NULL,

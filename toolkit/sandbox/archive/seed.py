@@ -16,6 +16,8 @@ def api_key_for(username: str) -> str:
 
 
 DEMO_API_KEY = api_key_for(DEMO_USERNAME)
+# The secret webhooks are signed with (`CloudConvert-Signature`), fixed like the key.
+WEBHOOK_SECRET = "whsec-" + hashlib.sha256(b"toolkit-sandbox:archive:webhooks").hexdigest()[:32]
 
 
 def load(conn: sqlite3.Connection, content: bool) -> None:

@@ -23,8 +23,9 @@ from typing import Any
 log = logging.getLogger("toolkit.sandbox")
 
 RATE_LIMIT = 500  # API requests per account and window (uploads and downloads are not counted)
-WAIT_CAP = 10.0  # seconds a wait request is held at most
-FAULT_KINDS = ("error", "slow", "truncate")
+WAIT_CAP = 3600.0  # seconds a wait request is held at most (then a 504: wait again)
+UPLOAD_NAMES = ("path", "basename")
+FAULT_KINDS = ("error", "slow", "truncate", "corrupt")
 
 
 @dataclass
@@ -34,6 +35,12 @@ class Settings:
     wait_cap: float = WAIT_CAP
     rate_limit: int = RATE_LIMIT
     rate_limits: bool = True
+    # What an uploaded file's name keeps of a `/`: "path" (all of it) or "basename" (its
+    # last segment). The real service's choice is not documented: both can be tried.
+    upload_names: str = "path"
+    # Uploads answer 307 and downloads 302 to the same URL on the other loopback name
+    # (127.0.0.1 <-> localhost: another origin), as a storage behind a CDN may redirect.
+    storage_redirect: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -41,7 +48,8 @@ class Settings:
 
 @dataclass
 class TaskFault:
-    """A fault for the next archive tasks (`error`, `slow`) or downloads (`truncate`)."""
+    """A fault for the next archive tasks (`error`, `slow`) or downloads (`truncate`: cut
+    in half; `corrupt`: the byte at `offset`, default the middle one, flipped)."""
 
     id: int
     kind: str
@@ -49,9 +57,12 @@ class TaskFault:
     seconds: float = 0.0  # slow: how long the task takes before it builds anything
     code: str = "SANDBOX_FAULT"  # error: the task's code and message
     message: str = "The task failed (a fault injected in the sandbox)."
+    offset: int | None = None  # corrupt: which byte (None: the middle one)
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
+        if self.kind != "corrupt":
+            data.pop("offset")
         if self.kind != "slow":
             data.pop("seconds")
         if self.kind != "error":
@@ -96,6 +107,7 @@ class ArchiveState:
     folder: Path | None = None
     loop: asyncio.AbstractEventLoop | None = None
     uploading: set[str] = field(default_factory=set)  # tasks whose upload is being received
+    base: str = ""  # the origin the last job was created through (links in webhooks)
     _workers: dict[str, threading.Event] = field(default_factory=dict)
     _event: asyncio.Event = field(default_factory=asyncio.Event)
     _fault_ids: int = 0
@@ -183,6 +195,11 @@ class ArchiveState:
                     or not 0 < seconds <= 600:
                 raise ValueError("seconds must be a number from 0 to 600")
             fault.seconds = float(seconds)
+        if kind == "corrupt" and spec.get("offset") is not None:
+            offset = spec["offset"]
+            if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+                raise ValueError("offset must be a non-negative integer")
+            fault.offset = offset
         if kind == "error":
             for key in ("code", "message"):
                 value = spec.get(key, getattr(fault, key))

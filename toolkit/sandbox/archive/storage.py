@@ -9,8 +9,10 @@ An upload is `multipart/form-data` with the form's parameters and one file part 
 `file`; its body is read as it arrives and written straight to disk (the route is
 `streamed`: the application does not read it first), so a file of any size up to
 `MAX_UPLOAD` costs no memory. The file part's `filename` is the name the file keeps in
-archives: a relative path (`posts/a/index.html`) is kept as one, and anything that
-could lead out of a folder (absolute, `..`, backslashes, control characters) is a 422.
+archives: anything that could lead out of a folder (absolute, `..`, backslashes,
+control characters) is a 422; of a relative path (`posts/a/index.html`) the sandbox
+keeps all, or only its last segment with the setting `upload_names: "basename"` (what
+the real storage does is not documented; the README says why both are there).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 from urllib.parse import quote
 
 from starlette.requests import ClientDisconnect
-from starlette.responses import FileResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from toolkit.sandbox.archive import tasks
@@ -111,6 +113,10 @@ async def upload(ctx: ArchiveCtx) -> Response:
         raise ErrorAnswer(404)
     if row["status"] != "waiting" or task_id in ctx.runtime.uploading:
         raise ErrorAnswer(409, "The task is not waiting for an upload.")
+    if ctx.runtime.settings.storage_redirect and "hop" not in ctx.request.query_params:
+        async for _ in ctx.request.stream():  # read (and drop) what was sent here
+            pass
+        return RedirectResponse(_other_origin(ctx), status_code=307)  # the form, sent there
     boundary = boundary_of(ctx.request.headers.get("content-type", ""))
     if boundary is None:
         raise ErrorAnswer(400, "The upload must be multipart/form-data.", extra={
@@ -122,9 +128,12 @@ async def upload(ctx: ArchiveCtx) -> Response:
         await _receive(ctx, form, boundary)
         _check(form, row)
         part.replace(target)
+        assert form.filename is not None  # _check
+        kept = (form.filename.rsplit("/", 1)[-1]
+                if ctx.runtime.settings.upload_names == "basename" else form.filename)
         with ctx.store.transaction() as db:
             effects = tasks.finish(db, task_id, {"files": [
-                {"filename": form.filename, "size": form.size}]}, time.time())
+                {"filename": kept, "size": form.size}]}, time.time())
             if not effects.changed:
                 target.unlink(missing_ok=True)
                 raise ErrorAnswer(409, "The task is not waiting for an upload.")
@@ -167,8 +176,13 @@ def _check(form: _Form, row: Any) -> None:
 
 @endpoint(auth=False)
 async def download(ctx: ArchiveCtx) -> Response:
-    """`GET /v2/storage/{id}/{index}/{filename}?signature=`: a file of an export task."""
+    """`GET /v2/storage/{id}/{index}/{filename}?signature=`: a file of an export task.
+    A signed URL takes no other credential: with an `Authorization` header it is a 400,
+    as a presigned S3 URL is ("only one auth mechanism allowed")."""
     task_id = ctx.path_param("id")
+    if "authorization" in ctx.request.headers:
+        raise ErrorAnswer(400, "Only one auth mechanism allowed: the URL is signed.",
+                          extra={"code": "INVALID_ARGUMENT"})
     with ctx.store.read() as db:
         row = db.execute("SELECT * FROM archive_tasks WHERE id = ?", (task_id,)).fetchone()
         given = ctx.request.query_params.get("signature", "")
@@ -184,13 +198,27 @@ async def download(ctx: ArchiveCtx) -> Response:
     path = file_of(ctx.runtime, sources[index])
     if not path.is_file():
         raise ErrorAnswer(404)
+    if ctx.runtime.settings.storage_redirect and "hop" not in ctx.request.query_params:
+        return RedirectResponse(_other_origin(ctx), status_code=302)
     filename = files[index]["filename"]
     headers = {"Content-Disposition": f"attachment; filename*=UTF-8''{quote(filename, safe='')}"}
-    fault = ctx.runtime.take_fault("truncate")
-    if fault is not None:
+    fault = ctx.runtime.take_fault("truncate", "corrupt")
+    if fault is not None and fault.kind == "truncate":
         return StreamingResponse(_first_half(path), media_type="application/octet-stream",
                                  headers=headers)
+    if fault is not None:
+        size = path.stat().st_size
+        offset = min(size // 2 if fault.offset is None else fault.offset, max(size - 1, 0))
+        return StreamingResponse(_flipped(path, offset), media_type="application/octet-stream",
+                                 headers={**headers, "Content-Length": str(size)})
     return FileResponse(path, media_type="application/octet-stream", headers=headers)
+
+
+def _other_origin(ctx: ArchiveCtx) -> str:
+    """The URL asked for, on the other loopback name (127.0.0.1 <-> localhost)."""
+    url = ctx.request.url
+    other = "localhost" if url.hostname != "localhost" else "127.0.0.1"
+    return str(url.replace(hostname=other).include_query_params(hop="1"))
 
 
 async def _first_half(path: Path) -> AsyncIterator[bytes]:
@@ -202,6 +230,19 @@ async def _first_half(path: Path) -> AsyncIterator[bytes]:
             if not chunk:
                 return
             left -= len(chunk)
+            yield chunk
+
+
+async def _flipped(path: Path, offset: int) -> AsyncIterator[bytes]:
+    """The whole file, its byte at `offset` inverted: only its content tells."""
+    with path.open("rb") as source:
+        position = 0
+        while chunk := source.read(CHUNK):
+            if position <= offset < position + len(chunk):
+                data = bytearray(chunk)
+                data[offset - position] ^= 0xFF
+                chunk = bytes(data)
+            position += len(chunk)
             yield chunk
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import secrets
 import sqlite3
 import uuid
@@ -29,7 +30,14 @@ from toolkit.sandbox.interface import ErrorAnswer
 UPLOAD, ARCHIVE, EXPORT = "import/upload", "archive", "export/url"
 OPERATIONS = (UPLOAD, ARCHIVE, EXPORT)
 FORMATS = ("zip", "rar", "7z", "tar", "tar.gz", "tar.bz2")
-ENGINE, ENGINE_VERSION = "archivetool", "1.0.0"
+ENGINE, ENGINE_VERSION = "archivetool", "2.1"
+# Engine versions as the docs write them ("2016", "2.1"); any such version is accepted
+# and echoed (which versions the real engine has is not documented).
+ENGINE_VERSION_FORM = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6}){0,3}")
+# Task names in a job: "only alphanumeric characters, - and _" (the jobs docs).
+TASK_NAME = re.compile(r"[A-Za-z0-9_-]+")
+HOST_NAME = "sandbox"  # the worker's host name, set once a task has started
+INCLUDES = ("retries", "depends_on_tasks", "payload", "job")
 ARCHIVE_COST = 1  # credits per archive task; uploads and exports are free
 DEFAULT_TIMEOUT = 5 * 3600  # the seed's default: 5 hours
 MAX_TIMEOUT = 7 * 24 * 3600
@@ -66,6 +74,7 @@ class Spec:
     name: str | None = None
     output_format: str | None = None
     filename: str | None = None
+    engine_version: str = ENGINE_VERSION
 
 
 def _inputs(value: Any) -> list[str] | None:
@@ -117,8 +126,11 @@ def spec(raw: Any, where: str, operation: str | None = None, name: str | None = 
         result.filename = filename
         if raw.get("engine", ENGINE) != ENGINE:
             errors[f"{where}engine"] = [f"The engine must be {ENGINE}."]
-        if raw.get("engine_version", ENGINE_VERSION) != ENGINE_VERSION:
-            errors[f"{where}engine_version"] = [f"The engine version must be {ENGINE_VERSION}."]
+        version = raw.get("engine_version", ENGINE_VERSION)
+        if not isinstance(version, str) or not ENGINE_VERSION_FORM.fullmatch(version):
+            errors[f"{where}engine_version"] = [
+                "The engine version must be a version such as 2.1 or 2016."]
+        result.engine_version = version if isinstance(version, str) else ENGINE_VERSION
     if errors:
         raise invalid(errors)
     return result
@@ -138,8 +150,9 @@ def job_specs(body: dict[str, Any]) -> list[Spec]:
     specs: list[Spec] = []
     errors: dict[str, list[str]] = {}
     for name, raw in tasks.items():
-        if not 0 < len(name) <= MAX_NAME:
-            errors["tasks"] = [f"A task name has 1 to {MAX_NAME} characters."]
+        if not 0 < len(name) <= MAX_NAME or not TASK_NAME.fullmatch(name):
+            errors["tasks"] = [f"A task name has 1 to {MAX_NAME} characters, each a letter, "
+                               "a digit, - or _."]
             continue
         try:
             specs.append(spec(raw, f"tasks.{name}.", name=name))
@@ -207,11 +220,11 @@ def charge(db: sqlite3.Connection, account: int, specs: Sequence[Spec]) -> None:
 
 
 def create_job(db: sqlite3.Connection, account: int, specs: Sequence[Spec], tag: str | None,
-               now: float) -> tuple[str, Effects]:
+               now: float, webhook_url: str | None = None) -> tuple[str, Effects]:
     charge(db, account, specs)
     job_id = str(uuid.uuid4())
-    db.execute("INSERT INTO archive_jobs (id, account_id, tag, created_at) VALUES (?, ?, ?, ?)",
-               (job_id, account, tag, now))
+    db.execute("INSERT INTO archive_jobs (id, account_id, tag, created_at, webhook_url) "
+               "VALUES (?, ?, ?, ?, ?)", (job_id, account, tag, now, webhook_url))
     ids = {item.name: str(uuid.uuid4()) for item in specs}
     seq = _next_seq(db)
     for position, item in enumerate(specs):
@@ -245,20 +258,66 @@ def create_task(db: sqlite3.Connection, account: int, item: Spec, now: float
 
 
 def _insert(db: sqlite3.Connection, task_id: str, seq: int, account: int, job_id: str | None,
-            item: Spec, depends: dict[str, str], now: float) -> None:
+            item: Spec, depends: dict[str, str], now: float, retry_of: str | None = None
+            ) -> None:
     reserved = ARCHIVE_COST if item.operation == ARCHIVE else 0
-    engine = (ENGINE, ENGINE_VERSION) if item.operation == ARCHIVE else (None, None)
+    engine = (ENGINE, item.engine_version) if item.operation == ARCHIVE else (None, None)
     db.execute(
         "INSERT INTO archive_tasks (id, seq, account_id, job_id, name, operation, status, "
         "reserved, created_at, timeout, pending, depends, payload, engine, engine_version, "
-        "token) VALUES (?, ?, ?, ?, ?, ?, 'waiting', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "token, retry_of) VALUES (?, ?, ?, ?, ?, ?, 'waiting', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (task_id, seq, account, job_id, item.name, item.operation, reserved, now, item.timeout,
          len(item.inputs), json.dumps(depends), json.dumps(item.payload), *engine,
-         secrets.token_urlsafe(24)),
+         secrets.token_urlsafe(24), retry_of),
     )
     db.executemany("INSERT INTO archive_task_inputs (task_id, input_id, position) VALUES (?, ?, ?)",
                    [(task_id, input_id, position)
                     for position, input_id in enumerate(depends[given] for given in item.inputs)])
+
+
+def cancel(db: sqlite3.Connection, task_id: str, now: float) -> Effects:
+    """Cancel a waiting or processing task: it ends in error (`CANCELLED`), its credits
+    are given back, and what waits for it fails; a 409 for a task already done."""
+    row = db.execute("SELECT status FROM archive_tasks WHERE id = ?", (task_id,)).fetchone()
+    if row is None or row["status"] in DONE:
+        raise ErrorAnswer(409, "Only a waiting or processing task can be cancelled.")
+    return fail(db, task_id, "CANCELLED", "Task has been cancelled", now)
+
+
+def retry(db: sqlite3.Connection, account: int, task_id: str, now: float
+          ) -> tuple[str, Effects]:
+    """A new task like `task_id` (its operation, payload, inputs, job and name), whose
+    `retry_of_task_id` names it; a 409 while `task_id` is not done, a 422 when an input
+    is gone or has failed."""
+    row = task_row(db, task_id, account)
+    if row["status"] not in DONE:
+        raise ErrorAnswer(409, "Only a finished or failed task can be retried.")
+    depends = {given: _latest(db, input_id)
+               for given, input_id in json.loads(row["depends"]).items()}
+    for input_id in depends.values():
+        found = db.execute("SELECT status FROM archive_tasks WHERE id = ?", (input_id,)).fetchone()
+        if found is None or found["status"] == "error":
+            raise invalid({"input": [f"The input task {input_id!r} is gone or has failed."]})
+    payload = json.loads(row["payload"])
+    item = Spec(row["operation"], payload, list(depends), row["timeout"], row["name"],
+                payload.get("output_format"), payload.get("filename"),
+                row["engine_version"] or ENGINE_VERSION)
+    charge(db, account, [item])
+    new_id = str(uuid.uuid4())
+    _insert(db, new_id, _next_seq(db), account, row["job_id"], item, depends, now,
+            retry_of=task_id)
+    return new_id, _ready(db, new_id, now)
+
+
+def _latest(db: sqlite3.Connection, task_id: str) -> str:
+    """The newest retry of `task_id` (itself when it has none)."""
+    for _ in range(1000):
+        row = db.execute("SELECT id FROM archive_tasks WHERE retry_of = ? ORDER BY seq DESC "
+                         "LIMIT 1", (task_id,)).fetchone()
+        if row is None:
+            break
+        task_id = row[0]
+    return task_id
 
 
 def _ready(db: sqlite3.Connection, task_id: str, now: float) -> Effects:
@@ -403,8 +462,10 @@ def job_row(db: sqlite3.Connection, job_id: str, account: int) -> sqlite3.Row:
 
 
 def job_status(db: sqlite3.Connection, job_id: str) -> str:
-    counts = dict(db.execute("SELECT status, COUNT(*) FROM archive_tasks WHERE job_id = ? "
-                             "GROUP BY status", (job_id,)).fetchall())
+    counts = dict(db.execute(  # a task that has been retried counts as its retry
+        "SELECT status, COUNT(*) FROM archive_tasks t WHERE job_id = ? AND NOT EXISTS "
+        "(SELECT 1 FROM archive_tasks r WHERE r.retry_of = t.id) GROUP BY status",
+        (job_id,)).fetchall())
     if counts.get("error"):
         return "error"
     if not counts or set(counts) == {"finished"}:
@@ -431,10 +492,17 @@ def download_url(base: str, task_id: str, index: int, filename: str, token: str)
     return f"{base}/v2/storage/{task_id}/{index}/{quote(filename, safe='')}?signature={token}"
 
 
-def task_json(row: sqlite3.Row, base: str) -> dict[str, Any]:
-    """A task as the API shows it."""
+def _shown_files(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """A result's files as the API shows them: their names (the size is the sandbox's)."""
+    return [{"filename": f["filename"]} for f in result.get("files", [])]
+
+
+def task_json(row: sqlite3.Row, base: str, db: sqlite3.Connection | None = None,
+              include: Sequence[str] = ()) -> dict[str, Any]:
+    """A task as the API shows it; `include` (with `db`) adds `retries` and `job`."""
     depends: dict[str, str] = json.loads(row["depends"])
-    result = json.loads(row["result"]) if row["result"] else None
+    stored = json.loads(row["result"]) if row["result"] else None
+    result: dict[str, Any] | None = None
     if row["operation"] == UPLOAD and row["status"] == "waiting":
         result = {"form": {"url": upload_url(base, row["id"]), "parameters": {
             "expires": int(row["created_at"] + row["timeout"]),
@@ -442,10 +510,13 @@ def task_json(row: sqlite3.Row, base: str) -> dict[str, Any]:
             "max_file_size": MAX_UPLOAD,
             "signature": row["token"],
         }}}
-    elif row["operation"] == EXPORT and result is not None:
-        result = {"files": [{**file, "url": download_url(base, row["id"], index, file["filename"],
-                                                          row["token"])}
-                            for index, file in enumerate(result.get("files", []))]}
+    elif row["operation"] == EXPORT and stored is not None:
+        result = {"files": [{"filename": file["filename"],
+                             "url": download_url(base, row["id"], index, file["filename"],
+                                                 row["token"])}
+                            for index, file in enumerate(stored.get("files", []))]}
+    elif stored is not None:
+        result = {"files": _shown_files(stored)}
     data: dict[str, Any] = {
         "id": row["id"],
         "name": row["name"],
@@ -454,10 +525,15 @@ def task_json(row: sqlite3.Row, base: str) -> dict[str, Any]:
         "status": row["status"],
         "message": row["message"],
         "code": row["code"],
+        "percent": 100 if row["status"] in DONE else 0,
         "credits": row["credits"],
         "created_at": iso(row["created_at"]),
         "started_at": iso(row["started_at"]),
         "ended_at": iso(row["ended_at"]),
+        "retry_of_task_id": row["retry_of"],
+        "copy_of_task_id": None,
+        "host_name": HOST_NAME if row["started_at"] is not None else None,
+        "storage": None,
         "depends_on_tasks": depends,
         "depends_on_task_ids": list(depends.values()),
         "engine": row["engine"],
@@ -468,16 +544,24 @@ def task_json(row: sqlite3.Row, base: str) -> dict[str, Any]:
     }
     if row["job_id"] is None:
         del data["name"]
+    if db is not None and "retries" in include:
+        data["retries"] = [task_json(retry, base) for retry in db.execute(
+            "SELECT * FROM archive_tasks WHERE retry_of = ? ORDER BY seq", (row["id"],))]
+    if db is not None and "job" in include and row["job_id"] is not None:
+        job = db.execute("SELECT * FROM archive_jobs WHERE id = ?", (row["job_id"],)).fetchone()
+        data["job"] = job_json(db, job, base, tasks=False) if job is not None else None
     return data
 
 
-def job_json(db: sqlite3.Connection, job: sqlite3.Row, base: str) -> dict[str, Any]:
+def job_json(db: sqlite3.Connection, job: sqlite3.Row, base: str, *, tasks: bool = True
+             ) -> dict[str, Any]:
+    """A job as the API shows it (`tasks`: with its tasks)."""
     rows = db.execute("SELECT * FROM archive_tasks WHERE job_id = ? ORDER BY seq",
                       (job["id"],)).fetchall()
     status = job_status(db, job["id"])
     started = [row["started_at"] for row in rows if row["started_at"] is not None]
     ended = [row["ended_at"] for row in rows if row["ended_at"] is not None]
-    return {
+    data: dict[str, Any] = {
         "id": job["id"],
         "tag": job["tag"],
         "status": status,
@@ -487,3 +571,6 @@ def job_json(db: sqlite3.Connection, job: sqlite3.Row, base: str) -> dict[str, A
         "tasks": [task_json(row, base) for row in rows],
         "links": {"self": f"{base}/v2/jobs/{job['id']}"},
     }
+    if not tasks:
+        del data["tasks"]
+    return data

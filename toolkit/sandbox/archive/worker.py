@@ -10,6 +10,8 @@ become paths: the name a file is known by is kept in the task's result.
 from __future__ import annotations
 
 import functools
+import hashlib
+import hmac
 import json
 import logging
 import threading
@@ -17,12 +19,15 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from toolkit.sandbox.archive import tasks
+import httpx
+
+from toolkit.sandbox.archive import seed, tasks
 from toolkit.sandbox.archive.builder import WRITABLE, Entry, Stopped, build
 from toolkit.sandbox.archive.state import ArchiveState
 from toolkit.sandbox.store import Store
 
 log = logging.getLogger("toolkit.sandbox")
+WEBHOOK_TIMEOUT = 10.0  # seconds a webhook's receiver has to answer
 
 def file_of(runtime: ArchiveState, task_id: str) -> Path:
     return runtime.files() / task_id
@@ -38,7 +43,38 @@ def apply(store: Store, runtime: ArchiveState, effects: tasks.Effects) -> None:
         runtime.cancel(task_id)
     for task_id in effects.start:
         runtime.start(task_id, functools.partial(run, store, runtime, task_id))
+    _webhooks(store, runtime)
     runtime.notify()
+
+
+def _webhooks(store: Store, runtime: ArchiveState) -> None:
+    """Send `job.finished` / `job.failed` to each job's `webhook_url` once it is done,
+    signed as the real service signs them: `CloudConvert-Signature` is the hex
+    HMAC-SHA256 of the body with the signing secret."""
+    events: list[tuple[str, bytes]] = []
+    with store.transaction() as db:
+        for job in db.execute("SELECT * FROM archive_jobs WHERE webhook_url IS NOT NULL "
+                              "AND notified = 0").fetchall():
+            status = tasks.job_status(db, job["id"])
+            if status not in tasks.DONE:
+                continue
+            db.execute("UPDATE archive_jobs SET notified = 1 WHERE id = ?", (job["id"],))
+            event = "job.finished" if status == "finished" else "job.failed"
+            text = json.dumps({"event": event, "job": tasks.job_json(db, job, runtime.base)})
+            events.append((str(job["webhook_url"]), text.encode()))
+    for url, payload in events:
+        threading.Thread(target=_send_webhook, args=(url, payload), name="archive-webhook",
+                         daemon=True).start()
+
+
+def _send_webhook(url: str, body: bytes) -> None:
+    signature = hmac.new(seed.WEBHOOK_SECRET.encode(), body, hashlib.sha256).hexdigest()
+    try:
+        httpx.post(url, content=body, timeout=WEBHOOK_TIMEOUT, follow_redirects=False,
+                   headers={"Content-Type": "application/json",
+                            "CloudConvert-Signature": signature})
+    except httpx.HTTPError as exc:
+        log.info("archive webhook to %s failed: %s", url.split("?")[0], type(exc).__name__)
 
 
 def run(store: Store, runtime: ArchiveState, task_id: str, stop: threading.Event) -> None:

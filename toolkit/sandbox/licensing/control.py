@@ -2,7 +2,8 @@
 
 Scripts and tests steer the licensing service with them: the seeded tokens, every
 licence at a glance, a customer's or a user's licence set to any state, notifications
-added, and an outage (every request failing with a status, or answered slowly). The
+added, an outage (every request failing with a status, or answered slowly), and licence
+answers misrouted (naming another customer, application or user, or none). The
 first line of each endpoint's docstring is its entry in `GET /__sandbox`; README.md
 documents the shapes.
 """
@@ -211,6 +212,24 @@ async def outage(ctx: LicensingControlCtx) -> dict[str, Any]:
     return ctx.licensing.as_json()
 
 
+MISROUTABLE = ("applicationId", "customerId", "userId")
+
+
+@licensing_control()
+async def misroute(ctx: LicensingControlCtx) -> dict[str, Any]:
+    """{applicationId?, customerId?, userId?} every licence answer names these instead
+    (null: names none); {} ends it"""
+    if ctx.request.method == "POST":
+        body = await ctx.object()
+        unknown = sorted(set(body) - set(MISROUTABLE))
+        if unknown or not all(value is None or (isinstance(value, str) and len(value) <= MAX_ID)
+                              for value in body.values()):
+            raise ErrorAnswer(422, f"give only {', '.join(MISROUTABLE)}, each a string "
+                                   f"(at most {MAX_ID} characters) or null")
+        ctx.licensing.misroute = dict(body)
+    return dict(ctx.licensing.misroute)
+
+
 # Paths relative to /__sandbox/licensing (app.py mounts them).
 routes = [
     Route("/tokens", tokens, methods=["GET"]),
@@ -219,4 +238,5 @@ routes = [
     Route("/users", set_user, methods=["POST"]),
     Route("/notifications", add_notifications, methods=["POST"]),
     Route("/outage", outage, methods=["GET", "POST"]),
+    Route("/misroute", misroute, methods=["GET", "POST"]),
 ]

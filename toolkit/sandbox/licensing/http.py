@@ -5,20 +5,24 @@ bearer tokens, the query parameters Google's front end takes, and the outage swi
 outage first (the control API's `outage`), then authenticates the bearer token (401
 without one or with one the sandbox does not know, 403 without the licence scope),
 checks the query against the parameters the method takes (400 for an unknown one or a
-bad value), and turns `ErrorAnswer` into Google's error body
+bad value, or a `fields=` selection the answer cannot give), applies `fields=` to the
+answer, and turns `ErrorAnswer` into Google's error body
 `{"error": {"code", "message", "errors": [...], "status"}}` and any other exception into
 a logged 500 in the same shape. Faults, body limits and recording are the sandbox's
-generic layers (app.py); they answer in this body through `error`.
+generic layers (app.py); they answer in this body through `error`. A path or a method
+the API does not have is Google's HTML 404 page instead (`unknown_path`), and an
+application the caller does not own, or that does not exist, the same 403.
 """
 
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import logging
 import sqlite3
 from collections.abc import Awaitable, Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import wraps
 from typing import Any
 
@@ -27,6 +31,7 @@ from starlette.responses import Response
 from starlette.types import Scope
 
 from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.licensing import fields
 from toolkit.sandbox.licensing.seed import SCOPE
 from toolkit.sandbox.state import SandboxState
 
@@ -95,6 +100,22 @@ def error(status: int, message: str | None = None) -> Response:
     return error_response(status, message)
 
 
+NOT_FOUND_PAGE = """<!DOCTYPE html>
+<html lang=en>
+  <meta charset=utf-8>
+  <title>Error 404 (Not Found)!!1</title>
+  <p><b>404.</b> <ins>That\u2019s an error.</ins>
+  <p>The requested URL <code>{path}</code> was not found on this server.  <ins>That\u2019s all we know.</ins>
+"""
+
+
+async def unknown_path(request: Request) -> Response:
+    """A path (or a method) no method of the API has: Google's front end answers with its
+    HTML 404 page, before any credential is looked at, not with the JSON error body."""
+    page = NOT_FOUND_PAGE.format(path=html.escape(request.url.path[:2000]))
+    return Response(page, status_code=404, media_type="text/html; charset=UTF-8")
+
+
 def bad_request(message: str) -> ErrorAnswer:
     return ErrorAnswer(400, message, extra={"reason": "invalid"})
 
@@ -116,11 +137,14 @@ class Token:
 
 @dataclass
 class LicensingState:
-    """Runtime state: the outage switch. `status` answers every request with that error;
-    `delay_ms` holds every request that long first (a slow service)."""
+    """Runtime state: the outage switch and the misrouting switch. `status` answers every
+    request with that error; `delay_ms` holds every request that long first (a slow
+    service); `misroute` rewrites the ids of every licence answer (a string replaces the
+    field, None leaves it out), as a misrouting proxy or a shared cache would."""
 
     status: int | None = None
     delay_ms: int = 0
+    misroute: dict[str, str | None] = field(default_factory=dict)
 
     @classmethod
     def create(cls, rate_window: float) -> LicensingState:
@@ -129,6 +153,16 @@ class LicensingState:
     def reset(self) -> None:
         self.status = None
         self.delay_ms = 0
+        self.misroute = {}
+
+    def misrouted(self, record: dict[str, Any]) -> dict[str, Any]:
+        """A licence record with the misrouting switch's ids in place of its own."""
+        for key, value in self.misroute.items():
+            if value is None:
+                record.pop(key, None)
+            elif key in record:
+                record[key] = value
+        return record
 
     def as_json(self) -> dict[str, Any]:
         return {"status": self.status, "delay_ms": self.delay_ms}
@@ -207,6 +241,7 @@ class LicensingCtx:
         self.state = state
         self.store = state.store
         self.token = token
+        self.licensing: LicensingState = state.of(NAME)
 
     @property
     def params(self) -> Any:
@@ -216,15 +251,14 @@ class LicensingCtx:
         return str(self.request.path_params[name])
 
     def application(self, application_id: str) -> sqlite3.Row:
-        """The application the caller asks about: 404 when there is none, 403 when the
-        caller's developer does not own it."""
+        """The application the caller asks about: 403 when the caller's developer does not
+        own it, and the same 403 when there is no such application (Google does not tell a
+        caller which applications exist)."""
         with self.store.read() as db:
             row: sqlite3.Row | None = db.execute(
                 "SELECT * FROM licensing_applications WHERE id = ?", (application_id,)
             ).fetchone()
-        if row is None:
-            raise not_found()
-        if self.token is not None and row["owner"] != self.token.owner:
+        if row is None or (self.token is not None and row["owner"] != self.token.owner):
             raise ErrorAnswer(403, "Not authorized to access the application ID",
                               extra={"reason": "forbidden"})
         return row
@@ -266,10 +300,29 @@ def _pretty(request: Request) -> bool:
 Handler = Callable[[LicensingCtx], Awaitable[Any]]
 
 
-def endpoint(*, auth: bool = True, query: Collection[str] = ()
+def _selection(request: Request, schema: fields.Schema | None) -> fields.Tree | None:
+    """What `fields=` selects of the method's answer (None: all of it), or Google's 400."""
+    selector = request.query_params.get("fields", "")
+    if schema is None or not selector.strip():
+        return None
+    try:
+        tree = fields.parse(selector)
+        bad = fields.check(tree, schema)
+    except fields.InvalidSelection as exc:
+        bad = str(exc)
+    if bad is not None:
+        raise ErrorAnswer(400, f"Invalid field selection {bad[:100]}",
+                          extra={"reason": "invalidParameter", "location": "fields",
+                                 "locationType": "parameter"})
+    return tree
+
+
+def endpoint(*, auth: bool = True, query: Collection[str] = (),
+             schema: fields.Schema | None = None
              ) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
     """Wrap a handler; a returned dict becomes Google's JSON with status 200. `query`:
-    the method's own query parameters (besides Google's system ones)."""
+    the method's own query parameters (besides Google's system ones); `schema`: the
+    fields of its answer, which `fields=` selects from."""
 
     def decorate(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         @wraps(handler)
@@ -284,7 +337,10 @@ def endpoint(*, auth: bool = True, query: Collection[str] = ()
                     raise ErrorAnswer(licensing.status)
                 token = authenticate(request, state) if auth else None
                 _check_query(request, query)
+                selection = _selection(request, schema)
                 result = await handler(LicensingCtx(request, state, token))
+                if selection is not None and not isinstance(result, Response):
+                    result = fields.select(result, selection)
             except ErrorAnswer as exc:
                 return error_response(exc.status, exc.message, headers=exc.headers,
                                       extra=exc.extra, pretty=pretty)

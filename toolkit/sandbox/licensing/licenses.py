@@ -2,14 +2,21 @@
 licence notifications, and the discovery document that describes them.
 
 Records are shaped as Google sends them (reference/NOTES.md part D, the discovery
-document): every field present, `editions` and the four notification lists as arrays
-(empty when there is nothing), 64-bit numbers of notifications as strings.
+document, the examples of Google's "Get app installation and licensing details" guide):
+JSON of a proto message, so a repeated field with nothing in it (`editions`, the four
+notification lists, `notifications`) is left out; 64-bit numbers of notifications are
+strings. A customer that never installed the application, or a user who holds no seat,
+is an answer, not an error: 200 with `state: UNLICENSED`.
 
 Notifications are listed in the order they happened (their id), at most `max-results`
 (default 100, at most 500) a page. `nextPageToken` continues after the last notification
 of the page: it comes with every page that has notifications, so a client can keep the
-last one and ask again later for only what is new; a page with none has no token.
+last one and ask again later for only what is new; a page with none has no
+`notifications` and an empty `nextPageToken`, as Google's guide shows it.
 `timestamp` (milliseconds) keeps the notifications at or after that time.
+
+Every method takes `fields=` (fields.py); a path or a method the API does not have is
+Google's HTML 404 page (`unknown_path`).
 """
 
 from __future__ import annotations
@@ -25,23 +32,51 @@ from typing import Any
 
 from starlette.routing import Route
 
-from toolkit.sandbox.licensing.http import LicensingCtx, bad_request, endpoint, not_found
+from toolkit.sandbox.licensing import fields
+from toolkit.sandbox.licensing.http import (
+    LicensingCtx,
+    bad_request,
+    endpoint,
+    not_found,
+    unknown_path,
+)
 
 DEFAULT_PAGE = 100
 MAX_PAGE = 500
 DISCOVERY_FILE = Path(__file__).resolve().parent / "appsmarket-v2.json"
 LISTS = ("provisions", "expiries", "reassignments", "deletes")
+ANY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+
+
+def _proto(value: Any) -> Any:
+    if isinstance(value, dict):
+        return proto_json(value)
+    if isinstance(value, list):
+        return [_proto(item) for item in value]
+    return value
+
+
+def proto_json(record: dict[str, Any]) -> dict[str, Any]:
+    """`record` as Google's JSON of a proto message: a repeated field with nothing in it
+    is left out, at every depth."""
+    return {key: _proto(inner) for key, inner in record.items() if inner != []}
 
 
 def customer_record(row: sqlite3.Row) -> dict[str, Any]:
-    return {
+    return proto_json({
         "kind": "appsmarket#customerLicense",
         "id": row["license_id"],
         "applicationId": row["application_id"],
         "customerId": row["customer_id"],
         "state": row["state"],
         "editions": json.loads(row["editions"]),
-    }
+    })
+
+
+def no_customer_record(application_id: str, customer_id: str) -> dict[str, Any]:
+    """A customer that never installed the application: no licence, so no licence id."""
+    return {"kind": "appsmarket#customerLicense", "applicationId": application_id,
+            "customerId": customer_id, "state": "UNLICENSED"}
 
 
 def user_record(row: sqlite3.Row) -> dict[str, Any]:
@@ -57,6 +92,14 @@ def user_record(row: sqlite3.Row) -> dict[str, Any]:
     }
 
 
+def no_seat_record(application_id: str, user_id: str, enabled: bool) -> dict[str, Any]:
+    """A user who holds no seat: UNLICENSED, of the domain of their address; `enabled`
+    when the domain's administrator has installed the application."""
+    return {"kind": "appsmarket#userLicense", "applicationId": application_id,
+            "customerId": user_id.rpartition("@")[2], "userId": user_id, "enabled": enabled,
+            "state": "UNLICENSED"}
+
+
 def notification_record(row: sqlite3.Row) -> dict[str, Any]:
     record: dict[str, Any] = {
         "kind": "appsmarket#licenseNotification",
@@ -67,7 +110,7 @@ def notification_record(row: sqlite3.Row) -> dict[str, Any]:
     }
     for name in LISTS:
         record[name] = json.loads(row[name])
-    return record
+    return proto_json(record)
 
 
 def page_token(application_id: str, after: int) -> str:
@@ -89,31 +132,35 @@ def read_page_token(token: str, application_id: str) -> int:
     return int(after)
 
 
-@endpoint()
+@endpoint(schema=fields.CUSTOMER_SCHEMA)
 async def customer_license(ctx: LicensingCtx) -> dict[str, Any]:
     application = ctx.application(ctx.path_param("applicationId"))
+    customer = ctx.path_param("customerId")
     with ctx.store.read() as db:
         row = db.execute("SELECT * FROM licensing_customers WHERE application_id = ? AND "
-                         "customer_id = ?", (application["id"], ctx.path_param("customerId"))
-                         ).fetchone()
-    if row is None:
-        raise not_found()
-    return customer_record(row)
+                         "customer_id = ?", (application["id"], customer)).fetchone()
+    record = (customer_record(row) if row is not None
+              else no_customer_record(application["id"], customer))
+    return ctx.licensing.misrouted(record)
 
 
-@endpoint()
+@endpoint(schema=fields.USER_SCHEMA)
 async def user_license(ctx: LicensingCtx) -> dict[str, Any]:
     application = ctx.application(ctx.path_param("applicationId"))
+    user = ctx.path_param("userId")
     with ctx.store.read() as db:
         row = db.execute("SELECT * FROM licensing_users WHERE application_id = ? AND "
-                         "user_id = ?", (application["id"], ctx.path_param("userId"))
-                         ).fetchone()
-    if row is None:
-        raise not_found()
-    return user_record(row)
+                         "user_id = ?", (application["id"], user)).fetchone()
+        installed = row is None and db.execute(
+            "SELECT 1 FROM licensing_customers WHERE application_id = ? AND customer_id = ? "
+            "AND state = 'ACTIVE'", (application["id"], user.rpartition("@")[2])
+        ).fetchone() is not None
+    record = (user_record(row) if row is not None
+              else no_seat_record(application["id"], user, installed))
+    return ctx.licensing.misrouted(record)
 
 
-@endpoint(query=("max-results", "start-token", "timestamp"))
+@endpoint(query=("max-results", "start-token", "timestamp"), schema=fields.LIST_SCHEMA)
 async def license_notifications(ctx: LicensingCtx) -> dict[str, Any]:
     application = ctx.application(ctx.path_param("applicationId"))
     app_id = application["id"]
@@ -130,10 +177,9 @@ async def license_notifications(ctx: LicensingCtx) -> dict[str, Any]:
     with ctx.store.read() as db:
         rows = db.execute(sql + " ORDER BY id LIMIT ?", (*args, limit)).fetchall()
     body: dict[str, Any] = {"kind": "appsmarket#licenseNotificationList",
-                            "notifications": [notification_record(row) for row in rows]}
-    if rows:
-        body["nextPageToken"] = page_token(app_id, rows[-1]["id"])
-    return body
+                            "notifications": [notification_record(row) for row in rows],
+                            "nextPageToken": page_token(app_id, rows[-1]["id"]) if rows else ""}
+    return proto_json(body)
 
 
 @lru_cache(maxsize=1)
@@ -167,4 +213,7 @@ routes = [
     Route("/appsmarket/v2/licenseNotification/{applicationId}", license_notifications,
           methods=["GET"]),
     Route("/$discovery/rest", discovery, methods=["GET"]),
+    # Last: whatever the routes above do not take (another path, another method).
+    *(Route(path, unknown_path, methods=ANY_METHOD) for path in (
+        "/appsmarket", "/appsmarket/{rest:path}", "/$discovery", "/$discovery/{rest:path}")),
 ]

@@ -88,22 +88,26 @@ USERS: tuple[tuple[str, str, str, str, bool], ...] = (
 
 def notification_lists(number: int, customer: str) -> dict[str, list[dict[str, Any]]]:
     """The event of the `number`th generated notification: a provision, a seat
-    (un)assignment, an expiry or a deletion, in turn."""
+    (un)assignment, an expiry or a deletion, in turn. The items' `kind`s are those of
+    Google's reference of the method (`appsmarket#provisionNotification`...); the
+    discovery document leaves them undescribed."""
     lists: dict[str, list[dict[str, Any]]] = {
         "provisions": [], "expiries": [], "reassignments": [], "deletes": []}
     kind = number % 5
     if kind in (0, 1):
-        lists["provisions"].append({"kind": "appsmarket#provision", "editionId": EDITION,
-                                    "seatCount": str(5 + number % 20)})
+        lists["provisions"].append({"kind": "appsmarket#provisionNotification",
+                                    "editionId": EDITION, "seatCount": str(5 + number % 20)})
     elif kind == 2:
         user = f"user{number % 17:02d}@{customer}"
         lists["reassignments"].append({
-            "kind": "appsmarket#reassignment", "editionId": EDITION, "userId": user,
+            "kind": "appsmarket#reassignmentNotification", "editionId": EDITION,
+            "userId": user,
             "type": "USER_ASSIGNMENT" if number % 2 else "USER_UNASSIGNMENT"})
     elif kind == 3:
-        lists["expiries"].append({"kind": "appsmarket#expiry", "editionId": EDITION})
+        lists["expiries"].append({"kind": "appsmarket#expiryNotification",
+                                  "editionId": EDITION})
     else:
-        lists["deletes"].append({"kind": "appsmarket#delete", "editionId": EDITION})
+        lists["deletes"].append({"kind": "appsmarket#deleteNotification", "editionId": EDITION})
     return lists
 
 

@@ -1,17 +1,27 @@
-"""Interface E's endpoints: ingest, query, the list of streams and a stream's schema.
+"""Interface E's endpoints: ingest, query, streams, their schemas, and the health checks.
 
     POST /api/v1/ingest                      X-P-Stream: <name>; a JSON object or array
-    POST /api/v1/query[?fields=true]         {"query", "streamName", "startTime"?, "endTime"?}
+    POST /api/v1/logstream/{name}            the same, into a stream that exists
+    PUT  /api/v1/logstream/{name}            create a stream ("Log stream created")
+    POST /api/v1/query[?fields=true]         {"query", "startTime", "endTime"}
     GET  /api/v1/logstream                   [{"name": ...}]
     GET  /api/v1/logstream/{name}/schema     {"fields": [...], "metadata": {}}
+    GET|HEAD /api/v1/liveness, /api/v1/readiness    200, no body, no credentials
 
-Ingest creates the stream on first use and answers 200 with no body. A query runs
-DataFusion SQL over every stream (each a table of its name, filtered to the time range
-on `p_timestamp`); its answer is an array of records (a record leaves out its null
-columns unless `?sendNull=true`), or `{"fields", "records"}` with `?fields=true`. Errors
-are `text/plain` with Parseable's words: 400 for a bad body, stream name, time range or
-SQL, 500 for a query that fails while running. The work (Arrow conversion, Parquet, SQL)
-runs in a worker thread, so the server keeps answering meanwhile.
+`/api/v1/ingest` creates the stream on first use; `POST /api/v1/logstream/{name}` answers
+404 `Stream not found: <name>` for one that does not exist; both answer 200 with no
+body. Bodies are read as actix's JSON extractor reads them: without `Content-Type:
+application/json` (or another JSON type) the answer is 400 `Content type error`. A query
+names its streams in its SQL only (a `streamName` field is ignored, as Parseable ignores
+unknown fields), and needs both times (`missing field `startTime``). It runs DataFusion
+SQL over every stream, each a table of its exact name (an unquoted name in the SQL is
+folded to lower case first, so `FROM MyStream` looks for `mystream`; `FROM "MyStream"`
+finds it), filtered to the time range on `p_timestamp`; its answer is an array of
+records (a record leaves out its null columns unless `?sendNull=true`), or `{"fields",
+"records"}` with `?fields=true`. Errors are `text/plain` with Parseable's words: 400 for
+a bad body, stream name, time range or SQL (an unknown table too), 500 for a query that
+fails while running. The work (Arrow conversion, Parquet, SQL) runs in a worker thread,
+so the server keeps answering meanwhile.
 """
 
 from __future__ import annotations
@@ -21,7 +31,7 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from toolkit import query_answers
@@ -72,7 +82,20 @@ def check_stream_name(name: str) -> None:
         raise ErrorAnswer(400, "Stream name is too long")
 
 
+CONTENT_TYPE_ERROR = "Content type error"
+
+
+def _json_content_type(request: Request) -> bool:
+    """What actix's JSON extractor accepts: `application/json`, or any `.../json` or
+    `...+json` type (parameters such as `charset` aside)."""
+    kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    _, _, subtype = kind.partition("/")
+    return bool(subtype) and (subtype == "json" or subtype.endswith("+json"))
+
+
 async def _json(request: Request) -> Any:
+    if not _json_content_type(request):
+        raise ErrorAnswer(400, CONTENT_TYPE_ERROR)
     try:
         return parse_json(await request.body(), int64=False)
     except ErrorAnswer:
@@ -90,6 +113,48 @@ async def ingest(request: Request) -> Response:
     now = _now()
     stream = storage.get_or_create(name, now)
     await run_in_threadpool(stream.ingest, events, now)
+    return Response(status_code=200)
+
+
+@endpoint
+async def post_event(request: Request) -> Response:
+    """`POST /api/v1/logstream/{name}`: ingest into a stream that exists (404 otherwise)."""
+    name = request.path_params["name"]
+    storage = storage_of(request)
+    stream = storage.get(name) if valid_name(name) else None
+    if stream is None:
+        raise ErrorAnswer(404, f"Stream not found: {name}")
+    events = records.events_of(await _json(request))
+    await run_in_threadpool(stream.ingest, events, _now())
+    return Response(status_code=200)
+
+
+@endpoint
+async def put_stream(request: Request) -> Response:
+    """`PUT /api/v1/logstream/{name}`: create a stream; one that exists is a 400."""
+    name = request.path_params["name"]
+    check_stream_name(name)
+    storage = storage_of(request)
+    if storage.get(name) is not None:
+        raise ErrorAnswer(400, f"Logstream {name} already exists, please create a new log "
+                               "stream with unique name")
+    storage.get_or_create(name, _now())
+    return PlainTextResponse("Log stream created")
+
+
+async def liveness(request: Request) -> Response:
+    """Parseable's liveness probe: 200 with no body, no credentials needed."""
+    return Response(status_code=200)
+
+
+async def readiness(request: Request) -> Response:
+    """Parseable's readiness probe (its object store answers): 200 with no body, no
+    credentials needed; 503 when the streams' folder cannot be listed."""
+    folder = storage_of(request).folder
+    try:
+        await run_in_threadpool(lambda: folder.mkdir(parents=True, exist_ok=True))
+    except OSError:
+        return Response(status_code=503)
     return Response(status_code=200)
 
 
@@ -115,9 +180,8 @@ async def query(request: Request) -> Response:
     if not isinstance(body, dict):
         raise ErrorAnswer(400, "Json deserialize error: expected a JSON object")
     sql = _text(body, "query", required=True) or ""
-    stream_name = _text(body, "streamName", required=True) or ""
-    start = _text(body, "startTime", required=False)
-    end = _text(body, "endTime", required=False)
+    start = _text(body, "startTime", required=True) or ""
+    end = _text(body, "endTime", required=True) or ""
     if not sql.strip():
         raise ErrorAnswer(400, "Query cannot be empty")
     if start == "":
@@ -126,8 +190,6 @@ async def query(request: Request) -> Response:
         raise ErrorAnswer(400, "End time cannot be empty")
     bounds = times.time_range(start, end, _now())
     storage = storage_of(request)
-    if not valid_name(stream_name) or storage.get(stream_name) is None:
-        raise ErrorAnswer(400, f"Error: Stream not found: {stream_name}")
     fields, rows = await run_in_threadpool(execute, storage, sql, bounds)
     send_null = _flag(request, "sendNull") or body.get("sendNull") is True
     answer = [row if send_null else {k: v for k, v in row.items() if v is not None}
@@ -137,16 +199,21 @@ async def query(request: Request) -> Response:
     return JSONResponse(answer)
 
 
+def quoted(name: str) -> str:
+    """A SQL identifier naming exactly `name` (no folding to lower case)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def execute(storage: Storage, sql: str,
-            bounds: tuple[dt.datetime, dt.datetime] | None) -> tuple[list[str], list[dict[str, Any]]]:
-    """Run `sql` with every stream registered as a table of its name."""
+            bounds: tuple[dt.datetime, dt.datetime]) -> tuple[list[str], list[dict[str, Any]]]:
+    """Run `sql` with every stream registered as a table of its exact name."""
     from datafusion import SessionContext, SQLOptions
 
     context = SessionContext()
     for name in storage.names():
         stream = storage.get(name)
         if stream is not None:
-            context.register_view(name, stream.frame(context, bounds))
+            context.register_view(quoted(name), stream.frame(context, bounds))
     options = SQLOptions().with_allow_ddl(False).with_allow_dml(False) \
         .with_allow_statements(False)
     try:
@@ -173,6 +240,8 @@ def _field(name: str, data_type: Any) -> dict[str, Any]:
 
 def _serde_type(kind: str) -> Any:
     """A type as arrow-rs serialises its `DataType`."""
+    if records.is_list(kind):
+        return {"List": _field("item", _serde_type(records.item_kind(kind)))}
     return {"Timestamp": ["Millisecond", None]} if kind == records.TIMESTAMP else kind
 
 
@@ -191,5 +260,9 @@ routes = [
     Route("/api/v1/ingest", ingest, methods=["POST"]),
     Route("/api/v1/query", query, methods=["POST"]),
     Route("/api/v1/logstream", list_streams, methods=["GET"]),
+    Route("/api/v1/logstream/{name}", post_event, methods=["POST"]),
+    Route("/api/v1/logstream/{name}", put_stream, methods=["PUT"]),
     Route("/api/v1/logstream/{name}/schema", schema, methods=["GET"]),
+    Route("/api/v1/liveness", liveness, methods=["GET", "HEAD"]),
+    Route("/api/v1/readiness", readiness, methods=["GET", "HEAD"]),
 ]

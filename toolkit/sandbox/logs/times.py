@@ -1,10 +1,9 @@
 """`startTime` and `endTime` of a query, read as Parseable reads them (`TimeRange::
 parse_human_time`): `endTime: "now"` with `startTime` a duration (humantime: `10m`, `1h`,
 `7d`, `2 hours`, `1h 30m`), otherwise two RFC 3339 times; both truncated to the minute;
-a start after the end is refused. The range keeps `start <= p_timestamp < end`.
-
-The seed makes both optional: without either, a query reads the whole stream; without
-one of them, that side is open.
+a start after the end is refused. The range keeps `start <= p_timestamp < end`. Both
+are required, as Parseable's query body has them (the seed's table makes them optional;
+the real service answers 400 `missing field `startTime``).
 """
 
 from __future__ import annotations
@@ -59,18 +58,14 @@ def _minute(moment: dt.datetime) -> dt.datetime:
     return moment.replace(second=0, microsecond=0)
 
 
-def time_range(start: str | None, end: str | None,
-               now: dt.datetime) -> tuple[dt.datetime, dt.datetime] | None:
-    """The range to keep (naive UTC), None for the whole stream; `ErrorAnswer` (400)."""
-    if start is None and end is None:
-        return None
+def time_range(start: str, end: str, now: dt.datetime) -> tuple[dt.datetime, dt.datetime]:
+    """The range to keep (naive UTC); `ErrorAnswer` (400)."""
     try:
         if end == "now":
             upper = now.astimezone(dt.UTC).replace(tzinfo=None)
-            lower = upper - duration(start or "")
+            lower = upper - duration(start)
         else:
-            lower = rfc3339(start) if start is not None else dt.datetime(1970, 1, 1)
-            upper = rfc3339(end) if end is not None else dt.datetime(9999, 12, 31)
+            lower, upper = rfc3339(start), rfc3339(end)
     except ValueError as exc:
         raise ErrorAnswer(400, PREFIX + str(exc)) from None
     lower, upper = _minute(lower), _minute(upper)

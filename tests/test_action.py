@@ -1,0 +1,151 @@
+"""The composite action (`action.yml`): its shell steps, run here as a runner would run
+them, publish a project made by `toolkit init` to the sandbox and push `toolkit.lock`
+back to the repository's remote only when it changed.
+
+Not run here: the `uses:` steps (setup-python, the cache). The venv the cache would
+restore is this test's own, so the install step is the one a cache hit skips; installing
+the checkout into a fresh venv is what the README's install line does."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from toolkit.commands.init import ActionPin, init_project
+
+REPOSITORY = Path(__file__).parent.parent
+ACTION = yaml.safe_load((REPOSITORY / "action.yml").read_text(encoding="utf-8"))
+PIN = ActionPin("toolkit-docs/toolkit", "0123456789abcdef0123456789abcdef01234567")
+EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+
+
+def git(folder: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+                          cwd=folder, capture_output=True, text=True, check=True).stdout
+
+
+def value(expression: str, context: dict[str, str]) -> str:
+    """A context reference (`inputs.config`, `steps.where.outputs.venv`); '' when unset."""
+    return context.get(expression.strip(), "")
+
+
+def condition(text: str | None, context: dict[str, str]) -> bool:
+    """The `if:` conditions action.yml uses: `!cancelled()` and `X == 'v'` / `X != 'v'`
+    joined by `&&`."""
+    if text is None:
+        return True
+    text = EXPRESSION.sub(r"\1", text).strip()
+    for term in (t.strip() for t in text.split("&&")):
+        if term == "!cancelled()":
+            continue
+        match = re.fullmatch(r"([\w.-]+) (==|!=) '([^']*)'", term)
+        assert match, f"action.yml: a condition this test cannot read: {term}"
+        equal = value(match[1], context) == match[3]
+        if equal != (match[2] == "=="):
+            return False
+    return True
+
+
+def run_action(workdir: Path, tmp: Path, inputs: dict[str, str]) -> dict[str, str]:
+    """Run the action's steps in `workdir`; the outputs of every step, as `steps.ID.outputs.X`."""
+    context = {f"inputs.{name}": str(spec.get("default", ""))
+               for name, spec in ACTION["inputs"].items()}
+    context.update({f"inputs.{k}": v for k, v in inputs.items()})
+    context["steps.python.outputs.python-version"] = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    context["steps.cache.outputs.cache-hit"] = "true"  # the venv below is restored
+    summary = tmp / "summary.md"
+    runner_temp = tmp / "runner"
+    runner_temp.mkdir(exist_ok=True)
+    venv = runner_temp / "toolkit-venv"
+    if not venv.exists():
+        venv.symlink_to(sys.prefix)
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith(("FOREM_", "GIT_"))}
+    base_env.update(RUNNER_TEMP=str(runner_temp), RUNNER_OS="Linux",
+                    GITHUB_ACTION_PATH=str(REPOSITORY), GITHUB_STEP_SUMMARY=str(summary),
+                    GITHUB_SERVER_URL="https://github.com", GITHUB_REF_NAME="main")
+    for step in ACTION["runs"]["steps"]:
+        if "run" not in step:
+            assert step["uses"].split("@")[0] in ("actions/setup-python", "actions/cache")
+            continue
+        if not condition(step.get("if"), context):
+            continue
+        output = tmp / f"output-{step['id']}"
+        output.write_text("")
+        env = {**base_env, "GITHUB_OUTPUT": str(output)}
+        for name, text in step.get("env", {}).items():
+            env[name] = EXPRESSION.sub(lambda m: value(m[1], context), str(text))
+        assert step["shell"] == "bash"
+        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", step["run"]], cwd=workdir,
+                              env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, f"step {step['name']}: {done.stdout}{done.stderr}"
+        for line in output.read_text().splitlines():
+            key, _, val = line.partition("=")
+            context[f"steps.{step['id']}.outputs.{key}"] = val
+    context["summary"] = summary.read_text() if summary.exists() else ""
+    return context
+
+
+@pytest.fixture
+def repository(tmp_path):
+    """A writer's repository made by `toolkit init`, pushed to a bare remote."""
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    work = tmp_path / "blog"
+    git(tmp_path, "init", "-q", "-b", "main", str(work))
+    init_project(work, action=PIN)
+    (work / "content" / "hello.md").write_text(
+        "---\ntitle: Hello from the action\npublished: true\n---\nText.\n")
+    git(work, "add", ".")
+    git(work, "commit", "-q", "-m", "start")
+    git(work, "remote", "add", "origin", str(origin))
+    git(work, "push", "-q", "origin", "main")
+    return work
+
+
+def test_the_action_publishes_and_pushes_the_lock_only_when_it_changed(repository, tmp_path,
+                                                                       sandbox):
+    sandbox.reset()
+    inputs = {"api-key": sandbox.demo_api_key, "base-url": sandbox.base_url}
+    outputs = run_action(repository, tmp_path, inputs)
+    assert outputs["steps.publish.outputs.published"] == "true"
+    assert outputs["steps.lock.outputs.changed"] == "true"
+    origin = tmp_path / "origin.git"
+    log = git(origin, "log", "--format=%s %an", "main")
+    assert log.splitlines()[0] == "Update toolkit.lock [skip ci] github-actions[bot]"
+    pushed = git(origin, "show", "main:toolkit.lock")
+    assert f'"server": "{sandbox.base_url}"' in pushed
+    with sandbox.client() as client:
+        titles = [a["title"] for a in client.get(
+            "/api/articles/me/all", params={"per_page": 1000}).json()]
+    assert titles.count("Hello from the action") == 1
+    assert "Welcome" in titles  # the welcome draft, as a draft
+
+    # Nothing changed: nothing is committed.
+    head = git(origin, "rev-parse", "main")
+    again = run_action(repository, tmp_path, inputs)
+    assert again["steps.lock.outputs.changed"] == "false"
+    assert git(origin, "rev-parse", "main") == head
+
+
+def test_without_an_api_key_the_action_says_so_and_succeeds(repository, tmp_path):
+    outputs = run_action(repository, tmp_path, {"api-key": ""})
+    assert outputs["steps.publish.outputs.published"] == "false"
+    assert "steps.lock.outputs.changed" not in outputs  # the lock step did not run
+    assert "Publishing skipped" in outputs["summary"]
+    assert not (repository / "toolkit.lock").exists()
+
+
+def test_only_the_publish_step_gets_the_key_and_only_the_push_the_token():
+    for step in ACTION["runs"]["steps"]:
+        env = " ".join(str(v) for v in step.get("env", {}).values())
+        text = env + str(step.get("run", "")) + str(step.get("with", ""))
+        assert ("inputs.api-key" in text) == (step.get("id") == "publish"), step["name"]
+        assert ("inputs.github-token" in text) == (step.get("id") == "lock"), step["name"]
+        if "uses" in step:
+            assert re.fullmatch(r"[\w-]+/[\w-]+@[0-9a-f]{40}", step["uses"])

@@ -261,11 +261,22 @@ def test_a_query_answers_at_most_the_row_bound(mcp_project):
     assert small.structuredContent["truncated"] is False
 
 
-def query_workers() -> list[Any]:
-    import psutil
+def query_workers() -> list[str]:
+    """The query worker processes this test process (and its server thread) started."""
+    import os
+    from pathlib import Path
 
-    return [p for p in psutil.Process().children(recursive=True)
-            if "toolkit.mcp.query_worker" in " ".join(p.cmdline())]
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue  # not a process, or gone
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        if parent == os.getpid() and "toolkit.mcp.query_worker" in command:
+            found.append(entry.name)
+    return found
 
 
 @pytest.mark.timeout(90)

@@ -88,7 +88,7 @@ def test_a_wrong_pkce_verifier_is_refused(server):
 
 
 def test_a_missing_code_challenge_is_refused(server):
-    client = server.register()
+    client, _ = server.tokens()  # approved before: errors go back to it
     response = server.http.get(server.base + "/authorize",
                                params=server.authorize_params(client, None))
     assert response.status_code == 302
@@ -99,7 +99,7 @@ def test_a_missing_code_challenge_is_refused(server):
 
 
 def test_the_plain_pkce_method_is_refused(server):
-    client = server.register()
+    client, _ = server.tokens()  # approved before: errors go back to it
     verifier, _ = pkce()
     params = server.authorize_params(client, verifier)
     params["code_challenge_method"] = "plain"
@@ -110,7 +110,7 @@ def test_the_plain_pkce_method_is_refused(server):
 
 
 def test_a_challenge_that_is_not_s256_is_refused(server):
-    client = server.register()
+    client, _ = server.tokens()  # approved before: errors go back to it
     params = server.authorize_params(client, "too-short")
     response = server.http.get(server.base + "/authorize", params=params)
     back = query_of(response.headers["location"])
@@ -325,8 +325,8 @@ def test_protected_resource_metadata(server, path):
 # -- the authorization screen ------------------------------------------------------------------------
 
 
-def start_authorization(server):
-    client = server.register()
+def start_authorization(server, client=None):
+    client = client or server.register()
     verifier, challenge = pkce()
     response = server.http.get(server.base + "/authorize",
                                params=server.authorize_params(client, challenge))
@@ -354,15 +354,34 @@ def test_five_wrong_secrets_end_the_request(server):
 
 
 def test_many_wrong_secrets_close_the_screen_for_a_while(server):
+    guesser = server.register()
     for _ in range(2):
+        _, _, consent = start_authorization(server, guesser)
+        for _ in range(5):
+            approve(server.http, consent, secret="guess")
+    _, _, consent = start_authorization(server, guesser)
+    assert approve(server.http, consent).status_code == 429  # even the right secret, for now
+    server.clock.advance(601)
+    _, _, consent = start_authorization(server, guesser)
+    assert approve(server.http, consent).status_code == 302
+
+
+def test_someone_elses_wrong_secrets_do_not_lock_the_writer_out(server):
+    for _ in range(2):  # ten wrong guesses, through a client of the guesser's own
+        _, _, consent = start_authorization(server)
+        for _ in range(5):
+            approve(server.http, consent, secret="guess")
+    _, _, consent = start_authorization(server)  # the writer's client
+    assert approve(server.http, consent).status_code == 302
+
+
+def test_wrong_secrets_from_one_address_are_limited_whatever_the_clients(server):
+    for _ in range(6):  # thirty wrong guesses from this address, through six clients
         _, _, consent = start_authorization(server)
         for _ in range(5):
             approve(server.http, consent, secret="guess")
     _, _, consent = start_authorization(server)
-    assert approve(server.http, consent).status_code == 429  # even the right secret, for now
-    server.clock.advance(601)
-    _, _, consent = start_authorization(server)
-    assert approve(server.http, consent).status_code == 302
+    assert approve(server.http, consent).status_code == 429
 
 
 def test_the_writer_can_deny(server):
@@ -382,7 +401,7 @@ def test_the_screen_is_not_framed_or_cached(server):
 
 
 def test_an_authorization_for_another_resource_is_refused(server):
-    client = server.register()
+    client, _ = server.tokens()  # approved before: errors go back to it
     _, challenge = pkce()
     params = server.authorize_params(client, challenge, resource="https://elsewhere.example/mcp")
     response = server.http.get(server.base + "/authorize", params=params)

@@ -35,10 +35,12 @@ class LogQuery:
 
 
 def query(config: Config, sql: str, *, stream: str | None = None, since: str | None = None,
-          start: str | None = None, end: str | None = None, local: bool = False) -> LogQuery:
+          start: str | None = None, end: str | None = None, local: bool = False,
+          memory_limit: int | None = None, row_limit: int | None = None) -> LogQuery:
     """Run `sql` over the stream (default `[logs] stream`) within `--since` or `--start`/
     `--end` (default: the whole log); raises `RunLogError` for a bad range or, locally, a
-    bad query, and the client's `ApiError` for what the service refuses."""
+    bad query, and the client's `ApiError` for what the service refuses. Locally, the query
+    holds at most `memory_limit` bytes; either way at most `row_limit` records are kept."""
     name = stream or config.logs.stream
     everything = since is None and start is None and end is None
     times = query_times(since=since, start=start, end=end)
@@ -49,7 +51,8 @@ def query(config: Config, sql: str, *, stream: str | None = None, since: str | N
             with run.files.reading() as files:
                 answer = query_events(files, sql, name,
                                       start=None if everything else times.start,
-                                      end=None if everything else times.end)
+                                      end=None if everything else times.end,
+                                      memory_limit=memory_limit, row_limit=row_limit)
             return LogQuery(sql, name, True, config.relative(run.files.current),
                             None if everything else times.start,
                             None if everything else times.end,
@@ -57,4 +60,4 @@ def query(config: Config, sql: str, *, stream: str | None = None, since: str | N
         with logs_client(config, on_request=run.request) as client:
             remote = client.query(sql, times.start, times.end)
         return LogQuery(sql, name, False, redact_url(client.base_url), times.start, times.end,
-                        remote.fields, remote.records)
+                        remote.fields, remote.records[:row_limit])

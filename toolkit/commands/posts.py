@@ -28,7 +28,6 @@ from toolkit.content import (
     Problem,
     Severity,
     load_post,
-    load_posts,
     payload_for,
 )
 from toolkit.content.discover import is_post_path
@@ -118,10 +117,25 @@ def _inside_content(config: Config, given: str | Path) -> Path:
     return path
 
 
+def content_only(config: Config) -> tuple[str, ...]:
+    """The folders a post of an assistant's may lie in, for `find_posts`: the content
+    folder alone (a symlink from it to elsewhere in the project is not followed)."""
+    return (os.path.realpath(config.site.content_dir),)
+
+
 def content_paths(config: Config, paths: Iterable[str | Path]) -> list[Path]:
-    """`paths` as absolute paths, each checked to lie inside the content folder (symlinks
-    resolved); `ContentError` for the first one that does not."""
-    return [_inside_content(config, given) for given in paths]
+    """The post files `paths` name (default: every post), each checked to lie inside the
+    content folder, symlinks resolved: a symlink leading out of it is left out, as
+    `read_post` refuses it. `ContentError` for a given path outside the content folder,
+    and when no post is left (an empty list would mean every post to a command)."""
+    from toolkit.content.discover import find_posts
+
+    checked = [_inside_content(config, given) for given in paths]
+    found = find_posts(config.site.content_dir, checked, content_only(config), [])
+    if not found:
+        raise ContentError(f"no post inside {config.relative(config.site.content_dir)}/ "
+                           f"{'at those paths' if checked else 'at all'}")
+    return found
 
 
 def post_path(config: Config, given: str | Path) -> Path:
@@ -185,13 +199,13 @@ class PostCache:
         self._digests: dict[Path, str] = {}
 
     def load(self) -> tuple[list[Post], list[Problem]]:
-        """What `load_posts` gives, reading only the files that changed."""
+        """What `load_posts` gives, but only of the content folder (a symlink leading out
+        of it is skipped, with a warning), reading only the files that changed."""
         from toolkit.content.discover import find_posts
-        from toolkit.localfiles import config_folders
 
         config = self.config
         skipped: list[tuple[Path, str]] = []
-        found = find_posts(config.site.content_dir, (), config_folders(config), skipped)
+        found = find_posts(config.site.content_dir, (), content_only(config), skipped)
         posts: list[Post] = []
         problems: list[Problem] = []
         with self._mutex:
@@ -236,14 +250,9 @@ def list_posts(config: Config, *, cache: PostCache | None = None) -> PostList:
     """Every post with its sync state, in path order; files that cannot be parsed are
     problems (`path:line: message`) and the others are listed. A `cache` (a long-running
     caller's) spares reading the files that did not change."""
-    if cache is None:
-        posts, problems = load_posts(config)
-
-        def digest(post: Post) -> str:
-            return payload_for(post, config).digest
-    else:
-        posts, problems = cache.load()
-        digest = cache.digest
+    cache = cache or PostCache(config)  # a fresh one reads every file
+    posts, problems = cache.load()
+    digest = cache.digest
     lock = Lock.load(config.lock_path, config.forem.base_url)
     return PostList([_summary(post, lock, digest) for post in posts], problems)
 

@@ -9,6 +9,8 @@
     consent.py   the authorization screen, approved with the operator secret
     store.py     clients, codes, grants and tokens in SQLite, hashed
     events.py    what the server tells its owner (the run log's hook)
+    bodies.py    request bodies from anyone: UTF-8 JSON of bounded nesting, or a 400
+    query_worker.py  the process a local `query_run_log` runs in, so that it can be stopped
 
 `toolkit.commands.mcp` builds a server from the configuration; `toolkit mcp` runs it.
 Importing this package costs nothing: the SDK is imported by the modules that use it.

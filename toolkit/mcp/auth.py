@@ -7,7 +7,11 @@ the provider behind them and the parts the SDK does not do:
 
 - clients, requests, codes and tokens in `AuthStore` (SQLite, everything secret hashed);
 - registration (RFC 7591) accepts only redirect URIs that are https, or http on a loopback
-  host (`localhost`, 127.0.0.1, [::1]), without a fragment;
+  host (`localhost`, 127.0.0.1, [::1]), without a fragment (a loopback one then matches
+  on any port, RFC 8252 7.3), only the grant types, response types and authentication
+  methods this server supports, and metadata of bounded size;
+- `/authorize` refuses a long `state` and bounds the requests waiting on the screen (per
+  client and in all);
 - `/authorize` sends the writer to the authorization screen (`consent.py`) instead of
   giving a code at once;
 - an authorization code works once: a second use is refused and revokes every token the
@@ -34,7 +38,6 @@ import json
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from mcp.server.auth.handlers.register import RegistrationHandler
@@ -51,11 +54,13 @@ from mcp.server.auth.provider import (
     TokenError,
 )
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from pydantic import AnyUrl
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from toolkit.mcp import scopes as scope_names
-from toolkit.mcp.events import AUTHORIZATION, McpEvent, McpListener, tell
+from toolkit.mcp.bodies import parse_json_body
+from toolkit.mcp.events import AUTHORIZATION, McpEvent, McpListener, clip, tell
 from toolkit.mcp.store import ACCESS, REFRESH, AuthStore, ClientRecord, digest
 from toolkit.serving import is_loopback
 
@@ -67,6 +72,12 @@ S256_CHALLENGE = re.compile(r"^[A-Za-z0-9_-]{43}$")
 # SDK path comparing secrets as they are can never succeed.
 UNUSABLE_SECRET = secrets.token_hex(32)
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+MAX_REGISTRATION = 16 * 1024  # bytes of a client's metadata at /register (it is stored)
+MAX_REDIRECT_URI = 2048  # characters of a registered redirect URI
+MAX_REDIRECT_URIS = 10  # redirect URIs of one client
+MAX_STATE = 1024  # characters of the `state` an authorization request carries
+PENDING_PER_CLIENT = 10  # authorization requests of one client waiting on the screen
+PENDING_IN_ALL = 500  # ... and of every client together
 
 # Why the last access token presented was refused, for the event of the 401 that follows.
 token_refusal: contextvars.ContextVar[str | None] = contextvars.ContextVar(
@@ -99,22 +110,78 @@ class AuthPolicy:
 def redirect_uri_problem(uri: str) -> str | None:
     """Why a redirect URI may not be registered: it must be https, or http on a loopback
     host, with no fragment and no user name or password in it."""
-    parts = urlsplit(uri)
+    shown = clip(uri, 200)
+    if len(uri) > MAX_REDIRECT_URI:
+        return f"{shown}: a redirect URI must be at most {MAX_REDIRECT_URI} characters"
+    try:
+        parts = urlsplit(uri)
+        host = parts.hostname or ""
+        user = parts.username is not None or parts.password is not None
+    except ValueError:
+        return f"{shown}: not a valid URI"
     if parts.fragment or "#" in uri:
-        return f"{uri}: a redirect URI must not have a fragment"
-    if parts.username is not None or parts.password is not None:
-        return f"{uri}: a redirect URI must not carry a user name or password"
-    host = parts.hostname or ""
+        return f"{shown}: a redirect URI must not have a fragment"
+    if user:
+        return f"{shown}: a redirect URI must not carry a user name or password"
     if parts.scheme == "https" and host:
         return None
     if parts.scheme == "http" and host and is_loopback(host):
         return None
-    return f"{uri}: a redirect URI must be https, or http on localhost (127.0.0.1, [::1])"
+    return f"{shown}: a redirect URI must be https, or http on localhost (127.0.0.1, [::1])"
+
+
+REGISTERED_GRANTS = ("authorization_code", "refresh_token")
+RESPONSE_TYPES = ("code",)
+AUTH_METHODS = ("client_secret_post", "client_secret_basic", "none")
+
+
+def _unsupported_metadata(client: OAuthClientInformationFull) -> str | None:
+    """What a registration asks for that this server does not do (so is never stored)."""
+    grants = [g for g in client.grant_types if g not in REGISTERED_GRANTS]
+    if grants:
+        return (f"grant_types: {clip(grants[0], 60)} is not supported "
+                f"(a registered client uses {' and '.join(REGISTERED_GRANTS)})")
+    responses = [r for r in client.response_types if r not in RESPONSE_TYPES]
+    if responses:
+        return f"response_types: {clip(responses[0], 60)} is not supported (only code)"
+    method = client.token_endpoint_auth_method
+    if method is not None and method not in AUTH_METHODS:
+        return (f"token_endpoint_auth_method: {clip(str(method), 60)} is not supported "
+                f"({', '.join(AUTH_METHODS)})")
+    return None
+
+
+def _same_but_port(registered: str, given: str) -> bool:
+    """Whether `given` is the loopback redirect URI `registered` on another port: a native
+    client listens on an ephemeral port (RFC 8252 7.3); scheme, host, path and query must
+    be the same."""
+    try:
+        ours, theirs = urlsplit(registered), urlsplit(given)
+        ours_port, theirs_port = ours.port, theirs.port  # a malformed port raises here
+    except ValueError:
+        return False
+    host = ours.hostname or ""
+    return (ours.scheme == theirs.scheme == "http" and is_loopback(host)
+            and theirs.hostname == host and ours.path == theirs.path
+            and ours.query == theirs.query and not theirs.fragment
+            and theirs.username is None and theirs.password is None
+            and ours_port is not None and theirs_port is not None)
+
+
+class ToolkitClientInfo(OAuthClientInformationFull):
+    """A client as the SDK sees it; a loopback redirect URI matches on any port."""
+
+    def validate_redirect_uri(self, redirect_uri: AnyUrl | None) -> AnyUrl:
+        if redirect_uri is not None and self.redirect_uris is not None \
+                and redirect_uri not in self.redirect_uris \
+                and any(_same_but_port(str(uri), str(redirect_uri)) for uri in self.redirect_uris):
+            return redirect_uri
+        return super().validate_redirect_uri(redirect_uri)
 
 
 def client_info(record: ClientRecord) -> OAuthClientInformationFull:
     """What the SDK is given of a client: its metadata, never its secret."""
-    return OAuthClientInformationFull.model_validate({
+    return ToolkitClientInfo.model_validate({
         **record.info, "client_id": record.client_id,
         "client_secret": UNUSABLE_SECRET if record.secret_hash else None})
 
@@ -141,6 +208,14 @@ class ToolkitAuthProvider(
         return client_info(record) if record is not None else None
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        if len(client_info.redirect_uris or []) > MAX_REDIRECT_URIS:
+            many = f"a client may register at most {MAX_REDIRECT_URIS} redirect URIs"
+            self.event("register", "denied", detail=many, status=400)
+            raise RegistrationError("invalid_redirect_uri", many)
+        unsupported = _unsupported_metadata(client_info)
+        if unsupported:
+            self.event("register", "denied", detail=unsupported, status=400)
+            raise RegistrationError("invalid_client_metadata", unsupported)
         for uri in client_info.redirect_uris or []:
             problem = redirect_uri_problem(str(uri))
             if problem:
@@ -175,6 +250,18 @@ class ToolkitAuthProvider(
                        detail="resource is another server")
             raise AuthorizeError("invalid_request",
                                  f"resource must be {self.policy.resource_url}")
+        if params.state is not None and len(params.state) > MAX_STATE:
+            self.event("authorize", "denied", client_id=client.client_id,
+                       detail=f"state longer than {MAX_STATE} characters")
+            raise AuthorizeError("invalid_request",
+                                 f"state must be at most {MAX_STATE} characters")
+        waiting, in_all = self.store.pending_counts(client.client_id)
+        if waiting >= PENDING_PER_CLIENT or in_all >= PENDING_IN_ALL:
+            self.event("authorize", "denied", client_id=client.client_id,
+                       detail="too many authorization requests waiting on the screen")
+            raise AuthorizeError("temporarily_unavailable",
+                                 "too many authorization requests are waiting for the writer; "
+                                 "answer or let them expire, then try again")
         request_id = self.store.add_pending(client.client_id, {
             "state": params.state, "scopes": scope_names.parse(" ".join(requested)),
             "code_challenge": params.code_challenge, "redirect_uri": str(params.redirect_uri),
@@ -414,6 +501,11 @@ class TokenEndpoint:
         if grant not in GRANTS:
             return token_error("unsupported_grant_type", f"grant_type must be one of "
                                                          f"{', '.join(GRANTS)}")
+        resource = form.get("resource")
+        if isinstance(resource, str) and not _same_resource(resource,
+                                                            self.provider.policy.resource_url):
+            return token_error("invalid_target", f"resource must be "
+                                                 f"{self.provider.policy.resource_url}")
         try:
             client = await self.authenticator.authenticate(request)
         except AuthenticationError as exc:
@@ -449,10 +541,12 @@ class RegisterEndpoint:
         media = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if media != "application/json":
             return self._refuse("the registration endpoint takes application/json")
-        try:
-            body: Any = await request.json()
-        except (ValueError, UnicodeDecodeError):
-            return self._refuse("the body is not valid JSON")
+        raw = await request.body()
+        if len(raw) > MAX_REGISTRATION:
+            return self._refuse(f"client metadata is at most {MAX_REGISTRATION // 1024} KiB")
+        body, problem = parse_json_body(raw)
+        if problem is not None:
+            return self._refuse(problem)
         if not isinstance(body, dict):
             return self._refuse("the body must be a JSON object of client metadata")
         grants = body.get("grant_types")

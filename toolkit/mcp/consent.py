@@ -9,9 +9,10 @@ server but does not know it cannot let a client in. The answer is a redirect to 
 client's registered redirect URI, with a code or with `error=access_denied`.
 
 Guessing the secret is bounded twice: five wrong secrets end a request (the client is
-told access_denied), and more than `FAILURES_ALLOWED` wrong secrets within
-`FAILURE_WINDOW` seconds close the screen to every request until the window has passed
-(429), whatever the requests. The secret is compared as a SHA-256 digest in constant time,
+told access_denied), and more than `FAILURES_ALLOWED` wrong secrets for one client, or
+`FAILURES_PER_ADDRESS` from one source address, within `FAILURE_WINDOW` seconds close the
+screen to that client (that address) until the window has passed (429): someone else's
+wrong guesses never lock the writer's own client out. The secret is compared as a SHA-256 digest in constant time,
 never logged, never put in an event or an error.
 """
 
@@ -34,9 +35,12 @@ from toolkit.mcp.auth import ToolkitAuthProvider
 from toolkit.mcp.store import PendingRecord
 
 ATTEMPTS_PER_REQUEST = 5
-FAILURES_ALLOWED = 10
+FAILURES_ALLOWED = 10  # wrong secrets for one client within the window
+FAILURES_PER_ADDRESS = 30  # ... from one source address, whatever the clients
+FAILURE_KEYS = 10_000  # clients and addresses remembered; the oldest are forgotten first
 FAILURE_WINDOW = 600.0
 MIN_SECRET_LENGTH = 12
+MIN_SECRET_DISTINCT = 6  # different characters: "aaaaaaaaaaaa" or "123412341234" is no secret
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -83,9 +87,14 @@ def secret_problem(secret: Secret | None) -> str | None:
     if secret is None:
         return ("TOOLKIT_MCP_OPERATOR_SECRET is not set: the HTTP transport needs it for its "
                 "authorization screen (set it in the environment or in .env)")
-    if len(secret.reveal()) < MIN_SECRET_LENGTH:
+    value = secret.reveal()
+    if len(value) < MIN_SECRET_LENGTH:
         return (f"TOOLKIT_MCP_OPERATOR_SECRET: must be at least {MIN_SECRET_LENGTH} "
                 "characters long")
+    if len(set(value)) < MIN_SECRET_DISTINCT:
+        return (f"TOOLKIT_MCP_OPERATOR_SECRET: too easy to guess (fewer than "
+                f"{MIN_SECRET_DISTINCT} different characters); use a passphrase of a few "
+                "words, or `python -c 'import secrets; print(secrets.token_urlsafe())'`")
     return None
 
 
@@ -97,7 +106,7 @@ class ConsentScreen:
         self.store = provider.store
         self._secret = _digest(operator_secret.reveal())
         self.project = project
-        self._failures: deque[float] = deque()
+        self._failures: dict[str, deque[float]] = {}  # "client:<id>" or "address:<ip>"
 
     # -- answers ----------------------------------------------------------------------------
 
@@ -168,8 +177,9 @@ class ConsentScreen:
             return self._deny(request_id, pending)
         if decision != "approve":
             return self._page(request_id, pending, 400, "Choose Approve or Deny.")
+        address = request.client.host if request.client is not None else "unknown"
         return self._approve(request_id, pending, _text(form.get("secret")),
-                             [_text(s) for s in form.getlist("scope")])
+                             [_text(s) for s in form.getlist("scope")], address)
 
     def _gone(self) -> Response:
         return self._notice("This authorization request is over",
@@ -183,24 +193,39 @@ class ConsentScreen:
         return self._back(pending, error="access_denied",
                           error_description="the writer denied the authorization")
 
-    def _throttled(self) -> bool:
+    def _recent(self, key: str) -> int:
+        """Wrong secrets of `key` within the window."""
         now = self.store.clock()
-        while self._failures and self._failures[0] < now - FAILURE_WINDOW:
-            self._failures.popleft()
-        return len(self._failures) >= FAILURES_ALLOWED
+        failures = self._failures.get(key)
+        while failures and failures[0] < now - FAILURE_WINDOW:
+            failures.popleft()
+        if failures is not None and not failures:
+            del self._failures[key]
+        return len(failures or ())
+
+    def _throttled(self, client_id: str, address: str) -> bool:
+        return (self._recent(f"client:{client_id}") >= FAILURES_ALLOWED
+                or self._recent(f"address:{address}") >= FAILURES_PER_ADDRESS)
+
+    def _failed(self, client_id: str, address: str) -> None:
+        now = self.store.clock()
+        for key in (f"client:{client_id}", f"address:{address}"):
+            self._failures.setdefault(key, deque()).append(now)
+        while len(self._failures) > FAILURE_KEYS:
+            self._failures.pop(next(iter(self._failures)))
 
     def _approve(self, request_id: str, pending: PendingRecord, secret: str,
-                 chosen: list[str]) -> Response:
+                 chosen: list[str], address: str) -> Response:
         client_id = pending.client_id
         requested: list[str] = pending.params["scopes"]
-        if self._throttled():
+        if self._throttled(client_id, address):
             self.provider.event("consent", "denied", client_id=client_id, status=429,
                                 detail="too many wrong operator secrets lately")
             return self._notice("Too many wrong secrets",
                                 "The operator secret was wrong too many times lately; try "
                                 "again in a few minutes.", 429)
         if not hmac.compare_digest(_digest(secret), self._secret):
-            self._failures.append(self.store.clock())
+            self._failed(client_id, address)
             attempts = self.store.pending_failed(request_id)
             self.provider.event("consent", "denied", client_id=client_id, status=403,
                                 detail=f"wrong operator secret (attempt {attempts})")

@@ -14,7 +14,7 @@ client ids, scopes, tool names and one-line reasons.
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,6 +24,12 @@ log = logging.getLogger("toolkit.mcp")
 
 AUTHORIZATION = "authorization"
 TOOL = "tool"
+MAX_TEXT = 300  # characters of a detail or client id kept: they may come from anyone
+
+
+def clip(value: str, limit: int = MAX_TEXT) -> str:
+    """`value` cut to `limit` characters (saying so), for what an attacker may have sent."""
+    return value if len(value) <= limit else value[:limit] + f"... ({len(value)} characters)"
 
 
 @dataclass(frozen=True)
@@ -94,7 +100,11 @@ class EventRecorder:
 
 
 def tell(listener: McpListener, event: McpEvent) -> None:
-    """Give `event` to `listener`; a listener that fails never fails the request."""
+    """Give `event` to `listener`, its attacker-controlled parts cut to a few hundred
+    characters; a listener that fails never fails the request."""
+    if len(event.detail) > MAX_TEXT or len(event.client_id or "") > MAX_TEXT:
+        event = replace(event, detail=clip(event.detail),
+                        client_id=clip(event.client_id) if event.client_id else None)
     try:
         listener.mcp_event(event)
     except Exception:  # a broken listener is the owner's problem, not the client's

@@ -15,9 +15,16 @@ without a valid token. `build_app` then swaps in what the SDK leaves out:
   and at the root well-known path;
 - `/consent`, the authorization screen (consent.py);
 - in front of `/mcp`: a request carrying `access_token` in its query string is refused
-  (400, whatever else it carries: tokens travel in the header only); a JSON-RPC request
-  outside the token's scopes gets 403 `insufficient_scope` naming the scopes it needs
-  (`ScopeGate`); every refusal is told to the listener.
+  (400, whatever else it carries: tokens travel in the header only); a body that is not
+  UTF-8 JSON of bounded nesting is 400, a tool call whose arguments do not fit the tool's
+  schema strictly is 400 (-32602), and a JSON-RPC request outside the token's scopes gets
+  403 `insufficient_scope` naming the scopes it needs (`ScopeGate`); a session whose grant
+  was revoked or has expired is ended (`SessionGrants`); every refusal is told to the
+  listener;
+- every other route checks Host (421; DNS rebinding, as the SDK's transport does for
+  `/mcp`) and `POST /consent` checks Origin (403) (`HostGuard`); an `/authorize` error
+  goes back to the redirect URI only of a client the writer approved before
+  (`AuthorizeEvents`: no open redirect).
 
 A server on an address other than loopback must have a TLS certificate and key
 (`bind_problem`): tokens and the operator secret never cross a network in clear text.
@@ -33,7 +40,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
 from mcp.server.auth.handlers.register import RegistrationHandler
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, RequireAuthMiddleware
 from mcp.server.auth.routes import (
@@ -49,11 +55,13 @@ from mcp.server.transport_security import (
     TransportSecuritySettings,
 )
 from mcp.shared.auth import ProtectedResourceMetadata
+from mcp.types import INVALID_PARAMS
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route, request_response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -67,9 +75,11 @@ from toolkit.mcp.auth import (
     ToolkitAuthProvider,
     token_refusal,
 )
+from toolkit.mcp.bodies import parse_json_body
 from toolkit.mcp.consent import ConsentScreen
 from toolkit.mcp.events import AUTHORIZATION, McpEvent, McpListener, tell
-from toolkit.mcp.server import ToolkitMCP
+from toolkit.mcp.server import ToolkitMCP, argument_problem
+from toolkit.mcp.store import AuthStore
 from toolkit.mcp.tools import scopes_for
 from toolkit.serving import is_loopback, replay, url_host
 
@@ -110,11 +120,11 @@ def issuer_for(configured: str | None, host: str, port: int, tls: bool) -> str:
         raise ConfigError(["toolkit.toml: mcp.issuer_url: must be an origin such as "
                            "https://example.com, without a path (clients find the "
                            "authorization server at the origin of the server's URL)"])
-    try:
-        validate_issuer_url(AnyHttpUrl(issuer))
-    except ValueError:
+    host_name = parts.hostname or ""
+    if parts.query or parts.fragment or not host_name or not (
+            parts.scheme == "https" or (parts.scheme == "http" and is_loopback(host_name))):
         raise ConfigError([f"toolkit.toml: mcp.issuer_url: {issuer} must be https (http only "
-                           f"on localhost or 127.0.0.1)"]) from None
+                           f"on a loopback address: localhost, 127.0.0.0/8, [::1])"])
     return issuer
 
 
@@ -163,6 +173,44 @@ async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, error
     await response(scope, receive, send)
 
 
+def _allowed(value: str, allowed: list[str]) -> bool:
+    """Whether a Host or Origin value is one of `allowed`, where `name:*` is any port."""
+    for pattern in allowed:
+        if value == pattern:
+            return True
+        if pattern.endswith(":*"):
+            base, _, port = value.rpartition(":")
+            if base == pattern[:-2] and port.isdigit():
+                return True
+    return False
+
+
+class HostGuard:
+    """DNS rebinding protection for the authorization server's endpoints, as the SDK gives
+    `/mcp`: a request whose Host is not one of the server's is 421; with `check_origin`
+    (the consent form), a POST whose Origin is given and is not the server's is 403 (a
+    form posted from another site)."""
+
+    def __init__(self, app: ASGIApp, security: TransportSecuritySettings, *,
+                 check_origin: bool = False):
+        self.app = app
+        self.security = security
+        self.check_origin = check_origin
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = Headers(scope=scope)
+            if not _allowed(headers.get("host", ""), self.security.allowed_hosts):
+                await Response("Invalid Host header", status_code=421)(scope, receive, send)
+                return
+            origin = headers.get("origin")
+            if self.check_origin and scope["method"] == "POST" and origin is not None \
+                    and not _allowed(origin, self.security.allowed_origins):
+                await Response("Invalid Origin header", status_code=403)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 class QueryTokenGuard:
     """Refuses (400) a request with `access_token` in its query string: bearer tokens are
     accepted in the Authorization header only (MCP authorization, 2.6), and one that was
@@ -181,14 +229,31 @@ class QueryTokenGuard:
         await self.app(scope, receive, send)
 
 
-class ScopeGate:
-    """403 `insufficient_scope` for a JSON-RPC request the token's scopes do not cover: a
-    tool call (the scopes of that tool, and `publish` for a push that publishes) or a
-    resource read. Reads the (size-limited) body and hands it on unchanged."""
+async def _jsonrpc_error(scope: Scope, receive: Receive, send: Send, status: int, code: int,
+                         message: str, request_id: Any = None) -> None:
+    scope[REFUSAL] = message
+    if not isinstance(request_id, str | int) or isinstance(request_id, bool):
+        request_id = None
+    response = Response(json.dumps({"jsonrpc": "2.0", "id": request_id,
+                                    "error": {"code": code, "message": message}}),
+                        status_code=status, media_type="application/json",
+                        headers={"Cache-Control": "no-store"})
+    await response(scope, receive, send)
 
-    def __init__(self, app: ASGIApp, resource_metadata_url: str):
+
+class ScopeGate:
+    """In front of the transport, for each POST: a body that is not UTF-8 JSON nested at
+    most MAX_JSON_DEPTH levels is 400 (-32700, parse error); a tool call whose arguments do
+    not fit the tool's schema, strictly, is 400 (-32602, invalid params); a JSON-RPC request
+    the token's scopes do not cover (a tool call: the scopes of that tool, and `publish` for
+    a push that publishes; a resource read) is 403 `insufficient_scope`. Reads the
+    (size-limited) body and hands it on unchanged."""
+
+    def __init__(self, app: ASGIApp, resource_metadata_url: str,
+                 validators: dict[str, Any] | None = None):
         self.app = app
         self.resource_metadata_url = resource_metadata_url
+        self.validators = validators or {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -203,9 +268,23 @@ class ScopeGate:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
+        payload, problem = parse_json_body(body)
+        if problem is not None:
+            await _jsonrpc_error(scope, receive, send, 400, -32700, f"Parse error: {problem}")
+            return
+        for message in payload if isinstance(payload, list) else [payload]:
+            if isinstance(message, dict) and message.get("method") == "tools/call":
+                given = message.get("params")
+                params = given if isinstance(given, dict) else {}
+                wrong = argument_problem(self.validators, params.get("name"),
+                                         params.get("arguments"))
+                if wrong is not None:
+                    await _jsonrpc_error(scope, receive, send, 400, INVALID_PARAMS,
+                                         f"Invalid params: {wrong}", message.get("id"))
+                    return
         user = scope.get("user")
         granted = set(user.scopes) if isinstance(user, AuthenticatedUser) else set()
-        needed = self.needed(body)
+        needed = self.needed(payload)
         missing = [s for s in needed if s not in granted]
         if missing:
             await _refuse(scope, receive, send, 403, "insufficient_scope",
@@ -216,13 +295,8 @@ class ScopeGate:
         await self.app(scope, replay(body, receive), send)
 
     @staticmethod
-    def needed(body: bytes) -> list[str]:
-        """The scopes the JSON-RPC message(s) in `body` need; none when it is not JSON
-        (the transport answers that itself)."""
-        try:
-            payload = json.loads(body)
-        except ValueError:
-            return []
+    def needed(payload: Any) -> list[str]:
+        """The scopes the JSON-RPC message(s) of `payload` need."""
         needed: list[str] = []
         for message in payload if isinstance(payload, list) else [payload]:
             if not isinstance(message, dict):
@@ -238,6 +312,67 @@ class ScopeGate:
             elif method in ("resources/list", "resources/read", "resources/templates/list"):
                 needed.append(scope_names.READ)
         return list(dict.fromkeys(needed))
+
+
+class SessionGrants:
+    """Ends an MCP session when the authorization (grant) that opened it is revoked or has
+    expired: its next request is 404, as for a session that never was, and the SDK's
+    session is terminated. Each call is still authorised on its own request's token (the
+    SDK lets any token of the same client use a session); this one makes sure a session
+    does not outlive the grant that opened it."""
+
+    KEPT = 10_000  # sessions remembered; the oldest are forgotten first
+
+    def __init__(self, app: ASGIApp, store: AuthStore):
+        self.app = app
+        self.store = store
+        self.grants: dict[str, str] = {}  # session id -> grant id
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        session = Headers(scope=scope).get("mcp-session-id")
+        if session is None:
+            await self.app(scope, receive, self._remember(scope, send))
+            return
+        opened_by = self.grants.get(session)
+        if opened_by is not None and not self.store.grant_live(opened_by):
+            self.grants.pop(session, None)
+            await self._end(scope)
+            await _jsonrpc_error(scope, receive, send, 404, -32600,
+                                 "Session not found: the authorization that opened it was "
+                                 "revoked or has expired")
+            return
+        await self.app(scope, receive, send)
+        if scope["method"] == "DELETE":
+            self.grants.pop(session, None)
+
+    def _remember(self, scope: Scope, send: Send) -> Send:
+        user = scope.get("user")
+        grant = getattr(user.access_token, "grant_id", None) \
+            if isinstance(user, AuthenticatedUser) else None
+
+        async def watch(message: Message) -> None:
+            if message["type"] == "http.response.start" and isinstance(grant, str):
+                opened = Headers(raw=message.get("headers", [])).get("mcp-session-id")
+                if opened:
+                    self.grants[opened] = grant
+                    while len(self.grants) > self.KEPT:
+                        self.grants.pop(next(iter(self.grants)))
+            await send(message)
+
+        return watch
+
+    async def _end(self, scope: Scope) -> None:
+        """Terminate the SDK's session as a DELETE of it would (its answer is dropped)."""
+        async def receive() -> Message:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: Message) -> None:
+            return None
+
+        await self.app({**scope, "method": "DELETE"}, receive, send)
 
 
 class RefusalEvents:
@@ -269,26 +404,50 @@ class RefusalEvents:
 class AuthorizeEvents:
     """Tells the listener of every `/authorize` request the SDK's handler refuses: a 400
     (an unknown client, a redirect URI not registered) or a redirect back to the client
-    carrying an error (no PKCE challenge, the `plain` method, an unknown scope)."""
+    carrying an error (no PKCE challenge, the `plain` method, an unknown scope).
 
-    def __init__(self, app: ASGIApp, listener: McpListener):
+    An error is sent back to the client's redirect URI only for a client the writer has
+    approved before (or the operator created): anyone can register any https URI, and an
+    error redirect to it would make this server an open redirector. Any other client gets
+    the error as a page (400) instead."""
+
+    def __init__(self, app: ASGIApp, listener: McpListener, store: AuthStore):
         self.app = app
         self.listener = listener
+        self.store = store
+
+    def _approved(self, client_id: str | None) -> bool:
+        record = self.store.client(client_id) if client_id else None
+        return record is not None and (record.origin == "operator"
+                                       or record.last_grant_at is not None)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        replaced = False
+
         async def watch(message: Message) -> None:
+            nonlocal replaced
+            if replaced:
+                return  # the SDK's body of a response replaced by the error page
             if message["type"] == "http.response.start":
                 headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                            for k, v in message.get("headers", [])}
                 answer = parse_qs(urlsplit(headers.get("location", "")).query)
                 if message["status"] >= 400 or "error" in answer:
                     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+                    client_id = query.get("client_id", [None])[0]
                     error = answer.get("error", ["invalid_request"])[0]
                     why = answer.get("error_description", [""])[0]
                     tell(self.listener, McpEvent(
-                        AUTHORIZATION, "authorize", "denied",
-                        query.get("client_id", [None])[0], detail=f"{error}: {why}"[:300],
-                        status=message["status"]))
+                        AUTHORIZATION, "authorize", "denied", client_id,
+                        detail=f"{error}: {why}"[:300], status=message["status"]))
+                    if "error" in answer and not self._approved(client_id):
+                        replaced = True
+                        page = Response(
+                            json.dumps({"error": error, "error_description": why[:300]}),
+                            status_code=400, media_type="application/json",
+                            headers={"Cache-Control": "no-store"})
+                        await page(scope, receive, send)
+                        return
             await send(message)
 
         await self.app(scope, receive, watch)
@@ -302,6 +461,14 @@ def _with_cors(handler: Callable[[Request], Awaitable[Response]], methods: list[
     return CORSMiddleware(
         RequestBodyLimitMiddleware(request_response(handler), DEFAULT_MAX_REQUEST_BODY_SIZE),
         allow_origins="*", allow_methods=methods, allow_headers=["mcp-protocol-version"])
+
+
+def _document(document: dict[str, Any]) -> ASGIApp:
+    """A metadata endpoint answering `document`, as the SDK's handlers do (CORS, cached)."""
+    async def handle(request: Request) -> Response:
+        return JSONResponse(document, headers={"Cache-Control": "public, max-age=3600"})
+
+    return cors_middleware(handle, ["GET", "OPTIONS"])
 
 
 def _find(routes: list[BaseRoute], path: str) -> Route:
@@ -321,8 +488,16 @@ def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
     """The whole HTTP application (and the MCP server in it)."""
     registration = ClientRegistrationOptions(enabled=True, valid_scopes=list(scope_names.ALL),
                                              default_scopes=list(scope_names.DEFAULT))
+    # The SDK takes http only on localhost and 127.0.0.1; on another loopback address
+    # ([::1], 127.0.0.2) it is given 127.0.0.1 for the origin: every document and check
+    # that names the issuer is replaced below with the real one.
+    sdk_issuer = site.issuer_url
+    try:
+        validate_issuer_url(AnyHttpUrl(sdk_issuer))
+    except ValueError:
+        sdk_issuer = f"http://127.0.0.1:{site.port}"
     settings = AuthSettings(
-        issuer_url=AnyHttpUrl(site.issuer_url), resource_server_url=AnyHttpUrl(site.resource_url),
+        issuer_url=AnyHttpUrl(sdk_issuer), resource_server_url=AnyHttpUrl(sdk_issuer + MCP_PATH),
         client_registration_options=registration,
         revocation_options=RevocationOptions(enabled=False), required_scopes=None,
         # Tokens are this server's own: the provider checks the resource they were
@@ -340,12 +515,16 @@ def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
     metadata.token_endpoint_auth_methods_supported = ["client_secret_post",
                                                       "client_secret_basic", "none"]
     metadata.scopes_supported = list(scope_names.ALL)
-    _replace(routes, AS_METADATA, Route(
-        AS_METADATA, cors_middleware(MetadataHandler(metadata).handle, ["GET", "OPTIONS"]),
-        methods=["GET", "OPTIONS"]))
+    # The issuer exactly as clients reach it, without the final slash pydantic's URL type
+    # adds to an origin (RFC 8414 3.3: identical to the URL metadata was asked for by).
+    as_document = metadata.model_dump(mode="json", exclude_none=True) | {
+        "issuer": site.issuer_url}
+    _replace(routes, AS_METADATA, Route(AS_METADATA, _document(as_document),
+                                        methods=["GET", "OPTIONS"]))
 
     authorize = _find(routes, "/authorize")
-    _replace(routes, "/authorize", Route("/authorize", AuthorizeEvents(authorize.endpoint, listener),
+    _replace(routes, "/authorize", Route("/authorize", AuthorizeEvents(authorize.endpoint, listener,
+                                                                         provider.store),
                                          methods=["GET", "POST"]))
 
     token = TokenEndpoint(provider)
@@ -359,7 +538,8 @@ def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
     resource = ProtectedResourceMetadata(
         resource=AnyHttpUrl(site.resource_url), authorization_servers=[issuer],
         scopes_supported=list(scope_names.ALL), resource_name="toolkit")
-    prm = cors_middleware(ProtectedResourceMetadataHandler(resource).handle, ["GET", "OPTIONS"])
+    prm = _document(resource.model_dump(mode="json", exclude_none=True) | {
+        "resource": site.resource_url, "authorization_servers": [site.issuer_url]})
     prm_path = urlsplit(resource_metadata_url).path
     _replace(routes, prm_path, Route(prm_path, prm, methods=["GET", "OPTIONS"]))
     routes.append(Route(PRM_ROOT, prm, methods=["GET", "OPTIONS"]))
@@ -368,7 +548,8 @@ def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
     assert isinstance(sdk_mcp.endpoint, RequireAuthMiddleware)
     transport = sdk_mcp.endpoint.app  # the Streamable HTTP app inside the SDK's auth check
     gate = RequireAuthMiddleware(
-        RequestBodyLimitMiddleware(ScopeGate(transport, resource_metadata_url),
+        RequestBodyLimitMiddleware(ScopeGate(SessionGrants(transport, provider.store),
+                                             resource_metadata_url, server.argument_validators),
                                    DEFAULT_MAX_REQUEST_BODY_SIZE),
         [], AnyHttpUrl(resource_metadata_url))
     _replace(routes, MCP_PATH, Route(MCP_PATH, endpoint=QueryTokenGuard(
@@ -376,6 +557,10 @@ def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
 
     consent = ConsentScreen(provider, operator_secret, config.site.title)
     routes.append(Route("/consent", consent.handle, methods=["GET", "POST"]))
+    security = site.transport_security()
+    for route in routes:  # /mcp: the SDK's transport checks Host and Origin itself
+        if isinstance(route, Route) and route.path != MCP_PATH:
+            route.app = HostGuard(route.app, security, check_origin=route.path == "/consent")
     return app, server
 
 

@@ -14,7 +14,7 @@ listed from the content folder at every request, so new posts appear without a r
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
@@ -24,17 +24,27 @@ from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ResourceError, ToolError
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import CallToolResult, ContentBlock, TextContent, ToolAnnotations
+from mcp.shared.exceptions import McpError
+from mcp.types import (
+    INVALID_PARAMS,
+    CallToolRequest,
+    CallToolResult,
+    ContentBlock,
+    ErrorData,
+    ServerResult,
+    TextContent,
+    ToolAnnotations,
+)
 from mcp.types import Resource as McpResource
 from mcp.types import ResourceTemplate as McpResourceTemplate
-from pydantic import AnyUrl, ValidationError
+from pydantic import AnyUrl, BaseModel, ValidationError
 
 from toolkit import __version__
 from toolkit.config import Config
 from toolkit.errors import AuthorizationError, ToolkitError
 from toolkit.mcp import scopes as scope_names
 from toolkit.mcp.events import McpListener
-from toolkit.mcp.tools import TOOLS, Toolbox
+from toolkit.mcp.tools import MAX_PATH, TOOLS, Toolbox
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +84,29 @@ def error_text(exc: BaseException) -> str:
     return f"Error: the tool failed unexpectedly ({type(cause).__name__}); see the server's log"
 
 
+def argument_problem(models: dict[str, type[BaseModel]], tool: object,
+                     arguments: object) -> str | None:
+    """Why the arguments of a call of `tool` do not fit its schema, validated strictly (a
+    boolean is `true` or `false`, never `"true"`, 1 or "yes"); None when they fit or the
+    tool is unknown (the server answers that one itself). Never quotes the value."""
+    model = models.get(tool) if isinstance(tool, str) else None
+    if model is None:
+        return None
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        return "arguments must be an object"
+    try:
+        model.model_validate(arguments, strict=True)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False, include_input=False)[0]
+        where = ".".join(str(part) for part in first["loc"]) or "arguments"
+        return f"{where}: {first['msg']}"[:300]
+    except RecursionError:
+        return "arguments are nested too deep"
+    return None
+
+
 class ToolkitMCP(FastMCP[Any]):
     """FastMCP serving `config`'s project; `local_scopes` are what a call without a bearer
     token holds (stdio), `listener` hears every tool call."""
@@ -102,6 +135,32 @@ class ToolkitMCP(FastMCP[Any]):
                     destructiveHint=False if not spec.read_only else None,
                     idempotentHint=spec.read_only, openWorldHint=spec.open_world),
                 structured_output=True)
+        self.argument_validators: dict[str, type[BaseModel]] = {}
+        for spec in TOOLS:
+            tool = self._tool_manager.get_tool(spec.name)
+            assert tool is not None  # added just above
+            self.argument_validators[spec.name] = tool.fn_metadata.arg_model
+        self._strict_arguments()
+
+    def _strict_arguments(self) -> None:
+        """Check every call's arguments against its tool's schema before anything else:
+        a call that does not fit is a JSON-RPC error -32602 (invalid params), not a call.
+        FastMCP itself validates leniently (pydantic's lax mode takes "yes" for true)."""
+        handlers = self._mcp_server.request_handlers
+        sdk: Callable[[Any], Awaitable[ServerResult]] | None = handlers.get(CallToolRequest)
+        if sdk is None:
+            raise RuntimeError("the MCP SDK no longer registers tools/call this way; "
+                               "toolkit.mcp.server needs updating")
+        validators = self.argument_validators
+
+        async def strict(request: CallToolRequest) -> ServerResult:
+            problem = argument_problem(validators, request.params.name, request.params.arguments)
+            if problem is not None:
+                raise McpError(ErrorData(code=INVALID_PARAMS, message=f"Invalid params: {problem}"))
+            assert sdk is not None
+            return await sdk(request)
+
+        handlers[CallToolRequest] = strict
 
     async def call_tool(self, name: str,
                         arguments: dict[str, Any]) -> Sequence[ContentBlock] | dict[str, Any]:
@@ -136,10 +195,11 @@ class ToolkitMCP(FastMCP[Any]):
     async def list_resources(self) -> list[McpResource]:
         import anyio.to_thread
 
-        from toolkit.content import load_posts
+        from toolkit.commands.posts import PostCache
 
         self._resource_scope()
-        posts, _ = await anyio.to_thread.run_sync(lambda: load_posts(self.config))
+        # The posts inside the content folder only, as every tool sees them.
+        posts, _ = await anyio.to_thread.run_sync(lambda: PostCache(self.config).load())
         return [McpResource(uri=AnyUrl(resource_uri(post.key)), name=post.key,
                             title=post.title, mimeType="text/markdown",
                             description=f"{'published' if post.published else 'draft'} post "
@@ -156,6 +216,8 @@ class ToolkitMCP(FastMCP[Any]):
 
         self._resource_scope()
         key = resource_key(str(uri))
+        if key is not None and len(key) > MAX_PATH:
+            raise ResourceError(f"a post's path is at most {MAX_PATH} characters")
         if key is None:
             raise ResourceError(f"unknown resource {uri}: posts are {RESOURCE_PREFIX}<path>")
         try:

@@ -204,9 +204,13 @@ class AuthStore:
                        (client_id, digest(secret) if secret else None, json.dumps(info), name,
                         origin, now))
             # Anyone may register: registrations that never led to a grant are kept up to a
-            # bound, so that a flood of them cannot fill the disk.
+            # bound, so that a flood of them cannot fill the disk. One with an authorization
+            # request waiting on the screen (bounded in number) is never evicted: a flood of
+            # registrations cannot push out the writer's own client during consent.
+            db.execute("DELETE FROM pending WHERE expires_at < ?", (now,))
             db.execute("DELETE FROM clients WHERE client_id IN (SELECT client_id FROM clients "
-                       "WHERE origin = 'registered' AND last_grant_at IS NULL "
+                       "WHERE origin = 'registered' AND last_grant_at IS NULL AND client_id "
+                       "NOT IN (SELECT client_id FROM pending) "
                        "ORDER BY created_at DESC LIMIT -1 OFFSET ?)", (UNUSED_CLIENTS_KEPT,))
 
     def client(self, client_id: str, *, revoked: bool = False) -> ClientRecord | None:
@@ -263,6 +267,14 @@ class AuthStore:
                        "VALUES (?, ?, ?, ?)",
                        (digest(request_id), client_id, json.dumps(params), now + ttl))
         return request_id
+
+    def pending_counts(self, client_id: str) -> tuple[int, int]:
+        """Authorization requests waiting on the screen: the client's, and all of them."""
+        with self._mutex:
+            row = self._db.execute(
+                "SELECT COUNT(*) AS n, COALESCE(SUM(client_id = ?), 0) AS mine FROM pending "
+                "WHERE expires_at >= ?", (client_id, self.clock())).fetchone()
+        return int(row["mine"]), int(row["n"])
 
     def pending(self, request_id: str) -> PendingRecord | None:
         with self._mutex:
@@ -388,6 +400,17 @@ class AuthStore:
         with self._tx() as db:
             db.execute("UPDATE grants SET revoked_at = ?, reason = ? WHERE grant_id = ? AND "
                        "revoked_at IS NULL", (self.clock(), reason, grant_id))
+
+    def grant_live(self, grant_id: str) -> bool:
+        """Whether the grant still works: neither it nor its client is revoked, and it
+        holds a token that has not expired (an access token, or an unused refresh token)."""
+        with self._mutex:
+            row = self._db.execute(
+                "SELECT 1 FROM grants g JOIN clients c ON c.client_id = g.client_id "
+                "WHERE g.grant_id = ? AND g.revoked_at IS NULL AND c.revoked_at IS NULL AND "
+                "EXISTS (SELECT 1 FROM tokens t WHERE t.grant_id = g.grant_id AND "
+                "t.expires_at > ? AND t.used_at IS NULL)", (grant_id, self.clock())).fetchone()
+        return row is not None
 
     def grant_revoked(self, grant_id: str) -> bool:
         with self._mutex:

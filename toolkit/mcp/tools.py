@@ -5,26 +5,32 @@ never disagree, and returns its result as a structured document (`results.py`).
 needs. Adding the tool of a new command is one `ToolSpec` and one method.
 
 Every call runs in a worker thread (the commands block on disk and network), with the
-scopes checked again inside (the HTTP transport refuses a call outside the token's scopes
-with 403 before it gets here; this check also covers stdio, whose scopes are given at
-start), its start and end told to the listener.
+scopes checked again inside, on the bearer token of the request carrying the call (the
+HTTP transport refuses a call outside that token's scopes with 403 before it gets here;
+this check also covers stdio, whose scopes are given at start), its end told to the
+listener. `query_run_log` over the local log runs in a process of its own instead
+(`query_worker`), within `QueryLimits`, killed at its deadline or when its client leaves.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import anyio.to_thread
-from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.lowlevel.server import request_ctx
 from pydantic import Field
 
 from toolkit.config import Config
-from toolkit.errors import AuthorizationError, ContentError, ToolkitError
+from toolkit.errors import AuthorizationError, ContentError, RunLogError, ToolkitError
 from toolkit.mcp import scopes as scope_names
 from toolkit.mcp.events import TOOL, McpEvent, McpListener, tell
 from toolkit.mcp.results import (
@@ -43,10 +49,17 @@ T = TypeVar("T")
 
 PUBLISH_LOCK_TIMEOUT = 10.0  # seconds push_drafts waits for another toolkit run
 
-Paths = Annotated[list[str], Field(
+# A path past PATH_MAX names nothing, and resolving a long one costs quadratic time: it is
+# refused by the schema, before anything resolves it.
+MAX_PATH = 4096
+MAX_PATHS = 1000
+OnePath = Annotated[str, Field(max_length=MAX_PATH)]
+Paths = Annotated[list[OnePath], Field(
+    max_length=MAX_PATHS,
     description="Project-relative paths of posts or folders inside the content folder "
                 "(e.g. content/hello.md), as list_posts gives them; empty: every post.")]
 PostPath = Annotated[str, Field(
+    max_length=MAX_PATH,
     description="Project-relative path of one post, as list_posts gives it "
                 "(e.g. content/hello.md).")]
 
@@ -72,8 +85,24 @@ TOOLS = (
     ToolSpec("query_run_log", "Query the run log", (scope_names.LOGS,), True, True),
     ToolSpec("export_archive", "Export an archive", (scope_names.DRAFT_WRITE,), False, True),
 )
-MAX_RECORDS = 500  # rows of a run-log answer given to an assistant; the rest are counted
+MAX_RECORDS = 500  # rows of a run-log answer given to an assistant
 SPECS = {spec.name: spec for spec in TOOLS}
+
+
+@dataclass(frozen=True)
+class QueryLimits:
+    """What one `query_run_log` call may take over the local run log: the memory of its
+    DataFusion operators, its time, the rows it answers, and the size of that answer."""
+
+    memory_bytes: int = 256 * 1024 * 1024
+    seconds: float = 30.0
+    rows: int = MAX_RECORDS
+    answer_bytes: int = 32 * 1024 * 1024
+    poll_seconds: float = 0.2  # how often the server looks whether the client is still there
+
+
+class ClientLeft(Exception):
+    """The client of a call went away (its HTTP connection closed) while the call ran."""
 
 
 def scopes_for(tool: str, arguments: dict[str, Any]) -> tuple[str, ...]:
@@ -82,7 +111,9 @@ def scopes_for(tool: str, arguments: dict[str, Any]) -> tuple[str, ...]:
     spec = SPECS.get(tool)
     if spec is None:
         return ()
-    if tool == "push_drafts" and arguments.get("publish") is True:
+    # Fail closed: anything but an explicit false (or no value) asks for publish too; a
+    # value that is not a boolean is refused by the schema before it gets anywhere.
+    if tool == "push_drafts" and arguments.get("publish", False) is not False:
         return (*spec.scopes, scope_names.PUBLISH)
     return spec.scopes
 
@@ -107,19 +138,36 @@ class Toolbox:
         self.listener = listener
         self.transport = transport
         self.local_scopes = local_scopes
+        self.query_limits = QueryLimits()
         self._build_lock = threading.Lock()  # one build of the output folder at a time
         self._posts: PostCache | None = None  # made on first use
 
     # -- running a call -------------------------------------------------------------------
 
     def granted(self) -> tuple[tuple[str, ...], str | None]:
-        """The scopes of this call and its client id: the bearer token's, else the local ones."""
-        token = get_access_token()
-        if token is None:
+        """The scopes of this call and its client id: over HTTP, those of the bearer token
+        of the request that carries this very call (never the token that opened the MCP
+        session: any token of the same client may use a session); no scopes at all when
+        there is none. Over stdio, the local ones."""
+        if self.transport != "http":
             return self.local_scopes, None
-        return tuple(token.scopes), token.client_id
+        try:
+            request = request_ctx.get().request
+        except LookupError:
+            request = None
+        scope = getattr(request, "scope", None)
+        user = scope.get("user") if isinstance(scope, dict) else None
+        if not isinstance(user, AuthenticatedUser):
+            return (), None
+        return tuple(user.scopes), user.access_token.client_id
 
     async def run(self, tool: str, arguments: dict[str, Any], work: Callable[[], T]) -> T:
+        """Call `work` in a worker thread, once the scopes are checked."""
+        return await self.run_async(tool, arguments,
+                                    lambda: anyio.to_thread.run_sync(work))
+
+    async def run_async(self, tool: str, arguments: dict[str, Any],
+                        work: Callable[[], Awaitable[T]]) -> T:
         granted, client_id = self.granted()
         missing = [s for s in scopes_for(tool, arguments) if s not in granted]
         started = time.perf_counter()
@@ -137,7 +185,13 @@ class Toolbox:
             told("denied", message)
             raise AuthorizationError(message)
         try:
-            result = await anyio.to_thread.run_sync(work)
+            result = await work()
+        except ClientLeft:
+            told("cancelled", "the client went away; the call was stopped")
+            raise RunLogError("the client went away; the call was stopped") from None
+        except anyio.get_cancelled_exc_class():
+            told("cancelled", "the call was cancelled")
+            raise
         except ToolkitError as exc:
             told("error", exc.lines[0] if exc.lines else exc.message)
             raise
@@ -175,7 +229,7 @@ class Toolbox:
 
     async def check_posts(
         self, paths: Paths = [],  # noqa: B006 - a schema default, never mutated
-        strict: Annotated[bool, Field(description="Count warnings (unknown front matter "
+        strict: Annotated[bool, Field(strict=True, description="Count warnings (unknown front matter "
                                                   "keys) as failures too.")] = False,
     ) -> McpCheck:
         """Validate posts offline, as `toolkit check` does: front matter, title, tags,
@@ -207,7 +261,7 @@ class Toolbox:
     async def push_drafts(
         self, paths: Paths = [],  # noqa: B006
         publish: Annotated[bool, Field(
-            description="Also send posts whose front matter says published: true, making "
+            strict=True, description="Also send posts whose front matter says published: true, making "
                         "them public, as `toolkit publish` does. Needs the publish scope; "
                         "only when the writer asked for it.")] = False,
     ) -> McpPublish:
@@ -229,7 +283,7 @@ class Toolbox:
 
     async def read_comments(
         self, path: PostPath,
-        since: Annotated[str | None, Field(description="ISO 8601 date or date-time: only "
+        since: Annotated[str | None, Field(max_length=64, description="ISO 8601 date or date-time: only "
                                                        "comments written at or after it "
                                                        "(UTC when no offset).")] = None,
     ) -> McpComments:
@@ -246,9 +300,9 @@ class Toolbox:
 
     async def build_site(
         self,
-        clean: Annotated[bool, Field(description="Forget earlier builds: render and write "
+        clean: Annotated[bool, Field(strict=True, description="Forget earlier builds: render and write "
                                                  "every page again.")] = False,
-        drafts: Annotated[bool, Field(description="Include posts with published: false, "
+        drafts: Annotated[bool, Field(strict=True, description="Include posts with published: false, "
                                                   "marked as drafts.")] = False,
     ) -> McpBuild:
         """Build the static site into the project's output folder ([site] output_dir,
@@ -264,7 +318,7 @@ class Toolbox:
         return await self.run("build_site", {"clean": clean, "drafts": drafts}, work)
 
     async def licence_status(
-        self, user: Annotated[str | None, Field(description="A user (email) whose own "
+        self, user: Annotated[str | None, Field(max_length=320, description="A user (email) whose own "
                                                             "licence is asked for too.")] = None,
     ) -> dict[str, Any]:
         """The customer's licence from the marketplace licensing API (and a user's), and
@@ -279,14 +333,14 @@ class Toolbox:
 
     async def query_run_log(
         self,
-        sql: Annotated[str, Field(description="DataFusion SQL; the table is the stream, "
+        sql: Annotated[str, Field(max_length=65536, description="DataFusion SQL; the table is the stream, "
                                               "`toolkit` unless [logs] stream says otherwise. "
                                               "Fields: time, run_id, command, event, post, "
                                               "action, outcome, method, route, status, "
                                               "duration_ms, wait_ms, reason, message, ...")],
-        since: Annotated[str | None, Field(description="Only events of the last duration, "
+        since: Annotated[str | None, Field(max_length=64, description="Only events of the last duration, "
                                                        "e.g. 1h, 30m, 7d.")] = None,
-        local: Annotated[bool | None, Field(description="Query the project's own "
+        local: Annotated[bool | None, Field(strict=True, description="Query the project's own "
                                                         ".toolkit/events.jsonl rather than "
                                                         "the log service; default: local "
                                                         "when no [logs] base_url is set.")]
@@ -296,26 +350,103 @@ class Toolbox:
         toolkit ran left events (each request with its route template, status and duration;
         each post's outcome; rate-limit waits; errors). For example, which posts failed in
         last night's publish, with what status, and how long it waited on rate limits.
-        Answers at most 500 rows (`truncated` says how many more there were)."""
+        Answers at most 500 rows (`truncated` is true when there were more). Over the local
+        log a query may hold 256 MiB and run 30 s, and stops when the client leaves."""
         from toolkit.commands.logs import query
 
         use_local = self.config.logs.base_url is None if local is None else local
+        limits = self.query_limits
 
-        def work() -> dict[str, Any]:
-            answer = query(self.config, sql, since=since, local=use_local)
-            return {"sql": answer.sql, "stream": answer.stream, "local": answer.local,
-                    "start": answer.start, "end": answer.end, "fields": answer.fields,
-                    "records": answer.records[:MAX_RECORDS],
-                    "truncated": max(len(answer.records) - MAX_RECORDS, 0)}
+        def shaped(answer: dict[str, Any]) -> dict[str, Any]:
+            records = answer["records"]
+            return {key: answer[key] for key in ("sql", "stream", "local", "start", "end",
+                                                 "fields")} | {
+                "records": records[:limits.rows], "truncated": len(records) > limits.rows}
 
-        return await self.run("query_run_log", {"sql": sql, "since": since, "local": local},
-                              work)
+        def remote() -> dict[str, Any]:
+            answer = query(self.config, sql, since=since, local=False, row_limit=limits.rows + 1)
+            return shaped(vars(answer))
+
+        async def work() -> dict[str, Any]:
+            if not use_local:
+                return await anyio.to_thread.run_sync(remote)
+            return shaped(await self._bounded_local_query(sql, since, limits))
+
+        return await self.run_async("query_run_log",
+                                    {"sql": sql, "since": since, "local": local}, work)
+
+    async def _bounded_local_query(self, sql: str, since: str | None,
+                                   limits: QueryLimits) -> dict[str, Any]:
+        """The local query in its own process (`query_worker`), within `limits`: killed at
+        its deadline, when the client of the call leaves, or when the call is cancelled."""
+        request = json.dumps({"config": str(self.config.path), "sql": sql, "since": since,
+                              "memory_limit": limits.memory_bytes,
+                              "row_limit": limits.rows + 1}).encode("utf-8")
+        process = await anyio.open_process(
+            [sys.executable, "-m", "toolkit.mcp.query_worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.config.root)
+        output = bytearray()
+        left = anyio.Event()
+        try:
+            assert process.stdin is not None and process.stdout is not None
+            stdout = process.stdout
+            with anyio.move_on_after(limits.seconds) as deadline:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(self._watch_client, group.cancel_scope, left, limits)
+                    await process.stdin.send(request)
+                    await process.stdin.aclose()
+                    async for chunk in stdout:
+                        output += chunk
+                        if len(output) > limits.answer_bytes:
+                            raise RunLogError(f"the answer is larger than "
+                                              f"{limits.answer_bytes // (1024 * 1024)} MiB: "
+                                              f"ask for fewer or smaller columns")
+                    await process.wait()
+                    group.cancel_scope.cancel()
+            if deadline.cancelled_caught:
+                raise RunLogError(f"the query ran longer than {limits.seconds:g} s and was "
+                                  f"stopped: ask for less (a time range, fewer joins)")
+            if left.is_set():
+                raise ClientLeft()
+        finally:
+            if process.returncode is None:
+                process.kill()
+            with anyio.CancelScope(shield=True):
+                await process.aclose()
+        try:
+            reply = json.loads(output)
+        except ValueError:
+            reply = None
+        if not isinstance(reply, dict):
+            raise RunLogError("the query stopped without an answer (it may have run out of "
+                              "memory)")
+        if "error" in reply:
+            raise RunLogError("\n".join(str(line) for line in reply["error"]))
+        answer: dict[str, Any] = reply["answer"]
+        return answer
+
+    @staticmethod
+    async def _watch_client(scope: anyio.CancelScope, left: anyio.Event,
+                            limits: QueryLimits) -> None:
+        """Cancel `scope` when the HTTP client of this call has gone away."""
+        try:
+            request = request_ctx.get().request
+        except LookupError:
+            return
+        is_disconnected = getattr(request, "is_disconnected", None)
+        if is_disconnected is None:
+            await anyio.sleep_forever()
+            return
+        while not await is_disconnected():
+            await anyio.sleep(limits.poll_seconds)
+        left.set()
+        scope.cancel()
 
     async def export_archive(
         self,
-        source: Annotated[str, Field(description="site: the built site; content: the posts "
+        source: Annotated[str, Field(max_length=64, description="site: the built site; content: the posts "
                                                  "with their images.")] = "site",
-        format: Annotated[str | None, Field(description="zip, 7z, tar, tar.gz or tar.bz2 "
+        format: Annotated[str | None, Field(max_length=64, description="zip, 7z, tar, tar.gz or tar.bz2 "
                                                         "(default: [archive] format).")]
         = None,
     ) -> dict[str, Any]:

@@ -166,16 +166,31 @@ def read_events(paths: Sequence[Path]) -> tuple[pa.Table, int]:
     return table.select([TIME_FIELD, *sorted(FIELDS)]), skipped
 
 
+def bounded_context(memory_limit: int | None) -> Any:
+    """A DataFusion context whose operators together hold at most `memory_limit` bytes (a
+    query past it fails with "Resources exhausted"), never spilling to disk; a default one
+    for None."""
+    from datafusion import RuntimeEnvBuilder, SessionConfig, SessionContext
+
+    if memory_limit is None:
+        return SessionContext()
+    runtime = RuntimeEnvBuilder().with_greedy_memory_pool(memory_limit) \
+        .with_disk_manager_disabled()
+    return SessionContext(SessionConfig().with_target_partitions(1), runtime)
+
+
 def query_events(paths: Sequence[Path], sql: str, table_name: str, *,
-                 start: str | None = None, end: str | None = None) -> LocalAnswer:
+                 start: str | None = None, end: str | None = None,
+                 memory_limit: int | None = None, row_limit: int | None = None) -> LocalAnswer:
     """Run `sql` over the events of `paths`, as the table `table_name`, keeping those with
-    `start <= p_timestamp < end` when a range is given (both, as `parse_range` reads them)."""
+    `start <= p_timestamp < end` when a range is given (both, as `parse_range` reads them);
+    within `memory_limit` bytes and giving at most `row_limit` rows, when given."""
     import pyarrow as pa
-    from datafusion import SessionContext, SQLOptions, col, lit
+    from datafusion import SQLOptions, col, lit
 
     bounds = parse_range(start, end) if start is not None and end is not None else None
     events, skipped = read_events(paths)
-    context = SessionContext()
+    context = bounded_context(memory_limit)
     frame = context.from_arrow(events)
     if bounds is not None:
         stamp = pa.timestamp("ms")
@@ -193,6 +208,8 @@ def query_events(paths: Sequence[Path], sql: str, table_name: str, *,
     except Exception as exc:  # DataFusion raises its own errors as plain exceptions
         raise RunLogError(f"Datafusion Error: {engine_message(exc)}") from None
     try:
+        if row_limit is not None:
+            result = result.limit(row_limit)
         answer = result.to_arrow_table()
     except Exception as exc:
         raise RunLogError(f"Execution Error: {engine_message(exc)}") from None

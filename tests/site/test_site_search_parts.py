@@ -132,3 +132,26 @@ def test_a_build_with_nothing_to_do_runs_no_indexing(project, monkeypatch):
                                           (100000, 128)])
 def test_the_number_of_parts_grows_with_the_site(pages, parts):
     assert search.part_count(pages) == parts
+
+
+def test_builds_with_other_flags_into_one_folder_keep_its_index_true(project, monkeypatch):
+    """The index's record is the output folder's: a build with --drafts, one without, then
+    one with again index what each has, as one from nothing would."""
+    monkeypatch.setattr(search, "PART_PAGES", 2)
+    write_posts(project, 5)
+    # A draft sharing its part with a post: that part differs from one build to the other.
+    count = search.part_count(6)
+    taken = {search.part_of(f"p{i}/index.html", count) for i in range(5)}
+    name = next(f"wip{n}" for n in range(100)
+                if search.part_of(f"wip{n}/index.html", count) in taken)
+    project.post(name, "Work in progress", published=False, date="2024-02-01",
+                 body="A draft about the platypus.\n")
+    out = build(project, "--drafts")
+    build(project)
+    build(project, "--drafts")
+    fresh = project.root / "fresh"
+    build(project, "--drafts", "--clean", "--out", str(fresh))
+    assert index_files(out) == index_files(fresh)
+    build(project)
+    build(project, "--clean", "--out", str(fresh))
+    assert index_files(out) == index_files(fresh)

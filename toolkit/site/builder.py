@@ -346,7 +346,7 @@ class SiteBuilder:
         index files written. Raises `BuildError` when Pagefind fails."""
         written, _ = search.build_index(
             self.output_dir, self.state_dir, self._search_pages,
-            self.state_dir / self.manifest_path.with_suffix(".search").name,
+            self.last_build_path.with_suffix(".search"),  # per output folder: what it holds
             pages_changed=self._pages_changed)
         self._pages_changed = False
         return written

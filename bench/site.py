@@ -2,7 +2,7 @@
 
 `python -m bench site` (or `make bench`) prints the figures and, at the end, a table of the
 performance targets: each row's figure, its target, and whether it is met. Nothing is
-asserted. The corpora are generated with a fixed seed into `bench/_work/site/<posts>/`
+asserted. `python -m bench.site --posts 200 --runs 1` is a quick look at one small corpus. The corpora are generated with a fixed seed into `bench/_work/site/<posts>/`
 (git-ignored): posts of about 1,000 words, most with a fenced code block, some with a table
 or an image (small real PNGs, shipped in both copies), in series and under 20 tags; the
 larger corpus starts with the posts of the smaller. Every toolkit figure is the real CLI
@@ -20,7 +20,9 @@ interpreter start-up; each is the median of a few runs (the counts are printed):
 - on 1,000 posts only: the stack's floor, the one-post rebuild in-process (what `toolkit
   watch` does on every save), `toolkit --help` and `toolkit check <one post>`, and the
   search index apart: cold build and one-post rebuild with search on (the default), Pagefind
-  alone on the built site, and Pagefind's peak memory beside the toolkit's;
+  alone on the built site, and Pagefind's peak memory beside the toolkit's; Hugo followed by
+  the same Pagefind binary on Hugo's output (its post layout marks `data-pagefind-body` as
+  the toolkit's theme does), taking turns with the cold builds with search on;
 - the watch row, from `bench/watch.py`.
 
 Every toolkit build's problems are counted: a run whose build refused posts says so loudly,

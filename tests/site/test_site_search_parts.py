@@ -4,6 +4,7 @@ site built change by change is the index of the same site built from nothing."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from site_helpers import changed, read, snapshot
@@ -155,3 +156,23 @@ def test_builds_with_other_flags_into_one_folder_keep_its_index_true(project, mo
     build(project)
     build(project, "--clean", "--out", str(fresh))
     assert index_files(out) == index_files(fresh)
+
+
+def test_a_symlink_in_place_of_a_part_is_replaced_not_written_through(project, monkeypatch,
+                                                                      tmp_path):
+    monkeypatch.setattr(search, "PART_PAGES", 2)
+    write_posts(project, 5)
+    out = build(project)
+    count = search.part_count(5)
+    part = search.part_of("p1/index.html", count)
+    assert part > 0  # a part of its own folder
+    folder = out / "pagefind" / search.part_folder(part)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "mine.txt").write_text("mine", encoding="utf-8")
+    shutil.rmtree(folder)
+    folder.symlink_to(elsewhere, target_is_directory=True)
+    project.post("p1", "Post 1", published=True, date="2024-01-02", body="A koala now.\n")
+    build(project)
+    assert [p.name for p in elsewhere.iterdir()] == ["mine.txt"]
+    assert not folder.is_symlink() and (folder / "pagefind-entry.json").is_file()

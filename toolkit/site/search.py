@@ -285,6 +285,8 @@ def _install(fresh: Path, target: Path, part: int) -> tuple[list[str], list[str]
     writing only what changed (the folders of the other parts and the list of parts are
     not the first part's)."""
     base = target / part_folder(part)
+    if part and (base.is_symlink() or (base.exists() and not base.is_dir())):
+        base.unlink()  # as for `pagefind/` itself: never written through
     prefix = f"{INDEX_DIR}/{part_folder(part)}/" if part else f"{INDEX_DIR}/"
     written: list[str] = []
     made: set[str] = set()

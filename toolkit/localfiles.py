@@ -130,13 +130,32 @@ def read_regular(path: str | Path, limit: int | None = None) -> tuple[os.stat_re
             raise NotRegularFile(kind_of(st.st_mode))
         if limit is not None and st.st_size > limit:
             raise TooLarge(st.st_size)
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(-1 if limit is None else limit + 1)
+        data = _read_all(fd, st.st_size, limit)
     finally:
         os.close(fd)
     if limit is not None and len(data) > limit:  # it grew after the stat
         raise TooLarge(len(data))
     return st, data
+
+
+def _read_all(fd: int, size: int, limit: int | None) -> bytes:
+    """Read a regular file to its end (or to `limit` + 1 bytes), expected to hold `size`
+    bytes: one read() asking for one byte more, as a short read of a regular file means
+    its end (no buffer of the io module: no seek, no tty check, no 8 MB buffer)."""
+    most = -1 if limit is None else limit + 1
+    want = size + 1 if most < 0 else min(size + 1, most)
+    data = os.read(fd, want)
+    if len(data) < want or len(data) == most:
+        return data
+    chunks = [data]  # it grew since the stat: read on to its end, or past the limit
+    total = len(data)
+    while most < 0 or total < most:
+        chunk = os.read(fd, 1 << 20 if most < 0 else min(1 << 20, most - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
 
 
 class NotRegularFile(OSError):

@@ -12,12 +12,25 @@
   let pagefind = null;
   let latest = 0;
 
-  async function engine() {
-    if (!pagefind) {
-      pagefind = await import(new URL("pagefind.js", index).href);
-      await pagefind.options({ baseUrl: root.pathname });
-      await pagefind.init();
+  // The index comes in parts (a changed post re-indexes only its part): the first is
+  // Pagefind's bundle itself, parts.json lists the others, merged into it.
+  async function load() {
+    const listing = await fetch(new URL("parts.json", index), { cache: "no-cache" });
+    if (!listing.ok) throw new Error(`parts.json: ${listing.status}`);
+    const { parts } = await listing.json();
+    if (!Array.isArray(parts) || !parts.every((part) => /^part-\d+\/$/.test(part))) {
+      throw new Error("parts.json: not a list of parts");
     }
+    const module = await import(new URL("pagefind.js", index).href);
+    await module.options({ baseUrl: root.pathname });
+    await module.init();
+    await Promise.all(parts.map((part) => module.mergeIndex(new URL(part, index).pathname,
+                                                            { baseUrl: root.pathname })));
+    return module;
+  }
+
+  function engine() {
+    if (!pagefind) pagefind = load().catch((error) => { pagefind = null; throw error; });
     return pagefind;
   }
 

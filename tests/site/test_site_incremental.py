@@ -261,9 +261,9 @@ def test_the_manifest_lives_in_the_state_folder_not_in_the_output(site_project):
     manifests = list((site_project.root / ".toolkit" / "build").glob("*.json"))
     assert len(manifests) == 2  # one per output folder and set of flags
     site = site_project.root / "site"
-    # The search index has a JSON file of its own, pagefind/pagefind-entry.json.
-    assert [p.relative_to(site).as_posix() for p in site.rglob("*.json")] == [
-        "pagefind/pagefind-entry.json"]
+    # The search index has JSON files of its own: Pagefind's entry and the list of parts.
+    assert sorted(p.relative_to(site).as_posix() for p in site.rglob("*.json")) == [
+        "pagefind/pagefind-entry.json", "pagefind/parts.json"]
 
 
 def test_the_builder_object_can_be_called_again_and_again(site_project):

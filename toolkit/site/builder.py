@@ -202,6 +202,10 @@ class SiteBuilder:
         self._renderer: Renderer | None = None
         self._forgotten: set[str] = set()  # outputs of the manifest that --clean set aside
         self._last_build = ""  # manifest name of the last build into the output folder
+        # The post pages of the last build (path -> digest of its bytes): the search index's
+        # input; and whether a page was written or removed since the index was last made.
+        self._search_pages: dict[str, str] = {}
+        self._pages_changed = True
 
     # -- the public part -------------------------------------------------------------------
 
@@ -315,15 +319,21 @@ class SiteBuilder:
         )
 
     def _search_index(self, run: _Run) -> list[str]:
-        """Index the pages for search when a page changed (`search`), unless search is
-        off ([site] search = false: an index left by earlier builds goes) or made on
-        demand. A failure is a warning: the site itself is built. Returns the index files
-        written."""
+        """Bring the search index up to date with the post pages (`search`: only the parts
+        whose pages changed are indexed again), unless search is off ([site] search =
+        false: an index left by earlier builds goes) or made on demand. A failure is a
+        warning: the site itself is built. Returns the index files written."""
+        self._search_pages = {
+            page: run.produced[page][1]
+            for page in (f"{slug}/index.html" for slug in run.slugs.values())
+            if page in run.produced
+        }
+        self._pages_changed = self._pages_changed or any(
+            name.endswith(".html") for name in (*run.written, *run.removed))
         if not self.config.site.search:
             search.remove_index(self.output_dir)
             return []
-        if not self.search_index or not search.needed(self.output_dir, run.written,
-                                                      run.removed):
+        if not self.search_index:
             return []
         try:
             written = self.make_search_index()
@@ -335,9 +345,13 @@ class SiteBuilder:
         return written
 
     def make_search_index(self) -> list[str]:
-        """Index the built pages for search now; returns the index files written. Raises
-        `BuildError` when Pagefind fails."""
-        written, _ = search.build_index(self.output_dir, self.state_dir)
+        """Bring the search index up to date with the pages of the last build; returns the
+        index files written. Raises `BuildError` when Pagefind fails."""
+        written, _ = search.build_index(
+            self.output_dir, self.state_dir, self._search_pages,
+            self.last_build_path.with_suffix(".search"),  # per output folder: what it holds
+            pages_changed=self._pages_changed)
+        self._pages_changed = False
         return written
 
     # -- 2. posts ---------------------------------------------------------------------

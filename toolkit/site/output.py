@@ -50,10 +50,39 @@ def write_if_changed(path: Path, data: bytes, record: OutputRecord | None,
         current = stat_of(path)
         if current is not None and list(current) == record[2:4]:
             return digest, current[0], current[1], False
+    if record is None:  # never written by a build: mostly nothing there (a cold build)
+        created = _create(path, data)
+        if created is not None:
+            return digest, created[0], created[1], True
     if force:
         quick_write(path, data)
         return _written(path, digest, True)
     return _written(path, digest, fsutil_write_if_changed(path, data, durable=False))
+
+
+def _create(path: Path, data: bytes) -> tuple[int, int] | None:
+    """Write `data` to a new file at `path` (and its folder, when missing): the file's
+    (mtime_ns, size), or None when there is a file there already. Five system calls for a
+    page of a cold build, where looking first (stat, lstat, a failed open) took eight."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    try:  # the folder first: a new page is mostly in a new folder (a post's)
+        os.mkdir(path.parent)
+    except FileExistsError:
+        pass
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, flags, 0o666)
+    except FileExistsError:
+        return None
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        st = os.fstat(fd)
+    finally:
+        os.close(fd)
+    return st.st_mtime_ns, st.st_size
 
 
 class UnreadableSource(OSError):

@@ -1,19 +1,33 @@
-"""The site's full-text search index: Pagefind over the built pages, into `pagefind/`.
+"""The site's full-text search index: Pagefind over the post pages, into `pagefind/`.
 
 Pagefind (a static search engine: a Rust indexer shipped on PyPI as `pagefind_bin`, and a
 WebAssembly search that runs in the reader's browser) reads the part of each page marked
 `data-pagefind-body` (the posts) and writes its index and scripts beside the site, so
 search needs no server. The search page loads them only when a reader searches.
 
-It runs after a build that wrote or removed a page, never after one with nothing to do.
-Pagefind writes into a temporary folder first; a file of `pagefind/` is then written only
-when its bytes changed and removed when the new index no longer has it, so an index that
-did not change touches nothing, and the output holds no index files left from earlier
-builds. Its files are not in the build's manifest: `pagefind/` belongs to this step.
+The index is split in parts, so that a changed post costs the indexing of its part, not of
+the whole site. Each post page belongs to one part, chosen by a hash of its path; the
+number of parts grows with the site (`part_count`: one part up to `PART_PAGES` posts,
+then doubling). Part 0 is Pagefind's bundle itself, `pagefind/` (with `pagefind.js` and
+the WebAssembly); part N is the index files alone, in `pagefind/part-NNN/`, and
+`pagefind/parts.json` lists them: the search page merges them into part 0 with
+Pagefind's `mergeIndex`. A site of up to `PART_PAGES` posts has one part, the same files
+as one Pagefind run over the site, and an empty list.
+
+What each part was made from is kept under `.toolkit/build/` (the pages' paths and the
+digests of their bytes, from the build's manifest, and the Pagefind binary): a part is
+indexed again only when that changed or its files are gone. The pages of a part are
+hard-linked (copied across file systems) into a temporary folder that Pagefind indexes,
+and its output goes into a temporary folder first; a file of `pagefind/` is then written
+only when its bytes changed and removed when no part has it any more, so an index that did
+not change touches nothing and the output holds no index files left from earlier builds.
+Its files are not in the build's manifest: `pagefind/` belongs to this step.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -21,6 +35,7 @@ from toolkit.errors import BuildError
 from toolkit.fsutil import write_if_changed
 
 INDEX_DIR = "pagefind"  # under the output folder
+PARTS = "parts.json"  # in INDEX_DIR: the folders of the parts after the first
 # Pagefind's ready-made search interfaces: the theme's search page asks `pagefind.js`
 # itself, so these (about 400 KB) are not put in the site.
 UNUSED = ("pagefind-*ui.js", "pagefind-*ui.css", "pagefind-highlight.js")
@@ -28,14 +43,30 @@ ENTRY = "pagefind-entry.json"  # the file every index has
 # What the index leaves out of the posts: a heading's permalink (its `#` would show in
 # every excerpt that starts at a heading).
 EXCLUDED = ".header-anchor"
-TIMEOUT = 300.0  # seconds Pagefind may take
+TIMEOUT = 300.0  # seconds Pagefind may take over one part
+PART_PAGES = 40  # pages per part, on average, at most (until MAX_PARTS)
+MAX_PARTS = 128
+STATE_VERSION = 1
 
 
-def needed(output_dir: Path, written: list[str], removed: list[str]) -> bool:
-    """Whether the index must be made again: a page changed, or there is none."""
-    if any(name.endswith(".html") for name in (*written, *removed)):
-        return True
-    return not (output_dir / INDEX_DIR / ENTRY).is_file()
+def part_count(pages: int) -> int:
+    """How many parts an index of `pages` pages has: 1 up to PART_PAGES, then a power
+    of two keeping the parts at PART_PAGES pages or fewer on average."""
+    count = 1
+    while pages > count * PART_PAGES and count < MAX_PARTS:
+        count *= 2
+    return count
+
+
+def part_of(page: str, count: int) -> int:
+    """The part a page (its path under the output folder) belongs to."""
+    digest = hashlib.blake2b(page.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % count
+
+
+def part_folder(part: int) -> str:
+    """Where part `part` lives under `pagefind/` ("" for the first)."""
+    return f"part-{part:03d}" if part else ""
 
 
 def remove_index(output_dir: Path) -> None:
@@ -60,62 +91,258 @@ def executable() -> str:
         raise BuildError(f"search index not built: {exc}") from None
 
 
-def build_index(output_dir: Path, work_dir: Path) -> tuple[list[str], list[str]]:
-    """Index the pages of `output_dir` into its `pagefind/` folder, using `work_dir` for
-    the temporary copy. Returns the files written and removed (POSIX paths under the
-    output folder); raises `BuildError` when Pagefind fails."""
+def _signature(pages: dict[str, str]) -> str:
+    text = "\n".join(f"{page}\t{digest}" for page, digest in sorted(pages.items()))
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def _identity(binary: str) -> str | None:
+    """What tells a Pagefind binary from another: its path, size and modification time."""
+    try:
+        st = os.stat(binary)
+    except OSError:
+        return None
+    return f"{binary}\0{st.st_size}\0{st.st_mtime_ns}"
+
+
+def _load_state(path: Path) -> dict[str, object]:
+    try:
+        state = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
+def build_index(output_dir: Path, work_dir: Path, pages: dict[str, str],
+                state_path: Path, pages_changed: bool = True) -> tuple[list[str], list[str]]:
+    """Bring the index in `output_dir/pagefind/` up to date with `pages` (each post page's
+    path under the output folder -> the digest of its bytes), indexing again only the
+    parts whose pages changed; `work_dir` holds the temporary folders, `state_path` what
+    each part was made from. A site with no post page at all is indexed whole, as
+    Pagefind does (it then takes every page), when `pages_changed` says a page changed.
+    Returns the files written and removed (POSIX paths under the output folder); raises
+    `BuildError` when Pagefind fails (the parts made are kept)."""
+    target = output_dir / INDEX_DIR
+    if target.is_symlink() or (target.exists() and not target.is_dir()):
+        target.unlink()  # may lead anywhere: replaced by a folder, never written through
+
+    count = part_count(len(pages))
+    parts: list[dict[str, str]] = [{} for _ in range(count)]
+    for page, digest in pages.items():
+        parts[part_of(page, count)][page] = digest
+    # Part 0 always has an index (it holds the bundle); another part with no page has none.
+    present = [i for i in range(count) if i == 0 or parts[i]]
+    signatures = [_signature(part) if part else "" for part in parts]
+
+    state = _load_state(state_path)
+    # The Pagefind binary the parts were made with, if it is still there as it was: then
+    # pagefind_bin is not even imported unless a part must be made. (The state only says
+    # whether a part is up to date: the binary run is always pagefind_bin's.)
+    binary = state.get("binary")
+    tool = state.get("tool")
+    if not isinstance(binary, str) or _identity(binary) != tool:
+        binary = tool = None
+    known = state.get("parts") if (state.get("version") == STATE_VERSION and tool
+                                   and state.get("count") == count) else None
+    done: list[str] = [k if isinstance(k, str) else "" for k in known] \
+        if isinstance(known, list) and len(known) == count else [""] * count
+
+    def stale_parts() -> list[int]:
+        return [i for i in present
+                if done[i] != signatures[i]
+                or not (target / part_folder(i) / ENTRY).is_file()
+                or (not pages and pages_changed)]
+
+    written: list[str] = []
+    removed: list[str] = []
+    failure: BuildError | None = None
+    stale = stale_parts()
+    if stale:
+        binary = executable()
+        current = _identity(binary)
+        if current is None:
+            raise BuildError(f"search index not built: {binary} cannot be run")
+        if current != tool:  # another Pagefind: every part is made again
+            tool, done = current, [""] * count
+            stale = stale_parts()
+        made, failure = _index_parts(binary, output_dir, work_dir,
+                                     {i: parts[i] for i in stale})
+        for i, (fresh_written, fresh_removed) in sorted(made.items()):
+            written += fresh_written
+            removed += fresh_removed
+            done[i] = signatures[i]
+        for i in stale:
+            if i not in made:
+                done[i] = "?"  # not made: made again next time
+    # Parts this index does not have (empty, or of a larger index made before).
+    removed += _remove_other_parts(target, {part_folder(i) for i in present if i})
+    listing = json.dumps({"parts": [f"{part_folder(i)}/" for i in present if i]},
+                         separators=(",", ":")).encode("utf-8") + b"\n"
+    if write_if_changed(target / PARTS, listing, durable=False):
+        written.append(f"{INDEX_DIR}/{PARTS}")
+    new_state = {"version": STATE_VERSION, "binary": binary, "tool": tool, "count": count,
+                 "parts": done}
+    if new_state != state:
+        state_path.parent.mkdir(parents=True, exist_ok=True)
+        write_if_changed(state_path, json.dumps(new_state).encode("utf-8"), durable=False)
+    if failure is not None:
+        raise failure
+    return sorted(written), sorted(removed)
+
+
+def _index_parts(binary: str, output_dir: Path, work_dir: Path,
+                 parts: dict[int, dict[str, str]]
+                 ) -> tuple[dict[int, tuple[list[str], list[str]]], BuildError | None]:
+    """Index each of `parts` (part -> its pages) with Pagefind, a few at a time (each
+    Pagefind uses threads too, but it is single-threaded for a good part of a small run),
+    and install each into its folder. Returns what each part installed wrote and removed,
+    and the first failure, if any."""
     import subprocess
     import tempfile
 
-    binary = executable()
+    from toolkit.site.parallel import available_cores
+
+    made: dict[int, tuple[list[str], list[str]]] = {}
+    failure: BuildError | None = None
     work_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="search-", dir=work_dir) as temporary:
-        fresh = Path(temporary) / INDEX_DIR
+        running: list[tuple[int, Path, subprocess.Popen[str]]] = []
+
+        def finish(part: int, folder: Path, process: subprocess.Popen[str]) -> None:
+            nonlocal failure
+            try:
+                out, err = process.communicate(timeout=TIMEOUT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()
+                failure = failure or BuildError("search index not built: Pagefind took "
+                                                f"more than {TIMEOUT:.0f} s")
+                return
+            fresh = folder / "out"
+            if process.returncode != 0 or not (fresh / ENTRY).is_file():
+                reason = (err or out).strip().splitlines()
+                failure = failure or BuildError(
+                    "search index not built: Pagefind failed"
+                    + (f": {reason[-1][:300]}" if reason else ""))
+                return
+            made[part] = _install(fresh, output_dir / INDEX_DIR, part)
+
+        for part, pages in sorted(parts.items()):
+            if len(running) >= max(1, available_cores()):
+                finish(*running.pop(0))
+            folder = Path(temporary) / str(part)
+            try:
+                folder.mkdir()
+                site = _stage(output_dir, folder / "site", pages)
+                # In its own folder: Pagefind reads a pagefind.yml/.toml/.json it finds in
+                # its working folder, and this one has none.
+                process = subprocess.Popen(
+                    [binary, "--site", str(site), "--output-path", str(folder / "out"),
+                     "--silent", "--exclude-selectors", EXCLUDED],
+                    cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                )
+            except OSError as exc:
+                failure = failure or BuildError(f"search index not built: {exc}")
+                break
+            running.append((part, folder, process))
+        for item in running:
+            finish(*item)
+    return made, failure
+
+
+def _stage(output_dir: Path, site: Path, pages: dict[str, str]) -> Path:
+    """Put the pages of one part into `site` at their paths: hard links (a copy where the
+    output folder is on another file system); returns the folder to index. With no page
+    at all (a site with no post), it is the output folder itself: Pagefind then indexes
+    every page, as it did before the index was split (it makes no index of nothing)."""
+    import shutil
+
+    if not pages:
+        return output_dir
+    site.mkdir(parents=True)
+    for page in sorted(pages):
+        source = output_dir / page
+        link = site / page
+        link.parent.mkdir(parents=True, exist_ok=True)
         try:
-            # In the temporary folder: Pagefind reads a pagefind.yml/.toml/.json it finds in
-            # its working folder, and this one has none.
-            done = subprocess.run(
-                [binary, "--site", str(output_dir), "--output-path", str(fresh), "--silent",
-                 "--exclude-selectors", EXCLUDED],
-                cwd=temporary, capture_output=True, text=True, timeout=TIMEOUT, check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise BuildError(f"search index not built: {exc}") from None
-        if done.returncode != 0 or not (fresh / ENTRY).is_file():
-            reason = (done.stderr or done.stdout).strip().splitlines()
-            raise BuildError("search index not built: Pagefind failed"
-                             + (f": {reason[-1][:300]}" if reason else ""))
-        return _install(fresh, output_dir / INDEX_DIR)
+            os.link(source, link)
+        except OSError:
+            shutil.copyfile(source, link)
+    return site
 
 
-def _install(fresh: Path, target: Path) -> tuple[list[str], list[str]]:
-    """Make `target` hold exactly the files of `fresh` (but the `UNUSED` ones), writing
-    only what changed. A symlink (or a file) in `target`'s place is replaced by a folder,
-    never written or cleaned through: it may lead anywhere."""
+def _wanted(relative: str, part: int) -> bool:
+    """Whether a file Pagefind made for `part` goes into the site: the first part keeps
+    Pagefind's bundle (but its ready-made interfaces); the others only their index."""
     from fnmatch import fnmatch
 
-    if target.is_symlink() or (target.exists() and not target.is_dir()):
-        target.unlink()
+    if "/" in relative:
+        return True  # index/, fragment/, filter/
+    if part == 0:
+        return not any(fnmatch(relative, pattern) for pattern in UNUSED)
+    return relative == ENTRY or relative.endswith(".pf_meta")
 
+
+def _install(fresh: Path, target: Path, part: int) -> tuple[list[str], list[str]]:
+    """Make the folder of `part` under `target` hold exactly the wanted files of `fresh`,
+    writing only what changed (the folders of the other parts and the list of parts are
+    not the first part's)."""
+    base = target / part_folder(part)
+    if part and (base.is_symlink() or (base.exists() and not base.is_dir())):
+        base.unlink()  # as for `pagefind/` itself: never written through
+    prefix = f"{INDEX_DIR}/{part_folder(part)}/" if part else f"{INDEX_DIR}/"
     written: list[str] = []
     made: set[str] = set()
     for folder, _, files in os.walk(fresh):
         for name in files:
-            if Path(folder) == fresh and any(fnmatch(name, pattern) for pattern in UNUSED):
-                continue
             source = Path(folder) / name
             relative = source.relative_to(fresh).as_posix()
+            if not _wanted(relative, part):
+                continue
             made.add(relative)
-            if write_if_changed(target / relative, source.read_bytes(), durable=False):
-                written.append(f"{INDEX_DIR}/{relative}")
+            if write_if_changed(base / relative, source.read_bytes(), durable=False):
+                written.append(prefix + relative)
     removed: list[str] = []
-    for folder, _, files in os.walk(target, topdown=False):
+    for folder, folders, files in os.walk(base, topdown=True):
+        if part == 0 and Path(folder) == base:
+            folders[:] = [f for f in folders if not f.startswith("part-")]
         for name in files:
             path = Path(folder) / name
-            relative = path.relative_to(target).as_posix()
-            if relative not in made:
+            relative = path.relative_to(base).as_posix()
+            if relative not in made and not (part == 0 and relative == PARTS):
                 path.unlink()
-                removed.append(f"{INDEX_DIR}/{relative}")
-        if Path(folder) != target and not os.listdir(folder):
-            os.rmdir(folder)
-    return sorted(written), sorted(removed)
+                removed.append(prefix + relative)
+    _remove_empty_folders(base, keep_parts=part == 0)
+    return written, removed
+
+
+def _remove_empty_folders(base: Path, *, keep_parts: bool) -> None:
+    for folder, _, _ in os.walk(base, topdown=False):
+        path = Path(folder)
+        if path == base or (keep_parts and path.parent == base
+                            and path.name.startswith("part-")):
+            continue
+        if not os.listdir(path):
+            os.rmdir(path)
+
+
+def _remove_other_parts(target: Path, keep: set[str]) -> list[str]:
+    """Remove the folders of parts but those in `keep`."""
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(target))
+    except OSError:
+        return removed
+    for entry in entries:
+        if entry.name.startswith("part-") and entry.name not in keep:
+            path = Path(entry.path)
+            if entry.is_dir(follow_symlinks=False):
+                import shutil
+
+                removed += [f"{INDEX_DIR}/{p.relative_to(target).as_posix()}"
+                            for p in path.rglob("*") if p.is_file()]
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+                removed.append(f"{INDEX_DIR}/{entry.name}")
+    return removed

@@ -90,12 +90,20 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; an expected failure of the core (`ToolkitError`) becomes
-        `Error: <message>` on stderr (one line per problem) and exit code 1."""
+        `Error: <message>` on stderr (one line per problem) and exit code 1, and so does
+        any OS error (`Error: <path>: <what> (<hint>)`: permission denied, disk full)."""
         try:
             return super().invoke(ctx)
         except ToolkitError as exc:
             for line in exc.lines:
                 click.echo(f"Error: {line}", err=True)
+            ctx.exit(1)
+        except BrokenPipeError:
+            raise  # the reader of the output went away: nothing to say to it
+        except OSError as exc:  # permission denied, disk full, read-only, ...: one line
+            from toolkit.fsutil import describe_os_error
+
+            click.echo(f"Error: {describe_os_error(exc)}", err=True)
             ctx.exit(1)
 
 

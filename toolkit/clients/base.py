@@ -391,12 +391,15 @@ class ApiClient:
 
         The credential goes only to the base URL's origin, never to another host's, and
         not at all with `authenticated=False` (a URL the service signed carries its own).
+        Each attempt ends, answered or not, by the client's `timeout` (connect and whole
+        answer), or with a `timeout` of the request's own by what is left of it.
         `timeout`: the seconds the request may take in all, retries and pauses included;
         each attempt is read for at most what is left of them (not the client's timeout),
         an attempt that runs out of them is not retried, and a pause that would outlast
         them is not taken. Running out raises `TransportError` with `timed_out`: no
         answer in that time. `stream=True` returns a successful answer with its body
-        unread, for the caller to iterate and close; error answers are read and raised as
+        unread, for the caller to iterate and close (its body is read with the per-read
+        timeout only: the deadline covers the head); error answers are read and raised as
         usual. A 5xx answer is retried when the request is idempotent, or when
         `retry_server_errors` says so (a request the server refuses to take twice).
 
@@ -434,10 +437,9 @@ class ApiClient:
                     self.requests_made += 1
                 auth = (self._auth or httpx.USE_CLIENT_DEFAULT
                         if self._credited(request, authenticated) else None)
-                # The attempt ends by the client's timeout or the request's, whichever
-                # comes first, however slowly the answer arrives.
-                attempt_ends = time.monotonic() + (self.timeout if left is None
-                                                   else min(left, self.timeout))
+                # The attempt ends by the request's own time (a held wait may be long) or
+                # else the client's timeout, however slowly the answer arrives.
+                attempt_ends = time.monotonic() + (self.timeout if left is None else left)
                 token = _ATTEMPT_ENDS.set(attempt_ends)
                 try:
                     response = self._client.send(request, auth=auth, stream=True)

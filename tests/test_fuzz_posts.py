@@ -2,8 +2,10 @@
 
 Hypothesis writes posts from pieces: front matter as YAML text (known and unknown keys
 with scalars, lists, dates, odd strings and nested values, plus raw fragments: explicit
-tags, aliases, impossible dates, deep nesting, broken syntax) and bodies (Markdown, images,
-links, HTML, code fences, control characters), sometimes not even UTF-8. Each goes into
+tags, aliases, impossible dates, deep nesting, broken syntax; classes of hostile text:
+control characters, IPv6 hosts well formed or broken, names past NAME_MAX and paths past
+PATH_MAX) and bodies (Markdown, images, links, HTML, code fences, control characters),
+sometimes not even UTF-8. Each goes into
 a project beside a good post; the core then either returns its report or raises a
 `ToolkitError`, and the good post is still checked and built.
 
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from toolkit.clients.forem import ForemClient
@@ -63,7 +65,8 @@ RAW_FRONT_MATTER = [
     "cover_image: images/missing.png", "series: 123", "series: [a]", "description: [1]",
     "description: {a: b}", "x: =", "? [a]\n: b", "? {a: b}\n: c", "[a]: b", "{a: 1}: b",
     "%YAML 1.1", "--- ", "...", "\t", "key: 'unterminated", 'key: "\\x00"', "key: \x00",
-    "key: \x85\u2028", "1: one", "null: x", "2024-01-01: date key", "true: bool key",
+    "key: \x85\u2028", "canonical_url: 'http://[::1'", 'cover_image: "a\\0b.png"',
+    "cover_image: " + "x" * 300 + ".png", "canonical_url: http://[::1]:99999/x", "1: one", "null: x", "2024-01-01: date key", "true: bool key",
     ".inf: x", "x: .nan", "x: -.inf", "x: 1e999", "x: 1:20:30", "x: 0o777", "x: +12_345",
     "title: same title", "title: Good post", "slug: good", "  indented: x", "- a list",
     "just a scalar", "key: value: other", "x: |\n  block\n  text", "x: >-\n  folded",
@@ -90,10 +93,35 @@ def _dump(key: object, value: object) -> str:
         return f"{key}: x"
 
 
+# Classes of hostile text rather than single values: control characters anywhere in a
+# string, URLs whose host is an IPv6 literal (well formed, or broken), and file names or
+# paths past what a file system holds (NAME_MAX, 255 bytes; PATH_MAX, 4096).
+with_controls = st.builds(
+    lambda head, control, tail: head + control + tail,
+    st.text(max_size=10), st.characters(codec="utf-8", categories=["Cc"]),
+    st.text(max_size=10),
+)
+ipv6_urls = st.builds(
+    lambda scheme, host, closed, rest: f"{scheme}://[{host}{']' if closed else ''}{rest}",
+    st.sampled_from(["http", "https", "ftp"]),
+    st.one_of(st.sampled_from(["::1", "::", "fe80::1%eth0", "::ffff:127.0.0.1", "1:2:3:4:5:6:7:8:9",
+                               "v1.x", "zz", ""]),
+              st.ip_addresses(v=6).map(str), st.text(max_size=8)),
+    st.booleans(),
+    st.sampled_from(["", "/", "/x", ":80/x", ":99999", ":x", "]", "?a=[", "#["]),
+)
+long_names = st.builds(
+    lambda folder, length, suffix: folder + "x" * length + suffix,
+    st.sampled_from(["", "images/", "/", "./", "../", "a/" * 3]),
+    st.one_of(st.integers(250, 300), st.integers(4000, 5000)),
+    st.sampled_from(["", ".png", "/a.png"]),
+)
+hostile_text = st.one_of(with_controls, ipv6_urls, long_names)
+
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=30),
     st.sampled_from(ODD_STRINGS), st.dates(),
-    st.datetimes(timezones=st.one_of(st.none(), st.timezones())),
+    st.datetimes(timezones=st.one_of(st.none(), st.timezones())), hostile_text,
 )
 values = st.recursive(
     scalars,
@@ -107,13 +135,17 @@ front_matter_lines = st.lists(
     st.one_of(
         st.builds(_dump, keys, values),
         st.builds(_dump, st.sampled_from(KNOWN_KEYS), values),
+        st.builds(_dump, st.sampled_from(["canonical_url", "cover_image"]), hostile_text),
         st.sampled_from(RAW_FRONT_MATTER),
         st.text(max_size=40),
     ),
     max_size=8,
 )
 body_parts = st.lists(
-    st.one_of(st.sampled_from(BODY_FRAGMENTS), st.text(max_size=60)), max_size=10,
+    st.one_of(st.sampled_from(BODY_FRAGMENTS), st.text(max_size=60),
+              st.builds("![x]({})".format, hostile_text),
+              st.builds('<img src="{}">'.format, hostile_text)),
+    max_size=10,
 )
 
 
@@ -219,6 +251,10 @@ def fuzzed(tmp_path_factory, sandbox):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                  HealthCheck.function_scoped_fixture])
 @given(post_files())
+@example(b"---\ntitle: Fuzzed\ncover_image: \"a\\0b.png\"\n---\nText.\n")
+@example(b"---\ntitle: Fuzzed\ncover_image: " + b"x" * 300 + b".png\n---\nText.\n")
+@example(b"---\ntitle: Fuzzed\ncanonical_url: 'http://[::1'\n---\nText.\n")
+@example(b"---\ntitle: Fuzzed\n---\n![x](" + b"y" * 300 + b".png)\n")
 def test_no_post_makes_check_build_or_plan_fail_with_a_traceback(fuzzed, data):
     fuzzed.exercise(data)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -272,6 +273,21 @@ def test_new_and_deleted_posts(site, watch):
     (site.content / "second.md").unlink()
     w.until(lambda: "Second post" not in w.get("/").text)
     assert w.get("/second/").status_code == 404
+
+
+def test_a_content_folder_deleted_and_made_again_is_noticed_and_watched_again(site, watch):
+    w = watch("--no-push")
+    mark = w.mark()
+    shutil.rmtree(site.content)
+    w.until(lambda: w.said(mark, "content/ is gone"))
+    mark = w.mark()
+    site.post("again", "Back again", "New.\n", published=True, date="2024-01-05")
+    w.until(lambda: "Back again" in w.get("/").text)
+    w.until(lambda: w.said(mark, "content/ is back"))
+    mark = w.mark()  # later saves rebuild, as before the folder went away
+    site.post("again", "Back again, edited", "Newer.\n", published=True, date="2024-01-05")
+    w.until(lambda: w.reloaded(mark, "content/again.md"))
+    assert "Back again, edited" in w.get("/again/").text
 
 
 def test_drafts_are_shown_marked(site, watch):

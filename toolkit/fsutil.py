@@ -9,6 +9,8 @@ still running (locked: left alone) from one that a crash left behind (removed).
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import re
@@ -30,6 +32,69 @@ except ImportError:  # not POSIX: temporary files are told apart by age instead
 TEMP_SUFFIX = ".tmp"
 # Without OS locks, a temporary file younger than this may belong to a running writer.
 UNLOCKED_TEMP_AGE = 3600.0
+
+
+# What to do about an OS error, by its errno: the hint of `describe_os_error`.
+_HINTS = {
+    errno.EACCES: "check the permissions of the file and of its folder",
+    errno.EPERM: "the file or its folder may not be changed: check its permissions and "
+                 "attributes",
+    errno.EROFS: "the file system is mounted read-only: write somewhere else, or remount it "
+                 "writable",
+    errno.ENOSPC: "the disk is full: free some space, then run the command again",
+    errno.EDQUOT: "the disk quota is used up: free some space, then run the command again",
+    errno.ENOENT: "it does not exist",
+    errno.ENOTDIR: "a file stands where a folder should be",
+    errno.EISDIR: "a folder stands where a file should be",
+    errno.EEXIST: "something else is already there",
+    errno.ENAMETOOLONG: "the name is too long for the file system",
+    errno.EMFILE: "too many files are open: close some programs, then run again",
+    errno.ENFILE: "too many files are open: close some programs, then run again",
+    errno.EIO: "the disk failed: check it",
+    errno.ELOOP: "too many symbolic links on the way",
+    errno.EBUSY: "the file is in use",
+}
+
+
+def describe_os_error(exc: OSError, *, cwd: Path | None = None) -> str:
+    """An OS error in one line: `<path>: <what> (<hint>)`, the path shown relative to
+    `cwd` (default: the working folder) when inside it; without a path, `<what> (<hint>)`."""
+    what = (exc.strerror or str(exc) or type(exc).__name__).strip()
+    what = what[:1].lower() + what[1:]
+    hint = _HINTS.get(exc.errno or -1, "the operating system refused")
+    line = f"{what} ({hint})"
+    if exc.filename is None:
+        return line
+    name = os.fsdecode(exc.filename) if isinstance(exc.filename, str | bytes) \
+        else str(exc.filename)
+    shown = Path(name)
+    with contextlib.suppress(ValueError, OSError):
+        shown = shown.relative_to(cwd or Path.cwd()) if shown.is_absolute() else shown
+    target = "".join(ch if ch.isprintable() else "?" for ch in str(shown))
+    return f"{target}: {line}"
+
+
+@contextlib.contextmanager
+def naming(path: Path | str, *also: Path | str) -> Iterator[None]:
+    """An OS error in the block names `path`: one that names no file (a write to an open
+    file), or names one of `also` (a temporary file of `path`), is raised again naming
+    `path`, so that the message says which file the user knows could not be written."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno is None or (exc.filename is not None and not _is_temp_of(
+                str(exc.filename), Path(path), also)):
+            raise
+        raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(path)) from exc
+
+
+def _is_temp_of(name: str, path: Path, also: tuple[Path | str, ...]) -> bool:
+    """Whether the file `name` is one of `also`, or a temporary file of `path`."""
+    if name in {str(other) for other in also}:
+        return True
+    file = Path(name)
+    return file.parent == path.parent and file.name.startswith(f".{path.name}.") \
+        and file.name.endswith(TEMP_SUFFIX)
 
 
 def temp_name(path: Path) -> str:
@@ -71,7 +136,23 @@ def atomic_write(path: Path, data: bytes) -> None:
         mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         mode = None
-    fd, temp = _open_locked_temp(path)
+    with naming(path):
+        fd, temp = _open_locked_temp(path)
+    with naming(path, temp):
+        _write_and_replace(fd, temp, path, data, mode)
+    try:  # make the rename itself durable
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def _write_and_replace(fd: int, temp: Path, path: Path, data: bytes, mode: int | None) -> None:
+    """Write `data` to the locked temporary file `fd` (`temp`), fsync it and rename it over
+    `path`; the temporary file is removed when anything fails."""
     closed = False
     try:
         if mode is not None and hasattr(os, "fchmod"):
@@ -90,14 +171,6 @@ def atomic_write(path: Path, data: bytes) -> None:
     finally:
         if not closed:
             os.close(fd)
-    try:  # make the rename itself durable
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
 
 
 def _temp_files(folder: Path, name: re.Pattern[str], recursive: bool) -> Iterator[Path]:
@@ -186,19 +259,24 @@ def quick_write(path: Path, data: bytes) -> None:
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
     exists = os.path.lexists(path)
     target = path.parent / temp_name(path) if exists else path
-    try:
-        fd = os.open(target, flags, 0o666)
-    except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(target, flags, 0o666)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    finally:
+    with naming(path, target):
+        try:
+            fd = os.open(target, flags, 0o666)
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(target, flags, 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        except BaseException:
+            os.close(fd)
+            if exists:  # a half-written temporary file is nobody's
+                target.unlink(missing_ok=True)
+            raise
         os.close(fd)
-    if exists:
-        os.replace(target, path)
+        if exists:
+            os.replace(target, path)
 
 
 def holds(path: Path, data: bytes) -> bool:

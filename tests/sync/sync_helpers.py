@@ -149,6 +149,12 @@ class PatientProxy:
         with self._mutex:
             return sum(1 for side in self._last.values() if side == "client")
 
+    def awaiting(self, method: str) -> int:
+        """Whole requests of `method` sent through and not answered yet."""
+        with self._mutex:
+            return sum(1 for asked in self._asked.values()
+                       if asked.startswith(method.encode() + b" ") and complete_request(asked))
+
     def _accept(self) -> None:
         for number in itertools.count():
             try:

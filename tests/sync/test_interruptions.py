@@ -105,6 +105,41 @@ def test_a_publish_killed_during_updates_converges(site, env, proxy, sandbox, in
     assert writes(sandbox) == {}
 
 
+def test_an_older_body_committed_late_is_recognised_as_ours(site, env, proxy, sandbox):
+    """A publish is killed while the server still holds its update (version two); the
+    post is edited (version three) and published before that update lands, and then it
+    lands over version three. The next run knows version two as a body it sent, not a
+    website edit: it sends version three again, with no conflict."""
+    site.post("late", "Late commit", "Version one.\n", published=True)
+    assert site.run("publish", env=env).exit_code == 0
+    site.post("late", "Late commit", "Version two.\n", published=True)
+    seq = last_seq(sandbox)
+    sandbox.fault(*PUT, count=1, delay_ms=5000)
+    run = start_toolkit(site, "publish", env={**env, "FOREM_BASE_URL": proxy.base_url})
+    wait_for(lambda: proxy.awaiting("PUT") == 1)  # the whole update is on the server
+    run.send_signal(signal.SIGKILL)
+    run.communicate(timeout=10)
+
+    site.post("late", "Late commit", "Version three.\n", published=True)
+    rerun = site.run("publish", env=env)
+    assert rerun.exit_code == 0, rerun.output
+    wait_for(lambda: proxy.in_flight() == 0)  # the held update has landed
+    puts = records_after(sandbox, seq, *PUT)
+    assert len(puts) == 2
+    assert bodies_by_title(sandbox, "Late commit")["Late commit"].endswith("Version two.\n"), \
+        "the held update did not land after the rerun's (the scenario did not happen)"
+
+    result = site.run("publish", "-v", env=env)
+    assert result.exit_code == 0, result.output
+    assert "edited on the website" not in result.output and "conflict" not in result.output
+    assert bodies_by_title(sandbox, "Late commit")["Late commit"].endswith("Version three.\n")
+    assert "unconfirmed" not in (site.root / "toolkit.lock").read_text()  # seen landed
+    sandbox.reset_stats()
+    again = site.run("publish", env=env)
+    assert again.exit_code == 0, again.output
+    assert writes(sandbox) == {}
+
+
 def test_a_create_whose_answer_timed_out_is_not_sent_again(site, env, proxy, sandbox):
     env = {**env, "FOREM_BASE_URL": proxy.base_url}
     config = site.root / "toolkit.toml"

@@ -110,7 +110,8 @@ class LazyGroup(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; an expected failure of the core (`ToolkitError`) becomes
         `Error: <message>` on stderr (one line per problem) and exit code 1, and, when the
-        command was given `--json`, `{"ok": false, "error", "errors"}` on stdout."""
+        command was given `--json`, `{"ok": false, "error", "errors"}` on stdout; any OS
+        error (permission denied, disk full) is one line too: `Error: <path>: <what> (<hint>)`."""
         try:
             return super().invoke(ctx)
         except ToolkitError as exc:
@@ -121,6 +122,13 @@ class LazyGroup(click.Group):
 
                 click.echo(json.dumps({"ok": False, "error": exc.lines[0] if exc.lines else "",
                                        "errors": exc.lines}, ensure_ascii=False))
+            ctx.exit(1)
+        except BrokenPipeError:
+            raise  # the reader of the output went away: nothing to say to it
+        except OSError as exc:  # permission denied, disk full, read-only, ...: one line
+            from toolkit.fsutil import describe_os_error
+
+            click.echo(f"Error: {describe_os_error(exc)}", err=True)
             ctx.exit(1)
 
 

@@ -54,6 +54,9 @@ class ConsoleWatchReporter:
     def config_problem(self, message: str) -> None:
         stderr.print(f"[red]{escape(message)}[/]", highlight=False)
 
+    def notice(self, message: str) -> None:
+        stderr.print(f"[yellow]{escape(message)}[/]", highlight=False)  # even with -q
+
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address of the preview server.")

@@ -28,19 +28,30 @@ upload form, a download; maybe on another host, which never gets the credential)
 bodies streamed from disk (made anew for each attempt), answers streamed to disk, and a
 time of a request's own (a held wait), so that every request of every client goes
 through the same retries, 429 handling, error mapping and report.
+
+Bounded, whatever the service does: each attempt has a total deadline, connect and whole
+answer together (the client's `timeout`; httpx's own timeouts are per read, so a server
+that drips one byte at a time would hold a request for ever), enforced on every read and
+write of the connection (`DeadlineTransport`); a caller can put one overall deadline on
+several requests (`deadline`). A whole answer is read up to `MAX_ANSWER_BYTES` (decoded)
+and, when it is JSON, nested at most `MAX_JSON_DEPTH` deep, before anyone parses it; past
+either, one `ApiError` line names the service and what it sent.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import email.utils
 import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
+import httpcore
 import httpx
 
 from toolkit import USER_AGENT
@@ -69,6 +80,103 @@ Sleep = Callable[[float], None]
 DEFAULT_TIMEOUT = 30.0
 # Failures that happen before a single byte of the request has left.
 NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+MAX_ANSWER_BYTES = 256 * 1024 * 1024  # one whole answer, decoded
+MAX_JSON_DEPTH = 128  # nesting of a JSON answer: arrays and objects
+
+# The monotonic time by which the request being sent must be answered (None: no limit).
+# Sync httpx does every read and write of a request in the thread that sends it.
+_ATTEMPT_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "toolkit_attempt_ends", default=None)
+# An overall deadline a caller put on every request it makes (`deadline`).
+_OVERALL_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "toolkit_overall_ends", default=None)
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Every request sent inside ends, answered or not, at most `seconds` from now (and
+    within any deadline around this one): retries and pauses included."""
+    ends = time.monotonic() + seconds
+    outer = _OVERALL_ENDS.get()
+    token = _OVERALL_ENDS.set(ends if outer is None else min(outer, ends))
+    try:
+        yield
+    finally:
+        _OVERALL_ENDS.reset(token)
+
+
+def _bounded(timeout: float | None, kind: type[Exception]) -> float | None:
+    """A read's, write's or connect's `timeout`, cut to what is left of the deadline of
+    the request being sent; `kind` (an httpcore timeout) raised when nothing is left."""
+    ends = _ATTEMPT_ENDS.get()
+    if ends is None:
+        return timeout
+    left = ends - time.monotonic()
+    if left <= 0:
+        raise kind("the request's deadline has passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A connection whose every read and write ends by the request's deadline."""
+
+    def __init__(self, stream: httpcore.NetworkStream):
+        self._stream = stream
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, _bounded(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, _bounded(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
+                  timeout: float | None = None) -> httpcore.NetworkStream:
+        return _DeadlineStream(self._stream.start_tls(
+            ssl_context, server_hostname, _bounded(timeout, httpcore.ConnectTimeout)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._stream.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    """httpcore's network backend, its connections bounded by the request's deadline."""
+
+    def __init__(self, backend: httpcore.NetworkBackend):
+        self._backend = backend
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None,
+                    local_address: str | None = None,
+                    socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
+        return _DeadlineStream(self._backend.connect_tcp(
+            host, port, _bounded(timeout, httpcore.ConnectTimeout), local_address,
+            socket_options))
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None,
+                            socket_options: Iterable[Any] | None = None
+                            ) -> httpcore.NetworkStream:
+        return _DeadlineStream(self._backend.connect_unix_socket(
+            path, _bounded(timeout, httpcore.ConnectTimeout), socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
+
+
+def _bound_by_deadlines(client: httpx.Client) -> None:
+    """Make `client`'s network transports (its own and those of the proxies it mounted
+    from the environment) end every request by its deadline. A transport that is not
+    httpx's network one (a test's scripted transport) is left as it is."""
+    transports = [getattr(client, "_transport", None),
+                  *getattr(client, "_mounts", {}).values()]
+    for transport in transports:
+        pool = getattr(transport, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if isinstance(pool, httpcore.ConnectionPool) \
+                and isinstance(backend, httpcore.NetworkBackend) \
+                and not isinstance(backend, _DeadlineBackend):
+            pool._network_backend = _DeadlineBackend(backend)
 
 
 def timeout_of(seconds: float) -> httpx.Timeout:
@@ -215,10 +323,14 @@ class ApiClient:
         self._on_wait = on_wait
         self._on_request = on_request
         self._owns_client = client is None
-        self._client = client or httpx.Client(
-            base_url=self.base_url, transport=transport, timeout=timeout_of(timeout),
-            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
-        )
+        self.timeout = timeout  # seconds an attempt may take in all, connect and answer
+        if client is None:
+            client = httpx.Client(
+                base_url=self.base_url, transport=transport, timeout=timeout_of(timeout),
+                headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+            )
+            _bound_by_deadlines(client)
+        self._client = client
         self.requests_made = 0  # requests sent, retries included (publish reports it)
         self._count_lock = threading.Lock()  # the publish lanes send from several threads
 
@@ -280,12 +392,15 @@ class ApiClient:
 
         The credential goes only to the base URL's origin, never to another host's, and
         not at all with `authenticated=False` (a URL the service signed carries its own).
+        Each attempt ends, answered or not, by the client's `timeout` (connect and whole
+        answer), or with a `timeout` of the request's own by what is left of it.
         `timeout`: the seconds the request may take in all, retries and pauses included;
         each attempt is read for at most what is left of them (not the client's timeout),
         an attempt that runs out of them is not retried, and a pause that would outlast
         them is not taken. Running out raises `TransportError` with `timed_out`: no
         answer in that time. `stream=True` returns a successful answer with its body
-        unread, for the caller to iterate and close; error answers are read and raised as
+        unread, for the caller to iterate and close (its body is read with the per-read
+        timeout only: the deadline covers the head); error answers are read and raised as
         usual. A 5xx answer is retried when the request is idempotent, or when
         `retry_server_errors` says so (a request the server refuses to take twice).
         `follow_redirects` follows them (httpx drops `Authorization` on another origin).
@@ -300,6 +415,9 @@ class ApiClient:
         route = route or path
         shown_path, talking_to = self._shown(path)
         ends = None if timeout is None else time.monotonic() + timeout
+        overall = _OVERALL_ENDS.get()
+        if overall is not None and (ends is None or overall < ends):
+            ends, timeout = overall, max(overall - time.monotonic(), 0.0)
         retry_5xx = idempotent if retry_server_errors is None else retry_server_errors
         retries = 0
         while True:
@@ -321,8 +439,24 @@ class ApiClient:
                     self.requests_made += 1
                 auth = (self._auth or httpx.USE_CLIENT_DEFAULT
                         if self._credited(request, authenticated) else None)
-                response = self._client.send(request, auth=auth, stream=stream,
-                                             follow_redirects=follow_redirects)
+                # The attempt ends by the request's own time (a held wait may be long) or
+                # else the client's timeout, however slowly the answer arrives.
+                attempt_ends = time.monotonic() + (self.timeout if left is None else left)
+                token = _ATTEMPT_ENDS.set(attempt_ends)
+                try:
+                    response = self._client.send(request, auth=auth, stream=True,
+                                                 follow_redirects=follow_redirects)
+                    if not stream or response.status_code >= 400:
+                        response = self._read_bounded(response, method, shown_path,
+                                                      talking_to)
+                finally:
+                    _ATTEMPT_ENDS.reset(token)
+            except ApiError:  # an answer toolkit does not read: too large or too deep
+                self._report(RequestReport(method, route, None, _elapsed_ms(started), retries,
+                                           "answer refused"))
+                if limiter is not None:
+                    limiter.record() if counted else limiter.release()
+                raise
             except httpx.TransportError as exc:
                 reason = reason_of(exc)
                 self._report(RequestReport(method, route, None, _elapsed_ms(started), retries,
@@ -351,8 +485,6 @@ class ApiClient:
                 raise error from None
             self._report(RequestReport(method, route, response.status_code,
                                        _elapsed_ms(started), retries))
-            if stream and response.status_code >= 400:
-                response = _read_whole(response)
             if response.status_code == 429:
                 default = limiter.window if limiter is not None else self.retry.default_retry_after
                 seconds = min(retry_after_seconds(response, default), self.retry.max_retry_after)
@@ -378,6 +510,45 @@ class ApiClient:
                 raise refused
             self.wait(backoff, f"{method} {shown_path}: {response.status_code}, retrying")
             retries += 1
+
+    def _read_bounded(self, response: httpx.Response, method: str, shown_path: str,
+                      talking_to: str) -> httpx.Response:
+        """`response` read whole, at most `MAX_ANSWER_BYTES` of it, and checked to nest no
+        deeper than `MAX_JSON_DEPTH` if it is JSON; past either, `ApiError` naming the
+        service. An error answer whose body breaks off is judged by its head alone."""
+        refused = f"{method} {shown_path}: {talking_to} sent an answer"
+        try:
+            length = int(response.headers.get("content-length", "0"))
+        except ValueError:
+            length = 0
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            if length > MAX_ANSWER_BYTES:
+                raise ApiError(f"{refused} of {length} bytes, over the {_mib(MAX_ANSWER_BYTES)} "
+                               "toolkit reads (not trusted)", request=response.request)
+            try:
+                for chunk in response.iter_bytes():
+                    size += len(chunk)
+                    if size > MAX_ANSWER_BYTES:
+                        raise ApiError(f"{refused} over the {_mib(MAX_ANSWER_BYTES)} toolkit "
+                                       "reads (not trusted)", request=response.request)
+                    chunks.append(chunk)
+            except httpx.TransportError:
+                if response.status_code < 400:
+                    raise
+                return _head_only(response)
+        finally:
+            response.close()
+        body = b"".join(chunks)
+        if json_depth_over(body, MAX_JSON_DEPTH):
+            raise ApiError(f"{refused} nested deeper than {MAX_JSON_DEPTH} levels "
+                           "(not trusted)", request=response.request)
+        kept = [(name, value) for name, value in response.headers.multi_items()
+                if name.lower() not in ("content-encoding", "content-length",
+                                        "transfer-encoding")]
+        return httpx.Response(response.status_code, headers=kept, content=body,
+                              request=response.request, extensions=response.extensions)
 
     def _shown(self, path: str) -> tuple[str, str]:
         """How messages name a request's path and the origin it went to: an absolute URL
@@ -405,17 +576,38 @@ def _outlasts(seconds: float, ends: float | None) -> bool:
     return ends is not None and seconds >= ends - time.monotonic()
 
 
-def _read_whole(response: httpx.Response) -> httpx.Response:
-    """A streamed error answer, read (its message is in its body). One whose body breaks
-    off is judged by its status and `Retry-After` alone."""
-    try:
-        response.read()
-    except httpx.TransportError:
-        response.close()
-        kept = {name: value for name, value in response.headers.items()
-                if name.lower() == "retry-after"}
-        return httpx.Response(response.status_code, headers=kept, request=response.request)
-    return response
+def _head_only(response: httpx.Response) -> httpx.Response:
+    """An error answer whose body broke off, judged by its status and `Retry-After`."""
+    kept = {name: value for name, value in response.headers.items()
+            if name.lower() == "retry-after"}
+    return httpx.Response(response.status_code, headers=kept, request=response.request)
+
+
+def _mib(size: int) -> str:
+    return f"{size // (1024 * 1024)} MiB"
+
+
+_JSON_START = re.compile(rb"[ \t\r\n]*[\[{]")
+# A JSON string (skipped whole) or a bracket, in a JSON text.
+_JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{\]}]')
+
+
+def json_depth_over(data: bytes, limit: int) -> bool:
+    """Whether `data`, if it is JSON (an object or an array), nests arrays and objects
+    deeper than `limit`: found without parsing it, so a hostile answer never reaches a
+    recursive parser (or any code that walks what it gives) too deep."""
+    if not _JSON_START.match(data):
+        return False
+    depth = 0
+    for match in _JSON_TOKEN.finditer(data):
+        token = match.group()
+        if token in (b"{", b"["):
+            depth += 1
+            if depth > limit:
+                return True
+        elif token in (b"}", b"]"):
+            depth -= 1
+    return False
 
 
 def _elapsed_ms(started: float) -> float:

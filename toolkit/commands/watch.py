@@ -117,6 +117,9 @@ class RecordingReporter:
         self.run.event("error", action="rebuild", message=message)
         self.reporter.config_problem(message)
 
+    def notice(self, message: str) -> None:
+        self.reporter.notice(message)
+
 
 class RecordedWatchSession(WatchSession):
     """A watch session that is one recorded run, from `watch()` to `stop()`.

@@ -85,14 +85,45 @@ def find_images(body: str, first_line: int = 1) -> list[ImageRef]:
     return refs
 
 
+NAME_MAX = 255  # bytes of one file name, on every common file system
+PATH_MAX = 4096  # bytes of a whole path (Linux)
+
+
+def unusable(src: str) -> str | None:
+    """Why a relative `src` can name no file on any file system (a NUL or another control
+    character, a name longer than `NAME_MAX` bytes, a path past `PATH_MAX`), or None. Such
+    a name is a problem of its post, found without asking the file system."""
+    try:
+        path = unquote(urlsplit(src).path)
+    except ValueError:
+        path = src
+    if any(ord(char) < 32 or ord(char) == 127 for char in path):
+        return "it holds a control character"
+    try:
+        encoded = os.fsencode(path)
+    except UnicodeError:
+        return "it holds a character no file name can"
+    if len(encoded) > PATH_MAX:
+        return f"it is longer than {PATH_MAX} bytes"
+    if any(len(name) > NAME_MAX for name in encoded.split(b"/")):
+        return f"a name in it is longer than {NAME_MAX} bytes"
+    return None
+
+
 def resolve(src: str, post_path: Path, content_dir: Path) -> Path:
     """The file a relative `src` names: from the post's folder, or `content_dir` for `/x`.
 
     Symlinks resolved: the real file, which is used only when it lies in the content
     folder (`asset_path`), so neither `../../etc/passwd` nor a symlink leading out of the
-    folder ever names a file to publish or copy.
+    folder ever names a file to publish or copy. A name no file system can hold
+    (`unusable`) names nothing: a path outside the content folder is returned for it.
     """
-    return Path(os.path.realpath(_joined(src, post_path, content_dir)))
+    if unusable(src) is not None:
+        return Path(os.devnull)
+    try:
+        return Path(os.path.realpath(_joined(src, post_path, content_dir)))
+    except (OSError, ValueError):  # the file system refused the name: nothing to use
+        return Path(os.devnull)
 
 
 def written_path(src: str, post_path: Path, content_dir: Path) -> Path:
@@ -101,7 +132,10 @@ def written_path(src: str, post_path: Path, content_dir: Path) -> Path:
 
 
 def _joined(src: str, post_path: Path, content_dir: Path) -> str:
-    path_part = unquote(urlsplit(src).path)
+    try:
+        path_part = unquote(urlsplit(src).path)
+    except ValueError:  # `urlsplit` refuses a broken `[` host; a path has none
+        path_part = src
     if path_part.startswith("/"):
         return os.path.join(content_dir, path_part.lstrip("/"))
     return os.path.join(post_path.parent, path_part)

@@ -32,8 +32,23 @@ SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 def _http_url(value: str) -> bool:
-    parts = urlsplit(value)
-    return parts.scheme in ("http", "https") and bool(parts.netloc)
+    """Whether `value` is an absolute http(s) URL with a host, and no control character
+    (`urlsplit` silently drops tabs and newlines, and refuses a broken `[` host)."""
+    if any(ord(char) < 32 or ord(char) == 127 for char in value):
+        return False
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - a port out of range or not a number raises here
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)
+
+
+def _shown(text: str) -> str:
+    """A value from the post, fit for a one-line message: control characters escaped,
+    at most 80 characters."""
+    shown = repr(text[:80] + ("…" if len(text) > 80 else ""))
+    return shown
 
 
 def validate_post(
@@ -89,7 +104,8 @@ def validate_post(
     canonical = meta.get("canonical_url")
     if canonical is not None:
         if not isinstance(canonical, str) or not _http_url(canonical):
-            error("canonical_url", f"must be an absolute http(s) URL, not {canonical!r}")
+            error("canonical_url", "must be an absolute http(s) URL, not "
+                  f"{_shown(canonical) if isinstance(canonical, str) else repr(canonical)[:80]}")
 
     if "date" in meta and meta["date"] is not None:
         date = post.date
@@ -141,6 +157,9 @@ def validate_post(
 def _check_image(
     post: Post, src: str, line: int, content_dir: Path, assets_base_url: str | None, label: str
 ) -> list[Problem]:
+    why = images.unusable(src)
+    if why is not None:
+        return [Problem(post.key, line, f"{label}: {_shown(src)} cannot be a file name: {why}")]
     file = images.resolve(src, post.path, content_dir)
     inside = images.asset_path(file, content_dir) is not None
     if not inside and images.asset_path(post.path, content_dir) is not None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from toolkit.fsutil import stat_trusted
+from toolkit.fsutil import naming, stat_trusted
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.site.pages import Summary
@@ -165,8 +165,13 @@ class Manifest:
                          for key in sorted(self.posts))
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        temporary.write_text(f'{rest[:-1]},"posts":{{{posts}}}}}', encoding="utf-8")
-        os.replace(temporary, path)
+        with naming(path, temporary):  # an OS error names the manifest, not its temp file
+            try:
+                temporary.write_text(f'{rest[:-1]},"posts":{{{posts}}}}}', encoding="utf-8")
+                os.replace(temporary, path)
+            except BaseException:
+                temporary.unlink(missing_ok=True)
+                raise
 
 
 def _dumps(value: Any) -> str:

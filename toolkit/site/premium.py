@@ -10,6 +10,9 @@ answer at all: an unreachable service, a 5xx after the client's bounded retries,
 timeout, a token the service does not accept. The gate fails closed and says why, in
 one line (`premium build refused: customer acme.example licence is UNLICENSED`).
 
+The whole question, every request and retry, takes at most `[license] timeout` seconds,
+however slowly the service answers; past it the build is refused as unreachable.
+
 `PremiumGate.check()` asks once and keeps the answer (a grant or a refusal) for
 `max_age` seconds: for the whole run by default (`toolkit build` asks once), a minute
 in `toolkit watch --premium`. Nothing here imports the HTTP client until it asks, so a
@@ -202,11 +205,14 @@ class PremiumGate:
 
     def _ask(self, settings: LicenseSettings) -> LicenseCheck:
         from toolkit.clients import license_client
+        from toolkit.clients.base import deadline
 
         self.asked += 1
         app = settings.application_id
-        with license_client(self.config, transport=self._transport, sleep=self._sleep,
-                            on_request=self._on_request) as client:
+        # One deadline for the whole question, retries and the user's licence included.
+        with deadline(self.config.license.timeout), \
+                license_client(self.config, transport=self._transport, sleep=self._sleep,
+                               on_request=self._on_request) as client:
             subject = f"customer {settings.customer_id}"
             try:
                 customer = client.customer_license(app, settings.customer_id)

@@ -9,6 +9,8 @@ build with nothing to do stays cheap.
 
 from __future__ import annotations
 
+import contextlib
+
 import hashlib
 import os
 from collections.abc import Callable
@@ -156,10 +158,19 @@ def make_environment(project_dir: Path, cache_dir: Path | None = None,
     if overlay is not None:
         loaders.insert(0, _project_loader(str(overlay), allowed))
     loader = jinja2.ChoiceLoader(loaders)
+    class BestEffortCache(jinja2.FileSystemBytecodeCache):
+        """A cache that cannot be written (a full disk, a read-only `.toolkit/`) only
+        costs the next build the compiling it would have saved."""
+
+        def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            with contextlib.suppress(OSError):
+                super().dump_bytecode(bucket)
+
     bytecode_cache = None
     if cache_dir is not None:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        bytecode_cache = jinja2.FileSystemBytecodeCache(str(cache_dir))
+        with contextlib.suppress(OSError):
+            cache_dir.mkdir(parents=True, exist_ok=True)
+            bytecode_cache = BestEffortCache(str(cache_dir))
     return jinja2.Environment(
         loader=loader,
         autoescape=jinja2.select_autoescape(["html", "xml"], default_for_string=True),

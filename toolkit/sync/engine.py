@@ -30,7 +30,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -266,15 +266,22 @@ class SyncEngine:
         """Record what was sent and what the remote holds now."""
         assert plan.payload is not None and plan.post is not None  # a plan from `decide`
         body = article.body_markdown if article.body_markdown is not None else plan.payload.body_markdown
+        remote = body_digest(body)
+        # Earlier updates never seen landed may still land: keep knowing them (not the
+        # body now confirmed).
+        earlier = plan.entry.unconfirmed if plan.entry is not None \
+            and plan.entry.article_id == article.id else ()
         self.lock.record(
             plan.key,
             LockEntry(
                 article_id=article.id,
                 url=article.url or (plan.entry.url if plan.entry else None),
                 sent_digest=plan.payload.digest,
-                remote_digest=body_digest(body),
+                remote_digest=remote,
                 remote_edited_at=article.edited_at,
                 published=plan.post.published,
+                unconfirmed=tuple(d for d in earlier
+                                  if d not in (remote, body_digest(plan.payload.body_markdown))),
             ),
             save=save,
         )
@@ -284,9 +291,8 @@ class SyncEngine:
         entry, article, payload = plan.entry, plan.article, plan.payload
         if entry is None or article is None or payload is None or entry.article_id != article.id:
             return  # no entry: the next run finds the article by identity and compares bodies
-        self.lock.record(plan.key, replace(
-            entry, pending_digest=payload.digest,
-            pending_body_digest=body_digest(payload.body_markdown)), save=False)
+        plan.entry = entry.sending(payload.digest, body_digest(payload.body_markdown))
+        self.lock.record(plan.key, plan.entry, save=False)
 
     def _update(self, plan: PostPlan) -> Outcome:
         assert plan.article is not None and plan.payload is not None

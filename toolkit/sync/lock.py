@@ -24,7 +24,10 @@ read as the configured server's.
 Before an update is sent, its entry records what is being sent (`pending_digest`,
 `pending_body_digest`), saved before the request goes out: if the run is killed after the
 API took the update but before the lock said so, the next run recognises the remote body
-as its own and does not call it a conflict.
+as its own and does not call it a conflict. A pending body replaced by a newer one before
+its own success was seen stays in `unconfirmed` (the body digests sent and never seen
+landed, the last `MAX_UNCONFIRMED`): a server may still commit it late, over the newer
+body, and a body found there that is one of them is ours, sent again, not a website edit.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -45,6 +48,7 @@ from toolkit.fsutil import stable_json, write_if_changed
 log = logging.getLogger(__name__)
 
 LOCK_VERSION = 2
+MAX_UNCONFIRMED = 16  # body digests kept of updates sent and never seen landed
 _warned: set[tuple[Path, str]] = set()  # (lock, server) said to have no section yet
 
 
@@ -71,12 +75,36 @@ class LockEntry:
     # digest and the body digest of what is being sent.
     pending_digest: str | None = None
     pending_body_digest: str | None = None
+    # Body digests of earlier updates sent and never seen landed (oldest first): the
+    # server may still commit one of them, late.
+    unconfirmed: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.unconfirmed, tuple):  # a JSON list, from the file
+            if not isinstance(self.unconfirmed, list) \
+                    or not all(isinstance(d, str) for d in self.unconfirmed):
+                raise TypeError("unconfirmed: not a list of digests")
+            object.__setattr__(self, "unconfirmed", tuple(self.unconfirmed))
+
+    def sending(self, digest: str, body_digest: str) -> LockEntry:
+        """The entry as an update of these digests is about to be sent: a pending body
+        that was never seen landed joins `unconfirmed`."""
+        earlier = self.unconfirmed
+        if self.pending_body_digest and self.pending_body_digest != body_digest:
+            earlier += (self.pending_body_digest,)
+        earlier = tuple(d for d in earlier if d != body_digest)[-MAX_UNCONFIRMED:]
+        return replace(self, pending_digest=digest, pending_body_digest=body_digest,
+                       unconfirmed=earlier)
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
         for key in ("pending_digest", "pending_body_digest"):
             if data[key] is None:
                 del data[key]  # absent rather than null: no lock diff for unchanged entries
+        if self.unconfirmed:
+            data["unconfirmed"] = list(self.unconfirmed)
+        else:
+            del data["unconfirmed"]
         return data
 
 

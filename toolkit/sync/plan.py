@@ -14,7 +14,9 @@ readable and testable on their own.
 
 A run killed between the API taking an update and the lock recording it leaves a remote
 body the lock does not know; the entry's pending digests (saved before the request went
-out) say it is ours, so the next run converges instead of reporting a conflict.
+out) say it is ours, so the next run converges instead of reporting a conflict. The same
+for an older update the server committed late, over a newer one: its body digest is in
+the entry's `unconfirmed`, and the post is sent again.
 """
 
 from __future__ import annotations
@@ -85,11 +87,16 @@ def decide(post: Post, payload: Payload, match: Match, entry: LockEntry | None,
     found = f"article {article.id}" + (f" (found by {match.via})" if match.via != "toolkit.lock" else "")
     # The lock's entry when it records this very article.
     ours = entry if entry is not None and entry.article_id == article.id else None
-    landed = False
+    landed = late = False
     if (ours is not None and remote_digest != ours.remote_digest
             and remote_digest == ours.pending_body_digest):
         ours = plan.entry = landed_entry(ours, article.edited_at, remote_digest)
         landed = True
+    elif (ours is not None and remote_digest != ours.remote_digest
+            and remote_digest in ours.unconfirmed):
+        # An older update of ours, committed late (over a newer one): ours, not an edit.
+        ours = plan.entry = late_entry(ours, article.edited_at, remote_digest)
+        late = True
     if ours is not None and remote_digest != ours.remote_digest and remote_body != payload.body_markdown:
         if force:
             plan.action, plan.reason = Action.UPDATE, f"overwrites the website edit of {found} (--force)"
@@ -113,11 +120,22 @@ def decide(post: Post, payload: Payload, match: Match, entry: LockEntry | None,
     plan.action = Action.UPDATE
     if article.published is not None and article.published != post.published and remote_body == payload.body_markdown:
         plan.reason = f"{found}: {'publishes it' if post.published else 'turns it back into a draft'}"
+    elif late:
+        plan.reason = (f"{found}: an older version an interrupted publish had sent landed "
+                       "late; sends the post again")
     elif ours is not None:
         plan.reason = f"{found}: the post changed since the last publish"
     else:
         plan.reason = f"{found} differs from the post"
     return plan
+
+
+def late_entry(entry: LockEntry, edited_at: str | None, remote_digest: str) -> LockEntry:
+    """The entry once an older unconfirmed update is seen landed: the remote holds it, and
+    it cannot land again. What was sent with it is not known (its payload is not kept)."""
+    return replace(entry, sent_digest="", remote_digest=remote_digest,
+                   remote_edited_at=edited_at,
+                   unconfirmed=tuple(d for d in entry.unconfirmed if d != remote_digest))
 
 
 def landed_entry(entry: LockEntry, edited_at: str | None, remote_digest: str) -> LockEntry:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from toolkit.config import Config
 from toolkit.errors import RunLockBusy, SyncError
-from toolkit.fsutil import remove_stale_temp_files
+from toolkit.fsutil import naming, remove_stale_temp_files
 
 try:
     import fcntl
@@ -174,7 +174,8 @@ def run_lock(
                     on_wait(waited)
             sleep(min(POLL, remaining))
         try:
-            _write_holder(fd, command)
+            with naming(path):  # a full disk names the lock file
+                _write_holder(fd, command)
             yield waited
         finally:
             try:

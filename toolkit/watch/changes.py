@@ -11,6 +11,8 @@ reloads sooner; any other event (a write still under way) brings back the longer
 
 from __future__ import annotations
 
+import contextlib
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+from watchdog.observers.api import ObservedWatch
 
 QUIET = 0.05  # an editor's save burst takes a few ms; a typist's saves come seconds apart
 SETTLED = 0.02  # after a file was closed or renamed into place: the end of a save
@@ -102,21 +105,45 @@ class _Forward(FileSystemEventHandler):
 
 class FolderWatch:
     """A watchdog observer on some folders; more can be added while it runs (a folder that
-    did not exist at the start, like a new `templates/`)."""
+    did not exist at the start, like a new `templates/`).
+
+    A folder deleted and made again (or replaced by another of the same name) is another
+    folder for the OS: the watch on the old one ends with it. `add` tells them apart by
+    the folder's identity (device and inode), or is told (the folder's own event), and
+    watches the new one in its place."""
 
     def __init__(self, accept: Callable[[Path], bool], sink: Sink):
         self._handler = _Forward(accept, sink)
         self._observer = Observer()
         self._observer.daemon = True
-        self._watched: set[Path] = set()
+        # folder -> (its watch, its identity when the watch was made)
+        self._watched: dict[Path, tuple[ObservedWatch, tuple[int, int]]] = {}
 
-    def add(self, folder: Path, *, recursive: bool = True) -> bool:
-        """Watch `folder` if it exists and is not watched yet; True when newly added."""
-        if folder in self._watched or not folder.is_dir():
+    def add(self, folder: Path, *, recursive: bool = True, renew: bool = False) -> bool:
+        """Watch `folder` if it exists and is not watched yet, or is another folder than
+        the one watched under that name (or `renew`: the caller saw it made anew, which a
+        new folder given the old one's inode number would hide); True when a watch was
+        made."""
+        try:
+            info = folder.stat()
+        except OSError:
             return False
-        self._observer.schedule(self._handler, str(folder), recursive=recursive)
-        self._watched.add(folder)
+        if not stat.S_ISDIR(info.st_mode):
+            return False
+        identity = (info.st_dev, info.st_ino)
+        known = self._watched.get(folder)
+        if known is not None:
+            if known[1] == identity and not renew:
+                return False
+            with contextlib.suppress(KeyError, OSError):  # its emitter may be gone already
+                self._observer.unschedule(known[0])
+        watch = self._observer.schedule(self._handler, str(folder), recursive=recursive)
+        self._watched[folder] = (watch, identity)
         return True
+
+    def watching(self, folder: Path) -> bool:
+        """Whether `folder` was watched at some point (it may be gone since)."""
+        return folder in self._watched
 
     def start(self) -> None:
         self._observer.start()

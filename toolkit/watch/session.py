@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -41,6 +42,8 @@ class WatchReporter(Protocol):
     def push_failed(self, message: str) -> None: ...
 
     def config_problem(self, message: str) -> None: ...
+
+    def notice(self, message: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,7 @@ class WatchSession:
         self.coalescer = Coalescer(self._handle)
         self.folders = FolderWatch(self._relevant, self.coalescer.add)
         self._problems: set[str] = set()
+        self._gone: set[Path] = set()  # watched folders found deleted, not back yet
         self._stopped = threading.Event()
         # A build and the making of the search index never overlap; the index is made
         # again when a build changed a page since it was last made.
@@ -117,10 +121,24 @@ class WatchSession:
         self._watch_site_folders()
         self.folders.start()
 
-    def _watch_site_folders(self) -> None:
+    def _watch_site_folders(self, batch: Collection[Path] = ()) -> None:
+        """Watch the content and templates folders: one made since the start, and one
+        deleted and made again (its old watch ended with it; an event on the folder
+        itself in `batch` says so), said once each way."""
         site = self.config.site
-        self.folders.add(site.content_dir)
-        self.folders.add(site.templates_dir)
+        for folder in (site.content_dir, site.templates_dir):
+            shown = f"{self.config.relative(folder)}/"
+            if not folder.is_dir():
+                if self.folders.watching(folder) and folder not in self._gone:
+                    self._gone.add(folder)
+                    self.reporter.notice(f"{shown} is gone: still watching, and it is "
+                                         "watched again as soon as it is back")
+                continue
+            again = self.folders.watching(folder)
+            renew = folder in batch or folder in self._gone
+            if self.folders.add(folder, renew=renew) and again:
+                self._gone.discard(folder)
+                self.reporter.notice(f"{shown} is back: watching it again")
 
     def stop(self) -> None:
         """Stop everything, in the order that lets each part finish cleanly."""
@@ -152,7 +170,7 @@ class WatchSession:
         started = time.perf_counter()
         if self.config.path in batch and not self._reload_config():
             return
-        self._watch_site_folders()  # one of them may have just been created
+        self._watch_site_folders(batch)  # one of them may have just been made (again)
         try:
             report = self._build()
         except ToolkitError as exc:

@@ -110,12 +110,13 @@ def test_an_older_body_committed_late_is_recognised_as_ours(site, env, proxy, sa
     post is edited (version three) and published before that update lands, and then it
     lands over version three. The next run knows version two as a body it sent, not a
     website edit: it sends version three again, with no conflict."""
+    env = {**env, "FOREM_BASE_URL": proxy.base_url}  # one server for every run (the lock's)
     site.post("late", "Late commit", "Version one.\n", published=True)
     assert site.run("publish", env=env).exit_code == 0
     site.post("late", "Late commit", "Version two.\n", published=True)
     seq = last_seq(sandbox)
     sandbox.fault(*PUT, count=1, delay_ms=5000)
-    run = start_toolkit(site, "publish", env={**env, "FOREM_BASE_URL": proxy.base_url})
+    run = start_toolkit(site, "publish", env=env)
     wait_for(lambda: proxy.awaiting("PUT") == 1)  # the whole update is on the server
     run.send_signal(signal.SIGKILL)
     run.communicate(timeout=10)

@@ -8,11 +8,12 @@ being read again.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from pathlib import Path
 
-from toolkit.fsutil import quick_write
+from toolkit.fsutil import naming, quick_write
 from toolkit.fsutil import write_if_changed as fsutil_write_if_changed
 from toolkit.localfiles import read_regular
 from toolkit.site.manifest import OutputRecord
@@ -76,12 +77,17 @@ def _create(path: Path, data: bytes) -> tuple[int, int] | None:
     except FileExistsError:
         return None
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        st = os.fstat(fd)
-    finally:
+        with naming(path):  # a failed write (a full disk) names the page
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            st = os.fstat(fd)
+    except BaseException:
         os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # no half-written page is left for the next build to trust
+        raise
+    os.close(fd)
     return st.st_mtime_ns, st.st_size
 
 

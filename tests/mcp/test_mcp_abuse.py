@@ -187,6 +187,7 @@ def test_a_symlink_out_of_the_content_folder_is_left_out_by_every_tool(make_proj
                 "resources": [str(r.uri) for r in (await client.list_resources()).resources],
                 "check": (await client.call_tool("check_posts", {})).structuredContent,
                 "push": (await client.call_tool("push_drafts", {})).structuredContent,
+                "build": (await client.call_tool("build_site", {"drafts": True})).structuredContent,
             }
 
     seen = anyio.run(run)
@@ -194,6 +195,12 @@ def test_a_symlink_out_of_the_content_folder_is_left_out_by_every_tool(make_proj
     assert seen["resources"] == ["toolkit://post/content/real.md"]
     assert "linked" not in str(seen["check"])
     assert [p["path"] for p in seen["push"]["posts"]] == ["content/real.md"]
+    assert "linked" in str(seen["build"]), seen["build"]  # said, not built
+    site = project.root / "site"
+    assert (site / "real" / "index.html").is_file()
+    assert not (site / "linked").exists()
+    assert not any("Not for anyone" in page.read_text(encoding="utf-8", errors="replace")
+                   for page in site.rglob("*.html"))
     titles = [a["title"] for a in httpx.get(
         f"{sandbox.base_url}/api/articles/me/all", params={"per_page": 100},
         headers={"api-key": sandbox.demo_api_key}).json()]

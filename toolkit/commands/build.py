@@ -20,11 +20,15 @@ BuildProgress = Callable[[int, int], None]  # (pages in all, pages done)
 
 
 def build(config: Config, *, clean: bool = False, drafts: bool = False,
-          out: str | Path | None = None, progress: BuildProgress | None = None) -> BuildReport:
+          out: str | Path | None = None, progress: BuildProgress | None = None,
+          post_folders: tuple[str, ...] = ()) -> BuildReport:
     """Build the site incrementally (`clean`: everything again) into `out` (default:
-    `[site] output_dir`); `drafts` includes unpublished posts, marked as drafts."""
+    `[site] output_dir`); `drafts` includes unpublished posts, marked as drafts.
+    `post_folders`: the only real folders a post's symlink may lead into (default: the
+    project's; an assistant's build gives the content folder alone)."""
     with recorded(config, "build") as run:
-        report = SiteBuilder(config, drafts=drafts, out=out).build(clean=clean, progress=progress)
+        report = SiteBuilder(config, drafts=drafts, out=out, post_folders=post_folders).build(
+            clean=clean, progress=progress)
         results.build(run, report)
     return report
 

@@ -309,10 +309,12 @@ class Toolbox:
         site/ by default), incrementally, as `toolkit build` does. Posts with errors are
         left out and reported as `path:line: message`; `ok` is false then."""
         from toolkit.commands.build import build
+        from toolkit.commands.posts import content_only
 
         def work() -> McpBuild:
             with self._build_lock:
-                report = build(self.config, clean=clean, drafts=drafts)
+                report = build(self.config, clean=clean, drafts=drafts,
+                               post_folders=content_only(self.config))
             return McpBuild.of(report, self.config.relative(report.output_dir))
 
         return await self.run("build_site", {"clean": clean, "drafts": drafts}, work)

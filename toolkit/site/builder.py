@@ -172,7 +172,7 @@ class SiteBuilder:
 
     def __init__(self, config: Config, *, drafts: bool = False, out: str | Path | None = None,
                  premium: bool = False, processes: int | None = None,
-                 search_index: bool = True):
+                 search_index: bool = True, post_folders: tuple[str, ...] = ()):
         self.config = config
         self.drafts = drafts
         # Make the search index after a build that changed a page ([site] search). The
@@ -189,6 +189,8 @@ class SiteBuilder:
         self.last_build_path = self.state_dir / last_build_name(self.output_dir)
         self.key_prefix = key_prefix(config.site.content_dir, config.root)
         self.folders = localfiles.config_folders(config)  # where a symlink may lead
+        # Where a post's symlink may lead: the project's folders unless narrower.
+        self.post_folders = post_folders or self.folders
         # A premium build lays `templates/premium/` over the templates.
         self.overlay = config.site.templates_dir / theme_files.PREMIUM if premium else None
         site = config.site
@@ -265,7 +267,7 @@ class SiteBuilder:
     def _build(self, run: _Run) -> BuildReport:
         site = self.config.site
         run.started = time.time_ns()  # before any file is looked at: see `Manifest.trusts`
-        run.scan = scan_content(site.content_dir, self.key_prefix, self.folders)
+        run.scan = scan_content(site.content_dir, self.key_prefix, self.post_folders)
         run.problems.extend((path, [1, reason, "warning"])
                             for path, reason in run.scan.skipped.items())
         self._update_templates(run)

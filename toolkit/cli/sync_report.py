@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -41,6 +42,12 @@ def visibility(outcome: Outcome) -> str:
     if outcome.published is None:
         return ""
     return "public" if outcome.published else "draft"
+
+
+def pause_line(seconds: float, reason: str, now: datetime | None = None) -> str:
+    """`waiting 27.5 s, until 14:02:31 (rate limit: 10 creates per 30 s)`."""
+    until = (now or datetime.now()) + timedelta(seconds=seconds)
+    return f"waiting {seconds:.1f} s, until {until:%H:%M:%S} ({reason})"
 
 
 class ConsoleReporter:
@@ -97,11 +104,14 @@ class ConsoleReporter:
                 console.print(f"  {problem}", highlight=False, markup=False)
 
     def waiting(self, seconds: float, reason: str) -> None:
+        """A pause (a rate limit, a retry) said in one line: what it waits for and until
+        when. With `-v` the client's own log line says it instead (once, not twice)."""
         if self.progress is not None and self.task is not None:
             status = f"[dim]waiting {seconds:.1f} s: {escape(reason)}"
             self.progress.update(self.task, status=status)
-        elif self.enabled and self.verbose:
-            stderr.print(f"[dim]waiting {seconds:.1f} s: {escape(reason)}[/]")
+        if self.enabled and not self.verbose:
+            console = self.progress.console if self.progress is not None else stderr
+            console.print(f"[dim]{escape(pause_line(seconds, reason))}[/]", highlight=False)
 
     def blocked(self, message: str) -> None:
         self.reading.stop()

@@ -90,8 +90,10 @@ def test_a_rate_limit_pause_is_said_once_what_it_waits_for_and_until_when(make_p
     assert waits  # 12 creates, 10 allowed per window
     said = [line.strip() for line in result.output.splitlines()
             if "rate limit: 10 creates per 1 s" in line]
-    assert len(said) == len(waits), result.output  # each pause once, at any verbosity
-    if not verbosity:
+    if verbosity:  # the client's log line, once for each wait (not the reporter's too)
+        assert len(said) == len(waits), result.output
+    else:  # writes waiting side by side for one window are one pause, said once
+        assert 1 <= len(said) <= len(waits), result.output
         assert all(PAUSE.match(line) for line in said), said
 
 

@@ -108,22 +108,15 @@ class DemoSite:
 
 
 @pytest.fixture(scope="session")
-def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoSite]:
-    """`toolkit demo` on a copy of this repository, served by `toolkit serve`."""
-    from click.testing import CliRunner
-
-    from toolkit.cli import main
+def demo_site(demo_run: Any) -> Iterator[DemoSite]:
+    """`toolkit demo` on a copy of this repository (the session's, tests/conftest.py),
+    served by `toolkit serve`."""
     from toolkit.commands.serve import serve
     from toolkit.config import load_config
 
-    root = tmp_path_factory.mktemp("browser-demo")
-    shutil.copy(REPOSITORY / "toolkit.toml", root / "toolkit.toml")
-    shutil.copytree(REPOSITORY / "content", root / "content",
-                    ignore=shutil.ignore_patterns("_mirror"))
-    result = CliRunner().invoke(main, ["--config", str(root / "toolkit.toml"), "-q", "demo"],
-                                catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    folder = root / ".toolkit" / "demo" / "site"
+    assert demo_run.exit_code == 0, demo_run.output
+    root = demo_run.project.root
+    folder = demo_run.workdir / "site"
     running = serve(load_config(root / "toolkit.toml"), port=0, folder=folder)
     guide = sorted(p.stem for p in (REPOSITORY / "content").glob("*.md"))
     try:

@@ -131,6 +131,7 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
     with open(shared / "shared-demo.lock", "a+") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not done.exists():
+            shutil.rmtree(root, ignore_errors=True)  # a run that raised, in another worker
             root.mkdir()
             shutil.copy(REPOSITORY / "toolkit.toml", root / "toolkit.toml")
             shutil.copytree(REPOSITORY / "content", root / "content",

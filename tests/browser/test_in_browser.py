@@ -47,8 +47,12 @@ def axe() -> Any:
 
 
 def violations(axe: Any, page: Any) -> list[str]:
-    """The violations that count: serious or critical ones, and those of `ALWAYS`."""
-    found = axe.run(page).response["violations"]
+    """The violations that count: serious or critical ones, and those of `ALWAYS`.
+    axe-core is put into the page once (`axe.run` would put it in again each time)."""
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.evaluate(axe.axe_script)
+    found = page.evaluate("options => axe.run(document, options)",
+                          {"resultTypes": ["violations"]})["violations"]
     return [f"{v['id']} ({v['impact']}): {', '.join(str(n['target']) for n in v['nodes'][:3])}"
             for v in found if v["impact"] in SERIOUS or v["id"] in ALWAYS]
 
@@ -94,6 +98,10 @@ def test_every_page_fits_a_phone_and_loads_nothing_from_elsewhere(demo_site, con
     assert elsewhere == []
 
 
+# The longest browser test: beside the others, in a worker of its own; a hang, not a
+# slow sweep on a loaded machine, is what its timeout is for.
+@pytest.mark.xdist_group("browser-sweep")
+@pytest.mark.timeout(600)
 def test_no_serious_accessibility_violation_on_any_page(demo_site, context, axe):
     """Every page in the light and the dark scheme of the system (so colour contrast in
     both themes), at desktop width; a page of each layout at phone width too."""

@@ -92,6 +92,60 @@ def sandbox() -> Iterator[object]:
         yield server
 
 
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class DemoRun:
+    """`toolkit demo` (what `make demo` runs), once, on a copy of this repository: its
+    toolkit.toml, content/ (without a mirror) and the premium overlay of templates/."""
+
+    project: Project  # the copy; the demo wrote `.toolkit/demo/` in it
+    output: str  # what it printed (stdout and stderr, as `Project.run` gives them)
+    exit_code: int
+    before: list[str]  # the copy's files before the demo ran (relative paths)
+
+    @property
+    def workdir(self) -> Path:
+        return self.project.root / ".toolkit" / "demo"
+
+
+def _shared_dir(factory: pytest.TempPathFactory) -> Path:
+    """A folder of this test session that every pytest-xdist worker shares."""
+    base = factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    """One demo per test session, shared by the tests that only read what it printed and
+    wrote (the first worker to ask runs it; the others wait for it and read it). A test
+    that changes anything runs a demo of its own."""
+    import fcntl
+    import json
+    import shutil
+
+    shared = _shared_dir(tmp_path_factory)
+    root = shared / "shared-demo"
+    done = shared / "shared-demo.json"
+    with open(shared / "shared-demo.lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(root, ignore_errors=True)  # a run that raised, in another worker
+            root.mkdir()
+            shutil.copy(REPOSITORY / "toolkit.toml", root / "toolkit.toml")
+            shutil.copytree(REPOSITORY / "content", root / "content",
+                            ignore=shutil.ignore_patterns("_mirror"))
+            shutil.copytree(REPOSITORY / "templates" / "premium",
+                            root / "templates" / "premium")
+            before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+            result = Project(root).run("demo")
+            done.write_text(json.dumps({"output": result.output, "exit_code": result.exit_code,
+                                        "before": before}), encoding="utf-8")
+        ran = json.loads(done.read_text(encoding="utf-8"))
+    return DemoRun(Project(root), ran["output"], ran["exit_code"], ran["before"])
+
+
 @pytest.fixture(scope="session")
 def _hostile_server() -> Iterator[object]:
     from hostile import HostileApi

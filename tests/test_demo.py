@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import zipfile
 from pathlib import Path
 
@@ -39,15 +38,11 @@ def demo_numbers(output: str) -> dict[str, int]:
             "drafts": pulled + guide - built}
 
 
-def test_demo_publishes_mirrors_and_builds_without_touching_the_project(make_project):
-    project = make_project((REPOSITORY / "toolkit.toml").read_text(encoding="utf-8"), name="demo")
-    shutil.copytree(REPOSITORY / "content", project.content, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("_mirror"))
-    before = sorted(p.relative_to(project.root) for p in project.root.rglob("*"))
-
-    result = project.run("demo")
+def test_demo_publishes_mirrors_and_builds_without_touching_the_project(demo_run):
+    # The session's demo (tests/conftest.py), on a copy of this repository.
+    project, result, before = demo_run.project, demo_run, demo_run.before
     assert result.exit_code == 0, result.output
-    workdir = project.root / ".toolkit" / "demo"
+    workdir = demo_run.workdir
     site = workdir / "site"
     archive = workdir / "site.zip"
     assert "The site as an archive: .toolkit/demo/site.zip (" in result.output
@@ -63,7 +58,7 @@ def test_demo_publishes_mirrors_and_builds_without_touching_the_project(make_pro
     assert "create" in result.output
 
     # The project itself is as it was: no lock for the real service, no mirror in content/.
-    after = sorted(p.relative_to(project.root) for p in project.root.rglob("*")
+    after = sorted(str(p.relative_to(project.root)) for p in project.root.rglob("*")
                    if ".toolkit" not in p.parts)
     assert after == before
 

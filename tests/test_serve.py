@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -50,21 +49,13 @@ def links_of(page_url: str, html: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """The demo (`make demo`) of a copy of this repository, served by `toolkit serve`."""
-    from click.testing import CliRunner
-
-    from toolkit.cli import main
-
-    root = tmp_path_factory.mktemp("demo")
-    shutil.copy(REPOSITORY / "toolkit.toml", root / "toolkit.toml")
-    shutil.copytree(REPOSITORY / "content", root / "content",
-                    ignore=shutil.ignore_patterns("_mirror"))
-    result = CliRunner().invoke(main, ["--config", str(root / "toolkit.toml"), "demo"],
-                                catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+def demo_site(demo_run) -> Iterator[tuple[str, Path]]:
+    """The demo (`make demo`) of a copy of this repository (the session's, in
+    tests/conftest.py), served by `toolkit serve`."""
+    assert demo_run.exit_code == 0, demo_run.output
+    root = demo_run.project.root
     config = load_config(root / "toolkit.toml")
-    running = serve(config, port=0, folder=root / ".toolkit" / "demo" / "site")
+    running = serve(config, port=0, folder=demo_run.workdir / "site")
     try:
         yield running.url, root
     finally:

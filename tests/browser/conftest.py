@@ -6,8 +6,8 @@ browser here), found on PATH or named by `TOOLKIT_CHROMIUM`. Without it the test
 with one line that says how to enable them, unless `TOOLKIT_BROWSER_TESTS=required`
 (set by CI's `.ci/run`), which makes them fail instead: CI never passes by skipping them.
 
-One browser per test session (per xdist worker); one demo site per session, served by
-`toolkit serve`'s app.
+The browser tests run in one xdist worker, one after the other; one browser per test
+module; one demo site per session, served by `toolkit serve`'s app.
 """
 
 from __future__ import annotations
@@ -52,16 +52,26 @@ def missing() -> str | None:
     return None
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Without a browser, and where they are not required, the browser tests are marked
+    """The browser tests run one after the other in one pytest-xdist worker (`--dist
+    loadgroup`): Playwright's sync API keeps an asyncio loop running in the worker's main
+    thread while a browser is open, where no other test can then start one of its own.
+    A long test may name a group of its own (`@pytest.mark.xdist_group`) to run beside
+    the others, in another worker.
+
+    Without a browser, and where they are not required, the browser tests are marked
     skipped before they start: pytest then reports them in one line, with how to enable
     them. Where they are required (CI), they run and fail."""
+    here = Path(__file__).parent
+    ours = [item for item in items if here in item.path.parents]
+    for item in ours:
+        if item.get_closest_marker("xdist_group") is None:  # a group of its own stays
+            item.add_marker(pytest.mark.xdist_group("browser"))
     if os.environ.get(REQUIRED) == "required" or missing() is None:
         return
-    here = Path(__file__).parent
-    for item in items:
-        if here in item.path.parents:
-            item.add_marker(pytest.mark.skip(reason=HOW_TO_ENABLE))
+    for item in ours:
+        item.add_marker(pytest.mark.skip(reason=HOW_TO_ENABLE))
 
 
 def unavailable(reason: str) -> None:
@@ -71,8 +81,9 @@ def unavailable(reason: str) -> None:
     pytest.skip(HOW_TO_ENABLE)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium, for the tests of one module (then closed, with Playwright's loop)."""
     reason = missing()
     if reason is not None:
         unavailable(reason)
@@ -108,22 +119,15 @@ class DemoSite:
 
 
 @pytest.fixture(scope="session")
-def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoSite]:
-    """`toolkit demo` on a copy of this repository, served by `toolkit serve`."""
-    from click.testing import CliRunner
-
-    from toolkit.cli import main
+def demo_site(demo_run: Any) -> Iterator[DemoSite]:
+    """`toolkit demo` on a copy of this repository (the session's, tests/conftest.py),
+    served by `toolkit serve`."""
     from toolkit.commands.serve import serve
     from toolkit.config import load_config
 
-    root = tmp_path_factory.mktemp("browser-demo")
-    shutil.copy(REPOSITORY / "toolkit.toml", root / "toolkit.toml")
-    shutil.copytree(REPOSITORY / "content", root / "content",
-                    ignore=shutil.ignore_patterns("_mirror"))
-    result = CliRunner().invoke(main, ["--config", str(root / "toolkit.toml"), "-q", "demo"],
-                                catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    folder = root / ".toolkit" / "demo" / "site"
+    assert demo_run.exit_code == 0, demo_run.output
+    root = demo_run.project.root
+    folder = demo_run.workdir / "site"
     running = serve(load_config(root / "toolkit.toml"), port=0, folder=folder)
     guide = sorted(p.stem for p in (REPOSITORY / "content").glob("*.md"))
     try:

@@ -3,20 +3,11 @@ the sandbox licenses, and the refusal for an unlicensed one, which writes nothin
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-
-
-def test_the_demo_makes_one_premium_build_and_shows_one_refused(make_project):
-    project = make_project((REPOSITORY / "toolkit.toml").read_text(encoding="utf-8"), name="demo")
-    shutil.copytree(REPOSITORY / "content", project.content, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("_mirror"))
-    # The repository's templates/ is the built-in theme and its own templates folder;
-    # a copy of the project brings the premium overlay along.
-    shutil.copytree(REPOSITORY / "templates" / "premium", project.root / "templates" / "premium")
-    result = project.run("demo")
+def test_the_demo_makes_one_premium_build_and_shows_one_refused(demo_run):
+    # The session's demo (tests/conftest.py), on a copy of this repository that brings
+    # the premium overlay of templates/ along.
+    project, result = demo_run.project, demo_run
     assert result.exit_code == 0, result.output
     workdir = project.root / ".toolkit" / "demo"
     premium, public = workdir / "site-premium", workdir / "site"

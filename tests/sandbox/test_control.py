@@ -146,6 +146,34 @@ def test_drop_after_commit_writes_then_drops_the_connection(api: Api) -> None:
         "title": "Next one", "body_markdown": "x"}}).status_code == 201
 
 
+def test_reads_and_resets_wait_for_the_requests_in_flight(api: Api) -> None:
+    """A client that gave up leaves its request running: the stats and the records wait
+    for it (it is counted, committed), and a reset waits too, so its record never lands
+    after the reset, in the next test's counts."""
+    last = api.ok("GET", "/__sandbox/requests", params={"limit": 1})["last_seq"]
+    api.server.fault("POST", "/api/articles", delay_ms=600)
+    with pytest.raises(httpx.ReadTimeout):
+        api.post("/api/articles", user="demo", timeout=0.1,
+                 json={"article": {"title": "Still running", "body_markdown": "x"}})
+    assert api.server.count("POST", "/api/articles", 201) == 1
+    assert [(r["method"], r["path"], r["status"]) for r in api.server.requests(after=last)] == [
+        ("POST", "/api/articles", 201)]
+
+    api.server.fault("GET", "/api/tags", delay_ms=600)
+    with pytest.raises(httpx.ReadTimeout):
+        api.get("/api/tags", timeout=0.1)
+    api.server.reset_stats()
+    assert api.server.count(route="/api/tags") == 0
+    # A write still in flight commits before the reset, never after it.
+    api.server.fault("POST", "/api/articles", delay_ms=600)
+    with pytest.raises(httpx.ReadTimeout):
+        api.post("/api/articles", user="demo", timeout=0.1,
+                 json={"article": {"title": "Before the reset", "body_markdown": "x"}})
+    api.server.reset()
+    assert api.server.count("POST", "/api/articles", 201) == 1  # done: it is recorded
+    assert "Before the reset" not in _titles(api)
+
+
 @pytest.mark.parametrize("spec", [
     {}, {"method": "GET"}, {"method": "GET", "route": "api/x", "status": 500},
     {"method": "GET", "route": "/api/tags"}, {"method": "GET", "route": "/api/tags", "status": 200},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import httpx
@@ -68,6 +69,32 @@ def test_published_creates_still_wait_on_the_create_window(site, env, sandbox):
     reasons = {wait["reason"] for wait in json.loads(result.stdout)["waits"]}
     assert "rate limit: 10 creates per 1 s" in reasons
     assert writes(sandbox) == {"POST 201": 12}
+
+
+PAUSE = re.compile(r"^waiting \d+\.\d s, until \d\d:\d\d:\d\d "
+                   r"\(rate limit: 10 creates per 1 s\)$")
+
+
+@pytest.mark.parametrize("verbosity", [(), ("-v",)])
+def test_a_rate_limit_pause_is_said_once_what_it_waits_for_and_until_when(make_project, env,
+                                                                           verbosity):
+    site = make_project(SYNC_CONFIG)
+    for i in range(12):
+        site.post(f"live-{i:02}", f"Live number {i}", f"Body of live post {i}.\n",
+                  published=True)
+    result = site.run(*verbosity, "publish", env=env)
+    assert result.exit_code == 0, result.output
+    events = [json.loads(line) for line in
+              (site.root / ".toolkit" / "events.jsonl").read_text().splitlines()]
+    waits = [e for e in events if e.get("event") == "wait"]
+    assert waits  # 12 creates, 10 allowed per window
+    said = [line.strip() for line in result.output.splitlines()
+            if "rate limit: 10 creates per 1 s" in line]
+    if verbosity:  # the client's log line, once for each wait (not the reporter's too)
+        assert len(said) == len(waits), result.output
+    else:  # writes waiting side by side for one window are one pause, said once
+        assert 1 <= len(said) <= len(waits), result.output
+        assert all(PAUSE.match(line) for line in said), said
 
 
 def test_local_edit_is_an_update_even_after_a_title_change(site, env, sandbox):

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -43,6 +46,15 @@ def visibility(outcome: Outcome) -> str:
     return "public" if outcome.published else "draft"
 
 
+SAME_PAUSE = 0.5  # s: a pause ending this soon after the one said is that pause
+
+
+def pause_line(seconds: float, reason: str, now: datetime | None = None) -> str:
+    """`waiting 27.5 s, until 14:02:31 (rate limit: 10 creates per 30 s)`."""
+    until = (now or datetime.now()) + timedelta(seconds=seconds)
+    return f"waiting {seconds:.1f} s, until {until:%H:%M:%S} ({reason})"
+
+
 class ConsoleReporter:
     """Draws a progress bar (on a terminal) and one line per post that changed or failed;
     for a plan (`dry_run`), one line per post. Each line says whether the article is (or
@@ -60,6 +72,8 @@ class ConsoleReporter:
         # Until the plan is made: the account's articles are being read (`reading`: say
         # so; a caller that shows its own steps does not).
         self.reading = Spinner("reading the account's articles", enabled=self.enabled and reading)
+        self._said = threading.Lock()
+        self._said_until = float("-inf")  # the end of the last pause said (monotonic)
 
     def planned(self, plans: list[PostPlan]) -> None:
         self.reading.stop()
@@ -97,11 +111,22 @@ class ConsoleReporter:
                 console.print(f"  {problem}", highlight=False, markup=False)
 
     def waiting(self, seconds: float, reason: str) -> None:
+        """A pause (a rate limit, a retry) said in one line: what it waits for and until
+        when. With `-v` the client's own log line says each wait instead (once, not
+        twice)."""
         if self.progress is not None and self.task is not None:
             status = f"[dim]waiting {seconds:.1f} s: {escape(reason)}"
             self.progress.update(self.task, status=status)
-        elif self.enabled and self.verbose:
-            stderr.print(f"[dim]waiting {seconds:.1f} s: {escape(reason)}[/]")
+        if not self.enabled or self.verbose:
+            return
+        # Writes waiting side by side for one window are one pause: said once.
+        until = time.monotonic() + seconds
+        with self._said:
+            if until <= self._said_until + SAME_PAUSE:
+                return
+            self._said_until = until
+        console = self.progress.console if self.progress is not None else stderr
+        console.print(f"[dim]{escape(pause_line(seconds, reason))}[/]", highlight=False)
 
     def blocked(self, message: str) -> None:
         self.reading.stop()

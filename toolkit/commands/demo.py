@@ -7,6 +7,10 @@ runs in-process on a free loopback port and stops at the end, so the demo's copy
 mirror loses the sandbox's URLs before the site is built (`unlink_origin`). Each step is a recorded run
 whose events are shipped to the sandbox's log service; the last step asks it, in SQL, how
 the requests went (`DEMO_QUERY`).
+
+The demo's sandbox runs with a short rate-limit window (`DEMO_RATE_WINDOW`, the same
+limits per window as the real service's 30 s), and its client schedules by the same
+window: the demo still shows a rate-limit pause, seconds long instead of half a minute.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ from toolkit.runlog.shipping import quoted
 from toolkit.site import BuildReport
 from toolkit.sync.engine import PublishProgress, PublishResult
 from toolkit.sync.pull import PullResult
+
+# The rate-limit window of the demo's sandbox and client, in seconds (the real one: 30).
+DEMO_RATE_WINDOW = 3.0
 
 
 @dataclass
@@ -154,10 +161,11 @@ def demo(
     *,
     progress: PublishProgress | None = None,
     on_step: Callable[[str], None] | None = None,
+    rate_window: float = DEMO_RATE_WINDOW,
 ) -> DemoReport:
     """Sandbox, pull, publish, mirror, premium builds, build, export and a run-log query,
     in `.toolkit/demo/`; `on_step(message)` is told as each step starts (the messages are
-    in `DemoReport.steps` too)."""
+    in `DemoReport.steps` too). The sandbox and the client share `rate_window`."""
     from toolkit.sandbox.archive.seed import DEMO_API_KEY
     from toolkit.sandbox.logs.http import PASSWORD, USERNAME
     from toolkit.sandbox.server import SandboxServer
@@ -172,7 +180,7 @@ def demo(
             if on_step is not None:
                 on_step(message)
 
-        with SandboxServer(db_path=None) as sandbox:
+        with SandboxServer(db_path=None, rate_window=rate_window) as sandbox:
             report.sandbox_url = sandbox.base_url
             step(f"sandbox running at {sandbox.base_url} (seeded demo account, in memory)")
             local = demo_config(config, workdir, sandbox.base_url, sandbox.demo_api_key,

@@ -14,6 +14,13 @@ generic layers every interface shares (interface.py says what an interface decla
 4. every such request recorded (interface, method, route template, status, duration,
    caller), including `drop_after_commit` faults: the handler runs and commits, then
    the connection is closed before a single response byte is sent.
+
+Requests in flight (every non-control request, from its arrival until its record is
+written) are counted. The control routes that reset the sandbox or read its record
+(`quiescent_routes` in control.py) first wait until none is in flight, at most
+`QUIET_WITHIN` seconds: a client sees its answer (or a dropped connection) before the
+request is recorded, and a client that gave up may leave its request running; without
+the wait, a reset or a read right after could miss that record or see it land later.
 """
 
 from __future__ import annotations
@@ -42,6 +49,9 @@ from toolkit.sandbox.store import Store
 from toolkit.serving import replay, url_host
 
 log = logging.getLogger("toolkit.sandbox")
+
+# How long a reset or a read of the record waits for the requests in flight, at most.
+QUIET_WITHIN = 15.0
 
 # The status a request record carries when the client left before its body was complete
 # (nothing was handled or answered; nginx's name for it).
@@ -128,6 +138,41 @@ class SandboxApp:
                     aliases.append(_moved(route, control.PREFIX))
         self._control = Router(routes=self._control_routes + aliases)
         self._extra = Router(routes=list(extra_routes))
+        self._in_flight = 0
+        self._idle: list[asyncio.Future[None]] = []  # woken when none is in flight
+
+    # --- requests in flight ---------------------------------------------------------
+
+    @property
+    def in_flight(self) -> int:
+        """How many requests (not control ones) are being handled and not yet recorded."""
+        return self._in_flight
+
+    async def quiescent(self, timeout: float = QUIET_WITHIN) -> bool:
+        """Wait until no request is in flight (True), or `timeout` seconds (False)."""
+        if self._in_flight == 0:
+            return True
+        idle = asyncio.get_running_loop().create_future()
+        self._idle.append(idle)
+        try:
+            await asyncio.wait_for(asyncio.shield(idle), timeout)
+        except TimeoutError:
+            log.info("%d request(s) still in flight after %.0f s; going on",
+                     self._in_flight, timeout)
+            return False
+        finally:
+            if idle in self._idle:
+                self._idle.remove(idle)
+        return True
+
+    def _settled(self) -> None:
+        self._in_flight -= 1
+        if self._in_flight:
+            return
+        waiting, self._idle = self._idle, []
+        for idle in waiting:
+            # A waiter may belong to another event loop (an in-process client's).
+            idle.get_loop().call_soon_threadsafe(_wake, idle)
 
     # --- what the control API shows -------------------------------------------------
 
@@ -160,10 +205,14 @@ class SandboxApp:
             await self._serve_control(scope, receive, send)
             return
         interface = self.ownership.owner(path)
-        if interface is None:
-            await self._serve_unowned(scope, receive, send)
-        else:
-            await self._serve(interface, scope, receive, send)
+        self._in_flight += 1
+        try:
+            if interface is None:
+                await self._serve_unowned(scope, receive, send)
+            else:
+                await self._serve(interface, scope, receive, send)
+        finally:
+            self._settled()
 
     async def _serve_control(self, scope: Scope, receive: Receive, send: Send) -> None:
         refusal = _control_refusal(scope, self.sandbox.host)
@@ -266,6 +315,11 @@ class SandboxApp:
             if candidate.matches(scope)[0] is Match.FULL and isinstance(candidate, Route):
                 return template(candidate.path)
         return UNMATCHED
+
+
+def _wake(idle: asyncio.Future[None]) -> None:
+    if not idle.done():
+        idle.set_result(None)
 
 
 def _caller(interface: Interface, scope: Scope, state: SandboxState) -> int | str | None:

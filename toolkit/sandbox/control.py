@@ -145,12 +145,14 @@ async def health(ctx: ControlCtx) -> dict[str, Any]:
 @control()
 async def stats(ctx: ControlCtx) -> dict[str, Any]:
     """request counts: {requests: [{interface, method, route, status, count}]}"""
+    await ctx.app.quiescent()
     return {"requests": ctx.state.recorder.stats()}
 
 
 @control()
 async def reset_stats(ctx: ControlCtx) -> dict[str, Any]:
     """zero the request counts"""
+    await ctx.app.quiescent()
     ctx.state.recorder.reset_stats()
     return {"reset": True}
 
@@ -161,12 +163,14 @@ async def requests(ctx: ControlCtx) -> dict[str, Any]:
     after = max(ctx.int_param("after") or 0, 0)
     limit = min(max(ctx.int_param("limit") or 1000, 1), 10_000)
     recorder = ctx.state.recorder
+    await ctx.app.quiescent()
     return {"requests": recorder.records(after, limit), "last_seq": recorder.last_seq}
 
 
 @control()
 async def reset(ctx: ControlCtx) -> dict[str, Any]:
     """every interface back to its seed (data, runtime state, settings), faults cleared"""
+    await ctx.app.quiescent()
     ctx.state.reset()
     return {"reset": True}
 

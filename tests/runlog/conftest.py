@@ -7,21 +7,9 @@ import secrets
 from collections.abc import Iterator
 
 import pytest
-from runlog_helpers import LogService
+from runlog_helpers import RUNLOG_CONFIG, LogService
 
 from toolkit.sandbox.logs.http import PASSWORD, USERNAME
-
-RUNLOG_CONFIG = """
-[site]
-title = "Run log site"
-url = "https://example.com/blog"
-
-[forem]
-rate_window = 1
-
-[logs]
-stream = "{stream}"
-"""
 
 
 @pytest.fixture

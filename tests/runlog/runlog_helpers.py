@@ -10,6 +10,19 @@ import httpx
 
 from toolkit.sandbox.logs.http import PASSWORD, USERNAME
 
+# A project's toolkit.toml pointed at the sandbox (a 1 s rate window) with its own stream.
+RUNLOG_CONFIG = """
+[site]
+title = "Run log site"
+url = "https://example.com/blog"
+
+[forem]
+rate_window = 1
+
+[logs]
+stream = "{stream}"
+"""
+
 
 def event_lines(root: Path) -> list[bytes]:
     """Every line of a project's run log, oldest file first."""

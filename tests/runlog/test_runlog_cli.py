@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from runlog_helpers import events
+from runlog_helpers import RUNLOG_CONFIG, events
 
 QUERY_COLUMNS = ("run_id, seq, time, command, event, action, outcome, post, method, route, "
                  "status, retries, wait_ms, message, article_id, duration_ms")
@@ -121,7 +121,6 @@ def test_queries_name_a_mixed_case_stream_exactly(make_project, env, service):
     `toolkit logs` work on the stream of that exact name."""
     import secrets
 
-    from conftest import RUNLOG_CONFIG
 
     stream = "Mixed" + secrets.token_hex(4)
     site = make_project(RUNLOG_CONFIG.format(stream=stream))

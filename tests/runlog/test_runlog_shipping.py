@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from runlog_helpers import assert_shipped_once, events
+from runlog_helpers import RUNLOG_CONFIG, assert_shipped_once, events
 
 from toolkit.clients.logs import LogsClient
 from toolkit.config import Secret, load_config
@@ -298,7 +298,6 @@ def test_a_lost_acknowledgement_on_a_mixed_case_stream_is_not_shipped_twice(
     """The check names the stream quoted: `FROM MixedCase` would look for `mixedcase`."""
     import secrets
 
-    from conftest import RUNLOG_CONFIG
 
     stream = "Mixed" + secrets.token_hex(4)
     site = make_project(RUNLOG_CONFIG.format(stream=stream))
@@ -361,7 +360,6 @@ def test_many_refused_events_are_sorted_out_over_several_shipments(site, env, se
 def test_a_request_the_service_refuses_sets_nothing_aside(make_project, env, service):
     """A 400 about the request (here its stream's name), not the events: nothing is set
     aside, the shipment stops saying why."""
-    from conftest import RUNLOG_CONFIG
 
     site = make_project(RUNLOG_CONFIG.format(stream="bad name"))
     result = site.run("check", env=env)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
-from watchdog.observers.api import ObservedWatch
+from watchdog.observers.api import BaseObserver
 
 QUIET = 0.05  # an editor's save burst takes a few ms; a typist's saves come seconds apart
 SETTLED = 0.02  # after a file was closed or renamed into place: the end of a save
@@ -104,20 +104,22 @@ class _Forward(FileSystemEventHandler):
 
 
 class FolderWatch:
-    """A watchdog observer on some folders; more can be added while it runs (a folder that
+    """Watchdog observers on some folders; more can be added while they run (a folder that
     did not exist at the start, like a new `templates/`).
 
     A folder deleted and made again (or replaced by another of the same name) is another
     folder for the OS: the watch on the old one ends with it. `add` tells them apart by
     the folder's identity (device and inode), or is told (the folder's own event), and
-    watches the new one in its place."""
+    watches the new one in its place. Each folder has an observer (and so an inotify
+    instance) of its own: the new folder's watch is made on a fresh one, never beside the
+    book-keeping of the watch that ended with the old folder."""
 
     def __init__(self, accept: Callable[[Path], bool], sink: Sink):
         self._handler = _Forward(accept, sink)
-        self._observer = Observer()
-        self._observer.daemon = True
-        # folder -> (its watch, its identity when the watch was made)
-        self._watched: dict[Path, tuple[ObservedWatch, tuple[int, int]]] = {}
+        self._running = False
+        self._mutex = threading.Lock()
+        # folder -> (its observer, its identity when the watch was made)
+        self._watched: dict[Path, tuple[BaseObserver, tuple[int, int]]] = {}
 
     def add(self, folder: Path, *, recursive: bool = True, renew: bool = False) -> bool:
         """Watch `folder` if it exists and is not watched yet, or is another folder than
@@ -131,24 +133,41 @@ class FolderWatch:
         if not stat.S_ISDIR(info.st_mode):
             return False
         identity = (info.st_dev, info.st_ino)
-        known = self._watched.get(folder)
-        if known is not None:
-            if known[1] == identity and not renew:
-                return False
-            with contextlib.suppress(KeyError, OSError):  # its emitter may be gone already
-                self._observer.unschedule(known[0])
-        watch = self._observer.schedule(self._handler, str(folder), recursive=recursive)
-        self._watched[folder] = (watch, identity)
+        with self._mutex:
+            known = self._watched.get(folder)
+            if known is not None:
+                if known[1] == identity and not renew:
+                    return False
+                _end(known[0])
+            observer = Observer()
+            observer.daemon = True
+            observer.schedule(self._handler, str(folder), recursive=recursive)
+            if self._running:
+                observer.start()
+            self._watched[folder] = (observer, identity)
         return True
 
     def watching(self, folder: Path) -> bool:
         """Whether `folder` was watched at some point (it may be gone since)."""
-        return folder in self._watched
+        with self._mutex:
+            return folder in self._watched
 
     def start(self) -> None:
-        self._observer.start()
+        with self._mutex:
+            self._running = True
+            for observer, _ in self._watched.values():
+                observer.start()
 
     def stop(self) -> None:
-        self._observer.stop()
-        if self._observer.is_alive():
-            self._observer.join(2)
+        with self._mutex:
+            self._running = False
+            for observer, _ in self._watched.values():
+                _end(observer)
+
+
+def _end(observer: BaseObserver) -> None:
+    """Stop an observer, started or not (its inotify reader runs from its creation)."""
+    with contextlib.suppress(OSError, RuntimeError):
+        observer.stop()
+    if observer.is_alive():
+        observer.join(2)

@@ -21,11 +21,13 @@ from pathlib import Path
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
+from watchdog.observers.polling import PollingObserver
 
 QUIET = 0.05  # an editor's save burst takes a few ms; a typist's saves come seconds apart
 SETTLED = 0.02  # after a file was closed or renamed into place: the end of a save
 MAX_WAIT = 1.0
 SAVED = ("closed", "moved")  # watchdog's event types that end a save
+POLL_SECONDS = 0.25  # how often a folder made anew is looked at (see `FolderWatch`)
 
 
 class Coalescer:
@@ -110,9 +112,9 @@ class FolderWatch:
     A folder deleted and made again (or replaced by another of the same name) is another
     folder for the OS: the watch on the old one ends with it. `add` tells them apart by
     the folder's identity (device and inode), or is told (the folder's own event), and
-    watches the new one in its place. Each folder has an observer (and so an inotify
-    instance) of its own: the new folder's watch is made on a fresh one, never beside the
-    book-keeping of the watch that ended with the old folder."""
+    watches the new one in its place, by polling its files' stats (`POLL_SECONDS`), which
+    does not depend on the OS's notifications for a name that had another folder. Each
+    folder has an observer of its own."""
 
     def __init__(self, accept: Callable[[Path], bool], sink: Sink):
         self._handler = _Forward(accept, sink)
@@ -139,7 +141,9 @@ class FolderWatch:
                 if known[1] == identity and not renew:
                     return False
                 _end(known[0])
-            observer = Observer()
+            # A folder watched anew (made again after its watch ended) is polled: inotify's
+            # watch of such a folder has been seen to stay silent.
+            observer = Observer() if known is None else PollingObserver(timeout=POLL_SECONDS)
             observer.daemon = True
             observer.schedule(self._handler, str(folder), recursive=recursive)
             if self._running:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from toolkit.clients import base
+from toolkit.clients import base, bounds
 from toolkit.clients.base import ApiClient, RetryPolicy
 from toolkit.errors import ApiError, TransportError
 
@@ -113,7 +113,7 @@ def test_an_overall_deadline_ends_every_request_and_retry_inside_it():
     body = json.dumps({"title": "x" * 200}).encode()
     with serving(body, drip=1) as server:
         with ApiClient(server.base_url, timeout=30, retry=RetryPolicy(attempts=5)) as api, \
-                base.deadline(0.5):
+                bounds.deadline(0.5):
             with pytest.raises(TransportError) as caught:
                 api.get_json("/slow")
         server.stopped.set()
@@ -192,5 +192,5 @@ def test_an_answer_larger_than_the_bound_is_refused_unread(monkeypatch):
 @pytest.mark.parametrize("depth", [10, 127])
 def test_the_depth_scan_agrees_with_the_nesting(depth):
     text = json.dumps(json.loads(nested(depth))).encode()
-    assert not base.json_depth_over(text, 127)
-    assert base.json_depth_over(text, depth - 1)
+    assert not bounds.json_depth_over(text, 127)
+    assert bounds.json_depth_over(text, depth - 1)

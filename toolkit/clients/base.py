@@ -32,29 +32,32 @@ through the same retries, 429 handling, error mapping and report.
 Bounded, whatever the service does: each attempt has a total deadline, connect and whole
 answer together (the client's `timeout`; httpx's own timeouts are per read, so a server
 that drips one byte at a time would hold a request for ever), enforced on every read and
-write of the connection (`DeadlineTransport`); a caller can put one overall deadline on
-several requests (`deadline`). A whole answer is read up to `MAX_ANSWER_BYTES` (decoded)
+write of the connection; a caller can put one overall deadline on several requests
+(`deadline`): both in `toolkit.clients.bounds`. A whole answer is read up to `MAX_ANSWER_BYTES` (decoded)
 and, when it is JSON, nested at most `MAX_JSON_DEPTH` deep, before anyone parses it; past
 either, one `ApiError` line names the service and what it sent.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import email.utils
 import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
-import httpcore
 import httpx
 
 from toolkit import USER_AGENT
+from toolkit.clients.bounds import (
+    attempt_deadline,
+    bound_by_deadlines,
+    json_depth_over,
+    overall_deadline,
+)
 from toolkit.clients.ratelimit import HELD, SlidingWindowLimiter
 from toolkit.errors import (
     ApiError,
@@ -82,102 +85,6 @@ DEFAULT_TIMEOUT = 30.0
 NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 MAX_ANSWER_BYTES = 256 * 1024 * 1024  # one whole answer, decoded
 MAX_JSON_DEPTH = 128  # nesting of a JSON answer: arrays and objects
-
-# The monotonic time by which the request being sent must be answered (None: no limit).
-# Sync httpx does every read and write of a request in the thread that sends it.
-_ATTEMPT_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar(
-    "toolkit_attempt_ends", default=None)
-# An overall deadline a caller put on every request it makes (`deadline`).
-_OVERALL_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar(
-    "toolkit_overall_ends", default=None)
-
-
-@contextlib.contextmanager
-def deadline(seconds: float) -> Iterator[None]:
-    """Every request sent inside ends, answered or not, at most `seconds` from now (and
-    within any deadline around this one): retries and pauses included."""
-    ends = time.monotonic() + seconds
-    outer = _OVERALL_ENDS.get()
-    token = _OVERALL_ENDS.set(ends if outer is None else min(outer, ends))
-    try:
-        yield
-    finally:
-        _OVERALL_ENDS.reset(token)
-
-
-def _bounded(timeout: float | None, kind: type[Exception]) -> float | None:
-    """A read's, write's or connect's `timeout`, cut to what is left of the deadline of
-    the request being sent; `kind` (an httpcore timeout) raised when nothing is left."""
-    ends = _ATTEMPT_ENDS.get()
-    if ends is None:
-        return timeout
-    left = ends - time.monotonic()
-    if left <= 0:
-        raise kind("the request's deadline has passed")
-    return left if timeout is None else min(timeout, left)
-
-
-class _DeadlineStream(httpcore.NetworkStream):
-    """A connection whose every read and write ends by the request's deadline."""
-
-    def __init__(self, stream: httpcore.NetworkStream):
-        self._stream = stream
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._stream.read(max_bytes, _bounded(timeout, httpcore.ReadTimeout))
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._stream.write(buffer, _bounded(timeout, httpcore.WriteTimeout))
-
-    def close(self) -> None:
-        self._stream.close()
-
-    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
-                  timeout: float | None = None) -> httpcore.NetworkStream:
-        return _DeadlineStream(self._stream.start_tls(
-            ssl_context, server_hostname, _bounded(timeout, httpcore.ConnectTimeout)))
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._stream.get_extra_info(info)
-
-
-class _DeadlineBackend(httpcore.NetworkBackend):
-    """httpcore's network backend, its connections bounded by the request's deadline."""
-
-    def __init__(self, backend: httpcore.NetworkBackend):
-        self._backend = backend
-
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                    local_address: str | None = None,
-                    socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
-        return _DeadlineStream(self._backend.connect_tcp(
-            host, port, _bounded(timeout, httpcore.ConnectTimeout), local_address,
-            socket_options))
-
-    def connect_unix_socket(self, path: str, timeout: float | None = None,
-                            socket_options: Iterable[Any] | None = None
-                            ) -> httpcore.NetworkStream:
-        return _DeadlineStream(self._backend.connect_unix_socket(
-            path, _bounded(timeout, httpcore.ConnectTimeout), socket_options))
-
-    def sleep(self, seconds: float) -> None:
-        self._backend.sleep(seconds)
-
-
-def _bound_by_deadlines(client: httpx.Client) -> None:
-    """Make `client`'s network transports (its own and those of the proxies it mounted
-    from the environment) end every request by its deadline. A transport that is not
-    httpx's network one (a test's scripted transport) is left as it is."""
-    transports = [getattr(client, "_transport", None),
-                  *getattr(client, "_mounts", {}).values()]
-    for transport in transports:
-        pool = getattr(transport, "_pool", None)
-        backend = getattr(pool, "_network_backend", None)
-        if isinstance(pool, httpcore.ConnectionPool) \
-                and isinstance(backend, httpcore.NetworkBackend) \
-                and not isinstance(backend, _DeadlineBackend):
-            pool._network_backend = _DeadlineBackend(backend)
-
 
 def timeout_of(seconds: float) -> httpx.Timeout:
     """A client timeout of `seconds` per read or write; connecting takes at most 10 s."""
@@ -329,7 +236,7 @@ class ApiClient:
                 base_url=self.base_url, transport=transport, timeout=timeout_of(timeout),
                 headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
             )
-            _bound_by_deadlines(client)
+            bound_by_deadlines(client)
         self._client = client
         self.requests_made = 0  # requests sent, retries included (publish reports it)
         self._count_lock = threading.Lock()  # the publish lanes send from several threads
@@ -415,7 +322,7 @@ class ApiClient:
         route = route or path
         shown_path, talking_to = self._shown(path)
         ends = None if timeout is None else time.monotonic() + timeout
-        overall = _OVERALL_ENDS.get()
+        overall = overall_deadline()
         if overall is not None and (ends is None or overall < ends):
             ends, timeout = overall, max(overall - time.monotonic(), 0.0)
         retry_5xx = idempotent if retry_server_errors is None else retry_server_errors
@@ -442,15 +349,12 @@ class ApiClient:
                 # The attempt ends by the request's own time (a held wait may be long) or
                 # else the client's timeout, however slowly the answer arrives.
                 attempt_ends = time.monotonic() + (self.timeout if left is None else left)
-                token = _ATTEMPT_ENDS.set(attempt_ends)
-                try:
+                with attempt_deadline(attempt_ends):
                     response = self._client.send(request, auth=auth, stream=True,
                                                  follow_redirects=follow_redirects)
                     if not stream or response.status_code >= 400:
                         response = self._read_bounded(response, method, shown_path,
                                                       talking_to)
-                finally:
-                    _ATTEMPT_ENDS.reset(token)
             except ApiError:  # an answer toolkit does not read: too large or too deep
                 self._report(RequestReport(method, route, None, _elapsed_ms(started), retries,
                                            "answer refused"))
@@ -585,29 +489,6 @@ def _head_only(response: httpx.Response) -> httpx.Response:
 
 def _mib(size: int) -> str:
     return f"{size // (1024 * 1024)} MiB"
-
-
-_JSON_START = re.compile(rb"[ \t\r\n]*[\[{]")
-# A JSON string (skipped whole) or a bracket, in a JSON text.
-_JSON_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{\]}]')
-
-
-def json_depth_over(data: bytes, limit: int) -> bool:
-    """Whether `data`, if it is JSON (an object or an array), nests arrays and objects
-    deeper than `limit`: found without parsing it, so a hostile answer never reaches a
-    recursive parser (or any code that walks what it gives) too deep."""
-    if not _JSON_START.match(data):
-        return False
-    depth = 0
-    for match in _JSON_TOKEN.finditer(data):
-        token = match.group()
-        if token in (b"{", b"["):
-            depth += 1
-            if depth > limit:
-                return True
-        elif token in (b"}", b"]"):
-            depth -= 1
-    return False
 
 
 def _elapsed_ms(started: float) -> float:

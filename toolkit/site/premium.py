@@ -205,7 +205,7 @@ class PremiumGate:
 
     def _ask(self, settings: LicenseSettings) -> LicenseCheck:
         from toolkit.clients import license_client
-        from toolkit.clients.base import deadline
+        from toolkit.clients.bounds import deadline
 
         self.asked += 1
         app = settings.application_id

@@ -27,7 +27,7 @@ import zipfile
 from pathlib import Path
 
 from bench.common import TOOLKIT, WORK, SandboxProcess, median, run_cli
-from bench.site import corpus
+from bench.site_corpus import corpus
 
 REPEAT = 3
 LARGE = 1024**3

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from bench.common import SandboxProcess, run_cli
-from bench.site import corpus
+from bench.site_corpus import corpus
 
 ROUNDS = 11
 CONFIG_NAME = "toolkit-license.toml"

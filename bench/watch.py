@@ -29,7 +29,7 @@ def measure() -> list[float]:
     """Seconds from each of ROUNDS file writes to its reload event, sorted."""
     import httpx
 
-    from bench.site import corpus
+    from bench.site_corpus import corpus
 
     root = WORK / "watch"
     shutil.rmtree(root, ignore_errors=True)
@@ -88,7 +88,7 @@ def measure() -> list[float]:
 
 
 def main() -> None:
-    from bench.site import watch_row
+    from bench.site_report import watch_row
 
     latencies = measure()
     print(f"file write -> reload event over {ROUNDS} edits: median "

@@ -151,7 +151,7 @@ def test_the_demo_articles_render_the_same_with_both_engines(renderer, content):
 def test_the_bench_corpus_renders_the_same_with_both_engines(renderer, content):
     sys.path.insert(0, str(REPOSITORY))
     try:
-        from bench import site as bench_site
+        from bench import site_corpus as bench_site
     finally:
         sys.path.remove(str(REPOSITORY))
     rng = random.Random(bench_site.SEED)  # the generator's own sequence, post after post

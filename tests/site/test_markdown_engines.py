@@ -27,7 +27,7 @@ from toolkit.content.post import load_post, post_from_bytes
 from toolkit.content.problems import PostError
 from toolkit.site import markdown_fast
 from toolkit.site.markdown import Body, MarkdownRenderer
-from toolkit.site.markdown_fast import Unsupported
+from toolkit.site.markdown_fast_refusals import Unsupported
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 EXAMPLES = int(os.environ.get("TOOLKIT_FUZZ_EXAMPLES", "150"))

@@ -50,10 +50,10 @@ from toolkit.site.markdown_fast import (
     PERMALINK_SYMBOL,
     TABLE_OPEN,
     FastMarkdown,
-    Unsupported,
     escape_html,
     parser,
 )
+from toolkit.site.markdown_fast_refusals import Unsupported
 
 if TYPE_CHECKING:  # pragma: no cover
     from markdown_it import MarkdownIt

@@ -8,7 +8,8 @@ build goes:
 2. read and check the posts whose source changed, and render their bodies (`Renderer`
    step 1; on every core for a big batch);
 3. work out the site: which posts are on it, their problems, series, tags and listing
-   pages; every page gets a key, the digest of what it shows and of the templates it uses;
+   pages; every page gets a key, the digest of what it shows and of the templates it uses
+   (`plan`, `pages`);
 4. render and write the pages whose key changed or whose file is not what was written
    (`Renderer` step 2), copy the static files and the content's own files, remove what is
    no longer made, save the manifest.
@@ -20,13 +21,12 @@ prints: the report says what happened, `progress(total, done)` says how far it i
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 from toolkit import localfiles
 from toolkit.config import Config
@@ -35,12 +35,9 @@ from toolkit.fsutil import stat_trusted
 from toolkit.site import search, theme_files
 from toolkit.site.manifest import (
     Manifest,
-    OutputRecord,
-    PostInfo,
     PostRecord,
     Row,
     digest_of,
-    digest_of_strings,
     last_build_name,
     manifest_name,
 )
@@ -52,22 +49,23 @@ from toolkit.site.output import (
     remove_outputs,
     write_if_changed,
 )
-from toolkit.site.pages import (
-    Context,
-    FullContent,
-    Page,
-    ReadingList,
-    SitePlan,
-    Summary,
-    index_order,
-    root_of,
-    series_context,
-    series_order,
-    summary_of,
-)
+from toolkit.site.pages import Page, ReadingList, SitePlan
 from toolkit.site.parallel import POOL_THRESHOLD, WorkerPool, chunked, default_processes
-from toolkit.site.render import PageJob, Prepared, Renderer, in_scope, reading_time
-from toolkit.site.scan import ContentScan, key_prefix, scan_content
+from toolkit.site.plan import (
+    BuildRun,
+    PostPage,
+    Progress,
+    full_content,
+    needs_check,
+    outdated,
+    post_context,
+    post_summary,
+    site_info,
+    site_posts,
+    stale_post_pages,
+)
+from toolkit.site.render import PageJob, Prepared, Renderer
+from toolkit.site.scan import key_prefix, scan_content
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.content.problems import Problem
@@ -75,18 +73,6 @@ if TYPE_CHECKING:  # pragma: no cover
 # Bump when the builder's output or its records change for the same inputs: every post is
 # then read again and every page redone.
 BUILDER_VERSION = "4"
-Progress = Callable[[int, int], None]
-# A post page to write: (page key, series navigation or None, comments file or None,
-# the newer and the older post on the site as {slug, title} or None)
-Neighbours = tuple[dict[str, str] | None, dict[str, str] | None]
-PostPage = tuple[str, Context | None, str | None, Neighbours]
-
-
-def _site_info(record: PostRecord) -> PostInfo:
-    """What the front matter of a post on the site says: a post is on it only when its front
-    matter could be read (`SiteBuilder._site_posts`)."""
-    assert record.info is not None, "a post whose front matter cannot be read is not on it"
-    return record.info
 
 
 # Not `content.problems.ProblemList`: importing the `toolkit.content` package loads YAML and
@@ -115,56 +101,6 @@ class BuildReport:
     @property
     def ok(self) -> bool:
         return not self.errors
-
-
-class _Run:
-    """One build's state: what it found, what it did, and its progress."""
-
-    def __init__(self, manifest: Manifest, progress: Progress | None, clean: bool):
-        self.manifest = manifest
-        self.scan = ContentScan()
-        self.force = clean  # write every file, whatever is there
-        self.dirty = clean  # the manifest must be saved
-        self.pool: WorkerPool | None = None
-        self.holders: dict[str, int | None] = {}  # rendered bodies: post -> worker (None: here)
-        self.produced: dict[str, OutputRecord] = {}  # output -> its record
-        self.written: list[str] = []
-        self.unchanged: list[str] = []
-        self.problems: list[tuple[str, Row]] = []  # (path, row) to report
-        self.drafts_left_out = 0
-        self.removed: list[str] = []
-        self.slugs: dict[str, str] = {}  # post on the site -> its slug
-        self.timings: dict[str, float] = {}
-        self.started = 0  # time.time_ns() when the build began looking at the files
-        self._progress = progress
-        self._total = self._done = 0
-        self._last = time.perf_counter()
-
-    def mark(self, step: str) -> None:
-        now = time.perf_counter()
-        self.timings[step] = self.timings.get(step, 0.0) + now - self._last
-        self._last = now
-
-    def expect(self, count: int) -> None:
-        self._total += count
-        if self._progress and count:
-            self._progress(self._total, self._done)
-
-    def advance(self, count: int) -> None:
-        self._done += count
-        if self._progress and count:
-            self._progress(self._total, self._done)
-
-    def keep(self, output: str) -> None:
-        """An output the build did not need to touch."""
-        self.produced[output] = self.manifest.outputs[output]
-        self.unchanged.append(output)
-
-    def record(self, output: str, key: str, result: Written) -> None:
-        digest, mtime, size, written = result
-        self.produced[output] = [key, digest, mtime, size]
-        (self.written if written else self.unchanged).append(output)
-        self.dirty |= written
 
 
 class SiteBuilder:
@@ -216,7 +152,7 @@ class SiteBuilder:
         started = time.perf_counter()
         self._check_folders()
         manifest = self._load_manifest(clean)
-        run = _Run(manifest, progress, clean)
+        run = BuildRun(manifest, progress, clean)
         try:
             report = self._build(run)
         except BaseException:
@@ -264,7 +200,7 @@ class SiteBuilder:
 
     # -- the build ---------------------------------------------------------------------
 
-    def _build(self, run: _Run) -> BuildReport:
+    def _build(self, run: BuildRun) -> BuildReport:
         site = self.config.site
         run.started = time.time_ns()  # before any file is looked at: see `Manifest.trusts`
         run.scan = scan_content(site.content_dir, self.key_prefix, self.post_folders)
@@ -291,13 +227,15 @@ class SiteBuilder:
         self._read_changed_posts(run)
         run.mark("read and render posts")
 
-        posts = self._site_posts(run)
-        post_pages = self._post_pages(run, posts, site_key)
+        posts = site_posts(run, self.config, self.key_prefix, drafts=self.drafts,
+                           premium=self.premium)
+        post_pages = stale_post_pages(run, posts, site_key, self.output_dir, self._prepare)
         plan = SitePlan(
             site=site_context, site_url=site.url, per_page=site.per_page, site_key=site_key,
             closures=run.manifest.closures, reading_list=reading_list,
-            posts=[self._summary(run, key) for key in posts],
-            full_content=self._full_content(run, posts) if site.feed_full_content else None,
+            posts=[post_summary(run, key) for key in posts],
+            full_content=(full_content(run, posts, self.renderer) if site.feed_full_content
+                          else None),
         )
         listings = plan.pages()
         run.mark("plan")
@@ -320,7 +258,7 @@ class SiteBuilder:
             timings=run.timings,
         )
 
-    def _search_index(self, run: _Run) -> list[str]:
+    def _search_index(self, run: BuildRun) -> list[str]:
         """Bring the search index up to date with the post pages (`search`: only the parts
         whose pages changed are indexed again), unless search is off ([site] search =
         false: an index left by earlier builds goes) or made on demand. A failure is a
@@ -358,7 +296,7 @@ class SiteBuilder:
 
     # -- 2. posts ---------------------------------------------------------------------
 
-    def _read_changed_posts(self, run: _Run) -> None:
+    def _read_changed_posts(self, run: BuildRun) -> None:
         """Bring the record of every post up to date; forget the posts that are gone."""
         records = run.manifest.posts
         jobs: list[tuple[str, str, bool]] = []
@@ -377,7 +315,7 @@ class SiteBuilder:
                     run.dirty = True
                 else:
                     record = None
-            if record is None or self._needs_check(record):
+            if record is None or needs_check(record):
                 jobs.append((key, path, True))
         for key in [k for k in records if k not in run.scan.posts]:
             del records[key]
@@ -385,18 +323,7 @@ class SiteBuilder:
         if jobs:
             self._prepare(run, jobs)
 
-    @staticmethod
-    def _needs_check(record: PostRecord) -> bool:
-        """An unchanged post whose problems may have changed all the same: a date that was in
-        the future, or relative images that came or went. (Problems between posts, like a
-        title used twice, are worked out again on every build.)"""
-        if record.info is None:
-            return False
-        if any(row[2] == "error" and row[1].startswith("date:") for row in record.problems):
-            return True
-        return any(os.path.isfile(path) != existed for path, existed in record.info["images"])
-
-    def _prepare(self, run: _Run, jobs: list[tuple[str, str, bool]]) -> None:
+    def _prepare(self, run: BuildRun, jobs: list[tuple[str, str, bool]]) -> None:
         """Read, check and render posts (step 1), on the workers when there are many."""
         records = run.manifest.posts
         run.dirty = True
@@ -427,217 +354,9 @@ class SiteBuilder:
             size = max(1, min(16, len(jobs) // (len(run.pool) * 8)))
             run.pool.run("prepare", chunked(jobs, size), on_reply=take)
 
-    def _site_posts(self, run: _Run) -> list[str]:
-        """The posts on the site, newest first; their problems go to the report."""
-        records = run.manifest.posts
-        problems = self._problems(records)
-        posts = []
-        for key, record in records.items():
-            info = record.info
-            if info is not None and not in_scope(info, drafts=self.drafts, premium=self.premium):
-                if in_scope(info, drafts=True, premium=self.premium):
-                    run.drafts_left_out += 1
-                continue  # not on this site: its problems are for `toolkit check`
-            rows = problems[key]
-            run.problems.extend((key, row) for row in rows)
-            if info is not None and not any(row[2] == "error" for row in rows):
-                posts.append(key)
-        posts.sort(key=lambda k: index_order(k, _site_info(records[k])))
-        return posts
-
-    def _problems(self, records: dict[str, PostRecord]) -> dict[str, list[Row]]:
-        """Each post's problems, with those that involve other posts: a title, slug or
-        canonical URL used twice (checked by `rules.validate_posts` on the posts involved)."""
-        result = {key: list(record.problems) for key, record in records.items()}
-        holders: dict[tuple[str, str], list[str]] = {}
-        for key, record in records.items():
-            info = record.info
-            if info is None:
-                continue
-            for name, value in (("title", info["title"].lower()), ("slug", info["slug"]),
-                                ("canonical_url", info["canonical"])):
-                if value:
-                    holders.setdefault((name, value), []).append(key)
-        involved = sorted({k for keys in holders.values() if len(keys) > 1 for k in keys})
-        if involved:
-            from toolkit.content.post import load_post
-            from toolkit.content.problems import PostError
-            from toolkit.content.rules import validate_posts
-
-            site = self.config.site
-            posts = []
-            for key in involved:
-                try:
-                    posts.append(load_post(Path(self._path_of(key)), key))
-                except PostError:
-                    continue  # changed under our feet; the next build sees it
-            for problem in validate_posts(posts, site.content_dir,
-                                          assets_base_url=site.assets_base_url,
-                                          site_url=site.url):
-                row = [problem.line, problem.message, str(problem.severity)]
-                if row not in result[problem.path]:
-                    result[problem.path].append(row)
-        return result
-
-    def _path_of(self, key: str) -> str:
-        return str(self.config.site.content_dir / key[len(self.key_prefix):])
-
-    # -- 3. pages -----------------------------------------------------------------------
-
-    def _post_pages(self, run: _Run, posts: list[str], site_key: str) -> dict[str, PostPage]:
-        """The posts whose page must be written: key -> (page key, series, comments file).
-        Bodies that are not rendered yet (the source did not change, but a template, the
-        series or a linked post did) are rendered now."""
-        records = run.manifest.posts
-        slugs = run.slugs = {key: _site_info(records[key])["slug"] for key in posts}
-        series = self._series(posts, records)
-        comments = {key: self._comments_file(run, key) for key in posts}
-        neighbours = self._neighbours(posts, records, series)
-        closure = run.manifest.closures["post.html"]
-
-        def page_key(key: str) -> str:
-            # Everything the page shows. Computed for every post on every build: plain
-            # strings rather than JSON.
-            record = records[key]
-            comments_file = comments[key]
-            return digest_of_strings(
-                closure, site_key, record.digest,
-                digest_of(series[key]) if key in series else "",
-                run.manifest.files[comments_file][2] if comments_file else "",
-                *(f"{near['slug']}\x1e{near['title']}" if near else "" for near in neighbours[key]),
-                *(f"{link}={slugs.get(link, '')}" for link in record.links),
-            )
-
-        stale: dict[str, str] = {}  # post -> its page's key
-        for key in posts:
-            page = page_key(key)
-            if self._outdated(run, f"{slugs[key]}/index.html", page):
-                stale[key] = page
-        unrendered = [(key, run.scan.posts[key][0], True) for key in stale
-                      if key not in run.holders]
-        if unrendered:
-            run.mark("plan")
-            self._prepare(run, unrendered)
-            run.mark("read and render posts")
-            for key, _, _ in unrendered:
-                stale[key] = page_key(key)  # its links are known now
-        for key in posts:
-            output = f"{slugs[key]}/index.html"
-            if key not in stale:
-                run.keep(output)
-        return {key: (page, series.get(key), comments[key], neighbours[key])
-                for key, page in stale.items()}
-
-    def _full_content(self, run: _Run, posts: list[str]) -> FullContent:
-        """The whole posts for the feed: each post's HTML with absolute links, rendered
-        only when the feed is written."""
-        records, slugs = run.manifest.posts, run.slugs
-        full: FullContent = {}
-        for key in posts:
-            record = records[key]
-            links = {link: slugs[link] for link in record.links if link in slugs}
-            digest = digest_of_strings(record.digest, *(f"{k}={v}" for k, v in links.items()))
-            path = run.scan.posts[key][0]
-
-            def load(key: str = key, path: str = path, links: dict[str, str] = links) -> str:
-                return self.renderer.feed_body(key, path, links)
-
-            full[_site_info(record)["slug"]] = (digest, load)
-        return full
-
-    def _outdated(self, run: _Run, output: str, key: str) -> bool:
-        """Whether `output` must be made again: its inputs changed, or its file is not the
-        one written last time (removed or edited behind our back)."""
-        record = run.manifest.outputs.get(output)
-        if run.force or record is None or record[0] != key:
-            return True
-        try:
-            st = os.stat(f"{self.output_dir}{os.sep}{output}")
-        except OSError:
-            return True
-        changed: bool = st.st_mtime_ns != record[2] or st.st_size != record[3]
-        return changed
-
-    @staticmethod
-    def _neighbours(posts: list[str], records: dict[str, PostRecord],
-                    series: dict[str, Context]) -> dict[str, Neighbours]:
-        """The previous and next links of each post's page: the newer and the older post
-        of the site (`posts` is newest first). A post of a series has its series'
-        navigation instead, so none: its page does not depend on the posts around it."""
-        links = [{"slug": _site_info(records[key])["slug"],
-                  "title": _site_info(records[key])["title"]} for key in posts]
-        last = len(posts) - 1
-        return {key: (None, None) if key in series else
-                (links[i - 1] if i > 0 else None, links[i + 1] if i < last else None)
-                for i, key in enumerate(posts)}
-
-    @staticmethod
-    def _series(posts: list[str], records: dict[str, PostRecord]) -> dict[str, Context]:
-        groups: dict[str, list[str]] = {}
-        for key in posts:
-            name = _site_info(records[key])["series"]
-            if name:
-                groups.setdefault(name, []).append(key)
-        result = {}
-        for name, keys in groups.items():
-            keys.sort(key=lambda k: series_order(k, _site_info(records[k])))
-            parts = [(k, _site_info(records[k])) for k in keys]
-            for key in keys:
-                result[key] = series_context(name, parts, key)
-        return result
-
-    @staticmethod
-    def _comments_file(run: _Run, key: str) -> str | None:
-        """`_mirror/comments/<slug>.json`, or `<file stem>.json`, when it can be read."""
-        record = run.manifest.posts[key]
-        stem = key.rpartition("/")[2].removesuffix(".md")
-        slug = _site_info(record)["slug"]
-        found = run.scan.comments.get(f"{slug}.json") or run.scan.comments.get(f"{stem}.json")
-        if found is None or run.manifest.files[found[0]][3]:
-            return None  # none, or one that cannot be read (reported)
-        return found[0]
-
-    @staticmethod
-    def _summary(run: _Run, key: str) -> tuple[Summary, str]:
-        """What listings show of a post, and its digest (kept in the manifest)."""
-        record = run.manifest.posts[key]
-        if record.summary is None:
-            info = _site_info(record)
-            record.summary = summary_of(info, record.excerpt, reading_time(info["words"]))
-        if not record.summary_digest:
-            record.summary_digest = digest_of(record.summary)
-            record.saved = None
-            run.dirty = True
-        return record.summary, record.summary_digest
-
-    @staticmethod
-    def _post_context(info: PostInfo, summary: Summary, plan: SitePlan,
-                      series: Context | None, neighbours: Neighbours) -> Context:
-        output = f"{info['slug']}/index.html"
-        cover = image = None
-        if info["cover_file"]:  # a file of the content folder, copied beside the pages
-            cover = root_of(output) + quote(info["cover_file"])
-            image = plan.absolute(quote(info["cover_file"]))
-        elif info["cover"]:  # a URL (a relative one that is not there is an error)
-            cover = image = info["cover"]
-        page = {
-            "title": info["title"],
-            "description": summary["description"],
-            "canonical": info["canonical"],
-            "type": "article",
-            "image": image,
-            "published": info["date"],
-            "tags": info["tags"],
-            "noindex": not info["published"],
-        }
-        post = dict(summary, cover=cover, series=series, body=None, comments=None, toc=[],
-                    newer=neighbours[0], older=neighbours[1])
-        return {"site": plan.site, "root": root_of(output), "page": page, "nav": None,
-                "post": post}
-
     # -- 4. writing -------------------------------------------------------------------
 
-    def _write_pages(self, run: _Run, post_pages: dict[str, PostPage], listings: list[Page],
+    def _write_pages(self, run: BuildRun, post_pages: dict[str, PostPage], listings: list[Page],
                      plan: SitePlan) -> None:
         """Render and write the pages that changed (step 2), on the workers when there are
         any: a post's page where its body is, the listings wherever there is room."""
@@ -646,19 +365,18 @@ class SiteBuilder:
         routed: dict[int | None, list[PageJob]] = {}  # by the worker that holds the body
         for key, (page, series, comments, neighbours) in post_pages.items():
             record = records[key]
-            info = _site_info(record)
+            info = site_info(record)
             output = f"{info['slug']}/index.html"
             links = {link: slugs[link] for link in record.links if link in slugs}
             keys[output] = page
-            context = self._post_context(info, self._summary(run, key)[0], plan, series,
-                                         neighbours)
+            context = post_context(info, post_summary(run, key)[0], plan, series, neighbours)
             routed.setdefault(run.holders.get(key), []).append(
                 ("post", key, run.scan.posts[key][0], output, context, links, comments,
                  outputs.get(output), run.force)
             )
         page_jobs: list[PageJob] = []
         for listing in listings:
-            if self._outdated(run, listing.output, listing.key):
+            if outdated(run, self.output_dir, listing.output, listing.key):
                 keys[listing.output] = listing.key
                 page_jobs.append(("page", listing.template, listing.output, listing.context(),
                                   outputs.get(listing.output), run.force))
@@ -684,7 +402,7 @@ class SiteBuilder:
                       if worker is not None},  # None: popped above
                      on_reply=take)
 
-    def _copy_files(self, run: _Run) -> None:
+    def _copy_files(self, run: BuildRun) -> None:
         """The theme's static files (the project's over them), the code stylesheet, and
         every file of the content folder that is not a post, at the same relative path."""
         outputs = run.manifest.outputs
@@ -718,14 +436,14 @@ class SiteBuilder:
             return  # the project brings its own
         key = digest_of("pygments", theme_files.pygments_version(),
                         theme_files.PYGMENTS_LIGHT, theme_files.PYGMENTS_DARK)
-        if not self._outdated(run, output, key):
+        if not outdated(run, self.output_dir, output, key):
             run.keep(output)
         else:
             run.record(output, key, write_if_changed(
                 self.output_dir / output, theme_files.pygments_css(), outputs.get(output),
                 run.force))
 
-    def _finish(self, run: _Run) -> None:
+    def _finish(self, run: BuildRun) -> None:
         """Remove the files an earlier build wrote that this one does not make; save."""
         manifest = run.manifest
         previous = set(manifest.outputs) | self._forgotten | self._other_builds_outputs()
@@ -764,7 +482,7 @@ class SiteBuilder:
         digest: str = entry[2]
         return digest
 
-    def _update_templates(self, run: _Run) -> None:
+    def _update_templates(self, run: BuildRun) -> None:
         """Each page template's digest over the templates it reaches, redone when any
         template file came, went or changed (Jinja2 is imported only then)."""
         manifest = run.manifest
@@ -782,13 +500,13 @@ class SiteBuilder:
         self.renderer.reset_templates()
         run.dirty = True
 
-    def _report_skipped(self, run: _Run, skipped: dict[str, str]) -> None:
+    def _report_skipped(self, run: BuildRun, skipped: dict[str, str]) -> None:
         """Files of the templates folder left out (a symlink leading outside the project,
         a FIFO...), as warnings."""
         for path, reason in skipped.items():
             run.problems.append((self.config.relative(Path(path)), [1, reason, "warning"]))
 
-    def _mirror_files(self, run: _Run) -> ReadingList | None:
+    def _mirror_files(self, run: BuildRun) -> ReadingList | None:
         """Digests of the mirror files, each checked once when it changes; broken ones are
         reported. Returns the reading list as (digest, loader of its items), or None."""
         from toolkit.site import mirror

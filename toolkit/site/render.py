@@ -210,7 +210,7 @@ class Renderer:
             result["problems"] = [[problem.line, problem.message, str(problem.severity)]]
             return result
         # The rules of the post on its own; those between posts (a title used twice...)
-        # are the builder's, over every post (`SiteBuilder._problems`).
+        # are the builder's, over every post (`plan.post_problems`).
         problems = validate_post(post, site.content_dir, assets_base_url=site.assets_base_url)
         rows = [[p.line, p.message, str(p.severity)] for p in sorted(problems)]
         if post.slug in RESERVED_SLUGS:

@@ -1,0 +1,332 @@
+"""What a build (`builder.SiteBuilder`) works out before it writes: one run's state
+(`BuildRun`), which unchanged posts must be checked again, which posts are on the site and
+their problems, and which post pages must be written (a page whose key changed or whose file
+is not what was written: `outdated`), with what those pages and the listings show of a post.
+The builder reads the posts, writes the pages, and removes what is no longer made.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import quote
+
+from toolkit.config import Config
+from toolkit.site.manifest import (
+    Manifest,
+    OutputRecord,
+    PostInfo,
+    PostRecord,
+    Row,
+    digest_of,
+    digest_of_strings,
+)
+from toolkit.site.output import Written
+from toolkit.site.pages import (
+    Context,
+    FullContent,
+    SitePlan,
+    Summary,
+    index_order,
+    root_of,
+    series_context,
+    series_order,
+    summary_of,
+)
+from toolkit.site.parallel import WorkerPool
+from toolkit.site.render import Renderer, in_scope, reading_time
+from toolkit.site.scan import ContentScan
+
+Progress = Callable[[int, int], None]
+# Reads, checks and renders posts (`SiteBuilder._prepare`): (key, path, render) each.
+Prepare = Callable[["BuildRun", list[tuple[str, str, bool]]], None]
+# A post page to write: (page key, series navigation or None, comments file or None,
+# the newer and the older post on the site as {slug, title} or None)
+Neighbours = tuple[dict[str, str] | None, dict[str, str] | None]
+PostPage = tuple[str, Context | None, str | None, Neighbours]
+
+
+def site_info(record: PostRecord) -> PostInfo:
+    """What the front matter of a post on the site says: a post is on it only when its front
+    matter could be read (`site_posts`)."""
+    assert record.info is not None, "a post whose front matter cannot be read is not on it"
+    return record.info
+
+
+class BuildRun:
+    """One build's state: what it found, what it did, and its progress."""
+
+    def __init__(self, manifest: Manifest, progress: Progress | None, clean: bool):
+        self.manifest = manifest
+        self.scan = ContentScan()
+        self.force = clean  # write every file, whatever is there
+        self.dirty = clean  # the manifest must be saved
+        self.pool: WorkerPool | None = None
+        self.holders: dict[str, int | None] = {}  # rendered bodies: post -> worker (None: here)
+        self.produced: dict[str, OutputRecord] = {}  # output -> its record
+        self.written: list[str] = []
+        self.unchanged: list[str] = []
+        self.problems: list[tuple[str, Row]] = []  # (path, row) to report
+        self.drafts_left_out = 0
+        self.removed: list[str] = []
+        self.slugs: dict[str, str] = {}  # post on the site -> its slug
+        self.timings: dict[str, float] = {}
+        self.started = 0  # time.time_ns() when the build began looking at the files
+        self._progress = progress
+        self._total = self._done = 0
+        self._last = time.perf_counter()
+
+    def mark(self, step: str) -> None:
+        now = time.perf_counter()
+        self.timings[step] = self.timings.get(step, 0.0) + now - self._last
+        self._last = now
+
+    def expect(self, count: int) -> None:
+        self._total += count
+        if self._progress and count:
+            self._progress(self._total, self._done)
+
+    def advance(self, count: int) -> None:
+        self._done += count
+        if self._progress and count:
+            self._progress(self._total, self._done)
+
+    def keep(self, output: str) -> None:
+        """An output the build did not need to touch."""
+        self.produced[output] = self.manifest.outputs[output]
+        self.unchanged.append(output)
+
+    def record(self, output: str, key: str, result: Written) -> None:
+        digest, mtime, size, written = result
+        self.produced[output] = [key, digest, mtime, size]
+        (self.written if written else self.unchanged).append(output)
+        self.dirty |= written
+
+
+def needs_check(record: PostRecord) -> bool:
+    """An unchanged post whose problems may have changed all the same: a date that was in
+    the future, or relative images that came or went. (Problems between posts, like a
+    title used twice, are worked out again on every build.)"""
+    if record.info is None:
+        return False
+    if any(row[2] == "error" and row[1].startswith("date:") for row in record.problems):
+        return True
+    return any(os.path.isfile(path) != existed for path, existed in record.info["images"])
+
+
+def site_posts(run: BuildRun, config: Config, key_prefix: str, *, drafts: bool,
+               premium: bool) -> list[str]:
+    """The posts on the site, newest first; their problems go to the report."""
+    records = run.manifest.posts
+    problems = post_problems(records, config, key_prefix)
+    posts = []
+    for key, record in records.items():
+        info = record.info
+        if info is not None and not in_scope(info, drafts=drafts, premium=premium):
+            if in_scope(info, drafts=True, premium=premium):
+                run.drafts_left_out += 1
+            continue  # not on this site: its problems are for `toolkit check`
+        rows = problems[key]
+        run.problems.extend((key, row) for row in rows)
+        if info is not None and not any(row[2] == "error" for row in rows):
+            posts.append(key)
+    posts.sort(key=lambda k: index_order(k, site_info(records[k])))
+    return posts
+
+
+def post_problems(records: dict[str, PostRecord], config: Config,
+                  key_prefix: str) -> dict[str, list[Row]]:
+    """Each post's problems, with those that involve other posts: a title, slug or
+    canonical URL used twice (checked by `rules.validate_posts` on the posts involved)."""
+    result = {key: list(record.problems) for key, record in records.items()}
+    holders: dict[tuple[str, str], list[str]] = {}
+    for key, record in records.items():
+        info = record.info
+        if info is None:
+            continue
+        for name, value in (("title", info["title"].lower()), ("slug", info["slug"]),
+                            ("canonical_url", info["canonical"])):
+            if value:
+                holders.setdefault((name, value), []).append(key)
+    involved = sorted({k for keys in holders.values() if len(keys) > 1 for k in keys})
+    if involved:
+        from toolkit.content.post import load_post
+        from toolkit.content.problems import PostError
+        from toolkit.content.rules import validate_posts
+
+        site = config.site
+        posts = []
+        for key in involved:
+            try:
+                posts.append(load_post(Path(_path_of(config, key_prefix, key)), key))
+            except PostError:
+                continue  # changed under our feet; the next build sees it
+        for problem in validate_posts(posts, site.content_dir,
+                                      assets_base_url=site.assets_base_url,
+                                      site_url=site.url):
+            row = [problem.line, problem.message, str(problem.severity)]
+            if row not in result[problem.path]:
+                result[problem.path].append(row)
+    return result
+
+
+def _path_of(config: Config, key_prefix: str, key: str) -> str:
+    return str(config.site.content_dir / key[len(key_prefix):])
+
+
+def stale_post_pages(run: BuildRun, posts: list[str], site_key: str, output_dir: Path,
+               prepare: Prepare) -> dict[str, PostPage]:
+    """The posts whose page must be written: key -> (page key, series, comments file).
+    Bodies that are not rendered yet (the source did not change, but a template, the
+    series or a linked post did) are rendered now."""
+    records = run.manifest.posts
+    slugs = run.slugs = {key: site_info(records[key])["slug"] for key in posts}
+    series = post_series(posts, records)
+    comments = {key: post_comments_file(run, key) for key in posts}
+    neighbours = post_neighbours(posts, records, series)
+    closure = run.manifest.closures["post.html"]
+
+    def page_key(key: str) -> str:
+        # Everything the page shows. Computed for every post on every build: plain
+        # strings rather than JSON.
+        record = records[key]
+        comments_file = comments[key]
+        return digest_of_strings(
+            closure, site_key, record.digest,
+            digest_of(series[key]) if key in series else "",
+            run.manifest.files[comments_file][2] if comments_file else "",
+            *(f"{near['slug']}\x1e{near['title']}" if near else "" for near in neighbours[key]),
+            *(f"{link}={slugs.get(link, '')}" for link in record.links),
+        )
+
+    stale: dict[str, str] = {}  # post -> its page's key
+    for key in posts:
+        page = page_key(key)
+        if outdated(run, output_dir, f"{slugs[key]}/index.html", page):
+            stale[key] = page
+    unrendered = [(key, run.scan.posts[key][0], True) for key in stale
+                  if key not in run.holders]
+    if unrendered:
+        run.mark("plan")
+        prepare(run, unrendered)
+        run.mark("read and render posts")
+        for key, _, _ in unrendered:
+            stale[key] = page_key(key)  # its links are known now
+    for key in posts:
+        output = f"{slugs[key]}/index.html"
+        if key not in stale:
+            run.keep(output)
+    return {key: (page, series.get(key), comments[key], neighbours[key])
+            for key, page in stale.items()}
+
+
+def full_content(run: BuildRun, posts: list[str], renderer: Renderer) -> FullContent:
+    """The whole posts for the feed: each post's HTML with absolute links, rendered
+    only when the feed is written."""
+    records, slugs = run.manifest.posts, run.slugs
+    full: FullContent = {}
+    for key in posts:
+        record = records[key]
+        links = {link: slugs[link] for link in record.links if link in slugs}
+        digest = digest_of_strings(record.digest, *(f"{k}={v}" for k, v in links.items()))
+        path = run.scan.posts[key][0]
+
+        def load(key: str = key, path: str = path, links: dict[str, str] = links) -> str:
+            return renderer.feed_body(key, path, links)
+
+        full[site_info(record)["slug"]] = (digest, load)
+    return full
+
+
+def outdated(run: BuildRun, output_dir: Path, output: str, key: str) -> bool:
+    """Whether `output` must be made again: its inputs changed, or its file is not the
+    one written last time (removed or edited behind our back)."""
+    record = run.manifest.outputs.get(output)
+    if run.force or record is None or record[0] != key:
+        return True
+    try:
+        st = os.stat(f"{output_dir}{os.sep}{output}")
+    except OSError:
+        return True
+    changed: bool = st.st_mtime_ns != record[2] or st.st_size != record[3]
+    return changed
+
+
+def post_neighbours(posts: list[str], records: dict[str, PostRecord],
+                    series: dict[str, Context]) -> dict[str, Neighbours]:
+    """The previous and next links of each post's page: the newer and the older post
+    of the site (`posts` is newest first). A post of a series has its series'
+    navigation instead, so none: its page does not depend on the posts around it."""
+    links = [{"slug": site_info(records[key])["slug"],
+              "title": site_info(records[key])["title"]} for key in posts]
+    last = len(posts) - 1
+    return {key: (None, None) if key in series else
+            (links[i - 1] if i > 0 else None, links[i + 1] if i < last else None)
+            for i, key in enumerate(posts)}
+
+
+def post_series(posts: list[str], records: dict[str, PostRecord]) -> dict[str, Context]:
+    groups: dict[str, list[str]] = {}
+    for key in posts:
+        name = site_info(records[key])["series"]
+        if name:
+            groups.setdefault(name, []).append(key)
+    result = {}
+    for name, keys in groups.items():
+        keys.sort(key=lambda k: series_order(k, site_info(records[k])))
+        parts = [(k, site_info(records[k])) for k in keys]
+        for key in keys:
+            result[key] = series_context(name, parts, key)
+    return result
+
+
+def post_comments_file(run: BuildRun, key: str) -> str | None:
+    """`_mirror/comments/<slug>.json`, or `<file stem>.json`, when it can be read."""
+    record = run.manifest.posts[key]
+    stem = key.rpartition("/")[2].removesuffix(".md")
+    slug = site_info(record)["slug"]
+    found = run.scan.comments.get(f"{slug}.json") or run.scan.comments.get(f"{stem}.json")
+    if found is None or run.manifest.files[found[0]][3]:
+        return None  # none, or one that cannot be read (reported)
+    return found[0]
+
+
+def post_summary(run: BuildRun, key: str) -> tuple[Summary, str]:
+    """What listings show of a post, and its digest (kept in the manifest)."""
+    record = run.manifest.posts[key]
+    if record.summary is None:
+        info = site_info(record)
+        record.summary = summary_of(info, record.excerpt, reading_time(info["words"]))
+    if not record.summary_digest:
+        record.summary_digest = digest_of(record.summary)
+        record.saved = None
+        run.dirty = True
+    return record.summary, record.summary_digest
+
+
+def post_context(info: PostInfo, summary: Summary, plan: SitePlan,
+                 series: Context | None, neighbours: Neighbours) -> Context:
+    output = f"{info['slug']}/index.html"
+    cover = image = None
+    if info["cover_file"]:  # a file of the content folder, copied beside the pages
+        cover = root_of(output) + quote(info["cover_file"])
+        image = plan.absolute(quote(info["cover_file"]))
+    elif info["cover"]:  # a URL (a relative one that is not there is an error)
+        cover = image = info["cover"]
+    page = {
+        "title": info["title"],
+        "description": summary["description"],
+        "canonical": info["canonical"],
+        "type": "article",
+        "image": image,
+        "published": info["date"],
+        "tags": info["tags"],
+        "noindex": not info["published"],
+    }
+    post = dict(summary, cover=cover, series=series, body=None, comments=None, toc=[],
+                newer=neighbours[0], older=neighbours[1])
+    return {"site": plan.site, "root": root_of(output), "page": page, "nav": None,
+            "post": post}
+

@@ -102,7 +102,7 @@ def temp_name(path: Path) -> str:
     return f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
 
 
-def _open_locked_temp(path: Path) -> tuple[int, Path]:
+def open_locked_temp(path: Path) -> tuple[int, Path]:
     """Create a new temporary file beside `path` and lock it.
 
     The file is created with mode 0o666, which the process umask reduces, as for any new
@@ -137,7 +137,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     except FileNotFoundError:
         mode = None
     with naming(path):
-        fd, temp = _open_locked_temp(path)
+        fd, temp = open_locked_temp(path)
     with naming(path, temp):
         _write_and_replace(fd, temp, path, data, mode)
     try:  # make the rename itself durable

@@ -41,12 +41,7 @@ from toolkit.errors import (
 )
 from toolkit.export.files import Collected, SourceFile, collect
 from toolkit.export.verify import Sent, verify
-from toolkit.fsutil import remove_stale_temp_files, temp_name
-
-try:
-    import fcntl
-except ImportError:  # not POSIX: leftovers are told apart by age (fsutil)
-    fcntl = None  # type: ignore[assignment]
+from toolkit.fsutil import open_locked_temp, remove_stale_temp_files, temp_name
 from toolkit.runlog.run import Run, recorded
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -353,7 +348,7 @@ class _Temp:
 
     def __init__(self, target: Path):
         self.target = target
-        self.path = target.parent / temp_name(target)
+        self.path = target.parent / temp_name(target)  # until __enter__ makes the file
         self.fd = -1
         self.kept = False
 
@@ -362,13 +357,13 @@ class _Temp:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             remove_stale_temp_files(folder, re.escape(self.target.name))
-            self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            # Locked, and made again if another export's clean-up took it for a leftover
+            # in the instant before the lock.
+            self.fd, self.path = open_locked_temp(self.target)
         except OSError as exc:
             what = (exc.strerror or type(exc).__name__).lower()
             raise ExportError(f"{folder}: {what} (the archive's folder must be writable; "
                               "choose another --output)") from None
-        if fcntl is not None:
-            fcntl.flock(self.fd, fcntl.LOCK_EX)
         return self
 
     def __exit__(self, *exc_info: object) -> None:

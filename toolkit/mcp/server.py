@@ -195,11 +195,10 @@ class ToolkitMCP(FastMCP[Any]):
     async def list_resources(self) -> list[McpResource]:
         import anyio.to_thread
 
-        from toolkit.commands.posts import PostCache
-
         self._resource_scope()
-        # The posts inside the content folder only, as every tool sees them.
-        posts, _ = await anyio.to_thread.run_sync(lambda: PostCache(self.config).load())
+        # The posts inside the content folder only, as every tool sees them (the toolbox's
+        # cache: only the files that changed are parsed again).
+        posts, _ = await anyio.to_thread.run_sync(self.toolbox.post_cache().load)
         return [McpResource(uri=AnyUrl(resource_uri(post.key)), name=post.key,
                             title=post.title, mimeType="text/markdown",
                             description=f"{'published' if post.published else 'draft'} post "

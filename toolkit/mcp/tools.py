@@ -202,6 +202,15 @@ class Toolbox:
         told("ok" if ok is not False else "failed")
         return result
 
+    def post_cache(self) -> PostCache:
+        """The parsed posts kept between calls (made on first use): a file is parsed again
+        only once it changed."""
+        from toolkit.commands.posts import PostCache
+
+        if self._posts is None:
+            self._posts = PostCache(self.config)
+        return self._posts
+
     # -- the tools -----------------------------------------------------------------------
 
     async def list_posts(self) -> McpPostList:
@@ -211,11 +220,9 @@ class Toolbox:
         (an interrupted update the next publish checks), local-only (premium, never sent).
         Offline: the publishing API is not asked (`plan` asks it). Files that cannot be
         parsed are listed under problems as `path:line: message`."""
-        from toolkit.commands.posts import PostCache, list_posts
+        from toolkit.commands.posts import list_posts
 
-        if self._posts is None:
-            self._posts = PostCache(self.config)
-        cache = self._posts
+        cache = self.post_cache()
         return await self.run("list_posts", {},
                               lambda: McpPostList.of(list_posts(self.config, cache=cache)))
 

@@ -271,6 +271,7 @@ class SyncEngine:
         # body now confirmed).
         earlier = plan.entry.unconfirmed if plan.entry is not None \
             and plan.entry.article_id == article.id else ()
+        confirmed = (remote, body_digest(plan.payload.body_markdown)) if earlier else ()
         self.lock.record(
             plan.key,
             LockEntry(
@@ -280,8 +281,7 @@ class SyncEngine:
                 remote_digest=remote,
                 remote_edited_at=article.edited_at,
                 published=plan.post.published,
-                unconfirmed=tuple(d for d in earlier
-                                  if d not in (remote, body_digest(plan.payload.body_markdown))),
+                unconfirmed=tuple(d for d in earlier if d not in confirmed),
             ),
             save=save,
         )

@@ -4,6 +4,7 @@ repository, that never overwrites anything; and what commands say without toolki
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import shlex
 import subprocess
@@ -178,6 +179,22 @@ def test_init_into_a_file_is_one_error_line(tmp_path):
     (tmp_path / "taken").write_text("")
     result = cli(tmp_path, "init", "taken")
     assert result.exit_code != 0
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.skipif(sys.platform == "win32" or (hasattr(os, "geteuid") and os.geteuid() == 0),
+                    reason="root writes into read-only folders")
+def test_init_into_a_read_only_folder_says_the_path_what_and_a_hint(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        result = cli(tmp_path, "init", "locked", "--no-workflow")
+    finally:
+        locked.chmod(0o700)
+    assert result.exit_code == 1
+    assert result.stderr == ("Error: locked/toolkit.toml: permission denied (check the "
+                             "permissions of the file and of its folder)\n")
     assert "Traceback" not in result.output
 
 

@@ -59,6 +59,15 @@ def test_a_killed_downloads_leftover_is_removed_by_the_next_export(archive, expo
     assert (exportable.root / "site.zip").is_file()
 
 
+def refused_before_sending(result, archive, error: str) -> None:
+    """The export failed with `error` as its one error line, before a request went up."""
+    assert result.exit_code == 1
+    assert error_lines(result) == [error]
+    assert "Traceback" not in result.output
+    assert archive.sandbox.count(interface="archive") == 0
+    assert archive.credits() == 1000
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
 def test_an_unwritable_output_folder_is_said_before_anything_is_sent(archive, exportable):
     locked = exportable.root / "out"
@@ -69,13 +78,8 @@ def test_an_unwritable_output_folder_is_said_before_anything_is_sent(archive, ex
         result = exportable.run("export", "--output", str(locked / "site.zip"), env=archive.env)
     finally:
         locked.chmod(0o700)
-    assert result.exit_code == 1
-    assert error_lines(result) == [
-        f"Error: {locked}: permission denied (the archive's folder must be writable; choose "
-        "another --output)"]
-    assert "Traceback" not in result.output
-    assert archive.sandbox.count(interface="archive") == 0
-    assert archive.credits() == 1000
+    refused_before_sending(result, archive, f"Error: {locked}: permission denied (the "
+                           "archive's folder must be writable; choose another --output)")
     assert list(locked.iterdir()) == []
 
 
@@ -85,10 +89,5 @@ def test_an_output_folder_that_is_a_file_is_said_before_anything_is_sent(archive
     archive.sandbox.reset_stats()
     result = exportable.run("export", "--output", str(blocker / "out" / "site.zip"),
                             env=archive.env)
-    assert result.exit_code == 1
-    assert error_lines(result) == [
-        f"Error: {blocker / 'out'}: not a directory (the archive's folder must be writable; "
-        "choose another --output)"]
-    assert "Traceback" not in result.output
-    assert archive.sandbox.count(interface="archive") == 0
-    assert archive.credits() == 1000
+    refused_before_sending(result, archive, f"Error: {blocker / 'out'}: not a directory (the "
+                           "archive's folder must be writable; choose another --output)")

@@ -6,10 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from mcp_helpers import Clock, Harness, mcp_config, write_posts
-
-from toolkit.commands.mcp import http_server
-from toolkit.mcp.events import EventRecorder
+from mcp_helpers import Clock, Harness, mcp_config, serving, write_posts
 
 
 @pytest.fixture
@@ -26,11 +23,5 @@ def clock() -> Clock:
 @pytest.fixture
 def server(mcp_project, clock) -> Iterator[Harness]:
     """`toolkit mcp --transport http` on a free loopback port, its state in the project."""
-    recorder = EventRecorder()
-    running = http_server(mcp_config(mcp_project), port=0, clock=clock, listener=recorder)
-    harness = Harness(running.issuer_url, clock, recorder)
-    try:
+    with serving(mcp_config(mcp_project), clock) as harness:
         yield harness
-    finally:
-        harness.http.close()
-        running.stop()

@@ -8,13 +8,17 @@ import hashlib
 import json
 import secrets
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
+from toolkit.commands.mcp import http_server
 from toolkit.config import Config, load_config
+from toolkit.mcp.events import EventRecorder
 
 SECRET = "correct horse battery staple"  # the operator secret of every test server
 REDIRECT = "http://localhost:3030/callback"
@@ -186,6 +190,20 @@ class Harness:
         return self.post_mcp(token, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                                      "params": {"name": tool, "arguments": arguments or {}}},
                              session)
+
+
+@contextmanager
+def serving(config: Config, clock: Clock) -> Iterator[Harness]:
+    """`toolkit mcp --transport http` on `config`, on a free loopback port, its time `clock`;
+    stopped when the block ends."""
+    recorder = EventRecorder()
+    running = http_server(config, port=0, clock=clock, listener=recorder)
+    harness = Harness(running.issuer_url, clock, recorder)
+    try:
+        yield harness
+    finally:
+        harness.http.close()
+        running.stop()
 
 
 def result_of(response: httpx.Response) -> dict[str, Any]:

@@ -14,9 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.shared.exceptions import McpError
 from mcp.shared.memory import create_connected_server_and_client_session
-from mcp_helpers import Clock, Harness, Registered, mcp_config, pkce, result_of
+from mcp_helpers import Clock, Harness, Registered, mcp_config, pkce, result_of, serving
 
-from toolkit.commands.mcp import http_server
 from toolkit.config import load_config
 from toolkit.mcp import scopes
 from toolkit.mcp.events import EventRecorder
@@ -49,17 +48,10 @@ def publishing(make_project, sandbox) -> Iterator[Harness]:
     sandbox.reset()
     project = make_project("[forem]\nrate_window = 1\n")
     project.post("live", LIVE_TITLE, "Live body.\n", published=True)
-    recorder = EventRecorder()
-    clock = Clock()
     config = mcp_config(project, {"FOREM_BASE_URL": sandbox.base_url,
                                   "FOREM_API_KEY": sandbox.demo_api_key})
-    running = http_server(config, port=0, clock=clock, listener=recorder)
-    harness = Harness(running.issuer_url, clock, recorder)
-    try:
+    with serving(config, Clock()) as harness:
         yield harness
-    finally:
-        harness.http.close()
-        running.stop()
 
 
 def published(sandbox: Any) -> bool:

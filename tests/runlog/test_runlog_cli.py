@@ -178,22 +178,23 @@ def test_local_skips_lines_with_bad_text_or_a_time_out_of_range(site, stream, ba
     assert "1 line(s) of the log are not events" in result.stderr
 
 
+def checks_counted(site, stream: str, table: str) -> list[dict]:
+    """After one more `check`, its runs counted by `logs --local` on `stream` as `table`."""
+    assert site.run("check").exit_code == 0
+    return json_rows(site.run("logs", "--local", "--stream", stream, "--format", "json",
+                              f"SELECT COUNT(*) AS n FROM {table} WHERE command = 'check'"))
+
+
 def test_a_mixed_case_stream_is_named_quoted_locally_as_on_the_service(site):
     """Unquoted identifiers fold to lower case; the table has the stream's exact name."""
-    assert site.run("check").exit_code == 0
-    quoted = site.run("logs", "--local", "--stream", "MyStream", "--format", "json",
-                      'SELECT COUNT(*) AS n FROM "MyStream" WHERE command = \'check\'')
-    assert json_rows(quoted) == [{"n": 3}]
+    assert checks_counted(site, "MyStream", '"MyStream"') == [{"n": 3}]
     folded = site.run("logs", "--local", "--stream", "MyStream", "SELECT 1 FROM MyStream")
     assert folded.exit_code == 1
     assert "table 'datafusion.public.mystream' not found" in folded.output
 
 
 def test_the_stream_name_is_the_table_name_locally(site):
-    assert site.run("check").exit_code == 0
-    result = site.run("logs", "--local", "--stream", "other", "--format", "json",
-                      "SELECT COUNT(*) AS n FROM other WHERE command = 'check'")
-    assert json_rows(result) == [{"n": 3}]
+    assert checks_counted(site, "other", "other") == [{"n": 3}]
     refused = site.run("logs", "--local", "DELETE FROM other", "--stream", "other")
     assert refused.exit_code == 1
 

@@ -31,7 +31,9 @@ from toolkit.config import (
     commented_toml,
     dotenv_example,
 )
+from toolkit.content.discover import walk_posts
 from toolkit.errors import InitError
+from toolkit.fsutil import describe_os_error
 
 WELCOME = "content/welcome.md"
 WORKFLOW = ".github/workflows/publish.yml"
@@ -210,10 +212,10 @@ def installed_action() -> tuple[ActionPin | None, str]:
 
 
 def _has_posts(folder: Path) -> bool:
-    if not folder.is_dir():
+    try:
+        return folder.is_dir() and bool(walk_posts(folder))
+    except OSError:  # a folder that cannot be read: its posts, if any, are not known
         return False
-    return any(not any(part.startswith(("_", ".")) for part in p.relative_to(folder).parts)
-               for p in folder.rglob("*.md"))
 
 
 def init_project(folder: Path, *, workflow: bool = True, action: ActionPin | None = None,
@@ -269,5 +271,5 @@ def _create(path: Path, relative: str, text: str) -> InitFile:
     except FileExistsError:
         return InitFile(relative, False, "exists")
     except OSError as exc:
-        raise InitError(f"{path}: cannot be written: {exc.strerror or exc}") from None
+        raise InitError(describe_os_error(exc)) from None
     return InitFile(relative, True)

@@ -150,21 +150,15 @@ def _codepen(argument: str) -> Frame:
                  f"https://codepen.io/{user}/pen/{pen}", f"CodePen {pen} by {user}", "CodePen")
 
 
-def _codesandbox(argument: str) -> Frame:
-    word = _first(argument)
-    if not _ID.fullmatch(word):
-        raise Invalid("needs a sandbox id")
-    return Frame(f"https://codesandbox.io/embed/{word}", f"https://codesandbox.io/s/{word}",
-                 f"CodeSandbox {word}", "CodeSandbox")
+def _framed(frame: str, url: str, label: str, service: str, what: str) -> Renderer:
+    """A frame of a service named by an id: `frame`, `url` and `label` hold `{}` for it."""
+    def render(argument: str) -> Frame:
+        word = _first(argument)
+        if not _ID.fullmatch(word):
+            raise Invalid(f"needs {what}")
+        return Frame(frame.format(word), url.format(word), label.format(word), service)
 
-
-def _stackblitz(argument: str) -> Frame:
-    word = _first(argument)
-    if not _ID.fullmatch(word):
-        raise Invalid("needs a project id")
-    return Frame(f"https://stackblitz.com/edit/{word}?embed=1",
-                 f"https://stackblitz.com/edit/{word}", f"StackBlitz project {word}",
-                 "StackBlitz")
+    return render
 
 
 def _jsfiddle(argument: str) -> Frame:
@@ -293,8 +287,11 @@ RENDERERS: dict[str, Renderer] = {
     "youtube": _youtube,
     "vimeo": _vimeo,
     "codepen": _codepen,
-    "codesandbox": _codesandbox,
-    "stackblitz": _stackblitz,
+    "codesandbox": _framed("https://codesandbox.io/embed/{}", "https://codesandbox.io/s/{}",
+                           "CodeSandbox {}", "CodeSandbox", "a sandbox id"),
+    "stackblitz": _framed("https://stackblitz.com/edit/{}?embed=1",
+                          "https://stackblitz.com/edit/{}", "StackBlitz project {}",
+                          "StackBlitz", "a project id"),
     "jsfiddle": _jsfiddle,
     "github": _github,
     "gist": _gist,

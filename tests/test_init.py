@@ -198,6 +198,16 @@ def test_init_into_a_read_only_folder_says_the_path_what_and_a_hint(tmp_path):
     assert "Traceback" not in result.output
 
 
+def test_a_file_where_the_content_folder_goes_is_said_not_taken_for_the_post(tmp_path):
+    (tmp_path / "content").write_text("not a folder\n", encoding="utf-8")
+    result = cli(tmp_path, "init", "--no-workflow")
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and "content" in errors[0] and "not a directory" in errors[0]
+    assert "welcome.md: exists" not in result.output
+    assert "Traceback" not in result.output
+
+
 def test_without_toolkit_toml_a_command_says_to_run_init(tmp_path):
     for args in (["build"], ["check"], ["new", "Hello"], ["plan"]):
         result = cli(tmp_path, *args)

@@ -15,7 +15,9 @@ overwritten, nor opened for writing; it is listed as skipped, with why):
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
+import os
 import subprocess
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -268,8 +270,12 @@ def _create(path: Path, relative: str, text: str) -> InitFile:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("x", encoding="utf-8", newline="\n") as handle:  # never over a file
             handle.write(text)
-    except FileExistsError:
-        return InitFile(relative, False, "exists")
+    except FileExistsError as exc:
+        if os.path.lexists(path):
+            return InitFile(relative, False, "exists")
+        # a folder on the way is a file: say which, with the usual wording
+        raise InitError(describe_os_error(OSError(
+            errno.ENOTDIR, "Not a directory", os.fspath(exc.filename or path.parent)))) from None
     except OSError as exc:
         raise InitError(describe_os_error(exc)) from None
     return InitFile(relative, True)

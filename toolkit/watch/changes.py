@@ -7,11 +7,17 @@ come for `quiet` seconds, or `max_wait` after its first event when events keep c
 A save ends with the file closed after writing, or renamed into place: after such an event
 the batch waits only `settled` seconds for the rest of the burst, not `quiet`, so the page
 reloads sooner; any other event (a write still under way) brings back the longer wait.
+
+The OS's notifications can be lost: its event queue fills up, its watch limit is reached,
+a folder is made again under a watched name, a network drive sends none. `Sweep` looks at
+the folders' stats every `SWEEP_SECONDS` and hands on what changed since the last build
+began, so such a change is built at most that much later, never missed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import stat
 import threading
 import time
@@ -22,12 +28,18 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
+from watchdog.utils.dirsnapshot import (
+    DirectorySnapshot,
+    DirectorySnapshotDiff,
+    EmptyDirectorySnapshot,
+)
 
 QUIET = 0.05  # an editor's save burst takes a few ms; a typist's saves come seconds apart
 SETTLED = 0.02  # after a file was closed or renamed into place: the end of a save
 MAX_WAIT = 1.0
 SAVED = ("closed", "moved")  # watchdog's event types that end a save
 POLL_SECONDS = 0.25  # how often a folder made anew is looked at (see `FolderWatch`)
+SWEEP_SECONDS = 1.0  # how often every watched folder's stats are looked at (see `Sweep`)
 
 
 class Coalescer:
@@ -113,15 +125,20 @@ class FolderWatch:
     folder for the OS: the watch on the old one ends with it. `add` tells them apart by
     the folder's identity (device and inode), or is told (the folder's own event), and
     watches the new one in its place, by polling its files' stats (`POLL_SECONDS`), which
-    does not depend on the OS's notifications for a name that had another folder. Each
-    folder has an observer of its own."""
+    does not depend on the OS's notifications for a name that had another folder. A folder
+    the OS refuses to watch (its limit of watches reached) is polled too, and `polled` is
+    told why. Each folder has an observer of its own."""
 
-    def __init__(self, accept: Callable[[Path], bool], sink: Sink):
+    def __init__(self, accept: Callable[[Path], bool], sink: Sink,
+                 polled: Callable[[Path, OSError], None] | None = None, *,
+                 observer: Callable[[], BaseObserver] = Observer):
         self._handler = _Forward(accept, sink)
+        self._polled = polled
+        self._os_observer = observer  # the OS's notifications (inotify on Linux)
         self._running = False
         self._mutex = threading.Lock()
-        # folder -> (its observer, its identity when the watch was made)
-        self._watched: dict[Path, tuple[BaseObserver, tuple[int, int]]] = {}
+        # folder -> (its observer, its identity when the watch was made, recursive)
+        self._watched: dict[Path, tuple[BaseObserver, tuple[int, int], bool]] = {}
 
     def add(self, folder: Path, *, recursive: bool = True, renew: bool = False) -> bool:
         """Watch `folder` if it exists and is not watched yet, or is another folder than
@@ -143,13 +160,30 @@ class FolderWatch:
                 _end(known[0])
             # A folder watched anew (made again after its watch ended) is polled: inotify's
             # watch of such a folder has been seen to stay silent.
-            observer = Observer() if known is None else PollingObserver(timeout=POLL_SECONDS)
-            observer.daemon = True
+            observer = self._observe(folder, recursive, poll=known is not None)
+            self._watched[folder] = (observer, identity, recursive)
+        return True
+
+    def _observe(self, folder: Path, recursive: bool, *, poll: bool) -> BaseObserver:
+        """An observer of `folder`, started if the watch runs: the OS's own, or one that
+        polls when `poll` or when the OS refuses another watch."""
+        observer = PollingObserver(timeout=POLL_SECONDS) if poll else self._os_observer()
+        observer.daemon = True
+        try:
             observer.schedule(self._handler, str(folder), recursive=recursive)
             if self._running:
                 observer.start()
-            self._watched[folder] = (observer, identity)
-        return True
+        except OSError as exc:  # inotify's limits: instances or watches
+            if poll:
+                raise
+            self._refused(observer, folder, exc)
+            return self._observe(folder, recursive, poll=True)
+        return observer
+
+    def _refused(self, observer: BaseObserver, folder: Path, exc: OSError) -> None:
+        _end(observer)
+        if self._polled is not None:
+            self._polled(folder, exc)
 
     def watching(self, folder: Path) -> bool:
         """Whether `folder` was watched at some point (it may be gone since)."""
@@ -159,14 +193,81 @@ class FolderWatch:
     def start(self) -> None:
         with self._mutex:
             self._running = True
-            for observer, _ in self._watched.values():
-                observer.start()
+            for folder, (observer, identity, recursive) in list(self._watched.items()):
+                try:
+                    observer.start()
+                except OSError as exc:
+                    self._refused(observer, folder, exc)
+                    polling = self._observe(folder, recursive, poll=True)
+                    self._watched[folder] = (polling, identity, recursive)
 
     def stop(self) -> None:
         with self._mutex:
             self._running = False
-            for observer, _ in self._watched.values():
+            for observer, _, _ in self._watched.values():
                 _end(observer)
+
+
+class Sweep:
+    """Every `interval` seconds, the stats of some folders' files compared with those seen
+    when the last build began (`mark`); what changed goes to `sink`, as events would
+    (see the module). A folder missing is one with no files; one back has all its files
+    new, and itself."""
+
+    def __init__(self, folders: Callable[[], Iterable[Path]], accept: Callable[[Path], bool],
+                 sink: Sink, *, interval: float = SWEEP_SECONDS):
+        self.folders = folders
+        self.accept = accept
+        self.sink = sink
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._seen: dict[Path, DirectorySnapshot] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="watch-sweep", daemon=True)
+
+    def mark(self) -> None:
+        """What the folders hold now is what a build is about to read."""
+        with self._lock:
+            self._seen = self._look()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(5)
+
+    def _look(self) -> dict[Path, DirectorySnapshot]:
+        seen: dict[Path, DirectorySnapshot] = {}
+        for folder in self.folders():
+            try:  # lstat: a symlink to a folder is not walked into (no loops)
+                seen[folder] = DirectorySnapshot(str(folder), recursive=True, stat=os.lstat)
+            except OSError:
+                seen[folder] = EmptyDirectorySnapshot()
+        return seen
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            with self._lock:
+                now = self._look()
+                changed = {Path(str(path)) for folder, snapshot in now.items()
+                           for path in _changed(self._seen.get(folder), snapshot)}
+                self._seen = now
+            wanted = [path for path in changed if self.accept(path)]
+            if wanted:
+                self.sink(wanted, saved=True)
+
+
+def _changed(before: DirectorySnapshot | None, after: DirectorySnapshot) -> set[bytes | str]:
+    if before is None:
+        return set()
+    diff = DirectorySnapshotDiff(before, after)
+    paths: set[bytes | str] = set(diff.files_created) | set(diff.files_deleted)
+    paths |= set(diff.files_modified) | set(diff.dirs_created) | set(diff.dirs_deleted)
+    for moved in (*diff.files_moved, *diff.dirs_moved):
+        paths |= set(moved)
+    return paths
 
 
 def _end(observer: BaseObserver) -> None:

@@ -25,7 +25,7 @@ from toolkit.serving import BackgroundServer, is_loopback
 from toolkit.site import BuildReport, SiteBuilder
 from toolkit.site.serve import root_path_of
 from toolkit.sync.engine import Outcome
-from toolkit.watch.changes import Coalescer, FolderWatch
+from toolkit.watch.changes import POLL_SECONDS, Coalescer, FolderWatch, Sweep
 from toolkit.watch.preview import Broadcaster, create_preview_app
 from toolkit.watch.push import DraftPublisher, DraftPusher
 
@@ -79,7 +79,10 @@ class WatchSession:
         self.pusher: DraftPusher | None = None
         self.server: BackgroundServer | None = None
         self.coalescer = Coalescer(self._handle)
-        self.folders = FolderWatch(self._relevant, self.coalescer.add)
+        self.folders = FolderWatch(self._relevant, self.coalescer.add, self._polled)
+        # What the OS's notifications miss is found by looking (see `toolkit.watch.changes`).
+        self.sweep = Sweep(lambda: (self.config.site.content_dir, self.config.site.templates_dir),
+                           self._relevant, self.coalescer.add)
         self._problems: set[str] = set()
         self._gone: set[Path] = set()  # watched folders found deleted, not back yet
         self._stopped = threading.Event()
@@ -120,6 +123,7 @@ class WatchSession:
         self.folders.add(self.config.path.parent, recursive=False)  # toolkit.toml, new folders
         self._watch_site_folders()
         self.folders.start()
+        self.sweep.start()
 
     def _watch_site_folders(self, batch: Collection[Path] = ()) -> None:
         """Watch the content and templates folders: one made since the start, and one
@@ -140,11 +144,18 @@ class WatchSession:
                 self._gone.discard(folder)
                 self.reporter.notice(f"{shown} is back: watching it again")
 
+    def _polled(self, folder: Path, exc: OSError) -> None:
+        reason = exc.strerror or str(exc)
+        self.reporter.notice(f"{self.config.relative(folder)}/: the system gives no more file "
+                             f"watches ({reason}); its files are looked at every "
+                             f"{POLL_SECONDS:g} s instead")
+
     def stop(self) -> None:
         """Stop everything, in the order that lets each part finish cleanly."""
         if self._stopped.is_set():
             return
         self._stopped.set()
+        self.sweep.stop()
         self.folders.stop()
         self.coalescer.stop()
         if self.pusher is not None:
@@ -170,8 +181,8 @@ class WatchSession:
         started = time.perf_counter()
         if self.config.path in batch and not self._reload_config():
             return
-        self._watch_site_folders(batch)  # one of them may have just been made (again)
         try:
+            self._watch_site_folders(batch)  # one of them may have just been made (again)
             report = self._build()
         except ToolkitError as exc:
             self._failed(exc.lines)
@@ -210,6 +221,7 @@ class WatchSession:
 
     def _build(self) -> BuildReport:
         with self._site_lock:
+            self.sweep.mark()
             report = self.builder.build()
             if report.written or report.removed:
                 self._index_stale = True

@@ -1,4 +1,8 @@
-"""`mcp`: the MCP server from the project's configuration, and its clients.
+"""The MCP server started from the project's configuration, and its clients: what
+`toolkit mcp` (`toolkit.cli.mcp`) calls.
+
+It lives in `toolkit.mcp`, not `toolkit.commands`: the server's tools call the commands,
+so the commands never import the server (the layers, `[tool.importlinter]`).
 
 - `stdio_server` returns the server of `toolkit mcp` (stdio) unstarted, as a
   `StdioSession`: the caller starts it and waits while it runs (until the client closes

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,7 @@ def lint_imports(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_no_import_climbs_a_layer():
     result = lint_imports(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 1 kept, 0 broken." in result.stdout, result.stdout
+    assert re.search(r"Contracts: [3-9] kept, 0 broken\.", result.stdout), result.stdout
 
 
 def test_the_layer_check_can_fail(tmp_path):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -138,7 +137,7 @@ def clients(cli: CliContext, show_all: bool, as_json: bool) -> None:
 
     found = mcp_clients(cli.config, include_revoked=show_all)
     if as_json:
-        click.echo(json.dumps([asdict(c) for c in found], indent=2, ensure_ascii=False))
+        click.echo(json.dumps([c.to_json() for c in found], indent=2, ensure_ascii=False))
         return
     for client in found:
         stdout.print(_show(client), markup=False, highlight=False)

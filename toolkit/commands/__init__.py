@@ -32,7 +32,8 @@ go to the project's run log and, with `[logs] base_url` set, to the log service
 
 A result that is printed or handed over as JSON has one document, the same for the CLI's
 `--json` and the MCP server's tools: `results.py` (plan and publish, check, build, the
-posts), or its own `to_json()` (`ExportResult`, `LicenseStatus`, `NotificationsResult`).
+posts), or its own `to_json()` (`ExportResult`, `LicenseStatus`, `NotificationsResult`,
+`ConfigKey`).
 
 The MCP server's start-up and its clients are `toolkit.mcp.service`: the server calls
 these functions, so none of them imports it (the layers: `[tool.importlinter]`).

@@ -1,16 +1,16 @@
 """One result document per command, the same for every reader: the CLI's `--json`
-(`toolkit plan|publish --json`), the MCP server's structured results (`outputSchema` and
-`structuredContent` of its tools) and anyone scripting either. "The CLI and the assistant
-read the same thing" is a property of these types.
+(`toolkit plan|publish --json`) and the MCP server's structured results (the tools'
+`outputSchema` and `structuredContent`). "The CLI and the assistant read the same thing"
+is a property of these types.
 
 Each document is built from what a `toolkit.commands` function returned (`of`) and is
-written with `to_json()` (a plain JSON-ready dict). The run log keeps events, not
-documents: `toolkit.commands.records` writes them from the same results. Importing this
-module costs pydantic: a command imports it only when it writes a document.
+written with `to_json()`, a JSON-ready dict. The run log keeps events, not documents:
+`records.py` writes them from the same results, apart from this module because every
+run records and pydantic costs a command that prints no document.
 
-Results whose command has no tool of its own keep their `to_json()` beside the command
-(`ExportResult`, `LicenseStatus`, `NotificationsResult`); `toolkit.mcp.service.Client`
-and `ConfigKey` are plain dataclasses, written as they are (`asdict`).
+A result with no document here has its own `to_json()` beside its command, the one its
+`--json` and its tool (where it has one) both print: `ExportResult`, `LicenseStatus`,
+`NotificationsResult`, `ConfigKey`, `toolkit.mcp.service.McpClient`.
 """
 
 from __future__ import annotations

@@ -375,7 +375,7 @@ class Toolbox:
 
         def remote() -> dict[str, Any]:
             answer = query(self.config, sql, since=since, local=False, row_limit=limits.rows + 1)
-            return shaped(vars(answer))
+            return shaped(answer.to_json())
 
         async def work() -> dict[str, Any]:
             if not use_local:

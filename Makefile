@@ -6,14 +6,14 @@ STAMP  := $(VENV)/.installed-stamp
 
 # The checks `make lint` runs, and so CI (each a target below; `typecheck` is mypy, strict
 # on toolkit/).
-LINT_CHECKS := lint-ruff lint-workflows typecheck
+LINT_CHECKS := lint-ruff lint-imports lint-workflows typecheck
 
 # Test workers (pytest-xdist): one per core (`auto`); four measured no faster on two
 # cores now that no test sleeps through a 30-second rate-limit window. `make test
 # WORKERS=0` runs the suite in one process.
 WORKERS ?= auto
 
-.PHONY: install install-dev test site serve demo publish watch bench lint lint-ruff lint-workflows typecheck clean
+.PHONY: install install-dev test site serve demo publish watch bench lint lint-ruff lint-imports lint-workflows typecheck clean
 
 # `install` (and so `demo`, `site`, `publish`...) installs the runtime only; `test` and
 # `lint` add the dev extras (pytest, linters, the browser and vendor-SDK tools).
@@ -42,6 +42,10 @@ lint: $(LINT_CHECKS)
 
 lint-ruff: install-dev
 	$(BIN)/ruff check .
+
+# The layers, as import contracts ([tool.importlinter] in pyproject.toml).
+lint-imports: install-dev
+	$(BIN)/lint-imports --no-cache
 
 # The GitHub workflows and the action: pinned actions, least permissions, no template injection.
 lint-workflows: install-dev

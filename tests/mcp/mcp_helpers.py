@@ -16,9 +16,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
-from toolkit.commands.mcp import http_server
 from toolkit.config import Config, load_config
 from toolkit.mcp.events import EventRecorder
+from toolkit.mcp.service import http_server
 
 SECRET = "correct horse battery staple"  # the operator secret of every test server
 REDIRECT = "http://localhost:3030/callback"

@@ -20,9 +20,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from mcp_helpers import REDIRECT, SECRET, Clock, Harness, approve, mcp_config, query_of
 
-from toolkit.commands.mcp import add_client, http_server, mcp_clients
 from toolkit.errors import ConfigError, ServeError
 from toolkit.mcp.events import EventRecorder
+from toolkit.mcp.service import add_client, http_server, mcp_clients
 
 
 class MemoryStorage:

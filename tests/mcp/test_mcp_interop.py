@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from mcp_helpers import REDIRECT, SECRET, mcp_config, pkce, query_of
 
-from toolkit.commands.mcp import http_server
 from toolkit.errors import ConfigError
 from toolkit.mcp.events import EventRecorder
+from toolkit.mcp.service import http_server
 
 
 def test_a_loopback_redirect_uri_matches_on_any_port(server):

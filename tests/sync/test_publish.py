@@ -235,6 +235,7 @@ def test_json_output_is_one_document(site, env, sandbox):
     result = site.run("publish", "--json", env=env)
     assert result.exit_code == 1
     document = json.loads(result.stdout)
+    assert document["dry_run"] is False and document["published_allowed"] is True
     assert document["summary"]["create"] == 1
     assert document["summary"]["error"] == 1
     by_path = {p["path"]: p for p in document["posts"]}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 
 import click
 
@@ -42,7 +41,7 @@ def config(cli: CliContext, as_json: bool) -> None:
         click.echo(f"{NO_CONFIG}; these are the defaults", err=True)
     keys = config_keys(configuration)
     if as_json:
-        click.echo(json.dumps([asdict(k) for k in keys], indent=2, ensure_ascii=False))
+        click.echo(json.dumps([k.to_json() for k in keys], indent=2, ensure_ascii=False))
         return
     for key in keys:
         if key.secret:

@@ -125,7 +125,7 @@ def export(cli: CliContext, source: str | None, fmt: str | None, output: str | N
         result = run_export(cli.config, source=source, fmt=fmt, output=output,
                             progress=reporter)
     if as_json:
-        click.echo(json.dumps(result.as_json(), indent=2))
+        click.echo(json.dumps(result.to_json(), indent=2))
         return
     for path, reason in result.skipped:
         stderr.print(f"{path}: left out: {reason}", markup=False, highlight=False)

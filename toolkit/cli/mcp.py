@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,7 +15,7 @@ from toolkit.cli.output import stderr, stdout
 from toolkit.mcp import scopes as scope_names
 
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.commands.mcp import McpClient
+    from toolkit.mcp.service import McpClient
 
 SCOPE = click.Choice(scope_names.ALL)
 
@@ -77,7 +76,7 @@ def mcp(ctx: click.Context, transport: str, host: str | None, port: int | None,
 
 
 def _serve_stdio(cli: CliContext, scopes: tuple[str, ...]) -> None:
-    from toolkit.commands.mcp import stdio_server
+    from toolkit.mcp.service import stdio_server
 
     session = stdio_server(cli.config, scopes=scopes)
     # stdout is the protocol's: everything said here goes to stderr. Ctrl-C and SIGTERM
@@ -92,7 +91,7 @@ def _serve_stdio(cli: CliContext, scopes: tuple[str, ...]) -> None:
 
 def _serve_http(cli: CliContext, host: str | None, port: int | None, tls_cert: Path | None,
                 tls_key: Path | None) -> None:
-    from toolkit.commands.mcp import http_server
+    from toolkit.mcp.service import http_server
 
     with signals.stop_signals() as stop:
         if not stop.requested:
@@ -134,11 +133,11 @@ def clients(cli: CliContext, show_all: bool, as_json: bool) -> None:
     Example:
       toolkit mcp clients --all
     """
-    from toolkit.commands.mcp import mcp_clients
+    from toolkit.mcp.service import mcp_clients
 
     found = mcp_clients(cli.config, include_revoked=show_all)
     if as_json:
-        click.echo(json.dumps([asdict(c) for c in found], indent=2, ensure_ascii=False))
+        click.echo(json.dumps([c.to_json() for c in found], indent=2, ensure_ascii=False))
         return
     for client in found:
         stdout.print(_show(client), markup=False, highlight=False)
@@ -158,7 +157,7 @@ def revoke(cli: CliContext, client_id: str) -> None:
     Example:
       toolkit mcp revoke toolkit-0123456789abcdef
     """
-    from toolkit.commands.mcp import revoke_client
+    from toolkit.mcp.service import revoke_client
 
     client = revoke_client(cli.config, client_id)
     stdout.print(f"revoked {escape(client.client_id)} ({escape(client.name)})", highlight=False)
@@ -179,7 +178,7 @@ def add_client(cli: CliContext, name: str, scopes: tuple[str, ...]) -> None:
     Example:
       toolkit mcp add-client "nightly check" --scope read
     """
-    from toolkit.commands.mcp import add_client as create
+    from toolkit.mcp.service import add_client as create
 
     created = create(cli.config, name, scopes or (scope_names.READ,))
     click.echo(f"client_id: {created.client.client_id}")

@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 from rich.markup import escape
@@ -170,31 +170,12 @@ def print_summary(result: PublishResult, *, title: str, details: bool = True) ->
             stdout.print(f"  {problem}", highlight=False, markup=False)
 
 
-def outcome_json(outcome: Outcome) -> dict[str, Any]:
-    return {
-        "path": outcome.key,
-        "title": outcome.plan.title,
-        "action": outcome.action.value,
-        "published": outcome.published,
-        "ok": outcome.ok,
-        "message": outcome.message,
-        "article_id": outcome.article_id,
-        "url": outcome.url,
-        "problems": [str(p) for p in outcome.plan.problems],
-    }
-
-
 def print_json(result: PublishResult) -> None:
-    document = {
-        "dry_run": result.dry_run,
-        "ok": result.ok,
-        "summary": {action.value: result.count(action) for action in Action},
-        "failed": len(result.failed),
-        "requests": result.requests,
-        "waits": [{"seconds": round(seconds, 3), "reason": reason}
-                  for seconds, reason in result.waits],
-        "posts": [outcome_json(o) for o in result.outcomes],
-    }
+    """The command's document (`toolkit.commands.results`), the one the MCP server's
+    `plan` and `push_drafts` tools return: posts marked published are sent by the CLI."""
+    from toolkit.commands.results import PublishJson
+
+    document = PublishJson.of(result, published_allowed=True).to_json()
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 

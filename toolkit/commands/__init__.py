@@ -25,15 +25,18 @@ imports click or exits: failures are `toolkit.errors.ToolkitError`s.
     posts.list_posts       every post with its sync state (offline)    -> PostList
     posts.read_post        one post                                    -> PostDocument
     posts.post_comments    a post's mirrored comments                  -> PostComments
-    mcp.stdio_server       the MCP server on stdio, to serve           -> StdioSession
-    mcp.http_server        the MCP server over HTTP, started           -> RunningMcp
-    mcp.mcp_clients        the HTTP transport's clients                -> list[McpClient]
-    mcp.add_client         a client_credentials client                 -> NewClient
-    mcp.revoke_client      revoke a client and its tokens              -> McpClient
 
-Each of them (but `sandbox` and the MCP server's, which need no run of their own) is a
-recorded run: its events go to the project's run log and, with `[logs] base_url` set, to
-the log service (`toolkit.runlog.run.recorded`).
+Each of them (but `sandbox`, which needs no run of its own) is a recorded run: its events
+go to the project's run log and, with `[logs] base_url` set, to the log service
+(`toolkit.runlog.run.recorded`); `records.py` writes what a result adds to them.
+
+A result that is printed or handed over as JSON has one document, the same for the CLI's
+`--json` and the MCP server's tools: `results.py` (plan and publish, check, build, the
+posts), or its own `to_json()` (`ExportResult`, `LicenseStatus`, `NotificationsResult`,
+`ConfigKey`).
+
+The MCP server's start-up and its clients are `toolkit.mcp.service`: the server calls
+these functions, so none of them imports it (the layers: `[tool.importlinter]`).
 
 Import them from their modules (`from toolkit.commands.publish import publish`): this
 package imports nothing, so a command pays only for what it uses.

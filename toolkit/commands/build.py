@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from toolkit.commands import records
 from toolkit.config import Config
 from toolkit.errors import BuildError
-from toolkit.runlog import results
 from toolkit.runlog.run import recorded
 from toolkit.site import BuildReport, SiteBuilder
 
@@ -29,7 +29,7 @@ def build(config: Config, *, clean: bool = False, drafts: bool = False,
     with recorded(config, "build") as run:
         report = SiteBuilder(config, drafts=drafts, out=out, post_folders=post_folders).build(
             clean=clean, progress=progress)
-        results.build(run, report)
+        records.build(run, report)
     return report
 
 
@@ -73,5 +73,5 @@ def build_premium(config: Config, *, clean: bool = False, drafts: bool = False,
         run.event("license", action="allowed", requests=check.requests)
         site = SiteBuilder(config, drafts=drafts, out=target, premium=True).build(
             clean=clean, progress=progress)
-        results.build(run, site)
+        records.build(run, site)
     return PremiumBuildReport(license=check, site=site)

@@ -6,10 +6,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolkit.commands import records
 from toolkit.config import Config
 from toolkit.content import CheckReport
 from toolkit.content import check as check_posts
-from toolkit.runlog import results
 from toolkit.runlog.run import recorded
 
 
@@ -27,7 +27,7 @@ def check(config: Config, paths: Iterable[str | Path] = (), *, strict: bool = Fa
     """Every problem of the posts named (all of `content/` by default)."""
     with recorded(config, "check") as run:
         result = CheckResult(check_posts(config, paths), strict)
-        results.problems(run, result.report.problems)
+        records.problems(run, result.report.problems)
         run.event("check", posts=result.report.files, errors=len(result.report.errors),
                   warnings=len(result.report.warnings))
         if not result.ok:

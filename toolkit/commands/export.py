@@ -102,7 +102,7 @@ class ExportResult:
     # and size were checked.
     listed: bool = True
 
-    def as_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "output": str(self.output), "source": self.source, "folder": str(self.folder),
             "format": self.format, "entries": self.entries, "source_bytes": self.source_bytes,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from toolkit.clients import forem_client
+from toolkit.commands import records
 from toolkit.config import Config
 from toolkit.mirror import MirrorResult, run_mirror
-from toolkit.runlog import results
 from toolkit.runlog.run import recorded
 
 __all__ = ["MirrorResult", "mirror"]
@@ -22,5 +22,5 @@ def mirror(config: Config, *, comments: bool = True, readinglist: bool = True,
         with forem_client(config, on_wait=run.wait, on_request=run.request) as client:
             result = run_mirror(config, client, comments=comments, readinglist=readinglist,
                                 podcast=podcast, full=full)
-        results.mirror(run, result)
+        records.mirror(run, result)
     return result

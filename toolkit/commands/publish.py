@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from toolkit.clients import forem_client
+from toolkit.commands import records
 from toolkit.config import Config
-from toolkit.runlog import results
 from toolkit.runlog.run import recorded
 from toolkit.sync.engine import PublishProgress, PublishResult, Silent, SyncEngine
 from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
@@ -70,5 +70,5 @@ def _publish(config: Config, paths: Iterable[str | Path], *, command: str, force
                                             drafts_only=drafts_only)
                 result.lock_wait = lock_wait
         result.waits = waits
-        results.publish(run, result)
+        records.publish(run, result)
     return result

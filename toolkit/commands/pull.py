@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from toolkit.clients import forem_client
+from toolkit.commands import records
 from toolkit.config import Config
-from toolkit.runlog import results
 from toolkit.runlog.run import recorded
 from toolkit.sync.pull import PullAction, PullOutcome, PullResult, pull_articles
 from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
@@ -24,5 +24,5 @@ def pull(config: Config, *, overwrite: bool = False, lock_timeout: float = DEFAU
                 writer_run(config, "pull", timeout=lock_timeout, on_wait=on_blocked) as lock_wait:
             result = pull_articles(config, client, overwrite=overwrite)
         result.lock_wait = lock_wait
-        results.pull(run, result)
+        records.pull(run, result)
     return result

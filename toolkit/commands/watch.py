@@ -17,8 +17,8 @@ import threading
 from pathlib import Path
 
 from toolkit.clients import forem_client
+from toolkit.commands import records
 from toolkit.config import Config
-from toolkit.runlog import results
 from toolkit.runlog.run import Run
 from toolkit.site import BuildReport, SiteBuilder
 from toolkit.site.plan import Progress
@@ -96,7 +96,7 @@ class RecordingReporter:
         self.reporter = reporter
 
     def built(self, report: BuildReport, changed: list[str], seconds: float) -> None:
-        results.build(self.run, report, decides=False)
+        records.build(self.run, report, decides=False)
         self.reporter.built(report, changed, seconds)
 
     def problems(self, new: list[str], fixed: list[str]) -> None:

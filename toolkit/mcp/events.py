@@ -1,6 +1,6 @@
 """What the MCP server tells its owner: every authorization decision and every tool call.
 
-The server is given one `McpListener` when it is built (`toolkit.commands.mcp`), and calls
+The server is given one `McpListener` when it is built (`toolkit.mcp.service`), and calls
 `mcp_event` for each decision: a client registered, an authorization approved or denied
 on the screen (a wrong operator secret too), a token issued, refreshed or refused, a
 family of tokens revoked, a request refused for its scopes, a tool called and how it

@@ -4,7 +4,7 @@ cannot be interrupted from another thread, a process can be killed.
 
 Reads one JSON request on stdin (`config`: the toolkit.toml, `sql`, `since`,
 `memory_limit`, `row_limit`) and writes one JSON answer on stdout: `{"answer": {...}}`
-(a `LogQuery`'s fields) or `{"error": [lines]}`. The environment is the server's.
+(`LogQuery.to_json()`) or `{"error": [lines]}`. The environment is the server's.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-from dataclasses import asdict
 from typing import Any
 
 
@@ -30,7 +29,7 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
         return {"error": exc.lines}
     except Exception as exc:  # one line for the client; nothing of the process's state
         return {"error": [f"the query failed unexpectedly ({type(exc).__name__})"]}
-    return {"answer": asdict(result)}
+    return {"answer": result.to_json()}
 
 
 def main() -> None:

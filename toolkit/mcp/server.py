@@ -176,9 +176,9 @@ class ToolkitMCP(FastMCP[Any]):
             return failed  # type: ignore[return-value]
         outcome: Any = result  # FastMCP's annotation leaves out the (content, structured) pair
         if isinstance(outcome, tuple) and len(outcome) == 2:
-            # A result is a model of results.py, checked as it was built: handed over as a
-            # CallToolResult, so that the low-level server does not check it against its
-            # schema again (jsonschema, some 200 ms for a list of 1,000 posts).
+            # A result is a document of toolkit.commands.results, checked as it was built:
+            # handed over as a CallToolResult, so that the low-level server does not check
+            # it against its schema again (jsonschema, some 200 ms for a list of 1,000 posts).
             content, structured = outcome
             done = CallToolResult(content=list(content), structuredContent=structured,
                                   isError=False)

@@ -1,5 +1,6 @@
 """The tools: each one calls the `toolkit.commands` function the CLI calls, so the two
-never disagree, and returns its result as a structured document (`results.py`).
+never disagree, and returns the command's document (`toolkit.commands.results`, the one
+the CLI's `--json` prints too).
 
 `TOOLS` is the one place a tool is declared: its method on `Toolbox` and the scopes a call
 needs. Adding the tool of a new command is one `ToolSpec` and one method.
@@ -29,18 +30,18 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.lowlevel.server import request_ctx
 from pydantic import Field
 
+from toolkit.commands.results import (
+    BuildJson,
+    CheckJson,
+    CommentsJson,
+    PostListJson,
+    PostTextJson,
+    PublishJson,
+)
 from toolkit.config import Config
 from toolkit.errors import AuthorizationError, ContentError, RunLogError, ToolkitError
 from toolkit.mcp import scopes as scope_names
 from toolkit.mcp.events import TOOL, McpEvent, McpListener, tell
-from toolkit.mcp.results import (
-    McpBuild,
-    McpCheck,
-    McpComments,
-    McpPostList,
-    McpPostText,
-    McpPublish,
-)
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.commands.posts import PostCache
@@ -213,7 +214,7 @@ class Toolbox:
 
     # -- the tools -----------------------------------------------------------------------
 
-    async def list_posts(self) -> McpPostList:
+    async def list_posts(self) -> PostListJson:
         """List every post under the content folder: path, title, published flag, tags,
         date, and its sync state from toolkit.lock: new (never published), synced (what
         publish would send was sent), modified (changed since it was last sent), pending
@@ -224,34 +225,34 @@ class Toolbox:
 
         cache = self.post_cache()
         return await self.run("list_posts", {},
-                              lambda: McpPostList.of(list_posts(self.config, cache=cache)))
+                              lambda: PostListJson.of(list_posts(self.config, cache=cache)))
 
-    async def read_post(self, path: PostPath) -> McpPostText:
+    async def read_post(self, path: PostPath) -> PostTextJson:
         """Read one post: its front matter (dates as ISO strings), its Markdown body and
         its sync state. Only posts inside the content folder can be read."""
         from toolkit.commands.posts import read_post
 
         return await self.run("read_post", {"path": path},
-                              lambda: McpPostText.of(read_post(self.config, path)))
+                              lambda: PostTextJson.of(read_post(self.config, path)))
 
     async def check_posts(
         self, paths: Paths = [],  # noqa: B006 - a schema default, never mutated
         strict: Annotated[bool, Field(strict=True, description="Count warnings (unknown front matter "
                                                   "keys) as failures too.")] = False,
-    ) -> McpCheck:
+    ) -> CheckJson:
         """Validate posts offline, as `toolkit check` does: front matter, title, tags,
         dates, canonical URLs, images, and every rule the publishing API would refuse.
         Each problem comes as `path:line: message`; `ok` is false when a post has an error."""
         from toolkit.commands.check import check
         from toolkit.commands.posts import content_paths
 
-        def work() -> McpCheck:
-            return McpCheck.of(check(self.config, content_paths(self.config, paths),
+        def work() -> CheckJson:
+            return CheckJson.of(check(self.config, content_paths(self.config, paths),
                                      strict=strict))
 
         return await self.run("check_posts", {"paths": paths, "strict": strict}, work)
 
-    async def plan(self, paths: Paths = []) -> McpPublish:  # noqa: B006
+    async def plan(self, paths: Paths = []) -> PublishJson:  # noqa: B006
         """What `toolkit publish` would do to each post, and why: create, update,
         unchanged, conflict (edited on the website since the last publish, or deleted
         there), skip (premium) or error (the post has a problem). Writes nothing. Reads the
@@ -259,9 +260,9 @@ class Toolbox:
         from toolkit.commands.posts import content_paths
         from toolkit.commands.publish import plan
 
-        def work() -> McpPublish:
+        def work() -> PublishJson:
             result = plan(self.config, content_paths(self.config, paths))
-            return McpPublish.of(result, published_allowed=True)
+            return PublishJson.of(result, published_allowed=True)
 
         return await self.run("plan", {"paths": paths}, work)
 
@@ -271,7 +272,7 @@ class Toolbox:
             strict=True, description="Also send posts whose front matter says published: true, making "
                         "them public, as `toolkit publish` does. Needs the publish scope; "
                         "only when the writer asked for it.")] = False,
-    ) -> McpPublish:
+    ) -> PublishJson:
         """Send posts to the publishing API as drafts: create or update the remote draft of
         each post whose front matter says published: false. A post marked published: true
         is skipped and left for the writer to publish, unless `publish` is true (and the
@@ -281,10 +282,10 @@ class Toolbox:
         from toolkit.commands.posts import content_paths
         from toolkit.commands.publish import publish as publish_posts
 
-        def work() -> McpPublish:
+        def work() -> PublishJson:
             result = publish_posts(self.config, content_paths(self.config, paths),
                                    drafts_only=not publish, lock_timeout=PUBLISH_LOCK_TIMEOUT)
-            return McpPublish.of(result, published_allowed=publish)
+            return PublishJson.of(result, published_allowed=publish)
 
         return await self.run("push_drafts", {"paths": paths, "publish": publish}, work)
 
@@ -293,15 +294,15 @@ class Toolbox:
         since: Annotated[str | None, Field(max_length=64, description="ISO 8601 date or date-time: only "
                                                        "comments written at or after it "
                                                        "(UTC when no offset).")] = None,
-    ) -> McpComments:
+    ) -> CommentsJson:
         """The comments on one post as `toolkit mirror` last stored them in
         content/_mirror/comments/, oldest thread first, each reply after its parent, with
         author, date and text. Offline: run `toolkit mirror` (the writer does) to fetch new
         ones. A post with nothing mirrored gives an empty list and mirror_file null."""
         from toolkit.commands.posts import post_comments
 
-        def work() -> McpComments:
-            return McpComments.of(post_comments(self.config, path, since=_since(since)))
+        def work() -> CommentsJson:
+            return CommentsJson.of(post_comments(self.config, path, since=_since(since)))
 
         return await self.run("read_comments", {"path": path, "since": since}, work)
 
@@ -311,18 +312,18 @@ class Toolbox:
                                                  "every page again.")] = False,
         drafts: Annotated[bool, Field(strict=True, description="Include posts with published: false, "
                                                   "marked as drafts.")] = False,
-    ) -> McpBuild:
+    ) -> BuildJson:
         """Build the static site into the project's output folder ([site] output_dir,
         site/ by default), incrementally, as `toolkit build` does. Posts with errors are
         left out and reported as `path:line: message`; `ok` is false then."""
         from toolkit.commands.build import build
         from toolkit.commands.posts import content_only
 
-        def work() -> McpBuild:
+        def work() -> BuildJson:
             with self._build_lock:
                 report = build(self.config, clean=clean, drafts=drafts,
                                post_folders=content_only(self.config))
-            return McpBuild.of(report, self.config.relative(report.output_dir))
+            return BuildJson.of(report, self.config.relative(report.output_dir))
 
         return await self.run("build_site", {"clean": clean, "drafts": drafts}, work)
 
@@ -374,7 +375,7 @@ class Toolbox:
 
         def remote() -> dict[str, Any]:
             answer = query(self.config, sql, since=since, local=False, row_limit=limits.rows + 1)
-            return shaped(vars(answer))
+            return shaped(answer.to_json())
 
         async def work() -> dict[str, Any]:
             if not use_local:
@@ -466,7 +467,7 @@ class Toolbox:
         from toolkit.commands.export import export
 
         def work() -> dict[str, Any]:
-            result: dict[str, Any] = export(self.config, source=source, fmt=format).as_json()
+            result: dict[str, Any] = export(self.config, source=source, fmt=format).to_json()
             return result
 
         return await self.run("export_archive", {"source": source, "format": format}, work)

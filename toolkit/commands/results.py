@@ -1,26 +1,43 @@
-"""The structured results of the tools: the command results, as JSON schemas the client
-sees (`outputSchema`) and documents it gets (`structuredContent`).
+"""One result document per command, the same for every reader: the CLI's `--json`
+(`toolkit plan|publish --json`) and the MCP server's structured results (the tools'
+`outputSchema` and `structuredContent`). "The CLI and the assistant read the same thing"
+is a property of these types.
 
-Each model is built from what a `toolkit.commands` function returned, with the same names
-the CLI's `--json` output uses where it has one, so that a script and an assistant read
-the same thing.
+Each document is built from what a `toolkit.commands` function returned (`of`) and is
+written with `to_json()`, a JSON-ready dict. The run log keeps events, not documents:
+`records.py` writes them from the same results, apart from this module because every
+run records and pydantic costs a command that prints no document.
+
+A result with no document here has its own `to_json()` beside its command, the one its
+`--json` and its tool (where it has one) both print: `ExportResult`, `LicenseStatus`,
+`NotificationsResult`, `ConfigKey`, `toolkit.mcp.service.McpClient`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
-from toolkit.commands.check import CheckResult
-from toolkit.commands.posts import PostComments, PostDocument, PostList, PostSummary, SyncState
-from toolkit.content import Problem
-from toolkit.site import BuildReport
-from toolkit.sync.engine import Outcome, PublishResult
+from toolkit.commands.posts import SyncState
 from toolkit.sync.plan import Action
 
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.commands.check import CheckResult
+    from toolkit.commands.posts import PostComments, PostDocument, PostList, PostSummary
+    from toolkit.content import Problem
+    from toolkit.site import BuildReport
+    from toolkit.sync.engine import Outcome, PublishResult
 
-class McpProblem(BaseModel):
+
+class Document(BaseModel):
+    """A command's result document: `to_json()` is what every reader gets."""
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+class ProblemJson(Document):
     path: str
     line: int
     severity: str = Field(description="error or warning")
@@ -28,12 +45,12 @@ class McpProblem(BaseModel):
     text: str = Field(description="the problem as the CLI prints it: path:line: message")
 
     @classmethod
-    def of(cls, problem: Problem) -> McpProblem:
+    def of(cls, problem: Problem) -> ProblemJson:
         return cls(path=problem.path, line=problem.line, severity=problem.severity.value,
                    message=problem.message, text=str(problem))
 
 
-class McpPost(BaseModel):
+class PostJson(Document):
     path: str = Field(description="project-relative path; what the other tools take")
     title: str
     published: bool = Field(description="what the front matter says")
@@ -50,7 +67,7 @@ class McpPost(BaseModel):
     last_sent_published: bool | None = None
 
     @classmethod
-    def of(cls, post: PostSummary) -> McpPost:
+    def of(cls, post: PostSummary) -> PostJson:
         return cls(path=post.path, title=post.title, published=post.published,
                    premium=post.premium, slug=post.slug, tags=post.tags, date=post.date,
                    description=post.description, state=post.state.value,
@@ -58,45 +75,45 @@ class McpPost(BaseModel):
                    last_sent_published=post.last_sent_published)
 
 
-class McpPostList(BaseModel):
-    posts: list[McpPost]
+class PostListJson(Document):
+    posts: list[PostJson]
     counts: dict[str, int] = Field(description="posts per sync state")
-    problems: list[McpProblem] = Field(description="files that are not usable posts")
+    problems: list[ProblemJson] = Field(description="files that are not usable posts")
 
     @classmethod
-    def of(cls, result: PostList) -> McpPostList:
-        return cls(posts=[McpPost.of(p) for p in result.posts],
+    def of(cls, result: PostList) -> PostListJson:
+        return cls(posts=[PostJson.of(p) for p in result.posts],
                    counts={state.value: result.count(state) for state in SyncState},
-                   problems=[McpProblem.of(p) for p in result.problems])
+                   problems=[ProblemJson.of(p) for p in result.problems])
 
 
-class McpPostText(BaseModel):
-    post: McpPost
+class PostTextJson(Document):
+    post: PostJson
     front_matter: dict[str, Any]
     body: str = Field(description="the Markdown after the front matter")
 
     @classmethod
-    def of(cls, document: PostDocument) -> McpPostText:
-        return cls(post=McpPost.of(document.summary), front_matter=document.front_matter,
+    def of(cls, document: PostDocument) -> PostTextJson:
+        return cls(post=PostJson.of(document.summary), front_matter=document.front_matter,
                    body=document.body)
 
 
-class McpCheck(BaseModel):
+class CheckJson(Document):
     ok: bool = Field(description="false when a post has an error (or a warning, with strict)")
     files: int
     errors: int
     warnings: int
-    problems: list[McpProblem]
+    problems: list[ProblemJson]
 
     @classmethod
-    def of(cls, result: CheckResult) -> McpCheck:
+    def of(cls, result: CheckResult) -> CheckJson:
         report = result.report
         return cls(ok=result.ok, files=report.files, errors=len(report.errors),
                    warnings=len(report.warnings),
-                   problems=[McpProblem.of(p) for p in report.problems])
+                   problems=[ProblemJson.of(p) for p in report.problems])
 
 
-class McpOutcome(BaseModel):
+class OutcomeJson(Document):
     path: str
     title: str
     action: str = Field(description="create, update, unchanged, conflict, skip or error")
@@ -109,38 +126,38 @@ class McpOutcome(BaseModel):
     problems: list[str]
 
     @classmethod
-    def of(cls, outcome: Outcome) -> McpOutcome:
+    def of(cls, outcome: Outcome) -> OutcomeJson:
         return cls(path=outcome.key, title=outcome.plan.title, action=outcome.action.value,
                    published=outcome.published, ok=outcome.ok, message=outcome.message,
                    article_id=outcome.article_id,
                    url=outcome.url, problems=[str(p) for p in outcome.plan.problems])
 
 
-class McpWait(BaseModel):
+class WaitJson(Document):
     seconds: float
     reason: str
 
 
-class McpPublish(BaseModel):
+class PublishJson(Document):
     dry_run: bool = Field(description="true for plan: nothing was written")
     published_allowed: bool = Field(description="whether posts marked published were sent")
     ok: bool
     summary: dict[str, int] = Field(description="posts per action")
     failed: int
     requests: int = Field(description="HTTP requests made to the publishing API")
-    waits: list[McpWait] = Field(description="rate-limit and retry pauses")
-    posts: list[McpOutcome]
+    waits: list[WaitJson] = Field(description="rate-limit and retry pauses")
+    posts: list[OutcomeJson]
 
     @classmethod
-    def of(cls, result: PublishResult, *, published_allowed: bool) -> McpPublish:
+    def of(cls, result: PublishResult, *, published_allowed: bool) -> PublishJson:
         return cls(dry_run=result.dry_run, published_allowed=published_allowed, ok=result.ok,
                    summary={a.value: result.count(a) for a in Action},
                    failed=len(result.failed), requests=result.requests,
-                   waits=[McpWait(seconds=round(s, 3), reason=r) for s, r in result.waits],
-                   posts=[McpOutcome.of(o) for o in result.outcomes])
+                   waits=[WaitJson(seconds=round(s, 3), reason=r) for s, r in result.waits],
+                   posts=[OutcomeJson.of(o) for o in result.outcomes])
 
 
-class McpComment(BaseModel):
+class CommentJson(Document):
     id: str
     parent_id: str | None
     depth: int = Field(description="0 for a comment on the post, 1 for a reply, ...")
@@ -151,26 +168,26 @@ class McpComment(BaseModel):
     body_html: str = Field(description="the comment's HTML, cleaned as the site cleans it")
 
 
-class McpComments(BaseModel):
+class CommentsJson(Document):
     path: str
     title: str
     mirror_file: str | None = Field(description="null: nothing mirrored for this post yet "
                                                 "(toolkit mirror fetches comments)")
     article_url: str | None
     total: int = Field(description="comments in the mirror, before `since` was applied")
-    comments: list[McpComment] = Field(description="thread order, replies after their parent")
+    comments: list[CommentJson] = Field(description="thread order, replies after their parent")
 
     @classmethod
-    def of(cls, result: PostComments) -> McpComments:
+    def of(cls, result: PostComments) -> CommentsJson:
         return cls(path=result.path, title=result.title, mirror_file=result.mirror_file,
                    article_url=result.article_url, total=result.total,
-                   comments=[McpComment(id=c.id, parent_id=c.parent_id, depth=c.depth,
+                   comments=[CommentJson(id=c.id, parent_id=c.parent_id, depth=c.depth,
                                         author=c.author, username=c.username,
                                         created_at=c.created_at, text=c.text,
                                         body_html=c.body_html) for c in result.comments])
 
 
-class McpBuild(BaseModel):
+class BuildJson(Document):
     ok: bool = Field(description="false when a post has an error (left out of the site)")
     output_dir: str
     posts: int = Field(description="posts on the site")
@@ -178,11 +195,11 @@ class McpBuild(BaseModel):
     unchanged: int
     removed: int
     seconds: float
-    problems: list[McpProblem]
+    problems: list[ProblemJson]
 
     @classmethod
-    def of(cls, report: BuildReport, output_dir: str) -> McpBuild:
+    def of(cls, report: BuildReport, output_dir: str) -> BuildJson:
         return cls(ok=report.ok, output_dir=output_dir, posts=report.posts,
                    written=len(report.written), unchanged=len(report.unchanged),
                    removed=len(report.removed), seconds=round(report.seconds, 3),
-                   problems=[McpProblem.of(p) for p in report.problems])
+                   problems=[ProblemJson.of(p) for p in report.problems])

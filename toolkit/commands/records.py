@@ -2,6 +2,11 @@
 problem, a summary per build or mirror, and the run's outcome (`failed` when the command
 ran and something failed, which is what makes it exit 1).
 
+The run log's record of the results `toolkit.commands.results` writes as documents. It
+lives here, with the commands that own those results, so that `toolkit.runlog` knows
+nothing of the layers above it (the layers, `[tool.importlinter]`); it stays apart from
+`results` because every run records, and recording needs no pydantic.
+
 Only facts go in: paths, actions, ids, counts and toolkit's own messages (which never
 carry secrets), never a post's text.
 """

@@ -1,4 +1,8 @@
-"""`mcp`: the MCP server from the project's configuration, and its clients.
+"""The MCP server started from the project's configuration, and its clients: what
+`toolkit mcp` (`toolkit.cli.mcp`) calls.
+
+It lives in `toolkit.mcp`, not `toolkit.commands`: the server's tools call the commands,
+so the commands never import the server (the layers, `[tool.importlinter]`).
 
 - `stdio_server` returns the server of `toolkit mcp` (stdio) unstarted, as a
   `StdioSession`: the caller starts it and waits while it runs (until the client closes
@@ -19,9 +23,9 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from toolkit.config import Config
 from toolkit.errors import AuthorizationError, ConfigError, ServeError
@@ -202,6 +206,10 @@ class McpClient:
     created_at: str
     last_authorized_at: str | None
     revoked: bool
+
+    def to_json(self) -> dict[str, Any]:
+        """One element of `toolkit mcp clients --json`."""
+        return asdict(self)
 
 
 @dataclass(frozen=True)

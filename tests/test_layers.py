@@ -1,0 +1,56 @@
+"""The layers of `toolkit` as import contracts (`[tool.importlinter]` in pyproject.toml):
+`make test` fails, as `make lint` does, when an import climbs back up a layer."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`lint-imports` of this environment on `cwd`'s pyproject.toml, `toolkit` imported
+    from `cwd`."""
+    tool = Path(sys.executable).parent / "lint-imports"
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    return subprocess.run([str(tool), "--no-cache"], cwd=cwd, env=env, text=True,
+                          capture_output=True, timeout=120)
+
+
+def test_no_import_climbs_a_layer():
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"Contracts: [3-9] kept, 0 broken\.", result.stdout), result.stdout
+
+
+@pytest.mark.parametrize(("module", "line", "broken"), [
+    # What toolkit.runlog.results did: the run log naming a command's result type.
+    ("runlog/times.py", "if TYPE_CHECKING:\n    from toolkit.sync.engine import PublishResult\n",
+     "toolkit.runlog is not allowed to import toolkit.sync"),
+    # What toolkit.commands.mcp did: a command starting the MCP server that calls it.
+    ("commands/serve.py", "from toolkit.mcp import scopes\n",
+     "toolkit.commands is not allowed to import toolkit.mcp"),
+    ("sandbox/limits.py", "from toolkit.clients.bounds import deadline\n",
+     "toolkit.sandbox is not allowed to import toolkit.clients"),
+    ("site/scan.py", "import click\n", "toolkit.site is not allowed to import click"),
+], ids=["runlog-names-a-domain-result", "commands-import-mcp", "sandbox-imports-a-client",
+        "site-imports-click"])
+def test_the_contracts_catch_an_import_that_climbs(tmp_path, module, line, broken):
+    shutil.copytree(ROOT / "toolkit", tmp_path / "toolkit",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    source = tmp_path / "toolkit" / module
+    text = source.read_text(encoding="utf-8")
+    if "TYPE_CHECKING" in line and "import TYPE_CHECKING" not in text:
+        line = "from typing import TYPE_CHECKING\n" + line
+    source.write_text(text + "\n" + line, encoding="utf-8")
+    result = lint_imports(tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert broken in result.stdout, result.stdout

@@ -2,7 +2,8 @@
 
 python-multipart's streaming parser finds the parts; this module keeps the sandbox's
 own bounds on top of it (at most `MAX_PARTS` parts, `MAX_HEADERS` bytes of one part's
-headers, UTF-8 headers) and hands each part on: its headers whole, its data in pieces
+headers, UTF-8 headers, a preamble of at most `MAX_PREAMBLE` bytes, which
+python-multipart does not skip) and hands each part on: its headers whole, its data in pieces
 as they come, so a file part of any size passes through a bounded buffer.
 
 `header_value` is the sandbox's own: python-multipart's `parse_options_header` reads
@@ -21,6 +22,7 @@ from python_multipart.multipart import MultipartParser
 
 MAX_HEADERS = 8192  # bytes of one part's header block
 MAX_PARTS = 16
+MAX_PREAMBLE = 1024  # bytes before the first delimiter, ignored (RFC 2046 5.1.1)
 
 _PARAM = re.compile(r';\s*([A-Za-z0-9_.*-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]+))')
 _ESCAPE = re.compile(r"\\(.)")
@@ -69,6 +71,9 @@ class FormParser:
         self._name = bytearray()
         self._value = bytearray()
         self._headers: dict[str, str] = {}
+        self._delimiter = b"\r\n--" + boundary
+        # Until the first delimiter: what came so far (the body's start counts as a CRLF).
+        self._preamble: bytearray | None = bytearray(b"\r\n")
         # The header bounds are this module's (the whole block, not one line or a count).
         self._parser = MultipartParser(boundary, {
             "on_part_begin": self._part_begin,
@@ -82,6 +87,14 @@ class FormParser:
         }, max_header_count=sys.maxsize, max_header_size=sys.maxsize)
 
     def feed(self, chunk: bytes) -> None:
+        if self._preamble is not None:
+            self._preamble += chunk
+            found = self._preamble.find(self._delimiter)
+            if (found if found >= 0 else len(self._preamble)) > MAX_PREAMBLE + 2:
+                raise FormError("no delimiter at the start of the body")
+            if found < 0:
+                return
+            chunk, self._preamble = bytes(self._preamble[found + 2:]), None
         try:
             self._parser.write(chunk)
         except MultipartParseError as exc:

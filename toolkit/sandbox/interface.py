@@ -10,7 +10,7 @@ What an interface declares, the application does for it, once for all of them:
 
 * ownership: a request belongs to the interface with the longest prefix matching its path
   (`prefixes`); `excludes` gives back parts of a prefix (Forem owns `/api` but not
-  `/api/v1`, which the log service will own). A path nobody owns gets a neutral 404;
+  `/api/v1`, which the log service owns). A path nobody owns gets a neutral 404;
 * recording and stats, keyed by the interface's name;
 * injected faults on its `fault_points` (every route by default), answered with its own
   error body (`error`, and `throttled` for a 429);

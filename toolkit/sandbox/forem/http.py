@@ -26,15 +26,7 @@ from starlette.types import Scope
 from toolkit.sandbox import interface
 from toolkit.sandbox.forem import ratelimit, text
 from toolkit.sandbox.forem.state import ForemState
-from toolkit.sandbox.interface import (
-    Call,
-    Endpoint,
-    Endpoints,
-    ErrorAnswer,
-    Handler,
-    noted,
-    routed,
-)
+from toolkit.sandbox.interface import Call, Endpoint, Endpoints, ErrorAnswer, Handler
 from toolkit.sandbox.limits import INT_MAX, parse_json, query_int
 from toolkit.sandbox.state import SandboxState
 
@@ -75,7 +67,7 @@ def error_response(
     extra: dict[str, Any] | None = None,
 ) -> JSONResponse:
     """The API's error body. A wrong method is a 404, as Rails routing answers it."""
-    status = routed(status)
+    status = interface.routed(status)
     body = {**(extra or {}), "error": message or MESSAGES.get(status, "error"), "status": status}
     return JSONResponse(body, status_code=status, headers=headers)
 
@@ -236,7 +228,7 @@ def _key_of(scope: Scope, state: SandboxState) -> int | None:
 
 # Who called, for the request record: the API key's id (never the key). An endpoint
 # notes it as it authenticates; a request answered before (a fault, a 413) is looked up.
-caller_of = noted(_key_of)
+caller_of = interface.noted(_key_of)
 
 
 Auth = Literal["none", "optional", "required"]

@@ -30,16 +30,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Scope
 
-from toolkit.sandbox.interface import (
-    Answer,
-    Call,
-    Endpoint,
-    Endpoints,
-    ErrorAnswer,
-    Handler,
-    noted,
-    routed,
-)
+from toolkit.sandbox import interface
+from toolkit.sandbox.interface import Answer, Call, Endpoint, Endpoints, ErrorAnswer, Handler
 from toolkit.sandbox.licensing import fields
 from toolkit.sandbox.licensing.seed import SCOPE
 from toolkit.sandbox.state import SandboxState
@@ -81,7 +73,7 @@ def error_response(status: int, message: str | None = None, *,
                    extra: dict[str, Any] | None = None, pretty: bool = True) -> Response:
     """Google's error body. `extra` may give `reason`, `detail` (the message of the
     `errors` item), `location` and `locationType`. A wrong method is a 404."""
-    status = routed(status)
+    status = interface.routed(status)
     name, default, reason = STATUS.get(status, ("UNKNOWN", "Unknown error.", "unknown"))
     extra = extra or {}
     text = message or default
@@ -236,7 +228,7 @@ def _label_of(scope: Scope, state: SandboxState) -> str | None:
 
 
 # Who called, for the request record: the token's label (never the token).
-caller_of = noted(_label_of)
+caller_of = interface.noted(_label_of)
 
 
 class LicensingCtx:

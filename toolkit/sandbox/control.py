@@ -19,17 +19,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from toolkit.sandbox.interface import (
-    MESSAGES,
-    Answer,
-    Call,
-    Endpoint,
-    Endpoints,
-    ErrorAnswer,
-    routed,
-)
+from toolkit.sandbox import interface
+from toolkit.sandbox.interface import Answer, Call, Context, Endpoint, Endpoints, ErrorAnswer
 from toolkit.sandbox.limits import INT_MAX, parse_json, query_int
-from toolkit.sandbox.state import SandboxState
 
 if TYPE_CHECKING:
     from toolkit.sandbox.app import SandboxApp
@@ -39,8 +31,8 @@ PREFIX = "/__sandbox"
 
 def error(status: int, message: str | None = None) -> JSONResponse:
     """The control API's error body."""
-    status = routed(status)
-    return JSONResponse({"error": message or MESSAGES.get(status, "error"), "status": status},
+    status = interface.routed(status)
+    return JSONResponse({"error": message or interface.MESSAGES.get(status, "error"), "status": status},
                         status_code=status)
 
 
@@ -53,17 +45,12 @@ def _answer(exc: ErrorAnswer, request: Request) -> Response:
 ENDPOINTS = Endpoints(error=_answer, what="control endpoint")
 
 
-class ControlCtx:
+class ControlCtx(Context):
     """One control request as a handler sees it."""
 
     def __init__(self, request: Request):
-        self.request = request
+        super().__init__(request)
         self.app: SandboxApp = request.app
-        self.state: SandboxState = request.app.state.sandbox
-        self.store = self.state.store
-
-    def path_param(self, name: str) -> Any:
-        return self.request.path_params[name]
 
     def int_param(self, name: str) -> int | None:
         """A query integer, clamped into the store's range; absent or not one: None."""

@@ -40,9 +40,10 @@ import re
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from functools import wraps
+from functools import cached_property, wraps
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute
@@ -50,6 +51,7 @@ from starlette.types import Scope
 
 if TYPE_CHECKING:
     from toolkit.sandbox.state import SandboxState
+    from toolkit.sandbox.store import Store
 
 # The body of an interface's error answer for a status and an optional message.
 ErrorBody = Callable[[int, "str | None"], Response]
@@ -192,6 +194,28 @@ class Call:
     def note_caller(self, caller: int | str | None) -> None:
         """Name the caller (an id, never a secret) for the request record (`noted`)."""
         self.request.scope.setdefault("sandbox", {})["caller"] = caller
+
+
+class Context:
+    """What every handler's context has; an interface's context class derives from it
+    and adds what its handlers need (its caller, its runtime state, its own readers)."""
+
+    def __init__(self, request: Request, state: SandboxState | None = None):
+        self.request = request
+        self.state: SandboxState = state if state is not None else request.app.state.sandbox
+        self.store: Store = self.state.store
+
+    @cached_property
+    def base(self) -> str:
+        """The origin the client called: URLs in answers use it."""
+        return str(self.request.base_url).rstrip("/")
+
+    @property
+    def params(self) -> QueryParams:
+        return self.request.query_params
+
+    def path_param(self, name: str) -> Any:
+        return self.request.path_params[name]
 
 
 def noted(lookup: CallerOf) -> CallerOf:

@@ -21,8 +21,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Scope
 
+from toolkit.sandbox import interface
 from toolkit.sandbox.archive.state import ArchiveState, now
-from toolkit.sandbox.interface import Call, Endpoint, Endpoints, ErrorAnswer, Handler, noted, routed
+from toolkit.sandbox.interface import Call, Context, Endpoint, Endpoints, ErrorAnswer, Handler
 from toolkit.sandbox.limits import parse_json
 from toolkit.sandbox.state import SandboxState
 
@@ -50,7 +51,7 @@ def error_response(status: int, message: str | None = None, *, code: str | None 
                    errors: dict[str, list[str]] | None = None,
                    headers: dict[str, str] | None = None) -> JSONResponse:
     """The API's error body. A wrong method inside /v2 is a 404, like an unknown path."""
-    status = routed(status)
+    status = interface.routed(status)
     default_code, default_message = ERRORS.get(status, ("ERROR", "Error."))
     body = {"message": message or default_message, "code": code or default_code,
             "errors": errors or {}}
@@ -99,29 +100,23 @@ def _account_called(scope: Scope, state: SandboxState) -> int | None:
 
 
 # Who called, for the request record: the account's id (never the key).
-caller_of = noted(_account_called)
+caller_of = interface.noted(_account_called)
 
 
-class ArchiveCtx:
-    """One request as a handler sees it."""
+class ArchiveCtx(Context):
+    """One request as a handler sees it (task links, upload forms and downloads use
+    `base`)."""
 
-    def __init__(self, request: Request, state: SandboxState, account: int | None):
-        self.request = request
-        self.state = state
-        self.store = state.store
-        self.runtime: ArchiveState = state.of(NAME)
+    def __init__(self, call: Call, account: int | None):
+        super().__init__(call.request, call.state)
+        self.runtime: ArchiveState = self.state.of(NAME)
         self._account = account
-        # URLs in answers (task links, upload forms, downloads) use the origin the client called.
-        self.base = str(request.base_url).rstrip("/")
 
     @property
     def account(self) -> int:
         if self._account is None:  # guaranteed by @endpoint(auth=True)
             raise ErrorAnswer(401)
         return self._account
-
-    def path_param(self, name: str) -> str:
-        return str(self.request.path_params[name])
 
     async def object(self) -> dict[str, Any]:
         """The body as a JSON object (malformed JSON is a 400, anything else a 422)."""
@@ -145,7 +140,7 @@ async def _context(call: Call, auth: bool) -> ArchiveCtx:
         if account is None:
             raise ErrorAnswer(401)
         call.headers = _take(runtime, account)
-    return ArchiveCtx(call.request, call.state, account)
+    return ArchiveCtx(call, account)
 
 
 def endpoint(status: int = 200, *, auth: bool = True

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from starlette.convertors import IntegerConvertor, register_url_convertor
-from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Scope
@@ -26,7 +25,7 @@ from starlette.types import Scope
 from toolkit.sandbox import interface
 from toolkit.sandbox.forem import ratelimit, text
 from toolkit.sandbox.forem.state import ForemState
-from toolkit.sandbox.interface import Call, Endpoint, Endpoints, ErrorAnswer, Handler
+from toolkit.sandbox.interface import Call, Context, Endpoint, Endpoints, ErrorAnswer, Handler
 from toolkit.sandbox.limits import INT_MAX, parse_json, query_int
 from toolkit.sandbox.state import SandboxState
 
@@ -116,24 +115,13 @@ class Caller:
         return self.role == "super_admin"
 
 
-class Ctx:
-    """One request as a handler sees it."""
+class Ctx(Context):
+    """One request as a handler sees it (article and profile URLs use `base`)."""
 
-    def __init__(self, request: Request, state: SandboxState, caller: Caller | None):
-        self.request = request
-        self.state = state
-        self.forem: ForemState = state.of(NAME)
-        self.store = state.store
+    def __init__(self, call: Call, caller: Caller | None):
+        super().__init__(call.request, call.state)
+        self.forem: ForemState = self.state.of(NAME)
         self.caller = caller
-        # Article and profile URLs use the origin the client called.
-        self.base = str(request.base_url).rstrip("/")
-
-    @property
-    def params(self) -> QueryParams:
-        return self.request.query_params
-
-    def path_param(self, name: str) -> Any:
-        return self.request.path_params[name]
 
     @property
     def user(self) -> Caller:
@@ -242,7 +230,7 @@ def _context(auth: Auth) -> Callable[[Call], Awaitable[Ctx]]:
             call.note_caller(_key_id(caller))
             if caller is None and auth == "required":
                 raise ErrorAnswer(401, headers={"Cache-Control": "no-store"})
-        return Ctx(call.request, call.state, caller)
+        return Ctx(call, caller)
 
     return build
 

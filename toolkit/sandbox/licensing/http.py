@@ -231,24 +231,14 @@ def _label_of(scope: Scope, state: SandboxState) -> str | None:
 caller_of = interface.noted(_label_of)
 
 
-class LicensingCtx:
+class LicensingCtx(interface.Context):
     """One request as a handler sees it."""
 
-    def __init__(self, request: Request, state: SandboxState, token: Token | None,
-                 selection: fields.Tree | None = None):
-        self.request = request
-        self.state = state
-        self.store = state.store
+    def __init__(self, call: Call, token: Token | None, selection: fields.Tree | None):
+        super().__init__(call.request, call.state)
         self.token = token
-        self.licensing: LicensingState = state.of(NAME)
+        self.licensing: LicensingState = self.state.of(NAME)
         self.selection = selection  # what `fields=` selects of the answer (None: all)
-
-    @property
-    def params(self) -> Any:
-        return self.request.query_params
-
-    def path_param(self, name: str) -> str:
-        return str(self.request.path_params[name])
 
     def application(self, application_id: str) -> sqlite3.Row:
         """The application the caller asks about: 403 when the caller's developer does not
@@ -335,7 +325,7 @@ async def _context(call: Call, auth: bool, query: Collection[str],
         raise ErrorAnswer(licensing.status)
     token = authenticate(call) if auth else None
     _check_query(call.request, query)
-    return LicensingCtx(call.request, call.state, token, _selection(call.request, schema))
+    return LicensingCtx(call, token, _selection(call.request, schema))
 
 
 def endpoint(*, auth: bool = True, query: Collection[str] = (),

@@ -26,7 +26,8 @@ Inside its prefixes, an unknown path or a wrong method gets the interface's own 
 
 The endpoints themselves share one skeleton (`Endpoints`, also the control API's): a
 handler `async def h(ctx) -> data | Response` runs after the interface's context hook
-(its authentication: an `ErrorAnswer` there refuses the request), its data becomes the
+(its authentication: an `ErrorAnswer` there refuses the request; the ctx it builds
+derives from `Context`), its data becomes the
 interface's JSON (`render`), an `ErrorAnswer` its error body (`error`) and any other
 exception a logged 500 in that body; headers the context hook adds (`Call.headers`) go
 on every answer. So an interface's `http.py` gives only its authentication, its context

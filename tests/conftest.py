@@ -86,9 +86,9 @@ def project(make_project: Callable[..., Project]) -> Project:
 def sandbox() -> Iterator[object]:
     """The real sandbox (interface A and friends) on a free loopback port, in memory,
     with a 1-second rate-limit window so that rate-limit tests run fast."""
-    from toolkit.sandbox.server import SandboxServer
+    from forem_sandbox import ForemSandbox
 
-    with SandboxServer(db_path=None, rate_window=1.0) as server:
+    with ForemSandbox(db_path=None, rate_window=1.0) as server:
         yield server
 
 

@@ -88,3 +88,48 @@ def test_header_values():
     assert boundary_of("multipart/form-data; boundary=abc") == b"abc"
     assert boundary_of("application/json") is None
     assert boundary_of("multipart/form-data") is None
+
+
+def test_a_header_block_over_its_bound_is_refused_however_many_lines_it_has():
+    line = b"X-Padding: " + b"p" * 1000 + b"\r\n"
+    block = b"--B\r\n" + line * 9  # no line alone is long, the block is
+    with pytest.raises(FormError, match="headers are too long"):
+        FormParser(b"B", Parts()).feed(block)
+    parts = parse(b"--B\r\n" + line * 7 + b"Content-Disposition: form-data; name=a\r\n\r\nv"
+                  b"\r\n--B--\r\n", b"B", [])
+    assert parts[0][0]["x-padding"] == "p" * 1000 and parts[0][1] == b"v"
+
+
+def _form(client: httpx.Client, task: dict, body: bytes) -> httpx.Response:
+    return client.post(task["result"]["form"]["url"], content=body,
+                       headers={"Content-Type": "multipart/form-data; boundary=B"})
+
+
+def _field(name: str, value: bytes) -> bytes:
+    return b'--B\r\nContent-Disposition: form-data; name="' + name.encode() + b'"\r\n\r\n' + value + b"\r\n"
+
+
+def test_the_upload_form_bounds_its_parts_and_parameters(archive):
+    with archive.client() as client:
+        task = client.post("/v2/import/upload", json={}).json()["data"]
+        signature = task["result"]["form"]["parameters"]["signature"].encode()
+        file_part = (b'--B\r\nContent-Disposition: form-data; name="file"; filename="a.txt"'
+                     b"\r\n\r\nx\r\n--B--\r\n")
+        for body, says in [
+            (_field("signature", signature) + _field("pad", b"v" * 4097) + file_part,
+             "a form parameter is too long"),
+            (_field("signature", signature) + _field("pad", b"v") * 16 + file_part,
+             "more than 16 parts"),
+            (_field("signature", signature) + b"--B\r\n" + b"X-Pad: " + b"p" * 9000
+             + b"\r\n\r\n" + file_part, "a part's headers are too long"),
+            (_field("signature", signature) + file_part[:-5], "closing delimiter"),
+            (b"p" * 1025 + b"\r\n" + _field("signature", signature) + file_part,
+             "no delimiter at the start"),
+        ]:
+            refused = _form(client, task, body)
+            assert refused.status_code == 400, says
+            assert refused.json()["code"] == "INVALID_UPLOAD" and says in refused.json()["message"]
+        # A short preamble is ignored; 15 parameters and the file: 16 parts, within bounds.
+        fits = (b"a preamble\r\n" + _field("signature", signature)
+                + _field("pad", b"v" * 4096) * 14 + file_part)
+        assert _form(client, task, fits).status_code == 201

@@ -23,12 +23,12 @@ def api(sandbox) -> Iterator[Api]:
 @pytest.fixture
 def make_sandbox() -> Iterator[Callable[..., Any]]:
     """Start private sandboxes (stopped at the end of the test)."""
-    from toolkit.sandbox.server import SandboxServer
+    from forem_sandbox import ForemSandbox
 
-    started: list[SandboxServer] = []
+    started: list[ForemSandbox] = []
 
-    def make(**options: Any) -> SandboxServer:
-        server = SandboxServer(**options).start()
+    def make(**options: Any) -> ForemSandbox:
+        server = ForemSandbox(**options).start()
         started.append(server)
         return server
 

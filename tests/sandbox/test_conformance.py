@@ -213,9 +213,9 @@ CASES = [
 @pytest.fixture(scope="module")
 def conformance_sandbox() -> Iterator[Any]:
     """A private sandbox with the real 30-second window, so the rate-limit cases are exact."""
-    from toolkit.sandbox.server import SandboxServer
+    from forem_sandbox import ForemSandbox
 
-    with SandboxServer(rate_window=30.0) as server:
+    with ForemSandbox(rate_window=30.0) as server:
         yield server
 
 

@@ -15,7 +15,7 @@ from starlette.routing import Route
 
 from toolkit import USER_AGENT
 from toolkit.sandbox.app import Ownership, default_interfaces
-from toolkit.sandbox.interface import Interface
+from toolkit.sandbox.interface import Call, Context, Endpoints, ErrorAnswer, Interface, noted
 
 
 def tiny_error(status: int, message: str | None) -> Response:
@@ -204,3 +204,79 @@ def test_a_composition_refuses_clashes() -> None:
     with pytest.raises(ValueError, match="prefix"):
         _named("slash", "/x/")
     state.store.close()
+
+
+# --- an interface on the shared endpoint skeleton: it gives its authentication, its
+# context and its error body, and nothing else -------------------------------------------
+
+def shaped_error(status: int, message: str | None) -> Response:
+    return JSONResponse({"oops": message or "shaped trouble", "status": status},
+                        status_code=status)
+
+
+def _shaped(exc: ErrorAnswer, request: Request) -> Response:
+    response = shaped_error(exc.status, exc.message)
+    response.headers.update(exc.headers)
+    return response
+
+
+SHAPED = Endpoints(error=_shaped)
+
+
+class ShapedCtx(Context):
+    def __init__(self, call: Call, who: str):
+        super().__init__(call.request, call.state)
+        self.who = who
+
+
+async def _token(call: Call) -> ShapedCtx:
+    call.headers["X-Shaped-Seen"] = "1"  # on every answer from here on, errors included
+    who = call.request.headers.get("x-token")
+    if who is None:
+        raise ErrorAnswer(401, "who are you?", headers={"WWW-Authenticate": "Token"})
+    call.note_caller(f"token-{who}")
+    return ShapedCtx(call, who)
+
+
+def _no_caller(scope, state) -> None:
+    return None
+
+
+@SHAPED.endpoint(_token, status=201)
+async def shaped_greet(ctx: ShapedCtx) -> dict[str, str]:
+    if ctx.path_param("name") == "broken":
+        raise RuntimeError("a bug in a handler")
+    if ctx.params.get("refuse"):
+        raise ErrorAnswer(409, "not now")
+    return {"hello": ctx.path_param("name"), "from": ctx.who, "base": ctx.base}
+
+
+SHAPED_INTERFACE = Interface(
+    name="shaped", prefixes=("/shaped",), error=shaped_error,
+    routes=[Route("/shaped/{name}", shaped_greet, methods=["POST"])],
+    caller=noted(_no_caller),
+)
+
+
+def test_an_interface_on_the_endpoint_skeleton_gives_only_its_auth_context_and_body(
+        make_sandbox) -> None:
+    server = make_sandbox(interfaces=[*default_interfaces(), SHAPED_INTERFACE])
+    with httpx.Client(base_url=server.base_url) as http:
+        anonymous = http.post("/shaped/ann")
+        assert anonymous.status_code == 401
+        assert anonymous.json() == {"oops": "who are you?", "status": 401}
+        assert anonymous.headers["WWW-Authenticate"] == "Token"
+        assert anonymous.headers["X-Shaped-Seen"] == "1"
+        greeted = http.post("/shaped/ann", headers={"X-Token": "t1"})
+        assert greeted.status_code == 201
+        assert greeted.json() == {"hello": "ann", "from": "t1", "base": server.base_url}
+        assert greeted.headers["X-Shaped-Seen"] == "1"
+        refused = http.post("/shaped/ann?refuse=1", headers={"X-Token": "t1"})
+        assert (refused.status_code, refused.json()) == (409, {"oops": "not now", "status": 409})
+        assert refused.headers["X-Shaped-Seen"] == "1"
+        broken = http.post("/shaped/broken", headers={"X-Token": "t2"})
+        assert broken.status_code == 500
+        assert broken.json() == {"oops": "shaped trouble", "status": 500}
+    callers = [(record["status"], record["caller"]) for record in server.requests()
+               if record["interface"] == "shaped"]
+    assert callers == [(401, None), (201, "token-t1"), (409, "token-t1"), (500, "token-t2")]

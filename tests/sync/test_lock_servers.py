@@ -7,16 +7,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from forem_sandbox import ForemSandbox
 from sync_helpers import my_articles, writes
 
-from toolkit.sandbox.server import SandboxServer
 from toolkit.sync.lock import Lock, LockEntry, server_key
 
 
 @pytest.fixture
 def real():
     """A second sandbox on another port: another server, with other article ids."""
-    with SandboxServer(db_path=None, rate_window=1.0) as server:
+    with ForemSandbox(db_path=None, rate_window=1.0) as server:
         yield server
 
 

@@ -166,6 +166,7 @@ def demo(
     """Sandbox, pull, publish, mirror, premium builds, build, export and a run-log query,
     in `.toolkit/demo/`; `on_step(message)` is told as each step starts (the messages are
     in `DemoReport.steps` too). The sandbox and the client share `rate_window`."""
+    from toolkit.sandbox import forem
     from toolkit.sandbox.archive.seed import DEMO_API_KEY
     from toolkit.sandbox.logs.http import PASSWORD, USERNAME
     from toolkit.sandbox.server import SandboxServer
@@ -183,7 +184,7 @@ def demo(
         with SandboxServer(db_path=None, rate_window=rate_window) as sandbox:
             report.sandbox_url = sandbox.base_url
             step(f"sandbox running at {sandbox.base_url} (seeded demo account, in memory)")
-            local = demo_config(config, workdir, sandbox.base_url, sandbox.demo_api_key,
+            local = demo_config(config, workdir, sandbox.base_url, forem.api_key(sandbox),
                                 sandbox.rate_window, (USERNAME, PASSWORD))
             step("pull: importing the demo account's articles as posts")
             report.pulled = pull(local)

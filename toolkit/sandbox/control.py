@@ -12,54 +12,45 @@ application answers only control requests addressed to the sandbox itself (app.p
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
-from functools import wraps
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from toolkit.sandbox.interface import Answer, Endpoint, ErrorAnswer
+from toolkit.sandbox import interface
+from toolkit.sandbox.interface import Answer, Call, Context, Endpoint, Endpoints, ErrorAnswer
 from toolkit.sandbox.limits import INT_MAX, parse_json, query_int
-from toolkit.sandbox.state import SandboxState
 
 if TYPE_CHECKING:
     from toolkit.sandbox.app import SandboxApp
 
-log = logging.getLogger("toolkit.sandbox")
-
 PREFIX = "/__sandbox"
-MESSAGES = {
-    400: "bad request",
-    403: "forbidden",
-    404: "not found",
-    405: "not found",
-    413: "payload too large",
-    422: "unprocessable entity",
-    500: "Internal Server Error",
-}
 
 
 def error(status: int, message: str | None = None) -> JSONResponse:
     """The control API's error body."""
-    status = 404 if status == 405 else status
-    return JSONResponse({"error": message or MESSAGES.get(status, "error"), "status": status},
+    status = interface.routed(status)
+    return JSONResponse({"error": message or interface.MESSAGES.get(status, "error"), "status": status},
                         status_code=status)
 
 
-class ControlCtx:
+def _answer(exc: ErrorAnswer, request: Request) -> Response:
+    response = error(exc.status, exc.message)
+    response.headers.update(exc.headers)
+    return response
+
+
+ENDPOINTS = Endpoints(error=_answer, what="control endpoint")
+
+
+class ControlCtx(Context):
     """One control request as a handler sees it."""
 
     def __init__(self, request: Request):
-        self.request = request
+        super().__init__(request)
         self.app: SandboxApp = request.app
-        self.state: SandboxState = request.app.state.sandbox
-        self.store = self.state.store
-
-    def path_param(self, name: str) -> Any:
-        return self.request.path_params[name]
 
     def int_param(self, name: str) -> int | None:
         """A query integer, clamped into the store's range; absent or not one: None."""
@@ -97,29 +88,15 @@ def control(status: int, context: Callable[[Request], C]
 
 def control(status: int = 200, context: Callable[[Request], ControlCtx] = ControlCtx
             ) -> Callable[[ControlHandler[Any]], Endpoint]:
-    """Wrap a control handler `async def h(ctx) -> data | Response`: a dict or list becomes
-    JSON with `status`, an `ErrorAnswer` the control error body, anything else a logged 500.
-    `context` builds the ctx (an interface's control routes pass a richer one)."""
+    """Wrap a control handler `async def h(ctx) -> data | Response` in the endpoint
+    skeleton (interface.Endpoints): a dict or list becomes JSON with `status`, an
+    `ErrorAnswer` the control error body, anything else a logged 500. `context` builds
+    the ctx (an interface's control routes pass a richer one)."""
 
-    def decorate(handler: ControlHandler[Any]) -> Endpoint:
-        @wraps(handler)
-        async def run(request: Request) -> Response:
-            try:
-                result = await handler(context(request))
-            except ErrorAnswer as exc:
-                response = error(exc.status, exc.message)
-                response.headers.update(exc.headers)
-                return response
-            except Exception:
-                log.exception("sandbox control endpoint failed: %s", request.url.path)
-                return error(500)
-            if isinstance(result, Response):
-                return result
-            return JSONResponse(result, status_code=status)
+    async def build(call: Call) -> ControlCtx:
+        return context(call.request)
 
-        return run
-
-    return decorate
+    return ENDPOINTS.endpoint(build, status)
 
 
 def flag(body: dict[str, Any]) -> bool:

@@ -1,15 +1,16 @@
 """The seam of the sandbox: what one emulated interface provides.
 
 The sandbox is one ASGI application composed of interfaces (`app.default_interfaces()`):
-the publishing API (A, `forem/`) today, the archive tasks (C), licensing (D) and the log
-stream (E) next. Each lives in its own folder under `toolkit/sandbox/` and exposes one
-`Interface`; adding one is that folder plus one line in `default_interfaces()`.
+the publishing API (A, `forem/`), the archive tasks (C, `archive/`), licensing (D,
+`licensing/`) and the log stream (E, `logs/`). Each lives in its own folder under
+`toolkit/sandbox/` and exposes one `Interface`; adding one is that folder plus one line
+in `default_interfaces()`.
 
 What an interface declares, the application does for it, once for all of them:
 
 * ownership: a request belongs to the interface with the longest prefix matching its path
   (`prefixes`); `excludes` gives back parts of a prefix (Forem owns `/api` but not
-  `/api/v1`, which the log service will own). A path nobody owns gets a neutral 404;
+  `/api/v1`, which the log service owns). A path nobody owns gets a neutral 404;
 * recording and stats, keyed by the interface's name;
 * injected faults on its `fault_points` (every route by default), answered with its own
   error body (`error`, and `throttled` for a 429);
@@ -22,23 +23,36 @@ What an interface declares, the application does for it, once for all of them:
 
 Inside its prefixes, an unknown path or a wrong method gets the interface's own 404
 (`error(404, None)`), the way Rails routing answers both.
+
+The endpoints themselves share one skeleton (`Endpoints`, also the control API's): a
+handler `async def h(ctx) -> data | Response` runs after the interface's context hook
+(its authentication: an `ErrorAnswer` there refuses the request; the ctx it builds
+derives from `Context`), its data becomes the
+interface's JSON (`render`), an `ErrorAnswer` its error body (`error`) and any other
+exception a logged 500 in that body; headers the context hook adds (`Call.headers`) go
+on every answer. So an interface's `http.py` gives only its authentication, its context
+and its error body.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from functools import cached_property, wraps
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from starlette.datastructures import QueryParams
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute
 from starlette.types import Scope
 
 if TYPE_CHECKING:
     from toolkit.sandbox.state import SandboxState
+    from toolkit.sandbox.store import Store
 
 # The body of an interface's error answer for a status and an optional message.
 ErrorBody = Callable[[int, "str | None"], Response]
@@ -58,6 +72,8 @@ class Runtime(Protocol):
     def reset(self) -> None:
         """Back to the start, with the rest of the sandbox (POST /__sandbox/reset)."""
 
+
+log = logging.getLogger("toolkit.sandbox")
 
 MAX_BODY = 4 * 1024 * 1024  # the default request body limit, bytes
 _NAME = re.compile(r"[a-z][a-z0-9-]{0,30}")
@@ -143,3 +159,130 @@ class Interface:
 def under(path: str, prefix: str) -> bool:
     """`path` is `prefix` or below it, on a segment boundary (`/apix` is not under `/api`)."""
     return path == prefix or path.startswith(prefix + "/")
+
+
+# --- the endpoint skeleton ------------------------------------------------------------
+
+# The messages of a JSON `{"error", "status"}` body (the control API's, Forem's) when the
+# handler gives none; an interface adds its own statuses to them.
+MESSAGES = {
+    400: "bad request",
+    403: "forbidden",
+    404: "not found",
+    405: "not found",
+    413: "payload too large",
+    422: "unprocessable entity",
+    500: "Internal Server Error",
+}
+
+
+def routed(status: int) -> int:
+    """The status an error body carries: a wrong method is a 404 everywhere in the
+    sandbox, as Rails routing (and the sandbox's routers) answer it."""
+    return 404 if status == 405 else status
+
+
+class Call:
+    """One request on its way through `Endpoints`: what the context hook is given."""
+
+    def __init__(self, request: Request):
+        self.request = request
+        self.state: SandboxState = request.app.state.sandbox
+        # Added to whatever this request is answered, an error included (rate-limit
+        # headers); the context hook sets them once it knows them.
+        self.headers: dict[str, str] = {}
+
+    def note_caller(self, caller: int | str | None) -> None:
+        """Name the caller (an id, never a secret) for the request record (`noted`)."""
+        self.request.scope.setdefault("sandbox", {})["caller"] = caller
+
+
+class Context:
+    """What every handler's context has; an interface's context class derives from it
+    and adds what its handlers need (its caller, its runtime state, its own readers)."""
+
+    def __init__(self, request: Request, state: SandboxState | None = None):
+        self.request = request
+        self.state: SandboxState = state if state is not None else request.app.state.sandbox
+        self.store: Store = self.state.store
+
+    @cached_property
+    def base(self) -> str:
+        """The origin the client called: URLs in answers use it."""
+        return str(self.request.base_url).rstrip("/")
+
+    @property
+    def params(self) -> QueryParams:
+        return self.request.query_params
+
+    def path_param(self, name: str) -> Any:
+        return self.request.path_params[name]
+
+
+def noted(lookup: CallerOf) -> CallerOf:
+    """An interface's `caller`: the one its endpoint noted as it authenticated
+    (`Call.note_caller`), else `lookup`'s (a request answered before an endpoint ran:
+    a fault, a 413, an unknown path)."""
+
+    def caller(scope: Scope, state: SandboxState) -> int | str | None:
+        info: dict[str, Any] = scope.get("sandbox", {})
+        if "caller" in info:
+            found: int | str | None = info["caller"]
+            return found
+        return lookup(scope, state)
+
+    return caller
+
+
+def json_answer(data: Answer, status: int, request: Request) -> Response:
+    """The default `render`: a handler's data as JSON with the endpoint's status."""
+    return JSONResponse(data, status_code=status)
+
+
+C = TypeVar("C")
+# A handler on the context `C` its context hook builds.
+Handler = Callable[[C], Awaitable[Answer]]
+# The context hook: authenticates the call (an `ErrorAnswer` refuses it) and builds the
+# handler's context.
+ContextOf = Callable[[Call], Awaitable[C]]
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    """The skeleton every endpoint of one interface (or of the control API) runs in.
+
+    `error` is the interface's error body for an `ErrorAnswer` (of its context hook or its
+    handler; a handler that fails otherwise is logged and answered `ErrorAnswer(500)`);
+    `render` turns a handler's data into its answer (JSON by default). `endpoint(context,
+    status)` wraps a handler; `finish` may add to its successful answers (Forem's CORS)."""
+
+    error: Callable[[ErrorAnswer, Request], Response]
+    render: Callable[[Answer, int, Request], Response] = json_answer
+    what: str = "handler"  # named in the log line of a handler that fails
+
+    def endpoint(self, context: ContextOf[C], status: int = 200, *,
+                 finish: Callable[[Request, Response], None] | None = None
+                 ) -> Callable[[Handler[C]], Endpoint]:
+        def decorate(handler: Handler[C]) -> Endpoint:
+            @wraps(handler)
+            async def run(request: Request) -> Response:
+                call = Call(request)
+                try:
+                    result = await handler(await context(call))
+                except ErrorAnswer as exc:
+                    response = self.error(exc, request)
+                except Exception:  # a bug: logged, and still answered in the body's shape
+                    log.exception("sandbox %s failed: %s %s", self.what, request.method,
+                                  request.url.path)
+                    response = self.error(ErrorAnswer(500), request)
+                else:
+                    response = (result if isinstance(result, Response)
+                                else self.render(result, status, request))
+                    if finish is not None:
+                        finish(request, response)
+                response.headers.update(call.headers)
+                return response
+
+            return run
+
+        return decorate

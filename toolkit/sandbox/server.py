@@ -2,7 +2,10 @@
 
     with SandboxServer() as sandbox:                 # in memory, seeded, port chosen
         httpx.get(sandbox.base_url + "/api/articles")
-        sandbox.demo_api_key, sandbox.stats(), sandbox.reset()
+        sandbox.stats(), sandbox.reset(), sandbox.control("GET", "/forem/accounts")
+
+It knows no interface in particular: what one interface's callers need (Forem's
+accounts and keys) lives with that interface (`toolkit.sandbox.forem.accounts`).
 
 The socket is bound before the thread starts, so `base_url` is known at once and a
 busy port is reported as an error instead of a thread dying quietly. uvicorn's own
@@ -24,7 +27,6 @@ from starlette.routing import BaseRoute
 from toolkit import USER_AGENT
 from toolkit.errors import ServeError, ToolkitError
 from toolkit.sandbox.app import create_app, default_interfaces
-from toolkit.sandbox.forem import seed as seed_module
 from toolkit.sandbox.interface import Interface
 from toolkit.sandbox.state import SandboxState
 from toolkit.sandbox.store import Store, StoreError
@@ -148,33 +150,10 @@ class SandboxServer:
         """`http://127.0.0.1:<port>`: no trailing slash, no `/api`."""
         return f"http://{url_host(self.host)}:{self.port}"
 
-    def accounts(self) -> list[dict[str, str]]:
-        """`[{"username", "api_key", "role"}]`, as GET /__sandbox/forem/accounts answers."""
-        accounts: list[dict[str, str]] = self._get("/__sandbox/forem/accounts")
-        return accounts
-
-    def api_key(self, username: str = seed_module.DEMO_USERNAME) -> str:
-        for account in self.accounts():
-            if account["username"] == username:
-                return account["api_key"]
-        raise KeyError(f"no sandbox account {username!r}")
-
-    @property
-    def demo_api_key(self) -> str:
-        return self.api_key(seed_module.DEMO_USERNAME)
-
-    def client(self, username: str | None = seed_module.DEMO_USERNAME, **kwargs: Any) -> httpx.Client:
-        """An httpx client on the sandbox, with that account's `api-key` (None: anonymous)
-        and toolkit's User-Agent. The caller closes it."""
-        headers = {"User-Agent": USER_AGENT, **kwargs.pop("headers", {})}
-        if username is not None:
-            headers["api-key"] = self.api_key(username)
-        return httpx.Client(base_url=self.base_url, headers=headers, **kwargs)
-
     def stats(self) -> list[dict[str, Any]]:
         """`[{"interface", "method", "route", "status", "count"}]` since start or the last
         reset_stats()."""
-        counts: list[dict[str, Any]] = self._get("/__sandbox/stats")["requests"]
+        counts: list[dict[str, Any]] = self.control("GET", "/stats")["requests"]
         return counts
 
     def count(self, method: str | None = None, route: str | None = None,
@@ -189,15 +168,15 @@ class SandboxServer:
         )
 
     def requests(self, after: int = 0) -> list[dict[str, Any]]:
-        records: list[dict[str, Any]] = self._get("/__sandbox/requests",
-                                                  params={"after": after})["requests"]
+        records: list[dict[str, Any]] = self.control("GET", f"/requests?after={int(after)}"
+                                                     )["requests"]
         return records
 
     def reset(self) -> None:
-        self._post("/__sandbox/reset")
+        self.control("POST", "/reset")
 
     def reset_stats(self) -> None:
-        self._post("/__sandbox/stats/reset")
+        self.control("POST", "/stats/reset")
 
     def fault(
         self,
@@ -227,25 +206,19 @@ class SandboxServer:
             spec["drop_after_commit"] = True
         if retry_after is not None:
             spec["retry_after"] = retry_after
-        fault: dict[str, Any] = self._post("/__sandbox/faults", spec)
+        fault: dict[str, Any] = self.control("POST", "/faults", spec)
         return fault
 
     def clear_faults(self) -> None:
-        self._request("DELETE", "/__sandbox/faults")
+        self.control("DELETE", "/faults")
 
-    def set_rate_limits(self, enabled: bool) -> None:
-        self._post("/__sandbox/forem/rate-limits", {"enabled": enabled})
-
-    def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    def control(self, method: str, path: str, body: Any = None) -> Any:
+        """A request to the control API, `path` under `/__sandbox` (an interface's own
+        routes under `/<name>/...`): its JSON answer, or None for an empty one. A write
+        sends `body` (default `{}`); an error status raises `httpx.HTTPStatusError`."""
         if self._client is None:
             raise SandboxError("the sandbox is not running")
-        response = self._client.request(method, path, **kwargs)
+        json = None if method in ("GET", "HEAD", "DELETE") else (body if body is not None else {})
+        response = self._client.request(method, f"/__sandbox{path}", json=json)
         response.raise_for_status()
-        return response
-
-    def _get(self, path: str, **kwargs: Any) -> Any:
-        return self._request("GET", path, **kwargs).json()
-
-    def _post(self, path: str, body: Any = None) -> Any:
-        response = self._request("POST", path, json=body if body is not None else {})
         return response.json() if response.content else None

@@ -1,10 +1,12 @@
-"""The HTTP plumbing every interface-C endpoint shares.
+"""What interface C gives the sandbox's endpoint skeleton (interface.Endpoints): its
+authentication, its context and its error body.
 
 `@endpoint()` wraps a handler `async def h(ctx) -> data | Response`: it binds the
 runtime state to the running server, resolves `Authorization: Bearer <key>` (401
 without a known key), counts the request against the account's rate limit (429 over
 it; `X-RateLimit-Limit` and `X-RateLimit-Remaining` on every authenticated answer),
-and turns `ErrorAnswer` into the API's error body `{"message", "code", "errors"}`.
+and the skeleton turns `ErrorAnswer` into the API's error body `{"message", "code",
+"errors"}`.
 The storage endpoints (upload form, download URL) take `auth=False`: their URLs carry
 a signature instead, as the real storage's do, and they are not rate-limited.
 """
@@ -12,21 +14,18 @@ a signature instead, as the real storage's do, and they are not rate-limited.
 from __future__ import annotations
 
 import asyncio
-import logging
-from collections.abc import Awaitable, Callable
-from functools import wraps
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Scope
 
+from toolkit.sandbox import interface
 from toolkit.sandbox.archive.state import ArchiveState, now
-from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.interface import Call, Context, Endpoint, Endpoints, ErrorAnswer, Handler
 from toolkit.sandbox.limits import parse_json
 from toolkit.sandbox.state import SandboxState
-
-log = logging.getLogger("toolkit.sandbox")
 
 NAME = "archive"
 # status -> (code, message) of the error body when a handler names neither.
@@ -52,7 +51,7 @@ def error_response(status: int, message: str | None = None, *, code: str | None 
                    errors: dict[str, list[str]] | None = None,
                    headers: dict[str, str] | None = None) -> JSONResponse:
     """The API's error body. A wrong method inside /v2 is a 404, like an unknown path."""
-    status = 404 if status == 405 else status
+    status = interface.routed(status)
     default_code, default_message = ERRORS.get(status, ("ERROR", "Error."))
     body = {"message": message or default_message, "code": code or default_code,
             "errors": errors or {}}
@@ -68,7 +67,7 @@ def throttled(retry_after: int) -> Response:
     return error_response(429, headers={"Retry-After": str(retry_after)})
 
 
-def answer(exc: ErrorAnswer) -> JSONResponse:
+def answer(exc: ErrorAnswer, request: Request | None = None) -> JSONResponse:
     errors = exc.extra.get("errors")
     return error_response(exc.status, exc.message, code=exc.extra.get("code"),
                           errors=errors if isinstance(errors, dict) else None,
@@ -96,34 +95,28 @@ def account_of(state: SandboxState, key: str | None) -> int | None:
     return int(row[0]) if row is not None else None
 
 
-def caller_of(scope: Scope, state: SandboxState) -> int | None:
-    """Who called, for the request record: the account's id (never the key)."""
-    info = scope.get("sandbox", {})
-    if "caller" in info:
-        return info["caller"]  # type: ignore[no-any-return]
+def _account_called(scope: Scope, state: SandboxState) -> int | None:
     return account_of(state, _bearer(scope))
 
 
-class ArchiveCtx:
-    """One request as a handler sees it."""
+# Who called, for the request record: the account's id (never the key).
+caller_of = interface.noted(_account_called)
 
-    def __init__(self, request: Request, state: SandboxState, account: int | None):
-        self.request = request
-        self.state = state
-        self.store = state.store
-        self.runtime: ArchiveState = state.of(NAME)
+
+class ArchiveCtx(Context):
+    """One request as a handler sees it (task links, upload forms and downloads use
+    `base`)."""
+
+    def __init__(self, call: Call, account: int | None):
+        super().__init__(call.request, call.state)
+        self.runtime: ArchiveState = self.state.of(NAME)
         self._account = account
-        # URLs in answers (task links, upload forms, downloads) use the origin the client called.
-        self.base = str(request.base_url).rstrip("/")
 
     @property
     def account(self) -> int:
         if self._account is None:  # guaranteed by @endpoint(auth=True)
             raise ErrorAnswer(401)
         return self._account
-
-    def path_param(self, name: str) -> str:
-        return str(self.request.path_params[name])
 
     async def object(self) -> dict[str, Any]:
         """The body as a JSON object (malformed JSON is a 400, anything else a 422)."""
@@ -133,45 +126,31 @@ class ArchiveCtx:
         return body
 
 
-Handler = Callable[[ArchiveCtx], Awaitable[Any]]
+ENDPOINTS = Endpoints(error=answer)
+
+
+async def _context(call: Call, auth: bool) -> ArchiveCtx:
+    runtime: ArchiveState = call.state.of(NAME)
+    if runtime.loop is None:
+        runtime.bind(asyncio.get_running_loop(), call.state.files(NAME))
+    account = None
+    if auth:
+        account = account_of(call.state, _bearer(call.request.scope))
+        call.note_caller(account)
+        if account is None:
+            raise ErrorAnswer(401)
+        call.headers = _take(runtime, account)
+    return ArchiveCtx(call, account)
 
 
 def endpoint(status: int = 200, *, auth: bool = True
-             ) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
+             ) -> Callable[[Handler[ArchiveCtx]], Endpoint]:
     """Wrap a handler; a returned dict becomes a JSON response with `status`."""
 
-    def decorate(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-        @wraps(handler)
-        async def run(request: Request) -> Response:
-            state: SandboxState = request.app.state.sandbox
-            runtime: ArchiveState = state.of(NAME)
-            if runtime.loop is None:
-                runtime.bind(asyncio.get_running_loop(), state.files(NAME))
-            info = request.scope.setdefault("sandbox", {})
-            limits: dict[str, str] = {}
-            try:
-                account = None
-                if auth:
-                    account = account_of(state, _bearer(request.scope))
-                    info["caller"] = account
-                    if account is None:
-                        raise ErrorAnswer(401)
-                    limits = _take(runtime, account)
-                result = await handler(ArchiveCtx(request, state, account))
-            except ErrorAnswer as exc:
-                response: Response = answer(exc)
-            except Exception:  # a bug: logged, and still answered in the API's shape
-                log.exception("sandbox handler failed: %s %s", request.method, request.url.path)
-                response = error_response(500)
-            else:
-                response = result if isinstance(result, Response) else JSONResponse(
-                    result, status_code=status)
-            response.headers.update(limits)
-            return response
+    async def context(call: Call) -> ArchiveCtx:
+        return await _context(call, auth)
 
-        return run
-
-    return decorate
+    return ENDPOINTS.endpoint(context, status)
 
 
 def _take(runtime: ArchiveState, account: int) -> dict[str, str]:

@@ -1,19 +1,28 @@
 """A `multipart/form-data` body parsed as it arrives (RFC 7578), for the upload form.
 
-Each part's headers are read whole (at most `MAX_HEADERS` bytes), its data handed on in
-pieces as they come, so a file part of any size passes through a bounded buffer: at
-most the chunk just received plus the length of the delimiter. Finding the delimiter
-is `bytes.find`, so a small upload costs a few microseconds to parse.
+python-multipart's streaming parser finds the parts; this module keeps the sandbox's
+own bounds on top of it (at most `MAX_PARTS` parts, `MAX_HEADERS` bytes of one part's
+headers, UTF-8 headers, a preamble of at most `MAX_PREAMBLE` bytes, which
+python-multipart does not skip) and hands each part on: its headers whole, its data in pieces
+as they come, so a file part of any size passes through a bounded buffer.
+
+`header_value` is the sandbox's own: python-multipart's `parse_options_header` reads
+values as Latin-1 and cuts a `filename` that looks like a Windows path down to its
+last segment, which would hide the backslash the upload form refuses (a 422).
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from typing import Protocol
+
+from python_multipart.exceptions import MultipartParseError
+from python_multipart.multipart import MultipartParser
 
 MAX_HEADERS = 8192  # bytes of one part's header block
 MAX_PARTS = 16
-MAX_PREAMBLE = 1024
+MAX_PREAMBLE = 1024  # bytes before the first delimiter, ignored (RFC 2046 5.1.1)
 
 _PARAM = re.compile(r';\s*([A-Za-z0-9_.*-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;"]+))')
 _ESCAPE = re.compile(r"\\(.)")
@@ -55,87 +64,79 @@ class FormParser:
     and `end()` for each part. `close()` checks that the closing delimiter came."""
 
     def __init__(self, boundary: bytes, handler: PartHandler):
-        self._delimiter = b"\r\n--" + boundary
-        # The first delimiter has no CRLF before it: pretend it had.
-        self._buffer = bytearray(b"\r\n")
         self._handler = handler
-        self._state = "preamble"
         self._parts = 0
+        self._done = False
+        self._size = 0  # bytes of the current part's headers so far
+        self._name = bytearray()
+        self._value = bytearray()
+        self._headers: dict[str, str] = {}
+        self._delimiter = b"\r\n--" + boundary
+        # Until the first delimiter: what came so far (the body's start counts as a CRLF).
+        self._preamble: bytearray | None = bytearray(b"\r\n")
+        # The header bounds are this module's (the whole block, not one line or a count).
+        self._parser = MultipartParser(boundary, {
+            "on_part_begin": self._part_begin,
+            "on_header_field": self._header_field,
+            "on_header_value": self._header_value,
+            "on_header_end": self._header_end,
+            "on_headers_finished": self._headers_finished,
+            "on_part_data": self._part_data,
+            "on_part_end": self._handler.end,
+            "on_end": self._end,
+        }, max_header_count=sys.maxsize, max_header_size=sys.maxsize)
 
     def feed(self, chunk: bytes) -> None:
-        self._buffer += chunk
-        while self._step():
-            pass
+        if self._preamble is not None:
+            self._preamble += chunk
+            found = self._preamble.find(self._delimiter)
+            if (found if found >= 0 else len(self._preamble)) > MAX_PREAMBLE + 2:
+                raise FormError("no delimiter at the start of the body")
+            if found < 0:
+                return
+            chunk, self._preamble = bytes(self._preamble[found + 2:]), None
+        try:
+            self._parser.write(chunk)
+        except MultipartParseError as exc:
+            raise FormError(str(exc)) from None
 
     def close(self) -> None:
-        if self._state != "done":
+        if not self._done:
             raise FormError("the body ends before its closing delimiter")
 
-    def _step(self) -> bool:
-        """Advance by one state while the buffer allows; False: wait for more bytes."""
-        buffer, delimiter = self._buffer, self._delimiter
-        if self._state == "preamble":
-            found = buffer.find(delimiter)
-            if found < 0:
-                if len(buffer) > MAX_PREAMBLE:
-                    raise FormError("no delimiter at the start of the body")
-                return False
-            del buffer[:found + len(delimiter)]
-            self._state = "delimited"
-            return True
-        if self._state == "delimited":
-            if len(buffer) < 2:
-                return False
-            if buffer[:2] == b"--":
-                self._state = "done"
-                buffer.clear()
-                return False
-            if buffer[:2] != b"\r\n":
-                raise FormError("a delimiter is not followed by a line break")
-            del buffer[:2]
-            self._state = "headers"
-            return True
-        if self._state == "headers":
-            found = buffer.find(b"\r\n\r\n")
-            if found < 0:
-                if len(buffer) > MAX_HEADERS:
-                    raise FormError("a part's headers are too long")
-                return False
-            self._parts += 1
-            if self._parts > MAX_PARTS:
-                raise FormError(f"more than {MAX_PARTS} parts")
-            headers = _headers(bytes(buffer[:found]))
-            del buffer[:found + 4]
-            self._handler.start(headers)
-            self._state = "data"
-            return True
-        if self._state == "data":
-            found = buffer.find(delimiter)
-            if found < 0:
-                keep = len(delimiter) - 1  # the delimiter may be cut across two chunks
-                if len(buffer) > keep:
-                    self._handler.data(bytes(buffer[:-keep]))
-                    del buffer[:-keep]
-                return False
-            if found:
-                self._handler.data(bytes(buffer[:found]))
-            del buffer[:found + len(delimiter)]
-            self._handler.end()
-            self._state = "delimited"
-            return True
-        buffer.clear()  # "done": the epilogue is ignored
-        return False
+    def _part_begin(self) -> None:
+        self._parts += 1
+        if self._parts > MAX_PARTS:
+            raise FormError(f"more than {MAX_PARTS} parts")
+        self._size, self._headers = 0, {}
 
+    def _count(self, size: int) -> None:
+        self._size += size
+        if self._size > MAX_HEADERS:
+            raise FormError("a part's headers are too long")
 
-def _headers(block: bytes) -> dict[str, str]:
-    try:
-        text = block.decode("utf-8")
-    except UnicodeDecodeError:
-        raise FormError("a part's headers are not UTF-8") from None
-    headers = {}
-    for line in text.split("\r\n"):
-        name, colon, value = line.partition(":")
-        if not colon or not name.strip():
-            raise FormError("a malformed part header")
-        headers[name.strip().lower()] = value.strip()
-    return headers
+    def _header_field(self, data: bytes, start: int, end: int) -> None:
+        self._count(end - start)
+        self._name += data[start:end]
+
+    def _header_value(self, data: bytes, start: int, end: int) -> None:
+        self._count(end - start)
+        self._value += data[start:end]
+
+    def _header_end(self) -> None:
+        self._count(4)  # the colon, a space, the line break
+        try:
+            name, value = self._name.decode("utf-8"), self._value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise FormError("a part's headers are not UTF-8") from None
+        self._headers[name.strip().lower()] = value.strip()
+        self._name, self._value = bytearray(), bytearray()
+
+    def _headers_finished(self) -> None:
+        self._handler.start(self._headers)
+
+    def _part_data(self, data: bytes, start: int, end: int) -> None:
+        self._handler.data(bytes(data[start:end]))
+
+    def _end(self) -> None:
+        self._done = True

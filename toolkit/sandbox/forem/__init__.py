@@ -7,11 +7,36 @@ not own `/api/v1`: that is the log service's (interface E, Parseable's paths).
 
     from toolkit.sandbox import forem
     forem.interface()   # -> Interface, composed by toolkit.sandbox.app
+    forem.accounts(sandbox), forem.api_key(sandbox, "sam")   # of a running SandboxServer
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from toolkit.sandbox.interface import Interface
+
+if TYPE_CHECKING:
+    from toolkit.sandbox.server import SandboxServer
+
+
+def accounts(sandbox: SandboxServer) -> list[dict[str, str]]:
+    """A running sandbox's accounts with API keys, `[{"username", "api_key", "role"}]`,
+    as `GET /__sandbox/forem/accounts` answers."""
+    found: list[dict[str, str]] = sandbox.control("GET", "/forem/accounts")
+    return found
+
+
+def api_key(sandbox: SandboxServer, username: str | None = None) -> str:
+    """The API key of one account of a running sandbox, the demo account's by default
+    (KeyError: no such account)."""
+    from toolkit.sandbox.forem.seed import DEMO_USERNAME
+
+    username = username or DEMO_USERNAME
+    for account in accounts(sandbox):
+        if account["username"] == username:
+            return account["api_key"]
+    raise KeyError(f"no sandbox account {username!r}")
 
 
 def interface() -> Interface:

@@ -31,7 +31,6 @@ class ForemControlCtx(ControlCtx):
     def __init__(self, request: Request):
         super().__init__(request)
         self.forem: ForemState = self.state.of(NAME)
-        self.base = str(request.base_url).rstrip("/")
 
     def now(self) -> str:
         return text.stored(text.now())

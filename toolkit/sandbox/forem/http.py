@@ -1,48 +1,39 @@
-"""The HTTP plumbing every interface-A endpoint shares.
+"""What interface A gives the sandbox's endpoint skeleton (interface.Endpoints): its
+authentication, its context and its error body.
 
 `@endpoint(auth=...)` wraps a handler `async def h(ctx) -> data | Response`: it
-resolves the `api-key` header, answers 401 where auth is required, turns
-`ErrorAnswer` into the API's error body `{"error": ..., "status": ...}` and any other
-exception into a JSON 500 (logged) - a handler never leaks a traceback. Faults, body
-limits and recording are the sandbox's generic layers (app.py); they answer in this
-interface's body through `error` and `throttled`. Rate limits are checked inside the
-article writes, where Forem checks them (ratelimit.py).
+resolves the `api-key` header, answers 401 where auth is required, and the skeleton
+turns `ErrorAnswer` into the API's error body `{"error": ..., "status": ...}` and any
+other exception into a JSON 500 (logged) - a handler never leaks a traceback. Faults,
+body limits and recording are the sandbox's generic layers (app.py); they answer in
+this interface's body through `error` and `throttled`. Rate limits are checked inside
+the article writes, where Forem checks them (ratelimit.py).
 """
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from functools import wraps
 from typing import Any, Literal
 
 from starlette.convertors import IntegerConvertor, register_url_convertor
-from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Scope
 
+from toolkit.sandbox import interface
 from toolkit.sandbox.forem import ratelimit, text
 from toolkit.sandbox.forem.state import ForemState
-from toolkit.sandbox.interface import Answer, Endpoint, ErrorAnswer
+from toolkit.sandbox.interface import Call, Context, Endpoint, Endpoints, ErrorAnswer, Handler
 from toolkit.sandbox.limits import INT_MAX, parse_json, query_int
 from toolkit.sandbox.state import SandboxState
 
-log = logging.getLogger("toolkit.sandbox")
-
 NAME = "forem"
 MESSAGES = {
-    400: "bad request",
+    **interface.MESSAGES,
     401: "unauthorized",
     402: "Not enough available credits",
-    403: "forbidden",
-    404: "not found",
-    405: "not found",
-    413: "payload too large",
-    422: "unprocessable entity",
-    500: "Internal Server Error",
     502: "Bad Gateway",
     503: "Service Unavailable",
     504: "Gateway Timeout",
@@ -75,7 +66,7 @@ def error_response(
     extra: dict[str, Any] | None = None,
 ) -> JSONResponse:
     """The API's error body. A wrong method is a 404, as Rails routing answers it."""
-    status = 404 if status == 405 else status
+    status = interface.routed(status)
     body = {**(extra or {}), "error": message or MESSAGES.get(status, "error"), "status": status}
     return JSONResponse(body, status_code=status, headers=headers)
 
@@ -92,8 +83,11 @@ def throttled(retry_after: int) -> Response:
                           headers={"Retry-After": str(retry_after)})
 
 
-def answer(exc: ErrorAnswer) -> JSONResponse:
+def answer(exc: ErrorAnswer, request: Request | None = None) -> JSONResponse:
     return error_response(exc.status, exc.message, headers=exc.headers, extra=exc.extra)
+
+
+ENDPOINTS = Endpoints(error=answer)
 
 
 def rate_limited(retry_after: int) -> ErrorAnswer:
@@ -121,24 +115,13 @@ class Caller:
         return self.role == "super_admin"
 
 
-class Ctx:
-    """One request as a handler sees it."""
+class Ctx(Context):
+    """One request as a handler sees it (article and profile URLs use `base`)."""
 
-    def __init__(self, request: Request, state: SandboxState, caller: Caller | None):
-        self.request = request
-        self.state = state
-        self.forem: ForemState = state.of(NAME)
-        self.store = state.store
+    def __init__(self, call: Call, caller: Caller | None):
+        super().__init__(call.request, call.state)
+        self.forem: ForemState = self.state.of(NAME)
         self.caller = caller
-        # Article and profile URLs use the origin the client called.
-        self.base = str(request.base_url).rstrip("/")
-
-    @property
-    def params(self) -> QueryParams:
-        return self.request.query_params
-
-    def path_param(self, name: str) -> Any:
-        return self.request.path_params[name]
 
     @property
     def user(self) -> Caller:
@@ -223,54 +206,42 @@ def _api_key(scope: Scope) -> str | None:
     return None
 
 
-def caller_of(scope: Scope, state: SandboxState) -> int | None:
-    """Who called, for the request record: the API key's id (never the key). An endpoint
-    notes it as it authenticates; a request answered before (a fault, a 413) is looked up."""
-    info: dict[str, Any] = scope.get("sandbox", {})
-    if "caller" in info:
-        noted: int | None = info["caller"]
-        return noted
-    caller = _lookup(state, _api_key(scope))
+def _key_id(caller: Caller | None) -> int | None:
     return caller.api_key_id if caller is not None else None
 
 
-# An endpoint's handler: the data of its answer, or a ready response.
-Handler = Callable[[Ctx], Awaitable[Answer]]
+def _key_of(scope: Scope, state: SandboxState) -> int | None:
+    return _key_id(_lookup(state, _api_key(scope)))
 
 
-def endpoint(
-    auth: Literal["none", "optional", "required"] = "none",
-    status: int = 200,
-) -> Callable[[Handler], Endpoint]:
+# Who called, for the request record: the API key's id (never the key). An endpoint
+# notes it as it authenticates; a request answered before (a fault, a 413) is looked up.
+caller_of = interface.noted(_key_of)
+
+
+Auth = Literal["none", "optional", "required"]
+
+
+def _context(auth: Auth) -> Callable[[Call], Awaitable[Ctx]]:
+    async def build(call: Call) -> Ctx:
+        caller = None
+        if auth != "none":
+            caller = _lookup(call.state, call.request.headers.get("api-key"))
+            call.note_caller(_key_id(caller))
+            if caller is None and auth == "required":
+                raise ErrorAnswer(401, headers={"Cache-Control": "no-store"})
+        return Ctx(call, caller)
+
+    return build
+
+
+def _cors(request: Request, response: Response) -> None:
+    if request.method == "GET":
+        # Endpoints without authentication are CORS enabled.
+        response.headers["Access-Control-Allow-Origin"] = "*"
+
+
+def endpoint(auth: Auth = "none", status: int = 200) -> Callable[[Handler[Ctx]], Endpoint]:
     """Wrap a handler; a returned dict or list becomes a JSON response with `status`."""
-
-    def decorate(handler: Handler) -> Endpoint:
-        @wraps(handler)
-        async def run(request: Request) -> Response:
-            state: SandboxState = request.app.state.sandbox
-            info = request.scope.setdefault("sandbox", {})
-            try:
-                caller = None
-                if auth != "none":
-                    caller = _lookup(state, request.headers.get("api-key"))
-                    info["caller"] = caller.api_key_id if caller is not None else None
-                    if caller is None and auth == "required":
-                        raise ErrorAnswer(401, headers={"Cache-Control": "no-store"})
-                result = await handler(Ctx(request, state, caller))
-            except ErrorAnswer as exc:
-                return answer(exc)
-            except Exception:  # a bug: logged, and still answered in the API's shape
-                log.exception("sandbox handler failed: %s %s", request.method, request.url.path)
-                return error_response(500)
-            if isinstance(result, Response):
-                response = result
-            else:
-                response = JSONResponse(result, status_code=status)
-            if auth == "none" and request.method == "GET":
-                # Endpoints without authentication are CORS enabled.
-                response.headers["Access-Control-Allow-Origin"] = "*"
-            return response
-
-        return run
-
-    return decorate
+    return ENDPOINTS.endpoint(_context(auth), status,
+                              finish=_cors if auth == "none" else None)

@@ -1,12 +1,13 @@
-"""The HTTP plumbing every interface-D endpoint shares: Google's error body, OAuth
-bearer tokens, the query parameters Google's front end takes, and the outage switch.
+"""What interface D gives the sandbox's endpoint skeleton (interface.Endpoints): Google's
+error body and JSON, OAuth bearer tokens, the query parameters Google's front end takes,
+and the outage switch.
 
 `@endpoint()` wraps a handler `async def h(ctx) -> data | Response`: it answers an
 outage first (the control API's `outage`), then authenticates the bearer token (401
 without one or with one the sandbox does not know, 403 without the licence scope),
 checks the query against the parameters the method takes (400 for an unknown one or a
 bad value, or a `fields=` selection the answer cannot give), applies `fields=` to the
-answer, and turns `ErrorAnswer` into Google's error body
+answer, and the skeleton turns `ErrorAnswer` into Google's error body
 `{"error": {"code", "message", "errors": [...], "status"}}` and any other exception into
 a logged 500 in the same shape. Faults, body limits and recording are the sandbox's
 generic layers (app.py); they answer in this body through `error`. A path or a method
@@ -19,9 +20,8 @@ from __future__ import annotations
 import asyncio
 import html
 import json
-import logging
 import sqlite3
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import wraps
 from typing import Any
@@ -30,12 +30,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Scope
 
-from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox import interface
+from toolkit.sandbox.interface import Answer, Call, Endpoint, Endpoints, ErrorAnswer, Handler
 from toolkit.sandbox.licensing import fields
 from toolkit.sandbox.licensing.seed import SCOPE
 from toolkit.sandbox.state import SandboxState
-
-log = logging.getLogger("toolkit.sandbox")
 
 NAME = "licensing"
 REALM = 'Bearer realm="https://accounts.google.com/"'
@@ -74,7 +73,7 @@ def error_response(status: int, message: str | None = None, *,
                    extra: dict[str, Any] | None = None, pretty: bool = True) -> Response:
     """Google's error body. `extra` may give `reason`, `detail` (the message of the
     `errors` item), `location` and `locationType`. A wrong method is a 404."""
-    status = 404 if status == 405 else status
+    status = interface.routed(status)
     name, default, reason = STATUS.get(status, ("UNKNOWN", "Unknown error.", "unknown"))
     extra = extra or {}
     text = message or default
@@ -196,12 +195,12 @@ def _lookup(state: SandboxState, secret: str | None) -> Token | None:
                  bool(row["expired"]))
 
 
-def authenticate(request: Request, state: SandboxState) -> Token:
+def authenticate(call: Call) -> Token:
     """The caller's token, or the 401 / 403 Google answers."""
-    secret, presented = _bearer(request)
-    token = _lookup(state, secret)
+    secret, presented = _bearer(call.request)
+    token = _lookup(call.state, secret)
     if token is not None:
-        request.scope.setdefault("sandbox", {})["caller"] = token.label
+        call.note_caller(token.label)
     if not presented:
         raise ErrorAnswer(
             401, f"Request is missing required authentication credential. {SEE}",
@@ -222,33 +221,24 @@ def authenticate(request: Request, state: SandboxState) -> Token:
     return token
 
 
-def caller_of(scope: Scope, state: SandboxState) -> str | None:
-    """Who called, for the request record: the token's label (never the token)."""
-    info = scope.get("sandbox", {})
-    if "caller" in info:
-        return str(info["caller"]) if info["caller"] is not None else None
-    request = Request(scope)
-    secret, _ = _bearer(request)
+def _label_of(scope: Scope, state: SandboxState) -> str | None:
+    secret, _ = _bearer(Request(scope))
     token = _lookup(state, secret)
     return token.label if token is not None else None
 
 
-class LicensingCtx:
+# Who called, for the request record: the token's label (never the token).
+caller_of = interface.noted(_label_of)
+
+
+class LicensingCtx(interface.Context):
     """One request as a handler sees it."""
 
-    def __init__(self, request: Request, state: SandboxState, token: Token | None):
-        self.request = request
-        self.state = state
-        self.store = state.store
+    def __init__(self, call: Call, token: Token | None, selection: fields.Tree | None):
+        super().__init__(call.request, call.state)
         self.token = token
-        self.licensing: LicensingState = state.of(NAME)
-
-    @property
-    def params(self) -> Any:
-        return self.request.query_params
-
-    def path_param(self, name: str) -> str:
-        return str(self.request.path_params[name])
+        self.licensing: LicensingState = self.state.of(NAME)
+        self.selection = selection  # what `fields=` selects of the answer (None: all)
 
     def application(self, application_id: str) -> sqlite3.Row:
         """The application the caller asks about: 403 when the caller's developer does not
@@ -297,9 +287,6 @@ def _pretty(request: Request) -> bool:
     return request.query_params.get("prettyPrint", "true").lower() != "false"
 
 
-Handler = Callable[[LicensingCtx], Awaitable[Any]]
-
-
 def _selection(request: Request, schema: fields.Schema | None) -> fields.Tree | None:
     """What `fields=` selects of the method's answer (None: all of it), or Google's 400."""
     selector = request.query_params.get("fields", "")
@@ -317,40 +304,47 @@ def _selection(request: Request, schema: fields.Schema | None) -> fields.Tree | 
     return tree
 
 
+def _answer(exc: ErrorAnswer, request: Request) -> Response:
+    return error_response(exc.status, exc.message, headers=exc.headers, extra=exc.extra,
+                          pretty=_pretty(request))
+
+
+def _render(data: Answer, status: int, request: Request) -> Response:
+    return google_json(data, pretty=_pretty(request))
+
+
+ENDPOINTS = Endpoints(error=_answer, render=_render)
+
+
+async def _context(call: Call, auth: bool, query: Collection[str],
+                   schema: fields.Schema | None) -> LicensingCtx:
+    licensing: LicensingState = call.state.of(NAME)
+    if licensing.delay_ms:
+        await asyncio.sleep(licensing.delay_ms / 1000)
+    if licensing.status is not None:
+        raise ErrorAnswer(licensing.status)
+    token = authenticate(call) if auth else None
+    _check_query(call.request, query)
+    return LicensingCtx(call, token, _selection(call.request, schema))
+
+
 def endpoint(*, auth: bool = True, query: Collection[str] = (),
              schema: fields.Schema | None = None
-             ) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
+             ) -> Callable[[Handler[LicensingCtx]], Endpoint]:
     """Wrap a handler; a returned dict becomes Google's JSON with status 200. `query`:
     the method's own query parameters (besides Google's system ones); `schema`: the
     fields of its answer, which `fields=` selects from."""
 
-    def decorate(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-        @wraps(handler)
-        async def run(request: Request) -> Response:
-            state: SandboxState = request.app.state.sandbox
-            licensing: LicensingState = state.of(NAME)
-            pretty = _pretty(request)
-            try:
-                if licensing.delay_ms:
-                    await asyncio.sleep(licensing.delay_ms / 1000)
-                if licensing.status is not None:
-                    raise ErrorAnswer(licensing.status)
-                token = authenticate(request, state) if auth else None
-                _check_query(request, query)
-                selection = _selection(request, schema)
-                result = await handler(LicensingCtx(request, state, token))
-                if selection is not None and not isinstance(result, Response):
-                    result = fields.select(result, selection)
-            except ErrorAnswer as exc:
-                return error_response(exc.status, exc.message, headers=exc.headers,
-                                      extra=exc.extra, pretty=pretty)
-            except Exception:  # a bug: logged, and still answered in Google's shape
-                log.exception("sandbox handler failed: %s %s", request.method, request.url.path)
-                return error_response(500, pretty=pretty)
-            if isinstance(result, Response):
-                return result
-            return google_json(result, pretty=pretty)
+    async def context(call: Call) -> LicensingCtx:
+        return await _context(call, auth, query, schema)
 
-        return run
+    def decorate(handler: Handler[LicensingCtx]) -> Endpoint:
+        async def selected(ctx: LicensingCtx) -> Answer:
+            result = await handler(ctx)
+            if ctx.selection is not None and not isinstance(result, Response):
+                result = fields.select(result, ctx.selection)
+            return result
+
+        return ENDPOINTS.endpoint(context)(wraps(handler)(selected))
 
     return decorate

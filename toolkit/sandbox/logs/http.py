@@ -1,9 +1,11 @@
-"""The HTTP plumbing every interface-E endpoint shares: Basic auth and text errors.
+"""What interface E gives the sandbox's endpoint skeleton (interface.Endpoints): Basic
+auth and text errors.
 
 Parseable answers errors as `text/plain` messages, and checks credentials on each route:
 no usable `Authorization: Basic` header is a 401 (`No authentication method supplied`),
 a wrong user or password a 403. `@endpoint` does both for a handler
-`async def h(request) -> Response`; `ErrorAnswer` raised inside becomes the text answer.
+`async def h(request) -> Response`; the skeleton turns `ErrorAnswer` raised inside into
+the text answer.
 The sandbox's one user is Parseable's default (`admin` / `admin`, what `P_USERNAME` and
 `P_PASSWORD` default to).
 """
@@ -14,7 +16,6 @@ import base64
 import binascii
 import hmac
 from collections.abc import Awaitable, Callable
-from functools import wraps
 from typing import TYPE_CHECKING
 
 from starlette.datastructures import Headers
@@ -22,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import Scope
 
-from toolkit.sandbox.interface import ErrorAnswer
+from toolkit.sandbox.interface import Call, Endpoints, ErrorAnswer, routed
 
 if TYPE_CHECKING:
     from toolkit.sandbox.state import SandboxState
@@ -55,7 +56,7 @@ Handler = Callable[[Request], Awaitable[Response]]
 def error(status: int, message: str | None = None) -> Response:
     """The interface's error answer: the message as `text/plain` (a wrong method is a 404
     here: the sandbox's routers answer both alike)."""
-    status = 404 if status == 405 else status
+    status = routed(status)
     text = message if message is not None else MESSAGES.get(status, "")
     return PlainTextResponse(text, status_code=status)
 
@@ -86,19 +87,23 @@ def caller_of(scope: Scope, state: SandboxState) -> str | None:
     return given[0] if given is not None and authorized(given) else None
 
 
+def _answer(exc: ErrorAnswer, request: Request) -> Response:
+    return error(exc.status, exc.message)
+
+
+ENDPOINTS = Endpoints(error=_answer)
+
+
+async def _authorized(call: Call) -> Request:
+    """The request itself, once its credentials are right (a 401 or a 403 otherwise)."""
+    given = credentials(call.request.headers)
+    if given is None:
+        raise ErrorAnswer(401)
+    if not authorized(given):
+        raise ErrorAnswer(403)
+    return call.request
+
+
 def endpoint(handler: Handler) -> Handler:
     """Check the credentials, then run the handler; `ErrorAnswer` becomes its text answer."""
-
-    @wraps(handler)
-    async def wrapper(request: Request) -> Response:
-        given = credentials(request.headers)
-        if given is None:
-            return error(401)
-        if not authorized(given):
-            return error(403)
-        try:
-            return await handler(request)
-        except ErrorAnswer as exc:
-            return error(exc.status, exc.message)
-
-    return wrapper
+    return ENDPOINTS.endpoint(_authorized)(handler)

@@ -1,0 +1,40 @@
+"""The sandbox as the tests of interface A (the publishing API) use it: a `SandboxServer`
+with the Forem conveniences it does not keep itself (it knows no interface in
+particular): the accounts and their keys, clients bound to an account, the rate-limit
+switch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from toolkit import USER_AGENT
+from toolkit.sandbox import forem
+from toolkit.sandbox.server import SandboxServer
+
+
+class ForemSandbox(SandboxServer):
+    """A real sandbox (every interface), with helpers for interface A's accounts."""
+
+    def accounts(self) -> list[dict[str, str]]:
+        """`[{"username", "api_key", "role"}]`, as GET /__sandbox/forem/accounts answers."""
+        return forem.accounts(self)
+
+    def api_key(self, username: str = "demo") -> str:
+        return forem.api_key(self, username)
+
+    @property
+    def demo_api_key(self) -> str:
+        return forem.api_key(self)
+
+    def client(self, username: str | None = "demo", **kwargs: Any) -> httpx.Client:
+        """An httpx client on the sandbox, with that account's `api-key` (None: anonymous)
+        and toolkit's User-Agent. The caller closes it."""
+        headers = {"User-Agent": USER_AGENT, **kwargs.pop("headers", {})}
+        if username is not None:
+            headers["api-key"] = self.api_key(username)
+        return httpx.Client(base_url=self.base_url, headers=headers, **kwargs)
+
+    def set_rate_limits(self, enabled: bool) -> None:
+        self.control("POST", "/forem/rate-limits", {"enabled": enabled})

@@ -13,7 +13,7 @@ LINT_CHECKS := lint-ruff lint-imports lint-workflows typecheck
 # WORKERS=0` runs the suite in one process.
 WORKERS ?= auto
 
-.PHONY: install install-dev test site serve demo publish watch bench lint lint-ruff lint-imports lint-workflows typecheck clean
+.PHONY: install install-dev test test-min site serve demo publish watch bench lint lint-ruff lint-imports lint-workflows typecheck clean
 
 # `install` (and so `demo`, `site`, `publish`...) installs the runtime only; `test` and
 # `lint` add the dev extras (pytest, linters, the browser and vendor-SDK tools).
@@ -37,6 +37,23 @@ $(DEV_STAMP): $(STAMP)
 # `python -m toolkit` a test starts would compile toolkit again.
 test: install-dev
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(WORKERS)
+
+# The lower bounds of pyproject.toml, tested: every dependency pinned at its `>=` version
+# (.ci/min_constraints.py) in a venv of its own, the development tools as they come, then
+# the tests that exercise those dependencies. Run when a lower bound changes.
+MIN_VENV  := .venv-min
+MIN_TESTS := tests/test_content_rules.py tests/test_fuzz_posts.py tests/test_payload.py \
+	tests/test_dependencies.py tests/site tests/test_api_client.py tests/test_client_bounds.py \
+	tests/sync tests/mcp tests/export/test_export_formats.py tests/export/test_export_verify.py \
+	tests/runlog tests/test_serving.py tests/test_watch.py tests/test_config.py
+
+test-min:
+	test -x $(MIN_VENV)/bin/python || $(PYTHON) -m venv $(MIN_VENV)
+	$(MIN_VENV)/bin/python .ci/min_constraints.py > $(MIN_VENV)/constraints.txt
+	$(MIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		-c $(MIN_VENV)/constraints.txt -e '.[dev]'
+	$(MIN_VENV)/bin/python -m pip freeze --exclude-editable > $(MIN_VENV)/installed.txt
+	env -u PYTHONDONTWRITEBYTECODE $(MIN_VENV)/bin/python -m pytest -n $(WORKERS) $(MIN_TESTS)
 
 lint: $(LINT_CHECKS)
 

@@ -4,6 +4,9 @@ to see that the service kept a name with folders)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from export_helpers import tree, unpack
@@ -68,6 +71,28 @@ def test_a_rar_export_ends_in_the_documented_error(archive, exportable):
         "(FORMAT_NOT_AVAILABLE)")
     assert not (exportable.root / "site.rar").exists()
     assert archive.credits() == 1000  # a failed task costs nothing
+
+
+def test_a_7z_export_without_py7zr_says_how_to_install_the_extra(archive, exportable):
+    """py7zr is the optional `7z` extra: without it (its import made to fail in a fresh
+    interpreter running the real CLI), a 7z export is refused before anything is sent."""
+    archive.sandbox.reset_stats()
+    blocked = ("import sys; sys.modules['py7zr'] = None; "  # import fails
+               "from toolkit.__main__ import run; run()")
+    done = subprocess.run(
+        [sys.executable, "-c", blocked, "--config", str(exportable.root / "toolkit.toml"),
+         "export", "--format", "7z"], cwd=exportable.root, capture_output=True, text=True,
+        timeout=120, check=False, env={**os.environ, **archive.env})
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines() == [
+        "Error: export: a 7z archive is checked with py7zr, which is not installed (install "
+        "toolkit with its 7z extra: pipx install --force "
+        "'toolkit[7z] @ git+https://github.com/toolkit-docs/toolkit', or "
+        "pip install -e '.[7z]' in a clone)"]
+    assert "Traceback" not in done.stdout + done.stderr
+    assert not (exportable.root / "site.7z").exists()
+    assert not [row for row in archive.sandbox.stats() if row["interface"] == "archive"]
+    assert archive.credits() == 1000
 
 
 def test_progress_is_told_phase_by_phase(archive, exportable):

@@ -11,7 +11,7 @@ retried only when it certainly did not reach the server (the connection was neve
 or the server refused it outright (429); any other failure raises, and the caller
 reconciles before deciding what to do.
 
-429, in one place (`send`): `Retry-After` is read once. A request paced by a limiter
+429, in one place (`send`'s retry decision on an answer): `Retry-After` is read once. A request paced by a limiter
 tells the limiter to hold for that long, and the limiter's next `acquire` does the
 waiting (so every sender on that limiter waits, not only this one); a request without a
 limiter waits itself. Every pause (limiter, Retry-After, backoff) goes through `wait`,
@@ -201,6 +201,35 @@ class BearerAuth(httpx.Auth):
         yield request
 
 
+@dataclass(frozen=True)
+class _Call:
+    """One `send`: what each of its attempts sends, and the rules they follow."""
+
+    method: str
+    path: str  # under the base URL, or an absolute URL
+    route: str  # for the request listener
+    shown_path: str  # how messages name it
+    talking_to: str  # the origin messages name
+    ends: float | None  # `time.monotonic()` by which it must be done
+    timeout: float | None  # the seconds it had in all
+    params: dict[str, Any]
+    json: Any
+    content: Body | None
+    headers: Mapping[str, str] | None
+    stream: bool
+    authenticated: bool
+    follow_redirects: bool
+    idempotent: bool
+    retry_5xx: bool
+    limiter: SlidingWindowLimiter | None
+    counted: bool
+
+    def give_back(self, *, counted: bool) -> None:
+        """An attempt's limiter slot, once it ended: counted, or released."""
+        if self.limiter is not None:
+            self.limiter.record() if counted else self.limiter.release()
+
+
 class ApiClient:
     """An httpx client with toolkit's User-Agent, an auth hook, retries and error mapping.
 
@@ -318,102 +347,138 @@ class ApiClient:
         holds its slot only until it is answered, so that no other sender fills the window
         while it is on its way.
         """
-        params = {k: v for k, v in (params or {}).items() if v is not None}
-        route = route or path
-        shown_path, talking_to = self._shown(path)
         ends = None if timeout is None else time.monotonic() + timeout
         overall = overall_deadline()
         if overall is not None and (ends is None or overall < ends):
             ends, timeout = overall, max(overall - time.monotonic(), 0.0)
-        retry_5xx = idempotent if retry_server_errors is None else retry_server_errors
+        shown_path, talking_to = self._shown(path)
+        call = _Call(
+            method=method, path=path, route=route or path, shown_path=shown_path,
+            talking_to=talking_to, ends=ends, timeout=timeout,
+            params={k: v for k, v in (params or {}).items() if v is not None},
+            json=json, content=content, headers=headers, stream=stream,
+            authenticated=authenticated, follow_redirects=follow_redirects,
+            idempotent=idempotent,
+            retry_5xx=idempotent if retry_server_errors is None else retry_server_errors,
+            limiter=limiter, counted=counted)
+        return self._send_handling_retries(call)
+
+    # `send` in steps, as httpx splits its own: the retries (each decision its own
+    # function) around single attempts, each of which reports itself.
+
+    def _send_handling_retries(self, call: _Call) -> httpx.Response:
+        """Attempts of `call` until one is answered for good, pausing between them as the
+        retry decisions say; the failure of the last one is raised."""
         retries = 0
         while True:
-            left = None if ends is None else ends - time.monotonic()
+            left = None if call.ends is None else call.ends - time.monotonic()
             if left is not None and left <= 0:
-                raise TransportError(f"{method} {shown_path}: no answer within {timeout:g} s",
-                                     maybe_sent=retries > 0, reason="out of time",
-                                     timed_out=True)
-            if limiter is not None:
-                limiter.acquire(lambda seconds: self.wait(seconds, limiter.reason))
-            request = self._client.build_request(
-                method, path, params=params or None, json=json,
-                content=content() if callable(content) else content, headers=headers,
-                timeout=(httpx.Timeout(left, connect=min(left, 10.0)) if left is not None
-                         else httpx.USE_CLIENT_DEFAULT))
-            started = time.perf_counter()
+                raise TransportError(
+                    f"{call.method} {call.shown_path}: no answer within {call.timeout:g} s",
+                    maybe_sent=retries > 0, reason="out of time", timed_out=True)
             try:
-                with self._count_lock:
-                    self.requests_made += 1
-                auth = (self._auth or httpx.USE_CLIENT_DEFAULT
-                        if self._credited(request, authenticated) else None)
-                # The attempt ends by the request's own time (a held wait may be long) or
-                # else the client's timeout, however slowly the answer arrives.
-                attempt_ends = time.monotonic() + (self.timeout if left is None else left)
-                with attempt_deadline(attempt_ends):
-                    response = self._client.send(request, auth=auth, stream=True,
-                                                 follow_redirects=follow_redirects)
-                    if not stream or response.status_code >= 400:
-                        response = self._read_bounded(response, method, shown_path,
-                                                      talking_to)
-            except ApiError:  # an answer toolkit does not read: too large or too deep
-                self._report(RequestReport(method, route, None, _elapsed_ms(started), retries,
-                                           "answer refused"))
-                if limiter is not None:
-                    limiter.record() if counted else limiter.release()
-                raise
+                response = self._send_single_attempt(call, retries, left)
             except httpx.TransportError as exc:
-                reason = reason_of(exc)
-                self._report(RequestReport(method, route, None, _elapsed_ms(started), retries,
-                                           reason))
-                # A connection that was never made certainly did not reach the server.
-                unsent = isinstance(exc, NEVER_SENT)
-                if limiter is not None:
-                    if unsent or not counted:
-                        limiter.release()
-                    else:
-                        limiter.record()  # it may have been counted: stay on the safe side
-                # An attempt given what was left of the request's time has used it up.
-                timed_out = ends is not None and isinstance(exc, httpx.TimeoutException)
-                error = TransportError(
-                    f"{method} {shown_path}: {reason} talking to {talking_to}",
-                    request=_request_of(exc), maybe_sent=not unsent, reason=reason,
-                    timed_out=timed_out,
-                )
-                if not timed_out and (idempotent or unsent) and retries + 1 < self.retry.attempts:
-                    backoff = self.retry.pause(retries)
-                    if ends is not None:  # the time left is checked again before the next try
-                        backoff = min(backoff, ends - time.monotonic())
-                    self.wait(backoff, f"{method} {shown_path}: connection failed, retrying")
-                    retries += 1
-                    continue
-                raise error from None
-            self._report(RequestReport(method, route, response.status_code,
-                                       _elapsed_ms(started), retries))
-            if response.status_code == 429:
-                default = limiter.window if limiter is not None else self.retry.default_retry_after
-                seconds = min(retry_after_seconds(response, default), self.retry.max_retry_after)
-                if limiter is not None:
-                    # its next acquire waits, for every sender on it
-                    limiter.hold(seconds)
-                if retries + 1 >= self.retry.attempts or _outlasts(seconds, ends):
-                    raise status_error(response, retry_after=seconds)
-                if limiter is None:
-                    self.wait(seconds, f"{method} {shown_path}: {HELD}")
-                retries += 1
-                continue
-            if limiter is not None and counted:
-                limiter.record()
-            elif limiter is not None:
-                limiter.release()  # answered, and not counted by the server
-            if response.status_code < 400:
-                return response
-            refused = status_error(response)
-            backoff = self.retry.pause(retries)
-            if not (retry_5xx and isinstance(refused, ServerError)) \
-                    or retries + 1 >= self.retry.attempts or _outlasts(backoff, ends):
-                raise refused
-            self.wait(backoff, f"{method} {shown_path}: {response.status_code}, retrying")
+                seconds, why = self._retry_after_failure(call, exc, retries)
+            else:
+                decision = self._retry_after_answer(call, response, retries)
+                if decision is None:
+                    return response
+                seconds, why = decision
+            self.wait(seconds, why)
             retries += 1
+
+    def _send_single_attempt(self, call: _Call, retries: int,
+                             left: float | None) -> httpx.Response:
+        """One attempt, reported to the request listener once it has an answer (read
+        whole and bounded, or a streamed one's head) or has failed without one; with a
+        limiter, the attempt's slot is taken first and given back or counted after (a 429
+        keeps it: its retry decision holds the limiter)."""
+        limiter = call.limiter
+        if limiter is not None:
+            limiter.acquire(lambda seconds: self.wait(seconds, limiter.reason))
+        content = call.content() if callable(call.content) else call.content
+        request = self._client.build_request(
+            call.method, call.path, params=call.params or None, json=call.json,
+            content=content, headers=call.headers,
+            timeout=(httpx.Timeout(left, connect=min(left, 10.0)) if left is not None
+                     else httpx.USE_CLIENT_DEFAULT))
+        started = time.perf_counter()
+        try:
+            with self._count_lock:
+                self.requests_made += 1
+            auth = (self._auth or httpx.USE_CLIENT_DEFAULT
+                    if self._credited(request, call.authenticated) else None)
+            # The attempt ends by the request's own time (a held wait may be long) or
+            # else the client's timeout, however slowly the answer arrives.
+            attempt_ends = time.monotonic() + (self.timeout if left is None else left)
+            with attempt_deadline(attempt_ends):
+                response = self._client.send(request, auth=auth, stream=True,
+                                             follow_redirects=call.follow_redirects)
+                if not call.stream or response.status_code >= 400:
+                    response = self._read_bounded(response, call.method, call.shown_path,
+                                                  call.talking_to)
+        except ApiError:  # an answer toolkit does not read: too large or too deep
+            self._report(RequestReport(call.method, call.route, None, _elapsed_ms(started),
+                                       retries, "answer refused"))
+            call.give_back(counted=call.counted)
+            raise
+        except httpx.TransportError as exc:
+            self._report(RequestReport(call.method, call.route, None, _elapsed_ms(started),
+                                       retries, reason_of(exc)))
+            # A connection that was never made certainly did not reach the server; one
+            # that was may have been counted: stay on the safe side.
+            call.give_back(counted=call.counted and not isinstance(exc, NEVER_SENT))
+            raise
+        self._report(RequestReport(call.method, call.route, response.status_code,
+                                   _elapsed_ms(started), retries))
+        if response.status_code != 429:
+            call.give_back(counted=call.counted)  # answered: counted by the server or not
+        return response
+
+    def _retry_after_failure(self, call: _Call, exc: httpx.TransportError,
+                             retries: int) -> tuple[float, str]:
+        """The pause before retrying an attempt that got no answer, or its `TransportError`
+        raised: an attempt given what was left of the request's time has used it up, and
+        one that may have reached the server is retried only when idempotent."""
+        reason = reason_of(exc)
+        unsent = isinstance(exc, NEVER_SENT)
+        timed_out = call.ends is not None and isinstance(exc, httpx.TimeoutException)
+        if not timed_out and (call.idempotent or unsent) \
+                and retries + 1 < self.retry.attempts:
+            backoff = self.retry.pause(retries)
+            if call.ends is not None:  # the time left is checked again before the next try
+                backoff = min(backoff, call.ends - time.monotonic())
+            return backoff, f"{call.method} {call.shown_path}: connection failed, retrying"
+        raise TransportError(
+            f"{call.method} {call.shown_path}: {reason} talking to {call.talking_to}",
+            request=_request_of(exc), maybe_sent=not unsent, reason=reason,
+            timed_out=timed_out) from None
+
+    def _retry_after_answer(self, call: _Call, response: httpx.Response,
+                            retries: int) -> tuple[float, str] | None:
+        """None for an answer to return; else the pause before retrying, or the answer's
+        error raised. 429, in one place: `Retry-After` is read once; a request paced by a
+        limiter holds the limiter that long (its next `acquire` waits, for every sender on
+        it: no pause here), one without pauses itself. A 5xx is retried when `retry_5xx`."""
+        if response.status_code == 429:
+            limiter = call.limiter
+            default = limiter.window if limiter is not None else self.retry.default_retry_after
+            seconds = min(retry_after_seconds(response, default), self.retry.max_retry_after)
+            if limiter is not None:
+                limiter.hold(seconds)
+            if retries + 1 >= self.retry.attempts or _outlasts(seconds, call.ends):
+                raise status_error(response, retry_after=seconds)
+            return (0.0 if limiter is not None else seconds,
+                    f"{call.method} {call.shown_path}: {HELD}")
+        if response.status_code < 400:
+            return None
+        refused = status_error(response)
+        backoff = self.retry.pause(retries)
+        if not (call.retry_5xx and isinstance(refused, ServerError)) \
+                or retries + 1 >= self.retry.attempts or _outlasts(backoff, call.ends):
+            raise refused
+        return backoff, f"{call.method} {call.shown_path}: {response.status_code}, retrying"
 
     def _read_bounded(self, response: httpx.Response, method: str, shown_path: str,
                       talking_to: str) -> httpx.Response:

@@ -40,7 +40,7 @@ from toolkit.errors import (
     ToolkitError,
 )
 from toolkit.export.files import Collected, SourceFile, collect
-from toolkit.export.verify import Sent, verify
+from toolkit.export.verify import Sent, require_reader, verify
 from toolkit.fsutil import open_locked_temp, remove_stale_temp_files, temp_name
 from toolkit.runlog.run import Run, recorded
 
@@ -160,6 +160,7 @@ def _export(config: Config, run: Run, *, source: str | None, fmt: str | None,
         raise ExportError(f"export: the source must be one of {', '.join(EXPORT_SOURCES)}")
     if fmt not in ARCHIVE_FORMATS:
         raise ExportError(f"export: the format must be one of {', '.join(ARCHIVE_FORMATS)}")
+    require_reader(fmt)
     folder = config.site.output_dir if source == "site" else config.site.content_dir
     target = _output(config, source, fmt, output, folder)
     files = _collect(folder, config, source)

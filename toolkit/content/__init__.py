@@ -1,19 +1,25 @@
-"""The content model: finding posts, parsing them, checking them, and their API payload."""
+"""The content model: finding posts, parsing them, checking them, and their API payload.
+
+Importing the package loads only `problems`: a site build with nothing to do uses
+`ProblemList` and must not pay for YAML. The parts that read posts are imported on first
+use (`Post`, `Payload` and `load_post` through the module's `__getattr__`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import importlib
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from toolkit.config import Config
-from toolkit.content.discover import find_posts
-from toolkit.content.known import KnownPost, known_posts
-from toolkit.content.payload import Payload, build_payload
-from toolkit.content.post import Post, load_post
 from toolkit.content.problems import PostError, Problem, ProblemList, Severity
-from toolkit.content.rules import validate_posts
-from toolkit.localfiles import config_folders
+
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterable
+    from pathlib import Path
+
+    from toolkit.config import Config
+    from toolkit.content.payload import Payload
+    from toolkit.content.post import Post, load_post
 
 __all__ = [
     "CheckReport",
@@ -28,6 +34,17 @@ __all__ = [
     "payload_for",
 ]
 
+# Re-exported names -> the submodule that defines them (which loads YAML).
+_ON_USE = {"Payload": "payload", "Post": "post", "load_post": "post"}
+
+if not TYPE_CHECKING:  # for mypy, the names are the ones imported above
+
+    def __getattr__(name: str) -> Any:
+        module = _ON_USE.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
 
 @dataclass
 class CheckReport(ProblemList):
@@ -39,6 +56,10 @@ class CheckReport(ProblemList):
 def load_posts(config: Config, paths: Iterable[str | Path] = ()) -> tuple[list[Post], list[Problem]]:
     """Parse the posts; a post that cannot be parsed becomes a problem, the rest go on.
     Files skipped unread (a symlink leading outside the project, a FIFO) are warnings."""
+    from toolkit.content.discover import find_posts
+    from toolkit.content.post import load_post
+    from toolkit.localfiles import config_folders
+
     posts: list[Post] = []
     problems: list[Problem] = []
     skipped: list[tuple[Path, str]] = []
@@ -60,6 +81,11 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
     those rules always look at every post even when only some were named (the others
     through `known`, which parses a post again only when its file changed).
     """
+    from toolkit.content.discover import find_posts
+    from toolkit.content.known import KnownPost, known_posts
+    from toolkit.content.rules import validate_posts
+    from toolkit.localfiles import config_folders
+
     paths = list(paths)
     posts, problems = load_posts(config, paths)
     others: list[KnownPost] = []
@@ -82,6 +108,8 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
 
 
 def payload_for(post: Post, config: Config) -> Payload:
+    from toolkit.content.payload import build_payload
+
     return build_payload(
         post,
         config.site.content_dir,

@@ -1,7 +1,9 @@
 """A post: one Markdown file with a YAML front matter block, parsed once.
 
-python-frontmatter finds the block; `FrontMatterLoader` loads it (with libyaml's parser
-when available). The line of each key is worked out only when a problem has to be
+`FRONT_MATTER_FENCE` finds the block (as python-frontmatter's YAML handler does, whose
+splitting and loading toolkit cannot use: they strip the text, so lines are lost, and load
+with an unbounded loader); `FrontMatterLoader` loads it (with libyaml's parser when
+available). The line of each key is worked out only when a problem has to be
 reported, so building a thousand posts pays for one YAML parse each.
 
 A post file comes from anyone who can open a pull request, so reading it is bounded: at
@@ -23,7 +25,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import frontmatter
 import yaml
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
@@ -50,7 +51,9 @@ try:  # libyaml's parser: the same events, ten times faster
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     CParser = None
 
-HANDLER = frontmatter.YAMLHandler()
+# A line of three or more dashes: the opening one starts the file, the next one closes.
+# `\s*` may run over blank lines, so a match can stop before a newline (see `parse_post`).
+FRONT_MATTER_FENCE = re.compile(r"^-{3,}\s*$", re.MULTILINE)
 
 # Limits on what a post may hold (the API's own limit on a body, 800 KB, is a rule of
 # `toolkit check`; these keep a hostile file from hanging or exhausting a run).
@@ -421,11 +424,10 @@ def parse_post(path: Path, key: str, source: str) -> Post:
     """Parse a post's text; raise `PostError` (with the file line) when it cannot be used."""
     if source.startswith("\ufeff"):
         source = source[1:]
-    if not HANDLER.detect(source):
+    opening = FRONT_MATTER_FENCE.match(source)
+    if opening is None:
         return Post(path=path, key=key, source=source, meta={}, body=source)
-    boundaries = HANDLER.FM_BOUNDARY.finditer(source)
-    opening = next(boundaries)
-    closing = next(boundaries, None)
+    closing = FRONT_MATTER_FENCE.search(source, opening.end())
     if closing is None:
         raise PostError(Problem(key, 1, "front matter: the opening --- has no closing ---"))
     fm_text = source[opening.end() : closing.start()]

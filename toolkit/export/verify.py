@@ -11,6 +11,9 @@ is checked for its signature only, and the caller says so.
 
 Entries that are folders (a name ending in `/`, or a tar directory) are allowed when
 they hold sent files; links, devices and the like are not.
+
+7z is read with py7zr, toolkit's optional `7z` extra: `require_reader` refuses a 7z export
+without it before anything is sent.
 """
 
 from __future__ import annotations
@@ -22,11 +25,15 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, NamedTuple
 
-from toolkit.errors import BrokenDownload
+from toolkit.errors import BrokenDownload, ExportError
 
 RAR_SIGNATURES = (b"Rar!\x1a\x07\x00", b"Rar!\x1a\x07\x01\x00")
 TAR_READ = {"tar": "r:", "tar.gz": "r:gz", "tar.bz2": "r:bz2"}
 LISTED = 3  # names shown in a message
+NO_PY7ZR = ("export: a 7z archive is checked with py7zr, which is not installed (install "
+            "toolkit with its 7z extra: pipx install --force "
+            "'toolkit[7z] @ git+https://github.com/toolkit-docs/toolkit', or "
+            "pip install -e '.[7z]' in a clone)")
 CHUNK = 1024 * 1024
 
 
@@ -59,6 +66,16 @@ def unsafe(name: str) -> bool:
         ord(c) < 32 or ord(c) == 127 for c in name)
 
 
+def require_reader(fmt: str) -> None:
+    """`ExportError` when an archive of `fmt` could not be checked once downloaded (7z
+    without py7zr): said before anything is uploaded, so no task is paid for in vain."""
+    if fmt == "7z":
+        try:
+            import py7zr.io  # noqa: F401
+        except ImportError:
+            raise ExportError(NO_PY7ZR) from None
+
+
 def verify(path: Path, fmt: str, expected: Mapping[str, Sent]) -> int:
     """Check the archive at `path` against `expected` ({name: Sent}); the number of file
     entries, or `BrokenDownload` saying what is wrong."""
@@ -77,7 +94,7 @@ def verify(path: Path, fmt: str, expected: Mapping[str, Sent]) -> int:
             entries = dict(_tar(path, TAR_READ[fmt]))
         else:
             raise BrokenDownload(f"cannot check a {fmt} archive")
-    except BrokenDownload:
+    except ExportError:  # BrokenDownload, or a reader missing
         raise
     except Exception as exc:  # every library has its own errors for a broken archive
         raise BrokenDownload(f"the downloaded {fmt} archive does not open: "
@@ -116,6 +133,7 @@ def _tar(path: Path, mode: str) -> Iterator[tuple[str, Read]]:
 
 
 def _seven_zip(path: Path) -> Iterator[tuple[str, Read]]:
+    require_reader("7z")
     import py7zr
     import py7zr.io
 

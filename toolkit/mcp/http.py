@@ -1,11 +1,11 @@
 """The HTTP transport: Streamable HTTP at `/mcp` behind the server's own OAuth 2.1
 authorization server, served by `BackgroundServer`.
 
-FastMCP builds the app from `auth_server_provider=` and `auth=AuthSettings(...)`: the
-SDK's metadata, `/authorize`, `/token` and `/register` routes, RFC 9728 protected-resource
-metadata, its bearer middleware (a token is read from the `Authorization` header only),
-and a 401 with `WWW-Authenticate: Bearer ... resource_metadata="..."` for a request
-without a valid token. `build_app` then swaps in what the SDK leaves out:
+`build_app` composes the app from the SDK's parts: its session manager (the transport),
+its bearer authentication (a token is read from the `Authorization` header only, and a
+request to `/mcp` without a valid token is a 401 with `WWW-Authenticate: Bearer ...
+resource_metadata="..."`), its `/authorize` handler and its metadata models; with toolkit's
+own endpoints where the SDK's do not do what toolkit needs:
 
 - `/token` and `/register` go through `TokenEndpoint` and `RegisterEndpoint` (auth.py);
 - the authorization server metadata lists client_credentials and the scopes; it ignores
@@ -40,15 +40,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from mcp.server.auth.handlers.authorize import AuthorizationHandler
 from mcp.server.auth.handlers.register import RegistrationHandler
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, RequireAuthMiddleware
-from mcp.server.auth.routes import (
-    build_metadata,
-    build_resource_metadata_url,
-    cors_middleware,
-    validate_issuer_url,
+from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
+from mcp.server.auth.middleware.bearer_auth import (
+    AuthenticatedUser,
+    BearerAuthBackend,
+    RequireAuthMiddleware,
 )
-from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
+from mcp.server.auth.provider import OAuthAuthorizationServerProvider, ProviderTokenVerifier
+from mcp.server.auth.routes import build_metadata, build_resource_metadata_url, cors_middleware
+from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
+from mcp.server.fastmcp.server import StreamableHTTPASGIApp
 from mcp.server.transport_security import (
     DEFAULT_MAX_REQUEST_BODY_SIZE,
     RequestBodyLimitMiddleware,
@@ -59,6 +62,8 @@ from mcp.types import INVALID_PARAMS
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
+from starlette.middleware import Middleware
+from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -471,44 +476,26 @@ def _document(document: dict[str, Any]) -> ASGIApp:
     return cors_middleware(handle, ["GET", "OPTIONS"])
 
 
-def _find(routes: list[BaseRoute], path: str) -> Route:
-    for existing in routes:
-        if isinstance(existing, Route) and existing.path == path:
-            return existing
-    raise RuntimeError(f"the MCP SDK no longer serves {path}; toolkit.mcp.http needs updating")
-
-
-def _replace(routes: list[BaseRoute], path: str, route: Route) -> None:
-    """Put `route` where the SDK's route for `path` is."""
-    routes[routes.index(_find(routes, path))] = route
+def _guarded(path: str, app: ASGIApp, methods: list[str] | None,
+             security: TransportSecuritySettings, *, check_origin: bool = False) -> Route:
+    """A route of the authorization server, behind `HostGuard`."""
+    return Route(path, HostGuard(app, security, check_origin=check_origin), methods=methods)
 
 
 def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
               operator_secret: Secret, listener: McpListener) -> tuple[Starlette, ToolkitMCP]:
-    """The whole HTTP application (and the MCP server in it)."""
+    """The whole HTTP application (and the MCP server in it), composed from the SDK's
+    parts: its session manager, bearer authentication and `/authorize` handler."""
     registration = ClientRegistrationOptions(enabled=True, valid_scopes=list(scope_names.ALL),
                                              default_scopes=list(scope_names.DEFAULT))
-    # The SDK takes http only on localhost and 127.0.0.1; on another loopback address
-    # ([::1], 127.0.0.2) it is given 127.0.0.1 for the origin: every document and check
-    # that names the issuer is replaced below with the real one.
-    sdk_issuer = site.issuer_url
-    try:
-        validate_issuer_url(AnyHttpUrl(sdk_issuer))
-    except ValueError:
-        sdk_issuer = f"http://127.0.0.1:{site.port}"
-    settings = AuthSettings(
-        issuer_url=AnyHttpUrl(sdk_issuer), resource_server_url=AnyHttpUrl(sdk_issuer + MCP_PATH),
-        client_registration_options=registration,
-        revocation_options=RevocationOptions(enabled=False), required_scopes=None,
-        # Tokens are this server's own: the provider checks the resource they were
-        # asked for at /authorize, and a token asked for without one is ours too.
-        validate_token_resource=False)
-    server = ToolkitMCP(config, listener, transport="http", auth_provider=provider,
-                        auth=settings, transport_security=site.transport_security())
-    app = server.streamable_http_app()
-    routes = app.router.routes
+    # No `auth=` for FastMCP: its app is not the one served, only its session manager is.
+    server = ToolkitMCP(config, listener, transport="http",
+                        transport_security=site.transport_security())
+    server.streamable_http_app()  # makes the SDK's session manager (its app is not used)
+    sessions = server.session_manager
     issuer = AnyHttpUrl(site.issuer_url)
     resource_metadata_url = str(build_resource_metadata_url(AnyHttpUrl(site.resource_url)))
+    security = site.transport_security()
 
     metadata = build_metadata(issuer, None, registration, RevocationOptions(enabled=False))
     metadata.grant_types_supported = ["authorization_code", "refresh_token", "client_credentials"]
@@ -519,48 +506,50 @@ def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
     # adds to an origin (RFC 8414 3.3: identical to the URL metadata was asked for by).
     as_document = metadata.model_dump(mode="json", exclude_none=True) | {
         "issuer": site.issuer_url}
-    _replace(routes, AS_METADATA, Route(AS_METADATA, _document(as_document),
-                                        methods=["GET", "OPTIONS"]))
 
-    authorize = _find(routes, "/authorize")
-    _replace(routes, "/authorize", Route("/authorize", AuthorizeEvents(authorize.endpoint, listener,
-                                                                         provider.store),
-                                         methods=["GET", "POST"]))
-
+    # The SDK's own authorization endpoint (no CORS: a client redirects to it), body-limited.
+    authorize = RequestBodyLimitMiddleware(
+        request_response(AuthorizationHandler(provider).handle), DEFAULT_MAX_REQUEST_BODY_SIZE)
     token = TokenEndpoint(provider)
-    _replace(routes, "/token", Route("/token", _with_cors(token.handle, ["POST", "OPTIONS"]),
-                                     methods=["POST", "OPTIONS"]))
     register = RegisterEndpoint(provider, RegistrationHandler(provider, registration))
-    _replace(routes, "/register", Route(
-        "/register", _with_cors(register.handle, ["POST", "OPTIONS"]),
-        methods=["POST", "OPTIONS"]))
 
     resource = ProtectedResourceMetadata(
         resource=AnyHttpUrl(site.resource_url), authorization_servers=[issuer],
         scopes_supported=list(scope_names.ALL), resource_name="toolkit")
     prm = _document(resource.model_dump(mode="json", exclude_none=True) | {
         "resource": site.resource_url, "authorization_servers": [site.issuer_url]})
-    prm_path = urlsplit(resource_metadata_url).path
-    _replace(routes, prm_path, Route(prm_path, prm, methods=["GET", "OPTIONS"]))
-    routes.append(Route(PRM_ROOT, prm, methods=["GET", "OPTIONS"]))
 
-    sdk_mcp = _find(routes, MCP_PATH)
-    assert isinstance(sdk_mcp.endpoint, RequireAuthMiddleware)
-    transport = sdk_mcp.endpoint.app  # the Streamable HTTP app inside the SDK's auth check
+    # /mcp: the SDK's transport checks Host and Origin itself.
     gate = RequireAuthMiddleware(
-        RequestBodyLimitMiddleware(ScopeGate(SessionGrants(transport, provider.store),
-                                             resource_metadata_url, server.argument_validators),
-                                   DEFAULT_MAX_REQUEST_BODY_SIZE),
+        RequestBodyLimitMiddleware(
+            ScopeGate(SessionGrants(StreamableHTTPASGIApp(sessions), provider.store),
+                      resource_metadata_url, server.argument_validators),
+            DEFAULT_MAX_REQUEST_BODY_SIZE),
         [], AnyHttpUrl(resource_metadata_url))
-    _replace(routes, MCP_PATH, Route(MCP_PATH, endpoint=QueryTokenGuard(
-        RefusalEvents(gate, listener))))
 
     consent = ConsentScreen(provider, operator_secret, config.site.title)
-    routes.append(Route("/consent", consent.handle, methods=["GET", "POST"]))
-    security = site.transport_security()
-    for route in routes:  # /mcp: the SDK's transport checks Host and Origin itself
-        if isinstance(route, Route) and route.path != MCP_PATH:
-            route.app = HostGuard(route.app, security, check_origin=route.path == "/consent")
+    routes: list[BaseRoute] = [
+        _guarded(AS_METADATA, _document(as_document), ["GET", "OPTIONS"], security),
+        _guarded("/authorize", AuthorizeEvents(authorize, listener, provider.store),
+                 ["GET", "POST"], security),
+        _guarded("/token", _with_cors(token.handle, ["POST", "OPTIONS"]), ["POST", "OPTIONS"],
+                 security),
+        _guarded("/register", _with_cors(register.handle, ["POST", "OPTIONS"]),
+                 ["POST", "OPTIONS"], security),
+        Route(MCP_PATH, endpoint=QueryTokenGuard(RefusalEvents(gate, listener))),
+        _guarded(urlsplit(resource_metadata_url).path, prm, ["GET", "OPTIONS"], security),
+        _guarded(PRM_ROOT, prm, ["GET", "OPTIONS"], security),
+        _guarded("/consent", request_response(consent.handle), ["GET", "POST"], security,
+                 check_origin=True),
+    ]
+    # As the SDK's app: the bearer token of any request read into `scope["user"]` (and the
+    # SDK's auth context), the session manager running for the app's lifetime.
+    tokens: OAuthAuthorizationServerProvider[Any, Any, Any] = provider
+    middleware = [Middleware(AuthenticationMiddleware,
+                             backend=BearerAuthBackend(ProviderTokenVerifier(tokens))),
+                  Middleware(AuthContextMiddleware)]
+    app = Starlette(debug=server.settings.debug, routes=routes, middleware=middleware,
+                    lifespan=lambda _: sessions.run())
     return app, server
 
 

@@ -25,11 +25,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from toolkit import localfiles
 from toolkit.config import Config
+from toolkit.content.problems import Problem, ProblemList, Severity
 from toolkit.errors import BuildError
 from toolkit.fsutil import stat_trusted
 from toolkit.site import search, theme_files
@@ -67,18 +68,13 @@ from toolkit.site.plan import (
 from toolkit.site.render import PageJob, Prepared, Renderer
 from toolkit.site.scan import key_prefix, scan_content
 
-if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.content.problems import Problem
-
 # Bump when the builder's output or its records change for the same inputs: every post is
 # then read again and every page redone.
 BUILDER_VERSION = "4"
 
 
-# Not `content.problems.ProblemList`: importing the `toolkit.content` package loads YAML and
-# python-frontmatter, which a build with nothing to do must not pay for.
 @dataclass
-class BuildReport:
+class BuildReport(ProblemList):
     output_dir: Path
     posts: int = 0  # posts on the site
     drafts_left_out: int = 0  # drafts (`published: false`) not on the site: built without drafts
@@ -89,14 +85,6 @@ class BuildReport:
     search_index: list[str] = field(default_factory=list)  # files of the search index written
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)  # seconds per step, for profiling
-
-    @property
-    def errors(self) -> list[Problem]:
-        return [p for p in self.problems if p.is_error]
-
-    @property
-    def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if not p.is_error]
 
     @property
     def ok(self) -> bool:
@@ -553,7 +541,5 @@ class SiteBuilder:
     def _report_problems(rows: list[tuple[str, Row]]) -> list[Problem]:
         if not rows:
             return []
-        from toolkit.content.problems import Problem, Severity
-
         return sorted(Problem(path, line, message, Severity(severity))
                       for path, (line, message, severity) in rows)

@@ -1,0 +1,81 @@
+"""pyproject.toml declares what toolkit imports: every distribution a module of toolkit/
+imports is a dependency or in an extra, and a module of an extra (which a writer may not
+have installed) is imported only where it is used, never when a module is loaded."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import tomllib
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _name(requirement: str) -> str:
+    """`Jinja2>=3.1.4` -> `jinja2`, `toolkit[7z]` -> `toolkit` (normalised, PEP 503)."""
+    name = re.split(r"[\s<>=!~\[;(]", requirement.strip(), maxsplit=1)[0]
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _imports() -> dict[str, list[tuple[str, bool]]]:
+    """Top-level module -> (file, imported at module level) for every import in toolkit/."""
+    found: dict[str, list[tuple[str, bool]]] = {}
+    for path in sorted((ROOT / "toolkit").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        at_top = {id(node) for node in tree.body}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                found.setdefault(name.split(".")[0], []).append(
+                    (str(path.relative_to(ROOT)), id(node) in at_top))
+    return found
+
+
+def _declared() -> tuple[set[str], dict[str, set[str]]]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = {extra: {_name(r) for r in requirements}
+              for extra, requirements in project["optional-dependencies"].items()}
+    return {_name(r) for r in project["dependencies"]}, extras
+
+
+def test_every_distribution_toolkit_imports_is_declared():
+    required, extras = _declared()
+    distributions = packages_distributions()
+    undeclared = {}
+    for module in _imports():
+        if module in sys.stdlib_module_names or module == "toolkit":
+            continue
+        names = {_name(d) for d in distributions.get(module, [])}
+        if not names & (required | extras.get("7z", set())):
+            undeclared[module] = sorted(names) or "not installed"
+    assert undeclared == {}
+
+
+def test_a_module_of_an_extra_is_imported_only_where_it_is_used():
+    required, extras = _declared()
+    distributions = packages_distributions()
+    optional = {module for module, names in distributions.items()
+                if {_name(d) for d in names} & extras.get("7z", set())
+                and not {_name(d) for d in names} & required}
+    assert "py7zr" in optional
+    loaded_with_a_module = sorted(
+        f"{path}: {module}" for module, uses in _imports().items() if module in optional
+        for path, at_top in uses if at_top)
+    assert loaded_with_a_module == []
+
+
+def test_the_dev_extra_brings_the_optional_parts_and_pins_the_checks():
+    _, extras = _declared()
+    assert "toolkit" in extras["dev"]  # toolkit[7z]: `make test` exports 7z archives
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pinned = {_name(r): r for r in project["optional-dependencies"]["dev"]}
+    assert all(re.fullmatch(rf"{tool}==[0-9][0-9.]*", pinned[tool], re.IGNORECASE)
+               for tool in ("ruff", "mypy", "zizmor"))

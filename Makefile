@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
 # The checks `make lint` runs, and so CI (each a target below; `typecheck` is mypy, strict
-# on toolkit/).
+# on toolkit/, every test body checked too).
 LINT_CHECKS := lint-ruff lint-workflows typecheck
 
 # Test workers (pytest-xdist): one per core (`auto`); four measured no faster on two

@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
 # The checks `make lint` runs, and so CI (each a target below; `typecheck` is mypy, strict
-# on toolkit/).
+# on toolkit/, every test body checked too).
 LINT_CHECKS := lint-ruff lint-imports lint-workflows typecheck
 
 # Test workers (pytest-xdist): one per core (`auto`); four measured no faster on two
@@ -34,9 +34,11 @@ $(DEV_STAMP): $(STAMP)
 	touch $(DEV_STAMP)
 
 # Bytecode caching on even where the environment turns it off: every worker and every
-# `python -m toolkit` a test starts would compile toolkit again.
+# `python -m toolkit` a test starts would compile toolkit again. Coverage of toolkit/ is
+# measured on the way: the files not fully covered and the total are printed at the end,
+# and a total under `[tool.coverage.report] fail_under` fails the run.
 test: install-dev
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(WORKERS)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(WORKERS) --cov --cov-report=term:skip-covered
 
 # The lower bounds of pyproject.toml, tested: every dependency pinned at its `>=` version
 # (.ci/min_constraints.py) in a venv of its own, the development tools as they come, then

@@ -75,7 +75,7 @@ def test_a_wait_for_the_run_lock_is_in_the_result(config):
     result = pull(config, lock_timeout=10, on_blocked=blocked)
     holder.join()
     assert told == [result.lock_wait]
-    assert result.lock_wait.startswith("another toolkit run holds .toolkit/run.lock (publish, pid ")
+    assert result.lock_wait is not None and result.lock_wait.startswith("another toolkit run holds .toolkit/run.lock (publish, pid ")
 
 
 def test_only_the_commands_take_the_run_lock():

@@ -56,7 +56,7 @@ def test_environment_overrides_base_url_and_supplies_secrets(tmp_path):
     )
     assert config.forem.base_url == "http://127.0.0.1:8787"
     assert config.forem.api_key == Secret("from-env")  # the real environment wins over .env
-    assert config.logs.password.reveal() == "pw"
+    assert config.logs.password is not None and config.logs.password.reveal() == "pw"
 
 
 def test_bad_environment_override_is_reported(tmp_path):

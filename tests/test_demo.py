@@ -78,7 +78,9 @@ def test_demo_publishes_mirrors_and_builds_without_touching_the_project(demo_run
     assert (site / "getting-started" / "index.html").is_file()
     # The site links nothing to the sandbox, which is stopped by now: no comment author,
     # "Join the discussion" or reading-list link.
-    sandbox_url = re.search(r"sandbox running at (http://\S+)", result.output)[1]
+    started = re.search(r"sandbox running at (http://\S+)", result.output)
+    assert started is not None, result.output
+    sandbox_url = started[1]
     linking = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
                      if f'href="{sandbox_url}' in p.read_text())
     assert linking == []

@@ -103,7 +103,8 @@ def test_the_core_never_imports_click_prints_or_exits(path):
             names = [node.module or ""]
         else:
             names = []
-        assert not [n for n in names if n.split(".")[0] in ("click", "rich")], node.lineno
+        assert not [n for n in names if n.split(".")[0] in ("click", "rich")], \
+            getattr(node, "lineno", None)
         if isinstance(node, ast.Call):
             func = node.func
             assert not (isinstance(func, ast.Name) and func.id == "print"), node.lineno

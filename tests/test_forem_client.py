@@ -136,6 +136,7 @@ def test_devto_field_names_are_read_as_the_seed_names():
                      transport=scripted(httpx.Response(200, json=article), seen=seen)) as forem:
         read = forem.article(7)
     assert read.tags == ["python", "web"]
+    assert read.user is not None
     assert read.user.microblog_username == "tw" and read.user.codehost_username == "gh"
     assert seen[0].headers["user-agent"] == USER_AGENT
     assert seen[0].headers["api-key"] == "k3y"

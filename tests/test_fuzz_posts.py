@@ -216,8 +216,7 @@ class Fuzzed:
 
     def exercise(self, data: bytes) -> None:
         """Run check, build and plan; a `ToolkitError` is an answer, anything else a bug."""
-        self.write(data)
-        key = f"content/{self._current.name}"
+        key = f"content/{self.write(data).name}"
         try:
             report = check(self.config)
         except ToolkitError:

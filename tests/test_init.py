@@ -50,7 +50,7 @@ def test_the_commented_toml_names_every_key_once_at_its_default():
     for section, key, declared in declared_keys():
         if declared.secret:
             assert key not in data[section]
-            assert declared.env in text  # named, with where it comes from instead
+            assert declared.env is not None and declared.env in text  # named, with where it comes from instead
         elif declared.default is not None and not declared.default_from:
             assert data[section][key] == declared.default, f"{section}.{key}"
         else:

@@ -72,6 +72,7 @@ def interrupted_run(number: int, cwd: Path, command: tuple[str, ...] = SANDBOX) 
                 assert time.monotonic() < deadline, "toolkit never installed its handlers"
                 time.sleep(0.001)
         else:
+            assert process.stdout is not None
             for line in process.stdout:
                 output += line
                 if READY[command[0]] in line:

@@ -51,13 +51,16 @@ class Watch:
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         line = self.until(lambda: next((x for x in self.lines if "Serving http" in x), None), 20)
-        self.url = re.search(r"(http://\S+?)/?\s", line + " ").group(1)
+        served = re.search(r"(http://\S+?)/?\s", line + " ")
+        assert served is not None, line
+        self.url = served.group(1)
         self._sse = threading.Thread(target=self._listen, daemon=True)
         self._sse.start()
         self.until(lambda: self.events)  # the initial "problems" event
         assert self.events[0][0] == "problems"
 
     def _read(self) -> None:
+        assert self.process.stdout is not None
         for line in self.process.stdout:
             self._add(self.lines, line.rstrip("\n"))
         with self._news:
@@ -94,7 +97,8 @@ class Watch:
             ended = seen[2]
             with self._news:
                 arrived = not ended and self._news.wait_for(
-                    lambda seen=seen: self._state() != seen, deadline - time.monotonic())
+                    lambda seen=seen: self._state() != seen,  # type: ignore[misc]
+                    deadline - time.monotonic())
             if not arrived:
                 raise AssertionError(
                     "condition not met " + ("before watch ended" if ended else "in time")
@@ -134,6 +138,7 @@ class Watch:
             self.process.send_signal(signal.SIGINT)
             self.process.wait(timeout=10)
         self._reader.join(5)
+        assert self.process.stdout is not None
         self.process.stdout.close()
         return self.process.returncode
 

@@ -8,7 +8,7 @@ import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 
@@ -115,7 +115,8 @@ def unpack(path: Path, fmt: str, scratch: Path) -> dict[str, bytes]:
         with py7zr.SevenZipFile(path) as archive:
             archive.extractall(path=scratch)
         return tree(scratch)
-    mode = {"tar": "r:", "tar.gz": "r:gz", "tar.bz2": "r:bz2"}[fmt]
-    with tarfile.open(path, mode) as archive:
+    modes: dict[str, Literal["r:", "r:gz", "r:bz2"]] = {
+        "tar": "r:", "tar.gz": "r:gz", "tar.bz2": "r:bz2"}
+    with tarfile.open(path, modes[fmt]) as archive:
         return {member.name: archive.extractfile(member).read()  # type: ignore[union-attr]
                 for member in archive if member.isreg()}

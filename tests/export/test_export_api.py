@@ -121,7 +121,7 @@ class _Receiver(BaseHTTPRequestHandler):
     got: list[tuple[dict, bytes]] = []
     arrived = threading.Event()
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+    def do_POST(self) -> None:  # http.server's name
         body = self.rfile.read(int(self.headers["Content-Length"]))
         type(self).got.append((dict(self.headers), body))
         self.send_response(204)

@@ -66,7 +66,8 @@ def test_single_tasks_are_created_uploaded_waited_found_and_deleted(sdk, tmp_pat
     remote = export["result"]["files"][0]
     saved = sdk.download(filename=str(tmp_path / remote["filename"]), url=remote["url"])
     with tarfile.open(saved) as archive:
-        assert archive.extractfile("post.md").read() == b"# A post\n"
+        member = archive.extractfile("post.md")
+        assert member is not None and member.read() == b"# A post\n"
 
     assert sdk.Task.find(id=bundle["id"])["id"] == bundle["id"]
     assert sdk.Task.delete(id=bundle["id"]) is True

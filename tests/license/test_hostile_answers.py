@@ -95,6 +95,7 @@ def test_the_plain_http_transport_trusts_no_authority():
 
     transport = plain_http_transport()
     context = transport._pool._ssl_context  # what a TLS connection would be verified with
+    assert context is not None
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
     assert context.cert_store_stats()["x509_ca"] == 0
     transport.close()
@@ -116,7 +117,7 @@ def same_id(key: str, value: object, asked: str) -> bool:
 
 
 @st.composite
-def misnamed(draw, asked: dict[str, str], **fields) -> dict:
+def misnamed(draw: st.DrawFn, /, asked: dict[str, str], **fields) -> dict:
     """An ACTIVE (and enabled) licence record of which at least one id is missing, is not
     a string, or names something other than what was asked."""
     record = {"kind": "appsmarket#customerLicense", "state": "ACTIVE", "enabled": True,
@@ -128,7 +129,8 @@ def misnamed(draw, asked: dict[str, str], **fields) -> dict:
         value = draw(st.one_of(
             st.just(MISSING), st.none(), st.integers(), st.booleans(),
             st.lists(st.just(asked[key]), max_size=2), st.sampled_from(near),
-            st.text(max_size=30)).filter(lambda v, k=key: not same_id(k, v, asked[k])))
+            st.text(max_size=30)).filter(
+                lambda v, k=key: not same_id(k, v, asked[k])))  # type: ignore[arg-type]
         if value is MISSING:
             del record[key]
         else:

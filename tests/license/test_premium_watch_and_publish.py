@@ -75,6 +75,9 @@ class Reporter:
     def push_failed(self, message: str) -> None:
         pass
 
+    def notice(self, message: str) -> None:
+        pass
+
     def config_problem(self, message: str) -> None:
         with self._news:
             self.trouble.append(message)

@@ -95,7 +95,7 @@ async def with_session(url: str, auth: httpx.Auth, work: Any,
 
 
 def test_the_sdk_client_is_authorized_and_uses_the_tools(server, mcp_project):
-    storage, writer, seen = MemoryStorage(), Writer(), []
+    storage, writer, seen = MemoryStorage(), Writer(), list[str]()
 
     async def work(session: ClientSession) -> dict[str, Any]:
         tools = await session.list_tools()

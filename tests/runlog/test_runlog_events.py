@@ -125,6 +125,7 @@ def test_a_watch_session_is_one_run(site):
         def pushed(self, outcomes): pass
         def push_failed(self, message): pass
         def config_problem(self, message): pass
+        def notice(self, message): pass
 
     site.post("one", "Watched post", published=True)
     session = watch(load_config(site.root / "toolkit.toml", env={}), Quiet(), port=0, push=False)
@@ -212,7 +213,7 @@ def test_processes_and_threads_writing_at_once_never_split_or_lose_a_line(tmp_pa
                  for n in range(3)]
     files = EventLog(folder, max_bytes=20_000, keep=50)
     writer = EventWriter(files, "threads", "check", "0")
-    threads = [threading.Thread(target=lambda: [writer.emit("wait", wait_ms=1.0)
+    threads = [threading.Thread(target=lambda: [writer.emit("wait", wait_ms=1.0)  # type: ignore[func-returns-value]
                                                 for _ in range(500)]) for _ in range(3)]
     for thread in threads:
         thread.start()

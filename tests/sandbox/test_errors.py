@@ -132,8 +132,8 @@ def test_wrong_types_in_listing_payloads(api: Api) -> None:
                  {"listing": "x"}, [1]):
         response = api.post("/api/listings", user="demo", json=body)
         assert response.status_code in (201, 401, 422), response.text
-    for body in ({"listing": {"action": 3}}, {"listing": {"title": None}}, {"listing": {"tags": [None]}}):
-        assert api.put("/api/listings/503", user="demo", json=body).status_code in (200, 422)
+    for change in ({"listing": {"action": 3}}, {"listing": {"title": None}}, {"listing": {"tags": [None]}}):
+        assert api.put("/api/listings/503", user="demo", json=change).status_code in (200, 422)
 
 
 def test_unauthenticated_reads_are_cors_enabled(api: Api) -> None:

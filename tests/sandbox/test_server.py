@@ -123,8 +123,11 @@ def run_cli(*args: str, cwd: Path) -> subprocess.Popen:
 def test_cli_prints_url_and_key_serves_and_stops_cleanly(tmp_path: Path) -> None:
     process = run_cli("--port", "0", "--rate-window", "5", cwd=tmp_path)
     try:
+        assert process.stdout is not None
         first = process.stdout.readline()
-        url = re.search(r"(http://127\.0\.0\.1:\d+)", first).group(1)
+        started = re.search(r"(http://127\.0\.0\.1:\d+)", first)
+        assert started is not None, first
+        url = started.group(1)
         key_line = process.stdout.readline()
         key = key_line.split(":", 1)[1].strip()
         with httpx.Client(base_url=url, headers={"api-key": key}) as client:
@@ -141,6 +144,7 @@ def test_cli_prints_url_and_key_serves_and_stops_cleanly(tmp_path: Path) -> None
 def test_cli_stops_on_sigterm_too(tmp_path: Path) -> None:
     process = run_cli("--memory", "--port", "0", cwd=tmp_path)
     try:
+        assert process.stdout is not None
         assert "Sandbox running at" in process.stdout.readline()
     finally:
         process.terminate()
@@ -174,6 +178,7 @@ def test_interfaces_get_a_data_folder_removed_at_stop_in_memory_mode():
     from toolkit.sandbox.server import SandboxServer
 
     with SandboxServer(db_path=None) as server:
+        assert server.state is not None
         folder = server.state.files("archive")
         (folder / "upload.bin").write_bytes(b"x")
         assert folder.is_dir() and folder.parent == server.state.data_dir
@@ -184,5 +189,6 @@ def test_a_database_file_keeps_its_data_folder_beside_it(tmp_path):
     from toolkit.sandbox.server import SandboxServer
 
     with SandboxServer(db_path=tmp_path / "sandbox.db") as server:
+        assert server.state is not None
         (server.state.files("logs") / "part.parquet").write_bytes(b"x")
     assert (tmp_path / "sandbox.data" / "logs" / "part.parquet").is_file()

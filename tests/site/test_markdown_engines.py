@@ -381,7 +381,7 @@ def test_a_failure_of_the_fast_path_leaves_the_post_to_the_reference(content, ca
             raise KeyError("meta")  # a tree of a new markdown-it-pyrs the walk does not know
 
     renderer = MarkdownRenderer(content, "content/")
-    renderer.fast = Broken()
+    renderer.fast = Broken()  # type: ignore[assignment]  # a stand-in that only fails
     path = content / "guide" / "post.md"
     with caplog.at_level("WARNING", logger="toolkit"):
         body = renderer.render("# Title\n\nText.\n", path)

@@ -155,27 +155,28 @@ def test_atom_feed(site_project):
     _, out = build(site_project)
     feed = ET.parse(out / "feed.xml").getroot()
     assert feed.tag == f"{ATOM}feed"
-    assert feed.find(f"{ATOM}id").text == "https://example.com/blog/"
-    assert feed.find(f"{ATOM}updated").text == "2024-02-01T00:00:00+00:00"
+    assert feed.findtext(f"{ATOM}id") == "https://example.com/blog/"
+    assert feed.findtext(f"{ATOM}updated") == "2024-02-01T00:00:00+00:00"
     self_link = [link for link in feed.findall(f"{ATOM}link") if link.get("rel") == "self"]
     assert self_link[0].get("href") == "https://example.com/blog/feed.xml"
     entries = feed.findall(f"{ATOM}entry")
-    assert [e.find(f"{ATOM}title").text for e in entries] == [
+    assert [e.findtext(f"{ATOM}title") for e in entries] == [
         "News", "Usage", "Setup", "Introduction", "Notes without a date"]
     usage = entries[1]
-    assert usage.find(f"{ATOM}id").text == "https://example.com/blog/usage/"
-    assert usage.find(f"{ATOM}link").get("href") == "https://example.com/blog/usage/"
-    assert usage.find(f"{ATOM}summary").text == "How to use it."
-    assert usage.find(f"{ATOM}published").text == "2024-01-03T00:00:00+00:00"
+    assert usage.findtext(f"{ATOM}id") == "https://example.com/blog/usage/"
+    link = usage.find(f"{ATOM}link")
+    assert link is not None and link.get("href") == "https://example.com/blog/usage/"
+    assert usage.findtext(f"{ATOM}summary") == "How to use it."
+    assert usage.findtext(f"{ATOM}published") == "2024-01-03T00:00:00+00:00"
     assert [c.get("term") for c in usage.findall(f"{ATOM}category")] == ["tools"]
     for entry in entries:
-        assert entry.find(f"{ATOM}updated").text
+        assert entry.findtext(f"{ATOM}updated")
 
 
 def test_sitemap(site_project):
     _, out = build(site_project, "--drafts")
     urls = {
-        url.find(f"{SITEMAP}loc").text: getattr(url.find(f"{SITEMAP}lastmod"), "text", None)
+        url.findtext(f"{SITEMAP}loc", ""): getattr(url.find(f"{SITEMAP}lastmod"), "text", None)
         for url in ET.parse(out / "sitemap.xml").getroot()
     }
     base = "https://example.com/blog/"
@@ -205,7 +206,8 @@ def test_site_without_url_still_builds_with_relative_links(make_project):
     hello = parse_page(out / "hello" / "index.html")
     assert hello.canonical is None and "og:url" not in hello.meta
     feed = ET.parse(out / "feed.xml").getroot()
-    assert feed.find(f"{ATOM}entry/{ATOM}link").get("href") == "hello/"
+    link = feed.find(f"{ATOM}entry/{ATOM}link")
+    assert link is not None and link.get("href") == "hello/"
     assert parse_page(out / "404.html").base == "/"
 
 

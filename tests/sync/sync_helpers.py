@@ -109,7 +109,7 @@ def lock_entries(project) -> dict[str, dict]:
     return json.loads((project.root / "toolkit.lock").read_text())["posts"]
 
 
-def complete_request(data: bytes) -> bool:
+def complete_request(data: bytes | bytearray) -> bool:
     """Whether `data` is empty or ends a whole HTTP/1.1 request: its head, and its body as
     long as the head's Content-Length (or up to the last chunk)."""
     if not data:

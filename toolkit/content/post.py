@@ -350,7 +350,7 @@ class FrontMatterLoader(yaml.SafeLoader):
             return super().construct_object(node, deep)
         except yaml.YAMLError:
             raise
-        except Exception as exc:  # noqa: BLE001 - a value Python cannot hold, at its line
+        except Exception as exc:  # a value Python cannot hold, at its line
             value = _shown(node.value) if isinstance(node.value, str) else "this value"
             what = ("a valid date" if node.tag == _YAML + "timestamp"
                     else f"a valid {_tag_name(node.tag)}")

@@ -111,12 +111,12 @@ class Store:
             content = row is None or row["value"] == "full"
             for interface in self.interfaces:
                 for table in interface.tables:
-                    conn.execute(f"DELETE FROM {table}")  # noqa: S608 - declared names
+                    conn.execute(f"DELETE FROM {table}")  # declared names
                 if interface.tables:
                     marks = ", ".join("?" for _ in interface.tables)
                     if conn.execute("SELECT 1 FROM sqlite_master WHERE name = "
                                     "'sqlite_sequence'").fetchone():
-                        conn.execute(f"DELETE FROM sqlite_sequence WHERE name IN ({marks})",  # noqa: S608
+                        conn.execute(f"DELETE FROM sqlite_sequence WHERE name IN ({marks})",
                                      interface.tables)
                 if interface.seed is not None:
                     interface.seed(conn, content)

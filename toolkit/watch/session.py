@@ -187,7 +187,7 @@ class WatchSession:
         except ToolkitError as exc:
             self._failed(exc.lines)
             return
-        except Exception:  # noqa: BLE001 - a failure no save should cost the session
+        except Exception:  # a failure no save should cost the session
             # Every post's own failure is its problem in the report; this is a bug. Say so
             # and keep watching: the next save builds again from the manifest on disk.
             log.exception("the rebuild failed")

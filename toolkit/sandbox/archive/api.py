@@ -193,7 +193,7 @@ async def list_jobs(ctx: ArchiveCtx) -> dict[str, Any]:
     tag = ctx.request.query_params.get("filter[tag]")
     where, args = (" AND tag = ?", [tag]) if tag is not None else ("", [])
     with ctx.store.read() as db:
-        rows = db.execute(f"SELECT * FROM archive_jobs WHERE account_id = ?{where} "  # noqa: S608
+        rows = db.execute(f"SELECT * FROM archive_jobs WHERE account_id = ?{where} "
                           "ORDER BY created_at DESC, rowid DESC", (ctx.account, *args)).fetchall()
         jobs = [job for job in rows if status is None or tasks.job_status(db, job["id"]) == status]
         shown = jobs[(page - 1) * per_page: page * per_page]
@@ -211,7 +211,7 @@ async def list_tasks(ctx: ArchiveCtx) -> dict[str, Any]:
                                  "operation": "operation = ?"})
     with ctx.store.read() as db:
         rows = db.execute(
-            f"SELECT * FROM archive_tasks WHERE account_id = ?{where} "  # noqa: S608
+            f"SELECT * FROM archive_tasks WHERE account_id = ?{where} "
             "ORDER BY seq DESC LIMIT ? OFFSET ?",
             (ctx.account, *args, per_page + 1, (page - 1) * per_page)).fetchall()
         items = [tasks.task_json(row, ctx.base, db, include) for row in rows[:per_page]]

@@ -401,7 +401,7 @@ def expire(db: sqlite3.Connection, now: float, *, task_id: str | None = None,
     the moment it passed."""
     where, args = ("job_id = ?", job_id) if job_id is not None else ("id = ?", task_id)
     rows = db.execute(
-        f"SELECT id, created_at, timeout FROM archive_tasks WHERE {where} "  # noqa: S608
+        f"SELECT id, created_at, timeout FROM archive_tasks WHERE {where} "
         "AND status IN ('waiting', 'processing') AND created_at + timeout <= ?",
         (args, now)).fetchall()
     effects = Effects()

@@ -380,7 +380,7 @@ def save_article(
         columns = ", ".join(values)
         marks = ", ".join("?" for _ in values)
         article_id = inserted_id(db.execute(
-            f"INSERT INTO articles ({columns}) VALUES ({marks})",  # noqa: S608 - fixed keys
+            f"INSERT INTO articles ({columns}) VALUES ({marks})",  # fixed keys
             tuple(values.values()),
         ))
     else:
@@ -389,7 +389,7 @@ def save_article(
             values["edited_at"] = now
         assignments = ", ".join(f"{key} = ?" for key in values)
         db.execute(
-            f"UPDATE articles SET {assignments} WHERE id = ?",  # noqa: S608 - fixed keys
+            f"UPDATE articles SET {assignments} WHERE id = ?",  # fixed keys
             (*values.values(), article_id),
         )
     _write_tags(db, article_id, attrs.tags)

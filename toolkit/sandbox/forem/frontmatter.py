@@ -114,7 +114,7 @@ def parse(body_markdown: str) -> Parsed:
         return Parsed({}, text)
     block, content = match.group(1) or "", text[match.end() :]
     try:
-        data = yaml.load(block, Loader=_SafeLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(block, Loader=_SafeLoader)  # a SafeLoader subclass
     except yaml.YAMLError as exc:
         raise FrontMatterError(_yaml_message(exc)) from None
     if data is None:

@@ -129,7 +129,7 @@ def _written(db: sqlite3.Connection, listing_id: int) -> sqlite3.Row:
 def _charge(db: sqlite3.Connection, table: str, ident: int, cost: int) -> bool:
     """Spend `cost` credits of a user or organisation; False when it has too few."""
     cursor = db.execute(
-        f"UPDATE {table} SET credits = credits - ? WHERE id = ? AND credits >= ?",  # noqa: S608
+        f"UPDATE {table} SET credits = credits - ? WHERE id = ? AND credits >= ?",
         (cost, ident, cost),
     )
     return cursor.rowcount == 1

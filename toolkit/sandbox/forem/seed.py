@@ -219,7 +219,7 @@ def _rows(content: bool) -> tuple[SeedTable, ...]:
             _community(scratch)
         dump = []
         for table in reversed(DATA_TABLES):  # parents first
-            cursor = scratch.execute(f"SELECT * FROM {table} ORDER BY rowid")  # noqa: S608
+            cursor = scratch.execute(f"SELECT * FROM {table} ORDER BY rowid")
             columns = tuple(description[0] for description in cursor.description)
             rows = tuple(tuple(row) for row in cursor.fetchall())
             if rows:
@@ -235,7 +235,7 @@ def load(db: sqlite3.Connection, content: bool = True) -> None:
     for table, columns, rows in _rows(content):
         marks = ", ".join("?" for _ in columns)
         db.executemany(
-            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",  # noqa: S608
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
             rows,
         )
 

@@ -11,8 +11,15 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, settings
 
 from toolkit.cli import main
+
+# Property tests judge their inputs, not the machine's speed: no deadline per example and
+# no health check that times the generation, which a loaded machine fails at random.
+settings.register_profile("suite", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 # Keep the developer's own credentials out of every test.
 for _name in ("FOREM_API_KEY", "FOREM_BASE_URL", "CLOUDCONVERT_API_KEY", "CLOUDCONVERT_BASE_URL",

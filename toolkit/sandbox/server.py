@@ -168,9 +168,16 @@ class SandboxServer:
         )
 
     def requests(self, after: int = 0) -> list[dict[str, Any]]:
-        records: list[dict[str, Any]] = self.control("GET", f"/requests?after={int(after)}"
-                                                     )["requests"]
-        return records
+        """Every request record kept after sequence number `after`, oldest first (the
+        control route answers a page at a time)."""
+        records: list[dict[str, Any]] = []
+        while True:
+            page: list[dict[str, Any]] = self.control("GET", f"/requests?after={int(after)}"
+                                                      )["requests"]
+            if not page:
+                return records
+            records.extend(page)
+            after = page[-1]["seq"]
 
     def reset(self) -> None:
         self.control("POST", "/reset")

@@ -59,8 +59,10 @@ test-min:
 
 lint: $(LINT_CHECKS)
 
+# The rules, then the format (`ruff format` writes it).
 lint-ruff: install-dev
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # The layers, as import contracts ([tool.importlinter] in pyproject.toml).
 lint-imports: install-dev

@@ -6,8 +6,7 @@ import importlib
 import os
 import sys
 
-BENCHMARKS = ["site", "sandbox", "publish", "mirror", "watch", "license", "runlog", "mcp",
-              "export"]
+BENCHMARKS = ["site", "sandbox", "publish", "mirror", "watch", "license", "runlog", "mcp", "export"]
 
 
 def main(argv: list[str]) -> int:

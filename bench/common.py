@@ -25,7 +25,9 @@ class SandboxProcess:
 
         self.process = subprocess.Popen(
             [*TOOLKIT, "sandbox", "--memory", "--port", "0", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
         if cpu is not None and hasattr(os, "sched_setaffinity"):
             os.sched_setaffinity(self.process.pid, {cpu})
@@ -46,14 +48,19 @@ class SandboxProcess:
     def control(self, method: str, path: str, body: object = None) -> object:
         response = self.http.request(method, f"/__sandbox{path}", json=body)
         if response.is_error:
-            raise RuntimeError(f"{method} /__sandbox{path}: {response.status_code} {response.text[:300]}")
+            raise RuntimeError(
+                f"{method} /__sandbox{path}: {response.status_code} {response.text[:300]}"
+            )
         return response.json() if response.content else None
 
     def api_requests(self) -> dict[str, int]:
         """Requests to /api since the last stats reset, by `METHOD route status`."""
         rows = self.control("GET", "/stats")["requests"]
-        return {f"{r['method']} {r['route']} {r['status']}": r["count"]
-                for r in rows if r["route"].startswith("/api/")}
+        return {
+            f"{r['method']} {r['route']} {r['status']}": r["count"]
+            for r in rows
+            if r["route"].startswith("/api/")
+        }
 
     def close(self) -> None:
         self.http.close()
@@ -79,8 +86,9 @@ class Run:
 def run_cli(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
     """Run `toolkit ARGS` and measure its wall time and peak memory (wait4's rusage)."""
     started = time.perf_counter()
-    process = subprocess.Popen([*TOOLKIT, *args], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        [*TOOLKIT, *args], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
     output = process.stdout.read()
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - started
@@ -111,11 +119,14 @@ def verdict(value: float, limit: float) -> str:
 def print_rows(rows: list[Row]) -> None:
     """The rows as aligned columns, under a header."""
     table = [Row("work", "measured", "target", "verdict"), *rows]
-    widths = [max(len(getattr(row, name)) for row in table)
-              for name in ("work", "figure", "target")]
+    widths = [
+        max(len(getattr(row, name)) for row in table) for name in ("work", "figure", "target")
+    ]
     for row in table:
-        print(f"{row.work:<{widths[0]}}  {row.figure:<{widths[1]}}  "
-              f"{row.target:<{widths[2]}}  {row.verdict}".rstrip())
+        print(
+            f"{row.work:<{widths[0]}}  {row.figure:<{widths[1]}}  "
+            f"{row.target:<{widths[2]}}  {row.verdict}".rstrip()
+        )
 
 
 def project(folder: Path, config: str) -> Path:

@@ -68,12 +68,28 @@ def local_zip(folder: Path, target: Path) -> float:
     return seconds
 
 
-def export(sandbox: SandboxProcess, project: Path, output: Path, *args: str
-           ) -> tuple[float, float, dict]:
-    env = {**sandbox.env(), "CLOUDCONVERT_BASE_URL": sandbox.base_url,
-           "CLOUDCONVERT_API_KEY": sandbox.archive_key}
-    run = run_cli(["--config", str(project / "toolkit.toml"), "-q", "export", "--json",
-                   "--output", str(output), *args], project, env)
+def export(
+    sandbox: SandboxProcess, project: Path, output: Path, *args: str
+) -> tuple[float, float, dict]:
+    env = {
+        **sandbox.env(),
+        "CLOUDCONVERT_BASE_URL": sandbox.base_url,
+        "CLOUDCONVERT_API_KEY": sandbox.archive_key,
+    }
+    run = run_cli(
+        [
+            "--config",
+            str(project / "toolkit.toml"),
+            "-q",
+            "export",
+            "--json",
+            "--output",
+            str(output),
+            *args,
+        ],
+        project,
+        env,
+    )
     if run.exit_code != 0:
         raise RuntimeError(f"toolkit export failed:\n{run.output}")
     report = json.loads(run.output)
@@ -86,8 +102,9 @@ def main() -> None:
     ours = work / "ours"
     if not (ours / "site" / "index.html").is_file():
         print("building the benchmark site ...", flush=True)
-        subprocess.run([*TOOLKIT, "--config", str(ours / "toolkit.toml"), "-q", "build"],
-                       check=True)
+        subprocess.run(
+            [*TOOLKIT, "--config", str(ours / "toolkit.toml"), "-q", "build"], check=True
+        )
     out = WORK / "export"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
@@ -102,14 +119,22 @@ def main() -> None:
         report = runs[0][2]
         wall, peak, local = median([r[0] for r in runs]), max(r[1] for r in runs), median(zips)
         print(f"site: {len(files)} files, {size / 1e6:.1f} MB -> {report['size'] / 1e6:.1f} MB zip")
-        print(f"requests                     {report['requests']:6d}    target <= files + 5 = "
-              f"{len(files) + 5}")
-        print(f"toolkit export, wall         {wall:6.2f} s  (runs: "
-              f"{', '.join(f'{r[0]:.2f}' for r in runs)}; CLI start-up included)")
-        print(f"zipfile locally, same files  {local:6.2f} s  ratio {wall / local:.2f} (target <= 2)")
-        print(f"  where it goes: {1000 * report['seconds'] / len(files):.2f} ms per file in the "
-              f"export command; the sandbox's CPU {sandbox_cpu:.2f} s per export "
-              f"({1000 * sandbox_cpu / len(files):.2f} ms per file, zipping included)")
+        print(
+            f"requests                     {report['requests']:6d}    target <= files + 5 = "
+            f"{len(files) + 5}"
+        )
+        print(
+            f"toolkit export, wall         {wall:6.2f} s  (runs: "
+            f"{', '.join(f'{r[0]:.2f}' for r in runs)}; CLI start-up included)"
+        )
+        print(
+            f"zipfile locally, same files  {local:6.2f} s  ratio {wall / local:.2f} (target <= 2)"
+        )
+        print(
+            f"  where it goes: {1000 * report['seconds'] / len(files):.2f} ms per file in the "
+            f"export command; the sandbox's CPU {sandbox_cpu:.2f} s per export "
+            f"({1000 * sandbox_cpu / len(files):.2f} ms per file, zipping included)"
+        )
         print(f"toolkit export, peak memory  {peak:6.0f} MB")
         large_project(out / "large", sandbox)
 
@@ -126,10 +151,14 @@ def large_project(folder: Path, sandbox: SandboxProcess) -> None:
         (site / f"page-{n}.html").write_text(f"<p>page {n}</p>\n" * 100)
     sandbox_before = _peak_mb(sandbox.process.pid)
     wall, peak, report = export(sandbox, folder, folder / "large.tar", "--format", "tar")
-    print(f"1 GiB source ({report['entries']} files, {report['source_bytes'] / 1e9:.2f} GB) "
-          f"as a {report['size'] / 1e9:.2f} GB tar: export {wall:.1f} s")
-    print(f"  peak memory: toolkit export {peak:.0f} MB (target < 100), sandbox "
-          f"{_peak_mb(sandbox.process.pid):.0f} MB (was {sandbox_before:.0f} MB before)")
+    print(
+        f"1 GiB source ({report['entries']} files, {report['source_bytes'] / 1e9:.2f} GB) "
+        f"as a {report['size'] / 1e9:.2f} GB tar: export {wall:.1f} s"
+    )
+    print(
+        f"  peak memory: toolkit export {peak:.0f} MB (target < 100), sandbox "
+        f"{_peak_mb(sandbox.process.pid):.0f} MB (was {sandbox_before:.0f} MB before)"
+    )
     shutil.rmtree(folder, ignore_errors=True)
 
 

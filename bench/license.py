@@ -36,8 +36,11 @@ def licensed_config(ours: Path) -> Path:
 
     base = (ours / "toolkit.toml").read_text(encoding="utf-8")
     path = ours / CONFIG_NAME
-    path.write_text(base + f'\n[license]\napplication_id = "{seed.APPLICATION_ID}"\n'
-                    f'customer_id = "{seed.LICENSED_CUSTOMER}"\n', encoding="utf-8")
+    path.write_text(
+        base + f'\n[license]\napplication_id = "{seed.APPLICATION_ID}"\n'
+        f'customer_id = "{seed.LICENSED_CUSTOMER}"\n',
+        encoding="utf-8",
+    )
     return path
 
 
@@ -48,10 +51,18 @@ def licence_requests(sandbox: SandboxProcess) -> int:
 
 def import_cost() -> float:
     """Seconds to import the licensing client (httpx and friends) in a fresh interpreter."""
-    code = ("import time; t = time.perf_counter(); import toolkit.clients.license; "
-            "print(time.perf_counter() - t)")
-    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                 check=True).stdout) for _ in range(5)]
+    code = (
+        "import time; t = time.perf_counter(); import toolkit.clients.license; "
+        "print(time.perf_counter() - t)"
+    )
+    runs = [
+        float(
+            subprocess.run(
+                [sys.executable, "-c", code], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for _ in range(5)
+    ]
     return statistics.median(runs)
 
 
@@ -59,8 +70,11 @@ def main() -> None:
     ours = corpus() / "ours"
     config = licensed_config(ours)
     with SandboxProcess() as sandbox:
-        token = next(t["token"] for t in sandbox.control("GET", "/licensing/tokens")
-                     if t["label"] == "developer")
+        token = next(
+            t["token"]
+            for t in sandbox.control("GET", "/licensing/tokens")
+            if t["label"] == "developer"
+        )
         env = {**os.environ, "LICENSE_BASE_URL": sandbox.base_url, "LICENSE_API_TOKEN": token}
         public = ["--config", str(config), "-q", "build"]
         premium = [*public, "--premium"]
@@ -89,14 +103,21 @@ def main() -> None:
     differences = [p - q for p, q in zip(premium_runs, public_runs, strict=True)]
     median_public = statistics.median(public_runs) * 1000
     median_premium = statistics.median(premium_runs) * 1000
-    print(f"no-change public build (1,000 posts, CLI): {median_public:7.1f} ms (median of "
-          f"{ROUNDS})")
+    print(
+        f"no-change public build (1,000 posts, CLI): {median_public:7.1f} ms (median of {ROUNDS})"
+    )
     print(f"no-change premium build (same posts, CLI): {median_premium:7.1f} ms")
-    print(f"premium overhead: {median_premium - median_public:+.1f} ms between the medians, "
-          f"{statistics.median(differences) * 1000:+.1f} ms median of the paired runs "
-          "(target: under 50 ms)")
-    print(f"licence requests: {asked} for {ROUNDS} premium runs "
-          f"({asked / ROUNDS:.1f} per run), none for the public ones")
-    print(f"the gate in-process (one request on loopback): "
-          f"{statistics.median(gate_runs) * 1000:.1f} ms; importing the licensing client: "
-          f"{import_cost() * 1000:.1f} ms (a public build never imports it)")
+    print(
+        f"premium overhead: {median_premium - median_public:+.1f} ms between the medians, "
+        f"{statistics.median(differences) * 1000:+.1f} ms median of the paired runs "
+        "(target: under 50 ms)"
+    )
+    print(
+        f"licence requests: {asked} for {ROUNDS} premium runs "
+        f"({asked / ROUNDS:.1f} per run), none for the public ones"
+    )
+    print(
+        f"the gate in-process (one request on loopback): "
+        f"{statistics.median(gate_runs) * 1000:.1f} ms; importing the licensing client: "
+        f"{import_cost() * 1000:.1f} ms (a public build never imports it)"
+    )

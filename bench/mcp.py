@@ -58,28 +58,49 @@ def timed(action, count: int) -> list[float]:
 
 
 def show(label: str, seconds: list[float]) -> None:
-    print(f"  {label}: median {statistics.median(seconds) * 1000:.1f} ms, "
-          f"p95 {percentile(seconds, 0.95) * 1000:.1f} ms ({len(seconds)} runs)")
+    print(
+        f"  {label}: median {statistics.median(seconds) * 1000:.1f} ms, "
+        f"p95 {percentile(seconds, 0.95) * 1000:.1f} ms ({len(seconds)} runs)"
+    )
 
 
 def authorize(http: httpx.Client, base: str) -> tuple[dict, dict]:
-    client = http.post(f"{base}/register", json={"redirect_uris": [REDIRECT],
-                                                 "client_name": "bench"}).json()
+    client = http.post(
+        f"{base}/register", json={"redirect_uris": [REDIRECT], "client_name": "bench"}
+    ).json()
     verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(
-        hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
-    consent = http.get(f"{base}/authorize", params={
-        "response_type": "code", "client_id": client["client_id"], "redirect_uri": REDIRECT,
-        "code_challenge": challenge, "code_challenge_method": "S256", "state": "x",
-        "scope": "read"}).headers["location"]
+    challenge = (
+        base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    )
+    consent = http.get(
+        f"{base}/authorize",
+        params={
+            "response_type": "code",
+            "client_id": client["client_id"],
+            "redirect_uri": REDIRECT,
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+            "state": "x",
+            "scope": "read",
+        },
+    ).headers["location"]
     request = parse_qs(urlsplit(consent).query)["request"][0]
-    back = http.post(f"{base}/consent", data={"request": request, "secret": SECRET,
-                                              "decision": "approve", "scope": ["read"]})
+    back = http.post(
+        f"{base}/consent",
+        data={"request": request, "secret": SECRET, "decision": "approve", "scope": ["read"]},
+    )
     code = parse_qs(urlsplit(back.headers["location"]).query)["code"][0]
-    tokens = http.post(f"{base}/token", data={
-        "grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT,
-        "code_verifier": verifier, "client_id": client["client_id"],
-        "client_secret": client["client_secret"]}).json()
+    tokens = http.post(
+        f"{base}/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": REDIRECT,
+            "code_verifier": verifier,
+            "client_id": client["client_id"],
+            "client_secret": client["client_secret"],
+        },
+    ).json()
     return client, tokens
 
 
@@ -87,9 +108,13 @@ def main() -> None:
     root = project(WORK / "mcp", CONFIG)
     write_posts(root, POSTS, seed=7)
     process = subprocess.Popen(
-        [*TOOLKIT, "mcp", "--transport", "http", "--port", "0"], cwd=root, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        env={**os.environ, "TOOLKIT_MCP_OPERATOR_SECRET": SECRET})
+        [*TOOLKIT, "mcp", "--transport", "http", "--port", "0"],
+        cwd=root,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "TOOLKIT_MCP_OPERATOR_SECRET": SECRET},
+    )
     try:
         line = process.stdout.readline()
         if not line.startswith("MCP server at "):
@@ -98,19 +123,37 @@ def main() -> None:
         base = url.removesuffix("/mcp")
         with httpx.Client(timeout=60) as http:
             client, tokens = authorize(http, base)
-            headers = {"Accept": "application/json, text/event-stream",
-                       "Content-Type": "application/json",
-                       "Authorization": f"Bearer {tokens['access_token']}"}
-            init = http.post(url, headers=headers, json={
-                "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                    "protocolVersion": PROTOCOL, "capabilities": {},
-                    "clientInfo": {"name": "bench", "version": "1"}}})
-            headers.update({"Mcp-Session-Id": init.headers["mcp-session-id"],
-                            "MCP-Protocol-Version": PROTOCOL})
-            http.post(url, headers=headers,
-                      json={"jsonrpc": "2.0", "method": "notifications/initialized"})
-            call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                    "params": {"name": "list_posts", "arguments": {}}}
+            headers = {
+                "Accept": "application/json, text/event-stream",
+                "Content-Type": "application/json",
+                "Authorization": f"Bearer {tokens['access_token']}",
+            }
+            init = http.post(
+                url,
+                headers=headers,
+                json={
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": PROTOCOL,
+                        "capabilities": {},
+                        "clientInfo": {"name": "bench", "version": "1"},
+                    },
+                },
+            )
+            headers.update(
+                {"Mcp-Session-Id": init.headers["mcp-session-id"], "MCP-Protocol-Version": PROTOCOL}
+            )
+            http.post(
+                url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"}
+            )
+            call = {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "list_posts", "arguments": {}},
+            }
 
             def list_posts() -> None:
                 response = http.post(url, headers=headers, json=call)
@@ -124,9 +167,15 @@ def main() -> None:
             current = {"refresh_token": tokens["refresh_token"]}
 
             def refresh() -> None:
-                response = http.post(f"{base}/token", data={
-                    "grant_type": "refresh_token", "refresh_token": current["refresh_token"],
-                    "client_id": client["client_id"], "client_secret": client["client_secret"]})
+                response = http.post(
+                    f"{base}/token",
+                    data={
+                        "grant_type": "refresh_token",
+                        "refresh_token": current["refresh_token"],
+                        "client_id": client["client_id"],
+                        "client_secret": client["client_secret"],
+                    },
+                )
                 current["refresh_token"] = response.json()["refresh_token"]
 
             show("token refresh (rotating)", timed(refresh, REFRESHES))

@@ -20,20 +20,37 @@ url = "https://mirror.example.com"
 
 def seed(sandbox: SandboxProcess) -> list[int]:
     articles = [
-        {"title": f"Commented article {i}", "published": True, "tags": ["bench"],
-         "body_markdown": f"Article {i} of the mirror benchmark.\n"}
+        {
+            "title": f"Commented article {i}",
+            "published": True,
+            "tags": ["bench"],
+            "body_markdown": f"Article {i} of the mirror benchmark.\n",
+        }
         for i in range(ARTICLES)
     ]
     ids = sandbox.control("POST", "/articles", {"articles": articles})["ids"]
     for article_id in ids:
-        root = sandbox.control("POST", "/comments", {"article_id": article_id,
-                                                     "body_markdown": "A first remark."})
-        reply = sandbox.control("POST", "/comments", {"article_id": article_id,
-                                                      "parent_id_code": root["id_code"],
-                                                      "body_markdown": "A reply."})
-        sandbox.control("POST", "/comments", {"article_id": article_id,
-                                              "parent_id_code": reply["id_code"],
-                                              "body_markdown": "A reply to the reply."})
+        root = sandbox.control(
+            "POST", "/comments", {"article_id": article_id, "body_markdown": "A first remark."}
+        )
+        reply = sandbox.control(
+            "POST",
+            "/comments",
+            {
+                "article_id": article_id,
+                "parent_id_code": root["id_code"],
+                "body_markdown": "A reply.",
+            },
+        )
+        sandbox.control(
+            "POST",
+            "/comments",
+            {
+                "article_id": article_id,
+                "parent_id_code": reply["id_code"],
+                "body_markdown": "A reply to the reply.",
+            },
+        )
     return ids
 
 

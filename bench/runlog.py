@@ -29,8 +29,14 @@ import httpx
 from bench.common import WORK, SandboxProcess, project, run_cli
 from toolkit.sandbox.logs.http import PASSWORD, USERNAME
 
-ROUTES = ["/api/articles", "/api/articles/{id}", "/api/articles/me/all", "/api/comments",
-          "/api/readinglist", "/api/v1/ingest"]
+ROUTES = [
+    "/api/articles",
+    "/api/articles/{id}",
+    "/api/articles/me/all",
+    "/api/comments",
+    "/api/readinglist",
+    "/api/v1/ingest",
+]
 CONFIG = """[site]
 title = "Run log benchmark"
 url = "https://bench.example.com"
@@ -41,8 +47,10 @@ rate_window = 1
 [logs]
 stream = "bench"
 """
-GROUP_BY = ("SELECT status, COUNT(*) AS n, AVG(duration_ms) AS mean_ms, MAX(duration_ms) AS "
-            "slowest_ms FROM bench WHERE event = 'request' GROUP BY status ORDER BY status")
+GROUP_BY = (
+    "SELECT status, COUNT(*) AS n, AVG(duration_ms) AS mean_ms, MAX(duration_ms) AS "
+    "slowest_ms FROM bench WHERE event = 'request' GROUP BY status ORDER BY status"
+)
 
 
 def event_lines(count: int, seed: int = 1) -> list[str]:
@@ -53,24 +61,34 @@ def event_lines(count: int, seed: int = 1) -> list[str]:
     for index in range(count):
         stamp = start + index / 1000
         moment = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(stamp))
-        head = (f'{{"time":"{moment}.{int(stamp * 1000) % 1000:03d}Z",'
-                f'"run_id":"{index // 500:016x}","seq":{index % 500},"command":"publish",'
-                f'"version":"0.1.0",')
+        head = (
+            f'{{"time":"{moment}.{int(stamp * 1000) % 1000:03d}Z",'
+            f'"run_id":"{index // 500:016x}","seq":{index % 500},"command":"publish",'
+            f'"version":"0.1.0",'
+        )
         if index % 10 == 9:
-            lines.append(head + f'"event":"post","post":"content/post-{index % 977}.md",'
-                                f'"action":"{rng.choice(["create", "update", "unchanged"])}",'
-                                '"outcome":"ok","message":"updated article 1001"}\n')
+            lines.append(
+                head + f'"event":"post","post":"content/post-{index % 977}.md",'
+                f'"action":"{rng.choice(["create", "update", "unchanged"])}",'
+                '"outcome":"ok","message":"updated article 1001"}\n'
+            )
         else:
-            lines.append(head + f'"event":"request","method":"{rng.choice(["GET", "PUT", "POST"])}",'
-                                f'"route":"{rng.choice(ROUTES)}",'
-                                f'"status":{rng.choice([200, 200, 200, 201, 404, 422, 429])},'
-                                f'"duration_ms":{rng.random() * 400:.3f},"retries":0}}\n')
+            lines.append(
+                head + f'"event":"request","method":"{rng.choice(["GET", "PUT", "POST"])}",'
+                f'"route":"{rng.choice(ROUTES)}",'
+                f'"status":{rng.choice([200, 200, 200, 201, 404, 422, 429])},'
+                f'"duration_ms":{rng.random() * 400:.3f},"retries":0}}\n'
+            )
     return lines
 
 
 def logs_env(sandbox: SandboxProcess) -> dict[str, str]:
-    return {**sandbox.env(), "LOGS_BASE_URL": sandbox.base_url, "LOGS_USERNAME": USERNAME,
-            "LOGS_PASSWORD": PASSWORD}
+    return {
+        **sandbox.env(),
+        "LOGS_BASE_URL": sandbox.base_url,
+        "LOGS_USERNAME": USERNAME,
+        "LOGS_PASSWORD": PASSWORD,
+    }
 
 
 def ingest_throughput(sandbox: SandboxProcess) -> None:
@@ -86,25 +104,39 @@ def ingest_throughput(sandbox: SandboxProcess) -> None:
     config = load_config(root / "toolkit.toml", env={"LOGS_BASE_URL": sandbox.base_url})
     sandbox.control("POST", "/stats/reset")
     client = LogsClient(sandbox.base_url, Secret(USERNAME), Secret(PASSWORD), timeout=120)
-    shipper = Shipper(EventLog(config.state_dir), Cursor(config.state_dir / CURSOR_NAME),
-                      client, "shipped", target_of(config))
+    shipper = Shipper(
+        EventLog(config.state_dir),
+        Cursor(config.state_dir / CURSOR_NAME),
+        client,
+        "shipped",
+        target_of(config),
+    )
     started = time.perf_counter()
     report = shipper.ship()
     seconds = time.perf_counter() - started
     client.close()
     if not report.ok:
         sys.exit(f"shipping failed: {report.problem}")
-    requests = sum(row["count"] for row in sandbox.control("GET", "/stats")["requests"]
-                   if row["route"] == "/api/v1/ingest")
+    requests = sum(
+        row["count"]
+        for row in sandbox.control("GET", "/stats")["requests"]
+        if row["route"] == "/api/v1/ingest"
+    )
     stored = query(sandbox, "SELECT COUNT(*) AS n FROM shipped", "shipped")[0]["n"]
-    print(f"ingest: 200,000 events shipped in {seconds:.2f} s = "
-          f"{report.shipped / seconds:,.0f} events/s, {requests} requests "
-          f"({report.batches} batches); the stream holds {stored:,}")
+    print(
+        f"ingest: 200,000 events shipped in {seconds:.2f} s = "
+        f"{report.shipped / seconds:,.0f} events/s, {requests} requests "
+        f"({report.batches} batches); the stream holds {stored:,}"
+    )
 
 
 def query(sandbox: SandboxProcess, sql: str, stream: str = "bench") -> list[dict]:
-    response = httpx.post(f"{sandbox.base_url}/api/v1/query", auth=(USERNAME, PASSWORD),
-                          json={"query": sql, "streamName": stream}, timeout=120)
+    response = httpx.post(
+        f"{sandbox.base_url}/api/v1/query",
+        auth=(USERNAME, PASSWORD),
+        json={"query": sql, "streamName": stream},
+        timeout=120,
+    )
     if response.status_code != 200:
         raise RuntimeError(f"query: {response.status_code} {response.text[:300]}")
     return response.json()
@@ -114,10 +146,14 @@ def sandbox_group_by(sandbox: SandboxProcess) -> None:
     lines = event_lines(1_000_000, seed=2)
     with httpx.Client(base_url=sandbox.base_url, auth=(USERNAME, PASSWORD), timeout=120) as http:
         for start in range(0, len(lines), 25_000):
-            body = ("[" + ",".join(line.rstrip("\n") for line in lines[start:start + 25_000])
-                    + "]").encode()
-            answer = http.post("/api/v1/ingest", content=body,
-                               headers={"X-P-Stream": "bench", "Content-Type": "application/json"})
+            body = (
+                "[" + ",".join(line.rstrip("\n") for line in lines[start : start + 25_000]) + "]"
+            ).encode()
+            answer = http.post(
+                "/api/v1/ingest",
+                content=body,
+                headers={"X-P-Stream": "bench", "Content-Type": "application/json"},
+            )
             if answer.status_code != 200:
                 sys.exit(f"ingest failed: {answer.status_code} {answer.text[:200]}")
     times = []
@@ -127,9 +163,11 @@ def sandbox_group_by(sandbox: SandboxProcess) -> None:
         times.append(time.perf_counter() - started)
     total = sum(row["n"] for row in rows)
     median = statistics.median(times)
-    print(f"sandbox GROUP BY over 1,000,000 events ({total:,} requests counted, {len(rows)} "
-          f"groups): median {median * 1000:.0f} ms, best {min(times) * 1000:.0f} ms "
-          f"(target < 1000 ms: {'met' if median < 1 else 'MISSED'})")
+    print(
+        f"sandbox GROUP BY over 1,000,000 events ({total:,} requests counted, {len(rows)} "
+        f"groups): median {median * 1000:.0f} ms, best {min(times) * 1000:.0f} ms "
+        f"(target < 1000 ms: {'met' if median < 1 else 'MISSED'})"
+    )
 
 
 def local_query() -> None:
@@ -138,15 +176,18 @@ def local_query() -> None:
     path = root / ".toolkit" / "events.jsonl"
     path.write_text("".join(event_lines(1_000_000, seed=3)))
     size = path.stat().st_size
-    runs = [run_cli(["-q", "logs", "--local", "--format", "json", GROUP_BY], root)
-            for _ in range(3)]
+    runs = [
+        run_cli(["-q", "logs", "--local", "--format", "json", GROUP_BY], root) for _ in range(3)
+    ]
     if any(run.exit_code for run in runs):
         sys.exit(f"toolkit logs --local failed:\n{runs[0].output}")
     rows = json.loads(runs[0].output)
     median = statistics.median(run.seconds for run in runs)
-    print(f"toolkit logs --local over 1,000,000 lines ({size / 1e6:.0f} MB, {len(rows)} groups):"
-          f" median {median:.2f} s, peak {max(r.peak_mb for r in runs):.0f} MB "
-          f"(target < 2 s: {'met' if median < 2 else 'MISSED'})")
+    print(
+        f"toolkit logs --local over 1,000,000 lines ({size / 1e6:.0f} MB, {len(rows)} groups):"
+        f" median {median:.2f} s, peak {max(r.peak_mb for r in runs):.0f} MB "
+        f"(target < 2 s: {'met' if median < 2 else 'MISSED'})"
+    )
     shutil.rmtree(root)
 
 
@@ -168,11 +209,15 @@ def shipping_overhead(sandbox: SandboxProcess) -> None:
         shipping.append(run.seconds)
     spans = shipment_spans(root)
     added = statistics.median(shipping) - statistics.median(plain)
-    print(f"no-op publish of 30 posts: median {statistics.median(plain) * 1000:.0f} ms without a "
-          f"log service, {statistics.median(shipping) * 1000:.0f} ms shipping its events: "
-          f"{added * 1000:+.0f} ms (target < 50 ms: {'met' if added < 0.05 else 'MISSED'})")
-    print(f"  the shipment itself (run end to ship event): median {statistics.median(spans):.0f} "
-          f"ms over {len(spans)} runs")
+    print(
+        f"no-op publish of 30 posts: median {statistics.median(plain) * 1000:.0f} ms without a "
+        f"log service, {statistics.median(shipping) * 1000:.0f} ms shipping its events: "
+        f"{added * 1000:+.0f} ms (target < 50 ms: {'met' if added < 0.05 else 'MISSED'})"
+    )
+    print(
+        f"  the shipment itself (run end to ship event): median {statistics.median(spans):.0f} "
+        f"ms over {len(spans)} runs"
+    )
     sandbox.control("POST", "/forem/rate-limits", {"enabled": True})
 
 
@@ -188,24 +233,45 @@ def local_cost() -> None:
     for _ in range(20):
         started = time.perf_counter()
         with recorded(config, "publish") as run:
-            run.event("request", method="GET", route="/api/articles/me/all", status=200,
-                      duration_ms=3.2, retries=0)
+            run.event(
+                "request",
+                method="GET",
+                route="/api/articles/me/all",
+                status=200,
+                duration_ms=3.2,
+                retries=0,
+            )
             for index in range(30):
-                run.event("post", post=f"content/post-{index}.md", action="unchanged",
-                          outcome="ok", message="unchanged", article_id=1000 + index)
+                run.event(
+                    "post",
+                    post=f"content/post-{index}.md",
+                    action="unchanged",
+                    outcome="ok",
+                    message="unchanged",
+                    article_id=1000 + index,
+                )
         times.append(time.perf_counter() - started)
-    print(f"the run log without a log service: {statistics.median(times) * 1000:.1f} ms for the "
-          f"32 events of a no-op publish of 30 posts (median of 20 runs)")
+    print(
+        f"the run log without a log service: {statistics.median(times) * 1000:.1f} ms for the "
+        f"32 events of a no-op publish of 30 posts (median of 20 runs)"
+    )
 
 
 def shipment_spans(root: Path) -> list[float]:
     import datetime as dt
 
-    events = [json.loads(line) for line in
-              (root / ".toolkit" / "events.jsonl").read_text().splitlines()]
+    events = [
+        json.loads(line) for line in (root / ".toolkit" / "events.jsonl").read_text().splitlines()
+    ]
     ends = {e["run_id"]: e["time"] for e in events if e.get("action") == "end"}
-    return [(dt.datetime.fromisoformat(e["time"]) - dt.datetime.fromisoformat(ends[e["run_id"]]))
-            .total_seconds() * 1000 for e in events if e["event"] == "ship"]
+    return [
+        (
+            dt.datetime.fromisoformat(e["time"]) - dt.datetime.fromisoformat(ends[e["run_id"]])
+        ).total_seconds()
+        * 1000
+        for e in events
+        if e["event"] == "ship"
+    ]
 
 
 def main() -> None:

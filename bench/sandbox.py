@@ -28,8 +28,12 @@ USER_AGENT = "toolkit-bench/1.0"
 
 def startup_seconds() -> float:
     started = time.perf_counter()
-    process = subprocess.Popen([*TOOLKIT, "sandbox", "--memory", "--port", "0"],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(
+        [*TOOLKIT, "sandbox", "--memory", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         line = process.stdout.readline()
         url = line.split("running at ", 1)[1].split()[0]
@@ -64,21 +68,39 @@ def _load(args: tuple[str, str, str, list[int], float, set[int], multiprocessing
                 response = client.get("/api/articles")
             else:
                 article_id = article_ids[done % len(article_ids)]
-                response = client.put(f"/api/articles/{article_id}", json={"article": {
-                    "body_markdown": f"Version {done} of this body, with *some* Markdown.\n"}})
+                response = client.put(
+                    f"/api/articles/{article_id}",
+                    json={
+                        "article": {
+                            "body_markdown": f"Version {done} of this body, with *some* Markdown.\n"
+                        }
+                    },
+                )
             if response.status_code != 200:
                 raise RuntimeError(f"{kind}: {response.status_code} {response.text[:200]}")
             done += 1
     return done
 
 
-def throughput(sandbox: SandboxProcess, kind: str, article_ids: list[int], load_cpus: set[int]) -> float:
+def throughput(
+    sandbox: SandboxProcess, kind: str, article_ids: list[int], load_cpus: set[int]
+) -> float:
     context = multiprocessing.get_context("spawn")
     manager = context.Manager()
     try:
         go = manager.Event()
-        jobs = [(sandbox.base_url, sandbox.api_key, kind, article_ids[index::WORKERS] or article_ids,
-                 DURATION, load_cpus, go) for index in range(WORKERS)]
+        jobs = [
+            (
+                sandbox.base_url,
+                sandbox.api_key,
+                kind,
+                article_ids[index::WORKERS] or article_ids,
+                DURATION,
+                load_cpus,
+                go,
+            )
+            for index in range(WORKERS)
+        ]
         with context.Pool(WORKERS) as pool:
             pending = pool.map_async(_load, jobs)
             time.sleep(1.0)  # let every worker connect and wait for the start
@@ -91,8 +113,10 @@ def throughput(sandbox: SandboxProcess, kind: str, article_ids: list[int], load_
 
 def main() -> None:
     runs = [startup_seconds() for _ in range(5)]
-    print(f"start-up of `toolkit sandbox` until it answers: median {statistics.median(runs):.2f} s, "
-          f"best {min(runs):.2f} s (target < 2 s)")
+    print(
+        f"start-up of `toolkit sandbox` until it answers: median {statistics.median(runs):.2f} s, "
+        f"best {min(runs):.2f} s (target < 2 s)"
+    )
 
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
     server_cpu = cpus[0] if cpus else None
@@ -100,9 +124,21 @@ def main() -> None:
     where = f"server on CPU {server_cpu}, load on CPUs {sorted(load_cpus) or 'shared'}"
     with SandboxProcess(cpu=server_cpu) as sandbox:
         sandbox.control("POST", "/rate-limits", {"enabled": False})
-        ids = sandbox.control("POST", "/articles", {"articles": [
-            {"title": f"Bench article {n}", "body_markdown": "Initial body.\n", "published": True,
-             "tags": ["bench"]} for n in range(200)]})["ids"]
+        ids = sandbox.control(
+            "POST",
+            "/articles",
+            {
+                "articles": [
+                    {
+                        "title": f"Bench article {n}",
+                        "body_markdown": "Initial body.\n",
+                        "published": True,
+                        "tags": ["bench"],
+                    }
+                    for n in range(200)
+                ]
+            },
+        )["ids"]
         rps_get = throughput(sandbox, "get", ids, load_cpus)
         rps_put = throughput(sandbox, "put", ids, load_cpus)
         requests = sandbox.api_requests()

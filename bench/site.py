@@ -64,8 +64,10 @@ def main(argv: list[str] | None = None) -> None:
     if not Path(toolkit).exists():
         toolkit = shutil.which("toolkit") or toolkit
     hugo = shutil.which("hugo")
-    results = [measure(posts, cold, warm, toolkit, hugo, everything=posts == min(m.SIZES))
-               for posts, (cold, warm) in m.SIZES.items()]
+    results = [
+        measure(posts, cold, warm, toolkit, hugo, everything=posts == min(m.SIZES))
+        for posts, (cold, warm) in m.SIZES.items()
+    ]
     if args.posts:
         latencies, why = None, "not measured (--posts)"
     else:

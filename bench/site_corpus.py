@@ -25,9 +25,28 @@ WORDS = (
     "anchor feed sitemap tag series draft publish article author date time minute hour day "
     "week month year data file folder path request response queue worker thread process"
 ).split()
-TAGS = ["python", "javascript", "go", "rust", "web", "devops", "testing", "docs", "css",
-        "linux", "git", "api", "cloud", "security", "data", "tutorial", "beginners",
-        "performance", "tools", "career"]
+TAGS = [
+    "python",
+    "javascript",
+    "go",
+    "rust",
+    "web",
+    "devops",
+    "testing",
+    "docs",
+    "css",
+    "linux",
+    "git",
+    "api",
+    "cloud",
+    "security",
+    "data",
+    "tutorial",
+    "beginners",
+    "performance",
+    "tools",
+    "career",
+]
 CODE = {
     "python": '''import dataclasses
 from pathlib import Path
@@ -54,7 +73,7 @@ class Cache:
 def pages(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.html") if not p.name.startswith("_"))
 ''',
-    "javascript": '''export async function fetchPosts(api, page = 1) {
+    "javascript": """export async function fetchPosts(api, page = 1) {
   const response = await fetch(`${api}/articles?page=${page}&per_page=30`);
   if (!response.ok) {
     throw new Error(`HTTP ${response.status}: ${response.statusText}`);
@@ -70,8 +89,8 @@ const debounce = (fn, wait = 200) => {
     timer = setTimeout(() => fn(...args), wait);
   };
 };
-''',
-    "bash": '''#!/usr/bin/env bash
+""",
+    "bash": """#!/usr/bin/env bash
 set -euo pipefail
 for file in content/*.md; do
   if grep -q "^published: true" "$file"; then
@@ -79,8 +98,8 @@ for file in content/*.md; do
   fi
 done
 make site && rsync -av --delete site/ "$DEPLOY_HOST:/var/www/blog/"
-''',
-    "go": '''package main
+""",
+    "go": """package main
 
 import (
 	"fmt"
@@ -100,8 +119,8 @@ func main() {
 		fmt.Printf("%d: %s [%s]\\n", i, p.Title, strings.Join(p.Tags, ", "))
 	}
 }
-''',
-    "json": '''{
+""",
+    "json": """{
   "article": {
     "title": "Hello, world",
     "published": true,
@@ -110,15 +129,15 @@ func main() {
     "body_markdown": "Some text"
   }
 }
-''',
-    "yaml": '''site:
+""",
+    "yaml": """site:
   title: My blog
   url: https://example.com/blog
   per_page: 10
 build:
   drafts: false
   targets: [html, feed, sitemap]
-''',
+""",
 }
 IMAGES = 20  # the posts link /images/figure-0.png ... figure-19.png
 IMAGE_LINK = re.compile(r"\]\(/images/([^)\s]+)\)")
@@ -135,12 +154,17 @@ def png(width: int, height: int, seed: int) -> bytes:
             raw += bytes(((x * 4 + seed * 13) % 256, (y * 6) % 256, 96 + rng.randrange(64)))
 
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return (struct.pack(">I", len(data)) + kind + data
-                + struct.pack(">I", zlib.crc32(kind + data)))
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(bytes(raw), 9)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(bytes(raw), 9))
+        + chunk(b"IEND", b"")
+    )
 
 
 def _sentence(rng: random.Random, count: int | None = None) -> str:
@@ -175,13 +199,16 @@ def _body(rng: random.Random, index: int) -> str:
                 words += len(CODE[lang].split())
             if section == 1 and has_table:
                 rows = ["| Option | Default | Meaning |", "| --- | --- | --- |"]
-                rows += [f"| `{rng.choice(WORDS)}` | {rng.randint(0, 100)} | {_sentence(rng, 6)} |"
-                         for _ in range(5)]
+                rows += [
+                    f"| `{rng.choice(WORDS)}` | {rng.randint(0, 100)} | {_sentence(rng, 6)} |"
+                    for _ in range(5)
+                ]
                 parts.append("\n".join(rows))
                 words += 35
             if section == 2 and has_image:
-                parts.append(f"![A diagram of the {rng.choice(WORDS)}]"
-                             f"(/images/figure-{index % IMAGES}.png)")
+                parts.append(
+                    f"![A diagram of the {rng.choice(WORDS)}](/images/figure-{index % IMAGES}.png)"
+                )
             continue
         if rng.random() < 0.12:
             items = [f"- {_sentence(rng, 6)}" for _ in range(rng.randint(3, 5))]
@@ -218,8 +245,12 @@ def generate(root: Path, posts: int) -> None:
         tags = rng.sample(TAGS, rng.randint(1, 4))
         # Every date in the past (up to 2024 at 5,000 posts): a future date is an error.
         date = f"{2010 + i // 336}-{1 + (i // 28) % 12:02d}-{1 + i % 28:02d}"
-        front = [f'title: "{title}"', f"date: {date}", f"tags: [{', '.join(tags)}]",
-                 f'description: "{_sentence(rng, 12)}"']
+        front = [
+            f'title: "{title}"',
+            f"date: {date}",
+            f"tags: [{', '.join(tags)}]",
+            f'description: "{_sentence(rng, 12)}"',
+        ]
         if i % 50 < 5:
             front.append(f'series: "Series {i // 50}"')
         body = _body(rng, i)
@@ -230,8 +261,10 @@ def generate(root: Path, posts: int) -> None:
         (hugo / "content" / name).write_text("---\ndraft: false\n" + text, encoding="utf-8")
     if linked - shipped:
         raise SystemExit(f"the generator links images it does not ship: {sorted(linked - shipped)}")
-    site = ('[site]\ntitle = "Bench"\nurl = "https://example.com/blog"\n'
-            'description = "A generated site."\nauthor = "Bench"\n')
+    site = (
+        '[site]\ntitle = "Bench"\nurl = "https://example.com/blog"\n'
+        'description = "A generated site."\nauthor = "Bench"\n'
+    )
     # Hugo builds no search index: the builds compared with it leave ours off too.
     (ours / "toolkit.toml").write_text(site + "search = false\n", encoding="utf-8")
     # The default configuration (search on, Pagefind after each build that changed a page).
@@ -241,7 +274,8 @@ def generate(root: Path, posts: int) -> None:
 
 def _hugo_site(hugo: Path) -> None:
     """A minimal Hugo layout doing the same work as toolkit's theme."""
-    (hugo / "config.toml").write_text('''baseURL = "https://example.com/blog/"
+    (hugo / "config.toml").write_text(
+        """baseURL = "https://example.com/blog/"
 title = "Bench"
 paginate = 10
 rssLimit = 20
@@ -260,7 +294,9 @@ noClasses = false
 unsafe = true
 [markup.goldmark.parser]
 autoHeadingID = true
-''', encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     layouts = hugo / "layouts" / "_default"
     layouts.mkdir(parents=True)
     (hugo / "layouts" / "partials").mkdir(parents=True)
@@ -268,7 +304,9 @@ autoHeadingID = true
         '<p class="meta"><time datetime="{{ .Date.Format "2006-01-02T15:04:05Z07:00" }}">'
         '{{ .Date.Format "Jan 2, 2006" }}</time> · {{ .ReadingTime }} min read '
         '{{ range .Params.tags }}<a href="{{ "tags/" | relURL }}{{ . | urlize }}/">#{{ . }}</a> '
-        "{{ end }}</p>\n", encoding="utf-8")
+        "{{ end }}</p>\n",
+        encoding="utf-8",
+    )
     (layouts / "baseof.html").write_text(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{{ .Title }}'
         '</title><meta name="description" content="{{ .Description }}">'
@@ -277,25 +315,33 @@ autoHeadingID = true
         '<link rel="stylesheet" href="{{ "static/style.css" | relURL }}"></head><body>'
         '<header><a href="{{ "" | relURL }}">{{ .Site.Title }}</a> <a href="'
         '{{ "tags/" | relURL }}">Tags</a></header><main>{{ block "main" . }}{{ end }}</main>'
-        "<footer>{{ .Site.Title }}</footer></body></html>\n", encoding="utf-8")
+        "<footer>{{ .Site.Title }}</footer></body></html>\n",
+        encoding="utf-8",
+    )
     (layouts / "single.html").write_text(
         '{{ define "main" }}<article data-pagefind-body><h1>{{ .Title }}</h1>'
         '{{ partial "meta.html" . }}'
-        '{{ with .Params.series }}<aside>Series: {{ . }}</aside>{{ end }}'
-        "{{ .Content }}</article>{{ end }}\n", encoding="utf-8")
+        "{{ with .Params.series }}<aside>Series: {{ . }}</aside>{{ end }}"
+        "{{ .Content }}</article>{{ end }}\n",
+        encoding="utf-8",
+    )
     (layouts / "list.html").write_text(
         '{{ define "main" }}<h1>{{ .Title }}</h1>{{ $p := .Paginate .Pages }}<ol>'
         '{{ range $p.Pages }}<li><h2><a href="{{ .RelPermalink }}">{{ .Title }}</a></h2>'
         '{{ partial "meta.html" . }}<p>{{ .Description }}</p></li>{{ end }}</ol>'
         '{{ if $p.HasPrev }}<a href="{{ $p.Prev.URL }}">Newer</a>{{ end }}'
         '{{ if $p.HasNext }}<a href="{{ $p.Next.URL }}">Older</a>{{ end }}{{ end }}\n',
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     (layouts / "terms.html").write_text(
         '{{ define "main" }}<h1>Tags</h1><ul>{{ range .Data.Terms.Alphabetical }}<li>'
         '<a href="{{ .Page.RelPermalink }}">#{{ .Page.Title }}</a> {{ .Count }}</li>{{ end }}'
-        "</ul>{{ end }}\n", encoding="utf-8")
+        "</ul>{{ end }}\n",
+        encoding="utf-8",
+    )
     (layouts / "404.html").write_text(
-        '{{ define "main" }}<h1>Page not found</h1>{{ end }}\n', encoding="utf-8")
+        '{{ define "main" }}<h1>Page not found</h1>{{ end }}\n', encoding="utf-8"
+    )
 
 
 def corpus(posts: int = 1000) -> Path:
@@ -318,4 +364,3 @@ def _forget_old_layout() -> None:
     for name in ("ours", "hugo", "trash", "floor"):
         shutil.rmtree(WORK / name, ignore_errors=True)
     (WORK / "stamp").unlink()
-

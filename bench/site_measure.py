@@ -116,9 +116,15 @@ def timed(command: list[str], cwd: Path, memory: bool = False, check: bool = Tru
         stdout, stderr = (f.read().decode(errors="replace") for f in (out, err))
     if check and process.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed ({process.returncode}):\n{stdout}{stderr}")
-    return Run(wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime,
-               process.returncode, stdout, stderr,
-               {kind: kb / 1024 for kind, kb in sampler.peak_kb.items()})
+    return Run(
+        wall,
+        usage.ru_maxrss / 1024,
+        usage.ru_utime + usage.ru_stime,
+        process.returncode,
+        stdout,
+        stderr,
+        {kind: kb / 1024 for kind, kb in sampler.peak_kb.items()},
+    )
 
 
 @dataclass
@@ -132,9 +138,12 @@ class Peak:
 
     @classmethod
     def of(cls, runs: list[Run]) -> Peak:
-        return cls(median([r.pss_mb["own"] for r in runs]),
-                   median([r.pss_mb["pagefind"] for r in runs]),
-                   median([r.largest_mb for r in runs]), len(runs))
+        return cls(
+            median([r.pss_mb["own"] for r in runs]),
+            median([r.pss_mb["pagefind"] for r in runs]),
+            median([r.largest_mb for r in runs]),
+            len(runs),
+        )
 
 
 @dataclass
@@ -151,8 +160,9 @@ class Problems:
         found = [m for m in map(PROBLEM.match, run.stdout.splitlines()) if m]
         errors = [m.string for m in found if not m["warning"]]
         if run.exit_code != 0 and not (run.exit_code == 1 and errors):
-            raise SystemExit(f"{' '.join(command)} failed ({run.exit_code}):\n"
-                             f"{run.stdout}{run.stderr}")
+            raise SystemExit(
+                f"{' '.join(command)} failed ({run.exit_code}):\n{run.stdout}{run.stderr}"
+            )
         self.builds += 1
         self.errors.update(dict.fromkeys(errors))
         self.warnings.update(dict.fromkeys(m.string for m in found if m["warning"]))
@@ -222,8 +232,9 @@ class Bench:
         problems.add(run, command)
         return run
 
-    def cold(self, problems: Problems, search: bool = False,
-             memory: bool = False) -> tuple[Run, int]:
+    def cold(
+        self, problems: Problems, search: bool = False, memory: bool = False
+    ) -> tuple[Run, int]:
         """A cold build: no output, and no `.toolkit/` state (manifest, caches, run log)."""
         self.discard(self.ours / "site")
         self.discard(self.ours / ".toolkit")
@@ -238,8 +249,17 @@ class Bench:
 
     def floor(self) -> float:
         self.discard(self.root / "floor")
-        return timed([sys.executable, "-m", "bench.site", "--floor", str(self.ours / "content"),
-                      str(self.root / "floor")], ROOT).wall
+        return timed(
+            [
+                sys.executable,
+                "-m",
+                "bench.site",
+                "--floor",
+                str(self.ours / "content"),
+                str(self.root / "floor"),
+            ],
+            ROOT,
+        ).wall
 
     def edits(self, rounds: int, build: Callable[[], float]) -> list[float]:
         """`build` after each of `rounds` edits of one post's body; the post is restored."""
@@ -263,8 +283,17 @@ class Bench:
         here = self.root / "pagefind-alone"
         self.discard(here)
         here.mkdir()
-        return timed([str(get_executable()), "--site", str(self.ours / "site"),
-                      "--output-path", str(here / "pagefind"), "--silent"], here)
+        return timed(
+            [
+                str(get_executable()),
+                "--site",
+                str(self.ours / "site"),
+                "--output-path",
+                str(here / "pagefind"),
+                "--silent",
+            ],
+            here,
+        )
 
     def hugo_then_pagefind(self) -> tuple[Run, Run] | None:
         """A cold Hugo build, then the toolkit's Pagefind binary on Hugo's output (its post
@@ -278,8 +307,17 @@ class Bench:
         here = self.root / "hugo-pagefind"
         self.discard(here)
         here.mkdir()
-        pagefind = timed([str(get_executable()), "--site", str(self.hugo_dir / "public"),
-                          "--output-path", str(here / "pagefind"), "--silent"], here)
+        pagefind = timed(
+            [
+                str(get_executable()),
+                "--site",
+                str(self.hugo_dir / "public"),
+                "--output-path",
+                str(here / "pagefind"),
+                "--silent",
+            ],
+            here,
+        )
         return hugo, pagefind
 
     def close(self) -> None:
@@ -299,8 +337,9 @@ def median(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def measure(posts: int, cold_runs: int, warm_runs: int, toolkit: str, hugo: str | None,
-            everything: bool) -> Figures:
+def measure(
+    posts: int, cold_runs: int, warm_runs: int, toolkit: str, hugo: str | None, everything: bool
+) -> Figures:
     """The figures of one corpus size; with `everything`, also the floor, the in-process
     rebuild, the builds with search on, Pagefind alone and the writer's commands."""
     bench = Bench(posts, toolkit, hugo)
@@ -322,8 +361,9 @@ def measure(posts: int, cold_runs: int, warm_runs: int, toolkit: str, hugo: str 
                 figures.floor.append(bench.floor())
         if hugo:
             figures.hugo_memory = Peak.of([bench.hugo_cold(memory=True)[0]])
-        figures.memory = Peak.of([bench.cold(problems, memory=True)[0]
-                                  for _ in range(REPEAT_MEMORY)])
+        figures.memory = Peak.of(
+            [bench.cold(problems, memory=True)[0] for _ in range(REPEAT_MEMORY)]
+        )
         figures.no_change = [bench.build(problems).wall for _ in range(warm_runs)]
         figures.one_post = bench.edits(warm_runs, lambda: bench.build(problems).wall)
         if not everything:
@@ -335,17 +375,20 @@ def measure(posts: int, cold_runs: int, warm_runs: int, toolkit: str, hugo: str 
             figures.search_pages.append(pages)
             if hugo and (pair := bench.hugo_then_pagefind()) is not None:
                 figures.hugo_search.append(pair)
-        figures.search_memory = Peak.of([bench.cold(problems, search=True, memory=True)[0]
-                                         for _ in range(REPEAT_MEMORY)])
+        figures.search_memory = Peak.of(
+            [bench.cold(problems, search=True, memory=True)[0] for _ in range(REPEAT_MEMORY)]
+        )
         figures.search_one_post = bench.edits(
-            warm_runs, lambda: bench.build(problems, search=True).wall)
+            warm_runs, lambda: bench.build(problems, search=True).wall
+        )
         for _ in range(REPEAT_SEARCH):
             alone = bench.pagefind_alone()
             if alone is not None:
                 figures.pagefind.append(alone)
         figures.help = _command(toolkit, ["--help"], bench.ours)
-        figures.check = _command(toolkit, ["check", str(bench.post.relative_to(bench.ours))],
-                                 bench.ours)
+        figures.check = _command(
+            toolkit, ["check", str(bench.post.relative_to(bench.ours))], bench.ours
+        )
         return figures
     finally:
         bench.close()
@@ -367,7 +410,6 @@ def _watch() -> tuple[list[float] | None, str]:
         return None, f"not measured: {exc}".splitlines()[0]
 
 
-
 def floor(content: Path, out: Path) -> None:
     """The floor of the stack: markdown-it-py + Pygments + Jinja2 and nothing else, the post
     pages only, on two processes; run as `python -m bench.site --floor CONTENT OUT`."""
@@ -385,12 +427,15 @@ def floor(content: Path, out: Path) -> None:
     def code(text: str, lang: str, attrs: str) -> str:
         if lang not in lexers:
             lexers[lang] = get_lexer_by_name(lang)
-        return f'<pre class="highlight"><code>{highlight(text, lexers[lang], formatter)}</code></pre>'
+        return (
+            f'<pre class="highlight"><code>{highlight(text, lexers[lang], formatter)}</code></pre>'
+        )
 
     md = MarkdownIt("commonmark", {"highlight": code}).enable(["table", "strikethrough"])
     page = jinja2.Environment(autoescape=True).from_string(
         "<!doctype html><html><head><title>{{ title }}</title></head><body><main>"
-        "<h1>{{ title }}</h1>{{ body }}</main></body></html>")
+        "<h1>{{ title }}</h1>{{ body }}</main></body></html>"
+    )
     files = sorted(content.glob("*.md"))
 
     def work(part: int) -> None:
@@ -398,7 +443,9 @@ def floor(content: Path, out: Path) -> None:
             _, front, body = path.read_text(encoding="utf-8").split("---\n", 2)
             folder = out / path.stem
             folder.mkdir(parents=True)
-            html = page.render(title=path.stem, body=jinja2.utils.markupsafe.Markup(md.render(body)))
+            html = page.render(
+                title=path.stem, body=jinja2.utils.markupsafe.Markup(md.render(body))
+            )
             (folder / "index.html").write_text(html, encoding="utf-8")
 
     workers = [multiprocessing.get_context("fork").Process(target=work, args=(i,)) for i in (0, 1)]
@@ -430,4 +477,3 @@ def _in_process(project: Path, post: Path, rounds: int) -> list[float]:
         return times
     finally:
         post.write_text(original, encoding="utf-8")
-

@@ -36,7 +36,10 @@ def measure() -> list[float]:
     shutil.copytree(corpus(1000) / "ours", root, ignore=shutil.ignore_patterns(".toolkit", "site"))
     process = subprocess.Popen(
         [*TOOLKIT, "--config", str(root / "toolkit.toml"), "watch", "--no-push", "--port", "0"],
-        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         started = time.perf_counter()
@@ -49,8 +52,11 @@ def measure() -> list[float]:
                 break
         if url is None:
             raise SystemExit("watch did not start")
-        print(f"watch on 1000 posts: serving after {time.perf_counter() - started:.1f} s "
-              "(cold build)", flush=True)
+        print(
+            f"watch on 1000 posts: serving after {time.perf_counter() - started:.1f} s "
+            "(cold build)",
+            flush=True,
+        )
         output = process.stdout
         threading.Thread(target=lambda: [None for _ in output], daemon=True).start()
 
@@ -91,10 +97,12 @@ def main() -> None:
     from bench.site_report import watch_row
 
     latencies = measure()
-    print(f"file write -> reload event over {ROUNDS} edits: median "
-          f"{median(latencies) * 1000:.0f} ms, fastest {latencies[0] * 1000:.0f} ms, "
-          f"90th percentile {latencies[int(len(latencies) * 0.9)] * 1000:.0f} ms "
-          f"(runs: {', '.join(f'{t * 1000:.0f}' for t in latencies)})")
+    print(
+        f"file write -> reload event over {ROUNDS} edits: median "
+        f"{median(latencies) * 1000:.0f} ms, fastest {latencies[0] * 1000:.0f} ms, "
+        f"90th percentile {latencies[int(len(latencies) * 0.9)] * 1000:.0f} ms "
+        f"(runs: {', '.join(f'{t * 1000:.0f}' for t in latencies)})"
+    )
     print()
     print_rows([watch_row(latencies)])
 

@@ -17,13 +17,20 @@ from toolkit.cli import main
 
 # Property tests judge their inputs, not the machine's speed: no deadline per example and
 # no health check that times the generation, which a loaded machine fails at random.
-settings.register_profile("suite", deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("suite")
 
 # Keep the developer's own credentials out of every test.
-for _name in ("FOREM_API_KEY", "FOREM_BASE_URL", "CLOUDCONVERT_API_KEY", "CLOUDCONVERT_BASE_URL",
-              "GITHUB_ACTIONS", "LOGS_BASE_URL", "LOGS_USERNAME", "LOGS_PASSWORD"):
+for _name in (
+    "FOREM_API_KEY",
+    "FOREM_BASE_URL",
+    "CLOUDCONVERT_API_KEY",
+    "CLOUDCONVERT_BASE_URL",
+    "GITHUB_ACTIONS",
+    "LOGS_BASE_URL",
+    "LOGS_USERNAME",
+    "LOGS_PASSWORD",
+):
     os.environ.pop(_name, None)
 
 
@@ -54,14 +61,19 @@ class Project:
         path.write_text(text, encoding="utf-8")
         return path
 
-    def run(self, *args: str, env: dict[str, str] | None = None, input: str | None = None) -> Result:
+    def run(
+        self, *args: str, env: dict[str, str] | None = None, input: str | None = None
+    ) -> Result:
         """Run the real CLI in-process against this project's `toolkit.toml`, from the
         project's folder as a writer would: relative paths in arguments and in the output
         are the project's. The working folder is per process, and each pytest-xdist worker
         is a process of its own; no other thread of a test process uses relative paths."""
         with contextlib.chdir(self.root):
             return CliRunner().invoke(
-                main, ["--config", str(self.root / "toolkit.toml"), *args], env=env, input=input,
+                main,
+                ["--config", str(self.root / "toolkit.toml"), *args],
+                env=env,
+                input=input,
                 catch_exceptions=False,
             )
 
@@ -141,14 +153,18 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
             shutil.rmtree(root, ignore_errors=True)  # a run that raised, in another worker
             root.mkdir()
             shutil.copy(REPOSITORY / "toolkit.toml", root / "toolkit.toml")
-            shutil.copytree(REPOSITORY / "content", root / "content",
-                            ignore=shutil.ignore_patterns("_mirror"))
-            shutil.copytree(REPOSITORY / "templates" / "premium",
-                            root / "templates" / "premium")
+            shutil.copytree(
+                REPOSITORY / "content", root / "content", ignore=shutil.ignore_patterns("_mirror")
+            )
+            shutil.copytree(REPOSITORY / "templates" / "premium", root / "templates" / "premium")
             before = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
             result = Project(root).run("demo")
-            done.write_text(json.dumps({"output": result.output, "exit_code": result.exit_code,
-                                        "before": before}), encoding="utf-8")
+            done.write_text(
+                json.dumps(
+                    {"output": result.output, "exit_code": result.exit_code, "before": before}
+                ),
+                encoding="utf-8",
+            )
         ran = json.loads(done.read_text(encoding="utf-8"))
     return DemoRun(Project(root), ran["output"], ran["exit_code"], ran["before"])
 

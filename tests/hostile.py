@@ -18,8 +18,16 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 
-def article(article_id: int, title: Any, slug: Any, body_markdown: Any = None, *,
-            published: bool = True, comments_count: int = 0, **extra: Any) -> dict[str, Any]:
+def article(
+    article_id: int,
+    title: Any,
+    slug: Any,
+    body_markdown: Any = None,
+    *,
+    published: bool = True,
+    comments_count: int = 0,
+    **extra: Any,
+) -> dict[str, Any]:
     """An article as `/api/articles/me/all` lists it; `extra` adds or replaces fields."""
     if body_markdown is None:
         body_markdown = f"---\ntitle: {title}\npublished: {str(published).lower()}\n---\nText.\n"
@@ -44,8 +52,14 @@ def article(article_id: int, title: Any, slug: Any, body_markdown: Any = None, *
 
 
 def comment(id_code: str, body_html: str = "<p>A remark.</p>") -> dict[str, Any]:
-    return {"type_of": "comment", "id_code": id_code, "created_at": "2024-01-02T00:00:00Z",
-            "body_html": body_html, "user": {"name": "Eve", "username": "eve"}, "children": []}
+    return {
+        "type_of": "comment",
+        "id_code": id_code,
+        "created_at": "2024-01-02T00:00:00Z",
+        "body_html": body_html,
+        "user": {"name": "Eve", "username": "eve"},
+        "children": [],
+    }
 
 
 @dataclass
@@ -70,15 +84,17 @@ class HostileApi:
         self.writes = []
 
     def app(self) -> Starlette:
-        return Starlette(routes=[
-            Route("/api/articles/me/{scope}", self._my_articles),
-            Route("/api/articles/me", self._my_articles),
-            Route("/api/articles", self._write, methods=["POST"]),
-            Route("/api/articles/{id:int}", self._write, methods=["PUT"]),
-            Route("/api/comments", self._comments),
-            Route("/api/podcast_episodes", self._episodes),
-            Route("/api/readinglist", self._readinglist),
-        ])
+        return Starlette(
+            routes=[
+                Route("/api/articles/me/{scope}", self._my_articles),
+                Route("/api/articles/me", self._my_articles),
+                Route("/api/articles", self._write, methods=["POST"]),
+                Route("/api/articles/{id:int}", self._write, methods=["PUT"]),
+                Route("/api/comments", self._comments),
+                Route("/api/podcast_episodes", self._episodes),
+                Route("/api/readinglist", self._readinglist),
+            ]
+        )
 
     @staticmethod
     def _first_page(request: Request, items: list[Any]) -> JSONResponse:
@@ -98,8 +114,13 @@ class HostileApi:
         sent = (await request.json())["article"]
         self.writes.append((request.method, sent))
         article_id = request.path_params.get("id", 1000 + len(self.writes))
-        answer = article(article_id, sent["title"], f"written-{article_id}",
-                         sent["body_markdown"], published=bool(sent.get("published")))
+        answer = article(
+            article_id,
+            sent["title"],
+            f"written-{article_id}",
+            sent["body_markdown"],
+            published=bool(sent.get("published")),
+        )
         return JSONResponse(answer, status_code=201 if request.method == "POST" else 200)
 
     async def _comments(self, request: Request) -> JSONResponse:

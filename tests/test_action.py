@@ -26,8 +26,13 @@ EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
 def git(folder: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-                          cwd=folder, capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
 
 
 def value(expression: str, context: dict[str, str]) -> str:
@@ -54,8 +59,9 @@ def condition(text: str | None, context: dict[str, str]) -> bool:
 
 def run_action(workdir: Path, tmp: Path, inputs: dict[str, str]) -> dict[str, str]:
     """Run the action's steps in `workdir`; the outputs of every step, as `steps.ID.outputs.X`."""
-    context = {f"inputs.{name}": str(spec.get("default", ""))
-               for name, spec in ACTION["inputs"].items()}
+    context = {
+        f"inputs.{name}": str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()
+    }
     context.update({f"inputs.{k}": v for k, v in inputs.items()})
     context["steps.python.outputs.python-version"] = f"{sys.version_info[0]}.{sys.version_info[1]}"
     context["steps.cache.outputs.cache-hit"] = "true"  # the venv below is restored
@@ -66,9 +72,14 @@ def run_action(workdir: Path, tmp: Path, inputs: dict[str, str]) -> dict[str, st
     if not venv.exists():
         venv.symlink_to(sys.prefix)
     base_env = {k: v for k, v in os.environ.items() if not k.startswith(("FOREM_", "GIT_"))}
-    base_env.update(RUNNER_TEMP=str(runner_temp), RUNNER_OS="Linux",
-                    GITHUB_ACTION_PATH=str(REPOSITORY), GITHUB_STEP_SUMMARY=str(summary),
-                    GITHUB_SERVER_URL="https://github.com", GITHUB_REF_NAME="main")
+    base_env.update(
+        RUNNER_TEMP=str(runner_temp),
+        RUNNER_OS="Linux",
+        GITHUB_ACTION_PATH=str(REPOSITORY),
+        GITHUB_STEP_SUMMARY=str(summary),
+        GITHUB_SERVER_URL="https://github.com",
+        GITHUB_REF_NAME="main",
+    )
     for step in ACTION["runs"]["steps"]:
         if "run" not in step:
             assert step["uses"].split("@")[0] in ("actions/setup-python", "actions/cache")
@@ -81,8 +92,14 @@ def run_action(workdir: Path, tmp: Path, inputs: dict[str, str]) -> dict[str, st
         for name, text in step.get("env", {}).items():
             env[name] = EXPRESSION.sub(lambda m: value(m[1], context), str(text))
         assert step["shell"] == "bash"
-        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", step["run"]], cwd=workdir,
-                              env=env, capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", step["run"]],
+            cwd=workdir,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         assert done.returncode == 0, f"step {step['name']}: {done.stdout}{done.stderr}"
         for line in output.read_text().splitlines():
             key, _, val = line.partition("=")
@@ -100,7 +117,8 @@ def repository(tmp_path):
     git(tmp_path, "init", "-q", "-b", "main", str(work))
     init_project(work, action=PIN)
     (work / "content" / "hello.md").write_text(
-        "---\ntitle: Hello from the action\npublished: true\n---\nText.\n")
+        "---\ntitle: Hello from the action\npublished: true\n---\nText.\n"
+    )
     git(work, "add", ".")
     git(work, "commit", "-q", "-m", "start")
     git(work, "remote", "add", "origin", str(origin))
@@ -108,8 +126,9 @@ def repository(tmp_path):
     return work
 
 
-def test_the_action_publishes_and_pushes_the_lock_only_when_it_changed(repository, tmp_path,
-                                                                       sandbox):
+def test_the_action_publishes_and_pushes_the_lock_only_when_it_changed(
+    repository, tmp_path, sandbox
+):
     sandbox.reset()
     inputs = {"api-key": sandbox.demo_api_key, "base-url": sandbox.base_url}
     outputs = run_action(repository, tmp_path, inputs)
@@ -121,8 +140,9 @@ def test_the_action_publishes_and_pushes_the_lock_only_when_it_changed(repositor
     pushed = git(origin, "show", "main:toolkit.lock")
     assert f'"server": "{sandbox.base_url}"' in pushed
     with sandbox.client() as client:
-        titles = [a["title"] for a in client.get(
-            "/api/articles/me/all", params={"per_page": 1000}).json()]
+        titles = [
+            a["title"] for a in client.get("/api/articles/me/all", params={"per_page": 1000}).json()
+        ]
     assert titles.count("Hello from the action") == 1
     assert "Welcome" in titles  # the welcome draft, as a draft
 

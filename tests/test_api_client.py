@@ -15,7 +15,9 @@ from toolkit.config import Secret
 from toolkit.errors import NotFound, RateLimited, ServerError, TransportError
 
 
-def scripted(*answers: httpx.Response | Exception, seen: list[httpx.Request]) -> httpx.MockTransport:
+def scripted(
+    *answers: httpx.Response | Exception, seen: list[httpx.Request]
+) -> httpx.MockTransport:
     """A transport that gives these answers in turn and keeps the requests (their bodies
     read) in `seen`."""
     queue = list(answers)
@@ -48,15 +50,21 @@ class Chunks(httpx.SyncByteStream):
         self.closed = True
 
 
-def client(transport: httpx.MockTransport, **options) -> tuple[ApiClient, list[float],
-                                                                list[RequestReport]]:
+def client(
+    transport: httpx.MockTransport, **options
+) -> tuple[ApiClient, list[float], list[RequestReport]]:
     """A client on https://api.example with a bearer token, its pauses and its reports."""
     slept: list[float] = []
     reports: list[RequestReport] = []
     options.setdefault("retry", RetryPolicy(backoff=0.01))
-    api = ApiClient("https://api.example", auth=BearerAuth(Secret("sekrit")),
-                    transport=transport, sleep=slept.append, on_request=reports.append,
-                    **options)
+    api = ApiClient(
+        "https://api.example",
+        auth=BearerAuth(Secret("sekrit")),
+        transport=transport,
+        sleep=slept.append,
+        on_request=reports.append,
+        **options,
+    )
     return api, slept, reports
 
 
@@ -66,32 +74,47 @@ def test_the_credential_goes_to_the_base_urls_origin_only():
     with api:
         api.send("GET", "/v2/users/me")
         api.send("GET", "https://api.example:443/v2/jobs", route="/v2/jobs")
-        api.send("GET", "https://storage.example/v2/storage/t1?signature=s1g",
-                 route="/v2/storage/{id}")
+        api.send(
+            "GET", "https://storage.example/v2/storage/t1?signature=s1g", route="/v2/storage/{id}"
+        )
         api.send("GET", "http://api.example/v2/jobs", route="/v2/jobs")  # another scheme
-        api.send("GET", "https://api.example/v2/storage/t2", route="/v2/storage/{id}",
-                 authenticated=False)
+        api.send(
+            "GET",
+            "https://api.example/v2/storage/t2",
+            route="/v2/storage/{id}",
+            authenticated=False,
+        )
     assert [request.headers.get("authorization") for request in seen] == [
-        "Bearer sekrit", "Bearer sekrit", None, None, None]
+        "Bearer sekrit",
+        "Bearer sekrit",
+        None,
+        None,
+        None,
+    ]
     assert str(seen[2].url) == "https://storage.example/v2/storage/t1?signature=s1g"
     assert [report.route for report in reports] == [
-        "/v2/users/me", "/v2/jobs", "/v2/storage/{id}", "/v2/jobs", "/v2/storage/{id}"]
+        "/v2/users/me",
+        "/v2/jobs",
+        "/v2/storage/{id}",
+        "/v2/jobs",
+        "/v2/storage/{id}",
+    ]
 
 
 def test_messages_name_an_absolute_url_by_its_path_never_its_query():
     seen: list[httpx.Request] = []
     refused = httpx.Response(404, json={"message": "Not found."})
-    api, _, _ = client(scripted(refused, httpx.ConnectError("refused"),
-                                httpx.ConnectError("refused"), seen=seen),
-                       retry=RetryPolicy(attempts=2, backoff=0.0))
+    api, _, _ = client(
+        scripted(refused, httpx.ConnectError("refused"), httpx.ConnectError("refused"), seen=seen),
+        retry=RetryPolicy(attempts=2, backoff=0.0),
+    )
     with api:
         with pytest.raises(NotFound) as missing:
             api.send("GET", "https://storage.example/t/0/a.zip?signature=s1g", route="/t")
         with pytest.raises(TransportError) as failed:
             api.send("GET", "https://storage.example/t/0/a.zip?signature=s1g", route="/t")
     assert str(missing.value) == "GET /t/0/a.zip: 404 Not found."
-    assert str(failed.value) == ("GET /t/0/a.zip: connect error talking to "
-                                 "https://storage.example")
+    assert str(failed.value) == ("GET /t/0/a.zip: connect error talking to https://storage.example")
     assert (failed.value.reason, failed.value.maybe_sent) == ("connect error", False)
 
 
@@ -106,8 +129,14 @@ def test_a_streamed_body_is_made_again_for_each_attempt():
     seen: list[httpx.Request] = []
     api, slept, reports = client(scripted(httpx.Response(503), httpx.Response(201), seen=seen))
     with api:
-        api.send("POST", "/v2/up", content=body, headers={"Content-Length": "9"},
-                 idempotent=False, retry_server_errors=True)
+        api.send(
+            "POST",
+            "/v2/up",
+            content=body,
+            headers={"Content-Length": "9"},
+            idempotent=False,
+            retry_server_errors=True,
+        )
     assert made == [0, 1]
     assert [request.content for request in seen] == [b"head tail", b"head tail"]
     assert [(report.status, report.retries) for report in reports] == [(503, 0), (201, 1)]
@@ -127,8 +156,13 @@ def test_a_streamed_answer_is_returned_unread_for_the_caller_to_read_and_close()
     seen: list[httpx.Request] = []
     api, _, reports = client(scripted(httpx.Response(200, stream=stream), seen=seen))
     with api:
-        response = api.send("GET", "https://storage.example/f?signature=s", route="/f",
-                            stream=True, authenticated=False)
+        response = api.send(
+            "GET",
+            "https://storage.example/f?signature=s",
+            route="/f",
+            stream=True,
+            authenticated=False,
+        )
         assert not response.is_stream_consumed
         assert list(response.iter_bytes()) == [b"one ", b"two"]
         response.close()
@@ -138,9 +172,11 @@ def test_a_streamed_answer_is_returned_unread_for_the_caller_to_read_and_close()
 
 def test_a_streamed_error_answer_is_read_and_raised_like_any_other():
     seen: list[httpx.Request] = []
-    answers = (httpx.Response(503, stream=Chunks(b"overloaded", broken=True)),
-               httpx.Response(429, headers={"Retry-After": "2"}, stream=Chunks(b"slow down")),
-               httpx.Response(404, stream=Chunks(b'{"message": "No such file."}')))
+    answers = (
+        httpx.Response(503, stream=Chunks(b"overloaded", broken=True)),
+        httpx.Response(429, headers={"Retry-After": "2"}, stream=Chunks(b"slow down")),
+        httpx.Response(404, stream=Chunks(b'{"message": "No such file."}')),
+    )
     api, slept, _ = client(scripted(*answers, seen=seen))
     with api, pytest.raises(NotFound) as caught:
         api.send("GET", "/f", stream=True)
@@ -171,8 +207,9 @@ def test_a_request_without_time_of_its_own_still_retries_a_timeout():
 def test_no_time_left_sends_nothing_and_a_pause_past_it_is_not_taken():
     seen: list[httpx.Request] = []
     limited = httpx.Response(429, headers={"Retry-After": "30"}, json={"message": "Too many."})
-    api, slept, _ = client(scripted(limited, httpx.ConnectError("refused"), httpx.Response(200),
-                                    seen=seen))
+    api, slept, _ = client(
+        scripted(limited, httpx.ConnectError("refused"), httpx.Response(200), seen=seen)
+    )
     with api:
         with pytest.raises(TransportError) as none_left:
             api.send("GET", "/v2/jobs/1/wait", timeout=0.0)

@@ -56,13 +56,15 @@ class RawServer:
                 if not data:
                     return
                 head += data
-            answer = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                      b"Content-Length: " + str(len(self.body)).encode() + b"\r\n"
-                      b"Connection: close\r\n\r\n" + self.body)
+            answer = (
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                b"Content-Length: " + str(len(self.body)).encode() + b"\r\n"
+                b"Connection: close\r\n\r\n" + self.body
+            )
             step = self.drip or len(answer)
             try:
                 for start in range(0, len(answer), step):
-                    conn.sendall(answer[start:start + step])
+                    conn.sendall(answer[start : start + step])
                     sent += step
                     if self.drip and self.stopped.wait(self.pause):
                         break
@@ -112,8 +114,10 @@ def test_an_answer_dripped_a_byte_at_a_time_ends_at_the_requests_deadline():
 def test_an_overall_deadline_ends_every_request_and_retry_inside_it():
     body = json.dumps({"title": "x" * 200}).encode()
     with serving(body, drip=1) as server:
-        with ApiClient(server.base_url, timeout=30, retry=RetryPolicy(attempts=5)) as api, \
-                bounds.deadline(0.5):
+        with (
+            ApiClient(server.base_url, timeout=30, retry=RetryPolicy(attempts=5)) as api,
+            bounds.deadline(0.5),
+        ):
             with pytest.raises(TransportError) as caught:
                 api.get_json("/slow")
         server.stopped.set()
@@ -125,17 +129,27 @@ def test_a_premium_build_against_a_dripping_licensing_service_is_refused(make_pr
     """The licensing service answers ACTIVE for exactly the licence asked about, but one
     byte at a time: the gate's one deadline (`[license] timeout`) refuses the build."""
     app, customer = "123456789012", "acme.example"
-    config = (f'[site]\ntitle = "P"\nurl = "https://example.com"\n\n[license]\n'
-              f'application_id = "{app}"\ncustomer_id = "{customer}"\ntimeout = 1\n')
+    config = (
+        f'[site]\ntitle = "P"\nurl = "https://example.com"\n\n[license]\n'
+        f'application_id = "{app}"\ncustomer_id = "{customer}"\ntimeout = 1\n'
+    )
     project = make_project(config)
     project.post("paid", "Members only", published=True, premium=True)
-    licence = {"kind": "appsmarket#customerLicense", "state": "ACTIVE",
-               "applicationId": app, "customerId": customer,
-               "id": f"{app}/{customer}", "editions": [{"editionId": "default"}]}
+    licence = {
+        "kind": "appsmarket#customerLicense",
+        "state": "ACTIVE",
+        "applicationId": app,
+        "customerId": customer,
+        "id": f"{app}/{customer}",
+        "editions": [{"editionId": "default"}],
+    }
     body = json.dumps(licence).encode() + b" " * 200
     with serving(body, drip=1) as server:
-        result = project.run("build", "--premium",
-                             env={"LICENSE_BASE_URL": server.base_url, "LICENSE_API_TOKEN": "t"})
+        result = project.run(
+            "build",
+            "--premium",
+            env={"LICENSE_BASE_URL": server.base_url, "LICENSE_API_TOKEN": "t"},
+        )
         server.stopped.set()
     assert result.exit_code == 1, result.output
     assert "premium build refused: the licensing service could not be reached" in result.output
@@ -149,8 +163,9 @@ def test_a_deeply_nested_answer_is_one_line_naming_the_service(make_project):
     project = make_project()
     project.post("hello", "Hello", published=True)
     with serving(nested(100_000)) as server:
-        result = project.run("plan", env={"FOREM_BASE_URL": server.base_url,
-                                          "FOREM_API_KEY": "key"})
+        result = project.run(
+            "plan", env={"FOREM_BASE_URL": server.base_url, "FOREM_API_KEY": "key"}
+        )
     assert result.exit_code == 1, result.output
     errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1, result.output
@@ -159,13 +174,18 @@ def test_a_deeply_nested_answer_is_one_line_naming_the_service(make_project):
 
 
 def test_a_deeply_nested_licence_answer_refuses_the_premium_build(make_project):
-    config = ('[site]\ntitle = "P"\nurl = "https://example.com"\n\n[license]\n'
-              'application_id = "1"\ncustomer_id = "acme.example"\n')
+    config = (
+        '[site]\ntitle = "P"\nurl = "https://example.com"\n\n[license]\n'
+        'application_id = "1"\ncustomer_id = "acme.example"\n'
+    )
     project = make_project(config)
     project.post("paid", "Members only", published=True, premium=True)
     with serving(b'{"state": "ACTIVE", "x": ' + nested(50_000) + b"}") as server:
-        result = project.run("build", "--premium",
-                             env={"LICENSE_BASE_URL": server.base_url, "LICENSE_API_TOKEN": "t"})
+        result = project.run(
+            "build",
+            "--premium",
+            env={"LICENSE_BASE_URL": server.base_url, "LICENSE_API_TOKEN": "t"},
+        )
     assert result.exit_code == 1, result.output
     assert "premium build refused" in result.output
     assert "nested deeper than" in result.output

@@ -75,7 +75,9 @@ def test_a_wait_for_the_run_lock_is_in_the_result(config):
     result = pull(config, lock_timeout=10, on_blocked=blocked)
     holder.join()
     assert told == [result.lock_wait]
-    assert result.lock_wait is not None and result.lock_wait.startswith("another toolkit run holds .toolkit/run.lock (publish, pid ")
+    assert result.lock_wait is not None and result.lock_wait.startswith(
+        "another toolkit run holds .toolkit/run.lock (publish, pid "
+    )
 
 
 def test_only_the_commands_take_the_run_lock():
@@ -84,8 +86,13 @@ def test_only_the_commands_take_the_run_lock():
     all because a layer below was expected to)."""
     package = Path(toolkit.__file__).parent
     takers = sorted(
-        path.relative_to(package).as_posix() for path in package.rglob("*.py")
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*.py")
         if re.search(r"\b(writer_run|run_lock)\(", path.read_text(encoding="utf-8"))
     )
-    assert takers == ["commands/publish.py", "commands/pull.py", "commands/watch.py",
-                      "sync/runlock.py"]
+    assert takers == [
+        "commands/publish.py",
+        "commands/pull.py",
+        "commands/watch.py",
+        "sync/runlock.py",
+    ]

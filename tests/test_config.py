@@ -22,7 +22,7 @@ def test_defaults_and_paths_relative_to_the_file(tmp_path):
 
 def test_every_problem_is_reported_at_once(tmp_path):
     (tmp_path / "toolkit.toml").write_text(
-        "[site]\nurl = \"ftp://x\"\ncolour = 1\n[forem]\nbase_url = \"https://dev.to/api\"\n"
+        '[site]\nurl = "ftp://x"\ncolour = 1\n[forem]\nbase_url = "https://dev.to/api"\n'
         "[mcp]\nport = 70000\n[nope]\n"
     )
     with pytest.raises(ConfigError) as caught:
@@ -72,7 +72,7 @@ def test_secrets_never_show_themselves():
 
 
 def test_cli_reports_config_problems_one_per_line(project):
-    (project.root / "toolkit.toml").write_text('[site]\nurl = 3\nbogus = true\n')
+    (project.root / "toolkit.toml").write_text("[site]\nurl = 3\nbogus = true\n")
     result = project.run("check")
     assert result.exit_code == 1
     assert "Error: toolkit.toml: site.bogus: unknown key" in result.output
@@ -135,8 +135,10 @@ def every_key() -> list[str]:
 def readme_config_rows(readme: str) -> dict[str, str]:
     """The rows of the README's configuration table, by key."""
     section = readme.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
-    return {match[1]: match[0] for match in re.finditer(r"^\| `([a-z_]+\.[a-z_]+)` \|.*$",
-                                                         section, re.MULTILINE)}
+    return {
+        match[1]: match[0]
+        for match in re.finditer(r"^\| `([a-z_]+\.[a-z_]+)` \|.*$", section, re.MULTILINE)
+    }
 
 
 def test_every_field_of_every_section_is_a_declared_key():
@@ -156,9 +158,16 @@ def test_toolkit_config_lists_every_key_with_its_value(project):
     assert by_name["forem.base_url"]["value"] == "http://***@127.0.0.1:8787"
     assert by_name["forem.base_url"]["origin"] == "FOREM_BASE_URL"
     assert by_name["forem.base_url"]["env"] == "FOREM_BASE_URL"
-    assert by_name["logs.password"]["value"] == "set" and by_name["forem.api_key"]["value"] == "not set"
-    assert by_name["site.content_dir"] == {**by_name["site.content_dir"], "value": "content",
-                                           "default": "content", "origin": "default"}
+    assert (
+        by_name["logs.password"]["value"] == "set"
+        and by_name["forem.api_key"]["value"] == "not set"
+    )
+    assert by_name["site.content_dir"] == {
+        **by_name["site.content_dir"],
+        "value": "content",
+        "default": "content",
+        "origin": "default",
+    }
     assert by_name["site.url"]["origin"] == "toolkit.toml"
     assert by_name["site.assets_base_url"]["value"] == "https://example.com/blog"
     text = project.run("config", env=env).output
@@ -180,8 +189,9 @@ def test_every_key_is_documented_in_the_readme():
             assert default == "", name
         else:
             assert default == f"`{json.dumps(declared.default)}`", name
-        assert variable == (f"`{declared.env}`" + (" (secret)" if declared.secret else "")
-                            if declared.env else ""), name
+        assert variable == (
+            f"`{declared.env}`" + (" (secret)" if declared.secret else "") if declared.env else ""
+        ), name
 
 
 def test_the_readme_check_fails_for_an_undocumented_key():
@@ -196,5 +206,6 @@ def test_a_secret_in_the_file_is_refused(tmp_path):
         load_config(tmp_path / "toolkit.toml", env={})
     assert caught.value.problems == [
         "toolkit.toml: forem.api_key: a secret is never kept in toolkit.toml; "
-        "set FOREM_API_KEY in the environment or in .env"]
+        "set FOREM_API_KEY in the environment or in .env"
+    ]
     assert "oops" not in caught.value.message

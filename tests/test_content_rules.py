@@ -18,29 +18,62 @@ def check_lines(project, *paths):
         ("published: true\n", "content/p.md:1: title: missing; every post needs a title"),
         ("title: ''\n", "content/p.md:2: title: missing; every post needs a title"),
         ("title: [a]\n", "content/p.md:2: title: must be text (put it in quotes)"),
-        (f"title: {'x' * 129}\n", "content/p.md:2: title: 129 characters; the API accepts at most 128"),
-        ("title: T\npublished: yes please\n",
-         "content/p.md:3: published: must be true or false, not 'yes please'"),
-        ("title: T\ntags: a, b, c, d, e\n", "content/p.md:3: tags: 5 tags; the API accepts at most 4"),
-        ("title: T\ntags: [web-dev]\n",
-         "content/p.md:3: tags: 'web-dev' must be letters and digits only (no hyphens or spaces)"),
-        ("title: T\ntags: [\"two words\"]\n",
-         "content/p.md:3: tags: 'two words' must be letters and digits only (no hyphens or spaces)"),
-        (f"title: T\ntags: [{'a' * 31}]\n",
-         f"content/p.md:3: tags: '{'a' * 31}' is longer than 30 characters"),
-        ("title: T\ntags: {a: 1}\n", "content/p.md:3: tags: must be a list or a comma-separated string"),
-        ("title: T\ncanonical_url: ftp://example.com/x\n",
-         "content/p.md:3: canonical_url: must be an absolute http(s) URL, not 'ftp://example.com/x'"),
-        ("title: T\ndate: next tuesday\n",
-         "content/p.md:3: date: not a date: 'next tuesday' (use YYYY-MM-DD or an ISO 8601 time)"),
-        ("title: T\npublished: true\ndate: 2999-01-01\n",
-         "content/p.md:4: date: in the future; the API refuses a future publication date"),
-        ("title: T\nslug: Not A Slug\n",
-         "content/p.md:3: slug: must be lower-case letters, digits and single hyphens"),
-        ("title: T\norganization_id: -3\n", "content/p.md:3: organization_id: must be a positive integer"),
-        ("title: T\npremium: maybe\n", "content/p.md:3: premium: must be true or false, not 'maybe'"),
-        ("title: T\ncover_image: pics/missing.png\n",
-         "content/p.md:3: cover_image: pics/missing.png not found"),
+        (
+            f"title: {'x' * 129}\n",
+            "content/p.md:2: title: 129 characters; the API accepts at most 128",
+        ),
+        (
+            "title: T\npublished: yes please\n",
+            "content/p.md:3: published: must be true or false, not 'yes please'",
+        ),
+        (
+            "title: T\ntags: a, b, c, d, e\n",
+            "content/p.md:3: tags: 5 tags; the API accepts at most 4",
+        ),
+        (
+            "title: T\ntags: [web-dev]\n",
+            "content/p.md:3: tags: 'web-dev' must be letters and digits only (no hyphens or spaces)",
+        ),
+        (
+            'title: T\ntags: ["two words"]\n',
+            "content/p.md:3: tags: 'two words' must be letters and digits only (no hyphens or spaces)",
+        ),
+        (
+            f"title: T\ntags: [{'a' * 31}]\n",
+            f"content/p.md:3: tags: '{'a' * 31}' is longer than 30 characters",
+        ),
+        (
+            "title: T\ntags: {a: 1}\n",
+            "content/p.md:3: tags: must be a list or a comma-separated string",
+        ),
+        (
+            "title: T\ncanonical_url: ftp://example.com/x\n",
+            "content/p.md:3: canonical_url: must be an absolute http(s) URL, not 'ftp://example.com/x'",
+        ),
+        (
+            "title: T\ndate: next tuesday\n",
+            "content/p.md:3: date: not a date: 'next tuesday' (use YYYY-MM-DD or an ISO 8601 time)",
+        ),
+        (
+            "title: T\npublished: true\ndate: 2999-01-01\n",
+            "content/p.md:4: date: in the future; the API refuses a future publication date",
+        ),
+        (
+            "title: T\nslug: Not A Slug\n",
+            "content/p.md:3: slug: must be lower-case letters, digits and single hyphens",
+        ),
+        (
+            "title: T\norganization_id: -3\n",
+            "content/p.md:3: organization_id: must be a positive integer",
+        ),
+        (
+            "title: T\npremium: maybe\n",
+            "content/p.md:3: premium: must be true or false, not 'maybe'",
+        ),
+        (
+            "title: T\ncover_image: pics/missing.png\n",
+            "content/p.md:3: cover_image: pics/missing.png not found",
+        ),
     ],
 )
 def test_front_matter_rules(project, front, expected):
@@ -54,7 +87,9 @@ def test_yaml_error_at_its_line(project):
     project.write("content/p.md", "---\ntitle: T\ntags: a\n  oops: [\n---\nBody\n")
     result, lines = check_lines(project)
     assert result.exit_code == 1
-    assert lines == ["content/p.md:4: front matter: invalid YAML: mapping values are not allowed in this context"]
+    assert lines == [
+        "content/p.md:4: front matter: invalid YAML: mapping values are not allowed in this context"
+    ]
 
 
 def test_unclosed_front_matter(project):
@@ -81,7 +116,7 @@ def test_missing_relative_image_in_body_at_its_line(project):
     project.write(
         "content/p.md",
         "---\ntitle: T\n---\nIntro\n\n![ok](img/there.png)\n![gone](img/gone.png)\n"
-        "<img src=\"img/also-gone.jpg\">\n\n```\n![in code](not/checked.png)\n```\n"
+        '<img src="img/also-gone.jpg">\n\n```\n![in code](not/checked.png)\n```\n'
         "![remote](https://example.com/x.png)\n",
     )
     _, lines = check_lines(project)
@@ -105,21 +140,28 @@ def test_uniqueness_is_checked_against_the_whole_folder_when_one_file_is_named(p
     project.post("a", "Same")
     project.post("b", "Same")
     _, lines = check_lines(project, "content/a.md")
-    assert lines == ["content/a.md:2: title: also used by content/b.md (titles must be unique per account)"]
+    assert lines == [
+        "content/a.md:2: title: also used by content/b.md (titles must be unique per account)"
+    ]
 
 
 def test_same_canonical_url_in_two_posts(project):
     project.post("a", "A", canonical_url="https://example.com/x")
     project.post("b", "B", canonical_url="https://example.com/x")
     _, lines = check_lines(project)
-    assert "content/a.md:3: canonical_url: also used by content/b.md (the API requires canonical URLs to be unique)" in lines
+    assert (
+        "content/a.md:3: canonical_url: also used by content/b.md (the API requires canonical URLs to be unique)"
+        in lines
+    )
 
 
 def test_unknown_key_is_a_warning_unless_strict(project):
     project.post("a", "A", colour="blue")
     result, lines = check_lines(project)
     assert result.exit_code == 0
-    assert lines == ["content/a.md:3: warning: colour: unknown front matter key; the site and the API ignore it"]
+    assert lines == [
+        "content/a.md:3: warning: colour: unknown front matter key; the site and the API ignore it"
+    ]
     assert project.run("check", "--strict").exit_code == 1
 
 
@@ -138,7 +180,11 @@ def test_every_problem_of_a_folder_of_broken_posts(project):
     project.write("content/three.md", "---\ntitle: 'x\n---\n")
     result, lines = check_lines(project)
     assert result.exit_code == 1
-    assert [line.split(":")[0] for line in lines] == ["content/one.md", "content/three.md", "content/two.md"]
+    assert [line.split(":")[0] for line in lines] == [
+        "content/one.md",
+        "content/three.md",
+        "content/two.md",
+    ]
     assert "3 posts checked: 3 errors, 0 warnings" in result.output
 
 
@@ -151,11 +197,15 @@ def test_missing_path_argument_is_a_clear_error(project):
 def test_github_annotations(project):
     project.write("content/p.md", "---\ntitle: T\ntags: [a-b]\n---\n")
     result = project.run("check", env={"GITHUB_ACTIONS": "true"})
-    assert "::error file=content/p.md,line=3::tags: 'a-b' must be letters and digits only" in result.output
+    assert (
+        "::error file=content/p.md,line=3::tags: 'a-b' must be letters and digits only"
+        in result.output
+    )
 
 
 # -- checking one post: the other posts' titles, slugs and canonical URLs are remembered by
 # the file's stat (`toolkit.content.known`), never at the cost of a wrong answer
+
 
 def _age(path, seconds=60):
     """Give `path` a modification time `seconds` ago, as a file edited earlier has."""
@@ -167,7 +217,9 @@ def test_an_edit_to_another_post_is_seen_by_the_next_check_of_one_post(project):
     project.post("a", "Alpha")
     other = project.post("b", "Alpha")
     _, lines = check_lines(project, "content/a.md")
-    assert lines == ["content/a.md:2: title: also used by content/b.md (titles must be unique per account)"]
+    assert lines == [
+        "content/a.md:2: title: also used by content/b.md (titles must be unique per account)"
+    ]
     assert (project.root / ".toolkit" / "known-posts.json").is_file()
 
     # An edit within the same tick of the clock, keeping the size: the stat is the same.
@@ -181,7 +233,9 @@ def test_an_edit_to_another_post_is_seen_by_the_next_check_of_one_post(project):
     other.write_text(other.read_text().replace("Bravo", "Alpha"))
     _age(other)
     _, lines = check_lines(project, "content/a.md")
-    assert lines == ["content/a.md:2: title: also used by content/b.md (titles must be unique per account)"]
+    assert lines == [
+        "content/a.md:2: title: also used by content/b.md (titles must be unique per account)"
+    ]
 
 
 def test_a_known_post_is_not_parsed_again_while_its_stat_is_the_same(project):
@@ -196,22 +250,27 @@ def test_a_known_post_is_not_parsed_again_while_its_stat_is_the_same(project):
     other.write_text(other.read_text().replace("Alpha", "Bravo"))
     os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
     _, lines = check_lines(project, "content/a.md")
-    assert lines == ["content/a.md:2: title: also used by content/b.md (titles must be unique per account)"]
+    assert lines == [
+        "content/a.md:2: title: also used by content/b.md (titles must be unique per account)"
+    ]
 
     os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns + 1))  # touched: read again
     _, lines = check_lines(project, "content/a.md")
     assert lines == []
 
 
-@pytest.mark.parametrize("cache", [
-    b"not json",
-    b'{"version": 1, "saved": 0, "posts": []}',
-    b'{"version": 1, "saved": 99999999999999999999, "posts": {"content/b.md": '
-    b'{"stat": STAT, "post": ["content/b.md", 5, null, null]}}}',
-    b'{"version": 1, "saved": 99999999999999999999, "posts": {"content/b.md": '
-    b'{"stat": STAT, "post": ["content/b.md", "Alpha"]}}}',
-    b'{"version": 1, "saved": 99999999999999999999, "posts": {"content/b.md": "x"}}',
-])
+@pytest.mark.parametrize(
+    "cache",
+    [
+        b"not json",
+        b'{"version": 1, "saved": 0, "posts": []}',
+        b'{"version": 1, "saved": 99999999999999999999, "posts": {"content/b.md": '
+        b'{"stat": STAT, "post": ["content/b.md", 5, null, null]}}}',
+        b'{"version": 1, "saved": 99999999999999999999, "posts": {"content/b.md": '
+        b'{"stat": STAT, "post": ["content/b.md", "Alpha"]}}}',
+        b'{"version": 1, "saved": 99999999999999999999, "posts": {"content/b.md": "x"}}',
+    ],
+)
 def test_a_damaged_or_foreign_cache_is_ignored(project, cache):
     project.post("a", "Alpha")
     other = project.post("b", "Alpha")
@@ -222,4 +281,6 @@ def test_a_damaged_or_foreign_cache_is_ignored(project, cache):
     (project.root / ".toolkit" / "known-posts.json").write_bytes(cache.replace(b"STAT", stat))
     result, lines = check_lines(project, "content/a.md")
     assert result.exit_code == 1
-    assert lines == ["content/a.md:2: title: also used by content/b.md (titles must be unique per account)"]
+    assert lines == [
+        "content/a.md:2: title: also used by content/b.md (titles must be unique per account)"
+    ]

@@ -18,13 +18,16 @@ def readme_demo_numbers(readme: str) -> dict[str, int]:
         r"\*\*(?P<guide>\d+)\*\* posts of this project's user guide \(`content/`: "
         r"(?P<created>\d+) created, the (?P<unchanged>\d+) pulled ones unchanged; .*? "
         r"builds a site of \*\*(?P<built>\d+)\*\* posts \((?P<drafts>\d+) stay off the "
-        r"public site", readme)
+        r"public site",
+        readme,
+    )
     assert found, "README.md: the paragraph on `make demo` lost its numbers"
     return {name: int(value) for name, value in found.groupdict().items()}
 
 
 def demo_numbers(output: str) -> dict[str, int]:
     """The same numbers, from what the demo prints."""
+
     def number(pattern: str) -> int:
         found = re.search(pattern, output)
         assert found, f"{pattern!r} not in the demo's output:\n{output}"
@@ -33,9 +36,14 @@ def demo_numbers(output: str) -> dict[str, int]:
     pulled = number(r"pulled (\d+) article\(s\)")
     built = number(r"built (\d+) posts")
     guide = len(list((REPOSITORY / "content").glob("*.md")))
-    return {"pulled": pulled, "guide": guide, "created": number(r"create\s+│\s+(\d+)"),
-            "unchanged": number(r"unchanged\s+│\s+(\d+)"), "built": built,
-            "drafts": pulled + guide - built}
+    return {
+        "pulled": pulled,
+        "guide": guide,
+        "created": number(r"create\s+│\s+(\d+)"),
+        "unchanged": number(r"unchanged\s+│\s+(\d+)"),
+        "built": built,
+        "drafts": pulled + guide - built,
+    }
 
 
 def test_demo_publishes_mirrors_and_builds_without_touching_the_project(demo_run):
@@ -54,24 +62,34 @@ def test_demo_publishes_mirrors_and_builds_without_touching_the_project(demo_run
     # The README tells what the demo prints.
     assert readme_demo_numbers(README) == demo_numbers(result.output)
     # It ends with the command that serves the site, and where to open it.
-    assert "toolkit serve --dir .toolkit/demo/site\nand open http://127.0.0.1:8000/" in result.output
+    assert (
+        "toolkit serve --dir .toolkit/demo/site\nand open http://127.0.0.1:8000/" in result.output
+    )
     assert "create" in result.output
 
     # The project itself is as it was: no lock for the real service, no mirror in content/.
-    after = sorted(str(p.relative_to(project.root)) for p in project.root.rglob("*")
-                   if ".toolkit" not in p.parts)
+    after = sorted(
+        str(p.relative_to(project.root))
+        for p in project.root.rglob("*")
+        if ".toolkit" not in p.parts
+    )
     assert after == before
 
     # The guide was published to the sandbox and the demo account's articles pulled.
     lock = json.loads((workdir / "toolkit.lock").read_text())["posts"]
     assert "content/getting-started.md" in lock and len(lock) > 8
     # The site shows the seeded comment threads and the reading list.
-    threads = [json.loads(p.read_text()) for p in (workdir / "content/_mirror/comments").glob("*.json")]
+    threads = [
+        json.loads(p.read_text()) for p in (workdir / "content/_mirror/comments").glob("*.json")
+    ]
     commented = [t for t in threads if t["comments"]]
     assert commented
     first = commented[0]["comments"][0]
-    slug = next(p.stem for p in (workdir / "content/_mirror/comments").glob("*.json")
-                if json.loads(p.read_text()) == commented[0])
+    slug = next(
+        p.stem
+        for p in (workdir / "content/_mirror/comments").glob("*.json")
+        if json.loads(p.read_text()) == commented[0]
+    )
     page = (site / slug / "index.html").read_text()
     assert first["user"]["name"] in page
     assert (site / "reading-list" / "index.html").is_file()
@@ -81,8 +99,11 @@ def test_demo_publishes_mirrors_and_builds_without_touching_the_project(demo_run
     started = re.search(r"sandbox running at (http://\S+)", result.output)
     assert started is not None, result.output
     sandbox_url = started[1]
-    linking = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
-                     if f'href="{sandbox_url}' in p.read_text())
+    linking = sorted(
+        p.relative_to(site).as_posix()
+        for p in site.rglob("*.html")
+        if f'href="{sandbox_url}' in p.read_text()
+    )
     assert linking == []
 
     # Every step shipped its run log to the sandbox, which answered the demo's query.
@@ -91,8 +112,11 @@ def test_demo_publishes_mirrors_and_builds_without_touching_the_project(demo_run
     assert "slowest_route" in answer and "201" in answer
     # Each row's slowest route is one the demo's requests of that status really took
     # (which one is the slowest depends on the machine's load).
-    rows = {cells[0]: cells[3] for line in answer.splitlines()
-            if len(cells := [c.strip() for c in line.split("│")]) == 4}
+    rows = {
+        cells[0]: cells[3]
+        for line in answer.splitlines()
+        if len(cells := [c.strip() for c in line.split("│")]) == 4
+    }
     taken: dict[str, set[str]] = {}
     for line in (workdir / ".toolkit" / "events.jsonl").read_text().splitlines():
         event = json.loads(line)
@@ -104,9 +128,12 @@ def test_demo_publishes_mirrors_and_builds_without_touching_the_project(demo_run
     cursor = json.loads((workdir / ".toolkit" / "events.cursor.json").read_text())
     (mark,) = cursor["targets"].values()
     assert mark["shipped"] > 0 and mark["pending"] is None
-    demo_runs = [json.loads(line) for line in
-                 (project.root / ".toolkit" / "events.jsonl").read_text().splitlines()]
+    demo_runs = [
+        json.loads(line)
+        for line in (project.root / ".toolkit" / "events.jsonl").read_text().splitlines()
+    ]
     assert [e["outcome"] for e in demo_runs if e.get("action") == "end"] == ["ok"]
+
 
 def test_the_readme_check_of_the_demo_numbers_can_fail():
     wrong = README.replace("a site of **16** posts", "a site of **14** posts")
@@ -116,7 +143,10 @@ def test_the_readme_check_of_the_demo_numbers_can_fail():
 def test_the_readme_says_where_the_command_is_after_make_install():
     """`make install` puts toolkit in .venv/bin/, not on PATH: the README says so, and the
     commands it gives for a first look run from there."""
-    assert "`make install` (which every target runs) puts the `toolkit` command in `.venv/bin/`" in README
+    assert (
+        "`make install` (which every target runs) puts the `toolkit` command in `.venv/bin/`"
+        in README
+    )
     assert ".venv/bin/toolkit serve --dir .toolkit/demo/site" in README
     assert "source .venv/bin/activate" in README
     makefile = (REPOSITORY / "Makefile").read_text(encoding="utf-8")

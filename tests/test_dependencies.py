@@ -35,14 +35,17 @@ def _imports() -> dict[str, list[tuple[str, bool]]]:
                 continue
             for name in names:
                 found.setdefault(name.split(".")[0], []).append(
-                    (str(path.relative_to(ROOT)), id(node) in at_top))
+                    (str(path.relative_to(ROOT)), id(node) in at_top)
+                )
     return found
 
 
 def _declared() -> tuple[set[str], dict[str, set[str]]]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    extras = {extra: {_name(r) for r in requirements}
-              for extra, requirements in project["optional-dependencies"].items()}
+    extras = {
+        extra: {_name(r) for r in requirements}
+        for extra, requirements in project["optional-dependencies"].items()
+    }
     return {_name(r) for r in project["dependencies"]}, extras
 
 
@@ -62,13 +65,20 @@ def test_every_distribution_toolkit_imports_is_declared():
 def test_a_module_of_an_extra_is_imported_only_where_it_is_used():
     required, extras = _declared()
     distributions = packages_distributions()
-    optional = {module for module, names in distributions.items()
-                if {_name(d) for d in names} & extras.get("7z", set())
-                and not {_name(d) for d in names} & required}
+    optional = {
+        module
+        for module, names in distributions.items()
+        if {_name(d) for d in names} & extras.get("7z", set())
+        and not {_name(d) for d in names} & required
+    }
     assert "py7zr" in optional
     loaded_with_a_module = sorted(
-        f"{path}: {module}" for module, uses in _imports().items() if module in optional
-        for path, at_top in uses if at_top)
+        f"{path}: {module}"
+        for module, uses in _imports().items()
+        if module in optional
+        for path, at_top in uses
+        if at_top
+    )
     assert loaded_with_a_module == []
 
 
@@ -77,5 +87,7 @@ def test_the_dev_extra_brings_the_optional_parts_and_pins_the_checks():
     assert "toolkit" in extras["dev"]  # toolkit[7z]: `make test` exports 7z archives
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     pinned = {_name(r): r for r in project["optional-dependencies"]["dev"]}
-    assert all(re.fullmatch(rf"{tool}==[0-9][0-9.]*", pinned[tool], re.IGNORECASE)
-               for tool in ("ruff", "mypy", "zizmor"))
+    assert all(
+        re.fullmatch(rf"{tool}==[0-9][0-9.]*", pinned[tool], re.IGNORECASE)
+        for tool in ("ruff", "mypy", "zizmor")
+    )

@@ -46,8 +46,11 @@ def readme_problems(readme: str, name: str) -> list[str]:
                 problems.append(f"README.md: toolkit {name}: argument {shown} is missing")
         elif isinstance(param, click.Option):
             names = [o for o in param.opts + param.secondary_opts if o.startswith("--")]
-            if names and not SHARED & set(names) and not any(
-                    re.search(rf"{re.escape(o)}(?![\w-])", synopsis) for o in names):
+            if (
+                names
+                and not SHARED & set(names)
+                and not any(re.search(rf"{re.escape(o)}(?![\w-])", synopsis) for o in names)
+            ):
                 problems.append(f"README.md: toolkit {name}: option {names[0]} is missing")
     return problems
 
@@ -104,11 +107,12 @@ def test_top_level_help_imports_no_command():
     import subprocess
     import sys
 
-    probe = ("import sys; from click.testing import CliRunner; from toolkit.cli import main; "
-             "CliRunner().invoke(main, ['--help']); "
-             "print(sorted(m for m in sys.modules if m.startswith('toolkit.cli.')))")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          check=True)
+    probe = (
+        "import sys; from click.testing import CliRunner; from toolkit.cli import main; "
+        "CliRunner().invoke(main, ['--help']); "
+        "print(sorted(m for m in sys.modules if m.startswith('toolkit.cli.')))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "['toolkit.cli.context']"
 
 
@@ -119,12 +123,15 @@ def test_check_of_one_post_imports_neither_rich_nor_the_site(project):
     import sys
 
     project.post("one", "One", "Text.\n")
-    probe = ("import sys; from toolkit.cli import main\n"
-             "try:\n    main(['check', 'content/one.md'])\nexcept SystemExit:\n    pass\n"
-             "heavy = ('rich', 'jinja2', 'pygments', 'markdown_it', 'markdown_it_pyrs')\n"
-             "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          check=True, cwd=project.root)
+    probe = (
+        "import sys; from toolkit.cli import main\n"
+        "try:\n    main(['check', 'content/one.md'])\nexcept SystemExit:\n    pass\n"
+        "heavy = ('rich', 'jinja2', 'pygments', 'markdown_it', 'markdown_it_pyrs')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=project.root
+    )
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
 
 
@@ -137,12 +144,19 @@ def test_a_missing_row_is_found(name):
     assert len(rows) == 1
     without = README.replace(rows[0] + "\n", "")
     assert readme_problems(without, name) == [
-        f"README.md: no row `| \\`toolkit {name} ...\\` |` in the Commands table"]
+        f"README.md: no row `| \\`toolkit {name} ...\\` |` in the Commands table"
+    ]
 
 
-@pytest.mark.parametrize("name", [n for n in COMMANDS if any(
-    isinstance(p, click.Option) and not SHARED & set(p.opts) for p in command(n).params)
-    or any(isinstance(p, click.Argument) for p in command(n).params)])
+@pytest.mark.parametrize(
+    "name",
+    [
+        n
+        for n in COMMANDS
+        if any(isinstance(p, click.Option) and not SHARED & set(p.opts) for p in command(n).params)
+        or any(isinstance(p, click.Argument) for p in command(n).params)
+    ],
+)
 def test_a_missing_option_or_argument_is_found(name):
     (row,) = [line for line in README.splitlines() if line.startswith(f"| `toolkit {name}")]
     synopsis = row.split("`")[1]
@@ -157,10 +171,13 @@ def test_a_bad_help_is_found(name):
     real = command(name)
     bare = click.Command(name, params=[click.Option(["--thing"])], help="Too short.")
     assert help_problems(bare, name) == [
-        f"toolkit {name}: no help text", f"toolkit {name}: option --thing has no help",
-        f"toolkit {name} --help: no Example section"]
-    wrong = click.Command(name, params=real.params,
-                          help=(real.help or "").replace(f"toolkit {name}", "toolkit other"))
+        f"toolkit {name}: no help text",
+        f"toolkit {name}: option --thing has no help",
+        f"toolkit {name} --help: no Example section",
+    ]
+    wrong = click.Command(
+        name, params=real.params, help=(real.help or "").replace(f"toolkit {name}", "toolkit other")
+    )
     problems = help_problems(wrong, name)
     examples = (real.help or "").split("Example:", 1)[1].strip().splitlines()
     assert len(problems) == len(examples) > 0

@@ -92,8 +92,9 @@ def python_sources_outside_the_cli() -> list[Path]:
     return [p for p in SOURCES if "cli" not in p.relative_to(PACKAGE).parts]
 
 
-@pytest.mark.parametrize("path", python_sources_outside_the_cli(),
-                         ids=lambda p: p.relative_to(PACKAGE).as_posix())
+@pytest.mark.parametrize(
+    "path", python_sources_outside_the_cli(), ids=lambda p: p.relative_to(PACKAGE).as_posix()
+)
 def test_the_core_never_imports_click_prints_or_exits(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     for node in ast.walk(tree):
@@ -103,13 +104,18 @@ def test_the_core_never_imports_click_prints_or_exits(path):
             names = [node.module or ""]
         else:
             names = []
-        assert not [n for n in names if n.split(".")[0] in ("click", "rich")], \
-            getattr(node, "lineno", None)
+        assert not [n for n in names if n.split(".")[0] in ("click", "rich")], getattr(
+            node, "lineno", None
+        )
         if isinstance(node, ast.Call):
             func = node.func
             assert not (isinstance(func, ast.Name) and func.id == "print"), node.lineno
-            assert not (isinstance(func, ast.Attribute) and func.attr == "exit"
-                        and isinstance(func.value, ast.Name) and func.value.id == "sys"), node.lineno
+            assert not (
+                isinstance(func, ast.Attribute)
+                and func.attr == "exit"
+                and isinstance(func.value, ast.Name)
+                and func.value.id == "sys"
+            ), node.lineno
         if isinstance(node, ast.Name):
             assert node.id != "SystemExit", node.lineno
 

@@ -37,7 +37,9 @@ def client(sandbox):
 
 def test_article_endpoints(client):
     assert all(isinstance(a, Article) and a.id and a.path for a in client.articles(per_page=5))
-    assert client.articles(tag="docs") and all("docs" in a.tags for a in client.articles(tag="docs"))
+    assert client.articles(tag="docs") and all(
+        "docs" in a.tags for a in client.articles(tag="docs")
+    )
     assert client.latest_articles(per_page=3)
     mine = list(client.iter_my_articles("all", per_page=2))  # several pages
     assert len(mine) == len(client.my_articles("all", per_page=1000)) > 2
@@ -53,15 +55,30 @@ def test_article_endpoints(client):
 
 
 def test_writes_and_their_refusals(client, sandbox):
-    created = client.create_article({"article": {"title": "Client test", "body_markdown": "Hi",
-                                                 "published": False, "tags": ["testing"]}})
+    created = client.create_article(
+        {
+            "article": {
+                "title": "Client test",
+                "body_markdown": "Hi",
+                "published": False,
+                "tags": ["testing"],
+            }
+        }
+    )
     assert created.id and created.published is False
     updated = client.update_article(created.id, {"article": {"body_markdown": "Hi again"}})
     assert updated.body_markdown == "Hi again"
     with pytest.raises(NotFound):
         client.article(999_999)
-    listing = client.create_listing({"title": "Client listing", "body_markdown": "x",
-                                     "category": "misc", "tags": ["misc"], "action": "draft"})
+    listing = client.create_listing(
+        {
+            "title": "Client listing",
+            "body_markdown": "x",
+            "category": "misc",
+            "tags": ["misc"],
+            "action": "draft",
+        }
+    )
     assert isinstance(listing, Listing) and listing.published is False
     client.update_listing(listing.id, {"action": "publish"})
     assert client.listing(listing.id).published is True
@@ -72,8 +89,9 @@ def test_writes_and_their_refusals(client, sandbox):
 
 
 def test_community_endpoints(client):
-    threads = client.comments(article_id=next(a.id for a in client.my_articles("published")
-                                              if a.comments_count))
+    threads = client.comments(
+        article_id=next(a.id for a in client.my_articles("published") if a.comments_count)
+    )
     assert threads and isinstance(threads[0], Comment)
     assert client.comment(threads[0].id_code).id_code == threads[0].id_code
     assert client.followers(per_page=2) and client.followed_tags()
@@ -84,7 +102,9 @@ def test_community_endpoints(client):
     assert cfp and all(item.category == "cfp" and item.published for item in cfp)
     org = client.organization("acme")
     assert org.name and client.organization_users("acme") and client.organization_articles("acme")
-    assert [item.title for item in client.organization_listings("acme")] == ["Technical writer at Acme"]
+    assert [item.title for item in client.organization_listings("acme")] == [
+        "Technical writer at Acme"
+    ]
     episodes = client.podcast_episodes(username="docstalk")
     assert episodes and episodes[0].podcast_slug == "docstalk"
     me = client.me()
@@ -127,13 +147,22 @@ def scripted(*answers: httpx.Response | Exception, seen: list | None = None) -> 
 
 
 def test_devto_field_names_are_read_as_the_seed_names():
-    article = {"type_of": "article", "id": 7, "title": "T", "slug": "t", "path": "/u/t",
-               "tag_list": "python, web", "tags": ["python", "web"],
-               "user": {"name": "U", "username": "u", "twitter_username": "tw",
-                        "github_username": "gh"}}
+    article = {
+        "type_of": "article",
+        "id": 7,
+        "title": "T",
+        "slug": "t",
+        "path": "/u/t",
+        "tag_list": "python, web",
+        "tags": ["python", "web"],
+        "user": {"name": "U", "username": "u", "twitter_username": "tw", "github_username": "gh"},
+    }
     seen: list = []
-    with ForemClient("https://dev.example", Secret("k3y"),
-                     transport=scripted(httpx.Response(200, json=article), seen=seen)) as forem:
+    with ForemClient(
+        "https://dev.example",
+        Secret("k3y"),
+        transport=scripted(httpx.Response(200, json=article), seen=seen),
+    ) as forem:
         read = forem.article(7)
     assert read.tags == ["python", "web"]
     assert read.user is not None
@@ -161,9 +190,13 @@ def fast(**kwargs) -> tuple[dict, list[float]]:
 def test_reads_and_updates_are_retried_on_5xx_and_connection_errors():
     options, slept = fast()
     seen: list = []
-    transport = scripted(httpx.Response(502), httpx.ConnectError("refused"),
-                         httpx.ReadError("reset"), httpx.Response(200, json={"id": 1, "title": "x"}),
-                         seen=seen)
+    transport = scripted(
+        httpx.Response(502),
+        httpx.ConnectError("refused"),
+        httpx.ReadError("reset"),
+        httpx.Response(200, json={"id": 1, "title": "x"}),
+        seen=seen,
+    )
     with ForemClient("https://dev.example", Secret("k"), transport=transport, **options) as forem:
         assert forem.update_article(1, {"article": {}}).id == 1
     assert len(seen) == 4 and len(slept) == 3
@@ -173,8 +206,9 @@ def test_a_create_is_not_retried_after_an_ambiguous_failure():
     for failure in (httpx.Response(500), httpx.ReadError("reset after sending")):
         options, _ = fast()
         seen: list = []
-        with ForemClient("https://dev.example", Secret("k"), transport=scripted(failure, seen=seen),
-                         **options) as forem:
+        with ForemClient(
+            "https://dev.example", Secret("k"), transport=scripted(failure, seen=seen), **options
+        ) as forem:
             with pytest.raises((ServerError, TransportError)):
                 forem.create_article({"article": {"title": "x"}})
         assert len(seen) == 1
@@ -183,8 +217,9 @@ def test_a_create_is_not_retried_after_an_ambiguous_failure():
 def test_a_create_that_never_left_is_retried():
     options, _ = fast()
     seen: list = []
-    transport = scripted(httpx.ConnectError("refused"), httpx.Response(201, json={"id": 5, "title": "x"}),
-                         seen=seen)
+    transport = scripted(
+        httpx.ConnectError("refused"), httpx.Response(201, json={"id": 5, "title": "x"}), seen=seen
+    )
     with ForemClient("https://dev.example", Secret("k"), transport=transport, **options) as forem:
         assert forem.create_article({"article": {"title": "x"}}).id == 5
     assert len(seen) == 2
@@ -192,12 +227,20 @@ def test_a_create_that_never_left_is_retried():
 
 def test_429_waits_as_long_as_retry_after_says():
     options, slept = fast()
-    limited = httpx.Response(429, headers={"Retry-After": "7"},
-                             json={"error": "Rate limit reached, try again in 7 seconds", "status": 429})
+    limited = httpx.Response(
+        429,
+        headers={"Retry-After": "7"},
+        json={"error": "Rate limit reached, try again in 7 seconds", "status": 429},
+    )
     transport = scripted(limited, httpx.Response(201, json={"id": 9, "title": "x"}))
     waits: list = []
-    with ForemClient("https://dev.example", Secret("k"), transport=transport,
-                     on_wait=lambda seconds, reason: waits.append(reason), **options) as forem:
+    with ForemClient(
+        "https://dev.example",
+        Secret("k"),
+        transport=transport,
+        on_wait=lambda seconds, reason: waits.append(reason),
+        **options,
+    ) as forem:
         assert forem.create_article({"article": {"title": "x"}}).id == 9
     assert slept == [pytest.approx(7.0, abs=0.01)]
     assert waits == ["rate limited by the server (429): waiting as its Retry-After says"]
@@ -205,9 +248,12 @@ def test_429_waits_as_long_as_retry_after_says():
 
 def test_retries_are_bounded_and_errors_carry_no_secret():
     options, _ = fast(retry=RetryPolicy(attempts=2, backoff=0.0))
-    limited = httpx.Response(429, headers={"Retry-After": "1"}, json={"error": "slow down", "status": 429})
-    with ForemClient("https://dev.example", Secret("sekrit-key"),
-                     transport=scripted(limited, limited), **options) as forem:
+    limited = httpx.Response(
+        429, headers={"Retry-After": "1"}, json={"error": "slow down", "status": 429}
+    )
+    with ForemClient(
+        "https://dev.example", Secret("sekrit-key"), transport=scripted(limited, limited), **options
+    ) as forem:
         with pytest.raises(RateLimited) as caught:
             forem.update_article(3, {"article": {}})
     assert caught.value.retry_after == 1.0
@@ -299,9 +345,13 @@ class RecordingApi:
             return httpx.Response(200, json=self.articles if page == "1" else [])
         body = json.loads(request.content)
         self.writes.append((request.method, body))
-        article = {"id": 41, "title": body["article"]["title"], "url": "https://dev.example/a",
-                   "published": body["article"].get("published"),
-                   "body_markdown": body["article"]["body_markdown"]}
+        article = {
+            "id": 41,
+            "title": body["article"]["title"],
+            "url": "https://dev.example/a",
+            "published": body["article"].get("published"),
+            "body_markdown": body["article"]["body_markdown"],
+        }
         return httpx.Response(201 if request.method == "POST" else 200, json=article)
 
 
@@ -313,8 +363,9 @@ def test_tags_are_always_sent_as_an_array(project):
     api = RecordingApi()
     with forem_client(config, transport=httpx.MockTransport(api.handle)) as client:
         SyncEngine(config, client).publish()
-        api.articles = [{"id": 41, "title": "Tagged post", "published": False,
-                         "body_markdown": "an older body"}]
+        api.articles = [
+            {"id": 41, "title": "Tagged post", "published": False, "body_markdown": "an older body"}
+        ]
         (project.root / "toolkit.lock").unlink()
         SyncEngine(config, client).publish()
     assert [method for method, _ in api.writes] == ["POST", "PUT"]
@@ -324,24 +375,37 @@ def test_tags_are_always_sent_as_an_array(project):
 
 def test_a_429_without_a_limiter_is_waited_out_by_the_client():
     options, slept = fast()
-    limited = httpx.Response(429, headers={"Retry-After": "4"}, json={"error": "slow", "status": 429})
+    limited = httpx.Response(
+        429, headers={"Retry-After": "4"}, json={"error": "slow", "status": 429}
+    )
     transport = scripted(limited, httpx.Response(200, json={"id": 1, "title": "x"}))
     waits: list = []
-    with ForemClient("https://dev.example", transport=transport,
-                     on_wait=lambda seconds, reason: waits.append((seconds, reason)),
-                     **options) as forem:
+    with ForemClient(
+        "https://dev.example",
+        transport=transport,
+        on_wait=lambda seconds, reason: waits.append((seconds, reason)),
+        **options,
+    ) as forem:
         assert forem.article(1).id == 1
     assert slept == [4.0]
-    assert waits == [(4.0, "GET /api/articles/1: rate limited by the server (429): "
-                           "waiting as its Retry-After says")]
+    assert waits == [
+        (
+            4.0,
+            "GET /api/articles/1: rate limited by the server (429): "
+            "waiting as its Retry-After says",
+        )
+    ]
 
 
 def test_a_429_with_a_limiter_holds_it_for_every_sender():
     options, slept = fast()
-    limited = httpx.Response(429, headers={"Retry-After": "6"}, json={"error": "slow", "status": 429})
+    limited = httpx.Response(
+        429, headers={"Retry-After": "6"}, json={"error": "slow", "status": 429}
+    )
     created = httpx.Response(201, json={"id": 2, "title": "x"})
-    with ForemClient("https://dev.example", Secret("k"), transport=scripted(limited, created, created),
-                     **options) as forem:
+    with ForemClient(
+        "https://dev.example", Secret("k"), transport=scripted(limited, created, created), **options
+    ) as forem:
         forem.create_article({"article": {"title": "x"}})
         assert slept == [pytest.approx(6.0, abs=0.01)]
         forem.create_article({"article": {"title": "y"}})  # the hold is over: no new wait
@@ -349,8 +413,10 @@ def test_a_429_with_a_limiter_holds_it_for_every_sender():
 
 
 def test_the_factory_builds_the_client_from_the_config(project):
-    config = load_config(project.root / "toolkit.toml",
-                         env={"FOREM_API_KEY": "k3y", "FOREM_BASE_URL": "https://forem.example"})
+    config = load_config(
+        project.root / "toolkit.toml",
+        env={"FOREM_API_KEY": "k3y", "FOREM_BASE_URL": "https://forem.example"},
+    )
     seen: list = []
     with forem_client(config, transport=scripted(httpx.Response(200, json=[]), seen=seen)) as forem:
         assert forem.base_url == "https://forem.example"

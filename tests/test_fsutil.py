@@ -10,19 +10,22 @@ from toolkit.fsutil import path_inside, safe_name, write_if_changed
 from toolkit.site.output import write_if_changed as write_output
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("hello-world-4k2j", "hello-world-4k2j"),
-    ("über-café", "über-café"),
-    ("../../x", "x"),
-    ("/etc/passwd", "etc-passwd"),
-    ("a\\b", "a-b"),
-    ("nul\x00byte", "nul-byte"),
-    ("esc\x1b[31m\r\nred", "esc-[31m-red"),
-    ("right\u202eto-left", "right-to-left"),
-    (".hidden", "hidden"),
-    ("_reserved", "reserved"),
-    ("  spaced out. ", "spaced-out"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("hello-world-4k2j", "hello-world-4k2j"),
+        ("über-café", "über-café"),
+        ("../../x", "x"),
+        ("/etc/passwd", "etc-passwd"),
+        ("a\\b", "a-b"),
+        ("nul\x00byte", "nul-byte"),
+        ("esc\x1b[31m\r\nred", "esc-[31m-red"),
+        ("right\u202eto-left", "right-to-left"),
+        (".hidden", "hidden"),
+        ("_reserved", "reserved"),
+        ("  spaced out. ", "spaced-out"),
+    ],
+)
 def test_safe_name_reduces_to_one_plain_name(text, expected):
     assert safe_name(text) == expected
     assert safe_name(expected) == expected

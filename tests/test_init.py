@@ -50,14 +50,15 @@ def test_the_commented_toml_names_every_key_once_at_its_default():
     for section, key, declared in declared_keys():
         if declared.secret:
             assert key not in data[section]
-            assert declared.env is not None and declared.env in text  # named, with where it comes from instead
+            assert (
+                declared.env is not None and declared.env in text
+            )  # named, with where it comes from instead
         elif declared.default is not None and not declared.default_from:
             assert data[section][key] == declared.default, f"{section}.{key}"
         else:
             assert key in data[section], f"{section}.{key}"
         assert declared.help.split(";")[0].split("(")[0].strip().split()[0] in text
-    assert sum(len(v) for v in data.values()) == sum(
-        1 for *_, k in declared_keys() if not k.secret)
+    assert sum(len(v) for v in data.values()) == sum(1 for *_, k in declared_keys() if not k.secret)
 
 
 def test_the_commented_toml_loads_and_uncommented_is_valid(tmp_path):
@@ -81,8 +82,9 @@ def test_the_commented_toml_follows_a_new_declaration(monkeypatch):
     class Extra:
         """[extra]: a section declared for this test."""
 
-        depth: int = config_module.option(config_module.POSITIVE_INT, default=3,
-                                          help="How deep it goes.")
+        depth: int = config_module.option(
+            config_module.POSITIVE_INT, default=3, help="How deep it goes."
+        )
 
     monkeypatch.setitem(config_module.SECTIONS, "extra", Extra)
     text = commented_toml()
@@ -106,8 +108,7 @@ def test_init_makes_a_project_that_works(tmp_path):
     assert [line.removeprefix("created blog/") for line in result.stdout.splitlines()] == CREATED
     assert "skipped" not in result.stderr
     gitignore = (folder / ".gitignore").read_text().splitlines()
-    for line in ("/site/", "/site-premium/", "/.toolkit/", ".env", "/site.zip",
-                 "/content.tar.gz"):
+    for line in ("/site/", "/site-premium/", "/.toolkit/", ".env", "/site.zip", "/content.tar.gz"):
         assert line in gitignore
     # The welcome draft is valid, and the project builds, drafts included.
     new = cli(folder, "new", "Hello")
@@ -129,8 +130,13 @@ def test_what_init_writes_is_git_ignored_and_committable(tmp_path):
     (tmp_path / ".env").write_text("FOREM_API_KEY=x\n")
     for archive in ("site.zip", "content.tar.gz"):
         (tmp_path / archive).write_bytes(b"")
-    status = subprocess.run([*git, "status", "--porcelain", "-uall"], cwd=tmp_path,
-                            capture_output=True, text=True, check=True).stdout
+    status = subprocess.run(
+        [*git, "status", "--porcelain", "-uall"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     listed = sorted(line[3:] for line in status.splitlines())
     assert listed == sorted(CREATED)  # the site, .toolkit/, .env, archives: ignored
 
@@ -168,8 +174,13 @@ def test_init_in_an_existing_repository_with_posts(tmp_path):
     result = cli(tmp_path, "init", "--no-workflow")
     assert result.exit_code == 0, result.output
     assert not (tmp_path / ".github").exists()
-    status = subprocess.run([*git, "status", "--porcelain", "-uall"], cwd=tmp_path,
-                            capture_output=True, text=True, check=True).stdout
+    status = subprocess.run(
+        [*git, "status", "--porcelain", "-uall"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert sorted(status.splitlines()) == ["?? .env.example", "?? .gitignore", "?? toolkit.toml"]
     check = cli(tmp_path, "check")
     assert check.exit_code == 0 and "1 post checked" in check.stderr
@@ -182,8 +193,10 @@ def test_init_into_a_file_is_one_error_line(tmp_path):
     assert "Traceback" not in result.output
 
 
-@pytest.mark.skipif(sys.platform == "win32" or (hasattr(os, "geteuid") and os.geteuid() == 0),
-                    reason="root writes into read-only folders")
+@pytest.mark.skipif(
+    sys.platform == "win32" or (hasattr(os, "geteuid") and os.geteuid() == 0),
+    reason="root writes into read-only folders",
+)
 def test_init_into_a_read_only_folder_says_the_path_what_and_a_hint(tmp_path):
     locked = tmp_path / "locked"
     locked.mkdir()
@@ -193,8 +206,10 @@ def test_init_into_a_read_only_folder_says_the_path_what_and_a_hint(tmp_path):
     finally:
         locked.chmod(0o700)
     assert result.exit_code == 1
-    assert result.stderr == ("Error: locked/toolkit.toml: permission denied (check the "
-                             "permissions of the file and of its folder)\n")
+    assert result.stderr == (
+        "Error: locked/toolkit.toml: permission denied (check the "
+        "permissions of the file and of its folder)\n"
+    )
     assert "Traceback" not in result.output
 
 
@@ -236,8 +251,12 @@ def test_the_workflow_uses_the_action_pinned_by_commit(tmp_path):
 
 def test_the_installed_toolkit_pins_its_own_commit(tmp_path):
     """Installed from this checkout (`make install`): the workflow names its HEAD."""
-    head = subprocess.run(["git", "-C", str(REPOSITORY), "rev-parse", "HEAD"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "-C", str(REPOSITORY), "rev-parse", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     result = init_project(tmp_path)
     assert result.action == f"toolkit-docs/toolkit@{head}"
 
@@ -250,8 +269,12 @@ def test_action_and_workflow_pass_zizmor(tmp_path, what):
         init_project(tmp_path, action=PIN)
         target = tmp_path / WORKFLOW
     zizmor = Path(sys.executable).parent / "zizmor"
-    done = subprocess.run([str(zizmor), "--offline", "--min-severity", "medium", str(target)],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [str(zizmor), "--offline", "--min-severity", "medium", str(target)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -304,13 +327,19 @@ def test_the_readme_blog_path_works_as_written(tmp_path):
     commands = blog_commands(README)
     assert commands[0].startswith("pipx install git+https://github.com/toolkit-docs/toolkit")
     assert [c.split()[1] for c in commands if c.startswith("toolkit ")] == [
-        "init", "new", "check", "build", "serve"]
+        "init",
+        "new",
+        "check",
+        "build",
+        "serve",
+    ]
     assert run_blog_commands(commands, tmp_path) == []
     assert (tmp_path / "my-blog" / "site" / "hello" / "index.html").is_file()
 
 
 def test_a_wrong_readme_blog_command_is_found(tmp_path):
-    commands = [c.replace("toolkit check", "toolkit check --no-such-option")
-                for c in blog_commands(README)]
+    commands = [
+        c.replace("toolkit check", "toolkit check --no-such-option") for c in blog_commands(README)
+    ]
     problems = run_blog_commands(commands, tmp_path)
     assert len(problems) == 1 and problems[0].startswith("toolkit check --no-such-option: exit 2")

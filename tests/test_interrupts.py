@@ -60,9 +60,12 @@ def interrupted_run(number: int, cwd: Path, command: tuple[str, ...] = SANDBOX) 
     moment = MOMENTS[number % len(MOMENTS)]
     delay = DELAYS[number // len(MOMENTS) % len(DELAYS)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "toolkit", *command], cwd=cwd,
+        [sys.executable, "-m", "toolkit", *command],
+        cwd=cwd,
         env={**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "200"},
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     output = ""
     try:
@@ -90,9 +93,14 @@ def interrupted_run(number: int, cwd: Path, command: tuple[str, ...] = SANDBOX) 
             process.kill()
             rest, _ = process.communicate()
             code = "none: it hung and was killed"
-        return {"command": command[0], "moment": moment, "delay": delay, "code": code,
-                "output": output + rest,
-                "seconds": time.monotonic() - signalled}
+        return {
+            "command": command[0],
+            "moment": moment,
+            "delay": delay,
+            "code": code,
+            "output": output + rest,
+            "seconds": time.monotonic() - signalled,
+        }
     finally:
         if process.poll() is None:
             process.kill()
@@ -108,16 +116,25 @@ def project(root: Path) -> Path:
 
 
 def test_sigint_at_any_moment_stops_cleanly(tmp_path: Path) -> None:
-    jobs = [(number, command, tmp_path if command == SANDBOX else project(tmp_path / str(number)))
-            for command, runs in RUNS.items() for number in range(runs)]
+    jobs = [
+        (number, command, tmp_path if command == SANDBOX else project(tmp_path / str(number)))
+        for command, runs in RUNS.items()
+        for number in range(runs)
+    ]
     with ThreadPoolExecutor(PARALLEL) as pool:
         runs = list(pool.map(lambda job: interrupted_run(job[0], job[2], job[1]), jobs))
-    bad = [run for run in runs
-           if run["code"] != 0 or "Traceback" in run["output"]
-           or STOPPED[run["command"]] not in run["output"]]
+    bad = [
+        run
+        for run in runs
+        if run["code"] != 0
+        or "Traceback" in run["output"]
+        or STOPPED[run["command"]] not in run["output"]
+    ]
     assert not bad, "\n\n".join(
         f"{run['command']} {run['moment']} +{run['delay']}s: exit code {run['code']} "
-        f"after {run['seconds']:.2f} s\n{run['output'][-1500:]}" for run in bad)
+        f"after {run['seconds']:.2f} s\n{run['output'][-1500:]}"
+        for run in bad
+    )
     assert not (tmp_path / ".toolkit" / "sandbox.db").exists()  # --memory wrote nothing
 
 

@@ -20,8 +20,9 @@ def lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:
     from `cwd`."""
     tool = Path(sys.executable).parent / "lint-imports"
     env = {**os.environ, "PYTHONPATH": str(cwd)}
-    return subprocess.run([str(tool), "--no-cache"], cwd=cwd, env=env, text=True,
-                          capture_output=True, timeout=120)
+    return subprocess.run(
+        [str(tool), "--no-cache"], cwd=cwd, env=env, text=True, capture_output=True, timeout=120
+    )
 
 
 def test_no_import_climbs_a_layer():
@@ -30,21 +31,39 @@ def test_no_import_climbs_a_layer():
     assert re.search(r"Contracts: [3-9] kept, 0 broken\.", result.stdout), result.stdout
 
 
-@pytest.mark.parametrize(("module", "line", "broken"), [
-    # What toolkit.runlog.results did: the run log naming a command's result type.
-    ("runlog/times.py", "if TYPE_CHECKING:\n    from toolkit.sync.engine import PublishResult\n",
-     "toolkit.runlog is not allowed to import toolkit.sync"),
-    # What toolkit.commands.mcp did: a command starting the MCP server that calls it.
-    ("commands/serve.py", "from toolkit.mcp import scopes\n",
-     "toolkit.commands is not allowed to import toolkit.mcp"),
-    ("sandbox/limits.py", "from toolkit.clients.bounds import deadline\n",
-     "toolkit.sandbox is not allowed to import toolkit.clients"),
-    ("site/scan.py", "import click\n", "toolkit.site is not allowed to import click"),
-], ids=["runlog-names-a-domain-result", "commands-import-mcp", "sandbox-imports-a-client",
-        "site-imports-click"])
+@pytest.mark.parametrize(
+    ("module", "line", "broken"),
+    [
+        # What toolkit.runlog.results did: the run log naming a command's result type.
+        (
+            "runlog/times.py",
+            "if TYPE_CHECKING:\n    from toolkit.sync.engine import PublishResult\n",
+            "toolkit.runlog is not allowed to import toolkit.sync",
+        ),
+        # What toolkit.commands.mcp did: a command starting the MCP server that calls it.
+        (
+            "commands/serve.py",
+            "from toolkit.mcp import scopes\n",
+            "toolkit.commands is not allowed to import toolkit.mcp",
+        ),
+        (
+            "sandbox/limits.py",
+            "from toolkit.clients.bounds import deadline\n",
+            "toolkit.sandbox is not allowed to import toolkit.clients",
+        ),
+        ("site/scan.py", "import click\n", "toolkit.site is not allowed to import click"),
+    ],
+    ids=[
+        "runlog-names-a-domain-result",
+        "commands-import-mcp",
+        "sandbox-imports-a-client",
+        "site-imports-click",
+    ],
+)
 def test_the_contracts_catch_an_import_that_climbs(tmp_path, module, line, broken):
-    shutil.copytree(ROOT / "toolkit", tmp_path / "toolkit",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "toolkit", tmp_path / "toolkit", ignore=shutil.ignore_patterns("__pycache__")
+    )
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
     source = tmp_path / "toolkit" / module
     text = source.read_text(encoding="utf-8")

@@ -46,7 +46,10 @@ def run_cli(root: Path, *args: str, timeout: float = 60, env: dict | None = None
     """`toolkit ARGS` in a subprocess that a hang cannot outlive."""
     return subprocess.run(
         [sys.executable, "-m", "toolkit", "--config", str(root / "toolkit.toml"), *args],
-        cwd=root, capture_output=True, text=True, timeout=timeout,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
         env={**os.environ, "COLUMNS": "200", **(env or {})},
     )
 
@@ -62,13 +65,15 @@ def linked(project, tmp_path):
     (outside / "secret.txt").write_text(SECRET)
     (outside / "folder" / "leak.txt").write_text(SECRET)
     (outside / "folder" / "leaked.md").write_text(
-        GOOD.format(title="From a linked folder", body=SECRET, day=3))
+        GOOD.format(title="From a linked folder", body=SECRET, day=3)
+    )
     (outside / "post.md").write_text(GOOD.format(title="Linked post", body=SECRET, day=4))
     (outside / "post.html").write_text(SECRET + " {{ page.title }}")
     good_post(project, "first", "First post")
     good_post(project, "second", "Second post", day=2)
-    project.write("drafts/shared.md", GOOD.format(title="Shared from inside", body="Inside.",
-                                                  day=5))
+    project.write(
+        "drafts/shared.md", GOOD.format(title="Shared from inside", body="Inside.", day=5)
+    )
     content = project.content
     (content / "env.txt").symlink_to("/proc/self/environ")
     (content / "secret.txt").symlink_to(outside / "secret.txt")
@@ -93,8 +98,13 @@ def test_build_follows_no_symlink_out_of_the_project(linked):
     assert "Linked post" not in (linked.root / "site" / "index.html").read_text()
     assert result.exit_code == 0, result.output
     out = result.output
-    for path in ("content/env.txt", "content/secret.txt", "content/leaked.md",
-                 "templates/static/leak.css", "templates/post.html"):
+    for path in (
+        "content/env.txt",
+        "content/secret.txt",
+        "content/leaked.md",
+        "templates/static/leak.css",
+        "templates/post.html",
+    ):
         assert f"{path}:1: warning: symlink to a file outside the project, not followed" in out
     assert "content/linked:1: warning: symlink to a folder outside the project, not followed" in out
 
@@ -120,17 +130,24 @@ def test_an_image_outside_the_content_folder_is_neither_copied_nor_read(project,
     good_post(project, "first", "First post")
     (project.content / "images").mkdir()
     (project.content / "images" / "logo.png").symlink_to(tmp_path / "outside.png")
-    project.write("content/pic.md", "---\ntitle: Pictures\npublished: true\n---\n"
-                  "![logo](images/logo.png)\n\n![passwd](../../../../../../etc/passwd)\n")
+    project.write(
+        "content/pic.md",
+        "---\ntitle: Pictures\npublished: true\n---\n"
+        "![logo](images/logo.png)\n\n![passwd](../../../../../../etc/passwd)\n",
+    )
     result = project.run("build")
     assert SECRET.encode() not in site_bytes(project)
     assert result.exit_code == 1
-    assert ("content/pic.md:5: image: images/logo.png is a symlink to a file outside the "
-            "content folder, not followed") in result.output
-    assert ("content/pic.md:7: image: ../../../../../../etc/passwd lies outside the content "
-            "folder") in result.output
+    assert (
+        "content/pic.md:5: image: images/logo.png is a symlink to a file outside the "
+        "content folder, not followed"
+    ) in result.output
+    assert (
+        "content/pic.md:7: image: ../../../../../../etc/passwd lies outside the content folder"
+    ) in result.output
     assert "content/images/logo.png:1: warning: symlink to a file outside the project" in (
-        result.output)
+        result.output
+    )
     assert (project.root / "site" / "first" / "index.html").is_file()
     assert SECRET.encode() not in site_bytes(project)
     assert b"root:x:0:0:" not in site_bytes(project)  # the first line of /etc/passwd
@@ -139,8 +156,9 @@ def test_an_image_outside_the_content_folder_is_neither_copied_nor_read(project,
 # -- 6. values YAML reads but Python cannot hold ----------------------------------------
 
 BAD_DATE = "---\ntitle: Bad date\npublished: true\ndate: 2024-02-30\n---\nNever shown.\n"
-BAD_DATE_PROBLEM = ("content/bad.md:4: front matter: 2024-02-30 is not a valid date "
-                    "(day is out of range for month)")
+BAD_DATE_PROBLEM = (
+    "content/bad.md:4: front matter: 2024-02-30 is not a valid date (day is out of range for month)"
+)
 
 
 @pytest.fixture
@@ -204,39 +222,48 @@ def checked(project, *args: str, timeout: float = 60) -> subprocess.CompletedPro
 def test_deep_nesting_is_refused_in_bounded_time(project):
     good_post(project, "first", "First post")
     project.write("content/open.md", "---\ntitle: Open\nx: " + "[" * 10_000 + "\n---\nx\n")
-    project.write("content/closed.md",
-                  "---\ntitle: Closed\nx: " + "[" * 10_000 + "]" * 10_000 + "\n---\nx\n")
+    project.write(
+        "content/closed.md", "---\ntitle: Closed\nx: " + "[" * 10_000 + "]" * 10_000 + "\n---\nx\n"
+    )
     for command in ("check", "build"):
         result = checked(project, command)
         assert result.returncode == 1
         for name in ("open", "closed"):
-            assert (f"content/{name}.md:3: front matter: nested more than 32 levels deep"
-                    in result.stdout), result.stdout
+            assert (
+                f"content/{name}.md:3: front matter: nested more than 32 levels deep"
+                in result.stdout
+            ), result.stdout
     assert (project.root / "site" / "first" / "index.html").is_file()
 
 
-@pytest.mark.parametrize(("value", "tag"), [
-    ("!!python/object/apply:os.system ['echo pwned']", "!!python/object/apply:os.system"),
-    ("!!python/name:os.system", "!!python/name:os.system"),
-    ("!!binary aGVsbG8=", "!!binary"),
-    ("!!set {a, b}", "!!set"),
-    ("!!omap [a: 1]", "!!omap"),
-    ("!local thing", "!local"),
-])
+@pytest.mark.parametrize(
+    ("value", "tag"),
+    [
+        ("!!python/object/apply:os.system ['echo pwned']", "!!python/object/apply:os.system"),
+        ("!!python/name:os.system", "!!python/name:os.system"),
+        ("!!binary aGVsbG8=", "!!binary"),
+        ("!!set {a, b}", "!!set"),
+        ("!!omap [a: 1]", "!!omap"),
+        ("!local thing", "!local"),
+    ],
+)
 def test_explicit_tags_other_than_plain_scalars_are_refused(project, value, tag):
     good_post(project, "first", "First post")
     project.write("content/tagged.md", f"---\ntitle: Tagged\nextra: {value}\n---\nx\n")
     result = project.run("check")
     assert result.exit_code == 1
-    assert (f"content/tagged.md:3: front matter: the tag {tag} is not allowed (only the plain "
-            "scalar tags !!str, !!int, !!float, !!bool, !!null and !!timestamp are)"
-            ) in result.output.splitlines()
+    assert (
+        f"content/tagged.md:3: front matter: the tag {tag} is not allowed (only the plain "
+        "scalar tags !!str, !!int, !!float, !!bool, !!null and !!timestamp are)"
+    ) in result.output.splitlines()
 
 
 def test_plain_scalar_tags_are_kept(project):
-    project.write("content/tagged.md",
-                  "---\ntitle: !!str 2024\npublished: !!bool 'true'\norganization_id: !!int '12'\n"
-                  "date: !!timestamp 2024-01-02\ndescription: !!null ''\n---\nx\n")
+    project.write(
+        "content/tagged.md",
+        "---\ntitle: !!str 2024\npublished: !!bool 'true'\norganization_id: !!int '12'\n"
+        "date: !!timestamp 2024-01-02\ndescription: !!null ''\n---\nx\n",
+    )
     result = project.run("check")
     assert result.exit_code == 0, result.output
     assert "0 errors, 0 warnings" in result.output
@@ -249,8 +276,10 @@ BILLION_LAUGHS = "".join(
         "---\n",
         "title: Laughs\n",
         'a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]\n',
-        *(f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n"
-          for i in range(8)),
+        *(
+            f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n"
+            for i in range(8)
+        ),
         "---\n",
         "Laughing.\n",
     ]
@@ -261,8 +290,10 @@ def test_an_alias_bomb_is_refused_before_it_expands(project, sandbox):
     sandbox.reset()
     good_post(project, "first", "First post")
     project.write("content/laughs.md", BILLION_LAUGHS)
-    problem = ("front matter: too large once its aliases are expanded (more than 256 K "
-               "characters and values); use fewer aliases")
+    problem = (
+        "front matter: too large once its aliases are expanded (more than 256 K "
+        "characters and values); use fewer aliases"
+    )
     assert f"content/laughs.md:7: {problem}" in checked(project, "check").stdout.splitlines()
     env = {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
     result = run_cli(project.root, "plan", "--json", timeout=60, env=env)
@@ -275,8 +306,7 @@ def test_an_alias_bomb_is_refused_before_it_expands(project, sandbox):
 
 def test_a_file_that_is_not_utf8_is_reported_and_skipped(project):
     good_post(project, "first", "First post")
-    (project.content / "latin1.md").write_bytes(
-        "---\ntitle: Café\n---\nNaïve.\n".encode("latin-1"))
+    (project.content / "latin1.md").write_bytes("---\ntitle: Café\n---\nNaïve.\n".encode("latin-1"))
     for command in ("check", "build"):
         result = project.run(command)
         assert result.exit_code == 1
@@ -291,10 +321,14 @@ def test_a_fifo_named_like_a_post_is_skipped_without_being_opened(project):
     for command in ("check", "build"):
         result = checked(project, command, timeout=30)
         assert result.returncode == 0, result.stdout + result.stderr
-        assert ("content/pipe.md:1: warning: not a regular file (a FIFO), skipped"
-                in result.stdout.splitlines())
-        assert ("content/zero.md:1: warning: symlink to a file outside the project, not "
-                "followed" in result.stdout.splitlines())
+        assert (
+            "content/pipe.md:1: warning: not a regular file (a FIFO), skipped"
+            in result.stdout.splitlines()
+        )
+        assert (
+            "content/zero.md:1: warning: symlink to a file outside the project, not "
+            "followed" in result.stdout.splitlines()
+        )
     named = checked(project, "check", "content/pipe.md", timeout=30)
     assert "content/pipe.md:1: warning: not a regular file (a FIFO), skipped" in named.stdout
     assert (project.root / "site" / "first" / "index.html").is_file()
@@ -308,8 +342,10 @@ def test_a_huge_post_is_refused_before_it_is_read(project):
     for command in ("check", "build"):
         result = checked(project, command, timeout=60)
         assert result.returncode == 1
-        assert ("content/huge.md:1: the file is 50.4 MB; toolkit reads posts of at most 8 MB "
-                "(and the API takes 800 KB)") in result.stdout.splitlines(), result.stdout
+        assert (
+            "content/huge.md:1: the file is 50.4 MB; toolkit reads posts of at most 8 MB "
+            "(and the API takes 800 KB)"
+        ) in result.stdout.splitlines(), result.stdout
     assert (project.root / "site" / "first" / "index.html").is_file()
 
 
@@ -318,12 +354,16 @@ def test_a_large_post_full_of_images_is_checked_in_linear_time(project):
     good_post(project, "first", "First post")
     (project.content / "images").mkdir()
     (project.content / "images" / "a.png").write_bytes(b"png")
-    filler = "Words and more words to fill the body of this post.\n" * 100_000  # 5 MB, and 1.4 MB of images below
+    filler = (
+        "Words and more words to fill the body of this post.\n" * 100_000
+    )  # 5 MB, and 1.4 MB of images below
     images = "![a](images/a.png)\n" * 50_000 + "![" * 200_000
     project.write("content/large.md", f"---\ntitle: Large\npublished: true\n---\n{filler}{images}")
     for command in ("check", "build"):
         result = checked(project, command, timeout=60)
         assert result.returncode == 1
-        assert ("content/large.md:1: body: 6396 KB; the API accepts at most 800 KB"
-                in result.stdout.splitlines()), result.stdout
+        assert (
+            "content/large.md:1: body: 6396 KB; the API accepts at most 800 KB"
+            in result.stdout.splitlines()
+        ), result.stdout
     assert (project.root / "site" / "first" / "index.html").is_file()

@@ -26,8 +26,10 @@ def test_build_says_how_many_drafts_it_left_out_and_how_to_see_them(project):
     project.post("two", "Draft two", published=False)
     result = project.run("build")
     assert result.exit_code == 0, result.output
-    assert ("2 drafts (published: false) left out: toolkit build --drafts includes them, "
-            "toolkit watch shows them as you write") in result.stderr
+    assert (
+        "2 drafts (published: false) left out: toolkit build --drafts includes them, "
+        "toolkit watch shows them as you write"
+    ) in result.stderr
     shown = project.run("build", "--drafts")
     assert shown.exit_code == 0 and "left out" not in shown.stderr
     again = project.run("build")  # incremental, nothing to write: still said
@@ -75,8 +77,13 @@ def test_the_mcp_server_reports_toolkits_version(project):
 def test_exports_default_archive_is_git_ignored_here_and_in_new_projects():
     names = [line.lstrip("/") for line in ignored() if not line.endswith("/") and line != ".env"]
     assert "site.zip" in names and "content.tar.gz" in names
-    done = subprocess.run(["git", "check-ignore", "--no-index", *names], cwd=REPOSITORY,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["git", "check-ignore", "--no-index", *names],
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert sorted(done.stdout.split()) == sorted(names)
 
 
@@ -90,8 +97,10 @@ def test_a_refused_api_key_names_the_variable_and_where_it_was_read_from(project
     assert "the API key was refused (check FOREM_API_KEY, read from .env)" in from_file.stderr
     from_environment = project.run("plan", env={**env, "FOREM_API_KEY": "also-wrong"})
     assert from_environment.exit_code == 1
-    assert ("the API key was refused (check FOREM_API_KEY, read from the environment)"
-            in from_environment.stderr)
+    assert (
+        "the API key was refused (check FOREM_API_KEY, read from the environment)"
+        in from_environment.stderr
+    )
     assert "not-the-right-key" not in from_file.output + from_environment.output
 
 
@@ -108,8 +117,10 @@ def test_a_port_that_is_taken_names_port_and_the_make_variable(project):
             args = [command, "--port", str(port)] + (["--no-push"] if command == "watch" else [])
             result = project.run(*args)
             assert result.exit_code == 1, result.output
-            assert (f"another program has port {port}: choose another with --port {port + 1}; "
-                    f"with make: make {target} PORT={port + 1}") in result.stderr
+            assert (
+                f"another program has port {port}: choose another with --port {port + 1}; "
+                f"with make: make {target} PORT={port + 1}"
+            ) in result.stderr
     makefile = (REPOSITORY / "Makefile").read_text()
     assert "PORT ?= 8000" in makefile
     assert "toolkit serve --port $(PORT)" in makefile and "toolkit watch --port $(PORT)" in makefile
@@ -130,7 +141,8 @@ def test_json_is_printed_on_failure_too(project, tmp_path):
         bare = CliRunner().invoke(main, ["plan", "--json"])
     assert bare.exit_code == 1
     assert json.loads(bare.stdout)["error"] == (
-        "no toolkit.toml here: run toolkit init (or pass --config)")
+        "no toolkit.toml here: run toolkit init (or pass --config)"
+    )
     plain = project.run("publish", env={})
     assert plain.exit_code == 1 and plain.stdout == ""  # without --json: stderr only
 
@@ -140,7 +152,11 @@ def test_a_yaml_error_names_where_the_broken_construct_started(project):
     project.write("content/quote.md", '---\ntitle: "Hi\ndescription: x\n---\nText.\n')
     result = project.run("check")
     assert result.exit_code == 1
-    assert ("content/list.md:5: front matter: invalid YAML: did not find expected ',' or ']' "
-            "(in the flow sequence started on line 3)") in result.stdout
-    assert ("content/quote.md:4: front matter: invalid YAML: found unexpected end of stream "
-            "(in the quoted scalar started on line 2)") in result.stdout
+    assert (
+        "content/list.md:5: front matter: invalid YAML: did not find expected ',' or ']' "
+        "(in the flow sequence started on line 3)"
+    ) in result.stdout
+    assert (
+        "content/quote.md:4: front matter: invalid YAML: found unexpected end of stream "
+        "(in the quoted scalar started on line 2)"
+    ) in result.stdout

@@ -18,8 +18,12 @@ def test_new_writes_a_draft_that_check_accepts_and_prints_its_path(project):
     assert result.stdout == "content/part-1-setup.md\n"  # the path alone on stdout
     path = project.content / "part-1-setup.md"
     meta = front_matter(path)
-    assert meta == {"title": "Part 1: Setup", "published": False,
-                    "date": dt.date.today().isoformat(), "tags": ["python", "tooling"]}
+    assert meta == {
+        "title": "Part 1: Setup",
+        "published": False,
+        "date": dt.date.today().isoformat(),
+        "tags": ["python", "tooling"],
+    }
     check = project.run("check", "content/part-1-setup.md")
     assert check.exit_code == 0, check.output
     assert "0 errors, 0 warnings" in check.output
@@ -33,10 +37,14 @@ def test_new_never_overwrites_a_file_and_refuses_a_title_in_use(project):
     assert "Mine." in (project.content / "hello-world.md").read_text()
     again = project.run("new", "hello, WORLD!")
     assert again.exit_code == 1
-    assert ("Error: content/hello-world-2.md has the title 'hello, WORLD!' already; titles "
-            "are unique per account") in again.output
+    assert (
+        "Error: content/hello-world-2.md has the title 'hello, WORLD!' already; titles "
+        "are unique per account"
+    ) in again.output
     assert sorted(p.name for p in project.content.iterdir()) == [
-        "hello-world-2.md", "hello-world.md"]
+        "hello-world-2.md",
+        "hello-world.md",
+    ]
 
 
 def test_new_refuses_what_the_api_would(project):

@@ -33,12 +33,16 @@ def split_front_matter(body_markdown: str) -> tuple[dict, str]:
 
 def test_same_post_same_bytes(make_project):
     project = make_project(CONFIG)
-    project.write("content/p.md", "---\ntitle: Hello\ntags: Python, Web\ndate: 2024-03-01\n---\nBody\n")
+    project.write(
+        "content/p.md", "---\ntitle: Hello\ntags: Python, Web\ndate: 2024-03-01\n---\nBody\n"
+    )
     first = payload_of(project)
     second = payload_of(project)
     assert canonical_json(first.data) == canonical_json(second.data)
     assert first.digest == second.digest
-    project.write("content/p.md", "---\ntitle: Hello\ntags: Python, Web\ndate: 2024-03-01\n---\nBody!\n")
+    project.write(
+        "content/p.md", "---\ntitle: Hello\ntags: Python, Web\ndate: 2024-03-01\n---\nBody!\n"
+    )
     assert payload_of(project).digest != first.digest
 
 
@@ -66,7 +70,10 @@ def test_fields_and_front_matter_agree(make_project):
 
 def test_dates_are_quoted_strings(make_project):
     project = make_project(CONFIG)
-    project.write("content/p.md", "---\ntitle: T\ndate: 2024-03-01\nextra:\n  when: 2020-01-01 10:00:00\n---\nB\n")
+    project.write(
+        "content/p.md",
+        "---\ntitle: T\ndate: 2024-03-01\nextra:\n  when: 2020-01-01 10:00:00\n---\nB\n",
+    )
     body_markdown = payload_of(project).body_markdown
     assert "date: '2024-03-01'" in body_markdown
     assert "when: '2020-01-01T10:00:00'" in body_markdown
@@ -77,7 +84,9 @@ def test_dates_are_quoted_strings(make_project):
 
 def test_toolkit_keys_are_stripped_and_organization_id_is_a_field(make_project):
     project = make_project(CONFIG)
-    project.write("content/p.md", "---\ntitle: T\npremium: false\nslug: my-page\norganization_id: 7\n---\nB\n")
+    project.write(
+        "content/p.md", "---\ntitle: T\npremium: false\nslug: my-page\norganization_id: 7\n---\nB\n"
+    )
     article = payload_of(project).article
     front, _ = split_front_matter(article["body_markdown"])
     assert not {"premium", "slug", "organization_id"} & set(front)
@@ -87,7 +96,9 @@ def test_toolkit_keys_are_stripped_and_organization_id_is_a_field(make_project):
 
 def test_canonical_url_is_kept_when_given_and_absent_without_site_url(make_project):
     project = make_project(CONFIG)
-    project.write("content/p.md", "---\ntitle: T\ncanonical_url: https://elsewhere.example/x\n---\nB\n")
+    project.write(
+        "content/p.md", "---\ntitle: T\ncanonical_url: https://elsewhere.example/x\n---\nB\n"
+    )
     front, _ = split_front_matter(payload_of(project).body_markdown)
     assert front["canonical_url"] == "https://elsewhere.example/x"
     bare = make_project("[site]\ntitle = 'T'\n", name="bare")
@@ -104,7 +115,7 @@ def test_relative_images_become_absolute(make_project):
     project.write(
         "content/posts/p.md",
         "---\ntitle: T\ncover_image: ../cover.jpg\n---\n"
-        "![A](img/a%20b.png) and ![R][ref] and <img src=\"/cover.jpg\" alt=\"\">\n"
+        '![A](img/a%20b.png) and ![R][ref] and <img src="/cover.jpg" alt="">\n'
         "![remote](https://example.org/x.png)\n\n[ref]: img/a%20b.png\n\n"
         "```\n![code](img/a%20b.png)\n```\n",
     )
@@ -127,8 +138,9 @@ def test_payload_is_plain_json(make_project):
 
 def test_front_matter_sent_has_no_yaml_anchors(make_project):
     project = make_project(CONFIG)
-    project.write("content/p.md", "---\ntitle: Hello\nlinks: &l [a, b]\n"
-                  "more_links: *l\n---\nBody\n")
+    project.write(
+        "content/p.md", "---\ntitle: Hello\nlinks: &l [a, b]\nmore_links: *l\n---\nBody\n"
+    )
     body = payload_of(project).body_markdown
     assert "&" not in body and "*" not in body, body
     front, _ = split_front_matter(body)

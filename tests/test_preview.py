@@ -39,20 +39,47 @@ def preview(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Cl
     (out / "loop.html").symlink_to(out / "loop.html")
     (out / "latin1.html").write_bytes(b"<p>caf\xe9</p>")
     os.mkfifo(out / "pipe.html")
-    with BackgroundServer(create_preview_app(out, Broadcaster()), name="preview") as server, \
-            httpx.Client(base_url=server.base_url, timeout=10) as client:
+    with (
+        BackgroundServer(create_preview_app(out, Broadcaster()), name="preview") as server,
+        httpx.Client(base_url=server.base_url, timeout=10) as client,
+    ):
         yield client, out
 
 
-@pytest.mark.parametrize("path", [
-    "/%00", "/index.html%00", "/%00/../secret.txt", "/posts/%00index.html",
-    "/" + "a" * 300, "/" + "a" * 300 + ".html", "/posts/" + "b" * 5000, "/" + "c/" * 3000,
-    "/%2e%2e/secret.txt", "/%2E%2E/%2e%2e/etc/passwd", "/posts/%2e%2e/%2e%2e/secret.txt",
-    "/..%2fsecret.txt", "/%2e%2e%2fsecret.html", "/..%5csecret.txt", "/%5c..%5csecret.txt",
-    "/..\\secret.txt", "/posts\\..\\..\\secret.txt", "/%2e%2e/outside/", "/%ff%fe",
-    "/leak.txt", "/leak.html", "/away/", "/away/index.html", "/trap/", "/trap", "/pipe.html",
-    "/loop.html", "/%0a", "/%7f",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/%00",
+        "/index.html%00",
+        "/%00/../secret.txt",
+        "/posts/%00index.html",
+        "/" + "a" * 300,
+        "/" + "a" * 300 + ".html",
+        "/posts/" + "b" * 5000,
+        "/" + "c/" * 3000,
+        "/%2e%2e/secret.txt",
+        "/%2E%2E/%2e%2e/etc/passwd",
+        "/posts/%2e%2e/%2e%2e/secret.txt",
+        "/..%2fsecret.txt",
+        "/%2e%2e%2fsecret.html",
+        "/..%5csecret.txt",
+        "/%5c..%5csecret.txt",
+        "/..\\secret.txt",
+        "/posts\\..\\..\\secret.txt",
+        "/%2e%2e/outside/",
+        "/%ff%fe",
+        "/leak.txt",
+        "/leak.html",
+        "/away/",
+        "/away/index.html",
+        "/trap/",
+        "/trap",
+        "/pipe.html",
+        "/loop.html",
+        "/%0a",
+        "/%7f",
+    ],
+)
 def test_hostile_paths_are_400_or_404(preview, path) -> None:
     client, _ = preview
     response = client.get(path)

@@ -22,14 +22,20 @@ rate_window = 1
 """
 
 
-@pytest.mark.parametrize(("url", "expected"), [
-    ("https://user:secret@host/x", "https://***@host/x"),
-    ("http://secret@127.0.0.1:8787", "http://***@127.0.0.1:8787"),
-    ("https://me@mail.example:secret@host:1/p?q=a@b", "https://***@host:1/p?q=a@b"),
-    ("https://dev.to", "https://dev.to"),
-    ("https://host/a@b", "https://host/a@b"),
-    ("GET http://u:secret@h/api and ftp://x:secret@y/z", "GET http://***@h/api and ftp://***@y/z"),
-])
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://user:secret@host/x", "https://***@host/x"),
+        ("http://secret@127.0.0.1:8787", "http://***@127.0.0.1:8787"),
+        ("https://me@mail.example:secret@host:1/p?q=a@b", "https://***@host:1/p?q=a@b"),
+        ("https://dev.to", "https://dev.to"),
+        ("https://host/a@b", "https://host/a@b"),
+        (
+            "GET http://u:secret@h/api and ftp://x:secret@y/z",
+            "GET http://***@h/api and ftp://***@y/z",
+        ),
+    ],
+)
 def test_redact_url_replaces_the_userinfo(url, expected):
     assert redact_url(url) == expected
 
@@ -66,8 +72,9 @@ def test_cli_logs_do_not_show_the_password(make_project, sandbox):
 
 def test_a_config_problem_does_not_show_the_password(make_project):
     project = make_project(SYNC_CONFIG)
-    result = project.run("plan", env={"FOREM_BASE_URL": "ftp://user:secret@host",
-                                      "FOREM_API_KEY": "key"})
+    result = project.run(
+        "plan", env={"FOREM_BASE_URL": "ftp://user:secret@host", "FOREM_API_KEY": "key"}
+    )
     assert result.exit_code == 1
     assert "FOREM_BASE_URL: must be an absolute http(s) URL, not 'ftp://***@host'" in result.output
     assert "secret" not in result.output

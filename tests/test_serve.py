@@ -97,18 +97,20 @@ def test_clean_urls_the_real_404_and_the_sites_root_path(demo_site):
         assert client.get("/getting-started/").status_code == 200
         moved = client.get("/getting-started")
         assert moved.status_code == 301 and moved.headers["location"] == "./getting-started/"
-        assert client.get("/getting-started", follow_redirects=True).url.path == \
-            "/getting-started/"
-        assert client.get("/toolkit/getting-started", follow_redirects=True).url.path == \
-            "/toolkit/getting-started/"
+        assert client.get("/getting-started", follow_redirects=True).url.path == "/getting-started/"
+        assert (
+            client.get("/toolkit/getting-started", follow_redirects=True).url.path
+            == "/toolkit/getting-started/"
+        )
         missing = client.get("/getting-started/nope/deeper/")
         assert missing.status_code == 404 and "Page not found" in missing.text
         # The 404 page's base is the path of [site] url (/toolkit/): the server answers
         # there too, so its styles load locally as they do in production.
         assert '<base href="/toolkit/">' in missing.text
         page = f"{start}getting-started/nope/deeper/"
-        assert all(urlsplit(link).netloc == urlsplit(start).netloc
-                   for link in links_of(page, missing.text)), "the 404 page leads elsewhere"
+        assert all(
+            urlsplit(link).netloc == urlsplit(start).netloc for link in links_of(page, missing.text)
+        ), "the 404 page leads elsewhere"
         style = client.get("/toolkit/static/style.css")
         assert style.status_code == 200 and style.content == client.get("/static/style.css").content
         assert client.get("/toolkit/getting-started/").status_code == 200
@@ -124,8 +126,7 @@ def test_a_folder_redirect_stays_on_the_site_and_keeps_its_name(tmp_path):
     for name in ("tags", "a?b", "x:y"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "index.html").write_text(f"<p>{name}</p>", encoding="utf-8")
-    with BackgroundServer(create_site_app(tmp_path)) as server, \
-            httpx.Client(timeout=10) as client:
+    with BackgroundServer(create_site_app(tmp_path)) as server, httpx.Client(timeout=10) as client:
         origin = server.base_url
         for asked, name in (("//tags", "tags"), ("/a%3Fb", "a?b"), ("/x:y", "x:y")):
             moved = client.get(origin + asked)
@@ -146,9 +147,13 @@ def test_serve_runs_until_ctrl_c(project):
     project.post("hello", "Hello", published=True, date="2024-01-01")
     assert project.run("build").exit_code == 0
     process = subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "serve", "--port", "0"], cwd=project.root,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "COLUMNS": "200"})
+        [sys.executable, "-m", "toolkit", "serve", "--port", "0"],
+        cwd=project.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     try:
         assert process.stdout is not None
         line = process.stdout.readline()

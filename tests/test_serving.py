@@ -28,9 +28,16 @@ async def echo_app(scope, receive, send) -> None:
         if not message.get("more_body"):
             break
     answer = str(len(body)).encode()
-    await send({"type": "http.response.start", "status": 200,
-                "headers": [(b"content-type", b"text/plain"),
-                            (b"content-length", str(len(answer)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [
+                (b"content-type", b"text/plain"),
+                (b"content-length", str(len(answer)).encode()),
+            ],
+        }
+    )
     await send({"type": "http.response.body", "body": answer})
 
 
@@ -117,8 +124,10 @@ def test_the_next_request_on_a_kept_alive_connection_has_its_own_deadline(server
 
 def test_pipelined_and_quick_requests_are_unaffected(server) -> None:
     with connect(server) as sock:
-        sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nA"
-                     b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nABC")
+        sock.sendall(
+            b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\nA"
+            b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nABC"
+        )
         read_until(sock, lambda data: data.count(b"HTTP/1.1 200") == 2 and data.endswith(b"3"))
     with httpx.Client(base_url=server.base_url) as client:
         for _ in range(3):  # a kept-alive connection across more than one deadline

@@ -12,8 +12,12 @@ def conftest_imports(source: str) -> list[int]:
     """Lines of `source` that import a module named `conftest`."""
     lines = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom) and node.module == "conftest" \
-                or isinstance(node, ast.Import) and any(a.name == "conftest" for a in node.names):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "conftest"
+            or isinstance(node, ast.Import)
+            and any(a.name == "conftest" for a in node.names)
+        ):
             lines.append(node.lineno)
     return lines
 
@@ -21,8 +25,11 @@ def conftest_imports(source: str) -> list[int]:
 def test_no_test_imports_a_conftest_by_name():
     """`import conftest` gets whichever folder's conftest a worker imported first: what a
     test shares goes in a helper module of its folder instead."""
-    found = [f"{path.relative_to(TESTS)}:{line}" for path in sorted(TESTS.rglob("*.py"))
-             for line in conftest_imports(path.read_text(encoding="utf-8"))]
+    found = [
+        f"{path.relative_to(TESTS)}:{line}"
+        for path in sorted(TESTS.rglob("*.py"))
+        for line in conftest_imports(path.read_text(encoding="utf-8"))
+    ]
     assert found == []
 
 

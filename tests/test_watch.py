@@ -43,9 +43,21 @@ class Watch:
         self._news = threading.Condition()
         self._ended = False
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "toolkit", "--config", str(root / "toolkit.toml"), "watch",
-             "--port", "0", *args],
-            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            [
+                sys.executable,
+                "-m",
+                "toolkit",
+                "--config",
+                str(root / "toolkit.toml"),
+                "watch",
+                "--port",
+                "0",
+                *args,
+            ],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
             env={**os.environ, "COLUMNS": "200", **(env or {})},
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -98,11 +110,14 @@ class Watch:
             with self._news:
                 arrived = not ended and self._news.wait_for(
                     lambda seen=seen: self._state() != seen,  # type: ignore[misc]
-                    deadline - time.monotonic())
+                    deadline - time.monotonic(),
+                )
             if not arrived:
                 raise AssertionError(
-                    "condition not met " + ("before watch ended" if ended else "in time")
-                    + f"; output:\n{self.output()}\nevents: {self.events}")
+                    "condition not met "
+                    + ("before watch ended" if ended else "in time")
+                    + f"; output:\n{self.output()}\nevents: {self.events}"
+                )
 
     def _state(self) -> tuple[int, int, bool]:
         with self._news:
@@ -114,10 +129,10 @@ class Watch:
             return len(self.lines), len(self.events)
 
     def lines_since(self, mark: tuple[int, int]) -> list[str]:
-        return self.lines[mark[0]:]
+        return self.lines[mark[0] :]
 
     def events_since(self, mark: tuple[int, int], name: str) -> list:
-        return [data for event, data in self.events[mark[1]:] if event == name]
+        return [data for event, data in self.events[mark[1] :] if event == name]
 
     def reloaded(self, mark: tuple[int, int], path: str) -> list:
         """The `reload` events since `mark` whose rebuild was caused by `path`."""
@@ -152,10 +167,12 @@ def last_seq(sandbox) -> int:
 @pytest.fixture
 def site(make_project):
     project = make_project(CONFIG)
-    project.post("first", "First post", "The first words.\n", published=True, tags=["one"],
-                 date="2024-01-01")
-    project.post("second", "Second post", "More words.\n", published=True, tags=["two"],
-                 date="2024-01-02")
+    project.post(
+        "first", "First post", "The first words.\n", published=True, tags=["one"], date="2024-01-01"
+    )
+    project.post(
+        "second", "Second post", "More words.\n", published=True, tags=["two"], date="2024-01-02"
+    )
     return project
 
 
@@ -176,16 +193,18 @@ def test_an_edit_rewrites_its_page_and_sends_one_reload(site, watch):
     w = watch("--no-push")
     assert "The first words." in w.get("/first/").text
     mark = w.mark()
-    site.post("first", "First post", "Edited words.\n", published=True, tags=["one"],
-              date="2024-01-01")
+    site.post(
+        "first", "First post", "Edited words.\n", published=True, tags=["one"], date="2024-01-01"
+    )
     w.until(lambda: w.reloaded(mark, "content/first.md"))
     assert "Edited words." in w.get("/first/").text
     page = (site.root / ".toolkit" / "preview" / "first" / "index.html").read_text()
     assert "Edited words." in page and "EventSource" not in page  # script served, never built
     assert "EventSource" in w.get("/first/").text
     # One reload for the edit: the next reload is the one of a later edit of another post.
-    site.post("second", "Second post", "Other words.\n", published=True, tags=["two"],
-              date="2024-01-02")
+    site.post(
+        "second", "Second post", "Other words.\n", published=True, tags=["two"], date="2024-01-02"
+    )
     w.until(lambda: w.reloaded(mark, "content/second.md"))
     reloads = w.events_since(mark, "reload")
     assert len(reloads) == 2, reloads
@@ -228,8 +247,10 @@ def test_a_broken_post_shows_its_error_on_its_page_and_the_fix_brings_it_back(si
 def test_a_broken_template_shows_on_every_page_until_it_is_fixed(site, watch):
     w = watch("--no-push")
     mark = w.mark()
-    site.write("templates/post.html", '{% extends "base.html" %}\n{% block content %}\n'
-                                      "{% if %}\n{% endblock %}\n")
+    site.write(
+        "templates/post.html",
+        '{% extends "base.html" %}\n{% block content %}\n{% if %}\n{% endblock %}\n',
+    )
     w.until(lambda: w.events_since(mark, "reload"))
     for path in ("/first/", "/"):
         page = w.get(path)
@@ -245,10 +266,14 @@ def test_a_broken_template_shows_on_every_page_until_it_is_fixed(site, watch):
 
 def test_an_impossible_date_is_reported_and_the_next_good_save_rebuilds(site, watch):
     w = watch("--no-push")
-    site.write("content/first.md",
-               "---\ntitle: First post\npublished: true\ndate: 2024-02-30\n---\nBad date.\n")
-    problem = ("content/first.md:4: front matter: 2024-02-30 is not a valid date "
-               "(day is out of range for month)")
+    site.write(
+        "content/first.md",
+        "---\ntitle: First post\npublished: true\ndate: 2024-02-30\n---\nBad date.\n",
+    )
+    problem = (
+        "content/first.md:4: front matter: 2024-02-30 is not a valid date "
+        "(day is out of range for month)"
+    )
     w.until(lambda: problem in w.output())
     assert "Traceback" not in w.output()
     assert w.process.poll() is None  # still watching
@@ -264,7 +289,9 @@ def test_template_edit_rerenders_the_pages_that_use_it(site, watch):
     original = (THEME_DIR / "post.html").read_text()
     w = watch("--no-push")
     index_before = w.get("/").text
-    site.write("templates/post.html", original.replace("</article>", "<p>TEMPLATE-MARK</p></article>", 1))
+    site.write(
+        "templates/post.html", original.replace("</article>", "<p>TEMPLATE-MARK</p></article>", 1)
+    )
     w.until(lambda: "TEMPLATE-MARK" in w.get("/first/").text)
     assert "TEMPLATE-MARK" in w.get("/second/").text
     assert w.get("/").text == index_before
@@ -327,12 +354,18 @@ def test_quick_saves_make_one_rebuild_and_one_remote_update(site, watch, sandbox
     assert len(w.said(mark, "draft content/note.md")) == 1
     assert sandbox.count("PUT", "/api/articles/{id}") == 2  # the note's and the other's
     assert sandbox.count("POST", "/api/articles") == 0
-    article_id = json.loads((site.root / "toolkit.lock").read_text())["posts"]["content/note.md"]["article_id"]
-    note_puts = [r for r in sandbox.requests(after=seq) if r["method"] == "PUT"
-                 and r["path"] == f"/api/articles/{article_id}"]
+    article_id = json.loads((site.root / "toolkit.lock").read_text())["posts"]["content/note.md"][
+        "article_id"
+    ]
+    note_puts = [
+        r
+        for r in sandbox.requests(after=seq)
+        if r["method"] == "PUT" and r["path"] == f"/api/articles/{article_id}"
+    ]
     assert len(note_puts) == 1
-    mine = httpx.get(f"{sandbox.base_url}/api/articles/me/unpublished",
-                     headers={"api-key": sandbox.demo_api_key}).json()
+    mine = httpx.get(
+        f"{sandbox.base_url}/api/articles/me/unpublished", headers={"api-key": sandbox.demo_api_key}
+    ).json()
     (article,) = [a for a in mine if a["id"] == article_id]
     assert "Version 5." in article["body_markdown"]
 
@@ -357,7 +390,9 @@ def test_sigint_stops_cleanly_within_two_seconds(site, watch):
 def test_a_config_change_is_reloaded_or_explained(site, watch):
     w = watch("--no-push")
     config = (site.root / "toolkit.toml").read_text()
-    (site.root / "toolkit.toml").write_text(config.replace('title = "Watched site"', 'title = "Renamed site"'))
+    (site.root / "toolkit.toml").write_text(
+        config.replace('title = "Watched site"', 'title = "Renamed site"')
+    )
     w.until(lambda: "Renamed site" in w.get("/").text)
     mark = w.mark()
     (site.root / "toolkit.toml").write_text(config + "\n[site\n")
@@ -369,7 +404,9 @@ def test_a_config_change_is_reloaded_or_explained(site, watch):
     assert page.status_code == 500 and 'id="toolkit-error"' in page.text
     assert "not valid TOML" in page.text and w.process.poll() is None
     mark = w.mark()
-    (site.root / "toolkit.toml").write_text(config.replace('title = "Watched site"', 'title = "Renamed site"'))
+    (site.root / "toolkit.toml").write_text(
+        config.replace('title = "Watched site"', 'title = "Renamed site"')
+    )
     w.until(lambda: w.events_since(mark, "reload"))
     assert w.get("/").status_code == 200 and "Renamed site" in w.get("/").text
 
@@ -389,10 +426,13 @@ def test_a_failed_push_is_reported_and_retried_with_the_next_save(site, watch, s
     # Saving another post pushes the failed one again, with its latest text.
     mark = w.mark()
     site.post("other", "Other draft", "Other 1.\n", published=False)
-    w.until(lambda: w.said(mark, "draft content/note.md") and w.said(mark, "draft content/other.md"))
+    w.until(
+        lambda: w.said(mark, "draft content/note.md") and w.said(mark, "draft content/other.md")
+    )
     assert sandbox.count("PUT", "/api/articles/{id}", 200) == 2
-    mine = httpx.get(f"{sandbox.base_url}/api/articles/me/unpublished",
-                     headers={"api-key": sandbox.demo_api_key}).json()
+    mine = httpx.get(
+        f"{sandbox.base_url}/api/articles/me/unpublished", headers={"api-key": sandbox.demo_api_key}
+    ).json()
     bodies = {a["title"]: a["body_markdown"] for a in mine}
     assert "Version 1." in bodies["Draft note"] and "Other 1." in bodies["Other draft"]
 
@@ -415,6 +455,7 @@ def test_a_push_waits_for_another_run_and_says_so_when_it_gives_up(site, watch, 
     site.post("note", "Draft note", "Version 2.\n", published=False)
     w.until(lambda: w.said(mark, "draft content/note.md"))
     assert sandbox.count("PUT", "/api/articles/{id}", 200) == 1
-    mine = httpx.get(f"{sandbox.base_url}/api/articles/me/unpublished",
-                     headers={"api-key": sandbox.demo_api_key}).json()
+    mine = httpx.get(
+        f"{sandbox.base_url}/api/articles/me/unpublished", headers={"api-key": sandbox.demo_api_key}
+    ).json()
     assert any("Version 2." in a["body_markdown"] for a in mine if a["title"] == "Draft note")

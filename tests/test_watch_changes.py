@@ -60,8 +60,11 @@ def test_events_end_a_save_when_a_file_is_closed_or_renamed_into_place():
     forward.on_any_event(FileClosedEvent("/p/a.md"))
     forward.on_any_event(FileMovedEvent("/p/.a.md.swp", "/p/a.md"))
     forward.on_any_event(DirModifiedEvent("/p"))  # an entry of /p changed: it has its own
-    assert seen == [([Path("/p/a.md")], False), ([Path("/p/a.md")], True),
-                    ([Path("/p/.a.md.swp"), Path("/p/a.md")], True)]
+    assert seen == [
+        ([Path("/p/a.md")], False),
+        ([Path("/p/a.md")], True),
+        ([Path("/p/.a.md.swp"), Path("/p/a.md")], True),
+    ]
 
 
 class Paths:
@@ -88,8 +91,9 @@ def test_the_sweep_finds_what_no_notification_said(tmp_path):
     content.mkdir()
     (content / "a.md").write_text("one")
     sink = Paths()
-    sweep = Sweep(lambda: [content], lambda path: not path.name.startswith("."), sink,
-                  interval=0.01)
+    sweep = Sweep(
+        lambda: [content], lambda path: not path.name.startswith("."), sink, interval=0.01
+    )
     sweep.mark()
     sweep.start()
     try:
@@ -134,9 +138,12 @@ class RefusingObserver(Observer):  # type: ignore[misc,valid-type]
 def test_a_folder_the_os_will_not_watch_is_polled_and_said_why(tmp_path):
     sink = Paths()
     refused: list[tuple[Path, str]] = []
-    folders = FolderWatch(lambda path: True, sink,
-                          lambda folder, exc: refused.append((folder, exc.strerror or "")),
-                          observer=RefusingObserver)
+    folders = FolderWatch(
+        lambda path: True,
+        sink,
+        lambda folder, exc: refused.append((folder, exc.strerror or "")),
+        observer=RefusingObserver,
+    )
     assert folders.add(tmp_path)
     folders.start()  # refused at the start: polled instead
     try:
@@ -149,5 +156,7 @@ def test_a_folder_the_os_will_not_watch_is_polled_and_said_why(tmp_path):
         sink.wait_for(later / "b.md")
     finally:
         folders.stop()
-    assert refused == [(tmp_path, "inotify instance limit reached"),
-                       (later, "inotify instance limit reached")]
+    assert refused == [
+        (tmp_path, "inotify instance limit reached"),
+        (later, "inotify instance limit reached"),
+    ]

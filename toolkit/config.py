@@ -183,8 +183,14 @@ class Key:
     default_from: str | None = None  # a key of the same section whose value is the default
 
 
-def option(rule: Rule, *, help: str, default: Any = None, env: str | None = None,
-           default_from: str | None = None) -> Any:
+def option(
+    rule: Rule,
+    *,
+    help: str,
+    default: Any = None,
+    env: str | None = None,
+    default_from: str | None = None,
+) -> Any:
     """Declare a key of `toolkit.toml` (a field of a section's dataclass)."""
     return field(metadata={KEY: Key(rule, help, default, env, False, default_from)})
 
@@ -203,72 +209,105 @@ class SiteConfig:
 
     title: str = option(TEXT, default="My posts", help="Title of the site.")
     url: str | None = option(
-        URL, help="Canonical base of the site, e.g. https://example.com/blog; a post's "
-                  "canonical_url defaults to it.")
+        URL,
+        help="Canonical base of the site, e.g. https://example.com/blog; a post's "
+        "canonical_url defaults to it.",
+    )
     content_dir: Path = option(PATH, default="content", help="Folder of the posts.")
     templates_dir: Path = option(
-        PATH, default="templates",
-        help="The project's templates; each file overrides the default theme's.")
+        PATH,
+        default="templates",
+        help="The project's templates; each file overrides the default theme's.",
+    )
     output_dir: Path = option(PATH, default="site", help="Where `toolkit build` writes the site.")
     premium_output_dir: Path = option(
-        PATH, default="site-premium",
-        help="Where `toolkit build --premium` writes the premium site; never the public one.")
+        PATH,
+        default="site-premium",
+        help="Where `toolkit build --premium` writes the premium site; never the public one.",
+    )
     assets_base_url: str | None = option(
-        URL, default_from="url",
-        help="Absolute base under which relative images are served, for what is sent to "
-             "the API.")
+        URL,
+        default_from="url",
+        help="Absolute base under which relative images are served, for what is sent to the API.",
+    )
     description: str = option(STRING, default="", help="Description of the site (feed, meta tags).")
     author: str = option(STRING, default="", help="Author named in the feed and meta tags.")
     per_page: int = option(POSITIVE_INT, default=10, help="Posts per index page.")
     allow_raw_html: bool = option(
-        BOOLEAN, default=False,
-        help="Keep raw HTML in posts as written; by default it is cleaned like comments.")
+        BOOLEAN,
+        default=False,
+        help="Keep raw HTML in posts as written; by default it is cleaned like comments.",
+    )
     search: bool = option(
-        BOOLEAN, default=True,
+        BOOLEAN,
+        default=True,
         help="Full-text search: a search page, and its index made by Pagefind after each "
-             "build that changed a page.")
+        "build that changed a page.",
+    )
     feed_full_content: bool = option(
-        BOOLEAN, default=False,
-        help="Put whole posts in the Atom feed; by default it holds their summaries.")
+        BOOLEAN,
+        default=False,
+        help="Put whole posts in the Atom feed; by default it holds their summaries.",
+    )
 
 
 @dataclass(frozen=True)
 class ForemConfig:
     """[forem]: the publishing API (interface A)."""
 
-    base_url: str = option(BASE_URL, default="https://dev.to", env="FOREM_BASE_URL",
-                           help="Origin of the publishing API, without /api.")
-    organization_id: int | None = option(POSITIVE_INT,
-                                         help="Publish the articles under this organisation.")
+    base_url: str = option(
+        BASE_URL,
+        default="https://dev.to",
+        env="FOREM_BASE_URL",
+        help="Origin of the publishing API, without /api.",
+    )
+    organization_id: int | None = option(
+        POSITIVE_INT, help="Publish the articles under this organisation."
+    )
     rate_window: float = option(
-        SECONDS, default=30,
-        help="The API's rate-limit window in seconds (30 on dev.to); the sandbox can "
-             "shorten it.")
-    timeout: float = option(SECONDS, default=30,
-                            help="Seconds to wait for an answer before a request fails.")
+        SECONDS,
+        default=30,
+        help="The API's rate-limit window in seconds (30 on dev.to); the sandbox can shorten it.",
+    )
+    timeout: float = option(
+        SECONDS, default=30, help="Seconds to wait for an answer before a request fails."
+    )
     api_key: Secret | None = secret(
-        "FOREM_API_KEY", help="API key (dev.to: Settings, Extensions, DEV API Keys).")
+        "FOREM_API_KEY", help="API key (dev.to: Settings, Extensions, DEV API Keys)."
+    )
 
 
 @dataclass(frozen=True)
 class ArchiveConfig:
     """[archive]: the archive-task API (interface C) behind `toolkit export`."""
 
-    base_url: str = option(BASE_URL, default="https://api.cloudconvert.com",
-                           env="CLOUDCONVERT_BASE_URL", help="Origin of the archive-task API.")
+    base_url: str = option(
+        BASE_URL,
+        default="https://api.cloudconvert.com",
+        env="CLOUDCONVERT_BASE_URL",
+        help="Origin of the archive-task API.",
+    )
     format: str = option(ARCHIVE_FORMAT, default="zip", help="Format of the archive.")
-    source: str = option(EXPORT_SOURCE, default="site",
-                         help="What `toolkit export` bundles: the built site or content/.")
+    source: str = option(
+        EXPORT_SOURCE,
+        default="site",
+        help="What `toolkit export` bundles: the built site or content/.",
+    )
     output: Path | None = option(
-        PATH, help="Where `toolkit export` writes the archive; unset: <source>.<format> here.")
+        PATH, help="Where `toolkit export` writes the archive; unset: <source>.<format> here."
+    )
     task_timeout: int = option(
-        POSITIVE_INT, default=18000,
-        help="Seconds after which the service cancels the archive task (its `timeout`).")
-    deadline: float = option(SECONDS, default=600,
-                             help="Seconds toolkit waits for the archive once the files are up.")
+        POSITIVE_INT,
+        default=18000,
+        help="Seconds after which the service cancels the archive task (its `timeout`).",
+    )
+    deadline: float = option(
+        SECONDS, default=600, help="Seconds toolkit waits for the archive once the files are up."
+    )
     uploads: int = option(POSITIVE_INT, default=4, help="Files uploaded at the same time.")
-    timeout: float = option(SECONDS, default=30,
-                            help="Seconds to wait for an answer before a request fails.")
+    timeout: float = option(
+        SECONDS, default=30, help="Seconds to wait for an answer before a request fails."
+    )
     api_key: Secret | None = secret("CLOUDCONVERT_API_KEY", help="API key of the archive tasks.")
 
 
@@ -276,13 +315,18 @@ class ArchiveConfig:
 class LicenseConfig:
     """[license]: the marketplace licensing API (interface D) behind premium builds."""
 
-    base_url: str = option(BASE_URL, default="https://appsmarket.googleapis.com",
-                           env="LICENSE_BASE_URL", help="Origin of the licensing API.")
+    base_url: str = option(
+        BASE_URL,
+        default="https://appsmarket.googleapis.com",
+        env="LICENSE_BASE_URL",
+        help="Origin of the licensing API.",
+    )
     application_id: str | None = option(TEXT, help="The marketplace application's id.")
     customer_id: str | None = option(TEXT, help="The customer whose licence is asked for.")
     user_id: str | None = option(TEXT, help="A user whose own licence is asked for too.")
-    timeout: float = option(SECONDS, default=10,
-                            help="Seconds to wait for an answer before a request fails.")
+    timeout: float = option(
+        SECONDS, default=10, help="Seconds to wait for an answer before a request fails."
+    )
     token: Secret | None = secret("LICENSE_API_TOKEN", help="Bearer token of the licensing API.")
 
 
@@ -290,8 +334,9 @@ class LicenseConfig:
 class LogsConfig:
     """[logs]: the log-stream service (interface E) the run log is shipped to."""
 
-    base_url: str | None = option(BASE_URL, env="LOGS_BASE_URL",
-                                  help="Origin of the log service; unset keeps the log local.")
+    base_url: str | None = option(
+        BASE_URL, env="LOGS_BASE_URL", help="Origin of the log service; unset keeps the log local."
+    )
     stream: str = option(TEXT, default="toolkit", help="Name of the log stream.")
     username: Secret | None = secret("LOGS_USERNAME", help="User of the log service.")
     password: Secret | None = secret("LOGS_PASSWORD", help="Password of the log service.")
@@ -304,21 +349,29 @@ class McpConfig:
     host: str = option(TEXT, default="127.0.0.1", help="Address the HTTP transport listens on.")
     port: int = option(PORT, default=8765, help="Port the HTTP transport listens on.")
     issuer_url: str | None = option(
-        ISSUER, help="Public origin of the HTTP transport and its OAuth authorization server "
-                     "(default: http://host:port, https:// with TLS).")
+        ISSUER,
+        help="Public origin of the HTTP transport and its OAuth authorization server "
+        "(default: http://host:port, https:// with TLS).",
+    )
     access_token_lifetime: float = option(
-        SECONDS, default=3600, help="Seconds an access token of the HTTP transport is accepted.")
+        SECONDS, default=3600, help="Seconds an access token of the HTTP transport is accepted."
+    )
     refresh_token_lifetime: float = option(
-        SECONDS, default=2592000,
-        help="Seconds a refresh token can be exchanged (each exchange gives a new one).")
+        SECONDS,
+        default=2592000,
+        help="Seconds a refresh token can be exchanged (each exchange gives a new one).",
+    )
     tls_cert: Path | None = option(
-        PATH, help="TLS certificate (PEM) of the HTTP transport; with tls_key, needed to listen "
-                   "on an address other than loopback.")
+        PATH,
+        help="TLS certificate (PEM) of the HTTP transport; with tls_key, needed to listen "
+        "on an address other than loopback.",
+    )
     tls_key: Path | None = option(PATH, help="Private key (PEM) of tls_cert.")
     operator_secret: Secret | None = secret(
         "TOOLKIT_MCP_OPERATOR_SECRET",
         help="What the writer types on the authorization screen to let an assistant in "
-             "over HTTP (at least 12 characters).")
+        "over HTTP (at least 12 characters).",
+    )
 
 
 def section(cls: type) -> Any:
@@ -360,8 +413,9 @@ class Config:
         return path.as_posix()
 
 
-SECTIONS: dict[str, type] = {f.name: f.metadata[SECTION] for f in fields(Config)
-                             if SECTION in f.metadata}
+SECTIONS: dict[str, type] = {
+    f.name: f.metadata[SECTION] for f in fields(Config) if SECTION in f.metadata
+}
 
 
 def declared_keys() -> Iterator[tuple[str, str, Key]]:
@@ -385,8 +439,11 @@ def toml_value(value: Any) -> str:
 # What an unset key's commented line shows, by the kind of its value (uncommented, it is
 # a valid value to edit, not its default).
 EXAMPLES: dict[str, Any] = {
-    URL.kind: "https://example.com/blog", BASE_URL.kind: "https://example.com",
-    TEXT.kind: "...", PATH.kind: "path/to/file", POSITIVE_INT.kind: 1,
+    URL.kind: "https://example.com/blog",
+    BASE_URL.kind: "https://example.com",
+    TEXT.kind: "...",
+    PATH.kind: "path/to/file",
+    POSITIVE_INT.kind: 1,
 }
 
 
@@ -407,14 +464,15 @@ def commented_toml() -> str:
         "# `toolkit config` lists every key with its value here and where it came from.",
     ]
     for section_name, cls in SECTIONS.items():
-        lines += ["", *comment((cls.__doc__ or f"[{section_name}]").strip()),
-                  f"[{section_name}]"]
+        lines += ["", *comment((cls.__doc__ or f"[{section_name}]").strip()), f"[{section_name}]"]
         for item in fields(cls):
             key: Key = item.metadata[KEY]
             lines.append("")
             if key.secret:
-                lines += comment(f"{item.name}: {key.help} Never here: set {key.env} in the "
-                                 "environment or in .env.")
+                lines += comment(
+                    f"{item.name}: {key.help} Never here: set {key.env} in the "
+                    "environment or in .env."
+                )
                 continue
             notes = [key.help]
             if key.env:
@@ -443,13 +501,23 @@ def dotenv_example() -> str:
     overrides = []
     for section_name, key_name, key in declared_keys():
         if key.secret and key.env:
-            lines += ["", *textwrap.wrap(f"{section_name}.{key_name}: {key.help}", width=88,
-                                         initial_indent="# ", subsequent_indent="# "),
-                      f"{key.env}="]
+            lines += [
+                "",
+                *textwrap.wrap(
+                    f"{section_name}.{key_name}: {key.help}",
+                    width=88,
+                    initial_indent="# ",
+                    subsequent_indent="# ",
+                ),
+                f"{key.env}=",
+            ]
         elif key.env:
             overrides.append(f"# {key.env}=  # overrides {section_name}.{key_name}")
-    lines += ["", "# Not secrets: each points toolkit at another server than toolkit.toml's.",
-              *overrides]
+    lines += [
+        "",
+        "# Not secrets: each points toolkit at another server than toolkit.toml's.",
+        *overrides,
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -493,8 +561,12 @@ def dotenv_warnings(path: Path) -> list[str]:
 NO_CONFIG = f"no {DEFAULT_CONFIG_NAME} here: run toolkit init (or pass --config)"
 
 
-def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = None,
-                *, missing_ok: bool = False) -> Config:
+def load_config(
+    path: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    missing_ok: bool = False,
+) -> Config:
     """Read, override and validate the configuration; raise `ConfigError` with every problem.
 
     Without a file (`./toolkit.toml` when `path` is None): `ConfigError` saying to run
@@ -507,9 +579,13 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
         if path.exists():
             raise ConfigError([f"{path}: not a file"])
         if not missing_ok:
-            raise ConfigError([
-                f"{path}: file not found (run toolkit init {path.parent}, or check --config)"
-                if given else NO_CONFIG])
+            raise ConfigError(
+                [
+                    f"{path}: file not found (run toolkit init {path.parent}, or check --config)"
+                    if given
+                    else NO_CONFIG
+                ]
+            )
         data: dict[str, Any] = {}
     else:
         try:
@@ -527,8 +603,14 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] | None = 
     return replace(config, warnings=tuple(warnings)) if warnings else config
 
 
-def _build(name: str, root: Path, path: Path, data: dict[str, Any],
-           env: Mapping[str, str], in_dotenv: set[str] | frozenset[str] = frozenset()) -> Config:
+def _build(
+    name: str,
+    root: Path,
+    path: Path,
+    data: dict[str, Any],
+    env: Mapping[str, str],
+    in_dotenv: set[str] | frozenset[str] = frozenset(),
+) -> Config:
     problems: list[str] = []
     env_problems: list[str] = []  # reported after the file's
     for section_name, value in data.items():
@@ -546,8 +628,10 @@ def _build(name: str, root: Path, path: Path, data: dict[str, Any],
             if key not in keys:
                 problems.append(f"{name}: {section_name}.{key}: unknown key")
             elif keys[key].secret:
-                problems.append(f"{name}: {section_name}.{key}: a secret is never kept in "
-                                f"{name}; set {keys[key].env} in the environment or in .env")
+                problems.append(
+                    f"{name}: {section_name}.{key}: a secret is never kept in "
+                    f"{name}; set {keys[key].env} in the environment or in .env"
+                )
         values: dict[str, Any] = {}
         for key, declared in keys.items():
             dotted, value, origin = f"{section_name}.{key}", declared.default, "default"
@@ -572,11 +656,16 @@ def _build(name: str, root: Path, path: Path, data: dict[str, Any],
     if problems or env_problems:
         raise ConfigError(problems + env_problems)
     sections = {
-        section_name: cls(**{
-            item.name: (None if raw[section_name][item.name] is None
-                        else item.metadata[KEY].rule.resolve(raw[section_name][item.name], root))
-            for item in fields(cls)
-        })
+        section_name: cls(
+            **{
+                item.name: (
+                    None
+                    if raw[section_name][item.name] is None
+                    else item.metadata[KEY].rule.resolve(raw[section_name][item.name], root)
+                )
+                for item in fields(cls)
+            }
+        )
         for section_name, cls in SECTIONS.items()
     }
     return Config(path=path, root=root, origins=origins, **sections)

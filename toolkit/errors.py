@@ -184,9 +184,15 @@ class TransportError(ApiError):
     `reason` says why in words (`read timeout`, `connect error`); `timed_out` is True when
     a request given a time of its own ran out of it (no answer yet, rather than a failure)."""
 
-    def __init__(self, message: str, *, maybe_sent: bool = True,
-                 request: httpx.Request | None = None, reason: str = "",
-                 timed_out: bool = False):
+    def __init__(
+        self,
+        message: str,
+        *,
+        maybe_sent: bool = True,
+        request: httpx.Request | None = None,
+        reason: str = "",
+        timed_out: bool = False,
+    ):
         super().__init__(message, request=request)
         self.maybe_sent = maybe_sent
         self.reason = reason
@@ -214,8 +220,14 @@ class Unprocessable(HTTPStatusError):
 
 
 class RateLimited(HTTPStatusError):
-    def __init__(self, message: str, *, retry_after: float,
-                 request: httpx.Request | None = None, response: httpx.Response | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after: float,
+        request: httpx.Request | None = None,
+        response: httpx.Response | None = None,
+    ):
         super().__init__(message, request=request, response=response)
         self.retry_after = retry_after
 

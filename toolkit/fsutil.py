@@ -37,10 +37,9 @@ UNLOCKED_TEMP_AGE = 3600.0
 # What to do about an OS error, by its errno: the hint of `describe_os_error`.
 _HINTS = {
     errno.EACCES: "check the permissions of the file and of its folder",
-    errno.EPERM: "the file or its folder may not be changed: check its permissions and "
-                 "attributes",
+    errno.EPERM: "the file or its folder may not be changed: check its permissions and attributes",
     errno.EROFS: "the file system is mounted read-only: write somewhere else, or remount it "
-                 "writable",
+    "writable",
     errno.ENOSPC: "the disk is full: free some space, then run the command again",
     errno.EDQUOT: "the disk quota is used up: free some space, then run the command again",
     errno.ENOENT: "it does not exist",
@@ -65,8 +64,7 @@ def describe_os_error(exc: OSError, *, cwd: Path | None = None) -> str:
     line = f"{what} ({hint})"
     if exc.filename is None:
         return line
-    name = os.fsdecode(exc.filename) if isinstance(exc.filename, str | bytes) \
-        else str(exc.filename)
+    name = os.fsdecode(exc.filename) if isinstance(exc.filename, str | bytes) else str(exc.filename)
     shown = Path(name)
     with contextlib.suppress(ValueError, OSError):
         shown = shown.relative_to(cwd or Path.cwd()) if shown.is_absolute() else shown
@@ -82,8 +80,9 @@ def naming(path: Path | str, *also: Path | str) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        if exc.errno is None or (exc.filename is not None and not _is_temp_of(
-                str(exc.filename), Path(path), also)):
+        if exc.errno is None or (
+            exc.filename is not None and not _is_temp_of(str(exc.filename), Path(path), also)
+        ):
             raise
         raise OSError(exc.errno, exc.strerror or str(exc), os.fspath(path)) from exc
 
@@ -93,8 +92,11 @@ def _is_temp_of(name: str, path: Path, also: tuple[Path | str, ...]) -> bool:
     if name in {str(other) for other in also}:
         return True
     file = Path(name)
-    return file.parent == path.parent and file.name.startswith(f".{path.name}.") \
+    return (
+        file.parent == path.parent
+        and file.name.startswith(f".{path.name}.")
         and file.name.endswith(TEMP_SUFFIX)
+    )
 
 
 def temp_name(path: Path) -> str:
@@ -159,7 +161,7 @@ def _write_and_replace(fd: int, temp: Path, path: Path, data: bytes, mode: int |
             os.fchmod(fd, mode)
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         os.fsync(fd)
         if fcntl is None:  # a file cannot be renamed while open there
             os.close(fd)
@@ -220,7 +222,9 @@ def _remove_if_abandoned(path: Path) -> bool:
         os.close(fd)
 
 
-def remove_stale_temp_files(folder: Path, name: str = ".+", *, recursive: bool = False) -> list[Path]:
+def remove_stale_temp_files(
+    folder: Path, name: str = ".+", *, recursive: bool = False
+) -> list[Path]:
     """Remove the temporary files that interrupted `atomic_write`s left in `folder`.
 
     `name` (a regular expression) is what the target's name must match, e.g.
@@ -268,7 +272,7 @@ def quick_write(path: Path, data: bytes) -> None:
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
         except BaseException:
             os.close(fd)
             if exists:  # a half-written temporary file is nobody's

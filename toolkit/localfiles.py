@@ -42,14 +42,16 @@ def config_folders(config: Config) -> tuple[str, ...]:
     (those may lie elsewhere when `toolkit.toml` says so; the writer chose them). The
     configuration holds them resolved already, so this costs no system call."""
     site = config.site
-    return tuple(dict.fromkeys(str(path) for path in (config.root, site.content_dir,
-                                                      site.templates_dir)))
+    return tuple(
+        dict.fromkeys(str(path) for path in (config.root, site.content_dir, site.templates_dir))
+    )
 
 
 def within(real: str, folders: tuple[str, ...]) -> bool:
     """Whether the real path `real` is one of `folders` or lies under one of them."""
-    return any(real == folder or real.startswith(folder.rstrip(os.sep) + os.sep)
-               for folder in folders)
+    return any(
+        real == folder or real.startswith(folder.rstrip(os.sep) + os.sep) for folder in folders
+    )
 
 
 def kind_of(mode: int) -> str:
@@ -79,8 +81,9 @@ def follow_symlink(path: str, folders: tuple[str, ...]) -> tuple[os.stat_result 
         return None, "symlink to nothing, skipped"
 
 
-def classify(path: str, lstat: os.stat_result, folders: tuple[str, ...]
-             ) -> tuple[str | None, os.stat_result | None, str]:
+def classify(
+    path: str, lstat: os.stat_result, folders: tuple[str, ...]
+) -> tuple[str | None, os.stat_result | None, str]:
     """`(FILE or FOLDER, stat of what it names, "")` for a path that may be used, or
     `(None, None, reason)` for one to skip. `lstat` is the path's own stat."""
     st = lstat
@@ -96,8 +99,9 @@ def classify(path: str, lstat: os.stat_result, folders: tuple[str, ...]
     return None, None, not_regular(st.st_mode)
 
 
-def classify_entry(entry: os.DirEntry[str], folders: tuple[str, ...]
-                   ) -> tuple[str | None, os.stat_result | None, str]:
+def classify_entry(
+    entry: os.DirEntry[str], folders: tuple[str, ...]
+) -> tuple[str | None, os.stat_result | None, str]:
     """`classify` for a directory entry; plain files and folders need no system call
     beyond the stat of a file, which the caller needs anyway."""
     if entry.is_dir(follow_symlinks=False):
@@ -105,8 +109,9 @@ def classify_entry(entry: os.DirEntry[str], folders: tuple[str, ...]
     return classify(entry.path, entry.stat(follow_symlinks=False), folders)
 
 
-def classify_path(path: str | Path, folders: tuple[str, ...]
-                  ) -> tuple[str | None, os.stat_result | None, str]:
+def classify_path(
+    path: str | Path, folders: tuple[str, ...]
+) -> tuple[str | None, os.stat_result | None, str]:
     """`classify` for a path; a path that does not exist gives `(None, None, "")`."""
     try:
         lstat = os.lstat(path)

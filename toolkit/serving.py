@@ -140,14 +140,20 @@ class DeadlineH11Protocol(H11Protocol):
         if self._phase == "body" and (self.flow.read_paused or cycle.waiting_for_100_continue):
             self._arm("body")  # the application has not asked for the body yet
             return
-        log.debug("closing a connection from %s: request %s not received within the timeout",
-                  self.client, self._phase)
+        log.debug(
+            "closing a connection from %s: request %s not received within the timeout",
+            self.client,
+            self._phase,
+        )
         self.transport.close()
 
 
 def _protocol(head_timeout: float, body_timeout: float) -> type[DeadlineH11Protocol]:
-    return type("DeadlineH11Protocol", (DeadlineH11Protocol,),
-                {"head_timeout": head_timeout, "body_timeout": body_timeout})
+    return type(
+        "DeadlineH11Protocol",
+        (DeadlineH11Protocol,),
+        {"head_timeout": head_timeout, "body_timeout": body_timeout},
+    )
 
 
 class BackgroundServer:
@@ -155,10 +161,19 @@ class BackgroundServer:
     first request, shutdown when stopping); `tls` (certificate, key: PEM files) serves
     HTTPS. `bind()` may be called before `start()` to learn the port first (port 0)."""
 
-    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0, *, name: str = "server",
-                 graceful_shutdown: float = 1.0, head_timeout: float = HEAD_TIMEOUT,
-                 body_timeout: float = BODY_TIMEOUT, lifespan: bool = False,
-                 tls: tuple[str, str] | None = None):
+    def __init__(
+        self,
+        app: Any,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        name: str = "server",
+        graceful_shutdown: float = 1.0,
+        head_timeout: float = HEAD_TIMEOUT,
+        body_timeout: float = BODY_TIMEOUT,
+        lifespan: bool = False,
+        tls: tuple[str, str] | None = None,
+    ):
         self.app = app
         self.host = host
         self.port = port
@@ -189,12 +204,19 @@ class BackgroundServer:
             except OSError as exc:
                 hint = ""
                 if exc.errno == errno.EADDRINUSE and self.port:
-                    hint = (f" (another program has port {self.port}: choose another with "
-                            f"--port {self.port + 1}"
-                            + (f"; with make: make {MAKE_TARGETS[self.name]} PORT={self.port + 1}"
-                               if self.name in MAKE_TARGETS else "") + ")")
-                raise ServeError(f"cannot listen on {self.host}:{self.port}: "
-                                 f"{exc.strerror or exc}{hint}") from None
+                    hint = (
+                        f" (another program has port {self.port}: choose another with "
+                        f"--port {self.port + 1}"
+                        + (
+                            f"; with make: make {MAKE_TARGETS[self.name]} PORT={self.port + 1}"
+                            if self.name in MAKE_TARGETS
+                            else ""
+                        )
+                        + ")"
+                    )
+                raise ServeError(
+                    f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}{hint}"
+                ) from None
             self.port = self._sock.getsockname()[1]
         return self.port
 
@@ -203,10 +225,14 @@ class BackgroundServer:
             return self
         self.bind()
         config = uvicorn.Config(
-            self.app, log_config=None, access_log=False,
-            lifespan="on" if self.lifespan else "off", ws="none",
+            self.app,
+            log_config=None,
+            access_log=False,
+            lifespan="on" if self.lifespan else "off",
+            ws="none",
             http=_protocol(self.head_timeout, self.body_timeout),
-            loop="asyncio", timeout_keep_alive=5,
+            loop="asyncio",
+            timeout_keep_alive=5,
             # uvicorn annotates it `int`, but hands it to asyncio.wait_for: seconds, any float.
             timeout_graceful_shutdown=self.graceful_shutdown,  # type: ignore[arg-type]
             ssl_certfile=self.tls[0] if self.tls else None,

@@ -27,11 +27,19 @@ BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stab
 # Headless, and none of Chromium's own connections (updates, sync, field trials): without
 # them a sandboxed machine refuses its connections many at a time.
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
-HOW_TO_ENABLE = ("browser tests need Chromium and Playwright: apt-get install chromium "
-                 "(or set TOOLKIT_CHROMIUM=/path/to/chrome) and pip install -e '.[dev]'")
+HOW_TO_ENABLE = (
+    "browser tests need Chromium and Playwright: apt-get install chromium "
+    "(or set TOOLKIT_CHROMIUM=/path/to/chrome) and pip install -e '.[dev]'"
+)
 
 
 def chromium_path() -> str | None:
@@ -109,12 +117,19 @@ class DemoSite:
         """One address of each kind of page, and every page of the user guide."""
         pulled = "docs-as-code-the-short-version/"  # a pulled post, with comments
         kinds = {
-            "home": "", "archive page 2": "page/2/", "tags": "tags/", "tag": "tags/toolkit/",
-            "reading list": "reading-list/", "search": "search/", "404": "no/such/page/",
+            "home": "",
+            "archive page 2": "page/2/",
+            "tags": "tags/",
+            "tag": "tags/toolkit/",
+            "reading list": "reading-list/",
+            "search": "search/",
+            "404": "no/such/page/",
             "pulled post with comments": pulled,
         }
         for kind, path in kinds.items():
-            assert path in ("", "no/such/page/") or (self.folder / path / "index.html").is_file(), kind
+            assert path in ("", "no/such/page/") or (self.folder / path / "index.html").is_file(), (
+                kind
+            )
         return {**kinds, **{f"guide: {slug}": f"{slug}/" for slug in self.guide}}
 
 

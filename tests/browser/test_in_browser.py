@@ -23,8 +23,13 @@ import pytest
 WIDTHS = (390, 1280)
 SERIOUS = ("serious", "critical")
 # Rules about what a reader meets beyond colours and names: kept at any impact.
-ALWAYS = ("heading-order", "page-has-heading-one", "landmark-one-main", "region",
-          "scrollable-region-focusable")
+ALWAYS = (
+    "heading-order",
+    "page-has-heading-one",
+    "landmark-one-main",
+    "region",
+    "scrollable-region-focusable",
+)
 BUDGET = 30 * 1024  # bytes of CSS and JavaScript a post may load before search is used
 MIN_GAP = 16  # px between the content and the header above it, the footer below it
 # The space between the header and the first thing in <main>, and between the last thing
@@ -51,10 +56,14 @@ def violations(axe: Any, page: Any) -> list[str]:
     axe-core is put into the page once (`axe.run` would put it in again each time)."""
     if not page.evaluate("typeof window.axe === 'object'"):
         page.evaluate(axe.axe_script)
-    found = page.evaluate("options => axe.run(document, options)",
-                          {"resultTypes": ["violations"]})["violations"]
-    return [f"{v['id']} ({v['impact']}): {', '.join(str(n['target']) for n in v['nodes'][:3])}"
-            for v in found if v["impact"] in SERIOUS or v["id"] in ALWAYS]
+    found = page.evaluate("options => axe.run(document, options)", {"resultTypes": ["violations"]})[
+        "violations"
+    ]
+    return [
+        f"{v['id']} ({v['impact']}): {', '.join(str(n['target']) for n in v['nodes'][:3])}"
+        for v in found
+        if v["impact"] in SERIOUS or v["id"] in ALWAYS
+    ]
 
 
 @pytest.fixture
@@ -79,20 +88,27 @@ def test_every_page_fits_a_phone_and_loads_nothing_from_elsewhere(demo_site, con
     too_wide, cramped, elsewhere = [], [], []
     # Each page loaded once, then laid out at each width (a resize, not a reload).
     page = context(viewport={"width": WIDTHS[0], "height": 900}).new_page()
-    page.on("request", lambda request: urlsplit(request.url).netloc == origin
-            or elsewhere.append(request.url))  # type: ignore[func-returns-value]
+
+    def request_made(request: Any) -> None:
+        if urlsplit(request.url).netloc != origin:
+            elsewhere.append(request.url)
+
+    page.on("request", request_made)
     for kind, path in demo_site.pages().items():
         page.goto(demo_site.url + path)
         for width in WIDTHS:
             page.set_viewport_size({"width": width, "height": 900})
             scroll, window = page.evaluate(
-                "[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+                "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+            )
             if scroll > window:
                 too_wide.append(f"{kind} at {width} px: {scroll} px wide")
             above, below = page.evaluate(GAPS)
             if above < MIN_GAP or below < MIN_GAP:
-                cramped.append(f"{kind} at {width} px: {above:.0f} px under the header, "
-                               f"{below:.0f} px above the footer")
+                cramped.append(
+                    f"{kind} at {width} px: {above:.0f} px under the header, "
+                    f"{below:.0f} px above the footer"
+                )
     assert too_wide == []
     assert cramped == []
     assert elsewhere == []
@@ -109,16 +125,16 @@ def test_no_serious_accessibility_violation_on_any_page(demo_site, context, axe)
     pages = demo_site.pages()
     phone_kinds = ("home", "guide: configuration", "guide: writing-posts", "404")
     for width, kinds in ((1280, tuple(pages)), (390, phone_kinds)):
-        page = context(viewport={"width": width, "height": 900 if width > 390 else 800}
-                       ).new_page()
+        page = context(viewport={"width": width, "height": 900 if width > 390 else 800}).new_page()
         for kind in kinds:
             page.goto(demo_site.url + pages[kind])
             # The system's scheme switched in place: the theme follows it in CSS alone.
             for scheme in ("light", "dark"):
                 page.emulate_media(color_scheme=scheme)
                 if bad := violations(axe, page):
-                    found[f"{kind}, {scheme}" if width > 390
-                          else f"{kind} at 390 px, {scheme}"] = bad
+                    found[f"{kind}, {scheme}" if width > 390 else f"{kind} at 390 px, {scheme}"] = (
+                        bad
+                    )
     assert found == {}
 
 
@@ -158,8 +174,9 @@ def test_skip_link_and_visible_focus(demo_site, context):
 
 def test_copy_button_copies_the_code(demo_site, context):
     browser_context = context()
-    browser_context.grant_permissions(["clipboard-read", "clipboard-write"],
-                                      origin=demo_site.url.rstrip("/"))
+    browser_context.grant_permissions(
+        ["clipboard-read", "clipboard-write"], origin=demo_site.url.rstrip("/")
+    )
     page = browser_context.new_page()
     page.goto(demo_site.url + "configuration/")
     code = page.evaluate("document.querySelector('.code-block pre code').textContent")
@@ -224,7 +241,8 @@ def test_a_post_loads_under_30_kb_of_css_and_javascript(demo_site, context):
     page.goto(demo_site.url + "writing-posts/", wait_until="networkidle")
     inline = page.evaluate(
         "[...document.querySelectorAll('script:not([src]), style')]"
-        ".reduce((n, e) => n + e.textContent.length, 0)")
+        ".reduce((n, e) => n + e.textContent.length, 0)"
+    )
     total = sum(sizes.values()) + inline
     print(f"\nCSS and JS of a post: {json.dumps(sizes)} + {inline} inline = {total} bytes")
     assert not any("pagefind" in path or "search" in path for path in sizes)
@@ -314,8 +332,9 @@ def preview(make_project) -> Iterator[tuple[Any, str]]:
     project = make_project(CONFIG)
     project.post("first", "First post", "The first words.\n", published=True, date="2024-01-01")
     project.post("second", "Second post", "More words.\n", published=True, date="2024-01-02")
-    session = WatchSession(load_config(project.root / "toolkit.toml"),
-                           WatchOptions(port=0), Recorder())
+    session = WatchSession(
+        load_config(project.root / "toolkit.toml"), WatchOptions(port=0), Recorder()
+    )
     session.start()
     try:
         yield project, session.url
@@ -353,9 +372,13 @@ def test_errors_show_in_the_page_and_the_page_comes_back(preview, browser):
         expect(box).to_contain_text("content/first.md:2:")
         posts = other.locator(".site-header nav a", has_text="Posts")
         middle = posts.bounding_box()
-        assert other.evaluate(
-            "([x, y]) => document.elementFromPoint(x, y).textContent",
-            [middle["x"] + middle["width"] / 2, middle["y"] + middle["height"] / 2]) == "Posts"
+        assert (
+            other.evaluate(
+                "([x, y]) => document.elementFromPoint(x, y).textContent",
+                [middle["x"] + middle["width"] / 2, middle["y"] + middle["height"] / 2],
+            )
+            == "Posts"
+        )
         # The fix brings the page back by itself.
         project.post("first", "First post", "Fixed words.\n", published=True, date="2024-01-01")
         expect(heading).to_have_text("First post")
@@ -363,8 +386,10 @@ def test_errors_show_in_the_page_and_the_page_comes_back(preview, browser):
         expect(box).to_have_count(0)
 
         # A broken template: every page shows what failed, until it is fixed.
-        project.write("templates/post.html",
-                      '{% extends "base.html" %}\n{% block content %}\n{% if %}\n{% endblock %}\n')
+        project.write(
+            "templates/post.html",
+            '{% extends "base.html" %}\n{% block content %}\n{% if %}\n{% endblock %}\n',
+        )
         expect(error).to_contain_text("templates/post.html:3:")
         expect(other.locator("#toolkit-error")).to_contain_text("templates/post.html:3:")
         (project.root / "templates" / "post.html").unlink()
@@ -407,11 +432,19 @@ def test_every_liquid_tag_renders_privately_at_both_widths(demo_site, context, a
     for width in WIDTHS:
         page = context(viewport={"width": width, "height": 900}).new_page()
         elsewhere: list[str] = []
-        page.on("request", lambda request, elsewhere=elsewhere:
-                urlsplit(request.url).netloc == origin or elsewhere.append(request.url))
+        page.on(
+            "request",
+            lambda request, elsewhere=elsewhere: (
+                urlsplit(request.url).netloc == origin or elsewhere.append(request.url)
+            ),
+        )
         # A frame's service answered here, never by the internet.
-        page.route("https://www.youtube-nocookie.com/**", lambda route: route.fulfill(
-            status=200, content_type="text/html", body="<!doctype html><title>v</title>"))
+        page.route(
+            "https://www.youtube-nocookie.com/**",
+            lambda route: route.fulfill(
+                status=200, content_type="text/html", body="<!doctype html><title>v</title>"
+            ),
+        )
         page.goto(demo_site.url + LIQUID_PAGE)
         assert page.locator(".content .embed-frame").count() == FRAMES
         assert page.locator(".content .embed-card").count() == CARDS
@@ -421,7 +454,8 @@ def test_every_liquid_tag_renders_privately_at_both_widths(demo_site, context, a
         boxes = page.locator(".content .task-list-item-checkbox")
         assert boxes.count() == 2 and boxes.nth(0).is_checked() and boxes.nth(0).is_disabled()
         scroll, window = page.evaluate(
-            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+        )
         assert scroll <= window
         assert violations(axe, page) == []
         assert page.locator(".content iframe").count() == 0 and elsewhere == []
@@ -447,8 +481,7 @@ def test_a_phones_first_screen_shows_the_post(demo_site, context):
         assert not phone.evaluate("document.querySelector('.series details').open")
         if phone.locator(".toc").count():
             assert not phone.evaluate("document.querySelector('.toc').open")
-        top = phone.evaluate(
-            "document.querySelector('.content > p').getBoundingClientRect().top")
+        top = phone.evaluate("document.querySelector('.content > p').getBoundingClientRect().top")
         print(f"\n{path} at 390 x 844: the first paragraph starts at {top:.0f} px")
         assert 0 < top < 844 - 40, f"{path}: the first paragraph starts at {top:.0f} px"
     desktop = context(viewport={"width": 1280, "height": 900}).new_page()
@@ -462,8 +495,9 @@ def test_no_copy_button_covers_code(demo_site, context):
     widths, on every block of a page with long lines, it overlaps no part of the code."""
     for width in WIDTHS:
         browser_context = context(viewport={"width": width, "height": 900})
-        browser_context.grant_permissions(["clipboard-read", "clipboard-write"],
-                                          origin=demo_site.url.rstrip("/"))
+        browser_context.grant_permissions(
+            ["clipboard-read", "clipboard-write"], origin=demo_site.url.rstrip("/")
+        )
         page = browser_context.new_page()
         for path in ("configuration/", "getting-started/", "the-run-log/"):
             page.goto(demo_site.url + path)

@@ -9,8 +9,17 @@ from typing import Any
 from toolkit.site import search
 
 ANIMALS = ["quokka", "wombat", "numbat", "dingo", "echidna", "bilby", "possum", "koala"]
-QUERIES = ["quokka", "wombat", "dingo", "koala", "possum bilby", "numbat echidna", "post",
-           "wom", "nothingatall"]
+QUERIES = [
+    "quokka",
+    "wombat",
+    "dingo",
+    "koala",
+    "possum bilby",
+    "numbat echidna",
+    "post",
+    "wom",
+    "nothingatall",
+]
 
 
 def body(i: int) -> str:
@@ -24,12 +33,14 @@ def results(context: Any, url: str, query: str) -> tuple[str, list[tuple[str, st
         page.goto(f"{url}search/?q={query}")
         page.wait_for_function(
             "() => { const s = document.getElementById('search-status').textContent;"
-            " return s && s !== 'Searching…'; }")
+            " return s && s !== 'Searching…'; }"
+        )
         status = page.locator("#search-status").text_content()
         found = page.eval_on_selector_all(
             "#search-results li",
             "items => items.map(i => [i.querySelector('a').getAttribute('href'),"
-            " i.querySelector('a').textContent, i.querySelector('p').innerHTML])")
+            " i.querySelector('a').textContent, i.querySelector('p').innerHTML])",
+        )
         return status, [tuple(item) for item in found]
     finally:
         page.close()
@@ -42,14 +53,16 @@ def test_an_incremental_index_finds_what_a_full_one_finds(make_project, monkeypa
     monkeypatch.setattr(search, "PART_PAGES", 2)  # 14 posts: 8 parts
     project = make_project()
     for i in range(14):
-        project.post(f"p{i}", f"Post {i}", published=True, date=f"2024-01-{i + 1:02d}",
-                     body=body(i))
+        project.post(
+            f"p{i}", f"Post {i}", published=True, date=f"2024-01-{i + 1:02d}", body=body(i)
+        )
     assert project.run("build").exit_code == 0
     # Changes, each built on the last: an edit, a new post, a removed post, a new title.
     project.post("p3", "Post 3", published=True, date="2024-01-04", body="A koala alone.\n")
     assert project.run("build").exit_code == 0
-    project.post("p14", "Post 14", published=True, date="2024-01-15",
-                 body="The quokka and the koala.\n")
+    project.post(
+        "p14", "Post 14", published=True, date="2024-01-15", body="The quokka and the koala.\n"
+    )
     assert project.run("build").exit_code == 0
     (project.content / "p5.md").unlink()
     assert project.run("build").exit_code == 0
@@ -62,8 +75,9 @@ def test_an_incremental_index_finds_what_a_full_one_finds(make_project, monkeypa
     assert parts.count("part-") >= 4  # the index really is in parts
 
     config = load_config(project.root / "toolkit.toml")
-    sites = [serve(config, port=0, folder=folder)
-             for folder in (incremental, project.root / "fresh")]
+    sites = [
+        serve(config, port=0, folder=folder) for folder in (incremental, project.root / "fresh")
+    ]
     context = browser.new_context()
     try:
         for query in QUERIES:
@@ -72,17 +86,27 @@ def test_an_incremental_index_finds_what_a_full_one_finds(make_project, monkeypa
             # Every part is searched: each post that holds the word is found.
             words = query.split()
             if query in ANIMALS:
-                expected = {f"p{i}" for i in range(15) if i != 5 and i not in (3, 14, 7)
-                            and query in body(i)}
-                expected |= {slug for slug, text in (("p3", "A koala alone."),
-                                                     ("p14", "The quokka and the koala."),
-                                                     ("p7", body(7))) if query in text}
+                expected = {
+                    f"p{i}"
+                    for i in range(15)
+                    if i != 5 and i not in (3, 14, 7) and query in body(i)
+                }
+                expected |= {
+                    slug
+                    for slug, text in (
+                        ("p3", "A koala alone."),
+                        ("p14", "The quokka and the koala."),
+                        ("p7", body(7)),
+                    )
+                    if query in text
+                }
                 found = {href.strip("/").rpartition("/")[2] for href, _, _ in seen[0][1]}
                 assert found == expected, (query, seen[0])
             if words == ["nothingatall"]:
                 assert seen[0][1] == [] and "No post found" in seen[0][0]
-        assert any(title == "Seventh post" for _, title, _ in results(context, sites[0].url,
-                                                                        "bilby")[1])
+        assert any(
+            title == "Seventh post" for _, title, _ in results(context, sites[0].url, "bilby")[1]
+        )
     finally:
         context.close()
         for site in sites:

@@ -59,17 +59,22 @@ class Archive:
 
     def served(self, after: int) -> list[dict[str, Any]]:
         """Interface C's request records after `after`."""
-        return [record for record in self.sandbox.requests(after)
-                if record["interface"] == "archive"]
+        return [
+            record for record in self.sandbox.requests(after) if record["interface"] == "archive"
+        ]
 
     def client(self, key: str | None = "demo") -> httpx.Client:
         """An httpx client on the sandbox with the demo account's key (None: without)."""
-        headers = {} if key is None else {
-            "Authorization": f"Bearer {self.api_key if key == 'demo' else key}"}
+        headers = (
+            {}
+            if key is None
+            else {"Authorization": f"Bearer {self.api_key if key == 'demo' else key}"}
+        )
         return httpx.Client(base_url=self.base_url, headers=headers, timeout=30)
 
-    def upload(self, client: httpx.Client, task: dict[str, Any], name: str, data: bytes,
-               **extra: Any) -> httpx.Response:
+    def upload(
+        self, client: httpx.Client, task: dict[str, Any], name: str, data: bytes, **extra: Any
+    ) -> httpx.Response:
         """POST a file through an upload task's form, as a browser or an SDK does."""
         form = task["result"]["form"]
         fields = {key: str(value) for key, value in form["parameters"].items()}
@@ -79,8 +84,11 @@ class Archive:
 
 def last_run(root: Path, command: str = "export") -> list[dict[str, Any]]:
     """The events of the last run of `command` in a project's run log, oldest first."""
-    events = [json.loads(line) for line in (root / ".toolkit" / "events.jsonl").read_text(
-        encoding="utf-8").splitlines() if line.strip()]
+    events = [
+        json.loads(line)
+        for line in (root / ".toolkit" / "events.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     runs = [event["run_id"] for event in events if event["command"] == command]
     assert runs, f"no run of {command}"
     return [event for event in events if event["run_id"] == runs[-1]]
@@ -99,16 +107,22 @@ def until(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
 
 def tree(folder: Path) -> dict[str, bytes]:
     """Every file under `folder` by its relative POSIX path, with its bytes."""
-    return {path.relative_to(folder).as_posix(): path.read_bytes()
-            for path in sorted(folder.rglob("*")) if path.is_file()}
+    return {
+        path.relative_to(folder).as_posix(): path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
 
 
 def unpack(path: Path, fmt: str, scratch: Path) -> dict[str, bytes]:
     """Every file entry of an archive, with its bytes (`scratch`: an empty folder, for 7z)."""
     if fmt == "zip":
         with zipfile.ZipFile(path) as archive:
-            return {info.filename: archive.read(info) for info in archive.infolist()
-                    if not info.is_dir()}
+            return {
+                info.filename: archive.read(info)
+                for info in archive.infolist()
+                if not info.is_dir()
+            }
     if fmt == "7z":
         import py7zr
 
@@ -116,7 +130,13 @@ def unpack(path: Path, fmt: str, scratch: Path) -> dict[str, bytes]:
             archive.extractall(path=scratch)
         return tree(scratch)
     modes: dict[str, Literal["r:", "r:gz", "r:bz2"]] = {
-        "tar": "r:", "tar.gz": "r:gz", "tar.bz2": "r:bz2"}
+        "tar": "r:",
+        "tar.gz": "r:gz",
+        "tar.bz2": "r:bz2",
+    }
     with tarfile.open(path, modes[fmt]) as archive:
-        return {member.name: archive.extractfile(member).read()  # type: ignore[union-attr]
-                for member in archive if member.isreg()}
+        return {
+            member.name: archive.extractfile(member).read()  # type: ignore[union-attr]
+            for member in archive
+            if member.isreg()
+        }

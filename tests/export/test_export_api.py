@@ -17,10 +17,14 @@ from export_helpers import until
 
 def job_body(fmt: str = "zip", count: int = 1, **fields) -> dict:
     uploads = {f"up-{n}": {"operation": "import/upload"} for n in range(count)}
-    return {"tasks": {**uploads,
-                      "pack": {"operation": "archive", "input": list(uploads),
-                               "output_format": fmt},
-                      "out": {"operation": "export/url", "input": "pack"}}, **fields}
+    return {
+        "tasks": {
+            **uploads,
+            "pack": {"operation": "archive", "input": list(uploads), "output_format": fmt},
+            "out": {"operation": "export/url", "input": "pack"},
+        },
+        **fields,
+    }
 
 
 def by_name(job: dict) -> dict[str, dict]:
@@ -42,8 +46,9 @@ def test_a_task_name_holds_letters_digits_dash_and_underscore_only(archive, name
         answer = client.post("/v2/jobs", json={"tasks": {name: {"operation": "import/upload"}}})
         assert answer.status_code == 422
         assert list(answer.json()["errors"]) == ["tasks"]
-        fine = client.post("/v2/jobs", json={"tasks": {"Up_load-1": {"operation":
-                                                                         "import/upload"}}})
+        fine = client.post(
+            "/v2/jobs", json={"tasks": {"Up_load-1": {"operation": "import/upload"}}}
+        )
         assert fine.status_code == 201
 
 
@@ -52,8 +57,10 @@ def test_a_task_name_holds_letters_digits_dash_and_underscore_only(archive, name
 
 def test_jobs_and_tasks_are_listed_with_filters_and_pages(archive):
     with archive.client() as client:
-        ids = [client.post("/v2/jobs", json=job_body(tag=tag)).json()["data"]["id"]
-               for tag in ("one", "two", "two")]
+        ids = [
+            client.post("/v2/jobs", json=job_body(tag=tag)).json()["data"]["id"]
+            for tag in ("one", "two", "two")
+        ]
         listed = client.get("/v2/jobs", params={"filter[tag]": "two", "per_page": 1}).json()
         assert [job["id"] for job in listed["data"]] == [ids[2]]  # newest first
         assert "tasks" not in listed["data"][0]
@@ -62,12 +69,14 @@ def test_jobs_and_tasks_are_listed_with_filters_and_pages(archive):
         second = client.get(listed["links"]["next"].removeprefix(archive.base_url)).json()
         assert [job["id"] for job in second["data"]] == [ids[1]]
         assert second["links"]["next"] is None
-        waiting = client.get("/v2/jobs", params={"filter[status]": "waiting",
-                                                 "include": "tasks"}).json()["data"]
+        waiting = client.get(
+            "/v2/jobs", params={"filter[status]": "waiting", "include": "tasks"}
+        ).json()["data"]
         assert {job["id"] for job in waiting} == set(ids) and len(waiting[0]["tasks"]) == 3
         assert client.get("/v2/jobs", params={"filter[status]": "finished"}).json()["data"] == []
-        tasks = client.get("/v2/tasks", params={"filter[job_id]": ids[0],
-                                                "filter[operation]": "archive"}).json()
+        tasks = client.get(
+            "/v2/tasks", params={"filter[job_id]": ids[0], "filter[operation]": "archive"}
+        ).json()
         assert [task["name"] for task in tasks["data"]] == ["pack"]
         assert client.get("/v2/tasks", params={"filter[nope]": "x"}).status_code == 422
         assert client.get("/v2/tasks", params={"per_page": 1000}).status_code == 422
@@ -82,7 +91,9 @@ def test_a_cancelled_task_ends_in_error_and_charges_nothing(archive):
         cancelled = client.post(f"/v2/tasks/{pack}/cancel")
         assert cancelled.status_code == 200
         assert (cancelled.json()["data"]["status"], cancelled.json()["data"]["code"]) == (
-            "error", "CANCELLED")
+            "error",
+            "CANCELLED",
+        )
         done = client.get(f"/v2/jobs/{job['id']}/wait").json()["data"]
         assert done["status"] == "error"
         assert by_name(done)["out"]["code"] == "INPUT_TASK_FAILED"
@@ -150,12 +161,15 @@ def test_a_jobs_webhook_is_told_when_it_ends_signed_with_the_secret(archive):
         server.server_close()
     ((headers, body),) = _Receiver.got
     secret = archive.control("GET", "/webhooks")["signing_secret"]
-    assert headers["CloudConvert-Signature"] == hmac.new(
-        secret.encode(), body, hashlib.sha256).hexdigest()
+    assert (
+        headers["CloudConvert-Signature"]
+        == hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    )
     event = json.loads(body)
     assert event["event"] == "job.finished" and event["job"]["id"] == job["id"]
     # The official SDK's own check agrees.
     import cloudconvert
+
     assert cloudconvert.Webhook.verify(body.decode(), headers["CloudConvert-Signature"], secret)
 
 
@@ -165,15 +179,27 @@ def test_a_jobs_webhook_is_told_when_it_ends_signed_with_the_secret(archive):
 def test_the_fields_are_the_real_apis(archive):
     with archive.client() as client:
         for version in ("2016", "2.1", "3.0.1"):
-            task = client.post("/v2/jobs", json={"tasks": {
-                "up": {"operation": "import/upload"},
-                "pack": {"operation": "archive", "input": "up", "output_format": "zip",
-                         "engine": "archivetool", "engine_version": version}}})
+            task = client.post(
+                "/v2/jobs",
+                json={
+                    "tasks": {
+                        "up": {"operation": "import/upload"},
+                        "pack": {
+                            "operation": "archive",
+                            "input": "up",
+                            "output_format": "zip",
+                            "engine": "archivetool",
+                            "engine_version": version,
+                        },
+                    }
+                },
+            )
             assert task.status_code == 201, task.text
             assert by_name(task.json()["data"])["pack"]["engine_version"] == version
         for bad in ("latest", "v2", 2):
-            refused = client.post("/v2/archive", json={"input": "x", "output_format": "zip",
-                                                       "engine_version": bad})
+            refused = client.post(
+                "/v2/archive", json={"input": "x", "output_format": "zip", "engine_version": bad}
+            )
             assert "engine_version" in refused.json()["errors"], bad
         job = uploaded(archive, client)
         done = client.get(f"/v2/jobs/{job['id']}/wait").json()["data"]
@@ -192,15 +218,13 @@ def test_the_fields_are_the_real_apis(archive):
 def test_an_uploaded_name_keeps_its_folders_or_not_as_set(archive):
     with archive.client() as client:
         kept = client.get(f"/v2/jobs/{uploaded(archive, client, 'a/b.txt')['id']}/wait")
-        assert by_name(kept.json()["data"])["up-0"]["result"]["files"] == [
-            {"filename": "a/b.txt"}]
+        assert by_name(kept.json()["data"])["up-0"]["result"]["files"] == [{"filename": "a/b.txt"}]
         archive.settings(upload_names="basename")
         cut = client.get(f"/v2/jobs/{uploaded(archive, client, 'a/b.txt')['id']}/wait")
         assert by_name(cut.json()["data"])["up-0"]["result"]["files"] == [{"filename": "b.txt"}]
 
 
-def test_export_refuses_a_service_that_drops_folders_before_the_archive_runs(archive,
-                                                                               exportable):
+def test_export_refuses_a_service_that_drops_folders_before_the_archive_runs(archive, exportable):
     archive.settings(upload_names="basename")
     archive.sandbox.reset_stats()
     result = exportable.run("export", env=archive.env)
@@ -209,12 +233,14 @@ def test_export_refuses_a_service_that_drops_folders_before_the_archive_runs(arc
     assert lines == [
         "Error: export: the archive service kept images/cover.png as cover.png: it does not "
         "keep the folders of uploaded names, so the archive would lose its layout; nothing "
-        "was archived (the archive task was cancelled)"]
+        "was archived (the archive task was cancelled)"
+    ]
     assert not (exportable.root / "site.zip").exists()
     assert archive.credits() == 1000
     assert archive.sandbox.count("POST", "/v2/storage/{id}", 201) == 1  # the one looked at
     # A folder without subfolders exports whichever way.
     import shutil
+
     for folder in ("images", "posts"):
         shutil.rmtree(exportable.root / "site" / folder)
     result = exportable.run("export", env=archive.env)
@@ -225,7 +251,8 @@ def test_export_refuses_a_service_that_drops_folders_before_the_archive_runs(arc
 
 
 def test_uploads_and_the_download_follow_the_storages_redirects_to_another_origin(
-        archive, exportable):
+    archive, exportable
+):
     archive.settings(storage_redirect=True)
     archive.sandbox.reset_stats()
     result = exportable.run("export", env=archive.env)

@@ -45,8 +45,10 @@ def test_a_download_redirected_in_a_circle_is_one_clear_error():
 
     with client_for(handle) as client, pytest.raises(BrokenDownload) as caught:
         client.download(SIGNED, io.BytesIO(), lambda _count: None)
-    assert caught.value.message == ("the download of https://storage.example/v2/storage/t1/0/"
-                                    "site.zip was redirected too many times")
+    assert caught.value.message == (
+        "the download of https://storage.example/v2/storage/t1/0/"
+        "site.zip was redirected too many times"
+    )
 
 
 @pytest.mark.parametrize(("status", "followed"), [(307, True), (308, True), (302, False)])

@@ -18,8 +18,11 @@ def nothing_written(project) -> bool:
     log in .toolkit/ records the failure, and is all there is besides the project's own)."""
     state = project.root / ".toolkit"
     run_log = {p.name for p in state.iterdir()} <= {"events.jsonl", "events.lock"}
-    return run_log and not [p for p in project.root.iterdir() if p.name not in (
-        "site", "content", "toolkit.toml", ".toolkit")]
+    return run_log and not [
+        p
+        for p in project.root.iterdir()
+        if p.name not in ("site", "content", "toolkit.toml", ".toolkit")
+    ]
 
 
 def test_a_wrong_key_is_a_401_with_the_services_words(archive, exportable):
@@ -27,8 +30,8 @@ def test_a_wrong_key_is_a_401_with_the_services_words(archive, exportable):
     result = exportable.run("export", env=env)
     assert result.exit_code == 1
     assert error_lines(result) == [
-        "Error: POST /v2/jobs: 401 Unauthenticated. (UNAUTHENTICATED); check "
-        "CLOUDCONVERT_API_KEY"]
+        "Error: POST /v2/jobs: 401 Unauthenticated. (UNAUTHENTICATED); check CLOUDCONVERT_API_KEY"
+    ]
     assert nothing_written(exportable)
     assert "cc-not-the-right-key-12345" not in result.output
 
@@ -48,18 +51,23 @@ def test_no_credits_left_is_a_402(archive, exportable):
     assert result.exit_code == 1
     assert error_lines(result) == [
         "Error: POST /v2/jobs: 402 Not enough credits: these tasks cost 1, 0 left. "
-        "(CREDITS_EXCEEDED)"]
+        "(CREDITS_EXCEEDED)"
+    ]
     assert nothing_written(exportable)
 
 
 def test_a_task_timeout_the_service_refuses_is_a_422(archive, exportable):
-    exportable.write("toolkit.toml", exportable.root.joinpath("toolkit.toml").read_text()
-                     + "\n[archive]\ntask_timeout = 99999999\n")
+    exportable.write(
+        "toolkit.toml",
+        exportable.root.joinpath("toolkit.toml").read_text()
+        + "\n[archive]\ntask_timeout = 99999999\n",
+    )
     result = exportable.run("export", env=archive.env)
     assert result.exit_code == 1
     assert error_lines(result) == [
         "Error: POST /v2/jobs: 422 The given data was invalid. (INVALID_DATA): "
-        "tasks.archive.timeout: The timeout must be an integer from 1 to 604800."]
+        "tasks.archive.timeout: The timeout must be an integer from 1 to 604800."
+    ]
     assert nothing_written(exportable)
     assert archive.credits() == 1000
 
@@ -69,7 +77,8 @@ def test_a_task_error_gives_its_code_and_message(archive, exportable):
     result = exportable.run("export", "--format", "tar", env=archive.env)
     assert result.exit_code == 1
     assert error_lines(result) == [
-        "Error: export: the archive task failed: The archive engine crashed. (ENGINE_CRASHED)"]
+        "Error: export: the archive task failed: The archive engine crashed. (ENGINE_CRASHED)"
+    ]
     assert nothing_written(exportable)
 
 
@@ -81,19 +90,23 @@ def test_a_truncated_download_is_detected(archive, exportable):
     # sends none), only the archive itself tells it is cut.
     assert error_lines(result) == [
         "Error: export: the downloaded zip archive does not open: BadZipFile: File is not a "
-        "zip file"]
+        "zip file"
+    ]
     assert nothing_written(exportable)
 
 
 def test_a_task_timeout_ends_the_task_with_timeout(archive, exportable):
-    exportable.write("toolkit.toml", exportable.root.joinpath("toolkit.toml").read_text()
-                     + "\n[archive]\ntask_timeout = 1\n")
+    exportable.write(
+        "toolkit.toml",
+        exportable.root.joinpath("toolkit.toml").read_text() + "\n[archive]\ntask_timeout = 1\n",
+    )
     archive.fault("slow", seconds=60)
     started = time.monotonic()
     result = exportable.run("export", env=archive.env)
     assert result.exit_code == 1
     assert error_lines(result) == [
-        "Error: export: the archive task failed: The task timed out after 1 seconds. (TIMEOUT)"]
+        "Error: export: the archive task failed: The task timed out after 1 seconds. (TIMEOUT)"
+    ]
     assert time.monotonic() - started < 30  # ended by the timeout, not by the slow task
     assert nothing_written(exportable)
     # The half-built archive is gone with its worker; the uploads are kept.
@@ -102,15 +115,18 @@ def test_a_task_timeout_ends_the_task_with_timeout(archive, exportable):
 
 
 def test_the_client_deadline_gives_up_and_cancels_the_task(archive, exportable):
-    exportable.write("toolkit.toml", exportable.root.joinpath("toolkit.toml").read_text()
-                     + "\n[archive]\ndeadline = 0.5\n")
+    exportable.write(
+        "toolkit.toml",
+        exportable.root.joinpath("toolkit.toml").read_text() + "\n[archive]\ndeadline = 0.5\n",
+    )
     archive.fault("slow", seconds=60)
     archive.sandbox.reset_stats()
     result = exportable.run("export", env=archive.env)
     assert result.exit_code == 1
     assert error_lines(result) == [
         "Error: export: the archive was not ready within 0.5 s ([archive] deadline); the job "
-        "was cancelled"]
+        "was cancelled"
+    ]
     assert nothing_written(exportable)
     assert archive.sandbox.count("DELETE", "/v2/tasks/{id}", 204) == 1
 
@@ -141,29 +157,32 @@ def test_an_upload_the_service_refuses_stops_the_export(archive, exportable):
     assert result.exit_code == 1
     (line,) = error_lines(result)
     assert line.startswith("Error: upload of ") and line.endswith(
-        "403 The signature is missing, wrong or expired. (FORBIDDEN)")
+        "403 The signature is missing, wrong or expired. (FORBIDDEN)"
+    )
     assert nothing_written(exportable)
     # The job's archive task was cancelled, so the service stops waiting for the files.
     with archive.client() as client:
         assert client.get("/v2/users/me").json()["data"]["credits"] == 1000
 
 
-def test_an_output_inside_the_exported_folder_or_of_another_format_is_refused(
-        archive, exportable):
+def test_an_output_inside_the_exported_folder_or_of_another_format_is_refused(archive, exportable):
     inside = exportable.run("export", "--output", "site/site.zip", env=archive.env)
     assert inside.exit_code == 1
     assert "cannot be written inside" in error_lines(inside)[0]
     other = exportable.run("export", "--format", "7z", "--output", "x.zip", env=archive.env)
     assert error_lines(other) == [
         "Error: export: x.zip is named for a zip archive, not 7z; use --format zip or another "
-        "--output"]
+        "--output"
+    ]
     assert nothing_written(exportable)
 
 
 def test_a_missing_site_says_to_build_it(archive, make_project):
     project = make_project()
     result = project.run("export", env=archive.env)
-    assert error_lines(result) == ["Error: export: site/ does not exist (run `toolkit build` first)"]
+    assert error_lines(result) == [
+        "Error: export: site/ does not exist (run `toolkit build` first)"
+    ]
 
 
 def test_an_earlier_archive_stays_when_an_export_fails(archive, exportable):

@@ -10,10 +10,18 @@ from export_helpers import until
 
 def job_body(fmt: str = "zip", count: int = 1, **archive_fields) -> dict:
     uploads = {f"up-{n}": {"operation": "import/upload"} for n in range(count)}
-    return {"tasks": {**uploads,
-                      "pack": {"operation": "archive", "input": list(uploads),
-                               "output_format": fmt, **archive_fields},
-                      "out": {"operation": "export/url", "input": "pack"}}}
+    return {
+        "tasks": {
+            **uploads,
+            "pack": {
+                "operation": "archive",
+                "input": list(uploads),
+                "output_format": fmt,
+                **archive_fields,
+            },
+            "out": {"operation": "export/url", "input": "pack"},
+        }
+    }
 
 
 def by_name(job: dict) -> dict[str, dict]:
@@ -29,20 +37,33 @@ def uploaded_job(archive, client, fmt: str = "zip", **fields) -> dict:
 def test_a_task_has_the_seed_fields_through_its_life(archive):
     with archive.client() as client:
         upload = client.post("/v2/import/upload", json={}).json()["data"]
-        assert upload["status"] == "waiting" and set(upload["result"]["form"]) == {"url",
-                                                                                   "parameters"}
+        assert upload["status"] == "waiting" and set(upload["result"]["form"]) == {
+            "url",
+            "parameters",
+        }
         assert archive.upload(client, upload, "notes.txt", b"some notes").status_code == 201
-        created = client.post("/v2/archive", json={
-            "input": upload["id"], "output_format": "tar.bz2", "filename": "notes.tar.bz2",
-            "engine": "archivetool", "timeout": 60})
+        created = client.post(
+            "/v2/archive",
+            json={
+                "input": upload["id"],
+                "output_format": "tar.bz2",
+                "filename": "notes.tar.bz2",
+                "engine": "archivetool",
+                "timeout": 60,
+            },
+        )
         assert created.status_code == 201
         task = created.json()["data"]
         assert task["operation"] == "archive" and task["status"] == "processing"
         assert task["result"] is None and task["ended_at"] is None and task["message"] is None
         assert task["created_at"].endswith("+00:00") and task["started_at"].endswith("+00:00")
-        assert task["payload"] == {"input": upload["id"], "output_format": "tar.bz2",
-                                   "filename": "notes.tar.bz2", "engine": "archivetool",
-                                   "timeout": 60}
+        assert task["payload"] == {
+            "input": upload["id"],
+            "output_format": "tar.bz2",
+            "filename": "notes.tar.bz2",
+            "engine": "archivetool",
+            "timeout": 60,
+        }
         assert task["depends_on_tasks"] == {upload["id"]: upload["id"]}
         assert (task["engine"], task["engine_version"]) == ("archivetool", "2.1")
         done = client.get(f"/v2/tasks/{task['id']}/wait").json()["data"]
@@ -71,15 +92,20 @@ def test_a_job_waits_processes_and_finishes(archive):
         assert after["status"] == "error" and after["ended_at"]
         out = by_name(after)["out"]
         assert (out["status"], out["code"], out["message"]) == (
-            "error", "INPUT_TASK_FAILED", "Input task has failed")
+            "error",
+            "INPUT_TASK_FAILED",
+            "Input task has failed",
+        )
         assert client.get(f"/v2/tasks/{pack}").status_code == 404
     assert archive.credits() == 1000  # given back
     assert until(lambda: archive.control("GET", "/files")["workers"] == 0)
     assert not [e for e in archive.files() if e["path"].startswith(pack)]
 
 
-@pytest.mark.parametrize("path", ["/v2/tasks/{id}/wait", "/sync/v2/tasks/{id}",
-                                  "/v2/jobs/{job}/wait", "/sync/v2/jobs/{job}"])
+@pytest.mark.parametrize(
+    "path",
+    ["/v2/tasks/{id}/wait", "/sync/v2/tasks/{id}", "/v2/jobs/{job}/wait", "/sync/v2/jobs/{job}"],
+)
 def test_a_wait_never_answers_an_unfinished_task(archive, path):
     # Past the sandbox's cap on holding a request: a 504 to ask again, never the task as
     # it is (the real wait answers only a finished or failed one).
@@ -128,22 +154,43 @@ def test_errors_are_the_services_body(archive):
     with archive.client(key=None) as anonymous:
         answer = anonymous.post("/v2/jobs", json=job_body())
         assert answer.status_code == 401
-        assert answer.json() == {"message": "Unauthenticated.", "code": "UNAUTHENTICATED",
-                                 "errors": {}}
+        assert answer.json() == {
+            "message": "Unauthenticated.",
+            "code": "UNAUTHENTICATED",
+            "errors": {},
+        }
     with archive.client() as client:
         cases = {
             "output_format": (job_body("cab"), "tasks.pack.output_format"),
-            "unknown input": ({"tasks": {"pack": {"operation": "archive", "input": "nope",
-                                                  "output_format": "zip"}}}, "tasks.pack.input"),
+            "unknown input": (
+                {
+                    "tasks": {
+                        "pack": {"operation": "archive", "input": "nope", "output_format": "zip"}
+                    }
+                },
+                "tasks.pack.input",
+            ),
             "timeout": (job_body(timeout=0), "tasks.pack.timeout"),
             "operation": ({"tasks": {"x": {"operation": "convert"}}}, "tasks.x.operation"),
-            "export input": ({"tasks": {"up": {"operation": "import/upload"},
-                                        "out": {"operation": "export/url", "input": "up"},
-                                        "pack": {"operation": "archive", "input": "out",
-                                                 "output_format": "zip"}}}, "tasks.pack.input"),
-            "cycle": ({"tasks": {"a": {"operation": "archive", "input": "b", "output_format": "zip"},
-                                 "b": {"operation": "archive", "input": "a", "output_format": "zip"}}},
-                      "tasks.a.input"),
+            "export input": (
+                {
+                    "tasks": {
+                        "up": {"operation": "import/upload"},
+                        "out": {"operation": "export/url", "input": "up"},
+                        "pack": {"operation": "archive", "input": "out", "output_format": "zip"},
+                    }
+                },
+                "tasks.pack.input",
+            ),
+            "cycle": (
+                {
+                    "tasks": {
+                        "a": {"operation": "archive", "input": "b", "output_format": "zip"},
+                        "b": {"operation": "archive", "input": "a", "output_format": "zip"},
+                    }
+                },
+                "tasks.a.input",
+            ),
         }
         for case, (body, field) in cases.items():
             answer = client.post("/v2/jobs", json=body)
@@ -153,9 +200,14 @@ def test_errors_are_the_services_body(archive):
             assert list(answer.json()["errors"]) == [field], case
         assert client.post("/v2/jobs", content=b"{oops").json()["code"] == "BAD_REQUEST"
         missing = client.post("/v2/archive", json={"input": "nope", "output_format": "zip"})
-        assert missing.status_code == 422 and "does not exist" in missing.json()["errors"]["input"][0]
-        assert client.get("/v2/jobs/nope").json() == {"message": "Not found.", "code": "NOT_FOUND",
-                                                      "errors": {}}
+        assert (
+            missing.status_code == 422 and "does not exist" in missing.json()["errors"]["input"][0]
+        )
+        assert client.get("/v2/jobs/nope").json() == {
+            "message": "Not found.",
+            "code": "NOT_FOUND",
+            "errors": {},
+        }
         archive.fault("error")
         failed = uploaded_job(archive, client)
         pack = client.get(f"/v2/jobs/{failed['id']}/wait").json()["data"]["tasks"][1]
@@ -178,7 +230,10 @@ def test_rate_limits_are_counted_per_window_with_their_headers(archive):
         assert client.get("/v2/users/me").headers["X-RateLimit-Remaining"] == "0"
         refused = client.get("/v2/users/me")
         assert refused.status_code == 429 and refused.json()["code"] == "TOO_MANY_REQUESTS"
-        assert refused.headers["Retry-After"] == "1" and refused.headers["X-RateLimit-Remaining"] == "0"
+        assert (
+            refused.headers["Retry-After"] == "1"
+            and refused.headers["X-RateLimit-Remaining"] == "0"
+        )
         # Uploads go to the storage, which is not rate-limited.
         assert archive.upload(client, first.json()["data"], "a.txt", b"a").status_code == 201
 
@@ -191,13 +246,19 @@ def test_uploads_are_checked_and_streamed(archive):
             refused = archive.upload(client, tasks[0], name, b"x")
             assert refused.status_code == 422, name
         form = tasks[0]["result"]["form"]
-        raw = (b'--B\r\nContent-Disposition: form-data; name="signature"\r\n\r\n'
-               + form["parameters"]["signature"].encode() + b'\r\n--B\r\nContent-Disposition: '
-               b'form-data; name="file"; filename="tab\there"\r\n\r\nx\r\n--B--\r\n')
-        control_char = client.post(form["url"], content=raw,
-                                   headers={"Content-Type": "multipart/form-data; boundary=B"})
+        raw = (
+            b'--B\r\nContent-Disposition: form-data; name="signature"\r\n\r\n'
+            + form["parameters"]["signature"].encode()
+            + b"\r\n--B\r\nContent-Disposition: "
+            b'form-data; name="file"; filename="tab\there"\r\n\r\nx\r\n--B--\r\n'
+        )
+        control_char = client.post(
+            form["url"], content=raw, headers={"Content-Type": "multipart/form-data; boundary=B"}
+        )
         assert control_char.status_code == 422
-        assert archive.upload(client, tasks[0], "ok.txt", b"x", signature="forged").status_code == 403
+        assert (
+            archive.upload(client, tasks[0], "ok.txt", b"x", signature="forged").status_code == 403
+        )
         assert client.post(tasks[0]["result"]["form"]["url"], content=b"plain").status_code == 400
         # Larger than the 4 MiB any other request body may be: read as it arrives.
         big = bytes(range(256)) * (24 * 1024)
@@ -239,11 +300,17 @@ def test_a_reset_removes_tasks_files_and_stops_workers(archive):
 
 def test_the_interface_and_its_control_routes_are_listed(archive):
     index = httpx.get(f"{archive.base_url}/__sandbox").json()
-    assert index["interfaces"]["archive"] == {"prefixes": ["/v2", "/sync/v2"], "excludes": [],
-                                              "control": "/__sandbox/archive"}
+    assert index["interfaces"]["archive"] == {
+        "prefixes": ["/v2", "/sync/v2"],
+        "excludes": [],
+        "control": "/__sandbox/archive",
+    }
     assert "POST /__sandbox/archive/task-faults" in index["endpoints"]
     assert archive.control("GET", "/accounts") == [
-        {"username": "demo", "api_key": archive.api_key, "credits": 1000}]
+        {"username": "demo", "api_key": archive.api_key, "credits": 1000}
+    ]
     for bad in ({"kind": "boom"}, {"kind": "slow"}, {"kind": "error", "count": 0}):
-        assert httpx.post(f"{archive.base_url}/__sandbox/archive/task-faults",
-                          json=bad).status_code == 422
+        assert (
+            httpx.post(f"{archive.base_url}/__sandbox/archive/task-faults", json=bad).status_code
+            == 422
+        )

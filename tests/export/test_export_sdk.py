@@ -14,8 +14,9 @@ import pytest
 
 @pytest.fixture
 def sdk(archive):
-    cloudconvert.configure(api_key=archive.api_key, endpoint=archive.base_url,
-                           sync_endpoint=archive.base_url + "/sync")
+    cloudconvert.configure(
+        api_key=archive.api_key, endpoint=archive.base_url, sync_endpoint=archive.base_url + "/sync"
+    )
     yield cloudconvert
     cloudconvert.configure(api_key="", endpoint="http://127.0.0.1:9", sync_endpoint="")
 
@@ -23,13 +24,22 @@ def sdk(archive):
 def test_a_job_of_uploads_an_archive_and_an_export_runs(sdk, tmp_path, capsys):
     (tmp_path / "alpha.txt").write_text("alpha\n")
     (tmp_path / "beta.bin").write_bytes(bytes(range(256)))
-    job = sdk.Job.create(payload={"tasks": {
-        "upload-alpha": {"operation": "import/upload"},
-        "upload-beta": {"operation": "import/upload"},
-        "bundle": {"operation": "archive", "input": ["upload-alpha", "upload-beta"],
-                   "output_format": "zip", "filename": "both.zip"},
-        "export-it": {"operation": "export/url", "input": "bundle"},
-    }, "tag": "sdk-test"})
+    job = sdk.Job.create(
+        payload={
+            "tasks": {
+                "upload-alpha": {"operation": "import/upload"},
+                "upload-beta": {"operation": "import/upload"},
+                "bundle": {
+                    "operation": "archive",
+                    "input": ["upload-alpha", "upload-beta"],
+                    "output_format": "zip",
+                    "filename": "both.zip",
+                },
+                "export-it": {"operation": "export/url", "input": "bundle"},
+            },
+            "tag": "sdk-test",
+        }
+    )
     assert job["status"] == "waiting" and job["tag"] == "sdk-test"
     uploads = {task["name"]: task for task in job["tasks"] if task["operation"] == "import/upload"}
     assert sdk.Task.upload(file_name=str(tmp_path / "alpha.txt"), task=uploads["upload-alpha"])
@@ -44,7 +54,9 @@ def test_a_job_of_uploads_an_archive_and_an_export_runs(sdk, tmp_path, capsys):
     assert "Downloaded file" in capsys.readouterr().out
     with zipfile.ZipFile(saved) as bundle:
         assert {name: bundle.read(name) for name in bundle.namelist()} == {
-            "alpha.txt": b"alpha\n", "beta.bin": bytes(range(256))}
+            "alpha.txt": b"alpha\n",
+            "beta.bin": bytes(range(256)),
+        }
 
 
 def test_single_tasks_are_created_uploaded_waited_found_and_deleted(sdk, tmp_path):
@@ -53,15 +65,18 @@ def test_single_tasks_are_created_uploaded_waited_found_and_deleted(sdk, tmp_pat
     assert upload["status"] == "waiting" and upload["result"]["form"]["url"]
     assert sdk.Task.upload(file_name=str(tmp_path / "post.md"), task=upload)
 
-    bundle = sdk.Task.create(operation="archive", payload={
-        "input": [upload["id"]], "output_format": "tar.gz", "filename": "post.tar.gz"})
+    bundle = sdk.Task.create(
+        operation="archive",
+        payload={"input": [upload["id"]], "output_format": "tar.gz", "filename": "post.tar.gz"},
+    )
     assert bundle["status"] == "processing" and bundle["result"] is None
     assert bundle["payload"]["output_format"] == "tar.gz"
     bundle = sdk.Task.wait(id=bundle["id"])
     assert bundle["status"] == "finished" and bundle["ended_at"]
 
-    export = sdk.Task.wait(id=sdk.Task.create(operation="export/url",
-                                              payload={"input": bundle["id"]})["id"])
+    export = sdk.Task.wait(
+        id=sdk.Task.create(operation="export/url", payload={"input": bundle["id"]})["id"]
+    )
     assert export["status"] == "finished"
     remote = export["result"]["files"][0]
     saved = sdk.download(filename=str(tmp_path / remote["filename"]), url=remote["url"])
@@ -79,10 +94,15 @@ def test_single_tasks_are_created_uploaded_waited_found_and_deleted(sdk, tmp_pat
 def test_lists_cancel_and_retry_do_what_they_say(sdk, archive, tmp_path):
     archive.fault("slow", seconds=60)
     (tmp_path / "a.txt").write_text("a\n")
-    job = sdk.Job.create(payload={"tasks": {
-        "up": {"operation": "import/upload"},
-        "pack": {"operation": "archive", "input": "up", "output_format": "zip"},
-    }, "tag": "sdk-lists"})
+    job = sdk.Job.create(
+        payload={
+            "tasks": {
+                "up": {"operation": "import/upload"},
+                "pack": {"operation": "archive", "input": "up", "output_format": "zip"},
+            },
+            "tag": "sdk-lists",
+        }
+    )
     tasks = {task["name"]: task for task in job["tasks"]}
     assert sdk.Task.upload(file_name=str(tmp_path / "a.txt"), task=tasks["up"])
 
@@ -103,4 +123,3 @@ def test_lists_cancel_and_retry_do_what_they_say(sdk, archive, tmp_path):
     assert again["retry_of_task_id"] == tasks["pack"]["id"]
     assert sdk.Task.cancel(again["id"]) is True
     assert sdk.Task.find(id=again["id"])["code"] == "CANCELLED"
-

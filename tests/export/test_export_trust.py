@@ -24,7 +24,8 @@ def content_offset(path, name: str) -> int:
 
 @pytest.mark.parametrize("fmt", ["tar", "7z", "zip"])
 def test_a_same_size_archive_with_one_byte_changed_never_replaces_a_good_one(
-        archive, exportable, fmt):
+    archive, exportable, fmt
+):
     output = exportable.root / f"site.{fmt}"
     assert exportable.run("export", "--format", fmt, env=archive.env).exit_code == 0
     good = output.read_bytes()
@@ -35,8 +36,10 @@ def test_a_same_size_archive_with_one_byte_changed_never_replaces_a_good_one(
     (line,) = error_lines(result)
     assert line.startswith("Error: export: the "), line
     if fmt == "tar":  # the same size, a valid tar: only the entry's bytes tell
-        assert line == ("Error: export: the archive's files differ in content from the files "
-                        "sent: 'images/cover.png'")
+        assert line == (
+            "Error: export: the archive's files differ in content from the files "
+            "sent: 'images/cover.png'"
+        )
     assert output.read_bytes() == good
     assert not [p for p in exportable.root.iterdir() if p.name.endswith(".tmp")]
 
@@ -78,8 +81,12 @@ def test_an_unwritable_output_folder_is_said_before_anything_is_sent(archive, ex
         result = exportable.run("export", "--output", str(locked / "site.zip"), env=archive.env)
     finally:
         locked.chmod(0o700)
-    refused_before_sending(result, archive, f"Error: {locked}: permission denied (the "
-                           "archive's folder must be writable; choose another --output)")
+    refused_before_sending(
+        result,
+        archive,
+        f"Error: {locked}: permission denied (the "
+        "archive's folder must be writable; choose another --output)",
+    )
     assert list(locked.iterdir()) == []
 
 
@@ -87,7 +94,12 @@ def test_an_output_folder_that_is_a_file_is_said_before_anything_is_sent(archive
     blocker = exportable.root / "notes.txt"
     blocker.write_text("a file, not a folder")
     archive.sandbox.reset_stats()
-    result = exportable.run("export", "--output", str(blocker / "out" / "site.zip"),
-                            env=archive.env)
-    refused_before_sending(result, archive, f"Error: {blocker / 'out'}: not a directory (the "
-                           "archive's folder must be writable; choose another --output)")
+    result = exportable.run(
+        "export", "--output", str(blocker / "out" / "site.zip"), env=archive.env
+    )
+    refused_before_sending(
+        result,
+        archive,
+        f"Error: {blocker / 'out'}: not a directory (the "
+        "archive's folder must be writable; choose another --output)",
+    )

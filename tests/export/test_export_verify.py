@@ -16,8 +16,10 @@ from toolkit.export.verify import Sent, unsafe, verify
 
 
 def sent(**files: bytes) -> dict[str, Sent]:
-    return {name.replace("__", "/"): Sent(len(data), hashlib.sha256(data).hexdigest())
-            for name, data in files.items()}
+    return {
+        name.replace("__", "/"): Sent(len(data), hashlib.sha256(data).hexdigest())
+        for name, data in files.items()
+    }
 
 
 SENT = sent(**{"index.html": b"12345", "posts__a__index.html": b"abc"})
@@ -30,20 +32,27 @@ def make_zip(path, entries: dict[str, bytes]) -> None:
 
 
 def test_the_files_sent_pass(tmp_path):
-    make_zip(tmp_path / "a.zip", {"index.html": b"12345", "posts/": b"", "posts/a/index.html": b"abc"})
+    make_zip(
+        tmp_path / "a.zip", {"index.html": b"12345", "posts/": b"", "posts/a/index.html": b"abc"}
+    )
     assert verify(tmp_path / "a.zip", "zip", SENT) == 2
 
 
-@pytest.mark.parametrize(("entries", "problem"), [
-    ({"index.html": b"12345"}, "1 missing ('posts/a/index.html')"),
-    ({"index.html": b"12345", "posts/a/index.html": b"abc", "extra.txt": b""},
-     "1 not sent ('extra.txt')"),
-    ({"index.html": b"1234", "posts/a/index.html": b"abc"}, "differ in size"),
-    ({"index.html": b"12345", "posts/a/index.html": b"abc", "../evil": b""}, "unsafe entry"),
-    ({"index.html": b"12345", "posts/a/index.html": b"abc", "/etc/cron.d/x": b""}, "unsafe"),
-    ({"index.html": b"12345", "posts/a/index.html": b"abc", "C:/x": b""}, "unsafe"),
-    ({"index.html": b"12345", "posts/a/index.html": b"abc", "other/": b""}, "folders"),
-])
+@pytest.mark.parametrize(
+    ("entries", "problem"),
+    [
+        ({"index.html": b"12345"}, "1 missing ('posts/a/index.html')"),
+        (
+            {"index.html": b"12345", "posts/a/index.html": b"abc", "extra.txt": b""},
+            "1 not sent ('extra.txt')",
+        ),
+        ({"index.html": b"1234", "posts/a/index.html": b"abc"}, "differ in size"),
+        ({"index.html": b"12345", "posts/a/index.html": b"abc", "../evil": b""}, "unsafe entry"),
+        ({"index.html": b"12345", "posts/a/index.html": b"abc", "/etc/cron.d/x": b""}, "unsafe"),
+        ({"index.html": b"12345", "posts/a/index.html": b"abc", "C:/x": b""}, "unsafe"),
+        ({"index.html": b"12345", "posts/a/index.html": b"abc", "other/": b""}, "folders"),
+    ],
+)
 def test_an_archive_that_is_not_the_files_sent_is_refused(tmp_path, entries, problem):
     make_zip(tmp_path / "a.zip", entries)
     with pytest.raises(BrokenDownload) as caught:
@@ -96,8 +105,9 @@ def test_unsafe_names():
         assert not unsafe(name), name
 
 
-def test_files_that_cannot_be_exported_faithfully_are_left_out_with_why(archive, exportable,
-                                                                         tmp_path):
+def test_files_that_cannot_be_exported_faithfully_are_left_out_with_why(
+    archive, exportable, tmp_path
+):
     site = exportable.root / "site"
     outside = tmp_path / "secret.txt"
     outside.write_text("not the project's")
@@ -111,8 +121,10 @@ def test_files_that_cannot_be_exported_faithfully_are_left_out_with_why(archive,
     report = json.loads(result.stdout)
     assert report["skipped"] == [
         {"path": "loop", "reason": "a symlinked folder is not followed"},
-        {"path": "bad\x01name.html", "reason": "its name holds a control character, a "
-                                              "backslash or a double quote"},
+        {
+            "path": "bad\x01name.html",
+            "reason": "its name holds a control character, a backslash or a double quote",
+        },
         {"path": "leak.txt", "reason": "a symlink that leads outside the project is not followed"},
         {"path": "pipe", "reason": "not a regular file"},
     ]

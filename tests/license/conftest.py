@@ -28,11 +28,26 @@ def licensing(sandbox: Any) -> Iterator[Licensing]:
 def premium_project(make_project: Any) -> Any:
     """A project with a public post, a premium post, a draft and a premium overlay."""
     project = make_project(premium_config())
-    project.post("hello", "Hello readers", "Public words for everyone.\n", published=True,
-                 tags=["news"], date="2024-03-01")
-    project.post("paid", "Members only", "Premium words for licensed readers.\n",
-                 published=True, premium=True, tags=["news"], date="2024-03-02")
+    project.post(
+        "hello",
+        "Hello readers",
+        "Public words for everyone.\n",
+        published=True,
+        tags=["news"],
+        date="2024-03-01",
+    )
+    project.post(
+        "paid",
+        "Members only",
+        "Premium words for licensed readers.\n",
+        published=True,
+        premium=True,
+        tags=["news"],
+        date="2024-03-02",
+    )
     project.post("later", "Not yet", "A draft.\n", published=False)
-    project.write("templates/premium/partials/footer.html",
-                  '<footer class="site-footer"><p>PREMIUM FOOTER</p></footer>\n')
+    project.write(
+        "templates/premium/partials/footer.html",
+        '<footer class="site-footer"><p>PREMIUM FOOTER</p></footer>\n',
+    )
     return project

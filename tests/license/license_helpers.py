@@ -41,19 +41,21 @@ class Licensing:
 
     def env(self, token: str | None = None) -> dict[str, str]:
         """The environment that points toolkit at this licensing service."""
-        return {"LICENSE_BASE_URL": self.base_url,
-                "LICENSE_API_TOKEN": self.token() if token is None else token}
+        return {
+            "LICENSE_BASE_URL": self.base_url,
+            "LICENSE_API_TOKEN": self.token() if token is None else token,
+        }
 
     def set_customer(self, customer: str, state: str, **more: Any) -> Any:
-        return self.control("POST", "/customers", {"customer_id": customer, "state": state,
-                                                   **more})
+        return self.control("POST", "/customers", {"customer_id": customer, "state": state, **more})
 
     def set_user(self, user: str, **fields: Any) -> Any:
         return self.control("POST", "/users", {"user_id": user, **fields})
 
     def add_notifications(self, count: int, application_id: str = APP) -> list[str]:
-        return self.control("POST", "/notifications", {"count": count,
-                                                       "application_id": application_id})["ids"]
+        return self.control(
+            "POST", "/notifications", {"count": count, "application_id": application_id}
+        )["ids"]
 
     def outage(self, status: int | None = None, delay_ms: int = 0) -> None:
         self.control("POST", "/outage", {"status": status, "delay_ms": delay_ms})
@@ -82,7 +84,6 @@ class Licensing:
         self.start = answer.raise_for_status().json()["last_seq"]
 
 
-
 PREMIUM_CONFIG = """
 [site]
 title = "Premium site"
@@ -97,7 +98,6 @@ customer_id = "{customer}"
 
 def premium_config(customer: str = LICENSED, app: str = APP, extra: str = "") -> str:
     return PREMIUM_CONFIG.format(app=app, customer=customer, extra=extra)
-
 
 
 def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:

@@ -21,9 +21,16 @@ def run_check(tmp_path: Path, token: str) -> tuple[str, str]:
     output, summary = tmp_path / "output", tmp_path / "summary"
     output.write_text(""), summary.write_text("")
     script = steps()["Check for the licence token"]["run"]
-    subprocess.run(["bash", "-e", "-c", script], check=True, env={
-        "LICENSE_API_TOKEN": token, "GITHUB_OUTPUT": str(output),
-        "GITHUB_STEP_SUMMARY": str(summary), "PATH": "/usr/bin:/bin"})
+    subprocess.run(
+        ["bash", "-e", "-c", script],
+        check=True,
+        env={
+            "LICENSE_API_TOKEN": token,
+            "GITHUB_OUTPUT": str(output),
+            "GITHUB_STEP_SUMMARY": str(summary),
+            "PATH": "/usr/bin:/bin",
+        },
+    )
     return output.read_text(), summary.read_text()
 
 

@@ -11,10 +11,13 @@ def test_the_demo_makes_one_premium_build_and_shows_one_refused(demo_run):
     assert result.exit_code == 0, result.output
     workdir = project.root / ".toolkit" / "demo"
     premium, public = workdir / "site-premium", workdir / "site"
-    assert ("premium build allowed (customer acme.example, licence ACTIVE): " in result.output
-            and f"in {premium}" in result.output)
-    assert ("premium build refused: customer initech.example licence is UNLICENSED: nothing "
-            "was written") in result.output
+    assert (
+        "premium build allowed (customer acme.example, licence ACTIVE): " in result.output
+        and f"in {premium}" in result.output
+    )
+    assert (
+        "premium build refused: customer initech.example licence is UNLICENSED: nothing was written"
+    ) in result.output
     page = (premium / "premium-example" / "index.html").read_text()
     assert "A premium post" in page and "Premium edition, for licensed readers." in page
     assert "Premium edition" in (premium / "getting-started" / "index.html").read_text()

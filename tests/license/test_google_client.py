@@ -19,17 +19,20 @@ credentials_module = pytest.importorskip("google.oauth2.credentials")
 def service(licensing, token: str):
     """`build(...)` as a developer would call it, pointed at the sandbox's discovery URL."""
     return discovery.build(
-        "appsmarket", "v2",
+        "appsmarket",
+        "v2",
         discoveryServiceUrl=licensing.base_url + "/$discovery/rest?version={apiVersion}",
-        static_discovery=False, cache_discovery=False,
+        static_discovery=False,
+        cache_discovery=False,
         credentials=credentials_module.Credentials(token=token),
     )
 
 
 def test_the_client_built_from_the_served_document_reads_both_records(licensing):
     with service(licensing, licensing.token()) as appsmarket:
-        customer = appsmarket.customerLicense().get(
-            applicationId=APP, customerId=LICENSED).execute()
+        customer = (
+            appsmarket.customerLicense().get(applicationId=APP, customerId=LICENSED).execute()
+        )
         user = appsmarket.userLicense().get(applicationId=APP, userId=seed.ACTIVE_USER).execute()
     assert customer["kind"] == "appsmarket#customerLicense" and customer["state"] == "ACTIVE"
     assert customer["editions"][0]["seatCount"] == 25
@@ -48,20 +51,23 @@ def test_build_from_document_takes_the_served_document(licensing):
 
     document = httpx.get(licensing.base_url + "/$discovery/rest?version=v2").json()
     credentials = credentials_module.Credentials(token=licensing.token())
-    with discovery.build_from_document(json.dumps(document),
-                                       credentials=credentials) as appsmarket:
-        record = appsmarket.userLicense().get(applicationId=APP,
-                                              userId=seed.EXPIRED_USER).execute()
+    with discovery.build_from_document(json.dumps(document), credentials=credentials) as appsmarket:
+        record = appsmarket.userLicense().get(applicationId=APP, userId=seed.EXPIRED_USER).execute()
     assert record["state"] == "EXPIRED"
 
 
-@pytest.mark.parametrize(("token", "customer", "status", "reason"), [
-    ("no-scope", LICENSED, 403, "Request had insufficient authentication scopes."),
-    ("other-developer", LICENSED, 403, "Not authorized to access the application ID"),
-])
+@pytest.mark.parametrize(
+    ("token", "customer", "status", "reason"),
+    [
+        ("no-scope", LICENSED, 403, "Request had insufficient authentication scopes."),
+        ("other-developer", LICENSED, 403, "Not authorized to access the application ID"),
+    ],
+)
 def test_errors_come_back_as_http_errors(licensing, token, customer, status, reason):
-    with service(licensing, licensing.token(token)) as appsmarket, pytest.raises(
-            errors.HttpError) as failure:
+    with (
+        service(licensing, licensing.token(token)) as appsmarket,
+        pytest.raises(errors.HttpError) as failure,
+    ):
         appsmarket.customerLicense().get(applicationId=APP, customerId=customer).execute()
     assert failure.value.status_code == status
     assert failure.value.reason == reason
@@ -69,24 +75,38 @@ def test_errors_come_back_as_http_errors(licensing, token, customer, status, rea
 
 
 def test_an_unknown_application_is_a_403(licensing):
-    with service(licensing, licensing.token()) as appsmarket, pytest.raises(
-            errors.HttpError) as failure:
-        appsmarket.userLicense().get(applicationId="899999999999",
-                                     userId=seed.ACTIVE_USER).execute()
+    with (
+        service(licensing, licensing.token()) as appsmarket,
+        pytest.raises(errors.HttpError) as failure,
+    ):
+        appsmarket.userLicense().get(
+            applicationId="899999999999", userId=seed.ACTIVE_USER
+        ).execute()
     assert failure.value.status_code == 403
     assert failure.value.reason == "Not authorized to access the application ID"
 
 
 def test_a_customer_that_never_installed_is_unlicensed_and_fields_selects(licensing):
     with service(licensing, licensing.token()) as appsmarket:
-        never = appsmarket.customerLicense().get(applicationId=APP,
-                                                 customerId="nobody.example").execute()
-        seatless = appsmarket.userLicense().get(applicationId=APP,
-                                                userId="zed@acme.example").execute()
-        partial = appsmarket.customerLicense().get(applicationId=APP, customerId=LICENSED,
-                                                   fields="state,editions/seatCount").execute()
-    assert never == {"kind": "appsmarket#customerLicense", "applicationId": APP,
-                     "customerId": "nobody.example", "state": "UNLICENSED"}
+        never = (
+            appsmarket.customerLicense()
+            .get(applicationId=APP, customerId="nobody.example")
+            .execute()
+        )
+        seatless = (
+            appsmarket.userLicense().get(applicationId=APP, userId="zed@acme.example").execute()
+        )
+        partial = (
+            appsmarket.customerLicense()
+            .get(applicationId=APP, customerId=LICENSED, fields="state,editions/seatCount")
+            .execute()
+        )
+    assert never == {
+        "kind": "appsmarket#customerLicense",
+        "applicationId": APP,
+        "customerId": "nobody.example",
+        "state": "UNLICENSED",
+    }
     assert seatless["state"] == "UNLICENSED" and seatless["userId"] == "zed@acme.example"
     assert partial == {"state": "ACTIVE", "editions": [{"seatCount": 25}]}
 

@@ -30,19 +30,26 @@ def test_status_prints_the_customer_licence_and_the_verdict(make_project, licens
     ]
     document = status(project, licensing)
     assert document["customer"] == {
-        "kind": "appsmarket#customerLicense", "id": f"{APP}-{LICENSED}", "applicationId": APP,
-        "customerId": LICENSED, "state": "ACTIVE",
-        "editions": [{"editionId": "default_edition", "seatCount": 25, "assignedSeats": 4}]}
+        "kind": "appsmarket#customerLicense",
+        "id": f"{APP}-{LICENSED}",
+        "applicationId": APP,
+        "customerId": LICENSED,
+        "state": "ACTIVE",
+        "editions": [{"editionId": "default_edition", "seatCount": 25, "assignedSeats": 4}],
+    }
     assert document["user"] is None and document["premium_allowed"] is True
     assert document["requests"] == 1
 
 
-@pytest.mark.parametrize(("user", "state", "enabled", "allowed"), [
-    (seed.ACTIVE_USER, "ACTIVE", True, True),
-    (seed.UNLICENSED_USER, "UNLICENSED", True, False),
-    (seed.EXPIRED_USER, "EXPIRED", True, False),
-    (seed.DISABLED_USER, "ACTIVE", False, False),
-])
+@pytest.mark.parametrize(
+    ("user", "state", "enabled", "allowed"),
+    [
+        (seed.ACTIVE_USER, "ACTIVE", True, True),
+        (seed.UNLICENSED_USER, "UNLICENSED", True, False),
+        (seed.EXPIRED_USER, "EXPIRED", True, False),
+        (seed.DISABLED_USER, "ACTIVE", False, False),
+    ],
+)
 def test_status_with_a_user(make_project, licensing, user, state, enabled, allowed):
     project = make_project(premium_config())
     document = status(project, licensing, "--user", user)
@@ -59,13 +66,13 @@ def test_status_of_an_unlicensed_customer_is_an_answer_not_a_failure(make_projec
     result = project.run("license", env=licensing.env())
     assert result.exit_code == 0, result.output
     assert f"customer {UNLICENSED}: UNLICENSED" in result.output
-    assert (f"premium builds: refused (customer {UNLICENSED} licence is UNLICENSED)"
-            in result.output)
+    assert f"premium builds: refused (customer {UNLICENSED} licence is UNLICENSED)" in result.output
 
 
 def test_status_of_a_customer_that_never_installed_is_unlicensed(make_project, licensing):
-    project = make_project(premium_config(customer="nobody.example",
-                                          extra='user_id = "zed@nobody.example"'))
+    project = make_project(
+        premium_config(customer="nobody.example", extra='user_id = "zed@nobody.example"')
+    )
     document = status(project, licensing)
     assert document["customer"]["state"] == "UNLICENSED"
     assert document["customer"]["editions"] == []
@@ -80,22 +87,40 @@ def test_status_takes_user_id_from_the_configuration(make_project, licensing):
     assert document["premium_refusal"] == f"user {seed.EXPIRED_USER} licence is EXPIRED"
 
 
-@pytest.mark.parametrize(("token", "app", "customer", "expected"), [
-    ("ya29.bogus", APP, LICENSED,
-     "Error: the licensing service did not accept LICENSE_API_TOKEN: 401 Request had "
-     "invalid authentication credentials."),
-    ("no-scope", APP, LICENSED,
-     f"Error: LICENSE_API_TOKEN may not read the licences of application {APP}: 403 Request "
-     "had insufficient authentication scopes."),
-    ("developer", OTHER_APP, LICENSED,
-     f"Error: LICENSE_API_TOKEN may not read the licences of application {OTHER_APP}: 403 "
-     "Not authorized to access the application ID."),
-    ("developer", "899999999999", LICENSED,
-     "Error: LICENSE_API_TOKEN may not read the licences of application 899999999999: 403 "
-     "Not authorized to access the application ID."),
-])
-def test_status_errors_are_one_line_each(make_project, licensing, token, app, customer,
-                                         expected):
+@pytest.mark.parametrize(
+    ("token", "app", "customer", "expected"),
+    [
+        (
+            "ya29.bogus",
+            APP,
+            LICENSED,
+            "Error: the licensing service did not accept LICENSE_API_TOKEN: 401 Request had "
+            "invalid authentication credentials.",
+        ),
+        (
+            "no-scope",
+            APP,
+            LICENSED,
+            f"Error: LICENSE_API_TOKEN may not read the licences of application {APP}: 403 Request "
+            "had insufficient authentication scopes.",
+        ),
+        (
+            "developer",
+            OTHER_APP,
+            LICENSED,
+            f"Error: LICENSE_API_TOKEN may not read the licences of application {OTHER_APP}: 403 "
+            "Not authorized to access the application ID.",
+        ),
+        (
+            "developer",
+            "899999999999",
+            LICENSED,
+            "Error: LICENSE_API_TOKEN may not read the licences of application 899999999999: 403 "
+            "Not authorized to access the application ID.",
+        ),
+    ],
+)
+def test_status_errors_are_one_line_each(make_project, licensing, token, app, customer, expected):
     project = make_project(premium_config(customer=customer, app=app))
     secret = token if token.startswith("ya29.") else licensing.token(token)
     result = project.run("license", env=licensing.env(secret))
@@ -112,19 +137,23 @@ def test_status_of_an_answer_about_another_customer_is_an_error(make_project, li
     assert result.output.strip().splitlines() == [
         "Error: the licensing service's answer is not a licence (GET /appsmarket/v2/"
         f"customerLicense/{APP}/{LICENSED}: the answer is about customerId globex.example, "
-        f"not {LICENSED})"]
+        f"not {LICENSED})"
+    ]
 
 
 def test_misplaced_options_are_usage_errors(make_project, licensing):
     project = make_project(premium_config())
     assert project.run("license", "status", "--all", env=licensing.env()).exit_code == 2
-    assert project.run("license", "notifications", "--user", "a@b.c",
-                       env=licensing.env()).exit_code == 2
+    assert (
+        project.run("license", "notifications", "--user", "a@b.c", env=licensing.env()).exit_code
+        == 2
+    )
     assert project.run("license", "status", "--user", " ", env=licensing.env()).exit_code == 2
     assert licensing.requests() == []
 
 
 # -- notifications ---------------------------------------------------------------------
+
 
 def notifications(project, licensing, *args: str) -> dict:
     result = project.run("license", "notifications", "--json", *args, env=licensing.env())
@@ -156,7 +185,8 @@ def test_every_notification_once_then_only_new_ones(make_project, licensing):
 
     everything = notifications(project, licensing, "--all")
     assert ids(everything) == list(range(1, seed.SEEDED_NOTIFICATIONS + 1)) + [
-        int(i) for i in added]
+        int(i) for i in added
+    ]
 
 
 def test_a_failed_call_loses_nothing(make_project, licensing):
@@ -164,11 +194,13 @@ def test_a_failed_call_loses_nothing(make_project, licensing):
     notifications(project, licensing)
     added = licensing.add_notifications(250)  # more than two pages' worth of new ones
     licensing.sandbox.fault(
-        "GET", "/appsmarket/v2/licenseNotification/{applicationId}", count=3, status=503)
+        "GET", "/appsmarket/v2/licenseNotification/{applicationId}", count=3, status=503
+    )
     failed = project.run("license", "notifications", env=licensing.env())
     assert failed.exit_code == 1
-    assert failed.output.strip() == ("Error: the licensing service failed: 503 The service is "
-                                     "currently unavailable. (3 tries)")
+    assert failed.output.strip() == (
+        "Error: the licensing service failed: 503 The service is currently unavailable. (3 tries)"
+    )
     again = notifications(project, licensing)
     assert [item["id"] for item in again["notifications"]] == added
 
@@ -203,7 +235,8 @@ def test_a_failure_half_way_saves_no_position(make_project, licensing):
     licensing.outage(None)
     result = license_notifications(config, page_size=50)
     assert [int(n.id) for n in result.notifications] == list(
-        range(1, seed.SEEDED_NOTIFICATIONS + 1))
+        range(1, seed.SEEDED_NOTIFICATIONS + 1)
+    )
 
 
 def test_notifications_page_completely_with_small_pages(make_project, licensing):
@@ -214,7 +247,8 @@ def test_notifications_page_completely_with_small_pages(make_project, licensing)
     config = load_config(project.root / "toolkit.toml", env=licensing.env())
     result = license_notifications(config, page_size=7)
     assert [int(n.id) for n in result.notifications] == list(
-        range(1, seed.SEEDED_NOTIFICATIONS + 1))
+        range(1, seed.SEEDED_NOTIFICATIONS + 1)
+    )
     assert result.pages == seed.SEEDED_NOTIFICATIONS // 7 + 2  # full pages, the rest, an empty one
     sizes = {r["path"] for r in licensing.requests()}
     assert sizes == {f"/appsmarket/v2/licenseNotification/{APP}"}
@@ -228,8 +262,9 @@ def test_notifications_in_words(make_project, licensing):
     lines = result.stdout.splitlines()
     assert len(lines) == seed.SEEDED_NOTIFICATIONS
     assert lines[0] == "1  2024-05-01 09:00:00Z  customer-01.example: provisioned 5 seats"
-    assert lines[2] == ("3  2024-05-01 11:00:00Z  customer-03.example: unassigned "
-                        "user02@customer-03.example")
+    assert lines[2] == (
+        "3  2024-05-01 11:00:00Z  customer-03.example: unassigned user02@customer-03.example"
+    )
     assert "licence expired" in lines[3] and "application deleted" in lines[4]
     assert f"{seed.SEEDED_NOTIFICATIONS} notifications of application {APP}" in result.stderr
 

@@ -40,8 +40,15 @@ def refused(project, licensing, out, before, env=None, *args: str) -> str:
     """Run a premium build that must be refused: exit 1, one error line, the folder as it
     was, though a post changed since (a build would have written its page). Returns that
     line."""
-    project.post("paid", "Members only", "Changed premium words.\n", published=True,
-                 premium=True, tags=["news"], date="2024-03-02")
+    project.post(
+        "paid",
+        "Members only",
+        "Changed premium words.\n",
+        published=True,
+        premium=True,
+        tags=["news"],
+        date="2024-03-02",
+    )
     result = project.run("build", "--premium", *args, env=env or licensing.env())
     assert result.exit_code == 1, result.output
     lines = error_lines(result)
@@ -54,7 +61,8 @@ def refused(project, licensing, out, before, env=None, *args: str) -> str:
 
 
 def test_an_active_licence_builds_premium_posts_and_overlay_into_their_own_folder(
-        premium_project, licensing):
+    premium_project, licensing
+):
     result = premium_project.run("build", "--premium", env=licensing.env())
     assert result.exit_code == 0, result.output
     assert f"licence: customer {LICENSED} ACTIVE (application {APP})" in result.output
@@ -84,8 +92,10 @@ def test_one_licence_request_per_run_and_none_for_a_public_build(premium_project
     again = premium_project.run("build", "--premium", env=licensing.env())
     assert again.exit_code == 0 and "0 files written" in again.output
     routes = [(r["route"], r["status"], r["caller"]) for r in licensing.requests()]
-    assert routes == [("/appsmarket/v2/customerLicense/{applicationId}/{customerId}", 200,
-                       "developer")] * 2
+    assert (
+        routes
+        == [("/appsmarket/v2/customerLicense/{applicationId}/{customerId}", 200, "developer")] * 2
+    )
 
 
 @pytest.mark.parametrize("state", ["UNLICENSED"])
@@ -114,18 +124,25 @@ USER_CASES = [
     ("ana@acme.example", {}, None),
     ("ben@acme.example", {}, "user ben@acme.example licence is UNLICENSED"),
     ("cy@acme.example", {}, "user cy@acme.example licence is EXPIRED"),
-    ("dee@acme.example", {}, "user dee@acme.example licence is ACTIVE but not enabled (the "
-                             "domain administrator has not enabled the application)"),
+    (
+        "dee@acme.example",
+        {},
+        "user dee@acme.example licence is ACTIVE but not enabled (the "
+        "domain administrator has not enabled the application)",
+    ),
     ("ana@acme.example", {"state": "EXPIRED"}, "user ana@acme.example licence is EXPIRED"),
-    ("ana@acme.example", {"enabled": False}, "user ana@acme.example licence is ACTIVE but "
-                                             "not enabled (the domain administrator has not "
-                                             "enabled the application)"),
+    (
+        "ana@acme.example",
+        {"enabled": False},
+        "user ana@acme.example licence is ACTIVE but "
+        "not enabled (the domain administrator has not "
+        "enabled the application)",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("user", "fields", "refusal"), USER_CASES)
-def test_each_user_licence_state_gives_its_outcome(make_project, licensing, user, fields,
-                                                   refusal):
+def test_each_user_licence_state_gives_its_outcome(make_project, licensing, user, fields, refusal):
     project = make_project(premium_config(extra=f'user_id = "{user}"'))
     project.post("paid", "Members only", published=True, premium=True)
     if fields:
@@ -143,10 +160,10 @@ def test_each_user_licence_state_gives_its_outcome(make_project, licensing, user
         assert not (project.root / "site-premium").exists()
 
 
-def test_an_unlicensed_customer_is_refused_without_asking_about_the_user(make_project,
-                                                                          licensing):
-    project = make_project(premium_config(customer=UNLICENSED,
-                                          extra='user_id = "ana@acme.example"'))
+def test_an_unlicensed_customer_is_refused_without_asking_about_the_user(make_project, licensing):
+    project = make_project(
+        premium_config(customer=UNLICENSED, extra='user_id = "ana@acme.example"')
+    )
     result = project.run("build", "--premium", env=licensing.env())
     assert error_lines(result) == [f"{REFUSED}customer {UNLICENSED} licence is UNLICENSED"]
     assert [r["route"].split("/")[3] for r in licensing.requests()] == ["customerLicense"]
@@ -157,8 +174,15 @@ def test_a_licence_given_back_lets_the_next_build_run(built, licensing):
     licensing.set_customer(LICENSED, "UNLICENSED")
     refused(project, licensing, out, before)
     licensing.set_customer(LICENSED, "ACTIVE")
-    project.post("paid", "Members only", "New premium words.\n", published=True,
-                 premium=True, tags=["news"], date="2024-03-02")
+    project.post(
+        "paid",
+        "Members only",
+        "New premium words.\n",
+        published=True,
+        premium=True,
+        tags=["news"],
+        date="2024-03-02",
+    )
     result = project.run("build", "--premium", env=licensing.env())
     assert result.exit_code == 0, result.output
     assert "New premium words." in (out / "paid" / "index.html").read_text()
@@ -170,14 +194,21 @@ CUSTOMER_PATH = f"/appsmarket/v2/customerLicense/{APP}/{LICENSED}"
 NOT_A_LICENCE = f"{REFUSED}the licensing service's answer is not a licence (GET "
 
 
-@pytest.mark.parametrize(("ids", "why"), [
-    ({"customerId": "globex.example"}, f"is about customerId globex.example, not {LICENSED}"),
-    ({"applicationId": OTHER_APP}, f"is about applicationId {OTHER_APP}, not {APP}"),
-    ({"customerId": None}, f"names no customerId (asked about {LICENSED})"),
-    ({"applicationId": None, "customerId": None}, f"names no applicationId (asked about {APP})"),
-])
-def test_an_active_answer_about_another_customer_or_application_is_refused(built, licensing,
-                                                                          ids, why):
+@pytest.mark.parametrize(
+    ("ids", "why"),
+    [
+        ({"customerId": "globex.example"}, f"is about customerId globex.example, not {LICENSED}"),
+        ({"applicationId": OTHER_APP}, f"is about applicationId {OTHER_APP}, not {APP}"),
+        ({"customerId": None}, f"names no customerId (asked about {LICENSED})"),
+        (
+            {"applicationId": None, "customerId": None},
+            f"names no applicationId (asked about {APP})",
+        ),
+    ],
+)
+def test_an_active_answer_about_another_customer_or_application_is_refused(
+    built, licensing, ids, why
+):
     project, out, before = built
     licensing.misroute(**ids)
     line = refused(project, licensing, out, before)
@@ -192,17 +223,21 @@ def test_an_active_answer_about_another_user_is_refused(make_project, licensing)
     assert result.exit_code == 1
     assert error_lines(result) == [
         f"{NOT_A_LICENCE}/appsmarket/v2/userLicense/{APP}/ana%40acme.example: the answer is "
-        "about userId erin@globex.example, not ana@acme.example)"]
+        "about userId erin@globex.example, not ana@acme.example)"
+    ]
     assert not (project.root / "site-premium").exists()
 
 
 # -- what the service answers instead of a licence -----------------------------------------
 
+
 def test_401_an_unknown_token(built, licensing):
     project, out, before = built
     line = refused(project, licensing, out, before, licensing.env("ya29.not-a-real-token"))
-    assert line == (f"{REFUSED}the licensing service did not accept LICENSE_API_TOKEN: "
-                    "401 Request had invalid authentication credentials.")
+    assert line == (
+        f"{REFUSED}the licensing service did not accept LICENSE_API_TOKEN: "
+        "401 Request had invalid authentication credentials."
+    )
 
 
 def test_401_an_expired_token(built, licensing):
@@ -214,8 +249,10 @@ def test_401_an_expired_token(built, licensing):
 def test_403_a_token_without_the_licence_scope(built, licensing):
     project, out, before = built
     line = refused(project, licensing, out, before, licensing.env(licensing.token("no-scope")))
-    assert line == (f"{REFUSED}LICENSE_API_TOKEN may not read the licences of application "
-                    f"{APP}: 403 Request had insufficient authentication scopes.")
+    assert line == (
+        f"{REFUSED}LICENSE_API_TOKEN may not read the licences of application "
+        f"{APP}: 403 Request had insufficient authentication scopes."
+    )
 
 
 def test_403_an_application_the_token_does_not_own(make_project, licensing):
@@ -223,7 +260,8 @@ def test_403_an_application_the_token_does_not_own(make_project, licensing):
     result = project.run("build", "--premium", env=licensing.env())
     assert error_lines(result) == [
         f"{REFUSED}LICENSE_API_TOKEN may not read the licences of application {OTHER_APP}: "
-        "403 Not authorized to access the application ID."]
+        "403 Not authorized to access the application ID."
+    ]
     assert not (project.root / "site-premium").exists()
 
 
@@ -239,7 +277,8 @@ def test_403_an_application_that_does_not_exist(make_project, licensing):
     result = project.run("build", "--premium", env=licensing.env())
     assert error_lines(result) == [
         f"{REFUSED}LICENSE_API_TOKEN may not read the licences of application 899999999999: "
-        "403 Not authorized to access the application ID."]
+        "403 Not authorized to access the application ID."
+    ]
 
 
 def test_a_user_without_a_seat_is_unlicensed(make_project, licensing):
@@ -252,13 +291,16 @@ def test_a_base_url_that_is_not_the_services_root_gets_googles_html_404(built, l
     project, out, before = built
     env = {**licensing.env(), "LICENSE_BASE_URL": licensing.base_url + "/appsmarket/v2"}
     line = refused(project, licensing, out, before, env)
-    assert line == (f"{REFUSED}the licensing service has no method for the licence of "
-                    f"customer {LICENSED}: 404 Not Found (is [license] base_url, or "
-                    "LICENSE_BASE_URL, the service's root?)")
+    assert line == (
+        f"{REFUSED}the licensing service has no method for the licence of "
+        f"customer {LICENSED}: 404 Not Found (is [license] base_url, or "
+        "LICENSE_BASE_URL, the service's root?)"
+    )
     assert [r["status"] for r in licensing.requests()] == [404]
 
 
 # -- no answer: the gate fails closed ---------------------------------------------------
+
 
 def test_an_unreachable_service_refuses_the_build(built, licensing):
     import socket
@@ -277,15 +319,18 @@ def test_a_failing_service_is_retried_a_bounded_number_of_times_then_refuses(bui
     project, out, before = built
     licensing.outage(503)
     line = refused(project, licensing, out, before)
-    assert line == (f"{REFUSED}the licensing service failed: 503 The service is currently "
-                    "unavailable. (3 tries)")
+    assert line == (
+        f"{REFUSED}the licensing service failed: 503 The service is currently "
+        "unavailable. (3 tries)"
+    )
     assert [r["status"] for r in licensing.requests()] == [503, 503, 503]
 
 
 def test_one_failure_is_retried_and_the_build_goes_on(built, licensing):
     project, out, _ = built
-    licensing.sandbox.fault("GET", "/appsmarket/v2/customerLicense/{applicationId}/{customerId}",
-                            status=500)
+    licensing.sandbox.fault(
+        "GET", "/appsmarket/v2/customerLicense/{applicationId}/{customerId}", status=500
+    )
     result = project.run("build", "--premium", env=licensing.env())
     assert result.exit_code == 0, result.output
     assert [r["status"] for r in licensing.requests()] == [500, 200]
@@ -303,20 +348,22 @@ def test_a_slow_service_times_out_and_refuses_the_build(built, licensing):
 
 # -- settings, secrets, folders ------------------------------------------------------------
 
+
 def test_missing_settings_name_the_key(make_project, licensing):
-    project = make_project("[site]\ntitle = \"T\"\n\n[license]\ncustomer_id = \"acme.example\"\n")
+    project = make_project('[site]\ntitle = "T"\n\n[license]\ncustomer_id = "acme.example"\n')
     result = project.run("build", "--premium", env=licensing.env())
     assert result.exit_code == 1
     assert error_lines(result) == [
-        'Error: toolkit.toml: license.application_id: not set; the licensing service is asked '
-        'about it (add `application_id = "..."` under [license])']
+        "Error: toolkit.toml: license.application_id: not set; the licensing service is asked "
+        'about it (add `application_id = "..."` under [license])'
+    ]
     assert licensing.requests() == [] and not (project.root / "site-premium").exists()
 
 
 def test_a_missing_token_names_the_variable(premium_project, licensing):
-    result = premium_project.run("build", "--premium",
-                                 env={"LICENSE_BASE_URL": licensing.base_url,
-                                      "LICENSE_API_TOKEN": ""})
+    result = premium_project.run(
+        "build", "--premium", env={"LICENSE_BASE_URL": licensing.base_url, "LICENSE_API_TOKEN": ""}
+    )
     assert result.exit_code == 1
     assert error_lines(result)[0].startswith("Error: LICENSE_API_TOKEN is not set: ")
     assert licensing.requests() == []
@@ -341,15 +388,19 @@ def test_a_premium_build_never_writes_into_the_public_folder(premium_project, li
     result = premium_project.run("build", "--premium", "--out", out, env=licensing.env())
     assert result.exit_code == 1
     assert "a premium build never writes into, inside or around the public site's folder" in (
-        result.output)
+        result.output
+    )
     assert licensing.requests() == []  # refused before the service is asked
     assert not (premium_project.root / "site").exists()
 
 
 def test_premium_output_dir_is_the_premium_builds_folder(make_project, licensing):
-    project = make_project(premium_config().replace(
-        'url = "https://example.com/blog"',
-        'url = "https://example.com/blog"\npremium_output_dir = "members"'))
+    project = make_project(
+        premium_config().replace(
+            'url = "https://example.com/blog"',
+            'url = "https://example.com/blog"\npremium_output_dir = "members"',
+        )
+    )
     project.post("paid", "Members only", published=True, premium=True)
     result = project.run("build", "--premium", env=licensing.env())
     assert result.exit_code == 0, result.output

@@ -89,7 +89,8 @@ class Reporter:
 
 
 def test_watch_premium_previews_the_premium_site_and_asks_again_after_a_minute(
-        premium_project, licensing):
+    premium_project, licensing
+):
     from toolkit.commands.watch import watch
 
     config = load_config(premium_project.root / "toolkit.toml", env=licensing.env())
@@ -106,19 +107,20 @@ def test_watch_premium_previews_the_premium_site_and_asks_again_after_a_minute(
         assert not (premium_project.root / ".toolkit" / "preview").exists()
         assert gate.asked == 1
 
-        premium_project.post("paid", "Members only", "Second words.\n", published=True,
-                             premium=True)
+        premium_project.post(
+            "paid", "Members only", "Second words.\n", published=True, premium=True
+        )
         reporter.wait(lambda: reporter.builds == 2)
         assert "Second words." in (preview / "paid" / "index.html").read_text()
         assert gate.asked == 1  # within the minute: no new question
 
         licensing.set_customer(LICENSED, "UNLICENSED")
         clock.now += RECHECK_SECONDS
-        premium_project.post("paid", "Members only", "Third words.\n", published=True,
-                             premium=True)
+        premium_project.post("paid", "Members only", "Third words.\n", published=True, premium=True)
         reporter.wait(lambda: reporter.trouble)
         assert reporter.trouble == [
-            f"premium build refused: customer {LICENSED} licence is UNLICENSED"]
+            f"premium build refused: customer {LICENSED} licence is UNLICENSED"
+        ]
         assert gate.asked == 2
         assert "Second words." in (preview / "paid" / "index.html").read_text()
     finally:
@@ -127,11 +129,13 @@ def test_watch_premium_previews_the_premium_site_and_asks_again_after_a_minute(
 
 def test_watch_premium_does_not_start_without_a_licence(premium_project, licensing):
     licensing.set_customer(LICENSED, "UNLICENSED")
-    result = premium_project.run("watch", "--premium", "--no-push", "--port", "0",
-                                 env=licensing.env())
+    result = premium_project.run(
+        "watch", "--premium", "--no-push", "--port", "0", env=licensing.env()
+    )
     assert result.exit_code == 1
-    assert (f"Error: premium build refused: customer {LICENSED} licence is UNLICENSED"
-            in result.output)
+    assert (
+        f"Error: premium build refused: customer {LICENSED} licence is UNLICENSED" in result.output
+    )
     assert not (premium_project.root / ".toolkit" / "preview-premium").exists()
 
 
@@ -140,17 +144,25 @@ def site_text(folder: Path) -> str:
 
 
 def test_premium_posts_reach_the_premium_site_only(premium_project, licensing, sandbox):
-    env = {**licensing.env(), "FOREM_BASE_URL": sandbox.base_url,
-           "FOREM_API_KEY": sandbox.demo_api_key}
+    env = {
+        **licensing.env(),
+        "FOREM_BASE_URL": sandbox.base_url,
+        "FOREM_API_KEY": sandbox.demo_api_key,
+    }
     assert premium_project.run("build", "--premium", env=env).exit_code == 0
     published = premium_project.run("publish", env=env)
     assert published.exit_code == 0, published.output
-    assert "premium post: never sent to the publishing API" in premium_project.run(
-        "plan", env=env).output
+    assert (
+        "premium post: never sent to the publishing API"
+        in premium_project.run("plan", env=env).output
+    )
     assert premium_project.run("build", env=env).exit_code == 0
 
-    writes = [r for r in sandbox.requests(after=licensing.start)
-              if r["interface"] == "forem" and r["method"] in ("POST", "PUT")]
+    writes = [
+        r
+        for r in sandbox.requests(after=licensing.start)
+        if r["interface"] == "forem" and r["method"] in ("POST", "PUT")
+    ]
     assert len(writes) == 2  # the public post and the draft; never the premium post
     with sandbox.client() as client:
         mine = client.get("/api/articles/me/all", params={"per_page": 1000}).json()

@@ -15,8 +15,9 @@ from toolkit.sandbox.licensing import seed
 CUSTOMER = "/appsmarket/v2/customerLicense/{app}/{customer}"
 USER = "/appsmarket/v2/userLicense/{app}/{user}"
 NOTIFICATIONS = "/appsmarket/v2/licenseNotification/{app}"
-REFERENCE = (Path(__file__).resolve().parents[2] / "toolkit" / "sandbox" / "licensing"
-             / "appsmarket-v2.json")
+REFERENCE = (
+    Path(__file__).resolve().parents[2] / "toolkit" / "sandbox" / "licensing" / "appsmarket-v2.json"
+)
 
 
 @pytest.fixture
@@ -40,22 +41,38 @@ def google_error(response, status: int, name: str) -> dict:
 def test_customer_licence_records(api):
     active = api.get(CUSTOMER.format(app=APP, customer=LICENSED)).json()
     assert active == {
-        "kind": "appsmarket#customerLicense", "id": f"{APP}-{LICENSED}", "applicationId": APP,
-        "customerId": LICENSED, "state": "ACTIVE",
-        "editions": [{"editionId": "default_edition", "seatCount": 25, "assignedSeats": 4}]}
+        "kind": "appsmarket#customerLicense",
+        "id": f"{APP}-{LICENSED}",
+        "applicationId": APP,
+        "customerId": LICENSED,
+        "state": "ACTIVE",
+        "editions": [{"editionId": "default_edition", "seatCount": 25, "assignedSeats": 4}],
+    }
     unlicensed = api.get(CUSTOMER.format(app=APP, customer=UNLICENSED)).json()
     assert unlicensed["state"] == "UNLICENSED" and "editions" not in unlicensed  # empty: out
 
 
-@pytest.mark.parametrize(("user", "state", "enabled"), [
-    (seed.ACTIVE_USER, "ACTIVE", True), (seed.UNLICENSED_USER, "UNLICENSED", True),
-    (seed.EXPIRED_USER, "EXPIRED", True), (seed.DISABLED_USER, "ACTIVE", False),
-])
+@pytest.mark.parametrize(
+    ("user", "state", "enabled"),
+    [
+        (seed.ACTIVE_USER, "ACTIVE", True),
+        (seed.UNLICENSED_USER, "UNLICENSED", True),
+        (seed.EXPIRED_USER, "EXPIRED", True),
+        (seed.DISABLED_USER, "ACTIVE", False),
+    ],
+)
 def test_user_licence_records(api, user, state, enabled):
     record = api.get(USER.format(app=APP, user=user)).json()
-    assert record == {"kind": "appsmarket#userLicense", "id": f"{APP}-{user}",
-                      "applicationId": APP, "customerId": LICENSED, "userId": user,
-                      "enabled": enabled, "state": state, "editionId": "default_edition"}
+    assert record == {
+        "kind": "appsmarket#userLicense",
+        "id": f"{APP}-{user}",
+        "applicationId": APP,
+        "customerId": LICENSED,
+        "userId": user,
+        "enabled": enabled,
+        "state": state,
+        "editionId": "default_edition",
+    }
 
 
 def test_401_without_a_token_and_with_an_unknown_one(licensing):
@@ -73,8 +90,9 @@ def test_401_without_a_token_and_with_an_unknown_one(licensing):
         assert error["errors"][0]["reason"] == "authError"
         assert 'error="invalid_token"' in response.headers["www-authenticate"]
     with licensing.api(None) as anonymous:
-        malformed = anonymous.get(CUSTOMER.format(app=APP, customer=LICENSED),
-                                  headers={"Authorization": "Basic abc"})
+        malformed = anonymous.get(
+            CUSTOMER.format(app=APP, customer=LICENSED), headers={"Authorization": "Basic abc"}
+        )
     google_error(malformed, 401, "UNAUTHENTICATED")
 
 
@@ -92,32 +110,48 @@ def test_403_without_the_scope_and_for_an_application_not_owned(licensing, api):
 def test_a_customer_that_never_installed_and_a_user_without_a_seat_are_unlicensed(api):
     customer = api.get(CUSTOMER.format(app=APP, customer="nobody.example"))
     assert customer.status_code == 200
-    assert customer.json() == {"kind": "appsmarket#customerLicense", "applicationId": APP,
-                               "customerId": "nobody.example", "state": "UNLICENSED"}
+    assert customer.json() == {
+        "kind": "appsmarket#customerLicense",
+        "applicationId": APP,
+        "customerId": "nobody.example",
+        "state": "UNLICENSED",
+    }
     in_a_licensed_domain = api.get(USER.format(app=APP, user="zed@acme.example"))
     assert in_a_licensed_domain.status_code == 200
     assert in_a_licensed_domain.json() == {
-        "kind": "appsmarket#userLicense", "applicationId": APP, "customerId": LICENSED,
-        "userId": "zed@acme.example", "enabled": True, "state": "UNLICENSED"}
+        "kind": "appsmarket#userLicense",
+        "applicationId": APP,
+        "customerId": LICENSED,
+        "userId": "zed@acme.example",
+        "enabled": True,
+        "state": "UNLICENSED",
+    }
     elsewhere = api.get(USER.format(app=APP, user="zed@nobody.example")).json()
     assert (elsewhere["state"], elsewhere["enabled"]) == ("UNLICENSED", False)
 
 
 def test_403_for_an_application_that_does_not_exist(api):
-    for path in (CUSTOMER.format(app="899999999999", customer=LICENSED),
-                 USER.format(app="899999999999", user=seed.ACTIVE_USER),
-                 NOTIFICATIONS.format(app="899999999999")):
+    for path in (
+        CUSTOMER.format(app="899999999999", customer=LICENSED),
+        USER.format(app="899999999999", user=seed.ACTIVE_USER),
+        NOTIFICATIONS.format(app="899999999999"),
+    ):
         error = google_error(api.get(path), 403, "PERMISSION_DENIED")
         assert error["message"] == "Not authorized to access the application ID"
 
 
-@pytest.mark.parametrize(("method", "path"), [
-    ("GET", "/appsmarket/v2/somethingElse"), ("GET", "/appsmarket/v1/customerLicense/a/b"),
-    ("GET", f"/appsmarket/v2/customerLicense/{APP}"), ("GET", "/appsmarket"),
-    ("POST", CUSTOMER.format(app=APP, customer=LICENSED)),
-    ("DELETE", USER.format(app=APP, user=seed.ACTIVE_USER)),
-    ("GET", "/appsmarket/v2/<script>"),
-])
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/appsmarket/v2/somethingElse"),
+        ("GET", "/appsmarket/v1/customerLicense/a/b"),
+        ("GET", f"/appsmarket/v2/customerLicense/{APP}"),
+        ("GET", "/appsmarket"),
+        ("POST", CUSTOMER.format(app=APP, customer=LICENSED)),
+        ("DELETE", USER.format(app=APP, user=seed.ACTIVE_USER)),
+        ("GET", "/appsmarket/v2/<script>"),
+    ],
+)
 def test_a_path_or_method_the_api_lacks_is_googles_html_404(licensing, method, path):
     with licensing.api(None) as anonymous:  # before any credential is looked at
         response = anonymous.request(method, path)
@@ -127,7 +161,8 @@ def test_a_path_or_method_the_api_lacks_is_googles_html_404(licensing, method, p
     assert "<script>" not in response.text
     shown = path.replace("<", "&lt;").replace(">", "&gt;")
     assert f"The requested URL <code>{shown}</code> was not found on this server." in (
-        response.text)
+        response.text
+    )
 
 
 def test_400_for_bad_parameters(api):
@@ -137,9 +172,12 @@ def test_400_for_bad_parameters(api):
         ({"max-results": "-1"}, "Invalid value at 'max_results' (TYPE_UINT32), \"-1\""),
         ({"timestamp": "yesterday"}, "Invalid value at 'timestamp' (TYPE_INT64), \"yesterday\""),
         ({"start-token": "not-a-token"}, "Invalid page token."),
-        ({"maxResults": "5"}, 'Invalid JSON payload received. Unknown name "maxResults": '
-                              "Cannot bind query parameter. Field 'maxResults' could not be "
-                              "found in request message."),
+        (
+            {"maxResults": "5"},
+            'Invalid JSON payload received. Unknown name "maxResults": '
+            "Cannot bind query parameter. Field 'maxResults' could not be "
+            "found in request message.",
+        ),
         ({"alt": "xml"}, None),
     ):
         error = google_error(api.get(path, params=params), 400, "INVALID_ARGUMENT")
@@ -148,15 +186,20 @@ def test_400_for_bad_parameters(api):
     customer = CUSTOMER.format(app=APP, customer=LICENSED)
     google_error(api.get(customer, params={"max-results": "5"}), 400, "INVALID_ARGUMENT")
     # Google's own query parameters are taken by every method.
-    assert api.get(customer, params={"alt": "json", "prettyPrint": "false",
-                                     "quotaUser": "x"}).status_code == 200
+    assert (
+        api.get(
+            customer, params={"alt": "json", "prettyPrint": "false", "quotaUser": "x"}
+        ).status_code
+        == 200
+    )
 
 
 def test_a_page_token_of_another_application_is_refused(licensing, api):
     first = api.get(NOTIFICATIONS.format(app=APP), params={"max-results": 2}).json()
     with licensing.api(licensing.token("other-developer")) as other:
-        response = other.get(NOTIFICATIONS.format(app=OTHER_APP),
-                             params={"start-token": first["nextPageToken"]})
+        response = other.get(
+            NOTIFICATIONS.format(app=OTHER_APP), params={"start-token": first["nextPageToken"]}
+        )
     google_error(response, 400, "INVALID_ARGUMENT")
 
 
@@ -167,10 +210,19 @@ def test_notification_pages(api):
     assert len(page["notifications"]) == 100  # the default page
     first = page["notifications"][0]
     assert first == {  # the lists with nothing in them are left out
-        "kind": "appsmarket#licenseNotification", "id": "1", "applicationId": APP,
-        "customerId": "customer-01.example", "timestamp": str(seed.base_ms(0)),
-        "provisions": [{"kind": "appsmarket#provisionNotification",
-                        "editionId": "default_edition", "seatCount": "5"}]}
+        "kind": "appsmarket#licenseNotification",
+        "id": "1",
+        "applicationId": APP,
+        "customerId": "customer-01.example",
+        "timestamp": str(seed.base_ms(0)),
+        "provisions": [
+            {
+                "kind": "appsmarket#provisionNotification",
+                "editionId": "default_edition",
+                "seatCount": "5",
+            }
+        ],
+    }
     seen, token, pages = [], None, 0
     while True:
         params = {"max-results": 120, **({"start-token": token} if token else {})}
@@ -190,41 +242,71 @@ def test_an_application_without_notifications_answers_as_googles_guide_shows(lic
     with licensing.api(licensing.token("other-developer")) as other:
         everything = other.get(NOTIFICATIONS.format(app=OTHER_APP)).json()
         assert len(everything["notifications"]) == seed.OTHER_NOTIFICATIONS
-        later = other.get(NOTIFICATIONS.format(app=OTHER_APP),
-                          params={"timestamp": seed.base_ms(10_000)})
+        later = other.get(
+            NOTIFICATIONS.format(app=OTHER_APP), params={"timestamp": seed.base_ms(10_000)}
+        )
     assert later.status_code == 200
     assert later.json() == {"kind": "appsmarket#licenseNotificationList", "nextPageToken": ""}
 
 
 def test_notification_items_have_the_kinds_of_googles_reference(api):
     page = api.get(NOTIFICATIONS.format(app=APP), params={"max-results": 10}).json()
-    kinds = {name: {item["kind"] for n in page["notifications"] for item in n.get(name, [])}
-             for name in ("provisions", "expiries", "reassignments", "deletes")}
-    assert kinds == {"provisions": {"appsmarket#provisionNotification"},
-                     "expiries": {"appsmarket#expiryNotification"},
-                     "reassignments": {"appsmarket#reassignmentNotification"},
-                     "deletes": {"appsmarket#deleteNotification"}}
+    kinds = {
+        name: {item["kind"] for n in page["notifications"] for item in n.get(name, [])}
+        for name in ("provisions", "expiries", "reassignments", "deletes")
+    }
+    assert kinds == {
+        "provisions": {"appsmarket#provisionNotification"},
+        "expiries": {"appsmarket#expiryNotification"},
+        "reassignments": {"appsmarket#reassignmentNotification"},
+        "deletes": {"appsmarket#deleteNotification"},
+    }
 
 
-@pytest.mark.parametrize(("path", "selector", "expected"), [
-    (CUSTOMER, "state", {"state": "ACTIVE"}),
-    (CUSTOMER, "customerId,editions/seatCount",
-     {"customerId": LICENSED, "editions": [{"seatCount": 25}]}),
-    (CUSTOMER, "editions(editionId,assignedSeats),kind",
-     {"kind": "appsmarket#customerLicense",
-      "editions": [{"editionId": "default_edition", "assignedSeats": 4}]}),
-    (USER, "enabled,state", {"enabled": True, "state": "ACTIVE"}),
-    (NOTIFICATIONS, "notifications(id,provisions/seatCount),nextPageToken",
-     {"notifications": [{"id": "1", "provisions": [{"seatCount": "5"}]},
-                        {"id": "2", "provisions": [{"seatCount": "6"}]}],
-      "nextPageToken": "ODEyMzQ1Njc4OTAxOjI"}),
-    (NOTIFICATIONS, "notifications/reassignments/*", {"notifications": [{}, {}]}),
-    (NOTIFICATIONS, "notifications/provisions(kind),notifications/id",
-     {"notifications": [{"id": "1", "provisions": [{"kind": "appsmarket#provisionNotification"}]},
-                        {"id": "2", "provisions": [{"kind": "appsmarket#provisionNotification"}]}]}),
-    (CUSTOMER, "*", None),
-    (CUSTOMER, "", None),
-])
+@pytest.mark.parametrize(
+    ("path", "selector", "expected"),
+    [
+        (CUSTOMER, "state", {"state": "ACTIVE"}),
+        (
+            CUSTOMER,
+            "customerId,editions/seatCount",
+            {"customerId": LICENSED, "editions": [{"seatCount": 25}]},
+        ),
+        (
+            CUSTOMER,
+            "editions(editionId,assignedSeats),kind",
+            {
+                "kind": "appsmarket#customerLicense",
+                "editions": [{"editionId": "default_edition", "assignedSeats": 4}],
+            },
+        ),
+        (USER, "enabled,state", {"enabled": True, "state": "ACTIVE"}),
+        (
+            NOTIFICATIONS,
+            "notifications(id,provisions/seatCount),nextPageToken",
+            {
+                "notifications": [
+                    {"id": "1", "provisions": [{"seatCount": "5"}]},
+                    {"id": "2", "provisions": [{"seatCount": "6"}]},
+                ],
+                "nextPageToken": "ODEyMzQ1Njc4OTAxOjI",
+            },
+        ),
+        (NOTIFICATIONS, "notifications/reassignments/*", {"notifications": [{}, {}]}),
+        (
+            NOTIFICATIONS,
+            "notifications/provisions(kind),notifications/id",
+            {
+                "notifications": [
+                    {"id": "1", "provisions": [{"kind": "appsmarket#provisionNotification"}]},
+                    {"id": "2", "provisions": [{"kind": "appsmarket#provisionNotification"}]},
+                ]
+            },
+        ),
+        (CUSTOMER, "*", None),
+        (CUSTOMER, "", None),
+    ],
+)
 def test_fields_gives_a_partial_response(api, path, selector, expected):
     url = path.format(app=APP, customer=LICENSED, user=seed.ACTIVE_USER)
     full = api.get(url, params={"max-results": 2} if path == NOTIFICATIONS else {}).json()
@@ -234,10 +316,18 @@ def test_fields_gives_a_partial_response(api, path, selector, expected):
     assert response.json() == (full if expected is None else expected)
 
 
-@pytest.mark.parametrize(("selector", "named"), [
-    ("nope", "nope"), ("state/inner", "state/inner"), ("editions/nope", "editions/nope"),
-    ("state,", "state,"), ("editions(seatCount", "editions"), ("a)b", "a)b"), (",", ","),
-])
+@pytest.mark.parametrize(
+    ("selector", "named"),
+    [
+        ("nope", "nope"),
+        ("state/inner", "state/inner"),
+        ("editions/nope", "editions/nope"),
+        ("state,", "state,"),
+        ("editions(seatCount", "editions"),
+        ("a)b", "a)b"),
+        (",", ","),
+    ],
+)
 def test_fields_naming_nothing_the_method_answers_is_a_400(api, selector, named):
     response = api.get(CUSTOMER.format(app=APP, customer=LICENSED), params={"fields": selector})
     error = google_error(response, 400, "INVALID_ARGUMENT")
@@ -252,10 +342,12 @@ def test_a_page_holds_at_most_500(licensing, api):
 
 
 def test_faults_answer_in_googles_body(licensing, api):
-    licensing.sandbox.fault("GET", CUSTOMER.replace("{app}", "{applicationId}")
-                            .replace("{customer}", "{customerId}"), status=503)
-    error = google_error(api.get(CUSTOMER.format(app=APP, customer=LICENSED)), 503,
-                         "UNAVAILABLE")
+    licensing.sandbox.fault(
+        "GET",
+        CUSTOMER.replace("{app}", "{applicationId}").replace("{customer}", "{customerId}"),
+        status=503,
+    )
+    error = google_error(api.get(CUSTOMER.format(app=APP, customer=LICENSED)), 503, "UNAVAILABLE")
     assert error["errors"][0]["reason"] == "backendError"
     assert api.get(CUSTOMER.format(app=APP, customer=LICENSED)).status_code == 200
 
@@ -278,30 +370,42 @@ def test_the_discovery_document_is_googles_with_the_roots_rewritten(licensing):
     root = licensing.base_url + "/"
     assert served["rootUrl"] == served["mtlsRootUrl"] == served["baseUrl"] == root
     rest = {k: v for k, v in served.items() if k not in ("rootUrl", "mtlsRootUrl", "baseUrl")}
-    assert rest == {k: v for k, v in reference.items()
-                    if k not in ("rootUrl", "mtlsRootUrl", "baseUrl")}
+    assert rest == {
+        k: v for k, v in reference.items() if k not in ("rootUrl", "mtlsRootUrl", "baseUrl")
+    }
     assert reference["rootUrl"] == "https://appsmarket.googleapis.com/"
 
 
 def test_control_sets_licences_and_adds_notifications(licensing, api):
-    record = licensing.set_customer("newco.example", "ACTIVE",
-                                    editions=[{"editionId": "team", "seatCount": 3}])
+    record = licensing.set_customer(
+        "newco.example", "ACTIVE", editions=[{"editionId": "team", "seatCount": 3}]
+    )
     assert record["state"] == "ACTIVE" and record["editions"] == [
-        {"editionId": "team", "seatCount": 3, "assignedSeats": 0}]
+        {"editionId": "team", "seatCount": 3, "assignedSeats": 0}
+    ]
     assert api.get(CUSTOMER.format(app=APP, customer="newco.example")).json() == record
     user = licensing.set_user("zoe@newco.example", customer_id="newco.example", state="EXPIRED")
     assert (user["state"], user["enabled"]) == ("EXPIRED", True)
     assert licensing.set_user("zoe@newco.example", enabled=False)["state"] == "EXPIRED"
-    added = licensing.control("POST", "/notifications", {
-        "customer_id": "newco.example", "timestamp": 1_800_000_000_000,
-        "provisions": [{"kind": "appsmarket#provision", "seatCount": "3"}]})
+    added = licensing.control(
+        "POST",
+        "/notifications",
+        {
+            "customer_id": "newco.example",
+            "timestamp": 1_800_000_000_000,
+            "provisions": [{"kind": "appsmarket#provision", "seatCount": "3"}],
+        },
+    )
     assert added["id"] == str(seed.SEEDED_NOTIFICATIONS + seed.OTHER_NOTIFICATIONS + 1)
     assert added["timestamp"] == "1800000000000" and "expiries" not in added
     everything = licensing.control("GET", "/licenses")
     assert {c["customerId"] for c in everything["customers"]} >= {"newco.example", LICENSED}
-    for bad in ({"customer_id": "x", "state": "MAYBE"}, {"state": "ACTIVE"},
-                {"customer_id": "a/b", "state": "ACTIVE"},
-                {"customer_id": "x", "state": "ACTIVE", "application_id": "1"}):
+    for bad in (
+        {"customer_id": "x", "state": "MAYBE"},
+        {"state": "ACTIVE"},
+        {"customer_id": "a/b", "state": "ACTIVE"},
+        {"customer_id": "x", "state": "ACTIVE", "application_id": "1"},
+    ):
         response = licensing.http.post("/__sandbox/licensing/customers", json=bad)
         assert response.status_code == 422, bad
     index = licensing.http.get("/__sandbox").json()

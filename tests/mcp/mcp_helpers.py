@@ -23,8 +23,7 @@ from toolkit.mcp.service import http_server
 SECRET = "correct horse battery staple"  # the operator secret of every test server
 REDIRECT = "http://localhost:3030/callback"
 PROTOCOL = "2025-06-18"
-MCP_HEADERS = {"Accept": "application/json, text/event-stream",
-               "Content-Type": "application/json"}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 POSTS = {
     "hello": ("Hello, world", "Some text.\n", {"tags": "python, tooling"}),
@@ -52,8 +51,10 @@ def write_posts(project: Any) -> None:
 
 
 def mcp_config(project: Any, extra_env: dict[str, str] | None = None) -> Config:
-    return load_config(project.root / "toolkit.toml",
-                       env={"TOOLKIT_MCP_OPERATOR_SECRET": SECRET, **(extra_env or {})})
+    return load_config(
+        project.root / "toolkit.toml",
+        env={"TOOLKIT_MCP_OPERATOR_SECRET": SECRET, **(extra_env or {})},
+    )
 
 
 def pkce() -> tuple[str, str]:
@@ -67,19 +68,33 @@ def query_of(url: str) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
 
 
-def approve(http: httpx.Client, consent_url: str, *, secret: str = SECRET,
-            scopes: list[str] | None = None, decision: str = "approve") -> httpx.Response:
+def approve(
+    http: httpx.Client,
+    consent_url: str,
+    *,
+    secret: str = SECRET,
+    scopes: list[str] | None = None,
+    decision: str = "approve",
+) -> httpx.Response:
     """Answer the authorization screen as the writer does: open it, tick `scopes` (default:
     what the page ticks), type the secret, press the button."""
     page = http.get(consent_url)
     assert page.status_code == 200, page.text
     if scopes is None:
-        scopes = [part.split('value="')[1].split('"')[0]
-                  for part in page.text.split("<input ")[1:]
-                  if 'name="scope"' in part and " checked" in part]
-    return http.post(consent_url.split("?")[0],
-                     data={"request": query_of(consent_url)["request"], "secret": secret,
-                           "decision": decision, "scope": scopes})
+        scopes = [
+            part.split('value="')[1].split('"')[0]
+            for part in page.text.split("<input ")[1:]
+            if 'name="scope"' in part and " checked" in part
+        ]
+    return http.post(
+        consent_url.split("?")[0],
+        data={
+            "request": query_of(consent_url)["request"],
+            "secret": secret,
+            "decision": decision,
+            "scope": scopes,
+        },
+    )
 
 
 @dataclass
@@ -109,29 +124,47 @@ class Harness:
         return self.base + "/mcp"
 
     def register(self, redirect_uris: list[str] | None = None, **metadata: Any) -> Registered:
-        response = self.http.post(self.base + "/register", json={
-            "redirect_uris": redirect_uris or [REDIRECT], "client_name": "test client",
-            **metadata})
+        response = self.http.post(
+            self.base + "/register",
+            json={
+                "redirect_uris": redirect_uris or [REDIRECT],
+                "client_name": "test client",
+                **metadata,
+            },
+        )
         assert response.status_code == 201, response.text
         body = response.json()
-        return Registered(body["client_id"], body.get("client_secret"),
-                          (redirect_uris or [REDIRECT])[0])
+        return Registered(
+            body["client_id"], body.get("client_secret"), (redirect_uris or [REDIRECT])[0]
+        )
 
-    def authorize_params(self, client: Registered, challenge: str | None,
-                         scopes: str | None = None, **extra: str) -> dict[str, str]:
-        params = {"response_type": "code", "client_id": client.client_id,
-                  "redirect_uri": client.redirect_uri, "state": "s-123", **extra}
+    def authorize_params(
+        self, client: Registered, challenge: str | None, scopes: str | None = None, **extra: str
+    ) -> dict[str, str]:
+        params = {
+            "response_type": "code",
+            "client_id": client.client_id,
+            "redirect_uri": client.redirect_uri,
+            "state": "s-123",
+            **extra,
+        }
         if challenge is not None:
             params.update(code_challenge=challenge, code_challenge_method="S256")
         if scopes is not None:
             params["scope"] = scopes
         return params
 
-    def authorize(self, client: Registered, challenge: str, scopes: str | None = None,
-                  granted: list[str] | None = None) -> str:
+    def authorize(
+        self,
+        client: Registered,
+        challenge: str,
+        scopes: str | None = None,
+        granted: list[str] | None = None,
+    ) -> str:
         """The code the writer's approval gives."""
-        response = self.http.get(self.base + "/authorize",
-                                 params=self.authorize_params(client, challenge, scopes))
+        response = self.http.get(
+            self.base + "/authorize", params=self.authorize_params(client, challenge, scopes)
+        )
         assert response.status_code == 302, response.text
         answer = approve(self.http, response.headers["location"], scopes=granted)
         assert answer.status_code == 302, answer.text
@@ -143,16 +176,24 @@ class Harness:
         return self.http.post(self.base + "/token", data=data, **kwargs)
 
     def exchange(self, client: Registered, code: str, verifier: str) -> httpx.Response:
-        return self.token({"grant_type": "authorization_code", "code": code,
-                           "redirect_uri": client.redirect_uri, "code_verifier": verifier,
-                           **client.form()})
+        return self.token(
+            {
+                "grant_type": "authorization_code",
+                "code": code,
+                "redirect_uri": client.redirect_uri,
+                "code_verifier": verifier,
+                **client.form(),
+            }
+        )
 
     def refresh(self, client: Registered, refresh_token: str) -> httpx.Response:
-        return self.token({"grant_type": "refresh_token", "refresh_token": refresh_token,
-                           **client.form()})
+        return self.token(
+            {"grant_type": "refresh_token", "refresh_token": refresh_token, **client.form()}
+        )
 
-    def tokens(self, scopes: str | None = None, granted: list[str] | None = None
-               ) -> tuple[Registered, dict[str, Any]]:
+    def tokens(
+        self, scopes: str | None = None, granted: list[str] | None = None
+    ) -> tuple[Registered, dict[str, Any]]:
         """A registered client and the tokens of one approved authorization."""
         client = self.register(scope=scopes) if scopes else self.register()
         verifier, challenge = pkce()
@@ -163,8 +204,14 @@ class Harness:
 
     # -- JSON-RPC over Streamable HTTP ------------------------------------------------------
 
-    def post_mcp(self, token: str | None, message: dict[str, Any], session: str | None = None,
-                 *, params: dict[str, str] | None = None) -> httpx.Response:
+    def post_mcp(
+        self,
+        token: str | None,
+        message: dict[str, Any],
+        session: str | None = None,
+        *,
+        params: dict[str, str] | None = None,
+    ) -> httpx.Response:
         headers = dict(MCP_HEADERS)
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
@@ -174,22 +221,40 @@ class Harness:
 
     def session(self, token: str) -> str:
         """An initialized MCP session of `token`; its id."""
-        response = self.post_mcp(token, {
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": PROTOCOL, "capabilities": {},
-                       "clientInfo": {"name": "test", "version": "1"}}})
+        response = self.post_mcp(
+            token,
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": PROTOCOL,
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "1"},
+                },
+            },
+        )
         assert response.status_code == 200, response.text
         session = response.headers["mcp-session-id"]
-        done = self.post_mcp(token, {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                             session)
+        done = self.post_mcp(
+            token, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session
+        )
         assert done.status_code == 202, done.text
         return session
 
-    def call(self, token: str, session: str, tool: str,
-             arguments: dict[str, Any] | None = None) -> httpx.Response:
-        return self.post_mcp(token, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                                     "params": {"name": tool, "arguments": arguments or {}}},
-                             session)
+    def call(
+        self, token: str, session: str, tool: str, arguments: dict[str, Any] | None = None
+    ) -> httpx.Response:
+        return self.post_mcp(
+            token,
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": tool, "arguments": arguments or {}},
+            },
+            session,
+        )
 
 
 @contextmanager
@@ -220,7 +285,7 @@ def challenge_of(response: httpx.Response) -> dict[str, str]:
     header = response.headers["www-authenticate"]
     assert header.startswith("Bearer "), header
     attributes: dict[str, str] = {}
-    for part in header[len("Bearer "):].split('", '):
+    for part in header[len("Bearer ") :].split('", '):
         name, _, value = part.partition("=")
         attributes[name.strip()] = value.strip().strip('"')
     return attributes

@@ -11,8 +11,9 @@ from mcp_helpers import REDIRECT, approve, pkce, query_of, result_of
 
 def start(server: Any, client: Any, **extra: str) -> Any:
     _, challenge = pkce()
-    return server.http.get(server.base + "/authorize",
-                           params=server.authorize_params(client, challenge, **extra))
+    return server.http.get(
+        server.base + "/authorize", params=server.authorize_params(client, challenge, **extra)
+    )
 
 
 # -- 14: attacker-controlled values are cut short in events and answers -------------------------
@@ -20,8 +21,9 @@ def start(server: Any, client: Any, **extra: str) -> Any:
 
 def test_a_huge_refused_redirect_uri_is_cut_short_in_events_and_the_answer(server):
     uri = "ftp://evil.example/" + "a" * 200_000
-    response = server.http.post(server.base + "/register",
-                                json={"redirect_uris": [uri], "client_name": "x"})
+    response = server.http.post(
+        server.base + "/register", json={"redirect_uris": [uri], "client_name": "x"}
+    )
     assert response.status_code == 400
     assert len(response.text) < 2_000
     assert server.recorder.events
@@ -38,8 +40,12 @@ def test_an_over_long_state_is_refused_and_not_stored(server):
     assert response.status_code == 302
     answer = query_of(response.headers["location"])
     assert answer["error"] == "invalid_request" and "state" in answer["error_description"]
-    assert server.http.get(server.base + "/authorize", params=server.authorize_params(
-        client, pkce()[1])).status_code == 302  # a normal request still works
+    assert (
+        server.http.get(
+            server.base + "/authorize", params=server.authorize_params(client, pkce()[1])
+        ).status_code
+        == 302
+    )  # a normal request still works
 
 
 def test_pending_authorization_requests_are_bounded_per_client(server):
@@ -62,8 +68,9 @@ def test_pending_authorization_requests_are_bounded_per_client(server):
 def test_a_flood_of_registrations_does_not_evict_the_writers_client_during_consent(server):
     writer = server.register()
     verifier, challenge = pkce()
-    response = server.http.get(server.base + "/authorize",
-                               params=server.authorize_params(writer, challenge))
+    response = server.http.get(
+        server.base + "/authorize", params=server.authorize_params(writer, challenge)
+    )
     consent = response.headers["location"]
     for n in range(120):
         server.register(client_name=f"flood {n}")
@@ -73,14 +80,17 @@ def test_a_flood_of_registrations_does_not_evict_the_writers_client_during_conse
     tokens = server.exchange(writer, code, verifier)
     assert tokens.status_code == 200, tokens.text
     session = server.session(tokens.json()["access_token"])
-    assert not result_of(server.call(tokens.json()["access_token"], session,
-                                     "list_posts"))["isError"]
+    assert not result_of(server.call(tokens.json()["access_token"], session, "list_posts"))[
+        "isError"
+    ]
 
 
 @pytest.mark.parametrize("count", [11])
 def test_too_many_redirect_uris_are_refused(server, count):
-    response = server.http.post(server.base + "/register", json={
-        "redirect_uris": [f"{REDIRECT}{n}" for n in range(count)], "client_name": "x"})
+    response = server.http.post(
+        server.base + "/register",
+        json={"redirect_uris": [f"{REDIRECT}{n}" for n in range(count)], "client_name": "x"},
+    )
     assert response.status_code == 400
 
 
@@ -93,11 +103,14 @@ def logs_session(server: Any, granted: list[str] | None = None) -> tuple[str, st
     return token, server.session(token)
 
 
-@pytest.mark.parametrize(("tool", "arguments"), [
-    ("read_post", {"path": "a/" * 200_000 + "x.md"}),
-    ("check_posts", {"paths": ["a/" * 200_000]}),
-    ("read_comments", {"path": "content/" + "x" * 5_000 + ".md"}),
-])
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("read_post", {"path": "a/" * 200_000 + "x.md"}),
+        ("check_posts", {"paths": ["a/" * 200_000]}),
+        ("read_comments", {"path": "content/" + "x" * 5_000 + ".md"}),
+    ],
+)
 def test_an_over_long_path_is_refused_by_the_schema(server, tool, arguments):
     token, session = logs_session(server)
     response = server.call(token, session, tool, arguments)
@@ -107,9 +120,16 @@ def test_an_over_long_path_is_refused_by_the_schema(server, tool, arguments):
 
 def test_an_over_long_resource_path_is_refused(server):
     token, session = logs_session(server)
-    response = server.post_mcp(token, {
-        "jsonrpc": "2.0", "id": 3, "method": "resources/read",
-        "params": {"uri": "toolkit://post/" + "a/" * 100_000 + "x.md"}}, session)
+    response = server.post_mcp(
+        token,
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "resources/read",
+            "params": {"uri": "toolkit://post/" + "a/" * 100_000 + "x.md"},
+        },
+        session,
+    )
     assert response.status_code == 200
     assert "at most 4096 characters" in response.json()["error"]["message"]
 
@@ -121,22 +141,38 @@ def nested(depth: int) -> bytes:
     return b"[" * depth + b"]" * depth
 
 
-@pytest.mark.parametrize("body", [nested(100_000), b'{"jsonrpc": "2.0", "x": "\xff\xfe"}',
-                                  b'{"a":' * 5_000 + b"1" + b"}" * 5_000])
+@pytest.mark.parametrize(
+    "body",
+    [
+        nested(100_000),
+        b'{"jsonrpc": "2.0", "x": "\xff\xfe"}',
+        b'{"a":' * 5_000 + b"1" + b"}" * 5_000,
+    ],
+)
 def test_a_bad_body_on_mcp_is_400(server, body):
     token, session = logs_session(server)
-    response = server.http.post(server.url, content=body, headers={
-        "Authorization": f"Bearer {token}", "Mcp-Session-Id": session,
-        "MCP-Protocol-Version": "2025-06-18", "Content-Type": "application/json",
-        "Accept": "application/json, text/event-stream"})
+    response = server.http.post(
+        server.url,
+        content=body,
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Mcp-Session-Id": session,
+            "MCP-Protocol-Version": "2025-06-18",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        },
+    )
     assert response.status_code == 400, response.text[:300]
 
 
-@pytest.mark.parametrize("body", [nested(100_000), b'{"redirect_uris": ["\xff"]}',
-                                  b'{"a":' * 5_000 + b"1" + b"}" * 5_000])
+@pytest.mark.parametrize(
+    "body",
+    [nested(100_000), b'{"redirect_uris": ["\xff"]}', b'{"a":' * 5_000 + b"1" + b"}" * 5_000],
+)
 def test_a_bad_body_on_register_is_400(server, body):
-    response = server.http.post(server.base + "/register", content=body,
-                                headers={"Content-Type": "application/json"})
+    response = server.http.post(
+        server.base + "/register", content=body, headers={"Content-Type": "application/json"}
+    )
     assert response.status_code == 400, response.text[:300]
     assert response.json()["error"] == "invalid_client_metadata"
 
@@ -146,8 +182,9 @@ def test_a_bad_body_on_register_is_400(server, body):
 
 def test_an_authorize_error_for_a_client_never_approved_is_a_page_not_a_redirect(server):
     stranger = server.register(["https://evil.example/landing"])
-    response = server.http.get(server.base + "/authorize",
-                               params=server.authorize_params(stranger, None))
+    response = server.http.get(
+        server.base + "/authorize", params=server.authorize_params(stranger, None)
+    )
     assert response.status_code == 400
     assert "location" not in response.headers
     assert response.json()["error"] == "invalid_request"
@@ -173,11 +210,14 @@ def test_a_symlink_out_of_the_content_folder_is_left_out_by_every_tool(make_proj
     project.post("real", "A real draft", "Draft body.\n")
     notes = project.root / "notes"
     notes.mkdir()
-    (notes / "secret.md").write_text("---\ntitle: Private notes\npublished: false\n---\n"
-                                     "Not for anyone.\n", encoding="utf-8")
+    (notes / "secret.md").write_text(
+        "---\ntitle: Private notes\npublished: false\n---\nNot for anyone.\n", encoding="utf-8"
+    )
     (project.root / "content" / "linked.md").symlink_to(notes / "secret.md")
-    config = load_config(project.root / "toolkit.toml", env={
-        "FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key})
+    config = load_config(
+        project.root / "toolkit.toml",
+        env={"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key},
+    )
     server = ToolkitMCP(config, EventRecorder(), local_scopes=scopes.ALL)
 
     async def run() -> dict[str, Any]:
@@ -199,17 +239,30 @@ def test_a_symlink_out_of_the_content_folder_is_left_out_by_every_tool(make_proj
     site = project.root / "site"
     assert (site / "real" / "index.html").is_file()
     assert not (site / "linked").exists()
-    assert not any("Not for anyone" in page.read_text(encoding="utf-8", errors="replace")
-                   for page in site.rglob("*.html"))
-    titles = [a["title"] for a in httpx.get(
-        f"{sandbox.base_url}/api/articles/me/all", params={"per_page": 100},
-        headers={"api-key": sandbox.demo_api_key}).json()]
+    assert not any(
+        "Not for anyone" in page.read_text(encoding="utf-8", errors="replace")
+        for page in site.rglob("*.html")
+    )
+    titles = [
+        a["title"]
+        for a in httpx.get(
+            f"{sandbox.base_url}/api/articles/me/all",
+            params={"per_page": 100},
+            headers={"api-key": sandbox.demo_api_key},
+        ).json()
+    ]
     assert "A real draft" in titles and "Private notes" not in titles
 
 
 def test_registration_metadata_is_bounded_before_it_is_stored(server, mcp_project):
-    response = server.http.post(server.base + "/register", json={
-        "redirect_uris": [REDIRECT], "client_name": "x", "client_uri": "https://a.example/",
-        "contacts": ["c" * 1_000 + "@example.com"] * 100})
+    response = server.http.post(
+        server.base + "/register",
+        json={
+            "redirect_uris": [REDIRECT],
+            "client_name": "x",
+            "client_uri": "https://a.example/",
+            "contacts": ["c" * 1_000 + "@example.com"] * 100,
+        },
+    )
     assert response.status_code == 400
     assert "at most 16 KiB" in response.json()["error_description"]

@@ -13,8 +13,9 @@ from mcp_helpers import SECRET
 
 
 def test_add_client_shows_its_secret_once_and_lists_it(mcp_project):
-    created = mcp_project.run("mcp", "add-client", "nightly check", "--scope", "read",
-                              "--scope", "logs")
+    created = mcp_project.run(
+        "mcp", "add-client", "nightly check", "--scope", "read", "--scope", "logs"
+    )
     assert created.exit_code == 0, created.output
     lines = dict(line.split(": ", 1) for line in created.stdout.splitlines())
     assert lines["client_secret"].startswith("tks_")
@@ -43,9 +44,19 @@ def test_options_of_one_transport_are_refused_for_the_other(mcp_project):
 
 def test_ctrl_c_stops_a_stdio_server_whose_client_keeps_stdin_open(mcp_project):
     process = subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "--config", str(mcp_project.root / "toolkit.toml"),
-         "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        cwd=mcp_project.root)
+        [
+            sys.executable,
+            "-m",
+            "toolkit",
+            "--config",
+            str(mcp_project.root / "toolkit.toml"),
+            "mcp",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=mcp_project.root,
+    )
     try:
         assert process.stderr is not None
         assert b"toolkit MCP server on stdio" in process.stderr.readline()
@@ -63,10 +74,24 @@ def test_ctrl_c_stops_a_stdio_server_whose_client_keeps_stdin_open(mcp_project):
 
 def test_ctrl_c_stops_the_http_server(mcp_project):
     process = subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "--config", str(mcp_project.root / "toolkit.toml"),
-         "mcp", "--transport", "http", "--port", "0"], stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, cwd=mcp_project.root, text=True,
-        env={**os.environ, "TOOLKIT_MCP_OPERATOR_SECRET": SECRET})
+        [
+            sys.executable,
+            "-m",
+            "toolkit",
+            "--config",
+            str(mcp_project.root / "toolkit.toml"),
+            "mcp",
+            "--transport",
+            "http",
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=mcp_project.root,
+        text=True,
+        env={**os.environ, "TOOLKIT_MCP_OPERATOR_SECRET": SECRET},
+    )
     try:
         assert process.stdout is not None
         first = process.stdout.readline()
@@ -97,7 +122,12 @@ def test_help_and_a_build_with_nothing_to_do_never_import_the_sdk(mcp_project):
         "print('MODULES:' + ','.join(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')"
         " or m in ('pydantic', 'starlette')))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          cwd=mcp_project.root, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=mcp_project.root,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "MODULES:"

@@ -76,20 +76,24 @@ class Writer:
 
 def oauth_client(url: str, storage: MemoryStorage, writer: Writer) -> OAuthClientProvider:
     return OAuthClientProvider(
-        url, OAuthClientMetadata(client_name="an assistant", redirect_uris=[REDIRECT]),
-        storage, writer.redirect_handler, writer.callback_handler)
+        url,
+        OAuthClientMetadata(client_name="an assistant", redirect_uris=[REDIRECT]),
+        storage,
+        writer.redirect_handler,
+        writer.callback_handler,
+    )
 
 
-async def with_session(url: str, auth: httpx.Auth, work: Any,
-                       seen: list[str] | None = None) -> Any:
+async def with_session(url: str, auth: httpx.Auth, work: Any, seen: list[str] | None = None) -> Any:
     async def record(request: httpx.Request) -> None:
         if seen is not None:
             seen.append(f"{request.method} {request.url.path}")
 
-    async with httpx.AsyncClient(auth=auth, timeout=30,
-                                 event_hooks={"request": [record]}) as http, \
-            streamable_http_client(url, http_client=http) as (read, write, _), \
-            ClientSession(read, write) as session:
+    async with (
+        httpx.AsyncClient(auth=auth, timeout=30, event_hooks={"request": [record]}) as http,
+        streamable_http_client(url, http_client=http) as (read, write, _),
+        ClientSession(read, write) as session,
+    ):
         await session.initialize()
         return await work(session)
 
@@ -103,27 +107,50 @@ def test_the_sdk_client_is_authorized_and_uses_the_tools(server, mcp_project):
         checked = await session.call_tool("check_posts", {"paths": ["content/broken.md"]})
         resources = await session.list_resources()
         text = await session.read_resource(resources.resources[0].uri)
-        return {"tools": tools, "listed": listed, "checked": checked, "resources": resources,
-                "text": text}
+        return {
+            "tools": tools,
+            "listed": listed,
+            "checked": checked,
+            "resources": resources,
+            "text": text,
+        }
 
-    got = anyio.run(with_session, server.url, oauth_client(server.url, storage, writer), work,
-                    seen)
+    got = anyio.run(with_session, server.url, oauth_client(server.url, storage, writer), work, seen)
     # Discovery (RFC 9728 first, then RFC 8414), registration, the screen, the exchange.
-    assert seen[:6] == ["POST /mcp", "GET /.well-known/oauth-protected-resource/mcp",
-                        "GET /.well-known/oauth-authorization-server", "POST /register",
-                        "POST /token", "POST /mcp"]
+    assert seen[:6] == [
+        "POST /mcp",
+        "GET /.well-known/oauth-protected-resource/mcp",
+        "GET /.well-known/oauth-authorization-server",
+        "POST /register",
+        "POST /token",
+        "POST /mcp",
+    ]
     assert writer.screens == 1
     assert storage.tokens is not None and storage.tokens.scope == "read draft-write logs"
     names = [tool.name for tool in got["tools"].tools]
-    assert {"list_posts", "read_post", "check_posts", "plan", "push_drafts", "read_comments",
-            "build_site"} <= set(names)
-    assert all(tool.outputSchema and tool.inputSchema and tool.description
-               for tool in got["tools"].tools)
+    assert {
+        "list_posts",
+        "read_post",
+        "check_posts",
+        "plan",
+        "push_drafts",
+        "read_comments",
+        "build_site",
+    } <= set(names)
+    assert all(
+        tool.outputSchema and tool.inputSchema and tool.description for tool in got["tools"].tools
+    )
     posts = got["listed"].structuredContent["posts"]
-    assert {p["path"] for p in posts} == {"content/hello.md", "content/draft.md",
-                                          "content/broken.md"}
-    assert got["checked"].structuredContent["problems"][0]["text"].startswith(
-        "content/broken.md:2: title:")
+    assert {p["path"] for p in posts} == {
+        "content/hello.md",
+        "content/draft.md",
+        "content/broken.md",
+    }
+    assert (
+        got["checked"]
+        .structuredContent["problems"][0]["text"]
+        .startswith("content/broken.md:2: title:")
+    )
     first = got["resources"].resources[0]
     assert str(first.uri) == "toolkit://post/content/broken.md"
     assert got["text"].contents[0].text == (mcp_project.content / "broken.md").read_text()
@@ -181,16 +208,22 @@ def test_tokens_and_clients_survive_a_restart(mcp_project):
 def test_client_credentials_with_the_sdk_client(server, mcp_project):
     created = add_client(mcp_config(mcp_project), "nightly check", ["read"])
     auth = ClientCredentialsOAuthProvider(
-        server.url, MemoryStorage(), created.client.client_id, created.client_secret,
-        scopes="read", issuer=server.base + "/")
+        server.url,
+        MemoryStorage(),
+        created.client.client_id,
+        created.client_secret,
+        scopes="read",
+        issuer=server.base + "/",
+    )
 
     async def work(session: ClientSession) -> Any:
         return await session.call_tool("check_posts", {})
 
     result = anyio.run(with_session, server.url, auth, work)
     assert result.structuredContent["errors"] == 1
-    assert any(e.action == "client_credentials" and e.outcome == "ok"
-               for e in server.recorder.events)
+    assert any(
+        e.action == "client_credentials" and e.outcome == "ok" for e in server.recorder.events
+    )
 
 
 def test_client_credentials_refusals(server, mcp_project):
@@ -203,31 +236,40 @@ def test_client_credentials_refusals(server, mcp_project):
     assert wrong.status_code == 401 and wrong.json()["error"] == "invalid_client"
     assert wrong.headers["www-authenticate"].startswith("Basic")
     # Asking for more gives what the client may have (RFC 6749 3.3), never more...
-    more = server.token({"grant_type": "client_credentials", "scope": "read publish"},
-                        auth=(client_id, secret))
+    more = server.token(
+        {"grant_type": "client_credentials", "scope": "read publish"}, auth=(client_id, secret)
+    )
     assert more.status_code == 200 and more.json()["scope"] == "read"
     # ...and nothing it may have is refused.
-    outside = server.token({"grant_type": "client_credentials", "scope": "publish"},
-                           auth=(client_id, secret))
+    outside = server.token(
+        {"grant_type": "client_credentials", "scope": "publish"}, auth=(client_id, secret)
+    )
     assert outside.status_code == 400 and outside.json()["error"] == "invalid_scope"
     # A client that registered itself is not one the operator approved for it.
     registered = server.register()
     refused = server.token({"grant_type": "client_credentials", **registered.form()})
     assert refused.status_code == 400 and refused.json()["error"] == "unauthorized_client"
-    asked = server.http.post(server.base + "/register", json={
-        "redirect_uris": [REDIRECT], "grant_types": ["client_credentials"]})
+    asked = server.http.post(
+        server.base + "/register",
+        json={"redirect_uris": [REDIRECT], "grant_types": ["client_credentials"]},
+    )
     assert asked.status_code == 400
 
 
 def test_a_revoked_client_is_cut_off(server, mcp_project):
     client, tokens = server.tokens()
     assert server.session(tokens["access_token"])
-    result = mcp_project.run("mcp", "revoke", client.client_id,
-                             env={"TOOLKIT_MCP_OPERATOR_SECRET": SECRET})
+    result = mcp_project.run(
+        "mcp", "revoke", client.client_id, env={"TOOLKIT_MCP_OPERATOR_SECRET": SECRET}
+    )
     assert result.exit_code == 0, result.output
     assert f"revoked {client.client_id}" in result.output
-    assert server.post_mcp(tokens["access_token"], {"jsonrpc": "2.0", "id": 1,
-                                                    "method": "ping"}).status_code == 401
+    assert (
+        server.post_mcp(
+            tokens["access_token"], {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        ).status_code
+        == 401
+    )
     assert server.refresh(client, tokens["refresh_token"]).status_code in (400, 401)
     again = mcp_project.run("mcp", "revoke", client.client_id)
     assert again.exit_code == 1
@@ -235,7 +277,8 @@ def test_a_revoked_client_is_cut_off(server, mcp_project):
     listed = mcp_project.run("mcp", "clients", "--all", "--json")
     assert '"revoked": true' in listed.output
     assert mcp_project.run("mcp", "revoke", "nobody").output.startswith(
-        "Error: no MCP client 'nobody'")
+        "Error: no MCP client 'nobody'"
+    )
 
 
 # -- where the server refuses to start ---------------------------------------------------------
@@ -254,8 +297,16 @@ def test_a_short_operator_secret_is_refused(mcp_project):
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.0.2.10", "example.com"])
 def test_a_non_loopback_address_needs_tls(mcp_project, host):
-    result = mcp_project.run("mcp", "--transport", "http", "--host", host, "--port", "0",
-                             env={"TOOLKIT_MCP_OPERATOR_SECRET": SECRET})
+    result = mcp_project.run(
+        "mcp",
+        "--transport",
+        "http",
+        "--host",
+        host,
+        "--port",
+        "0",
+        env={"TOOLKIT_MCP_OPERATOR_SECRET": SECRET},
+    )
     assert result.exit_code == 1
     assert result.output.startswith(f"Error: {host} is not a loopback address")
 
@@ -277,29 +328,43 @@ def self_signed(folder) -> tuple[Any, Any]:
     now = dt.datetime.now(dt.UTC)
     import ipaddress
 
-    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
-            .public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now - dt.timedelta(days=1)).not_valid_after(now + dt.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(
-                ipaddress.ip_address("127.0.0.1"))]), critical=False)
-            .sign(key, hashes.SHA256()))
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(days=1))
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
     cert_path, key_path = folder / "cert.pem", folder / "key.pem"
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                           serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
     return cert_path, key_path
 
 
 def test_tls_serves_https(mcp_project, tmp_path):
     cert, key = self_signed(tmp_path)
-    running = http_server(mcp_config(mcp_project), port=0, tls_cert=cert, tls_key=key,
-                          listener=EventRecorder())
+    running = http_server(
+        mcp_config(mcp_project), port=0, tls_cert=cert, tls_key=key, listener=EventRecorder()
+    )
     try:
         assert running.url.startswith("https://127.0.0.1:")
         trusted = ssl.create_default_context(cafile=str(cert))
-        response = httpx.get(running.issuer_url + "/.well-known/oauth-authorization-server",
-                             verify=trusted)
+        response = httpx.get(
+            running.issuer_url + "/.well-known/oauth-authorization-server", verify=trusted
+        )
         assert response.status_code == 200
         assert response.json()["token_endpoint"].startswith("https://")
     finally:
@@ -310,5 +375,9 @@ def test_a_bad_certificate_is_one_line(mcp_project, tmp_path):
     (tmp_path / "cert.pem").write_text("not a certificate")
     (tmp_path / "key.pem").write_text("not a key")
     with pytest.raises(ServeError, match="TLS: cannot use the certificate"):
-        http_server(mcp_config(mcp_project), port=0, tls_cert=tmp_path / "cert.pem",
-                    tls_key=tmp_path / "key.pem")
+        http_server(
+            mcp_config(mcp_project),
+            port=0,
+            tls_cert=tmp_path / "cert.pem",
+            tls_key=tmp_path / "key.pem",
+        )

@@ -21,15 +21,21 @@ def test_a_loopback_redirect_uri_matches_on_any_port(server):
     assert response.status_code == 200, response.text
 
 
-@pytest.mark.parametrize("uri", ["http://localhost:3030/elsewhere",
-                                 "http://127.0.0.1:3030/callback",
-                                 "https://localhost:3030/callback"])
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "http://localhost:3030/elsewhere",
+        "http://127.0.0.1:3030/callback",
+        "https://localhost:3030/callback",
+    ],
+)
 def test_only_the_port_of_a_loopback_redirect_uri_may_differ(server, uri):
     client = server.register()
     client.redirect_uri = uri
     _, challenge = pkce()
-    response = server.http.get(server.base + "/authorize",
-                               params=server.authorize_params(client, challenge))
+    response = server.http.get(
+        server.base + "/authorize", params=server.authorize_params(client, challenge)
+    )
     assert response.status_code == 400
 
 
@@ -38,14 +44,28 @@ def test_a_token_request_for_another_resource_is_invalid_target(server):
     client = server.register()
     verifier, challenge = pkce()
     code = server.authorize(client, challenge)
-    response = server.token({"grant_type": "authorization_code", "code": code,
-                             "redirect_uri": client.redirect_uri, "code_verifier": verifier,
-                             "resource": "https://elsewhere.example/mcp", **client.form()})
+    response = server.token(
+        {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": client.redirect_uri,
+            "code_verifier": verifier,
+            "resource": "https://elsewhere.example/mcp",
+            **client.form(),
+        }
+    )
     assert response.status_code == 400
     assert response.json()["error"] == "invalid_target"
-    ours = server.token({"grant_type": "authorization_code", "code": code,
-                         "redirect_uri": client.redirect_uri, "code_verifier": verifier,
-                         "resource": server.url, **client.form()})
+    ours = server.token(
+        {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": client.redirect_uri,
+            "code_verifier": verifier,
+            "resource": server.url,
+            **client.form(),
+        }
+    )
     assert ours.status_code == 200, ours.text
 
 
@@ -60,8 +80,7 @@ def test_the_issuer_has_no_trailing_slash(server):
 @pytest.mark.parametrize("host", ["::1", "127.0.0.2"])
 def test_other_loopback_addresses_start(mcp_project, host):
     try:
-        running = http_server(mcp_config(mcp_project), host=host, port=0,
-                              listener=EventRecorder())
+        running = http_server(mcp_config(mcp_project), host=host, port=0, listener=EventRecorder())
     except OSError as exc:  # pragma: no cover - a machine without that address
         pytest.skip(f"{host}: {exc}")
     try:
@@ -74,32 +93,39 @@ def test_other_loopback_addresses_start(mcp_project, host):
         running.stop()
 
 
-@pytest.mark.parametrize("path", ["/register", "/token", "/authorize",
-                                  "/.well-known/oauth-authorization-server", "/consent"])
+@pytest.mark.parametrize(
+    "path",
+    ["/register", "/token", "/authorize", "/.well-known/oauth-authorization-server", "/consent"],
+)
 def test_the_oauth_endpoints_check_host(server, path):
     """DNS rebinding: as /mcp does."""
-    response = server.http.request("GET" if "well-known" in path or path in ("/authorize",
-                                                                            "/consent")
-                                   else "POST", server.base + path,
-                                   headers={"Host": "attacker.example"})
+    response = server.http.request(
+        "GET" if "well-known" in path or path in ("/authorize", "/consent") else "POST",
+        server.base + path,
+        headers={"Host": "attacker.example"},
+    )
     assert response.status_code == 421
 
 
 def test_the_consent_form_checks_origin(server):
     client = server.register()
     _, challenge = pkce()
-    consent = server.http.get(server.base + "/authorize",
-                              params=server.authorize_params(client, challenge)
-                              ).headers["location"]
+    consent = server.http.get(
+        server.base + "/authorize", params=server.authorize_params(client, challenge)
+    ).headers["location"]
     request = query_of(consent)["request"]
-    forged = server.http.post(consent.split("?")[0], headers={"Origin": "https://evil.example"},
-                              data={"request": request, "secret": SECRET,
-                                    "decision": "approve", "scope": ["read"]})
+    forged = server.http.post(
+        consent.split("?")[0],
+        headers={"Origin": "https://evil.example"},
+        data={"request": request, "secret": SECRET, "decision": "approve", "scope": ["read"]},
+    )
     assert forged.status_code == 403
     assert "location" not in forged.headers
-    same = server.http.post(consent.split("?")[0], headers={"Origin": server.base},
-                            data={"request": request, "secret": SECRET,
-                                  "decision": "approve", "scope": ["read"]})
+    same = server.http.post(
+        consent.split("?")[0],
+        headers={"Origin": server.base},
+        data={"request": request, "secret": SECRET, "decision": "approve", "scope": ["read"]},
+    )
     assert same.status_code == 302 and "code" in query_of(same.headers["location"])
 
 
@@ -109,15 +135,19 @@ def test_a_trivially_weak_operator_secret_is_refused(mcp_project, secret):
         http_server(mcp_config(mcp_project, {"TOOLKIT_MCP_OPERATOR_SECRET": secret}), port=0)
 
 
-@pytest.mark.parametrize(("metadata", "field"), [
-    ({"grant_types": ["authorization_code", "refresh_token", "implicit"]}, "grant_types"),
-    ({"grant_types": ["authorization_code", "refresh_token", "password"]}, "grant_types"),
-    ({"response_types": ["code", "token"]}, "response_types"),
-    ({"token_endpoint_auth_method": "private_key_jwt"}, "token_endpoint_auth_method"),
-])
+@pytest.mark.parametrize(
+    ("metadata", "field"),
+    [
+        ({"grant_types": ["authorization_code", "refresh_token", "implicit"]}, "grant_types"),
+        ({"grant_types": ["authorization_code", "refresh_token", "password"]}, "grant_types"),
+        ({"response_types": ["code", "token"]}, "response_types"),
+        ({"token_endpoint_auth_method": "private_key_jwt"}, "token_endpoint_auth_method"),
+    ],
+)
 def test_registration_takes_only_what_the_server_supports(server, metadata, field):
-    response = server.http.post(server.base + "/register", json={
-        "redirect_uris": [REDIRECT], "client_name": "x", **metadata})
+    response = server.http.post(
+        server.base + "/register",
+        json={"redirect_uris": [REDIRECT], "client_name": "x", **metadata},
+    )
     assert response.status_code == 400, response.text
     assert field in response.json()["error_description"]
-

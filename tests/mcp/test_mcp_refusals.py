@@ -20,16 +20,28 @@ from mcp_helpers import (
 
 
 def initialize(server, token):
-    return server.post_mcp(token, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    return server.post_mcp(
+        token,
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": PROTOCOL,
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+    )
 
 
 def test_no_token_is_401_with_where_to_find_the_authorization_server(server):
     response = initialize(server, None)
     assert response.status_code == 401
     challenge = challenge_of(response)
-    assert challenge["resource_metadata"] == \
-        f"{server.base}/.well-known/oauth-protected-resource/mcp"
+    assert (
+        challenge["resource_metadata"] == f"{server.base}/.well-known/oauth-protected-resource/mcp"
+    )
     assert challenge["error"] == "invalid_token"
 
 
@@ -62,14 +74,23 @@ def test_a_token_still_valid_just_before_it_expires(server):
 
 def test_a_token_in_the_query_string_is_refused(server):
     _, tokens = server.tokens()
-    message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    message = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": PROTOCOL,
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
     alone = server.post_mcp(None, message, params={"access_token": tokens["access_token"]})
     assert alone.status_code == 400
     assert challenge_of(alone)["error"] == "invalid_request"
     # Even with the header as well: a token that was put in a URL is refused, not ignored.
-    both = server.post_mcp(tokens["access_token"], message,
-                           params={"access_token": tokens["access_token"]})
+    both = server.post_mcp(
+        tokens["access_token"], message, params={"access_token": tokens["access_token"]}
+    )
     assert both.status_code == 400
     assert server.post_mcp(tokens["access_token"], message).status_code == 200  # the header works
 
@@ -89,8 +110,9 @@ def test_a_wrong_pkce_verifier_is_refused(server):
 
 def test_a_missing_code_challenge_is_refused(server):
     client, _ = server.tokens()  # approved before: errors go back to it
-    response = server.http.get(server.base + "/authorize",
-                               params=server.authorize_params(client, None))
+    response = server.http.get(
+        server.base + "/authorize", params=server.authorize_params(client, None)
+    )
     assert response.status_code == 302
     back = query_of(response.headers["location"])
     assert response.headers["location"].startswith(REDIRECT)
@@ -176,22 +198,33 @@ def test_a_redirect_uri_not_registered_is_refused_without_redirecting(server):
     assert "not registered" in response.json()["error_description"]
 
 
-@pytest.mark.parametrize("uri", [
-    "http://example.com/callback",  # http, not on this machine
-    "http://localhost.example.com/callback",
-    "myapp://callback",
-    "https://example.com/callback#fragment",
-    "https://user:pw@example.com/callback",
-])
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "http://example.com/callback",  # http, not on this machine
+        "http://localhost.example.com/callback",
+        "myapp://callback",
+        "https://example.com/callback#fragment",
+        "https://user:pw@example.com/callback",
+    ],
+)
 def test_a_redirect_uri_that_is_not_https_or_localhost_is_refused_at_registration(server, uri):
-    response = server.http.post(server.base + "/register",
-                                json={"redirect_uris": [uri], "client_name": "x"})
+    response = server.http.post(
+        server.base + "/register", json={"redirect_uris": [uri], "client_name": "x"}
+    )
     assert response.status_code == 400
     assert response.json()["error"] == "invalid_redirect_uri"
 
 
-@pytest.mark.parametrize("uri", ["http://localhost:3030/cb", "http://127.0.0.1/cb",
-                                 "http://[::1]:9/cb", "https://example.com/cb"])
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "http://localhost:3030/cb",
+        "http://127.0.0.1/cb",
+        "http://[::1]:9/cb",
+        "https://example.com/cb",
+    ],
+)
 def test_localhost_and_https_redirect_uris_are_accepted(server, uri):
     assert server.register([uri]).client_id
 
@@ -224,9 +257,16 @@ def test_publishing_needs_the_publish_scope_as_well(server):
 def test_reading_posts_as_resources_needs_read(server):
     _, tokens = server.tokens(granted=["draft-write"])
     session = server.session(tokens["access_token"])
-    response = server.post_mcp(tokens["access_token"], {
-        "jsonrpc": "2.0", "id": 3, "method": "resources/read",
-        "params": {"uri": "toolkit://post/content/hello.md"}}, session)
+    response = server.post_mcp(
+        tokens["access_token"],
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "resources/read",
+            "params": {"uri": "toolkit://post/content/hello.md"},
+        },
+        session,
+    )
     assert response.status_code == 403
     assert challenge_of(response)["scope"] == "read"
 
@@ -239,52 +279,73 @@ def test_the_screen_never_ticks_publish_by_itself(server):
 # -- malformed requests: 400 -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("data,error", [
-    ({}, "invalid_request"),  # no grant_type
-    ({"grant_type": "password", "username": "a", "password": "b"}, "unsupported_grant_type"),
-    ({"grant_type": "authorization_code"}, "invalid_request"),  # no code, no verifier
-    ({"grant_type": "refresh_token"}, "invalid_request"),  # no refresh_token
-])
+@pytest.mark.parametrize(
+    "data,error",
+    [
+        ({}, "invalid_request"),  # no grant_type
+        ({"grant_type": "password", "username": "a", "password": "b"}, "unsupported_grant_type"),
+        ({"grant_type": "authorization_code"}, "invalid_request"),  # no code, no verifier
+        ({"grant_type": "refresh_token"}, "invalid_request"),  # no refresh_token
+    ],
+)
 def test_malformed_token_requests_are_400(server, data, error):
     client = server.register()
-    response = server.token({**data, **client.form()} if data.get("grant_type") in (
-        "authorization_code", "refresh_token") else data)
+    response = server.token(
+        {**data, **client.form()}
+        if data.get("grant_type") in ("authorization_code", "refresh_token")
+        else data
+    )
     assert response.status_code == 400, response.text
     assert response.json()["error"] == error
 
 
 def test_a_token_request_that_is_not_a_form_is_400(server):
-    response = server.http.post(server.base + "/token",
-                                json={"grant_type": "client_credentials"})
+    response = server.http.post(server.base + "/token", json={"grant_type": "client_credentials"})
     assert response.status_code == 400
     assert response.json()["error"] == "invalid_request"
 
 
 def test_a_token_request_with_a_repeated_parameter_is_400(server):
-    response = server.http.post(server.base + "/token", content=(
-        "grant_type=refresh_token&refresh_token=a&refresh_token=b"),
-        headers={"Content-Type": "application/x-www-form-urlencoded"})
+    response = server.http.post(
+        server.base + "/token",
+        content=("grant_type=refresh_token&refresh_token=a&refresh_token=b"),
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
     assert response.status_code == 400
     assert "more than once" in response.json()["error_description"]
 
 
 def test_a_token_request_with_a_wrong_client_secret_is_401(server):
     client = server.register()
-    response = server.token({"grant_type": "refresh_token", "refresh_token": "x",
-                             "client_id": client.client_id, "client_secret": "wrong"})
+    response = server.token(
+        {
+            "grant_type": "refresh_token",
+            "refresh_token": "x",
+            "client_id": client.client_id,
+            "client_secret": "wrong",
+        }
+    )
     assert response.status_code == 401
     assert response.json()["error"] == "invalid_client"
 
 
-@pytest.mark.parametrize("body,headers", [
-    (b"{not json", {"Content-Type": "application/json"}),
-    (b"[]", {"Content-Type": "application/json"}),
-    (b'{"client_name": "no redirect uris"}', {"Content-Type": "application/json"}),
-    (b'{"redirect_uris": "http://localhost/cb"}', {"Content-Type": "application/json"}),
-    (b"redirect_uris=http://localhost/cb", {"Content-Type": "application/x-www-form-urlencoded"}),
-    (b'{"redirect_uris": ["http://localhost/cb"], "scope": "read admin"}',
-     {"Content-Type": "application/json"}),
-])
+@pytest.mark.parametrize(
+    "body,headers",
+    [
+        (b"{not json", {"Content-Type": "application/json"}),
+        (b"[]", {"Content-Type": "application/json"}),
+        (b'{"client_name": "no redirect uris"}', {"Content-Type": "application/json"}),
+        (b'{"redirect_uris": "http://localhost/cb"}', {"Content-Type": "application/json"}),
+        (
+            b"redirect_uris=http://localhost/cb",
+            {"Content-Type": "application/x-www-form-urlencoded"},
+        ),
+        (
+            b'{"redirect_uris": ["http://localhost/cb"], "scope": "read admin"}',
+            {"Content-Type": "application/json"},
+        ),
+    ],
+)
 def test_malformed_registration_requests_are_400(server, body, headers):
     response = server.http.post(server.base + "/register", content=body, headers=headers)
     assert response.status_code == 400, response.text
@@ -297,8 +358,9 @@ def test_malformed_registration_requests_are_400(server, body, headers):
 @pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2099-01-01", "not-a-date", None])
 def test_metadata_answers_whatever_protocol_version_is_sent(server, version):
     headers = {"MCP-Protocol-Version": version} if version else {}
-    response = server.http.get(server.base + "/.well-known/oauth-authorization-server",
-                               headers=headers)
+    response = server.http.get(
+        server.base + "/.well-known/oauth-authorization-server", headers=headers
+    )
     assert response.status_code == 200
     metadata = response.json()
     assert metadata["issuer"].rstrip("/") == server.base
@@ -307,12 +369,16 @@ def test_metadata_answers_whatever_protocol_version_is_sent(server, version):
     assert metadata["registration_endpoint"] == server.base + "/register"
     assert metadata["code_challenge_methods_supported"] == ["S256"]
     assert set(metadata["grant_types_supported"]) == {
-        "authorization_code", "refresh_token", "client_credentials"}
+        "authorization_code",
+        "refresh_token",
+        "client_credentials",
+    }
     assert metadata["scopes_supported"] == ["read", "draft-write", "publish", "logs"]
 
 
-@pytest.mark.parametrize("path", ["/.well-known/oauth-protected-resource/mcp",
-                                  "/.well-known/oauth-protected-resource"])
+@pytest.mark.parametrize(
+    "path", ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]
+)
 def test_protected_resource_metadata(server, path):
     response = server.http.get(server.base + path)
     assert response.status_code == 200
@@ -328,8 +394,9 @@ def test_protected_resource_metadata(server, path):
 def start_authorization(server, client=None):
     client = client or server.register()
     verifier, challenge = pkce()
-    response = server.http.get(server.base + "/authorize",
-                               params=server.authorize_params(client, challenge))
+    response = server.http.get(
+        server.base + "/authorize", params=server.authorize_params(client, challenge)
+    )
     return client, verifier, response.headers["location"]
 
 
@@ -421,15 +488,29 @@ def test_no_token_code_or_secret_reaches_an_event_or_the_log(server, caplog):
     server.exchange(client, code, verifier)  # a reuse, refused
     initialize(server, "tka_bogus")
     # What the server logs (the test's own HTTP client logs its requests: not the server's).
-    logged = "\n".join(r.getMessage() for r in caplog.records
-                       if not r.name.startswith(("httpx", "httpcore")))
+    logged = "\n".join(
+        r.getMessage() for r in caplog.records if not r.name.startswith(("httpx", "httpcore"))
+    )
     text = dumps(server.recorder.events) + logged
-    for value in (SECRET, code, verifier, tokens["access_token"], tokens["refresh_token"],
-                  client.client_secret or "-", "tka_bogus"):
+    for value in (
+        SECRET,
+        code,
+        verifier,
+        tokens["access_token"],
+        tokens["refresh_token"],
+        client.client_secret or "-",
+        "tka_bogus",
+    ):
         assert value not in text
     actions = {(e.action, e.outcome) for e in server.recorder.events}
-    assert {("register", "ok"), ("consent", "ok"), ("token", "ok"), ("refresh", "ok"),
-            ("token", "denied"), ("request", "denied")} <= actions
+    assert {
+        ("register", "ok"),
+        ("consent", "ok"),
+        ("token", "ok"),
+        ("refresh", "ok"),
+        ("token", "denied"),
+        ("request", "denied"),
+    } <= actions
 
 
 def test_the_store_keeps_no_token_or_secret_as_it_is(server, mcp_project):
@@ -447,16 +528,26 @@ def test_refusals_of_the_sdks_own_checks_are_events_too(server):
     params["redirect_uri"] = "http://localhost:3030/elsewhere"
     server.http.get(server.base + "/authorize", params=params)
     server.http.post(server.base + "/register", json={"client_name": "no redirect uris"})
-    denied = [(e.action, e.status, e.client_id) for e in server.recorder.events
-              if e.outcome == "denied"]
-    assert denied == [("authorize", 302, client.client_id), ("authorize", 400, client.client_id),
-                      ("register", 400, None)]
+    denied = [
+        (e.action, e.status, e.client_id) for e in server.recorder.events if e.outcome == "denied"
+    ]
+    assert denied == [
+        ("authorize", 302, client.client_id),
+        ("authorize", 400, client.client_id),
+        ("register", 400, None),
+    ]
     assert "code_challenge" in server.recorder.events[-3].detail
 
 
 def test_a_malformed_mcp_request_is_400(server):
     _, tokens = server.tokens()
-    response = server.http.post(server.url, content=b"{not json", headers={
-        "Authorization": f"Bearer {tokens['access_token']}",
-        "Accept": "application/json, text/event-stream", "Content-Type": "application/json"})
+    response = server.http.post(
+        server.url,
+        content=b"{not json",
+        headers={
+            "Authorization": f"Bearer {tokens['access_token']}",
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+        },
+    )
     assert response.status_code == 400

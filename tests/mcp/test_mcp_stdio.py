@@ -16,12 +16,16 @@ def run_stdio(project: Any, work: Any, *args: str, env: dict[str, str] | None = 
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "toolkit", "--config", str(project.root / "toolkit.toml"), "mcp", *args],
-        cwd=str(project.root), env={**os.environ, **(env or {})})
+        cwd=str(project.root),
+        env={**os.environ, **(env or {})},
+    )
 
     async def session() -> Any:
         with open(os.devnull, "w") as errors:
-            async with stdio_client(params, errlog=errors) as (read, write), \
-                    ClientSession(read, write) as client:
+            async with (
+                stdio_client(params, errlog=errors) as (read, write),
+                ClientSession(read, write) as client,
+            ):
                 await client.initialize()
                 return await work(client)
 
@@ -36,18 +40,31 @@ def test_the_sdk_stdio_client_lists_tools_and_checks_posts(mcp_project):
         return tools, checked, one
 
     tools, checked, one = run_stdio(mcp_project, work)
-    assert {"list_posts", "read_post", "check_posts", "plan", "push_drafts", "read_comments",
-            "build_site"} <= {tool.name for tool in tools.tools}
+    assert {
+        "list_posts",
+        "read_post",
+        "check_posts",
+        "plan",
+        "push_drafts",
+        "read_comments",
+        "build_site",
+    } <= {tool.name for tool in tools.tools}
     assert checked.isError is False
     report = checked.structuredContent
     assert report["ok"] is False and report["files"] == 3 and report["errors"] == 1
     assert [p["text"] for p in report["problems"]] == [
-        "content/broken.md:2: title: missing; every post needs a title"]
+        "content/broken.md:2: title: missing; every post needs a title"
+    ]
     # The same lines `toolkit check` prints.
     cli = mcp_project.run("check")
     assert cli.stdout.splitlines() == [p["text"] for p in report["problems"]]
-    assert one.structuredContent == {"ok": True, "files": 1, "errors": 0, "warnings": 0,
-                                     "problems": []}
+    assert one.structuredContent == {
+        "ok": True,
+        "files": 1,
+        "errors": 0,
+        "warnings": 0,
+        "problems": [],
+    }
 
 
 def test_stdio_errors_are_the_clis_one_line(mcp_project):
@@ -72,8 +89,9 @@ def test_stdio_holds_the_scopes_it_was_started_with(mcp_project):
 
     build, listed = run_stdio(mcp_project, work, "--scope", "read")
     assert build.isError is True
-    assert build.content[0].text == ("Error: build_site needs the scope draft-write; this "
-                                     "server holds read")
+    assert build.content[0].text == (
+        "Error: build_site needs the scope draft-write; this server holds read"
+    )
     assert listed.isError is False
     assert not (mcp_project.root / "site").exists()
 

@@ -41,9 +41,15 @@ def env(sandbox) -> dict[str, str]:
     return {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
 
 
-def call(project: Any, tool: str, arguments: dict[str, Any] | None = None, *,
-         env: dict[str, str] | None = None, granted: tuple[str, ...] = scopes.ALL,
-         recorder: EventRecorder | None = None) -> Any:
+def call(
+    project: Any,
+    tool: str,
+    arguments: dict[str, Any] | None = None,
+    *,
+    env: dict[str, str] | None = None,
+    granted: tuple[str, ...] = scopes.ALL,
+    recorder: EventRecorder | None = None,
+) -> Any:
     """Call one tool of a server on `project` holding `granted`; the CallToolResult."""
     config = load_config(project.root / "toolkit.toml", env=env or {})
     server = ToolkitMCP(config, recorder or EventRecorder(), local_scopes=granted)
@@ -56,8 +62,9 @@ def call(project: Any, tool: str, arguments: dict[str, Any] | None = None, *,
 
 
 def api_get(sandbox: Any, path: str, **params: Any) -> Any:
-    response = httpx.get(f"{sandbox.base_url}{path}", params=params,
-                         headers={"api-key": sandbox.demo_api_key})
+    response = httpx.get(
+        f"{sandbox.base_url}{path}", params=params, headers={"api-key": sandbox.demo_api_key}
+    )
     response.raise_for_status()
     return response.json()
 
@@ -95,8 +102,9 @@ def test_push_drafts_writes_drafts_only(site, env, sandbox):
     remote = remote_by_title(sandbox)
     assert remote["A draft to push"]["published"] is False
     assert "A post marked published" not in remote
-    states = {p["path"]: p["state"]
-              for p in call(site, "list_posts", env=env).structuredContent["posts"]}
+    states = {
+        p["path"]: p["state"] for p in call(site, "list_posts", env=env).structuredContent["posts"]
+    }
     assert states == {"content/draft.md": "synced", "content/live.md": "new"}
 
 
@@ -114,16 +122,20 @@ def test_a_website_edit_is_a_conflict_not_overwritten(site, env, sandbox):
     path = site.post("draft", "Edited on both sides", "First.\n")
     assert call(site, "push_drafts", env=env).isError is False
     article = remote_by_title(sandbox)["Edited on both sides"]
-    httpx.post(f"{sandbox.base_url}/__sandbox/articles/{article['id']}/edit",
-               json={"body_markdown": "Edited on the website.\n"}).raise_for_status()
+    httpx.post(
+        f"{sandbox.base_url}/__sandbox/articles/{article['id']}/edit",
+        json={"body_markdown": "Edited on the website.\n"},
+    ).raise_for_status()
     path.write_text(path.read_text().replace("First.", "Second."))
     assert call(site, "list_posts", env=env).structuredContent["posts"][0]["state"] == "modified"
     result = call(site, "push_drafts", env=env)
     (outcome,) = result.structuredContent["posts"]
     assert outcome["action"] == "conflict" and outcome["ok"] is False
     assert result.structuredContent["ok"] is False
-    assert "Edited on the website." in remote_by_title(sandbox)[
-        "Edited on both sides"]["body_markdown"]
+    assert (
+        "Edited on the website."
+        in remote_by_title(sandbox)["Edited on both sides"]["body_markdown"]
+    )
 
 
 # -- list, read, check --------------------------------------------------------------------------
@@ -136,7 +148,9 @@ def test_list_posts_states(site):
     (site.content / "bad.md").write_text("---\ntitle: [unclosed\n---\n")
     result = call(site, "list_posts").structuredContent
     assert {p["path"]: p["state"] for p in result["posts"]} == {
-        "content/premium.md": "local-only", "content/plain.md": "new"}
+        "content/premium.md": "local-only",
+        "content/plain.md": "new",
+    }
     assert result["counts"]["new"] == 1 and result["counts"]["local-only"] == 1
     assert result["problems"][0]["text"].startswith("content/bad.md:3: front matter: invalid")
 
@@ -150,27 +164,31 @@ def test_read_post(site):
     assert result["post"]["tags"] == ["a", "b"]
 
 
-@pytest.mark.parametrize("tool,arguments", [
-    ("read_post", {"path": "toolkit.toml"}),
-    ("read_post", {"path": "../project/toolkit.toml"}),
-    ("read_post", {"path": "/etc/passwd"}),
-    ("read_post", {"path": "content/../toolkit.toml"}),
-    ("read_post", {"path": "content/_drafts/secret.md"}),
-    ("read_post", {"path": "content/link.md"}),
-    ("read_comments", {"path": "/etc/hostname"}),
-    ("check_posts", {"paths": ["/etc"]}),
-    ("check_posts", {"paths": [".."]}),
-    ("plan", {"paths": ["/"]}),
-    ("push_drafts", {"paths": ["content/../.."]}),
-])
+@pytest.mark.parametrize(
+    "tool,arguments",
+    [
+        ("read_post", {"path": "toolkit.toml"}),
+        ("read_post", {"path": "../project/toolkit.toml"}),
+        ("read_post", {"path": "/etc/passwd"}),
+        ("read_post", {"path": "content/../toolkit.toml"}),
+        ("read_post", {"path": "content/_drafts/secret.md"}),
+        ("read_post", {"path": "content/link.md"}),
+        ("read_comments", {"path": "/etc/hostname"}),
+        ("check_posts", {"paths": ["/etc"]}),
+        ("check_posts", {"paths": [".."]}),
+        ("plan", {"paths": ["/"]}),
+        ("push_drafts", {"paths": ["content/../.."]}),
+    ],
+)
 def test_paths_outside_the_content_folder_are_refused(site, tmp_path, tool, arguments):
     (site.content / "_drafts").mkdir()
     (site.content / "_drafts" / "secret.md").write_text("---\ntitle: Secret\n---\n")
     outside = tmp_path / "outside.md"
     outside.write_text("---\ntitle: Outside\n---\nprivate\n")
     os.symlink(outside, site.content / "link.md")
-    result = call(site, tool, arguments, env={"FOREM_API_KEY": "x", "FOREM_BASE_URL":
-                                              "http://127.0.0.1:9"})
+    result = call(
+        site, tool, arguments, env={"FOREM_API_KEY": "x", "FOREM_BASE_URL": "http://127.0.0.1:9"}
+    )
     assert result.isError is True
     (content,) = result.content
     assert content.text.startswith("Error: ")
@@ -194,18 +212,36 @@ def write_thread(project: Any, slug: str) -> None:
     folder = project.content / "_mirror" / "comments"
     folder.mkdir(parents=True)
     thread = {
-        "article": {"id": 1, "title": "Hello", "url": "https://dev.to/demo/hello-1",
-                    "comments_count": 3},
+        "article": {
+            "id": 1,
+            "title": "Hello",
+            "url": "https://dev.to/demo/hello-1",
+            "comments_count": 3,
+        },
         "comments": [
-            {"id_code": "a1", "created_at": "2024-05-01T10:00:00Z",
-             "body_html": '<p onclick="steal()">First <script>alert(1)</script>'
-                          '<a href="/demo">me</a></p>',
-             "user": {"name": "Ann", "username": "ann"},
-             "children": [{"id_code": "b2", "created_at": "2024-05-03T08:00:00Z",
-                           "body_html": "<p>A reply</p>",
-                           "user": {"name": "", "username": "bob"}, "children": []}]},
-            {"id_code": "c3", "created_at": "not a date", "body_html": None,
-             "user": "not an object", "children": "not a list"},
+            {
+                "id_code": "a1",
+                "created_at": "2024-05-01T10:00:00Z",
+                "body_html": '<p onclick="steal()">First <script>alert(1)</script>'
+                '<a href="/demo">me</a></p>',
+                "user": {"name": "Ann", "username": "ann"},
+                "children": [
+                    {
+                        "id_code": "b2",
+                        "created_at": "2024-05-03T08:00:00Z",
+                        "body_html": "<p>A reply</p>",
+                        "user": {"name": "", "username": "bob"},
+                        "children": [],
+                    }
+                ],
+            },
+            {
+                "id_code": "c3",
+                "created_at": "not a date",
+                "body_html": None,
+                "user": "not an object",
+                "children": "not a list",
+            },
         ],
     }
     (folder / f"{slug}.json").write_text(json.dumps(thread))
@@ -222,11 +258,18 @@ def test_read_comments_cleans_and_flattens_the_thread(site):
     assert "script" not in first["body_html"] and "onclick" not in first["body_html"]
     assert 'href="https://dev.to/demo"' in first["body_html"]
     assert first["text"] == "First me"
-    assert reply == {**reply, "id": "b2", "parent_id": "a1", "depth": 1, "author": "bob",
-                     "text": "A reply"}
+    assert reply == {
+        **reply,
+        "id": "b2",
+        "parent_id": "a1",
+        "depth": 1,
+        "author": "bob",
+        "text": "A reply",
+    }
     assert odd["author"] == "Anonymous" and odd["created_at"] is None
-    since = call(site, "read_comments", {"path": "content/hello.md",
-                                         "since": "2024-05-02"}).structuredContent
+    since = call(
+        site, "read_comments", {"path": "content/hello.md", "since": "2024-05-02"}
+    ).structuredContent
     assert [c["id"] for c in since["comments"]] == ["b2"] and since["total"] == 3
 
 
@@ -244,7 +287,8 @@ def test_a_broken_mirror_file_is_one_line(site):
     result = call(site, "read_comments", {"path": "content/hello.md"})
     assert result.isError is True
     assert result.content[0].text.startswith(
-        "Error: content/_mirror/comments/hello.json:2: not valid JSON")
+        "Error: content/_mirror/comments/hello.json:2: not valid JSON"
+    )
 
 
 def test_read_comments_after_a_real_mirror(site, env, sandbox):
@@ -259,8 +303,9 @@ def test_read_comments_after_a_real_mirror(site, env, sandbox):
 def test_a_bad_since_is_one_line(site):
     site.post("hello", "Hello")
     result = call(site, "read_comments", {"path": "content/hello.md", "since": "yesterday"})
-    assert result.content[0].text == ("Error: since: 'yesterday' is not an ISO 8601 date or "
-                                      "date-time")
+    assert result.content[0].text == (
+        "Error: since: 'yesterday' is not an ISO 8601 date or date-time"
+    )
 
 
 # -- build ----------------------------------------------------------------------------------------
@@ -284,15 +329,21 @@ def test_every_call_is_an_event(site):
     call(site, "check_posts", recorder=recorder)
     call(site, "build_site", granted=(scopes.READ,), recorder=recorder)
     assert [(e.tool, e.outcome) for e in recorder.events] == [
-        ("check_posts", "ok"), ("build_site", "denied")]
+        ("check_posts", "ok"),
+        ("build_site", "denied"),
+    ]
     assert all(e.duration_ms is not None and e.transport == "stdio" for e in recorder.events)
 
 
 def test_errors_are_one_line_never_a_traceback():
-    assert error_text(ContentError("content/x.md: no such post")) == \
-        "Error: content/x.md: no such post"
-    assert error_text(RuntimeError("boom\nTraceback (most recent call last)")) == \
-        "Error: the tool failed unexpectedly (RuntimeError); see the server's log"
+    assert (
+        error_text(ContentError("content/x.md: no such post"))
+        == "Error: content/x.md: no such post"
+    )
+    assert (
+        error_text(RuntimeError("boom\nTraceback (most recent call last)"))
+        == "Error: the tool failed unexpectedly (RuntimeError); see the server's log"
+    )
 
 
 def test_every_declared_tool_is_offered(site):
@@ -308,13 +359,18 @@ def test_every_declared_tool_is_offered(site):
 def test_licence_status_is_what_toolkit_license_status_says(make_project, sandbox):
     from toolkit.sandbox.licensing import seed
 
-    project = make_project(SYNC_CONFIG + f"""
+    project = make_project(
+        SYNC_CONFIG
+        + f"""
 [license]
 application_id = "{seed.APPLICATION_ID}"
 customer_id = "{seed.LICENSED_CUSTOMER}"
-""")
-    env = {"LICENSE_BASE_URL": sandbox.base_url,
-           "LICENSE_API_TOKEN": seed.token_for(seed.DEMO_TOKEN_LABEL)}
+"""
+    )
+    env = {
+        "LICENSE_BASE_URL": sandbox.base_url,
+        "LICENSE_API_TOKEN": seed.token_for(seed.DEMO_TOKEN_LABEL),
+    }
     result = call(project, "licence_status", env=env)
     assert result.isError is False
     cli = json.loads(project.run("license", "status", "--json", env=env).stdout)
@@ -328,9 +384,11 @@ customer_id = "{seed.LICENSED_CUSTOMER}"
 
 def test_query_run_log_answers_from_the_local_log(site):
     assert site.run("check").exit_code == 0  # a run to ask about
-    sql = ("SELECT command, COUNT(*) AS events FROM toolkit WHERE event = 'run' "
-           "AND command <> 'logs' "
-           "GROUP BY command ORDER BY command")
+    sql = (
+        "SELECT command, COUNT(*) AS events FROM toolkit WHERE event = 'run' "
+        "AND command <> 'logs' "
+        "GROUP BY command ORDER BY command"
+    )
     result = call(site, "query_run_log", {"sql": sql})
     assert result.isError is False
     answer = result.structuredContent

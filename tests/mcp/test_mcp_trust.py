@@ -48,15 +48,19 @@ def publishing(make_project, sandbox) -> Iterator[Harness]:
     sandbox.reset()
     project = make_project("[forem]\nrate_window = 1\n")
     project.post("live", LIVE_TITLE, "Live body.\n", published=True)
-    config = mcp_config(project, {"FOREM_BASE_URL": sandbox.base_url,
-                                  "FOREM_API_KEY": sandbox.demo_api_key})
+    config = mcp_config(
+        project, {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
+    )
     with serving(config, Clock()) as harness:
         yield harness
 
 
 def published(sandbox: Any) -> bool:
-    response = httpx.get(f"{sandbox.base_url}/api/articles/me/all", params={"per_page": 1000},
-                         headers={"api-key": sandbox.demo_api_key})
+    response = httpx.get(
+        f"{sandbox.base_url}/api/articles/me/all",
+        params={"per_page": 1000},
+        headers={"api-key": sandbox.demo_api_key},
+    )
     response.raise_for_status()
     return any(a["title"] == LIVE_TITLE and a["published"] for a in response.json())
 
@@ -65,13 +69,11 @@ def published(sandbox: Any) -> bool:
 
 
 @pytest.mark.parametrize("value", ["true", 1, "yes", "1", None, [True], {"a": True}])
-def test_a_boolean_argument_that_is_not_a_boolean_is_400_invalid_params(publishing, sandbox,
-                                                                         value):
+def test_a_boolean_argument_that_is_not_a_boolean_is_400_invalid_params(publishing, sandbox, value):
     client = publishing.register(scope=" ".join(scopes.ALL))
     tokens = grant(publishing, client, NO_PUBLISH)
     session = publishing.session(tokens["access_token"])
-    response = publishing.call(tokens["access_token"], session, "push_drafts",
-                               {"publish": value})
+    response = publishing.call(tokens["access_token"], session, "push_drafts", {"publish": value})
     assert response.status_code == 400, response.text
     assert response.json()["error"]["code"] == -32602
     assert "publish" in response.json()["error"]["message"]
@@ -129,8 +131,7 @@ def test_a_revoked_grant_ends_its_sessions(publishing, sandbox):
     assert again.status_code == 404
     # The other grant opens sessions of its own as before.
     fresh = publishing.session(without["access_token"])
-    assert not result_of(publishing.call(without["access_token"], fresh,
-                                         "list_posts"))["isError"]
+    assert not result_of(publishing.call(without["access_token"], fresh, "list_posts"))["isError"]
 
 
 def test_an_expired_grant_ends_its_sessions(publishing):
@@ -147,24 +148,34 @@ def test_an_expired_grant_ends_its_sessions(publishing):
 
 
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8) | st.sampled_from(["true", "True", "yes", "1", "on", "false"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
-                                                                max_size=3),
-    max_leaves=6)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8)
+    | st.sampled_from(["true", "True", "yes", "1", "on", "false"]),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
 ABSENT = object()
 
 
-def test_property_publishing_needs_a_true_boolean_and_the_callers_publish_scope(publishing,
-                                                                                sandbox):
+def test_property_publishing_needs_a_true_boolean_and_the_callers_publish_scope(
+    publishing, sandbox
+):
     client = publishing.register(scope=" ".join(scopes.ALL))
-    tokens = {True: grant(publishing, client, PUBLISH)["access_token"],
-              False: grant(publishing, client, NO_PUBLISH)["access_token"]}
+    tokens = {
+        True: grant(publishing, client, PUBLISH)["access_token"],
+        False: grant(publishing, client, NO_PUBLISH)["access_token"],
+    }
     sessions = {holder: publishing.session(token) for holder, token in tokens.items()}
     allowed_publish = False  # whether a call that may publish has run yet
 
-    @settings(max_examples=40, deadline=None,
-              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @settings(
+        max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    )
     @given(value=JSON_VALUES | st.just(ABSENT), opener=st.booleans(), caller=st.booleans())
     def one_call(value: Any, opener: bool, caller: bool) -> None:
         nonlocal allowed_publish
@@ -195,9 +206,11 @@ def test_property_publishing_needs_a_true_boolean_and_the_callers_publish_scope(
 
 # A cross join of a dozen events, nine times, each of its 10^10 rows filtered on a string
 # built for it: far more work than any deadline of these tests allows.
-FOREVER = ("SELECT count(*) AS n FROM toolkit a, toolkit b, toolkit c, toolkit d, toolkit e, "
-           "toolkit f, toolkit g, toolkit h, toolkit i WHERE length(concat(a.event, b.event, "
-           "c.event, d.event, e.event, f.event, g.event, h.event, i.event)) > 1000")
+FOREVER = (
+    "SELECT count(*) AS n FROM toolkit a, toolkit b, toolkit c, toolkit d, toolkit e, "
+    "toolkit f, toolkit g, toolkit h, toolkit i WHERE length(concat(a.event, b.event, "
+    "c.event, d.event, e.event, f.event, g.event, h.event, i.event)) > 1000"
+)
 
 
 def local_log(project: Any) -> None:
@@ -234,8 +247,10 @@ def test_a_query_past_its_deadline_is_stopped(mcp_project):
 @pytest.mark.timeout(90)
 def test_a_query_past_its_memory_bound_fails_as_one_line(mcp_project):
     local_log(mcp_project)
-    sql = ("SELECT a.message, b.message FROM toolkit a JOIN toolkit b ON a.run_id = b.run_id "
-           "ORDER BY a.message, b.message")
+    sql = (
+        "SELECT a.message, b.message FROM toolkit a JOIN toolkit b ON a.run_id = b.run_id "
+        "ORDER BY a.message, b.message"
+    )
     assert query(query_server(mcp_project), sql).isError is False
     result = query(query_server(mcp_project, memory_bytes=16 * 1024), sql)
     assert result.isError is True
@@ -280,15 +295,22 @@ def test_a_query_stops_when_its_client_leaves(server, mcp_project):
     local_log(mcp_project)
     _, tokens = server.tokens(granted=["logs"])
     session = server.session(tokens["access_token"])
-    body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-                       "params": {"name": "query_run_log",
-                                  "arguments": {"sql": FOREVER, "local": True}}}).encode()
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": "query_run_log", "arguments": {"sql": FOREVER, "local": True}},
+        }
+    ).encode()
     where = urlsplit(server.base)
-    head = (f"POST /mcp HTTP/1.1\r\nHost: {where.netloc}\r\n"
-            f"Authorization: Bearer {tokens['access_token']}\r\n"
-            f"Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-06-18\r\n"
-            "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n").encode()
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: {where.netloc}\r\n"
+        f"Authorization: Bearer {tokens['access_token']}\r\n"
+        f"Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-06-18\r\n"
+        "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
     with socket.create_connection((where.hostname, where.port)) as connection:
         connection.sendall(head + body)
     # The client is gone: the call ends as cancelled, its worker process with it.

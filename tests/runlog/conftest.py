@@ -34,8 +34,12 @@ def forem_env(sandbox) -> dict[str, str]:
 @pytest.fixture
 def env(forem_env, sandbox) -> dict[str, str]:
     """The environment that points toolkit at the sandbox's publishing API and log service."""
-    return {**forem_env, "LOGS_BASE_URL": sandbox.base_url, "LOGS_USERNAME": USERNAME,
-            "LOGS_PASSWORD": PASSWORD}
+    return {
+        **forem_env,
+        "LOGS_BASE_URL": sandbox.base_url,
+        "LOGS_USERNAME": USERNAME,
+        "LOGS_PASSWORD": PASSWORD,
+    }
 
 
 @pytest.fixture

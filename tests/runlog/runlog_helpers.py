@@ -56,8 +56,11 @@ def assert_shipped_once(shipped: list[tuple[str, int]], found: list[dict[str, An
     local = {(e["run_id"], e["seq"]) for e in found}
     assert set(shipped) <= local
     last = found[-1]["run_id"]
-    end = max(e["seq"] for e in found
-              if e["run_id"] == last and e["event"] == "run" and e.get("action") == "end")
+    end = max(
+        e["seq"]
+        for e in found
+        if e["run_id"] == last and e["event"] == "run" and e.get("action") == "end"
+    )
     missing = local - set(shipped)
     assert all(run_id == last and seq > end for run_id, seq in missing), sorted(missing)
 
@@ -71,25 +74,26 @@ class LogService:
 
     def __init__(self, sandbox):
         self.sandbox = sandbox
-        self.http = httpx.Client(base_url=sandbox.base_url, auth=(USERNAME, PASSWORD),
-                                 timeout=60)
+        self.http = httpx.Client(base_url=sandbox.base_url, auth=(USERNAME, PASSWORD), timeout=60)
 
-    def query(self, sql: str, start: str = EVER_START, end: str = EVER_END,
-              **params: str) -> httpx.Response:
+    def query(
+        self, sql: str, start: str = EVER_START, end: str = EVER_END, **params: str
+    ) -> httpx.Response:
         """`POST /api/v1/query` (the SQL names the stream; both times are required)."""
         body: dict[str, Any] = {"query": sql, "startTime": start, "endTime": end}
         return self.http.post("/api/v1/query", json=body, params=params)
 
-    def rows(self, sql: str, start: str = EVER_START,
-             end: str = EVER_END) -> list[dict[str, Any]]:
+    def rows(self, sql: str, start: str = EVER_START, end: str = EVER_END) -> list[dict[str, Any]]:
         response = self.query(sql, start, end)
         assert response.status_code == 200, response.text
         return response.json()
 
     def ingest(self, stream: str, records: Any) -> httpx.Response:
-        return self.http.post("/api/v1/ingest", content=json.dumps(records),
-                              headers={"X-P-Stream": stream,
-                                       "Content-Type": "application/json"})
+        return self.http.post(
+            "/api/v1/ingest",
+            content=json.dumps(records),
+            headers={"X-P-Stream": stream, "Content-Type": "application/json"},
+        )
 
     def shipped(self, stream: str) -> list[tuple[str, int]]:
         """`(run_id, seq)` of every event in the stream, as many times as it is there."""

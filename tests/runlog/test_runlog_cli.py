@@ -12,8 +12,10 @@ import sys
 import pytest
 from runlog_helpers import RUNLOG_CONFIG, events
 
-QUERY_COLUMNS = ("run_id, seq, time, command, event, action, outcome, post, method, route, "
-                 "status, retries, wait_ms, message, article_id, duration_ms")
+QUERY_COLUMNS = (
+    "run_id, seq, time, command, event, action, outcome, post, method, route, "
+    "status, retries, wait_ms, message, article_id, duration_ms"
+)
 
 
 def shipped_project(site, env, sandbox):
@@ -45,11 +47,22 @@ def test_local_answers_as_the_service_does_for_the_same_events(site, env, sandbo
         remote = json_rows(site.run("logs", "--format", "json", sql, env=env))
         local = json_rows(site.run("logs", "--local", "--format", "json", sql, env=env))
         assert remote and remote == local, sql
-    requests = [e for e in events(site.root) if e["event"] == "request"
-                and e["command"] not in ("check", "logs")]
-    statuses = json_rows(site.run("logs", "--format", "json", f"SELECT status, COUNT(*) AS n FROM "
-                                  f"{stream} WHERE event = 'request' AND {done} GROUP BY status "
-                                  "ORDER BY status", env=env))
+    requests = [
+        e
+        for e in events(site.root)
+        if e["event"] == "request" and e["command"] not in ("check", "logs")
+    ]
+    statuses = json_rows(
+        site.run(
+            "logs",
+            "--format",
+            "json",
+            f"SELECT status, COUNT(*) AS n FROM "
+            f"{stream} WHERE event = 'request' AND {done} GROUP BY status "
+            "ORDER BY status",
+            env=env,
+        )
+    )
     counts: dict[int, int] = {}
     for event in requests:
         counts[event["status"]] = counts.get(event["status"], 0) + 1
@@ -59,8 +72,10 @@ def test_local_answers_as_the_service_does_for_the_same_events(site, env, sandbo
 
 def test_table_and_csv_formats(site, env, sandbox, stream):
     shipped_project(site, env, sandbox)
-    sql = (f"SELECT status, COUNT(*) AS n FROM {stream} WHERE event = 'request' "
-           "AND route = '/api/articles' GROUP BY status ORDER BY status")
+    sql = (
+        f"SELECT status, COUNT(*) AS n FROM {stream} WHERE event = 'request' "
+        "AND route = '/api/articles' GROUP BY status ORDER BY status"
+    )
     table = site.run("logs", sql, env=env)
     assert table.exit_code == 0, table.output
     lines = table.stdout.splitlines()
@@ -77,31 +92,48 @@ def test_since_start_and_end(site, env, sandbox, stream):
     count = f"SELECT COUNT(*) AS n FROM {stream} WHERE command = 'publish'"
     recent = json_rows(site.run("logs", "--format", "json", "--since", "1h", count, env=env))
     assert recent[0]["n"] > 0  # shipped a moment ago, and still in: the end is the next minute
-    local = json_rows(site.run("logs", "--local", "--format", "json", "--since", "1h", count,
-                               env=env))
+    local = json_rows(
+        site.run("logs", "--local", "--format", "json", "--since", "1h", count, env=env)
+    )
     assert local == recent
     old = ["--start", "2020-01-01T00:00:00Z", "--end", "2020-01-02T00:00:00Z"]
     assert json_rows(site.run("logs", "--format", "json", *old, count, env=env)) == [{"n": 0}]
-    assert json_rows(site.run("logs", "--local", "--format", "json", *old, count,
-                              env=env)) == [{"n": 0}]
-    assert json_rows(site.run("logs", "--format", "json", "--start", "2020-01-01T00:00:00Z",
-                              count, env=env)) == recent
+    assert json_rows(site.run("logs", "--local", "--format", "json", *old, count, env=env)) == [
+        {"n": 0}
+    ]
+    assert (
+        json_rows(
+            site.run("logs", "--format", "json", "--start", "2020-01-01T00:00:00Z", count, env=env)
+        )
+        == recent
+    )
 
 
 @pytest.mark.parametrize("local", [False, True])
 def test_start_after_end_and_bad_queries_exit_1_with_the_services_message(site, env, local):
     assert site.run("check", env=env).exit_code == 0
     where = ["--local"] if local else []
-    backwards = site.run("logs", *where, "--start", "2024-05-01T01:00:00Z", "--end",
-                         "2024-05-01T00:00:00Z", "SELECT 1", env=env)
+    backwards = site.run(
+        "logs",
+        *where,
+        "--start",
+        "2024-05-01T01:00:00Z",
+        "--end",
+        "2024-05-01T00:00:00Z",
+        "SELECT 1",
+        env=env,
+    )
     assert backwards.exit_code == 1
-    assert ("Error while parsing provided time range: Start time cannot be greater than the "
-            "end time") in backwards.output
+    assert (
+        "Error while parsing provided time range: Start time cannot be greater than the end time"
+    ) in backwards.output
     bad = site.run("logs", *where, "SELECT nope FROM toolkit", env=env)
     assert bad.exit_code == 1 and "Traceback" not in bad.output
     assert "Datafusion Error:" in bad.output
     unparsable = site.run("logs", *where, "--start", "yesterday", "SELECT 1", env=env)
-    assert unparsable.exit_code == 1 and "Error while parsing provided time range" in unparsable.output
+    assert (
+        unparsable.exit_code == 1 and "Error while parsing provided time range" in unparsable.output
+    )
 
 
 def test_a_query_that_fails_while_running_is_not_retried(site, env, sandbox, stream):
@@ -121,19 +153,27 @@ def test_queries_name_a_mixed_case_stream_exactly(make_project, env, service):
     `toolkit logs` work on the stream of that exact name."""
     import secrets
 
-
     stream = "Mixed" + secrets.token_hex(4)
     site = make_project(RUNLOG_CONFIG.format(stream=stream))
     assert site.run("check", env=env).exit_code == 0
     assert site.run("check", env=env).exit_code == 0
-    rows = json_rows(site.run("logs", "--format", "json", f'SELECT COUNT(*) AS n FROM "{stream}" '
-                              "WHERE command = 'check' AND event = 'run'", env=env))
+    rows = json_rows(
+        site.run(
+            "logs",
+            "--format",
+            "json",
+            f"SELECT COUNT(*) AS n FROM \"{stream}\" WHERE command = 'check' AND event = 'run'",
+            env=env,
+        )
+    )
     assert rows == [{"n": 4}]
 
 
 def test_usage_errors_exit_2(site):
-    assert site.run("logs", "--since", "1h", "--start", "2024-05-01T00:00:00Z",
-                    "SELECT 1").exit_code == 2
+    assert (
+        site.run("logs", "--since", "1h", "--start", "2024-05-01T00:00:00Z", "SELECT 1").exit_code
+        == 2
+    )
     soon = site.run("logs", "--since", "soon", "SELECT 1")
     assert soon.exit_code == 2 and "not a duration" in soon.output
 
@@ -142,8 +182,14 @@ def test_without_a_log_service_only_local_queries_run(site, stream):
     result = site.run("logs", "SELECT 1")
     assert result.exit_code == 1
     assert "no log service" in result.output and "--local" in result.output
-    local = site.run("logs", "--local", "--format", "json", f"SELECT COUNT(*) AS n FROM {stream} "
-                     "WHERE command = 'logs' AND event <> 'run' OR action = 'end'")
+    local = site.run(
+        "logs",
+        "--local",
+        "--format",
+        "json",
+        f"SELECT COUNT(*) AS n FROM {stream} "
+        "WHERE command = 'logs' AND event <> 'run' OR action = 'end'",
+    )
     assert json_rows(local) == [{"n": 2}]  # the failed query's error and end
 
 
@@ -153,26 +199,39 @@ def test_local_skips_lines_that_are_not_events(site, stream):
         handle.write(b"garbage\n")
         handle.write(b'{"run_id": "x", "seq": 0, "time": "not a time"}\n')
         handle.write(b'{"run_id": "half"')  # a line a crash cut short
-    result = site.run("logs", "--local", "--format", "json", f"SELECT command FROM {stream} "
-                      "WHERE event = 'run' AND action = 'end'")
+    result = site.run(
+        "logs",
+        "--local",
+        "--format",
+        "json",
+        f"SELECT command FROM {stream} WHERE event = 'run' AND action = 'end'",
+    )
     assert json_rows(result) == [{"command": "check"}]
     assert "3 line(s) of the log are not events" in result.stderr
 
 
-@pytest.mark.parametrize("bad", [
-    b'{"time": "2024-05-01T00:00:00Z", "run_id": "x", "seq": 0, "command": "ch\xff\xfeck", '
-    b'"event": "run"}',  # not UTF-8
-    b'{"time": "9999-12-31T23:59:59-05:00", "run_id": "x", "seq": 0, "command": "check", '
-    b'"event": "run"}',  # after the year 9999 in UTC
-    b'{"time": "0001-01-01T00:00:00+05:00", "run_id": "x", "seq": 0, "command": "check", '
-    b'"event": "run"}',  # before the year 1 in UTC
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        b'{"time": "2024-05-01T00:00:00Z", "run_id": "x", "seq": 0, "command": "ch\xff\xfeck", '
+        b'"event": "run"}',  # not UTF-8
+        b'{"time": "9999-12-31T23:59:59-05:00", "run_id": "x", "seq": 0, "command": "check", '
+        b'"event": "run"}',  # after the year 9999 in UTC
+        b'{"time": "0001-01-01T00:00:00+05:00", "run_id": "x", "seq": 0, "command": "check", '
+        b'"event": "run"}',  # before the year 1 in UTC
+    ],
+)
 def test_local_skips_lines_with_bad_text_or_a_time_out_of_range(site, stream, bad):
     assert site.run("check").exit_code == 0
     with open(site.root / ".toolkit" / "events.jsonl", "ab") as handle:
         handle.write(bad + b"\n")
-    result = site.run("logs", "--local", "--format", "json", f"SELECT command, time FROM {stream} "
-                      "WHERE event = 'run' ORDER BY time")
+    result = site.run(
+        "logs",
+        "--local",
+        "--format",
+        "json",
+        f"SELECT command, time FROM {stream} WHERE event = 'run' ORDER BY time",
+    )
     rows = json_rows(result)
     assert [row["command"] for row in rows] == ["check", "check", "logs"]
     assert "1 line(s) of the log are not events" in result.stderr
@@ -181,8 +240,17 @@ def test_local_skips_lines_with_bad_text_or_a_time_out_of_range(site, stream, ba
 def checks_counted(site, stream: str, table: str) -> list[dict]:
     """After one more `check`, its runs counted by `logs --local` on `stream` as `table`."""
     assert site.run("check").exit_code == 0
-    return json_rows(site.run("logs", "--local", "--stream", stream, "--format", "json",
-                              f"SELECT COUNT(*) AS n FROM {table} WHERE command = 'check'"))
+    return json_rows(
+        site.run(
+            "logs",
+            "--local",
+            "--stream",
+            stream,
+            "--format",
+            "json",
+            f"SELECT COUNT(*) AS n FROM {table} WHERE command = 'check'",
+        )
+    )
 
 
 def test_a_mixed_case_stream_is_named_quoted_locally_as_on_the_service(site):
@@ -202,13 +270,18 @@ def test_the_stream_name_is_the_table_name_locally(site):
 def test_a_table_sent_to_a_pipe_is_not_wrapped(site):
     assert site.run("check").exit_code == 0
     route = "/appsmarket/v2/customerLicense/{applicationId}/{customerId}" * 2
-    result = site.run("logs", "--local", "--stream", "other",
-                      f"SELECT 200 AS status, 7 AS requests, '{route}' AS slowest_route "
-                      "FROM other LIMIT 1")
+    result = site.run(
+        "logs",
+        "--local",
+        "--stream",
+        "other",
+        f"SELECT 200 AS status, 7 AS requests, '{route}' AS slowest_route FROM other LIMIT 1",
+    )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert any(line.replace("┃", " ").split() == ["status", "requests", "slowest_route"]
-               for line in lines), result.stdout
+    assert any(
+        line.replace("┃", " ").split() == ["status", "requests", "slowest_route"] for line in lines
+    ), result.stdout
     assert any(route in line and line.split()[0] == "200" for line in lines), result.stdout
 
 
@@ -225,7 +298,8 @@ def test_the_cli_and_a_no_change_build_do_not_import_the_query_engine(site):
         "        assert not exit.code, exit.code\n"
         "print('loaded:' + ','.join(m for m in ('datafusion', 'pyarrow') if m in sys.modules))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          cwd=site.root, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=site.root, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "loaded:"

@@ -40,13 +40,29 @@ def events_of(root: Path) -> list[dict]:
 def test_every_command_records_its_run(site, forem_env, sandbox):
     site.post("hello", "Hello run log", published=True)
     site.write("content/broken.md", "---\ntitle: Broken\npublished: true\ntags: [x-y]\n---\n")
-    for args in (["check"], ["build"], ["plan"], ["publish"], ["pull"], ["mirror"],
-                 ["config"], ["logs", "--local", "SELECT 1 AS one"]):
+    for args in (
+        ["check"],
+        ["build"],
+        ["plan"],
+        ["publish"],
+        ["pull"],
+        ["mirror"],
+        ["config"],
+        ["logs", "--local", "SELECT 1 AS one"],
+    ):
         site.run(*args, env=forem_env)
     found = events_of(site.root)
     by_command = {events[0]["command"]: events for events in runs(found).values()}
-    assert set(by_command) == {"check", "build", "plan", "publish", "pull", "mirror", "config",
-                               "logs"}
+    assert set(by_command) == {
+        "check",
+        "build",
+        "plan",
+        "publish",
+        "pull",
+        "mirror",
+        "config",
+        "logs",
+    }
     for command, run in by_command.items():
         assert [e["seq"] for e in run] == list(range(len(run))), command
         assert run[0]["event"] == "run" and run[0]["action"] == "start"
@@ -57,8 +73,14 @@ def test_every_command_records_its_run(site, forem_env, sandbox):
             assert end["event"] == "run" and end["action"] == "end" and end["duration_ms"] >= 0
     # A broken post fails check, build and publish: they ran, and exited 1.
     assert {c: r[-1]["outcome"] for c, r in by_command.items() if c != "logs"} == {
-        "check": "failed", "build": "failed", "plan": "failed", "publish": "failed",
-        "pull": "ok", "mirror": "ok", "config": "ok"}
+        "check": "failed",
+        "build": "failed",
+        "plan": "failed",
+        "publish": "failed",
+        "pull": "ok",
+        "mirror": "ok",
+        "config": "ok",
+    }
     problems = [e for e in by_command["check"] if e["event"] == "problem"]
     assert problems and problems[0]["post"] == "content/broken.md" and problems[0]["line"] == 4
     posts = {e["post"]: e for e in by_command["publish"] if e["event"] == "post"}
@@ -71,8 +93,9 @@ def test_every_command_records_its_run(site, forem_env, sandbox):
     assert mirror["requests"] > 0 and "items" in mirror
 
 
-def test_requests_are_recorded_by_route_template_as_the_sandbox_names_them(site, forem_env,
-                                                                         sandbox):
+def test_requests_are_recorded_by_route_template_as_the_sandbox_names_them(
+    site, forem_env, sandbox
+):
     site.post("one", "Template one", published=True)
     site.post("two", "Template two", published=True)
     assert site.run("publish", env=forem_env).exit_code == 0
@@ -81,15 +104,22 @@ def test_requests_are_recorded_by_route_template_as_the_sandbox_names_them(site,
     after = sandbox.requests()[-1]["seq"] if sandbox.requests() else 0
     assert site.run("publish", env=forem_env).exit_code == 0
     assert site.run("mirror", env=forem_env).exit_code == 0
-    requests = [e for run in (run_of(site.root, "publish"), run_of(site.root, "mirror"))
-                for e in run if e["event"] == "request"]
+    requests = [
+        e
+        for run in (run_of(site.root, "publish"), run_of(site.root, "mirror"))
+        for e in run
+        if e["event"] == "request"
+    ]
     served = [r for r in sandbox.requests(after) if r["interface"] == "forem"]
     assert Counter((e["method"], e["route"], e["status"]) for e in requests) == Counter(
-        (r["method"], r["route"], r["status"]) for r in served)
-    assert ("PUT", "/api/articles/{id}", 200) in {(e["method"], e["route"], e["status"])
-                                                  for e in requests}
-    assert all("?" not in e["route"] and not any(ch.isdigit() for ch in e["route"])
-               for e in requests)
+        (r["method"], r["route"], r["status"]) for r in served
+    )
+    assert ("PUT", "/api/articles/{id}", 200) in {
+        (e["method"], e["route"], e["status"]) for e in requests
+    }
+    assert all(
+        "?" not in e["route"] and not any(ch.isdigit() for ch in e["route"]) for e in requests
+    )
     assert all(e["duration_ms"] > 0 and e["retries"] == 0 for e in requests)
 
 
@@ -98,8 +128,11 @@ def test_rate_limit_waits_and_retries_are_recorded(site, forem_env, sandbox):
     sandbox.fault("POST", "/api/articles", status=429, retry_after=1)
     assert site.run("publish", env=forem_env).exit_code == 0
     run = run_of(site.root, "publish")
-    creates = [(e["status"], e["retries"]) for e in run
-               if e["event"] == "request" and e["route"] == "/api/articles"]
+    creates = [
+        (e["status"], e["retries"])
+        for e in run
+        if e["event"] == "request" and e["route"] == "/api/articles"
+    ]
     assert creates == [(429, 0), (201, 1)]
     (wait,) = [e for e in run if e["event"] == "wait"]
     assert wait["wait_ms"] == pytest.approx(1000, abs=50) and "Retry-After" in wait["reason"]
@@ -120,12 +153,23 @@ def test_a_watch_session_is_one_run(site):
     from toolkit.config import load_config
 
     class Quiet:
-        def built(self, report, changed, seconds): pass
-        def problems(self, new, fixed): pass
-        def pushed(self, outcomes): pass
-        def push_failed(self, message): pass
-        def config_problem(self, message): pass
-        def notice(self, message): pass
+        def built(self, report, changed, seconds):
+            pass
+
+        def problems(self, new, fixed):
+            pass
+
+        def pushed(self, outcomes):
+            pass
+
+        def push_failed(self, message):
+            pass
+
+        def config_problem(self, message):
+            pass
+
+        def notice(self, message):
+            pass
 
     site.post("one", "Watched post", published=True)
     session = watch(load_config(site.root / "toolkit.toml", env={}), Quiet(), port=0, push=False)
@@ -136,8 +180,10 @@ def test_a_watch_session_is_one_run(site):
     assert run[-1]["outcome"] == "ok"
 
 
-KNOWN_SECRETS = {name: "s3cr3t-" + secrets.token_hex(12)
-                 for name in ("CLOUDCONVERT_API_KEY", "LICENSE_API_TOKEN", "LOGS_PASSWORD")}
+KNOWN_SECRETS = {
+    name: "s3cr3t-" + secrets.token_hex(12)
+    for name in ("CLOUDCONVERT_API_KEY", "LICENSE_API_TOKEN", "LOGS_PASSWORD")
+}
 
 
 def test_no_secret_and_no_body_ever_reaches_the_run_log(site, forem_env, sandbox):
@@ -145,12 +191,25 @@ def test_no_secret_and_no_body_ever_reaches_the_run_log(site, forem_env, sandbox
     site.post("a", "Secret keeper", body=f"{marker}\n", published=True)
     site.write("content/b.md", "---\ntitle: Broken\ntags: [x-y]\n---\n")
     password = "url-" + secrets.token_hex(8)
-    env = {**forem_env, **KNOWN_SECRETS, "LOGS_USERNAME": "admin",
-           # a base URL with credentials in it: shown redacted, and the wrong password (403)
-           "LOGS_BASE_URL": sandbox.base_url.replace("http://", f"http://admin:{password}@")}
+    env = {
+        **forem_env,
+        **KNOWN_SECRETS,
+        "LOGS_USERNAME": "admin",
+        # a base URL with credentials in it: shown redacted, and the wrong password (403)
+        "LOGS_BASE_URL": sandbox.base_url.replace("http://", f"http://admin:{password}@"),
+    }
     sandbox.fault("PUT", "/api/articles/{id}", status=422)
-    for args in (["publish"], ["plan"], ["check"], ["build"], ["pull"], ["mirror"], ["config"],
-                 ["logs", "SELECT 1"], ["logs", "--local", "SELECT 1"]):
+    for args in (
+        ["publish"],
+        ["plan"],
+        ["check"],
+        ["build"],
+        ["pull"],
+        ["mirror"],
+        ["config"],
+        ["logs", "SELECT 1"],
+        ["logs", "--local", "SELECT 1"],
+    ):
         site.run(*args, env=env)
     site.post("a", "Secret keeper", body=f"{marker} changed\n", published=True)
     site.run("publish", env=env)  # an update refused with a 422
@@ -209,12 +268,21 @@ for index in range(int(sys.argv[3])):
 
 def test_processes_and_threads_writing_at_once_never_split_or_lose_a_line(tmp_path):
     folder = tmp_path / ".toolkit"
-    processes = [subprocess.Popen([sys.executable, "-c", WRITER, str(folder), f"p{n}", "1500"])
-                 for n in range(3)]
+    processes = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(folder), f"p{n}", "1500"])
+        for n in range(3)
+    ]
     files = EventLog(folder, max_bytes=20_000, keep=50)
     writer = EventWriter(files, "threads", "check", "0")
-    threads = [threading.Thread(target=lambda: [writer.emit("wait", wait_ms=1.0)  # type: ignore[func-returns-value]
-                                                for _ in range(500)]) for _ in range(3)]
+    threads = [
+        threading.Thread(
+            target=lambda: [
+                writer.emit("wait", wait_ms=1.0)  # type: ignore[func-returns-value]
+                for _ in range(500)
+            ]
+        )
+        for _ in range(3)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -226,7 +294,9 @@ def test_processes_and_threads_writing_at_once_never_split_or_lose_a_line(tmp_pa
     counts = Counter(event["run_id"] for event in found)
     assert counts == {"p0": 1500, "p1": 1500, "p2": 1500, "threads": 1500}
     for run_id in counts:
-        assert sorted(e["seq"] for e in found if e["run_id"] == run_id) == list(range(counts[run_id]))
+        assert sorted(e["seq"] for e in found if e["run_id"] == run_id) == list(
+            range(counts[run_id])
+        )
 
 
 def test_a_run_log_that_cannot_be_written_does_not_fail_the_command(site):

@@ -23,32 +23,53 @@ ROUTES = ["/api/articles", "/api/articles/{id}", "/api/articles/me/all", "/api/c
 def synthetic(count: int, seed: int = 1, run: str = "r") -> list[dict]:
     rng = random.Random(seed)
     base = dt.datetime(2024, 5, 1, 3, 0, tzinfo=dt.UTC)
-    return [{
-        "time": (base + dt.timedelta(milliseconds=250 * index)).strftime(
-            "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z",
-        "run_id": f"{run}{index // 50}", "seq": index % 50, "command": "publish",
-        "event": "request", "method": rng.choice(["GET", "PUT", "POST"]),
-        "route": rng.choice(ROUTES), "status": rng.choice([200, 200, 201, 404, 422, 429, 500]),
-        "duration_ms": round(rng.random() * 900, 3),
-    } for index in range(count)]
+    return [
+        {
+            "time": (base + dt.timedelta(milliseconds=250 * index)).strftime(
+                "%Y-%m-%dT%H:%M:%S.%f"
+            )[:-3]
+            + "Z",
+            "run_id": f"{run}{index // 50}",
+            "seq": index % 50,
+            "command": "publish",
+            "event": "request",
+            "method": rng.choice(["GET", "PUT", "POST"]),
+            "route": rng.choice(ROUTES),
+            "status": rng.choice([200, 200, 201, 404, 422, 429, 500]),
+            "duration_ms": round(rng.random() * 900, 3),
+        }
+        for index in range(count)
+    ]
 
 
 def ingest(service: LogService, stream: str, records: list[dict], batch: int = 20_000) -> None:
     for start in range(0, len(records), batch):
-        response = service.ingest(stream, records[start:start + batch])
+        response = service.ingest(stream, records[start : start + batch])
         assert response.status_code == 200, response.text
 
 
 def test_ingest_types_fields_as_parseable_and_adds_p_timestamp(service, stream):
     before = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-    response = service.ingest(stream, {"status": 200, "msg": "hi", "time": "2024-05-01T03:00:00Z",
-                                       "nested": {"ok": True, "n": 2}})
+    response = service.ingest(
+        stream,
+        {
+            "status": 200,
+            "msg": "hi",
+            "time": "2024-05-01T03:00:00Z",
+            "nested": {"ok": True, "n": 2},
+        },
+    )
     assert (response.status_code, response.content) == (200, b"")
     schema = service.http.get(f"/api/v1/logstream/{stream}/schema").json()
     types = {field["name"]: field["data_type"] for field in schema["fields"]}
-    assert types == {"p_timestamp": {"Timestamp": ["Millisecond", None]}, "msg": "Utf8",
-                     "nested_n": "Float64", "nested_ok": "Boolean", "status": "Float64",
-                     "time": {"Timestamp": ["Millisecond", None]}}
+    assert types == {
+        "p_timestamp": {"Timestamp": ["Millisecond", None]},
+        "msg": "Utf8",
+        "nested_n": "Float64",
+        "nested_ok": "Boolean",
+        "status": "Float64",
+        "time": {"Timestamp": ["Millisecond", None]},
+    }
     assert [field["name"] for field in schema["fields"]][0] == "p_timestamp"
     (row,) = service.rows(f"SELECT * FROM {stream}")
     assert row["status"] == 200.0 and row["time"] == "2024-05-01T03:00:00"
@@ -60,18 +81,35 @@ def test_ingest_types_fields_as_parseable_and_adds_p_timestamp(service, stream):
 def test_arrays_make_a_record_per_element_as_parseable_does(service, stream):
     """Parseable's generic flattening (a stream of schema version 1, a body at most 10
     levels deep): one record per element of an array, every pair for two arrays."""
-    ingest(service, stream, [{"n": 1, "tags": ["a", "b"]}, {"n": 2, "x": [1, 2], "y": ["p", "q"]},
-                             {"n": 3, "objs": [{"b": 1}, {"b": 2, "c": "z"}]},
-                             {"n": 4, "empty": [], "deep": {"list": [True]}}])
-    rows = service.rows(f'SELECT n, tags, x, y, objs_b, objs_c, deep_list FROM "{stream}" '
-                        "ORDER BY n, tags, x, y, objs_b")
-    assert rows == [{"n": 1.0, "tags": "a"}, {"n": 1.0, "tags": "b"},
-                    {"n": 2.0, "x": 1.0, "y": "p"}, {"n": 2.0, "x": 1.0, "y": "q"},
-                    {"n": 2.0, "x": 2.0, "y": "p"}, {"n": 2.0, "x": 2.0, "y": "q"},
-                    {"n": 3.0, "objs_b": 1.0}, {"n": 3.0, "objs_b": 2.0, "objs_c": "z"},
-                    {"n": 4.0, "deep_list": True}]
-    types = {field["name"]: field["data_type"] for field in
-             service.http.get(f"/api/v1/logstream/{stream}/schema").json()["fields"]}
+    ingest(
+        service,
+        stream,
+        [
+            {"n": 1, "tags": ["a", "b"]},
+            {"n": 2, "x": [1, 2], "y": ["p", "q"]},
+            {"n": 3, "objs": [{"b": 1}, {"b": 2, "c": "z"}]},
+            {"n": 4, "empty": [], "deep": {"list": [True]}},
+        ],
+    )
+    rows = service.rows(
+        f'SELECT n, tags, x, y, objs_b, objs_c, deep_list FROM "{stream}" '
+        "ORDER BY n, tags, x, y, objs_b"
+    )
+    assert rows == [
+        {"n": 1.0, "tags": "a"},
+        {"n": 1.0, "tags": "b"},
+        {"n": 2.0, "x": 1.0, "y": "p"},
+        {"n": 2.0, "x": 1.0, "y": "q"},
+        {"n": 2.0, "x": 2.0, "y": "p"},
+        {"n": 2.0, "x": 2.0, "y": "q"},
+        {"n": 3.0, "objs_b": 1.0},
+        {"n": 3.0, "objs_b": 2.0, "objs_c": "z"},
+        {"n": 4.0, "deep_list": True},
+    ]
+    types = {
+        field["name"]: field["data_type"]
+        for field in service.http.get(f"/api/v1/logstream/{stream}/schema").json()["fields"]
+    }
     assert types["tags"] == "Utf8" and types["x"] == "Float64" and "empty" not in types
     like = service.rows(f"""SELECT COUNT(*) AS n FROM "{stream}" WHERE tags LIKE 'a'""")
     assert like == [{"n": 1}]
@@ -87,51 +125,74 @@ def test_arrays_deeper_than_the_flatten_level_are_lists(service, stream):
     """Past P_MAX_FLATTEN_LEVEL (10) the body is not generically flattened: its arrays are
     Arrow lists, which `array_has` reads (and `LIKE` does not)."""
     prefix = "l_" * 9
-    ingest(service, stream, [nested(9, {"tags": ["a", "b"], "nums": [1, 2],
-                                        "objs": [{"k": "x"}, {"k": "y"}, None]})])
-    types = {field["name"]: field["data_type"] for field in
-             service.http.get(f"/api/v1/logstream/{stream}/schema").json()["fields"]}
+    ingest(
+        service,
+        stream,
+        [nested(9, {"tags": ["a", "b"], "nums": [1, 2], "objs": [{"k": "x"}, {"k": "y"}, None]})],
+    )
+    types = {
+        field["name"]: field["data_type"]
+        for field in service.http.get(f"/api/v1/logstream/{stream}/schema").json()["fields"]
+    }
     assert types[prefix + "tags"]["List"]["data_type"] == "Utf8"
     assert types[prefix + "nums"]["List"]["data_type"] == "Int64"
     assert types[prefix + "objs_k"]["List"]["data_type"] == "Utf8"
-    (row,) = service.rows(f'SELECT "{prefix}tags" AS tags, "{prefix}nums" AS nums, '
-                          f'"{prefix}objs_k" AS objs, array_has("{prefix}tags", \'a\') AS has_a '
-                          f'FROM "{stream}"')
+    (row,) = service.rows(
+        f'SELECT "{prefix}tags" AS tags, "{prefix}nums" AS nums, '
+        f'"{prefix}objs_k" AS objs, array_has("{prefix}tags", \'a\') AS has_a '
+        f'FROM "{stream}"'
+    )
     assert row == {"tags": ["a", "b"], "nums": [1, 2], "objs": ["x", "y", None], "has_a": True}
     ingest(service, stream, [nested(8, {"tags": ["c", "d"]})])  # 10 levels: flattened
-    rows = service.rows(f'SELECT "{"l_" * 8}tags" AS tags FROM "{stream}" '
-                        f'WHERE "{"l_" * 8}tags" IS NOT NULL ORDER BY 1')
+    rows = service.rows(
+        f'SELECT "{"l_" * 8}tags" AS tags FROM "{stream}" '
+        f'WHERE "{"l_" * 8}tags" IS NOT NULL ORDER BY 1'
+    )
     assert rows == [{"tags": "c"}, {"tags": "d"}]
     mixed = service.ingest(stream, [nested(9, {"tags": "plain"})])  # a string, the field a list
     assert (mixed.status_code, mixed.text) == (
-        400, "Invalid Request: Could not process this event due to mismatch in datatype")
+        400,
+        "Invalid Request: Could not process this event due to mismatch in datatype",
+    )
 
 
 def test_fields_true_and_null_columns(service, stream):
     ingest(service, stream, [{"a": 1}, {"b": "x"}])
     answer = service.query(f"SELECT a, b FROM {stream} ORDER BY a", fields="true").json()
     assert answer == {"fields": ["a", "b"], "records": [{"a": 1.0}, {"b": "x"}]}
-    with_nulls = service.query(f"SELECT a, b FROM {stream} ORDER BY a",
-                               sendNull="true").json()
+    with_nulls = service.query(f"SELECT a, b FROM {stream} ORDER BY a", sendNull="true").json()
     assert with_nulls == [{"a": 1.0, "b": None}, {"a": None, "b": "x"}]
 
 
-@pytest.mark.parametrize(("body", "headers", "message"), [
-    (b"[]", {}, "Header Error: Stream name not found in header [x-p-stream]"),
-    (b"{", {"X-P-Stream": "ok"}, "Json deserialize error: the body is not valid JSON"),
-    (b"12", {"X-P-Stream": "ok"},
-     "Invalid Request: the body must be a JSON object or an array of JSON objects"),
-    (b'{"a": 1}', {"X-P-Stream": "has space"}, "Stream name cannot contain whitespace"),
-    (b'{"a": 1}', {"X-P-Stream": "a.b"}, "Stream name cannot contain special character: ."),
-    (b'{"a": 1}', {"X-P-Stream": "select"}, "SQL keyword cannot be used as stream name"),
-    (b'{"p_timestamp": 1}', {"X-P-Stream": "ok"},
-     "Invalid Request: field p_timestamp is a reserved field"),
-    (b'[{"a": 1}, {"a": "x"}]', {"X-P-Stream": "ok"},
-     "Invalid Request: Could not process this event due to mismatch in datatype"),
-])
+@pytest.mark.parametrize(
+    ("body", "headers", "message"),
+    [
+        (b"[]", {}, "Header Error: Stream name not found in header [x-p-stream]"),
+        (b"{", {"X-P-Stream": "ok"}, "Json deserialize error: the body is not valid JSON"),
+        (
+            b"12",
+            {"X-P-Stream": "ok"},
+            "Invalid Request: the body must be a JSON object or an array of JSON objects",
+        ),
+        (b'{"a": 1}', {"X-P-Stream": "has space"}, "Stream name cannot contain whitespace"),
+        (b'{"a": 1}', {"X-P-Stream": "a.b"}, "Stream name cannot contain special character: ."),
+        (b'{"a": 1}', {"X-P-Stream": "select"}, "SQL keyword cannot be used as stream name"),
+        (
+            b'{"p_timestamp": 1}',
+            {"X-P-Stream": "ok"},
+            "Invalid Request: field p_timestamp is a reserved field",
+        ),
+        (
+            b'[{"a": 1}, {"a": "x"}]',
+            {"X-P-Stream": "ok"},
+            "Invalid Request: Could not process this event due to mismatch in datatype",
+        ),
+    ],
+)
 def test_ingest_errors_are_400_text(service, body, headers, message):
-    response = service.http.post("/api/v1/ingest", content=body,
-                                 headers={"Content-Type": "application/json", **headers})
+    response = service.http.post(
+        "/api/v1/ingest", content=body, headers={"Content-Type": "application/json", **headers}
+    )
     assert response.status_code == 400
     assert response.headers["content-type"].startswith("text/plain")
     assert response.text == message
@@ -141,64 +202,112 @@ def test_a_later_value_of_another_type_is_refused(service, stream):
     ingest(service, stream, [{"status": 200}])
     refused = service.ingest(stream, [{"status": "ok"}])
     assert (refused.status_code, refused.text) == (
-        400, "Invalid Request: Could not process this event due to mismatch in datatype")
+        400,
+        "Invalid Request: Could not process this event due to mismatch in datatype",
+    )
     assert service.rows(f"SELECT COUNT(*) AS n FROM {stream}") == [{"n": 1}]
 
 
 @pytest.mark.parametrize("auth", [None, ("admin", "wrong"), ("someone", PASSWORD)])
-@pytest.mark.parametrize(("method", "path"), [
-    ("POST", "/api/v1/ingest"), ("POST", "/api/v1/query"), ("GET", "/api/v1/logstream"),
-    ("GET", "/api/v1/logstream/toolkit/schema")])
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("POST", "/api/v1/ingest"),
+        ("POST", "/api/v1/query"),
+        ("GET", "/api/v1/logstream"),
+        ("GET", "/api/v1/logstream/toolkit/schema"),
+    ],
+)
 def test_basic_auth_401_without_credentials_403_with_wrong_ones(sandbox, auth, method, path):
-    response = httpx.request(method, sandbox.base_url + path, auth=auth, json={"a": 1},
-                             headers={"X-P-Stream": "toolkit"})
+    response = httpx.request(
+        method, sandbox.base_url + path, auth=auth, json={"a": 1}, headers={"X-P-Stream": "toolkit"}
+    )
     assert response.headers["content-type"].startswith("text/plain")
     if auth is None:
         assert (response.status_code, response.text) == (401, "No authentication method supplied")
     else:
         assert response.status_code == 403
         assert response.text.startswith("You don't have permission to access this resource")
-    garbled = httpx.request(method, sandbox.base_url + path,
-                            headers={"Authorization": "Basic !!!"})
+    garbled = httpx.request(method, sandbox.base_url + path, headers={"Authorization": "Basic !!!"})
     assert garbled.status_code == 401
 
 
 WHOLE = {"startTime": "1970-01-01T00:00:00Z", "endTime": "2200-01-01T00:00:00Z"}
 
 
-@pytest.mark.parametrize(("body", "status", "message"), [
-    ({**WHOLE}, 400, "Json deserialize error: missing field `query`"),
-    ({"query": "SELECT 1", "endTime": "now"}, 400,
-     "Json deserialize error: missing field `startTime`"),
-    ({"query": "SELECT 1", "startTime": "1h"}, 400,
-     "Json deserialize error: missing field `endTime`"),
-    ({"query": " ", **WHOLE}, 400, "Query cannot be empty"),
-    ({"query": "SELECT * FROM nope", **WHOLE}, 400,
-     "Datafusion Error: Error during planning: table 'datafusion.public.nope' not found"),
-    ({"query": "SELEC x", **WHOLE}, 400,
-     'Datafusion Error: SQL error: ParserError("Expected: an SQL statement, found: SELEC at '
-     'Line: 1, Column: 1")'),
-    ({"query": "SELECT nope FROM STREAM", **WHOLE}, 400,
-     "Datafusion Error: Schema error: No field named nope."),
-    ({"query": "SELECT * FROM elsewhere", **WHOLE}, 400,
-     "Datafusion Error: Error during planning: table 'datafusion.public.elsewhere' not found"),
-    ({"query": "DROP TABLE STREAM", **WHOLE}, 400,
-     "Datafusion Error: Error during planning"),
-    ({"query": "COPY (SELECT 1) TO '/tmp/x.csv'", **WHOLE}, 400,
-     "Datafusion Error: Error during planning: DML not supported: COPY"),
-    ({"query": "SELECT 1/0 FROM STREAM", **WHOLE}, 500,
-     "Execution Error: Query Execution failed due to error in datafusion"),
-    ({"query": "SELECT 1", "startTime": "", "endTime": "now"}, 400,
-     "Start time cannot be empty"),
-    ({"query": "SELECT 1", "startTime": "soon", "endTime": "now"}, 400,
-     "Error while parsing provided time range: Parsing humantime"),
-    ({"query": "SELECT 1", "startTime": "yesterday",
-      "endTime": "2024-05-01T00:00:00Z"}, 400,
-     "Error while parsing provided time range: Error parsing time"),
-    ({"query": "SELECT 1", "startTime": "2024-05-01T01:00:00Z",
-      "endTime": "2024-05-01T00:00:00Z"}, 400,
-     "Error while parsing provided time range: Start time cannot be greater than the end time"),
-])
+@pytest.mark.parametrize(
+    ("body", "status", "message"),
+    [
+        ({**WHOLE}, 400, "Json deserialize error: missing field `query`"),
+        (
+            {"query": "SELECT 1", "endTime": "now"},
+            400,
+            "Json deserialize error: missing field `startTime`",
+        ),
+        (
+            {"query": "SELECT 1", "startTime": "1h"},
+            400,
+            "Json deserialize error: missing field `endTime`",
+        ),
+        ({"query": " ", **WHOLE}, 400, "Query cannot be empty"),
+        (
+            {"query": "SELECT * FROM nope", **WHOLE},
+            400,
+            "Datafusion Error: Error during planning: table 'datafusion.public.nope' not found",
+        ),
+        (
+            {"query": "SELEC x", **WHOLE},
+            400,
+            'Datafusion Error: SQL error: ParserError("Expected: an SQL statement, found: SELEC at '
+            'Line: 1, Column: 1")',
+        ),
+        (
+            {"query": "SELECT nope FROM STREAM", **WHOLE},
+            400,
+            "Datafusion Error: Schema error: No field named nope.",
+        ),
+        (
+            {"query": "SELECT * FROM elsewhere", **WHOLE},
+            400,
+            "Datafusion Error: Error during planning: table 'datafusion.public.elsewhere' not found",
+        ),
+        ({"query": "DROP TABLE STREAM", **WHOLE}, 400, "Datafusion Error: Error during planning"),
+        (
+            {"query": "COPY (SELECT 1) TO '/tmp/x.csv'", **WHOLE},
+            400,
+            "Datafusion Error: Error during planning: DML not supported: COPY",
+        ),
+        (
+            {"query": "SELECT 1/0 FROM STREAM", **WHOLE},
+            500,
+            "Execution Error: Query Execution failed due to error in datafusion",
+        ),
+        (
+            {"query": "SELECT 1", "startTime": "", "endTime": "now"},
+            400,
+            "Start time cannot be empty",
+        ),
+        (
+            {"query": "SELECT 1", "startTime": "soon", "endTime": "now"},
+            400,
+            "Error while parsing provided time range: Parsing humantime",
+        ),
+        (
+            {"query": "SELECT 1", "startTime": "yesterday", "endTime": "2024-05-01T00:00:00Z"},
+            400,
+            "Error while parsing provided time range: Error parsing time",
+        ),
+        (
+            {
+                "query": "SELECT 1",
+                "startTime": "2024-05-01T01:00:00Z",
+                "endTime": "2024-05-01T00:00:00Z",
+            },
+            400,
+            "Error while parsing provided time range: Start time cannot be greater than the end time",
+        ),
+    ],
+)
 def test_query_errors_are_text_with_parseable_words(service, stream, body, status, message):
     ingest(service, stream, [{"a": 1}])
     body = {key: value.replace("STREAM", stream) for key, value in body.items()}
@@ -214,8 +323,10 @@ def test_a_query_names_its_stream_in_its_sql_only(service, stream):
     ingest(service, stream, [{"a": 1}])
     bare = service.http.post("/api/v1/query", json={"query": f'SELECT a FROM "{stream}"', **WHOLE})
     assert (bare.status_code, bare.json()) == (200, [{"a": 1.0}])
-    other = service.http.post("/api/v1/query", json={"query": f'SELECT a FROM "{stream}"',
-                                                     "streamName": "elsewhere", **WHOLE})
+    other = service.http.post(
+        "/api/v1/query",
+        json={"query": f'SELECT a FROM "{stream}"', "streamName": "elsewhere", **WHOLE},
+    )
     assert (other.status_code, other.json()) == (200, [{"a": 1.0}])
 
 
@@ -229,8 +340,10 @@ def test_unquoted_stream_names_fold_to_lower_case(service):
     assert service.rows(f'SELECT a FROM "{mixed}"') == [{"a": 1.0}]
     folded = service.query(f"SELECT a FROM {mixed}")
     assert (folded.status_code, folded.text) == (
-        400, "Datafusion Error: Error during planning: table "
-             f"'datafusion.public.{mixed.lower()}' not found")
+        400,
+        "Datafusion Error: Error during planning: table "
+        f"'datafusion.public.{mixed.lower()}' not found",
+    )
     ingest(service, mixed.lower(), [{"a": 2}])  # another stream, its lower-case namesake
     assert service.rows(f"SELECT a FROM {mixed}") == [{"a": 2.0}]
     assert service.rows(f'SELECT a FROM "{mixed}"') == [{"a": 1.0}]
@@ -240,19 +353,27 @@ def test_unquoted_stream_names_fold_to_lower_case(service):
 @pytest.mark.parametrize("path", ["/api/v1/ingest", "/api/v1/query", "/api/v1/logstream/STREAM"])
 def test_a_body_without_a_json_content_type_is_refused(service, stream, content_type, path):
     ingest(service, stream, [{"a": 1}])
-    headers = {"X-P-Stream": stream} if content_type is None else {
-        "X-P-Stream": stream, "Content-Type": content_type}
-    body = json.dumps({"query": f'SELECT a FROM "{stream}"', **WHOLE} if "query" in path
-                      else [{"a": 2}]).encode()
-    request = service.http.build_request("POST", path.replace("STREAM", stream), content=body,
-                                         headers=headers)
+    headers = (
+        {"X-P-Stream": stream}
+        if content_type is None
+        else {"X-P-Stream": stream, "Content-Type": content_type}
+    )
+    body = json.dumps(
+        {"query": f'SELECT a FROM "{stream}"', **WHOLE} if "query" in path else [{"a": 2}]
+    ).encode()
+    request = service.http.build_request(
+        "POST", path.replace("STREAM", stream), content=body, headers=headers
+    )
     assert ("content-type" in request.headers) == (content_type is not None)
     response = service.http.send(request)
     assert (response.status_code, response.text) == (400, "Content type error")
     assert service.rows(f'SELECT COUNT(*) AS n FROM "{stream}"') == [{"n": 1}]
     for kind in ("application/json; charset=utf-8", "application/vnd.api+json"):
-        accepted = service.http.post(path.replace("STREAM", stream), content=body,
-                                     headers={"X-P-Stream": stream, "Content-Type": kind})
+        accepted = service.http.post(
+            path.replace("STREAM", stream),
+            content=body,
+            headers={"X-P-Stream": stream, "Content-Type": kind},
+        )
         assert accepted.status_code == 200, accepted.text
 
 
@@ -264,16 +385,18 @@ def test_logstream_routes_create_and_ingest_into_a_named_stream(service, stream)
     assert {"name": stream} in service.http.get("/api/v1/logstream").json()
     again = service.http.put(f"/api/v1/logstream/{stream}")
     assert (again.status_code, again.text) == (
-        400, f"Logstream {stream} already exists, please create a new log stream with unique "
-             "name")
+        400,
+        f"Logstream {stream} already exists, please create a new log stream with unique name",
+    )
     bad = service.http.put("/api/v1/logstream/has.dot")
     assert (bad.status_code, bad.text) == (400, "Stream name cannot contain special character: .")
     stored = service.http.post(f"/api/v1/logstream/{stream}", json=[{"a": 1}, {"a": 2}])
     assert (stored.status_code, stored.content) == (200, b"")
     assert service.rows(f'SELECT SUM(a) AS total FROM "{stream}"') == [{"total": 3.0}]
     for method in ("PUT", "POST"):
-        anonymous = httpx.request(method, f"{service.sandbox.base_url}/api/v1/logstream/{stream}",
-                                  json=[{"a": 1}])
+        anonymous = httpx.request(
+            method, f"{service.sandbox.base_url}/api/v1/logstream/{stream}", json=[{"a": 1}]
+        )
         assert anonymous.status_code == 401
 
 
@@ -297,8 +420,10 @@ def test_time_ranges_filter_on_p_timestamp_truncated_to_the_minute(service, stre
     minute = moment.replace(second=0, microsecond=0)
 
     def count(start: dt.datetime | str, end: dt.datetime | str) -> int:
-        text = [value if isinstance(value, str) else value.strftime("%Y-%m-%dT%H:%M:%S%z")
-                for value in (start, end)]
+        text = [
+            value if isinstance(value, str) else value.strftime("%Y-%m-%dT%H:%M:%S%z")
+            for value in (start, end)
+        ]
         rows = service.rows(f"SELECT COUNT(*) AS n FROM {stream}", *text)
         return rows[0]["n"]
 
@@ -319,46 +444,65 @@ def test_time_ranges_filter_on_p_timestamp_truncated_to_the_minute(service, stre
     expected = 2 if now_minute - dt.timedelta(hours=1) <= moment < now_minute else 0
     assert rows == [{"n": expected}]
     assert service.rows(f"SELECT COUNT(*) AS n FROM {stream}", "2h", "now") in (
-        [{"n": 0}], [{"n": 2}])
+        [{"n": 0}],
+        [{"n": 2}],
+    )
 
 
 def test_query_results_equal_a_plain_python_computation(service, stream):
     events = synthetic(3000, seed=7)
     ingest(service, stream, events, batch=700)
-    by_status = service.rows(f"SELECT status, COUNT(*) AS n, MAX(duration_ms) AS slowest "
-                             f"FROM {stream} GROUP BY status ORDER BY status")
+    by_status = service.rows(
+        f"SELECT status, COUNT(*) AS n, MAX(duration_ms) AS slowest "
+        f"FROM {stream} GROUP BY status ORDER BY status"
+    )
     counts = Counter(e["status"] for e in events)
-    assert by_status == [{"status": float(s), "n": counts[s],
-                          "slowest": max(e["duration_ms"] for e in events if e["status"] == s)}
-                         for s in sorted(counts)]
-    routes = service.rows(f"SELECT route, method, COUNT(*) AS n, AVG(duration_ms) AS mean FROM "
-                          f"{stream} WHERE status >= 400 GROUP BY route, method "
-                          "ORDER BY route, method")
+    assert by_status == [
+        {
+            "status": float(s),
+            "n": counts[s],
+            "slowest": max(e["duration_ms"] for e in events if e["status"] == s),
+        }
+        for s in sorted(counts)
+    ]
+    routes = service.rows(
+        f"SELECT route, method, COUNT(*) AS n, AVG(duration_ms) AS mean FROM "
+        f"{stream} WHERE status >= 400 GROUP BY route, method "
+        "ORDER BY route, method"
+    )
     failed = [e for e in events if e["status"] >= 400]
     groups = Counter((e["route"], e["method"]) for e in failed)
     assert [(r["route"], r["method"], r["n"]) for r in routes] == sorted(
-        (route, method, n) for (route, method), n in groups.items())
+        (route, method, n) for (route, method), n in groups.items()
+    )
     for row in routes:
-        durations = [e["duration_ms"] for e in failed
-                     if (e["route"], e["method"]) == (row["route"], row["method"])]
+        durations = [
+            e["duration_ms"]
+            for e in failed
+            if (e["route"], e["method"]) == (row["route"], row["method"])
+        ]
         assert row["mean"] == pytest.approx(sum(durations) / len(durations))
     # A range over the events' own `time` field (a timestamp, as its name and value say).
-    window = service.rows(f"SELECT COUNT(*) AS n FROM {stream} WHERE time >= "
-                          "'2024-05-01T03:05:00' AND time < '2024-05-01T03:10:00'")
+    window = service.rows(
+        f"SELECT COUNT(*) AS n FROM {stream} WHERE time >= "
+        "'2024-05-01T03:05:00' AND time < '2024-05-01T03:10:00'"
+    )
     low, high = dt.datetime(2024, 5, 1, 3, 5), dt.datetime(2024, 5, 1, 3, 10)
-    assert window == [{"n": sum(low <= dt.datetime.fromisoformat(e["time"][:-1]) < high
-                                for e in events)}]
+    assert window == [
+        {"n": sum(low <= dt.datetime.fromisoformat(e["time"][:-1]) < high for e in events)}
+    ]
 
 
 def test_a_stream_of_100000_events_answers_correctly(service, stream):
     events = synthetic(100_000, seed=3)
     ingest(service, stream, events, batch=25_000)
-    rows = service.rows(f"SELECT route, status, COUNT(*) AS n FROM {stream} "
-                        "GROUP BY route, status")
+    rows = service.rows(f"SELECT route, status, COUNT(*) AS n FROM {stream} GROUP BY route, status")
     expected = Counter((e["route"], float(e["status"])) for e in events)
     assert {(r["route"], r["status"]): r["n"] for r in rows} == expected
-    (total,) = service.rows(f"SELECT COUNT(*) AS n, SUM(duration_ms) AS total, "
-                            f"COUNT(DISTINCT run_id) AS runs FROM {stream}")
+    (total,) = service.rows(
+        f"SELECT COUNT(*) AS n, SUM(duration_ms) AS total, "
+        f"COUNT(DISTINCT run_id) AS runs FROM {stream}"
+    )
     assert total["n"] == 100_000 and total["runs"] == 2000
     assert total["total"] == pytest.approx(sum(e["duration_ms"] for e in events))
 
@@ -373,8 +517,10 @@ def test_streams_are_parquet_files_that_survive_a_restart(tmp_path):
         logs.http.close()
     files = sorted((tmp_path / "sandbox.data" / "logs" / "kept").rglob("*.parquet"))
     assert len(files) == 3
-    assert all(path.relative_to(tmp_path / "sandbox.data" / "logs" / "kept").parts[0]
-               .startswith("date=") for path in files)
+    assert all(
+        path.relative_to(tmp_path / "sandbox.data" / "logs" / "kept").parts[0].startswith("date=")
+        for path in files
+    )
     with SandboxServer(db_path=db) as second:
         logs = LogService(second)
         assert logs.rows("SELECT * FROM kept ORDER BY p_timestamp, seq, run_id") == before
@@ -392,6 +538,7 @@ def test_memory_mode_keeps_its_files_in_a_temporary_folder():
         folder = logs.http.get("/__sandbox/logs/streams").json()["folder"]
         logs.http.close()
     import os
+
     assert not os.path.exists(folder)
 
 
@@ -402,8 +549,12 @@ def test_interface_a_never_shadows_the_log_service(sandbox, service, stream):
     try:
         forem.post(f"{sandbox.base_url}/__sandbox/forem/user-agent-check", json={"enabled": True})
         assert forem.get("/api/articles").status_code == 403  # Forem's edge refuses it
-        ingested = forem.post("/api/v1/ingest", auth=(USERNAME, PASSWORD), json={"a": 1},
-                              headers={"X-P-Stream": stream})
+        ingested = forem.post(
+            "/api/v1/ingest",
+            auth=(USERNAME, PASSWORD),
+            json={"a": 1},
+            headers={"X-P-Stream": stream},
+        )
         assert ingested.status_code == 200
         unknown = forem.get("/api/v1/nothing", auth=(USERNAME, PASSWORD))
         assert (unknown.status_code, unknown.text) == (404, "")
@@ -427,6 +578,9 @@ def test_faults_answer_in_the_log_services_words(sandbox, service, stream):
 
 def test_ingest_bodies_over_10_mib_are_413(service, stream):
     big = json.dumps([{"a": "x" * 1000}] * 11_000).encode()
-    response = service.http.post("/api/v1/ingest", content=big,
-                                 headers={"X-P-Stream": stream, "Content-Type": "application/json"})
+    response = service.http.post(
+        "/api/v1/ingest",
+        content=big,
+        headers={"X-P-Stream": stream, "Content-Type": "application/json"},
+    )
     assert response.status_code == 413

@@ -40,8 +40,9 @@ def test_without_a_log_service_a_run_only_appends(site, forem_env, sandbox):
     assert any(e["event"] == "post" for e in events(site.root))
 
 
-def test_a_failed_shipment_is_one_line_and_the_next_run_ships_it(site, env, service, stream,
-                                                              sandbox):
+def test_a_failed_shipment_is_one_line_and_the_next_run_ships_it(
+    site, env, service, stream, sandbox
+):
     site.post("one", "Failed shipment", published=True)
     sandbox.fault("POST", "/api/v1/ingest", status=503)
     first = site.run("publish", env=env)
@@ -96,14 +97,25 @@ class CrashBeforeSending(Cursor):
 
 
 def shipper(site, sandbox, cursor_class: type[Cursor], **options) -> Shipper:
-    config = load_config(site.root / "toolkit.toml",
-                         env={"LOGS_BASE_URL": sandbox.base_url, "LOGS_USERNAME": USERNAME,
-                              "LOGS_PASSWORD": PASSWORD})
-    client = LogsClient(sandbox.base_url, Secret(USERNAME), Secret(PASSWORD),
-                        timeout=options.pop("timeout", None))
-    return Shipper(EventLog(config.state_dir), cursor_class(config.state_dir / CURSOR_NAME),
-                   client, config.logs.stream, target_of(config),
-                   **{"max_events": 2, **options})
+    config = load_config(
+        site.root / "toolkit.toml",
+        env={
+            "LOGS_BASE_URL": sandbox.base_url,
+            "LOGS_USERNAME": USERNAME,
+            "LOGS_PASSWORD": PASSWORD,
+        },
+    )
+    client = LogsClient(
+        sandbox.base_url, Secret(USERNAME), Secret(PASSWORD), timeout=options.pop("timeout", None)
+    )
+    return Shipper(
+        EventLog(config.state_dir),
+        cursor_class(config.state_dir / CURSOR_NAME),
+        client,
+        config.logs.stream,
+        target_of(config),
+        **{"max_events": 2, **options},
+    )
 
 
 def crash(shipping: Shipper) -> None:
@@ -117,7 +129,8 @@ def crash(shipping: Shipper) -> None:
 
 
 def test_a_crash_between_ship_and_cursor_write_loses_nothing_and_repeats_nothing(
-        site, env, forem_env, service, stream, sandbox):
+    site, env, forem_env, service, stream, sandbox
+):
     site.post("one", "Crash post", published=True)
     assert site.run("publish", env=forem_env).exit_code == 0  # events, not shipped yet
     crash(shipper(site, sandbox, CrashingCursor))
@@ -135,7 +148,8 @@ def later(seconds: float):
 
 
 def test_a_crash_before_sending_sends_the_batch_once_its_absence_is_settled(
-        site, env, forem_env, service, stream, sandbox):
+    site, env, forem_env, service, stream, sandbox
+):
     """A batch marked pending may have left: until it left more than SETTLE seconds ago,
     the service not holding it does not mean it will not (a request stored late)."""
     site.post("one", "Crash before", published=True)
@@ -214,8 +228,11 @@ def test_one_run_ships_at_a_time(site, env, service, stream, sandbox):
     finally:
         os.close(fd)
         busy.client.close()
-    assert report.problem == ("another toolkit run is shipping the run log; these events go "
-                              "with the next run") and report.shipped == 0
+    assert (
+        report.problem
+        == ("another toolkit run is shipping the run log; these events go with the next run")
+        and report.shipped == 0
+    )
     assert site.run("check", env=env).exit_code == 0
     assert_shipped_once(service.shipped(stream), events(site.root))
 
@@ -225,7 +242,8 @@ def test_another_stream_gets_the_whole_log(site, env, service, stream):
     assert site.run("check", env={**env}).exit_code == 0
     other = stream + "b"
     (site.root / "toolkit.toml").write_text(
-        (site.root / "toolkit.toml").read_text().replace(stream, other))
+        (site.root / "toolkit.toml").read_text().replace(stream, other)
+    )
     assert site.run("check", env=env).exit_code == 0
     found = events(site.root)
     assert_shipped_once(service.shipped(other), found)  # every event, from the first one
@@ -256,7 +274,8 @@ def wait_for_rows(service, stream: str, count: int) -> None:
 
 
 def test_a_request_stored_after_the_client_gave_up_is_not_sent_again(
-        site, env, forem_env, service, stream, sandbox):
+    site, env, forem_env, service, stream, sandbox
+):
     """The service holds the ingest past the client's time and stores it late; the next
     shipment, at once, finds nothing yet: that is not "absent", so nothing is re-sent."""
     site.post("one", "Stored late", published=True)
@@ -274,8 +293,7 @@ def test_a_request_stored_after_the_client_gave_up_is_not_sent_again(
     assert_shipped_once(shipped, events(site.root))
 
 
-def test_a_failed_check_is_unknown_and_nothing_is_sent_again(site, env, service, stream,
-                                                          sandbox):
+def test_a_failed_check_is_unknown_and_nothing_is_sent_again(site, env, service, stream, sandbox):
     """The batch was stored but its answer lost; the query asking for it is refused: not
     a clear "absent", so the batch is not sent again until a later run finds it."""
     site.post("one", "Check refused", published=True)
@@ -294,10 +312,10 @@ def test_a_failed_check_is_unknown_and_nothing_is_sent_again(site, env, service,
 
 
 def test_a_lost_acknowledgement_on_a_mixed_case_stream_is_not_shipped_twice(
-        make_project, env, service, sandbox):
+    make_project, env, service, sandbox
+):
     """The check names the stream quoted: `FROM MixedCase` would look for `mixedcase`."""
     import secrets
-
 
     stream = "Mixed" + secrets.token_hex(4)
     site = make_project(RUNLOG_CONFIG.format(stream=stream))
@@ -311,12 +329,12 @@ def test_a_lost_acknowledgement_on_a_mixed_case_stream_is_not_shipped_twice(
     assert_shipped_once(shipped, events(site.root))
 
 
-BAD_EVENT = (b'{"time": "not a time", "run_id": "bad", "seq": 0, "command": "check", '
-             b'"event": "run"}')
+BAD_EVENT = b'{"time": "not a time", "run_id": "bad", "seq": 0, "command": "check", "event": "run"}'
 
 
-def test_an_event_the_service_refuses_is_set_aside_once_and_the_rest_ship(site, env, service,
-                                                                         stream):
+def test_an_event_the_service_refuses_is_set_aside_once_and_the_rest_ship(
+    site, env, service, stream
+):
     assert site.run("check", env=env).exit_code == 0  # `time` is a timestamp there now
     with open(site.root / ".toolkit" / "events.jsonl", "ab") as handle:
         handle.write(BAD_EVENT + b"\n")
@@ -334,8 +352,9 @@ def test_an_event_the_service_refuses_is_set_aside_once_and_the_rest_ship(site, 
     assert_shipped_once(shipped, [e for e in events(site.root) if e["run_id"] != "bad"])
 
 
-def test_many_refused_events_are_sorted_out_over_several_shipments(site, env, service, stream,
-                                                                  sandbox):
+def test_many_refused_events_are_sorted_out_over_several_shipments(
+    site, env, service, stream, sandbox
+):
     """A shipment spends a bounded number of refused requests, and each one makes progress:
     the next shipments carry on until every refused event is set aside."""
     assert site.run("check", env=env).exit_code == 0
@@ -351,10 +370,12 @@ def test_many_refused_events_are_sorted_out_over_several_shipments(site, env, se
     assert "refused" in (reports[0].problem or "")
     assert sum(report.set_aside for report in reports) == 6
     kept = (site.root / ".toolkit" / "refused-events.jsonl").read_bytes().splitlines()
-    assert sorted(kept) == sorted(BAD_EVENT.replace(b'"seq": 0', b'"seq": %d' % seq)
-                                  for seq in range(6))
-    assert_shipped_once(service.shipped(stream),
-                        [e for e in events(site.root) if e["run_id"] != "bad"])
+    assert sorted(kept) == sorted(
+        BAD_EVENT.replace(b'"seq": 0', b'"seq": %d' % seq) for seq in range(6)
+    )
+    assert_shipped_once(
+        service.shipped(stream), [e for e in events(site.root) if e["run_id"] != "bad"]
+    )
 
 
 def test_a_request_the_service_refuses_sets_nothing_aside(make_project, env, service):

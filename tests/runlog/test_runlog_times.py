@@ -13,9 +13,19 @@ from toolkit.runlog.times import parse_duration, parse_range, query_times
 NOW = dt.datetime(2024, 5, 1, 12, 34, 56, tzinfo=dt.UTC)
 
 
-@pytest.mark.parametrize(("text", "seconds"), [
-    ("90s", 90), ("10m", 600), ("1h", 3600), ("7d", 604800), ("1h30m", 5400),
-    ("1h 30m", 5400), ("2 hours", 7200), ("1w", 604800)])
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("90s", 90),
+        ("10m", 600),
+        ("1h", 3600),
+        ("7d", 604800),
+        ("1h30m", 5400),
+        ("1h 30m", 5400),
+        ("2 hours", 7200),
+        ("1w", 604800),
+    ],
+)
 def test_durations(text, seconds):
     assert parse_duration(text) == dt.timedelta(seconds=seconds)
 
@@ -39,9 +49,13 @@ def test_since_ends_at_the_next_minute_so_the_current_one_is_in():
 
 def test_local_ranges_read_as_the_service_reads_them():
     assert parse_range("2024-05-01T10:00:59Z", "2024-05-01T12:00:30+02:00") == (
-        dt.datetime(2024, 5, 1, 10, 0), dt.datetime(2024, 5, 1, 10, 0))
-    assert parse_range("10m", "now", now=NOW) == (dt.datetime(2024, 5, 1, 12, 24),
-                                                  dt.datetime(2024, 5, 1, 12, 34))
+        dt.datetime(2024, 5, 1, 10, 0),
+        dt.datetime(2024, 5, 1, 10, 0),
+    )
+    assert parse_range("10m", "now", now=NOW) == (
+        dt.datetime(2024, 5, 1, 12, 24),
+        dt.datetime(2024, 5, 1, 12, 34),
+    )
     with pytest.raises(RunLogError, match="Start time cannot be greater than the end time"):
         parse_range("2024-05-01T10:01:00Z", "2024-05-01T10:00:00Z")
     with pytest.raises(RunLogError, match="Error while parsing provided time range"):

@@ -16,11 +16,13 @@ class Api:
         self.server = server
         self.base_url = server.base_url
         self.keys = {account["username"]: account["api_key"] for account in server.accounts()}
-        self.http = httpx.Client(base_url=self.base_url, headers={"User-Agent": USER_AGENT},
-                                 timeout=30)
+        self.http = httpx.Client(
+            base_url=self.base_url, headers={"User-Agent": USER_AGENT}, timeout=30
+        )
 
-    def request(self, method: str, path: str, *, user: str | None = None, **kwargs: Any
-                ) -> httpx.Response:
+    def request(
+        self, method: str, path: str, *, user: str | None = None, **kwargs: Any
+    ) -> httpx.Response:
         headers = dict(kwargs.pop("headers", {}))
         if user is not None:
             headers["api-key"] = self.keys[user]
@@ -47,7 +49,9 @@ class Api:
 
     def bulk(self, articles: list[dict], username: str = "demo") -> list[int]:
         """Create articles through the control API (no rate limits)."""
-        body = self.ok("POST", "/__sandbox/forem/articles", json={"username": username, "articles": articles})
+        body = self.ok(
+            "POST", "/__sandbox/forem/articles", json={"username": username, "articles": articles}
+        )
         return body["ids"]
 
     def close(self) -> None:

@@ -31,7 +31,9 @@ def _rename(node: Any) -> Any:
     if isinstance(node, dict):
         return {RENAMES.get(key, key): _rename(value) for key, value in node.items()}
     if isinstance(node, list):
-        return [RENAMES.get(item, item) if isinstance(item, str) else _rename(item) for item in node]
+        return [
+            RENAMES.get(item, item) if isinstance(item, str) else _rename(item) for item in node
+        ]
     return node
 
 
@@ -48,7 +50,10 @@ def _components(relaxed: bool) -> dict[str, Any]:
             properties = components["schemas"][name]["properties"]
             properties["published_at"] = {"type": "string", "format": "date-time", "nullable": True}
             properties["published_timestamp"] = {
-                "anyOf": [{"type": "string", "format": "date-time"}, {"type": "string", "enum": [""]}]
+                "anyOf": [
+                    {"type": "string", "format": "date-time"},
+                    {"type": "string", "enum": [""]},
+                ]
             }
             if "readable_publish_date" in properties:
                 properties["readable_publish_date"] = {"type": "string", "nullable": True}

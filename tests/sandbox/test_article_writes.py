@@ -22,9 +22,19 @@ def refused(response) -> str:
 
 def test_create_answers_the_article_with_its_location(api: Api) -> None:
     words = " ".join(["word"] * 600)
-    response = api.post("/api/articles", user="demo", json={"article": {
-        "title": "Hello, World! Ça va?", "body_markdown": words, "published": True,
-        "tags": ["Python", "docs"], "series": "Greetings"}})
+    response = api.post(
+        "/api/articles",
+        user="demo",
+        json={
+            "article": {
+                "title": "Hello, World! Ça va?",
+                "body_markdown": words,
+                "published": True,
+                "tags": ["Python", "docs"],
+                "series": "Greetings",
+            }
+        },
+    )
     assert response.status_code == 201
     article = response.json()
     assert response.headers["Location"] == article["url"]
@@ -66,10 +76,17 @@ def test_published_at_is_set_once(api: Api) -> None:
 
 
 def test_front_matter_overrides_the_json_fields(api: Api) -> None:
-    body = ("---\ntitle: From the front matter: yes\npublished: false\ntags: yaml, Docs\n"
-            "description: Said in the front matter\ncanonical_url: https://example.com/fm\n---\n\nBody.")
-    article = api.create(title="From JSON", body_markdown=body, published=True, tags=["json"],
-                         description="Said in JSON")
+    body = (
+        "---\ntitle: From the front matter: yes\npublished: false\ntags: yaml, Docs\n"
+        "description: Said in the front matter\ncanonical_url: https://example.com/fm\n---\n\nBody."
+    )
+    article = api.create(
+        title="From JSON",
+        body_markdown=body,
+        published=True,
+        tags=["json"],
+        description="Said in JSON",
+    )
     assert article["title"] == "From the front matter: yes"  # an unquoted colon is fine
     assert article["tags"] == ["yaml", "docs"]
     assert article["published_at"] is None  # front matter said false
@@ -82,7 +99,9 @@ def test_front_matter_overrides_the_json_fields(api: Api) -> None:
 
 
 def test_published_must_be_exactly_true_or_false(api: Api) -> None:
-    article = api.create(title="Maybe", body_markdown="---\npublished: maybe\n---\nx", published=True)
+    article = api.create(
+        title="Maybe", body_markdown="---\npublished: maybe\n---\nx", published=True
+    )
     assert article["published_at"] is not None  # "maybe" ignored, the JSON field stands
     article = api.create(title="Quoted", body_markdown="---\npublished: 'true'\n---\nx")
     assert article["published_at"] is not None
@@ -95,53 +114,88 @@ def test_front_matter_date_applies_on_first_publish_only(api: Api) -> None:
     assert article["readable_publish_date"] == "Mar  4 '21"
     moved = put(api, article["id"], body_markdown=body.replace("2021", "2020")).json()
     assert moved["published_at"] == "2021-03-04T05:06:07Z"
-    basic = api.create(body_markdown="---\ntitle: Basic\npublished: true\ndate: 20190701T10:00Z\n---\nx")
+    basic = api.create(
+        body_markdown="---\ntitle: Basic\npublished: true\ndate: 20190701T10:00Z\n---\nx"
+    )
     assert basic["published_at"] == "2019-07-01T10:00:00Z"
-    future = f"---\ntitle: Future\npublished: true\ndate: '{dt.date.today().year + 2}-01-01'\n---\nx"
-    assert "current or past date" in refused(api.post("/api/articles", user="demo",
-                                                      json={"article": {"body_markdown": future}}))
+    future = (
+        f"---\ntitle: Future\npublished: true\ndate: '{dt.date.today().year + 2}-01-01'\n---\nx"
+    )
+    assert "current or past date" in refused(
+        api.post("/api/articles", user="demo", json={"article": {"body_markdown": future}})
+    )
 
 
-@pytest.mark.parametrize(("front_matter", "message"), [
-    ("date: 2021-01-01", "Tried to load unspecified class: Date"),
-    ("date: 2021-01-01 10:00:00", "Tried to load unspecified class: Time"),
-    ("tags: [a, b\nseries: x", "(<unknown>): "),
-    ("title: a\n  bad: indent: here", "(<unknown>): "),
-    ("base: &a x\nalias: *a", "Alias parsing was not enabled"),
-])
+@pytest.mark.parametrize(
+    ("front_matter", "message"),
+    [
+        ("date: 2021-01-01", "Tried to load unspecified class: Date"),
+        ("date: 2021-01-01 10:00:00", "Tried to load unspecified class: Time"),
+        ("tags: [a, b\nseries: x", "(<unknown>): "),
+        ("title: a\n  bad: indent: here", "(<unknown>): "),
+        ("base: &a x\nalias: *a", "Alias parsing was not enabled"),
+    ],
+)
 def test_unreadable_front_matter_is_a_422_with_the_parser_message(api: Api, front_matter, message):
     body = f"---\ntitle: Broken\n{front_matter}\n---\nBody"
-    error = refused(api.post("/api/articles", user="demo", json={"article": {"body_markdown": body}}))
+    error = refused(
+        api.post("/api/articles", user="demo", json={"article": {"body_markdown": body}})
+    )
     assert error.startswith(message) or message in error
 
 
-@pytest.mark.parametrize(("tags", "message"), [
-    (["a", "b", "c", "d", "e"], "Tag list exceed the maximum of 4 tags"),
-    (["web-dev"], 'Tag "web-dev" contains non-alphanumeric or prohibited unicode characters'),
-    (["x" * 31], f'Tag "{"x" * 31}" is too long (maximum is 30 characters)'),
-])
+@pytest.mark.parametrize(
+    ("tags", "message"),
+    [
+        (["a", "b", "c", "d", "e"], "Tag list exceed the maximum of 4 tags"),
+        (["web-dev"], 'Tag "web-dev" contains non-alphanumeric or prohibited unicode characters'),
+        (["x" * 31], f'Tag "{"x" * 31}" is too long (maximum is 30 characters)'),
+    ],
+)
 def test_tag_rules(api: Api, tags, message) -> None:
-    assert refused(api.post("/api/articles", user="demo", json={"article": {
-        "title": "Tags", "body_markdown": "x", "tags": tags}})) == message
+    assert (
+        refused(
+            api.post(
+                "/api/articles",
+                user="demo",
+                json={"article": {"title": "Tags", "body_markdown": "x", "tags": tags}},
+            )
+        )
+        == message
+    )
 
 
 def test_title_rules(api: Api) -> None:
     def create(title):
-        return api.post("/api/articles", user="demo", json={"article": {"title": title, "body_markdown": "x"}})
+        return api.post(
+            "/api/articles", user="demo", json={"article": {"title": title, "body_markdown": "x"}}
+        )
 
     assert refused(create("")) == "Title can't be blank"
     assert refused(create("t" * 129)) == "Title is too long (maximum is 128 characters)"
-    error = refused(api.post("/api/articles", user="demo", json={"article": {
-        "title": "", "body_markdown": "x", "tags": ["a-b"]}}))
-    assert error == 'Title can\'t be blank and Tag "a-b" contains non-alphanumeric or prohibited unicode characters'
+    error = refused(
+        api.post(
+            "/api/articles",
+            user="demo",
+            json={"article": {"title": "", "body_markdown": "x", "tags": ["a-b"]}},
+        )
+    )
+    assert (
+        error
+        == 'Title can\'t be blank and Tag "a-b" contains non-alphanumeric or prohibited unicode characters'
+    )
 
 
 def test_the_same_title_and_body_once_per_user(api: Api) -> None:
     """`validates :body_markdown, uniqueness: { scope: %i[user_id title] }`; a repeated
     title alone is fine (Forem: app/models/article.rb)."""
+
     def create(title, body, user="demo"):
-        return api.post("/api/articles", user=user, json={"article": {
-            "title": title, "body_markdown": body, "published": True}})
+        return api.post(
+            "/api/articles",
+            user=user,
+            json={"article": {"title": title, "body_markdown": body, "published": True}},
+        )
 
     first = create("Twice", "Same body.").json()
     assert refused(create("Twice", "Same body.")) == "Body markdown has already been taken"
@@ -150,24 +204,40 @@ def test_the_same_title_and_body_once_per_user(api: Api) -> None:
     assert create("Twice", "Same body.", user="sam").status_code == 201  # another user
     # An update may keep its own title and body; it may not take another article's.
     assert put(api, first["id"], title="Twice", body_markdown="Same body.").status_code == 200
-    assert refused(put(api, second["id"], body_markdown="Same body.")) == \
-        "Body markdown has already been taken"
+    assert (
+        refused(put(api, second["id"], body_markdown="Same body."))
+        == "Body markdown has already been taken"
+    )
 
 
-TAKEN = ("Canonical url has already been taken. Email sandbox@example.com for further "
-         "details.")
+TAKEN = "Canonical url has already been taken. Email sandbox@example.com for further details."
 
 
 def test_canonical_url_must_be_http_and_unique_among_published(api: Api) -> None:
     def create(title, url, published=True):
-        return api.post("/api/articles", user="demo", json={"article": {
-            "title": title, "body_markdown": "x", "canonical_url": url, "published": published}})
+        return api.post(
+            "/api/articles",
+            user="demo",
+            json={
+                "article": {
+                    "title": title,
+                    "body_markdown": "x",
+                    "canonical_url": url,
+                    "published": published,
+                }
+            },
+        )
 
     assert refused(create("Ftp", "ftp://example.com/a")) == "Canonical url is not a valid URL"
-    assert refused(create("Spaces", "https://example.com/a b")) == "Canonical url must not have spaces"
+    assert (
+        refused(create("Spaces", "https://example.com/a b")) == "Canonical url must not have spaces"
+    )
     taken = api.ok("GET", "/api/articles/1003")["canonical_url"]
     assert refused(create("Taken", taken)) == TAKEN
-    assert create("Fine", "https://example.com/fine").json()["canonical_url"] == "https://example.com/fine"
+    assert (
+        create("Fine", "https://example.com/fine").json()["canonical_url"]
+        == "https://example.com/fine"
+    )
     # Only published articles hold a canonical URL, and only a published one is checked.
     draft = create("A draft may share it", taken, published=False)
     assert draft.status_code == 201
@@ -179,7 +249,11 @@ def test_canonical_url_must_be_http_and_unique_among_published(api: Api) -> None
 
 def test_body_limit(api: Api) -> None:
     body = "x" * (800 * 1024 + 1)
-    error = refused(api.post("/api/articles", user="demo", json={"article": {"title": "Big", "body_markdown": body}}))
+    error = refused(
+        api.post(
+            "/api/articles", user="demo", json={"article": {"title": "Big", "body_markdown": body}}
+        )
+    )
     assert error == "Body markdown is too long."
 
 
@@ -187,15 +261,18 @@ def test_cover_image_from_front_matter_and_clearing_it(api: Api) -> None:
     body = "---\ntitle: Covered\ncover_image: https://example.com/c.png\n---\nx"
     article = api.create(body_markdown=body, published=True)
     assert article["cover_image"] == article["social_image"] == "https://example.com/c.png"
-    cleared = put(api, article["id"], body_markdown=body.replace(" https://example.com/c.png", "")).json()
+    cleared = put(
+        api, article["id"], body_markdown=body.replace(" https://example.com/c.png", "")
+    ).json()
     assert cleared["cover_image"] is None
     main = api.create(title="Main image", body_markdown="x", main_image="https://example.com/m.png")
     assert main["cover_image"] == "https://example.com/m.png"
 
 
 def test_series_from_front_matter_and_leaving_it(api: Api) -> None:
-    article = api.create(body_markdown="---\ntitle: In a series\nseries: Docs as Code\n---\nx",
-                         published=True)
+    article = api.create(
+        body_markdown="---\ntitle: In a series\nseries: Docs as Code\n---\nx", published=True
+    )
     assert article["collection_id"] == api.ok("GET", "/api/articles/1001")["collection_id"]
     left = put(api, article["id"], body_markdown="---\ntitle: In a series\n---\nx").json()
     assert left["collection_id"] is None
@@ -215,15 +292,23 @@ def test_organisation_articles(api: Api) -> None:
 
 
 def test_description_rules(api: Api) -> None:
-    assert api.create(title="D1", body_markdown="Short.", description="Given")["description"] == "Given"
+    assert (
+        api.create(title="D1", body_markdown="Short.", description="Given")["description"]
+        == "Given"
+    )
     assert api.create(title="D2", body_markdown="")["description"] == "A post by Demo Writer"
     assert api.create(title="D3", body_markdown="Short body.")["description"] == "Short body."
 
 
 def test_body_html_is_rendered_and_cleaned(api: Api) -> None:
-    article = api.create(title="Html", published=True, body_markdown=(
-        "# Head\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\n~~gone~~\n\n<script>alert(1)</script>"
-        '<img src="x.png" onerror="alert(2)">'))
+    article = api.create(
+        title="Html",
+        published=True,
+        body_markdown=(
+            "# Head\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\n~~gone~~\n\n<script>alert(1)</script>"
+            '<img src="x.png" onerror="alert(2)">'
+        ),
+    )
     html = article["body_html"]
     assert "<h1>" in html and "<table>" in html and "<s>gone</s>" in html
     assert "<script" not in html and "onerror" not in html
@@ -233,18 +318,28 @@ def test_update_errors(api: Api) -> None:
     assert put(api, 1007, title="Not yours").status_code == 404  # sam's article
     assert put(api, 999999, title="Nobody's").status_code == 404
     response = api.put("/api/articles/1001", user="demo", json={"title": "no wrapper"})
-    assert refused(response) == ("article param must be a JSON object. You provided article "
-                                 "as a NilClass")
+    assert refused(response) == (
+        "article param must be a JSON object. You provided article as a NilClass"
+    )
     assert api.ok("GET", "/api/articles/1001")["title"] == "Docs as code, the short version"
 
 
-@pytest.mark.parametrize(("payload", "given"), [
-    ({"title": "no wrapper"}, "NilClass"), ({"article": None}, "NilClass"),
-    ({"article": "text"}, "String"), ({"article": [1]}, "Array"), ({"article": 12}, "Integer"),
-    ({"article": 1.5}, "Float"), ({"article": True}, "TrueClass"), ([1, 2], "NilClass"),
-])
-def test_an_article_that_is_not_an_object_is_named_by_its_ruby_class(api: Api, payload,
-                                                                     given) -> None:
+@pytest.mark.parametrize(
+    ("payload", "given"),
+    [
+        ({"title": "no wrapper"}, "NilClass"),
+        ({"article": None}, "NilClass"),
+        ({"article": "text"}, "String"),
+        ({"article": [1]}, "Array"),
+        ({"article": 12}, "Integer"),
+        ({"article": 1.5}, "Float"),
+        ({"article": True}, "TrueClass"),
+        ([1, 2], "NilClass"),
+    ],
+)
+def test_an_article_that_is_not_an_object_is_named_by_its_ruby_class(
+    api: Api, payload, given
+) -> None:
     """`validate_article_param_is_hash` (Forem: api/v0/articles_controller.rb), which runs
     before the 404 of an update."""
     message = f"article param must be a JSON object. You provided article as a {given}"
@@ -259,12 +354,21 @@ def test_an_empty_article_is_a_missing_param_after_the_404(api: Api) -> None:
     assert api.put("/api/articles/999999", user="demo", json={"article": {}}).status_code == 404
 
 
-@pytest.mark.parametrize("payload", [
-    {"article": "text"}, {"article": []}, {"article": {"title": ["x"], "body_markdown": {"a": 1}}},
-    {"article": {"title": 12, "body_markdown": 3.5, "published": "yes", "tags": "a, b"}},
-    {"article": {"title": "Odd", "tags": [1, None, True]}}, {"article": {"title": "Org", "organization_id": "1"}},
-    [1, 2], "string", 12, None,
-])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"article": "text"},
+        {"article": []},
+        {"article": {"title": ["x"], "body_markdown": {"a": 1}}},
+        {"article": {"title": 12, "body_markdown": 3.5, "published": "yes", "tags": "a, b"}},
+        {"article": {"title": "Odd", "tags": [1, None, True]}},
+        {"article": {"title": "Org", "organization_id": "1"}},
+        [1, 2],
+        "string",
+        12,
+        None,
+    ],
+)
 def test_odd_payloads_never_cause_a_500(api: Api, payload) -> None:
     response = api.post("/api/articles", user="demo", json=payload)
     assert response.status_code in (201, 422), response.text

@@ -58,12 +58,14 @@ def seed_tiny(db: sqlite3.Connection, content: bool) -> None:
 TINY = Interface(
     name="tiny",
     prefixes=("/tiny",),
-    routes=[Route("/tiny/notes", list_notes, methods=["GET"]),
-            Route("/tiny/notes", add_note, methods=["POST"])],
+    routes=[
+        Route("/tiny/notes", list_notes, methods=["GET"]),
+        Route("/tiny/notes", add_note, methods=["POST"]),
+    ],
     error=tiny_error,
     control_routes=[Route("/hits", hits, methods=["GET"])],
     ddl="CREATE TABLE IF NOT EXISTS tiny_notes (id INTEGER PRIMARY KEY AUTOINCREMENT, "
-        "text TEXT NOT NULL);",
+    "text TEXT NOT NULL);",
     tables=("tiny_notes",),
     seed=seed_tiny,
     state=TinyState,
@@ -100,8 +102,11 @@ def test_the_generic_layers_serve_the_new_interface(composed) -> None:
     http.get("/api/tags")
     http.get("/elsewhere")
     rows = {(row["interface"], row["route"], row["status"]): row["count"] for row in server.stats()}
-    assert rows == {("tiny", "/tiny/notes", 200): 1, ("forem", "/api/tags", 200): 1,
-                    (None, "<unmatched>", 404): 1}
+    assert rows == {
+        ("tiny", "/tiny/notes", 200): 1,
+        ("forem", "/api/tags", 200): 1,
+        (None, "<unmatched>", 404): 1,
+    }
     assert server.requests()[-3]["interface"] == "tiny"
 
     # A fault on its route is answered in its body; the interface is found from the route.
@@ -123,8 +128,11 @@ def test_the_generic_layers_serve_the_new_interface(composed) -> None:
 
     # Reset: its tables back to its seed and its runtime state too, with Forem's.
     http.post("/tiny/notes", json={"text": "gone after reset"})
-    created = http.post("/api/articles", headers={"api-key": server.demo_api_key},
-                        json={"article": {"title": "Gone too", "body_markdown": "x"}}).json()
+    created = http.post(
+        "/api/articles",
+        headers={"api-key": server.demo_api_key},
+        json={"article": {"title": "Gone too", "body_markdown": "x"}},
+    ).json()
     server.reset()
     assert http.get("/__sandbox/tiny/hits").json() == {"hits": 0}
     assert http.get("/tiny/notes").json() == {"notes": ["seeded"]}
@@ -133,14 +141,20 @@ def test_the_generic_layers_serve_the_new_interface(composed) -> None:
 
 def test_a_fault_names_an_interface_that_serves_its_route(composed) -> None:
     server, http = composed
-    for spec in ({"interface": "forem", "method": "GET", "route": "/tiny/notes", "status": 500},
-                 {"interface": "nope", "method": "GET", "route": "/tiny/notes", "status": 500},
-                 {"method": "GET", "route": "/elsewhere", "status": 500}):
+    for spec in (
+        {"interface": "forem", "method": "GET", "route": "/tiny/notes", "status": 500},
+        {"interface": "nope", "method": "GET", "route": "/tiny/notes", "status": 500},
+        {"method": "GET", "route": "/elsewhere", "status": 500},
+    ):
         response = http.post("/__sandbox/faults", json=spec)
         assert response.status_code == 422, spec
-    assert http.post("/__sandbox/faults", json={"interface": "tiny", "method": "GET",
-                                                "route": "/tiny/notes", "status": 500}
-                     ).status_code == 201
+    assert (
+        http.post(
+            "/__sandbox/faults",
+            json={"interface": "tiny", "method": "GET", "route": "/tiny/notes", "status": 500},
+        ).status_code
+        == 201
+    )
 
 
 def test_an_interface_new_to_a_database_file_is_created_and_seeded(tmp_path, make_sandbox) -> None:
@@ -162,8 +176,9 @@ def test_extra_routes_serve_paths_no_interface_owns(make_sandbox) -> None:
         assert http.get("/extra").json() == {"extra": True}
         assert http.post("/extra").text == "Not Found"  # the neutral 404
         assert http.get("/api/extra").json()["status"] == 404  # Forem's, under its prefix
-    assert (None, "/extra", 200) in {(r["interface"], r["route"], r["status"])
-                                          for r in server.stats()}
+    assert (None, "/extra", 200) in {
+        (r["interface"], r["route"], r["status"]) for r in server.stats()
+    }
 
 
 def _named(name: str, *prefixes: str, excludes: tuple[str, ...] = ()) -> Interface:
@@ -184,8 +199,9 @@ def test_the_longest_prefix_owns_a_path() -> None:
 
 def test_fault_points_are_every_route_unless_named() -> None:
     assert _named("all", "/x").takes_faults("/x/anything")
-    picky = Interface(name="picky", prefixes=("/x",), routes=[], error=tiny_error,
-                      fault_points=("/x/writes",))
+    picky = Interface(
+        name="picky", prefixes=("/x",), routes=[], error=tiny_error, fault_points=("/x/writes",)
+    )
     assert picky.takes_faults("/x/writes") and not picky.takes_faults("/x/reads")
 
 
@@ -209,9 +225,9 @@ def test_a_composition_refuses_clashes() -> None:
 # --- an interface on the shared endpoint skeleton: it gives its authentication, its
 # context and its error body, and nothing else -------------------------------------------
 
+
 def shaped_error(status: int, message: str | None) -> Response:
-    return JSONResponse({"oops": message or "shaped trouble", "status": status},
-                        status_code=status)
+    return JSONResponse({"oops": message or "shaped trouble", "status": status}, status_code=status)
 
 
 def _shaped(exc: ErrorAnswer, request: Request) -> Response:
@@ -252,14 +268,17 @@ async def shaped_greet(ctx: ShapedCtx) -> dict[str, str]:
 
 
 SHAPED_INTERFACE = Interface(
-    name="shaped", prefixes=("/shaped",), error=shaped_error,
+    name="shaped",
+    prefixes=("/shaped",),
+    error=shaped_error,
     routes=[Route("/shaped/{name}", shaped_greet, methods=["POST"])],
     caller=noted(_no_caller),
 )
 
 
 def test_an_interface_on_the_endpoint_skeleton_gives_only_its_auth_context_and_body(
-        make_sandbox) -> None:
+    make_sandbox,
+) -> None:
     server = make_sandbox(interfaces=[*default_interfaces(), SHAPED_INTERFACE])
     with httpx.Client(base_url=server.base_url) as http:
         anonymous = http.post("/shaped/ann")
@@ -277,6 +296,9 @@ def test_an_interface_on_the_endpoint_skeleton_gives_only_its_auth_context_and_b
         broken = http.post("/shaped/broken", headers={"X-Token": "t2"})
         assert broken.status_code == 500
         assert broken.json() == {"oops": "shaped trouble", "status": 500}
-    callers = [(record["status"], record["caller"]) for record in server.requests()
-               if record["interface"] == "shaped"]
+    callers = [
+        (record["status"], record["caller"])
+        for record in server.requests()
+        if record["interface"] == "shaped"
+    ]
     assert callers == [(401, None), (201, "token-t1"), (409, "token-t1"), (500, "token-t2")]

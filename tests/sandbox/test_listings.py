@@ -107,9 +107,15 @@ def test_visibility_of_unpublished_listings(api: Api) -> None:
     assert api.ok("GET", "/api/listings/506", user="sam")["title"] == "Available for docs contracts"
     assert api.get("/api/listings/506", headers={"api-key": "wrong"}).status_code == 404
     assert api.ok("GET", "/api/listings/501")["published"] is True
-    everywhere = [item["id"] for path in ("/api/listings", "/api/listings/category/forhire",
-                                          "/api/organizations/acme/listings")
-                  for item in api.ok("GET", path)]
+    everywhere = [
+        item["id"]
+        for path in (
+            "/api/listings",
+            "/api/listings/category/forhire",
+            "/api/organizations/acme/listings",
+        )
+        for item in api.ok("GET", path)
+    ]
     assert 506 not in everywhere and 503 not in everywhere
 
 
@@ -119,14 +125,20 @@ def test_only_the_owner_or_an_org_admin_updates(api: Api) -> None:
     assert api.put("/api/listings/501", json={"listing": {"action": "bump"}}).status_code == 401
 
 
-@pytest.mark.parametrize(("listing", "field"), [
-    ({"title": "", "body_markdown": "x", "category": "cfp"}, "title"),
-    ({"title": "t" * 129, "body_markdown": "x", "category": "cfp"}, "title"),
-    ({"title": "t", "body_markdown": "", "category": "cfp"}, "body_markdown"),
-    ({"title": "t", "body_markdown": "x" * 401, "category": "cfp"}, "body_markdown"),
-    ({"title": "t", "body_markdown": "x", "category": "nope"}, "listing_category"),
-    ({"title": "t", "body_markdown": "x", "category": "cfp", "tags": list("abcdefghi")}, "tag_list"),
-])
+@pytest.mark.parametrize(
+    ("listing", "field"),
+    [
+        ({"title": "", "body_markdown": "x", "category": "cfp"}, "title"),
+        ({"title": "t" * 129, "body_markdown": "x", "category": "cfp"}, "title"),
+        ({"title": "t", "body_markdown": "", "category": "cfp"}, "body_markdown"),
+        ({"title": "t", "body_markdown": "x" * 401, "category": "cfp"}, "body_markdown"),
+        ({"title": "t", "body_markdown": "x", "category": "nope"}, "listing_category"),
+        (
+            {"title": "t", "body_markdown": "x", "category": "cfp", "tags": list("abcdefghi")},
+            "tag_list",
+        ),
+    ],
+)
 def test_validation_answers_the_errors_object(api: Api, listing, field) -> None:
     response = api.post("/api/listings", user="demo", json={"listing": listing})
     assert response.status_code == 422
@@ -137,4 +149,7 @@ def test_validation_answers_the_errors_object(api: Api, listing, field) -> None:
 
 def test_missing_listing_object(api: Api) -> None:
     response = api.post("/api/listings", user="demo", json={"title": "flat"})
-    assert response.json() == {"error": "param is missing or the value is empty: listing", "status": 422}
+    assert response.json() == {
+        "error": "param is missing or the value is empty: listing",
+        "status": 422,
+    }

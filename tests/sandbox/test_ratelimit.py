@@ -53,8 +53,11 @@ def limited(make_sandbox, make_api) -> Api:
 
 
 def create(api: Api, title: str, user: str = "demo", published: bool = True, **fields):
-    return api.post("/api/articles", user=user, json={"article": {
-        "title": title, "body_markdown": "x", "published": published, **fields}})
+    return api.post(
+        "/api/articles",
+        user=user,
+        json={"article": {"title": title, "body_markdown": "x", "published": published, **fields}},
+    )
 
 
 def test_the_eleventh_published_create_in_a_window_is_429(limited: Api) -> None:
@@ -63,8 +66,7 @@ def test_the_eleventh_published_create_in_a_window_is_429(limited: Api) -> None:
         assert create(limited, f"Post {number}").status_code == 201
     refused = create(limited, "Post 10")
     assert refused.status_code == 429 and refused.headers["Retry-After"] == "2"
-    assert refused.json() == {"error": "Rate limit reached, try again in 2 seconds",
-                              "status": 429}
+    assert refused.json() == {"error": "Rate limit reached, try again in 2 seconds", "status": 429}
     # Checked before saving: a draft is refused too while the published count is full.
     assert create(limited, "A draft", published=False).status_code == 429
     assert create(limited, "Post 10", user="sam").status_code == 201  # per user
@@ -86,8 +88,12 @@ def test_a_draft_published_inside_the_window_counts(limited: Api) -> None:
     draft = create(limited, "Drafted", published=False).json()
     assert all(create(limited, f"Published {n}").status_code == 201 for n in range(9))
     assert create(limited, "Still room").status_code == 201  # the draft does not count
-    assert limited.put(f"/api/articles/{draft['id']}", user="demo",
-                       json={"article": {"published": True}}).status_code == 200
+    assert (
+        limited.put(
+            f"/api/articles/{draft['id']}", user="demo", json={"article": {"published": True}}
+        ).status_code
+        == 200
+    )
     assert create(limited, "Now full", published=False).status_code == 429  # 11 published
 
 
@@ -107,8 +113,12 @@ def test_thirty_successful_updates_then_429(limited: Api) -> None:
     assert limited.put("/api/articles/1003", user="demo", json={"article": {}}).status_code == 422
     assert limited.put("/api/articles/1003", user="demo", json={"article": "x"}).status_code == 422
     assert limited.put("/api/articles/1003", json={"article": {"title": "x"}}).status_code == 401
-    assert limited.put("/api/articles/1008", user="sam",
-                       json={"article": {"description": "sam"}}).status_code == 200  # per user
+    assert (
+        limited.put(
+            "/api/articles/1008", user="sam", json={"article": {"description": "sam"}}
+        ).status_code
+        == 200
+    )  # per user
     assert create(limited, "A create").status_code == 201  # creates have their own count
 
 

@@ -25,16 +25,27 @@ def test_default_list_is_featured_published_by_popularity(api: Api) -> None:
 
 def test_tag_filters_select_any_article_by_popularity(api: Api) -> None:
     assert ids(api.ok("GET", "/api/articles", params={"tag": "discuss"})) == [1012, 1001, 1011]
-    assert ids(api.ok("GET", "/api/articles", params={"tags": "git, markdown"})) == [1007, 1003, 1008]
+    assert ids(api.ok("GET", "/api/articles", params={"tags": "git, markdown"})) == [
+        1007,
+        1003,
+        1008,
+    ]
     excluded = api.ok("GET", "/api/articles", params={"tags_exclude": "docs,writing,discuss"})
-    assert excluded and all({"docs", "writing", "discuss"}.isdisjoint(a["tag_list"]) for a in excluded)
+    assert excluded and all(
+        {"docs", "writing", "discuss"}.isdisjoint(a["tag_list"]) for a in excluded
+    )
     assert ids(excluded) == [1007, 1015, 1009, 1014, 1008]
     both = api.ok("GET", "/api/articles", params={"tags": "docs", "tags_exclude": "git,devops"})
     assert ids(both) == [1001, 1002, 1017]
 
 
 def test_username_gives_a_user_or_organisation_by_publication_date(api: Api) -> None:
-    assert ids(api.ok("GET", "/api/articles", params={"username": "demo"})) == [1004, 1003, 1002, 1001]
+    assert ids(api.ok("GET", "/api/articles", params={"username": "demo"})) == [
+        1004,
+        1003,
+        1002,
+        1001,
+    ]
     assert ids(api.ok("GET", "/api/articles", params={"username": "acme"})) == [1017, 1004]
     assert api.ok("GET", "/api/articles", params={"username": "nobody"}) == []
 
@@ -52,12 +63,24 @@ def test_collection_is_in_ascending_publication_order(api: Api) -> None:
 
 
 def test_top_keeps_recent_articles_most_reactions_first(api: Api) -> None:
-    recent, older = api.bulk([
-        {"title": "Recent", "body_markdown": "x", "published": True, "published_at": ago(days=1),
-         "public_reactions_count": 5},
-        {"title": "Older", "body_markdown": "x", "published": True, "published_at": ago(days=10),
-         "public_reactions_count": 50},
-    ])
+    recent, older = api.bulk(
+        [
+            {
+                "title": "Recent",
+                "body_markdown": "x",
+                "published": True,
+                "published_at": ago(days=1),
+                "public_reactions_count": 5,
+            },
+            {
+                "title": "Older",
+                "body_markdown": "x",
+                "published": True,
+                "published_at": ago(days=10),
+                "public_reactions_count": 50,
+            },
+        ]
+    )
     assert ids(api.ok("GET", "/api/articles", params={"top": 3})) == [recent]
     assert ids(api.ok("GET", "/api/articles", params={"top": 30})) == [older, recent]
     tagged = api.ok("GET", "/api/articles", params={"top": 3650, "tag": "discuss"})
@@ -65,13 +88,25 @@ def test_top_keeps_recent_articles_most_reactions_first(api: Api) -> None:
 
 
 def test_fresh_and_rising(api: Api) -> None:
-    fresh, rising, too_popular = api.bulk([
-        {"title": "Fresh", "body_markdown": "x", "published": True},
-        {"title": "Rising", "body_markdown": "x", "published": True, "published_at": ago(days=1),
-         "public_reactions_count": 25},
-        {"title": "Popular", "body_markdown": "x", "published": True, "published_at": ago(days=1),
-         "public_reactions_count": 40},
-    ])
+    fresh, rising, too_popular = api.bulk(
+        [
+            {"title": "Fresh", "body_markdown": "x", "published": True},
+            {
+                "title": "Rising",
+                "body_markdown": "x",
+                "published": True,
+                "published_at": ago(days=1),
+                "public_reactions_count": 25,
+            },
+            {
+                "title": "Popular",
+                "body_markdown": "x",
+                "published": True,
+                "published_at": ago(days=1),
+                "public_reactions_count": 40,
+            },
+        ]
+    )
     assert ids(api.ok("GET", "/api/articles", params={"state": "fresh"})) == [fresh]
     assert ids(api.ok("GET", "/api/articles", params={"state": "rising"})) == [rising]
     assert too_popular in ids(api.ok("GET", "/api/articles", params={"top": 2}))
@@ -94,8 +129,9 @@ def test_pagination_defaults_bounds_and_pages(api: Api) -> None:
     assert ids(api.ok("GET", "/api/articles", params={"per_page": 20})) == first + second
     assert len(api.ok("GET", "/api/articles", params={"per_page": 0})) == 1
     assert len(api.ok("GET", "/api/articles", params={"per_page": 5000})) == 43
-    assert api.ok("GET", "/api/articles", params={"page": 0, "per_page": 3}) == \
-        api.ok("GET", "/api/articles", params={"per_page": 3})
+    assert api.ok("GET", "/api/articles", params={"page": 0, "per_page": 3}) == api.ok(
+        "GET", "/api/articles", params={"per_page": 3}
+    )
     assert len(api.ok("GET", "/api/articles", params={"per_page": "many"})) == 30
     assert api.ok("GET", "/api/articles", params={"page": 99}) == []
 
@@ -109,14 +145,28 @@ def test_my_lists_order_and_split_by_state(api: Api) -> None:
     everything = api.ok("GET", "/api/articles/me/all", user="demo")
     assert ids(everything) == [new_draft, 1006, 1005, 1004, 1003, 1002, 1001]
     assert [a["published"] for a in everything] == [False] * 3 + [True] * 4
-    assert ids(api.ok("GET", "/api/articles/me/all", user="sam")) == [1010, 1017, 1011, 1009, 1008, 1007]
+    assert ids(api.ok("GET", "/api/articles/me/all", user="sam")) == [
+        1010,
+        1017,
+        1011,
+        1009,
+        1008,
+        1007,
+    ]
 
 
 def test_tag_fields_take_the_form_of_their_endpoint(api: Api) -> None:
     listed = next(a for a in api.ok("GET", "/api/articles") if a["id"] == 1001)
-    assert listed["tag_list"] == ["docs", "writing", "discuss"] and listed["tags"] == "docs, writing, discuss"
+    assert (
+        listed["tag_list"] == ["docs", "writing", "discuss"]
+        and listed["tags"] == "docs, writing, discuss"
+    )
     single = api.ok("GET", "/api/articles/1001")
-    assert single["tag_list"] == "docs, writing, discuss" and single["tags"] == ["docs", "writing", "discuss"]
+    assert single["tag_list"] == "docs, writing, discuss" and single["tags"] == [
+        "docs",
+        "writing",
+        "discuss",
+    ]
     mine = next(a for a in api.ok("GET", "/api/articles/me", user="demo") if a["id"] == 1001)
     assert mine["tag_list"] == ["docs", "writing", "discuss"] and "tags" not in mine
     listing = api.ok("GET", "/api/listings/501")
@@ -140,7 +190,10 @@ def test_videos_are_published_video_articles_by_popularity(api: Api) -> None:
 
 def test_podcast_episodes_are_active_ones_of_published_podcasts(api: Api) -> None:
     assert ids(api.ok("GET", "/api/podcast_episodes")) == [302, 301]
-    assert ids(api.ok("GET", "/api/podcast_episodes", params={"username": "docstalk"})) == [302, 301]
+    assert ids(api.ok("GET", "/api/podcast_episodes", params={"username": "docstalk"})) == [
+        302,
+        301,
+    ]
     assert api.get("/api/podcast_episodes", params={"username": "shelvedshow"}).status_code == 404
 
 
@@ -175,7 +228,11 @@ def test_followers_sort(api: Api) -> None:
 def test_followed_tags_and_tags_by_popularity(api: Api) -> None:
     followed = api.ok("GET", "/api/follows/tags", user="demo")
     assert [(t["name"], t["points"]) for t in followed] == [
-        ("docs", 3.0), ("writing", 2.0), ("python", 1.0), ("git", 0.5)]
+        ("docs", 3.0),
+        ("writing", 2.0),
+        ("python", 1.0),
+        ("git", 0.5),
+    ]
     tags = api.ok("GET", "/api/tags")
     assert len(tags) == 10 and [t["name"] for t in tags[:2]] == ["docs", "writing"]
     assert len(api.ok("GET", "/api/tags", params={"per_page": 100})) > 10
@@ -207,7 +264,9 @@ def test_demo_account_has_what_the_demo_needs(api: Api) -> None:
 
 def test_articles_by_path_use_the_organisation_when_there_is_one(api: Api) -> None:
     org_article = api.ok("GET", "/api/articles/1004")
-    assert org_article["path"].startswith("/acme/") and org_article["organization"]["slug"] == "acme"
+    assert (
+        org_article["path"].startswith("/acme/") and org_article["organization"]["slug"] == "acme"
+    )
     assert api.ok("GET", "/api/articles" + org_article["path"])["id"] == 1004
     slug = org_article["slug"]
     assert api.get(f"/api/articles/demo/{slug}").status_code == 404
@@ -220,7 +279,10 @@ def test_users_and_organisations(api: Api) -> None:
     assert api.get("/api/users/by_username", params={"url": "nobody"}).status_code == 404
     assert api.get("/api/users/abc").status_code == 404
     assert api.ok("GET", "/api/users/me", user="sam")["username"] == "sam"
-    assert [u["username"] for u in api.ok("GET", "/api/organizations/acme/users")] == ["demo", "sam"]
+    assert [u["username"] for u in api.ok("GET", "/api/organizations/acme/users")] == [
+        "demo",
+        "sam",
+    ]
     assert api.ok("GET", "/api/users/1")["joined_at"] == "Nov 13, 2021"
     assert api.ok("GET", "/api/profile_images/acme")["image_of"] == "organization"
     image = api.get(api.ok("GET", "/api/profile_images/demo")["profile_image"])

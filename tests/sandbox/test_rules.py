@@ -22,20 +22,31 @@ def test_front_matter_is_split_from_the_content() -> None:
 
 
 def test_fixes_the_api_applies_before_reading() -> None:
-    fm = frontmatter.parse('---\ntitle: Say "hi": now\ndescription: a: b\nPublished: true\n'
-                           "tags: #python #docs\n---\n").front_matter
-    assert fm == {"title": 'Say "hi": now', "description": "a: b", "published": True,
-                  "tags": "python,docs"}
-    assert frontmatter.parse("---\ntitle: 'quoted: already'\n---\n").front_matter["title"] == "quoted: already"
+    fm = frontmatter.parse(
+        '---\ntitle: Say "hi": now\ndescription: a: b\nPublished: true\ntags: #python #docs\n---\n'
+    ).front_matter
+    assert fm == {
+        "title": 'Say "hi": now',
+        "description": "a: b",
+        "published": True,
+        "tags": "python,docs",
+    }
+    assert (
+        frontmatter.parse("---\ntitle: 'quoted: already'\n---\n").front_matter["title"]
+        == "quoted: already"
+    )
 
 
-@pytest.mark.parametrize(("block", "message"), [
-    ("date: 2021-01-01", "Tried to load unspecified class: Date"),
-    ("when: [2021-01-01T00:00:00Z]", "Tried to load unspecified class: Time"),
-    ("- a\n- b", "front matter must be a YAML mapping"),
-    ("a: [1, 2", "(<unknown>): "),
-    ("a: &x 1\nb: *x", "Alias parsing was not enabled"),
-])
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        ("date: 2021-01-01", "Tried to load unspecified class: Date"),
+        ("when: [2021-01-01T00:00:00Z]", "Tried to load unspecified class: Time"),
+        ("- a\n- b", "front matter must be a YAML mapping"),
+        ("a: [1, 2", "(<unknown>): "),
+        ("a: &x 1\nb: *x", "Alias parsing was not enabled"),
+    ],
+)
 def test_front_matter_errors(block: str, message: str) -> None:
     with pytest.raises(frontmatter.FrontMatterError) as caught:
         frontmatter.parse(f"---\n{block}\n---\nBody")
@@ -58,7 +69,9 @@ def test_slugs_and_id_codes() -> None:
     rng = random.Random(1)
     assert text.parameterize("Hello, World! Ça_va?") == "hello-world-cava"
     slug = text.slug_for("Hello World", rng)
-    assert slug.startswith("hello-world-") and set(slug.rsplit("-", 1)[1]) <= set("0123456789abcdefghijklmnop")
+    assert slug.startswith("hello-world-") and set(slug.rsplit("-", 1)[1]) <= set(
+        "0123456789abcdefghijklmnop"
+    )
     assert "-temp-slug-" in text.temp_slug_for("Draft", rng)
     for number in (0, 1, 25, 26, 40001, 123456789):
         assert text.from_base26(text.base26(number)) == number
@@ -100,5 +113,15 @@ def test_the_seed_is_deterministic() -> None:
     _rows.cache_clear()
     assert _rows(True) == built
     tables = {table for table, _, _ in built}
-    assert {"users", "articles", "comments", "listings", "podcast_episodes", "reading_list",
-            "user_follows", "tag_follows", "collections", "organizations"} <= tables
+    assert {
+        "users",
+        "articles",
+        "comments",
+        "listings",
+        "podcast_episodes",
+        "reading_list",
+        "user_follows",
+        "tag_follows",
+        "collections",
+        "organizations",
+    } <= tables

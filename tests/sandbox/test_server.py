@@ -20,8 +20,9 @@ from toolkit.sandbox.forem.seed import api_key_for
 from toolkit.sandbox.server import SandboxError, SandboxServer, is_loopback
 
 
-def test_state_persists_across_restarts_with_a_database_file(tmp_path: Path, make_sandbox,
-                                                             make_api) -> None:
+def test_state_persists_across_restarts_with_a_database_file(
+    tmp_path: Path, make_sandbox, make_api
+) -> None:
     db = tmp_path / "state" / "sandbox.db"
     first = make_sandbox(db_path=db)
     assert first.created
@@ -72,7 +73,11 @@ def test_a_database_of_another_schema_is_refused(tmp_path: Path) -> None:
 
 def test_only_loopback_unless_allowed() -> None:
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
-    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.5") and not is_loopback("example.com")
+    assert (
+        not is_loopback("0.0.0.0")
+        and not is_loopback("192.168.1.5")
+        and not is_loopback("example.com")
+    )
     with pytest.raises(SandboxError, match="loopback"):
         SandboxServer(host="0.0.0.0")
     SandboxServer(host="0.0.0.0", allow_remote=True)  # allowed (not started here)
@@ -95,13 +100,25 @@ def test_concurrent_requests_on_an_in_memory_database(make_sandbox) -> None:
     def work(number: int) -> list[int]:
         with httpx.Client(base_url=server.base_url, headers={"api-key": key}) as client:
             statuses = [client.get("/api/articles").status_code]
-            created = client.post("/api/articles", json={"article": {
-                "title": f"Concurrent {number}", "body_markdown": "x", "published": True}})
+            created = client.post(
+                "/api/articles",
+                json={
+                    "article": {
+                        "title": f"Concurrent {number}",
+                        "body_markdown": "x",
+                        "published": True,
+                    }
+                },
+            )
             statuses.append(created.status_code)
             article_id = created.json()["id"]
             for version in range(5):
-                statuses.append(client.put(f"/api/articles/{article_id}", json={
-                    "article": {"body_markdown": f"v{version}"}}).status_code)
+                statuses.append(
+                    client.put(
+                        f"/api/articles/{article_id}",
+                        json={"article": {"body_markdown": f"v{version}"}},
+                    ).status_code
+                )
             statuses.append(client.get(f"/api/articles/{article_id}").status_code)
             return statuses
 
@@ -116,8 +133,14 @@ def test_concurrent_requests_on_an_in_memory_database(make_sandbox) -> None:
 
 def run_cli(*args: str, cwd: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen([sys.executable, "-m", "toolkit", "sandbox", *args], cwd=cwd, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "sandbox", *args],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def test_cli_prints_url_and_key_serves_and_stops_cleanly(tmp_path: Path) -> None:
@@ -153,11 +176,14 @@ def test_cli_stops_on_sigterm_too(tmp_path: Path) -> None:
     assert not (tmp_path / ".toolkit").exists()
 
 
-@pytest.mark.parametrize(("args", "code", "message"), [
-    (["--host", "0.0.0.0"], 1, "loopback"),
-    (["--memory", "--db", "x.db"], 2, "exclude each other"),
-    (["--rate-window", "0"], 2, "rate-window"),
-])
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--host", "0.0.0.0"], 1, "loopback"),
+        (["--memory", "--db", "x.db"], 2, "exclude each other"),
+        (["--rate-window", "0"], 2, "rate-window"),
+    ],
+)
 def test_cli_refuses_bad_options(tmp_path: Path, args, code, message) -> None:
     process = run_cli(*args, cwd=tmp_path)
     output, _ = process.communicate(timeout=20)

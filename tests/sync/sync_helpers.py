@@ -29,8 +29,9 @@ rate_window = 1
 
 def api_get(sandbox, path: str, **params: Any) -> Any:
     """GET an /api path as the demo account."""
-    response = httpx.get(f"{sandbox.base_url}{path}", params=params,
-                         headers={"api-key": sandbox.demo_api_key})
+    response = httpx.get(
+        f"{sandbox.base_url}{path}", params=params, headers={"api-key": sandbox.demo_api_key}
+    )
     response.raise_for_status()
     return response.json()
 
@@ -100,7 +101,10 @@ def start_toolkit(project, *args: str, env: dict[str, str]) -> subprocess.Popen:
     """`toolkit --config <project>/toolkit.toml ARGS` as a real process, output captured."""
     return subprocess.Popen(
         [sys.executable, "-m", "toolkit", "--config", str(project.root / "toolkit.toml"), *args],
-        cwd=project.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=project.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         env={**os.environ, "COLUMNS": "200", **env},
     )
 
@@ -152,8 +156,11 @@ class PatientProxy:
     def awaiting(self, method: str) -> int:
         """Whole requests of `method` sent through and not answered yet."""
         with self._mutex:
-            return sum(1 for asked in self._asked.values()
-                       if asked.startswith(method.encode() + b" ") and complete_request(asked))
+            return sum(
+                1
+                for asked in self._asked.values()
+                if asked.startswith(method.encode() + b" ") and complete_request(asked)
+            )
 
     def _accept(self) -> None:
         for number in itertools.count():
@@ -164,8 +171,9 @@ class PatientProxy:
             upstream = socket.create_connection(self.target)
             self._open += [client, upstream]
             for source, sink, side in ((client, upstream, "client"), (upstream, client, "server")):
-                threading.Thread(target=self._pump, args=(number, source, sink, side),
-                                 daemon=True).start()
+                threading.Thread(
+                    target=self._pump, args=(number, source, sink, side), daemon=True
+                ).start()
 
     def _pump(self, number: int, source: socket.socket, sink: socket.socket, side: str) -> None:
         sink_open = True

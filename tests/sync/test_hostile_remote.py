@@ -28,17 +28,23 @@ def escaping_slugs(tmp_path) -> list[str]:
 
 def is_plain_name(name: str) -> bool:
     return (
-        "/" not in name and len(name.encode()) <= 120 and name[:1] not in (".", "_")
+        "/" not in name
+        and len(name.encode()) <= 120
+        and name[:1] not in (".", "_")
         and all(c.isprintable() and not c.isspace() for c in name)
     )
 
 
 def test_pull_writes_hostile_slugs_only_as_safe_names_in_content(site, hostile, tmp_path):
     # The title is taken by the first article, so every other one is named by its slug.
-    hostile.articles = [article(1, "Same title", "same-title-good")] + [
-        article(index, "Same title", slug)
-        for index, slug in enumerate(escaping_slugs(tmp_path), start=2)
-    ] + [article(99, "A good one", "a-good-one-x1")]
+    hostile.articles = (
+        [article(1, "Same title", "same-title-good")]
+        + [
+            article(index, "Same title", slug)
+            for index, slug in enumerate(escaping_slugs(tmp_path), start=2)
+        ]
+        + [article(99, "A good one", "a-good-one-x1")]
+    )
     before = files_under(tmp_path)
 
     result = site.run("pull", env=hostile.env)
@@ -58,7 +64,8 @@ def test_pull_writes_hostile_slugs_only_as_safe_names_in_content(site, hostile, 
     assert "title: A good one" in (site.content / "a-good-one.md").read_text()
     lock = json.loads((site.root / "toolkit.lock").read_text())["posts"]
     assert sorted(e["article_id"] for e in lock.values()) == sorted(
-        a["id"] for a in hostile.articles)
+        a["id"] for a in hostile.articles
+    )
 
 
 def test_pull_survives_fields_of_the_wrong_type(site, hostile):
@@ -127,8 +134,9 @@ def test_mirror_writes_comment_files_only_inside_its_folder(site, hostile, tmp_p
 
 
 def test_mirror_podcast_folder_is_a_safe_name(site, hostile, tmp_path):
-    hostile.episodes = [{"id": 3, "title": "Episode", "path": "/pod/3",
-                         "podcast": {"title": "Pod", "slug": "pod"}}]
+    hostile.episodes = [
+        {"id": 3, "title": "Episode", "path": "/pod/3", "podcast": {"title": "Pod", "slug": "pod"}}
+    ]
     hostile.episode_comments = {3: [comment("e3")]}
     before = files_under(tmp_path)
 

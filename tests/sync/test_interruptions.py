@@ -39,13 +39,20 @@ def digest(text: str) -> str:
 
 
 def bodies_by_title(sandbox, prefix: str) -> dict[str, str]:
-    return {a["title"]: a["body_markdown"] for a in my_articles(sandbox) if a["title"].startswith(prefix)}
+    return {
+        a["title"]: a["body_markdown"]
+        for a in my_articles(sandbox)
+        if a["title"].startswith(prefix)
+    }
 
 
-@pytest.mark.parametrize(("interruption", "edit_after_the_kill"), [
-    ("still-running", False), ("still-running", True), ("answer-lost", False)])
-def test_a_publish_killed_during_updates_converges(site, env, proxy, sandbox, interruption,
-                                                   edit_after_the_kill):
+@pytest.mark.parametrize(
+    ("interruption", "edit_after_the_kill"),
+    [("still-running", False), ("still-running", True), ("answer-lost", False)],
+)
+def test_a_publish_killed_during_updates_converges(
+    site, env, proxy, sandbox, interruption, edit_after_the_kill
+):
     env = {**env, "FOREM_BASE_URL": proxy.base_url}
     count = 12
     for i in range(count):
@@ -78,8 +85,9 @@ def test_a_publish_killed_during_updates_converges(site, env, proxy, sandbox, in
     sandbox.clear_faults()
     remote = {a["id"]: a["body_markdown"] for a in my_articles(sandbox)}
     entries = lock_entries(site)
-    unrecorded = sorted(key for key, e in entries.items()
-                        if digest(remote[e["article_id"]]) != e["remote_digest"])
+    unrecorded = sorted(
+        key for key, e in entries.items() if digest(remote[e["article_id"]]) != e["remote_digest"]
+    )
     assert unrecorded, "the kill left no update the lock did not record"
 
     expected = {f"Killed post {i}": "Version two.\n" for i in range(count)}
@@ -127,8 +135,9 @@ def test_an_older_body_committed_late_is_recognised_as_ours(site, env, proxy, sa
     wait_for(lambda: proxy.in_flight() == 0)  # the held update has landed
     puts = records_after(sandbox, seq, *PUT)
     assert len(puts) == 2
-    assert bodies_by_title(sandbox, "Late commit")["Late commit"].endswith("Version two.\n"), \
+    assert bodies_by_title(sandbox, "Late commit")["Late commit"].endswith("Version two.\n"), (
         "the held update did not land after the rerun's (the scenario did not happen)"
+    )
 
     result = site.run("publish", "-v", env=env)
     assert result.exit_code == 0, result.output

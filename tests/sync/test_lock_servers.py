@@ -51,11 +51,13 @@ def test_switching_servers_makes_no_false_conflict_and_no_duplicate(site, env, s
     assert writes(real) == {"POST 201": 2}
     lock = lock_of(site)
     assert lock["server"] == real.base_url
-    assert {k: v["article_id"] for k, v in lock["other_servers"][sandbox.base_url]["posts"].items()
-            } == sandbox_ids  # the sandbox's records kept as they were
+    assert {
+        k: v["article_id"] for k, v in lock["other_servers"][sandbox.base_url]["posts"].items()
+    } == sandbox_ids  # the sandbox's records kept as they were
     real_ids = {k: v["article_id"] for k, v in lock["posts"].items()}
     assert {a["id"] for a in my_articles(real) if a["title"].endswith("servers")} == set(
-        real_ids.values())
+        real_ids.values()
+    )
 
     # 3. Back to the sandbox: its own records again; nothing to write.
     sandbox.reset_stats()
@@ -67,8 +69,9 @@ def test_switching_servers_makes_no_false_conflict_and_no_duplicate(site, env, s
     lock = lock_of(site)
     assert lock["server"] == sandbox.base_url
     assert {k: v["article_id"] for k, v in lock["posts"].items()} == sandbox_ids
-    assert {k: v["article_id"] for k, v in lock["other_servers"][real.base_url]["posts"].items()
-            } == real_ids
+    assert {
+        k: v["article_id"] for k, v in lock["other_servers"][real.base_url]["posts"].items()
+    } == real_ids
 
     # And "real" once more: nothing to write there either.
     real.reset_stats()
@@ -82,7 +85,8 @@ def test_a_lock_from_before_servers_were_recorded_is_this_servers(site, env, san
     assert site.run("publish", env=env).exit_code == 0
     lock = lock_of(site)
     (site.root / "toolkit.lock").write_text(
-        json.dumps({"version": 1, "posts": lock["posts"]}, sort_keys=True))
+        json.dumps({"version": 1, "posts": lock["posts"]}, sort_keys=True)
+    )
     sandbox.reset_stats()
     again = site.run("publish", env=env)
     assert again.exit_code == 0, again.output
@@ -102,6 +106,8 @@ def test_the_lock_names_its_server_without_credentials(tmp_path):
     assert other.entries == {}
     other.record("content/a.md", LockEntry(7, None, "e", "e"))
     assert Lock.load(tmp_path / "toolkit.lock", "https://dev.to").entries == {
-        "content/a.md": LockEntry(1, None, "d", "d")}
+        "content/a.md": LockEntry(1, None, "d", "d")
+    }
     assert Lock.load(tmp_path / "toolkit.lock", "http://127.0.0.1:8787/").entries == {
-        "content/a.md": LockEntry(7, None, "e", "e")}
+        "content/a.md": LockEntry(7, None, "e", "e")
+    }

@@ -54,8 +54,10 @@ def test_problems_holding_markup_are_printed_as_written(site, env):
 
 
 def test_pull_and_mirror_print_remote_names_as_written(site, hostile):
-    hostile.articles = [article(1, "Same", "same-x1"),
-                        article(2, "Same", "[red]remote[/red]", comments_count=0)]
+    hostile.articles = [
+        article(1, "Same", "same-x1"),
+        article(2, "Same", "[red]remote[/red]", comments_count=0),
+    ]
     hostile.episodes = [{"id": 3, "title": "[/b]", "path": "/p/3", "podcast": {}}]
 
     pulled = site.run("pull", env=hostile.env)

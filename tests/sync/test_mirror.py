@@ -50,8 +50,9 @@ def test_second_mirror_reads_lists_only_and_rewrites_nothing(site, env, sandbox)
 def test_a_new_comment_refetches_exactly_one_thread(site, env, sandbox):
     assert site.run("mirror", "comments", env=env).exit_code == 0
     article = commented_article(sandbox)
-    comment = control(sandbox, "POST", "/comments", article_id=article["id"],
-                      body_markdown="A brand new remark")
+    comment = control(
+        sandbox, "POST", "/comments", article_id=article["id"], body_markdown="A brand new remark"
+    )
     control(sandbox, "POST", "/stats/reset")
     result = site.run("mirror", "comments", env=env)
     assert result.exit_code == 0, result.output
@@ -85,15 +86,23 @@ def test_reading_list_of_more_than_100_items_is_paged_completely(site, env, sand
 def test_comments_of_a_local_post_are_named_after_it_and_shown_sanitised(site, env, sandbox):
     site.post("my-post", "A post with a hostile comment", "Hello.\n", published=True)
     assert site.run("publish", env=env).exit_code == 0
-    article_id = json.loads((site.root / "toolkit.lock").read_text())["posts"]["content/my-post.md"]["article_id"]
+    article_id = json.loads((site.root / "toolkit.lock").read_text())["posts"][
+        "content/my-post.md"
+    ]["article_id"]
     hostile = (
         '<p>Nice <script>alert(1)</script><img src="x.png" onerror="alert(2)">'
         '<a href="javascript:alert(3)">click</a> <a href="https://example.org/">ok</a>'
         '<iframe src="https://evil.example/"></iframe><span style="position:fixed">x</span></p>'
     )
     root = control(sandbox, "POST", "/comments", article_id=article_id, body_html=hostile)
-    control(sandbox, "POST", "/comments", article_id=article_id, parent_id_code=root["id_code"],
-            body_markdown="A reply")
+    control(
+        sandbox,
+        "POST",
+        "/comments",
+        article_id=article_id,
+        parent_id_code=root["id_code"],
+        body_markdown="A reply",
+    )
     assert site.run("mirror", env=env).exit_code == 0
     assert (site.content / "_mirror" / "comments" / "my-post.json").exists()
     assert site.run("build", env=env).exit_code == 0
@@ -125,8 +134,13 @@ def test_podcast_episode_comments(site, env, sandbox):
     episodes = api_get(sandbox, "/api/podcast_episodes", username="docstalk")
     assert episodes
     commented = episodes[0]
-    comment = control(sandbox, "POST", "/comments", podcast_episode_id=commented["id"],
-                      body_markdown="Great episode")
+    comment = control(
+        sandbox,
+        "POST",
+        "/comments",
+        podcast_episode_id=commented["id"],
+        body_markdown="Great episode",
+    )
     result = site.run("mirror", "comments", "--podcast", "docstalk", env=env)
     assert result.exit_code == 0, result.output
     folder = site.content / "_mirror" / "podcasts" / "docstalk"

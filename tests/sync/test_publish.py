@@ -14,8 +14,13 @@ from sync_helpers import SYNC_CONFIG, control, lock_entries, my_articles, titles
 
 def test_first_publish_then_nothing_to_do(site, env, sandbox):
     for i in range(25):
-        site.post(f"post-{i:02}", f"Post number {i}", f"Body of post {i}.\n", published=i % 5 != 0,
-                  tags=["testing"])
+        site.post(
+            f"post-{i:02}",
+            f"Post number {i}",
+            f"Body of post {i}.\n",
+            published=i % 5 != 0,
+            tags=["testing"],
+        )
     sandbox.reset_stats()
     result = site.run("publish", env=env)
     assert result.exit_code == 0, result.output
@@ -43,8 +48,7 @@ def test_first_publish_then_nothing_to_do(site, env, sandbox):
     assert sorted(titles(sandbox)).count("Post number 3") == 1
 
 
-def test_a_first_publish_of_drafts_does_not_wait_on_the_create_window(make_project, env,
-                                                                       sandbox):
+def test_a_first_publish_of_drafts_does_not_wait_on_the_create_window(make_project, env, sandbox):
     # The client believes in a 30 s window of 10 creates; 15 drafts still go out at once,
     # because Forem counts only published articles against the create limit.
     site = make_project(SYNC_CONFIG.replace("rate_window = 1", "rate_window = 30"))
@@ -61,8 +65,7 @@ def test_a_first_publish_of_drafts_does_not_wait_on_the_create_window(make_proje
 
 def test_published_creates_still_wait_on_the_create_window(site, env, sandbox):
     for i in range(12):
-        site.post(f"live-{i:02}", f"Live number {i}", f"Body of live post {i}.\n",
-                  published=True)
+        site.post(f"live-{i:02}", f"Live number {i}", f"Body of live post {i}.\n", published=True)
     sandbox.reset_stats()
     result = site.run("publish", "--json", env=env)
     assert result.exit_code == 0, result.output
@@ -71,25 +74,32 @@ def test_published_creates_still_wait_on_the_create_window(site, env, sandbox):
     assert writes(sandbox) == {"POST 201": 12}
 
 
-PAUSE = re.compile(r"^waiting \d+\.\d s, until \d\d:\d\d:\d\d "
-                   r"\(rate limit: 10 creates per 1 s\)$")
+PAUSE = re.compile(
+    r"^waiting \d+\.\d s, until \d\d:\d\d:\d\d "
+    r"\(rate limit: 10 creates per 1 s\)$"
+)
 
 
 @pytest.mark.parametrize("verbosity", [(), ("-v",)])
-def test_a_rate_limit_pause_is_said_once_what_it_waits_for_and_until_when(make_project, env,
-                                                                           verbosity):
+def test_a_rate_limit_pause_is_said_once_what_it_waits_for_and_until_when(
+    make_project, env, verbosity
+):
     site = make_project(SYNC_CONFIG)
     for i in range(12):
-        site.post(f"live-{i:02}", f"Live number {i}", f"Body of live post {i}.\n",
-                  published=True)
+        site.post(f"live-{i:02}", f"Live number {i}", f"Body of live post {i}.\n", published=True)
     result = site.run(*verbosity, "publish", env=env)
     assert result.exit_code == 0, result.output
-    events = [json.loads(line) for line in
-              (site.root / ".toolkit" / "events.jsonl").read_text().splitlines()]
+    events = [
+        json.loads(line)
+        for line in (site.root / ".toolkit" / "events.jsonl").read_text().splitlines()
+    ]
     waits = [e for e in events if e.get("event") == "wait"]
     assert waits  # 12 creates, 10 allowed per window
-    said = [line.strip() for line in result.output.splitlines()
-            if "rate limit: 10 creates per 1 s" in line]
+    said = [
+        line.strip()
+        for line in result.output.splitlines()
+        if "rate limit: 10 creates per 1 s" in line
+    ]
     if verbosity:  # the client's log line, once for each wait (not the reporter's too)
         assert len(said) == len(waits), result.output
     else:  # writes waiting side by side for one window are one pause, said once
@@ -98,11 +108,21 @@ def test_a_rate_limit_pause_is_said_once_what_it_waits_for_and_until_when(make_p
 
 
 def test_local_edit_is_an_update_even_after_a_title_change(site, env, sandbox):
-    site.post("guide", "The guide", "Version one.\n", published=True,
-              canonical_url="https://example.com/blog/the-guide/")
+    site.post(
+        "guide",
+        "The guide",
+        "Version one.\n",
+        published=True,
+        canonical_url="https://example.com/blog/the-guide/",
+    )
     assert site.run("publish", env=env).exit_code == 0
-    site.post("guide", "The guide", "Version two.\n", published=True,
-              canonical_url="https://example.com/blog/the-guide/")
+    site.post(
+        "guide",
+        "The guide",
+        "Version two.\n",
+        published=True,
+        canonical_url="https://example.com/blog/the-guide/",
+    )
     sandbox.reset_stats()
     result = site.run("publish", env=env)
     assert result.exit_code == 0, result.output
@@ -110,8 +130,13 @@ def test_local_edit_is_an_update_even_after_a_title_change(site, env, sandbox):
 
     # New title and no lock: canonical_url still says which article it is.
     (site.root / "toolkit.lock").unlink()
-    site.post("guide", "The renamed guide", "Version three.\n", published=True,
-              canonical_url="https://example.com/blog/the-guide/")
+    site.post(
+        "guide",
+        "The renamed guide",
+        "Version three.\n",
+        published=True,
+        canonical_url="https://example.com/blog/the-guide/",
+    )
     sandbox.reset_stats()
     result = site.run("publish", env=env)
     assert result.exit_code == 0, result.output
@@ -125,7 +150,9 @@ def test_remote_edit_is_a_conflict_and_force_overwrites_it(site, env, sandbox):
     assert site.run("publish", env=env).exit_code == 0
     lock = json.loads((site.root / "toolkit.lock").read_text())
     article_id = lock["posts"]["content/edited.md"]["article_id"]
-    web_edit(sandbox, article_id, "---\ntitle: Edited on the web\npublished: true\n---\nWeb text.\n")
+    web_edit(
+        sandbox, article_id, "---\ntitle: Edited on the web\npublished: true\n---\nWeb text.\n"
+    )
 
     plan = site.run("plan", env=env)
     assert plan.exit_code == 1
@@ -188,7 +215,9 @@ def test_injected_500s_are_retried(site, env, sandbox):
 
 def test_a_bad_post_is_reported_and_the_others_publish(site, env, sandbox):
     site.post("good", "Good post", published=True)
-    site.write("content/bad.md", "---\ntitle: Bad post\ntags: [one, two, three, four, five]\n---\nx\n")
+    site.write(
+        "content/bad.md", "---\ntitle: Bad post\ntags: [one, two, three, four, five]\n---\nx\n"
+    )
     sandbox.reset_stats()
     result = site.run("publish", env=env)
     assert result.exit_code == 1
@@ -200,12 +229,25 @@ def test_a_bad_post_is_reported_and_the_others_publish(site, env, sandbox):
 def test_an_api_refusal_names_the_post_and_keeps_the_rest(site, env, sandbox):
     # Canonical URLs are unique across the whole service: another account already uses
     # this one, which no local check can know. The API answers 422 for that post only.
-    other = next(a["username"] for a in sandbox.accounts()
-                 if a["role"] == "user" and a["api_key"] != sandbox.demo_api_key)
+    other = next(
+        a["username"]
+        for a in sandbox.accounts()
+        if a["role"] == "user" and a["api_key"] != sandbox.demo_api_key
+    )
     taken = "https://example.com/blog/taken/"
-    control(sandbox, "POST", "/articles", username=other, articles=[
-        {"title": "Someone else's", "published": True,
-         "body_markdown": f"---\ntitle: Someone else's\ncanonical_url: {taken}\n---\nx\n"}])
+    control(
+        sandbox,
+        "POST",
+        "/articles",
+        username=other,
+        articles=[
+            {
+                "title": "Someone else's",
+                "published": True,
+                "body_markdown": f"---\ntitle: Someone else's\ncanonical_url: {taken}\n---\nx\n",
+            }
+        ],
+    )
     site.post("one", "First of two", published=True)
     site.post("clash", "Clashing canonical", "x\n", published=True, canonical_url=taken)
     site.post("two", "Second of two", published=True)
@@ -260,7 +302,9 @@ def test_missing_key_says_how_to_set_it(site, sandbox):
 
 def test_wrong_key_is_one_clear_line(site, sandbox):
     site.post("a", "A post", published=True)
-    result = site.run("publish", env={"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": "wrong-key-123"})
+    result = site.run(
+        "publish", env={"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": "wrong-key-123"}
+    )
     assert result.exit_code == 1
     assert "401" in result.output and "unauthorized" in result.output
     assert "Traceback" not in result.output and "wrong-key-123" not in result.output
@@ -269,8 +313,11 @@ def test_wrong_key_is_one_clear_line(site, sandbox):
 def test_api_key_appears_nowhere(site, env, sandbox):
     site.post("a", "Secret keeper", published=True)
     site.write("content/b.md", "---\ntitle: Broken\ntags: [x-y]\n---\n")
-    outputs = [site.run("publish", "-vv", env=env), site.run("plan", "--json", env=env),
-               site.run("publish", "--json", env=env)]
+    outputs = [
+        site.run("publish", "-vv", env=env),
+        site.run("plan", "--json", env=env),
+        site.run("publish", "--json", env=env),
+    ]
     key = env["FOREM_API_KEY"]
     for result in outputs:
         assert key not in result.output
@@ -292,8 +339,10 @@ def test_github_annotations_for_failures(site, env, sandbox):
 def test_two_remote_articles_with_the_post_title_are_refused(site, hostile):
     # The sandbox, like Forem, keeps one account from holding two articles with the same
     # title and body; a server may still list two with one title (and other bodies).
-    hostile.articles = [article(7, "Twin title", "twin-a", "The first twin.\n"),
-                        article(9, "Twin title", "twin-b", "The second twin.\n", published=False)]
+    hostile.articles = [
+        article(7, "Twin title", "twin-a", "The first twin.\n"),
+        article(9, "Twin title", "twin-b", "The second twin.\n", published=False),
+    ]
     site.post("twin", "Twin title", "Local text.\n", published=True)
     site.post("other", "Not a twin", published=True)
     refusal = "2 remote articles have this title (ids 7, 9)"
@@ -316,8 +365,10 @@ def test_an_article_deleted_on_the_website_is_created_again_only_with_recreate(s
     deleted = lock_entries(site)["content/gone.md"]["article_id"]
     sandbox.reset()  # the website has the seeded articles only: this one is gone
     assert "Deleted on the web" not in titles(sandbox)
-    reason = (f"article {deleted} (from toolkit.lock) is no longer on the website (deleted "
-              "there?); `toolkit publish --recreate` creates it again")
+    reason = (
+        f"article {deleted} (from toolkit.lock) is no longer on the website (deleted "
+        "there?); `toolkit publish --recreate` creates it again"
+    )
 
     plan = site.run("plan", env=env)
     assert plan.exit_code == 1

@@ -37,21 +37,30 @@ def test_pull_never_writes_over_an_existing_file(site, env, sandbox):
     article = my_articles(sandbox)[0]
     from toolkit.content.post import slugify
 
-    squatter = site.write(f"content/{slugify(article['title'])}.md",
-                          "---\ntitle: Something else entirely\n---\nMine.\n")
+    squatter = site.write(
+        f"content/{slugify(article['title'])}.md",
+        "---\ntitle: Something else entirely\n---\nMine.\n",
+    )
     result = site.run("pull", env=env)
     assert result.exit_code == 0, result.output
     assert squatter.read_text() == "---\ntitle: Something else entirely\n---\nMine.\n"
-    pulled = [p for p in site.content.glob("*.md") if f"title: {article['title']}" in p.read_text()
-              or article["title"] in p.read_text()]
+    pulled = [
+        p
+        for p in site.content.glob("*.md")
+        if f"title: {article['title']}" in p.read_text() or article["title"] in p.read_text()
+    ]
     assert pulled and squatter not in pulled
 
 
 def test_website_edit_is_taken_when_the_post_has_no_changes_of_its_own(site, env, sandbox):
     site.post("note", "A note", "Written locally.\n", published=True)
     assert site.run("publish", env=env).exit_code == 0
-    article_id = json.loads((site.root / "toolkit.lock").read_text())["posts"]["content/note.md"]["article_id"]
-    web_edit(sandbox, article_id, "---\ntitle: A note\npublished: true\n---\nImproved on the web.\n")
+    article_id = json.loads((site.root / "toolkit.lock").read_text())["posts"]["content/note.md"][
+        "article_id"
+    ]
+    web_edit(
+        sandbox, article_id, "---\ntitle: A note\npublished: true\n---\nImproved on the web.\n"
+    )
     assert site.run("publish", env=env).exit_code == 1  # a conflict until it is resolved
 
     result = site.run("pull", env=env)
@@ -66,10 +75,15 @@ def test_website_edit_is_taken_when_the_post_has_no_changes_of_its_own(site, env
 def test_local_changes_are_kept_unless_overwrite(site, env, sandbox):
     site.post("both", "Changed on both sides", "Version one.\n", published=True)
     assert site.run("publish", env=env).exit_code == 0
-    article_id = json.loads((site.root / "toolkit.lock").read_text())["posts"]["content/both.md"]["article_id"]
+    article_id = json.loads((site.root / "toolkit.lock").read_text())["posts"]["content/both.md"][
+        "article_id"
+    ]
     site.post("both", "Changed on both sides", "My unpublished local edit.\n", published=True)
-    web_edit(sandbox, article_id,
-             "---\ntitle: Changed on both sides\npublished: true\n---\nThe web edit.\n")
+    web_edit(
+        sandbox,
+        article_id,
+        "---\ntitle: Changed on both sides\npublished: true\n---\nThe web edit.\n",
+    )
 
     result = site.run("pull", env=env)
     assert result.exit_code == 0, result.output

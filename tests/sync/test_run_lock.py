@@ -35,7 +35,9 @@ def test_two_publishes_at_once_create_each_article_once(site, env, sandbox):
     for run, (out, err) in zip(runs, outputs, strict=True):
         assert run.returncode == 0, out + err
     assert writes(sandbox) == {"POST 201": POSTS}
-    assert sorted(concurrent_titles(sandbox)) == sorted(f"Concurrent post {i}" for i in range(POSTS))
+    assert sorted(concurrent_titles(sandbox)) == sorted(
+        f"Concurrent post {i}" for i in range(POSTS)
+    )
     assert len(lock_entries(site)) == POSTS
     waited = [err for _, err in outputs if "another toolkit run holds .toolkit/run.lock" in err]
     assert len(waited) == 1, outputs  # one of them waited for the other
@@ -55,7 +57,9 @@ def test_a_second_publish_gives_up_after_its_timeout_naming_the_holder(site, env
     message = second.output.strip().splitlines()[-1]
     assert re.fullmatch(
         rf"Error: another toolkit run holds \.toolkit/run\.lock: publish, pid {first.pid}, "
-        r"since \d\d:\d\d:\d\d; waited 0\.5 s", message), second.output
+        r"since \d\d:\d\d:\d\d; waited 0\.5 s",
+        message,
+    ), second.output
     assert writes(sandbox) == {"POST 201": POSTS}
     assert len(concurrent_titles(sandbox)) == POSTS
     assert len(lock_entries(site)) == POSTS
@@ -66,7 +70,9 @@ def test_pull_waits_for_the_run_lock(site, env, sandbox):
     with run_lock(site.root / ".toolkit", "publish"):
         result = site.run("pull", env={**env, "TOOLKIT_LOCK_TIMEOUT": "0.2"})
     assert result.exit_code == 1
-    assert f"another toolkit run holds .toolkit/run.lock: publish, pid {os.getpid()}" in result.output
+    assert (
+        f"another toolkit run holds .toolkit/run.lock: publish, pid {os.getpid()}" in result.output
+    )
     assert not (site.root / "toolkit.lock").exists()
     assert not any(site.content.glob("*.md"))
     assert site.run("pull", env=env).exit_code == 0  # and once it is free, pull works

@@ -21,49 +21,79 @@ from toolkit.errors import ToolkitError
 # The summary is the first sentence of the command's help, listed here so that `toolkit
 # --help` imports no command (tests/test_docs.py checks that the two agree).
 COMMANDS = {
-    "init": ("toolkit.cli.init:init",
-             "Start a project in FOLDER (default: here): toolkit.toml, a welcome draft, "
-             ".gitignore, .env.example and a CI workflow."),
-    "new": ("toolkit.cli.new:new",
-            "Write a new post: content/<slug>.md, a draft with valid front matter."),
-    "check": ("toolkit.cli.check:check",
-              "Validate posts offline: every problem the publishing API would refuse, and more."),
+    "init": (
+        "toolkit.cli.init:init",
+        "Start a project in FOLDER (default: here): toolkit.toml, a welcome draft, "
+        ".gitignore, .env.example and a CI workflow.",
+    ),
+    "new": (
+        "toolkit.cli.new:new",
+        "Write a new post: content/<slug>.md, a draft with valid front matter.",
+    ),
+    "check": (
+        "toolkit.cli.check:check",
+        "Validate posts offline: every problem the publishing API would refuse, and more.",
+    ),
     "build": ("toolkit.cli.build:build", "Build the static site from the posts under content/."),
-    "plan": ("toolkit.cli.publish:plan",
-             "Show what `publish` would do to each post, and why; changes nothing."),
-    "publish": ("toolkit.cli.publish:publish",
-                "Sync posts to the publishing API: create new ones, update changed ones."),
-    "pull": ("toolkit.cli.mirror:pull",
-             "Import the account's articles as local posts (onboarding, and taking website "
-             "edits)."),
-    "mirror": ("toolkit.cli.mirror:mirror",
-               "Mirror comments and the reading list into content/_mirror/ for the site and "
-               "git."),
-    "watch": ("toolkit.cli.watch:watch",
-              "Preview the site while you write: rebuild and live-reload on every save."),
-    "license": ("toolkit.cli.license:license_command",
-                "Ask the marketplace licensing service about this project's licence."),
-    "mcp": ("toolkit.cli.mcp:mcp",
-            "Serve the toolkit to AI assistants over the Model Context Protocol: list, read "
-            "and check posts, plan a publish, push drafts, read mirrored comments, build the "
-            "site."),
-    "export": ("toolkit.cli.export:export",
-               "Bundle the built site, or the posts with their files, into one archive made by "
-               "the archive-task API (CloudConvert API v2, or the sandbox's), and verify it."),
-    "serve": ("toolkit.cli.serve:serve",
-              "Serve the built site on http://127.0.0.1 to look at it in a browser."),
-    "sandbox": ("toolkit.cli.sandbox:sandbox",
-                "Run the sandbox: a local emulator of every remote interface (publishing, "
-                "archive tasks, licensing, log stream), with seeded demo accounts, on "
-                "loopback."),
-    "demo": ("toolkit.cli.demo:demo", "Run the whole pipeline offline against the built-in sandbox."),
-    "config": ("toolkit.cli.config:config",
-               "List every configuration key: its type, default, environment variable, what "
-               "it does, and its value for this project (where it came from: the default, "
-               "toolkit.toml or the environment)."),
-    "logs": ("toolkit.cli.logs:logs",
-             "Ask the run log a question in SQL: what every toolkit run did, request by "
-             "request."),
+    "plan": (
+        "toolkit.cli.publish:plan",
+        "Show what `publish` would do to each post, and why; changes nothing.",
+    ),
+    "publish": (
+        "toolkit.cli.publish:publish",
+        "Sync posts to the publishing API: create new ones, update changed ones.",
+    ),
+    "pull": (
+        "toolkit.cli.mirror:pull",
+        "Import the account's articles as local posts (onboarding, and taking website edits).",
+    ),
+    "mirror": (
+        "toolkit.cli.mirror:mirror",
+        "Mirror comments and the reading list into content/_mirror/ for the site and git.",
+    ),
+    "watch": (
+        "toolkit.cli.watch:watch",
+        "Preview the site while you write: rebuild and live-reload on every save.",
+    ),
+    "license": (
+        "toolkit.cli.license:license_command",
+        "Ask the marketplace licensing service about this project's licence.",
+    ),
+    "mcp": (
+        "toolkit.cli.mcp:mcp",
+        "Serve the toolkit to AI assistants over the Model Context Protocol: list, read "
+        "and check posts, plan a publish, push drafts, read mirrored comments, build the "
+        "site.",
+    ),
+    "export": (
+        "toolkit.cli.export:export",
+        "Bundle the built site, or the posts with their files, into one archive made by "
+        "the archive-task API (CloudConvert API v2, or the sandbox's), and verify it.",
+    ),
+    "serve": (
+        "toolkit.cli.serve:serve",
+        "Serve the built site on http://127.0.0.1 to look at it in a browser.",
+    ),
+    "sandbox": (
+        "toolkit.cli.sandbox:sandbox",
+        "Run the sandbox: a local emulator of every remote interface (publishing, "
+        "archive tasks, licensing, log stream), with seeded demo accounts, on "
+        "loopback.",
+    ),
+    "demo": (
+        "toolkit.cli.demo:demo",
+        "Run the whole pipeline offline against the built-in sandbox.",
+    ),
+    "config": (
+        "toolkit.cli.config:config",
+        "List every configuration key: its type, default, environment variable, what "
+        "it does, and its value for this project (where it came from: the default, "
+        "toolkit.toml or the environment).",
+    ),
+    "logs": (
+        "toolkit.cli.logs:logs",
+        "Ask the run log a question in SQL: what every toolkit run did, request by request.",
+    ),
 }
 # Commands that serve until Ctrl-C: they take SIGINT and SIGTERM as a request to stop
 # (toolkit.signals); every other command gets Python's KeyboardInterrupt back.
@@ -83,8 +113,9 @@ class LazyGroup(click.Group):
         command: click.Command = getattr(importlib.import_module(module), attr)
         return command
 
-    def resolve_command(self, ctx: click.Context,
-                        args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
         """A mistyped command gets "did you mean" with the closest one (usage error, 2)."""
         name = args[0] if args else ""
         if name and name not in COMMANDS and not name.startswith("-"):
@@ -95,8 +126,11 @@ class LazyGroup(click.Group):
                 ctx.fail(f"No such command '{name}'. Did you mean '{close[0]}'?")
         found = super().resolve_command(ctx, args)
         command = found[1]
-        ctx.meta["toolkit.json"] = command is not None and "--json" in found[2] and any(
-            "--json" in getattr(param, "opts", ()) for param in command.params)
+        ctx.meta["toolkit.json"] = (
+            command is not None
+            and "--json" in found[2]
+            and any("--json" in getattr(param, "opts", ()) for param in command.params)
+        )
         return found
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -104,8 +138,12 @@ class LazyGroup(click.Group):
         command to ask it its help would cost more than the rest of the answer."""
         limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
         with formatter.section("Commands"):
-            formatter.write_dl([(name, click.Command(name, help=summary).get_short_help_str(limit))
-                                for name, (_, summary) in COMMANDS.items()])
+            formatter.write_dl(
+                [
+                    (name, click.Command(name, help=summary).get_short_help_str(limit))
+                    for name, (_, summary) in COMMANDS.items()
+                ]
+            )
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; an expected failure of the core (`ToolkitError`) becomes
@@ -120,8 +158,16 @@ class LazyGroup(click.Group):
             if ctx.meta.get("toolkit.json"):  # `--json`: a JSON document on failure too
                 import json
 
-                click.echo(json.dumps({"ok": False, "error": exc.lines[0] if exc.lines else "",
-                                       "errors": exc.lines}, ensure_ascii=False))
+                click.echo(
+                    json.dumps(
+                        {
+                            "ok": False,
+                            "error": exc.lines[0] if exc.lines else "",
+                            "errors": exc.lines,
+                        },
+                        ensure_ascii=False,
+                    )
+                )
             ctx.exit(1)
         except BrokenPipeError:
             raise  # the reader of the output went away: nothing to say to it

@@ -26,20 +26,38 @@ def _shown(path: Path) -> str:
 
 
 @click.command()
-@click.option("--clean", is_flag=True, default=None,
-              help="Forget earlier builds: render and write every page again.")
-@click.option("--drafts", is_flag=True, default=None,
-              help="Include posts with `published: false`, marked as drafts.")
-@click.option("--out", "out", type=click.Path(file_okay=False), default=None,
-              help="Output folder (default: [site] output_dir, `site/`; with --premium, "
-                   "[site] premium_output_dir, `site-premium/`).")
-@click.option("--premium", is_flag=True, default=None,
-              help="Build the premium site (premium posts, templates/premium/) into its own "
-                   "folder, after the licensing service confirms an active licence.")
+@click.option(
+    "--clean",
+    is_flag=True,
+    default=None,
+    help="Forget earlier builds: render and write every page again.",
+)
+@click.option(
+    "--drafts",
+    is_flag=True,
+    default=None,
+    help="Include posts with `published: false`, marked as drafts.",
+)
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Output folder (default: [site] output_dir, `site/`; with --premium, "
+    "[site] premium_output_dir, `site-premium/`).",
+)
+@click.option(
+    "--premium",
+    is_flag=True,
+    default=None,
+    help="Build the premium site (premium posts, templates/premium/) into its own "
+    "folder, after the licensing service confirms an active licence.",
+)
 @common_options
 @pass_cli
-def build(cli: CliContext, clean: bool | None, drafts: bool | None, out: str | None,
-          premium: bool | None) -> None:
+def build(
+    cli: CliContext, clean: bool | None, drafts: bool | None, out: str | None, premium: bool | None
+) -> None:
     """Build the static site from the posts under content/.
 
     Incremental: a page is rendered again only when its post, a template it uses, its
@@ -66,10 +84,12 @@ def build(cli: CliContext, clean: bool | None, drafts: bool | None, out: str | N
 
     def run(progress: BuildProgress | None = None) -> BuildReport:
         if not premium:
-            return build_site(cli.config, clean=bool(clean), drafts=bool(drafts), out=out,
-                              progress=progress)
-        result = build_premium(cli.config, clean=bool(clean), drafts=bool(drafts), out=out,
-                               progress=progress)
+            return build_site(
+                cli.config, clean=bool(clean), drafts=bool(drafts), out=out, progress=progress
+            )
+        result = build_premium(
+            cli.config, clean=bool(clean), drafts=bool(drafts), out=out, progress=progress
+        )
         if not cli.quiet:
             stderr.print(license_line(result.license), markup=False, highlight=False)
         return result.site
@@ -84,13 +104,19 @@ def build(cli: CliContext, clean: bool | None, drafts: bool | None, out: str | N
         errors, warnings = len(report.errors), len(report.warnings)
         trouble = ""
         if errors or warnings:
-            trouble = (f" ({errors} post error{'s' if errors != 1 else ''}, "
-                       f"{warnings} warning{'s' if warnings != 1 else ''})")
+            trouble = (
+                f" ({errors} post error{'s' if errors != 1 else ''}, "
+                f"{warnings} warning{'s' if warnings != 1 else ''})"
+            )
         if report.drafts_left_out:
             count = report.drafts_left_out
-            stderr.print(f"{count} draft{'s' if count != 1 else ''} (published: false) left out: "
-                         "toolkit build --drafts includes them, toolkit watch shows them as you "
-                         "write", markup=False, highlight=False)
+            stderr.print(
+                f"{count} draft{'s' if count != 1 else ''} (published: false) left out: "
+                "toolkit build --drafts includes them, toolkit watch shows them as you "
+                "write",
+                markup=False,
+                highlight=False,
+            )
         stderr.print(
             f"built {report.posts} post{'s' if report.posts != 1 else ''}: "
             f"{len(report.written)} files written, {len(report.unchanged)} unchanged, "
@@ -106,8 +132,10 @@ def license_line(check: LicenseCheck) -> str:
     """`licence: customer acme.example ACTIVE (application 8123...)`, and the user's."""
     from toolkit.site.premium import shown
 
-    line = (f"licence: customer {shown(check.customer.customer_id)} ACTIVE "
-            f"(application {check.application_id})")
+    line = (
+        f"licence: customer {shown(check.customer.customer_id)} ACTIVE "
+        f"(application {check.application_id})"
+    )
     if check.user is not None:
         line += f", user {shown(check.user.user_id)} ACTIVE and enabled"
     return line
@@ -116,8 +144,9 @@ def license_line(check: LicenseCheck) -> str:
 def _with_progress(run: Callable[[BuildProgress], BuildReport]) -> BuildReport:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    with Progress(TextColumn("building"), BarColumn(), MofNCompleteColumn(),
-                  console=stderr, transient=True) as bar:
+    with Progress(
+        TextColumn("building"), BarColumn(), MofNCompleteColumn(), console=stderr, transient=True
+    ) as bar:
         task = bar.add_task("build", total=None)
 
         def progress(total: int, done: int) -> None:

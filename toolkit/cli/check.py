@@ -35,8 +35,11 @@ def check(cli: CliContext, paths: tuple[str, ...], strict: bool) -> None:
             click.echo(github_annotation(level, problem.message, problem.path, problem.line))
     errors, warnings = len(report.errors), len(report.warnings)
     if not cli.quiet:
-        click.echo(f"{report.files} post{'s' if report.files != 1 else ''} checked: "
-                   f"{errors} error{'s' if errors != 1 else ''}, "
-                   f"{warnings} warning{'s' if warnings != 1 else ''}", err=True)
+        click.echo(
+            f"{report.files} post{'s' if report.files != 1 else ''} checked: "
+            f"{errors} error{'s' if errors != 1 else ''}, "
+            f"{warnings} warning{'s' if warnings != 1 else ''}",
+            err=True,
+        )
     if not result.ok:
         raise SystemExit(1)

@@ -19,8 +19,12 @@ def _toml(value: object) -> str:
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON document on stdout and nothing else there.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON document on stdout and nothing else there.",
+)
 @common_options
 @pass_cli
 def config(cli: CliContext, as_json: bool) -> None:

@@ -45,7 +45,11 @@ pass_cli = click.make_pass_decorator(CliContext, ensure=True)
 
 
 def setup_logging(verbose: int, quiet: bool) -> None:
-    level = logging.ERROR if quiet else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    level = (
+        logging.ERROR
+        if quiet
+        else {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    )
     handler = _LazyRichHandler()
     handler.addFilter(_redact_urls)
     logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
@@ -98,17 +102,29 @@ def _set_quiet(ctx: click.Context, _param: click.Parameter, value: bool) -> None
 
 def common_options(command: F) -> F:
     """`-v` and `-q` on every command too, so `toolkit publish -v` works like `toolkit -v publish`."""
-    command = click.option("-q", "--quiet", is_flag=True, expose_value=False, callback=_set_quiet,
-                           help="Only errors.")(command)
-    return click.option("-v", "--verbose", count=True, expose_value=False, callback=_set_verbose,
-                        help="Say more (repeat for debug output).")(command)
+    command = click.option(
+        "-q", "--quiet", is_flag=True, expose_value=False, callback=_set_quiet, help="Only errors."
+    )(command)
+    return click.option(
+        "-v",
+        "--verbose",
+        count=True,
+        expose_value=False,
+        callback=_set_verbose,
+        help="Say more (repeat for debug output).",
+    )(command)
 
 
 def lock_timeout_option(default: float, waits: str) -> Callable[[F], F]:
     """`--lock-timeout SECONDS` (env TOOLKIT_LOCK_TIMEOUT): how long `waits` waits for
     another toolkit run that holds .toolkit/run.lock."""
     return click.option(
-        "--lock-timeout", type=click.FloatRange(min=0), default=default, show_default=True,
-        envvar="TOOLKIT_LOCK_TIMEOUT", show_envvar=True, metavar="SECONDS",
+        "--lock-timeout",
+        type=click.FloatRange(min=0),
+        default=default,
+        show_default=True,
+        envvar="TOOLKIT_LOCK_TIMEOUT",
+        show_envvar=True,
+        metavar="SECONDS",
         help=f"How long {waits} waits while another toolkit run holds .toolkit/run.lock.",
     )

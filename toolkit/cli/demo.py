@@ -45,7 +45,12 @@ def demo(cli: CliContext) -> None:
     # The steps' lines tell where the demo is; the reporter adds the publish bar.
     with ConsoleReporter(verbose=cli.verbose, quiet=cli.quiet, reading=False) as reporter:
         report = run_demo(cli.config, progress=reporter, on_step=step)
-    pulled, published, mirrored, built = report.pulled, report.published, report.mirrored, report.built
+    pulled, published, mirrored, built = (
+        report.pulled,
+        report.published,
+        report.mirrored,
+        report.built,
+    )
     # A demo that returns has done every step, comments included.
     assert pulled is not None and published is not None and built is not None
     assert mirrored is not None and mirrored.comments is not None
@@ -57,7 +62,8 @@ def demo(cli: CliContext) -> None:
         f"mirrored the comments of {articles} published article(s) "
         f"({len(comments.fetched)} with comments) and {mirrored.readinglist_items} "
         f"reading-list item(s); built {built.posts} posts into {len(built.written)} file(s).",
-        highlight=False, markup=False,
+        highlight=False,
+        markup=False,
     )
     for problem in built.problems:
         stdout.print(str(problem), highlight=False, markup=False)
@@ -65,21 +71,33 @@ def demo(cli: CliContext) -> None:
     if report.logs is not None:
         from toolkit.cli.logs import print_table
 
-        stdout.print(f"\nThe run log, asked on the sandbox's log stream:\n  {report.logs.sql}",
-                     highlight=False, markup=False)
+        stdout.print(
+            f"\nThe run log, asked on the sandbox's log stream:\n  {report.logs.sql}",
+            highlight=False,
+            markup=False,
+        )
         print_table(report.logs)
     exported = report.exported
     if exported is not None:
-        stdout.print(f"\nThe site as an archive: {shown_path(exported.output)} "
-                     f"({exported.size:,} bytes, {exported.entries} entries, verified)",
-                     highlight=False, markup=False)
+        stdout.print(
+            f"\nThe site as an archive: {shown_path(exported.output)} "
+            f"({exported.size:,} bytes, {exported.entries} entries, verified)",
+            highlight=False,
+            markup=False,
+        )
     site = shown_path(report.site_index.parent)
-    stdout.print(f"\nThe site is in {site}/. To look at it, run\n"
-                 f"  {toolkit_command()} serve --dir {site}\n"
-                 f"and open {SERVE_URL}",
-                 highlight=False, markup=False)
-    stdout.print(f"Everything the demo wrote is in {shown_path(report.workdir)}/; the sandbox "
-                 "has stopped.", highlight=False, markup=False)
+    stdout.print(
+        f"\nThe site is in {site}/. To look at it, run\n"
+        f"  {toolkit_command()} serve --dir {site}\n"
+        f"and open {SERVE_URL}",
+        highlight=False,
+        markup=False,
+    )
+    stdout.print(
+        f"Everything the demo wrote is in {shown_path(report.workdir)}/; the sandbox has stopped.",
+        highlight=False,
+        markup=False,
+    )
     if not report.ok:
         raise SystemExit(1)
 
@@ -92,6 +110,8 @@ def _print_premium(report: DemoReport) -> None:
         stdout.print(
             f"premium build allowed (customer {premium.license.customer.customer_id}, licence "
             f"ACTIVE): {site.posts} posts into {len(site.written)} file(s) in {site.output_dir}",
-            highlight=False, markup=False)
+            highlight=False,
+            markup=False,
+        )
     if refused is not None:
         stdout.print(f"{refused.message}: nothing was written", highlight=False, markup=False)

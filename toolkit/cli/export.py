@@ -54,9 +54,15 @@ class ExportReporter:
         if not self.enabled:
             return
         if stderr.is_terminal:
-            self.bars = Progress(TextColumn("{task.description:<11}"), BarColumn(),
-                                 DownloadColumn(), TextColumn("{task.fields[status]}"),
-                                 TimeElapsedColumn(), console=stderr, transient=True)
+            self.bars = Progress(
+                TextColumn("{task.description:<11}"),
+                BarColumn(),
+                DownloadColumn(),
+                TextColumn("{task.fields[status]}"),
+                TimeElapsedColumn(),
+                console=stderr,
+                transient=True,
+            )
             self.up = self.bars.add_task("uploading", total=size, status=f"0/{files} files")
             self.bars.start()
         else:
@@ -68,8 +74,9 @@ class ExportReporter:
 
     def processing(self, status: str, seconds: float) -> None:
         if self.bars is not None and self.up is not None:
-            self.bars.update(self.up, description="waiting",
-                             status=f"archive {escape(status)} ({seconds:.0f} s)")
+            self.bars.update(
+                self.up, description="waiting", status=f"archive {escape(status)} ({seconds:.0f} s)"
+            )
         self._line("wait", "waiting for the archive")
 
     def downloaded(self, size: int, total: int | None) -> None:
@@ -77,8 +84,10 @@ class ExportReporter:
             if self.down is None:
                 self.down = self.bars.add_task("downloading", total=total, status="")
             self.bars.update(self.down, completed=size)
-        self._line("down", "downloading the archive" + (
-            f" ({_megabytes(total)})" if total is not None else ""))
+        self._line(
+            "down",
+            "downloading the archive" + (f" ({_megabytes(total)})" if total is not None else ""),
+        )
 
     def paused(self, seconds: float, reason: str) -> None:
         if self.bars is not None and self.up is not None:
@@ -88,20 +97,38 @@ class ExportReporter:
 
 
 @click.command()
-@click.option("--source", type=click.Choice(EXPORT_SOURCES), default=None,
-              help="What to bundle: the built site (site/) or the posts and their files "
-                   "(content/). Default: [archive] source, `site`.")
-@click.option("--format", "fmt", type=click.Choice(ARCHIVE_FORMATS), default=None,
-              help="Archive format. Default: [archive] format, `zip`.")
-@click.option("--output", type=click.Path(dir_okay=False), default=None,
-              help="The archive file to write. Default: [archive] output, else "
-                   "<source>.<format> beside toolkit.toml.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON document on stdout and nothing else there.")
+@click.option(
+    "--source",
+    type=click.Choice(EXPORT_SOURCES),
+    default=None,
+    help="What to bundle: the built site (site/) or the posts and their files "
+    "(content/). Default: [archive] source, `site`.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(ARCHIVE_FORMATS),
+    default=None,
+    help="Archive format. Default: [archive] format, `zip`.",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="The archive file to write. Default: [archive] output, else "
+    "<source>.<format> beside toolkit.toml.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON document on stdout and nothing else there.",
+)
 @common_options
 @pass_cli
-def export(cli: CliContext, source: str | None, fmt: str | None, output: str | None,
-           as_json: bool) -> None:
+def export(
+    cli: CliContext, source: str | None, fmt: str | None, output: str | None, as_json: bool
+) -> None:
     """Bundle the built site, or the posts with their files, into one archive made by the
     archive-task API (CloudConvert API v2, or the sandbox's), and verify it.
 
@@ -122,18 +149,23 @@ def export(cli: CliContext, source: str | None, fmt: str | None, output: str | N
     from toolkit.commands.export import export as run_export
 
     with ExportReporter(quiet=cli.quiet, enabled=not as_json) as reporter:
-        result = run_export(cli.config, source=source, fmt=fmt, output=output,
-                            progress=reporter)
+        result = run_export(cli.config, source=source, fmt=fmt, output=output, progress=reporter)
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
         return
     for path, reason in result.skipped:
         stderr.print(f"{path}: left out: {reason}", markup=False, highlight=False)
     checked = "verified" if result.listed else "size and signature checked"
-    stdout.print(f"{_shown(result.output)}: {result.size:,} bytes, {result.entries} entries "
-                 f"({result.format}, {checked})", markup=False, highlight=False)
+    stdout.print(
+        f"{_shown(result.output)}: {result.size:,} bytes, {result.entries} entries "
+        f"({result.format}, {checked})",
+        markup=False,
+        highlight=False,
+    )
     if not cli.quiet:
         stderr.print(
             f"exported {result.source} ({_megabytes(result.source_bytes)}) in "
-            f"{result.seconds:.1f} s with {result.requests} requests", markup=False,
-            highlight=False)
+            f"{result.seconds:.1f} s with {result.requests} requests",
+            markup=False,
+            highlight=False,
+        )

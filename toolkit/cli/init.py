@@ -10,10 +10,16 @@ from toolkit.cli.context import CliContext, common_options, pass_cli
 
 
 @click.command()
-@click.argument("folder", required=False, default=".", metavar="[FOLDER]",
-                type=click.Path(file_okay=False, path_type=Path))
-@click.option("--no-workflow", is_flag=True,
-              help="Leave the CI workflow (.github/workflows/publish.yml) out.")
+@click.argument(
+    "folder",
+    required=False,
+    default=".",
+    metavar="[FOLDER]",
+    type=click.Path(file_okay=False, path_type=Path),
+)
+@click.option(
+    "--no-workflow", is_flag=True, help="Leave the CI workflow (.github/workflows/publish.yml) out."
+)
 @common_options
 @pass_cli
 def init(cli: CliContext, folder: Path, no_workflow: bool) -> None:
@@ -43,5 +49,8 @@ def init(cli: CliContext, folder: Path, no_workflow: bool) -> None:
         click.echo(f"skipped {where}{item.path}: {item.reason}", err=True)
     if not cli.quiet:
         go = f"cd {folder} && " if where else ""
-        click.echo(f"next: {go}toolkit new \"My first post\", then toolkit watch to see the "
-                   "site as you write", err=True)
+        click.echo(
+            f'next: {go}toolkit new "My first post", then toolkit watch to see the '
+            "site as you write",
+            err=True,
+        )

@@ -17,15 +17,24 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @click.command(name="license")
 @click.argument("what", type=click.Choice(["status", "notifications"]), default="status")
-@click.option("--user", "user", metavar="EMAIL",
-              help="status: this user's licence too (instead of [license] user_id).")
-@click.option("--all", "show_all", is_flag=True,
-              help="notifications: every notification from the first, not only the new ones.")
+@click.option(
+    "--user",
+    "user",
+    metavar="EMAIL",
+    help="status: this user's licence too (instead of [license] user_id).",
+)
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="notifications: every notification from the first, not only the new ones.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 @common_options
 @pass_cli
-def license_command(cli: CliContext, what: str, user: str | None, show_all: bool,
-                    as_json: bool) -> None:
+def license_command(
+    cli: CliContext, what: str, user: str | None, show_all: bool, as_json: bool
+) -> None:
     """Ask the marketplace licensing service about this project's licence.
 
     `status` (the default) prints the customer's licence of [license] application_id and
@@ -74,24 +83,34 @@ def _print_status(status: LicenseStatus) -> None:
 
     customer = status.customer
     mark = "green" if customer.active else "red"
-    stdout.print(f"customer {escape(shown(customer.customer_id))}: [{mark}]"
-                 f"{escape(shown(customer.state))}[/] (application "
-                 f"{escape(status.application_id)})", highlight=False)
+    stdout.print(
+        f"customer {escape(shown(customer.customer_id))}: [{mark}]"
+        f"{escape(shown(customer.state))}[/] (application "
+        f"{escape(status.application_id)})",
+        highlight=False,
+    )
     for edition in customer.editions:
-        seats = (f"{edition.assigned_seats} of {edition.seat_count} seats assigned"
-                 if edition.seat_count is not None else "no seat count")
+        seats = (
+            f"{edition.assigned_seats} of {edition.seat_count} seats assigned"
+            if edition.seat_count is not None
+            else "no seat count"
+        )
         stdout.print(f"  edition {escape(shown(edition.edition_id))}: {seats}", highlight=False)
     if status.user is not None:
         user = status.user
         mark = "green" if user.active else "red"
         enabled = "enabled" if user.enabled else "not enabled by the domain administrator"
-        stdout.print(f"user {escape(shown(user.user_id))}: [{mark}]{escape(shown(user.state))}"
-                     f"[/], {enabled}", highlight=False)
+        stdout.print(
+            f"user {escape(shown(user.user_id))}: [{mark}]{escape(shown(user.state))}"
+            f"[/], {enabled}",
+            highlight=False,
+        )
     if status.premium_refusal is None:
         stdout.print("premium builds: [green]allowed[/]", highlight=False)
     else:
-        stdout.print(f"premium builds: [red]refused[/] ({escape(status.premium_refusal)})",
-                     highlight=False)
+        stdout.print(
+            f"premium builds: [red]refused[/] ({escape(status.premium_refusal)})", highlight=False
+        )
 
 
 def _when(notification: LicenseNotification) -> str:
@@ -109,14 +128,19 @@ def _print_notifications(result: NotificationsResult, *, quiet: bool) -> None:
 
     for item in result.notifications:
         events = "; ".join(shown(event) for event in item.events()) or "(no event)"
-        stdout.print(f"{escape(shown(item.id))}  {_when(item)}  "
-                     f"{escape(shown(item.customer_id))}: {escape(events)}", highlight=False)
+        stdout.print(
+            f"{escape(shown(item.id))}  {_when(item)}  "
+            f"{escape(shown(item.customer_id))}: {escape(events)}",
+            highlight=False,
+        )
     if quiet:
         return
     count = len(result.notifications)
     which = "notification" if result.from_start else "new notification"
-    stderr.print(f"{count} {which}{'s' if count != 1 else ''} of application "
-                 f"{escape(result.application_id)} ({result.pages} page"
-                 f"{'s' if result.pages != 1 else ''}, {result.requests} request"
-                 f"{'s' if result.requests != 1 else ''}); the next call shows only newer ones",
-                 highlight=False)
+    stderr.print(
+        f"{count} {which}{'s' if count != 1 else ''} of application "
+        f"{escape(result.application_id)} ({result.pages} page"
+        f"{'s' if result.pages != 1 else ''}, {result.requests} request"
+        f"{'s' if result.requests != 1 else ''}); the next call shows only newer ones",
+        highlight=False,
+    )

@@ -71,22 +71,46 @@ def _csv(result: LogQuery) -> None:
 
 @click.command()
 @click.argument("query", metavar="QUERY")
-@click.option("--stream", metavar="NAME",
-              help="The log stream, which is also the table's name (default: [logs] stream).")
-@click.option("--since", metavar="DURATION", callback=_check_since,
-              help="Only events of the last DURATION: 30m, 1h, 7d, 1h30m.")
-@click.option("--start", metavar="T", help="Only events from T on (RFC 3339, e.g. "
-                                           "2024-05-01T03:00:00Z).")
+@click.option(
+    "--stream",
+    metavar="NAME",
+    help="The log stream, which is also the table's name (default: [logs] stream).",
+)
+@click.option(
+    "--since",
+    metavar="DURATION",
+    callback=_check_since,
+    help="Only events of the last DURATION: 30m, 1h, 7d, 1h30m.",
+)
+@click.option(
+    "--start", metavar="T", help="Only events from T on (RFC 3339, e.g. 2024-05-01T03:00:00Z)."
+)
 @click.option("--end", metavar="T", help="Only events before T (RFC 3339).")
-@click.option("--format", "output", type=click.Choice(["table", "json", "csv"]),
-              default="table", show_default=True,
-              help="How to print the records (json: one array of objects).")
-@click.option("--local", is_flag=True,
-              help="Query .toolkit/events.jsonl here with the same SQL, no service needed.")
+@click.option(
+    "--format",
+    "output",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+    help="How to print the records (json: one array of objects).",
+)
+@click.option(
+    "--local",
+    is_flag=True,
+    help="Query .toolkit/events.jsonl here with the same SQL, no service needed.",
+)
 @common_options
 @pass_cli
-def logs(cli: CliContext, query: str, stream: str | None, since: str | None, start: str | None,
-         end: str | None, output: str, local: bool) -> None:
+def logs(
+    cli: CliContext,
+    query: str,
+    stream: str | None,
+    since: str | None,
+    start: str | None,
+    end: str | None,
+    output: str,
+    local: bool,
+) -> None:
     """Ask the run log a question in SQL: what every toolkit run did, request by request.
 
     Every command records its run in .toolkit/events.jsonl (one event per line: time,
@@ -109,8 +133,9 @@ def logs(cli: CliContext, query: str, stream: str | None, since: str | None, sta
 
     if since is not None and (start is not None or end is not None):
         raise click.UsageError("give either --since or --start/--end, not both")
-    result = run_query(cli.config, query, stream=stream, since=since, start=start, end=end,
-                       local=local)
+    result = run_query(
+        cli.config, query, stream=stream, since=since, start=start, end=end, local=local
+    )
     if output == "json":
         click.echo(json.dumps(result.records, indent=2, ensure_ascii=False))
     elif output == "csv":
@@ -118,7 +143,13 @@ def logs(cli: CliContext, query: str, stream: str | None, since: str | None, sta
     else:
         print_table(result)
     if not cli.quiet:
-        skipped = (f"; {result.skipped} line(s) of the log are not events and were left out"
-                   if result.skipped else "")
-        stderr.print(f"{len(result.records)} record(s) from {result.source}{skipped}",
-                     markup=False, highlight=False)
+        skipped = (
+            f"; {result.skipped} line(s) of the log are not events and were left out"
+            if result.skipped
+            else ""
+        )
+        stderr.print(
+            f"{len(result.records)} record(s) from {result.source}{skipped}",
+            markup=False,
+            highlight=False,
+        )

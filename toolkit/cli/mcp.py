@@ -21,26 +21,60 @@ SCOPE = click.Choice(scope_names.ALL)
 
 
 @click.group(invoke_without_command=True)
-@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio",
-              show_default=True, help="stdio: for an assistant that starts the server itself; "
-                                      "http: Streamable HTTP at /mcp behind OAuth 2.1.")
-@click.option("--host", default=None, metavar="H",
-              help="Address the HTTP transport listens on (default: [mcp] host, 127.0.0.1); "
-                   "anything but loopback needs TLS.")
-@click.option("--port", type=click.IntRange(0, 65535), default=None, metavar="P",
-              help="Port of the HTTP transport (default: [mcp] port, 8765; 0: any free port).")
-@click.option("--tls-cert", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="TLS certificate (PEM) for the HTTP transport (default: [mcp] tls_cert).")
-@click.option("--tls-key", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Private key (PEM) of --tls-cert (default: [mcp] tls_key).")
-@click.option("--scope", "scopes", type=SCOPE, multiple=True,
-              help="stdio only: a scope the session holds (repeat it; default: read, "
-                   "draft-write, logs; publish only when named). Over HTTP the writer grants "
-                   "scopes on the authorization screen.")
+@click.option(
+    "--transport",
+    type=click.Choice(["stdio", "http"]),
+    default="stdio",
+    show_default=True,
+    help="stdio: for an assistant that starts the server itself; "
+    "http: Streamable HTTP at /mcp behind OAuth 2.1.",
+)
+@click.option(
+    "--host",
+    default=None,
+    metavar="H",
+    help="Address the HTTP transport listens on (default: [mcp] host, 127.0.0.1); "
+    "anything but loopback needs TLS.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=None,
+    metavar="P",
+    help="Port of the HTTP transport (default: [mcp] port, 8765; 0: any free port).",
+)
+@click.option(
+    "--tls-cert",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="TLS certificate (PEM) for the HTTP transport (default: [mcp] tls_cert).",
+)
+@click.option(
+    "--tls-key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Private key (PEM) of --tls-cert (default: [mcp] tls_key).",
+)
+@click.option(
+    "--scope",
+    "scopes",
+    type=SCOPE,
+    multiple=True,
+    help="stdio only: a scope the session holds (repeat it; default: read, "
+    "draft-write, logs; publish only when named). Over HTTP the writer grants "
+    "scopes on the authorization screen.",
+)
 @common_options
 @click.pass_context
-def mcp(ctx: click.Context, transport: str, host: str | None, port: int | None,
-        tls_cert: Path | None, tls_key: Path | None, scopes: tuple[str, ...]) -> None:
+def mcp(
+    ctx: click.Context,
+    transport: str,
+    host: str | None,
+    port: int | None,
+    tls_cert: Path | None,
+    tls_key: Path | None,
+    scopes: tuple[str, ...],
+) -> None:
     """Serve the toolkit to AI assistants over the Model Context Protocol: list, read and
     check posts, plan a publish, push drafts, read mirrored comments, build the site.
 
@@ -65,13 +99,16 @@ def mcp(ctx: click.Context, transport: str, host: str | None, port: int | None,
     cli = ctx.ensure_object(CliContext)
     if transport == "stdio":
         if host is not None or port is not None or tls_cert or tls_key:
-            raise click.UsageError("--host, --port, --tls-cert and --tls-key are for "
-                                   "--transport http")
+            raise click.UsageError(
+                "--host, --port, --tls-cert and --tls-key are for --transport http"
+            )
         _serve_stdio(cli, scopes or scope_names.DEFAULT)
     else:
         if scopes:
-            raise click.UsageError("--scope is for stdio; over HTTP the writer grants scopes "
-                                   "on the authorization screen")
+            raise click.UsageError(
+                "--scope is for stdio; over HTTP the writer grants scopes "
+                "on the authorization screen"
+            )
         _serve_http(cli, host, port, tls_cert, tls_key)
 
 
@@ -84,22 +121,27 @@ def _serve_stdio(cli: CliContext, scopes: tuple[str, ...]) -> None:
     with signals.stop_signals() as stop:
         if not stop.requested:
             if not cli.quiet:
-                stderr.print(f"toolkit MCP server on stdio, scopes: {' '.join(session.scopes)}",
-                             markup=False)
+                stderr.print(
+                    f"toolkit MCP server on stdio, scopes: {' '.join(session.scopes)}", markup=False
+                )
             session.serve(lambda: stop.requested)
 
 
-def _serve_http(cli: CliContext, host: str | None, port: int | None, tls_cert: Path | None,
-                tls_key: Path | None) -> None:
+def _serve_http(
+    cli: CliContext, host: str | None, port: int | None, tls_cert: Path | None, tls_key: Path | None
+) -> None:
     from toolkit.mcp.service import http_server
 
     with signals.stop_signals() as stop:
         if not stop.requested:
-            running = http_server(cli.config, host=host, port=port, tls_cert=tls_cert,
-                                  tls_key=tls_key)
+            running = http_server(
+                cli.config, host=host, port=port, tls_cert=tls_cert, tls_key=tls_key
+            )
             try:
-                click.echo(f"MCP server at {running.url}  (authorization server "
-                           f"{running.issuer_url}; clients in .toolkit/mcp.db)")
+                click.echo(
+                    f"MCP server at {running.url}  (authorization server "
+                    f"{running.issuer_url}; clients in .toolkit/mcp.db)"
+                )
                 if running.local_url != running.url:
                     click.echo(f"Listening at {running.local_url}")
                 click.echo("Press Ctrl-C to stop.")
@@ -113,11 +155,16 @@ def _serve_http(cli: CliContext, host: str | None, port: int | None, tls_cert: P
 
 
 def _show(client: McpClient) -> str:
-    state = "revoked" if client.revoked else (
-        f"granted {' '.join(client.granted)}" if client.granted else "no live token")
+    state = (
+        "revoked"
+        if client.revoked
+        else (f"granted {' '.join(client.granted)}" if client.granted else "no live token")
+    )
     uris = ", ".join(client.redirect_uris) or "client_credentials"
-    return (f"{client.client_id}  {client.name}  [{client.origin}]  scopes "
-            f"{' '.join(client.scopes) or '-'}; {state}; created {client.created_at}; {uris}")
+    return (
+        f"{client.client_id}  {client.name}  [{client.origin}]  scopes "
+        f"{' '.join(client.scopes) or '-'}; {state}; created {client.created_at}; {uris}"
+    )
 
 
 @mcp.command()
@@ -165,8 +212,13 @@ def revoke(cli: CliContext, client_id: str) -> None:
 
 @mcp.command("add-client")
 @click.argument("name")
-@click.option("--scope", "scopes", type=SCOPE, multiple=True,
-              help="A scope it may ask for (repeat it; default: read).")
+@click.option(
+    "--scope",
+    "scopes",
+    type=SCOPE,
+    multiple=True,
+    help="A scope it may ask for (repeat it; default: read).",
+)
 @common_options
 @pass_cli
 def add_client(cli: CliContext, name: str, scopes: tuple[str, ...]) -> None:

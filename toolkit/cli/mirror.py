@@ -9,11 +9,15 @@ from toolkit.cli.progress import Spinner
 
 @click.command()
 @click.argument("what", type=click.Choice(["comments", "readinglist", "all"]), default="all")
-@click.option("--podcast", metavar="SLUG",
-              help="Also mirror the comments of every episode of this podcast.")
-@click.option("--full", is_flag=True,
-              help="Fetch every comment thread, not only those whose comment count changed "
-                   "(picks up edited comments).")
+@click.option(
+    "--podcast", metavar="SLUG", help="Also mirror the comments of every episode of this podcast."
+)
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Fetch every comment thread, not only those whose comment count changed "
+    "(picks up edited comments).",
+)
 @common_options
 @pass_cli
 def mirror(cli: CliContext, what: str, podcast: str | None, full: bool) -> None:
@@ -32,9 +36,13 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool) -> None:
     from toolkit.commands.mirror import mirror as mirror_remote
 
     with Spinner("mirror: reading comments and the reading list", enabled=not cli.quiet):
-        result = mirror_remote(cli.config, comments=what in ("comments", "all"),
-                               readinglist=what in ("readinglist", "all"), podcast=podcast,
-                               full=full)
+        result = mirror_remote(
+            cli.config,
+            comments=what in ("comments", "all"),
+            readinglist=what in ("readinglist", "all"),
+            podcast=podcast,
+            full=full,
+        )
     for path in result.changed:
         stdout.print(f"{result.change_of(path)} {path}", highlight=False, markup=False)
     if cli.quiet:
@@ -42,16 +50,23 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool) -> None:
     parts = []
     if result.comments is not None:
         c = result.comments
-        parts.append(f"comments: {len(c.fetched)} thread(s) fetched, {len(c.written)} file(s) "
-                     f"written, {len(c.removed)} removed, {c.unchanged} unchanged")
+        parts.append(
+            f"comments: {len(c.fetched)} thread(s) fetched, {len(c.written)} file(s) "
+            f"written, {len(c.removed)} removed, {c.unchanged} unchanged"
+        )
     if result.podcast is not None:
-        parts.append(f"podcast {podcast}: {len(result.podcast.fetched)} episode(s), "
-                     f"{len(result.podcast.written)} file(s) written")
+        parts.append(
+            f"podcast {podcast}: {len(result.podcast.fetched)} episode(s), "
+            f"{len(result.podcast.written)} file(s) written"
+        )
     if result.readinglist_items is not None:
-        parts.append(f"reading list: {result.readinglist_items} item(s), "
-                     f"{'written' if result.readinglist_written else 'unchanged'}")
-    stderr.print("; ".join(parts) + f" ({result.requests} request(s))", highlight=False,
-                 markup=False)
+        parts.append(
+            f"reading list: {result.readinglist_items} item(s), "
+            f"{'written' if result.readinglist_written else 'unchanged'}"
+        )
+    stderr.print(
+        "; ".join(parts) + f" ({result.requests} request(s))", highlight=False, markup=False
+    )
 
 
 def _say(message: str) -> None:
@@ -59,8 +74,11 @@ def _say(message: str) -> None:
 
 
 @click.command()
-@click.option("--overwrite", is_flag=True,
-              help="Also replace local posts that have changes of their own with the website version.")
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Also replace local posts that have changes of their own with the website version.",
+)
 @lock_timeout_option(60.0, "a pull")
 @common_options
 @pass_cli
@@ -89,18 +107,28 @@ def pull(cli: CliContext, overwrite: bool, lock_timeout: float) -> None:
         _say(message)
 
     with spinner.start():
-        result = pull_articles(cli.config, overwrite=overwrite, lock_timeout=lock_timeout,
-                               on_blocked=None if cli.quiet else blocked)
+        result = pull_articles(
+            cli.config,
+            overwrite=overwrite,
+            lock_timeout=lock_timeout,
+            on_blocked=None if cli.quiet else blocked,
+        )
     for outcome in result.outcomes:
         if outcome.action is PullAction.UNCHANGED and cli.verbose < 1:
             continue
         note = f"  {outcome.message}" if outcome.message else ""
-        stdout.print(f"{outcome.action.value:<11} {outcome.path} (article {outcome.article_id}){note}",
-                     highlight=False, markup=False)
+        stdout.print(
+            f"{outcome.action.value:<11} {outcome.path} (article {outcome.article_id}){note}",
+            highlight=False,
+            markup=False,
+        )
     if not cli.quiet:
         stderr.print(
             f"{result.count(PullAction.CREATED)} created, {result.count(PullAction.OVERWRITTEN)} "
             f"overwritten, {result.count(PullAction.DIFFERS)} left as they are, "
-            f"{result.count(PullAction.UNCHANGED)} unchanged", highlight=False, markup=False)
+            f"{result.count(PullAction.UNCHANGED)} unchanged",
+            highlight=False,
+            markup=False,
+        )
     if result.failed:
         raise SystemExit(1)

@@ -10,8 +10,13 @@ from toolkit.cli.output import stderr
 
 @click.command()
 @click.argument("title")
-@click.option("--tags", "tags", multiple=True, metavar="TAGS",
-              help="Tags of the post, comma-separated (at most 4; letters and digits).")
+@click.option(
+    "--tags",
+    "tags",
+    multiple=True,
+    metavar="TAGS",
+    help="Tags of the post, comma-separated (at most 4; letters and digits).",
+)
 @common_options
 @pass_cli
 def new(cli: CliContext, title: str, tags: tuple[str, ...]) -> None:
@@ -33,5 +38,9 @@ def new(cli: CliContext, title: str, tags: tuple[str, ...]) -> None:
     created = new_post(cli.config, title, tags=tags)
     click.echo(created.key)
     if not cli.quiet:
-        stderr.print("a draft (published: false): write it, then `toolkit watch` to see it "
-                     "or `toolkit check` to validate it", markup=False, highlight=False)
+        stderr.print(
+            "a draft (published: false): write it, then `toolkit watch` to see it "
+            "or `toolkit check` to validate it",
+            markup=False,
+            highlight=False,
+        )

@@ -80,8 +80,9 @@ def _escape(value: str, *, property_value: bool = False) -> str:
     return value
 
 
-def github_annotation(level: str, message: str, file: str | None = None,
-                      line: int | None = None) -> str:
+def github_annotation(
+    level: str, message: str, file: str | None = None, line: int | None = None
+) -> str:
     """`::error file=content/a.md,line=3::message`: shown on the commit by GitHub Actions."""
     properties = []
     if file:

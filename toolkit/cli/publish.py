@@ -12,12 +12,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.sync.engine import PublishResult
 
 paths_argument = click.argument("paths", nargs=-1, type=click.Path(), metavar="[PATH...]")
-json_option = click.option("--json", "as_json", is_flag=True,
-                           help="Print one JSON document on stdout and nothing else there.")
+json_option = click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON document on stdout and nothing else there.",
+)
 
 
-def _render(cli: CliContext, result: PublishResult, *, as_json: bool, title: str,
-            listed: bool) -> None:
+def _render(
+    cli: CliContext, result: PublishResult, *, as_json: bool, title: str, listed: bool
+) -> None:
     """`listed`: the reporter has printed a line for each failed post already."""
     if as_json:
         print_json(result)
@@ -27,17 +32,20 @@ def _render(cli: CliContext, result: PublishResult, *, as_json: bool, title: str
     if result.failed:
         if not as_json and not cli.quiet:
             if result.dry_run:  # nothing was written: nothing was "kept"
-                stderr.print(f"[red]{len(result.failed)} post(s) would fail[/]; nothing was "
-                             "written")
+                stderr.print(
+                    f"[red]{len(result.failed)} post(s) would fail[/]; nothing was written"
+                )
             else:
-                stderr.print(f"[red]{len(result.failed)} post(s) failed[/]; everything else "
-                             "was kept")
+                stderr.print(
+                    f"[red]{len(result.failed)} post(s) failed[/]; everything else was kept"
+                )
         raise SystemExit(1)
 
 
 def _reporter(cli: CliContext, *, as_json: bool, dry_run: bool) -> ConsoleReporter:
-    return ConsoleReporter(verbose=cli.verbose, quiet=cli.quiet, enabled=not as_json,
-                           dry_run=dry_run)
+    return ConsoleReporter(
+        verbose=cli.verbose, quiet=cli.quiet, enabled=not as_json, dry_run=dry_run
+    )
 
 
 @click.command()
@@ -70,16 +78,27 @@ def plan(cli: CliContext, paths: tuple[str, ...], as_json: bool) -> None:
 @click.command()
 @paths_argument
 @click.option("--dry-run", is_flag=True, help="Decide everything, write nothing (same as `plan`).")
-@click.option("--force", is_flag=True,
-              help="Overwrite articles that were edited on the website (local wins).")
-@click.option("--recreate", is_flag=True,
-              help="Create again the articles of toolkit.lock that were deleted on the website.")
+@click.option(
+    "--force", is_flag=True, help="Overwrite articles that were edited on the website (local wins)."
+)
+@click.option(
+    "--recreate",
+    is_flag=True,
+    help="Create again the articles of toolkit.lock that were deleted on the website.",
+)
 @lock_timeout_option(60.0, "a publish")
 @json_option
 @common_options
 @pass_cli
-def publish(cli: CliContext, paths: tuple[str, ...], dry_run: bool, force: bool,
-            recreate: bool, lock_timeout: float, as_json: bool) -> None:
+def publish(
+    cli: CliContext,
+    paths: tuple[str, ...],
+    dry_run: bool,
+    force: bool,
+    recreate: bool,
+    lock_timeout: float,
+    as_json: bool,
+) -> None:
     """Sync posts to the publishing API: create new ones, update changed ones.
 
     Never duplicates: a post is matched to its article by toolkit.lock, then canonical_url,
@@ -105,6 +124,13 @@ def publish(cli: CliContext, paths: tuple[str, ...], dry_run: bool, force: bool,
 
     reporter = _reporter(cli, as_json=as_json, dry_run=dry_run)
     with reporter:
-        result = publish_posts(cli.config, paths, force=force, recreate=recreate,
-                               dry_run=dry_run, lock_timeout=lock_timeout, progress=reporter)
+        result = publish_posts(
+            cli.config,
+            paths,
+            force=force,
+            recreate=recreate,
+            dry_run=dry_run,
+            lock_timeout=lock_timeout,
+            progress=reporter,
+        )
     _render(cli, result, as_json=as_json, title="publish", listed=reporter.enabled)

@@ -12,20 +12,44 @@ from toolkit.commands.sandbox import DEFAULT_DB, RunningSandbox
 
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8787, show_default=True, type=click.IntRange(0, 65535),
-              help="Port to listen on (0: any free port).")
-@click.option("--db", "db_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help=f"SQLite file holding the state (default: {DEFAULT_DB}).")
+@click.option(
+    "--port",
+    default=8787,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port to listen on (0: any free port).",
+)
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help=f"SQLite file holding the state (default: {DEFAULT_DB}).",
+)
 @click.option("--memory", is_flag=True, help="Keep the state in memory; gone when it stops.")
-@click.option("--rate-window", type=click.FloatRange(min=0.001), default=30.0, show_default=True,
-              help="Seconds of the article rate-limit window (10 published creates, 30 updates).")
-@click.option("--no-seed", is_flag=True,
-              help="Start a new database with the accounts only: no articles, comments, listings.")
-@click.option("--allow-remote", is_flag=True,
-              help="Allow a --host that is not a loopback address.")
+@click.option(
+    "--rate-window",
+    type=click.FloatRange(min=0.001),
+    default=30.0,
+    show_default=True,
+    help="Seconds of the article rate-limit window (10 published creates, 30 updates).",
+)
+@click.option(
+    "--no-seed",
+    is_flag=True,
+    help="Start a new database with the accounts only: no articles, comments, listings.",
+)
+@click.option("--allow-remote", is_flag=True, help="Allow a --host that is not a loopback address.")
 @common_options
-def sandbox(host: str, port: int, db_path: Path | None, memory: bool, rate_window: float,
-            no_seed: bool, allow_remote: bool) -> None:
+def sandbox(
+    host: str,
+    port: int,
+    db_path: Path | None,
+    memory: bool,
+    rate_window: float,
+    no_seed: bool,
+    allow_remote: bool,
+) -> None:
     """Run the sandbox: a local emulator of every remote interface (publishing, archive
     tasks, licensing, log stream), with seeded demo accounts, on loopback.
 
@@ -54,8 +78,13 @@ def sandbox(host: str, port: int, db_path: Path | None, memory: bool, rate_windo
     with stop_signals() as stop:
         if not stop.requested:
             running = start_sandbox(
-                host=host, port=port, db_path=path, rate_window=rate_window, seed=not no_seed,
-                allow_remote=allow_remote)
+                host=host,
+                port=port,
+                db_path=path,
+                rate_window=rate_window,
+                seed=not no_seed,
+                allow_remote=allow_remote,
+            )
             try:
                 _announce(running)
                 stop.wait(lambda: running.running)
@@ -65,8 +94,11 @@ def sandbox(host: str, port: int, db_path: Path | None, memory: bool, rate_windo
 
 
 def _announce(running: RunningSandbox) -> None:
-    where = "in memory" if running.db_path is None else (
-        f"{running.db_path} ({'new' if running.created else 'reopened'})")
+    where = (
+        "in memory"
+        if running.db_path is None
+        else (f"{running.db_path} ({'new' if running.created else 'reopened'})")
+    )
     click.echo(f"Sandbox running at {running.base_url}  (state: {where})")
     if running.demo_api_key is not None:
         click.echo(f"Demo API key: {running.demo_api_key}")

@@ -8,10 +8,20 @@ from toolkit.cli.context import CliContext, common_options, pass_cli
 
 
 @click.command()
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
-              help="Port to listen on, on 127.0.0.1 (0: any free port).")
-@click.option("--dir", "folder", type=click.Path(file_okay=False), default=None,
-              help="The built site to serve (default: [site] output_dir, `site/`).")
+@click.option(
+    "--port",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port to listen on, on 127.0.0.1 (0: any free port).",
+)
+@click.option(
+    "--dir",
+    "folder",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="The built site to serve (default: [site] output_dir, `site/`).",
+)
 @common_options
 @pass_cli
 def serve(cli: CliContext, port: int, folder: str | None) -> None:
@@ -36,8 +46,10 @@ def serve(cli: CliContext, port: int, folder: str | None) -> None:
             running = serve_site(config, port=port, folder=folder)
             try:
                 if not cli.quiet:
-                    click.echo(f"Serving {config.relative(running.folder)}/ at {running.url} "
-                               "(Ctrl-C to stop)")
+                    click.echo(
+                        f"Serving {config.relative(running.folder)}/ at {running.url} "
+                        "(Ctrl-C to stop)"
+                    )
                 stop.wait(lambda: running.running)
             finally:
                 running.stop()

@@ -61,8 +61,15 @@ class ConsoleReporter:
     will be) public or a draft, and, once written, its URL. A failed post's line is where
     its problems are told: the summary does not repeat them (`print_summary`)."""
 
-    def __init__(self, *, verbose: int = 0, quiet: bool = False, enabled: bool = True,
-                 dry_run: bool = False, reading: bool = True):
+    def __init__(
+        self,
+        *,
+        verbose: int = 0,
+        quiet: bool = False,
+        enabled: bool = True,
+        dry_run: bool = False,
+        reading: bool = True,
+    ):
         self.dry_run = dry_run  # lines are then the result itself: stdout, "→" for would-do
         self.verbose = verbose
         self.quiet = quiet
@@ -80,9 +87,13 @@ class ConsoleReporter:
         if not self.enabled or not stderr.is_terminal or not plans:
             return
         self.progress = Progress(
-            TextColumn("[bold]publishing"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.fields[status]}"), TimeElapsedColumn(),
-            console=stderr, transient=True,
+            TextColumn("[bold]publishing"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            console=stderr,
+            transient=True,
         )
         self.task = self.progress.add_task("publish", total=len(plans), status="")
         self.progress.start()
@@ -102,8 +113,10 @@ class ConsoleReporter:
         message = outcome.message
         if outcome.ok and outcome.url and outcome.action in (Action.CREATE, Action.UPDATE):
             message += f": {outcome.url}"
-        line = (f"[{style}]{mark} {outcome.action.value:<9}[/] {visibility(outcome):<6} "
-                f"{escape(outcome.key)}  {escape(message)}")
+        line = (
+            f"[{style}]{mark} {outcome.action.value:<9}[/] {visibility(outcome):<6} "
+            f"{escape(outcome.key)}  {escape(message)}"
+        )
         console = stdout if self.dry_run else (self.progress.console if self.progress else stderr)
         console.print(line, markup=True, highlight=False)
         if not outcome.ok:
@@ -164,8 +177,7 @@ def print_summary(result: PublishResult, *, title: str, details: bool = True) ->
     if not details:
         return
     for outcome in result.failed:
-        stdout.print(f"[red]✗[/] {escape(outcome.key)}: {escape(outcome.message)}",
-                     highlight=False)
+        stdout.print(f"[red]✗[/] {escape(outcome.key)}: {escape(outcome.message)}", highlight=False)
         for problem in outcome.plan.problems[1:]:
             stdout.print(f"  {problem}", highlight=False, markup=False)
 

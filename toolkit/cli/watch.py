@@ -26,13 +26,17 @@ class ConsoleWatchReporter:
 
     def built(self, report: BuildReport, changed: list[str], seconds: float) -> None:
         if not changed:
-            self.say(f"built {report.posts} posts: {len(report.written)} file(s) written "
-                     f"in {seconds:.2f} s")
+            self.say(
+                f"built {report.posts} posts: {len(report.written)} file(s) written "
+                f"in {seconds:.2f} s"
+            )
         elif report.written or report.removed or self.verbose:
             what = escape(", ".join(changed[:3]))
             what += f" and {len(changed) - 3} more" if len(changed) > 3 else ""
-            self.say(f"rebuilt after {what}: {len(report.written)} written, "
-                     f"{len(report.removed)} removed in {seconds * 1000:.0f} ms")
+            self.say(
+                f"rebuilt after {what}: {len(report.written)} written, "
+                f"{len(report.removed)} removed in {seconds * 1000:.0f} ms"
+            )
 
     def problems(self, new: list[str], fixed: list[str]) -> None:
         for line in new:
@@ -48,8 +52,10 @@ class ConsoleWatchReporter:
             self.say(f"{mark} {escape(outcome.key)}: {escape(outcome.message)}")
 
     def push_failed(self, message: str) -> None:
-        stderr.print(f"[red]push failed[/] ({escape(message)}); it is retried with the next save",
-                     highlight=False)
+        stderr.print(
+            f"[red]push failed[/] ({escape(message)}); it is retried with the next save",
+            highlight=False,
+        )
 
     def config_problem(self, message: str) -> None:
         stderr.print(f"[red]{escape(message)}[/]", highlight=False)
@@ -59,21 +65,46 @@ class ConsoleWatchReporter:
 
 
 @click.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address of the preview server.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
-              help="Port of the preview server (0: any free port).")
-@click.option("--push/--no-push", default=True, show_default=True,
-              help="Update the remote draft of each saved post (needs FOREM_API_KEY).")
-@click.option("--drafts/--no-drafts", default=True, show_default=True,
-              help="Show drafts in the preview, marked as such.")
-@click.option("--premium", is_flag=True,
-              help="Preview the premium site (premium posts, templates/premium/), asking the "
-                   "licensing service first and again at most once a minute.")
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Address of the preview server."
+)
+@click.option(
+    "--port",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port of the preview server (0: any free port).",
+)
+@click.option(
+    "--push/--no-push",
+    default=True,
+    show_default=True,
+    help="Update the remote draft of each saved post (needs FOREM_API_KEY).",
+)
+@click.option(
+    "--drafts/--no-drafts",
+    default=True,
+    show_default=True,
+    help="Show drafts in the preview, marked as such.",
+)
+@click.option(
+    "--premium",
+    is_flag=True,
+    help="Preview the premium site (premium posts, templates/premium/), asking the "
+    "licensing service first and again at most once a minute.",
+)
 @lock_timeout_option(5.0, "a draft push")
 @common_options
 @pass_cli
-def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool,
-          lock_timeout: float, premium: bool) -> None:
+def watch(
+    cli: CliContext,
+    host: str,
+    port: int,
+    push: bool,
+    drafts: bool,
+    lock_timeout: float,
+    premium: bool,
+) -> None:
     """Preview the site while you write: rebuild and live-reload on every save.
 
     Builds into .toolkit/preview/ (your site/ stays as `toolkit build` makes it), serves
@@ -102,8 +133,16 @@ def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool,
 
     config = cli.config
     reporter = ConsoleWatchReporter(cli.quiet, cli.verbose)
-    session = watch_session(config, reporter, host=host, port=port, push=push, drafts=drafts,
-                            lock_timeout=lock_timeout, premium=premium)
+    session = watch_session(
+        config,
+        reporter,
+        host=host,
+        port=port,
+        push=push,
+        drafts=drafts,
+        lock_timeout=lock_timeout,
+        premium=premium,
+    )
     for notice in session.notices:
         reporter.say(f"[yellow]{escape(notice)}[/]")
     # Ctrl-C and SIGTERM are recorded, never raised mid-way (toolkit.signals): one that
@@ -112,11 +151,15 @@ def watch(cli: CliContext, host: str, port: int, push: bool, drafts: bool,
         if not stop.requested:
             session.start()
             try:
-                watched = (f"{config.relative(config.site.content_dir)}/, "
-                           f"{config.relative(config.site.templates_dir)}/ and "
-                           f"{config.path.name}")
-                reporter.say(f"[bold]Serving {escape(session.url)}[/] — watching "
-                             f"{escape(watched)} (Ctrl-C to stop)")
+                watched = (
+                    f"{config.relative(config.site.content_dir)}/, "
+                    f"{config.relative(config.site.templates_dir)}/ and "
+                    f"{config.path.name}"
+                )
+                reporter.say(
+                    f"[bold]Serving {escape(session.url)}[/] — watching "
+                    f"{escape(watched)} (Ctrl-C to stop)"
+                )
                 stop.wait()
             finally:
                 session.stop()

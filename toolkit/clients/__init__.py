@@ -66,12 +66,21 @@ def forem_client(
     if config.forem.api_key is None:
         raise ConfigError([MISSING_FOREM_KEY])
     origin = config.origins.get("forem.api_key", "FOREM_API_KEY")
-    source = ("FOREM_API_KEY, read from .env" if origin.endswith(" in .env")
-              else "FOREM_API_KEY, read from the environment")
+    source = (
+        "FOREM_API_KEY, read from .env"
+        if origin.endswith(" in .env")
+        else "FOREM_API_KEY, read from the environment"
+    )
     return ForemClient(
-        config.forem.base_url, config.forem.api_key, rate_window=config.forem.rate_window,
-        timeout=config.forem.timeout, on_wait=on_wait, sleep=sleep, transport=transport,
-        on_request=on_request, key_source=source,
+        config.forem.base_url,
+        config.forem.api_key,
+        rate_window=config.forem.rate_window,
+        timeout=config.forem.timeout,
+        on_wait=on_wait,
+        sleep=sleep,
+        transport=transport,
+        on_request=on_request,
+        key_source=source,
     )
 
 
@@ -89,8 +98,13 @@ def license_client(
     if config.license.token is None:
         raise ConfigError([MISSING_LICENSE_TOKEN])
     return LicenseClient(
-        config.license.base_url, config.license.token, timeout=config.license.timeout,
-        on_wait=on_wait, sleep=sleep, transport=transport, on_request=on_request,
+        config.license.base_url,
+        config.license.token,
+        timeout=config.license.timeout,
+        on_wait=on_wait,
+        sleep=sleep,
+        transport=transport,
+        on_request=on_request,
     )
 
 
@@ -110,8 +124,15 @@ def logs_client(
         raise ConfigError([MISSING_LOGS_URL])
     if config.logs.username is None or config.logs.password is None:
         raise ConfigError([MISSING_LOGS_CREDENTIALS])
-    return LogsClient(config.logs.base_url, config.logs.username, config.logs.password,
-                      on_request=on_request, retry=retry, timeout=timeout, transport=transport)
+    return LogsClient(
+        config.logs.base_url,
+        config.logs.username,
+        config.logs.password,
+        on_request=on_request,
+        retry=retry,
+        timeout=timeout,
+        transport=transport,
+    )
 
 
 MISSING_CLOUDCONVERT_KEY = (
@@ -133,6 +154,12 @@ def archive_client(
 
     if config.archive.api_key is None:
         raise ConfigError([MISSING_CLOUDCONVERT_KEY])
-    return ArchiveClient(config.archive.base_url, config.archive.api_key,
-                         timeout=config.archive.timeout, on_wait=on_wait, sleep=sleep,
-                         transport=transport, on_request=on_request)
+    return ArchiveClient(
+        config.archive.base_url,
+        config.archive.api_key,
+        timeout=config.archive.timeout,
+        on_wait=on_wait,
+        sleep=sleep,
+        transport=transport,
+        on_request=on_request,
+    )

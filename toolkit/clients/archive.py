@@ -118,36 +118,57 @@ def _text(value: Any) -> str | None:
 
 def _task(raw: Any) -> Task:
     """A task from an answer, checked: what the client relies on has the right type."""
-    if not isinstance(raw, dict) or not isinstance(raw.get("id"), str) \
-            or not isinstance(raw.get("status"), str):
+    if (
+        not isinstance(raw, dict)
+        or not isinstance(raw.get("id"), str)
+        or not isinstance(raw.get("status"), str)
+    ):
         raise ApiError("the archive-task API answered a task without an id or a status")
     result: dict[str, Any] = raw["result"] if isinstance(raw.get("result"), dict) else {}
     form = None
     raw_form = result.get("form")
     if isinstance(raw_form, dict) and isinstance(raw_form.get("url"), str):
-        parameters: dict[str, Any] = (raw_form["parameters"]
-                                      if isinstance(raw_form.get("parameters"), dict) else {})
-        form = UploadForm(raw_form["url"], {str(k): str(v) for k, v in parameters.items()
-                                             if isinstance(v, str | int | float)})
+        parameters: dict[str, Any] = (
+            raw_form["parameters"] if isinstance(raw_form.get("parameters"), dict) else {}
+        )
+        form = UploadForm(
+            raw_form["url"],
+            {str(k): str(v) for k, v in parameters.items() if isinstance(v, str | int | float)},
+        )
     files = []
     for item in result.get("files") or []:
         if isinstance(item, dict) and isinstance(item.get("filename"), str):
             size = item.get("size")
-            files.append(RemoteFile(item["filename"], _text(item.get("url")),
-                                    size if isinstance(size, int) and not isinstance(size, bool)
-                                    else None))
-    return Task(raw["id"], _text(raw.get("name")), _text(raw.get("operation")) or "",
-                raw["status"], _text(raw.get("code")), _text(raw.get("message")), form,
-                tuple(files))
+            files.append(
+                RemoteFile(
+                    item["filename"],
+                    _text(item.get("url")),
+                    size if isinstance(size, int) and not isinstance(size, bool) else None,
+                )
+            )
+    return Task(
+        raw["id"],
+        _text(raw.get("name")),
+        _text(raw.get("operation")) or "",
+        raw["status"],
+        _text(raw.get("code")),
+        _text(raw.get("message")),
+        form,
+        tuple(files),
+    )
 
 
 def _job(body: Any) -> Job:
     data = body.get("data") if isinstance(body, dict) else None
-    if not isinstance(data, dict) or not isinstance(data.get("id"), str) \
-            or not isinstance(data.get("tasks"), list):
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("id"), str)
+        or not isinstance(data.get("tasks"), list)
+    ):
         raise ApiError("the archive-task API answered something that is not a job")
-    return Job(data["id"], str(data.get("status") or ""),
-               tuple(_task(item) for item in data["tasks"]))
+    return Job(
+        data["id"], str(data.get("status") or ""), tuple(_task(item) for item in data["tasks"])
+    )
 
 
 def _explained(exc: HTTPStatusError) -> HTTPStatusError:
@@ -168,7 +189,8 @@ def _explained(exc: HTTPStatusError) -> HTTPStatusError:
     if isinstance(errors, dict) and errors:
         text += ": " + "; ".join(
             f"{name}: {' '.join(map(str, problems if isinstance(problems, list) else [problems]))}"
-            for name, problems in list(errors.items())[:5])
+            for name, problems in list(errors.items())[:5]
+        )
     message = f"{request.method} {request.url.path}: {response.status_code} {text}"
     if response.status_code == 401 and "Authorization" in request.headers:
         message += "; check CLOUDCONVERT_API_KEY"
@@ -181,11 +203,17 @@ def _about(error: ApiError, what: str) -> ApiError:
     """The same error, its message led by `what` (`upload of a.html: POST ...: 403 ...`)."""
     message = f"{what}: {error.message}"
     if isinstance(error, RateLimited):
-        return RateLimited(message, retry_after=error.retry_after, request=error.request,
-                           response=error.response)
+        return RateLimited(
+            message, retry_after=error.retry_after, request=error.request, response=error.response
+        )
     if isinstance(error, TransportError):
-        return TransportError(message, maybe_sent=error.maybe_sent, request=error.request,
-                              reason=error.reason, timed_out=error.timed_out)
+        return TransportError(
+            message,
+            maybe_sent=error.maybe_sent,
+            request=error.request,
+            reason=error.reason,
+            timed_out=error.timed_out,
+        )
     if isinstance(error, HTTPStatusError):
         return type(error)(message, request=error.request, response=error.response)
     return error
@@ -212,11 +240,15 @@ class _FormBody:
 
     def __init__(self, parameters: Mapping[str, str], name: str, path: Path, size: int):
         self.boundary = secrets.token_hex(16)
-        head = "".join(f'--{self.boundary}\r\nContent-Disposition: form-data; '
-                       f'name="{_quoted(key)}"\r\n\r\n{_quoted(value)}\r\n'
-                       for key, value in parameters.items())
-        head += (f'--{self.boundary}\r\nContent-Disposition: form-data; name="file"; '
-                 f'filename="{_quoted(name)}"\r\nContent-Type: application/octet-stream\r\n\r\n')
+        head = "".join(
+            f"--{self.boundary}\r\nContent-Disposition: form-data; "
+            f'name="{_quoted(key)}"\r\n\r\n{_quoted(value)}\r\n'
+            for key, value in parameters.items()
+        )
+        head += (
+            f'--{self.boundary}\r\nContent-Disposition: form-data; name="file"; '
+            f'filename="{_quoted(name)}"\r\nContent-Type: application/octet-stream\r\n\r\n'
+        )
         self.head = head.encode("utf-8")
         self.tail = f"\r\n--{self.boundary}--\r\n".encode("ascii")
         self.path, self.size = path, size
@@ -225,8 +257,10 @@ class _FormBody:
 
     @property
     def headers(self) -> dict[str, str]:
-        return {"Content-Type": f"multipart/form-data; boundary={self.boundary}",
-                "Content-Length": str(len(self.head) + self.size + len(self.tail))}
+        return {
+            "Content-Type": f"multipart/form-data; boundary={self.boundary}",
+            "Content-Length": str(len(self.head) + self.size + len(self.tail)),
+        }
 
     def chunks(self, on_bytes: ByteCounter) -> Iterator[bytes]:
         on_bytes(-self.sent)
@@ -249,13 +283,28 @@ class _FormBody:
 
 
 class ArchiveClient(ApiClient):
-    def __init__(self, base_url: str, api_key: Secret, *, timeout: float = 30.0,
-                 on_wait: WaitListener | None = None, sleep: Sleep | None = None,
-                 transport: httpx.BaseTransport | None = None,
-                 retry: RetryPolicy | None = None, on_request: RequestListener | None = None):
-        super().__init__(base_url, auth=BearerAuth(api_key), transport=transport, retry=retry,
-                         sleep=sleep or time.sleep, on_wait=on_wait, on_request=on_request,
-                         timeout=timeout)
+    def __init__(
+        self,
+        base_url: str,
+        api_key: Secret,
+        *,
+        timeout: float = 30.0,
+        on_wait: WaitListener | None = None,
+        sleep: Sleep | None = None,
+        transport: httpx.BaseTransport | None = None,
+        retry: RetryPolicy | None = None,
+        on_request: RequestListener | None = None,
+    ):
+        super().__init__(
+            base_url,
+            auth=BearerAuth(api_key),
+            transport=transport,
+            retry=retry,
+            sleep=sleep or time.sleep,
+            on_wait=on_wait,
+            on_request=on_request,
+            timeout=timeout,
+        )
 
     def _call(self, method: str, path: str, **options: Any) -> httpx.Response:
         """`send`, its error answers in the service's words."""
@@ -282,16 +331,18 @@ class ArchiveClient(ApiClient):
 
     def cancel_task(self, task_id: str) -> None:
         """Cancel a waiting or processing task (it ends in error; nothing is charged)."""
-        self._call("POST", f"/v2/tasks/{task_id}/cancel", route="/v2/tasks/{id}/cancel",
-                   idempotent=False)
+        self._call(
+            "POST", f"/v2/tasks/{task_id}/cancel", route="/v2/tasks/{id}/cancel", idempotent=False
+        )
 
     def wait_job(self, job_id: str, *, seconds: float) -> Job | None:
         """One wait request, held by the service until the job is done or its cap; read
         for at most `seconds`. None: no answer in that time (ask again, or give up).
         A 429 or a 5xx is waited out within `seconds`; one that cannot be is raised."""
         try:
-            response = self._call("GET", f"/v2/jobs/{job_id}/wait", route=WAIT_ROUTE,
-                                  timeout=seconds)
+            response = self._call(
+                "GET", f"/v2/jobs/{job_id}/wait", route=WAIT_ROUTE, timeout=seconds
+            )
         except TransportError as exc:
             if exc.timed_out:
                 return None
@@ -304,8 +355,9 @@ class ArchiveClient(ApiClient):
 
     # --- storage: the upload form and the download URL ----------------------------------
 
-    def upload(self, form: UploadForm, path: Path, name: str, size: int,
-               on_bytes: ByteCounter) -> str:
+    def upload(
+        self, form: UploadForm, path: Path, name: str, size: int, on_bytes: ByteCounter
+    ) -> str:
         """POST the `size` bytes of `path` through an upload task's form, streamed from
         disk, as the file `name`; the SHA-256 (hex) of the bytes sent. Retried (the file
         read again from its start) on a connection that was never made, a 429 and a 5xx:
@@ -317,9 +369,16 @@ class ArchiveClient(ApiClient):
         url = form.url
         for _ in range(MAX_UPLOAD_REDIRECTS + 1):
             try:
-                response = self._call("POST", url, route=UPLOAD_ROUTE, headers=body.headers,
-                                      content=lambda: body.chunks(on_bytes), idempotent=False,
-                                      retry_server_errors=True, authenticated=False)
+                response = self._call(
+                    "POST",
+                    url,
+                    route=UPLOAD_ROUTE,
+                    headers=body.headers,
+                    content=lambda: body.chunks(on_bytes),
+                    idempotent=False,
+                    retry_server_errors=True,
+                    authenticated=False,
+                )
             except ApiError as exc:
                 on_bytes(-body.sent)
                 raise _about(exc, f"upload of {name}") from None
@@ -333,8 +392,10 @@ class ArchiveClient(ApiClient):
             url = str(response.url.join(location))
             if httpx.URL(url).scheme not in ("http", "https"):
                 break
-        raise ApiError(f"upload of {name}: POST {shown(url)}: the storage answered "
-                       f"{response.status_code}, a redirect that does not take the file")
+        raise ApiError(
+            f"upload of {name}: POST {shown(url)}: the storage answered "
+            f"{response.status_code}, a redirect that does not take the file"
+        )
 
     def download(self, url: str, target: BinaryIO, on_bytes: ByteCounter) -> tuple[int, int | None]:
         """Stream `url` into `target`: (bytes received, the size the answer declared, if
@@ -342,24 +403,38 @@ class ArchiveClient(ApiClient):
         asked again once it may have been sent."""
         received = 0
         try:
-            response = self._call("GET", url, route=DOWNLOAD_ROUTE, stream=True,
-                                  idempotent=False, authenticated=False, follow_redirects=True)
+            response = self._call(
+                "GET",
+                url,
+                route=DOWNLOAD_ROUTE,
+                stream=True,
+                idempotent=False,
+                authenticated=False,
+                follow_redirects=True,
+            )
         except TransportError as exc:
-            raise BrokenDownload(f"the download of {shown(url)} broke off after 0 bytes "
-                                 f"({exc.reason})") from None
+            raise BrokenDownload(
+                f"the download of {shown(url)} broke off after 0 bytes ({exc.reason})"
+            ) from None
         except httpx.TooManyRedirects:
-            raise BrokenDownload(f"the download of {shown(url)} was redirected too many "
-                                 "times") from None
+            raise BrokenDownload(
+                f"the download of {shown(url)} was redirected too many times"
+            ) from None
         with closing(response):
             length = response.headers.get("content-length", "")
-            declared = (int(length) if length.isdigit()
-                        and not response.headers.get("content-encoding") else None)
+            declared = (
+                int(length)
+                if length.isdigit() and not response.headers.get("content-encoding")
+                else None
+            )
             try:
                 for chunk in response.iter_bytes(CHUNK):
                     target.write(chunk)
                     received += len(chunk)
                     on_bytes(len(chunk))
             except httpx.TransportError as exc:
-                raise BrokenDownload(f"the download of {shown(url)} broke off after {received} "
-                                     f"bytes ({reason_of(exc)})") from None
+                raise BrokenDownload(
+                    f"the download of {shown(url)} broke off after {received} "
+                    f"bytes ({reason_of(exc)})"
+                ) from None
         return received, declared

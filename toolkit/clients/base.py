@@ -86,6 +86,7 @@ NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 MAX_ANSWER_BYTES = 256 * 1024 * 1024  # one whole answer, decoded
 MAX_JSON_DEPTH = 128  # nesting of a JSON answer: arrays and objects
 
+
 def timeout_of(seconds: float) -> httpx.Timeout:
     """A client timeout of `seconds` per read or write; connecting takes at most 10 s."""
     return httpx.Timeout(seconds, connect=min(seconds, 10.0))
@@ -262,7 +263,9 @@ class ApiClient:
         self.timeout = timeout  # seconds an attempt may take in all, connect and answer
         if client is None:
             client = httpx.Client(
-                base_url=self.base_url, transport=transport, timeout=timeout_of(timeout),
+                base_url=self.base_url,
+                transport=transport,
+                timeout=timeout_of(timeout),
                 headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
             )
             bound_by_deadlines(client)
@@ -353,14 +356,25 @@ class ApiClient:
             ends, timeout = overall, max(overall - time.monotonic(), 0.0)
         shown_path, talking_to = self._shown(path)
         call = _Call(
-            method=method, path=path, route=route or path, shown_path=shown_path,
-            talking_to=talking_to, ends=ends, timeout=timeout,
+            method=method,
+            path=path,
+            route=route or path,
+            shown_path=shown_path,
+            talking_to=talking_to,
+            ends=ends,
+            timeout=timeout,
             params={k: v for k, v in (params or {}).items() if v is not None},
-            json=json, content=content, headers=headers, stream=stream,
-            authenticated=authenticated, follow_redirects=follow_redirects,
+            json=json,
+            content=content,
+            headers=headers,
+            stream=stream,
+            authenticated=authenticated,
+            follow_redirects=follow_redirects,
             idempotent=idempotent,
             retry_5xx=idempotent if retry_server_errors is None else retry_server_errors,
-            limiter=limiter, counted=counted)
+            limiter=limiter,
+            counted=counted,
+        )
         return self._send_handling_retries(call)
 
     # `send` in steps, as httpx splits its own: the retries (each decision its own
@@ -375,7 +389,10 @@ class ApiClient:
             if left is not None and left <= 0:
                 raise TransportError(
                     f"{call.method} {call.shown_path}: no answer within {call.timeout:g} s",
-                    maybe_sent=retries > 0, reason="out of time", timed_out=True)
+                    maybe_sent=retries > 0,
+                    reason="out of time",
+                    timed_out=True,
+                )
             try:
                 response = self._send_single_attempt(call, retries, left)
             except httpx.TransportError as exc:
@@ -388,8 +405,7 @@ class ApiClient:
             self.wait(seconds, why)
             retries += 1
 
-    def _send_single_attempt(self, call: _Call, retries: int,
-                             left: float | None) -> httpx.Response:
+    def _send_single_attempt(self, call: _Call, retries: int, left: float | None) -> httpx.Response:
         """One attempt, reported to the request listener once it has an answer (read
         whole and bounded, or a streamed one's head) or has failed without one; with a
         limiter, the attempt's slot is taken first and given back or counted after (a 429
@@ -399,64 +415,90 @@ class ApiClient:
             limiter.acquire(lambda seconds: self.wait(seconds, limiter.reason))
         content = call.content() if callable(call.content) else call.content
         request = self._client.build_request(
-            call.method, call.path, params=call.params or None, json=call.json,
-            content=content, headers=call.headers,
-            timeout=(httpx.Timeout(left, connect=min(left, 10.0)) if left is not None
-                     else httpx.USE_CLIENT_DEFAULT))
+            call.method,
+            call.path,
+            params=call.params or None,
+            json=call.json,
+            content=content,
+            headers=call.headers,
+            timeout=(
+                httpx.Timeout(left, connect=min(left, 10.0))
+                if left is not None
+                else httpx.USE_CLIENT_DEFAULT
+            ),
+        )
         started = time.perf_counter()
         try:
             with self._count_lock:
                 self.requests_made += 1
-            auth = (self._auth or httpx.USE_CLIENT_DEFAULT
-                    if self._credited(request, call.authenticated) else None)
+            auth = (
+                self._auth or httpx.USE_CLIENT_DEFAULT
+                if self._credited(request, call.authenticated)
+                else None
+            )
             # The attempt ends by the request's own time (a held wait may be long) or
             # else the client's timeout, however slowly the answer arrives.
             attempt_ends = time.monotonic() + (self.timeout if left is None else left)
             with attempt_deadline(attempt_ends):
-                response = self._client.send(request, auth=auth, stream=True,
-                                             follow_redirects=call.follow_redirects)
+                response = self._client.send(
+                    request, auth=auth, stream=True, follow_redirects=call.follow_redirects
+                )
                 if not call.stream or response.status_code >= 400:
-                    response = self._read_bounded(response, call.method, call.shown_path,
-                                                  call.talking_to)
+                    response = self._read_bounded(
+                        response, call.method, call.shown_path, call.talking_to
+                    )
         except ApiError:  # an answer toolkit does not read: too large or too deep
-            self._report(RequestReport(call.method, call.route, None, _elapsed_ms(started),
-                                       retries, "answer refused"))
+            self._report(
+                RequestReport(
+                    call.method, call.route, None, _elapsed_ms(started), retries, "answer refused"
+                )
+            )
             call.give_back(counted=call.counted)
             raise
         except httpx.TransportError as exc:
-            self._report(RequestReport(call.method, call.route, None, _elapsed_ms(started),
-                                       retries, reason_of(exc)))
+            self._report(
+                RequestReport(
+                    call.method, call.route, None, _elapsed_ms(started), retries, reason_of(exc)
+                )
+            )
             # A connection that was never made certainly did not reach the server; one
             # that was may have been counted: stay on the safe side.
             call.give_back(counted=call.counted and not isinstance(exc, NEVER_SENT))
             raise
-        self._report(RequestReport(call.method, call.route, response.status_code,
-                                   _elapsed_ms(started), retries))
+        self._report(
+            RequestReport(
+                call.method, call.route, response.status_code, _elapsed_ms(started), retries
+            )
+        )
         if response.status_code != 429:
             call.give_back(counted=call.counted)  # answered: counted by the server or not
         return response
 
-    def _retry_after_failure(self, call: _Call, exc: httpx.TransportError,
-                             retries: int) -> tuple[float, str]:
+    def _retry_after_failure(
+        self, call: _Call, exc: httpx.TransportError, retries: int
+    ) -> tuple[float, str]:
         """The pause before retrying an attempt that got no answer, or its `TransportError`
         raised: an attempt given what was left of the request's time has used it up, and
         one that may have reached the server is retried only when idempotent."""
         reason = reason_of(exc)
         unsent = isinstance(exc, NEVER_SENT)
         timed_out = call.ends is not None and isinstance(exc, httpx.TimeoutException)
-        if not timed_out and (call.idempotent or unsent) \
-                and retries + 1 < self.retry.attempts:
+        if not timed_out and (call.idempotent or unsent) and retries + 1 < self.retry.attempts:
             backoff = self.retry.pause(retries)
             if call.ends is not None:  # the time left is checked again before the next try
                 backoff = min(backoff, call.ends - time.monotonic())
             return backoff, f"{call.method} {call.shown_path}: connection failed, retrying"
         raise TransportError(
             f"{call.method} {call.shown_path}: {reason} talking to {call.talking_to}",
-            request=_request_of(exc), maybe_sent=not unsent, reason=reason,
-            timed_out=timed_out) from None
+            request=_request_of(exc),
+            maybe_sent=not unsent,
+            reason=reason,
+            timed_out=timed_out,
+        ) from None
 
-    def _retry_after_answer(self, call: _Call, response: httpx.Response,
-                            retries: int) -> tuple[float, str] | None:
+    def _retry_after_answer(
+        self, call: _Call, response: httpx.Response, retries: int
+    ) -> tuple[float, str] | None:
         """None for an answer to return; else the pause before retrying, or the answer's
         error raised. 429, in one place: `Retry-After` is read once; a request paced by a
         limiter holds the limiter that long (its next `acquire` waits, for every sender on
@@ -469,19 +511,25 @@ class ApiClient:
                 limiter.hold(seconds)
             if retries + 1 >= self.retry.attempts or _outlasts(seconds, call.ends):
                 raise status_error(response, retry_after=seconds)
-            return (0.0 if limiter is not None else seconds,
-                    f"{call.method} {call.shown_path}: {HELD}")
+            return (
+                0.0 if limiter is not None else seconds,
+                f"{call.method} {call.shown_path}: {HELD}",
+            )
         if response.status_code < 400:
             return None
         refused = status_error(response)
         backoff = self.retry.pause(retries)
-        if not (call.retry_5xx and isinstance(refused, ServerError)) \
-                or retries + 1 >= self.retry.attempts or _outlasts(backoff, call.ends):
+        if (
+            not (call.retry_5xx and isinstance(refused, ServerError))
+            or retries + 1 >= self.retry.attempts
+            or _outlasts(backoff, call.ends)
+        ):
             raise refused
         return backoff, f"{call.method} {call.shown_path}: {response.status_code}, retrying"
 
-    def _read_bounded(self, response: httpx.Response, method: str, shown_path: str,
-                      talking_to: str) -> httpx.Response:
+    def _read_bounded(
+        self, response: httpx.Response, method: str, shown_path: str, talking_to: str
+    ) -> httpx.Response:
         """`response` read whole, at most `MAX_ANSWER_BYTES` of it, and checked to nest no
         deeper than `MAX_JSON_DEPTH` if it is JSON; past either, `ApiError` naming the
         service. An error answer whose body breaks off is judged by its head alone."""
@@ -494,14 +542,20 @@ class ApiClient:
         size = 0
         try:
             if length > MAX_ANSWER_BYTES:
-                raise ApiError(f"{refused} of {length} bytes, over the {_mib(MAX_ANSWER_BYTES)} "
-                               "toolkit reads (not trusted)", request=response.request)
+                raise ApiError(
+                    f"{refused} of {length} bytes, over the {_mib(MAX_ANSWER_BYTES)} "
+                    "toolkit reads (not trusted)",
+                    request=response.request,
+                )
             try:
                 for chunk in response.iter_bytes():
                     size += len(chunk)
                     if size > MAX_ANSWER_BYTES:
-                        raise ApiError(f"{refused} over the {_mib(MAX_ANSWER_BYTES)} toolkit "
-                                       "reads (not trusted)", request=response.request)
+                        raise ApiError(
+                            f"{refused} over the {_mib(MAX_ANSWER_BYTES)} toolkit "
+                            "reads (not trusted)",
+                            request=response.request,
+                        )
                     chunks.append(chunk)
             except httpx.TransportError:
                 if response.status_code < 400:
@@ -511,13 +565,22 @@ class ApiClient:
             response.close()
         body = b"".join(chunks)
         if json_depth_over(body, MAX_JSON_DEPTH):
-            raise ApiError(f"{refused} nested deeper than {MAX_JSON_DEPTH} levels "
-                           "(not trusted)", request=response.request)
-        kept = [(name, value) for name, value in response.headers.multi_items()
-                if name.lower() not in ("content-encoding", "content-length",
-                                        "transfer-encoding")]
-        return httpx.Response(response.status_code, headers=kept, content=body,
-                              request=response.request, extensions=response.extensions)
+            raise ApiError(
+                f"{refused} nested deeper than {MAX_JSON_DEPTH} levels (not trusted)",
+                request=response.request,
+            )
+        kept = [
+            (name, value)
+            for name, value in response.headers.multi_items()
+            if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+        ]
+        return httpx.Response(
+            response.status_code,
+            headers=kept,
+            content=body,
+            request=response.request,
+            extensions=response.extensions,
+        )
 
     def _shown(self, path: str) -> tuple[str, str]:
         """How messages name a request's path and the origin it went to: an absolute URL
@@ -531,8 +594,9 @@ class ApiClient:
         """Whether `request` carries the credential: only to the base URL's origin."""
         return authenticated and _origin(request.url) == _origin(self._client.base_url)
 
-    def get_json(self, path: str, params: Mapping[str, Any] | None = None, *,
-                 route: str | None = None) -> Any:
+    def get_json(
+        self, path: str, params: Mapping[str, Any] | None = None, *, route: str | None = None
+    ) -> Any:
         return json_body(self.send("GET", path, params=params, route=route))
 
 
@@ -547,8 +611,9 @@ def _outlasts(seconds: float, ends: float | None) -> bool:
 
 def _head_only(response: httpx.Response) -> httpx.Response:
     """An error answer whose body broke off, judged by its status and `Retry-After`."""
-    kept = {name: value for name, value in response.headers.items()
-            if name.lower() == "retry-after"}
+    kept = {
+        name: value for name, value in response.headers.items() if name.lower() == "retry-after"
+    }
     return httpx.Response(response.status_code, headers=kept, request=response.request)
 
 

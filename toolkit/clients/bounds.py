@@ -24,10 +24,12 @@ import httpx
 # The monotonic time by which the request being sent must be answered (None: no limit).
 # Sync httpx does every read and write of a request in the thread that sends it.
 _ATTEMPT_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar(
-    "toolkit_attempt_ends", default=None)
+    "toolkit_attempt_ends", default=None
+)
 # An overall deadline a caller put on every request it makes (`deadline`).
 _OVERALL_ENDS: contextvars.ContextVar[float | None] = contextvars.ContextVar(
-    "toolkit_overall_ends", default=None)
+    "toolkit_overall_ends", default=None
+)
 
 
 def overall_deadline() -> float | None:
@@ -85,10 +87,14 @@ class _DeadlineStream(httpcore.NetworkStream):
     def close(self) -> None:
         self._stream.close()
 
-    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
-                  timeout: float | None = None) -> httpcore.NetworkStream:
-        return _DeadlineStream(self._stream.start_tls(
-            ssl_context, server_hostname, _bounded(timeout, httpcore.ConnectTimeout)))
+    def start_tls(
+        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
+        return _DeadlineStream(
+            self._stream.start_tls(
+                ssl_context, server_hostname, _bounded(timeout, httpcore.ConnectTimeout)
+            )
+        )
 
     def get_extra_info(self, info: str) -> Any:
         return self._stream.get_extra_info(info)
@@ -100,18 +106,32 @@ class _DeadlineBackend(httpcore.NetworkBackend):
     def __init__(self, backend: httpcore.NetworkBackend):
         self._backend = backend
 
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                    local_address: str | None = None,
-                    socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
-        return _DeadlineStream(self._backend.connect_tcp(
-            host, port, _bounded(timeout, httpcore.ConnectTimeout), local_address,
-            socket_options))
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
+        return _DeadlineStream(
+            self._backend.connect_tcp(
+                host,
+                port,
+                _bounded(timeout, httpcore.ConnectTimeout),
+                local_address,
+                socket_options,
+            )
+        )
 
-    def connect_unix_socket(self, path: str, timeout: float | None = None,
-                            socket_options: Iterable[Any] | None = None
-                            ) -> httpcore.NetworkStream:
-        return _DeadlineStream(self._backend.connect_unix_socket(
-            path, _bounded(timeout, httpcore.ConnectTimeout), socket_options))
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.NetworkStream:
+        return _DeadlineStream(
+            self._backend.connect_unix_socket(
+                path, _bounded(timeout, httpcore.ConnectTimeout), socket_options
+            )
+        )
 
     def sleep(self, seconds: float) -> None:
         self._backend.sleep(seconds)
@@ -121,14 +141,15 @@ def bound_by_deadlines(client: httpx.Client) -> None:
     """Make `client`'s network transports (its own and those of the proxies it mounted
     from the environment) end every request by its deadline. A transport that is not
     httpx's network one (a test's scripted transport) is left as it is."""
-    transports = [getattr(client, "_transport", None),
-                  *getattr(client, "_mounts", {}).values()]
+    transports = [getattr(client, "_transport", None), *getattr(client, "_mounts", {}).values()]
     for transport in transports:
         pool = getattr(transport, "_pool", None)
         backend = getattr(pool, "_network_backend", None)
-        if isinstance(pool, httpcore.ConnectionPool) \
-                and isinstance(backend, httpcore.NetworkBackend) \
-                and not isinstance(backend, _DeadlineBackend):
+        if (
+            isinstance(pool, httpcore.ConnectionPool)
+            and isinstance(backend, httpcore.NetworkBackend)
+            and not isinstance(backend, _DeadlineBackend)
+        ):
             pool._network_backend = _DeadlineBackend(backend)
 
 

@@ -84,18 +84,26 @@ class ForemClient(ApiClient):
         if timeout is not None:  # seconds to wait for the server (`[forem] timeout`)
             kwargs["timeout"] = timeout
         super().__init__(
-            base_url, auth=ApiKeyAuth(api_key) if api_key else None, transport=transport,
-            client=client, retry=retry, on_wait=on_wait, on_request=on_request, **kwargs,
+            base_url,
+            auth=ApiKeyAuth(api_key) if api_key else None,
+            transport=transport,
+            client=client,
+            retry=retry,
+            on_wait=on_wait,
+            on_request=on_request,
+            **kwargs,
         )
         self.has_key = api_key is not None
         # Where the key came from (`FOREM_API_KEY, read from .env`), said when it is refused.
         self.key_source = key_source
         # `clock` and `sleep` go together: a test that fakes one fakes both.
         limiter_clock = {"clock": clock} if clock is not None else {}
-        self.create_limiter = SlidingWindowLimiter(CREATE_LIMIT, rate_window, what="creates",
-                                                   **limiter_clock)
-        self.update_limiter = SlidingWindowLimiter(UPDATE_LIMIT, rate_window, what="updates",
-                                                   **limiter_clock)
+        self.create_limiter = SlidingWindowLimiter(
+            CREATE_LIMIT, rate_window, what="creates", **limiter_clock
+        )
+        self.update_limiter = SlidingWindowLimiter(
+            UPDATE_LIMIT, rate_window, what="updates", **limiter_clock
+        )
 
     def send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """`ApiClient.send`; a 401 to a request that carried the key names where the key
@@ -103,12 +111,18 @@ class ForemClient(ApiClient):
         try:
             return super().send(method, path, **kwargs)
         except Unauthorized as exc:
-            if (exc.status != 401 or not self.key_source or exc.request is None
-                    or "api-key" not in exc.request.headers):
+            if (
+                exc.status != 401
+                or not self.key_source
+                or exc.request is None
+                or "api-key" not in exc.request.headers
+            ):
                 raise
-            raise Unauthorized(f"{exc.message}: the API key was refused (check "
-                               f"{self.key_source})", request=exc.request,
-                               response=exc.response) from None
+            raise Unauthorized(
+                f"{exc.message}: the API key was refused (check {self.key_source})",
+                request=exc.request,
+                response=exc.response,
+            ) from None
 
     def _require_key(self, what: str) -> None:
         if not self.has_key:
@@ -116,8 +130,9 @@ class ForemClient(ApiClient):
                 f"{what} needs an API key: set FOREM_API_KEY in the environment or in .env"
             )
 
-    def _pages(self, path: str, per_page: int, params: dict[str, Any] | None = None,
-               start: int = 1) -> Iterator[dict[str, Any]]:
+    def _pages(
+        self, path: str, per_page: int, params: dict[str, Any] | None = None, start: int = 1
+    ) -> Iterator[dict[str, Any]]:
         page = start
         while True:
             batch = self.get_json(path, {**(params or {}), "page": page, "per_page": per_page})
@@ -130,26 +145,49 @@ class ForemClient(ApiClient):
 
     # -- articles ----------------------------------------------------------------------
 
-    def articles(self, *, page: int | None = None, per_page: int | None = None,
-                 tag: str | None = None, tags: str | None = None, tags_exclude: str | None = None,
-                 username: str | None = None, state: str | None = None, top: int | None = None,
-                 collection_id: int | None = None) -> list[Article]:
-        params = {"page": page, "per_page": per_page, "tag": tag, "tags": tags,
-                  "tags_exclude": tags_exclude, "username": username, "state": state, "top": top,
-                  "collection_id": collection_id}
+    def articles(
+        self,
+        *,
+        page: int | None = None,
+        per_page: int | None = None,
+        tag: str | None = None,
+        tags: str | None = None,
+        tags_exclude: str | None = None,
+        username: str | None = None,
+        state: str | None = None,
+        top: int | None = None,
+        collection_id: int | None = None,
+    ) -> list[Article]:
+        params = {
+            "page": page,
+            "per_page": per_page,
+            "tag": tag,
+            "tags": tags,
+            "tags_exclude": tags_exclude,
+            "username": username,
+            "state": state,
+            "top": top,
+            "collection_id": collection_id,
+        }
         return [Article.from_json(a) for a in self.get_json("/api/articles", params)]
 
-    def latest_articles(self, *, page: int | None = None, per_page: int | None = None) -> list[Article]:
+    def latest_articles(
+        self, *, page: int | None = None, per_page: int | None = None
+    ) -> list[Article]:
         data = self.get_json("/api/articles/latest", {"page": page, "per_page": per_page})
         return [Article.from_json(a) for a in data]
 
     def article(self, article_id: int) -> Article:
-        return Article.from_json(self.get_json(f"/api/articles/{article_id}",
-                                                route="/api/articles/{id}"))
+        return Article.from_json(
+            self.get_json(f"/api/articles/{article_id}", route="/api/articles/{id}")
+        )
 
     def article_by_path(self, username: str, slug: str) -> Article:
-        return Article.from_json(self.get_json(f"/api/articles/{username}/{slug}",
-                                                route="/api/articles/{username}/{slug}"))
+        return Article.from_json(
+            self.get_json(
+                f"/api/articles/{username}/{slug}", route="/api/articles/{username}/{slug}"
+            )
+        )
 
     def create_article(self, payload: dict[str, Any]) -> Article:
         """POST /api/articles. Not retried after an ambiguous failure: the caller reconciles.
@@ -161,24 +199,40 @@ class ForemClient(ApiClient):
         self._require_key("Creating an article")
         article = payload.get("article")
         published = isinstance(article, dict) and article.get("published") is True
-        response = self.send("POST", "/api/articles", json=payload, idempotent=False,
-                             limiter=self.create_limiter, counted=published)
+        response = self.send(
+            "POST",
+            "/api/articles",
+            json=payload,
+            idempotent=False,
+            limiter=self.create_limiter,
+            counted=published,
+        )
         return Article.from_json(json_body(response))
 
     def update_article(self, article_id: int, payload: dict[str, Any]) -> Article:
         self._require_key("Updating an article")
-        response = self.send("PUT", f"/api/articles/{article_id}", json=payload,
-                             limiter=self.update_limiter, route="/api/articles/{id}")
+        response = self.send(
+            "PUT",
+            f"/api/articles/{article_id}",
+            json=payload,
+            limiter=self.update_limiter,
+            route="/api/articles/{id}",
+        )
         return Article.from_json(json_body(response))
 
-    def my_articles(self, scope: str = "all", *, page: int | None = None,
-                    per_page: int | None = None) -> list[Article]:
+    def my_articles(
+        self, scope: str = "all", *, page: int | None = None, per_page: int | None = None
+    ) -> list[Article]:
         """One page of the caller's own articles; scope: all, published, unpublished or ''."""
         self._require_key("Listing your articles")
         path = "/api/articles/me" + (f"/{scope}" if scope else "")
-        return [Article.from_json(a) for a in self.get_json(path, {"page": page, "per_page": per_page})]
+        return [
+            Article.from_json(a) for a in self.get_json(path, {"page": page, "per_page": per_page})
+        ]
 
-    def iter_my_articles(self, scope: str = "all", per_page: int = MAX_PER_PAGE) -> Iterator[Article]:
+    def iter_my_articles(
+        self, scope: str = "all", per_page: int = MAX_PER_PAGE
+    ) -> Iterator[Article]:
         """Every own article, reading page after page until a short one."""
         self._require_key("Listing your articles")
         path = "/api/articles/me" + (f"/{scope}" if scope else "")
@@ -191,22 +245,31 @@ class ForemClient(ApiClient):
 
     # -- comments ----------------------------------------------------------------------
 
-    def comments(self, *, article_id: int | None = None,
-                 podcast_episode_id: int | None = None) -> list[Comment]:
-        return [Comment.from_json(c) for c in self.comments_json(
-            article_id=article_id, podcast_episode_id=podcast_episode_id)]
+    def comments(
+        self, *, article_id: int | None = None, podcast_episode_id: int | None = None
+    ) -> list[Comment]:
+        return [
+            Comment.from_json(c)
+            for c in self.comments_json(
+                article_id=article_id, podcast_episode_id=podcast_episode_id
+            )
+        ]
 
-    def comments_json(self, *, article_id: int | None = None,
-                      podcast_episode_id: int | None = None) -> list[dict[str, Any]]:
+    def comments_json(
+        self, *, article_id: int | None = None, podcast_episode_id: int | None = None
+    ) -> list[dict[str, Any]]:
         """The threads exactly as the API returns them (what the mirror stores)."""
         if (article_id is None) == (podcast_episode_id is None):
             raise ValueError("give exactly one of article_id and podcast_episode_id")
         threads: list[dict[str, Any]] = self.get_json(
-            "/api/comments", {"a_id": article_id, "p_id": podcast_episode_id})
+            "/api/comments", {"a_id": article_id, "p_id": podcast_episode_id}
+        )
         return threads
 
     def comment(self, id_code: str) -> Comment:
-        return Comment.from_json(self.get_json(f"/api/comments/{id_code}", route="/api/comments/{id}"))
+        return Comment.from_json(
+            self.get_json(f"/api/comments/{id_code}", route="/api/comments/{id}")
+        )
 
     # -- the caller ----------------------------------------------------------------------
 
@@ -214,18 +277,25 @@ class ForemClient(ApiClient):
         self._require_key("Reading followed tags")
         return [FollowedTag.from_json(t) for t in self.get_json("/api/follows/tags")]
 
-    def followers(self, *, page: int | None = None, per_page: int | None = None,
-                  sort: str | None = None) -> list[Follower]:
+    def followers(
+        self, *, page: int | None = None, per_page: int | None = None, sort: str | None = None
+    ) -> list[Follower]:
         self._require_key("Reading followers")
-        data = self.get_json("/api/followers/users", {"page": page, "per_page": per_page, "sort": sort})
+        data = self.get_json(
+            "/api/followers/users", {"page": page, "per_page": per_page, "sort": sort}
+        )
         return [Follower.from_json(f) for f in data]
 
-    def readinglist(self, *, page: int | None = None, per_page: int | None = None) -> list[ReadingListItem]:
+    def readinglist(
+        self, *, page: int | None = None, per_page: int | None = None
+    ) -> list[ReadingListItem]:
         self._require_key("Reading the reading list")
         data = self.get_json("/api/readinglist", {"page": page, "per_page": per_page})
         return [ReadingListItem.from_json(i) for i in data]
 
-    def iter_readinglist_json(self, per_page: int = READINGLIST_MAX_PER_PAGE) -> Iterator[dict[str, Any]]:
+    def iter_readinglist_json(
+        self, per_page: int = READINGLIST_MAX_PER_PAGE
+    ) -> Iterator[dict[str, Any]]:
         """Every reading-list item, all pages, as the API returns them."""
         self._require_key("Reading the reading list")
         yield from self._pages("/api/readinglist", min(per_page, READINGLIST_MAX_PER_PAGE))
@@ -236,19 +306,28 @@ class ForemClient(ApiClient):
 
     # -- listings ----------------------------------------------------------------------
 
-    def listings(self, *, page: int | None = None, per_page: int | None = None,
-                 category: str | None = None) -> list[Listing]:
-        data = self.get_json("/api/listings", {"page": page, "per_page": per_page, "category": category})
+    def listings(
+        self, *, page: int | None = None, per_page: int | None = None, category: str | None = None
+    ) -> list[Listing]:
+        data = self.get_json(
+            "/api/listings", {"page": page, "per_page": per_page, "category": category}
+        )
         return [Listing.from_json(item) for item in data]
 
-    def listings_by_category(self, category: str, *, page: int | None = None,
-                             per_page: int | None = None) -> list[Listing]:
-        data = self.get_json(f"/api/listings/category/{category}", {"page": page, "per_page": per_page},
-                             route="/api/listings/category/{category}")
+    def listings_by_category(
+        self, category: str, *, page: int | None = None, per_page: int | None = None
+    ) -> list[Listing]:
+        data = self.get_json(
+            f"/api/listings/category/{category}",
+            {"page": page, "per_page": per_page},
+            route="/api/listings/category/{category}",
+        )
         return [Listing.from_json(item) for item in data]
 
     def listing(self, listing_id: int) -> Listing:
-        return Listing.from_json(self.get_json(f"/api/listings/{listing_id}", route="/api/listings/{id}"))
+        return Listing.from_json(
+            self.get_json(f"/api/listings/{listing_id}", route="/api/listings/{id}")
+        )
 
     def create_listing(self, listing: dict[str, Any]) -> Listing:
         """POST /api/listings with `{"listing": {...}}`; `action: draft` keeps it unpublished."""
@@ -260,38 +339,63 @@ class ForemClient(ApiClient):
         """PUT /api/listings/{id}: content fields, or `action` bump / publish / unpublish."""
         self._require_key("Updating a listing")
         listing_json: dict[str, Any] = json_body(
-            self.send("PUT", f"/api/listings/{listing_id}", json={"listing": listing},
-                      route="/api/listings/{id}"))
+            self.send(
+                "PUT",
+                f"/api/listings/{listing_id}",
+                json={"listing": listing},
+                route="/api/listings/{id}",
+            )
+        )
         return listing_json
 
     # -- organisations, users, podcasts, tags, images -----------------------------------------
 
     def organization(self, username: str) -> Organization:
-        return Organization.from_json(self.get_json(f"/api/organizations/{username}",
-                                                     route="/api/organizations/{username}"))
+        return Organization.from_json(
+            self.get_json(f"/api/organizations/{username}", route="/api/organizations/{username}")
+        )
 
-    def organization_users(self, username: str, *, page: int | None = None,
-                           per_page: int | None = None) -> list[User]:
-        data = self.get_json(f"/api/organizations/{username}/users", {"page": page, "per_page": per_page},
-                             route="/api/organizations/{username}/users")
+    def organization_users(
+        self, username: str, *, page: int | None = None, per_page: int | None = None
+    ) -> list[User]:
+        data = self.get_json(
+            f"/api/organizations/{username}/users",
+            {"page": page, "per_page": per_page},
+            route="/api/organizations/{username}/users",
+        )
         return [User.from_json(u) for u in data]
 
-    def organization_listings(self, username: str, *, page: int | None = None,
-                              per_page: int | None = None, category: str | None = None) -> list[Listing]:
-        data = self.get_json(f"/api/organizations/{username}/listings",
-                             {"page": page, "per_page": per_page, "category": category},
-                             route="/api/organizations/{username}/listings")
+    def organization_listings(
+        self,
+        username: str,
+        *,
+        page: int | None = None,
+        per_page: int | None = None,
+        category: str | None = None,
+    ) -> list[Listing]:
+        data = self.get_json(
+            f"/api/organizations/{username}/listings",
+            {"page": page, "per_page": per_page, "category": category},
+            route="/api/organizations/{username}/listings",
+        )
         return [Listing.from_json(item) for item in data]
 
-    def organization_articles(self, username: str, *, page: int | None = None,
-                              per_page: int | None = None) -> list[Article]:
-        data = self.get_json(f"/api/organizations/{username}/articles", {"page": page, "per_page": per_page},
-                             route="/api/organizations/{username}/articles")
+    def organization_articles(
+        self, username: str, *, page: int | None = None, per_page: int | None = None
+    ) -> list[Article]:
+        data = self.get_json(
+            f"/api/organizations/{username}/articles",
+            {"page": page, "per_page": per_page},
+            route="/api/organizations/{username}/articles",
+        )
         return [Article.from_json(a) for a in data]
 
-    def podcast_episodes(self, *, page: int | None = None, per_page: int | None = None,
-                         username: str | None = None) -> list[PodcastEpisode]:
-        data = self.get_json("/api/podcast_episodes", {"page": page, "per_page": per_page, "username": username})
+    def podcast_episodes(
+        self, *, page: int | None = None, per_page: int | None = None, username: str | None = None
+    ) -> list[PodcastEpisode]:
+        data = self.get_json(
+            "/api/podcast_episodes", {"page": page, "per_page": per_page, "username": username}
+        )
         return [PodcastEpisode.from_json(e) for e in data]
 
     def user(self, user_id: int | str) -> User:
@@ -306,8 +410,12 @@ class ForemClient(ApiClient):
         self.send("POST", "/api/admin/users", json={"email": email, "name": name}, idempotent=False)
 
     def profile_image(self, username: str) -> ProfileImage:
-        return ProfileImage.from_json(self.get_json(f"/api/profile_images/{username}",
-                                                     route="/api/profile_images/{username}"))
+        return ProfileImage.from_json(
+            self.get_json(f"/api/profile_images/{username}", route="/api/profile_images/{username}")
+        )
 
     def tags(self, *, page: int | None = None, per_page: int | None = None) -> list[Tag]:
-        return [Tag.from_json(t) for t in self.get_json("/api/tags", {"page": page, "per_page": per_page})]
+        return [
+            Tag.from_json(t)
+            for t in self.get_json("/api/tags", {"page": page, "per_page": per_page})
+        ]

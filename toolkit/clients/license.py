@@ -46,8 +46,9 @@ from toolkit.errors import ApiError
 PREFIX = "/appsmarket/v2"
 SCOPE = "https://www.googleapis.com/auth/appsmarketplace.license"
 ACTIVE = "ACTIVE"
-LICENSE_RETRY = RetryPolicy(attempts=3, backoff=0.25, max_backoff=2.0, max_retry_after=10.0,
-                            default_retry_after=2.0)
+LICENSE_RETRY = RetryPolicy(
+    attempts=3, backoff=0.25, max_backoff=2.0, max_retry_after=10.0, default_retry_after=2.0
+)
 MAX_PAGES = 10_000  # a server that never stops paging is cut off here
 MAX_SHOWN = 60  # characters of an id from the service shown in a message
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
@@ -83,12 +84,18 @@ class Edition:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Edition:
-        return cls(_text(data, "editionId"), _number(data.get("seatCount")),
-                   _number(data.get("assignedSeats")))
+        return cls(
+            _text(data, "editionId"),
+            _number(data.get("seatCount")),
+            _number(data.get("assignedSeats")),
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"editionId": self.edition_id, "seatCount": self.seat_count,
-                "assignedSeats": self.assigned_seats}
+        return {
+            "editionId": self.edition_id,
+            "seatCount": self.seat_count,
+            "assignedSeats": self.assigned_seats,
+        }
 
 
 @dataclass(frozen=True)
@@ -109,16 +116,23 @@ class CustomerLicense:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CustomerLicense:
         return cls(
-            application_id=_text(data, "applicationId"), customer_id=_text(data, "customerId"),
-            state=_text(data, "state"), id=_text(data, "id"),
+            application_id=_text(data, "applicationId"),
+            customer_id=_text(data, "customerId"),
+            state=_text(data, "state"),
+            id=_text(data, "id"),
             editions=tuple(Edition.from_json(item) for item in _objects(data.get("editions"))),
             kind=_text(data, "kind"),
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "id": self.id, "applicationId": self.application_id,
-                "customerId": self.customer_id, "state": self.state,
-                "editions": [edition.to_json() for edition in self.editions]}
+        return {
+            "kind": self.kind,
+            "id": self.id,
+            "applicationId": self.application_id,
+            "customerId": self.customer_id,
+            "state": self.state,
+            "editions": [edition.to_json() for edition in self.editions],
+        }
 
 
 @dataclass(frozen=True)
@@ -142,16 +156,27 @@ class UserLicense:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> UserLicense:
         return cls(
-            application_id=_text(data, "applicationId"), user_id=_text(data, "userId"),
-            state=_text(data, "state"), enabled=data.get("enabled") is True,
-            customer_id=_text(data, "customerId"), id=_text(data, "id"),
-            edition_id=_text(data, "editionId"), kind=_text(data, "kind"),
+            application_id=_text(data, "applicationId"),
+            user_id=_text(data, "userId"),
+            state=_text(data, "state"),
+            enabled=data.get("enabled") is True,
+            customer_id=_text(data, "customerId"),
+            id=_text(data, "id"),
+            edition_id=_text(data, "editionId"),
+            kind=_text(data, "kind"),
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "id": self.id, "applicationId": self.application_id,
-                "customerId": self.customer_id, "userId": self.user_id,
-                "enabled": self.enabled, "state": self.state, "editionId": self.edition_id}
+        return {
+            "kind": self.kind,
+            "id": self.id,
+            "applicationId": self.application_id,
+            "customerId": self.customer_id,
+            "userId": self.user_id,
+            "enabled": self.enabled,
+            "state": self.state,
+            "editionId": self.edition_id,
+        }
 
 
 NOTIFICATION_LISTS = ("provisions", "expiries", "reassignments", "deletes")
@@ -174,8 +199,10 @@ class LicenseNotification:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> LicenseNotification:
         return cls(
-            id=_text(data, "id"), application_id=_text(data, "applicationId"),
-            customer_id=_text(data, "customerId"), timestamp_ms=_number(data.get("timestamp")),
+            id=_text(data, "id"),
+            application_id=_text(data, "applicationId"),
+            customer_id=_text(data, "customerId"),
+            timestamp_ms=_number(data.get("timestamp")),
             **{name: _objects(data.get(name)) for name in NOTIFICATION_LISTS},
         )
 
@@ -184,12 +211,16 @@ class LicenseNotification:
         said: list[str] = []
         for item in self.provisions:
             seats = _number(item.get("seatCount"))
-            said.append(f"provisioned {seats} seat{'s' if seats != 1 else ''}"
-                        if seats is not None else "provisioned")
+            said.append(
+                f"provisioned {seats} seat{'s' if seats != 1 else ''}"
+                if seats is not None
+                else "provisioned"
+            )
         for item in self.reassignments:
             kind = _text(item, "type")
             verb = {"USER_ASSIGNMENT": "assigned", "USER_UNASSIGNMENT": "unassigned"}.get(
-                kind, f"reassigned ({kind})" if kind else "reassigned")
+                kind, f"reassigned ({kind})" if kind else "reassigned"
+            )
             said.append(f"{verb} {_text(item, 'userId')}".rstrip())
         said.extend("licence expired" for _ in self.expiries)
         said.extend("application deleted" for _ in self.deletes)
@@ -197,8 +228,10 @@ class LicenseNotification:
 
     def to_json(self) -> dict[str, Any]:
         record: dict[str, Any] = {
-            "kind": "appsmarket#licenseNotification", "id": self.id,
-            "applicationId": self.application_id, "customerId": self.customer_id,
+            "kind": "appsmarket#licenseNotification",
+            "id": self.id,
+            "applicationId": self.application_id,
+            "customerId": self.customer_id,
             "timestamp": str(self.timestamp_ms) if self.timestamp_ms is not None else None,
         }
         for name in NOTIFICATION_LISTS:
@@ -281,20 +314,29 @@ class LicenseClient(ApiClient):
             kwargs["timeout"] = timeout
         if transport is None and client is None and base_url.startswith("http://"):
             transport = plain_http_transport()
-        super().__init__(base_url, auth=BearerAuth(token) if token is not None else None,
-                         transport=transport, client=client, retry=retry or LICENSE_RETRY,
-                         on_wait=on_wait, on_request=on_request, **kwargs)
+        super().__init__(
+            base_url,
+            auth=BearerAuth(token) if token is not None else None,
+            transport=transport,
+            client=client,
+            retry=retry or LICENSE_RETRY,
+            on_wait=on_wait,
+            on_request=on_request,
+            **kwargs,
+        )
 
-    def _record(self, path: str, route: str, what: str,
-                asked: Mapping[str, str]) -> Mapping[str, Any]:
+    def _record(
+        self, path: str, route: str, what: str, asked: Mapping[str, str]
+    ) -> Mapping[str, Any]:
         response = self.send("GET", path, route=route)
         try:
             data = response.json()
         except ValueError:
             data = None
         if not isinstance(data, dict):
-            raise ApiError(f"GET {path}: the answer is not {what}", request=response.request,
-                           response=response)
+            raise ApiError(
+                f"GET {path}: the answer is not {what}", request=response.request, response=response
+            )
         why = misnamed(data, asked)
         if why is not None:
             raise ApiError(f"GET {path}: {why}", request=response.request, response=response)
@@ -302,57 +344,85 @@ class LicenseClient(ApiClient):
 
     def customer_license(self, application_id: str, customer_id: str) -> CustomerLicense:
         path = f"{PREFIX}/customerLicense/{_segment(application_id)}/{_segment(customer_id)}"
-        return CustomerLicense.from_json(self._record(
-            path, f"{PREFIX}/customerLicense/{{applicationId}}/{{customerId}}",
-            "a customer licence", {"applicationId": application_id, "customerId": customer_id}))
+        return CustomerLicense.from_json(
+            self._record(
+                path,
+                f"{PREFIX}/customerLicense/{{applicationId}}/{{customerId}}",
+                "a customer licence",
+                {"applicationId": application_id, "customerId": customer_id},
+            )
+        )
 
     def user_license(self, application_id: str, user_id: str) -> UserLicense:
         path = f"{PREFIX}/userLicense/{_segment(application_id)}/{_segment(user_id)}"
-        return UserLicense.from_json(self._record(
-            path, f"{PREFIX}/userLicense/{{applicationId}}/{{userId}}", "a user licence",
-            {"applicationId": application_id, "userId": user_id}))
+        return UserLicense.from_json(
+            self._record(
+                path,
+                f"{PREFIX}/userLicense/{{applicationId}}/{{userId}}",
+                "a user licence",
+                {"applicationId": application_id, "userId": user_id},
+            )
+        )
 
-    def notifications(self, application_id: str, *, start_token: str | None = None,
-                      max_results: int | None = None,
-                      timestamp_ms: int | None = None) -> NotificationPage:
+    def notifications(
+        self,
+        application_id: str,
+        *,
+        start_token: str | None = None,
+        max_results: int | None = None,
+        timestamp_ms: int | None = None,
+    ) -> NotificationPage:
         """One page of licence notifications (deprecated by Google, still answered)."""
         path = f"{PREFIX}/licenseNotification/{_segment(application_id)}"
-        response = self.send("GET", path, params={
-            "max-results": max_results, "start-token": start_token, "timestamp": timestamp_ms},
-            route=f"{PREFIX}/licenseNotification/{{applicationId}}")
+        response = self.send(
+            "GET",
+            path,
+            params={
+                "max-results": max_results,
+                "start-token": start_token,
+                "timestamp": timestamp_ms,
+            },
+            route=f"{PREFIX}/licenseNotification/{{applicationId}}",
+        )
         try:
             data = response.json()
         except ValueError:
             data = None
         if not isinstance(data, dict):
-            raise ApiError(f"GET {path}: the answer is not a list of notifications",
-                           request=response.request, response=response)
+            raise ApiError(
+                f"GET {path}: the answer is not a list of notifications",
+                request=response.request,
+                response=response,
+            )
         token = data.get("nextPageToken")
         return NotificationPage(
-            tuple(LicenseNotification.from_json(item)
-                  for item in _objects(data.get("notifications"))),
+            tuple(
+                LicenseNotification.from_json(item) for item in _objects(data.get("notifications"))
+            ),
             token if isinstance(token, str) and token else None,
         )
 
-    def notification_pages(self, application_id: str, *, start_token: str | None = None,
-                           max_results: int | None = None) -> Iterator[NotificationPage]:
+    def notification_pages(
+        self, application_id: str, *, start_token: str | None = None, max_results: int | None = None
+    ) -> Iterator[NotificationPage]:
         """Pages from `start_token` (None: the first notification) until a page brings
         nothing new: no notifications, no token, or the token it was asked with."""
         token = start_token
         for _ in range(MAX_PAGES):
-            page = self.notifications(application_id, start_token=token,
-                                      max_results=max_results)
+            page = self.notifications(application_id, start_token=token, max_results=max_results)
             yield page
             if not page.notifications or page.next_page_token in (None, token):
                 return
             token = page.next_page_token
 
-    def read_notifications(self, application_id: str, *, start_token: str | None = None,
-                           max_results: int | None = None) -> NotificationRun:
+    def read_notifications(
+        self, application_id: str, *, start_token: str | None = None, max_results: int | None = None
+    ) -> NotificationRun:
         """Every notification after `start_token`, and the token to start from next time."""
         run = NotificationRun(next_token=start_token)
-        for page in self.notification_pages(application_id, start_token=start_token,
-                                            max_results=max_results):
+        for page in self.notification_pages(
+            application_id, start_token=start_token, max_results=max_results
+        ):
             run.pages += 1
             run.notifications.extend(page.notifications)
             if page.next_page_token:

@@ -61,8 +61,7 @@ def answer_of(data: Any, where: str) -> QueryAnswer:
     elif isinstance(data, list):
         fields, rows = [], data
     else:
-        raise ApiError(f"{where}: the answer is neither a list of records nor "
-                       "{fields, records}")
+        raise ApiError(f"{where}: the answer is neither a list of records nor {{fields, records}}")
     if not all(isinstance(row, dict) for row in rows):
         raise ApiError(f"{where}: a record of the answer is not a JSON object")
     known = set(fields)
@@ -90,34 +89,51 @@ class LogsClient(ApiClient):
         kwargs: dict[str, Any] = {}
         if timeout is not None:
             kwargs["timeout"] = timeout
-        super().__init__(base_url, auth=BasicSecretAuth(username, password), transport=transport,
-                         client=client, retry=retry, on_request=on_request, **kwargs)
+        super().__init__(
+            base_url,
+            auth=BasicSecretAuth(username, password),
+            transport=transport,
+            client=client,
+            retry=retry,
+            on_request=on_request,
+            **kwargs,
+        )
 
     def ingest(self, stream: str, events: bytes) -> None:
         """Send a JSON array of events (already encoded) to `stream`. Not retried once it
         may have reached the service: the shipper checks before sending it again."""
-        self.send("POST", INGEST, content=events, idempotent=False,
-                  headers={"X-P-Stream": stream, "Content-Type": "application/json"})
+        self.send(
+            "POST",
+            INGEST,
+            content=events,
+            idempotent=False,
+            headers={"X-P-Stream": stream, "Content-Type": "application/json"},
+        )
 
     def query(self, sql: str, start: str, end: str) -> QueryAnswer:
         """Run `sql` between `start` and `end` (RFC 3339, or `end` "now" with `start` a
         duration such as "10m"; the service truncates both to the minute). Its own error
         (a 400, or the 500 of a query that fails while running) is raised at once."""
         body: dict[str, Any] = {"query": sql, "startTime": start, "endTime": end}
-        response = self.send("POST", QUERY, params={"fields": "true"}, json=body,
-                             retry_server_errors=False)
+        response = self.send(
+            "POST", QUERY, params={"fields": "true"}, json=body, retry_server_errors=False
+        )
         return answer_of(json_body(response), f"POST {QUERY}")
 
     def streams(self) -> list[str]:
         """The names of the streams."""
         data = self.get_json(STREAMS)
-        return sorted(str(item["name"]) for item in data or []
-                      if isinstance(item, dict) and isinstance(item.get("name"), str))
+        return sorted(
+            str(item["name"])
+            for item in data or []
+            if isinstance(item, dict) and isinstance(item.get("name"), str)
+        )
 
     def schema(self, stream: str) -> dict[str, Any]:
         """A stream's schema as the service describes it (`{"fields": [...]}`)."""
-        data = self.get_json(f"{STREAMS}/{quote(stream, safe='')}/schema",
-                             route=f"{STREAMS}/{{name}}/schema")
+        data = self.get_json(
+            f"{STREAMS}/{quote(stream, safe='')}/schema", route=f"{STREAMS}/{{name}}/schema"
+        )
         if not isinstance(data, dict):
             raise ApiError(f"GET {STREAMS}/{{name}}/schema: the answer is not a JSON object")
         return data

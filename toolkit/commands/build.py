@@ -19,16 +19,23 @@ if TYPE_CHECKING:  # pragma: no cover
 BuildProgress = Callable[[int, int], None]  # (pages in all, pages done)
 
 
-def build(config: Config, *, clean: bool = False, drafts: bool = False,
-          out: str | Path | None = None, progress: BuildProgress | None = None,
-          post_folders: tuple[str, ...] = ()) -> BuildReport:
+def build(
+    config: Config,
+    *,
+    clean: bool = False,
+    drafts: bool = False,
+    out: str | Path | None = None,
+    progress: BuildProgress | None = None,
+    post_folders: tuple[str, ...] = (),
+) -> BuildReport:
     """Build the site incrementally (`clean`: everything again) into `out` (default:
     `[site] output_dir`); `drafts` includes unpublished posts, marked as drafts.
     `post_folders`: the only real folders a post's symlink may lead into (default: the
     project's; an assistant's build gives the content folder alone)."""
     with recorded(config, "build") as run:
         report = SiteBuilder(config, drafts=drafts, out=out, post_folders=post_folders).build(
-            clean=clean, progress=progress)
+            clean=clean, progress=progress
+        )
         records.build(run, report)
     return report
 
@@ -51,13 +58,20 @@ def premium_output_dir(config: Config, out: str | Path | None = None) -> Path:
         raise BuildError(
             f"{config.relative(target)}: a premium build never writes into, inside or around "
             f"the public site's folder ({config.relative(public)}); choose another folder "
-            "([site] premium_output_dir or --out)")
+            "([site] premium_output_dir or --out)"
+        )
     return target
 
 
-def build_premium(config: Config, *, clean: bool = False, drafts: bool = False,
-                  out: str | Path | None = None, progress: BuildProgress | None = None,
-                  gate: PremiumGate | None = None) -> PremiumBuildReport:
+def build_premium(
+    config: Config,
+    *,
+    clean: bool = False,
+    drafts: bool = False,
+    out: str | Path | None = None,
+    progress: BuildProgress | None = None,
+    gate: PremiumGate | None = None,
+) -> PremiumBuildReport:
     """Build the premium site (premium posts and the `templates/premium/` overlay) into
     its own folder, once the licensing service says the licence is active.
 
@@ -72,6 +86,7 @@ def build_premium(config: Config, *, clean: bool = False, drafts: bool = False,
         check = (gate or PremiumGate(config, on_request=run.request)).check()
         run.event("license", action="allowed", requests=check.requests)
         site = SiteBuilder(config, drafts=drafts, out=target, premium=True).build(
-            clean=clean, progress=progress)
+            clean=clean, progress=progress
+        )
         records.build(run, site)
     return PremiumBuildReport(license=check, site=site)

@@ -28,8 +28,12 @@ def check(config: Config, paths: Iterable[str | Path] = (), *, strict: bool = Fa
     with recorded(config, "check") as run:
         result = CheckResult(check_posts(config, paths), strict)
         records.problems(run, result.report.problems)
-        run.event("check", posts=result.report.files, errors=len(result.report.errors),
-                  warnings=len(result.report.warnings))
+        run.event(
+            "check",
+            posts=result.report.files,
+            errors=len(result.report.errors),
+            warnings=len(result.report.warnings),
+        )
         if not result.ok:
             run.outcome = "failed"
     return result

@@ -54,11 +54,19 @@ def _keys(config: Config) -> list[ConfigKey]:
     for section, name, declared in declared_keys():
         dotted = f"{section}.{name}"
         value = getattr(getattr(config, section), name)
-        keys.append(ConfigKey(
-            name=dotted, kind=declared.rule.kind, default=declared.default,
-            default_from=f"{section}.{declared.default_from}" if declared.default_from else None,
-            env=declared.env, secret=declared.secret, help=declared.help,
-            value=shown(config, value, secret=declared.secret),
-            origin=config.origins.get(dotted, "default"),
-        ))
+        keys.append(
+            ConfigKey(
+                name=dotted,
+                kind=declared.rule.kind,
+                default=declared.default,
+                default_from=f"{section}.{declared.default_from}"
+                if declared.default_from
+                else None,
+                env=declared.env,
+                secret=declared.secret,
+                help=declared.help,
+                value=shown(config, value, secret=declared.secret),
+                origin=config.origins.get(dotted, "default"),
+            )
+        )
     return keys

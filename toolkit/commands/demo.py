@@ -61,19 +61,34 @@ class DemoReport:
 
     @property
     def ok(self) -> bool:
-        return bool(self.published and self.published.ok and self.built and self.built.ok
-                    and self.premium and self.premium.site.ok and self.premium_refused)
+        return bool(
+            self.published
+            and self.published.ok
+            and self.built
+            and self.built.ok
+            and self.premium
+            and self.premium.site.ok
+            and self.premium_refused
+        )
 
 
 def demo_query(stream: str) -> str:
     """Requests by status, each with its slowest route."""
-    return (f"SELECT status, COUNT(*) AS requests, MAX(duration_ms) AS slowest_ms, "
-            f"FIRST_VALUE(route ORDER BY duration_ms DESC) AS slowest_route "
-            f"FROM {quoted(stream)} WHERE event = 'request' GROUP BY status ORDER BY status")
+    return (
+        f"SELECT status, COUNT(*) AS requests, MAX(duration_ms) AS slowest_ms, "
+        f"FIRST_VALUE(route ORDER BY duration_ms DESC) AS slowest_route "
+        f"FROM {quoted(stream)} WHERE event = 'request' GROUP BY status ORDER BY status"
+    )
 
 
-def demo_config(config: Config, workdir: Path, base_url: str, api_key: str, window: float,
-                logs: tuple[str, str] = ("", "")) -> Config:
+def demo_config(
+    config: Config,
+    workdir: Path,
+    base_url: str,
+    api_key: str,
+    window: float,
+    logs: tuple[str, str] = ("", ""),
+) -> Config:
     """The project's configuration, moved into `workdir` and pointed at the sandbox (its
     publishing API, and its log service with `logs`' user and password)."""
     return dataclasses.replace(
@@ -86,11 +101,17 @@ def demo_config(config: Config, workdir: Path, base_url: str, api_key: str, wind
             output_dir=workdir / "site",
         ),
         forem=dataclasses.replace(
-            config.forem, base_url=base_url, api_key=Secret(api_key), rate_window=window,
+            config.forem,
+            base_url=base_url,
+            api_key=Secret(api_key),
+            rate_window=window,
             organization_id=None,
         ),
         logs=dataclasses.replace(
-            config.logs, base_url=base_url, username=Secret(logs[0]), password=Secret(logs[1]),
+            config.logs,
+            base_url=base_url,
+            username=Secret(logs[0]),
+            password=Secret(logs[1]),
         ),
     )
 
@@ -102,12 +123,15 @@ def licensed_config(config: Config, base_url: str, customer_id: str) -> Config:
 
     return dataclasses.replace(
         config,
-        site=dataclasses.replace(config.site,
-                                 premium_output_dir=config.root / "site-premium"),
+        site=dataclasses.replace(config.site, premium_output_dir=config.root / "site-premium"),
         license=dataclasses.replace(
-            config.license, base_url=base_url, application_id=seed.APPLICATION_ID,
-            customer_id=customer_id, user_id=None,
-            token=Secret(seed.token_for(seed.DEMO_TOKEN_LABEL))),
+            config.license,
+            base_url=base_url,
+            application_id=seed.APPLICATION_ID,
+            customer_id=customer_id,
+            user_id=None,
+            token=Secret(seed.token_for(seed.DEMO_TOKEN_LABEL)),
+        ),
     )
 
 
@@ -128,12 +152,15 @@ def unlink_origin(folder: Path, origin: str) -> None:
 
     for path in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
         data = json.loads(path.read_text(encoding="utf-8"))
-        path.write_text(json.dumps(strip(data), indent=2, sort_keys=True, ensure_ascii=False)
-                        + "\n", encoding="utf-8")
+        path.write_text(
+            json.dumps(strip(data), indent=2, sort_keys=True, ensure_ascii=False) + "\n",
+            encoding="utf-8",
+        )
 
 
-def premium_builds(config: Config, base_url: str
-                   ) -> tuple[PremiumBuildReport, PremiumRefused | None]:
+def premium_builds(
+    config: Config, base_url: str
+) -> tuple[PremiumBuildReport, PremiumRefused | None]:
     """A premium build for the sandbox's licensed customer, then one for an unlicensed
     customer, which the gate refuses before anything is written."""
     from toolkit.sandbox.licensing import seed
@@ -151,8 +178,9 @@ def prepare_workdir(config: Config) -> Path:
     workdir = config.state_dir / "demo"
     if workdir.exists():
         shutil.rmtree(workdir)
-    shutil.copytree(config.site.content_dir, workdir / "content",
-                    ignore=shutil.ignore_patterns("_mirror", ".*"))
+    shutil.copytree(
+        config.site.content_dir, workdir / "content", ignore=shutil.ignore_patterns("_mirror", ".*")
+    )
     return workdir
 
 
@@ -184,8 +212,14 @@ def demo(
         with SandboxServer(db_path=None, rate_window=rate_window) as sandbox:
             report.sandbox_url = sandbox.base_url
             step(f"sandbox running at {sandbox.base_url} (seeded demo account, in memory)")
-            local = demo_config(config, workdir, sandbox.base_url, forem.api_key(sandbox),
-                                sandbox.rate_window, (USERNAME, PASSWORD))
+            local = demo_config(
+                config,
+                workdir,
+                sandbox.base_url,
+                forem.api_key(sandbox),
+                sandbox.rate_window,
+                (USERNAME, PASSWORD),
+            )
             step("pull: importing the demo account's articles as posts")
             report.pulled = pull(local)
             step("publish: sending the posts of content/ to the sandbox")
@@ -193,17 +227,28 @@ def demo(
             step("mirror: comments and the reading list into content/_mirror/")
             report.mirrored = mirror(local)
             unlink_origin(local.site.content_dir / "_mirror", sandbox.base_url)
-            step("premium: a build for a licensed customer, then one for an unlicensed "
-                 "customer")
+            step("premium: a build for a licensed customer, then one for an unlicensed customer")
             report.premium, report.premium_refused = premium_builds(local, sandbox.base_url)
             step("build: the static site")
             report.built = build(local, clean=True)
             step("export: the site into one zip archive, through the sandbox's archive tasks")
-            report.exported = export(dataclasses.replace(local, archive=dataclasses.replace(
-                local.archive, base_url=sandbox.base_url, api_key=Secret(DEMO_API_KEY),
-                output=workdir / "site.zip", source="site", format="zip")))
-            step(f"logs: each step shipped its run log to the stream {local.logs.stream!r}; "
-                 "asking it how the requests went")
+            report.exported = export(
+                dataclasses.replace(
+                    local,
+                    archive=dataclasses.replace(
+                        local.archive,
+                        base_url=sandbox.base_url,
+                        api_key=Secret(DEMO_API_KEY),
+                        output=workdir / "site.zip",
+                        source="site",
+                        format="zip",
+                    ),
+                )
+            )
+            step(
+                f"logs: each step shipped its run log to the stream {local.logs.stream!r}; "
+                "asking it how the requests went"
+            )
             report.logs = query(local, demo_query(local.logs.stream))
         if not report.ok:
             run.outcome = "failed"

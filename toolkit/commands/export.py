@@ -104,13 +104,21 @@ class ExportResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "output": str(self.output), "source": self.source, "folder": str(self.folder),
-            "format": self.format, "entries": self.entries, "source_bytes": self.source_bytes,
-            "size": self.size, "job_id": self.job_id, "requests": self.requests,
-            "seconds": round(self.seconds, 3), "listed": self.listed,
+            "output": str(self.output),
+            "source": self.source,
+            "folder": str(self.folder),
+            "format": self.format,
+            "entries": self.entries,
+            "source_bytes": self.source_bytes,
+            "size": self.size,
+            "job_id": self.job_id,
+            "requests": self.requests,
+            "seconds": round(self.seconds, 3),
+            "listed": self.listed,
             "skipped": [{"path": path, "reason": reason} for path, reason in self.skipped],
-            "waits": [{"seconds": round(seconds, 3), "reason": reason}
-                      for seconds, reason in self.waits],
+            "waits": [
+                {"seconds": round(seconds, 3), "reason": reason} for seconds, reason in self.waits
+            ],
         }
 
 
@@ -134,25 +142,51 @@ class _Told:
             self.listener.uploaded(self.files, self.bytes)
 
 
-def export(config: Config, *, source: str | None = None, fmt: str | None = None,
-           output: str | Path | None = None, progress: ExportProgress | None = None,
-           transport: httpx.BaseTransport | None = None) -> ExportResult:
+def export(
+    config: Config,
+    *,
+    source: str | None = None,
+    fmt: str | None = None,
+    output: str | Path | None = None,
+    progress: ExportProgress | None = None,
+    transport: httpx.BaseTransport | None = None,
+) -> ExportResult:
     """Bundle `source` ("site": the built site; "content": the posts and their files;
     default `[archive] source`) into a `fmt` archive (default `[archive] format`) at
     `output` (default `[archive] output`, else `<source>.<format>` beside toolkit.toml;
     a relative `output` is relative to the current folder)."""
     with recorded(config, "export") as run:
-        result = _export(config, run, source=source, fmt=fmt, output=output,
-                         progress=progress, transport=transport)
-        run.event("export", action=result.format, items=result.entries, bytes=result.size,
-                  requests=result.requests, duration_ms=round(result.seconds * 1000, 3),
-                  message=config.relative(result.output))
+        result = _export(
+            config,
+            run,
+            source=source,
+            fmt=fmt,
+            output=output,
+            progress=progress,
+            transport=transport,
+        )
+        run.event(
+            "export",
+            action=result.format,
+            items=result.entries,
+            bytes=result.size,
+            requests=result.requests,
+            duration_ms=round(result.seconds * 1000, 3),
+            message=config.relative(result.output),
+        )
         return result
 
 
-def _export(config: Config, run: Run, *, source: str | None, fmt: str | None,
-            output: str | Path | None, progress: ExportProgress | None,
-            transport: httpx.BaseTransport | None) -> ExportResult:
+def _export(
+    config: Config,
+    run: Run,
+    *,
+    source: str | None,
+    fmt: str | None,
+    output: str | Path | None,
+    progress: ExportProgress | None,
+    transport: httpx.BaseTransport | None,
+) -> ExportResult:
     started = time.monotonic()
     source = source or config.archive.source
     fmt = fmt or config.archive.format
@@ -165,13 +199,24 @@ def _export(config: Config, run: Run, *, source: str | None, fmt: str | None,
     target = _output(config, source, fmt, output, folder)
     files = _collect(folder, config, source)
     with _Temp(target) as temp:
-        return _run(config, run, started, source, fmt, folder, target, files, temp, progress,
-                    transport)
+        return _run(
+            config, run, started, source, fmt, folder, target, files, temp, progress, transport
+        )
 
 
-def _run(config: Config, run: Run, started: float, source: str, fmt: str, folder: Path,
-         target: Path, files: Collected, temp: _Temp, progress: ExportProgress | None,
-         transport: httpx.BaseTransport | None) -> ExportResult:
+def _run(
+    config: Config,
+    run: Run,
+    started: float,
+    source: str,
+    fmt: str,
+    folder: Path,
+    target: Path,
+    files: Collected,
+    temp: _Temp,
+    progress: ExportProgress | None,
+    transport: httpx.BaseTransport | None,
+) -> ExportResult:
     told = _Told(progress or QuietExport())
     told.listener.collected(len(files.files), files.size)
     waits: list[tuple[float, str]] = []
@@ -182,10 +227,12 @@ def _run(config: Config, run: Run, started: float, source: str, fmt: str, folder
             waits.append((seconds, reason))
             told.listener.paused(seconds, reason)
 
-    with archive_client(config, on_wait=on_wait, transport=transport,
-                        on_request=run.request) as client:
-        job = client.create_job(_job_tasks(files, fmt, target.name, config.archive.task_timeout),
-                                tag="toolkit-export")
+    with archive_client(
+        config, on_wait=on_wait, transport=transport, on_request=run.request
+    ) as client:
+        job = client.create_job(
+            _job_tasks(files, fmt, target.name, config.archive.task_timeout), tag="toolkit-export"
+        )
         try:
             job, sent = _upload(client, job, files, config.archive.uploads, told)
             job = _wait(client, job.id, config.archive.deadline, told)
@@ -196,15 +243,23 @@ def _run(config: Config, run: Run, started: float, source: str, fmt: str, folder
         size, entries = _download(client, job, sent, fmt, temp, told)
         requests = client.requests_made
     return ExportResult(
-        output=target, source=source, folder=folder, format=fmt, entries=entries,
-        source_bytes=files.size, size=size, job_id=job.id, requests=requests,
-        seconds=time.monotonic() - started, skipped=files.skipped, waits=waits,
+        output=target,
+        source=source,
+        folder=folder,
+        format=fmt,
+        entries=entries,
+        source_bytes=files.size,
+        size=size,
+        job_id=job.id,
+        requests=requests,
+        seconds=time.monotonic() - started,
+        skipped=files.skipped,
+        waits=waits,
         listed=fmt != "rar",
     )
 
 
-def _output(config: Config, source: str, fmt: str, output: str | Path | None,
-            folder: Path) -> Path:
+def _output(config: Config, source: str, fmt: str, output: str | Path | None, folder: Path) -> Path:
     """Where the archive goes, checked: not a folder, not inside what is bundled, and
     not named for another format."""
     if output is not None:
@@ -216,13 +271,23 @@ def _output(config: Config, source: str, fmt: str, output: str | Path | None,
     if target.is_dir():
         raise ExportError(f"export: {target} is a folder; --output names the archive file")
     if target.resolve().is_relative_to(folder.resolve()):
-        raise ExportError(f"export: the archive cannot be written inside {folder}, the folder "
-                          "it bundles; choose another --output")
-    named = next((other for other in sorted(ARCHIVE_FORMATS, key=len, reverse=True)
-                  if target.name.lower().endswith(EXTENSIONS[other])), None)
+        raise ExportError(
+            f"export: the archive cannot be written inside {folder}, the folder "
+            "it bundles; choose another --output"
+        )
+    named = next(
+        (
+            other
+            for other in sorted(ARCHIVE_FORMATS, key=len, reverse=True)
+            if target.name.lower().endswith(EXTENSIONS[other])
+        ),
+        None,
+    )
     if named is not None and named != fmt:
-        raise ExportError(f"export: {target.name} is named for a {named} archive, not {fmt}; "
-                          f"use --format {named} or another --output")
+        raise ExportError(
+            f"export: {target.name} is named for a {named} archive, not {fmt}; "
+            f"use --format {named} or another --output"
+        )
     return target
 
 
@@ -238,18 +303,25 @@ def _collect(folder: Path, config: Config, source: str) -> Collected:
 
 def _job_tasks(files: Collected, fmt: str, filename: str, timeout: int) -> dict[str, Any]:
     """The job: `file-1`... (uploads), `archive`, `export`."""
-    uploads = {f"file-{index}": {"operation": "import/upload"}
-               for index in range(1, len(files.files) + 1)}
+    uploads = {
+        f"file-{index}": {"operation": "import/upload"} for index in range(1, len(files.files) + 1)
+    }
     return {
         **uploads,
-        ARCHIVE_TASK: {"operation": "archive", "input": list(uploads), "output_format": fmt,
-                       "filename": filename, "timeout": timeout},
+        ARCHIVE_TASK: {
+            "operation": "archive",
+            "input": list(uploads),
+            "output_format": fmt,
+            "filename": filename,
+            "timeout": timeout,
+        },
         EXPORT_TASK: {"operation": "export/url", "input": ARCHIVE_TASK},
     }
 
 
-def _upload(client: ArchiveClient, job: Job, files: Collected, workers: int,
-            told: _Told) -> tuple[Job, dict[str, Sent]]:
+def _upload(
+    client: ArchiveClient, job: Job, files: Collected, workers: int, told: _Told
+) -> tuple[Job, dict[str, Sent]]:
     """Every file through its task's form, `workers` at a time; the first failure stops
     the ones not started yet and is raised. The job, as last shown, and each file as it
     went up (its size and the SHA-256 of the bytes sent)."""
@@ -284,7 +356,8 @@ def _upload(client: ArchiveClient, job: Job, files: Collected, workers: int,
             raise ExportError(
                 f"export: the archive service kept {file.name} as {', '.join(kept) or 'nothing'}: "
                 "it does not keep the folders of uploaded names, so the archive would lose "
-                "its layout; nothing was archived (the archive task was cancelled)")
+                "its layout; nothing was archived (the archive task was cancelled)"
+            )
 
     with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="upload") as pool:
         futures = [pool.submit(send, form, file) for form, file in forms]
@@ -294,8 +367,11 @@ def _upload(client: ArchiveClient, job: Job, files: Collected, workers: int,
             for future in futures:
                 future.cancel()
             error = failed.exception()
-            raise error if isinstance(error, ToolkitError) else ExportError(
-                f"export: an upload failed: {error}")
+            raise (
+                error
+                if isinstance(error, ToolkitError)
+                else ExportError(f"export: an upload failed: {error}")
+            )
     return job, sent
 
 
@@ -313,8 +389,10 @@ def _wait(client: ArchiveClient, job_id: str, deadline: float, told: _Told) -> J
             if job.done:
                 return job
         if time.monotonic() >= ends:
-            raise ExportTimeout(f"export: the archive was not ready within {deadline:g} s "
-                                "([archive] deadline); the job was cancelled")
+            raise ExportTimeout(
+                f"export: the archive was not ready within {deadline:g} s "
+                "([archive] deadline); the job was cancelled"
+            )
 
 
 def _failure(job: Job) -> TaskFailed:
@@ -324,8 +402,11 @@ def _failure(job: Job) -> TaskFailed:
         return TaskFailed(f"export: the archive job {job.id} failed", None)
     causes = [task for task in failed if task.code != "INPUT_TASK_FAILED"]
     cause = (causes or failed)[0]
-    return TaskFailed(f"export: the {cause.name or cause.operation} task failed: "
-                      f"{cause.message or 'no message'} ({cause.code or 'no code'})", cause.code)
+    return TaskFailed(
+        f"export: the {cause.name or cause.operation} task failed: "
+        f"{cause.message or 'no message'} ({cause.code or 'no code'})",
+        cause.code,
+    )
 
 
 def _forget(client: ArchiveClient, job: Job) -> None:
@@ -363,8 +444,9 @@ class _Temp:
             self.fd, self.path = open_locked_temp(self.target)
         except OSError as exc:
             what = (exc.strerror or type(exc).__name__).lower()
-            raise ExportError(f"{folder}: {what} (the archive's folder must be writable; "
-                              "choose another --output)") from None
+            raise ExportError(
+                f"{folder}: {what} (the archive's folder must be writable; choose another --output)"
+            ) from None
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -380,13 +462,15 @@ class _Temp:
         self.kept = True
 
 
-def _download(client: ArchiveClient, job: Job, sent: dict[str, Sent], fmt: str, temp: _Temp,
-              told: _Told) -> tuple[int, int]:
+def _download(
+    client: ArchiveClient, job: Job, sent: dict[str, Sent], fmt: str, temp: _Temp, told: _Told
+) -> tuple[int, int]:
     """Stream the archive into `temp`, verify it, rename it into place."""
     exported = job.task(EXPORT_TASK).files
     if len(exported) != 1 or exported[0].url is None:
-        raise BrokenDownload(f"export: the export task gave {len(exported)} file(s) to download, "
-                             "not one")
+        raise BrokenDownload(
+            f"export: the export task gave {len(exported)} file(s) to download, not one"
+        )
     remote = exported[0]
     assert remote.url is not None
     done = 0
@@ -411,6 +495,7 @@ def _download(client: ArchiveClient, job: Job, sent: dict[str, Sent], fmt: str, 
         raise BrokenDownload(f"export: {exc.message}") from None
     except OSError as exc:
         what = (exc.strerror or type(exc).__name__).lower()
-        raise ExportError(f"{temp.target.parent}: {what} (the archive could not be written "
-                          "there)") from None
+        raise ExportError(
+            f"{temp.target.parent}: {what} (the archive could not be written there)"
+        ) from None
     return received, entries

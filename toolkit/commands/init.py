@@ -102,14 +102,21 @@ def ignored() -> list[str]:
 
 def gitignore_text() -> str:
     site, premium, state, env, *archives = ignored()
-    return "\n".join([
-        "# What toolkit writes: the built sites and its own state (run log, build manifest).",
-        site, premium, state,
-        "# Secrets (see .env.example).",
-        env,
-        "# `toolkit export`'s archive, by default <source>.<format> beside toolkit.toml.",
-        *archives,
-    ]) + "\n"
+    return (
+        "\n".join(
+            [
+                "# What toolkit writes: the built sites and its own state (run log, build manifest).",
+                site,
+                premium,
+                state,
+                "# Secrets (see .env.example).",
+                env,
+                "# `toolkit export`'s archive, by default <source>.<format> beside toolkit.toml.",
+                *archives,
+            ]
+        )
+        + "\n"
+    )
 
 
 def welcome_text(today: dt.date) -> str:
@@ -187,8 +194,14 @@ def installed_action() -> tuple[ActionPin | None, str]:
     from a git checkout (its HEAD)."""
     default_repository = _github_repository(PROJECT_URL) or "toolkit-docs/toolkit"
     # The installed one: a source tree's toolkit.egg-info may come first on sys.path.
-    direct = next((text for dist in metadata.distributions(name="toolkit")
-                   if (text := dist.read_text("direct_url.json"))), None)
+    direct = next(
+        (
+            text
+            for dist in metadata.distributions(name="toolkit")
+            if (text := dist.read_text("direct_url.json"))
+        ),
+        None,
+    )
     try:
         info = json.loads(direct) if direct else {}
     except ValueError:
@@ -201,16 +214,22 @@ def installed_action() -> tuple[ActionPin | None, str]:
     if url.startswith("file://"):
         folder = Path(unquote(urlsplit(url).path))
         try:
-            done = subprocess.run(["git", "-C", str(folder), "rev-parse", "HEAD"],
-                                  capture_output=True, text=True, timeout=10, check=False)
+            done = subprocess.run(
+                ["git", "-C", str(folder), "rev-parse", "HEAD"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
+            )
         except (OSError, subprocess.SubprocessError):
             done = None
         commit = done.stdout.strip() if done is not None and done.returncode == 0 else ""
         if _is_commit(commit):
             return ActionPin(default_repository, commit), ""
-    return None, ("the commit of toolkit's action is not known (toolkit was not installed "
-                  "from git); install it with pipx install git+" + PROJECT_URL
-                  + ", or use --no-workflow")
+    return None, (
+        "the commit of toolkit's action is not known (toolkit was not installed "
+        "from git); install it with pipx install git+" + PROJECT_URL + ", or use --no-workflow"
+    )
 
 
 def _has_posts(folder: Path) -> bool:
@@ -220,8 +239,13 @@ def _has_posts(folder: Path) -> bool:
         return False
 
 
-def init_project(folder: Path, *, workflow: bool = True, action: ActionPin | None = None,
-                 today: dt.date | None = None) -> InitResult:
+def init_project(
+    folder: Path,
+    *,
+    workflow: bool = True,
+    action: ActionPin | None = None,
+    today: dt.date | None = None,
+) -> InitResult:
     """Write what a new project needs into `folder` (made when missing), never over a file
     that exists. `action`: the action the workflow uses (default: `installed_action()`)."""
     if folder.exists() and not folder.is_dir():
@@ -257,8 +281,11 @@ def _why_kept(path: Path, relative: str) -> str:
             have = set(path.read_text(encoding="utf-8", errors="replace").splitlines())
         except OSError:
             have = set()
-        missing = [line for line in ignored() if line not in have and line.strip("/") not in have
-                   and line.lstrip("/") not in have]
+        missing = [
+            line
+            for line in ignored()
+            if line not in have and line.strip("/") not in have and line.lstrip("/") not in have
+        ]
         if missing:
             shown = " ".join(missing[:4]) + (" ..." if len(missing) > 4 else "")
             return f"exists; it may want these lines: {shown}"
@@ -274,8 +301,11 @@ def _create(path: Path, relative: str, text: str) -> InitFile:
         if os.path.lexists(path):
             return InitFile(relative, False, "exists")
         # a folder on the way is a file: say which, with the usual wording
-        raise InitError(describe_os_error(OSError(
-            errno.ENOTDIR, "Not a directory", os.fspath(exc.filename or path.parent)))) from None
+        raise InitError(
+            describe_os_error(
+                OSError(errno.ENOTDIR, "Not a directory", os.fspath(exc.filename or path.parent))
+            )
+        ) from None
     except OSError as exc:
         raise InitError(describe_os_error(exc)) from None
     return InitFile(relative, True)

@@ -50,14 +50,19 @@ class LicenseStatus:
         return self.premium_refusal is None
 
     def to_json(self) -> dict[str, Any]:
-        return {"application_id": self.application_id, "customer": self.customer.to_json(),
-                "user": self.user.to_json() if self.user is not None else None,
-                "premium_allowed": self.premium_allowed, "premium_refusal": self.premium_refusal,
-                "requests": self.requests}
+        return {
+            "application_id": self.application_id,
+            "customer": self.customer.to_json(),
+            "user": self.user.to_json() if self.user is not None else None,
+            "premium_allowed": self.premium_allowed,
+            "premium_refusal": self.premium_refusal,
+            "requests": self.requests,
+        }
 
 
-def license_status(config: Config, *, user: str | None = None,
-                   transport: httpx.BaseTransport | None = None) -> LicenseStatus:
+def license_status(
+    config: Config, *, user: str | None = None, transport: httpx.BaseTransport | None = None
+) -> LicenseStatus:
     """The customer's licence (and the user's), and what a premium build would do."""
     from toolkit.clients import license_client
 
@@ -77,8 +82,12 @@ def license_status(config: Config, *, user: str | None = None,
             refusal = customer_refusal(customer, settings.customer_id)
             if refusal is None and user_license is not None and settings.user_id:
                 refusal = user_refusal(user_license, settings.user_id)
-            run.event("license", action="status", message=refusal or "premium builds allowed",
-                      requests=client.requests_made)
+            run.event(
+                "license",
+                action="status",
+                message=refusal or "premium builds allowed",
+                requests=client.requests_made,
+            )
             return LicenseStatus(app, customer, user_license, refusal, client.requests_made)
 
 
@@ -92,10 +101,15 @@ class NotificationsResult:
     notice: str | None = None  # something the user should know (an unreadable position)
 
     def to_json(self) -> dict[str, Any]:
-        return {"application_id": self.application_id, "count": len(self.notifications),
-                "from_start": self.from_start, "pages": self.pages, "requests": self.requests,
-                "notice": self.notice,
-                "notifications": [item.to_json() for item in self.notifications]}
+        return {
+            "application_id": self.application_id,
+            "count": len(self.notifications),
+            "from_start": self.from_start,
+            "pages": self.pages,
+            "requests": self.requests,
+            "notice": self.notice,
+            "notifications": [item.to_json() for item in self.notifications],
+        }
 
 
 def _cursor_key(config: Config, application_id: str) -> str:
@@ -116,9 +130,13 @@ def _read_cursors(path: Path) -> tuple[dict[str, str], str | None]:
     return {k: v for k, v in cursors.items() if isinstance(k, str) and isinstance(v, str)}, None
 
 
-def license_notifications(config: Config, *, from_start: bool = False,
-                          page_size: int = PAGE_SIZE,
-                          transport: httpx.BaseTransport | None = None) -> NotificationsResult:
+def license_notifications(
+    config: Config,
+    *,
+    from_start: bool = False,
+    page_size: int = PAGE_SIZE,
+    transport: httpx.BaseTransport | None = None,
+) -> NotificationsResult:
     """The licence notifications since the last call (all of them with `from_start`, or
     on the first call), every page, oldest first; the position is saved at the end."""
     from toolkit.clients import license_client
@@ -142,10 +160,19 @@ def license_notifications(config: Config, *, from_start: bool = False,
             cursors[key] = read.next_token
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, stable_json({"cursors": cursors}))
-        run.event("license", action="notifications", items=len(result.notifications),
-                  requests=result.requests)
+        run.event(
+            "license",
+            action="notifications",
+            items=len(result.notifications),
+            requests=result.requests,
+        )
         return result
 
 
-__all__ = ["LicenseError", "LicenseStatus", "NotificationsResult", "license_notifications",
-           "license_status"]
+__all__ = [
+    "LicenseError",
+    "LicenseStatus",
+    "NotificationsResult",
+    "license_notifications",
+    "license_status",
+]

@@ -39,9 +39,18 @@ class LogQuery:
         return asdict(self)
 
 
-def query(config: Config, sql: str, *, stream: str | None = None, since: str | None = None,
-          start: str | None = None, end: str | None = None, local: bool = False,
-          memory_limit: int | None = None, row_limit: int | None = None) -> LogQuery:
+def query(
+    config: Config,
+    sql: str,
+    *,
+    stream: str | None = None,
+    since: str | None = None,
+    start: str | None = None,
+    end: str | None = None,
+    local: bool = False,
+    memory_limit: int | None = None,
+    row_limit: int | None = None,
+) -> LogQuery:
     """Run `sql` over the stream (default `[logs] stream`) within `--since` or `--start`/
     `--end` (default: the whole log); raises `RunLogError` for a bad range or, locally, a
     bad query, and the client's `ApiError` for what the service refuses. Locally, the query
@@ -54,15 +63,35 @@ def query(config: Config, sql: str, *, stream: str | None = None, since: str | N
             from toolkit.runlog.local import query_events
 
             with run.files.reading() as files:
-                answer = query_events(files, sql, name,
-                                      start=None if everything else times.start,
-                                      end=None if everything else times.end,
-                                      memory_limit=memory_limit, row_limit=row_limit)
-            return LogQuery(sql, name, True, config.relative(run.files.current),
-                            None if everything else times.start,
-                            None if everything else times.end,
-                            answer.fields, answer.records, answer.skipped)
+                answer = query_events(
+                    files,
+                    sql,
+                    name,
+                    start=None if everything else times.start,
+                    end=None if everything else times.end,
+                    memory_limit=memory_limit,
+                    row_limit=row_limit,
+                )
+            return LogQuery(
+                sql,
+                name,
+                True,
+                config.relative(run.files.current),
+                None if everything else times.start,
+                None if everything else times.end,
+                answer.fields,
+                answer.records,
+                answer.skipped,
+            )
         with logs_client(config, on_request=run.request) as client:
             remote = client.query(sql, times.start, times.end)
-        return LogQuery(sql, name, False, redact_url(client.base_url), times.start, times.end,
-                        remote.fields, remote.records[:row_limit])
+        return LogQuery(
+            sql,
+            name,
+            False,
+            redact_url(client.base_url),
+            times.start,
+            times.end,
+            remote.fields,
+            remote.records[:row_limit],
+        )

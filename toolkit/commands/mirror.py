@@ -11,8 +11,14 @@ from toolkit.runlog.run import recorded
 __all__ = ["MirrorResult", "mirror"]
 
 
-def mirror(config: Config, *, comments: bool = True, readinglist: bool = True,
-           podcast: str | None = None, full: bool = False) -> MirrorResult:
+def mirror(
+    config: Config,
+    *,
+    comments: bool = True,
+    readinglist: bool = True,
+    podcast: str | None = None,
+    full: bool = False,
+) -> MirrorResult:
     """Bring `content/_mirror/` up to date; a file is rewritten only when it changed.
 
     `podcast` also mirrors the comments of every episode of that podcast; `full` fetches
@@ -20,7 +26,13 @@ def mirror(config: Config, *, comments: bool = True, readinglist: bool = True,
     """
     with recorded(config, "mirror") as run:
         with forem_client(config, on_wait=run.wait, on_request=run.request) as client:
-            result = run_mirror(config, client, comments=comments, readinglist=readinglist,
-                                podcast=podcast, full=full)
+            result = run_mirror(
+                config,
+                client,
+                comments=comments,
+                readinglist=readinglist,
+                podcast=podcast,
+                full=full,
+            )
         records.mirror(run, result)
     return result

@@ -29,8 +29,9 @@ def post_text(title: str, tags: list[str], date: dt.date) -> str:
     return f"---\n{dump_front_matter(meta)}---\n{BODY}"
 
 
-def new_post(config: Config, title: str, *, tags: Iterable[str] = (),
-             today: dt.date | None = None) -> NewPost:
+def new_post(
+    config: Config, title: str, *, tags: Iterable[str] = (), today: dt.date | None = None
+) -> NewPost:
     """Write `content/<slug of the title>.md` (`-2`, `-3`... when that name, or the slug
     it gives the post, is taken): a draft (`published: false`) dated `today`, with `tags`,
     that `toolkit check` accepts. Raises `ContentError` when the title or the tags break a
@@ -58,18 +59,25 @@ def new_post(config: Config, title: str, *, tags: Iterable[str] = (),
         post = parse_post(folder / f"{stem}.md", config.relative(folder / f"{stem}.md"), text)
     except PostError as exc:  # pragma: no cover - the front matter is written here
         raise ContentError(str(exc.problem)) from None
-    errors = [p for p in validate_post(post, folder, assets_base_url=config.site.assets_base_url)
-              if p.is_error]
+    errors = [
+        p
+        for p in validate_post(post, folder, assets_base_url=config.site.assets_base_url)
+        if p.is_error
+    ]
     if errors:
         raise ContentError("; ".join(p.message for p in errors))
     # The other posts' titles and slugs (no content folder yet: none).
     found = find_posts(folder, (), config_folders(config)) if folder.is_dir() else []
-    others = known_posts(config.state_dir, [(path, config.relative(path)) for path in found]
-                         ) if found else []
+    others = (
+        known_posts(config.state_dir, [(path, config.relative(path)) for path in found])
+        if found
+        else []
+    )
     same = sorted(o.key for o in others if o.title.strip().lower() == title.lower())
     if same:
-        raise ContentError(f"{same[0]} has the title {title!r} already; titles are unique "
-                           "per account")
+        raise ContentError(
+            f"{same[0]} has the title {title!r} already; titles are unique per account"
+        )
     slugs = {o.slug for o in others}
     for attempt in range(1, MAX_TRIES + 1):
         name = stem if attempt == 1 else f"{stem}-{attempt}"
@@ -84,5 +92,7 @@ def new_post(config: Config, title: str, *, tags: Iterable[str] = (),
         except FileExistsError:
             continue
         return NewPost(path=path, key=key, title=title)
-    raise ContentError(f"{config.relative(folder)}/{stem}.md and {MAX_TRIES - 1} other names "
-                       "are taken; choose another title")
+    raise ContentError(
+        f"{config.relative(folder)}/{stem}.md and {MAX_TRIES - 1} other names "
+        "are taken; choose another title"
+    )

@@ -34,9 +34,20 @@ from toolkit.content.discover import is_post_path
 from toolkit.errors import ContentError
 from toolkit.sync.lock import Lock, LockEntry
 
-__all__ = ["MirroredComment", "PostCache", "PostComments", "PostDocument", "PostList",
-           "PostSummary",
-           "SyncState", "content_paths", "list_posts", "post_comments", "post_path", "read_post"]
+__all__ = [
+    "MirroredComment",
+    "PostCache",
+    "PostComments",
+    "PostDocument",
+    "PostList",
+    "PostSummary",
+    "SyncState",
+    "content_paths",
+    "list_posts",
+    "post_comments",
+    "post_path",
+    "read_post",
+]
 
 
 class SyncState(StrEnum):
@@ -104,8 +115,10 @@ class PostComments:
 
 def _refuse(given: str | Path, config: Config, what: str) -> ContentError:
     folder = config.relative(config.site.content_dir)
-    return ContentError(f"{given}: {what} (paths are relative to the project folder and "
-                        f"lie inside {folder}/, as list_posts names them)")
+    return ContentError(
+        f"{given}: {what} (paths are relative to the project folder and "
+        f"lie inside {folder}/, as list_posts names them)"
+    )
 
 
 def _inside_content(config: Config, given: str | Path) -> Path:
@@ -133,8 +146,10 @@ def content_paths(config: Config, paths: Iterable[str | Path]) -> list[Path]:
     checked = [_inside_content(config, given) for given in paths]
     found = find_posts(config.site.content_dir, checked, content_only(config), [])
     if not found:
-        raise ContentError(f"no post inside {config.relative(config.site.content_dir)}/ "
-                           f"{'at those paths' if checked else 'at all'}")
+        raise ContentError(
+            f"no post inside {config.relative(config.site.content_dir)}/ "
+            f"{'at those paths' if checked else 'at all'}"
+        )
     return found
 
 
@@ -178,10 +193,17 @@ def _summary(post: Post, lock: Lock, digest: Digest) -> PostSummary:
     entry = lock.get(post.key)
     date = post.date
     return PostSummary(
-        path=post.key, title=post.title, published=post.published, premium=post.premium,
-        slug=post.slug, tags=post.tags, date=date.isoformat() if date else None,
-        description=post.description, state=_state(post, entry, digest),
-        article_id=entry.article_id if entry else None, url=entry.url if entry else None,
+        path=post.key,
+        title=post.title,
+        published=post.published,
+        premium=post.premium,
+        slug=post.slug,
+        tags=post.tags,
+        date=date.isoformat() if date else None,
+        description=post.description,
+        state=_state(post, entry, digest),
+        article_id=entry.article_id if entry else None,
+        url=entry.url if entry else None,
         last_sent_published=entry.published if entry else None,
     )
 
@@ -232,8 +254,9 @@ class PostCache:
                     problems.append(item)
             self._posts = kept
             self._digests = {p: d for p, d in self._digests.items() if p in kept}
-        problems += [Problem(config.relative(path), 1, reason, Severity.WARNING)
-                     for path, reason in skipped]
+        problems += [
+            Problem(config.relative(path), 1, reason, Severity.WARNING) for path, reason in skipped
+        ]
         return posts, problems
 
     def digest(self, post: Post) -> str:
@@ -269,8 +292,12 @@ def read_post(config: Config, path: str | Path) -> PostDocument:
     """One post: its sync state, front matter, body and whole text."""
     post = _load(config, path)
     lock = Lock.load(config.lock_path, config.forem.base_url)
-    return PostDocument(_summary(post, lock, lambda p: payload_for(p, config).digest),
-                        _iso(post.meta), post.body, post.source)
+    return PostDocument(
+        _summary(post, lock, lambda p: payload_for(p, config).digest),
+        _iso(post.meta),
+        post.body,
+        post.source,
+    )
 
 
 def _comments_file(config: Config, post: Post) -> Path | None:
@@ -286,8 +313,9 @@ def _comments_file(config: Config, post: Post) -> Path | None:
     return None
 
 
-def _flatten(items: Any, parent: str | None, depth: int, site: str | None,
-             out: list[MirroredComment]) -> None:
+def _flatten(
+    items: Any, parent: str | None, depth: int, site: str | None, out: list[MirroredComment]
+) -> None:
     import html
 
     import nh3
@@ -305,18 +333,24 @@ def _flatten(items: Any, parent: str | None, depth: int, site: str | None,
         created = parse_time(item.get("created_at"))
         body = clean_html(str(item.get("body_html") or ""), site)
         comment_id = str(item.get("id_code") or item.get("id") or "")
-        out.append(MirroredComment(
-            id=comment_id, parent_id=parent, depth=depth,
-            author=str(user.get("name") or user.get("username") or "Anonymous").strip(),
-            username=str(user.get("username") or "").strip(),
-            created_at=created.isoformat() if created else None, body_html=body,
-            text=html.unescape(nh3.clean(body, tags=set())).strip(),
-        ))
+        out.append(
+            MirroredComment(
+                id=comment_id,
+                parent_id=parent,
+                depth=depth,
+                author=str(user.get("name") or user.get("username") or "Anonymous").strip(),
+                username=str(user.get("username") or "").strip(),
+                created_at=created.isoformat() if created else None,
+                body_html=body,
+                text=html.unescape(nh3.clean(body, tags=set())).strip(),
+            )
+        )
         _flatten(item.get("children"), comment_id, depth + 1, site, out)
 
 
-def post_comments(config: Config, path: str | Path, *,
-                  since: dt.datetime | None = None) -> PostComments:
+def post_comments(
+    config: Config, path: str | Path, *, since: dt.datetime | None = None
+) -> PostComments:
     """The mirrored comments of one post, oldest thread first, replies after their parent;
     with `since`, only the comments written at or after it. Comment HTML comes from the
     publishing API and is cleaned as the site cleans it."""
@@ -346,6 +380,9 @@ def post_comments(config: Config, path: str | Path, *,
     if since is not None:
         if since.tzinfo is None:
             since = since.replace(tzinfo=dt.UTC)
-        comments = [c for c in comments
-                    if c.created_at is not None and dt.datetime.fromisoformat(c.created_at) >= since]
+        comments = [
+            c
+            for c in comments
+            if c.created_at is not None and dt.datetime.fromisoformat(c.created_at) >= since
+        ]
     return PostComments(post.key, post.title, shown, url, comments, total)

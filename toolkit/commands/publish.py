@@ -21,16 +21,24 @@ from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
 __all__ = ["PublishProgress", "PublishResult", "plan", "publish"]
 
 
-def plan(config: Config, paths: Iterable[str | Path] = (), *,
-         progress: PublishProgress | None = None) -> PublishResult:
+def plan(
+    config: Config, paths: Iterable[str | Path] = (), *, progress: PublishProgress | None = None
+) -> PublishResult:
     """What `publish` would do to each post, and why; writes nothing and takes no lock."""
     return _publish(config, paths, command="plan", dry_run=True, progress=progress)
 
 
-def publish(config: Config, paths: Iterable[str | Path] = (), *, force: bool = False,
-            recreate: bool = False, dry_run: bool = False, drafts_only: bool = False,
-            lock_timeout: float = DEFAULT_TIMEOUT,
-            progress: PublishProgress | None = None) -> PublishResult:
+def publish(
+    config: Config,
+    paths: Iterable[str | Path] = (),
+    *,
+    force: bool = False,
+    recreate: bool = False,
+    dry_run: bool = False,
+    drafts_only: bool = False,
+    lock_timeout: float = DEFAULT_TIMEOUT,
+    progress: PublishProgress | None = None,
+) -> PublishResult:
     """Sync `paths` (default: every post) to the publishing API.
 
     `force` overwrites articles edited on the website; `recreate` creates again the
@@ -40,15 +48,31 @@ def publish(config: Config, paths: Iterable[str | Path] = (), *, force: bool = F
     writes holds the run lock, waiting up to `lock_timeout` seconds for another run
     (`RunLockBusy` after that).
     """
-    return _publish(config, paths, command="publish", force=force, recreate=recreate,
-                    dry_run=dry_run, drafts_only=drafts_only, lock_timeout=lock_timeout,
-                    progress=progress)
+    return _publish(
+        config,
+        paths,
+        command="publish",
+        force=force,
+        recreate=recreate,
+        dry_run=dry_run,
+        drafts_only=drafts_only,
+        lock_timeout=lock_timeout,
+        progress=progress,
+    )
 
 
-def _publish(config: Config, paths: Iterable[str | Path], *, command: str, force: bool = False,
-             recreate: bool = False, dry_run: bool = False, drafts_only: bool = False,
-             lock_timeout: float = DEFAULT_TIMEOUT,
-             progress: PublishProgress | None = None) -> PublishResult:
+def _publish(
+    config: Config,
+    paths: Iterable[str | Path],
+    *,
+    command: str,
+    force: bool = False,
+    recreate: bool = False,
+    dry_run: bool = False,
+    drafts_only: bool = False,
+    lock_timeout: float = DEFAULT_TIMEOUT,
+    progress: PublishProgress | None = None,
+) -> PublishResult:
     listener = progress or Silent()
     waits: list[tuple[float, str]] = []
     with recorded(config, command) as run:
@@ -61,13 +85,16 @@ def _publish(config: Config, paths: Iterable[str | Path], *, command: str, force
         with forem_client(config, on_wait=on_wait, on_request=run.request) as client:
             engine = SyncEngine(config, client, progress=listener)
             if dry_run:
-                result = engine.publish(paths, force=force, recreate=recreate, dry_run=True,
-                                        drafts_only=drafts_only)
+                result = engine.publish(
+                    paths, force=force, recreate=recreate, dry_run=True, drafts_only=drafts_only
+                )
             else:
-                with writer_run(config, "publish", timeout=lock_timeout,
-                                on_wait=listener.blocked) as lock_wait:
-                    result = engine.publish(paths, force=force, recreate=recreate,
-                                            drafts_only=drafts_only)
+                with writer_run(
+                    config, "publish", timeout=lock_timeout, on_wait=listener.blocked
+                ) as lock_wait:
+                    result = engine.publish(
+                        paths, force=force, recreate=recreate, drafts_only=drafts_only
+                    )
                 result.lock_wait = lock_wait
         result.waits = waits
         records.publish(run, result)

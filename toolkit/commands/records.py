@@ -27,15 +27,25 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def problems(run: Run, found: Iterable[Problem]) -> None:
     for problem in found:
-        run.event("problem", post=problem.path, line=problem.line,
-                  level="error" if problem.is_error else "warning", message=problem.message)
+        run.event(
+            "problem",
+            post=problem.path,
+            line=problem.line,
+            level="error" if problem.is_error else "warning",
+            message=problem.message,
+        )
 
 
 def publish(run: Run, result: PublishResult) -> None:
     for outcome in result.outcomes:
-        run.event("post", post=outcome.key, action=outcome.action.value,
-                  outcome="ok" if outcome.ok else "failed", message=outcome.message,
-                  article_id=outcome.article_id)
+        run.event(
+            "post",
+            post=outcome.key,
+            action=outcome.action.value,
+            outcome="ok" if outcome.ok else "failed",
+            message=outcome.message,
+            article_id=outcome.article_id,
+        )
     if result.lock_wait:
         run.event("wait", action="run lock", reason=result.lock_wait)
     if result.failed:
@@ -44,9 +54,14 @@ def publish(run: Run, result: PublishResult) -> None:
 
 def pull(run: Run, result: PullResult) -> None:
     for outcome in result.outcomes:
-        run.event("post", post=outcome.path, action=outcome.action.value,
-                  outcome="failed" if outcome.action.value == "failed" else "ok",
-                  message=outcome.message or None, article_id=outcome.article_id)
+        run.event(
+            "post",
+            post=outcome.path,
+            action=outcome.action.value,
+            outcome="failed" if outcome.action.value == "failed" else "ok",
+            message=outcome.message or None,
+            article_id=outcome.article_id,
+        )
     if result.lock_wait:
         run.event("wait", action="run lock", reason=result.lock_wait)
     if result.failed:
@@ -57,19 +72,30 @@ def build(run: Run, report: BuildReport, *, decides: bool = True) -> None:
     """A build's problems and summary; with `decides`, errors make the run `failed` (a
     watch session's rebuilds do not: a bad save is part of writing)."""
     problems(run, report.problems)
-    run.event("build", action="build", posts=report.posts, written=len(report.written),
-              unchanged=len(report.unchanged), removed=len(report.removed),
-              errors=len(report.errors), warnings=len(report.warnings),
-              duration_ms=round(report.seconds * 1000, 3))
+    run.event(
+        "build",
+        action="build",
+        posts=report.posts,
+        written=len(report.written),
+        unchanged=len(report.unchanged),
+        removed=len(report.removed),
+        errors=len(report.errors),
+        warnings=len(report.warnings),
+        duration_ms=round(report.seconds * 1000, 3),
+    )
     if report.errors and decides:
         run.outcome = "failed"
 
 
 def mirror(run: Run, result: MirrorResult) -> None:
     comments = result.comments
-    run.event("mirror", action="mirror",
-              fetched=len(comments.fetched) if comments else None,
-              written=len(result.changed),
-              removed=len(comments.removed) if comments else None,
-              unchanged=comments.unchanged if comments else None,
-              items=result.readinglist_items, requests=result.requests)
+    run.event(
+        "mirror",
+        action="mirror",
+        fetched=len(comments.fetched) if comments else None,
+        written=len(result.changed),
+        removed=len(comments.removed) if comments else None,
+        unchanged=comments.unchanged if comments else None,
+        items=result.readinglist_items,
+        requests=result.requests,
+    )

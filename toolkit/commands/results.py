@@ -46,8 +46,13 @@ class ProblemJson(Document):
 
     @classmethod
     def of(cls, problem: Problem) -> ProblemJson:
-        return cls(path=problem.path, line=problem.line, severity=problem.severity.value,
-                   message=problem.message, text=str(problem))
+        return cls(
+            path=problem.path,
+            line=problem.line,
+            severity=problem.severity.value,
+            message=problem.message,
+            text=str(problem),
+        )
 
 
 class PostJson(Document):
@@ -59,20 +64,31 @@ class PostJson(Document):
     tags: list[str]
     date: str | None
     description: str
-    state: str = Field(description="sync state from toolkit.lock: new (never published), "
-                                   "synced, modified (changed since last sent), pending (an "
-                                   "update was interrupted), local-only (premium)")
+    state: str = Field(
+        description="sync state from toolkit.lock: new (never published), "
+        "synced, modified (changed since last sent), pending (an "
+        "update was interrupted), local-only (premium)"
+    )
     article_id: int | None = None
     url: str | None = None
     last_sent_published: bool | None = None
 
     @classmethod
     def of(cls, post: PostSummary) -> PostJson:
-        return cls(path=post.path, title=post.title, published=post.published,
-                   premium=post.premium, slug=post.slug, tags=post.tags, date=post.date,
-                   description=post.description, state=post.state.value,
-                   article_id=post.article_id, url=post.url,
-                   last_sent_published=post.last_sent_published)
+        return cls(
+            path=post.path,
+            title=post.title,
+            published=post.published,
+            premium=post.premium,
+            slug=post.slug,
+            tags=post.tags,
+            date=post.date,
+            description=post.description,
+            state=post.state.value,
+            article_id=post.article_id,
+            url=post.url,
+            last_sent_published=post.last_sent_published,
+        )
 
 
 class PostListJson(Document):
@@ -82,9 +98,11 @@ class PostListJson(Document):
 
     @classmethod
     def of(cls, result: PostList) -> PostListJson:
-        return cls(posts=[PostJson.of(p) for p in result.posts],
-                   counts={state.value: result.count(state) for state in SyncState},
-                   problems=[ProblemJson.of(p) for p in result.problems])
+        return cls(
+            posts=[PostJson.of(p) for p in result.posts],
+            counts={state.value: result.count(state) for state in SyncState},
+            problems=[ProblemJson.of(p) for p in result.problems],
+        )
 
 
 class PostTextJson(Document):
@@ -94,8 +112,11 @@ class PostTextJson(Document):
 
     @classmethod
     def of(cls, document: PostDocument) -> PostTextJson:
-        return cls(post=PostJson.of(document.summary), front_matter=document.front_matter,
-                   body=document.body)
+        return cls(
+            post=PostJson.of(document.summary),
+            front_matter=document.front_matter,
+            body=document.body,
+        )
 
 
 class CheckJson(Document):
@@ -108,17 +129,22 @@ class CheckJson(Document):
     @classmethod
     def of(cls, result: CheckResult) -> CheckJson:
         report = result.report
-        return cls(ok=result.ok, files=report.files, errors=len(report.errors),
-                   warnings=len(report.warnings),
-                   problems=[ProblemJson.of(p) for p in report.problems])
+        return cls(
+            ok=result.ok,
+            files=report.files,
+            errors=len(report.errors),
+            warnings=len(report.warnings),
+            problems=[ProblemJson.of(p) for p in report.problems],
+        )
 
 
 class OutcomeJson(Document):
     path: str
     title: str
     action: str = Field(description="create, update, unchanged, conflict, skip or error")
-    published: bool | None = Field(description="what the front matter says (null when the "
-                                               "file could not be read as a post)")
+    published: bool | None = Field(
+        description="what the front matter says (null when the file could not be read as a post)"
+    )
     ok: bool
     message: str
     article_id: int | None
@@ -127,10 +153,17 @@ class OutcomeJson(Document):
 
     @classmethod
     def of(cls, outcome: Outcome) -> OutcomeJson:
-        return cls(path=outcome.key, title=outcome.plan.title, action=outcome.action.value,
-                   published=outcome.published, ok=outcome.ok, message=outcome.message,
-                   article_id=outcome.article_id,
-                   url=outcome.url, problems=[str(p) for p in outcome.plan.problems])
+        return cls(
+            path=outcome.key,
+            title=outcome.plan.title,
+            action=outcome.action.value,
+            published=outcome.published,
+            ok=outcome.ok,
+            message=outcome.message,
+            article_id=outcome.article_id,
+            url=outcome.url,
+            problems=[str(p) for p in outcome.plan.problems],
+        )
 
 
 class WaitJson(Document):
@@ -150,11 +183,16 @@ class PublishJson(Document):
 
     @classmethod
     def of(cls, result: PublishResult, *, published_allowed: bool) -> PublishJson:
-        return cls(dry_run=result.dry_run, published_allowed=published_allowed, ok=result.ok,
-                   summary={a.value: result.count(a) for a in Action},
-                   failed=len(result.failed), requests=result.requests,
-                   waits=[WaitJson(seconds=round(s, 3), reason=r) for s, r in result.waits],
-                   posts=[OutcomeJson.of(o) for o in result.outcomes])
+        return cls(
+            dry_run=result.dry_run,
+            published_allowed=published_allowed,
+            ok=result.ok,
+            summary={a.value: result.count(a) for a in Action},
+            failed=len(result.failed),
+            requests=result.requests,
+            waits=[WaitJson(seconds=round(s, 3), reason=r) for s, r in result.waits],
+            posts=[OutcomeJson.of(o) for o in result.outcomes],
+        )
 
 
 class CommentJson(Document):
@@ -171,20 +209,35 @@ class CommentJson(Document):
 class CommentsJson(Document):
     path: str
     title: str
-    mirror_file: str | None = Field(description="null: nothing mirrored for this post yet "
-                                                "(toolkit mirror fetches comments)")
+    mirror_file: str | None = Field(
+        description="null: nothing mirrored for this post yet (toolkit mirror fetches comments)"
+    )
     article_url: str | None
     total: int = Field(description="comments in the mirror, before `since` was applied")
     comments: list[CommentJson] = Field(description="thread order, replies after their parent")
 
     @classmethod
     def of(cls, result: PostComments) -> CommentsJson:
-        return cls(path=result.path, title=result.title, mirror_file=result.mirror_file,
-                   article_url=result.article_url, total=result.total,
-                   comments=[CommentJson(id=c.id, parent_id=c.parent_id, depth=c.depth,
-                                        author=c.author, username=c.username,
-                                        created_at=c.created_at, text=c.text,
-                                        body_html=c.body_html) for c in result.comments])
+        return cls(
+            path=result.path,
+            title=result.title,
+            mirror_file=result.mirror_file,
+            article_url=result.article_url,
+            total=result.total,
+            comments=[
+                CommentJson(
+                    id=c.id,
+                    parent_id=c.parent_id,
+                    depth=c.depth,
+                    author=c.author,
+                    username=c.username,
+                    created_at=c.created_at,
+                    text=c.text,
+                    body_html=c.body_html,
+                )
+                for c in result.comments
+            ],
+        )
 
 
 class BuildJson(Document):
@@ -199,7 +252,13 @@ class BuildJson(Document):
 
     @classmethod
     def of(cls, report: BuildReport, output_dir: str) -> BuildJson:
-        return cls(ok=report.ok, output_dir=output_dir, posts=report.posts,
-                   written=len(report.written), unchanged=len(report.unchanged),
-                   removed=len(report.removed), seconds=round(report.seconds, 3),
-                   problems=[ProblemJson.of(p) for p in report.problems])
+        return cls(
+            ok=report.ok,
+            output_dir=output_dir,
+            posts=report.posts,
+            written=len(report.written),
+            unchanged=len(report.unchanged),
+            removed=len(report.removed),
+            seconds=round(report.seconds, 3),
+            problems=[ProblemJson.of(p) for p in report.problems],
+        )

@@ -38,17 +38,29 @@ class RunningSandbox:
         self.server.stop()
 
 
-def sandbox(*, host: str = "127.0.0.1", port: int = 8787, db_path: Path | None = DEFAULT_DB,
-            rate_window: float = 30.0, seed: bool = True,
-            allow_remote: bool = False) -> RunningSandbox:
+def sandbox(
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8787,
+    db_path: Path | None = DEFAULT_DB,
+    rate_window: float = 30.0,
+    seed: bool = True,
+    allow_remote: bool = False,
+) -> RunningSandbox:
     """Start the sandbox on `host:port` (0: any free port) with its state in `db_path`
     (None: in memory), rate-limit windows of `rate_window` seconds, seeded unless `seed`
     is false; a non-loopback `host` only with `allow_remote`. Raises `SandboxError`."""
     from toolkit.sandbox import forem
     from toolkit.sandbox.server import SandboxServer
 
-    server = SandboxServer(db_path=db_path, rate_window=rate_window, seed=seed, host=host,
-                           port=port, allow_remote=allow_remote)
+    server = SandboxServer(
+        db_path=db_path,
+        rate_window=rate_window,
+        seed=seed,
+        host=host,
+        port=port,
+        allow_remote=allow_remote,
+    )
     server.start()
     try:
         return RunningSandbox(server, db_path, server.created, forem.accounts(server))

@@ -29,8 +29,9 @@ class RunningSite:
         self.server.stop()
 
 
-def serve(config: Config, *, host: str = "127.0.0.1", port: int = 8000,
-          folder: str | Path | None = None) -> RunningSite:
+def serve(
+    config: Config, *, host: str = "127.0.0.1", port: int = 8000, folder: str | Path | None = None
+) -> RunningSite:
     """Serve the built site in `folder` (default: `[site] output_dir`) on `host:port`
     (loopback only; port 0: any free port) with clean URLs and the site's 404 page.
     Raises `ServeError` when there is no built site there or the port is taken."""
@@ -41,8 +42,7 @@ def serve(config: Config, *, host: str = "127.0.0.1", port: int = 8000,
     site = Path(folder).resolve() if folder is not None else config.site.output_dir
     if not (site / "index.html").is_file():
         shown = config.relative(site)
-        raise ServeError(f"{shown}/ holds no built site (no index.html); "
-                         "run `toolkit build` first")
+        raise ServeError(f"{shown}/ holds no built site (no index.html); run `toolkit build` first")
     app = create_site_app(site, root_path=root_path_of(config.site.url))
     server = BackgroundServer(app, host, port, name="site server").start()
     return RunningSite(server, site)

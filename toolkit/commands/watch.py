@@ -28,13 +28,11 @@ from toolkit.sync.runlock import writer_run
 from toolkit.watch import WatchOptions, WatchReporter, WatchSession
 from toolkit.watch.push import DraftPublisher
 
-__all__ = ["PUSH_LOCK_TIMEOUT", "DraftsToRemote", "WatchReporter",
-           "WatchSession", "watch"]
+__all__ = ["PUSH_LOCK_TIMEOUT", "DraftsToRemote", "WatchReporter", "WatchSession", "watch"]
 
 PUSH_LOCK_TIMEOUT = 5.0  # seconds a push waits for another toolkit run
 PREMIUM_PREVIEW = "preview-premium"  # under .toolkit/: the premium preview's folder
-NO_KEY = ("remote drafts are not updated: FOREM_API_KEY is not set "
-          "(--no-push silences this)")
+NO_KEY = "remote drafts are not updated: FOREM_API_KEY is not set (--no-push silences this)"
 
 
 class Cancelled(Exception):
@@ -46,13 +44,17 @@ class DraftsToRemote:
     run lock for each push. Every pause (rate limit, retry, the run lock) ends early when
     the watch stops."""
 
-    def __init__(self, config: Config, *, lock_timeout: float = PUSH_LOCK_TIMEOUT,
-                 run: Run | None = None):
+    def __init__(
+        self, config: Config, *, lock_timeout: float = PUSH_LOCK_TIMEOUT, run: Run | None = None
+    ):
         self.lock_timeout = lock_timeout
         self._cancelled = threading.Event()
-        self._client = forem_client(config, sleep=self._sleep,
-                                    on_wait=run.wait if run is not None else None,
-                                    on_request=run.request if run is not None else None)
+        self._client = forem_client(
+            config,
+            sleep=self._sleep,
+            on_wait=run.wait if run is not None else None,
+            on_request=run.request if run is not None else None,
+        )
 
     def _sleep(self, seconds: float) -> None:
         if self._cancelled.wait(seconds):
@@ -60,8 +62,9 @@ class DraftsToRemote:
 
     def publish(self, config: Config, paths: list[Path]) -> PublishResult | None:
         try:
-            with writer_run(config, "watch (draft push)", timeout=self.lock_timeout,
-                            sleep=self._sleep):
+            with writer_run(
+                config, "watch (draft push)", timeout=self.lock_timeout, sleep=self._sleep
+            ):
                 return SyncEngine(config, self._client).publish(paths, drafts_only=True)
         except Cancelled:
             return None
@@ -104,9 +107,14 @@ class RecordingReporter:
 
     def pushed(self, outcomes: list[Outcome]) -> None:
         for outcome in outcomes:
-            self.run.event("post", post=outcome.key, action=outcome.action.value,
-                           outcome="ok" if outcome.ok else "failed", message=outcome.message,
-                           article_id=outcome.article_id)
+            self.run.event(
+                "post",
+                post=outcome.key,
+                action=outcome.action.value,
+                outcome="ok" if outcome.ok else "failed",
+                message=outcome.message,
+                article_id=outcome.article_id,
+            )
         self.reporter.pushed(outcomes)
 
     def push_failed(self, message: str) -> None:
@@ -130,9 +138,17 @@ class RecordedWatchSession(WatchSession):
     is reported like a bad save and the preview stays as it was until a rebuild is allowed
     again."""
 
-    def __init__(self, run: Run, config: Config, options: WatchOptions,
-                 reporter: WatchReporter, *, gate: PremiumGate | None = None,
-                 publisher: DraftPublisher | None = None, notices: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        run: Run,
+        config: Config,
+        options: WatchOptions,
+        reporter: WatchReporter,
+        *,
+        gate: PremiumGate | None = None,
+        publisher: DraftPublisher | None = None,
+        notices: tuple[str, ...] = (),
+    ):
         self.run = run
         self.gate = gate  # set before the base class makes its builder
         super().__init__(config, options, reporter, publisher=publisher, notices=notices)
@@ -142,8 +158,7 @@ class RecordedWatchSession(WatchSession):
             return super()._builder(config)
         self.gate.use(config)
         self.output_dir = config.state_dir / PREMIUM_PREVIEW
-        return GatedSiteBuilder(config, self.gate, drafts=self.options.drafts,
-                                out=self.output_dir)
+        return GatedSiteBuilder(config, self.gate, drafts=self.options.drafts, out=self.output_dir)
 
     def start(self) -> None:
         try:
@@ -161,10 +176,18 @@ class RecordedWatchSession(WatchSession):
             self.run.finish()
 
 
-def watch(config: Config, reporter: WatchReporter, *, host: str = "127.0.0.1",
-          port: int = 8000, push: bool = True, drafts: bool = True,
-          lock_timeout: float = PUSH_LOCK_TIMEOUT, premium: bool = False,
-          gate: PremiumGate | None = None) -> WatchSession:
+def watch(
+    config: Config,
+    reporter: WatchReporter,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    push: bool = True,
+    drafts: bool = True,
+    lock_timeout: float = PUSH_LOCK_TIMEOUT,
+    premium: bool = False,
+    gate: PremiumGate | None = None,
+) -> WatchSession:
     """A session serving the preview on `host:port` (loopback only), with drafts shown
     unless `drafts` is false, pushing saved drafts unless `push` is false or no API key
     is set (then `notices` says so). `premium`: the premium site, asking the licensing
@@ -182,8 +205,9 @@ def watch(config: Config, reporter: WatchReporter, *, host: str = "127.0.0.1",
         if push and config.forem.api_key is None:
             notices, push = (NO_KEY,), False
         publisher = DraftsToRemote(config, lock_timeout=lock_timeout, run=run) if push else None
-        return RecordedWatchSession(run, config, options, recording, gate=gate,
-                                    publisher=publisher, notices=notices)
+        return RecordedWatchSession(
+            run, config, options, recording, gate=gate, publisher=publisher, notices=notices
+        )
     except BaseException as exc:
         if publisher is not None:
             publisher.close()

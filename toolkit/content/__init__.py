@@ -53,7 +53,9 @@ class CheckReport(ProblemList):
     files: int = 0  # how many files were looked at
 
 
-def load_posts(config: Config, paths: Iterable[str | Path] = ()) -> tuple[list[Post], list[Problem]]:
+def load_posts(
+    config: Config, paths: Iterable[str | Path] = ()
+) -> tuple[list[Post], list[Problem]]:
     """Parse the posts; a post that cannot be parsed becomes a problem, the rest go on.
     Files skipped unread (a symlink leading outside the project, a FIFO) are warnings."""
     from toolkit.content.discover import find_posts
@@ -69,8 +71,9 @@ def load_posts(config: Config, paths: Iterable[str | Path] = ()) -> tuple[list[P
             posts.append(load_post(path, config.relative(path)))
         except PostError as exc:
             problems.append(exc.problem)
-    problems += [Problem(config.relative(path), 1, reason, Severity.WARNING)
-                 for path, reason in skipped]
+    problems += [
+        Problem(config.relative(path), 1, reason, Severity.WARNING) for path, reason in skipped
+    ]
     return posts, problems
 
 
@@ -92,9 +95,11 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
     if paths and config.site.content_dir.is_dir():
         # The other posts' titles, slugs and canonical URLs, parsed only when changed.
         named = {p.path for p in posts}
-        rest = [(path, config.relative(path)) for path in
-                find_posts(config.site.content_dir, (), config_folders(config))
-                if path not in named]
+        rest = [
+            (path, config.relative(path))
+            for path in find_posts(config.site.content_dir, (), config_folders(config))
+            if path not in named
+        ]
         others = known_posts(config.state_dir, rest)
     problems += validate_posts(
         posts,

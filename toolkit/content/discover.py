@@ -22,8 +22,9 @@ def _hidden(name: str) -> bool:
     return name.startswith(("_", "."))
 
 
-def walk_posts(folder: Path, folders: tuple[str, ...] = (),
-               skipped: Skipped | None = None) -> list[Path]:
+def walk_posts(
+    folder: Path, folders: tuple[str, ...] = (), skipped: Skipped | None = None
+) -> list[Path]:
     """Every post under `folder`, sorted, so that every run sees them in the same order.
 
     `folders`: where a symlink may lead (by default `folder` itself); what is refused is
@@ -62,8 +63,12 @@ def is_post_path(path: Path, content_dir: Path) -> bool:
     return path.suffix == ".md" and not any(_hidden(part) for part in parts)
 
 
-def find_posts(content_dir: Path, paths: Iterable[str | Path] = (),
-               folders: tuple[str, ...] = (), skipped: Skipped | None = None) -> list[Path]:
+def find_posts(
+    content_dir: Path,
+    paths: Iterable[str | Path] = (),
+    folders: tuple[str, ...] = (),
+    skipped: Skipped | None = None,
+) -> list[Path]:
     """The posts named by `paths` (files or folders), or all of `content_dir` when none.
 
     `folders` are the real paths a symlink may lead into (`localfiles.config_folders`;

@@ -20,8 +20,7 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # (CommonMark does not allow unescaped brackets in a label either.)
 _INLINE = re.compile(r"!\[(?:[^\[\]\\]|\\.)*\]\(\s*(<[^>\n]*>|[^\s)]+)")
 _REFERENCE_USE = re.compile(r"!\[((?:[^\[\]\\]|\\.)*)\]\[((?:[^\[\]\\]|\\.)*)\]")
-_REFERENCE_DEF = re.compile(r"^ {0,3}\[((?:[^\[\]\\]|\\.)+)\]:\s*(<[^>\n]*>|\S+)",
-                            re.MULTILINE)
+_REFERENCE_DEF = re.compile(r"^ {0,3}\[((?:[^\[\]\\]|\\.)+)\]:\s*(<[^>\n]*>|\S+)", re.MULTILINE)
 _HTML_IMG = re.compile(r"<img\b[^<>]*?\bsrc\s*=\s*(?:\"([^\"<>]*)\"|'([^'<>]*)')", re.IGNORECASE)
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 

@@ -59,8 +59,12 @@ def _entry(value: Any) -> tuple[list[int], KnownPost | None] | None:
     if not isinstance(post, list) or len(post) != 4:
         return None
     key, title, slug, canonical = post
-    if not (isinstance(key, str) and isinstance(title, str) and isinstance(slug, str)
-            and (canonical is None or isinstance(canonical, str))):
+    if not (
+        isinstance(key, str)
+        and isinstance(title, str)
+        and isinstance(slug, str)
+        and (canonical is None or isinstance(canonical, str))
+    ):
         return None
     return stat, KnownPost(key, title, slug, canonical)
 
@@ -95,8 +99,12 @@ def known_posts(state_dir: Path, found: list[tuple[Path, str]]) -> list[KnownPos
         entry = _entry(before.get(key))
         trusted = stat_trusted(stat[1], saved)
         racy = racy or not stat_trusted(stat[1], started)
-        if (trusted and entry is not None and entry[0] == stat
-                and (entry[1] is None or entry[1].key == key)):
+        if (
+            trusted
+            and entry is not None
+            and entry[0] == stat
+            and (entry[1] is None or entry[1].key == key)
+        ):
             post = entry[1]
         else:
             try:
@@ -105,8 +113,10 @@ def known_posts(state_dir: Path, found: list[tuple[Path, str]]) -> list[KnownPos
                 post = None
             else:
                 post = KnownPost(key, parsed.title, parsed.slug, parsed.canonical_url)
-        now[key] = {"stat": stat, "post": None if post is None else [
-            post.key, post.title, post.slug, post.canonical_url]}
+        now[key] = {
+            "stat": stat,
+            "post": None if post is None else [post.key, post.title, post.slug, post.canonical_url],
+        }
         if post is not None:
             known.append(post)
     if now != before or racy:

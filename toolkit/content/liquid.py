@@ -124,9 +124,12 @@ def _youtube(argument: str) -> Frame:
             video = path[1]
     if not _YOUTUBE_ID.fullmatch(video):
         raise Invalid("needs a YouTube video id (11 letters, digits, - or _)")
-    return Frame(f"https://www.youtube-nocookie.com/embed/{video}",
-                 f"https://www.youtube.com/watch?v={video}", f"YouTube video {video}",
-                 "YouTube")
+    return Frame(
+        f"https://www.youtube-nocookie.com/embed/{video}",
+        f"https://www.youtube.com/watch?v={video}",
+        f"YouTube video {video}",
+        "YouTube",
+    )
 
 
 def _vimeo(argument: str) -> Frame:
@@ -136,22 +139,34 @@ def _vimeo(argument: str) -> Frame:
         word = path[-1] if path else ""
     if not _DIGITS.fullmatch(word):
         raise Invalid("needs a Vimeo video number")
-    return Frame(f"https://player.vimeo.com/video/{word}?dnt=1", f"https://vimeo.com/{word}",
-                 f"Vimeo video {word}", "Vimeo")
+    return Frame(
+        f"https://player.vimeo.com/video/{word}?dnt=1",
+        f"https://vimeo.com/{word}",
+        f"Vimeo video {word}",
+        "Vimeo",
+    )
 
 
 def _codepen(argument: str) -> Frame:
     _, _, path = _url(argument, "codepen.io")
-    if len(path) < 3 or path[1] not in ("pen", "embed", "full", "details") or not (
-            _NAME.fullmatch(path[0]) and _ID.fullmatch(path[2])):
+    if (
+        len(path) < 3
+        or path[1] not in ("pen", "embed", "full", "details")
+        or not (_NAME.fullmatch(path[0]) and _ID.fullmatch(path[2]))
+    ):
         raise Invalid("needs a pen's URL: https://codepen.io/USER/pen/ID")
     user, pen = path[0], path[2]
-    return Frame(f"https://codepen.io/{user}/embed/{pen}?default-tab=result",
-                 f"https://codepen.io/{user}/pen/{pen}", f"CodePen {pen} by {user}", "CodePen")
+    return Frame(
+        f"https://codepen.io/{user}/embed/{pen}?default-tab=result",
+        f"https://codepen.io/{user}/pen/{pen}",
+        f"CodePen {pen} by {user}",
+        "CodePen",
+    )
 
 
 def _framed(frame: str, url: str, label: str, service: str, what: str) -> Renderer:
     """A frame of a service named by an id: `frame`, `url` and `label` hold `{}` for it."""
+
     def render(argument: str) -> Frame:
         word = _first(argument)
         if not _ID.fullmatch(word):
@@ -167,8 +182,12 @@ def _jsfiddle(argument: str) -> Frame:
     if not 1 <= len(path) <= 3 or not all(_ID.fullmatch(p) for p in path):
         raise Invalid("needs a fiddle's URL: https://jsfiddle.net/USER/ID")
     joined = "/".join(path)
-    return Frame(f"https://jsfiddle.net/{joined}/embedded/", f"https://jsfiddle.net/{joined}",
-                 f"JSFiddle {joined}", "JSFiddle")
+    return Frame(
+        f"https://jsfiddle.net/{joined}/embedded/",
+        f"https://jsfiddle.net/{joined}",
+        f"JSFiddle {joined}",
+        "JSFiddle",
+    )
 
 
 def _github(argument: str) -> Card:
@@ -182,8 +201,11 @@ def _github(argument: str) -> Card:
             if not _REPO.fullmatch(word):
                 raise Invalid("needs a repository: OWNER/REPO")
             kind = "issue" if path[2] == "issues" else "pull request"
-            return Card(f"https://github.com/{word}/{path[2]}/{path[3]}",
-                        f"{word} {kind} #{path[3]}", "GitHub")
+            return Card(
+                f"https://github.com/{word}/{path[2]}/{path[3]}",
+                f"{word} {kind} #{path[3]}",
+                "GitHub",
+            )
         word = f"{path[0]}/{path[1]}"
     if not _REPO.fullmatch(word) or word.endswith((".", "/..")):
         raise Invalid("needs a repository: OWNER/REPO")
@@ -192,11 +214,17 @@ def _github(argument: str) -> Card:
 
 def _gist(argument: str) -> Card:
     url, _, path = _url(argument, "gist.github.com")
-    if len(path) < 2 or not _NAME.fullmatch(path[0]) or not re.fullmatch(r"[A-Za-z0-9]{1,40}",
-                                                                         path[1]):
+    if (
+        len(path) < 2
+        or not _NAME.fullmatch(path[0])
+        or not re.fullmatch(r"[A-Za-z0-9]{1,40}", path[1])
+    ):
         raise Invalid("needs a gist's URL: https://gist.github.com/USER/ID")
-    return Card(f"https://gist.github.com/{path[0]}/{path[1]}", f"Gist {path[1]} by {path[0]}",
-                "GitHub Gist")
+    return Card(
+        f"https://gist.github.com/{path[0]}/{path[1]}",
+        f"Gist {path[1]} by {path[0]}",
+        "GitHub Gist",
+    )
 
 
 def _tweet(argument: str) -> Card:
@@ -220,9 +248,14 @@ def _link(argument: str) -> Card:
 
 def _embed(argument: str) -> Card | Frame:
     url, host, path = _url(argument)
-    for hosts, render in ((("youtube.com", "youtu.be"), _youtube), (("vimeo.com",), _vimeo),
-                          (("codepen.io",), _codepen), (("jsfiddle.net",), _jsfiddle),
-                          (("gist.github.com",), _gist), (("twitter.com", "x.com"), _tweet)):
+    for hosts, render in (
+        (("youtube.com", "youtu.be"), _youtube),
+        (("vimeo.com",), _vimeo),
+        (("codepen.io",), _codepen),
+        (("jsfiddle.net",), _jsfiddle),
+        (("gist.github.com",), _gist),
+        (("twitter.com", "x.com"), _tweet),
+    ):
         if any(host == h or host.endswith("." + h) for h in hosts):
             return render(url)
     if host in ("github.com", "www.github.com"):
@@ -238,8 +271,7 @@ def _url_card(*hosts: str, service: str) -> Renderer:
     return render
 
 
-def _named(pattern: re.Pattern[str], url: str, label: str, service: str,
-           what: str) -> Renderer:
+def _named(pattern: re.Pattern[str], url: str, label: str, service: str, what: str) -> Renderer:
     def render(argument: str) -> Card:
         word = _first(argument)
         if not pattern.fullmatch(word):
@@ -261,8 +293,11 @@ def _replit(argument: str) -> Card:
     found = re.fullmatch(r"@([A-Za-z0-9_-]{1,64})/([A-Za-z0-9_.-]{1,100})", _first(argument))
     if found is None:
         raise Invalid("needs @USER/REPL")
-    return Card(f"https://replit.com/@{found.group(1)}/{found.group(2)}",
-                f"Repl {found.group(2)} by {found.group(1)}", "Replit")
+    return Card(
+        f"https://replit.com/@{found.group(1)}/{found.group(2)}",
+        f"Repl {found.group(2)} by {found.group(1)}",
+        "Replit",
+    )
 
 
 def _details(argument: str) -> Opening:
@@ -287,11 +322,20 @@ RENDERERS: dict[str, Renderer] = {
     "youtube": _youtube,
     "vimeo": _vimeo,
     "codepen": _codepen,
-    "codesandbox": _framed("https://codesandbox.io/embed/{}", "https://codesandbox.io/s/{}",
-                           "CodeSandbox {}", "CodeSandbox", "a sandbox id"),
-    "stackblitz": _framed("https://stackblitz.com/edit/{}?embed=1",
-                          "https://stackblitz.com/edit/{}", "StackBlitz project {}",
-                          "StackBlitz", "a project id"),
+    "codesandbox": _framed(
+        "https://codesandbox.io/embed/{}",
+        "https://codesandbox.io/s/{}",
+        "CodeSandbox {}",
+        "CodeSandbox",
+        "a sandbox id",
+    ),
+    "stackblitz": _framed(
+        "https://stackblitz.com/edit/{}?embed=1",
+        "https://stackblitz.com/edit/{}",
+        "StackBlitz project {}",
+        "StackBlitz",
+        "a project id",
+    ),
     "jsfiddle": _jsfiddle,
     "github": _github,
     "gist": _gist,
@@ -300,19 +344,31 @@ RENDERERS: dict[str, Renderer] = {
     "x": _tweet,
     "user": _named(_NAME, "https://dev.to/{}", "{} on DEV", "DEV", "a user name"),
     "tag": _named(_TAG_NAME, "https://dev.to/t/{}", "#{} on DEV", "DEV", "a tag name"),
-    "devcomment": _named(re.compile(r"[a-z0-9]{1,16}"), "https://dev.to/comment/{}",
-                         "Comment {} on DEV", "DEV", "a comment id"),
+    "devcomment": _named(
+        re.compile(r"[a-z0-9]{1,16}"),
+        "https://dev.to/comment/{}",
+        "Comment {} on DEV",
+        "DEV",
+        "a comment id",
+    ),
     "podcast": _url_card("dev.to", service="DEV"),
-    "instagram": _named(_ID, "https://www.instagram.com/p/{}/", "Instagram post {}",
-                        "Instagram", "a post id"),
-    "twitch": _named(_ID, "https://clips.twitch.tv/{}", "Twitch clip {}", "Twitch",
-                     "a clip id"),
-    "glitch": _named(_ID, "https://glitch.com/~{}", "Glitch project {}", "Glitch",
-                     "a project name"),
-    "speakerdeck": _named(_ID, "https://speakerdeck.com/player/{}", "Speaker Deck {}",
-                          "Speaker Deck", "a deck id"),
-    "slideshare": _named(_ID, "https://www.slideshare.net/slideshow/embed_code/key/{}",
-                         "SlideShare {}", "SlideShare", "a slideshow key"),
+    "instagram": _named(
+        _ID, "https://www.instagram.com/p/{}/", "Instagram post {}", "Instagram", "a post id"
+    ),
+    "twitch": _named(_ID, "https://clips.twitch.tv/{}", "Twitch clip {}", "Twitch", "a clip id"),
+    "glitch": _named(
+        _ID, "https://glitch.com/~{}", "Glitch project {}", "Glitch", "a project name"
+    ),
+    "speakerdeck": _named(
+        _ID, "https://speakerdeck.com/player/{}", "Speaker Deck {}", "Speaker Deck", "a deck id"
+    ),
+    "slideshare": _named(
+        _ID,
+        "https://www.slideshare.net/slideshow/embed_code/key/{}",
+        "SlideShare {}",
+        "SlideShare",
+        "a slideshow key",
+    ),
     "soundcloud": _url_card("soundcloud.com", service="SoundCloud"),
     "spotify": _spotify,
     "replit": _replit,
@@ -320,8 +376,13 @@ RENDERERS: dict[str, Renderer] = {
     "wikipedia": _url_card("wikipedia.org", service="Wikipedia"),
     "reddit": _url_card("reddit.com", service="Reddit"),
     "medium": _url_card("medium.com", service="Medium"),
-    "stackoverflow": _named(_DIGITS, "https://stackoverflow.com/q/{}", "Stack Overflow {}",
-                            "Stack Overflow", "a question number"),
+    "stackoverflow": _named(
+        _DIGITS,
+        "https://stackoverflow.com/q/{}",
+        "Stack Overflow {}",
+        "Stack Overflow",
+        "a question number",
+    ),
     **{name: _details for name in OPENING},
     **{name: _closing for name in CLOSING},
 }
@@ -361,12 +422,12 @@ def _where(line: str) -> tuple[int, int, int, str]:
     depth = 0
     while (quote := _QUOTES.match(line)) is not None:
         depth += 1
-        line = line[quote.end():]
+        line = line[quote.end() :]
     text = line.lstrip(" ")
     column = indent = len(line) - len(text)
     while (item := _ITEM.match(text)) is not None and item.end() > 0:
         column += item.end()
-        text = text[item.end():]
+        text = text[item.end() :]
     return depth, indent, column, text
 
 
@@ -385,16 +446,22 @@ def scan(body: str) -> list[Finding]:
     opened: list[tuple[int, int, int]] = []  # (line, quote depth, column) of open details
 
     def unclosed(line_number: int) -> None:
-        found.append(Finding(line_number, "Liquid tag {% details %}: not closed by "
-                             "{% enddetails %} in the same block; the site shows it as "
-                             "written"))
+        found.append(
+            Finding(
+                line_number,
+                "Liquid tag {% details %}: not closed by "
+                "{% enddetails %} in the same block; the site shows it as "
+                "written",
+            )
+        )
 
     for index, line in enumerate(lines):
         if (index < len(mask) and mask[index]) or not line.strip():
             continue
         depth, indent, column, text = _where(line)
-        while opened and (depth < opened[-1][1]
-                          or (depth == opened[-1][1] and indent < opened[-1][2])):
+        while opened and (
+            depth < opened[-1][1] or (depth == opened[-1][1] and indent < opened[-1][2])
+        ):
             unclosed(opened.pop()[0])  # its block ended
         if "{%" not in line:
             continue
@@ -407,13 +474,23 @@ def scan(body: str) -> list[Finding]:
                 if _MARKUP.search(argument):
                     raise Invalid("an argument Markdown reads as markup")
             except Invalid as exc:
-                found.append(Finding(index + 1, f"Liquid tag {shown}: {exc}; the site shows "
-                                     "it as written (dev.to renders it)"))
+                found.append(
+                    Finding(
+                        index + 1,
+                        f"Liquid tag {shown}: {exc}; the site shows "
+                        "it as written (dev.to renders it)",
+                    )
+                )
                 continue
             if text != match.group():
-                found.append(Finding(index + 1, f"Liquid tag {shown}: shares its line with "
-                                     "other text; the site renders a tag only on a line of "
-                                     "its own"))
+                found.append(
+                    Finding(
+                        index + 1,
+                        f"Liquid tag {shown}: shares its line with "
+                        "other text; the site renders a tag only on a line of "
+                        "its own",
+                    )
+                )
                 continue
             if isinstance(rendering, Opening):
                 opened.append((index + 1, depth, column))
@@ -421,9 +498,14 @@ def scan(body: str) -> list[Finding]:
                 if opened and opened[-1][1:] == (depth, column):
                     opened.pop()
                 else:
-                    found.append(Finding(index + 1, f"Liquid tag {shown}: closes no "
-                                         "{% details %} of the same block; the site shows "
-                                         "it as written"))
+                    found.append(
+                        Finding(
+                            index + 1,
+                            f"Liquid tag {shown}: closes no "
+                            "{% details %} of the same block; the site shows "
+                            "it as written",
+                        )
+                    )
     for line_number, _, _ in opened:
         unclosed(line_number)
     return sorted(found, key=lambda f: f.line)

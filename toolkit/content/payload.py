@@ -117,13 +117,16 @@ def _rewrite_images(post: Post, content_dir: Path, base_url: str | None) -> str:
     lines = body.split("\n")
     for index, inside_code in enumerate(images.code_mask(body)):
         if not inside_code:
-            lines[index] = pattern.sub(lambda m: m.group(1) + replacements[m.group(2)], lines[index])
+            lines[index] = pattern.sub(
+                lambda m: m.group(1) + replacements[m.group(2)], lines[index]
+            )
     body = "\n".join(lines)
     return body
 
 
-def front_matter_for_api(post: Post, content_dir: Path, site_url: str | None,
-                         assets_base_url: str | None) -> dict[str, Any]:
+def front_matter_for_api(
+    post: Post, content_dir: Path, site_url: str | None, assets_base_url: str | None
+) -> dict[str, Any]:
     """The front matter as the API will read it, in a fixed key order."""
     meta = dict(post.meta)
     for key in TOOLKIT_KEYS:
@@ -135,8 +138,9 @@ def front_matter_for_api(post: Post, content_dir: Path, site_url: str | None,
         meta["canonical_url"] = canonical
     cover = post.cover_image
     if cover and images.is_relative(cover.strip()) and assets_base_url:
-        relative = images.asset_path(images.resolve(cover.strip(), post.path, content_dir),
-                                     content_dir)
+        relative = images.asset_path(
+            images.resolve(cover.strip(), post.path, content_dir), content_dir
+        )
         if relative is not None:
             meta["cover_image"] = images.absolute_url(assets_base_url, relative)
     meta["published"] = post.published

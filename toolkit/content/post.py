@@ -64,8 +64,9 @@ MAX_EXPANDED = 256 * 1024  # characters plus values, with every alias expanded
 MAX_INT_BITS = 1024  # larger integers cannot even be printed in decimal by Python
 _YAML = "tag:yaml.org,2002:"
 # Explicit tags a front matter may use: they only say which plain scalar a value is.
-ALLOWED_TAGS = frozenset(_YAML + name for name in ("str", "int", "float", "bool", "null",
-                                                   "timestamp"))
+ALLOWED_TAGS = frozenset(
+    _YAML + name for name in ("str", "int", "float", "bool", "null", "timestamp")
+)
 
 # Front matter keys the publishing API honours, in the order toolkit writes them.
 FOREM_KEYS = (
@@ -237,7 +238,7 @@ def _shown(text: str, limit: int = 40) -> str:
 
 
 def _tag_name(tag: str) -> str:
-    return _shown("!!" + tag[len(_YAML):] if tag.startswith(_YAML) else tag)
+    return _shown("!!" + tag[len(_YAML) :] if tag.startswith(_YAML) else tag)
 
 
 class _Open:
@@ -299,7 +300,8 @@ class FrontMatterLoader(yaml.SafeLoader):
                 self._check_tag(event, event.tag)
             if len(self._open) >= MAX_DEPTH:
                 raise FrontMatterRefused(
-                    f"nested more than {MAX_DEPTH} levels deep", event.start_mark)
+                    f"nested more than {MAX_DEPTH} levels deep", event.start_mark
+                )
             if event.anchor is not None:
                 self._sizes[event.anchor] = None
             self._open.append(_Open(event.anchor))
@@ -316,7 +318,8 @@ class FrontMatterLoader(yaml.SafeLoader):
             if expanded is None:
                 raise FrontMatterRefused(
                     f"the alias *{_shown(anchor)} refers to a value that contains it",
-                    event.start_mark)
+                    event.start_mark,
+                )
             self._grow(expanded, event)
         return event
 
@@ -337,7 +340,9 @@ class FrontMatterLoader(yaml.SafeLoader):
         if self._expanded > MAX_EXPANDED:
             raise FrontMatterRefused(
                 f"too large once its aliases are expanded (more than {MAX_EXPANDED // 1024} K "
-                "characters and values); use fewer aliases", event.start_mark)
+                "characters and values); use fewer aliases",
+                event.start_mark,
+            )
 
     def dispose(self) -> None:
         if CParser is None:  # pragma: no cover
@@ -352,11 +357,13 @@ class FrontMatterLoader(yaml.SafeLoader):
             raise
         except Exception as exc:  # a value Python cannot hold, at its line
             value = _shown(node.value) if isinstance(node.value, str) else "this value"
-            what = ("a valid date" if node.tag == _YAML + "timestamp"
-                    else f"a valid {_tag_name(node.tag)}")
+            what = (
+                "a valid date"
+                if node.tag == _YAML + "timestamp"
+                else f"a valid {_tag_name(node.tag)}"
+            )
             why = f" ({_shown(str(exc), 80)})" if isinstance(exc, ValueError) else ""
-            raise FrontMatterRefused(f"{value} is not {what}{why}",
-                                     node.start_mark) from None
+            raise FrontMatterRefused(f"{value} is not {what}{why}", node.start_mark) from None
 
     def construct_yaml_int(self, node: ScalarNode) -> int:
         value = super().construct_yaml_int(node)
@@ -439,9 +446,14 @@ def parse_post(path: Path, key: str, source: str) -> Post:
         body_start += 1
     body_line = source.count("\n", 0, body_start) + 1
     if len(fm_text) > MAX_FRONT_MATTER_CHARS:
-        raise PostError(Problem(
-            key, fm_line, f"front matter: longer than {MAX_FRONT_MATTER_CHARS // 1024} KB, "
-            "the most toolkit reads (is a closing --- missing?)"))
+        raise PostError(
+            Problem(
+                key,
+                fm_line,
+                f"front matter: longer than {MAX_FRONT_MATTER_CHARS // 1024} KB, "
+                "the most toolkit reads (is a closing --- missing?)",
+            )
+        )
     try:
         meta = load_front_matter(fm_text)
     except FrontMatterRefused as exc:
@@ -453,8 +465,9 @@ def parse_post(path: Path, key: str, source: str) -> Post:
         reason = getattr(exc, "problem", None) or (str(exc).splitlines() or ["unreadable"])[0]
         if "nesting depth" in reason:  # libyaml's own limit, far above ours, met first
             # when its scanner reads ahead of the events (`[[[[...`)
-            raise PostError(Problem(key, line, f"front matter: nested more than {MAX_DEPTH} "
-                                               "levels deep")) from None
+            raise PostError(
+                Problem(key, line, f"front matter: nested more than {MAX_DEPTH} levels deep")
+            ) from None
         if "mapping values are not allowed" in reason and mark is not None:
             reason += colon_hint(fm_text, mark.line)
         reason += started_at(exc, fm_line, line)
@@ -494,8 +507,12 @@ def read_post_file(path: Path | str, key: str) -> tuple[os.stat_result, bytes]:
 
 
 def _too_large(key: str, size: int) -> Problem:
-    return Problem(key, 1, f"the file is {size / 1024 / 1024:.1f} MB; toolkit reads posts of "
-                   f"at most {MAX_FILE_BYTES // 1024 // 1024} MB (and the API takes 800 KB)")
+    return Problem(
+        key,
+        1,
+        f"the file is {size / 1024 / 1024:.1f} MB; toolkit reads posts of "
+        f"at most {MAX_FILE_BYTES // 1024 // 1024} MB (and the API takes 800 KB)",
+    )
 
 
 def load_post(path: Path, key: str) -> Post:

@@ -104,8 +104,11 @@ def validate_post(
     canonical = meta.get("canonical_url")
     if canonical is not None:
         if not isinstance(canonical, str) or not _http_url(canonical):
-            error("canonical_url", "must be an absolute http(s) URL, not "
-                  f"{_shown(canonical) if isinstance(canonical, str) else repr(canonical)[:80]}")
+            error(
+                "canonical_url",
+                "must be an absolute http(s) URL, not "
+                f"{_shown(canonical) if isinstance(canonical, str) else repr(canonical)[:80]}",
+            )
 
     if "date" in meta and meta["date"] is not None:
         date = post.date
@@ -133,23 +136,31 @@ def validate_post(
         )
 
     for finding in liquid.scan(post.body):
-        problems.append(Problem(post.key, post.body_line + finding.line - 1, finding.message,
-                                Severity.WARNING))
+        problems.append(
+            Problem(post.key, post.body_line + finding.line - 1, finding.message, Severity.WARNING)
+        )
 
     cover = meta.get("cover_image")
     if cover is not None and not isinstance(cover, str):
         error("cover_image", "must be a URL or a path")
     elif isinstance(cover, str) and images.is_relative(cover.strip()):
         problems.extend(
-            _check_image(post, cover.strip(), post.line_of("cover_image"), content_dir,
-                         assets_base_url, "cover_image")
+            _check_image(
+                post,
+                cover.strip(),
+                post.line_of("cover_image"),
+                content_dir,
+                assets_base_url,
+                "cover_image",
+            )
         )
     checked: dict[str, list[Problem]] = {}  # each source once, however often it is used
     for ref in images.find_images(post.body, post.body_line):
         if images.is_relative(ref.src):
             if ref.src not in checked:
-                checked[ref.src] = _check_image(post, ref.src, 0, content_dir,
-                                                assets_base_url, "image")
+                checked[ref.src] = _check_image(
+                    post, ref.src, 0, content_dir, assets_base_url, "image"
+                )
             problems.extend(replace(p, line=ref.line) for p in checked[ref.src])
     return problems
 
@@ -164,10 +175,18 @@ def _check_image(
     inside = images.asset_path(file, content_dir) is not None
     if not inside and images.asset_path(post.path, content_dir) is not None:
         # Said without looking at the file: nothing outside the folder is published.
-        if images.asset_path(images.written_path(src, post.path, content_dir),
-                             content_dir) is not None:
-            return [Problem(post.key, line, f"{label}: {src} is a symlink to a file outside "
-                            "the content folder, not followed")]
+        if (
+            images.asset_path(images.written_path(src, post.path, content_dir), content_dir)
+            is not None
+        ):
+            return [
+                Problem(
+                    post.key,
+                    line,
+                    f"{label}: {src} is a symlink to a file outside "
+                    "the content folder, not followed",
+                )
+            ]
         return [Problem(post.key, line, f"{label}: {src} lies outside the content folder")]
     if not file.is_file():
         return [Problem(post.key, line, f"{label}: {src} not found")]
@@ -211,9 +230,7 @@ def validate_posts(
     posts = list(posts)
     problems: list[Problem] = []
     for post in posts:
-        problems.extend(
-            validate_post(post, content_dir, assets_base_url=assets_base_url, now=now)
-        )
+        problems.extend(validate_post(post, content_dir, assets_base_url=assets_base_url, now=now))
     everyone: list[Unique] = [*posts, *others]
     problems.extend(_duplicates(posts, everyone, "title", lambda p: p.title or None))
     problems.extend(_duplicates(posts, everyone, "slug", lambda p: p.slug))
@@ -232,17 +249,20 @@ def canonical_url(post: Unique, site_url: str | None) -> str | None:
     return None
 
 
-def _duplicates(posts: list[Post], everyone: list[Unique], key: str,
-                value_of: Callable[[Unique], str | None]) -> list[Problem]:
+def _duplicates(
+    posts: list[Post], everyone: list[Unique], key: str, value_of: Callable[[Unique], str | None]
+) -> list[Problem]:
     """A problem for each of `posts` whose value another of `everyone` has too."""
     holders: dict[str, list[Unique]] = defaultdict(list)
     for post in everyone:
         value = value_of(post)
         if value:
             holders[value.lower() if key == "title" else value].append(post)
-    what = {"title": "titles must be unique per account",
-            "slug": "each post needs its own page",
-            "canonical_url": "the API requires canonical URLs to be unique"}[key]
+    what = {
+        "title": "titles must be unique per account",
+        "slug": "each post needs its own page",
+        "canonical_url": "the API requires canonical URLs to be unique",
+    }[key]
     problems = []
     for post in posts:
         value = value_of(post)

@@ -30,10 +30,12 @@ from toolkit.errors import BrokenDownload, ExportError
 RAR_SIGNATURES = (b"Rar!\x1a\x07\x00", b"Rar!\x1a\x07\x01\x00")
 TAR_READ = {"tar": "r:", "tar.gz": "r:gz", "tar.bz2": "r:bz2"}
 LISTED = 3  # names shown in a message
-NO_PY7ZR = ("export: a 7z archive is checked with py7zr, which is not installed (install "
-            "toolkit with its 7z extra: pipx install --force "
-            "'toolkit[7z] @ git+https://github.com/toolkit-docs/toolkit', or "
-            "pip install -e '.[7z]' in a clone)")
+NO_PY7ZR = (
+    "export: a 7z archive is checked with py7zr, which is not installed (install "
+    "toolkit with its 7z extra: pipx install --force "
+    "'toolkit[7z] @ git+https://github.com/toolkit-docs/toolkit', or "
+    "pip install -e '.[7z]' in a clone)"
+)
 CHUNK = 1024 * 1024
 
 
@@ -63,7 +65,8 @@ def unsafe(name: str) -> bool:
         return True
     parts = name.rstrip("/").split("/")
     return any(part in ("", ".", "..") for part in parts) or any(
-        ord(c) < 32 or ord(c) == 127 for c in name)
+        ord(c) < 32 or ord(c) == 127 for c in name
+    )
 
 
 def require_reader(fmt: str) -> None:
@@ -97,8 +100,9 @@ def verify(path: Path, fmt: str, expected: Mapping[str, Sent]) -> int:
     except ExportError:  # BrokenDownload, or a reader missing
         raise
     except Exception as exc:  # every library has its own errors for a broken archive
-        raise BrokenDownload(f"the downloaded {fmt} archive does not open: "
-                             f"{type(exc).__name__}: {exc}") from None
+        raise BrokenDownload(
+            f"the downloaded {fmt} archive does not open: {type(exc).__name__}: {exc}"
+        ) from None
     return _compare(entries, expected)
 
 
@@ -112,8 +116,9 @@ def _zip(path: Path) -> Iterator[tuple[str, Read]]:
                 with archive.open(info) as source:  # checks the entry's CRC at its end
                     digest = _digest(source)
             except zipfile.BadZipFile:
-                raise BrokenDownload(f"the downloaded zip archive is damaged: entry "
-                                     f"{info.filename!r}") from None
+                raise BrokenDownload(
+                    f"the downloaded zip archive is damaged: entry {info.filename!r}"
+                ) from None
             yield _entry(info.filename, info.file_size, digest)
 
 
@@ -147,8 +152,11 @@ def _seven_zip(path: Path) -> Iterator[tuple[str, Read]]:
             yield _entry(info.filename, None, None)
         else:
             made = factory.products.get(info.filename)
-            yield _entry(info.filename, info.uncompressed,
-                         made.hash.hexdigest() if made is not None else None)
+            yield _entry(
+                info.filename,
+                info.uncompressed,
+                made.hash.hexdigest() if made is not None else None,
+            )
 
 
 def _entry(name: str, size: int | None, digest: str | None) -> tuple[str, Read]:
@@ -172,15 +180,19 @@ def _compare(entries: Mapping[str, Read], expected: Mapping[str, Sent]) -> int:
         raise BrokenDownload("the archive's files are not the files sent: " + "; ".join(parts))
     wrong = sorted(name for name, (size, _) in files.items() if size != expected[name].size)
     if wrong:
-        raise BrokenDownload(f"the archive's files differ in size from the files sent: "
-                             f"{_names(wrong)}")
-    changed = sorted(name for name, (_, digest) in files.items()
-                     if digest != expected[name].sha256)
+        raise BrokenDownload(
+            f"the archive's files differ in size from the files sent: {_names(wrong)}"
+        )
+    changed = sorted(name for name, (_, digest) in files.items() if digest != expected[name].sha256)
     if changed:
-        raise BrokenDownload(f"the archive's files differ in content from the files sent: "
-                             f"{_names(changed)}")
-    parents = {"/".join(name.split("/")[:depth]) + "/" for name in expected
-               for depth in range(1, name.count("/") + 1)}
+        raise BrokenDownload(
+            f"the archive's files differ in content from the files sent: {_names(changed)}"
+        )
+    parents = {
+        "/".join(name.split("/")[:depth]) + "/"
+        for name in expected
+        for depth in range(1, name.count("/") + 1)
+    }
     stray = sorted(folders - parents)
     if stray:
         raise BrokenDownload(f"the archive holds folders that no file sent is in: {_names(stray)}")

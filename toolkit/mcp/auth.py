@@ -81,7 +81,8 @@ PENDING_IN_ALL = 500  # ... and of every client together
 
 # Why the last access token presented was refused, for the event of the 401 that follows.
 token_refusal: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "token_refusal", default=None)
+    "token_refusal", default=None
+)
 
 
 class ToolkitCode(AuthorizationCode):
@@ -139,15 +140,19 @@ def _unsupported_metadata(client: OAuthClientInformationFull) -> str | None:
     """What a registration asks for that this server does not do (so is never stored)."""
     grants = [g for g in client.grant_types if g not in REGISTERED_GRANTS]
     if grants:
-        return (f"grant_types: {clip(grants[0], 60)} is not supported "
-                f"(a registered client uses {' and '.join(REGISTERED_GRANTS)})")
+        return (
+            f"grant_types: {clip(grants[0], 60)} is not supported "
+            f"(a registered client uses {' and '.join(REGISTERED_GRANTS)})"
+        )
     responses = [r for r in client.response_types if r not in RESPONSE_TYPES]
     if responses:
         return f"response_types: {clip(responses[0], 60)} is not supported (only code)"
     method = client.token_endpoint_auth_method
     if method is not None and method not in AUTH_METHODS:
-        return (f"token_endpoint_auth_method: {clip(str(method), 60)} is not supported "
-                f"({', '.join(AUTH_METHODS)})")
+        return (
+            f"token_endpoint_auth_method: {clip(str(method), 60)} is not supported "
+            f"({', '.join(AUTH_METHODS)})"
+        )
     return None
 
 
@@ -161,33 +166,48 @@ def _same_but_port(registered: str, given: str) -> bool:
     except ValueError:
         return False
     host = ours.hostname or ""
-    return (ours.scheme == theirs.scheme == "http" and is_loopback(host)
-            and theirs.hostname == host and ours.path == theirs.path
-            and ours.query == theirs.query and not theirs.fragment
-            and theirs.username is None and theirs.password is None
-            and ours_port is not None and theirs_port is not None)
+    return (
+        ours.scheme == theirs.scheme == "http"
+        and is_loopback(host)
+        and theirs.hostname == host
+        and ours.path == theirs.path
+        and ours.query == theirs.query
+        and not theirs.fragment
+        and theirs.username is None
+        and theirs.password is None
+        and ours_port is not None
+        and theirs_port is not None
+    )
 
 
 class ToolkitClientInfo(OAuthClientInformationFull):
     """A client as the SDK sees it; a loopback redirect URI matches on any port."""
 
     def validate_redirect_uri(self, redirect_uri: AnyUrl | None) -> AnyUrl:
-        if redirect_uri is not None and self.redirect_uris is not None \
-                and redirect_uri not in self.redirect_uris \
-                and any(_same_but_port(str(uri), str(redirect_uri)) for uri in self.redirect_uris):
+        if (
+            redirect_uri is not None
+            and self.redirect_uris is not None
+            and redirect_uri not in self.redirect_uris
+            and any(_same_but_port(str(uri), str(redirect_uri)) for uri in self.redirect_uris)
+        ):
             return redirect_uri
         return super().validate_redirect_uri(redirect_uri)
 
 
 def client_info(record: ClientRecord) -> OAuthClientInformationFull:
     """What the SDK is given of a client: its metadata, never its secret."""
-    return ToolkitClientInfo.model_validate({
-        **record.info, "client_id": record.client_id,
-        "client_secret": UNUSABLE_SECRET if record.secret_hash else None})
+    return ToolkitClientInfo.model_validate(
+        {
+            **record.info,
+            "client_id": record.client_id,
+            "client_secret": UNUSABLE_SECRET if record.secret_hash else None,
+        }
+    )
 
 
 class ToolkitAuthProvider(
-        OAuthAuthorizationServerProvider[ToolkitCode, ToolkitRefreshToken, ToolkitAccessToken]):
+    OAuthAuthorizationServerProvider[ToolkitCode, ToolkitRefreshToken, ToolkitAccessToken]
+):
     """The provider the SDK's routes call; decisions are told to `listener`."""
 
     def __init__(self, store: AuthStore, policy: AuthPolicy, listener: McpListener):
@@ -195,11 +215,28 @@ class ToolkitAuthProvider(
         self.policy = policy
         self.listener = listener
 
-    def event(self, action: str, outcome: str, *, client_id: str | None = None,
-              scopes: list[str] | tuple[str, ...] = (), detail: str = "",
-              status: int | None = None) -> None:
-        tell(self.listener, McpEvent(AUTHORIZATION, action, outcome, client_id, tuple(scopes),
-                                     detail=detail, status=status))
+    def event(
+        self,
+        action: str,
+        outcome: str,
+        *,
+        client_id: str | None = None,
+        scopes: list[str] | tuple[str, ...] = (),
+        detail: str = "",
+        status: int | None = None,
+    ) -> None:
+        tell(
+            self.listener,
+            McpEvent(
+                AUTHORIZATION,
+                action,
+                outcome,
+                client_id,
+                tuple(scopes),
+                detail=detail,
+                status=status,
+            ),
+        )
 
     # -- clients ---------------------------------------------------------------------------
 
@@ -224,56 +261,94 @@ class ToolkitAuthProvider(
         assert client_info.client_id is not None  # the SDK's handler always sets one
         info = client_info.model_dump(mode="json", exclude={"client_secret"}, exclude_none=True)
         name = (client_info.client_name or "unnamed client").strip()[:200]
-        self.store.add_client(client_info.client_id, info, client_info.client_secret,
-                              name=name, origin="registered")
-        self.event("register", "ok", client_id=client_info.client_id,
-                   scopes=scope_names.parse(client_info.scope), detail=name)
+        self.store.add_client(
+            client_info.client_id, info, client_info.client_secret, name=name, origin="registered"
+        )
+        self.event(
+            "register",
+            "ok",
+            client_id=client_info.client_id,
+            scopes=scope_names.parse(client_info.scope),
+            detail=name,
+        )
 
     # -- authorization ---------------------------------------------------------------------
 
-    async def authorize(self, client: OAuthClientInformationFull,
-                        params: AuthorizationParams) -> str:
+    async def authorize(
+        self, client: OAuthClientInformationFull, params: AuthorizationParams
+    ) -> str:
         """Park the request and send the writer to the authorization screen."""
         assert client.client_id is not None
         if not S256_CHALLENGE.match(params.code_challenge):
-            self.event("authorize", "denied", client_id=client.client_id,
-                       detail="code_challenge is not an S256 challenge")
-            raise AuthorizeError("invalid_request",
-                                 "code_challenge must be an S256 challenge (43 base64url characters)")
+            self.event(
+                "authorize",
+                "denied",
+                client_id=client.client_id,
+                detail="code_challenge is not an S256 challenge",
+            )
+            raise AuthorizeError(
+                "invalid_request",
+                "code_challenge must be an S256 challenge (43 base64url characters)",
+            )
         requested = params.scopes or scope_names.parse(client.scope) or list(scope_names.DEFAULT)
         bad = scope_names.unknown(requested)
         if bad:
             raise AuthorizeError("invalid_scope", f"unknown scope {bad[0]!r}")
-        if params.resource is not None and not _same_resource(params.resource,
-                                                              self.policy.resource_url):
-            self.event("authorize", "denied", client_id=client.client_id,
-                       detail="resource is another server")
-            raise AuthorizeError("invalid_request",
-                                 f"resource must be {self.policy.resource_url}")
+        if params.resource is not None and not _same_resource(
+            params.resource, self.policy.resource_url
+        ):
+            self.event(
+                "authorize",
+                "denied",
+                client_id=client.client_id,
+                detail="resource is another server",
+            )
+            raise AuthorizeError("invalid_request", f"resource must be {self.policy.resource_url}")
         if params.state is not None and len(params.state) > MAX_STATE:
-            self.event("authorize", "denied", client_id=client.client_id,
-                       detail=f"state longer than {MAX_STATE} characters")
-            raise AuthorizeError("invalid_request",
-                                 f"state must be at most {MAX_STATE} characters")
+            self.event(
+                "authorize",
+                "denied",
+                client_id=client.client_id,
+                detail=f"state longer than {MAX_STATE} characters",
+            )
+            raise AuthorizeError("invalid_request", f"state must be at most {MAX_STATE} characters")
         waiting, in_all = self.store.pending_counts(client.client_id)
         if waiting >= PENDING_PER_CLIENT or in_all >= PENDING_IN_ALL:
-            self.event("authorize", "denied", client_id=client.client_id,
-                       detail="too many authorization requests waiting on the screen")
-            raise AuthorizeError("temporarily_unavailable",
-                                 "too many authorization requests are waiting for the writer; "
-                                 "answer or let them expire, then try again")
-        request_id = self.store.add_pending(client.client_id, {
-            "state": params.state, "scopes": scope_names.parse(" ".join(requested)),
-            "code_challenge": params.code_challenge, "redirect_uri": str(params.redirect_uri),
-            "redirect_uri_provided_explicitly": params.redirect_uri_provided_explicitly,
-            "resource": params.resource,
-        }, self.policy.consent_ttl)
-        self.event("authorize", "ok", client_id=client.client_id, scopes=requested,
-                   detail="waiting on the authorization screen")
+            self.event(
+                "authorize",
+                "denied",
+                client_id=client.client_id,
+                detail="too many authorization requests waiting on the screen",
+            )
+            raise AuthorizeError(
+                "temporarily_unavailable",
+                "too many authorization requests are waiting for the writer; "
+                "answer or let them expire, then try again",
+            )
+        request_id = self.store.add_pending(
+            client.client_id,
+            {
+                "state": params.state,
+                "scopes": scope_names.parse(" ".join(requested)),
+                "code_challenge": params.code_challenge,
+                "redirect_uri": str(params.redirect_uri),
+                "redirect_uri_provided_explicitly": params.redirect_uri_provided_explicitly,
+                "resource": params.resource,
+            },
+            self.policy.consent_ttl,
+        )
+        self.event(
+            "authorize",
+            "ok",
+            client_id=client.client_id,
+            scopes=requested,
+            detail="waiting on the authorization screen",
+        )
         return f"{self.policy.issuer_url}/consent?request={request_id}"
 
-    async def load_authorization_code(self, client: OAuthClientInformationFull,
-                                      authorization_code: str) -> ToolkitCode | None:
+    async def load_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: str
+    ) -> ToolkitCode | None:
         record = self.store.code(authorization_code)
         if record is None or record.expires_at < self.store.clock():
             return None
@@ -281,60 +356,103 @@ class ToolkitAuthProvider(
             # Used before: refused, and what the first use gave is revoked, whoever asks.
             if record.grant_id is not None:
                 self.store.revoke_grant(record.grant_id, "authorization code used twice")
-            self.event("token", "denied", client_id=record.client_id, scopes=record.scopes,
-                       detail="authorization code used twice: the tokens it gave are revoked",
-                       status=400)
+            self.event(
+                "token",
+                "denied",
+                client_id=record.client_id,
+                scopes=record.scopes,
+                detail="authorization code used twice: the tokens it gave are revoked",
+                status=400,
+            )
         return ToolkitCode(
-            code=authorization_code, scopes=list(record.scopes), expires_at=record.expires_at,
-            client_id=record.client_id, code_challenge=record.challenge,
+            code=authorization_code,
+            scopes=list(record.scopes),
+            expires_at=record.expires_at,
+            client_id=record.client_id,
+            code_challenge=record.challenge,
             redirect_uri=record.redirect_uri,  # type: ignore[arg-type]  # pydantic parses it
             redirect_uri_provided_explicitly=record.redirect_explicit,
-            resource=record.resource, used=record.used)
+            resource=record.resource,
+            used=record.used,
+        )
 
-    async def exchange_authorization_code(self, client: OAuthClientInformationFull,
-                                          authorization_code: ToolkitCode) -> OAuthToken:
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: ToolkitCode
+    ) -> OAuthToken:
         code = authorization_code
         if code.used:
-            raise TokenError("invalid_grant", "authorization code used already; the tokens it "
-                                              "gave are revoked: authorize again")
+            raise TokenError(
+                "invalid_grant",
+                "authorization code used already; the tokens it gave are revoked: authorize again",
+            )
         grant_id = self.store.add_grant(code.client_id, code.scopes, "authorization_code")
         if not self.store.redeem_code(code.code, grant_id):  # another request won the race
             self.store.revoke_grant(grant_id, "authorization code used twice")
             winner = self.store.code(code.code)
             if winner is not None and winner.grant_id is not None:
                 self.store.revoke_grant(winner.grant_id, "authorization code used twice")
-            raise TokenError("invalid_grant", "authorization code used already; the tokens it "
-                                              "gave are revoked: authorize again")
-        issued = self.store.issue(grant_id, code.client_id, code.scopes, code.resource,
-                                  access_ttl=self.policy.access_ttl,
-                                  refresh_ttl=self.policy.refresh_ttl)
-        self.event("token", "ok", client_id=code.client_id, scopes=code.scopes,
-                   detail="authorization_code")
-        return OAuthToken(access_token=issued.access_token, expires_in=int(self.policy.access_ttl),
-                          scope=" ".join(code.scopes), refresh_token=issued.refresh_token)
+            raise TokenError(
+                "invalid_grant",
+                "authorization code used already; the tokens it gave are revoked: authorize again",
+            )
+        issued = self.store.issue(
+            grant_id,
+            code.client_id,
+            code.scopes,
+            code.resource,
+            access_ttl=self.policy.access_ttl,
+            refresh_ttl=self.policy.refresh_ttl,
+        )
+        self.event(
+            "token", "ok", client_id=code.client_id, scopes=code.scopes, detail="authorization_code"
+        )
+        return OAuthToken(
+            access_token=issued.access_token,
+            expires_in=int(self.policy.access_ttl),
+            scope=" ".join(code.scopes),
+            refresh_token=issued.refresh_token,
+        )
 
     # -- refresh tokens ------------------------------------------------------------------------
 
-    async def load_refresh_token(self, client: OAuthClientInformationFull,
-                                 refresh_token: str) -> ToolkitRefreshToken | None:
+    async def load_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: str
+    ) -> ToolkitRefreshToken | None:
         record = self.store.token(refresh_token, REFRESH)
         if record is None or record.revoked or record.expires_at < self.store.clock():
             return None
         if record.used:
             self.store.revoke_grant(record.grant_id, "refresh token used twice")
-            self.event("refresh", "denied", client_id=record.client_id, scopes=record.scopes,
-                       detail="refresh token used twice: its grant is revoked", status=400)
-        return ToolkitRefreshToken(token=refresh_token, client_id=record.client_id,
-                                   scopes=list(record.scopes), expires_at=int(record.expires_at),
-                                   resource=record.resource, grant_id=record.grant_id,
-                                   used=record.used)
+            self.event(
+                "refresh",
+                "denied",
+                client_id=record.client_id,
+                scopes=record.scopes,
+                detail="refresh token used twice: its grant is revoked",
+                status=400,
+            )
+        return ToolkitRefreshToken(
+            token=refresh_token,
+            client_id=record.client_id,
+            scopes=list(record.scopes),
+            expires_at=int(record.expires_at),
+            resource=record.resource,
+            grant_id=record.grant_id,
+            used=record.used,
+        )
 
-    async def exchange_refresh_token(self, client: OAuthClientInformationFull,
-                                     refresh_token: ToolkitRefreshToken,
-                                     scopes: list[str]) -> OAuthToken:
+    async def exchange_refresh_token(
+        self,
+        client: OAuthClientInformationFull,
+        refresh_token: ToolkitRefreshToken,
+        scopes: list[str],
+    ) -> OAuthToken:
         token = refresh_token
-        refused = TokenError("invalid_grant", "refresh token used already; every token of this "
-                                              "authorization is revoked: authorize again")
+        refused = TokenError(
+            "invalid_grant",
+            "refresh token used already; every token of this "
+            "authorization is revoked: authorize again",
+        )
         if token.used:
             raise refused
         if not self.store.rotate(token.token):  # another request rotated it first
@@ -342,13 +460,22 @@ class ToolkitAuthProvider(
             raise refused
         if self.store.grant_revoked(token.grant_id):
             raise TokenError("invalid_grant", "this authorization was revoked")
-        issued = self.store.issue(token.grant_id, token.client_id, scopes, token.resource,
-                                  access_ttl=self.policy.access_ttl,
-                                  refresh_ttl=self.policy.refresh_ttl,
-                                  refresh_scopes=token.scopes)
+        issued = self.store.issue(
+            token.grant_id,
+            token.client_id,
+            scopes,
+            token.resource,
+            access_ttl=self.policy.access_ttl,
+            refresh_ttl=self.policy.refresh_ttl,
+            refresh_scopes=token.scopes,
+        )
         self.event("refresh", "ok", client_id=token.client_id, scopes=scopes)
-        return OAuthToken(access_token=issued.access_token, expires_in=int(self.policy.access_ttl),
-                          scope=" ".join(scopes), refresh_token=issued.refresh_token)
+        return OAuthToken(
+            access_token=issued.access_token,
+            expires_in=int(self.policy.access_ttl),
+            scope=" ".join(scopes),
+            refresh_token=issued.refresh_token,
+        )
 
     # -- access tokens -------------------------------------------------------------------------
 
@@ -364,9 +491,13 @@ class ToolkitAuthProvider(
             token_refusal.set("expired access token")
             return None
         # No expires_at for the SDK: `clock` alone decides when a token expires.
-        return ToolkitAccessToken(token=token, client_id=record.client_id,
-                                  scopes=list(record.scopes), resource=record.resource,
-                                  grant_id=record.grant_id)
+        return ToolkitAccessToken(
+            token=token,
+            client_id=record.client_id,
+            scopes=list(record.scopes),
+            resource=record.resource,
+            grant_id=record.grant_id,
+        )
 
     async def revoke_token(self, token: ToolkitAccessToken | ToolkitRefreshToken) -> None:
         self.store.revoke_grant(token.grant_id, "revoked by the client")
@@ -378,25 +509,48 @@ class ToolkitAuthProvider(
         """A token for a confidential client acting for itself (no refresh token: it can
         ask again with its secret)."""
         if client.origin != "operator" or "client_credentials" not in client.info.get(
-                "grant_types", []):
-            self.event("client_credentials", "denied", client_id=client.client_id, status=400,
-                       detail="not a client the operator created for client_credentials")
-            return token_error("unauthorized_client", "client_credentials is for the clients "
-                               "the operator creates with `toolkit mcp add-client`")
+            "grant_types", []
+        ):
+            self.event(
+                "client_credentials",
+                "denied",
+                client_id=client.client_id,
+                status=400,
+                detail="not a client the operator created for client_credentials",
+            )
+            return token_error(
+                "unauthorized_client",
+                "client_credentials is for the clients "
+                "the operator creates with `toolkit mcp add-client`",
+            )
         allowed = scope_names.parse(client.info.get("scope"))
         asked = scope_names.parse(scope) if scope else allowed
         # What it may have of what it asked for (RFC 6749 3.3: the scope answered says so).
         wanted = [s for s in asked if s in allowed]
         if not wanted:
-            self.event("client_credentials", "denied", client_id=client.client_id, status=400,
-                       detail=f"scope {' '.join(asked)} not allowed")
+            self.event(
+                "client_credentials",
+                "denied",
+                client_id=client.client_id,
+                status=400,
+                detail=f"scope {' '.join(asked)} not allowed",
+            )
             return token_error("invalid_scope", f"this client may ask for {' '.join(allowed)}")
         grant_id = self.store.add_grant(client.client_id, wanted, "client_credentials")
-        issued = self.store.issue(grant_id, client.client_id, wanted, None,
-                                  access_ttl=self.policy.access_ttl, refresh_ttl=None)
+        issued = self.store.issue(
+            grant_id,
+            client.client_id,
+            wanted,
+            None,
+            access_ttl=self.policy.access_ttl,
+            refresh_ttl=None,
+        )
         self.event("client_credentials", "ok", client_id=client.client_id, scopes=wanted)
-        body = OAuthToken(access_token=issued.access_token, expires_in=int(self.policy.access_ttl),
-                          scope=" ".join(wanted))
+        body = OAuthToken(
+            access_token=issued.access_token,
+            expires_in=int(self.policy.access_ttl),
+            scope=" ".join(wanted),
+        )
         return JSONResponse(body.model_dump(exclude_none=True), headers=NO_STORE)
 
 
@@ -404,10 +558,14 @@ def _same_resource(given: str, ours: str) -> bool:
     return given.rstrip("/") == ours.rstrip("/")
 
 
-def token_error(error: str, description: str, status: int = 400,
-                headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": error, "error_description": description}, status_code=status,
-                        headers={**NO_STORE, **(headers or {})})
+def token_error(
+    error: str, description: str, status: int = 400, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(
+        {"error": error, "error_description": description},
+        status_code=status,
+        headers={**NO_STORE, **(headers or {})},
+    )
 
 
 class HashedClientAuthenticator(ClientAuthenticator):
@@ -482,15 +640,17 @@ class TokenEndpoint:
         response = await self._handle(request)
         if response.status_code >= 400:
             error, description = _error_of(response)
-            self.provider.event("token", "denied", detail=f"{error}: {description}",
-                                status=response.status_code)
+            self.provider.event(
+                "token", "denied", detail=f"{error}: {description}", status=response.status_code
+            )
         return response
 
     async def _handle(self, request: Request) -> Response:
         media = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if media != "application/x-www-form-urlencoded":
-            return token_error("invalid_request",
-                               "the token endpoint takes application/x-www-form-urlencoded")
+            return token_error(
+                "invalid_request", "the token endpoint takes application/x-www-form-urlencoded"
+            )
         form = await request.form()
         repeated = [key for key in set(form.keys()) if len(form.getlist(key)) > 1]
         if repeated:
@@ -499,23 +659,31 @@ class TokenEndpoint:
         if not isinstance(grant, str) or not grant:
             return token_error("invalid_request", "grant_type is missing")
         if grant not in GRANTS:
-            return token_error("unsupported_grant_type", f"grant_type must be one of "
-                                                         f"{', '.join(GRANTS)}")
+            return token_error(
+                "unsupported_grant_type", f"grant_type must be one of {', '.join(GRANTS)}"
+            )
         resource = form.get("resource")
-        if isinstance(resource, str) and not _same_resource(resource,
-                                                            self.provider.policy.resource_url):
-            return token_error("invalid_target", f"resource must be "
-                                                 f"{self.provider.policy.resource_url}")
+        if isinstance(resource, str) and not _same_resource(
+            resource, self.provider.policy.resource_url
+        ):
+            return token_error(
+                "invalid_target", f"resource must be {self.provider.policy.resource_url}"
+            )
         try:
             client = await self.authenticator.authenticate(request)
         except AuthenticationError as exc:
             basic = request.headers.get("authorization", "").lower().startswith("basic ")
-            return token_error("invalid_client", exc.message, 401,
-                               {"WWW-Authenticate": 'Basic realm="toolkit"'} if basic else None)
+            return token_error(
+                "invalid_client",
+                exc.message,
+                401,
+                {"WWW-Authenticate": 'Basic realm="toolkit"'} if basic else None,
+            )
         if grant == "client_credentials":
             scope = form.get("scope")
-            return self.provider.client_credentials(client, scope if isinstance(scope, str)
-                                                    else None)
+            return self.provider.client_credentials(
+                client, scope if isinstance(scope, str) else None
+            )
         response: Response = await self.sdk.handle(request)
         return response
 
@@ -551,16 +719,20 @@ class RegisterEndpoint:
             return self._refuse("the body must be a JSON object of client metadata")
         grants = body.get("grant_types")
         if isinstance(grants, list) and "client_credentials" in grants:
-            return self._refuse("client_credentials clients are created by the operator "
-                                "(toolkit mcp add-client), not registered")
+            return self._refuse(
+                "client_credentials clients are created by the operator "
+                "(toolkit mcp add-client), not registered"
+            )
         response: Response = await self.sdk.handle(request)
         if response.status_code >= 400:
             error, description = _error_of(response)
-            self.provider.event("register", "denied", detail=f"{error}: {description}",
-                                status=response.status_code)
+            self.provider.event(
+                "register", "denied", detail=f"{error}: {description}", status=response.status_code
+            )
         return response
 
     def _refuse(self, description: str) -> Response:
         self.provider.event("register", "denied", detail=description, status=400)
-        return JSONResponse({"error": "invalid_client_metadata",
-                             "error_description": description}, status_code=400)
+        return JSONResponse(
+            {"error": "invalid_client_metadata", "error_description": description}, status_code=400
+        )

@@ -85,16 +85,19 @@ def _digest(value: str) -> bytes:
 def secret_problem(secret: Secret | None) -> str | None:
     """Why the HTTP transport cannot start with this operator secret, if it cannot."""
     if secret is None:
-        return ("TOOLKIT_MCP_OPERATOR_SECRET is not set: the HTTP transport needs it for its "
-                "authorization screen (set it in the environment or in .env)")
+        return (
+            "TOOLKIT_MCP_OPERATOR_SECRET is not set: the HTTP transport needs it for its "
+            "authorization screen (set it in the environment or in .env)"
+        )
     value = secret.reveal()
     if len(value) < MIN_SECRET_LENGTH:
-        return (f"TOOLKIT_MCP_OPERATOR_SECRET: must be at least {MIN_SECRET_LENGTH} "
-                "characters long")
+        return f"TOOLKIT_MCP_OPERATOR_SECRET: must be at least {MIN_SECRET_LENGTH} characters long"
     if len(set(value)) < MIN_SECRET_DISTINCT:
-        return (f"TOOLKIT_MCP_OPERATOR_SECRET: too easy to guess (fewer than "
-                f"{MIN_SECRET_DISTINCT} different characters); use a passphrase of a few "
-                "words, or `python -c 'import secrets; print(secrets.token_urlsafe())'`")
+        return (
+            f"TOOLKIT_MCP_OPERATOR_SECRET: too easy to guess (fewer than "
+            f"{MIN_SECRET_DISTINCT} different characters); use a passphrase of a few "
+            "words, or `python -c 'import secrets; print(secrets.token_urlsafe())'`"
+        )
     return None
 
 
@@ -122,37 +125,53 @@ class ConsentScreen:
             "X-Content-Type-Options": "nosniff",
             # The form posts here and is answered with a redirect to the client.
             "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
-                                       f"form-action 'self'{target}; frame-ancestors 'none'",
+            f"form-action 'self'{target}; frame-ancestors 'none'",
         }
 
     def _notice(self, title: str, text: str, status: int) -> Response:
-        return HTMLResponse(NOTICE.format(title=html.escape(title), text=html.escape(text)),
-                            status_code=status, headers=self._headers())
+        return HTMLResponse(
+            NOTICE.format(title=html.escape(title), text=html.escape(text)),
+            status_code=status,
+            headers=self._headers(),
+        )
 
-    def _page(self, request_id: str, pending: PendingRecord, status: int = 200,
-              message: str = "", ticked: list[str] | None = None) -> Response:
+    def _page(
+        self,
+        request_id: str,
+        pending: PendingRecord,
+        status: int = 200,
+        message: str = "",
+        ticked: list[str] | None = None,
+    ) -> Response:
         client = self.store.client(pending.client_id)
         name = client.name if client is not None else "An unknown client"
         redirect = pending.params["redirect_uri"]
         requested: list[str] = pending.params["scopes"]
-        ticked = ticked if ticked is not None else [s for s in requested
-                                                    if s in scope_names.DEFAULT]
+        ticked = (
+            ticked if ticked is not None else [s for s in requested if s in scope_names.DEFAULT]
+        )
         boxes = "\n".join(
             f'<label><input type="checkbox" name="scope" value="{html.escape(s)}"'
-            f'{" checked" if s in ticked else ""}> <strong>{html.escape(s)}</strong>: '
+            f"{' checked' if s in ticked else ''}> <strong>{html.escape(s)}</strong>: "
             f"{html.escape(scope_names.SCOPES.get(s, ''))}</label>"
-            for s in requested)
+            for s in requested
+        )
         body = PAGE.format(
-            client=html.escape(name), project=html.escape(self.project),
-            client_id=html.escape(pending.client_id), redirect=html.escape(redirect),
-            request=html.escape(request_id), scopes=boxes,
-            message=f'<p class="error">{html.escape(message)}</p>' if message else "")
+            client=html.escape(name),
+            project=html.escape(self.project),
+            client_id=html.escape(pending.client_id),
+            redirect=html.escape(redirect),
+            request=html.escape(request_id),
+            scopes=boxes,
+            message=f'<p class="error">{html.escape(message)}</p>' if message else "",
+        )
         return HTMLResponse(body, status_code=status, headers=self._headers(redirect))
 
     def _back(self, pending: PendingRecord, **params: str | None) -> Response:
         """The browser sent back to the client with the answer."""
-        target = construct_redirect_uri(pending.params["redirect_uri"],
-                                        state=pending.params.get("state"), **params)
+        target = construct_redirect_uri(
+            pending.params["redirect_uri"], state=pending.params.get("state"), **params
+        )
         return RedirectResponse(target, status_code=302, headers={"Cache-Control": "no-store"})
 
     # -- the screen ------------------------------------------------------------------------
@@ -178,20 +197,33 @@ class ConsentScreen:
         if decision != "approve":
             return self._page(request_id, pending, 400, "Choose Approve or Deny.")
         address = request.client.host if request.client is not None else "unknown"
-        return self._approve(request_id, pending, _text(form.get("secret")),
-                             [_text(s) for s in form.getlist("scope")], address)
+        return self._approve(
+            request_id,
+            pending,
+            _text(form.get("secret")),
+            [_text(s) for s in form.getlist("scope")],
+            address,
+        )
 
     def _gone(self) -> Response:
-        return self._notice("This authorization request is over",
-                            "It expired or was answered already. Start again from the "
-                            "assistant.", 400)
+        return self._notice(
+            "This authorization request is over",
+            "It expired or was answered already. Start again from the assistant.",
+            400,
+        )
 
     def _deny(self, request_id: str, pending: PendingRecord) -> Response:
         self.store.drop_pending(request_id)
-        self.provider.event("consent", "denied", client_id=pending.client_id,
-                            scopes=pending.params["scopes"], detail="denied by the writer")
-        return self._back(pending, error="access_denied",
-                          error_description="the writer denied the authorization")
+        self.provider.event(
+            "consent",
+            "denied",
+            client_id=pending.client_id,
+            scopes=pending.params["scopes"],
+            detail="denied by the writer",
+        )
+        return self._back(
+            pending, error="access_denied", error_description="the writer denied the authorization"
+        )
 
     def _recent(self, key: str) -> int:
         """Wrong secrets of `key` within the window."""
@@ -204,8 +236,10 @@ class ConsentScreen:
         return len(failures or ())
 
     def _throttled(self, client_id: str, address: str) -> bool:
-        return (self._recent(f"client:{client_id}") >= FAILURES_ALLOWED
-                or self._recent(f"address:{address}") >= FAILURES_PER_ADDRESS)
+        return (
+            self._recent(f"client:{client_id}") >= FAILURES_ALLOWED
+            or self._recent(f"address:{address}") >= FAILURES_PER_ADDRESS
+        )
 
     def _failed(self, client_id: str, address: str) -> None:
         now = self.store.clock()
@@ -214,39 +248,66 @@ class ConsentScreen:
         while len(self._failures) > FAILURE_KEYS:
             self._failures.pop(next(iter(self._failures)))
 
-    def _approve(self, request_id: str, pending: PendingRecord, secret: str,
-                 chosen: list[str], address: str) -> Response:
+    def _approve(
+        self, request_id: str, pending: PendingRecord, secret: str, chosen: list[str], address: str
+    ) -> Response:
         client_id = pending.client_id
         requested: list[str] = pending.params["scopes"]
         if self._throttled(client_id, address):
-            self.provider.event("consent", "denied", client_id=client_id, status=429,
-                                detail="too many wrong operator secrets lately")
-            return self._notice("Too many wrong secrets",
-                                "The operator secret was wrong too many times lately; try "
-                                "again in a few minutes.", 429)
+            self.provider.event(
+                "consent",
+                "denied",
+                client_id=client_id,
+                status=429,
+                detail="too many wrong operator secrets lately",
+            )
+            return self._notice(
+                "Too many wrong secrets",
+                "The operator secret was wrong too many times lately; try again in a few minutes.",
+                429,
+            )
         if not hmac.compare_digest(_digest(secret), self._secret):
             self._failed(client_id, address)
             attempts = self.store.pending_failed(request_id)
-            self.provider.event("consent", "denied", client_id=client_id, status=403,
-                                detail=f"wrong operator secret (attempt {attempts})")
+            self.provider.event(
+                "consent",
+                "denied",
+                client_id=client_id,
+                status=403,
+                detail=f"wrong operator secret (attempt {attempts})",
+            )
             if attempts >= ATTEMPTS_PER_REQUEST:
                 self.store.drop_pending(request_id)
-                return self._back(pending, error="access_denied",
-                                  error_description="too many wrong operator secrets")
-            return self._page(request_id, pending, 403, "That is not the operator secret.",
-                              ticked=[s for s in chosen if s in requested])
+                return self._back(
+                    pending,
+                    error="access_denied",
+                    error_description="too many wrong operator secrets",
+                )
+            return self._page(
+                request_id,
+                pending,
+                403,
+                "That is not the operator secret.",
+                ticked=[s for s in chosen if s in requested],
+            )
         scopes = [s for s in requested if s in chosen]
         if not scopes:
             return self._page(request_id, pending, 400, "Tick at least one scope.", ticked=[])
         if self.store.client(client_id) is None or not self.store.drop_pending(request_id):
             return self._gone()  # revoked meanwhile, or answered in another tab
         params: dict[str, Any] = pending.params
-        code = self.store.add_code(client_id, scopes, params["redirect_uri"],
-                                   bool(params["redirect_uri_provided_explicitly"]),
-                                   params["code_challenge"], params.get("resource"),
-                                   self.provider.policy.code_ttl)
-        self.provider.event("consent", "ok", client_id=client_id, scopes=scopes,
-                            detail="approved by the writer")
+        code = self.store.add_code(
+            client_id,
+            scopes,
+            params["redirect_uri"],
+            bool(params["redirect_uri_provided_explicitly"]),
+            params["code_challenge"],
+            params.get("resource"),
+            self.provider.policy.code_ttl,
+        )
+        self.provider.event(
+            "consent", "ok", client_id=client_id, scopes=scopes, detail="approved by the writer"
+        )
         return self._back(pending, code=code)
 
 

@@ -81,11 +81,18 @@ class RunLogListener(LogListener):
         self.run = run
 
     def mcp_event(self, event: McpEvent) -> None:
-        self.run.event("mcp", action=f"{event.kind} {event.action}", outcome=event.outcome,
-                       tool=event.tool, client=event.client_id,
-                       scopes=" ".join(event.scopes) or None, message=event.detail or None,
-                       status=event.status, duration_ms=event.duration_ms,
-                       reason=event.transport)
+        self.run.event(
+            "mcp",
+            action=f"{event.kind} {event.action}",
+            outcome=event.outcome,
+            tool=event.tool,
+            client=event.client_id,
+            scopes=" ".join(event.scopes) or None,
+            message=event.detail or None,
+            status=event.status,
+            duration_ms=event.duration_ms,
+            reason=event.transport,
+        )
         super().mcp_event(event)
 
 
@@ -103,8 +110,11 @@ def tell(listener: McpListener, event: McpEvent) -> None:
     """Give `event` to `listener`, its attacker-controlled parts cut to a few hundred
     characters; a listener that fails never fails the request."""
     if len(event.detail) > MAX_TEXT or len(event.client_id or "") > MAX_TEXT:
-        event = replace(event, detail=clip(event.detail),
-                        client_id=clip(event.client_id) if event.client_id else None)
+        event = replace(
+            event,
+            detail=clip(event.detail),
+            client_id=clip(event.client_id) if event.client_id else None,
+        )
     try:
         listener.mcp_event(event)
     except Exception:  # a broken listener is the owner's problem, not the client's

@@ -99,9 +99,11 @@ def bind_problem(host: str, tls: bool) -> str | None:
     """Why the HTTP transport may not listen on `host`: only loopback goes without TLS."""
     if is_loopback(host) or tls:
         return None
-    return (f"{host} is not a loopback address: serving the MCP server beyond this machine "
-            "needs a TLS certificate and key (--tls-cert and --tls-key, or [mcp] tls_cert "
-            "and tls_key)")
+    return (
+        f"{host} is not a loopback address: serving the MCP server beyond this machine "
+        "needs a TLS certificate and key (--tls-cert and --tls-key, or [mcp] tls_cert "
+        "and tls_key)"
+    )
 
 
 def check_tls(cert: Path, key: Path) -> None:
@@ -113,8 +115,10 @@ def check_tls(cert: Path, key: Path) -> None:
     except FileNotFoundError as exc:
         raise ServeError(f"TLS: {exc.filename}: no such file") from None
     except (ssl.SSLError, OSError) as exc:
-        raise ServeError(f"TLS: cannot use the certificate {cert} with the key {key}: "
-                         f"{getattr(exc, 'reason', None) or exc}") from None
+        raise ServeError(
+            f"TLS: cannot use the certificate {cert} with the key {key}: "
+            f"{getattr(exc, 'reason', None) or exc}"
+        ) from None
 
 
 def issuer_for(configured: str | None, host: str, port: int, tls: bool) -> str:
@@ -122,14 +126,26 @@ def issuer_for(configured: str | None, host: str, port: int, tls: bool) -> str:
     issuer = (configured or f"{'https' if tls else 'http'}://{url_host(host)}:{port}").rstrip("/")
     parts = urlsplit(issuer)
     if parts.path:
-        raise ConfigError(["toolkit.toml: mcp.issuer_url: must be an origin such as "
-                           "https://example.com, without a path (clients find the "
-                           "authorization server at the origin of the server's URL)"])
+        raise ConfigError(
+            [
+                "toolkit.toml: mcp.issuer_url: must be an origin such as "
+                "https://example.com, without a path (clients find the "
+                "authorization server at the origin of the server's URL)"
+            ]
+        )
     host_name = parts.hostname or ""
-    if parts.query or parts.fragment or not host_name or not (
-            parts.scheme == "https" or (parts.scheme == "http" and is_loopback(host_name))):
-        raise ConfigError([f"toolkit.toml: mcp.issuer_url: {issuer} must be https (http only "
-                           f"on a loopback address: localhost, 127.0.0.0/8, [::1])"])
+    if (
+        parts.query
+        or parts.fragment
+        or not host_name
+        or not (parts.scheme == "https" or (parts.scheme == "http" and is_loopback(host_name)))
+    ):
+        raise ConfigError(
+            [
+                f"toolkit.toml: mcp.issuer_url: {issuer} must be https (http only "
+                f"on a loopback address: localhost, 127.0.0.0/8, [::1])"
+            ]
+        )
     return issuer
 
 
@@ -158,23 +174,36 @@ class HttpSite:
         origins = [f"{public.scheme}://{public.netloc}"]
         if is_loopback(self.host):
             hosts += [f"{name}:*" for name in LOOPBACK_HOSTS]
-            origins += [f"{scheme}://{name}:*" for scheme in ("http", "https")
-                        for name in LOOPBACK_HOSTS]
-        return TransportSecuritySettings(enable_dns_rebinding_protection=True,
-                                         allowed_hosts=list(dict.fromkeys(hosts)),
-                                         allowed_origins=list(dict.fromkeys(origins)))
+            origins += [
+                f"{scheme}://{name}:*" for scheme in ("http", "https") for name in LOOPBACK_HOSTS
+            ]
+        return TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=list(dict.fromkeys(hosts)),
+            allowed_origins=list(dict.fromkeys(origins)),
+        )
 
 
 # -- in front of /mcp -----------------------------------------------------------------------
 
 
-async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, error: str,
-                  description: str, extra: str = "") -> None:
+async def _refuse(
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    status: int,
+    error: str,
+    description: str,
+    extra: str = "",
+) -> None:
     scope[REFUSAL] = description
     challenge = f'Bearer error="{error}", error_description="{description}"{extra}'
-    response = Response(json.dumps({"error": error, "error_description": description}),
-                        status_code=status, media_type="application/json",
-                        headers={"WWW-Authenticate": challenge, "Cache-Control": "no-store"})
+    response = Response(
+        json.dumps({"error": error, "error_description": description}),
+        status_code=status,
+        media_type="application/json",
+        headers={"WWW-Authenticate": challenge, "Cache-Control": "no-store"},
+    )
     await response(scope, receive, send)
 
 
@@ -196,8 +225,9 @@ class HostGuard:
     (the consent form), a POST whose Origin is given and is not the server's is 403 (a
     form posted from another site)."""
 
-    def __init__(self, app: ASGIApp, security: TransportSecuritySettings, *,
-                 check_origin: bool = False):
+    def __init__(
+        self, app: ASGIApp, security: TransportSecuritySettings, *, check_origin: bool = False
+    ):
         self.app = app
         self.security = security
         self.check_origin = check_origin
@@ -209,8 +239,12 @@ class HostGuard:
                 await Response("Invalid Host header", status_code=421)(scope, receive, send)
                 return
             origin = headers.get("origin")
-            if self.check_origin and scope["method"] == "POST" and origin is not None \
-                    and not _allowed(origin, self.security.allowed_origins):
+            if (
+                self.check_origin
+                and scope["method"] == "POST"
+                and origin is not None
+                and not _allowed(origin, self.security.allowed_origins)
+            ):
                 await Response("Invalid Origin header", status_code=403)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
@@ -227,22 +261,39 @@ class QueryTokenGuard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         if scope["type"] == "http" and "access_token" in query:
-            await _refuse(scope, receive, send, 400, "invalid_request",
-                          "access tokens are accepted in the Authorization header only, "
-                          "never in the query string")
+            await _refuse(
+                scope,
+                receive,
+                send,
+                400,
+                "invalid_request",
+                "access tokens are accepted in the Authorization header only, "
+                "never in the query string",
+            )
             return
         await self.app(scope, receive, send)
 
 
-async def _jsonrpc_error(scope: Scope, receive: Receive, send: Send, status: int, code: int,
-                         message: str, request_id: Any = None) -> None:
+async def _jsonrpc_error(
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    status: int,
+    code: int,
+    message: str,
+    request_id: Any = None,
+) -> None:
     scope[REFUSAL] = message
     if not isinstance(request_id, str | int) or isinstance(request_id, bool):
         request_id = None
-    response = Response(json.dumps({"jsonrpc": "2.0", "id": request_id,
-                                    "error": {"code": code, "message": message}}),
-                        status_code=status, media_type="application/json",
-                        headers={"Cache-Control": "no-store"})
+    response = Response(
+        json.dumps(
+            {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+        ),
+        status_code=status,
+        media_type="application/json",
+        headers={"Cache-Control": "no-store"},
+    )
     await response(scope, receive, send)
 
 
@@ -254,8 +305,9 @@ class ScopeGate:
     a push that publishes; a resource read) is 403 `insufficient_scope`. Reads the
     (size-limited) body and hands it on unchanged."""
 
-    def __init__(self, app: ASGIApp, resource_metadata_url: str,
-                 validators: dict[str, Any] | None = None):
+    def __init__(
+        self, app: ASGIApp, resource_metadata_url: str, validators: dict[str, Any] | None = None
+    ):
         self.app = app
         self.resource_metadata_url = resource_metadata_url
         self.validators = validators or {}
@@ -281,21 +333,34 @@ class ScopeGate:
             if isinstance(message, dict) and message.get("method") == "tools/call":
                 given = message.get("params")
                 params = given if isinstance(given, dict) else {}
-                wrong = argument_problem(self.validators, params.get("name"),
-                                         params.get("arguments"))
+                wrong = argument_problem(
+                    self.validators, params.get("name"), params.get("arguments")
+                )
                 if wrong is not None:
-                    await _jsonrpc_error(scope, receive, send, 400, INVALID_PARAMS,
-                                         f"Invalid params: {wrong}", message.get("id"))
+                    await _jsonrpc_error(
+                        scope,
+                        receive,
+                        send,
+                        400,
+                        INVALID_PARAMS,
+                        f"Invalid params: {wrong}",
+                        message.get("id"),
+                    )
                     return
         user = scope.get("user")
         granted = set(user.scopes) if isinstance(user, AuthenticatedUser) else set()
         needed = self.needed(payload)
         missing = [s for s in needed if s not in granted]
         if missing:
-            await _refuse(scope, receive, send, 403, "insufficient_scope",
-                          f"this request needs the scope {' '.join(missing)}",
-                          f', scope="{" ".join(needed)}", '
-                          f'resource_metadata="{self.resource_metadata_url}"')
+            await _refuse(
+                scope,
+                receive,
+                send,
+                403,
+                "insufficient_scope",
+                f"this request needs the scope {' '.join(missing)}",
+                f', scope="{" ".join(needed)}", resource_metadata="{self.resource_metadata_url}"',
+            )
             return
         await self.app(scope, replay(body, receive), send)
 
@@ -345,9 +410,14 @@ class SessionGrants:
         if opened_by is not None and not self.store.grant_live(opened_by):
             self.grants.pop(session, None)
             await self._end(scope)
-            await _jsonrpc_error(scope, receive, send, 404, -32600,
-                                 "Session not found: the authorization that opened it was "
-                                 "revoked or has expired")
+            await _jsonrpc_error(
+                scope,
+                receive,
+                send,
+                404,
+                -32600,
+                "Session not found: the authorization that opened it was revoked or has expired",
+            )
             return
         await self.app(scope, receive, send)
         if scope["method"] == "DELETE":
@@ -355,8 +425,11 @@ class SessionGrants:
 
     def _remember(self, scope: Scope, send: Send) -> Send:
         user = scope.get("user")
-        grant = getattr(user.access_token, "grant_id", None) \
-            if isinstance(user, AuthenticatedUser) else None
+        grant = (
+            getattr(user.access_token, "grant_id", None)
+            if isinstance(user, AuthenticatedUser)
+            else None
+        )
 
         async def watch(message: Message) -> None:
             if message["type"] == "http.response.start" and isinstance(grant, str):
@@ -371,6 +444,7 @@ class SessionGrants:
 
     async def _end(self, scope: Scope) -> None:
         """Terminate the SDK's session as a DELETE of it would (its answer is dropped)."""
+
         async def receive() -> Message:
             return {"type": "http.request", "body": b"", "more_body": False}
 
@@ -393,14 +467,26 @@ class RefusalEvents:
             if message["type"] == "http.response.start" and message["status"] in (400, 401, 403):
                 status = message["status"]
                 user = scope.get("user")
-                client_id = user.access_token.client_id if isinstance(user, AuthenticatedUser) \
-                    else None
-                detail = scope.get(REFUSAL) or (token_refusal.get() if status == 401 else None) \
+                client_id = (
+                    user.access_token.client_id if isinstance(user, AuthenticatedUser) else None
+                )
+                detail = (
+                    scope.get(REFUSAL)
+                    or (token_refusal.get() if status == 401 else None)
                     or ("no bearer token" if status == 401 else "")
-                tell(self.listener, McpEvent(AUTHORIZATION, "request", "denied", client_id,
-                                             tuple(user.scopes) if isinstance(
-                                                 user, AuthenticatedUser) else (),
-                                             detail=str(detail), status=status))
+                )
+                tell(
+                    self.listener,
+                    McpEvent(
+                        AUTHORIZATION,
+                        "request",
+                        "denied",
+                        client_id,
+                        tuple(user.scopes) if isinstance(user, AuthenticatedUser) else (),
+                        detail=str(detail),
+                        status=status,
+                    ),
+                )
             await send(message)
 
         await self.app(scope, receive, watch)
@@ -423,8 +509,9 @@ class AuthorizeEvents:
 
     def _approved(self, client_id: str | None) -> bool:
         record = self.store.client(client_id) if client_id else None
-        return record is not None and (record.origin == "operator"
-                                       or record.last_grant_at is not None)
+        return record is not None and (
+            record.origin == "operator" or record.last_grant_at is not None
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         replaced = False
@@ -434,23 +521,35 @@ class AuthorizeEvents:
             if replaced:
                 return  # the SDK's body of a response replaced by the error page
             if message["type"] == "http.response.start":
-                headers = {k.decode("latin-1").lower(): v.decode("latin-1")
-                           for k, v in message.get("headers", [])}
+                headers = {
+                    k.decode("latin-1").lower(): v.decode("latin-1")
+                    for k, v in message.get("headers", [])
+                }
                 answer = parse_qs(urlsplit(headers.get("location", "")).query)
                 if message["status"] >= 400 or "error" in answer:
                     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
                     client_id = query.get("client_id", [None])[0]
                     error = answer.get("error", ["invalid_request"])[0]
                     why = answer.get("error_description", [""])[0]
-                    tell(self.listener, McpEvent(
-                        AUTHORIZATION, "authorize", "denied", client_id,
-                        detail=f"{error}: {why}"[:300], status=message["status"]))
+                    tell(
+                        self.listener,
+                        McpEvent(
+                            AUTHORIZATION,
+                            "authorize",
+                            "denied",
+                            client_id,
+                            detail=f"{error}: {why}"[:300],
+                            status=message["status"],
+                        ),
+                    )
                     if "error" in answer and not self._approved(client_id):
                         replaced = True
                         page = Response(
                             json.dumps({"error": error, "error_description": why[:300]}),
-                            status_code=400, media_type="application/json",
-                            headers={"Cache-Control": "no-store"})
+                            status_code=400,
+                            media_type="application/json",
+                            headers={"Cache-Control": "no-store"},
+                        )
                         await page(scope, receive, send)
                         return
             await send(message)
@@ -465,32 +564,49 @@ def _with_cors(handler: Callable[[Request], Awaitable[Response]], methods: list[
     """What the SDK wraps its own client-facing endpoints in: a body size limit, CORS."""
     return CORSMiddleware(
         RequestBodyLimitMiddleware(request_response(handler), DEFAULT_MAX_REQUEST_BODY_SIZE),
-        allow_origins="*", allow_methods=methods, allow_headers=["mcp-protocol-version"])
+        allow_origins="*",
+        allow_methods=methods,
+        allow_headers=["mcp-protocol-version"],
+    )
 
 
 def _document(document: dict[str, Any]) -> ASGIApp:
     """A metadata endpoint answering `document`, as the SDK's handlers do (CORS, cached)."""
+
     async def handle(request: Request) -> Response:
         return JSONResponse(document, headers={"Cache-Control": "public, max-age=3600"})
 
     return cors_middleware(handle, ["GET", "OPTIONS"])
 
 
-def _guarded(path: str, app: ASGIApp, methods: list[str] | None,
-             security: TransportSecuritySettings, *, check_origin: bool = False) -> Route:
+def _guarded(
+    path: str,
+    app: ASGIApp,
+    methods: list[str] | None,
+    security: TransportSecuritySettings,
+    *,
+    check_origin: bool = False,
+) -> Route:
     """A route of the authorization server, behind `HostGuard`."""
     return Route(path, HostGuard(app, security, check_origin=check_origin), methods=methods)
 
 
-def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
-              operator_secret: Secret, listener: McpListener) -> tuple[Starlette, ToolkitMCP]:
+def build_app(
+    config: Config,
+    provider: ToolkitAuthProvider,
+    site: HttpSite,
+    operator_secret: Secret,
+    listener: McpListener,
+) -> tuple[Starlette, ToolkitMCP]:
     """The whole HTTP application (and the MCP server in it), composed from the SDK's
     parts: its session manager, bearer authentication and `/authorize` handler."""
-    registration = ClientRegistrationOptions(enabled=True, valid_scopes=list(scope_names.ALL),
-                                             default_scopes=list(scope_names.DEFAULT))
+    registration = ClientRegistrationOptions(
+        enabled=True, valid_scopes=list(scope_names.ALL), default_scopes=list(scope_names.DEFAULT)
+    )
     # No `auth=` for FastMCP: its app is not the one served, only its session manager is.
-    server = ToolkitMCP(config, listener, transport="http",
-                        transport_security=site.transport_security())
+    server = ToolkitMCP(
+        config, listener, transport="http", transport_security=site.transport_security()
+    )
     server.streamable_http_app()  # makes the SDK's session manager (its app is not used)
     sessions = server.session_manager
     issuer = AnyHttpUrl(site.issuer_url)
@@ -499,57 +615,90 @@ def build_app(config: Config, provider: ToolkitAuthProvider, site: HttpSite,
 
     metadata = build_metadata(issuer, None, registration, RevocationOptions(enabled=False))
     metadata.grant_types_supported = ["authorization_code", "refresh_token", "client_credentials"]
-    metadata.token_endpoint_auth_methods_supported = ["client_secret_post",
-                                                      "client_secret_basic", "none"]
+    metadata.token_endpoint_auth_methods_supported = [
+        "client_secret_post",
+        "client_secret_basic",
+        "none",
+    ]
     metadata.scopes_supported = list(scope_names.ALL)
     # The issuer exactly as clients reach it, without the final slash pydantic's URL type
     # adds to an origin (RFC 8414 3.3: identical to the URL metadata was asked for by).
-    as_document = metadata.model_dump(mode="json", exclude_none=True) | {
-        "issuer": site.issuer_url}
+    as_document = metadata.model_dump(mode="json", exclude_none=True) | {"issuer": site.issuer_url}
 
     # The SDK's own authorization endpoint (no CORS: a client redirects to it), body-limited.
     authorize = RequestBodyLimitMiddleware(
-        request_response(AuthorizationHandler(provider).handle), DEFAULT_MAX_REQUEST_BODY_SIZE)
+        request_response(AuthorizationHandler(provider).handle), DEFAULT_MAX_REQUEST_BODY_SIZE
+    )
     token = TokenEndpoint(provider)
     register = RegisterEndpoint(provider, RegistrationHandler(provider, registration))
 
     resource = ProtectedResourceMetadata(
-        resource=AnyHttpUrl(site.resource_url), authorization_servers=[issuer],
-        scopes_supported=list(scope_names.ALL), resource_name="toolkit")
-    prm = _document(resource.model_dump(mode="json", exclude_none=True) | {
-        "resource": site.resource_url, "authorization_servers": [site.issuer_url]})
+        resource=AnyHttpUrl(site.resource_url),
+        authorization_servers=[issuer],
+        scopes_supported=list(scope_names.ALL),
+        resource_name="toolkit",
+    )
+    prm = _document(
+        resource.model_dump(mode="json", exclude_none=True)
+        | {"resource": site.resource_url, "authorization_servers": [site.issuer_url]}
+    )
 
     # /mcp: the SDK's transport checks Host and Origin itself.
     gate = RequireAuthMiddleware(
         RequestBodyLimitMiddleware(
-            ScopeGate(SessionGrants(StreamableHTTPASGIApp(sessions), provider.store),
-                      resource_metadata_url, server.argument_validators),
-            DEFAULT_MAX_REQUEST_BODY_SIZE),
-        [], AnyHttpUrl(resource_metadata_url))
+            ScopeGate(
+                SessionGrants(StreamableHTTPASGIApp(sessions), provider.store),
+                resource_metadata_url,
+                server.argument_validators,
+            ),
+            DEFAULT_MAX_REQUEST_BODY_SIZE,
+        ),
+        [],
+        AnyHttpUrl(resource_metadata_url),
+    )
 
     consent = ConsentScreen(provider, operator_secret, config.site.title)
     routes: list[BaseRoute] = [
         _guarded(AS_METADATA, _document(as_document), ["GET", "OPTIONS"], security),
-        _guarded("/authorize", AuthorizeEvents(authorize, listener, provider.store),
-                 ["GET", "POST"], security),
-        _guarded("/token", _with_cors(token.handle, ["POST", "OPTIONS"]), ["POST", "OPTIONS"],
-                 security),
-        _guarded("/register", _with_cors(register.handle, ["POST", "OPTIONS"]),
-                 ["POST", "OPTIONS"], security),
+        _guarded(
+            "/authorize",
+            AuthorizeEvents(authorize, listener, provider.store),
+            ["GET", "POST"],
+            security,
+        ),
+        _guarded(
+            "/token", _with_cors(token.handle, ["POST", "OPTIONS"]), ["POST", "OPTIONS"], security
+        ),
+        _guarded(
+            "/register",
+            _with_cors(register.handle, ["POST", "OPTIONS"]),
+            ["POST", "OPTIONS"],
+            security,
+        ),
         Route(MCP_PATH, endpoint=QueryTokenGuard(RefusalEvents(gate, listener))),
         _guarded(urlsplit(resource_metadata_url).path, prm, ["GET", "OPTIONS"], security),
         _guarded(PRM_ROOT, prm, ["GET", "OPTIONS"], security),
-        _guarded("/consent", request_response(consent.handle), ["GET", "POST"], security,
-                 check_origin=True),
+        _guarded(
+            "/consent",
+            request_response(consent.handle),
+            ["GET", "POST"],
+            security,
+            check_origin=True,
+        ),
     ]
     # As the SDK's app: the bearer token of any request read into `scope["user"]` (and the
     # SDK's auth context), the session manager running for the app's lifetime.
     tokens: OAuthAuthorizationServerProvider[Any, Any, Any] = provider
-    middleware = [Middleware(AuthenticationMiddleware,
-                             backend=BearerAuthBackend(ProviderTokenVerifier(tokens))),
-                  Middleware(AuthContextMiddleware)]
-    app = Starlette(debug=server.settings.debug, routes=routes, middleware=middleware,
-                    lifespan=lambda _: sessions.run())
+    middleware = [
+        Middleware(
+            AuthenticationMiddleware, backend=BearerAuthBackend(ProviderTokenVerifier(tokens))
+        ),
+        Middleware(AuthContextMiddleware),
+    ]
+    app = Starlette(
+        debug=server.settings.debug,
+        routes=routes,
+        middleware=middleware,
+        lifespan=lambda _: sessions.run(),
+    )
     return app, server
-
-

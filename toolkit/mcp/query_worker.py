@@ -22,9 +22,14 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
 
     try:
         config = load_config(request["config"], env=os.environ)
-        result = query(config, request["sql"], since=request.get("since"), local=True,
-                       memory_limit=request.get("memory_limit"),
-                       row_limit=request.get("row_limit"))
+        result = query(
+            config,
+            request["sql"],
+            since=request.get("since"),
+            local=True,
+            memory_limit=request.get("memory_limit"),
+            row_limit=request.get("row_limit"),
+        )
     except ToolkitError as exc:
         return {"error": exc.lines}
     except Exception as exc:  # one line for the client; nothing of the process's state

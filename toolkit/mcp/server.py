@@ -84,8 +84,9 @@ def error_text(exc: BaseException) -> str:
     return f"Error: the tool failed unexpectedly ({type(cause).__name__}); see the server's log"
 
 
-def argument_problem(models: dict[str, type[BaseModel]], tool: object,
-                     arguments: object) -> str | None:
+def argument_problem(
+    models: dict[str, type[BaseModel]], tool: object, arguments: object
+) -> str | None:
     """Why the arguments of a call of `tool` do not fit its schema, validated strictly (a
     boolean is `true` or `false`, never `"true"`, 1 or "yes"); None when they fit or the
     tool is unknown (the server answers that one itself). Never quotes the value."""
@@ -111,15 +112,27 @@ class ToolkitMCP(FastMCP[Any]):
     """FastMCP serving `config`'s project; `local_scopes` are what a call without a bearer
     token holds (stdio), `listener` hears every tool call."""
 
-    def __init__(self, config: Config, listener: McpListener, *, transport: str = "stdio",
-                 local_scopes: tuple[str, ...] = (),
-                 auth_provider: OAuthAuthorizationServerProvider[Any, Any, Any] | None = None,
-                 auth: AuthSettings | None = None,
-                 transport_security: TransportSecuritySettings | None = None):
+    def __init__(
+        self,
+        config: Config,
+        listener: McpListener,
+        *,
+        transport: str = "stdio",
+        local_scopes: tuple[str, ...] = (),
+        auth_provider: OAuthAuthorizationServerProvider[Any, Any, Any] | None = None,
+        auth: AuthSettings | None = None,
+        transport_security: TransportSecuritySettings | None = None,
+    ):
         super().__init__(
-            name="toolkit", instructions=INSTRUCTIONS, auth_server_provider=auth_provider,
-            auth=auth, transport_security=transport_security, json_response=True,
-            log_level="WARNING", warn_on_duplicate_tools=False)
+            name="toolkit",
+            instructions=INSTRUCTIONS,
+            auth_server_provider=auth_provider,
+            auth=auth,
+            transport_security=transport_security,
+            json_response=True,
+            log_level="WARNING",
+            warn_on_duplicate_tools=False,
+        )
         # serverInfo.version: toolkit's, not the SDK's (FastMCP takes no version).
         self._mcp_server.version = __version__
         self.config = config
@@ -128,13 +141,19 @@ class ToolkitMCP(FastMCP[Any]):
             method = getattr(self.toolbox, spec.name)
             needs = " and ".join(spec.scopes)
             self.add_tool(
-                method, name=spec.name, title=spec.title,
+                method,
+                name=spec.name,
+                title=spec.title,
                 description=f"{(method.__doc__ or '').strip()}\n\nScope: {needs}.",
                 annotations=ToolAnnotations(
-                    title=spec.title, readOnlyHint=spec.read_only,
+                    title=spec.title,
+                    readOnlyHint=spec.read_only,
                     destructiveHint=False if not spec.read_only else None,
-                    idempotentHint=spec.read_only, openWorldHint=spec.open_world),
-                structured_output=True)
+                    idempotentHint=spec.read_only,
+                    openWorldHint=spec.open_world,
+                ),
+                structured_output=True,
+            )
         self.argument_validators: dict[str, type[BaseModel]] = {}
         for spec in TOOLS:
             tool = self._tool_manager.get_tool(spec.name)
@@ -149,8 +168,10 @@ class ToolkitMCP(FastMCP[Any]):
         handlers = self._mcp_server.request_handlers
         sdk: Callable[[Any], Awaitable[ServerResult]] | None = handlers.get(CallToolRequest)
         if sdk is None:
-            raise RuntimeError("the MCP SDK no longer registers tools/call this way; "
-                               "toolkit.mcp.server needs updating")
+            raise RuntimeError(
+                "the MCP SDK no longer registers tools/call this way; "
+                "toolkit.mcp.server needs updating"
+            )
         validators = self.argument_validators
 
         async def strict(request: CallToolRequest) -> ServerResult:
@@ -162,16 +183,18 @@ class ToolkitMCP(FastMCP[Any]):
 
         handlers[CallToolRequest] = strict
 
-    async def call_tool(self, name: str,
-                        arguments: dict[str, Any]) -> Sequence[ContentBlock] | dict[str, Any]:
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any]
+    ) -> Sequence[ContentBlock] | dict[str, Any]:
         try:
             result = await super().call_tool(name, arguments)
         except Exception as exc:
             cause = exc.__cause__ if exc.__cause__ is not None else exc
             if not isinstance(cause, ToolkitError | ValidationError | ToolError):
                 log.error("tool %s failed", name, exc_info=cause)
-            failed = CallToolResult(content=[TextContent(type="text", text=error_text(exc))],
-                                    isError=True)
+            failed = CallToolResult(
+                content=[TextContent(type="text", text=error_text(exc))], isError=True
+            )
             # The low-level server passes a CallToolResult through as it is.
             return failed  # type: ignore[return-value]
         outcome: Any = result  # FastMCP's annotation leaves out the (content, structured) pair
@@ -180,8 +203,9 @@ class ToolkitMCP(FastMCP[Any]):
             # handed over as a CallToolResult, so that the low-level server does not check
             # it against its schema again (jsonschema, some 200 ms for a list of 1,000 posts).
             content, structured = outcome
-            done = CallToolResult(content=list(content), structuredContent=structured,
-                                  isError=False)
+            done = CallToolResult(
+                content=list(content), structuredContent=structured, isError=False
+            )
             return done  # type: ignore[return-value]
         return result
 
@@ -199,11 +223,16 @@ class ToolkitMCP(FastMCP[Any]):
         # The posts inside the content folder only, as every tool sees them (the toolbox's
         # cache: only the files that changed are parsed again).
         posts, _ = await anyio.to_thread.run_sync(self.toolbox.post_cache().load)
-        return [McpResource(uri=AnyUrl(resource_uri(post.key)), name=post.key,
-                            title=post.title, mimeType="text/markdown",
-                            description=f"{'published' if post.published else 'draft'} post "
-                                        f"{post.key}")
-                for post in posts]
+        return [
+            McpResource(
+                uri=AnyUrl(resource_uri(post.key)),
+                name=post.key,
+                title=post.title,
+                mimeType="text/markdown",
+                description=f"{'published' if post.published else 'draft'} post {post.key}",
+            )
+            for post in posts
+        ]
 
     async def list_resource_templates(self) -> list[McpResourceTemplate]:
         return []

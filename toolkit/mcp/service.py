@@ -38,8 +38,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.runlog.run import Run
     from toolkit.serving import BackgroundServer
 
-__all__ = ["McpClient", "NewClient", "RunningMcp", "StdioSession", "add_client", "http_server",
-           "mcp_clients", "revoke_client", "stdio_server"]
+__all__ = [
+    "McpClient",
+    "NewClient",
+    "RunningMcp",
+    "StdioSession",
+    "add_client",
+    "http_server",
+    "mcp_clients",
+    "revoke_client",
+    "stdio_server",
+]
 
 Clock = Callable[[], float]
 
@@ -97,8 +106,12 @@ class StdioSession:
                 self.run.finish(error)
 
 
-def stdio_server(config: Config, *, scopes: tuple[str, ...] | list[str] = scope_names.DEFAULT,
-                 listener: McpListener | None = None) -> StdioSession:
+def stdio_server(
+    config: Config,
+    *,
+    scopes: tuple[str, ...] | list[str] = scope_names.DEFAULT,
+    listener: McpListener | None = None,
+) -> StdioSession:
     """The server of `toolkit mcp` over stdio, holding `scopes` (default: all but publish)."""
     granted = _scopes(scopes)
     from toolkit.mcp.server import ToolkitMCP
@@ -141,9 +154,16 @@ class RunningMcp:
             self.run.finish()
 
 
-def http_server(config: Config, *, host: str | None = None, port: int | None = None,
-                tls_cert: Path | None = None, tls_key: Path | None = None,
-                clock: Clock = time.time, listener: McpListener | None = None) -> RunningMcp:
+def http_server(
+    config: Config,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    tls_cert: Path | None = None,
+    tls_key: Path | None = None,
+    clock: Clock = time.time,
+    listener: McpListener | None = None,
+) -> RunningMcp:
     """Start the HTTP transport on `host:port` ([mcp] host and port by default; port 0:
     any free port), with TLS when a certificate and key are given (here or in [mcp]).
     `clock` is the time tokens expire by. Raises `ConfigError` or `ServeError`."""
@@ -158,8 +178,12 @@ def http_server(config: Config, *, host: str | None = None, port: int | None = N
     cert = tls_cert if tls_cert is not None else settings.tls_cert
     key = tls_key if tls_key is not None else settings.tls_key
     if (cert is None) != (key is None):
-        raise ConfigError(["TLS needs both a certificate and its key (--tls-cert and --tls-key, "
-                           "or [mcp] tls_cert and tls_key)"])
+        raise ConfigError(
+            [
+                "TLS needs both a certificate and its key (--tls-cert and --tls-key, "
+                "or [mcp] tls_cert and tls_key)"
+            ]
+        )
     problem = secret_problem(settings.operator_secret)
     if problem:
         raise ConfigError([problem])
@@ -170,13 +194,24 @@ def http_server(config: Config, *, host: str | None = None, port: int | None = N
         check_tls(cert, key)
     assert settings.operator_secret is not None  # secret_problem said so
     events, run = _listener(config, listener)
-    server = BackgroundServer(None, host, port, name="MCP server", lifespan=True,
-                              tls=(str(cert), str(key)) if cert and key else None)
+    server = BackgroundServer(
+        None,
+        host,
+        port,
+        name="MCP server",
+        lifespan=True,
+        tls=(str(cert), str(key)) if cert and key else None,
+    )
     store: AuthStore | None = None
     try:
         bound = server.bind()
-        site = HttpSite(issuer_for(settings.issuer_url, host, bound, cert is not None), host,
-                        bound, settings.access_token_lifetime, settings.refresh_token_lifetime)
+        site = HttpSite(
+            issuer_for(settings.issuer_url, host, bound, cert is not None),
+            host,
+            bound,
+            settings.access_token_lifetime,
+            settings.refresh_token_lifetime,
+        )
         store = _store(config, clock)
         provider = ToolkitAuthProvider(store, site.policy(), events)
         server.app, _ = build_app(config, provider, site, settings.operator_secret, events)
@@ -226,11 +261,17 @@ def _when(seconds: float | None) -> str | None:
 
 def _client(record: ClientRecord) -> McpClient:
     return McpClient(
-        client_id=record.client_id, name=record.name, origin=record.origin,
+        client_id=record.client_id,
+        name=record.name,
+        origin=record.origin,
         redirect_uris=[str(u) for u in record.info.get("redirect_uris") or []],
-        scopes=scope_names.parse(record.info.get("scope")), granted=list(record.scopes_granted),
-        live_grants=record.active_grants, created_at=_when(record.created_at) or "",
-        last_authorized_at=_when(record.last_grant_at), revoked=record.revoked_at is not None)
+        scopes=scope_names.parse(record.info.get("scope")),
+        granted=list(record.scopes_granted),
+        live_grants=record.active_grants,
+        created_at=_when(record.created_at) or "",
+        last_authorized_at=_when(record.last_grant_at),
+        revoked=record.revoked_at is not None,
+    )
 
 
 def mcp_clients(config: Config, *, include_revoked: bool = False) -> list[McpClient]:
@@ -239,8 +280,7 @@ def mcp_clients(config: Config, *, include_revoked: bool = False) -> list[McpCli
         return []
     store = _store(config)
     try:
-        return [_client(r) for r in store.clients()
-                if include_revoked or r.revoked_at is None]
+        return [_client(r) for r in store.clients() if include_revoked or r.revoked_at is None]
     finally:
         store.close()
 
@@ -253,8 +293,9 @@ def revoke_client(config: Config, client_id: str) -> McpClient:
         if not store.revoke_client(client_id):
             record = store.client(client_id, revoked=True)
             if record is None:
-                raise AuthorizationError(f"no MCP client {client_id!r} (toolkit mcp clients "
-                                         "lists them)")
+                raise AuthorizationError(
+                    f"no MCP client {client_id!r} (toolkit mcp clients lists them)"
+                )
             raise AuthorizationError(f"MCP client {client_id} was revoked already")
         record = store.client(client_id, revoked=True)
         assert record is not None
@@ -263,8 +304,9 @@ def revoke_client(config: Config, client_id: str) -> McpClient:
         store.close()
 
 
-def add_client(config: Config, name: str, scopes: tuple[str, ...] | list[str] = (
-        scope_names.READ,)) -> NewClient:
+def add_client(
+    config: Config, name: str, scopes: tuple[str, ...] | list[str] = (scope_names.READ,)
+) -> NewClient:
     """A confidential client for the client_credentials grant (a script, a CI job acting
     for itself, with no writer at a browser): its id and secret (shown once)."""
     import secrets
@@ -279,9 +321,15 @@ def add_client(config: Config, name: str, scopes: tuple[str, ...] | list[str] = 
 
     client_id = f"toolkit-{secrets.token_hex(8)}"
     secret = new_secret("tks")
-    info = {"client_id": client_id, "client_name": name, "grant_types": ["client_credentials"],
-            "token_endpoint_auth_method": "client_secret_basic", "redirect_uris": None,
-            "response_types": [], "scope": " ".join(granted)}
+    info = {
+        "client_id": client_id,
+        "client_name": name,
+        "grant_types": ["client_credentials"],
+        "token_endpoint_auth_method": "client_secret_basic",
+        "redirect_uris": None,
+        "response_types": [],
+        "scope": " ".join(granted),
+    }
     store = _store(config)
     try:
         store.add_client(client_id, info, secret, name=name, origin="operator")

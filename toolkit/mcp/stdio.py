@@ -51,7 +51,8 @@ async def stdin_lines() -> AsyncIterator[StdinLines | None]:
     blocking = os.get_blocking(fd)
     try:
         transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", closefd=False))
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", closefd=False)
+        )
     except (ValueError, OSError):
         yield None
         return
@@ -65,13 +66,13 @@ async def stdin_lines() -> AsyncIterator[StdinLines | None]:
 async def serve_stdio(server: Any, stopping: Callable[[], bool]) -> None:
     """Run the low-level MCP `server` on stdin and stdout until stdin ends or `stopping()`."""
     async with anyio.create_task_group() as group:
+
         async def watch() -> None:
             while not stopping():
                 await anyio.sleep(0.05)
             group.cancel_scope.cancel()
 
         group.start_soon(watch)
-        async with stdin_lines() as lines, \
-                stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
+        async with stdin_lines() as lines, stdio_server(stdin=lines) as (read, write):  # type: ignore[arg-type]
             await server.run(read, write, server.create_initialization_options())
         group.cancel_scope.cancel()

@@ -170,8 +170,12 @@ class AuthStore:
             path.parent.mkdir(parents=True, exist_ok=True)
             # Created readable by its owner only, before SQLite opens it.
             os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
-        self._db = sqlite3.connect(":memory:" if path is None else str(path),
-                                   check_same_thread=False, isolation_level=None, timeout=10)
+        self._db = sqlite3.connect(
+            ":memory:" if path is None else str(path),
+            check_same_thread=False,
+            isolation_level=None,
+            timeout=10,
+        )
         self._db.row_factory = sqlite3.Row
         if path is not None:
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -195,64 +199,100 @@ class AuthStore:
 
     # -- clients ---------------------------------------------------------------------------
 
-    def add_client(self, client_id: str, info: dict[str, Any], secret: str | None, *,
-                   name: str, origin: str) -> None:
+    def add_client(
+        self, client_id: str, info: dict[str, Any], secret: str | None, *, name: str, origin: str
+    ) -> None:
         now = self.clock()
         with self._tx() as db:
-            db.execute("INSERT INTO clients (client_id, secret_hash, info, name, origin, "
-                       "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                       (client_id, digest(secret) if secret else None, json.dumps(info), name,
-                        origin, now))
+            db.execute(
+                "INSERT INTO clients (client_id, secret_hash, info, name, origin, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    client_id,
+                    digest(secret) if secret else None,
+                    json.dumps(info),
+                    name,
+                    origin,
+                    now,
+                ),
+            )
             # Anyone may register: registrations that never led to a grant are kept up to a
             # bound, so that a flood of them cannot fill the disk. One with an authorization
             # request waiting on the screen (bounded in number) is never evicted: a flood of
             # registrations cannot push out the writer's own client during consent.
             db.execute("DELETE FROM pending WHERE expires_at < ?", (now,))
-            db.execute("DELETE FROM clients WHERE client_id IN (SELECT client_id FROM clients "
-                       "WHERE origin = 'registered' AND last_grant_at IS NULL AND client_id "
-                       "NOT IN (SELECT client_id FROM pending) "
-                       "ORDER BY created_at DESC LIMIT -1 OFFSET ?)", (UNUSED_CLIENTS_KEPT,))
+            db.execute(
+                "DELETE FROM clients WHERE client_id IN (SELECT client_id FROM clients "
+                "WHERE origin = 'registered' AND last_grant_at IS NULL AND client_id "
+                "NOT IN (SELECT client_id FROM pending) "
+                "ORDER BY created_at DESC LIMIT -1 OFFSET ?)",
+                (UNUSED_CLIENTS_KEPT,),
+            )
 
     def client(self, client_id: str, *, revoked: bool = False) -> ClientRecord | None:
         """The client, unless it was revoked (`revoked=True` returns it anyway)."""
         with self._mutex:
-            row = self._db.execute("SELECT * FROM clients WHERE client_id = ?",
-                                   (client_id,)).fetchone()
+            row = self._db.execute(
+                "SELECT * FROM clients WHERE client_id = ?", (client_id,)
+            ).fetchone()
         if row is None or (row["revoked_at"] is not None and not revoked):
             return None
         return self._client(row)
 
     @staticmethod
     def _client(row: sqlite3.Row, grants: int = 0, scopes: tuple[str, ...] = ()) -> ClientRecord:
-        return ClientRecord(row["client_id"], json.loads(row["info"]), row["secret_hash"],
-                            row["name"], row["origin"], row["created_at"], row["last_grant_at"],
-                            row["revoked_at"], grants, scopes)
+        return ClientRecord(
+            row["client_id"],
+            json.loads(row["info"]),
+            row["secret_hash"],
+            row["name"],
+            row["origin"],
+            row["created_at"],
+            row["last_grant_at"],
+            row["revoked_at"],
+            grants,
+            scopes,
+        )
 
     def clients(self) -> list[ClientRecord]:
         """Every client, the oldest first, with its live grants and the scopes they hold."""
         now = self.clock()
         with self._mutex:
-            rows = self._db.execute("SELECT * FROM clients ORDER BY created_at, client_id").fetchall()
+            rows = self._db.execute(
+                "SELECT * FROM clients ORDER BY created_at, client_id"
+            ).fetchall()
             live = self._db.execute(
                 "SELECT g.client_id, g.scopes FROM grants g WHERE g.revoked_at IS NULL AND "
                 "EXISTS (SELECT 1 FROM tokens t WHERE t.grant_id = g.grant_id AND "
-                "t.expires_at > ? AND t.used_at IS NULL)", (now,)).fetchall()
+                "t.expires_at > ? AND t.used_at IS NULL)",
+                (now,),
+            ).fetchall()
         grants: dict[str, list[str]] = {}
         for row in live:
             grants.setdefault(row["client_id"], []).extend(row["scopes"].split())
-        return [self._client(row, len([g for g in live if g["client_id"] == row["client_id"]]),
-                             tuple(dict.fromkeys(grants.get(row["client_id"], []))))
-                for row in rows]
+        return [
+            self._client(
+                row,
+                len([g for g in live if g["client_id"] == row["client_id"]]),
+                tuple(dict.fromkeys(grants.get(row["client_id"], []))),
+            )
+            for row in rows
+        ]
 
     def revoke_client(self, client_id: str) -> bool:
         """Revoke the client and every grant it holds; False when there is no such client
         (or it was revoked already)."""
         now = self.clock()
         with self._tx() as db:
-            done = db.execute("UPDATE clients SET revoked_at = ? WHERE client_id = ? AND "
-                              "revoked_at IS NULL", (now, client_id)).rowcount
-            db.execute("UPDATE grants SET revoked_at = ?, reason = 'client revoked' WHERE "
-                       "client_id = ? AND revoked_at IS NULL", (now, client_id))
+            done = db.execute(
+                "UPDATE clients SET revoked_at = ? WHERE client_id = ? AND revoked_at IS NULL",
+                (now, client_id),
+            ).rowcount
+            db.execute(
+                "UPDATE grants SET revoked_at = ?, reason = 'client revoked' WHERE "
+                "client_id = ? AND revoked_at IS NULL",
+                (now, client_id),
+            )
             db.execute("DELETE FROM pending WHERE client_id = ?", (client_id,))
         return bool(done)
 
@@ -263,9 +303,10 @@ class AuthStore:
         now = self.clock()
         with self._tx() as db:
             db.execute("DELETE FROM pending WHERE expires_at < ?", (now,))
-            db.execute("INSERT INTO pending (id_hash, client_id, params, expires_at) "
-                       "VALUES (?, ?, ?, ?)",
-                       (digest(request_id), client_id, json.dumps(params), now + ttl))
+            db.execute(
+                "INSERT INTO pending (id_hash, client_id, params, expires_at) VALUES (?, ?, ?, ?)",
+                (digest(request_id), client_id, json.dumps(params), now + ttl),
+            )
         return request_id
 
     def pending_counts(self, client_id: str) -> tuple[int, int]:
@@ -273,13 +314,17 @@ class AuthStore:
         with self._mutex:
             row = self._db.execute(
                 "SELECT COUNT(*) AS n, COALESCE(SUM(client_id = ?), 0) AS mine FROM pending "
-                "WHERE expires_at >= ?", (client_id, self.clock())).fetchone()
+                "WHERE expires_at >= ?",
+                (client_id, self.clock()),
+            ).fetchone()
         return int(row["mine"]), int(row["n"])
 
     def pending(self, request_id: str) -> PendingRecord | None:
         with self._mutex:
-            row = self._db.execute("SELECT * FROM pending WHERE id_hash = ? AND expires_at >= ?",
-                                   (digest(request_id), self.clock())).fetchone()
+            row = self._db.execute(
+                "SELECT * FROM pending WHERE id_hash = ? AND expires_at >= ?",
+                (digest(request_id), self.clock()),
+            ).fetchone()
         if row is None:
             return None
         return PendingRecord(row["client_id"], json.loads(row["params"]), row["attempts"])
@@ -287,48 +332,82 @@ class AuthStore:
     def pending_failed(self, request_id: str) -> int:
         """Count one wrong operator secret against the request; the count so far."""
         with self._tx() as db:
-            db.execute("UPDATE pending SET attempts = attempts + 1 WHERE id_hash = ?",
-                       (digest(request_id),))
-            row = db.execute("SELECT attempts FROM pending WHERE id_hash = ?",
-                             (digest(request_id),)).fetchone()
+            db.execute(
+                "UPDATE pending SET attempts = attempts + 1 WHERE id_hash = ?",
+                (digest(request_id),),
+            )
+            row = db.execute(
+                "SELECT attempts FROM pending WHERE id_hash = ?", (digest(request_id),)
+            ).fetchone()
         return int(row["attempts"]) if row else 0
 
     def drop_pending(self, request_id: str) -> bool:
         """Remove the request; False when it was not there (answered already)."""
         with self._tx() as db:
-            return bool(db.execute("DELETE FROM pending WHERE id_hash = ?",
-                                   (digest(request_id),)).rowcount)
+            return bool(
+                db.execute("DELETE FROM pending WHERE id_hash = ?", (digest(request_id),)).rowcount
+            )
 
     # -- authorization codes ------------------------------------------------------------------
 
-    def add_code(self, client_id: str, scopes: list[str], redirect_uri: str,
-                 redirect_explicit: bool, challenge: str, resource: str | None,
-                 ttl: float) -> str:
+    def add_code(
+        self,
+        client_id: str,
+        scopes: list[str],
+        redirect_uri: str,
+        redirect_explicit: bool,
+        challenge: str,
+        resource: str | None,
+        ttl: float,
+    ) -> str:
         code = new_secret("code")
         with self._tx() as db:
-            db.execute("INSERT INTO codes (code_hash, client_id, scopes, redirect_uri, "
-                       "redirect_explicit, challenge, resource, expires_at) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       (digest(code), client_id, " ".join(scopes), redirect_uri,
-                        int(redirect_explicit), challenge, resource, self.clock() + ttl))
+            db.execute(
+                "INSERT INTO codes (code_hash, client_id, scopes, redirect_uri, "
+                "redirect_explicit, challenge, resource, expires_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    digest(code),
+                    client_id,
+                    " ".join(scopes),
+                    redirect_uri,
+                    int(redirect_explicit),
+                    challenge,
+                    resource,
+                    self.clock() + ttl,
+                ),
+            )
         return code
 
     def code(self, code: str) -> CodeRecord | None:
         with self._mutex:
-            row = self._db.execute("SELECT * FROM codes WHERE code_hash = ?",
-                                   (digest(code),)).fetchone()
+            row = self._db.execute(
+                "SELECT * FROM codes WHERE code_hash = ?", (digest(code),)
+            ).fetchone()
         if row is None:
             return None
-        return CodeRecord(row["client_id"], tuple(row["scopes"].split()), row["redirect_uri"],
-                          bool(row["redirect_explicit"]), row["challenge"], row["resource"],
-                          row["expires_at"], row["used_at"] is not None, row["grant_id"])
+        return CodeRecord(
+            row["client_id"],
+            tuple(row["scopes"].split()),
+            row["redirect_uri"],
+            bool(row["redirect_explicit"]),
+            row["challenge"],
+            row["resource"],
+            row["expires_at"],
+            row["used_at"] is not None,
+            row["grant_id"],
+        )
 
     def redeem_code(self, code: str, grant_id: str) -> bool:
         """Mark the code used by `grant_id`; False when it had been used already."""
         with self._tx() as db:
-            return bool(db.execute("UPDATE codes SET used_at = ?, grant_id = ? WHERE "
-                                   "code_hash = ? AND used_at IS NULL",
-                                   (self.clock(), grant_id, digest(code))).rowcount)
+            return bool(
+                db.execute(
+                    "UPDATE codes SET used_at = ?, grant_id = ? WHERE "
+                    "code_hash = ? AND used_at IS NULL",
+                    (self.clock(), grant_id, digest(code)),
+                ).rowcount
+            )
 
     # -- grants and tokens --------------------------------------------------------------------
 
@@ -336,31 +415,63 @@ class AuthStore:
         grant_id = secrets.token_hex(16)
         now = self.clock()
         with self._tx() as db:
-            db.execute("INSERT INTO grants (grant_id, client_id, scopes, kind, created_at) "
-                       "VALUES (?, ?, ?, ?, ?)", (grant_id, client_id, " ".join(scopes), kind, now))
-            db.execute("UPDATE clients SET last_grant_at = ? WHERE client_id = ?",
-                       (now, client_id))
+            db.execute(
+                "INSERT INTO grants (grant_id, client_id, scopes, kind, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (grant_id, client_id, " ".join(scopes), kind, now),
+            )
+            db.execute("UPDATE clients SET last_grant_at = ? WHERE client_id = ?", (now, client_id))
         return grant_id
 
-    def issue(self, grant_id: str, client_id: str, scopes: list[str], resource: str | None, *,
-              access_ttl: float, refresh_ttl: float | None,
-              refresh_scopes: list[str] | None = None) -> Issued:
+    def issue(
+        self,
+        grant_id: str,
+        client_id: str,
+        scopes: list[str],
+        resource: str | None,
+        *,
+        access_ttl: float,
+        refresh_ttl: float | None,
+        refresh_scopes: list[str] | None = None,
+    ) -> Issued:
         """A new access token (and refresh token with `refresh_scopes`, by default the same,
         unless `refresh_ttl` is None) of the grant; its earlier access tokens stop working
         (one live access token per grant). Expired rows are cleared on the way."""
         access = new_secret("tka")
         refresh = new_secret("tkr") if refresh_ttl is not None else None
         now = self.clock()
-        rows = [(digest(access), ACCESS, grant_id, client_id, " ".join(scopes), resource, now,
-                 now + access_ttl)]
+        rows = [
+            (
+                digest(access),
+                ACCESS,
+                grant_id,
+                client_id,
+                " ".join(scopes),
+                resource,
+                now,
+                now + access_ttl,
+            )
+        ]
         if refresh is not None and refresh_ttl is not None:
-            rows.append((digest(refresh), REFRESH, grant_id, client_id,
-                         " ".join(refresh_scopes or scopes), resource, now, now + refresh_ttl))
+            rows.append(
+                (
+                    digest(refresh),
+                    REFRESH,
+                    grant_id,
+                    client_id,
+                    " ".join(refresh_scopes or scopes),
+                    resource,
+                    now,
+                    now + refresh_ttl,
+                )
+            )
         with self._tx() as db:
             db.execute("DELETE FROM tokens WHERE grant_id = ? AND kind = ?", (grant_id, ACCESS))
-            db.executemany("INSERT INTO tokens (token_hash, kind, grant_id, client_id, scopes, "
-                           "resource, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                           rows)
+            db.executemany(
+                "INSERT INTO tokens (token_hash, kind, grant_id, client_id, scopes, "
+                "resource, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
             self._purge(db, now)
         return Issued(access, now + access_ttl, refresh)
 
@@ -370,9 +481,12 @@ class AuthStore:
         reuse after that finds nothing to revoke anyway), and grants left with no token."""
         db.execute("DELETE FROM tokens WHERE expires_at < ?", (now,))
         db.execute("DELETE FROM codes WHERE expires_at < ?", (now - 86400,))
-        db.execute("DELETE FROM grants WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM "
-                   "tokens t WHERE t.grant_id = grants.grant_id) AND NOT EXISTS (SELECT 1 "
-                   "FROM codes c WHERE c.grant_id = grants.grant_id)", (now - 86400,))
+        db.execute(
+            "DELETE FROM grants WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM "
+            "tokens t WHERE t.grant_id = grants.grant_id) AND NOT EXISTS (SELECT 1 "
+            "FROM codes c WHERE c.grant_id = grants.grant_id)",
+            (now - 86400,),
+        )
 
     def token(self, token: str, kind: str) -> TokenRecord | None:
         """The token of that kind, whether used, expired or revoked (the caller decides)."""
@@ -382,24 +496,40 @@ class AuthStore:
                 "OR c.client_id IS NULL) AS revoked FROM tokens t "
                 "JOIN grants g ON g.grant_id = t.grant_id "
                 "LEFT JOIN clients c ON c.client_id = t.client_id "
-                "WHERE t.token_hash = ? AND t.kind = ?", (digest(token), kind)).fetchone()
+                "WHERE t.token_hash = ? AND t.kind = ?",
+                (digest(token), kind),
+            ).fetchone()
         if row is None:
             return None
-        return TokenRecord(row["kind"], row["grant_id"], row["client_id"],
-                           tuple(row["scopes"].split()), row["resource"], row["expires_at"],
-                           row["used_at"] is not None, bool(row["revoked"]))
+        return TokenRecord(
+            row["kind"],
+            row["grant_id"],
+            row["client_id"],
+            tuple(row["scopes"].split()),
+            row["resource"],
+            row["expires_at"],
+            row["used_at"] is not None,
+            bool(row["revoked"]),
+        )
 
     def rotate(self, refresh_token: str) -> bool:
         """Mark the refresh token used; False when it had been used already."""
         with self._tx() as db:
-            return bool(db.execute("UPDATE tokens SET used_at = ? WHERE token_hash = ? AND "
-                                   "kind = ? AND used_at IS NULL",
-                                   (self.clock(), digest(refresh_token), REFRESH)).rowcount)
+            return bool(
+                db.execute(
+                    "UPDATE tokens SET used_at = ? WHERE token_hash = ? AND "
+                    "kind = ? AND used_at IS NULL",
+                    (self.clock(), digest(refresh_token), REFRESH),
+                ).rowcount
+            )
 
     def revoke_grant(self, grant_id: str, reason: str) -> None:
         with self._tx() as db:
-            db.execute("UPDATE grants SET revoked_at = ?, reason = ? WHERE grant_id = ? AND "
-                       "revoked_at IS NULL", (self.clock(), reason, grant_id))
+            db.execute(
+                "UPDATE grants SET revoked_at = ?, reason = ? WHERE grant_id = ? AND "
+                "revoked_at IS NULL",
+                (self.clock(), reason, grant_id),
+            )
 
     def grant_live(self, grant_id: str) -> bool:
         """Whether the grant still works: neither it nor its client is revoked, and it
@@ -409,11 +539,14 @@ class AuthStore:
                 "SELECT 1 FROM grants g JOIN clients c ON c.client_id = g.client_id "
                 "WHERE g.grant_id = ? AND g.revoked_at IS NULL AND c.revoked_at IS NULL AND "
                 "EXISTS (SELECT 1 FROM tokens t WHERE t.grant_id = g.grant_id AND "
-                "t.expires_at > ? AND t.used_at IS NULL)", (grant_id, self.clock())).fetchone()
+                "t.expires_at > ? AND t.used_at IS NULL)",
+                (grant_id, self.clock()),
+            ).fetchone()
         return row is not None
 
     def grant_revoked(self, grant_id: str) -> bool:
         with self._mutex:
-            row = self._db.execute("SELECT revoked_at FROM grants WHERE grant_id = ?",
-                                   (grant_id,)).fetchone()
+            row = self._db.execute(
+                "SELECT revoked_at FROM grants WHERE grant_id = ?", (grant_id,)
+            ).fetchone()
         return row is None or row["revoked_at"] is not None

@@ -55,14 +55,22 @@ PUBLISH_LOCK_TIMEOUT = 10.0  # seconds push_drafts waits for another toolkit run
 MAX_PATH = 4096
 MAX_PATHS = 1000
 OnePath = Annotated[str, Field(max_length=MAX_PATH)]
-Paths = Annotated[list[OnePath], Field(
-    max_length=MAX_PATHS,
-    description="Project-relative paths of posts or folders inside the content folder "
-                "(e.g. content/hello.md), as list_posts gives them; empty: every post.")]
-PostPath = Annotated[str, Field(
-    max_length=MAX_PATH,
-    description="Project-relative path of one post, as list_posts gives it "
-                "(e.g. content/hello.md).")]
+Paths = Annotated[
+    list[OnePath],
+    Field(
+        max_length=MAX_PATHS,
+        description="Project-relative paths of posts or folders inside the content folder "
+        "(e.g. content/hello.md), as list_posts gives them; empty: every post.",
+    ),
+]
+PostPath = Annotated[
+    str,
+    Field(
+        max_length=MAX_PATH,
+        description="Project-relative path of one post, as list_posts gives it "
+        "(e.g. content/hello.md).",
+    ),
+]
 
 
 @dataclass(frozen=True)
@@ -133,8 +141,14 @@ class Toolbox:
     """The tools of one server: `config` is the project, `local_scopes` what a call without
     a bearer token holds (stdio), `listener` hears every call."""
 
-    def __init__(self, config: Config, listener: McpListener, *, transport: str,
-                 local_scopes: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        config: Config,
+        listener: McpListener,
+        *,
+        transport: str,
+        local_scopes: tuple[str, ...] = (),
+    ):
         self.config = config
         self.listener = listener
         self.transport = transport
@@ -164,25 +178,37 @@ class Toolbox:
 
     async def run(self, tool: str, arguments: dict[str, Any], work: Callable[[], T]) -> T:
         """Call `work` in a worker thread, once the scopes are checked."""
-        return await self.run_async(tool, arguments,
-                                    lambda: anyio.to_thread.run_sync(work))
+        return await self.run_async(tool, arguments, lambda: anyio.to_thread.run_sync(work))
 
-    async def run_async(self, tool: str, arguments: dict[str, Any],
-                        work: Callable[[], Awaitable[T]]) -> T:
+    async def run_async(
+        self, tool: str, arguments: dict[str, Any], work: Callable[[], Awaitable[T]]
+    ) -> T:
         granted, client_id = self.granted()
         missing = [s for s in scopes_for(tool, arguments) if s not in granted]
         started = time.perf_counter()
 
         def told(outcome: str, detail: str = "") -> None:
-            tell(self.listener, McpEvent(
-                TOOL, "call", outcome, client_id, granted, tool=tool, detail=detail,
-                duration_ms=round((time.perf_counter() - started) * 1000, 3),
-                transport=self.transport))
+            tell(
+                self.listener,
+                McpEvent(
+                    TOOL,
+                    "call",
+                    outcome,
+                    client_id,
+                    granted,
+                    tool=tool,
+                    detail=detail,
+                    duration_ms=round((time.perf_counter() - started) * 1000, 3),
+                    transport=self.transport,
+                ),
+            )
 
         if missing:
-            message = (f"{tool} needs the scope {' and '.join(missing)}; this "
-                       f"{'token' if client_id else 'server'} holds "
-                       f"{' '.join(granted) or 'none'}")
+            message = (
+                f"{tool} needs the scope {' and '.join(missing)}; this "
+                f"{'token' if client_id else 'server'} holds "
+                f"{' '.join(granted) or 'none'}"
+            )
             told("denied", message)
             raise AuthorizationError(message)
         try:
@@ -224,21 +250,29 @@ class Toolbox:
         from toolkit.commands.posts import list_posts
 
         cache = self.post_cache()
-        return await self.run("list_posts", {},
-                              lambda: PostListJson.of(list_posts(self.config, cache=cache)))
+        return await self.run(
+            "list_posts", {}, lambda: PostListJson.of(list_posts(self.config, cache=cache))
+        )
 
     async def read_post(self, path: PostPath) -> PostTextJson:
         """Read one post: its front matter (dates as ISO strings), its Markdown body and
         its sync state. Only posts inside the content folder can be read."""
         from toolkit.commands.posts import read_post
 
-        return await self.run("read_post", {"path": path},
-                              lambda: PostTextJson.of(read_post(self.config, path)))
+        return await self.run(
+            "read_post", {"path": path}, lambda: PostTextJson.of(read_post(self.config, path))
+        )
 
     async def check_posts(
-        self, paths: Paths = [],  # noqa: B006 - a schema default, never mutated
-        strict: Annotated[bool, Field(strict=True, description="Count warnings (unknown front matter "
-                                                  "keys) as failures too.")] = False,
+        self,
+        paths: Paths = [],  # noqa: B006 - a schema default, never mutated
+        strict: Annotated[
+            bool,
+            Field(
+                strict=True,
+                description="Count warnings (unknown front matter keys) as failures too.",
+            ),
+        ] = False,
     ) -> CheckJson:
         """Validate posts offline, as `toolkit check` does: front matter, title, tags,
         dates, canonical URLs, images, and every rule the publishing API would refuse.
@@ -247,8 +281,9 @@ class Toolbox:
         from toolkit.commands.posts import content_paths
 
         def work() -> CheckJson:
-            return CheckJson.of(check(self.config, content_paths(self.config, paths),
-                                     strict=strict))
+            return CheckJson.of(
+                check(self.config, content_paths(self.config, paths), strict=strict)
+            )
 
         return await self.run("check_posts", {"paths": paths, "strict": strict}, work)
 
@@ -267,11 +302,17 @@ class Toolbox:
         return await self.run("plan", {"paths": paths}, work)
 
     async def push_drafts(
-        self, paths: Paths = [],  # noqa: B006
-        publish: Annotated[bool, Field(
-            strict=True, description="Also send posts whose front matter says published: true, making "
-                        "them public, as `toolkit publish` does. Needs the publish scope; "
-                        "only when the writer asked for it.")] = False,
+        self,
+        paths: Paths = [],  # noqa: B006
+        publish: Annotated[
+            bool,
+            Field(
+                strict=True,
+                description="Also send posts whose front matter says published: true, making "
+                "them public, as `toolkit publish` does. Needs the publish scope; "
+                "only when the writer asked for it.",
+            ),
+        ] = False,
     ) -> PublishJson:
         """Send posts to the publishing API as drafts: create or update the remote draft of
         each post whose front matter says published: false. A post marked published: true
@@ -283,17 +324,28 @@ class Toolbox:
         from toolkit.commands.publish import publish as publish_posts
 
         def work() -> PublishJson:
-            result = publish_posts(self.config, content_paths(self.config, paths),
-                                   drafts_only=not publish, lock_timeout=PUBLISH_LOCK_TIMEOUT)
+            result = publish_posts(
+                self.config,
+                content_paths(self.config, paths),
+                drafts_only=not publish,
+                lock_timeout=PUBLISH_LOCK_TIMEOUT,
+            )
             return PublishJson.of(result, published_allowed=publish)
 
         return await self.run("push_drafts", {"paths": paths, "publish": publish}, work)
 
     async def read_comments(
-        self, path: PostPath,
-        since: Annotated[str | None, Field(max_length=64, description="ISO 8601 date or date-time: only "
-                                                       "comments written at or after it "
-                                                       "(UTC when no offset).")] = None,
+        self,
+        path: PostPath,
+        since: Annotated[
+            str | None,
+            Field(
+                max_length=64,
+                description="ISO 8601 date or date-time: only "
+                "comments written at or after it "
+                "(UTC when no offset).",
+            ),
+        ] = None,
     ) -> CommentsJson:
         """The comments on one post as `toolkit mirror` last stored them in
         content/_mirror/comments/, oldest thread first, each reply after its parent, with
@@ -308,10 +360,18 @@ class Toolbox:
 
     async def build_site(
         self,
-        clean: Annotated[bool, Field(strict=True, description="Forget earlier builds: render and write "
-                                                 "every page again.")] = False,
-        drafts: Annotated[bool, Field(strict=True, description="Include posts with published: false, "
-                                                  "marked as drafts.")] = False,
+        clean: Annotated[
+            bool,
+            Field(
+                strict=True, description="Forget earlier builds: render and write every page again."
+            ),
+        ] = False,
+        drafts: Annotated[
+            bool,
+            Field(
+                strict=True, description="Include posts with published: false, marked as drafts."
+            ),
+        ] = False,
     ) -> BuildJson:
         """Build the static site into the project's output folder ([site] output_dir,
         site/ by default), incrementally, as `toolkit build` does. Posts with errors are
@@ -321,15 +381,19 @@ class Toolbox:
 
         def work() -> BuildJson:
             with self._build_lock:
-                report = build(self.config, clean=clean, drafts=drafts,
-                               post_folders=content_only(self.config))
+                report = build(
+                    self.config, clean=clean, drafts=drafts, post_folders=content_only(self.config)
+                )
             return BuildJson.of(report, self.config.relative(report.output_dir))
 
         return await self.run("build_site", {"clean": clean, "drafts": drafts}, work)
 
     async def licence_status(
-        self, user: Annotated[str | None, Field(max_length=320, description="A user (email) whose own "
-                                                            "licence is asked for too.")] = None,
+        self,
+        user: Annotated[
+            str | None,
+            Field(max_length=320, description="A user (email) whose own licence is asked for too."),
+        ] = None,
     ) -> dict[str, Any]:
         """The customer's licence from the marketplace licensing API (and a user's), and
         whether a premium build would run now, as `toolkit license status` says."""
@@ -343,18 +407,31 @@ class Toolbox:
 
     async def query_run_log(
         self,
-        sql: Annotated[str, Field(max_length=65536, description="DataFusion SQL; the table is the stream, "
-                                              "`toolkit` unless [logs] stream says otherwise. "
-                                              "Fields: time, run_id, command, event, post, "
-                                              "action, outcome, method, route, status, "
-                                              "duration_ms, wait_ms, reason, message, ...")],
-        since: Annotated[str | None, Field(max_length=64, description="Only events of the last duration, "
-                                                       "e.g. 1h, 30m, 7d.")] = None,
-        local: Annotated[bool | None, Field(strict=True, description="Query the project's own "
-                                                        ".toolkit/events.jsonl rather than "
-                                                        "the log service; default: local "
-                                                        "when no [logs] base_url is set.")]
-        = None,
+        sql: Annotated[
+            str,
+            Field(
+                max_length=65536,
+                description="DataFusion SQL; the table is the stream, "
+                "`toolkit` unless [logs] stream says otherwise. "
+                "Fields: time, run_id, command, event, post, "
+                "action, outcome, method, route, status, "
+                "duration_ms, wait_ms, reason, message, ...",
+            ),
+        ],
+        since: Annotated[
+            str | None,
+            Field(max_length=64, description="Only events of the last duration, e.g. 1h, 30m, 7d."),
+        ] = None,
+        local: Annotated[
+            bool | None,
+            Field(
+                strict=True,
+                description="Query the project's own "
+                ".toolkit/events.jsonl rather than "
+                "the log service; default: local "
+                "when no [logs] base_url is set.",
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         """Ask the run log a question in SQL, as `toolkit logs` does: every command the
         toolkit ran left events (each request with its route template, status and duration;
@@ -369,9 +446,9 @@ class Toolbox:
 
         def shaped(answer: dict[str, Any]) -> dict[str, Any]:
             records = answer["records"]
-            return {key: answer[key] for key in ("sql", "stream", "local", "start", "end",
-                                                 "fields")} | {
-                "records": records[:limits.rows], "truncated": len(records) > limits.rows}
+            return {
+                key: answer[key] for key in ("sql", "stream", "local", "start", "end", "fields")
+            } | {"records": records[: limits.rows], "truncated": len(records) > limits.rows}
 
         def remote() -> dict[str, Any]:
             answer = query(self.config, sql, since=since, local=False, row_limit=limits.rows + 1)
@@ -382,19 +459,31 @@ class Toolbox:
                 return await anyio.to_thread.run_sync(remote)
             return shaped(await self._bounded_local_query(sql, since, limits))
 
-        return await self.run_async("query_run_log",
-                                    {"sql": sql, "since": since, "local": local}, work)
+        return await self.run_async(
+            "query_run_log", {"sql": sql, "since": since, "local": local}, work
+        )
 
-    async def _bounded_local_query(self, sql: str, since: str | None,
-                                   limits: QueryLimits) -> dict[str, Any]:
+    async def _bounded_local_query(
+        self, sql: str, since: str | None, limits: QueryLimits
+    ) -> dict[str, Any]:
         """The local query in its own process (`query_worker`), within `limits`: killed at
         its deadline, when the client of the call leaves, or when the call is cancelled."""
-        request = json.dumps({"config": str(self.config.path), "sql": sql, "since": since,
-                              "memory_limit": limits.memory_bytes,
-                              "row_limit": limits.rows + 1}).encode("utf-8")
+        request = json.dumps(
+            {
+                "config": str(self.config.path),
+                "sql": sql,
+                "since": since,
+                "memory_limit": limits.memory_bytes,
+                "row_limit": limits.rows + 1,
+            }
+        ).encode("utf-8")
         process = await anyio.open_process(
-            [sys.executable, "-m", "toolkit.mcp.query_worker"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.config.root)
+            [sys.executable, "-m", "toolkit.mcp.query_worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=self.config.root,
+        )
         output = bytearray()
         left = anyio.Event()
         try:
@@ -408,14 +497,18 @@ class Toolbox:
                     async for chunk in stdout:
                         output += chunk
                         if len(output) > limits.answer_bytes:
-                            raise RunLogError(f"the answer is larger than "
-                                              f"{limits.answer_bytes // (1024 * 1024)} MiB: "
-                                              f"ask for fewer or smaller columns")
+                            raise RunLogError(
+                                f"the answer is larger than "
+                                f"{limits.answer_bytes // (1024 * 1024)} MiB: "
+                                f"ask for fewer or smaller columns"
+                            )
                     await process.wait()
                     group.cancel_scope.cancel()
             if deadline.cancelled_caught:
-                raise RunLogError(f"the query ran longer than {limits.seconds:g} s and was "
-                                  f"stopped: ask for less (a time range, fewer joins)")
+                raise RunLogError(
+                    f"the query ran longer than {limits.seconds:g} s and was "
+                    f"stopped: ask for less (a time range, fewer joins)"
+                )
             if left.is_set():
                 raise ClientLeft()
         finally:
@@ -428,16 +521,16 @@ class Toolbox:
         except ValueError:
             reply = None
         if not isinstance(reply, dict):
-            raise RunLogError("the query stopped without an answer (it may have run out of "
-                              "memory)")
+            raise RunLogError("the query stopped without an answer (it may have run out of memory)")
         if "error" in reply:
             raise RunLogError("\n".join(str(line) for line in reply["error"]))
         answer: dict[str, Any] = reply["answer"]
         return answer
 
     @staticmethod
-    async def _watch_client(scope: anyio.CancelScope, left: anyio.Event,
-                            limits: QueryLimits) -> None:
+    async def _watch_client(
+        scope: anyio.CancelScope, left: anyio.Event, limits: QueryLimits
+    ) -> None:
         """Cancel `scope` when the HTTP client of this call has gone away."""
         try:
             request = request_ctx.get().request
@@ -454,11 +547,20 @@ class Toolbox:
 
     async def export_archive(
         self,
-        source: Annotated[str, Field(max_length=64, description="site: the built site; content: the posts "
-                                                 "with their images.")] = "site",
-        format: Annotated[str | None, Field(max_length=64, description="zip, 7z, tar, tar.gz or tar.bz2 "
-                                                        "(default: [archive] format).")]
-        = None,
+        source: Annotated[
+            str,
+            Field(
+                max_length=64,
+                description="site: the built site; content: the posts with their images.",
+            ),
+        ] = "site",
+        format: Annotated[
+            str | None,
+            Field(
+                max_length=64,
+                description="zip, 7z, tar, tar.gz or tar.bz2 (default: [archive] format).",
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         """Bundle the built site (or the posts) into one archive through the archive-task
         service, as `toolkit export` does: uploaded, archived, downloaded and verified

@@ -36,9 +36,10 @@ class MirrorResult:
     removed: list[str] = field(default_factory=list)
 
     def change_of(self, path: str) -> str:
-        """"created", "removed" or "updated": what this run did to a changed file."""
-        return ("created" if path in self.created
-                else "removed" if path in self.removed else "updated")
+        """ "created", "removed" or "updated": what this run did to a changed file."""
+        return (
+            "created" if path in self.created else "removed" if path in self.removed else "updated"
+        )
 
 
 def mirror_folder(config: Config) -> Path:
@@ -90,7 +91,11 @@ def run_mirror(
             return names[article.id]
 
         result.comments = mirror_comments(
-            client, remote.articles, folder / "comments", name_of, full=full,
+            client,
+            remote.articles,
+            folder / "comments",
+            name_of,
+            full=full,
             relative=lambda p: config.relative(p),
         )
         result.changed += result.comments.written + result.comments.removed
@@ -106,6 +111,5 @@ def run_mirror(
             result.changed.append(config.relative(path))
     result.requests = client.requests_made - before
     result.created = [p for p in result.changed if p not in existed]
-    result.removed = [p for p in result.changed
-                      if p in existed and not (config.root / p).exists()]
+    result.removed = [p for p in result.changed if p in existed and not (config.root / p).exists()]
     return result

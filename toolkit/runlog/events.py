@@ -55,11 +55,17 @@ FIELDS: dict[str, tuple[str, str]] = {
     "seq": ("number", "its number within the run, from 0"),
     "command": ("string", "the command: publish, plan, build, check, pull, mirror, ..."),
     "version": ("string", "toolkit's version"),
-    "event": ("string", "run, request, wait, post, problem, check, build, mirror, step, "
-                        "license, export, mcp, error, ship"),
-    "action": ("string", "start/end of a run; create, update, unchanged, conflict, skip, "
-                         "error for a post; created, overwritten, ... for a pull; allowed "
-                         "for a premium build's licence; the format of an export"),
+    "event": (
+        "string",
+        "run, request, wait, post, problem, check, build, mirror, step, "
+        "license, export, mcp, error, ship",
+    ),
+    "action": (
+        "string",
+        "start/end of a run; create, update, unchanged, conflict, skip, "
+        "error for a post; created, overwritten, ... for a pull; allowed "
+        "for a premium build's licence; the format of an export",
+    ),
     "outcome": ("string", "how a run ended: ok, failed (it ran, something failed), error"),
     "post": ("string", "the post's path, e.g. content/hello.md"),
     "line": ("number", "the line of a problem in its post"),
@@ -105,8 +111,7 @@ class Scrubber:
     wherever a caller's text carries them by mistake, and bounds the text's length."""
 
     def __init__(self, secrets: Sequence[str] = ()):
-        self._secrets = sorted({s for s in secrets if len(s) >= SECRET_MIN}, key=len,
-                               reverse=True)
+        self._secrets = sorted({s for s in secrets if len(s) >= SECRET_MIN}, key=len, reverse=True)
 
     def __call__(self, text: str) -> str:
         for secret in self._secrets:
@@ -208,7 +213,7 @@ class EventLog:
                     self._ready = True
                 view = memoryview(data)
                 while view:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(fd, view) :]
                 size = os.fstat(fd).st_size
             finally:
                 os.close(fd)
@@ -275,8 +280,15 @@ class EventWriter:
     and version, keeps the declared fields only, and never lets the log break the run
     (a write that fails is reported once, in the log, and the run goes on)."""
 
-    def __init__(self, log_files: EventLog, run_id: str, command: str, version: str, *,
-                 scrub: Scrubber | None = None):
+    def __init__(
+        self,
+        log_files: EventLog,
+        run_id: str,
+        command: str,
+        version: str,
+        *,
+        scrub: Scrubber | None = None,
+    ):
         self.files = log_files
         self.run_id = run_id
         self.command = command
@@ -300,16 +312,20 @@ class EventWriter:
                 if isinstance(value, bool) or not isinstance(value, str | int | float):
                     raise TypeError(f"run log field {name}: {type(value).__name__}")
                 record[name] = self._scrub(value) if isinstance(value, str) else value
-            line = (json.dumps(record, ensure_ascii=False, allow_nan=False,
-                               separators=(",", ":")) + "\n").encode("utf-8")
+            line = (
+                json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+                + "\n"
+            ).encode("utf-8")
             if self._failed:
                 return
             try:
                 self.files.append(line)
             except OSError as exc:
                 self._failed = True
-                log.warning("the run log cannot be written (%s): this run is not recorded",
-                            exc.strerror or exc)
+                log.warning(
+                    "the run log cannot be written (%s): this run is not recorded",
+                    exc.strerror or exc,
+                )
 
     @property
     def count(self) -> int:

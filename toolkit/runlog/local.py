@@ -58,8 +58,10 @@ def _read_fast(data: memoryview, schema: pa.Schema) -> pa.Table:
     import pyarrow as pa
     import pyarrow.json as pj
 
-    return pj.read_json(pa.BufferReader(pa.py_buffer(data)), parse_options=pj.ParseOptions(
-        explicit_schema=schema, unexpected_field_behavior="ignore"))
+    return pj.read_json(
+        pa.BufferReader(pa.py_buffer(data)),
+        parse_options=pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore"),
+    )
 
 
 def _event_row(line: bytes) -> dict[str, Any] | None:
@@ -174,14 +176,20 @@ def bounded_context(memory_limit: int | None) -> Any:
 
     if memory_limit is None:
         return SessionContext()
-    runtime = RuntimeEnvBuilder().with_greedy_memory_pool(memory_limit) \
-        .with_disk_manager_disabled()
+    runtime = RuntimeEnvBuilder().with_greedy_memory_pool(memory_limit).with_disk_manager_disabled()
     return SessionContext(SessionConfig().with_target_partitions(1), runtime)
 
 
-def query_events(paths: Sequence[Path], sql: str, table_name: str, *,
-                 start: str | None = None, end: str | None = None,
-                 memory_limit: int | None = None, row_limit: int | None = None) -> LocalAnswer:
+def query_events(
+    paths: Sequence[Path],
+    sql: str,
+    table_name: str,
+    *,
+    start: str | None = None,
+    end: str | None = None,
+    memory_limit: int | None = None,
+    row_limit: int | None = None,
+) -> LocalAnswer:
     """Run `sql` over the events of `paths`, as the table `table_name`, keeping those with
     `start <= p_timestamp < end` when a range is given (both, as `parse_range` reads them);
     within `memory_limit` bytes and giving at most `row_limit` rows, when given."""
@@ -194,13 +202,14 @@ def query_events(paths: Sequence[Path], sql: str, table_name: str, *,
     frame = context.from_arrow(events)
     if bounds is not None:
         stamp = pa.timestamp("ms")
-        frame = frame.filter((col(TIME_FIELD) >= lit(pa.scalar(bounds[0], stamp)))
-                             & (col(TIME_FIELD) < lit(pa.scalar(bounds[1], stamp))))
+        frame = frame.filter(
+            (col(TIME_FIELD) >= lit(pa.scalar(bounds[0], stamp)))
+            & (col(TIME_FIELD) < lit(pa.scalar(bounds[1], stamp)))
+        )
     from toolkit.runlog.shipping import quoted
 
     context.register_view(quoted(table_name), frame)  # the exact name, as the service has it
-    options = SQLOptions().with_allow_ddl(False).with_allow_dml(False) \
-        .with_allow_statements(False)
+    options = SQLOptions().with_allow_ddl(False).with_allow_dml(False).with_allow_statements(False)
     if not sql.strip():
         raise RunLogError("Query cannot be empty")
     try:

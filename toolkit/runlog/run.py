@@ -78,8 +78,9 @@ class Run:
         self.command = command
         self.id = secrets.token_hex(8)
         self.files = files or EventLog(config.state_dir)
-        self.writer = EventWriter(self.files, self.id, command, __version__,
-                                  scrub=Scrubber(config_secrets(config)))
+        self.writer = EventWriter(
+            self.files, self.id, command, __version__, scrub=Scrubber(config_secrets(config))
+        )
         self.outcome = "ok"  # the command sets "failed" when it ran and something failed
         self.shipment: ShipReport | None = None
         self._started = time.perf_counter()
@@ -92,9 +93,15 @@ class Run:
 
     def request(self, report: RequestReport) -> None:
         """The request listener of the run's clients: one event per attempt."""
-        self.writer.emit("request", method=report.method, route=report.route,
-                         status=report.status, duration_ms=report.duration_ms,
-                         retries=report.retries, message=report.error)
+        self.writer.emit(
+            "request",
+            method=report.method,
+            route=report.route,
+            status=report.status,
+            duration_ms=report.duration_ms,
+            retries=report.retries,
+            message=report.error,
+        )
 
     def wait(self, seconds: float, reason: str) -> None:
         """The wait listener of the run's clients: one event per pause."""
@@ -122,8 +129,9 @@ class Run:
             else:  # an unexpected exception's text is not known to be safe: its kind only
                 self.writer.emit("error", error=type(error).__name__)
         summary = RunSummary(self.outcome, round((time.perf_counter() - self._started) * 1000, 3))
-        self.writer.emit("run", action="end", outcome=summary.outcome,
-                         duration_ms=summary.duration_ms)
+        self.writer.emit(
+            "run", action="end", outcome=summary.outcome, duration_ms=summary.duration_ms
+        )
         if self.config.logs.base_url is not None:
             self.ship()
         self.files.close()
@@ -136,43 +144,65 @@ class Run:
         from toolkit.runlog.shipping import CURSOR_NAME, Cursor, Shipper, ShipReport
 
         try:
-            client = logs_client(self.config, on_request=self.request,
-                                 retry=RetryPolicy(attempts=2, backoff=0.2),
-                                 timeout=SHIP_TIMEOUT)
+            client = logs_client(
+                self.config,
+                on_request=self.request,
+                retry=RetryPolicy(attempts=2, backoff=0.2),
+                timeout=SHIP_TIMEOUT,
+            )
         except ToolkitError as exc:
             report = ShipReport(problem=exc.message)
         else:
             with client:
-                shipper = Shipper(self.files, Cursor(self.config.state_dir / CURSOR_NAME),
-                                  client, self.config.logs.stream, target_of(self.config))
+                shipper = Shipper(
+                    self.files,
+                    Cursor(self.config.state_dir / CURSOR_NAME),
+                    client,
+                    self.config.logs.stream,
+                    target_of(self.config),
+                )
                 try:
                     report = shipper.ship()
                 except Exception as exc:  # a fault of shipping never fails the run
                     log.debug("shipping the run log failed", exc_info=True)
-                    report = ShipReport(problem=f"shipping failed unexpectedly "
-                                                f"({type(exc).__name__})")
+                    report = ShipReport(
+                        problem=f"shipping failed unexpectedly ({type(exc).__name__})"
+                    )
         self.shipment = report
         if report.problem is not None:
             log.warning("the run log was not shipped: %s", report.problem)
         if report.skipped:
-            log.warning("%d line(s) of the run log are not events and were not shipped",
-                        report.skipped)
+            log.warning(
+                "%d line(s) of the run log are not events and were not shipped", report.skipped
+            )
         if report.set_aside:
             from toolkit.runlog.shipping import REFUSED_NAME
 
-            log.warning("the log service refused %d event(s) of the run log (%s): they are kept "
-                        "in %s and not sent again; the others were shipped", report.set_aside,
-                        report.refusal or "no reason given",
-                        self.config.relative(self.config.state_dir / REFUSED_NAME))
+            log.warning(
+                "the log service refused %d event(s) of the run log (%s): they are kept "
+                "in %s and not sent again; the others were shipped",
+                report.set_aside,
+                report.refusal or "no reason given",
+                self.config.relative(self.config.state_dir / REFUSED_NAME),
+            )
         if report.lost:
-            log.warning("the run log was rotated before all of its events were shipped: "
-                        "the oldest unshipped ones are lost")
-        aside = (f"{report.set_aside} refused event(s) set aside ({report.refusal})"
-                 if report.set_aside else None)
-        self.writer.emit("ship", action="ship", outcome="ok" if report.ok else "failed",
-                         shipped=report.shipped, stream=self.config.logs.stream,
-                         message="; ".join(text for text in (report.problem, aside) if text)
-                         or None)
+            log.warning(
+                "the run log was rotated before all of its events were shipped: "
+                "the oldest unshipped ones are lost"
+            )
+        aside = (
+            f"{report.set_aside} refused event(s) set aside ({report.refusal})"
+            if report.set_aside
+            else None
+        )
+        self.writer.emit(
+            "ship",
+            action="ship",
+            outcome="ok" if report.ok else "failed",
+            shipped=report.shipped,
+            stream=self.config.logs.stream,
+            message="; ".join(text for text in (report.problem, aside) if text) or None,
+        )
         return report
 
 

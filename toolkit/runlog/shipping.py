@@ -98,8 +98,13 @@ class Position:
         if not isinstance(data, dict):
             return None
         run_id, seq, offset = data.get("run_id"), data.get("seq"), data.get("offset")
-        if (isinstance(run_id, str) and isinstance(seq, int) and isinstance(offset, int)
-                and not isinstance(seq, bool) and offset > 0):
+        if (
+            isinstance(run_id, str)
+            and isinstance(seq, int)
+            and isinstance(offset, int)
+            and not isinstance(seq, bool)
+            and offset > 0
+        ):
             return cls(run_id, seq, offset)
         return None
 
@@ -147,8 +152,11 @@ class Cursor:
         if not isinstance(entry, dict):
             return Mark()
         shipped = entry.get("shipped")
-        return Mark(Position.of(entry.get("position")), Pending.of(entry.get("pending")),
-                    shipped if isinstance(shipped, int) and not isinstance(shipped, bool) else 0)
+        return Mark(
+            Position.of(entry.get("position")),
+            Pending.of(entry.get("pending")),
+            shipped if isinstance(shipped, int) and not isinstance(shipped, bool) else 0,
+        )
 
     def save(self, target: str, mark: Mark) -> None:
         try:
@@ -161,8 +169,12 @@ class Cursor:
             "pending": mark.pending.as_json() if mark.pending else None,
             "shipped": mark.shipped,
         }
-        atomic_write(self.path, (json.dumps({"version": 1, "targets": targets}, indent=2,
-                                            sort_keys=True) + "\n").encode("utf-8"))
+        atomic_write(
+            self.path,
+            (
+                json.dumps({"version": 1, "targets": targets}, indent=2, sort_keys=True) + "\n"
+            ).encode("utf-8"),
+        )
 
 
 @dataclass
@@ -247,7 +259,9 @@ def locate(files: list[Path], position: Position) -> int | None:
     return None
 
 
-def unshipped(files: list[Path], position: Position | None) -> tuple[list[tuple[bytes, Position]], int, bool]:
+def unshipped(
+    files: list[Path], position: Position | None
+) -> tuple[list[tuple[bytes, Position]], int, bool]:
     """The events after `position`, oldest first, each with the position after it; how
     many lines were not events (left out: the service would refuse them); and whether the
     position was lost to rotation."""
@@ -283,12 +297,14 @@ def unshipped(files: list[Path], position: Position | None) -> tuple[list[tuple[
     return lines, skipped, lost
 
 
-def batches(lines: list[Entry], *, max_events: int = MAX_BATCH_EVENTS,
-            max_bytes: int = MAX_BATCH_BYTES) -> Iterator[_Batch]:
+def batches(
+    lines: list[Entry], *, max_events: int = MAX_BATCH_EVENTS, max_bytes: int = MAX_BATCH_BYTES
+) -> Iterator[_Batch]:
     batch = _Batch()
     for line, after in lines:
-        if batch.entries and (len(batch.entries) >= max_events
-                              or batch.size + len(line) + 1 > max_bytes):
+        if batch.entries and (
+            len(batch.entries) >= max_events or batch.size + len(line) + 1 > max_bytes
+        ):
             yield batch
             batch = _Batch()
         batch.entries.append((line, after))
@@ -307,8 +323,11 @@ def _answer_text(exc: HTTPStatusError) -> str:
 def refuses_content(exc: ApiError) -> bool:
     """Whether an ingest failure refuses the events sent (not the request): a 400 in
     Parseable's words for a body it cannot store."""
-    return (isinstance(exc, HTTPStatusError) and exc.status == 400
-            and _answer_text(exc).startswith(CONTENT_REFUSALS))
+    return (
+        isinstance(exc, HTTPStatusError)
+        and exc.status == 400
+        and _answer_text(exc).startswith(CONTENT_REFUSALS)
+    )
 
 
 def certainly_not_stored(exc: ApiError) -> bool:
@@ -331,11 +350,21 @@ def quoted(name: str) -> str:
 class Shipper:
     """Ships one project's run log to one stream of one log service."""
 
-    def __init__(self, files: EventLog, cursor: Cursor, client: LogsClient, stream: str,
-                 target: str, *, max_events: int = MAX_BATCH_EVENTS,
-                 max_bytes: int = MAX_BATCH_BYTES, lock_wait: float = SHIP_LOCK_WAIT,
-                 clock: Callable[[], dt.datetime] | None = None, settle: float = SETTLE,
-                 max_refused: int = MAX_REFUSED):
+    def __init__(
+        self,
+        files: EventLog,
+        cursor: Cursor,
+        client: LogsClient,
+        stream: str,
+        target: str,
+        *,
+        max_events: int = MAX_BATCH_EVENTS,
+        max_bytes: int = MAX_BATCH_BYTES,
+        lock_wait: float = SHIP_LOCK_WAIT,
+        clock: Callable[[], dt.datetime] | None = None,
+        settle: float = SETTLE,
+        max_refused: int = MAX_REFUSED,
+    ):
         self.files = files
         self.cursor = cursor
         self.client = client
@@ -353,16 +382,18 @@ class Shipper:
         report = ShipReport()
         with self._alone() as alone:
             if not alone:
-                report.problem = ("another toolkit run is shipping the run log; these events "
-                                  "go with the next run")
+                report.problem = (
+                    "another toolkit run is shipping the run log; these events go with the next run"
+                )
                 return report
             try:
                 self._ship(report)
             except ToolkitError as exc:
                 report.problem = exc.message
             except OSError as exc:
-                report.problem = ("the run log or its cursor cannot be read or written: "
-                                  f"{exc.strerror or exc}")
+                report.problem = (
+                    f"the run log or its cursor cannot be read or written: {exc.strerror or exc}"
+                )
         return report
 
     def _ship(self, report: ShipReport) -> None:
@@ -370,9 +401,11 @@ class Shipper:
         if mark.pending is not None:
             arrived, why = self._arrived(mark.pending)
             if arrived is None:
-                report.problem = (f"whether the batch sent at {mark.pending.sent_at} reached "
-                                  f"the log service is not known yet ({why}); nothing is sent "
-                                  "again until it is (a later run asks again)")
+                report.problem = (
+                    f"whether the batch sent at {mark.pending.sent_at} reached "
+                    f"the log service is not known yet ({why}); nothing is sent "
+                    "again until it is (a later run asks again)"
+                )
                 return
             if arrived:
                 mark.position = mark.pending.last
@@ -404,9 +437,11 @@ class Shipper:
                         self.cursor.save(self.target, mark)
                         continue
                     if refused >= self.max_refused and (report.set_aside or report.shipped):
-                        report.problem = (f"the log service refused {refused} requests of "
-                                          "events it cannot store; the rest go with the "
-                                          "next run")
+                        report.problem = (
+                            f"the log service refused {refused} requests of "
+                            "events it cannot store; the rest go with the "
+                            "next run"
+                        )
                         return
                     half = len(part) // 2
                     parts += [part[half:], part[:half]]
@@ -425,7 +460,7 @@ class Shipper:
         try:
             view = memoryview(line + b"\n")
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -448,11 +483,14 @@ class Shipper:
         start = (sent - dt.timedelta(minutes=10)).astimezone(dt.UTC)
         end = now.astimezone(dt.UTC) + dt.timedelta(minutes=10)
         run_id = pending.last.run_id.replace("'", "''")
-        sql = (f"SELECT COUNT(*) AS n FROM {quoted(self.stream)} "
-               f"WHERE run_id = '{run_id}' AND seq = {int(pending.last.seq)}")
+        sql = (
+            f"SELECT COUNT(*) AS n FROM {quoted(self.stream)} "
+            f"WHERE run_id = '{run_id}' AND seq = {int(pending.last.seq)}"
+        )
         try:
-            answer = self.client.query(sql, start.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                                       end.strftime("%Y-%m-%dT%H:%M:%SZ"))
+            answer = self.client.query(
+                sql, start.strftime("%Y-%m-%dT%H:%M:%SZ"), end.strftime("%Y-%m-%dT%H:%M:%SZ")
+            )
         except ApiError as exc:
             if exc.status != 400:
                 return None, exc.message
@@ -468,8 +506,11 @@ class Shipper:
                 return True, ""
             absent = "the service does not hold it"
         if not settled:
-            return None, f"{absent} yet, and it may still be stored: it left less than " \
-                         f"{self.settle:g} s ago"
+            return (
+                None,
+                f"{absent} yet, and it may still be stored: it left less than "
+                f"{self.settle:g} s ago",
+            )
         return False, ""
 
     def _could_hold_events(self) -> bool:

@@ -22,11 +22,27 @@ RANGE_ERROR = "Error while parsing provided time range: "
 START_AFTER_END = RANGE_ERROR + "Start time cannot be greater than the end time"
 
 _UNITS = {
-    "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
-    "m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
-    "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
-    "d": 86400, "day": 86400, "days": 86400,
-    "w": 604800, "week": 604800, "weeks": 604800,
+    "s": 1,
+    "sec": 1,
+    "secs": 1,
+    "second": 1,
+    "seconds": 1,
+    "m": 60,
+    "min": 60,
+    "mins": 60,
+    "minute": 60,
+    "minutes": 60,
+    "h": 3600,
+    "hr": 3600,
+    "hrs": 3600,
+    "hour": 3600,
+    "hours": 3600,
+    "d": 86400,
+    "day": 86400,
+    "days": 86400,
+    "w": 604800,
+    "week": 604800,
+    "weeks": 604800,
 }
 _PART = re.compile(r"\s*([0-9]+)\s*([a-z]+)", re.IGNORECASE)
 MAX_DURATION = dt.timedelta(days=36500)
@@ -58,8 +74,9 @@ def parse_time(text: str) -> dt.datetime:
     except ValueError:
         raise ValueError(f"{text!r} is not an RFC 3339 time such as 2024-05-01T12:00:00Z") from None
     if moment.tzinfo is None or "T" not in text.upper():
-        raise ValueError(f"{text!r} is not an RFC 3339 time with its offset, such as "
-                         "2024-05-01T12:00:00Z")
+        raise ValueError(
+            f"{text!r} is not an RFC 3339 time with its offset, such as 2024-05-01T12:00:00Z"
+        )
     return moment.astimezone(dt.UTC)
 
 
@@ -84,8 +101,13 @@ class QueryTimes:
     end: str
 
 
-def query_times(*, since: str | None = None, start: str | None = None, end: str | None = None,
-                now: dt.datetime | None = None) -> QueryTimes:
+def query_times(
+    *,
+    since: str | None = None,
+    start: str | None = None,
+    end: str | None = None,
+    now: dt.datetime | None = None,
+) -> QueryTimes:
     """The times to send for `--since DURATION` or `--start T --end T` (either may be left
     out: from the beginning, or up to now); nothing given: the whole log. Start and end
     are sent as written, for the service (or `parse_range`) to judge."""
@@ -98,12 +120,14 @@ def query_times(*, since: str | None = None, start: str | None = None, end: str 
         except ValueError as exc:
             raise RunLogError(f"--since: {exc}") from None
         return QueryTimes(rfc3339(now - duration), rfc3339(next_minute(now)))
-    return QueryTimes(start if start is not None else EPOCH,
-                      end if end is not None else rfc3339(next_minute(now)))
+    return QueryTimes(
+        start if start is not None else EPOCH, end if end is not None else rfc3339(next_minute(now))
+    )
 
 
-def parse_range(start: str, end: str, *,
-                now: dt.datetime | None = None) -> tuple[dt.datetime, dt.datetime]:
+def parse_range(
+    start: str, end: str, *, now: dt.datetime | None = None
+) -> tuple[dt.datetime, dt.datetime]:
     """The range a query keeps, as the log service reads `startTime` and `endTime`:
     `end` "now" with a duration as `start`, else two RFC 3339 times; both truncated to
     the minute; a start after the end is refused. UTC, without a zone (as p_timestamp)."""

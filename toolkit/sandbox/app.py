@@ -94,8 +94,9 @@ class Ownership:
         for interface in interfaces:
             for prefix in interface.prefixes:
                 if prefix in claims:
-                    raise ValueError(f"{prefix} is claimed by both {claims[prefix].name} "
-                                     f"and {interface.name}")
+                    raise ValueError(
+                        f"{prefix} is claimed by both {claims[prefix].name} and {interface.name}"
+                    )
                 claims[prefix] = interface
         entries: list[tuple[str, Interface | None]] = list(claims.items())
         entries += [(prefix, None) for interface in interfaces for prefix in interface.excludes]
@@ -112,8 +113,12 @@ class SandboxApp:
     """The composed application (an ASGI callable). `state.sandbox` is the SandboxState,
     so handlers reach it as `request.app.state.sandbox`."""
 
-    def __init__(self, interfaces: Sequence[Interface], sandbox: SandboxState,
-                 extra_routes: Sequence[BaseRoute] = ()):
+    def __init__(
+        self,
+        interfaces: Sequence[Interface],
+        sandbox: SandboxState,
+        extra_routes: Sequence[BaseRoute] = (),
+    ):
         names = [interface.name for interface in interfaces]
         if len(set(names)) != len(names):
             raise ValueError(f"two interfaces with one name: {names}")
@@ -127,8 +132,9 @@ class SandboxApp:
         self.sandbox = sandbox
         self.state = State()
         self.state.sandbox = sandbox
-        self._routers = {interface.name: Router(routes=list(interface.routes))
-                         for interface in interfaces}
+        self._routers = {
+            interface.name: Router(routes=list(interface.routes)) for interface in interfaces
+        }
         self._control_routes: list[BaseRoute] = list(control.routes)
         aliases: list[BaseRoute] = []
         for interface in interfaces:
@@ -157,8 +163,9 @@ class SandboxApp:
         try:
             await asyncio.wait_for(asyncio.shield(idle), timeout)
         except TimeoutError:
-            log.info("%d request(s) still in flight after %.0f s; going on",
-                     self._in_flight, timeout)
+            log.info(
+                "%d request(s) still in flight after %.0f s; going on", self._in_flight, timeout
+            )
             return False
         finally:
             if idle in self._idle:
@@ -190,9 +197,14 @@ class SandboxApp:
         return index
 
     def describe(self) -> dict[str, Any]:
-        return {name: {"prefixes": list(interface.prefixes), "excludes": list(interface.excludes),
-                       "control": f"{control.PREFIX}/{name}"}
-                for name, interface in self.interfaces.items()}
+        return {
+            name: {
+                "prefixes": list(interface.prefixes),
+                "excludes": list(interface.excludes),
+                "control": f"{control.PREFIX}/{name}",
+            }
+            for name, interface in self.interfaces.items()
+        }
 
     # --- the ASGI application -------------------------------------------------------
 
@@ -235,8 +247,11 @@ class SandboxApp:
     async def _serve_unowned(self, scope: Scope, receive: Receive, send: Send) -> None:
         started, wall = time.perf_counter(), time.time()
         status, route = 404, UNMATCHED
-        matched = [candidate for candidate in self._extra.routes
-                   if candidate.matches(scope)[0] is not Match.NONE]
+        matched = [
+            candidate
+            for candidate in self._extra.routes
+            if candidate.matches(scope)[0] is not Match.NONE
+        ]
         if matched:
             if isinstance(matched[0], Route) and matched[0].matches(scope)[0] is Match.FULL:
                 route = template(matched[0].path)
@@ -244,12 +259,18 @@ class SandboxApp:
         else:
             await neutral_404()(scope, receive, send)
         self.sandbox.recorder.record(
-            started=wall, interface=None, method=scope["method"], route=route,
-            path=scope["path"], status=status, duration=time.perf_counter() - started,
+            started=wall,
+            interface=None,
+            method=scope["method"],
+            route=route,
+            path=scope["path"],
+            status=status,
+            duration=time.perf_counter() - started,
         )
 
-    async def _serve(self, interface: Interface, scope: Scope, receive: Receive,
-                     send: Send) -> None:
+    async def _serve(
+        self, interface: Interface, scope: Scope, receive: Receive, send: Send
+    ) -> None:
         state = self.sandbox
         info: dict[str, Any] = {"interface": interface.name}
         scope["sandbox"] = info
@@ -264,13 +285,26 @@ class SandboxApp:
                 # so it does not try to answer on it.
                 await asyncio.sleep(0)
             state.recorder.record(
-                started=wall, interface=interface.name, method=scope["method"], route=route,
-                path=scope["path"], status=outcome.status, duration=time.perf_counter() - started,
-                caller=_caller(interface, scope, state), dropped=outcome.dropped,
+                started=wall,
+                interface=interface.name,
+                method=scope["method"],
+                route=route,
+                path=scope["path"],
+                status=outcome.status,
+                duration=time.perf_counter() - started,
+                caller=_caller(interface, scope, state),
+                dropped=outcome.dropped,
             )
 
-    async def _handle(self, interface: Interface, route: str, scope: Scope, receive: Receive,
-                      send: Send, outcome: _Outcome) -> None:
+    async def _handle(
+        self,
+        interface: Interface,
+        route: str,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        outcome: _Outcome,
+    ) -> None:
         state = self.sandbox
         if interface.guard is not None:
             refusal = interface.guard(scope, state)
@@ -284,25 +318,35 @@ class SandboxApp:
             await outcome.answer(interface.error(413, None), scope, receive, send)
             return
         except ClientGone:
-            log.info("client left before its request body was complete: %s %s",
-                     scope["method"], scope["path"])
+            log.info(
+                "client left before its request body was complete: %s %s",
+                scope["method"],
+                scope["path"],
+            )
             outcome.status = CLIENT_CLOSED
             return
         fault = None
         if interface.takes_faults(route):
             fault = state.faults.take(interface.name, scope["method"], route, scope["path"])
         if fault is not None and fault.status:
-            answer = (interface.throttle(fault.retry_after) if fault.status == 429
-                      else interface.error(fault.status, None))
+            answer = (
+                interface.throttle(fault.retry_after)
+                if fault.status == 429
+                else interface.error(fault.status, None)
+            )
             await outcome.answer(answer, scope, receive, send)
             return
         if fault is not None and fault.delay_ms:
-            await (asyncio.sleep(fault.delay_ms / 1000) if streamed
-                   else _hold(scope, receive, fault.delay_ms / 1000))
+            await (
+                asyncio.sleep(fault.delay_ms / 1000)
+                if streamed
+                else _hold(scope, receive, fault.delay_ms / 1000)
+            )
         wrapped = outcome.sender(send, fault)
         try:
             await self._routers[interface.name](
-                scope, receive if streamed else replay(body, receive), wrapped)
+                scope, receive if streamed else replay(body, receive), wrapped
+            )
         except HTTPException:  # no route or a wrong method inside its prefixes: its 404
             await interface.error(404, None)(scope, receive, wrapped)
         except Exception:
@@ -347,7 +391,9 @@ class _Outcome:
 
     def sender(self, send: Send, fault: Fault | None) -> Send:
         """`send`, recording the status and carrying out the response faults."""
-        hold = fault.delay_response_ms / 1000 if fault is not None and fault.delay_response_ms else 0
+        hold = (
+            fault.delay_response_ms / 1000 if fault is not None and fault.delay_response_ms else 0
+        )
         drop = fault is not None and fault.drop_after_commit
 
         async def wrapper(message: Message) -> None:
@@ -379,15 +425,19 @@ async def _hold(scope: Scope, receive: Receive, seconds: float) -> None:
     try:
         done, _ = await asyncio.wait({waiter}, timeout=seconds)
         if waiter in done and waiter.result().get("type") == "http.disconnect":
-            log.info("client left while a delay fault held %s %s; handling it anyway",
-                     scope["method"], scope["path"])
+            log.info(
+                "client left while a delay fault held %s %s; handling it anyway",
+                scope["method"],
+                scope["path"],
+            )
         await asyncio.sleep(max(0.0, deadline - loop.time()))
     finally:
         waiter.cancel()
 
 
-async def _status_of(router: Router, scope: Scope, receive: Receive, send: Send,
-                     fallback: Callable[[], Response]) -> int:
+async def _status_of(
+    router: Router, scope: Scope, receive: Receive, send: Send, fallback: Callable[[], Response]
+) -> int:
     """Serve with `router`, its HTTPException answered by `fallback`; the status sent."""
     status = 0
 
@@ -410,8 +460,9 @@ def _moved(route: BaseRoute, prefix: str) -> BaseRoute:
     """An interface's control route at its place under `prefix`."""
     if not isinstance(route, Route):
         raise TypeError("control routes are starlette Routes")
-    return Route(prefix + route.path, route.endpoint, methods=list(route.methods or ()),
-                 name=route.name)
+    return Route(
+        prefix + route.path, route.endpoint, methods=list(route.methods or ()), name=route.name
+    )
 
 
 def _abort_connection(send: Send) -> bool:
@@ -468,8 +519,9 @@ def create_app(
     """The sandbox application over an opened store (whose interfaces it serves unless
     `interfaces` says otherwise). `extra_routes` serve paths no interface owns; they are
     recorded with no interface."""
-    interfaces = list(interfaces if interfaces is not None else store.interfaces
-                      or default_interfaces())
+    interfaces = list(
+        interfaces if interfaces is not None else store.interfaces or default_interfaces()
+    )
     state = state or SandboxState(store=store)
     for interface in interfaces:
         if interface.state is not None and interface.name not in state.interfaces:

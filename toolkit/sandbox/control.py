@@ -32,8 +32,10 @@ PREFIX = "/__sandbox"
 def error(status: int, message: str | None = None) -> JSONResponse:
     """The control API's error body."""
     status = interface.routed(status)
-    return JSONResponse({"error": message or interface.MESSAGES.get(status, "error"), "status": status},
-                        status_code=status)
+    return JSONResponse(
+        {"error": message or interface.MESSAGES.get(status, "error"), "status": status},
+        status_code=status,
+    )
 
 
 def _answer(exc: ErrorAnswer, request: Request) -> Response:
@@ -77,17 +79,20 @@ def control(status: int = 200) -> Callable[[ControlHandler[ControlCtx]], Endpoin
 
 
 @overload
-def control(status: int = 200, *, context: Callable[[Request], C]
-            ) -> Callable[[ControlHandler[C]], Endpoint]: ...
+def control(
+    status: int = 200, *, context: Callable[[Request], C]
+) -> Callable[[ControlHandler[C]], Endpoint]: ...
 
 
 @overload
-def control(status: int, context: Callable[[Request], C]
-            ) -> Callable[[ControlHandler[C]], Endpoint]: ...
+def control(
+    status: int, context: Callable[[Request], C]
+) -> Callable[[ControlHandler[C]], Endpoint]: ...
 
 
-def control(status: int = 200, context: Callable[[Request], ControlCtx] = ControlCtx
-            ) -> Callable[[ControlHandler[Any]], Endpoint]:
+def control(
+    status: int = 200, context: Callable[[Request], ControlCtx] = ControlCtx
+) -> Callable[[ControlHandler[Any]], Endpoint]:
     """Wrap a control handler `async def h(ctx) -> data | Response` in the endpoint
     skeleton (interface.Endpoints): a dict or list becomes JSON with `status`, an
     `ErrorAnswer` the control error body, anything else a logged 500. `context` builds

@@ -45,8 +45,11 @@ class Fault:
     retry_after: int = 1
 
     def matches(self, interface: str, method: str, route: str, path: str) -> bool:
-        return (self.interface == interface and self.method in ("*", method)
-                and self.route in (route, path))
+        return (
+            self.interface == interface
+            and self.method in ("*", method)
+            and self.route in (route, path)
+        )
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -96,8 +99,9 @@ class Faults:
             raise ValueError("count must be at least 1")
         kinds = [key for key in KINDS if spec.get(key)]
         if len(kinds) != 1:
-            raise ValueError("give exactly one of status, delay_ms, delay_response_ms, "
-                             "drop_after_commit: true")
+            raise ValueError(
+                "give exactly one of status, delay_ms, delay_response_ms, drop_after_commit: true"
+            )
         status = _non_negative(spec, "status")
         if status is not None and not 400 <= status <= 599:
             raise ValueError("status must be an error status (400-599)")

@@ -260,9 +260,13 @@ class Endpoints:
     render: Callable[[Answer, int, Request], Response] = json_answer
     what: str = "handler"  # named in the log line of a handler that fails
 
-    def endpoint(self, context: ContextOf[C], status: int = 200, *,
-                 finish: Callable[[Request, Response], None] | None = None
-                 ) -> Callable[[Handler[C]], Endpoint]:
+    def endpoint(
+        self,
+        context: ContextOf[C],
+        status: int = 200,
+        *,
+        finish: Callable[[Request, Response], None] | None = None,
+    ) -> Callable[[Handler[C]], Endpoint]:
         def decorate(handler: Handler[C]) -> Endpoint:
             @wraps(handler)
             async def run(request: Request) -> Response:
@@ -272,12 +276,16 @@ class Endpoints:
                 except ErrorAnswer as exc:
                     response = self.error(exc, request)
                 except Exception:  # a bug: logged, and still answered in the body's shape
-                    log.exception("sandbox %s failed: %s %s", self.what, request.method,
-                                  request.url.path)
+                    log.exception(
+                        "sandbox %s failed: %s %s", self.what, request.method, request.url.path
+                    )
                     response = self.error(ErrorAnswer(500), request)
                 else:
-                    response = (result if isinstance(result, Response)
-                                else self.render(result, status, request))
+                    response = (
+                        result
+                        if isinstance(result, Response)
+                        else self.render(result, status, request)
+                    )
                     if finish is not None:
                         finish(request, response)
                 response.headers.update(call.headers)

@@ -91,8 +91,15 @@ class Recorder:
             self._counts[(interface, method, route, status)] += 1
             self._records.append(record)
         if log.isEnabledFor(logging.INFO):
-            log.info("%s %s %s %s %.1fms%s", interface or "-", method, path, status,
-                     duration * 1000, " (dropped)" if dropped else "")
+            log.info(
+                "%s %s %s %s %.1fms%s",
+                interface or "-",
+                method,
+                path,
+                status,
+                duration * 1000,
+                " (dropped)" if dropped else "",
+            )
         for listener in list(self.listeners):
             try:
                 listener(record)
@@ -102,11 +109,12 @@ class Recorder:
 
     def stats(self) -> list[RouteCount]:
         with self._lock:
-            items = sorted(self._counts.items(),
-                           key=lambda item: (item[0][2], item[0][1], item[0][3], item[0][0] or ""))
+            items = sorted(
+                self._counts.items(),
+                key=lambda item: (item[0][2], item[0][1], item[0][3], item[0][0] or ""),
+            )
         return [
-            RouteCount(interface=interface, method=method, route=route, status=status,
-                       count=count)
+            RouteCount(interface=interface, method=method, route=route, status=status, count=count)
             for (interface, method, route, status), count in items
         ]
 
@@ -122,4 +130,3 @@ class Recorder:
     @property
     def last_seq(self) -> int:
         return self._seq
-

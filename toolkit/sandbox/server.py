@@ -73,8 +73,11 @@ class SandboxServer:
         self.created = False  # True when this start created (and seeded) the database
         # Files of the interfaces (uploads, archives, log partitions): beside the database
         # (`sandbox.db` -> `sandbox.data/`), or a temporary folder removed at stop.
-        self.data_dir = Path(data_dir) if data_dir is not None else (
-            self.db_path.with_suffix(".data") if self.db_path is not None else None)
+        self.data_dir = (
+            Path(data_dir)
+            if data_dir is not None
+            else (self.db_path.with_suffix(".data") if self.db_path is not None else None)
+        )
         self._temporary: tempfile.TemporaryDirectory[str] | None = None
         self.state: SandboxState | None = None
         self._store: Store | None = None
@@ -96,8 +99,13 @@ class SandboxServer:
             self._temporary = tempfile.TemporaryDirectory(prefix="toolkit-sandbox-")
         data_dir = Path(self._temporary.name) if self._temporary is not None else self.data_dir
         self.state = SandboxState(store=self._store, host=self.host, data_dir=data_dir)
-        app = create_app(self._store, self.rate_window, state=self.state,
-                         extra_routes=self.extra_routes, interfaces=self.interfaces)
+        app = create_app(
+            self._store,
+            self.rate_window,
+            state=self.state,
+            extra_routes=self.extra_routes,
+            interfaces=self.interfaces,
+        )
         self._server = BackgroundServer(app, self.host, self.port, name="sandbox")
         try:
             self._server.start()
@@ -156,11 +164,18 @@ class SandboxServer:
         counts: list[dict[str, Any]] = self.control("GET", "/stats")["requests"]
         return counts
 
-    def count(self, method: str | None = None, route: str | None = None,
-              status: int | None = None, *, interface: str | None = None) -> int:
+    def count(
+        self,
+        method: str | None = None,
+        route: str | None = None,
+        status: int | None = None,
+        *,
+        interface: str | None = None,
+    ) -> int:
         """How many recorded requests match, e.g. `count(status=429) == 0`."""
         return sum(
-            item["count"] for item in self.stats()
+            item["count"]
+            for item in self.stats()
             if (method is None or item["method"] == method.upper())
             and (route is None or item["route"] == route)
             and (status is None or item["status"] == status)
@@ -172,8 +187,9 @@ class SandboxServer:
         control route answers a page at a time)."""
         records: list[dict[str, Any]] = []
         while True:
-            page: list[dict[str, Any]] = self.control("GET", f"/requests?after={int(after)}"
-                                                      )["requests"]
+            page: list[dict[str, Any]] = self.control("GET", f"/requests?after={int(after)}")[
+                "requests"
+            ]
             if not page:
                 return records
             records.extend(page)

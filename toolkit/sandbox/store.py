@@ -80,28 +80,34 @@ class Store:
             for interface in self.interfaces:
                 found = rows.get(_version_key(interface))
                 if found is not None and found != interface.schema_version:
-                    self._refuse(f"{interface.name} schema {found}, this one is "
-                                 f"{interface.schema_version}")
+                    self._refuse(
+                        f"{interface.name} schema {found}, this one is {interface.schema_version}"
+                    )
             new = not rows
             content = seed if new else rows.get("seed", "full") == "full"
             for interface in self.interfaces:  # CREATE ... IF NOT EXISTS: idempotent
                 self.conn.executescript(interface.ddl)
             with self.transaction() as conn:
                 if new:
-                    conn.execute("INSERT INTO meta (key, value) VALUES ('seed', ?)",
-                                 ("full" if seed else "accounts",))
+                    conn.execute(
+                        "INSERT INTO meta (key, value) VALUES ('seed', ?)",
+                        ("full" if seed else "accounts",),
+                    )
                 for interface in self.interfaces:
                     if _version_key(interface) in rows:
                         continue
                     if interface.seed is not None:
                         interface.seed(conn, content)
-                    conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)",
-                                 (_version_key(interface), interface.schema_version))
+                    conn.execute(
+                        "INSERT INTO meta (key, value) VALUES (?, ?)",
+                        (_version_key(interface), interface.schema_version),
+                    )
             return new
 
     def _refuse(self, what: str) -> None:
-        raise StoreError(f"{self.path}: written by another sandbox version ({what}); "
-                         "delete it or use --memory")
+        raise StoreError(
+            f"{self.path}: written by another sandbox version ({what}); delete it or use --memory"
+        )
 
     def reset(self) -> None:
         """Every interface back to the seed this database was created with, in one
@@ -114,10 +120,12 @@ class Store:
                     conn.execute(f"DELETE FROM {table}")  # declared names
                 if interface.tables:
                     marks = ", ".join("?" for _ in interface.tables)
-                    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = "
-                                    "'sqlite_sequence'").fetchone():
-                        conn.execute(f"DELETE FROM sqlite_sequence WHERE name IN ({marks})",
-                                     interface.tables)
+                    if conn.execute(
+                        "SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'"
+                    ).fetchone():
+                        conn.execute(
+                            f"DELETE FROM sqlite_sequence WHERE name IN ({marks})", interface.tables
+                        )
                 if interface.seed is not None:
                     interface.seed(conn, content)
 
@@ -160,4 +168,3 @@ def inserted_id(cursor: sqlite3.Cursor) -> int:
 
 def _version_key(interface: Interface) -> str:
     return f"schema_version:{interface.name}"
-

@@ -49,8 +49,9 @@ log = logging.getLogger(__name__)
 
 CREATE_ATTEMPTS = 3  # each after a reconcile that proved the previous one did not land
 LANE_WIDTH = 3  # requests of one kind in flight at once
-MAYBE_PENDING = ("the create may still be pending on the server; "
-                 "the next publish checks before sending again")
+MAYBE_PENDING = (
+    "the create may still be pending on the server; the next publish checks before sending again"
+)
 
 
 class PublishProgress(Protocol):
@@ -135,8 +136,9 @@ class SyncEngine:
     starts from what the previous run left.
     """
 
-    def __init__(self, config: Config, client: ForemClient, *,
-                 progress: PublishProgress | None = None):
+    def __init__(
+        self, config: Config, client: ForemClient, *, progress: PublishProgress | None = None
+    ):
         self.config = config
         self.client = client
         self.progress = progress or Silent()
@@ -156,8 +158,14 @@ class SyncEngine:
     def canonical_of(self, post: Post) -> str | None:
         return canonical_url(post, self.config.site.url)
 
-    def plan(self, paths: Iterable[str | Path] = (), *, force: bool = False,
-             recreate: bool = False, drafts_only: bool = False) -> list[PostPlan]:
+    def plan(
+        self,
+        paths: Iterable[str | Path] = (),
+        *,
+        force: bool = False,
+        recreate: bool = False,
+        drafts_only: bool = False,
+    ) -> list[PostPlan]:
         """What publishing `paths` (default: every post) would do; makes no writes.
 
         `drafts_only` (watch) writes drafts only: a post that says `published: true` is
@@ -172,13 +180,22 @@ class SyncEngine:
         if remote is not None:
             matches = match_posts(remote, sendable, self.lock, self.canonical_of)
             for post in sendable:
-                plan = decide(post, payload_for(post, self.config), matches[post.key],
-                              self.lock.get(post.key), force=force, recreate=recreate)
+                plan = decide(
+                    post,
+                    payload_for(post, self.config),
+                    matches[post.key],
+                    self.lock.get(post.key),
+                    force=force,
+                    recreate=recreate,
+                )
                 if drafts_only and post.published and plan.needs_write:
                     live = plan.article is not None and plan.article.published
                     plan.action = Action.SKIP
-                    plan.reason = ("published article: changes go live with `toolkit publish`"
-                                   if live else "will be published by `toolkit publish`")
+                    plan.reason = (
+                        "published article: changes go live with `toolkit publish`"
+                        if live
+                        else "will be published by `toolkit publish`"
+                    )
                 plans.append(plan)
         plans.sort(key=lambda p: p.key)
         return plans
@@ -190,27 +207,50 @@ class SyncEngine:
         for problem in report.errors:
             errors.setdefault(problem.path, []).append(problem)
         parsed = {post.key for post in report.posts}
-        plans = [PostPlan(key, Action.ERROR, problems[0].message, problems=problems)
-                 for key, problems in errors.items() if key not in parsed]
+        plans = [
+            PostPlan(key, Action.ERROR, problems[0].message, problems=problems)
+            for key, problems in errors.items()
+            if key not in parsed
+        ]
         sendable: list[Post] = []
         for post in report.posts:
             if post.key in errors:
                 problems = errors[post.key]
-                plans.append(PostPlan(post.key, Action.ERROR, problems[0].message,
-                                      title=post.title, post=post, problems=problems))
+                plans.append(
+                    PostPlan(
+                        post.key,
+                        Action.ERROR,
+                        problems[0].message,
+                        title=post.title,
+                        post=post,
+                        problems=problems,
+                    )
+                )
             elif post.premium:
-                plans.append(PostPlan(post.key, Action.SKIP,
-                                      "premium post: never sent to the publishing API",
-                                      title=post.title, post=post))
+                plans.append(
+                    PostPlan(
+                        post.key,
+                        Action.SKIP,
+                        "premium post: never sent to the publishing API",
+                        title=post.title,
+                        post=post,
+                    )
+                )
             else:
                 sendable.append(post)
         return plans, sendable
 
     # -- writing ---------------------------------------------------------------------------
 
-    def publish(self, paths: Iterable[str | Path] = (), *, force: bool = False,
-                recreate: bool = False, dry_run: bool = False,
-                drafts_only: bool = False) -> PublishResult:
+    def publish(
+        self,
+        paths: Iterable[str | Path] = (),
+        *,
+        force: bool = False,
+        recreate: bool = False,
+        dry_run: bool = False,
+        drafts_only: bool = False,
+    ) -> PublishResult:
         """Plan, then (unless `dry_run`) write; the caller holds the run lock to write.
 
         `force` overwrites articles edited on the website; `recreate` creates again the
@@ -233,9 +273,11 @@ class SyncEngine:
         if not dry_run:
             self._write([p for p in plans if p.needs_write], finish)
         order = {p.key: i for i, p in enumerate(plans)}
-        return PublishResult(outcomes=sorted(outcomes, key=lambda o: order[o.key]),
-                             dry_run=dry_run,
-                             requests=self.client.requests_made - requests_before)
+        return PublishResult(
+            outcomes=sorted(outcomes, key=lambda o: order[o.key]),
+            dry_run=dry_run,
+            requests=self.client.requests_made - requests_before,
+        )
 
     def _write(self, writes: list[PostPlan], finish: Callable[[Outcome], None]) -> None:
         creates = [p for p in writes if p.action is Action.CREATE]
@@ -247,9 +289,11 @@ class SyncEngine:
         self.lock.save()
         # The two kinds have separate limits: run them side by side, a few requests of
         # each kind in flight at once (the limiters count those in flight as sent).
-        with self.lock.background_saves(), \
-                ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="create") as create_lane, \
-                ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="update") as update_lane:
+        with (
+            self.lock.background_saves(),
+            ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="create") as create_lane,
+            ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="update") as update_lane,
+        ):
             futures = [create_lane.submit(_then, self._create, plan, finish) for plan in creates]
             futures += [update_lane.submit(_then, self._update, plan, finish) for plan in updates]
             for future in futures:
@@ -259,18 +303,30 @@ class SyncEngine:
         article = plan.article
         if plan.action is Action.UNCHANGED and not dry_run and article is not None:
             self._remember(plan, article, save=False)
-        return Outcome(plan, not plan.failed, plan.reason, article.id if article else None,
-                       article.url if article else None)
+        return Outcome(
+            plan,
+            not plan.failed,
+            plan.reason,
+            article.id if article else None,
+            article.url if article else None,
+        )
 
     def _remember(self, plan: PostPlan, article: Article, *, save: bool = True) -> None:
         """Record what was sent and what the remote holds now."""
         assert plan.payload is not None and plan.post is not None  # a plan from `decide`
-        body = article.body_markdown if article.body_markdown is not None else plan.payload.body_markdown
+        body = (
+            article.body_markdown
+            if article.body_markdown is not None
+            else plan.payload.body_markdown
+        )
         remote = body_digest(body)
         # Earlier updates never seen landed may still land: keep knowing them (not the
         # body now confirmed).
-        earlier = plan.entry.unconfirmed if plan.entry is not None \
-            and plan.entry.article_id == article.id else ()
+        earlier = (
+            plan.entry.unconfirmed
+            if plan.entry is not None and plan.entry.article_id == article.id
+            else ()
+        )
         confirmed = (remote, body_digest(plan.payload.body_markdown)) if earlier else ()
         self.lock.record(
             plan.key,
@@ -317,13 +373,22 @@ class SyncEngine:
                 try:
                     landed = self._find_created(plan)
                 except ApiError as reread:
-                    return Outcome(plan, False, f"create failed ({exc.message}) and the remote "
-                                   f"list could not be read to check it ({reread.message}); "
-                                   "the next publish checks again")
+                    return Outcome(
+                        plan,
+                        False,
+                        f"create failed ({exc.message}) and the remote "
+                        f"list could not be read to check it ({reread.message}); "
+                        "the next publish checks again",
+                    )
                 if landed is not None:
                     self._remember(plan, landed)
-                    return Outcome(plan, True, f"created article {landed.id} (confirmed after: "
-                                   f"{exc.message})", landed.id, landed.url)
+                    return Outcome(
+                        plan,
+                        True,
+                        f"created article {landed.id} (confirmed after: {exc.message})",
+                        landed.id,
+                        landed.url,
+                    )
                 if _maybe_still_running(exc):
                     # Not in the list yet, but the request may still be running on the
                     # server: sending it again could make a second article.
@@ -344,8 +409,9 @@ class SyncEngine:
         return remote.identify(None, self.canonical_of(plan.post), plan.post.title, claimed).article
 
 
-def _then(write: Callable[[PostPlan], Outcome], plan: PostPlan,
-          finish: Callable[[Outcome], None]) -> None:
+def _then(
+    write: Callable[[PostPlan], Outcome], plan: PostPlan, finish: Callable[[Outcome], None]
+) -> None:
     finish(write(plan))
 
 

@@ -81,8 +81,9 @@ class LockEntry:
 
     def __post_init__(self) -> None:
         if not isinstance(self.unconfirmed, tuple):  # a JSON list, from the file
-            if not isinstance(self.unconfirmed, list) \
-                    or not all(isinstance(d, str) for d in self.unconfirmed):
+            if not isinstance(self.unconfirmed, list) or not all(
+                isinstance(d, str) for d in self.unconfirmed
+            ):
                 raise TypeError("unconfirmed: not a list of digests")
             object.__setattr__(self, "unconfirmed", tuple(self.unconfirmed))
 
@@ -93,8 +94,9 @@ class LockEntry:
         if self.pending_body_digest and self.pending_body_digest != body_digest:
             earlier += (self.pending_body_digest,)
         earlier = tuple(d for d in earlier if d != body_digest)[-MAX_UNCONFIRMED:]
-        return replace(self, pending_digest=digest, pending_body_digest=body_digest,
-                       unconfirmed=earlier)
+        return replace(
+            self, pending_digest=digest, pending_body_digest=body_digest, unconfirmed=earlier
+        )
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -138,8 +140,7 @@ class _Saver(threading.Thread):
 
 
 class Lock:
-    def __init__(self, path: Path, entries: dict[str, LockEntry] | None = None,
-                 server: str = ""):
+    def __init__(self, path: Path, entries: dict[str, LockEntry] | None = None, server: str = ""):
         self.path = path
         self.server = server_key(server) if server else ""
         # The sections of other servers, as the file holds them: kept, never read.
@@ -161,9 +162,13 @@ class Lock:
         lock._by_article = {e.article_id: k for k, e in lock.entries.items()}
         if entries is None and lock.others and (path, lock.server) not in _warned:
             _warned.add((path, lock.server))
-            log.warning("%s has no record of %s yet (it holds %s's): its posts are matched "
-                        "there by canonical_url and title, as if never published there",
-                        path.name, lock.server, ", ".join(sorted(lock.others)))
+            log.warning(
+                "%s has no record of %s yet (it holds %s's): its posts are matched "
+                "there by canonical_url and title, as if never published there",
+                path.name,
+                lock.server,
+                ", ".join(sorted(lock.others)),
+            )
         return lock
 
     def _read(self) -> tuple[dict[str, LockEntry] | None, dict[str, Any]]:
@@ -184,9 +189,9 @@ class Lock:
             raise SyncError(f"{name}: is not a JSON object; delete it and publish again")
         others = data.get("other_servers", {})
         if not isinstance(others, dict) or not all(
-                isinstance(v, dict) and isinstance(v.get("posts"), dict) for v in others.values()):
-            raise SyncError(f"{name}: malformed \"other_servers\" table; delete it and publish "
-                            "again")
+            isinstance(v, dict) and isinstance(v.get("posts"), dict) for v in others.values()
+        ):
+            raise SyncError(f'{name}: malformed "other_servers" table; delete it and publish again')
         others = dict(others)
         made_for = data.get("server")  # absent: version 1, read as this server's
         posts = data.get("posts")
@@ -200,13 +205,15 @@ class Lock:
         else:
             others.pop(self.server, None)
         if not isinstance(posts, dict):
-            raise SyncError(f"{name}: has no \"posts\" table; delete it and publish again")
+            raise SyncError(f'{name}: has no "posts" table; delete it and publish again')
         entries = {}
         for key, value in posts.items():
             try:
                 entries[key] = LockEntry(**value)
             except TypeError:
-                raise SyncError(f"{name}: {key}: malformed entry; delete it and publish again") from None
+                raise SyncError(
+                    f"{name}: {key}: malformed entry; delete it and publish again"
+                ) from None
         return entries, others
 
     def get(self, key: str) -> LockEntry | None:
@@ -278,8 +285,10 @@ class Lock:
 
     def to_bytes(self) -> bytes:
         data: dict[str, Any] = {
-            "version": LOCK_VERSION, "server": self.server,
-            "posts": {k: v.as_json() for k, v in self.entries.items()}}
+            "version": LOCK_VERSION,
+            "server": self.server,
+            "posts": {k: v.as_json() for k, v in self.entries.items()},
+        }
         if self.others:
             data["other_servers"] = self.others
         return stable_json(data)

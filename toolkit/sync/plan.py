@@ -65,10 +65,25 @@ class PostPlan:
         return self.action in (Action.CONFLICT, Action.ERROR)
 
 
-def decide(post: Post, payload: Payload, match: Match, entry: LockEntry | None,
-           *, force: bool = False, recreate: bool = False) -> PostPlan:
-    plan = PostPlan(post.key, Action.UNCHANGED, "", title=post.title, post=post,
-                    payload=payload, article=match.article, entry=entry)
+def decide(
+    post: Post,
+    payload: Payload,
+    match: Match,
+    entry: LockEntry | None,
+    *,
+    force: bool = False,
+    recreate: bool = False,
+) -> PostPlan:
+    plan = PostPlan(
+        post.key,
+        Action.UNCHANGED,
+        "",
+        title=post.title,
+        post=post,
+        payload=payload,
+        article=match.article,
+        entry=entry,
+    )
     draft = "" if post.published else " as a draft"
     if match.problem:
         gone = match.via == "toolkit.lock"  # the lock's article was deleted remotely
@@ -84,22 +99,37 @@ def decide(post: Post, payload: Payload, match: Match, entry: LockEntry | None,
         return plan
     remote_body = article.body_markdown or ""
     remote_digest = body_digest(remote_body)
-    found = f"article {article.id}" + (f" (found by {match.via})" if match.via != "toolkit.lock" else "")
+    found = f"article {article.id}" + (
+        f" (found by {match.via})" if match.via != "toolkit.lock" else ""
+    )
     # The lock's entry when it records this very article.
     ours = entry if entry is not None and entry.article_id == article.id else None
     landed = late = False
-    if (ours is not None and remote_digest != ours.remote_digest
-            and remote_digest == ours.pending_body_digest):
+    if (
+        ours is not None
+        and remote_digest != ours.remote_digest
+        and remote_digest == ours.pending_body_digest
+    ):
         ours = plan.entry = landed_entry(ours, article.edited_at, remote_digest)
         landed = True
-    elif (ours is not None and remote_digest != ours.remote_digest
-            and remote_digest in ours.unconfirmed):
+    elif (
+        ours is not None
+        and remote_digest != ours.remote_digest
+        and remote_digest in ours.unconfirmed
+    ):
         # An older update of ours, committed late (over a newer one): ours, not an edit.
         ours = plan.entry = late_entry(ours, article.edited_at, remote_digest)
         late = True
-    if ours is not None and remote_digest != ours.remote_digest and remote_body != payload.body_markdown:
+    if (
+        ours is not None
+        and remote_digest != ours.remote_digest
+        and remote_body != payload.body_markdown
+    ):
         if force:
-            plan.action, plan.reason = Action.UPDATE, f"overwrites the website edit of {found} (--force)"
+            plan.action, plan.reason = (
+                Action.UPDATE,
+                f"overwrites the website edit of {found} (--force)",
+            )
         else:
             plan.action = Action.CONFLICT
             plan.reason = (
@@ -108,21 +138,32 @@ def decide(post: Post, payload: Payload, match: Match, entry: LockEntry | None,
             )
         return plan
     unchanged_since_lock = (
-        ours is not None and ours.sent_digest == payload.digest and ours.remote_digest == remote_digest
+        ours is not None
+        and ours.sent_digest == payload.digest
+        and ours.remote_digest == remote_digest
     )
     if unchanged_since_lock or (
         remote_body == payload.body_markdown and article.published in (None, post.published)
     ):
         # The API may reformat a body it stores; the lock remembers that what it holds is ours.
         plan.reason = f"{found} is up to date" + (
-            " (an interrupted publish had sent it)" if landed else "")
+            " (an interrupted publish had sent it)" if landed else ""
+        )
         return plan
     plan.action = Action.UPDATE
-    if article.published is not None and article.published != post.published and remote_body == payload.body_markdown:
-        plan.reason = f"{found}: {'publishes it' if post.published else 'turns it back into a draft'}"
+    if (
+        article.published is not None
+        and article.published != post.published
+        and remote_body == payload.body_markdown
+    ):
+        plan.reason = (
+            f"{found}: {'publishes it' if post.published else 'turns it back into a draft'}"
+        )
     elif late:
-        plan.reason = (f"{found}: an older version an interrupted publish had sent landed "
-                       "late; sends the post again")
+        plan.reason = (
+            f"{found}: an older version an interrupted publish had sent landed "
+            "late; sends the post again"
+        )
     elif ours is not None:
         plan.reason = f"{found}: the post changed since the last publish"
     else:
@@ -133,13 +174,22 @@ def decide(post: Post, payload: Payload, match: Match, entry: LockEntry | None,
 def late_entry(entry: LockEntry, edited_at: str | None, remote_digest: str) -> LockEntry:
     """The entry once an older unconfirmed update is seen landed: the remote holds it, and
     it cannot land again. What was sent with it is not known (its payload is not kept)."""
-    return replace(entry, sent_digest="", remote_digest=remote_digest,
-                   remote_edited_at=edited_at,
-                   unconfirmed=tuple(d for d in entry.unconfirmed if d != remote_digest))
+    return replace(
+        entry,
+        sent_digest="",
+        remote_digest=remote_digest,
+        remote_edited_at=edited_at,
+        unconfirmed=tuple(d for d in entry.unconfirmed if d != remote_digest),
+    )
 
 
 def landed_entry(entry: LockEntry, edited_at: str | None, remote_digest: str) -> LockEntry:
     """The entry as it would read had the interrupted write's success been recorded."""
-    return replace(entry, sent_digest=entry.pending_digest or entry.sent_digest,
-                   remote_digest=remote_digest, remote_edited_at=edited_at,
-                   pending_digest=None, pending_body_digest=None)
+    return replace(
+        entry,
+        sent_digest=entry.pending_digest or entry.sent_digest,
+        remote_digest=remote_digest,
+        remote_edited_at=edited_at,
+        pending_digest=None,
+        pending_body_digest=None,
+    )

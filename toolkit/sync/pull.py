@@ -129,29 +129,42 @@ def pull_articles(config: Config, client: ForemClient, *, overwrite: bool = Fals
             try:
                 path = path_inside(content_dir, f"{stem}.md")
             except UnsafeNameError as exc:
-                result.outcomes.append(PullOutcome(
-                    config.relative(content_dir / f"{stem}.md"), PullAction.FAILED, article.id,
-                    exc.message))
+                result.outcomes.append(
+                    PullOutcome(
+                        config.relative(content_dir / f"{stem}.md"),
+                        PullAction.FAILED,
+                        article.id,
+                        exc.message,
+                    )
+                )
                 continue
             action = PullAction.CREATED
         else:
             post, entry = by_key[key], lock.get(key)
             remote_changed = entry is None or entry.remote_digest != body_digest(
-                article.body_markdown or "")
+                article.body_markdown or ""
+            )
             payload = payload_for(post, config)
             local_clean = entry is not None and entry.sent_digest == payload.digest
             # What the post would send is what the website holds: the same content, only
             # written another way (quotes, key order, the defaults publish fills in).
-            same = (payload.body_markdown == (article.body_markdown or "").replace("\r\n", "\n")
-                    and bool(article.published) == post.published)
+            same = (
+                payload.body_markdown == (article.body_markdown or "").replace("\r\n", "\n")
+                and bool(article.published) == post.published
+            )
             if post.source == text or same or not (remote_changed or overwrite):
                 result.outcomes.append(PullOutcome(key, PullAction.UNCHANGED, article.id))
                 continue
             if not (local_clean or overwrite):
-                result.outcomes.append(PullOutcome(
-                    key, PullAction.DIFFERS, article.id,
-                    "the website version differs and the post has changes of its own; "
-                    "`toolkit pull --overwrite` replaces the post"))
+                result.outcomes.append(
+                    PullOutcome(
+                        key,
+                        PullAction.DIFFERS,
+                        article.id,
+                        "the website version differs and the post has changes of its own; "
+                        "`toolkit pull --overwrite` replaces the post",
+                    )
+                )
                 continue
             path, action = post.path, PullAction.OVERWRITTEN
         relative = config.relative(path)
@@ -162,13 +175,16 @@ def pull_articles(config: Config, client: ForemClient, *, overwrite: bool = Fals
         except PostError as exc:
             result.outcomes.append(PullOutcome(relative, PullAction.FAILED, article.id, str(exc)))
             continue
-        lock.record(relative, LockEntry(
-            article_id=article.id,
-            url=article.url,
-            sent_digest=payload.digest,
-            remote_digest=body_digest(article.body_markdown or ""),
-            remote_edited_at=article.edited_at,
-            published=bool(article.published),
-        ))
+        lock.record(
+            relative,
+            LockEntry(
+                article_id=article.id,
+                url=article.url,
+                sent_digest=payload.digest,
+                remote_digest=body_digest(article.body_markdown or ""),
+                remote_edited_at=article.edited_at,
+                published=bool(article.published),
+            ),
+        )
         result.outcomes.append(PullOutcome(relative, action, article.id))
     return result

@@ -75,8 +75,12 @@ class RemoteState:
         return Match(None, "")
 
 
-def match_posts(remote: RemoteState, posts: Iterable[Post], lock: Lock,
-                canonical_of: Callable[[Post], str | None]) -> dict[str, Match]:
+def match_posts(
+    remote: RemoteState,
+    posts: Iterable[Post],
+    lock: Lock,
+    canonical_of: Callable[[Post], str | None],
+) -> dict[str, Match]:
     """The match of every post (keyed by post path), with the lock's claims respected and
     no remote article given to two posts: the second one gets a problem instead."""
     claimed = {entry.article_id for entry in lock.entries.values()}

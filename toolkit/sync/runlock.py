@@ -60,8 +60,10 @@ class Holder:
         if self.started is not None:
             local = self.started.astimezone()
             today = (now or dt.datetime.now().astimezone()).date()
-            parts.append("since " + local.strftime(
-                "%H:%M:%S" if local.date() == today else "%Y-%m-%d %H:%M:%S"))
+            parts.append(
+                "since "
+                + local.strftime("%H:%M:%S" if local.date() == today else "%Y-%m-%d %H:%M:%S")
+            )
         return ", ".join(parts)
 
 
@@ -90,8 +92,11 @@ def read_holder(path: Path) -> Holder | None:
             started = None
     if started is not None and started.tzinfo is None:
         started = started.astimezone()
-    return Holder(pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
-                  _plain(data.get("command")), started)
+    return Holder(
+        pid if isinstance(pid, int) and not isinstance(pid, bool) else None,
+        _plain(data.get("command")),
+        started,
+    )
 
 
 def busy_message(display: str, holder: Holder | None, waited: float) -> str:
@@ -155,8 +160,10 @@ def run_lock(
         state_dir.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     except OSError as exc:
-        raise SyncError(f"{display}: cannot be opened ({exc.strerror or exc}); "
-                        "toolkit needs it to keep two runs from writing at once") from None
+        raise SyncError(
+            f"{display}: cannot be opened ({exc.strerror or exc}); "
+            "toolkit needs it to keep two runs from writing at once"
+        ) from None
     try:
         deadline = clock() + timeout
         waited: str | None = None
@@ -167,9 +174,11 @@ def run_lock(
                 raise RunLockBusy(busy_message(display, holder, timeout), holder)
             if waited is None:
                 who = read_holder(path)
-                waited = (f"another toolkit run holds {display}"
-                          + (f" ({who.describe()})" if who else "")
-                          + f"; waiting up to {timeout:g} s for it to finish")
+                waited = (
+                    f"another toolkit run holds {display}"
+                    + (f" ({who.describe()})" if who else "")
+                    + f"; waiting up to {timeout:g} s for it to finish"
+                )
                 if on_wait is not None:
                     on_wait(waited)
             sleep(min(POLL, remaining))
@@ -213,7 +222,13 @@ def writer_run(
     Only `toolkit.commands` calls this: the run lock belongs to a user action (publish,
     pull, a watch's draft push), which knows its name, how long it may wait, and how to
     tell the user; the sync functions below it expect it held."""
-    with run_lock(config.state_dir, command, timeout=timeout, sleep=sleep, on_wait=on_wait,
-                  display=config.relative(config.state_dir / RUN_LOCK_NAME)) as waited:
+    with run_lock(
+        config.state_dir,
+        command,
+        timeout=timeout,
+        sleep=sleep,
+        on_wait=on_wait,
+        display=config.relative(config.state_dir / RUN_LOCK_NAME),
+    ) as waited:
         remove_leftovers(config)
         yield waited

@@ -45,8 +45,14 @@ SWEEP_SECONDS = 1.0  # how often every watched folder's stats are looked at (see
 class Coalescer:
     """Collects paths; calls `handle(batch)` on its own thread once they settle."""
 
-    def __init__(self, handle: Callable[[set[Path]], None], *, quiet: float = QUIET,
-                 settled: float = SETTLED, max_wait: float = MAX_WAIT):
+    def __init__(
+        self,
+        handle: Callable[[set[Path]], None],
+        *,
+        quiet: float = QUIET,
+        settled: float = SETTLED,
+        max_wait: float = MAX_WAIT,
+    ):
         self.handle = handle
         self.quiet = quiet
         self.settled = settled
@@ -129,9 +135,14 @@ class FolderWatch:
     the OS refuses to watch (its limit of watches reached) is polled too, and `polled` is
     told why. Each folder has an observer of its own."""
 
-    def __init__(self, accept: Callable[[Path], bool], sink: Sink,
-                 polled: Callable[[Path, OSError], None] | None = None, *,
-                 observer: Callable[[], BaseObserver] = Observer):
+    def __init__(
+        self,
+        accept: Callable[[Path], bool],
+        sink: Sink,
+        polled: Callable[[Path, OSError], None] | None = None,
+        *,
+        observer: Callable[[], BaseObserver] = Observer,
+    ):
         self._handler = _Forward(accept, sink)
         self._polled = polled
         self._os_observer = observer  # the OS's notifications (inotify on Linux)
@@ -214,8 +225,14 @@ class Sweep:
     (see the module). A folder missing is one with no files; one back has all its files
     new, and itself."""
 
-    def __init__(self, folders: Callable[[], Iterable[Path]], accept: Callable[[Path], bool],
-                 sink: Sink, *, interval: float = SWEEP_SECONDS):
+    def __init__(
+        self,
+        folders: Callable[[], Iterable[Path]],
+        accept: Callable[[Path], bool],
+        sink: Sink,
+        *,
+        interval: float = SWEEP_SECONDS,
+    ):
         self.folders = folders
         self.accept = accept
         self.sink = sink
@@ -251,8 +268,11 @@ class Sweep:
         while not self._stop.wait(self.interval):
             with self._lock:
                 now = self._look()
-                changed = {Path(str(path)) for folder, snapshot in now.items()
-                           for path in _changed(self._seen.get(folder), snapshot)}
+                changed = {
+                    Path(str(path))
+                    for folder, snapshot in now.items()
+                    for path in _changed(self._seen.get(folder), snapshot)
+                }
                 self._seen = now
             wanted = [path for path in changed if self.accept(path)]
             if wanted:

@@ -162,17 +162,28 @@ def error_page(title: str, what: str, lines: list[str]) -> str:
     from html import escape
 
     items = "\n".join(f"<li>{escape(line)}</li>" for line in lines)
-    return (ERROR_PAGE.replace("__TITLE__", escape(title)).replace("__WHAT__", escape(what))
-            .replace("__LINES__", items))
+    return (
+        ERROR_PAGE.replace("__TITLE__", escape(title))
+        .replace("__WHAT__", escape(what))
+        .replace("__LINES__", items)
+    )
 
 
 def _inject(html: str) -> str:
     index = html.lower().rfind("</body>")
-    return html[:index] + LIVE_RELOAD_SCRIPT + html[index:] if index >= 0 else html + LIVE_RELOAD_SCRIPT
+    return (
+        html[:index] + LIVE_RELOAD_SCRIPT + html[index:]
+        if index >= 0
+        else html + LIVE_RELOAD_SCRIPT
+    )
 
 
-def create_preview_app(output_dir: Path, broadcaster: Broadcaster, root_path: str = "/",
-                       search_index: Callable[[], None] | None = None) -> Starlette:
+def create_preview_app(
+    output_dir: Path,
+    broadcaster: Broadcaster,
+    root_path: str = "/",
+    search_index: Callable[[], None] | None = None,
+) -> Starlette:
     """The built preview, served like `toolkit serve` serves a site (`toolkit.site.serve`),
     with the live-reload script in every page and the events stream. `search_index`
     makes the search index when the browser asks for it (a rebuild does not)."""
@@ -195,24 +206,35 @@ def create_preview_app(output_dir: Path, broadcaster: Broadcaster, root_path: st
             finally:
                 broadcaster.unsubscribe(queue)
 
-        return StreamingResponse(stream(), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store"})
+        return StreamingResponse(
+            stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
+        )
 
     def failed() -> str | None:
         if not broadcaster.failure:
             return None
-        return error_page("The site could not be built",
-                          "The last save left the preview unable to build; the pages show "
-                          "this until it builds again.", broadcaster.failure)
+        return error_page(
+            "The site could not be built",
+            "The last save left the preview unable to build; the pages show "
+            "this until it builds again.",
+            broadcaster.failure,
+        )
 
     def missing() -> str | None:
         if not broadcaster.problems:
             return None
-        return error_page("This page is not built: a post has an error",
-                          "A post with an error is left out of the site until it is fixed:",
-                          broadcaster.problems)
+        return error_page(
+            "This page is not built: a post has an error",
+            "A post with an error is left out of the site until it is fixed:",
+            broadcaster.problems,
+        )
 
-    return create_site_app(output_dir, root_path=root_path, html=_inject,
-                           instead_of_pages=failed, instead_of_not_found=missing,
-                           on_demand={INDEX_DIR: search_index} if search_index else None,
-                           routes=[Route(EVENTS_PATH, events, methods=["GET"])])
+    return create_site_app(
+        output_dir,
+        root_path=root_path,
+        html=_inject,
+        instead_of_pages=failed,
+        instead_of_not_found=missing,
+        on_demand={INDEX_DIR: search_index} if search_index else None,
+        routes=[Route(EVENTS_PATH, events, methods=["GET"])],
+    )

@@ -81,8 +81,11 @@ class WatchSession:
         self.coalescer = Coalescer(self._handle)
         self.folders = FolderWatch(self._relevant, self.coalescer.add, self._polled)
         # What the OS's notifications miss is found by looking (see `toolkit.watch.changes`).
-        self.sweep = Sweep(lambda: (self.config.site.content_dir, self.config.site.templates_dir),
-                           self._relevant, self.coalescer.add)
+        self.sweep = Sweep(
+            lambda: (self.config.site.content_dir, self.config.site.templates_dir),
+            self._relevant,
+            self.coalescer.add,
+        )
         self._problems: set[str] = set()
         self._gone: set[Path] = set()  # watched folders found deleted, not back yet
         self._stopped = threading.Event()
@@ -94,8 +97,9 @@ class WatchSession:
     def _builder(self, config: Config) -> SiteBuilder:
         # The search index is made when the browser asks for it (`_search_index`), not on
         # every save: for a big site, it takes longer than the rebuild.
-        return SiteBuilder(config, drafts=self.options.drafts, out=self.output_dir,
-                           search_index=False)
+        return SiteBuilder(
+            config, drafts=self.options.drafts, out=self.output_dir, search_index=False
+        )
 
     @property
     def url(self) -> str:
@@ -111,13 +115,20 @@ class WatchSession:
         else:
             self._after_build(report, [], report.seconds)
         self.server = BackgroundServer(
-            create_preview_app(self.output_dir, self.broadcaster,
-                               root_path_of(self.config.site.url), self._search_index),
-            self.options.host, self.options.port, name="preview server",
+            create_preview_app(
+                self.output_dir,
+                self.broadcaster,
+                root_path_of(self.config.site.url),
+                self._search_index,
+            ),
+            self.options.host,
+            self.options.port,
+            name="preview server",
         ).start()
         if self.publisher is not None:
-            self.pusher = DraftPusher(self.config, self.publisher, self.reporter.pushed,
-                                      self.reporter.push_failed)
+            self.pusher = DraftPusher(
+                self.config, self.publisher, self.reporter.pushed, self.reporter.push_failed
+            )
             self.pusher.start()
         self.coalescer.start()
         self.folders.add(self.config.path.parent, recursive=False)  # toolkit.toml, new folders
@@ -135,8 +146,10 @@ class WatchSession:
             if not folder.is_dir():
                 if self.folders.watching(folder) and folder not in self._gone:
                     self._gone.add(folder)
-                    self.reporter.notice(f"{shown} is gone: still watching, and it is "
-                                         "watched again as soon as it is back")
+                    self.reporter.notice(
+                        f"{shown} is gone: still watching, and it is "
+                        "watched again as soon as it is back"
+                    )
                 continue
             again = self.folders.watching(folder)
             renew = folder in batch or folder in self._gone
@@ -146,9 +159,11 @@ class WatchSession:
 
     def _polled(self, folder: Path, exc: OSError) -> None:
         reason = exc.strerror or str(exc)
-        self.reporter.notice(f"{self.config.relative(folder)}/: the system gives no more file "
-                             f"watches ({reason}); its files are looked at every "
-                             f"{POLL_SECONDS:g} s instead")
+        self.reporter.notice(
+            f"{self.config.relative(folder)}/: the system gives no more file "
+            f"watches ({reason}); its files are looked at every "
+            f"{POLL_SECONDS:g} s instead"
+        )
 
     def stop(self) -> None:
         """Stop everything, in the order that lets each part finish cleanly."""
@@ -174,8 +189,10 @@ class WatchSession:
             return True
         if path.name.startswith(".") or path.name.endswith("~"):
             return False  # editor swap and backup files
-        return any(folder == path or folder in path.parents
-                   for folder in (site.content_dir, site.templates_dir))
+        return any(
+            folder == path or folder in path.parents
+            for folder in (site.content_dir, site.templates_dir)
+        )
 
     def _handle(self, batch: set[Path]) -> None:
         started = time.perf_counter()
@@ -191,8 +208,12 @@ class WatchSession:
             # Every post's own failure is its problem in the report; this is a bug. Say so
             # and keep watching: the next save builds again from the manifest on disk.
             log.exception("the rebuild failed")
-            self._failed(["the rebuild failed unexpectedly (see the log); still watching, "
-                          "the next save builds again"])
+            self._failed(
+                [
+                    "the rebuild failed unexpectedly (see the log); still watching, "
+                    "the next save builds again"
+                ]
+            )
             return
         changed = sorted(self.config.relative(p) for p in batch)
         self._after_build(report, changed, time.perf_counter() - started)
@@ -205,14 +226,14 @@ class WatchSession:
         try:
             config = load_config(self.config.path)
         except ConfigError as exc:
-            self._failed(["toolkit.toml not reloaded, the previous settings stay:",
-                          *exc.problems])
+            self._failed(["toolkit.toml not reloaded, the previous settings stay:", *exc.problems])
             return False
         if config.site.content_dir != self.config.site.content_dir or (
             config.site.templates_dir != self.config.site.templates_dir
         ):
             self.reporter.config_problem(
-                "toolkit.toml: content_dir and templates_dir changes need a restart of watch")
+                "toolkit.toml: content_dir and templates_dir changes need a restart of watch"
+            )
         self.config = config
         self.builder = self._builder(config)
         if self.pusher is not None:

@@ -55,26 +55,34 @@ def _show_task(ctx: ArchiveCtx, task_id: str) -> tuple[dict[str, Any], bool, flo
     _expired(ctx, task_id=task_id)
     with ctx.store.read() as db:
         row = tasks.task_row(db, task_id, ctx.account)
-        return (tasks.task_json(row, ctx.base, db, include), row["status"] in tasks.DONE,
-                row["created_at"] + row["timeout"])
+        return (
+            tasks.task_json(row, ctx.base, db, include),
+            row["status"] in tasks.DONE,
+            row["created_at"] + row["timeout"],
+        )
 
 
-def _show_job(ctx: ArchiveCtx, job_id: str, *, full: bool = True
-              ) -> tuple[dict[str, Any] | None, bool, float]:
+def _show_job(
+    ctx: ArchiveCtx, job_id: str, *, full: bool = True
+) -> tuple[dict[str, Any] | None, bool, float]:
     """(the job's JSON - None while not done unless `full`; whether it is done; the
     earliest deadline of its unfinished tasks)."""
     _expired(ctx, job_id=job_id)
     with ctx.store.read() as db:
         job = tasks.job_row(db, job_id, ctx.account)
         done = tasks.job_status(db, job_id) in tasks.DONE
-        row = db.execute("SELECT MIN(created_at + timeout) FROM archive_tasks WHERE job_id = ? "
-                         "AND status IN ('waiting', 'processing')", (job_id,)).fetchone()
+        row = db.execute(
+            "SELECT MIN(created_at + timeout) FROM archive_tasks WHERE job_id = ? "
+            "AND status IN ('waiting', 'processing')",
+            (job_id,),
+        ).fetchone()
         deadline = row[0] if row[0] is not None else time.time()
         return (tasks.job_json(db, job, ctx.base) if full or done else None), done, deadline
 
 
-async def _hold(ctx: ArchiveCtx, look: Callable[[bool], tuple[dict[str, Any] | None, bool, float]]
-                ) -> dict[str, Any] | Response:
+async def _hold(
+    ctx: ArchiveCtx, look: Callable[[bool], tuple[dict[str, Any] | None, bool, float]]
+) -> dict[str, Any] | Response:
     """Look (`look(full)`: the JSON, or None while not done unless `full`) until done;
     between looks, sleep until a change, the next deadline, or a look at whether the
     client has left. Past the wait cap, a 504."""
@@ -87,8 +95,10 @@ async def _hold(ctx: ArchiveCtx, look: Callable[[bool], tuple[dict[str, Any] | N
             return {"data": data if data is not None else look(True)[0]}
         left = ends - time.monotonic()
         if left <= 0:
-            raise ErrorAnswer(504, f"The wait was cut off after {cap:g} s and the task is "
-                              "still running: wait again.")
+            raise ErrorAnswer(
+                504,
+                f"The wait was cut off after {cap:g} s and the task is still running: wait again.",
+            )
         if await ctx.request.is_disconnected():
             return Response(status_code=499)  # nobody to answer
         pause = min(left, max(deadline - time.time(), 0) + 0.01, DISCONNECT_CHECK)
@@ -108,8 +118,9 @@ async def create_job(ctx: ArchiveCtx) -> dict[str, Any]:
     webhook = _webhook_url(body.get("webhook_url"))
     ctx.runtime.base = ctx.base
     with ctx.store.transaction() as db:
-        job_id, effects = tasks.create_job(db, ctx.account, specs, body.get("tag"), time.time(),
-                                           webhook)
+        job_id, effects = tasks.create_job(
+            db, ctx.account, specs, body.get("tag"), time.time(), webhook
+        )
         job = tasks.job_row(db, job_id, ctx.account)
         data = tasks.job_json(db, job, ctx.base)
     apply(ctx.store, ctx.runtime, effects)
@@ -146,11 +157,11 @@ def _page(ctx: ArchiveCtx) -> tuple[int, int]:
     return page, per_page
 
 
-def _listed(ctx: ArchiveCtx, path: str, items: list[dict[str, Any]], page: int, per_page: int,
-            more: bool) -> dict[str, Any]:
+def _listed(
+    ctx: ArchiveCtx, path: str, items: list[dict[str, Any]], page: int, per_page: int, more: bool
+) -> dict[str, Any]:
     """A page of a list, with the `links` and `meta` the API's lists carry."""
-    kept = {key: value for key, value in ctx.request.query_params.multi_items()
-            if key != "page"}
+    kept = {key: value for key, value in ctx.request.query_params.multi_items() if key != "page"}
 
     def link(number: int) -> str:
         return f"{ctx.base}{path}?{urlencode([*kept.items(), ('page', str(number))])}"
@@ -158,12 +169,19 @@ def _listed(ctx: ArchiveCtx, path: str, items: list[dict[str, Any]], page: int, 
     first = (page - 1) * per_page + 1
     return {
         "data": items,
-        "links": {"first": link(1), "last": None,
-                  "prev": link(page - 1) if page > 1 else None,
-                  "next": link(page + 1) if more else None},
-        "meta": {"current_page": page, "from": first if items else None,
-                 "path": f"{ctx.base}{path}", "per_page": per_page,
-                 "to": first + len(items) - 1 if items else None},
+        "links": {
+            "first": link(1),
+            "last": None,
+            "prev": link(page - 1) if page > 1 else None,
+            "next": link(page + 1) if more else None,
+        },
+        "meta": {
+            "current_page": page,
+            "from": first if items else None,
+            "path": f"{ctx.base}{path}",
+            "per_page": per_page,
+            "to": first + len(items) - 1 if items else None,
+        },
     }
 
 
@@ -193,10 +211,13 @@ async def list_jobs(ctx: ArchiveCtx) -> dict[str, Any]:
     tag = ctx.request.query_params.get("filter[tag]")
     where, args = (" AND tag = ?", [tag]) if tag is not None else ("", [])
     with ctx.store.read() as db:
-        rows = db.execute(f"SELECT * FROM archive_jobs WHERE account_id = ?{where} "
-                          "ORDER BY created_at DESC, rowid DESC", (ctx.account, *args)).fetchall()
+        rows = db.execute(
+            f"SELECT * FROM archive_jobs WHERE account_id = ?{where} "
+            "ORDER BY created_at DESC, rowid DESC",
+            (ctx.account, *args),
+        ).fetchall()
         jobs = [job for job in rows if status is None or tasks.job_status(db, job["id"]) == status]
-        shown = jobs[(page - 1) * per_page: page * per_page]
+        shown = jobs[(page - 1) * per_page : page * per_page]
         items = [tasks.job_json(db, job, ctx.base, tasks="tasks" in include) for job in shown]
     return _listed(ctx, "/v2/jobs", items, page, per_page, len(jobs) > page * per_page)
 
@@ -207,13 +228,15 @@ async def list_tasks(ctx: ArchiveCtx) -> dict[str, Any]:
     `filter[status]`, `filter[operation]`, `include`, `page`, `per_page`."""
     page, per_page = _page(ctx)
     include = _includes(ctx)
-    where, args = _filters(ctx, {"job_id": "job_id = ?", "status": "status = ?",
-                                 "operation": "operation = ?"})
+    where, args = _filters(
+        ctx, {"job_id": "job_id = ?", "status": "status = ?", "operation": "operation = ?"}
+    )
     with ctx.store.read() as db:
         rows = db.execute(
             f"SELECT * FROM archive_tasks WHERE account_id = ?{where} "
             "ORDER BY seq DESC LIMIT ? OFFSET ?",
-            (ctx.account, *args, per_page + 1, (page - 1) * per_page)).fetchall()
+            (ctx.account, *args, per_page + 1, (page - 1) * per_page),
+        ).fetchall()
         items = [tasks.task_json(row, ctx.base, db, include) for row in rows[:per_page]]
     return _listed(ctx, "/v2/tasks", items, page, per_page, len(rows) > per_page)
 
@@ -235,8 +258,12 @@ async def delete_job(ctx: ArchiveCtx) -> Response:
     job_id = ctx.path_param("id")
     with ctx.store.transaction() as db:
         tasks.job_row(db, job_id, ctx.account)
-        ids = [row[0] for row in db.execute(
-            "SELECT id FROM archive_tasks WHERE job_id = ? ORDER BY seq DESC", (job_id,))]
+        ids = [
+            row[0]
+            for row in db.execute(
+                "SELECT id FROM archive_tasks WHERE job_id = ? ORDER BY seq DESC", (job_id,)
+            )
+        ]
         effects = tasks.Effects()
         for task_id in ids:
             effects.merge(tasks.delete(db, task_id, time.time()))
@@ -320,12 +347,19 @@ def _remove_files(ctx: ArchiveCtx, ids: list[str]) -> None:
 @endpoint()
 async def me(ctx: ArchiveCtx) -> dict[str, Any]:
     with ctx.store.read() as db:
-        row = db.execute("SELECT id, username, credits FROM archive_accounts WHERE id = ?",
-                         (ctx.account,)).fetchone()
-    return {"data": {"id": row["id"], "username": row["username"],
-                     "email": f"{row['username']}@example.com", "created_at": tasks.iso(0),
-                     "credits": row["credits"],
-                     "links": {"self": f"{ctx.base}/v2/users/{row['id']}"}}}
+        row = db.execute(
+            "SELECT id, username, credits FROM archive_accounts WHERE id = ?", (ctx.account,)
+        ).fetchone()
+    return {
+        "data": {
+            "id": row["id"],
+            "username": row["username"],
+            "email": f"{row['username']}@example.com",
+            "created_at": tasks.iso(0),
+            "credits": row["credits"],
+            "links": {"self": f"{ctx.base}/v2/users/{row['id']}"},
+        }
+    }
 
 
 routes = [

@@ -73,8 +73,10 @@ def _zip(out: Path, entries: Sequence[Entry], stopped: Callable[[], bool]) -> No
             info.external_attr = 0o100644 << 16
             info.file_size = entry.size
             large = entry.size >= zipfile.ZIP64_LIMIT
-            with _Source(entry.path, stopped) as source, \
-                    archive.open(info, "w", force_zip64=large) as target:
+            with (
+                _Source(entry.path, stopped) as source,
+                archive.open(info, "w", force_zip64=large) as target,
+            ):
                 while chunk := source.read(CHUNK):
                     target.write(chunk)
 

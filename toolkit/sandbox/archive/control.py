@@ -31,8 +31,9 @@ class ArchiveControlCtx(ControlCtx):
 ControlHandler = Callable[[ArchiveControlCtx], Awaitable[Any]]
 
 
-def archive_control(status: int = 200
-                    ) -> Callable[[ControlHandler], Callable[[Request], Awaitable[Response]]]:
+def archive_control(
+    status: int = 200,
+) -> Callable[[ControlHandler], Callable[[Request], Awaitable[Response]]]:
     return control(status, context=ArchiveControlCtx)
 
 
@@ -57,11 +58,14 @@ async def credits(ctx: ArchiveControlCtx) -> dict[str, Any]:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10**9:
             raise ErrorAnswer(422, "credits must be an integer from 0 to 1000000000")
         with ctx.store.transaction() as db:
-            db.execute("UPDATE archive_accounts SET credits = ? WHERE username = ?",
-                       (value, seed.DEMO_USERNAME))
+            db.execute(
+                "UPDATE archive_accounts SET credits = ? WHERE username = ?",
+                (value, seed.DEMO_USERNAME),
+            )
     with ctx.store.read() as db:
-        row = db.execute("SELECT credits FROM archive_accounts WHERE username = ?",
-                         (seed.DEMO_USERNAME,)).fetchone()
+        row = db.execute(
+            "SELECT credits FROM archive_accounts WHERE username = ?", (seed.DEMO_USERNAME,)
+        ).fetchone()
     return {"username": seed.DEMO_USERNAME, "credits": row[0] if row is not None else 0}
 
 
@@ -72,8 +76,11 @@ async def settings(ctx: ArchiveControlCtx) -> dict[str, Any]:
     if ctx.request.method == "POST":
         body = await ctx.object()
         wait_cap = body.get("wait_cap", current.wait_cap)
-        if isinstance(wait_cap, bool) or not isinstance(wait_cap, int | float) \
-                or not 0 <= wait_cap <= 86400:
+        if (
+            isinstance(wait_cap, bool)
+            or not isinstance(wait_cap, int | float)
+            or not 0 <= wait_cap <= 86400
+        ):
             raise ErrorAnswer(422, "wait_cap must be a number of seconds from 0 to 86400")
         upload_names = body.get("upload_names", current.upload_names)
         if upload_names not in UPLOAD_NAMES:
@@ -85,7 +92,10 @@ async def settings(ctx: ArchiveControlCtx) -> dict[str, Any]:
         if not isinstance(enabled, bool):
             raise ErrorAnswer(422, "rate_limits must be true or false")
         current.wait_cap, current.rate_limit, current.rate_limits = (
-            float(wait_cap), rate_limit, enabled)
+            float(wait_cap),
+            rate_limit,
+            enabled,
+        )
         current.upload_names = str(upload_names)
         redirect = body.get("storage_redirect", current.storage_redirect)
         if not isinstance(redirect, bool):
@@ -121,11 +131,19 @@ async def clear_faults(ctx: ArchiveControlCtx) -> Response:
 async def files(ctx: ArchiveControlCtx) -> dict[str, Any]:
     """the files kept on disk: {files: [{path, size}], workers: n}"""
     folder = ctx.archive.folder
-    found = [] if folder is None or not folder.is_dir() else sorted(
-        (path.relative_to(folder).as_posix(), path.stat().st_size)
-        for path in folder.rglob("*") if path.is_file())
-    return {"files": [{"path": path, "size": size} for path, size in found],
-            "workers": ctx.archive.running()}
+    found = (
+        []
+        if folder is None or not folder.is_dir()
+        else sorted(
+            (path.relative_to(folder).as_posix(), path.stat().st_size)
+            for path in folder.rglob("*")
+            if path.is_file()
+        )
+    )
+    return {
+        "files": [{"path": path, "size": size} for path, size in found],
+        "workers": ctx.archive.running(),
+    }
 
 
 # Paths relative to /__sandbox/archive (app.py mounts them).

@@ -47,14 +47,22 @@ ERRORS = {
 }
 
 
-def error_response(status: int, message: str | None = None, *, code: str | None = None,
-                   errors: dict[str, list[str]] | None = None,
-                   headers: dict[str, str] | None = None) -> JSONResponse:
+def error_response(
+    status: int,
+    message: str | None = None,
+    *,
+    code: str | None = None,
+    errors: dict[str, list[str]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
     """The API's error body. A wrong method inside /v2 is a 404, like an unknown path."""
     status = interface.routed(status)
     default_code, default_message = ERRORS.get(status, ("ERROR", "Error."))
-    body = {"message": message or default_message, "code": code or default_code,
-            "errors": errors or {}}
+    body = {
+        "message": message or default_message,
+        "code": code or default_code,
+        "errors": errors or {},
+    }
     return JSONResponse(body, status_code=status, headers=headers)
 
 
@@ -69,9 +77,13 @@ def throttled(retry_after: int) -> Response:
 
 def answer(exc: ErrorAnswer, request: Request | None = None) -> JSONResponse:
     errors = exc.extra.get("errors")
-    return error_response(exc.status, exc.message, code=exc.extra.get("code"),
-                          errors=errors if isinstance(errors, dict) else None,
-                          headers=exc.headers)
+    return error_response(
+        exc.status,
+        exc.message,
+        code=exc.extra.get("code"),
+        errors=errors if isinstance(errors, dict) else None,
+        headers=exc.headers,
+    )
 
 
 def invalid(errors: dict[str, list[str]]) -> ErrorAnswer:
@@ -143,8 +155,7 @@ async def _context(call: Call, auth: bool) -> ArchiveCtx:
     return ArchiveCtx(call, account)
 
 
-def endpoint(status: int = 200, *, auth: bool = True
-             ) -> Callable[[Handler[ArchiveCtx]], Endpoint]:
+def endpoint(status: int = 200, *, auth: bool = True) -> Callable[[Handler[ArchiveCtx]], Endpoint]:
     """Wrap a handler; a returned dict becomes a JSON response with `status`."""
 
     async def context(call: Call) -> ArchiveCtx:
@@ -159,8 +170,10 @@ def _take(runtime: ArchiveState, account: int) -> dict[str, str]:
     if not settings.rate_limits:
         return {}
     allowed, remaining, left = runtime.limiter.take(account, settings.rate_limit, now())
-    headers = {"X-RateLimit-Limit": str(settings.rate_limit),
-               "X-RateLimit-Remaining": str(remaining)}
+    headers = {
+        "X-RateLimit-Limit": str(settings.rate_limit),
+        "X-RateLimit-Remaining": str(remaining),
+    }
     if not allowed:
         raise ErrorAnswer(429, headers={**headers, "Retry-After": str(runtime.retry_after(left))})
     return headers

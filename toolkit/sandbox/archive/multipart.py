@@ -54,8 +54,9 @@ def header_value(value: str) -> tuple[str, dict[str, str]]:
     params = {}
     for match in _PARAM.finditer(";" + rest):
         quoted = match.group(2)
-        params[match.group(1).lower()] = (_ESCAPE.sub(r"\1", quoted) if quoted is not None
-                                          else match.group(3))
+        params[match.group(1).lower()] = (
+            _ESCAPE.sub(r"\1", quoted) if quoted is not None else match.group(3)
+        )
     return kind.strip().lower(), params
 
 
@@ -75,16 +76,21 @@ class FormParser:
         # Until the first delimiter: what came so far (the body's start counts as a CRLF).
         self._preamble: bytearray | None = bytearray(b"\r\n")
         # The header bounds are this module's (the whole block, not one line or a count).
-        self._parser = MultipartParser(boundary, {
-            "on_part_begin": self._part_begin,
-            "on_header_field": self._header_field,
-            "on_header_value": self._header_value,
-            "on_header_end": self._header_end,
-            "on_headers_finished": self._headers_finished,
-            "on_part_data": self._part_data,
-            "on_part_end": self._handler.end,
-            "on_end": self._end,
-        }, max_header_count=sys.maxsize, max_header_size=sys.maxsize)
+        self._parser = MultipartParser(
+            boundary,
+            {
+                "on_part_begin": self._part_begin,
+                "on_header_field": self._header_field,
+                "on_header_value": self._header_value,
+                "on_header_end": self._header_end,
+                "on_headers_finished": self._headers_finished,
+                "on_part_data": self._part_data,
+                "on_part_end": self._handler.end,
+                "on_end": self._end,
+            },
+            max_header_count=sys.maxsize,
+            max_header_size=sys.maxsize,
+        )
 
     def feed(self, chunk: bytes) -> None:
         if self._preamble is not None:
@@ -94,7 +100,7 @@ class FormParser:
                 raise FormError("no delimiter at the start of the body")
             if found < 0:
                 return
-            chunk, self._preamble = bytes(self._preamble[found + 2:]), None
+            chunk, self._preamble = bytes(self._preamble[found + 2 :]), None
         try:
             self._parser.write(chunk)
         except MultipartParseError as exc:

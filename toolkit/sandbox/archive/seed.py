@@ -22,8 +22,10 @@ WEBHOOK_SECRET = "whsec-" + hashlib.sha256(b"toolkit-sandbox:archive:webhooks").
 
 def load(conn: sqlite3.Connection, content: bool) -> None:
     """The demo account (with or without `--no-seed`: there is no API to create one)."""
-    conn.execute("INSERT INTO archive_accounts (id, username, api_key, credits) VALUES (?, ?, ?, ?)",
-                 (1, DEMO_USERNAME, DEMO_API_KEY, DEMO_CREDITS))
+    conn.execute(
+        "INSERT INTO archive_accounts (id, username, api_key, credits) VALUES (?, ?, ?, ?)",
+        (1, DEMO_USERNAME, DEMO_API_KEY, DEMO_CREDITS),
+    )
 
 
 def accounts(conn: sqlite3.Connection) -> list[dict[str, object]]:

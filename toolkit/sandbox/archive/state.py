@@ -191,8 +191,11 @@ class ArchiveState:
         fault = TaskFault(id=0, kind=str(kind), count=count)
         if kind == "slow":
             seconds = spec.get("seconds")
-            if isinstance(seconds, bool) or not isinstance(seconds, int | float) \
-                    or not 0 < seconds <= 600:
+            if (
+                isinstance(seconds, bool)
+                or not isinstance(seconds, int | float)
+                or not 0 < seconds <= 600
+            ):
                 raise ValueError("seconds must be a number from 0 to 600")
             fault.seconds = float(seconds)
         if kind == "corrupt" and spec.get("offset") is not None:

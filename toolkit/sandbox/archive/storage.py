@@ -84,7 +84,7 @@ class _Form:
                 raise _TooLarge
             view = memoryview(chunk)
             while view:
-                view = view[os.write(self._file, view):]
+                view = view[os.write(self._file, view) :]
         else:
             self._value += chunk
             if len(self._value) > MAX_FIELD:
@@ -119,8 +119,9 @@ async def upload(ctx: ArchiveCtx) -> Response:
         return RedirectResponse(_other_origin(ctx), status_code=307)  # the form, sent there
     boundary = boundary_of(ctx.request.headers.get("content-type", ""))
     if boundary is None:
-        raise ErrorAnswer(400, "The upload must be multipart/form-data.", extra={
-            "code": "INVALID_UPLOAD"})
+        raise ErrorAnswer(
+            400, "The upload must be multipart/form-data.", extra={"code": "INVALID_UPLOAD"}
+        )
     part, target = part_of(ctx.runtime, task_id), file_of(ctx.runtime, task_id)
     form = _Form(part, tasks.MAX_UPLOAD)
     ctx.runtime.uploading.add(task_id)
@@ -129,11 +130,15 @@ async def upload(ctx: ArchiveCtx) -> Response:
         _check(form, row)
         part.replace(target)
         assert form.filename is not None  # _check
-        kept = (form.filename.rsplit("/", 1)[-1]
-                if ctx.runtime.settings.upload_names == "basename" else form.filename)
+        kept = (
+            form.filename.rsplit("/", 1)[-1]
+            if ctx.runtime.settings.upload_names == "basename"
+            else form.filename
+        )
         with ctx.store.transaction() as db:
-            effects = tasks.finish(db, task_id, {"files": [
-                {"filename": kept, "size": form.size}]}, time.time())
+            effects = tasks.finish(
+                db, task_id, {"files": [{"filename": kept, "size": form.size}]}, time.time()
+            )
             if not effects.changed:
                 target.unlink(missing_ok=True)
                 raise ErrorAnswer(409, "The task is not waiting for an upload.")
@@ -156,11 +161,13 @@ async def _receive(ctx: ArchiveCtx, form: _Form, boundary: bytes) -> None:
     except _TooLarge:
         raise ErrorAnswer(413, f"A file is at most {tasks.MAX_UPLOAD} bytes.") from None
     except FormError as exc:
-        raise ErrorAnswer(400, f"The upload is not a valid form: {exc}.",
-                          extra={"code": "INVALID_UPLOAD"}) from None
+        raise ErrorAnswer(
+            400, f"The upload is not a valid form: {exc}.", extra={"code": "INVALID_UPLOAD"}
+        ) from None
     except ClientDisconnect:
-        raise ErrorAnswer(400, "The client left before the upload was complete.",
-                          extra={"code": "INVALID_UPLOAD"}) from None
+        raise ErrorAnswer(
+            400, "The client left before the upload was complete.", extra={"code": "INVALID_UPLOAD"}
+        ) from None
 
 
 def _check(form: _Form, row: Any) -> None:
@@ -169,9 +176,17 @@ def _check(form: _Form, row: Any) -> None:
     if form.filename is None:
         raise ErrorAnswer(422, extra={"errors": {"file": ["The form has no file part."]}})
     if not safe_path(form.filename):
-        raise ErrorAnswer(422, extra={"errors": {"file": [
-            "The file name must be a relative path of plain names (no /, .. or control "
-            "characters at its start or in it)."]}})
+        raise ErrorAnswer(
+            422,
+            extra={
+                "errors": {
+                    "file": [
+                        "The file name must be a relative path of plain names (no /, .. or control "
+                        "characters at its start or in it)."
+                    ]
+                }
+            },
+        )
 
 
 @endpoint(auth=False)
@@ -181,18 +196,28 @@ async def download(ctx: ArchiveCtx) -> Response:
     as a presigned S3 URL is ("only one auth mechanism allowed")."""
     task_id = ctx.path_param("id")
     if "authorization" in ctx.request.headers:
-        raise ErrorAnswer(400, "Only one auth mechanism allowed: the URL is signed.",
-                          extra={"code": "INVALID_ARGUMENT"})
+        raise ErrorAnswer(
+            400,
+            "Only one auth mechanism allowed: the URL is signed.",
+            extra={"code": "INVALID_ARGUMENT"},
+        )
     with ctx.store.read() as db:
         row = db.execute("SELECT * FROM archive_tasks WHERE id = ?", (task_id,)).fetchone()
         given = ctx.request.query_params.get("signature", "")
-        if row is None or row["operation"] != tasks.EXPORT or row["status"] != "finished" \
-                or not hmac.compare_digest(given, row["token"]):
+        if (
+            row is None
+            or row["operation"] != tasks.EXPORT
+            or row["status"] != "finished"
+            or not hmac.compare_digest(given, row["token"])
+        ):
             raise ErrorAnswer(404)
         files = json.loads(row["result"])["files"]
         index = int(ctx.path_param("index"))
-        sources = [input_id for input_id in tasks.input_ids(db, task_id)
-                   for _ in tasks.files_of(db, input_id)]
+        sources = [
+            input_id
+            for input_id in tasks.input_ids(db, task_id)
+            for _ in tasks.files_of(db, input_id)
+        ]
     if not 0 <= index < len(files) or index >= len(sources):
         raise ErrorAnswer(404)
     path = file_of(ctx.runtime, sources[index])
@@ -204,13 +229,17 @@ async def download(ctx: ArchiveCtx) -> Response:
     headers = {"Content-Disposition": f"attachment; filename*=UTF-8''{quote(filename, safe='')}"}
     fault = ctx.runtime.take_fault("truncate", "corrupt")
     if fault is not None and fault.kind == "truncate":
-        return StreamingResponse(_first_half(path), media_type="application/octet-stream",
-                                 headers=headers)
+        return StreamingResponse(
+            _first_half(path), media_type="application/octet-stream", headers=headers
+        )
     if fault is not None:
         size = path.stat().st_size
         offset = min(size // 2 if fault.offset is None else fault.offset, max(size - 1, 0))
-        return StreamingResponse(_flipped(path, offset), media_type="application/octet-stream",
-                                 headers={**headers, "Content-Length": str(size)})
+        return StreamingResponse(
+            _flipped(path, offset),
+            media_type="application/octet-stream",
+            headers={**headers, "Content-Length": str(size)},
+        )
     return FileResponse(path, media_type="application/octet-stream", headers=headers)
 
 

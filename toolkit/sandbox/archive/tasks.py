@@ -88,8 +88,12 @@ def _inputs(value: Any) -> list[str] | None:
 def safe_filename(name: Any) -> bool:
     """A file name the sandbox keeps as it is: a non-empty string, no separators, no
     control characters, not `.` or `..`."""
-    return (isinstance(name, str) and 0 < len(name) <= MAX_NAME and name not in (".", "..")
-            and not any(c in "/\\" or ord(c) < 32 or ord(c) == 127 for c in name))
+    return (
+        isinstance(name, str)
+        and 0 < len(name) <= MAX_NAME
+        and name not in (".", "..")
+        and not any(c in "/\\" or ord(c) < 32 or ord(c) == 127 for c in name)
+    )
 
 
 def spec(raw: Any, where: str, operation: str | None = None, name: str | None = None) -> Spec:
@@ -101,7 +105,8 @@ def spec(raw: Any, where: str, operation: str | None = None, name: str | None = 
     operation = operation or raw.get("operation")
     if operation not in OPERATIONS:
         errors[f"{where}operation"] = [
-            f"The operation must be one of {', '.join(OPERATIONS)} in this sandbox."]
+            f"The operation must be one of {', '.join(OPERATIONS)} in this sandbox."
+        ]
         raise invalid(errors)
     timeout = raw.get("timeout", DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, int) or not 1 <= timeout <= MAX_TIMEOUT:
@@ -117,19 +122,22 @@ def spec(raw: Any, where: str, operation: str | None = None, name: str | None = 
         output_format = raw.get("output_format")
         if output_format not in FORMATS:
             errors[f"{where}output_format"] = [
-                f"The output format must be one of {', '.join(FORMATS)}."]
+                f"The output format must be one of {', '.join(FORMATS)}."
+            ]
         result.output_format = output_format if isinstance(output_format, str) else None
         filename = raw.get("filename")
         if filename is not None and not safe_filename(filename):
             errors[f"{where}filename"] = [
-                "The filename must be a file name without separators or control characters."]
+                "The filename must be a file name without separators or control characters."
+            ]
         result.filename = filename
         if raw.get("engine", ENGINE) != ENGINE:
             errors[f"{where}engine"] = [f"The engine must be {ENGINE}."]
         version = raw.get("engine_version", ENGINE_VERSION)
         if not isinstance(version, str) or not ENGINE_VERSION_FORM.fullmatch(version):
             errors[f"{where}engine_version"] = [
-                "The engine version must be a version such as 2.1 or 2016."]
+                "The engine version must be a version such as 2.1 or 2016."
+            ]
         result.engine_version = version if isinstance(version, str) else ENGINE_VERSION
     if errors:
         raise invalid(errors)
@@ -151,8 +159,9 @@ def job_specs(body: dict[str, Any]) -> list[Spec]:
     errors: dict[str, list[str]] = {}
     for name, raw in tasks.items():
         if not 0 < len(name) <= MAX_NAME or not TASK_NAME.fullmatch(name):
-            errors["tasks"] = [f"A task name has 1 to {MAX_NAME} characters, each a letter, "
-                               "a digit, - or _."]
+            errors["tasks"] = [
+                f"A task name has 1 to {MAX_NAME} characters, each a letter, a digit, - or _."
+            ]
             continue
         try:
             specs.append(spec(raw, f"tasks.{name}.", name=name))
@@ -162,13 +171,16 @@ def job_specs(body: dict[str, Any]) -> list[Spec]:
         for given in item.inputs:
             if given not in tasks:
                 errors.setdefault(f"tasks.{item.name}.input", []).append(
-                    f"The input task {given!r} does not exist in this job.")
+                    f"The input task {given!r} does not exist in this job."
+                )
             elif given == item.name:
                 errors.setdefault(f"tasks.{item.name}.input", []).append(
-                    "A task cannot be its own input.")
+                    "A task cannot be its own input."
+                )
             elif item.operation == ARCHIVE and tasks[given].get("operation") == EXPORT:
                 errors.setdefault(f"tasks.{item.name}.input", []).append(
-                    f"The input task {given!r} produces no files to archive.")
+                    f"The input task {given!r} produces no files to archive."
+                )
     if errors:
         raise invalid(errors)
     cycle = _cycle({item.name or "": item.inputs for item in specs})
@@ -219,31 +231,51 @@ def charge(db: sqlite3.Connection, account: int, specs: Sequence[Spec]) -> None:
     db.execute("UPDATE archive_accounts SET credits = credits - ? WHERE id = ?", (cost, account))
 
 
-def create_job(db: sqlite3.Connection, account: int, specs: Sequence[Spec], tag: str | None,
-               now: float, webhook_url: str | None = None) -> tuple[str, Effects]:
+def create_job(
+    db: sqlite3.Connection,
+    account: int,
+    specs: Sequence[Spec],
+    tag: str | None,
+    now: float,
+    webhook_url: str | None = None,
+) -> tuple[str, Effects]:
     charge(db, account, specs)
     job_id = str(uuid.uuid4())
-    db.execute("INSERT INTO archive_jobs (id, account_id, tag, created_at, webhook_url) "
-               "VALUES (?, ?, ?, ?, ?)", (job_id, account, tag, now, webhook_url))
+    db.execute(
+        "INSERT INTO archive_jobs (id, account_id, tag, created_at, webhook_url) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (job_id, account, tag, now, webhook_url),
+    )
     ids = {item.name: str(uuid.uuid4()) for item in specs}
     seq = _next_seq(db)
     for position, item in enumerate(specs):
-        _insert(db, ids[item.name], seq + position, account, job_id, item,
-                {given: ids[given] for given in item.inputs}, now)
+        _insert(
+            db,
+            ids[item.name],
+            seq + position,
+            account,
+            job_id,
+            item,
+            {given: ids[given] for given in item.inputs},
+            now,
+        )
     effects = Effects()
     for item in specs:  # tasks whose inputs are all finished start now
         effects.merge(_ready(db, ids[item.name], now))
     return job_id, effects
 
 
-def create_task(db: sqlite3.Connection, account: int, item: Spec, now: float
-                ) -> tuple[str, Effects]:
+def create_task(
+    db: sqlite3.Connection, account: int, item: Spec, now: float
+) -> tuple[str, Effects]:
     """A task of its own (`POST /v2/archive`...): its inputs are ids of the account's
     tasks, none of them failed (a 422 otherwise)."""
     depends: dict[str, str] = {}
     for given in item.inputs:
-        row = db.execute("SELECT id, operation, status FROM archive_tasks WHERE id = ? "
-                         "AND account_id = ?", (given, account)).fetchone()
+        row = db.execute(
+            "SELECT id, operation, status FROM archive_tasks WHERE id = ? AND account_id = ?",
+            (given, account),
+        ).fetchone()
         if row is None:
             raise invalid({"input": [f"The input task {given!r} does not exist."]})
         if row["status"] == "error":
@@ -257,22 +289,48 @@ def create_task(db: sqlite3.Connection, account: int, item: Spec, now: float
     return task_id, _ready(db, task_id, now)
 
 
-def _insert(db: sqlite3.Connection, task_id: str, seq: int, account: int, job_id: str | None,
-            item: Spec, depends: dict[str, str], now: float, retry_of: str | None = None
-            ) -> None:
+def _insert(
+    db: sqlite3.Connection,
+    task_id: str,
+    seq: int,
+    account: int,
+    job_id: str | None,
+    item: Spec,
+    depends: dict[str, str],
+    now: float,
+    retry_of: str | None = None,
+) -> None:
     reserved = ARCHIVE_COST if item.operation == ARCHIVE else 0
     engine = (ENGINE, item.engine_version) if item.operation == ARCHIVE else (None, None)
     db.execute(
         "INSERT INTO archive_tasks (id, seq, account_id, job_id, name, operation, status, "
         "reserved, created_at, timeout, pending, depends, payload, engine, engine_version, "
         "token, retry_of) VALUES (?, ?, ?, ?, ?, ?, 'waiting', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (task_id, seq, account, job_id, item.name, item.operation, reserved, now, item.timeout,
-         len(item.inputs), json.dumps(depends), json.dumps(item.payload), *engine,
-         secrets.token_urlsafe(24), retry_of),
+        (
+            task_id,
+            seq,
+            account,
+            job_id,
+            item.name,
+            item.operation,
+            reserved,
+            now,
+            item.timeout,
+            len(item.inputs),
+            json.dumps(depends),
+            json.dumps(item.payload),
+            *engine,
+            secrets.token_urlsafe(24),
+            retry_of,
+        ),
     )
-    db.executemany("INSERT INTO archive_task_inputs (task_id, input_id, position) VALUES (?, ?, ?)",
-                   [(task_id, input_id, position)
-                    for position, input_id in enumerate(depends[given] for given in item.inputs)])
+    db.executemany(
+        "INSERT INTO archive_task_inputs (task_id, input_id, position) VALUES (?, ?, ?)",
+        [
+            (task_id, input_id, position)
+            for position, input_id in enumerate(depends[given] for given in item.inputs)
+        ],
+    )
 
 
 def cancel(db: sqlite3.Connection, task_id: str, now: float) -> Effects:
@@ -284,36 +342,43 @@ def cancel(db: sqlite3.Connection, task_id: str, now: float) -> Effects:
     return fail(db, task_id, "CANCELLED", "Task has been cancelled", now)
 
 
-def retry(db: sqlite3.Connection, account: int, task_id: str, now: float
-          ) -> tuple[str, Effects]:
+def retry(db: sqlite3.Connection, account: int, task_id: str, now: float) -> tuple[str, Effects]:
     """A new task like `task_id` (its operation, payload, inputs, job and name), whose
     `retry_of_task_id` names it; a 409 while `task_id` is not done, a 422 when an input
     is gone or has failed."""
     row = task_row(db, task_id, account)
     if row["status"] not in DONE:
         raise ErrorAnswer(409, "Only a finished or failed task can be retried.")
-    depends = {given: _latest(db, input_id)
-               for given, input_id in json.loads(row["depends"]).items()}
+    depends = {
+        given: _latest(db, input_id) for given, input_id in json.loads(row["depends"]).items()
+    }
     for input_id in depends.values():
         found = db.execute("SELECT status FROM archive_tasks WHERE id = ?", (input_id,)).fetchone()
         if found is None or found["status"] == "error":
             raise invalid({"input": [f"The input task {input_id!r} is gone or has failed."]})
     payload = json.loads(row["payload"])
-    item = Spec(row["operation"], payload, list(depends), row["timeout"], row["name"],
-                payload.get("output_format"), payload.get("filename"),
-                row["engine_version"] or ENGINE_VERSION)
+    item = Spec(
+        row["operation"],
+        payload,
+        list(depends),
+        row["timeout"],
+        row["name"],
+        payload.get("output_format"),
+        payload.get("filename"),
+        row["engine_version"] or ENGINE_VERSION,
+    )
     charge(db, account, [item])
     new_id = str(uuid.uuid4())
-    _insert(db, new_id, _next_seq(db), account, row["job_id"], item, depends, now,
-            retry_of=task_id)
+    _insert(db, new_id, _next_seq(db), account, row["job_id"], item, depends, now, retry_of=task_id)
     return new_id, _ready(db, new_id, now)
 
 
 def _latest(db: sqlite3.Connection, task_id: str) -> str:
     """The newest retry of `task_id` (itself when it has none)."""
     for _ in range(1000):
-        row = db.execute("SELECT id FROM archive_tasks WHERE retry_of = ? ORDER BY seq DESC "
-                         "LIMIT 1", (task_id,)).fetchone()
+        row = db.execute(
+            "SELECT id FROM archive_tasks WHERE retry_of = ? ORDER BY seq DESC LIMIT 1", (task_id,)
+        ).fetchone()
         if row is None:
             break
         task_id = row[0]
@@ -325,7 +390,9 @@ def _ready(db: sqlite3.Connection, task_id: str, now: float) -> Effects:
     fail it if one has failed (it may have failed since the job was validated)."""
     rows = db.execute(
         "SELECT t.status FROM archive_task_inputs i JOIN archive_tasks t ON t.id = i.input_id "
-        "WHERE i.task_id = ?", (task_id,)).fetchall()
+        "WHERE i.task_id = ?",
+        (task_id,),
+    ).fetchall()
     finished = sum(row[0] == "finished" for row in rows)
     db.execute("UPDATE archive_tasks SET pending = pending - ? WHERE id = ?", (finished, task_id))
     if any(row[0] == "error" for row in rows):
@@ -337,13 +404,16 @@ def _ready(db: sqlite3.Connection, task_id: str, now: float) -> Effects:
 
 
 def _maybe_start(db: sqlite3.Connection, task_id: str, now: float) -> Effects:
-    row = db.execute("SELECT operation, status, pending FROM archive_tasks WHERE id = ?",
-                     (task_id,)).fetchone()
+    row = db.execute(
+        "SELECT operation, status, pending FROM archive_tasks WHERE id = ?", (task_id,)
+    ).fetchone()
     if row is None or row["status"] != "waiting" or row["pending"] > 0:
         return Effects()
     if row["operation"] == ARCHIVE:
-        db.execute("UPDATE archive_tasks SET status = 'processing', started_at = ? WHERE id = ?",
-                   (now, task_id))
+        db.execute(
+            "UPDATE archive_tasks SET status = 'processing', started_at = ? WHERE id = ?",
+            (now, task_id),
+        )
         return Effects(start=[task_id])
     if row["operation"] == EXPORT:
         files = [file for input_id in input_ids(db, task_id) for file in files_of(db, input_id)]
@@ -359,73 +429,100 @@ def finish(db: sqlite3.Connection, task_id: str, result: dict[str, Any], now: fl
         "UPDATE archive_tasks SET status = 'finished', result = ?, ended_at = ?, "
         "started_at = COALESCE(started_at, ?), credits = reserved, reserved = 0 "
         "WHERE id = ? AND status IN ('waiting', 'processing')",
-        (json.dumps(result), now, now, task_id)).rowcount
+        (json.dumps(result), now, now, task_id),
+    ).rowcount
     effects = Effects(changed=bool(changed))
     if not changed:
         return effects
-    for (dependent,) in db.execute("SELECT task_id FROM archive_task_inputs WHERE input_id = ?",
-                                   (task_id,)).fetchall():
+    for (dependent,) in db.execute(
+        "SELECT task_id FROM archive_task_inputs WHERE input_id = ?", (task_id,)
+    ).fetchall():
         db.execute("UPDATE archive_tasks SET pending = pending - 1 WHERE id = ?", (dependent,))
         effects.merge(_maybe_start(db, dependent, now))
     return effects
 
 
-def fail(db: sqlite3.Connection, task_id: str, code: str, message: str, now: float,
-         ended_at: float | None = None) -> Effects:
+def fail(
+    db: sqlite3.Connection,
+    task_id: str,
+    code: str,
+    message: str,
+    now: float,
+    ended_at: float | None = None,
+) -> Effects:
     """`task_id` ends in error; its credits are given back, and so for every task that
     waits for it (`INPUT_TASK_FAILED`), transitively."""
     effects = Effects()
     queue = [(task_id, code, message, ended_at if ended_at is not None else now)]
     while queue:
         current, code, message, moment = queue.pop()
-        row = db.execute("SELECT status, account_id, reserved FROM archive_tasks WHERE id = ?",
-                         (current,)).fetchone()
+        row = db.execute(
+            "SELECT status, account_id, reserved FROM archive_tasks WHERE id = ?", (current,)
+        ).fetchone()
         if row is None or row["status"] in DONE:
             continue
         if row["status"] == "processing":
             effects.stop.append(current)
         db.execute(
             "UPDATE archive_tasks SET status = 'error', code = ?, message = ?, ended_at = ?, "
-            "result = NULL, reserved = 0 WHERE id = ?", (code, message, moment, current))
-        db.execute("UPDATE archive_accounts SET credits = credits + ? WHERE id = ?",
-                   (row["reserved"], row["account_id"]))
+            "result = NULL, reserved = 0 WHERE id = ?",
+            (code, message, moment, current),
+        )
+        db.execute(
+            "UPDATE archive_accounts SET credits = credits + ? WHERE id = ?",
+            (row["reserved"], row["account_id"]),
+        )
         for (dependent,) in db.execute(
-                "SELECT task_id FROM archive_task_inputs WHERE input_id = ?", (current,)).fetchall():
+            "SELECT task_id FROM archive_task_inputs WHERE input_id = ?", (current,)
+        ).fetchall():
             queue.append((dependent, "INPUT_TASK_FAILED", "Input task has failed", now))
     return effects
 
 
-def expire(db: sqlite3.Connection, now: float, *, task_id: str | None = None,
-           job_id: str | None = None) -> Effects:
+def expire(
+    db: sqlite3.Connection, now: float, *, task_id: str | None = None, job_id: str | None = None
+) -> Effects:
     """Fail the tasks (of a job, or one task) whose timeout has passed unfinished, as of
     the moment it passed."""
     where, args = ("job_id = ?", job_id) if job_id is not None else ("id = ?", task_id)
     rows = db.execute(
         f"SELECT id, created_at, timeout FROM archive_tasks WHERE {where} "
         "AND status IN ('waiting', 'processing') AND created_at + timeout <= ?",
-        (args, now)).fetchall()
+        (args, now),
+    ).fetchall()
     effects = Effects()
     for row in rows:
-        effects.merge(fail(db, row["id"], "TIMEOUT",
-                           f"The task timed out after {row['timeout']:g} seconds.", now,
-                           ended_at=row["created_at"] + row["timeout"]))
+        effects.merge(
+            fail(
+                db,
+                row["id"],
+                "TIMEOUT",
+                f"The task timed out after {row['timeout']:g} seconds.",
+                now,
+                ended_at=row["created_at"] + row["timeout"],
+            )
+        )
     return effects
 
 
 def delete(db: sqlite3.Connection, task_id: str, now: float) -> Effects:
     """Remove a task (and its credits, if still reserved); what waits for it fails."""
-    row = db.execute("SELECT status, account_id, reserved FROM archive_tasks WHERE id = ?",
-                     (task_id,)).fetchone()
+    row = db.execute(
+        "SELECT status, account_id, reserved FROM archive_tasks WHERE id = ?", (task_id,)
+    ).fetchone()
     effects = Effects()
     if row is None:
         return effects
     if row["status"] == "processing":
         effects.stop.append(task_id)
-    for (dependent,) in db.execute("SELECT task_id FROM archive_task_inputs WHERE input_id = ?",
-                                   (task_id,)).fetchall():
+    for (dependent,) in db.execute(
+        "SELECT task_id FROM archive_task_inputs WHERE input_id = ?", (task_id,)
+    ).fetchall():
         effects.merge(fail(db, dependent, "INPUT_TASK_FAILED", "Input task has failed", now))
-    db.execute("UPDATE archive_accounts SET credits = credits + ? WHERE id = ?",
-               (row["reserved"], row["account_id"]))
+    db.execute(
+        "UPDATE archive_accounts SET credits = credits + ? WHERE id = ?",
+        (row["reserved"], row["account_id"]),
+    )
     db.execute("DELETE FROM archive_task_inputs WHERE task_id = ?", (task_id,))
     db.execute("DELETE FROM archive_tasks WHERE id = ?", (task_id,))
     return effects
@@ -435,8 +532,13 @@ def delete(db: sqlite3.Connection, task_id: str, now: float) -> Effects:
 
 
 def input_ids(db: sqlite3.Connection, task_id: str) -> list[str]:
-    return [row[0] for row in db.execute(
-        "SELECT input_id FROM archive_task_inputs WHERE task_id = ? ORDER BY position", (task_id,))]
+    return [
+        row[0]
+        for row in db.execute(
+            "SELECT input_id FROM archive_task_inputs WHERE task_id = ? ORDER BY position",
+            (task_id,),
+        )
+    ]
 
 
 def files_of(db: sqlite3.Connection, task_id: str) -> list[dict[str, Any]]:
@@ -447,7 +549,8 @@ def files_of(db: sqlite3.Connection, task_id: str) -> list[dict[str, Any]]:
 
 def task_row(db: sqlite3.Connection, task_id: str, account: int) -> sqlite3.Row:
     row: sqlite3.Row | None = db.execute(
-        "SELECT * FROM archive_tasks WHERE id = ? AND account_id = ?", (task_id, account)).fetchone()
+        "SELECT * FROM archive_tasks WHERE id = ? AND account_id = ?", (task_id, account)
+    ).fetchone()
     if row is None:
         raise ErrorAnswer(404)
     return row
@@ -455,17 +558,21 @@ def task_row(db: sqlite3.Connection, task_id: str, account: int) -> sqlite3.Row:
 
 def job_row(db: sqlite3.Connection, job_id: str, account: int) -> sqlite3.Row:
     row: sqlite3.Row | None = db.execute(
-        "SELECT * FROM archive_jobs WHERE id = ? AND account_id = ?", (job_id, account)).fetchone()
+        "SELECT * FROM archive_jobs WHERE id = ? AND account_id = ?", (job_id, account)
+    ).fetchone()
     if row is None:
         raise ErrorAnswer(404)
     return row
 
 
 def job_status(db: sqlite3.Connection, job_id: str) -> str:
-    counts = dict(db.execute(  # a task that has been retried counts as its retry
-        "SELECT status, COUNT(*) FROM archive_tasks t WHERE job_id = ? AND NOT EXISTS "
-        "(SELECT 1 FROM archive_tasks r WHERE r.retry_of = t.id) GROUP BY status",
-        (job_id,)).fetchall())
+    counts = dict(
+        db.execute(  # a task that has been retried counts as its retry
+            "SELECT status, COUNT(*) FROM archive_tasks t WHERE job_id = ? AND NOT EXISTS "
+            "(SELECT 1 FROM archive_tasks r WHERE r.retry_of = t.id) GROUP BY status",
+            (job_id,),
+        ).fetchall()
+    )
     if counts.get("error"):
         return "error"
     if not counts or set(counts) == {"finished"}:
@@ -497,24 +604,35 @@ def _shown_files(result: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"filename": f["filename"]} for f in result.get("files", [])]
 
 
-def task_json(row: sqlite3.Row, base: str, db: sqlite3.Connection | None = None,
-              include: Sequence[str] = ()) -> dict[str, Any]:
+def task_json(
+    row: sqlite3.Row, base: str, db: sqlite3.Connection | None = None, include: Sequence[str] = ()
+) -> dict[str, Any]:
     """A task as the API shows it; `include` (with `db`) adds `retries` and `job`."""
     depends: dict[str, str] = json.loads(row["depends"])
     stored = json.loads(row["result"]) if row["result"] else None
     result: dict[str, Any] | None = None
     if row["operation"] == UPLOAD and row["status"] == "waiting":
-        result = {"form": {"url": upload_url(base, row["id"]), "parameters": {
-            "expires": int(row["created_at"] + row["timeout"]),
-            "max_file_count": 1,
-            "max_file_size": MAX_UPLOAD,
-            "signature": row["token"],
-        }}}
+        result = {
+            "form": {
+                "url": upload_url(base, row["id"]),
+                "parameters": {
+                    "expires": int(row["created_at"] + row["timeout"]),
+                    "max_file_count": 1,
+                    "max_file_size": MAX_UPLOAD,
+                    "signature": row["token"],
+                },
+            }
+        }
     elif row["operation"] == EXPORT and stored is not None:
-        result = {"files": [{"filename": file["filename"],
-                             "url": download_url(base, row["id"], index, file["filename"],
-                                                 row["token"])}
-                            for index, file in enumerate(stored.get("files", []))]}
+        result = {
+            "files": [
+                {
+                    "filename": file["filename"],
+                    "url": download_url(base, row["id"], index, file["filename"], row["token"]),
+                }
+                for index, file in enumerate(stored.get("files", []))
+            ]
+        }
     elif stored is not None:
         result = {"files": _shown_files(stored)}
     data: dict[str, Any] = {
@@ -545,19 +663,25 @@ def task_json(row: sqlite3.Row, base: str, db: sqlite3.Connection | None = None,
     if row["job_id"] is None:
         del data["name"]
     if db is not None and "retries" in include:
-        data["retries"] = [task_json(retry, base) for retry in db.execute(
-            "SELECT * FROM archive_tasks WHERE retry_of = ? ORDER BY seq", (row["id"],))]
+        data["retries"] = [
+            task_json(retry, base)
+            for retry in db.execute(
+                "SELECT * FROM archive_tasks WHERE retry_of = ? ORDER BY seq", (row["id"],)
+            )
+        ]
     if db is not None and "job" in include and row["job_id"] is not None:
         job = db.execute("SELECT * FROM archive_jobs WHERE id = ?", (row["job_id"],)).fetchone()
         data["job"] = job_json(db, job, base, tasks=False) if job is not None else None
     return data
 
 
-def job_json(db: sqlite3.Connection, job: sqlite3.Row, base: str, *, tasks: bool = True
-             ) -> dict[str, Any]:
+def job_json(
+    db: sqlite3.Connection, job: sqlite3.Row, base: str, *, tasks: bool = True
+) -> dict[str, Any]:
     """A job as the API shows it (`tasks`: with its tasks)."""
-    rows = db.execute("SELECT * FROM archive_tasks WHERE job_id = ? ORDER BY seq",
-                      (job["id"],)).fetchall()
+    rows = db.execute(
+        "SELECT * FROM archive_tasks WHERE job_id = ? ORDER BY seq", (job["id"],)
+    ).fetchall()
     status = job_status(db, job["id"])
     started = [row["started_at"] for row in rows if row["started_at"] is not None]
     ended = [row["ended_at"] for row in rows if row["ended_at"] is not None]

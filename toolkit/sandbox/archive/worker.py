@@ -29,6 +29,7 @@ from toolkit.sandbox.store import Store
 log = logging.getLogger("toolkit.sandbox")
 WEBHOOK_TIMEOUT = 10.0  # seconds a webhook's receiver has to answer
 
+
 def file_of(runtime: ArchiveState, task_id: str) -> Path:
     return runtime.files() / task_id
 
@@ -53,8 +54,9 @@ def _webhooks(store: Store, runtime: ArchiveState) -> None:
     HMAC-SHA256 of the body with the signing secret."""
     events: list[tuple[str, bytes]] = []
     with store.transaction() as db:
-        for job in db.execute("SELECT * FROM archive_jobs WHERE webhook_url IS NOT NULL "
-                              "AND notified = 0").fetchall():
+        for job in db.execute(
+            "SELECT * FROM archive_jobs WHERE webhook_url IS NOT NULL AND notified = 0"
+        ).fetchall():
             status = tasks.job_status(db, job["id"])
             if status not in tasks.DONE:
                 continue
@@ -63,16 +65,21 @@ def _webhooks(store: Store, runtime: ArchiveState) -> None:
             text = json.dumps({"event": event, "job": tasks.job_json(db, job, runtime.base)})
             events.append((str(job["webhook_url"]), text.encode()))
     for url, payload in events:
-        threading.Thread(target=_send_webhook, args=(url, payload), name="archive-webhook",
-                         daemon=True).start()
+        threading.Thread(
+            target=_send_webhook, args=(url, payload), name="archive-webhook", daemon=True
+        ).start()
 
 
 def _send_webhook(url: str, body: bytes) -> None:
     signature = hmac.new(seed.WEBHOOK_SECRET.encode(), body, hashlib.sha256).hexdigest()
     try:
-        httpx.post(url, content=body, timeout=WEBHOOK_TIMEOUT, follow_redirects=False,
-                   headers={"Content-Type": "application/json",
-                            "CloudConvert-Signature": signature})
+        httpx.post(
+            url,
+            content=body,
+            timeout=WEBHOOK_TIMEOUT,
+            follow_redirects=False,
+            headers={"Content-Type": "application/json", "CloudConvert-Signature": signature},
+        )
     except httpx.HTTPError as exc:
         log.info("archive webhook to %s failed: %s", url.split("?")[0], type(exc).__name__)
 
@@ -83,8 +90,10 @@ def run(store: Store, runtime: ArchiveState, task_id: str, stop: threading.Event
         row = db.execute("SELECT * FROM archive_tasks WHERE id = ?", (task_id,)).fetchone()
         if row is None or row["status"] != "processing":
             return
-        inputs = [db.execute("SELECT id, result FROM archive_tasks WHERE id = ?",
-                             (input_id,)).fetchone() for input_id in tasks.input_ids(db, task_id)]
+        inputs = [
+            db.execute("SELECT id, result FROM archive_tasks WHERE id = ?", (input_id,)).fetchone()
+            for input_id in tasks.input_ids(db, task_id)
+        ]
     deadline = row["created_at"] + row["timeout"]
     payload = json.loads(row["payload"])
     fmt = payload["output_format"]
@@ -106,9 +115,11 @@ def run(store: Store, runtime: ArchiveState, task_id: str, stop: threading.Event
         end(fault.code, fault.message)
         return
     if fmt not in WRITABLE:
-        end("FORMAT_NOT_AVAILABLE",
+        end(
+            "FORMAT_NOT_AVAILABLE",
             f"This sandbox cannot write {fmt.upper()} archives: only the proprietary rar tool "
-            f"does. Choose one of {', '.join(WRITABLE)}.")
+            f"does. Choose one of {', '.join(WRITABLE)}.",
+        )
         return
     entries: list[Entry] = []
     try:
@@ -118,13 +129,15 @@ def run(store: Store, runtime: ArchiveState, task_id: str, stop: threading.Event
                 return
             source = file_of(runtime, item["id"])
             for file in json.loads(item["result"] or "{}").get("files", []):
-                entries.append(Entry(file["filename"], source, int(file["size"]),
-                                     source.stat().st_mtime))
+                entries.append(
+                    Entry(file["filename"], source, int(file["size"]), source.stat().st_mtime)
+                )
     except OSError:
         end("INPUT_TASK_FAILED", "An input file is gone")
         return
-    duplicates = sorted(name for name, count in Counter(e.name for e in entries).items()
-                        if count > 1)
+    duplicates = sorted(
+        name for name, count in Counter(e.name for e in entries).items() if count > 1
+    )
     if duplicates:
         end("DUPLICATE_FILENAMES", f"Several input files are named {duplicates[0]!r}.")
         return
@@ -143,10 +156,16 @@ def run(store: Store, runtime: ArchiveState, task_id: str, stop: threading.Event
     target = part.replace(file_of(runtime, task_id))
     filename = payload.get("filename") or f"archive.{fmt}"
     with store.transaction() as db:
-        effects = tasks.finish(db, task_id, {"files": [
-            {"filename": filename, "size": target.stat().st_size}]}, time.time())
-        gone = db.execute("SELECT status FROM archive_tasks WHERE id = ?",
-                          (task_id,)).fetchone() is None
+        effects = tasks.finish(
+            db,
+            task_id,
+            {"files": [{"filename": filename, "size": target.stat().st_size}]},
+            time.time(),
+        )
+        gone = (
+            db.execute("SELECT status FROM archive_tasks WHERE id = ?", (task_id,)).fetchone()
+            is None
+        )
     if gone:  # deleted (or the sandbox reset) while it was being written
         target.unlink(missing_ok=True)
     apply(store, runtime, effects)

@@ -116,7 +116,12 @@ def parse_date(value: Any) -> dt.datetime | None:
             offset = -offset
     try:
         moment = dt.datetime(
-            int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0),
+            int(year),
+            int(month),
+            int(day),
+            int(hour or 0),
+            int(minute or 0),
+            int(second or 0),
             tzinfo=dt.timezone(offset),
         )
         return moment.astimezone(text.UTC)
@@ -145,10 +150,12 @@ def _collection_id(db: sqlite3.Connection, user_id: int, series: str, now: str) 
     if row is not None:
         found: int = row["id"]
         return found
-    return inserted_id(db.execute(
-        "INSERT INTO collections (user_id, slug, created_at) VALUES (?, ?, ?)",
-        (user_id, series, now),
-    ))
+    return inserted_id(
+        db.execute(
+            "INSERT INTO collections (user_id, slug, created_at) VALUES (?, ?, ?)",
+            (user_id, series, now),
+        )
+    )
 
 
 def _is_member(db: sqlite3.Connection, user_id: int, organization_id: Any) -> bool:
@@ -175,8 +182,9 @@ def permitted_tags(params: dict[str, Any]) -> list[Any] | None:
     return [item for item in tags if item is not None]
 
 
-def _assign_json(db: sqlite3.Connection, attrs: Attrs, params: dict[str, Any], user_id: int,
-                 creating: bool) -> None:
+def _assign_json(
+    db: sqlite3.Connection, attrs: Attrs, params: dict[str, Any], user_id: int, creating: bool
+) -> None:
     """Step 1: the permitted JSON fields; non-scalar values are dropped like Rails does.
     `tags` absent or dropped leaves the tags as they are (none on a create); `[]` clears
     them (Forem: app/services/articles/attributes.rb, creator.rb)."""
@@ -233,8 +241,9 @@ def _evaluate_front_matter(attrs: Attrs, fm: dict[str, Any], now: dt.datetime) -
     return problems
 
 
-def _validate(db: sqlite3.Connection, attrs: Attrs, user_id: int, article_id: int | None
-              ) -> list[str]:
+def _validate(
+    db: sqlite3.Connection, attrs: Attrs, user_id: int, article_id: int | None
+) -> list[str]:
     """The model's validations, in its order of declaration (Forem: app/models/article.rb);
     messages from config/locales/models/en.yml."""
     problems: list[str] = []
@@ -244,7 +253,8 @@ def _validate(db: sqlite3.Connection, attrs: Attrs, user_id: int, article_id: in
     # title and body; a repeated title alone is fine (slugs get a random suffix).
     if db.execute(
         "SELECT 1 FROM articles WHERE user_id = ? AND title = ? AND body_markdown = ? "
-        "AND id IS NOT ?", (user_id, attrs.title, attrs.body_markdown, article_id),
+        "AND id IS NOT ?",
+        (user_id, attrs.title, attrs.body_markdown, article_id),
     ).fetchone():
         problems.append("Body markdown has already been taken")
     url = attrs.canonical_url
@@ -252,12 +262,16 @@ def _validate(db: sqlite3.Connection, attrs: Attrs, user_id: int, article_id: in
         # `uniqueness: { scope: :published, message: unique_url_error }, if: :published?`:
         # checked only for a published article, only against published ones
         # (https://github.com/forem/forem/issues/9759, pull 10161).
-        if attrs.published and db.execute(
-            "SELECT 1 FROM articles WHERE canonical_url = ? AND published = 1 AND id IS NOT ?",
-            (url, article_id),
-        ).fetchone():
-            problems.append(f"Canonical url has already been taken. Email {CONTACT_EMAIL} "
-                            "for further details.")
+        if (
+            attrs.published
+            and db.execute(
+                "SELECT 1 FROM articles WHERE canonical_url = ? AND published = 1 AND id IS NOT ?",
+                (url, article_id),
+            ).fetchone()
+        ):
+            problems.append(
+                f"Canonical url has already been taken. Email {CONTACT_EMAIL} for further details."
+            )
         if re.search(r"\s", url):
             problems.append("Canonical url must not have spaces")
         elif not _http_url(url):
@@ -379,10 +393,12 @@ def save_article(
         values.update(user_id=author.id, created_at=now, featured=1, hotness_score=NEW_HOTNESS)
         columns = ", ".join(values)
         marks = ", ".join("?" for _ in values)
-        article_id = inserted_id(db.execute(
-            f"INSERT INTO articles ({columns}) VALUES ({marks})",  # fixed keys
-            tuple(values.values()),
-        ))
+        article_id = inserted_id(
+            db.execute(
+                f"INSERT INTO articles ({columns}) VALUES ({marks})",  # fixed keys
+                tuple(values.values()),
+            )
+        )
     else:
         article_id = existing["id"]
         if was_published or website_edit:

@@ -80,7 +80,9 @@ def _index_query(ctx: Ctx) -> tuple[str, list[Any], str, int]:
         return " AND ".join(where), args, "a.published_at ASC, a.id ASC", 30
     filtered = False
     if params.get("tag", "").strip():
-        where.append("EXISTS (SELECT 1 FROM taggings t WHERE t.article_id = a.id AND t.tag_name = ?)")
+        where.append(
+            "EXISTS (SELECT 1 FROM taggings t WHERE t.article_id = a.id AND t.tag_name = ?)"
+        )
         args.append(params["tag"].strip().lower())
         filtered = True
     any_of = _split(params.get("tags"))
@@ -118,8 +120,9 @@ def _index_query(ctx: Ctx) -> tuple[str, list[Any], str, int]:
     return " AND ".join(where), args, order, 30
 
 
-def _select(ctx: Ctx, where: str, args: list[Any], order: str, limit: int, offset: int
-            ) -> list[sqlite3.Row]:
+def _select(
+    ctx: Ctx, where: str, args: list[Any], order: str, limit: int, offset: int
+) -> list[sqlite3.Row]:
     sql = f"{ser.ARTICLE_SELECT} WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?"
     with ctx.store.read() as db:
         rows: list[sqlite3.Row] = db.execute(sql, (*args, limit, offset)).fetchall()
@@ -130,7 +133,9 @@ def _select(ctx: Ctx, where: str, args: list[Any], order: str, limit: int, offse
 async def list_articles(ctx: Ctx) -> list[dict[str, Any]]:
     where, args, order, default = _index_query(ctx)
     limit, offset = ctx.page(default)
-    return [ser.article_index(row, ctx.base) for row in _select(ctx, where, args, order, limit, offset)]
+    return [
+        ser.article_index(row, ctx.base) for row in _select(ctx, where, args, order, limit, offset)
+    ]
 
 
 @endpoint()
@@ -166,7 +171,9 @@ async def show_article_by_path(ctx: Ctx) -> dict[str, Any]:
 
 
 def _mine(state: str) -> Endpoint:
-    where = {"published": "a.published = 1", "unpublished": "a.published = 0", "all": "1 = 1"}[state]
+    where = {"published": "a.published = 1", "unpublished": "a.published = 0", "all": "1 = 1"}[
+        state
+    ]
     order = {
         "published": NEWEST,
         "unpublished": "a.created_at DESC, a.id DESC",
@@ -234,7 +241,10 @@ async def list_videos(ctx: Ctx) -> list[dict[str, Any]]:
     rows = _select(
         ctx,
         "a.published = 1 AND a.video_source_url IS NOT NULL AND a.video_thumbnail_url IS NOT NULL",
-        [], POPULAR, limit, offset,
+        [],
+        POPULAR,
+        limit,
+        offset,
     )
     return [ser.video_article(row, ctx.base) for row in rows]
 
@@ -247,8 +257,9 @@ async def organization_articles(ctx: Ctx) -> list[dict[str, Any]]:
     if org is None:
         raise ErrorAnswer(404)
     limit, offset = ctx.page(30)
-    rows = _select(ctx, "a.published = 1 AND a.organization_id = ?", [org["id"]], NEWEST,
-                   limit, offset)
+    rows = _select(
+        ctx, "a.published = 1 AND a.organization_id = ?", [org["id"]], NEWEST, limit, offset
+    )
     return [ser.article_index(row, ctx.base) for row in rows]
 
 

@@ -134,11 +134,13 @@ def add_comment(
     body_html: str,
 ) -> int:
     now = text.stored(text.now())
-    comment_id = inserted_id(db.execute(
-        "INSERT INTO comments (commentable_type, commentable_id, parent_id, user_id, "
-        "body_markdown, body_html, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (kind, target, parent_id, user_id, body_markdown, body_html, now),
-    ))
+    comment_id = inserted_id(
+        db.execute(
+            "INSERT INTO comments (commentable_type, commentable_id, parent_id, user_id, "
+            "body_markdown, body_html, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (kind, target, parent_id, user_id, body_markdown, body_html, now),
+        )
+    )
     if kind == "Article":
         db.execute("UPDATE articles SET last_comment_at = ? WHERE id = ?", (now, target))
         refresh_counts(db, kind, target)

@@ -20,8 +20,12 @@ from toolkit.sandbox.forem import text
 from toolkit.sandbox.forem.http import Ctx, endpoint
 from toolkit.sandbox.interface import ErrorAnswer
 
-FOLLOWER_SORTS = {"created_at": "f.created_at", "id": "f.id", "name": "u.name",
-                  "username": "u.username"}
+FOLLOWER_SORTS = {
+    "created_at": "f.created_at",
+    "id": "f.id",
+    "name": "u.name",
+    "username": "u.username",
+}
 
 
 def _follower_order(sort: str | None) -> str:
@@ -105,8 +109,12 @@ async def tags(ctx: Ctx) -> list[dict[str, Any]]:
             (limit, offset),
         ).fetchall()
     return [
-        {"id": row["id"], "name": row["name"], "bg_color_hex": row["bg_color_hex"],
-         "text_color_hex": row["text_color_hex"]}
+        {
+            "id": row["id"],
+            "name": row["name"],
+            "bg_color_hex": row["bg_color_hex"],
+            "text_color_hex": row["text_color_hex"],
+        }
         for row in rows
     ]
 
@@ -140,7 +148,11 @@ async def podcast_episodes(ctx: Ctx) -> list[dict[str, Any]]:
             "path": f"/{row['p_slug']}/{row['slug']}",
             "image_url": row["image_url"] or row["p_image"],
             "title": row["title"],
-            "podcast": {"title": row["p_title"], "slug": row["p_slug"], "image_url": row["p_image"]},
+            "podcast": {
+                "title": row["p_title"],
+                "slug": row["p_slug"],
+                "image_url": row["p_image"],
+            },
         }
         for row in rows
     ]

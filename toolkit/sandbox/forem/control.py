@@ -63,8 +63,10 @@ async def credits(ctx: ForemControlCtx) -> dict[str, Any]:
     with ctx.store.read() as db:
         users = db.execute("SELECT username, credits FROM users ORDER BY id").fetchall()
         orgs = db.execute("SELECT username, credits FROM organizations ORDER BY id").fetchall()
-    return {"users": {row[0]: row[1] for row in users},
-            "organizations": {row[0]: row[1] for row in orgs}}
+    return {
+        "users": {row[0]: row[1] for row in users},
+        "organizations": {row[0]: row[1] for row in orgs},
+    }
 
 
 @forem_control()
@@ -123,8 +125,9 @@ async def bulk_articles(ctx: ForemControlCtx) -> dict[str, Any]:
                 raise ErrorAnswer(422, f"articles[{position}]: {exc.message}") from None
             for key in EXTRAS[1:]:
                 if isinstance(item.get(key), bool | int):
-                    db.execute(f"UPDATE articles SET {key} = ? WHERE id = ?",
-                               (int(item[key]), article_id))
+                    db.execute(
+                        f"UPDATE articles SET {key} = ? WHERE id = ?", (int(item[key]), article_id)
+                    )
             ids.append(article_id)
     return {"ids": ids}
 
@@ -138,12 +141,19 @@ async def edit_article(ctx: ForemControlCtx) -> dict[str, Any]:
     with ctx.store.transaction() as db:
         existing = db.execute(
             "SELECT a.*, u.name AS u_name FROM articles a JOIN users u ON u.id = a.user_id "
-            "WHERE a.id = ?", (ctx.path_param("id"),)
+            "WHERE a.id = ?",
+            (ctx.path_param("id"),),
         ).fetchone()
         if existing is None:
             raise ErrorAnswer(404)
-        save_article(db, ctx.forem.rng, Author(existing["user_id"], existing["u_name"]), body,
-                     existing, website_edit=True)
+        save_article(
+            db,
+            ctx.forem.rng,
+            Author(existing["user_id"], existing["u_name"]),
+            body,
+            existing,
+            website_edit=True,
+        )
         row = db.execute(f"{ser.ARTICLE_SELECT} WHERE a.id = ?", (existing["id"],)).fetchone()
     return ser.article_show(row, ctx.base)
 
@@ -184,9 +194,15 @@ async def create_comment(ctx: ForemControlCtx) -> dict[str, Any]:
             ).fetchone()
             if parent is None:
                 raise ErrorAnswer(422, "parent_id_code is not a comment of that article or episode")
-        comment_id = add_comment(db, kind=kind, target=target, user_id=user["id"],
-                                 parent_id=parent_id, body_markdown=markdown or "",
-                                 body_html=body_html)
+        comment_id = add_comment(
+            db,
+            kind=kind,
+            target=target,
+            user_id=user["id"],
+            parent_id=parent_id,
+            body_markdown=markdown or "",
+            body_html=body_html,
+        )
         tree = comment_tree(db, comment_id, ctx.base)
         assert tree is not None  # inserted just above, in this transaction
         return tree
@@ -213,30 +229,45 @@ async def add_to_reading_list(ctx: ForemControlCtx) -> dict[str, Any]:
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10_000:
         raise ErrorAnswer(422, "count must be an integer from 1 to 10000")
     user = ctx.user(body.get("username"), seed.DEMO_USERNAME)
-    other = ctx.user(None, seed.SECOND_USERNAME if user["username"] != seed.SECOND_USERNAME
-                     else seed.DEMO_USERNAME)
+    other = ctx.user(
+        None,
+        seed.SECOND_USERNAME if user["username"] != seed.SECOND_USERNAME else seed.DEMO_USERNAME,
+    )
     with ctx.store.transaction() as db:
-        candidates = [row["id"] for row in db.execute(
-            "SELECT id FROM articles WHERE published = 1 AND user_id != ? AND id NOT IN "
-            "(SELECT article_id FROM reading_list WHERE user_id = ?) ORDER BY id LIMIT ?",
-            (user["id"], user["id"], count),
-        )]
+        candidates = [
+            row["id"]
+            for row in db.execute(
+                "SELECT id FROM articles WHERE published = 1 AND user_id != ? AND id NOT IN "
+                "(SELECT article_id FROM reading_list WHERE user_id = ?) ORDER BY id LIMIT ?",
+                (user["id"], user["id"], count),
+            )
+        ]
         number = 0
         while len(candidates) < count:
             number += 1
             title = f"Reading list pick {number}"
-            if db.execute("SELECT 1 FROM articles WHERE user_id = ? AND title = ?",
-                          (other["id"], title)).fetchone():
+            if db.execute(
+                "SELECT 1 FROM articles WHERE user_id = ? AND title = ?", (other["id"], title)
+            ).fetchone():
                 continue
-            candidates.append(save_article(
-                db, ctx.forem.rng, Author(other["id"], other["name"]),
-                {"title": title, "published": True, "tags": ["reading"],
-                 "body_markdown": f"Article number {number} for the reading list.\n"},
-            ))
+            candidates.append(
+                save_article(
+                    db,
+                    ctx.forem.rng,
+                    Author(other["id"], other["name"]),
+                    {
+                        "title": title,
+                        "published": True,
+                        "tags": ["reading"],
+                        "body_markdown": f"Article number {number} for the reading list.\n",
+                    },
+                )
+            )
         for article_id in candidates:
             db.execute(
                 "INSERT INTO reading_list (user_id, article_id, status, created_at) "
-                "VALUES (?, ?, 'valid', ?)", (user["id"], article_id, ctx.now()),
+                "VALUES (?, ?, 'valid', ?)",
+                (user["id"], article_id, ctx.now()),
             )
     return {"added": count}
 

@@ -79,8 +79,9 @@ def error(status: int, message: str | None = None) -> Response:
 def throttled(retry_after: int) -> Response:
     """The 429 of a rate limit, as `ApplicationController#error_too_many_requests` sends
     it (Forem: app/controllers/application_controller.rb)."""
-    return error_response(429, ratelimit.message(retry_after),
-                          headers={"Retry-After": str(retry_after)})
+    return error_response(
+        429, ratelimit.message(retry_after), headers={"Retry-After": str(retry_after)}
+    )
 
 
 def answer(exc: ErrorAnswer, request: Request | None = None) -> JSONResponse:
@@ -171,8 +172,9 @@ def require_hash(body: Any, key: str) -> Any:
     config/initializers/wrap_parameters.rb). Forem: app/controllers/api/v0/articles_controller.rb."""
     value = body.get(key) if isinstance(body, dict) else None
     if not isinstance(value, dict):
-        raise unprocessable(f"{key} param must be a JSON object. You provided {key} as a "
-                            f"{_ruby_class(value)}")
+        raise unprocessable(
+            f"{key} param must be a JSON object. You provided {key} as a {_ruby_class(value)}"
+        )
     return body
 
 
@@ -243,5 +245,4 @@ def _cors(request: Request, response: Response) -> None:
 
 def endpoint(auth: Auth = "none", status: int = 200) -> Callable[[Handler[Ctx]], Endpoint]:
     """Wrap a handler; a returned dict or list becomes a JSON response with `status`."""
-    return ENDPOINTS.endpoint(_context(auth), status,
-                              finish=_cors if auth == "none" else None)
+    return ENDPOINTS.endpoint(_context(auth), status, finish=_cors if auth == "none" else None)

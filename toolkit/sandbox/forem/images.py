@@ -16,8 +16,9 @@ PIXEL = base64.b64decode(
 
 
 async def image(request: Request) -> Response:
-    return Response(PIXEL, media_type="image/png",
-                    headers={"Cache-Control": "public, max-age=86400"})
+    return Response(
+        PIXEL, media_type="image/png", headers={"Cache-Control": "public, max-age=86400"}
+    )
 
 
 routes = [Route("/images/{path:path}", image, methods=["GET"])]

@@ -81,7 +81,9 @@ def _validate(values: ListingFields) -> dict[str, list[str]]:
     if not frontmatter.present(body):
         errors.setdefault("body_markdown", []).append("can't be blank")
     elif len(body) > MAX_BODY:
-        errors.setdefault("body_markdown", []).append(f"is too long (maximum is {MAX_BODY} characters)")
+        errors.setdefault("body_markdown", []).append(
+            f"is too long (maximum is {MAX_BODY} characters)"
+        )
     if values.get("category") not in CATEGORIES:
         errors.setdefault("listing_category", []).append("must exist")
     tags = values.get("tags") or []
@@ -89,13 +91,18 @@ def _validate(values: ListingFields) -> dict[str, list[str]]:
         errors.setdefault("tag_list", []).append(f"exceed the maximum of {MAX_TAGS} tags")
     for tag in tags:
         if not _TAG_NAME.match(tag) or len(tag) > 30:
-            errors.setdefault("tag", []).append(f'"{tag}" contains non-alphanumeric or prohibited unicode characters')
+            errors.setdefault("tag", []).append(
+                f'"{tag}" contains non-alphanumeric or prohibited unicode characters'
+            )
     return errors
 
 
 def _invalid(errors: dict[str, list[str]]) -> ErrorAnswer:
-    messages = [f"{field.replace('_', ' ').capitalize()} {message}"
-                for field, items in errors.items() for message in items]
+    messages = [
+        f"{field.replace('_', ' ').capitalize()} {message}"
+        for field, items in errors.items()
+        for message in items
+    ]
     return ErrorAnswer(422, ", ".join(messages), extra={"errors": errors})
 
 
@@ -218,17 +225,32 @@ async def create_listing(ctx: Ctx) -> dict[str, Any]:
             if not paid:
                 raise ErrorAnswer(402)
         bumped = None if draft else now
-        listing_id = inserted_id(db.execute(
-            "INSERT INTO listings (user_id, organization_id, title, slug, body_markdown, "
-            "processed_html, category, cached_tag_list, published, bumped_at, "
-            "originally_published_at, expires_at, location, contact_via_connect, created_at, "
-            "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (ctx.user.id, org_id, fields["title"], text.slug_for(fields["title"], ctx.forem.rng),
-             fields["body_markdown"], text.render_markdown(fields["body_markdown"]),
-             fields["category"], ", ".join(fields["tags"]), int(not draft), bumped, bumped,
-             _str(params.get("expires_at")), _str(params.get("location")),
-             int(params.get("contact_via_connect") is True), now, now),
-        ))
+        listing_id = inserted_id(
+            db.execute(
+                "INSERT INTO listings (user_id, organization_id, title, slug, body_markdown, "
+                "processed_html, category, cached_tag_list, published, bumped_at, "
+                "originally_published_at, expires_at, location, contact_via_connect, created_at, "
+                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    ctx.user.id,
+                    org_id,
+                    fields["title"],
+                    text.slug_for(fields["title"], ctx.forem.rng),
+                    fields["body_markdown"],
+                    text.render_markdown(fields["body_markdown"]),
+                    fields["category"],
+                    ", ".join(fields["tags"]),
+                    int(not draft),
+                    bumped,
+                    bumped,
+                    _str(params.get("expires_at")),
+                    _str(params.get("location")),
+                    int(params.get("contact_via_connect") is True),
+                    now,
+                    now,
+                ),
+            )
+        )
         row = _written(db, listing_id)
     return ser.listing(row, ctx.base, with_created_at=False)
 
@@ -249,25 +271,36 @@ def _bumped_recently(row: sqlite3.Row) -> bool:
     return text.parse_stored(row["bumped_at"]) > text.now() - dt.timedelta(hours=24)
 
 
-def _apply_update(db: sqlite3.Connection, row: sqlite3.Row, params: dict[str, Any], now: str
-                  ) -> None:
+def _apply_update(
+    db: sqlite3.Connection, row: sqlite3.Row, params: dict[str, Any], now: str
+) -> None:
     if not any(key in params for key in CONTENT_FIELDS):
         return
     if row["published"] and not _bumped_recently(row):
         return  # the real service ignores the update and answers 200
     tags = _listing_tags(params)
-    fields = _validated(ListingFields(
-        title=_str(params["title"]) if "title" in params else row["title"],
-        body_markdown=_str(params["body_markdown"]) if "body_markdown" in params
-        else row["body_markdown"],
-        category=_str(params["category"]) if "category" in params else row["category"],
-        tags=tags if tags is not None else ser.tag_list(row),
-    ))
+    fields = _validated(
+        ListingFields(
+            title=_str(params["title"]) if "title" in params else row["title"],
+            body_markdown=_str(params["body_markdown"])
+            if "body_markdown" in params
+            else row["body_markdown"],
+            category=_str(params["category"]) if "category" in params else row["category"],
+            tags=tags if tags is not None else ser.tag_list(row),
+        )
+    )
     db.execute(
         "UPDATE listings SET title = ?, body_markdown = ?, processed_html = ?, category = ?, "
         "cached_tag_list = ?, updated_at = ? WHERE id = ?",
-        (fields["title"], fields["body_markdown"], text.render_markdown(fields["body_markdown"]),
-         fields["category"], ", ".join(fields["tags"]), now, row["id"]),
+        (
+            fields["title"],
+            fields["body_markdown"],
+            text.render_markdown(fields["body_markdown"]),
+            fields["category"],
+            ", ".join(fields["tags"]),
+            now,
+            row["id"],
+        ),
     )
 
 
@@ -276,10 +309,13 @@ def _owns(db: sqlite3.Connection, row: sqlite3.Row, user_id: int) -> bool:
         return True
     if row["organization_id"] is None:
         return False
-    return db.execute(
-        "SELECT 1 FROM org_memberships WHERE user_id = ? AND organization_id = ? AND role = 'admin'",
-        (user_id, row["organization_id"]),
-    ).fetchone() is not None
+    return (
+        db.execute(
+            "SELECT 1 FROM org_memberships WHERE user_id = ? AND organization_id = ? AND role = 'admin'",
+            (user_id, row["organization_id"]),
+        ).fetchone()
+        is not None
+    )
 
 
 @endpoint(auth="required")
@@ -295,25 +331,35 @@ async def update_listing(ctx: Ctx) -> dict[str, Any]:
         action = params.get("action")
         if action == "bump":
             cost = listing_cost(row["category"])
-            table, ident = ("organizations", row["organization_id"]) if row["organization_id"] \
+            table, ident = (
+                ("organizations", row["organization_id"])
+                if row["organization_id"]
                 else ("users", ctx.user.id)
+            )
             if not _charge(db, table, ident, cost):
                 raise ErrorAnswer(402)
-            db.execute("UPDATE listings SET bumped_at = ?, updated_at = ? WHERE id = ?",
-                       (now, now, row["id"]))
+            db.execute(
+                "UPDATE listings SET bumped_at = ?, updated_at = ? WHERE id = ?",
+                (now, now, row["id"]),
+            )
         elif action == "unpublish":
-            db.execute("UPDATE listings SET published = 0, updated_at = ? WHERE id = ?",
-                       (now, row["id"]))
+            db.execute(
+                "UPDATE listings SET published = 0, updated_at = ? WHERE id = ?", (now, row["id"])
+            )
         elif action == "publish":
             if row["bumped_at"] is None:
                 if not _pay_first_publish(db, row, ctx.user.id):
                     raise ErrorAnswer(402)
                 db.execute(
                     "UPDATE listings SET published = 1, bumped_at = ?, originally_published_at = ?, "
-                    "updated_at = ? WHERE id = ?", (now, now, now, row["id"]))
+                    "updated_at = ? WHERE id = ?",
+                    (now, now, now, row["id"]),
+                )
             else:
-                db.execute("UPDATE listings SET published = 1, updated_at = ? WHERE id = ?",
-                           (now, row["id"]))
+                db.execute(
+                    "UPDATE listings SET published = 1, updated_at = ? WHERE id = ?",
+                    (now, row["id"]),
+                )
         else:
             _apply_update(db, row, params, now)
         row = _written(db, row["id"])

@@ -68,8 +68,8 @@ class RateLimiter:
             return None
         horizon = text.stored(text.now() - dt.timedelta(seconds=self.window))
         count = db.execute(
-            "SELECT COUNT(*) FROM articles WHERE user_id = ? AND published = 1 "
-            "AND created_at > ?", (user_id, horizon),
+            "SELECT COUNT(*) FROM articles WHERE user_id = ? AND published = 1 AND created_at > ?",
+            (user_id, horizon),
         ).fetchone()[0]
         return self.retry_after if count >= self.limits["create"] else None
 

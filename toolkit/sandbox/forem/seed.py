@@ -77,9 +77,20 @@ def _accounts(db: sqlite3.Connection) -> None:
             "INSERT INTO users (id, username, name, email, summary, microblog_username, "
             "codehost_username, website_url, location, role, credits, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (user["id"], user["username"], user["name"], user["email"], user["summary"],
-             user["microblog_username"], user["codehost_username"], user["website_url"],
-             user["location"], user["role"], user["credits"], at(user["joined"])),
+            (
+                user["id"],
+                user["username"],
+                user["name"],
+                user["email"],
+                user["summary"],
+                user["microblog_username"],
+                user["codehost_username"],
+                user["website_url"],
+                user["location"],
+                user["role"],
+                user["credits"],
+                at(user["joined"]),
+            ),
         )
         if user["key"]:
             db.execute(
@@ -91,9 +102,21 @@ def _accounts(db: sqlite3.Connection) -> None:
             "INSERT INTO organizations (id, username, name, summary, microblog_username, "
             "codehost_username, url, location, tech_stack, tag_line, story, credits, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (org["id"], org["username"], org["name"], org["summary"], org["microblog_username"],
-             org["codehost_username"], org["url"], org["location"], org["tech_stack"],
-             org["tag_line"], org["story"], org["credits"], at(org["joined"])),
+            (
+                org["id"],
+                org["username"],
+                org["name"],
+                org["summary"],
+                org["microblog_username"],
+                org["codehost_username"],
+                org["url"],
+                org["location"],
+                org["tech_stack"],
+                org["tag_line"],
+                org["story"],
+                org["credits"],
+                at(org["joined"]),
+            ),
         )
         for user_id, role in org["members"]:
             db.execute(
@@ -119,21 +142,30 @@ def _articles(db: sqlite3.Connection, rng: random.Random) -> None:
                 params[key] = article[key]
         if article.get("org"):
             params["organization_id"] = article["org"]
-        new_id = save_article(db, rng, Author(article["user"], names[article["user"]]), params,
-                              moment=moment)
+        new_id = save_article(
+            db, rng, Author(article["user"], names[article["user"]]), params, moment=moment
+        )
         video = article.get("video")
         db.execute(
             "UPDATE articles SET id = ?, public_reactions_count = ?, page_views_count = ?, "
             "hotness_score = ?, featured = ?, edited_at = ?, video_source_url = ?, "
             "video_thumbnail_url = ?, video_duration_seconds = ? WHERE id = ?",
-            (article["id"], article.get("reactions", 0), article.get("views", 0),
-             article.get("hotness", 0), int(article.get("featured", True)),
-             at(article["edited"]) if article.get("edited") else None,
-             f"https://media.example.com/videos/{article['id']}/index.m3u8" if video else None,
-             f"https://media.example.com/videos/{article['id']}/thumb.png" if video else None,
-             video or 0, new_id),
+            (
+                article["id"],
+                article.get("reactions", 0),
+                article.get("views", 0),
+                article.get("hotness", 0),
+                int(article.get("featured", True)),
+                at(article["edited"]) if article.get("edited") else None,
+                f"https://media.example.com/videos/{article['id']}/index.m3u8" if video else None,
+                f"https://media.example.com/videos/{article['id']}/thumb.png" if video else None,
+                video or 0,
+                new_id,
+            ),
         )
-        db.execute("UPDATE taggings SET article_id = ? WHERE article_id = ?", (article["id"], new_id))
+        db.execute(
+            "UPDATE taggings SET article_id = ? WHERE article_id = ?", (article["id"], new_id)
+        )
 
 
 def _comments(db: sqlite3.Connection) -> None:
@@ -142,7 +174,16 @@ def _comments(db: sqlite3.Connection) -> None:
         db.execute(
             "INSERT INTO comments (id, commentable_type, commentable_id, parent_id, user_id, "
             "body_markdown, body_html, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (ident, kind, target, parent, user_id, markdown, text.render_comment(markdown), created),
+            (
+                ident,
+                kind,
+                target,
+                parent,
+                user_id,
+                markdown,
+                text.render_comment(markdown),
+                created,
+            ),
         )
         if kind == "Article":
             db.execute(
@@ -160,10 +201,22 @@ def _listings(db: sqlite3.Connection, rng: random.Random) -> None:
             "processed_html, category, cached_tag_list, published, bumped_at, "
             "originally_published_at, created_at, updated_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (ident, user_id, org_id, title, text.slug_for(title, rng), body,
-             text.render_markdown(body), category, ", ".join(tags), int(published),
-             at(bumped) if bumped is not None else None,
-             at(bumped) if bumped is not None else None, at(created), at(created)),
+            (
+                ident,
+                user_id,
+                org_id,
+                title,
+                text.slug_for(title, rng),
+                body,
+                text.render_markdown(body),
+                category,
+                ", ".join(tags),
+                int(published),
+                at(bumped) if bumped is not None else None,
+                at(bumped) if bumped is not None else None,
+                at(created),
+                at(created),
+            ),
         )
 
 
@@ -171,8 +224,13 @@ def _community(db: sqlite3.Connection) -> None:
     for podcast in PODCASTS:
         db.execute(
             "INSERT INTO podcasts (id, title, slug, image_url, published) VALUES (?, ?, ?, ?, ?)",
-            (podcast["id"], podcast["title"], podcast["slug"],
-             f"https://media.example.com/podcasts/{podcast['slug']}.png", int(podcast["published"])),
+            (
+                podcast["id"],
+                podcast["title"],
+                podcast["slug"],
+                f"https://media.example.com/podcasts/{podcast['slug']}.png",
+                int(podcast["published"]),
+            ),
         )
     for ident, podcast_id, title, day, active in EPISODES:
         db.execute(

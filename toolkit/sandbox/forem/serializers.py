@@ -41,9 +41,25 @@ LEFT JOIN organizations o ON o.id = l.organization_id
 
 # Listing categories and their ids (`listing_category_id`). The real ids are the rows of
 # a table on each Forem; these are the sandbox's, fixed.
-CATEGORY_IDS = {slug: number for number, slug in enumerate(
-    ("cfp", "forhire", "collabs", "education", "jobs", "mentors", "products", "mentees",
-     "forsale", "events", "misc"), start=1)}
+CATEGORY_IDS = {
+    slug: number
+    for number, slug in enumerate(
+        (
+            "cfp",
+            "forhire",
+            "collabs",
+            "education",
+            "jobs",
+            "mentors",
+            "products",
+            "mentees",
+            "forsale",
+            "events",
+            "misc",
+        ),
+        start=1,
+    )
+}
 
 # Tags that show as a flare on an article, in Forem's order of precedence.
 FLARE_TAGS = {
@@ -153,8 +169,9 @@ def _common(row: sqlite3.Row, base: str) -> dict[str, Any]:
     }
 
 
-def _tail(data: dict[str, Any], row: sqlite3.Row, base: str, tags: list[str], *,
-          with_id: bool = False) -> dict[str, Any]:
+def _tail(
+    data: dict[str, Any], row: sqlite3.Row, base: str, tags: list[str], *, with_id: bool = False
+) -> dict[str, Any]:
     data["user"] = shared_user(row, base, with_id=with_id)
     organization = shared_organization(row, base)
     if organization is not None:

@@ -77,9 +77,13 @@ async def profile_image(ctx: Ctx) -> dict[str, Any]:
         user: sqlite3.Row | None = db.execute(
             "SELECT id FROM users WHERE username = ?", (username,)
         ).fetchone()
-        org: sqlite3.Row | None = None if user else db.execute(
-            "SELECT id FROM organizations WHERE username = ?", (username,)
-        ).fetchone()
+        org: sqlite3.Row | None = (
+            None
+            if user
+            else db.execute(
+                "SELECT id FROM organizations WHERE username = ?", (username,)
+            ).fetchone()
+        )
     if user is not None:
         kind, ident = "users", user["id"]
     elif org is not None:
@@ -94,8 +98,7 @@ async def profile_image(ctx: Ctx) -> dict[str, Any]:
     }
 
 
-INVITE_FIELDS = ("name", "custom_invite_subject", "custom_invite_message",
-                 "custom_invite_footnote")
+INVITE_FIELDS = ("name", "custom_invite_subject", "custom_invite_message", "custom_invite_footnote")
 
 
 async def _params(ctx: Ctx) -> dict[str, Any]:

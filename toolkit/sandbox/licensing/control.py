@@ -46,8 +46,10 @@ class LicensingControlCtx(ControlCtx):
         if not isinstance(app, str):
             raise ErrorAnswer(422, "application_id must be a string")
         with self.store.read() as db:
-            if db.execute("SELECT 1 FROM licensing_applications WHERE id = ?",
-                          (app,)).fetchone() is None:
+            if (
+                db.execute("SELECT 1 FROM licensing_applications WHERE id = ?", (app,)).fetchone()
+                is None
+            ):
                 raise ErrorAnswer(422, f"no application {app!r}")
         return app
 
@@ -55,21 +57,24 @@ class LicensingControlCtx(ControlCtx):
 ControlHandler = Callable[[LicensingControlCtx], Awaitable[Any]]
 
 
-def licensing_control(status: int = 200
-                      ) -> Callable[[ControlHandler], Callable[[Request], Awaitable[Response]]]:
+def licensing_control(
+    status: int = 200,
+) -> Callable[[ControlHandler], Callable[[Request], Awaitable[Response]]]:
     return control(status, context=LicensingControlCtx)
 
 
 def _identifier(body: dict[str, Any], key: str) -> str:
     value = body.get(key)
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID or "/" in value:
-        raise ErrorAnswer(422, f"{key} must be a non-empty string without '/' "
-                               f"(at most {MAX_ID} characters)")
+        raise ErrorAnswer(
+            422, f"{key} must be a non-empty string without '/' (at most {MAX_ID} characters)"
+        )
     return value
 
 
-def _choice(body: dict[str, Any], key: str, allowed: tuple[str, ...],
-            default: str | None = None) -> str:
+def _choice(
+    body: dict[str, Any], key: str, allowed: tuple[str, ...], default: str | None = None
+) -> str:
     value = body.get(key, default)
     if value not in allowed:
         raise ErrorAnswer(422, f"{key} must be one of {', '.join(allowed)}")
@@ -81,13 +86,25 @@ def _editions(body: dict[str, Any], default: str) -> str:
         return default
     editions = body["editions"]
     if not isinstance(editions, list) or not all(
-            isinstance(item, dict) and isinstance(item.get("editionId"), str)
-            and all(isinstance(item.get(k, 0), int) and not isinstance(item.get(k, 0), bool)
-                    for k in ("seatCount", "assignedSeats"))
-            for item in editions):
+        isinstance(item, dict)
+        and isinstance(item.get("editionId"), str)
+        and all(
+            isinstance(item.get(k, 0), int) and not isinstance(item.get(k, 0), bool)
+            for k in ("seatCount", "assignedSeats")
+        )
+        for item in editions
+    ):
         raise ErrorAnswer(422, "editions must be a list of {editionId, seatCount, assignedSeats}")
-    return json.dumps([{"editionId": item["editionId"], "seatCount": item.get("seatCount", 0),
-                        "assignedSeats": item.get("assignedSeats", 0)} for item in editions])
+    return json.dumps(
+        [
+            {
+                "editionId": item["editionId"],
+                "seatCount": item.get("seatCount", 0),
+                "assignedSeats": item.get("assignedSeats", 0),
+            }
+            for item in editions
+        ]
+    )
 
 
 @licensing_control()
@@ -103,10 +120,16 @@ async def licenses(ctx: LicensingControlCtx) -> dict[str, Any]:
     with ctx.store.read() as db:
         apps = db.execute("SELECT id, name, owner FROM licensing_applications ORDER BY id")
         applications = [dict(row) for row in apps]
-        customers = [customer_record(row) for row in db.execute(
-            "SELECT * FROM licensing_customers ORDER BY application_id, customer_id")]
-        users = [user_record(row) for row in db.execute(
-            "SELECT * FROM licensing_users ORDER BY application_id, user_id")]
+        customers = [
+            customer_record(row)
+            for row in db.execute(
+                "SELECT * FROM licensing_customers ORDER BY application_id, customer_id"
+            )
+        ]
+        users = [
+            user_record(row)
+            for row in db.execute("SELECT * FROM licensing_users ORDER BY application_id, user_id")
+        ]
     return {"applications": applications, "customers": customers, "users": users}
 
 
@@ -118,16 +141,21 @@ async def set_customer(ctx: LicensingControlCtx) -> dict[str, Any]:
     customer = _identifier(body, "customer_id")
     state = _choice(body, "state", CUSTOMER_STATES)
     with ctx.store.transaction() as db:
-        old = db.execute("SELECT editions FROM licensing_customers WHERE application_id = ? "
-                         "AND customer_id = ?", (app, customer)).fetchone()
+        old = db.execute(
+            "SELECT editions FROM licensing_customers WHERE application_id = ? AND customer_id = ?",
+            (app, customer),
+        ).fetchone()
         editions = _editions(body, old["editions"] if old is not None else "[]")
         db.execute(
             "INSERT INTO licensing_customers (application_id, customer_id, license_id, state, "
             "editions) VALUES (?, ?, ?, ?, ?) ON CONFLICT (application_id, customer_id) "
             "DO UPDATE SET state = excluded.state, editions = excluded.editions",
-            (app, customer, seed.customer_license_id(app, customer), state, editions))
-        row = db.execute("SELECT * FROM licensing_customers WHERE application_id = ? AND "
-                         "customer_id = ?", (app, customer)).fetchone()
+            (app, customer, seed.customer_license_id(app, customer), state, editions),
+        )
+        row = db.execute(
+            "SELECT * FROM licensing_customers WHERE application_id = ? AND customer_id = ?",
+            (app, customer),
+        ).fetchone()
     return customer_record(row)
 
 
@@ -138,10 +166,14 @@ async def set_user(ctx: LicensingControlCtx) -> dict[str, Any]:
     app = ctx.application(body)
     user = _identifier(body, "user_id")
     with ctx.store.transaction() as db:
-        old = db.execute("SELECT * FROM licensing_users WHERE application_id = ? AND "
-                         "user_id = ?", (app, user)).fetchone()
-        customer = (_identifier(body, "customer_id") if "customer_id" in body or old is None
-                    else str(old["customer_id"]))
+        old = db.execute(
+            "SELECT * FROM licensing_users WHERE application_id = ? AND user_id = ?", (app, user)
+        ).fetchone()
+        customer = (
+            _identifier(body, "customer_id")
+            if "customer_id" in body or old is None
+            else str(old["customer_id"])
+        )
         state = _choice(body, "state", USER_STATES, old["state"] if old is not None else None)
         enabled = body.get("enabled", bool(old["enabled"]) if old is not None else True)
         if not isinstance(enabled, bool):
@@ -151,9 +183,11 @@ async def set_user(ctx: LicensingControlCtx) -> dict[str, Any]:
             "state, enabled, edition_id) VALUES (?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (application_id, user_id) DO UPDATE SET customer_id = "
             "excluded.customer_id, state = excluded.state, enabled = excluded.enabled",
-            (app, user, customer, seed.user_license_id(app, user), state, enabled, seed.EDITION))
-        row = db.execute("SELECT * FROM licensing_users WHERE application_id = ? AND "
-                         "user_id = ?", (app, user)).fetchone()
+            (app, user, customer, seed.user_license_id(app, user), state, enabled, seed.EDITION),
+        )
+        row = db.execute(
+            "SELECT * FROM licensing_users WHERE application_id = ? AND user_id = ?", (app, user)
+        ).fetchone()
     return user_record(row)
 
 
@@ -184,8 +218,11 @@ async def add_notifications(ctx: LicensingControlCtx) -> dict[str, Any]:
             ids = []
             for number in range(count):
                 customer = f"customer-{number % 20 + 1:02d}.example"
-                ids.append(seed.insert_notification(db, app, customer, now,
-                                                    seed.notification_lists(number, customer)))
+                ids.append(
+                    seed.insert_notification(
+                        db, app, customer, now, seed.notification_lists(number, customer)
+                    )
+                )
             return {"ids": [str(i) for i in ids]}
         customer = _identifier(body, "customer_id")
         stamp = body.get("timestamp", now)
@@ -203,8 +240,9 @@ async def outage(ctx: LicensingControlCtx) -> dict[str, Any]:
         body = await ctx.object()
         status = body.get("status", ctx.licensing.status)
         delay = body.get("delay_ms", ctx.licensing.delay_ms)
-        if status is not None and (isinstance(status, bool) or not isinstance(status, int)
-                                   or not 400 <= status <= 599):
+        if status is not None and (
+            isinstance(status, bool) or not isinstance(status, int) or not 400 <= status <= 599
+        ):
             raise ErrorAnswer(422, "status must be an error status (400-599) or null")
         if isinstance(delay, bool) or not isinstance(delay, int) or not 0 <= delay <= MAX_DELAY_MS:
             raise ErrorAnswer(422, f"delay_ms must be an integer from 0 to {MAX_DELAY_MS}")
@@ -222,10 +260,15 @@ async def misroute(ctx: LicensingControlCtx) -> dict[str, Any]:
     if ctx.request.method == "POST":
         body = await ctx.object()
         unknown = sorted(set(body) - set(MISROUTABLE))
-        if unknown or not all(value is None or (isinstance(value, str) and len(value) <= MAX_ID)
-                              for value in body.values()):
-            raise ErrorAnswer(422, f"give only {', '.join(MISROUTABLE)}, each a string "
-                                   f"(at most {MAX_ID} characters) or null")
+        if unknown or not all(
+            value is None or (isinstance(value, str) and len(value) <= MAX_ID)
+            for value in body.values()
+        ):
+            raise ErrorAnswer(
+                422,
+                f"give only {', '.join(MISROUTABLE)}, each a string "
+                f"(at most {MAX_ID} characters) or null",
+            )
         ctx.licensing.misroute = dict(body)
     return dict(ctx.licensing.misroute)
 

@@ -21,19 +21,39 @@ Schema = dict[str, Any]
 Tree = dict[str, Any]
 
 _EDITION: Schema = {"editionId": None, "seatCount": None, "assignedSeats": None}
-CUSTOMER_SCHEMA: Schema = {"kind": None, "state": None, "applicationId": None,
-                           "editions": _EDITION, "id": None, "customerId": None}
-USER_SCHEMA: Schema = {name: None for name in (
-    "kind", "enabled", "state", "editionId", "customerId", "applicationId", "id", "userId")}
+CUSTOMER_SCHEMA: Schema = {
+    "kind": None,
+    "state": None,
+    "applicationId": None,
+    "editions": _EDITION,
+    "id": None,
+    "customerId": None,
+}
+USER_SCHEMA: Schema = {
+    name: None
+    for name in (
+        "kind",
+        "enabled",
+        "state",
+        "editionId",
+        "customerId",
+        "applicationId",
+        "id",
+        "userId",
+    )
+}
 NOTIFICATION_SCHEMA: Schema = {
-    "id": None, "applicationId": None, "timestamp": None, "customerId": None, "kind": None,
+    "id": None,
+    "applicationId": None,
+    "timestamp": None,
+    "customerId": None,
+    "kind": None,
     "provisions": {"kind": None, "editionId": None, "seatCount": None},
     "expiries": {"kind": None, "editionId": None},
     "reassignments": {"kind": None, "userId": None, "type": None, "editionId": None},
     "deletes": {"kind": None, "editionId": None},
 }
-LIST_SCHEMA: Schema = {"kind": None, "notifications": NOTIFICATION_SCHEMA,
-                       "nextPageToken": None}
+LIST_SCHEMA: Schema = {"kind": None, "notifications": NOTIFICATION_SCHEMA, "nextPageToken": None}
 MAX_SELECTOR = 2000  # characters; a longer selector is refused as it stands
 
 

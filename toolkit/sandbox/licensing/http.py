@@ -38,47 +38,73 @@ from toolkit.sandbox.state import SandboxState
 
 NAME = "licensing"
 REALM = 'Bearer realm="https://accounts.google.com/"'
-SEE = ("Expected OAuth 2 access token, login cookie or other valid authentication "
-       "credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.")
+SEE = (
+    "Expected OAuth 2 access token, login cookie or other valid authentication "
+    "credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
+)
 
 # Google's canonical status names and default messages, by HTTP status.
 STATUS = {
     400: ("INVALID_ARGUMENT", "Request contains an invalid argument.", "badRequest"),
-    401: ("UNAUTHENTICATED", f"Request had invalid authentication credentials. {SEE}",
-          "authError"),
+    401: ("UNAUTHENTICATED", f"Request had invalid authentication credentials. {SEE}", "authError"),
     403: ("PERMISSION_DENIED", "The caller does not have permission", "forbidden"),
     404: ("NOT_FOUND", "Requested entity was not found.", "notFound"),
     405: ("NOT_FOUND", "Requested entity was not found.", "notFound"),
     409: ("ABORTED", "The operation was aborted.", "aborted"),
     413: ("INVALID_ARGUMENT", "Request payload size exceeds the limit.", "badRequest"),
-    429: ("RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).",
-          "rateLimitExceeded"),
+    429: (
+        "RESOURCE_EXHAUSTED",
+        "Resource has been exhausted (e.g. check quota).",
+        "rateLimitExceeded",
+    ),
     500: ("INTERNAL", "Internal error encountered.", "backendError"),
-    501: ("UNIMPLEMENTED", "Operation is not implemented, or supported, or enabled.",
-          "notImplemented"),
+    501: (
+        "UNIMPLEMENTED",
+        "Operation is not implemented, or supported, or enabled.",
+        "notImplemented",
+    ),
     502: ("UNAVAILABLE", "The service is currently unavailable.", "backendError"),
     503: ("UNAVAILABLE", "The service is currently unavailable.", "backendError"),
     504: ("DEADLINE_EXCEEDED", "The request timed out.", "backendError"),
 }
 
 # Query parameters every Google API method takes (the discovery document's `parameters`).
-SYSTEM_PARAMETERS = frozenset({
-    "access_token", "alt", "callback", "fields", "key", "oauth_token", "prettyPrint",
-    "quotaUser", "upload_protocol", "uploadType", "$.xgafv",
-})
+SYSTEM_PARAMETERS = frozenset(
+    {
+        "access_token",
+        "alt",
+        "callback",
+        "fields",
+        "key",
+        "oauth_token",
+        "prettyPrint",
+        "quotaUser",
+        "upload_protocol",
+        "uploadType",
+        "$.xgafv",
+    }
+)
 
 
-def error_response(status: int, message: str | None = None, *,
-                   headers: dict[str, str] | None = None,
-                   extra: dict[str, Any] | None = None, pretty: bool = True) -> Response:
+def error_response(
+    status: int,
+    message: str | None = None,
+    *,
+    headers: dict[str, str] | None = None,
+    extra: dict[str, Any] | None = None,
+    pretty: bool = True,
+) -> Response:
     """Google's error body. `extra` may give `reason`, `detail` (the message of the
     `errors` item), `location` and `locationType`. A wrong method is a 404."""
     status = interface.routed(status)
     name, default, reason = STATUS.get(status, ("UNKNOWN", "Unknown error.", "unknown"))
     extra = extra or {}
     text = message or default
-    item: dict[str, Any] = {"message": extra.get("detail", text), "domain": "global",
-                            "reason": extra.get("reason", reason)}
+    item: dict[str, Any] = {
+        "message": extra.get("detail", text),
+        "domain": "global",
+        "reason": extra.get("reason", reason),
+    }
     for key in ("location", "locationType"):
         if key in extra:
             item[key] = extra[key]
@@ -86,12 +112,17 @@ def error_response(status: int, message: str | None = None, *,
     return google_json(body, status, headers=headers, pretty=pretty)
 
 
-def google_json(data: Any, status: int = 200, *, headers: dict[str, str] | None = None,
-                pretty: bool = True) -> Response:
+def google_json(
+    data: Any, status: int = 200, *, headers: dict[str, str] | None = None, pretty: bool = True
+) -> Response:
     """JSON as Google's front end sends it: indented unless `prettyPrint=false`."""
     text = json.dumps(data, indent=2 if pretty else None, ensure_ascii=False)
-    return Response(text + ("\n" if pretty else ""), status_code=status, headers=headers,
-                    media_type="application/json; charset=UTF-8")
+    return Response(
+        text + ("\n" if pretty else ""),
+        status_code=status,
+        headers=headers,
+        media_type="application/json; charset=UTF-8",
+    )
 
 
 def error(status: int, message: str | None = None) -> Response:
@@ -187,12 +218,19 @@ def _lookup(state: SandboxState, secret: str | None) -> Token | None:
     if not secret:
         return None
     with state.store.read() as db:
-        row = db.execute("SELECT id, label, owner, scopes, expired FROM licensing_tokens "
-                         "WHERE secret = ?", (secret,)).fetchone()
+        row = db.execute(
+            "SELECT id, label, owner, scopes, expired FROM licensing_tokens WHERE secret = ?",
+            (secret,),
+        ).fetchone()
     if row is None:
         return None
-    return Token(row["id"], row["label"], row["owner"], frozenset(row["scopes"].split()),
-                 bool(row["expired"]))
+    return Token(
+        row["id"],
+        row["label"],
+        row["owner"],
+        frozenset(row["scopes"].split()),
+        bool(row["expired"]),
+    )
 
 
 def authenticate(call: Call) -> Token:
@@ -203,21 +241,33 @@ def authenticate(call: Call) -> Token:
         call.note_caller(token.label)
     if not presented:
         raise ErrorAnswer(
-            401, f"Request is missing required authentication credential. {SEE}",
+            401,
+            f"Request is missing required authentication credential. {SEE}",
             headers={"WWW-Authenticate": REALM},
-            extra={"reason": "required", "detail": "Login Required.",
-                   "location": "Authorization", "locationType": "header"})
+            extra={
+                "reason": "required",
+                "detail": "Login Required.",
+                "location": "Authorization",
+                "locationType": "header",
+            },
+        )
     if token is None or token.expired:
         raise ErrorAnswer(
-            401, headers={"WWW-Authenticate": f'{REALM}, error="invalid_token"'},
-            extra={"detail": "Invalid Credentials", "location": "Authorization",
-                   "locationType": "header"})
+            401,
+            headers={"WWW-Authenticate": f'{REALM}, error="invalid_token"'},
+            extra={
+                "detail": "Invalid Credentials",
+                "location": "Authorization",
+                "locationType": "header",
+            },
+        )
     if SCOPE not in token.scopes:
         raise ErrorAnswer(
-            403, "Request had insufficient authentication scopes.",
-            headers={"WWW-Authenticate": f'{REALM}, error="insufficient_scope", '
-                                         f'scope="{SCOPE}"'},
-            extra={"reason": "insufficientPermissions", "detail": "Insufficient Permission"})
+            403,
+            "Request had insufficient authentication scopes.",
+            headers={"WWW-Authenticate": f'{REALM}, error="insufficient_scope", scope="{SCOPE}"'},
+            extra={"reason": "insufficientPermissions", "detail": "Insufficient Permission"},
+        )
     return token
 
 
@@ -249,8 +299,9 @@ class LicensingCtx(interface.Context):
                 "SELECT * FROM licensing_applications WHERE id = ?", (application_id,)
             ).fetchone()
         if row is None or (self.token is not None and row["owner"] != self.token.owner):
-            raise ErrorAnswer(403, "Not authorized to access the application ID",
-                              extra={"reason": "forbidden"})
+            raise ErrorAnswer(
+                403, "Not authorized to access the application ID", extra={"reason": "forbidden"}
+            )
         return row
 
     def uint(self, name: str, field_name: str, *, bits: int = 32) -> int | None:
@@ -276,11 +327,14 @@ def _check_query(request: Request, allowed: Collection[str]) -> None:
         if name not in allowed and name not in SYSTEM_PARAMETERS:
             raise bad_request(
                 f'Invalid JSON payload received. Unknown name "{name[:100]}": Cannot bind '
-                f"query parameter. Field '{name[:100]}' could not be found in request message.")
+                f"query parameter. Field '{name[:100]}' could not be found in request message."
+            )
     alt = request.query_params.get("alt", "json")
     if alt != "json":
-        raise bad_request(f"Invalid value at 'alt' (type.googleapis.com/"
-                          f"google.api.SystemParameter.Alt), \"{alt[:100]}\"")
+        raise bad_request(
+            f"Invalid value at 'alt' (type.googleapis.com/"
+            f'google.api.SystemParameter.Alt), "{alt[:100]}"'
+        )
 
 
 def _pretty(request: Request) -> bool:
@@ -298,15 +352,18 @@ def _selection(request: Request, schema: fields.Schema | None) -> fields.Tree | 
     except fields.InvalidSelection as exc:
         bad = str(exc)
     if bad is not None:
-        raise ErrorAnswer(400, f"Invalid field selection {bad[:100]}",
-                          extra={"reason": "invalidParameter", "location": "fields",
-                                 "locationType": "parameter"})
+        raise ErrorAnswer(
+            400,
+            f"Invalid field selection {bad[:100]}",
+            extra={"reason": "invalidParameter", "location": "fields", "locationType": "parameter"},
+        )
     return tree
 
 
 def _answer(exc: ErrorAnswer, request: Request) -> Response:
-    return error_response(exc.status, exc.message, headers=exc.headers, extra=exc.extra,
-                          pretty=_pretty(request))
+    return error_response(
+        exc.status, exc.message, headers=exc.headers, extra=exc.extra, pretty=_pretty(request)
+    )
 
 
 def _render(data: Answer, status: int, request: Request) -> Response:
@@ -316,8 +373,9 @@ def _render(data: Answer, status: int, request: Request) -> Response:
 ENDPOINTS = Endpoints(error=_answer, render=_render)
 
 
-async def _context(call: Call, auth: bool, query: Collection[str],
-                   schema: fields.Schema | None) -> LicensingCtx:
+async def _context(
+    call: Call, auth: bool, query: Collection[str], schema: fields.Schema | None
+) -> LicensingCtx:
     licensing: LicensingState = call.state.of(NAME)
     if licensing.delay_ms:
         await asyncio.sleep(licensing.delay_ms / 1000)
@@ -328,9 +386,9 @@ async def _context(call: Call, auth: bool, query: Collection[str],
     return LicensingCtx(call, token, _selection(call.request, schema))
 
 
-def endpoint(*, auth: bool = True, query: Collection[str] = (),
-             schema: fields.Schema | None = None
-             ) -> Callable[[Handler[LicensingCtx]], Endpoint]:
+def endpoint(
+    *, auth: bool = True, query: Collection[str] = (), schema: fields.Schema | None = None
+) -> Callable[[Handler[LicensingCtx]], Endpoint]:
     """Wrap a handler; a returned dict becomes Google's JSON with status 200. `query`:
     the method's own query parameters (besides Google's system ones); `schema`: the
     fields of its answer, which `fields=` selects from."""

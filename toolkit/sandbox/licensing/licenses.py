@@ -63,20 +63,26 @@ def proto_json(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def customer_record(row: sqlite3.Row) -> dict[str, Any]:
-    return proto_json({
-        "kind": "appsmarket#customerLicense",
-        "id": row["license_id"],
-        "applicationId": row["application_id"],
-        "customerId": row["customer_id"],
-        "state": row["state"],
-        "editions": json.loads(row["editions"]),
-    })
+    return proto_json(
+        {
+            "kind": "appsmarket#customerLicense",
+            "id": row["license_id"],
+            "applicationId": row["application_id"],
+            "customerId": row["customer_id"],
+            "state": row["state"],
+            "editions": json.loads(row["editions"]),
+        }
+    )
 
 
 def no_customer_record(application_id: str, customer_id: str) -> dict[str, Any]:
     """A customer that never installed the application: no licence, so no licence id."""
-    return {"kind": "appsmarket#customerLicense", "applicationId": application_id,
-            "customerId": customer_id, "state": "UNLICENSED"}
+    return {
+        "kind": "appsmarket#customerLicense",
+        "applicationId": application_id,
+        "customerId": customer_id,
+        "state": "UNLICENSED",
+    }
 
 
 def user_record(row: sqlite3.Row) -> dict[str, Any]:
@@ -95,9 +101,14 @@ def user_record(row: sqlite3.Row) -> dict[str, Any]:
 def no_seat_record(application_id: str, user_id: str, enabled: bool) -> dict[str, Any]:
     """A user who holds no seat: UNLICENSED, of the domain of their address; `enabled`
     when the domain's administrator has installed the application."""
-    return {"kind": "appsmarket#userLicense", "applicationId": application_id,
-            "customerId": user_id.rpartition("@")[2], "userId": user_id, "enabled": enabled,
-            "state": "UNLICENSED"}
+    return {
+        "kind": "appsmarket#userLicense",
+        "applicationId": application_id,
+        "customerId": user_id.rpartition("@")[2],
+        "userId": user_id,
+        "enabled": enabled,
+        "state": "UNLICENSED",
+    }
 
 
 def notification_record(row: sqlite3.Row) -> dict[str, Any]:
@@ -137,10 +148,13 @@ async def customer_license(ctx: LicensingCtx) -> dict[str, Any]:
     application = ctx.application(ctx.path_param("applicationId"))
     customer = ctx.path_param("customerId")
     with ctx.store.read() as db:
-        row = db.execute("SELECT * FROM licensing_customers WHERE application_id = ? AND "
-                         "customer_id = ?", (application["id"], customer)).fetchone()
-    record = (customer_record(row) if row is not None
-              else no_customer_record(application["id"], customer))
+        row = db.execute(
+            "SELECT * FROM licensing_customers WHERE application_id = ? AND customer_id = ?",
+            (application["id"], customer),
+        ).fetchone()
+    record = (
+        customer_record(row) if row is not None else no_customer_record(application["id"], customer)
+    )
     return ctx.licensing.misrouted(record)
 
 
@@ -149,14 +163,22 @@ async def user_license(ctx: LicensingCtx) -> dict[str, Any]:
     application = ctx.application(ctx.path_param("applicationId"))
     user = ctx.path_param("userId")
     with ctx.store.read() as db:
-        row = db.execute("SELECT * FROM licensing_users WHERE application_id = ? AND "
-                         "user_id = ?", (application["id"], user)).fetchone()
-        installed = row is None and db.execute(
-            "SELECT 1 FROM licensing_customers WHERE application_id = ? AND customer_id = ? "
-            "AND state = 'ACTIVE'", (application["id"], user.rpartition("@")[2])
-        ).fetchone() is not None
-    record = (user_record(row) if row is not None
-              else no_seat_record(application["id"], user, installed))
+        row = db.execute(
+            "SELECT * FROM licensing_users WHERE application_id = ? AND user_id = ?",
+            (application["id"], user),
+        ).fetchone()
+        installed = (
+            row is None
+            and db.execute(
+                "SELECT 1 FROM licensing_customers WHERE application_id = ? AND customer_id = ? "
+                "AND state = 'ACTIVE'",
+                (application["id"], user.rpartition("@")[2]),
+            ).fetchone()
+            is not None
+        )
+    record = (
+        user_record(row) if row is not None else no_seat_record(application["id"], user, installed)
+    )
     return ctx.licensing.misrouted(record)
 
 
@@ -176,9 +198,11 @@ async def license_notifications(ctx: LicensingCtx) -> dict[str, Any]:
         args.append(since)
     with ctx.store.read() as db:
         rows = db.execute(sql + " ORDER BY id LIMIT ?", (*args, limit)).fetchall()
-    body: dict[str, Any] = {"kind": "appsmarket#licenseNotificationList",
-                            "notifications": [notification_record(row) for row in rows],
-                            "nextPageToken": page_token(app_id, rows[-1]["id"]) if rows else ""}
+    body: dict[str, Any] = {
+        "kind": "appsmarket#licenseNotificationList",
+        "notifications": [notification_record(row) for row in rows],
+        "nextPageToken": page_token(app_id, rows[-1]["id"]) if rows else "",
+    }
     return proto_json(body)
 
 
@@ -206,14 +230,24 @@ async def discovery(ctx: LicensingCtx) -> dict[str, Any]:
 
 
 routes = [
-    Route("/appsmarket/v2/customerLicense/{applicationId}/{customerId}", customer_license,
-          methods=["GET"]),
-    Route("/appsmarket/v2/userLicense/{applicationId}/{userId}", user_license,
-          methods=["GET"]),
-    Route("/appsmarket/v2/licenseNotification/{applicationId}", license_notifications,
-          methods=["GET"]),
+    Route(
+        "/appsmarket/v2/customerLicense/{applicationId}/{customerId}",
+        customer_license,
+        methods=["GET"],
+    ),
+    Route("/appsmarket/v2/userLicense/{applicationId}/{userId}", user_license, methods=["GET"]),
+    Route(
+        "/appsmarket/v2/licenseNotification/{applicationId}", license_notifications, methods=["GET"]
+    ),
     Route("/$discovery/rest", discovery, methods=["GET"]),
     # Last: whatever the routes above do not take (another path, another method).
-    *(Route(path, unknown_path, methods=ANY_METHOD) for path in (
-        "/appsmarket", "/appsmarket/{rest:path}", "/$discovery", "/$discovery/{rest:path}")),
+    *(
+        Route(path, unknown_path, methods=ANY_METHOD)
+        for path in (
+            "/appsmarket",
+            "/appsmarket/{rest:path}",
+            "/$discovery",
+            "/$discovery/{rest:path}",
+        )
+    ),
 ]

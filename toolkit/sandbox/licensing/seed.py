@@ -92,77 +92,131 @@ def notification_lists(number: int, customer: str) -> dict[str, list[dict[str, A
     Google's reference of the method (`appsmarket#provisionNotification`...); the
     discovery document leaves them undescribed."""
     lists: dict[str, list[dict[str, Any]]] = {
-        "provisions": [], "expiries": [], "reassignments": [], "deletes": []}
+        "provisions": [],
+        "expiries": [],
+        "reassignments": [],
+        "deletes": [],
+    }
     kind = number % 5
     if kind in (0, 1):
-        lists["provisions"].append({"kind": "appsmarket#provisionNotification",
-                                    "editionId": EDITION, "seatCount": str(5 + number % 20)})
+        lists["provisions"].append(
+            {
+                "kind": "appsmarket#provisionNotification",
+                "editionId": EDITION,
+                "seatCount": str(5 + number % 20),
+            }
+        )
     elif kind == 2:
         user = f"user{number % 17:02d}@{customer}"
-        lists["reassignments"].append({
-            "kind": "appsmarket#reassignmentNotification", "editionId": EDITION,
-            "userId": user,
-            "type": "USER_ASSIGNMENT" if number % 2 else "USER_UNASSIGNMENT"})
+        lists["reassignments"].append(
+            {
+                "kind": "appsmarket#reassignmentNotification",
+                "editionId": EDITION,
+                "userId": user,
+                "type": "USER_ASSIGNMENT" if number % 2 else "USER_UNASSIGNMENT",
+            }
+        )
     elif kind == 3:
-        lists["expiries"].append({"kind": "appsmarket#expiryNotification",
-                                  "editionId": EDITION})
+        lists["expiries"].append({"kind": "appsmarket#expiryNotification", "editionId": EDITION})
     else:
         lists["deletes"].append({"kind": "appsmarket#deleteNotification", "editionId": EDITION})
     return lists
 
 
-def insert_notification(db: sqlite3.Connection, application_id: str, customer_id: str,
-                        timestamp_ms: int, lists: dict[str, list[dict[str, Any]]]) -> int:
+def insert_notification(
+    db: sqlite3.Connection,
+    application_id: str,
+    customer_id: str,
+    timestamp_ms: int,
+    lists: dict[str, list[dict[str, Any]]],
+) -> int:
     cursor = db.execute(
         "INSERT INTO licensing_notifications (application_id, customer_id, timestamp_ms, "
         "provisions, expiries, reassignments, deletes) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (application_id, customer_id, timestamp_ms,
-         *(json.dumps(lists.get(name, [])) for name in
-           ("provisions", "expiries", "reassignments", "deletes"))),
+        (
+            application_id,
+            customer_id,
+            timestamp_ms,
+            *(
+                json.dumps(lists.get(name, []))
+                for name in ("provisions", "expiries", "reassignments", "deletes")
+            ),
+        ),
     )
     return int(cursor.lastrowid or 0)
 
 
 def _notifications(db: sqlite3.Connection) -> None:
     customers = [f"customer-{n:02d}.example" for n in range(1, 21)] + [
-        LICENSED_CUSTOMER, "globex.example", UNLICENSED_CUSTOMER, "umbrella.example"]
+        LICENSED_CUSTOMER,
+        "globex.example",
+        UNLICENSED_CUSTOMER,
+        "umbrella.example",
+    ]
     for number in range(SEEDED_NOTIFICATIONS):
         customer = customers[number % len(customers)]
-        insert_notification(db, APPLICATION_ID, customer, base_ms(number),
-                            notification_lists(number, customer))
+        insert_notification(
+            db, APPLICATION_ID, customer, base_ms(number), notification_lists(number, customer)
+        )
     for number in range(OTHER_NOTIFICATIONS):
-        insert_notification(db, OTHER_APPLICATION_ID, LICENSED_CUSTOMER, base_ms(number + 0.5),
-                            notification_lists(number, LICENSED_CUSTOMER))
+        insert_notification(
+            db,
+            OTHER_APPLICATION_ID,
+            LICENSED_CUSTOMER,
+            base_ms(number + 0.5),
+            notification_lists(number, LICENSED_CUSTOMER),
+        )
 
 
 def load(db: sqlite3.Connection, content: bool = True) -> None:
     """Insert the seed (inside the caller's transaction). `content=False` (`--no-seed`):
     the tokens and the applications only; the control API adds customers and users."""
     for label, (owner, scopes, expired) in TOKENS.items():
-        db.execute("INSERT INTO licensing_tokens (label, secret, owner, scopes, expired) "
-                   "VALUES (?, ?, ?, ?, ?)", (label, token_for(label), owner, scopes, expired))
-    db.executemany("INSERT INTO licensing_applications (id, name, owner) VALUES (?, ?, ?)", [
-        (APPLICATION_ID, "toolkit premium", DEVELOPER),
-        (OTHER_APPLICATION_ID, "another vendor's application", OTHER_DEVELOPER),
-    ])
+        db.execute(
+            "INSERT INTO licensing_tokens (label, secret, owner, scopes, expired) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (label, token_for(label), owner, scopes, expired),
+        )
+    db.executemany(
+        "INSERT INTO licensing_applications (id, name, owner) VALUES (?, ?, ?)",
+        [
+            (APPLICATION_ID, "toolkit premium", DEVELOPER),
+            (OTHER_APPLICATION_ID, "another vendor's application", OTHER_DEVELOPER),
+        ],
+    )
     if not content:
         return
     db.executemany(
         "INSERT INTO licensing_customers (application_id, customer_id, license_id, state, "
         "editions) VALUES (?, ?, ?, ?, ?)",
-        [(app, customer, customer_license_id(app, customer), state, seats)
-         for app, customer, state, seats in CUSTOMERS])
+        [
+            (app, customer, customer_license_id(app, customer), state, seats)
+            for app, customer, state, seats in CUSTOMERS
+        ],
+    )
     db.executemany(
         "INSERT INTO licensing_users (application_id, user_id, customer_id, license_id, state, "
         "enabled, edition_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(app, user, customer, user_license_id(app, user), state, enabled, EDITION)
-         for app, user, customer, state, enabled in USERS])
+        [
+            (app, user, customer, user_license_id(app, user), state, enabled, EDITION)
+            for app, user, customer, state, enabled in USERS
+        ],
+    )
     _notifications(db)
 
 
 def tokens(db: sqlite3.Connection) -> list[dict[str, Any]]:
     """`[{"label", "token", "owner", "scopes", "expired"}]`, in id order."""
-    rows = db.execute("SELECT label, secret, owner, scopes, expired FROM licensing_tokens "
-                      "ORDER BY id").fetchall()
-    return [{"label": row[0], "token": row[1], "owner": row[2], "scopes": row[3].split(),
-             "expired": bool(row[4])} for row in rows]
+    rows = db.execute(
+        "SELECT label, secret, owner, scopes, expired FROM licensing_tokens ORDER BY id"
+    ).fetchall()
+    return [
+        {
+            "label": row[0],
+            "token": row[1],
+            "owner": row[2],
+            "scopes": row[3].split(),
+            "expired": bool(row[4]),
+        }
+        for row in rows
+    ]

@@ -44,8 +44,19 @@ from toolkit.sandbox.logs.storage import LogsState, Storage
 from toolkit.sandbox.state import SandboxState
 
 STREAM_HEADER = "x-p-stream"
-DENIED_NAMES = {"select", "from", "where", "group", "by", "order", "limit", "offset", "join",
-                "and", "sql"}
+DENIED_NAMES = {
+    "select",
+    "from",
+    "where",
+    "group",
+    "by",
+    "order",
+    "limit",
+    "offset",
+    "join",
+    "and",
+    "sql",
+}
 MAX_NAME = 255
 
 
@@ -136,8 +147,9 @@ async def put_stream(request: Request) -> Response:
     check_stream_name(name)
     storage = storage_of(request)
     if storage.get(name) is not None:
-        raise ErrorAnswer(400, f"Logstream {name} already exists, please create a new log "
-                               "stream with unique name")
+        raise ErrorAnswer(
+            400, f"Logstream {name} already exists, please create a new log stream with unique name"
+        )
     storage.get_or_create(name, _now())
     return PlainTextResponse("Log stream created")
 
@@ -165,8 +177,9 @@ def _text(body: dict[str, Any], key: str, *, required: bool) -> str | None:
             raise ErrorAnswer(400, f"Json deserialize error: missing field `{key}`")
         return None
     if not isinstance(value, str):
-        raise ErrorAnswer(400, f"Json deserialize error: invalid type for `{key}`, "
-                               "expected a string")
+        raise ErrorAnswer(
+            400, f"Json deserialize error: invalid type for `{key}`, expected a string"
+        )
     return value
 
 
@@ -192,8 +205,7 @@ async def query(request: Request) -> Response:
     storage = storage_of(request)
     fields, rows = await run_in_threadpool(execute, storage, sql, bounds)
     send_null = _flag(request, "sendNull") or body.get("sendNull") is True
-    answer = [row if send_null else {k: v for k, v in row.items() if v is not None}
-              for row in rows]
+    answer = [row if send_null else {k: v for k, v in row.items() if v is not None} for row in rows]
     if _flag(request, "fields"):
         return JSONResponse({"fields": fields, "records": answer})
     return JSONResponse(answer)
@@ -204,8 +216,9 @@ def quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def execute(storage: Storage, sql: str,
-            bounds: tuple[dt.datetime, dt.datetime]) -> tuple[list[str], list[dict[str, Any]]]:
+def execute(
+    storage: Storage, sql: str, bounds: tuple[dt.datetime, dt.datetime]
+) -> tuple[list[str], list[dict[str, Any]]]:
     """Run `sql` with every stream registered as a table of its exact name."""
     from datafusion import SessionContext, SQLOptions
 
@@ -214,8 +227,7 @@ def execute(storage: Storage, sql: str,
         stream = storage.get(name)
         if stream is not None:
             context.register_view(quoted(name), stream.frame(context, bounds))
-    options = SQLOptions().with_allow_ddl(False).with_allow_dml(False) \
-        .with_allow_statements(False)
+    options = SQLOptions().with_allow_ddl(False).with_allow_dml(False).with_allow_statements(False)
     try:
         frame = context.sql_with_options(sql, options)
     except Exception as exc:  # DataFusion raises its errors as plain exceptions
@@ -223,8 +235,11 @@ def execute(storage: Storage, sql: str,
     try:
         table = frame.to_arrow_table()
     except Exception as exc:
-        raise ErrorAnswer(500, "Execution Error: Query Execution failed due to error in "
-                               f"datafusion: {query_answers.engine_message(exc)}") from None
+        raise ErrorAnswer(
+            500,
+            "Execution Error: Query Execution failed due to error in "
+            f"datafusion: {query_answers.engine_message(exc)}",
+        ) from None
     return query_answers.records(table)
 
 
@@ -234,8 +249,14 @@ async def list_streams(request: Request) -> Response:
 
 
 def _field(name: str, data_type: Any) -> dict[str, Any]:
-    return {"name": name, "data_type": data_type, "nullable": True, "dict_id": 0,
-            "dict_is_ordered": False, "metadata": {}}
+    return {
+        "name": name,
+        "data_type": data_type,
+        "nullable": True,
+        "dict_id": 0,
+        "dict_is_ordered": False,
+        "metadata": {},
+    }
 
 
 def _serde_type(kind: str) -> Any:

@@ -20,8 +20,12 @@ async def streams(request: Request) -> Response:
     """Each stream: its fields, its Parquet files and its rows."""
     storage = storage_of(request)
     found = [storage.get(name) for name in storage.names()]
-    return JSONResponse({"streams": [stream.describe() for stream in found if stream is not None],
-                         "folder": str(storage.folder)})
+    return JSONResponse(
+        {
+            "streams": [stream.describe() for stream in found if stream is not None],
+            "folder": str(storage.folder),
+        }
+    )
 
 
 routes = [

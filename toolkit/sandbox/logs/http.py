@@ -34,8 +34,10 @@ PASSWORD = "admin"
 MAX_BODY = 10 * 1024 * 1024  # Parseable's default limit of an ingest request
 
 NO_CREDENTIALS = "No authentication method supplied"
-FORBIDDEN = ("You don't have permission to access this resource. Please contact your "
-             "administrator for assistance.")
+FORBIDDEN = (
+    "You don't have permission to access this resource. Please contact your "
+    "administrator for assistance."
+)
 MESSAGES = {
     400: "Bad Request",
     401: NO_CREDENTIALS,
@@ -76,8 +78,9 @@ def credentials(headers: Headers) -> tuple[str, str] | None:
 
 def authorized(given: tuple[str, str]) -> bool:
     user, password = given
-    return (hmac.compare_digest(user.encode(), USERNAME.encode())
-            & hmac.compare_digest(password.encode(), PASSWORD.encode()))
+    return hmac.compare_digest(user.encode(), USERNAME.encode()) & hmac.compare_digest(
+        password.encode(), PASSWORD.encode()
+    )
 
 
 def caller_of(scope: Scope, state: SandboxState) -> str | None:

@@ -56,8 +56,9 @@ def events_of(body: Any) -> list[dict[str, Any]]:
     elif isinstance(body, list):
         items = body
     else:
-        raise ErrorAnswer(400, "Invalid Request: the body must be a JSON object or an array "
-                               "of JSON objects")
+        raise ErrorAnswer(
+            400, "Invalid Request: the body must be a JSON object or an array of JSON objects"
+        )
     if not all(isinstance(item, dict) for item in items):
         raise ErrorAnswer(400, "Invalid Request: every event of an array must be a JSON object")
     if not any(map(_nested, items)):  # flat events (the usual case): as they are
@@ -82,8 +83,10 @@ def _nested(record: dict[str, Any]) -> bool:
 
 
 def _has_array(record: dict[str, Any]) -> bool:
-    return any(isinstance(value, list) or (isinstance(value, dict) and _has_array(value))
-               for value in record.values())
+    return any(
+        isinstance(value, list) or (isinstance(value, dict) and _has_array(value))
+        for value in record.values()
+    )
 
 
 def too_deep(value: Any, level: int = 1) -> bool:
@@ -100,8 +103,11 @@ def too_deep(value: Any, level: int = 1) -> bool:
 
 def _too_many(count: int, budget: int) -> None:
     if count > budget:
-        raise ErrorAnswer(400, f"Invalid Request: the events make more than {MAX_ROWS} "
-                               "records (a limit of the sandbox)")
+        raise ErrorAnswer(
+            400,
+            f"Invalid Request: the events make more than {MAX_ROWS} "
+            "records (a limit of the sandbox)",
+        )
 
 
 def explode(value: Any, budget: int) -> list[Any]:
@@ -152,8 +158,9 @@ def _objects(items: list[Any], name: str) -> dict[str, list[Any]]:
             for field, value in flatten(item, name).items():
                 columns.setdefault(field, [None] * index).append(value)
         elif item is not None:
-            raise ErrorAnswer(400, "Invalid Request: Found non-object element while "
-                                   "flattening array of objects")
+            raise ErrorAnswer(
+                400, "Invalid Request: Found non-object element while flattening array of objects"
+            )
         for column in columns.values():
             column.extend([None] * (index + 1 - len(column)))
     return dict(sorted(columns.items()))
@@ -164,7 +171,7 @@ def is_list(kind: str) -> bool:
 
 
 def item_kind(kind: str) -> str:
-    return kind[len(LIST_PREFIX):-len(LIST_SUFFIX)]
+    return kind[len(LIST_PREFIX) : -len(LIST_SUFFIX)]
 
 
 def _item_kind(values: list[Any]) -> str | None:
@@ -215,8 +222,10 @@ def _infer(name: str, values: list[Any]) -> str | None:
         return FLOAT64
     if kinds == {str}:
         lowered = name.lower()
-        if any(part in lowered for part in TIME_NAME_PARTS) and parse_time(
-                present[0], strict=True) is not None:
+        if (
+            any(part in lowered for part in TIME_NAME_PARTS)
+            and parse_time(present[0], strict=True) is not None
+        ):
             return TIMESTAMP
         return UTF8
     raise ErrorAnswer(400, MISMATCH)
@@ -234,14 +243,19 @@ def _column(kind: str, values: list[Any]) -> pa.Array:
     kinds = set(map(type, values)) - {type(None)}
     if is_list(kind):
         items = item_kind(kind)
-        if not kinds <= {list} or not all(_fits(items, item) for value in values
-                                           if value is not None for item in value
-                                           if item is not None):
+        if not kinds <= {list} or not all(
+            _fits(items, item)
+            for value in values
+            if value is not None
+            for item in value
+            if item is not None
+        ):
             raise ErrorAnswer(400, MISMATCH)
         if items == FLOAT64:
-            values = [None if value is None else
-                      [None if item is None else float(item) for item in value]
-                      for value in values]
+            values = [
+                None if value is None else [None if item is None else float(item) for item in value]
+                for value in values
+            ]
         return pa.array(values, arrow_type(kind))
     if kind == UTF8 and kinds <= {str}:
         return pa.array(values, pa.string())
@@ -272,12 +286,18 @@ def arrow_type(kind: str) -> pa.DataType:
 
     if is_list(kind):
         return pa.list_(arrow_type(item_kind(kind)))
-    return {UTF8: pa.string(), FLOAT64: pa.float64(), BOOLEAN: pa.bool_(), INT64: pa.int64(),
-            TIMESTAMP: pa.timestamp("ms")}[kind]
+    return {
+        UTF8: pa.string(),
+        FLOAT64: pa.float64(),
+        BOOLEAN: pa.bool_(),
+        INT64: pa.int64(),
+        TIMESTAMP: pa.timestamp("ms"),
+    }[kind]
 
 
-def table_of(records: Sequence[dict[str, Any]], known: dict[str, str],
-             now: dt.datetime) -> tuple[pa.Table, dict[str, str]]:
+def table_of(
+    records: Sequence[dict[str, Any]], known: dict[str, str], now: dt.datetime
+) -> tuple[pa.Table, dict[str, str]]:
     """The records as a table (`p_timestamp` first, then the fields by name) and the new
     fields they bring, typed; raises `ErrorAnswer` (400) for what Parseable refuses."""
     import pyarrow as pa
@@ -299,9 +319,12 @@ def table_of(records: Sequence[dict[str, Any]], known: dict[str, str],
             new[name] = kind
         columns[name] = _column(kind, values)
     if len(known) + len(new) > MAX_FIELDS:
-        raise ErrorAnswer(400, f"Invalid Request: Ingestion failed as field count "
-                               f"{len(known) + len(new)} exceeds the limit of {MAX_FIELDS} "
-                               "fields of a dataset; create a new dataset")
+        raise ErrorAnswer(
+            400,
+            f"Invalid Request: Ingestion failed as field count "
+            f"{len(known) + len(new)} exceeds the limit of {MAX_FIELDS} "
+            "fields of a dataset; create a new dataset",
+        )
     stamps = pa.array([now.replace(tzinfo=None)] * len(records), pa.timestamp("ms"))
     table = pa.table({TIME_FIELD: stamps, **columns})
     return table, new

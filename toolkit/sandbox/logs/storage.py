@@ -60,9 +60,14 @@ class Stream:
             return None
 
     def _save_meta(self) -> None:
-        atomic_write(self.folder / META_NAME, json.dumps(
-            {"name": self.name, "created_at": self.created_at, "fields": self.fields},
-            indent=2, sort_keys=True).encode("utf-8"))
+        atomic_write(
+            self.folder / META_NAME,
+            json.dumps(
+                {"name": self.name, "created_at": self.created_at, "fields": self.fields},
+                indent=2,
+                sort_keys=True,
+            ).encode("utf-8"),
+        )
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -91,29 +96,34 @@ class Stream:
     def arrow_schema(self) -> pa.Schema:
         import pyarrow as pa
 
-        return pa.schema([(TIME_FIELD, pa.timestamp("ms"))]
-                         + [(name, records.arrow_type(kind))
-                            for name, kind in sorted(self.fields.items())])
+        return pa.schema(
+            [(TIME_FIELD, pa.timestamp("ms"))]
+            + [(name, records.arrow_type(kind)) for name, kind in sorted(self.fields.items())]
+        )
 
     def files(self) -> list[Path]:
         return sorted(self.folder.rglob(f"*{DATA_SUFFIX}"))
 
-    def frame(self, context: SessionContext,
-              bounds: tuple[dt.datetime, dt.datetime] | None) -> DataFrame:
+    def frame(
+        self, context: SessionContext, bounds: tuple[dt.datetime, dt.datetime] | None
+    ) -> DataFrame:
         """The stream's rows (within `bounds`: start included, end excluded)."""
         import pyarrow as pa
         from datafusion import col, lit
 
         schema = self.arrow_schema()
         if any(True for _ in self.folder.rglob(f"*{DATA_SUFFIX}")):
-            frame = context.read_parquet(str(self.folder), schema=schema,
-                                         file_extension=DATA_SUFFIX)
+            frame = context.read_parquet(
+                str(self.folder), schema=schema, file_extension=DATA_SUFFIX
+            )
         else:
             frame = context.from_arrow(schema.empty_table())
         if bounds is not None:
             stamp = pa.timestamp("ms")
-            frame = frame.filter((col(TIME_FIELD) >= lit(pa.scalar(bounds[0], stamp)))
-                                 & (col(TIME_FIELD) < lit(pa.scalar(bounds[1], stamp))))
+            frame = frame.filter(
+                (col(TIME_FIELD) >= lit(pa.scalar(bounds[0], stamp)))
+                & (col(TIME_FIELD) < lit(pa.scalar(bounds[1], stamp)))
+            )
         return frame
 
     def describe(self) -> dict[str, Any]:
@@ -122,9 +132,13 @@ class Stream:
 
         files = self.files()
         rows = sum(pq.read_metadata(path).num_rows for path in files)
-        return {"name": self.name, "created_at": self.created_at,
-                "fields": {TIME_FIELD: records.TIMESTAMP, **dict(sorted(self.fields.items()))},
-                "files": len(files), "rows": rows}
+        return {
+            "name": self.name,
+            "created_at": self.created_at,
+            "fields": {TIME_FIELD: records.TIMESTAMP, **dict(sorted(self.fields.items()))},
+            "files": len(files),
+            "rows": rows,
+        }
 
 
 class Storage:
@@ -140,8 +154,11 @@ class Storage:
             entries = sorted(os.scandir(self.folder), key=lambda entry: entry.name)
         except FileNotFoundError:
             return []
-        return [entry.name for entry in entries
-                if entry.is_dir() and (Path(entry.path) / META_NAME).is_file()]
+        return [
+            entry.name
+            for entry in entries
+            if entry.is_dir() and (Path(entry.path) / META_NAME).is_file()
+        ]
 
     def get(self, name: str) -> Stream | None:
         with self._lock:

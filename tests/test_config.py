@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from toolkit.config import SECTIONS, Secret, declared_keys, load_config
+from toolkit.config import Secret, load_config
+from toolkit.config.sections import SECTIONS, declared_keys
 from toolkit.errors import ConfigError
 
 

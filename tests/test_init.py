@@ -18,14 +18,10 @@ from click.testing import CliRunner
 
 from toolkit.cli import main
 from toolkit.commands.init import WORKFLOW, ActionPin, ignored, init_project
-from toolkit.config import (
-    KEY,
-    SECTIONS,
-    commented_toml,
-    declared_keys,
-    dotenv_example,
-    load_config,
-)
+from toolkit.config import load_config
+from toolkit.config.keys import KEY
+from toolkit.config.sections import SECTIONS, declared_keys
+from toolkit.config.templates import commented_toml, dotenv_example
 
 REPOSITORY = Path(__file__).parent.parent
 PIN = ActionPin("toolkit-docs/toolkit", "0123456789abcdef0123456789abcdef01234567")
@@ -76,17 +72,15 @@ def test_the_commented_toml_follows_a_new_declaration(monkeypatch):
     """Generated, not written by hand: a key declared gets its line."""
     from dataclasses import dataclass
 
-    from toolkit import config as config_module
+    from toolkit.config import keys, sections
 
     @dataclass(frozen=True)
     class Extra:
         """[extra]: a section declared for this test."""
 
-        depth: int = config_module.option(
-            config_module.POSITIVE_INT, default=3, help="How deep it goes."
-        )
+        depth: int = keys.option(keys.POSITIVE_INT, default=3, help="How deep it goes.")
 
-    monkeypatch.setitem(config_module.SECTIONS, "extra", Extra)
+    monkeypatch.setitem(sections.SECTIONS, "extra", Extra)
     text = commented_toml()
     assert "[extra]\n\n# How deep it goes.\n# depth = 3\n" in text
     assert [f.name for f in fields(Extra)] == ["depth"] and KEY in fields(Extra)[0].metadata
@@ -279,7 +273,7 @@ def test_action_and_workflow_pass_zizmor(tmp_path, what):
 
 
 def test_gitignore_holds_every_default_archive():
-    from toolkit.config import ARCHIVE_FORMATS, EXPORT_SOURCES
+    from toolkit.config.keys import ARCHIVE_FORMATS, EXPORT_SOURCES
 
     lines = ignored()
     for source in EXPORT_SOURCES:

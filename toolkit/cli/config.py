@@ -38,7 +38,7 @@ def config(cli: CliContext, as_json: bool) -> None:
       toolkit config --json
     """
     from toolkit.commands.config import config_keys
-    from toolkit.config import NO_CONFIG
+    from toolkit.config.loading import NO_CONFIG
 
     configuration = cli.config_or_defaults()
     if not configuration.path.is_file() and not cli.quiet:

@@ -10,7 +10,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColum
 
 from toolkit.cli.context import CliContext, common_options, pass_cli
 from toolkit.cli.output import stderr, stdout
-from toolkit.config import ARCHIVE_FORMATS, EXPORT_SOURCES
+from toolkit.config.keys import ARCHIVE_FORMATS, EXPORT_SOURCES
 
 
 def _megabytes(size: int) -> str:

@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from toolkit.clients.answers import json_body
 from toolkit.clients.base import (
     ApiClient,
     BearerAuth,
@@ -44,7 +45,6 @@ from toolkit.clients.base import (
     RetryPolicy,
     Sleep,
     WaitListener,
-    json_body,
     reason_of,
 )
 from toolkit.config import Secret

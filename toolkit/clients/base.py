@@ -3,7 +3,8 @@
 It holds the base URL, the auth hook (an `httpx.Auth`, so a credential is added to each
 request as it leaves and never appears in a URL or a message), the retry policy, the
 handling of 429 answers, the wait listener and the mapping of failures to the
-`toolkit.errors` tree. A module per interface (`forem.py`, ...) builds on it.
+`toolkit.errors` tree (an answer's own error, its bounded reading and its JSON body are in
+`toolkit.clients.answers`). A module per interface (`forem.py`, ...) builds on it.
 
 Retries: reads and idempotent writes are retried a bounded number of times on 429, 5xx
 and connection failures. A request that is not idempotent (creating an article) is
@@ -33,14 +34,14 @@ Bounded, whatever the service does: each attempt has a total deadline, connect a
 answer together (the client's `timeout`; httpx's own timeouts are per read, so a server
 that drips one byte at a time would hold a request for ever), enforced on every read and
 write of the connection; a caller can put one overall deadline on several requests
-(`deadline`): both in `toolkit.clients.bounds`. A whole answer is read up to `MAX_ANSWER_BYTES` (decoded)
-and, when it is JSON, nested at most `MAX_JSON_DEPTH` deep, before anyone parses it; past
-either, one `ApiError` line names the service and what it sent.
+(`deadline`): both in `toolkit.clients.bounds`. A whole answer is read up to
+`MAX_ANSWER_BYTES` (decoded) and, when it is JSON, nested at most `MAX_JSON_DEPTH` deep,
+before anyone parses it; past either, one `ApiError` line names the service and what it
+sent: both in `toolkit.clients.answers`.
 """
 
 from __future__ import annotations
 
-import email.utils
 import logging
 import re
 import threading
@@ -52,24 +53,10 @@ from typing import TYPE_CHECKING, Any, Self
 import httpx
 
 from toolkit import USER_AGENT
-from toolkit.clients.bounds import (
-    attempt_deadline,
-    bound_by_deadlines,
-    json_depth_over,
-    overall_deadline,
-)
+from toolkit.clients.answers import json_body, read_bounded, retry_after_seconds, status_error
+from toolkit.clients.bounds import attempt_deadline, bound_by_deadlines, overall_deadline
 from toolkit.clients.ratelimit import HELD, SlidingWindowLimiter
-from toolkit.errors import (
-    ApiError,
-    HTTPStatusError,
-    NotFound,
-    PaymentRequired,
-    RateLimited,
-    ServerError,
-    TransportError,
-    Unauthorized,
-    Unprocessable,
-)
+from toolkit.errors import ApiError, ServerError, TransportError
 from toolkit.redact import redact_url
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -83,8 +70,6 @@ Sleep = Callable[[float], None]
 DEFAULT_TIMEOUT = 30.0
 # Failures that happen before a single byte of the request has left.
 NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
-MAX_ANSWER_BYTES = 256 * 1024 * 1024  # one whole answer, decoded
-MAX_JSON_DEPTH = 128  # nesting of a JSON answer: arrays and objects
 
 
 def timeout_of(seconds: float) -> httpx.Timeout:
@@ -130,64 +115,6 @@ class RetryPolicy:
 
     def pause(self, retry: int) -> float:
         return min(self.backoff * float(2**retry), self.max_backoff)
-
-
-def retry_after_seconds(response: httpx.Response, default: float) -> float:
-    """`Retry-After` as seconds: a number, or an HTTP date; `default` when absent or bad."""
-    value = response.headers.get("retry-after", "").strip()
-    if not value:
-        return default
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        try:
-            parsed = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return default
-        return max(parsed.timestamp() - time.time(), 0.0)
-
-
-def _error_message(response: httpx.Response) -> str:
-    """The server's own words: `{"error": ...}`, `{"errors": {...}}`, `{"message": ...}`."""
-    try:
-        body = response.json()
-    except ValueError:
-        text = response.text.strip()
-        return text.splitlines()[0][:200] if text else response.reason_phrase
-    if isinstance(body, dict):
-        if isinstance(body.get("error"), str):
-            return str(body["error"])
-        if isinstance(body.get("error"), dict) and body["error"].get("message"):
-            return str(body["error"]["message"])
-        if isinstance(body.get("errors"), dict):
-            return "; ".join(
-                f"{field} {' and '.join(map(str, problems if isinstance(problems, list) else [problems]))}"
-                for field, problems in body["errors"].items()
-            )
-        if body.get("message"):
-            return str(body["message"])
-    return response.reason_phrase
-
-
-def status_error(response: httpx.Response, *, retry_after: float = 0.0) -> HTTPStatusError:
-    """The error of the tree for an error answer (`retry_after`: seconds, for a 429)."""
-    request = response.request
-    status = response.status_code
-    message = f"{request.method} {request.url.path}: {status} {_error_message(response)}"
-    if status == 429:
-        return RateLimited(message, retry_after=retry_after, request=request, response=response)
-    kind: type[HTTPStatusError] = HTTPStatusError
-    if status in (401, 403):
-        kind = Unauthorized
-    elif status == 402:
-        kind = PaymentRequired
-    elif status == 404:
-        kind = NotFound
-    elif status == 422:
-        kind = Unprocessable
-    elif status >= 500:
-        kind = ServerError
-    return kind(message, request=request, response=response)
 
 
 class BearerAuth(httpx.Auth):
@@ -444,9 +371,7 @@ class ApiClient:
                     request, auth=auth, stream=True, follow_redirects=call.follow_redirects
                 )
                 if not call.stream or response.status_code >= 400:
-                    response = self._read_bounded(
-                        response, call.method, call.shown_path, call.talking_to
-                    )
+                    response = read_bounded(response, call.method, call.shown_path, call.talking_to)
         except ApiError:  # an answer toolkit does not read: too large or too deep
             self._report(
                 RequestReport(
@@ -527,61 +452,6 @@ class ApiClient:
             raise refused
         return backoff, f"{call.method} {call.shown_path}: {response.status_code}, retrying"
 
-    def _read_bounded(
-        self, response: httpx.Response, method: str, shown_path: str, talking_to: str
-    ) -> httpx.Response:
-        """`response` read whole, at most `MAX_ANSWER_BYTES` of it, and checked to nest no
-        deeper than `MAX_JSON_DEPTH` if it is JSON; past either, `ApiError` naming the
-        service. An error answer whose body breaks off is judged by its head alone."""
-        refused = f"{method} {shown_path}: {talking_to} sent an answer"
-        try:
-            length = int(response.headers.get("content-length", "0"))
-        except ValueError:
-            length = 0
-        chunks: list[bytes] = []
-        size = 0
-        try:
-            if length > MAX_ANSWER_BYTES:
-                raise ApiError(
-                    f"{refused} of {length} bytes, over the {_mib(MAX_ANSWER_BYTES)} "
-                    "toolkit reads (not trusted)",
-                    request=response.request,
-                )
-            try:
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > MAX_ANSWER_BYTES:
-                        raise ApiError(
-                            f"{refused} over the {_mib(MAX_ANSWER_BYTES)} toolkit "
-                            "reads (not trusted)",
-                            request=response.request,
-                        )
-                    chunks.append(chunk)
-            except httpx.TransportError:
-                if response.status_code < 400:
-                    raise
-                return _head_only(response)
-        finally:
-            response.close()
-        body = b"".join(chunks)
-        if json_depth_over(body, MAX_JSON_DEPTH):
-            raise ApiError(
-                f"{refused} nested deeper than {MAX_JSON_DEPTH} levels (not trusted)",
-                request=response.request,
-            )
-        kept = [
-            (name, value)
-            for name, value in response.headers.multi_items()
-            if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")
-        ]
-        return httpx.Response(
-            response.status_code,
-            headers=kept,
-            content=body,
-            request=response.request,
-            extensions=response.extensions,
-        )
-
     def _shown(self, path: str) -> tuple[str, str]:
         """How messages name a request's path and the origin it went to: an absolute URL
         by its path alone (its query may hold a signature) and its own origin."""
@@ -609,18 +479,6 @@ def _outlasts(seconds: float, ends: float | None) -> bool:
     return ends is not None and seconds >= ends - time.monotonic()
 
 
-def _head_only(response: httpx.Response) -> httpx.Response:
-    """An error answer whose body broke off, judged by its status and `Retry-After`."""
-    kept = {
-        name: value for name, value in response.headers.items() if name.lower() == "retry-after"
-    }
-    return httpx.Response(response.status_code, headers=kept, request=response.request)
-
-
-def _mib(size: int) -> str:
-    return f"{size // (1024 * 1024)} MiB"
-
-
 def _elapsed_ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
 
@@ -630,16 +488,3 @@ def _request_of(exc: httpx.TransportError) -> httpx.Request | None:
         return exc.request
     except RuntimeError:  # httpx raises when the error was made without a request
         return None
-
-
-def json_body(response: httpx.Response) -> Any:
-    if not response.content:
-        return None
-    try:
-        return response.json()
-    except ValueError:
-        raise ApiError(
-            f"{response.request.method} {response.request.url.path}: the answer is not JSON",
-            request=response.request,
-            response=response,
-        ) from None

@@ -17,13 +17,13 @@ from typing import Any
 
 import httpx
 
+from toolkit.clients.answers import json_body
 from toolkit.clients.base import (
     ApiClient,
     RequestListener,
     RetryPolicy,
     Sleep,
     WaitListener,
-    json_body,
 )
 from toolkit.clients.forem_models import (
     Article,

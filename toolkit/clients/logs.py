@@ -22,7 +22,8 @@ from urllib.parse import quote
 
 import httpx
 
-from toolkit.clients.base import ApiClient, RequestListener, RetryPolicy, json_body
+from toolkit.clients.answers import json_body
+from toolkit.clients.base import ApiClient, RequestListener, RetryPolicy
 from toolkit.config import Secret
 from toolkit.errors import ApiError
 

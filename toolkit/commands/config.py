@@ -6,7 +6,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.config import Config, Secret, declared_keys
+from toolkit.config import Config, Secret
+from toolkit.config.sections import declared_keys
 from toolkit.redact import redact_url
 from toolkit.runlog.run import recorded
 

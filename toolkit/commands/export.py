@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolkit.clients import archive_client
-from toolkit.config import ARCHIVE_FORMATS, EXPORT_SOURCES, Config
+from toolkit.config import Config
+from toolkit.config.keys import ARCHIVE_FORMATS, EXPORT_SOURCES
 from toolkit.errors import (
     BrokenDownload,
     ContentError,

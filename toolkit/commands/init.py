@@ -4,7 +4,7 @@ What it writes, each only when nothing is at its path (an existing file is never
 overwritten, nor opened for writing; it is listed as skipped, with why):
 
 - `toolkit.toml`: every key commented out at its default, with a line on what it does,
-  made from the configuration's declarations (`toolkit.config.commented_toml`);
+  made from the configuration's declarations (`toolkit.config.templates.commented_toml`);
 - `content/welcome.md`: a welcome draft, unless `content/` already holds posts;
 - `.gitignore`: what toolkit writes (the sites, `.toolkit/`, export archives) and `.env`;
 - `.env.example`: the secrets toolkit reads, by name;
@@ -25,14 +25,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from toolkit import PROJECT_URL
-from toolkit.config import (
-    ARCHIVE_FORMATS,
-    DEFAULT_CONFIG_NAME,
-    EXPORT_SOURCES,
-    SiteConfig,
-    commented_toml,
-    dotenv_example,
-)
+from toolkit.config.keys import ARCHIVE_FORMATS, EXPORT_SOURCES
+from toolkit.config.sections import DEFAULT_CONFIG_NAME, SiteConfig
+from toolkit.config.templates import commented_toml, dotenv_example
 from toolkit.content.discover import walk_posts
 from toolkit.errors import InitError
 from toolkit.fsutil import describe_os_error
@@ -80,7 +75,7 @@ class InitResult:
 def _site_default(name: str) -> str:
     from dataclasses import fields
 
-    from toolkit.config import KEY
+    from toolkit.config.keys import KEY
 
     for item in fields(SiteConfig):
         if item.name == name:

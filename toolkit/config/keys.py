@@ -1,0 +1,190 @@
+"""What a configuration key is: the rule its value follows and its declaration.
+
+A `Rule` says what a value may be (`check`, returning a problem or None) and what a
+valid value becomes (`resolve`: a path against the project's folder, a `Secret`, ...);
+`option(rule, ...)` and `secret(env, ...)` declare a key as a field of its section's
+dataclass (`toolkit.config.sections`), with the `Key` under `KEY` in its metadata.
+`Secret` is the credential type every secret key becomes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from toolkit.redact import redact_url
+
+KEY = "toolkit.key"  # field metadata: the key's declaration
+
+
+class Secret:
+    """A credential that never shows itself in output, logs or exception text."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str):
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('********')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+# --- rules: what a value may be, and what it becomes -----------------------------------
+
+Check = Callable[[Any], str | None]  # returns a problem, or None when the value is fine
+
+
+def _string(value: Any) -> str | None:
+    return None if isinstance(value, str) else "must be a string"
+
+
+def _nonempty_string(value: Any) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return "must be a non-empty string"
+    return None
+
+
+def _http_url(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return "must be a string"
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return f"must be an absolute http(s) URL, not {redact_url(value)!r}"
+    if parts.query or parts.fragment:
+        return "must not carry a query or fragment"
+    return None
+
+
+def _base_url(value: Any) -> str | None:
+    problem = _http_url(value)
+    if problem is None and urlsplit(value).path.rstrip("/").endswith("/api"):
+        return "must not include the /api prefix (toolkit adds it)"
+    return problem
+
+
+def _boolean(value: Any) -> str | None:
+    return None if isinstance(value, bool) else "must be true or false"
+
+
+def _port(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 65536:
+        return "must be a port number between 1 and 65535"
+    return None
+
+
+def _positive_int(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        return "must be a positive integer"
+    return None
+
+
+def _positive_number(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return "must be a positive number"
+    return None
+
+
+ARCHIVE_FORMATS = ("zip", "rar", "7z", "tar", "tar.gz", "tar.bz2")
+
+
+def _archive_format(value: Any) -> str | None:
+    if value not in ARCHIVE_FORMATS:
+        return f"must be one of {', '.join(ARCHIVE_FORMATS)}"
+    return None
+
+
+EXPORT_SOURCES = ("site", "content")
+
+
+def _export_source(value: Any) -> str | None:
+    if value not in EXPORT_SOURCES:
+        return f"must be one of {', '.join(EXPORT_SOURCES)}"
+    return None
+
+
+def _as_is(value: Any, root: Path) -> Any:
+    return value
+
+
+def _no_final_slash(value: str, root: Path) -> str:
+    return value.rstrip("/")
+
+
+def _path(value: str, root: Path) -> Path:
+    return (root / value).resolve()
+
+
+def _seconds(value: float, root: Path) -> float:
+    return float(value)
+
+
+def _secret(value: str, root: Path) -> Secret:
+    return Secret(value)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What a key's value may be (`kind`, shown by `toolkit config`; `check`), and what a
+    valid value becomes (`resolve`: paths against the project's folder, and so on)."""
+
+    kind: str
+    check: Check
+    resolve: Callable[[Any, Path], Any] = _as_is
+
+
+STRING = Rule("string", _string)
+TEXT = Rule("non-empty string", _nonempty_string)
+PATH = Rule("path", _nonempty_string, _path)
+URL = Rule("http(s) URL", _http_url, _no_final_slash)
+ISSUER = Rule("http(s) URL", _http_url)
+BASE_URL = Rule("http(s) URL without /api", _base_url, _no_final_slash)
+BOOLEAN = Rule("true or false", _boolean)
+POSITIVE_INT = Rule("integer >= 1", _positive_int)
+PORT = Rule("port", _port)
+SECONDS = Rule("seconds > 0", _positive_number, _seconds)
+ARCHIVE_FORMAT = Rule(" | ".join(ARCHIVE_FORMATS), _archive_format)
+EXPORT_SOURCE = Rule(" | ".join(EXPORT_SOURCES), _export_source)
+SECRET = Rule("secret", _nonempty_string, _secret)
+
+
+@dataclass(frozen=True)
+class Key:
+    """The declaration of one key."""
+
+    rule: Rule
+    help: str
+    default: Any = None  # as written in toolkit.toml; None: unset
+    env: str | None = None  # the environment variable that overrides it (a secret's only source)
+    secret: bool = False
+    default_from: str | None = None  # a key of the same section whose value is the default
+
+
+def option(
+    rule: Rule,
+    *,
+    help: str,
+    default: Any = None,
+    env: str | None = None,
+    default_from: str | None = None,
+) -> Any:
+    """Declare a key of `toolkit.toml` (a field of a section's dataclass)."""
+    return field(metadata={KEY: Key(rule, help, default, env, False, default_from)})
+
+
+def secret(env: str, *, help: str) -> Any:
+    """Declare a secret: read from the environment variable `env` only, never the file."""
+    return field(metadata={KEY: Key(SECRET, help, None, env, True)})

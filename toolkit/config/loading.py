@@ -1,0 +1,168 @@
+"""Loading: `toolkit.toml`, `.env` and the environment, checked against the declarations.
+
+Paths in the file are relative to its own folder. Each `base_url` can be overridden by an
+environment variable, and secrets come from the environment only (a `.env` file beside
+`toolkit.toml` is read when present; the real environment wins over it). Every problem
+is collected and reported together as `toolkit.toml: key: problem`, then loading stops
+with one `ConfigError`.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import fields, replace
+from pathlib import Path
+from typing import Any
+
+from toolkit.config.keys import KEY
+from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, Config
+from toolkit.errors import ConfigError
+
+
+def read_dotenv(path: Path) -> dict[str, str]:
+    """KEY=VALUE pairs of a `.env` file, without touching `os.environ`.
+
+    The file is decoded here rather than by python-dotenv, so that bytes that are not
+    UTF-8 are a `ConfigError` naming the line instead of a traceback.
+    """
+    if not path.is_file():
+        return {}
+    import io
+
+    from dotenv import dotenv_values
+
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ConfigError([f"{path.name}: not valid UTF-8 text (line {line})"]) from None
+    values = dotenv_values(stream=io.StringIO(text))
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def dotenv_warnings(path: Path) -> list[str]:
+    """A `.env` holds secrets: say so when users other than its owner may read or change
+    it (any group or other permission bit; POSIX only)."""
+    if os.name != "posix" or not path.is_file():
+        return []
+    mode = path.stat().st_mode & 0o777
+    if not mode & 0o077:
+        return []
+    what = "readable" if mode & 0o044 else "writable"
+    return [f"{path.name} is {what} by other users (mode {mode:o}); chmod 600 {path.name}"]
+
+
+NO_CONFIG = f"no {DEFAULT_CONFIG_NAME} here: run toolkit init (or pass --config)"
+
+
+def load_config(
+    path: str | Path | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    missing_ok: bool = False,
+) -> Config:
+    """Read, override and validate the configuration; raise `ConfigError` with every problem.
+
+    Without a file (`./toolkit.toml` when `path` is None): `ConfigError` saying to run
+    `toolkit init`, or, with `missing_ok`, the defaults (and the environment's overrides)
+    for a project in that folder."""
+    given = path is not None
+    path = Path(path) if path is not None else Path(DEFAULT_CONFIG_NAME)
+    name = path.name
+    if not path.is_file():
+        if path.exists():
+            raise ConfigError([f"{path}: not a file"])
+        if not missing_ok:
+            raise ConfigError(
+                [
+                    f"{path}: file not found (run toolkit init {path.parent}, or check --config)"
+                    if given
+                    else NO_CONFIG
+                ]
+            )
+        data: dict[str, Any] = {}
+    else:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError([f"{name}: not valid TOML: {exc}"]) from None
+    root = path.resolve().parent
+    dotenv = root / ".env"
+    given_env = os.environ if env is None else env
+    from_file = read_dotenv(dotenv)
+    environment = {**from_file, **given_env}
+    in_dotenv = {k for k in from_file if not given_env.get(k)}
+    config = _build(name, root, path.resolve(), data, environment, in_dotenv)
+    warnings = dotenv_warnings(dotenv)
+    return replace(config, warnings=tuple(warnings)) if warnings else config
+
+
+def _build(
+    name: str,
+    root: Path,
+    path: Path,
+    data: dict[str, Any],
+    env: Mapping[str, str],
+    in_dotenv: set[str] | frozenset[str] = frozenset(),
+) -> Config:
+    problems: list[str] = []
+    env_problems: list[str] = []  # reported after the file's
+    for section_name, value in data.items():
+        if section_name not in SECTIONS:
+            problems.append(f"{name}: {section_name}: unknown section")
+        elif not isinstance(value, dict):
+            problems.append(f"{name}: {section_name}: must be a table ([{section_name}])")
+    raw: dict[str, dict[str, Any]] = {}
+    origins: dict[str, str] = {}
+    for section_name, cls in SECTIONS.items():
+        given = data.get(section_name)
+        given = given if isinstance(given, dict) else {}
+        keys = {item.name: item.metadata[KEY] for item in fields(cls)}
+        for key in given:
+            if key not in keys:
+                problems.append(f"{name}: {section_name}.{key}: unknown key")
+            elif keys[key].secret:
+                problems.append(
+                    f"{name}: {section_name}.{key}: a secret is never kept in "
+                    f"{name}; set {keys[key].env} in the environment or in .env"
+                )
+        values: dict[str, Any] = {}
+        for key, declared in keys.items():
+            dotted, value, origin = f"{section_name}.{key}", declared.default, "default"
+            if key in given and not declared.secret:
+                value, origin = given[key], name
+                problem = declared.rule.check(value)
+                if problem:
+                    problems.append(f"{name}: {dotted}: {problem}")
+            if declared.env and env.get(declared.env):
+                value, origin = env[declared.env], declared.env
+                if declared.env in in_dotenv:
+                    origin = f"{declared.env} in .env"
+                problem = declared.rule.check(value)
+                if problem:
+                    env_problems.append(f"{declared.env}: {problem}")
+            values[key], origins[dotted] = value, origin
+        for key, declared in keys.items():
+            if values[key] is None and declared.default_from:
+                values[key] = values[declared.default_from]
+                origins[f"{section_name}.{key}"] = f"{section_name}.{declared.default_from}"
+        raw[section_name] = values
+    if problems or env_problems:
+        raise ConfigError(problems + env_problems)
+    sections = {
+        section_name: cls(
+            **{
+                item.name: (
+                    None
+                    if raw[section_name][item.name] is None
+                    else item.metadata[KEY].rule.resolve(raw[section_name][item.name], root)
+                )
+                for item in fields(cls)
+            }
+        )
+        for section_name, cls in SECTIONS.items()
+    }
+    return Config(path=path, root=root, origins=origins, **sections)

@@ -23,7 +23,7 @@ from urllib.parse import urlencode, urlsplit
 from starlette.responses import Response
 from starlette.routing import Route
 
-from toolkit.sandbox.archive import tasks
+from toolkit.sandbox.archive import serializers, specs, tasks
 from toolkit.sandbox.archive.http import ArchiveCtx, endpoint, invalid
 from toolkit.sandbox.archive.worker import apply, file_of, part_of
 from toolkit.sandbox.interface import ErrorAnswer
@@ -43,9 +43,9 @@ def _expired(ctx: ArchiveCtx, **which: str) -> None:
 def _includes(ctx: ArchiveCtx) -> list[str]:
     """`include=retries,job`: what to add to a task (a 422 for anything else)."""
     given = [part for part in ctx.request.query_params.get("include", "").split(",") if part]
-    unknown = [part for part in given if part not in tasks.INCLUDES]
+    unknown = [part for part in given if part not in serializers.INCLUDES]
     if unknown:
-        raise invalid({"include": [f"include takes {', '.join(tasks.INCLUDES)}."]})
+        raise invalid({"include": [f"include takes {', '.join(serializers.INCLUDES)}."]})
     return given
 
 
@@ -56,7 +56,7 @@ def _show_task(ctx: ArchiveCtx, task_id: str) -> tuple[dict[str, Any], bool, flo
     with ctx.store.read() as db:
         row = tasks.task_row(db, task_id, ctx.account)
         return (
-            tasks.task_json(row, ctx.base, db, include),
+            serializers.task_json(row, ctx.base, db, include),
             row["status"] in tasks.DONE,
             row["created_at"] + row["timeout"],
         )
@@ -77,7 +77,7 @@ def _show_job(
             (job_id,),
         ).fetchone()
         deadline = row[0] if row[0] is not None else time.time()
-        return (tasks.job_json(db, job, ctx.base) if full or done else None), done, deadline
+        return (serializers.job_json(db, job, ctx.base) if full or done else None), done, deadline
 
 
 async def _hold(
@@ -114,15 +114,15 @@ async def _hold(
 @endpoint(status=201)
 async def create_job(ctx: ArchiveCtx) -> dict[str, Any]:
     body = await ctx.object()
-    specs = tasks.job_specs(body)
+    requested = specs.job_specs(body)
     webhook = _webhook_url(body.get("webhook_url"))
     ctx.runtime.base = ctx.base
     with ctx.store.transaction() as db:
         job_id, effects = tasks.create_job(
-            db, ctx.account, specs, body.get("tag"), time.time(), webhook
+            db, ctx.account, requested, body.get("tag"), time.time(), webhook
         )
         job = tasks.job_row(db, job_id, ctx.account)
-        data = tasks.job_json(db, job, ctx.base)
+        data = serializers.job_json(db, job, ctx.base)
     apply(ctx.store, ctx.runtime, effects)
     return {"data": data}
 
@@ -218,7 +218,7 @@ async def list_jobs(ctx: ArchiveCtx) -> dict[str, Any]:
         ).fetchall()
         jobs = [job for job in rows if status is None or tasks.job_status(db, job["id"]) == status]
         shown = jobs[(page - 1) * per_page : page * per_page]
-        items = [tasks.job_json(db, job, ctx.base, tasks="tasks" in include) for job in shown]
+        items = [serializers.job_json(db, job, ctx.base, tasks="tasks" in include) for job in shown]
     return _listed(ctx, "/v2/jobs", items, page, per_page, len(jobs) > page * per_page)
 
 
@@ -237,7 +237,7 @@ async def list_tasks(ctx: ArchiveCtx) -> dict[str, Any]:
             "ORDER BY seq DESC LIMIT ? OFFSET ?",
             (ctx.account, *args, per_page + 1, (page - 1) * per_page),
         ).fetchall()
-        items = [tasks.task_json(row, ctx.base, db, include) for row in rows[:per_page]]
+        items = [serializers.task_json(row, ctx.base, db, include) for row in rows[:per_page]]
     return _listed(ctx, "/v2/tasks", items, page, per_page, len(rows) > per_page)
 
 
@@ -278,10 +278,10 @@ async def delete_job(ctx: ArchiveCtx) -> Response:
 
 def _create(operation: str) -> Callable[[ArchiveCtx], Any]:
     async def create(ctx: ArchiveCtx) -> dict[str, Any]:
-        item = tasks.spec(await ctx.object(), "", operation)
+        item = specs.spec(await ctx.object(), "", operation)
         with ctx.store.transaction() as db:
             task_id, effects = tasks.create_task(db, ctx.account, item, time.time())
-            data = tasks.task_json(tasks.task_row(db, task_id, ctx.account), ctx.base)
+            data = serializers.task_json(tasks.task_row(db, task_id, ctx.account), ctx.base)
         apply(ctx.store, ctx.runtime, effects)
         return {"data": data}
 
@@ -320,7 +320,7 @@ async def cancel_task(ctx: ArchiveCtx) -> dict[str, Any]:
     with ctx.store.transaction() as db:
         tasks.task_row(db, task_id, ctx.account)
         effects = tasks.cancel(db, task_id, time.time())
-        data = tasks.task_json(tasks.task_row(db, task_id, ctx.account), ctx.base)
+        data = serializers.task_json(tasks.task_row(db, task_id, ctx.account), ctx.base)
     apply(ctx.store, ctx.runtime, effects)
     return {"data": data}
 
@@ -331,7 +331,7 @@ async def retry_task(ctx: ArchiveCtx) -> dict[str, Any]:
     task_id = ctx.path_param("id")
     with ctx.store.transaction() as db:
         new_id, effects = tasks.retry(db, ctx.account, task_id, time.time())
-        data = tasks.task_json(tasks.task_row(db, new_id, ctx.account), ctx.base)
+        data = serializers.task_json(tasks.task_row(db, new_id, ctx.account), ctx.base)
     apply(ctx.store, ctx.runtime, effects)
     return {"data": data}
 
@@ -355,7 +355,7 @@ async def me(ctx: ArchiveCtx) -> dict[str, Any]:
             "id": row["id"],
             "username": row["username"],
             "email": f"{row['username']}@example.com",
-            "created_at": tasks.iso(0),
+            "created_at": serializers.iso(0),
             "credits": row["credits"],
             "links": {"self": f"{ctx.base}/v2/users/{row['id']}"},
         }
@@ -372,9 +372,9 @@ routes = [
     Route("/v2/jobs/{id}", delete_job, methods=["DELETE"]),
     Route("/v2/jobs/{id}/wait", wait_job, methods=["GET"]),
     Route("/sync/v2/jobs/{id}", wait_job, methods=["GET"]),
-    Route("/v2/import/upload", endpoint(status=201)(_create(tasks.UPLOAD)), methods=["POST"]),
-    Route("/v2/archive", endpoint(status=201)(_create(tasks.ARCHIVE)), methods=["POST"]),
-    Route("/v2/export/url", endpoint(status=201)(_create(tasks.EXPORT)), methods=["POST"]),
+    Route("/v2/import/upload", endpoint(status=201)(_create(specs.UPLOAD)), methods=["POST"]),
+    Route("/v2/archive", endpoint(status=201)(_create(specs.ARCHIVE)), methods=["POST"]),
+    Route("/v2/export/url", endpoint(status=201)(_create(specs.EXPORT)), methods=["POST"]),
     Route("/v2/tasks/{id}", show_task, methods=["GET"]),
     Route("/v2/tasks/{id}", delete_task, methods=["DELETE"]),
     Route("/v2/tasks/{id}/wait", wait_task, methods=["GET"]),

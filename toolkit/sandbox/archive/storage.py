@@ -30,7 +30,7 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import FileResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from toolkit.sandbox.archive import tasks
+from toolkit.sandbox.archive import specs, tasks
 from toolkit.sandbox.archive.http import ArchiveCtx, endpoint
 from toolkit.sandbox.archive.multipart import FormError, FormParser, boundary_of, header_value
 from toolkit.sandbox.archive.worker import apply, file_of, part_of
@@ -49,7 +49,7 @@ def safe_path(name: str) -> bool:
     """A relative POSIX path whose every segment is a plain name."""
     if not 0 < len(name) <= MAX_PATH or name.startswith("/"):
         return False
-    return all(tasks.safe_filename(segment) for segment in name.split("/"))
+    return all(specs.safe_filename(segment) for segment in name.split("/"))
 
 
 class _Form:
@@ -109,7 +109,7 @@ async def upload(ctx: ArchiveCtx) -> Response:
     task_id = ctx.path_param("id")
     with ctx.store.read() as db:
         row = db.execute("SELECT * FROM archive_tasks WHERE id = ?", (task_id,)).fetchone()
-    if row is None or row["operation"] != tasks.UPLOAD:
+    if row is None or row["operation"] != specs.UPLOAD:
         raise ErrorAnswer(404)
     if row["status"] != "waiting" or task_id in ctx.runtime.uploading:
         raise ErrorAnswer(409, "The task is not waiting for an upload.")
@@ -123,7 +123,7 @@ async def upload(ctx: ArchiveCtx) -> Response:
             400, "The upload must be multipart/form-data.", extra={"code": "INVALID_UPLOAD"}
         )
     part, target = part_of(ctx.runtime, task_id), file_of(ctx.runtime, task_id)
-    form = _Form(part, tasks.MAX_UPLOAD)
+    form = _Form(part, specs.MAX_UPLOAD)
     ctx.runtime.uploading.add(task_id)
     try:
         await _receive(ctx, form, boundary)
@@ -159,7 +159,7 @@ async def _receive(ctx: ArchiveCtx, form: _Form, boundary: bytes) -> None:
             parser.feed(chunk)
         parser.close()
     except _TooLarge:
-        raise ErrorAnswer(413, f"A file is at most {tasks.MAX_UPLOAD} bytes.") from None
+        raise ErrorAnswer(413, f"A file is at most {specs.MAX_UPLOAD} bytes.") from None
     except FormError as exc:
         raise ErrorAnswer(
             400, f"The upload is not a valid form: {exc}.", extra={"code": "INVALID_UPLOAD"}
@@ -206,7 +206,7 @@ async def download(ctx: ArchiveCtx) -> Response:
         given = ctx.request.query_params.get("signature", "")
         if (
             row is None
-            or row["operation"] != tasks.EXPORT
+            or row["operation"] != specs.EXPORT
             or row["status"] != "finished"
             or not hmac.compare_digest(given, row["token"])
         ):

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 
-from toolkit.sandbox.archive import seed, tasks
+from toolkit.sandbox.archive import seed, serializers, tasks
 from toolkit.sandbox.archive.builder import WRITABLE, Entry, Stopped, build
 from toolkit.sandbox.archive.state import ArchiveState
 from toolkit.sandbox.store import Store
@@ -62,7 +62,7 @@ def _webhooks(store: Store, runtime: ArchiveState) -> None:
                 continue
             db.execute("UPDATE archive_jobs SET notified = 1 WHERE id = ?", (job["id"],))
             event = "job.finished" if status == "finished" else "job.failed"
-            text = json.dumps({"event": event, "job": tasks.job_json(db, job, runtime.base)})
+            text = json.dumps({"event": event, "job": serializers.job_json(db, job, runtime.base)})
             events.append((str(job["webhook_url"]), text.encode()))
     for url, payload in events:
         threading.Thread(

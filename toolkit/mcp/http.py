@@ -7,7 +7,7 @@ request to `/mcp` without a valid token is a 401 with `WWW-Authenticate: Bearer 
 resource_metadata="..."`), its `/authorize` handler and its metadata models; with toolkit's
 own endpoints where the SDK's do not do what toolkit needs:
 
-- `/token` and `/register` go through `TokenEndpoint` and `RegisterEndpoint` (auth.py);
+- `/token` and `/register` go through `TokenEndpoint` and `RegisterEndpoint` (endpoints.py);
 - the authorization server metadata lists client_credentials and the scopes; it ignores
   `MCP-Protocol-Version`, so any value a client sends gets it;
 - protected-resource metadata lists every scope (so a client asks for them all and the
@@ -73,15 +73,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from toolkit.config import Config, Secret
 from toolkit.errors import ConfigError, ServeError
 from toolkit.mcp import scopes as scope_names
-from toolkit.mcp.auth import (
-    AuthPolicy,
-    RegisterEndpoint,
-    TokenEndpoint,
-    ToolkitAuthProvider,
-    token_refusal,
-)
+from toolkit.mcp.auth import AuthPolicy, ToolkitAuthProvider, token_refusal
 from toolkit.mcp.bodies import parse_json_body
 from toolkit.mcp.consent import ConsentScreen
+from toolkit.mcp.endpoints import RegisterEndpoint, TokenEndpoint
 from toolkit.mcp.events import AUTHORIZATION, McpEvent, McpListener, tell
 from toolkit.mcp.server import ToolkitMCP, argument_problem
 from toolkit.mcp.store import AuthStore

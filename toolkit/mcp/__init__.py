@@ -7,7 +7,10 @@
                  returning its document (`toolkit.commands.results`)
     scopes.py    read, draft-write, publish, logs: what each allows
     http.py      the HTTP app: /mcp behind the SDK's auth routes, with toolkit's own parts
-    auth.py      the authorization server's provider, /token and /register
+    guards.py    the layers in front of /mcp and the authorization server's routes
+    auth.py      the authorization server's provider: codes, grants, tokens
+    endpoints.py /token and /register, and client authentication at /token
+    registration.py  what a client may register, and a client as the SDK sees it
     consent.py   the authorization screen, approved with the operator secret
     store.py     clients, codes, grants and tokens in SQLite, hashed
     events.py    what the server tells its owner (the run log's hook)

@@ -1,15 +1,13 @@
-"""The OAuth 2.1 authorization server of the HTTP transport: what the MCP SDK leaves to us.
+"""The OAuth 2.1 authorization server of the HTTP transport: the provider behind the SDK's routes.
 
 The SDK (`mcp.server.auth`) serves the routes and checks the protocol: metadata, the
 `/authorize` request (only `S256` PKCE; a missing or `plain` challenge is refused there),
 PKCE verifiers, redirect URIs matched exactly against the registered ones. This module is
-the provider behind them and the parts the SDK does not do:
+the provider behind them, `ToolkitAuthProvider`, and what it decides that the SDK does not:
 
 - clients, requests, codes and tokens in `AuthStore` (SQLite, everything secret hashed);
-- registration (RFC 7591) accepts only redirect URIs that are https, or http on a loopback
-  host (`localhost`, 127.0.0.1, [::1]), without a fragment (a loopback one then matches
-  on any port, RFC 8252 7.3), only the grant types, response types and authentication
-  methods this server supports, and metadata of bounded size;
+- registration stores only the metadata `registration.py` accepts (redirect URIs, grant
+  types, response types and authentication methods this server supports);
 - `/authorize` refuses a long `state` and bounds the requests waiting on the screen (per
   client and in all);
 - `/authorize` sends the writer to the authorization screen (`consent.py`) instead of
@@ -18,31 +16,18 @@ the provider behind them and the parts the SDK does not do:
   first one gave (RFC 6749 4.1.2);
 - refresh tokens rotate: each exchange gives a new one, and a refresh token used twice
   revokes its whole grant, the live tokens included (OAuth 2.1 4.3.1);
-- client secrets are checked against their hash (`HashedClientAuthenticator`; the SDK's
-  own authenticator compares the stored secret as it is, so it is never used, and a
-  client handed to SDK code carries an unusable secret: any default path fails closed);
-- `/token` answers `client_credentials` for the confidential clients the operator
-  created (`toolkit mcp add-client`), and 400 for a malformed request before anything
-  else (`TokenEndpoint`); `/register` answers 400 for a body that is not a JSON object
-  (`RegisterEndpoint`);
+- `client_credentials` tokens for the confidential clients the operator created
+  (`toolkit mcp add-client`), answered by `/token` (`endpoints.py`, where client secrets
+  are checked and a malformed request is refused first);
 - access tokens expire after `[mcp] access_token_lifetime` seconds of `clock`, injectable.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import contextvars
-import hmac
-import json
 import re
-import secrets
 from dataclasses import dataclass
-from urllib.parse import unquote, urlsplit
 
-from mcp.server.auth.handlers.register import RegistrationHandler
-from mcp.server.auth.handlers.token import TokenHandler
-from mcp.server.auth.middleware.client_auth import AuthenticationError, ClientAuthenticator
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
@@ -54,27 +39,23 @@ from mcp.server.auth.provider import (
     TokenError,
 )
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
-from pydantic import AnyUrl
-from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from toolkit.mcp import scopes as scope_names
-from toolkit.mcp.bodies import parse_json_body
-from toolkit.mcp.events import AUTHORIZATION, McpEvent, McpListener, clip, tell
-from toolkit.mcp.store import ACCESS, REFRESH, AuthStore, ClientRecord, digest
-from toolkit.serving import is_loopback
+from toolkit.mcp.events import AUTHORIZATION, McpEvent, McpListener, tell
+from toolkit.mcp.registration import (
+    MAX_REDIRECT_URIS,
+    client_info,
+    redirect_uri_problem,
+    unsupported_metadata,
+)
+from toolkit.mcp.store import ACCESS, REFRESH, AuthStore, ClientRecord
 
 CODE_TTL = 300.0  # seconds an authorization code can be exchanged
 CONSENT_TTL = 600.0  # seconds the authorization screen waits for the writer
 # An S256 challenge is the base64url SHA-256 of the verifier, without padding.
 S256_CHALLENGE = re.compile(r"^[A-Za-z0-9_-]{43}$")
-# What a client handed to the SDK carries as its secret: random, never shown, so that an
-# SDK path comparing secrets as they are can never succeed.
-UNUSABLE_SECRET = secrets.token_hex(32)
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
-MAX_REGISTRATION = 16 * 1024  # bytes of a client's metadata at /register (it is stored)
-MAX_REDIRECT_URI = 2048  # characters of a registered redirect URI
-MAX_REDIRECT_URIS = 10  # redirect URIs of one client
 MAX_STATE = 1024  # characters of the `state` an authorization request carries
 PENDING_PER_CLIENT = 10  # authorization requests of one client waiting on the screen
 PENDING_IN_ALL = 500  # ... and of every client together
@@ -106,103 +87,6 @@ class AuthPolicy:
     refresh_ttl: float
     code_ttl: float = CODE_TTL
     consent_ttl: float = CONSENT_TTL
-
-
-def redirect_uri_problem(uri: str) -> str | None:
-    """Why a redirect URI may not be registered: it must be https, or http on a loopback
-    host, with no fragment and no user name or password in it."""
-    shown = clip(uri, 200)
-    if len(uri) > MAX_REDIRECT_URI:
-        return f"{shown}: a redirect URI must be at most {MAX_REDIRECT_URI} characters"
-    try:
-        parts = urlsplit(uri)
-        host = parts.hostname or ""
-        user = parts.username is not None or parts.password is not None
-    except ValueError:
-        return f"{shown}: not a valid URI"
-    if parts.fragment or "#" in uri:
-        return f"{shown}: a redirect URI must not have a fragment"
-    if user:
-        return f"{shown}: a redirect URI must not carry a user name or password"
-    if parts.scheme == "https" and host:
-        return None
-    if parts.scheme == "http" and host and is_loopback(host):
-        return None
-    return f"{shown}: a redirect URI must be https, or http on localhost (127.0.0.1, [::1])"
-
-
-REGISTERED_GRANTS = ("authorization_code", "refresh_token")
-RESPONSE_TYPES = ("code",)
-AUTH_METHODS = ("client_secret_post", "client_secret_basic", "none")
-
-
-def _unsupported_metadata(client: OAuthClientInformationFull) -> str | None:
-    """What a registration asks for that this server does not do (so is never stored)."""
-    grants = [g for g in client.grant_types if g not in REGISTERED_GRANTS]
-    if grants:
-        return (
-            f"grant_types: {clip(grants[0], 60)} is not supported "
-            f"(a registered client uses {' and '.join(REGISTERED_GRANTS)})"
-        )
-    responses = [r for r in client.response_types if r not in RESPONSE_TYPES]
-    if responses:
-        return f"response_types: {clip(responses[0], 60)} is not supported (only code)"
-    method = client.token_endpoint_auth_method
-    if method is not None and method not in AUTH_METHODS:
-        return (
-            f"token_endpoint_auth_method: {clip(str(method), 60)} is not supported "
-            f"({', '.join(AUTH_METHODS)})"
-        )
-    return None
-
-
-def _same_but_port(registered: str, given: str) -> bool:
-    """Whether `given` is the loopback redirect URI `registered` on another port: a native
-    client listens on an ephemeral port (RFC 8252 7.3); scheme, host, path and query must
-    be the same."""
-    try:
-        ours, theirs = urlsplit(registered), urlsplit(given)
-        ours_port, theirs_port = ours.port, theirs.port  # a malformed port raises here
-    except ValueError:
-        return False
-    host = ours.hostname or ""
-    return (
-        ours.scheme == theirs.scheme == "http"
-        and is_loopback(host)
-        and theirs.hostname == host
-        and ours.path == theirs.path
-        and ours.query == theirs.query
-        and not theirs.fragment
-        and theirs.username is None
-        and theirs.password is None
-        and ours_port is not None
-        and theirs_port is not None
-    )
-
-
-class ToolkitClientInfo(OAuthClientInformationFull):
-    """A client as the SDK sees it; a loopback redirect URI matches on any port."""
-
-    def validate_redirect_uri(self, redirect_uri: AnyUrl | None) -> AnyUrl:
-        if (
-            redirect_uri is not None
-            and self.redirect_uris is not None
-            and redirect_uri not in self.redirect_uris
-            and any(_same_but_port(str(uri), str(redirect_uri)) for uri in self.redirect_uris)
-        ):
-            return redirect_uri
-        return super().validate_redirect_uri(redirect_uri)
-
-
-def client_info(record: ClientRecord) -> OAuthClientInformationFull:
-    """What the SDK is given of a client: its metadata, never its secret."""
-    return ToolkitClientInfo.model_validate(
-        {
-            **record.info,
-            "client_id": record.client_id,
-            "client_secret": UNUSABLE_SECRET if record.secret_hash else None,
-        }
-    )
 
 
 class ToolkitAuthProvider(
@@ -249,7 +133,7 @@ class ToolkitAuthProvider(
             many = f"a client may register at most {MAX_REDIRECT_URIS} redirect URIs"
             self.event("register", "denied", detail=many, status=400)
             raise RegistrationError("invalid_redirect_uri", many)
-        unsupported = _unsupported_metadata(client_info)
+        unsupported = unsupported_metadata(client_info)
         if unsupported:
             self.event("register", "denied", detail=unsupported, status=400)
             raise RegistrationError("invalid_client_metadata", unsupported)
@@ -294,7 +178,7 @@ class ToolkitAuthProvider(
         bad = scope_names.unknown(requested)
         if bad:
             raise AuthorizeError("invalid_scope", f"unknown scope {bad[0]!r}")
-        if params.resource is not None and not _same_resource(
+        if params.resource is not None and not same_resource(
             params.resource, self.policy.resource_url
         ):
             self.event(
@@ -554,7 +438,7 @@ class ToolkitAuthProvider(
         return JSONResponse(body.model_dump(exclude_none=True), headers=NO_STORE)
 
 
-def _same_resource(given: str, ours: str) -> bool:
+def same_resource(given: str, ours: str) -> bool:
     return given.rstrip("/") == ours.rstrip("/")
 
 
@@ -566,173 +450,3 @@ def token_error(
         status_code=status,
         headers={**NO_STORE, **(headers or {})},
     )
-
-
-class HashedClientAuthenticator(ClientAuthenticator):
-    """Client authentication at `/token`: the secret (HTTP Basic or the form's
-    `client_secret`, as the client registered) checked against its stored hash in constant
-    time. Public clients (`none`) present no secret."""
-
-    def __init__(self, provider: ToolkitAuthProvider):
-        super().__init__(provider)
-        self.store = provider.store
-
-    async def authenticate_request(self, request: Request) -> OAuthClientInformationFull:
-        return client_info(await self.authenticate(request))
-
-    async def authenticate(self, request: Request) -> ClientRecord:
-        form = await request.form()
-        form_id = form.get("client_id")
-        client_id = form_id if isinstance(form_id, str) and form_id else None
-        basic = _basic_credentials(request)
-        if basic is not None:
-            if client_id is not None and client_id != basic[0]:
-                raise AuthenticationError("client_id differs from the Basic credentials")
-            client_id = basic[0]
-        if client_id is None:
-            raise AuthenticationError("client_id is missing")
-        record = self.store.client(client_id)
-        if record is None:
-            raise AuthenticationError("unknown client")
-        method = record.info.get("token_endpoint_auth_method", "client_secret_post")
-        if record.secret_hash is None or method == "none":
-            return record
-        if method == "client_secret_basic":
-            presented = basic[1] if basic is not None else None
-        else:
-            value = form.get("client_secret")
-            presented = value if isinstance(value, str) else None
-        if not presented:
-            raise AuthenticationError("client secret is missing")
-        if not hmac.compare_digest(digest(presented), record.secret_hash):
-            raise AuthenticationError("client secret is wrong")
-        return record
-
-
-def _basic_credentials(request: Request) -> tuple[str, str] | None:
-    header = request.headers.get("authorization", "")
-    if not header.lower().startswith("basic "):
-        return None
-    try:
-        decoded = base64.b64decode(header[6:].strip(), validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
-        raise AuthenticationError("malformed Basic credentials") from None
-    if ":" not in decoded:
-        raise AuthenticationError("malformed Basic credentials")
-    client_id, secret = decoded.split(":", 1)
-    return unquote(client_id), unquote(secret)
-
-
-GRANTS = ("authorization_code", "refresh_token", "client_credentials")
-
-
-class TokenEndpoint:
-    """`POST /token`: the request's shape first (400 for a malformed one, as RFC 6749 5.2
-    says), then the client (401), then the grant: client_credentials here, the others by
-    the SDK's handler."""
-
-    def __init__(self, provider: ToolkitAuthProvider):
-        self.provider = provider
-        self.authenticator = HashedClientAuthenticator(provider)
-        self.sdk = TokenHandler(provider, self.authenticator)
-
-    async def handle(self, request: Request) -> Response:
-        response = await self._handle(request)
-        if response.status_code >= 400:
-            error, description = _error_of(response)
-            self.provider.event(
-                "token", "denied", detail=f"{error}: {description}", status=response.status_code
-            )
-        return response
-
-    async def _handle(self, request: Request) -> Response:
-        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if media != "application/x-www-form-urlencoded":
-            return token_error(
-                "invalid_request", "the token endpoint takes application/x-www-form-urlencoded"
-            )
-        form = await request.form()
-        repeated = [key for key in set(form.keys()) if len(form.getlist(key)) > 1]
-        if repeated:
-            return token_error("invalid_request", f"{sorted(repeated)[0]} is given more than once")
-        grant = form.get("grant_type")
-        if not isinstance(grant, str) or not grant:
-            return token_error("invalid_request", "grant_type is missing")
-        if grant not in GRANTS:
-            return token_error(
-                "unsupported_grant_type", f"grant_type must be one of {', '.join(GRANTS)}"
-            )
-        resource = form.get("resource")
-        if isinstance(resource, str) and not _same_resource(
-            resource, self.provider.policy.resource_url
-        ):
-            return token_error(
-                "invalid_target", f"resource must be {self.provider.policy.resource_url}"
-            )
-        try:
-            client = await self.authenticator.authenticate(request)
-        except AuthenticationError as exc:
-            basic = request.headers.get("authorization", "").lower().startswith("basic ")
-            return token_error(
-                "invalid_client",
-                exc.message,
-                401,
-                {"WWW-Authenticate": 'Basic realm="toolkit"'} if basic else None,
-            )
-        if grant == "client_credentials":
-            scope = form.get("scope")
-            return self.provider.client_credentials(
-                client, scope if isinstance(scope, str) else None
-            )
-        response: Response = await self.sdk.handle(request)
-        return response
-
-
-def _error_of(response: Response) -> tuple[str, str]:
-    try:
-        body = json.loads(bytes(response.body))
-        return str(body.get("error", "")), str(body.get("error_description", ""))
-    except (ValueError, AttributeError):
-        return "", ""
-
-
-class RegisterEndpoint:
-    """`POST /register` (RFC 7591): 400 for a body that is not a JSON object and for a
-    client asking for client_credentials, then the SDK's handler (which asks the provider,
-    where the redirect URIs are checked)."""
-
-    def __init__(self, provider: ToolkitAuthProvider, sdk: RegistrationHandler):
-        self.provider = provider
-        self.sdk = sdk
-
-    async def handle(self, request: Request) -> Response:
-        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if media != "application/json":
-            return self._refuse("the registration endpoint takes application/json")
-        raw = await request.body()
-        if len(raw) > MAX_REGISTRATION:
-            return self._refuse(f"client metadata is at most {MAX_REGISTRATION // 1024} KiB")
-        body, problem = parse_json_body(raw)
-        if problem is not None:
-            return self._refuse(problem)
-        if not isinstance(body, dict):
-            return self._refuse("the body must be a JSON object of client metadata")
-        grants = body.get("grant_types")
-        if isinstance(grants, list) and "client_credentials" in grants:
-            return self._refuse(
-                "client_credentials clients are created by the operator "
-                "(toolkit mcp add-client), not registered"
-            )
-        response: Response = await self.sdk.handle(request)
-        if response.status_code >= 400:
-            error, description = _error_of(response)
-            self.provider.event(
-                "register", "denied", detail=f"{error}: {description}", status=response.status_code
-            )
-        return response
-
-    def _refuse(self, description: str) -> Response:
-        self.provider.event("register", "denied", detail=description, status=400)
-        return JSONResponse(
-            {"error": "invalid_client_metadata", "error_description": description}, status_code=400
-        )

@@ -28,6 +28,14 @@ rate_window = 1
 """
 
 
+# `python -m toolkit`, which prints the stack of each of its threads on SIGUSR1: what a
+# watch that stopped answering was doing, for the failure's message.
+STACKS_ON_USR1 = (
+    "import faulthandler, signal, sys; faulthandler.register(signal.SIGUSR1, sys.stdout); "
+    "from toolkit.cli import main; main(prog_name='toolkit')"
+)
+
+
 class Watch:
     """A running `toolkit watch`, its output lines and the events of a live-reload client.
 
@@ -45,8 +53,8 @@ class Watch:
         self.process = subprocess.Popen(
             [
                 sys.executable,
-                "-m",
-                "toolkit",
+                "-c",
+                STACKS_ON_USR1,
                 "--config",
                 str(root / "toolkit.toml"),
                 "watch",
@@ -117,7 +125,20 @@ class Watch:
                     "condition not met "
                     + ("before watch ended" if ended else "in time")
                     + f"; output:\n{self.output()}\nevents: {self.events}"
+                    + ("" if ended else f"\nwhat its threads were doing:\n{self.stacks()}")
                 )
+
+    def stacks(self) -> str:
+        """The stack of each of watch's threads, as it prints them when asked (SIGUSR1)."""
+        start = len(self.lines)
+        self.process.send_signal(signal.SIGUSR1)
+        end = time.monotonic() + 5
+        with self._news:  # the main thread's stack ends the dump, with its first frame
+            self._news.wait_for(
+                lambda: any("<module>" in line for line in self.lines[start:]),
+                end - time.monotonic(),
+            )
+            return "\n".join(self.lines[start:])
 
     def _state(self) -> tuple[int, int, bool]:
         with self._news:

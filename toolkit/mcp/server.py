@@ -18,8 +18,6 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
-from mcp.server.auth.provider import OAuthAuthorizationServerProvider
-from mcp.server.auth.settings import AuthSettings
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ResourceError, ToolError
 from mcp.server.lowlevel.helper_types import ReadResourceContents
@@ -119,15 +117,11 @@ class ToolkitMCP(FastMCP[Any]):
         *,
         transport: str = "stdio",
         local_scopes: tuple[str, ...] = (),
-        auth_provider: OAuthAuthorizationServerProvider[Any, Any, Any] | None = None,
-        auth: AuthSettings | None = None,
         transport_security: TransportSecuritySettings | None = None,
     ):
         super().__init__(
             name="toolkit",
             instructions=INSTRUCTIONS,
-            auth_server_provider=auth_provider,
-            auth=auth,
             transport_security=transport_security,
             json_response=True,
             log_level="WARNING",

@@ -36,9 +36,11 @@ $(DEV_STAMP): $(STAMP)
 # Bytecode caching on even where the environment turns it off: every worker and every
 # `python -m toolkit` a test starts would compile toolkit again. Coverage of toolkit/ is
 # measured on the way: the files not fully covered and the total are printed at the end,
-# and a total under `[tool.coverage.report] fail_under` fails the run.
+# and a total under `[tool.coverage.report] fail_under` fails the run (`make test COV=`
+# leaves coverage out, for a quicker run while working; CI keeps it).
+COV ?= --cov --cov-report=term:skip-covered
 test: install-dev
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(WORKERS) --cov --cov-report=term:skip-covered
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(WORKERS) $(COV)
 
 # The lower bounds of pyproject.toml, tested: every dependency pinned at its `>=` version
 # (.ci/min_constraints.py) in a venv of its own, the development tools as they come, then

@@ -67,9 +67,11 @@ def test_a_publish_killed_during_updates_converges(
         return records_after(sandbox, seq, *PUT)
 
     if interruption == "still-running":
-        # Slow updates, and a kill as soon as the first ones are answered: the next ones
-        # are still running on the server, and finish there after the kill.
-        sandbox.fault(*PUT, count=count, delay_ms=400)
+        # One quick update, the others slow, and a kill as soon as the quick one is
+        # answered: the others are still running on the server, and finish there after
+        # the kill. Their wait is long enough for the kill to land first on a busy machine.
+        sandbox.fault(*PUT, count=1, delay_ms=50)
+        sandbox.fault(*PUT, count=count - 1, delay_ms=1500)
         run = start_toolkit(site, "publish", env=env)
         wait_for(puts)
     else:

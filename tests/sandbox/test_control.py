@@ -63,6 +63,23 @@ def test_stats_count_by_route_template_and_skip_control_requests(api: Api) -> No
     assert api.server.stats() == []
 
 
+def test_the_record_is_read_to_its_end_a_page_at_a_time(api: Api) -> None:
+    """`requests()` pages through the control route: with pages of two, five requests
+    come back whole and in order (a long run keeps more than one page of records)."""
+    last = api.ok("GET", "/__sandbox/requests", params={"limit": 1})["last_seq"]
+    for article in (1001, 1002, 1001, 1002, 999999):
+        api.get(f"/api/articles/{article}")
+    records = api.server.requests(after=last, page=2)
+    assert [r["path"] for r in records] == [
+        "/api/articles/1001",
+        "/api/articles/1002",
+        "/api/articles/1001",
+        "/api/articles/1002",
+        "/api/articles/999999",
+    ]
+    assert [r["seq"] for r in records] == sorted(r["seq"] for r in records)
+
+
 def test_reset_goes_back_to_the_seed(api: Api) -> None:
     created = api.create(title="Temporary", body_markdown="x", published=True)
     api.put("/api/articles/1001", user="demo", json={"article": {"body_markdown": "gone"}})

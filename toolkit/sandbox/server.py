@@ -34,6 +34,8 @@ from toolkit.serving import BackgroundServer, is_loopback, url_host
 
 log = logging.getLogger("toolkit.sandbox")
 
+PAGE = 1000  # request records asked for at a time (the control route allows 10,000)
+
 __all__ = ["SandboxError", "SandboxServer", "is_loopback"]
 
 
@@ -182,18 +184,18 @@ class SandboxServer:
             and (interface is None or item["interface"] == interface)
         )
 
-    def requests(self, after: int = 0) -> list[dict[str, Any]]:
+    def requests(self, after: int = 0, *, page: int = PAGE) -> list[dict[str, Any]]:
         """Every request record kept after sequence number `after`, oldest first (the
-        control route answers a page at a time)."""
+        control route answers `page` at a time)."""
         records: list[dict[str, Any]] = []
         while True:
-            page: list[dict[str, Any]] = self.control("GET", f"/requests?after={int(after)}")[
-                "requests"
-            ]
-            if not page:
+            found: list[dict[str, Any]] = self.control(
+                "GET", f"/requests?after={int(after)}&limit={int(page)}"
+            )["requests"]
+            records.extend(found)
+            if len(found) < page:
                 return records
-            records.extend(page)
-            after = page[-1]["seq"]
+            after = found[-1]["seq"]
 
     def reset(self) -> None:
         self.control("POST", "/reset")

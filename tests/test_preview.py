@@ -97,3 +97,26 @@ def test_pages_inside_still_work(preview) -> None:
     latin1 = client.get("/latin1.html")
     assert latin1.status_code == 200 and "caf" in latin1.text
     assert client.head("/posts/index.html").status_code == 200
+
+
+def test_an_event_stream_opened_during_a_failed_build_says_so(tmp_path: Path) -> None:
+    """A page loaded just before a build failed opens its stream after the failure's
+    reload was sent: the stream's first events say the failure, so the page reloads."""
+    out = tmp_path / "preview"
+    out.mkdir()
+    (out / "index.html").write_text("<html><body><p>home</p></body></html>")
+    broadcaster = Broadcaster()
+    broadcaster.fail(["templates/post.html:3: Expected an expression"])
+    with (
+        BackgroundServer(create_preview_app(out, broadcaster), name="preview") as server,
+        httpx.Client(base_url=server.base_url, timeout=10) as client,
+        client.stream("GET", "/__toolkit/events") as stream,
+    ):
+        lines = stream.iter_lines()
+        first = [next(lines) for _ in range(6)]
+        assert first[:2] == ["event: problems", "data: []"]
+        assert first[3:5] == [
+            "event: failure",
+            'data: ["templates/post.html:3: Expected an expression"]',
+        ]
+        broadcaster.close()

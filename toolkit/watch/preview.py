@@ -40,6 +40,14 @@ LIVE_RELOAD_SCRIPT = """<script>/* toolkit watch: live reload (not in the built 
 (() => {
   const events = new EventSource("__EVENTS__");
   events.addEventListener("reload", () => location.reload());
+  // Said when the stream opens during a failed build: a page loaded just before the
+  // failure missed its reload. Once per failure and tab, so a page never loops.
+  events.addEventListener("failure", (event) => {
+    if (document.getElementById("toolkit-error")) return;
+    if (sessionStorage.getItem("toolkit-failure") === event.data) return;
+    sessionStorage.setItem("toolkit-failure", event.data);
+    location.reload();
+  });
   events.addEventListener("problems", (event) => {
     const problems = JSON.parse(event.data);
     let box = document.getElementById("toolkit-problems");
@@ -194,6 +202,8 @@ def create_preview_app(
         async def stream() -> AsyncIterator[str]:
             try:
                 yield f"event: problems\ndata: {json.dumps(broadcaster.problems)}\n\n"
+                if failure := broadcaster.failure:  # a page loaded before it missed its reload
+                    yield f"event: failure\ndata: {json.dumps(failure)}\n\n"
                 while not broadcaster.closed.is_set():
                     try:
                         message = await asyncio.wait_for(queue.get(), KEEPALIVE_SECONDS)

@@ -42,10 +42,8 @@ sent: both in `toolkit.clients.answers`.
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
-import ssl
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Mapping
@@ -54,7 +52,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 import httpx
 
-from toolkit import USER_AGENT
+from toolkit import USER_AGENT, tls
 from toolkit.clients.answers import json_body, read_bounded, retry_after_seconds, status_error
 from toolkit.clients.bounds import attempt_deadline, bound_by_deadlines, overall_deadline
 from toolkit.clients.ratelimit import HELD, SlidingWindowLimiter
@@ -77,14 +75,6 @@ NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 def timeout_of(seconds: float) -> httpx.Timeout:
     """A client timeout of `seconds` per read or write; connecting takes at most 10 s."""
     return httpx.Timeout(seconds, connect=min(seconds, 10.0))
-
-
-@functools.cache
-def shared_tls_context() -> ssl.SSLContext:
-    """The one verifying TLS context of the process, shared by every client (a context
-    is safe to share between connections and threads). httpx makes one per client by
-    default, loading the CA bundle each time: about 25 ms of processor per client."""
-    return httpx.create_ssl_context()
 
 
 def _words(name: str) -> str:
@@ -202,7 +192,7 @@ class ApiClient:
             client = httpx.Client(
                 base_url=self.base_url,
                 transport=transport,
-                verify=shared_tls_context(),  # used only when no transport is given
+                verify=tls.shared_context(),  # used only when no transport is given
                 timeout=timeout_of(timeout),
                 headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
             )

@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 from starlette.routing import BaseRoute
 
-from toolkit import USER_AGENT
+from toolkit import USER_AGENT, tls
 from toolkit.errors import ServeError, ToolkitError
 from toolkit.sandbox.app import create_app, default_interfaces
 from toolkit.sandbox.interface import Interface
@@ -117,7 +117,10 @@ class SandboxServer:
             raise SandboxError(exc.message) from None
         self.port = self._server.port
         self._client = httpx.Client(
-            base_url=self.base_url, headers={"User-Agent": USER_AGENT}, timeout=30.0
+            base_url=self.base_url,
+            headers={"User-Agent": USER_AGENT},
+            timeout=30.0,
+            verify=tls.shared_context(),
         )
         return self
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import httpx
 
+from toolkit import tls
 from toolkit.sandbox.archive import seed, serializers, tasks
 from toolkit.sandbox.archive.builder import WRITABLE, Entry, Stopped, build
 from toolkit.sandbox.archive.state import ArchiveState
@@ -79,6 +80,7 @@ def _send_webhook(url: str, body: bytes) -> None:
             timeout=WEBHOOK_TIMEOUT,
             follow_redirects=False,
             headers={"Content-Type": "application/json", "CloudConvert-Signature": signature},
+            verify=tls.shared_context(),
         )
     except httpx.HTTPError as exc:
         log.info("archive webhook to %s failed: %s", url.split("?")[0], type(exc).__name__)

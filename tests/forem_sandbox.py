@@ -12,6 +12,7 @@ import httpx
 from toolkit import USER_AGENT
 from toolkit.sandbox import forem
 from toolkit.sandbox.server import SandboxServer
+from toolkit.tls import shared_context
 
 
 class ForemSandbox(SandboxServer):
@@ -34,7 +35,9 @@ class ForemSandbox(SandboxServer):
         headers = {"User-Agent": USER_AGENT, **kwargs.pop("headers", {})}
         if username is not None:
             headers["api-key"] = self.api_key(username)
-        return httpx.Client(base_url=self.base_url, headers=headers, **kwargs)
+        return httpx.Client(
+            base_url=self.base_url, headers=headers, **kwargs, verify=shared_context()
+        )
 
     def set_rate_limits(self, enabled: bool) -> None:
         self.control("POST", "/forem/rate-limits", {"enabled": enabled})

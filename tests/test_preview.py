@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from toolkit.serving import BackgroundServer
+from toolkit.tls import shared_context
 from toolkit.watch.preview import Broadcaster, create_preview_app
 
 SECRET = "top-secret-outside-the-preview"
@@ -41,7 +42,7 @@ def preview(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Cl
     os.mkfifo(out / "pipe.html")
     with (
         BackgroundServer(create_preview_app(out, Broadcaster()), name="preview") as server,
-        httpx.Client(base_url=server.base_url, timeout=10) as client,
+        httpx.Client(base_url=server.base_url, timeout=10, verify=shared_context()) as client,
     ):
         yield client, out
 
@@ -109,7 +110,7 @@ def test_an_event_stream_opened_during_a_failed_build_says_so(tmp_path: Path) ->
     broadcaster.fail(["templates/post.html:3: Expected an expression"])
     with (
         BackgroundServer(create_preview_app(out, broadcaster), name="preview") as server,
-        httpx.Client(base_url=server.base_url, timeout=10) as client,
+        httpx.Client(base_url=server.base_url, timeout=10, verify=shared_context()) as client,
         client.stream("GET", "/__toolkit/events") as stream,
     ):
         lines = stream.iter_lines()

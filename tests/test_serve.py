@@ -18,6 +18,7 @@ import pytest
 
 from toolkit.commands.serve import serve
 from toolkit.config import load_config
+from toolkit.tls import shared_context
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 
@@ -70,7 +71,7 @@ def test_every_link_of_the_demo_site_leads_to_a_page(demo_site):
     seen: set[str] = set()
     queue = [start, start + "no/such/page/"]
     pages = 0
-    with httpx.Client(timeout=10) as client:
+    with httpx.Client(timeout=10, verify=shared_context()) as client:
         while queue:
             url = queue.pop()
             if url in seen:
@@ -93,7 +94,7 @@ def test_every_link_of_the_demo_site_leads_to_a_page(demo_site):
 
 def test_clean_urls_the_real_404_and_the_sites_root_path(demo_site):
     start, _ = demo_site
-    with httpx.Client(base_url=start.rstrip("/"), timeout=10) as client:
+    with httpx.Client(base_url=start.rstrip("/"), timeout=10, verify=shared_context()) as client:
         assert client.get("/getting-started/").status_code == 200
         moved = client.get("/getting-started")
         assert moved.status_code == 301 and moved.headers["location"] == "./getting-started/"
@@ -126,7 +127,10 @@ def test_a_folder_redirect_stays_on_the_site_and_keeps_its_name(tmp_path):
     for name in ("tags", "a?b", "x:y"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "index.html").write_text(f"<p>{name}</p>", encoding="utf-8")
-    with BackgroundServer(create_site_app(tmp_path)) as server, httpx.Client(timeout=10) as client:
+    with (
+        BackgroundServer(create_site_app(tmp_path)) as server,
+        httpx.Client(timeout=10, verify=shared_context()) as client,
+    ):
         origin = server.base_url
         for asked, name in (("//tags", "tags"), ("/a%3Fb", "a?b"), ("/x:y", "x:y")):
             moved = client.get(origin + asked)
@@ -159,7 +163,7 @@ def test_serve_runs_until_ctrl_c(project):
         line = process.stdout.readline()
         found = re.search(r"Serving site/ at (http://127\.0\.0\.1:\d+/) \(Ctrl-C to stop\)", line)
         assert found, line
-        assert "Hello" in httpx.get(found.group(1) + "hello/").text
+        assert "Hello" in httpx.get(found.group(1) + "hello/", verify=shared_context()).text
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=10) == 0
     finally:

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from toolkit.serving import BackgroundServer
+from toolkit.tls import shared_context
 
 TIMEOUT = 0.5
 
@@ -76,7 +77,7 @@ def test_a_half_sent_request_line_is_closed_and_others_are_served(server) -> Non
         started = time.monotonic()
         slow.sendall(b"GET /some")
         # Meanwhile the server answers everyone else.
-        with httpx.Client(base_url=server.base_url) as client:
+        with httpx.Client(base_url=server.base_url, verify=shared_context()) as client:
             assert client.post("/", content=b"abc").text == "3"
         assert TIMEOUT * 0.8 < closed_after(slow, started) < TIMEOUT + 2
 
@@ -129,7 +130,7 @@ def test_pipelined_and_quick_requests_are_unaffected(server) -> None:
             b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nABC"
         )
         read_until(sock, lambda data: data.count(b"HTTP/1.1 200") == 2 and data.endswith(b"3"))
-    with httpx.Client(base_url=server.base_url) as client:
+    with httpx.Client(base_url=server.base_url, verify=shared_context()) as client:
         for _ in range(3):  # a kept-alive connection across more than one deadline
             assert client.post("/", content=b"x" * 100_000).text == "100000"
             time.sleep(TIMEOUT * 0.6)
@@ -156,7 +157,9 @@ def test_stopping_with_a_request_in_flight_is_quick_and_quiet(caplog) -> None:
 
     def request() -> None:
         try:
-            outcome.append(httpx.get(server.base_url, timeout=10).status_code)
+            outcome.append(
+                httpx.get(server.base_url, timeout=10, verify=shared_context()).status_code
+            )
         except httpx.HTTPError as exc:
             outcome.append(exc)
 

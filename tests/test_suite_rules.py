@@ -37,3 +37,39 @@ def test_the_conftest_import_check_can_fail():
     assert conftest_imports("def f():\n    from conftest import X\n") == [2]
     assert conftest_imports("import conftest\n") == [1]
     assert conftest_imports("from runlog_helpers import X\n") == []
+
+
+HTTPX_CALLS = {"Client", "AsyncClient", "get", "post", "put", "patch", "delete", "head", "request", "stream"}
+
+
+def clients_without_shared_tls(source: str) -> list[int]:
+    """Lines of `source` that make an httpx client (or a one-off request) without
+    `verify=`: httpx then loads the CA bundle again, some 30 ms of processor each time."""
+    return [
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "httpx"
+        and node.func.attr in HTTPX_CALLS
+        and not any(k.arg in ("verify", "transport") or k.arg is None for k in node.keywords)
+    ]
+
+
+def test_every_http_client_of_the_suite_shares_the_tls_context():
+    """A test's httpx client passes `verify=toolkit.tls.shared_context()` (or a transport
+    of its own): the suite makes thousands, and the CA bundle loaded for each cost more
+    processor than some whole test files."""
+    found = [
+        f"{path.relative_to(TESTS)}:{line}"
+        for path in sorted(TESTS.rglob("*.py"))
+        for line in clients_without_shared_tls(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+def test_the_shared_tls_check_can_fail():
+    assert clients_without_shared_tls("import httpx\nhttpx.get(url)\n") == [2]
+    assert clients_without_shared_tls("httpx.Client(base_url=u, verify=ctx)\n") == []
+    assert clients_without_shared_tls("httpx.Client(transport=t)\n") == []

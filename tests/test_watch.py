@@ -18,6 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
+from toolkit.tls import shared_context
+
 CONFIG = """
 [site]
 title = "Watched site"
@@ -92,7 +94,9 @@ class Watch:
 
     def _listen(self) -> None:
         try:
-            with httpx.stream("GET", f"{self.url}/__toolkit/events", timeout=None) as response:
+            with httpx.stream(
+                "GET", f"{self.url}/__toolkit/events", timeout=None, verify=shared_context()
+            ) as response:
                 name = None
                 for line in response.iter_lines():
                     if line.startswith("event: "):
@@ -170,7 +174,7 @@ class Watch:
         return "\n".join(self.lines)
 
     def get(self, path: str) -> httpx.Response:
-        return httpx.get(f"{self.url}{path}")
+        return httpx.get(f"{self.url}{path}", verify=shared_context())
 
     def stop(self) -> int:
         if self.process.poll() is None:
@@ -184,7 +188,9 @@ class Watch:
 
 def last_seq(sandbox) -> int:
     """The sequence number of the last request the sandbox recorded."""
-    answer = httpx.get(f"{sandbox.base_url}/__sandbox/requests", params={"limit": 1})
+    answer = httpx.get(
+        f"{sandbox.base_url}/__sandbox/requests", params={"limit": 1}, verify=shared_context()
+    )
     return answer.raise_for_status().json()["last_seq"]
 
 
@@ -391,7 +397,9 @@ def test_quick_saves_make_one_rebuild_and_one_remote_update(site, watch, sandbox
     ]
     assert len(note_puts) == 1
     mine = httpx.get(
-        f"{sandbox.base_url}/api/articles/me/unpublished", headers={"api-key": sandbox.demo_api_key}
+        f"{sandbox.base_url}/api/articles/me/unpublished",
+        headers={"api-key": sandbox.demo_api_key},
+        verify=shared_context(),
     ).json()
     (article,) = [a for a in mine if a["id"] == article_id]
     assert "Version 5." in article["body_markdown"]
@@ -458,7 +466,9 @@ def test_a_failed_push_is_reported_and_retried_with_the_next_save(site, watch, s
     )
     assert sandbox.count("PUT", "/api/articles/{id}", 200) == 2
     mine = httpx.get(
-        f"{sandbox.base_url}/api/articles/me/unpublished", headers={"api-key": sandbox.demo_api_key}
+        f"{sandbox.base_url}/api/articles/me/unpublished",
+        headers={"api-key": sandbox.demo_api_key},
+        verify=shared_context(),
     ).json()
     bodies = {a["title"]: a["body_markdown"] for a in mine}
     assert "Version 1." in bodies["Draft note"] and "Other 1." in bodies["Other draft"]
@@ -483,6 +493,8 @@ def test_a_push_waits_for_another_run_and_says_so_when_it_gives_up(site, watch, 
     w.until(lambda: w.said(mark, "draft content/note.md"))
     assert sandbox.count("PUT", "/api/articles/{id}", 200) == 1
     mine = httpx.get(
-        f"{sandbox.base_url}/api/articles/me/unpublished", headers={"api-key": sandbox.demo_api_key}
+        f"{sandbox.base_url}/api/articles/me/unpublished",
+        headers={"api-key": sandbox.demo_api_key},
+        verify=shared_context(),
     ).json()
     assert any("Version 2." in a["body_markdown"] for a in mine if a["title"] == "Draft note")

@@ -10,6 +10,7 @@ import pytest
 from license_helpers import APP, LICENSED
 
 from toolkit.sandbox.licensing import seed
+from toolkit.tls import shared_context
 
 discovery = pytest.importorskip("googleapiclient.discovery")
 errors = pytest.importorskip("googleapiclient.errors")
@@ -49,7 +50,9 @@ def test_the_client_built_from_the_served_document_reads_both_records(licensing)
 def test_build_from_document_takes_the_served_document(licensing):
     import httpx
 
-    document = httpx.get(licensing.base_url + "/$discovery/rest?version=v2").json()
+    document = httpx.get(
+        licensing.base_url + "/$discovery/rest?version=v2", verify=shared_context()
+    ).json()
     credentials = credentials_module.Credentials(token=licensing.token())
     with discovery.build_from_document(json.dumps(document), credentials=credentials) as appsmarket:
         record = appsmarket.userLicense().get(applicationId=APP, userId=seed.EXPIRED_USER).execute()

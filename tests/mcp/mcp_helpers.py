@@ -19,6 +19,7 @@ import httpx
 from toolkit.config import Config, load_config
 from toolkit.mcp.events import EventRecorder
 from toolkit.mcp.service import http_server
+from toolkit.tls import shared_context
 
 SECRET = "correct horse battery staple"  # the operator secret of every test server
 REDIRECT = "http://localhost:3030/callback"
@@ -117,7 +118,9 @@ class Harness:
     base: str  # the origin
     clock: Clock
     recorder: Any
-    http: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=30))
+    http: httpx.Client = field(
+        default_factory=lambda: httpx.Client(timeout=30, verify=shared_context())
+    )
 
     @property
     def url(self) -> str:

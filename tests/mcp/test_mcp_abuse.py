@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 from mcp_helpers import REDIRECT, approve, pkce, query_of, result_of
 
+from toolkit.tls import shared_context
+
 
 def start(server: Any, client: Any, **extra: str) -> Any:
     _, challenge = pkce()
@@ -249,6 +251,7 @@ def test_a_symlink_out_of_the_content_folder_is_left_out_by_every_tool(make_proj
             f"{sandbox.base_url}/api/articles/me/all",
             params={"per_page": 100},
             headers={"api-key": sandbox.demo_api_key},
+            verify=shared_context(),
         ).json()
     ]
     assert "A real draft" in titles and "Private notes" not in titles

@@ -23,6 +23,7 @@ from mcp_helpers import REDIRECT, SECRET, Clock, Harness, approve, mcp_config, q
 from toolkit.errors import ConfigError, ServeError
 from toolkit.mcp.events import EventRecorder
 from toolkit.mcp.service import add_client, http_server, mcp_clients
+from toolkit.tls import shared_context
 
 
 class MemoryStorage:
@@ -55,14 +56,14 @@ class Writer:
         self.screens = 0
 
     async def redirect_handler(self, authorization_url: str) -> None:
-        async with httpx.AsyncClient() as http:
+        async with httpx.AsyncClient(verify=shared_context()) as http:
             response = await http.get(authorization_url)
             assert response.status_code == 302, response.text
             consent = response.headers["location"]
             self.screens += 1
 
         def answer() -> httpx.Response:
-            with httpx.Client() as browser:
+            with httpx.Client(verify=shared_context()) as browser:
                 return approve(browser, consent, scopes=self.scopes)
 
         back = await anyio.to_thread.run_sync(answer)
@@ -90,7 +91,9 @@ async def with_session(url: str, auth: httpx.Auth, work: Any, seen: list[str] | 
             seen.append(f"{request.method} {request.url.path}")
 
     async with (
-        httpx.AsyncClient(auth=auth, timeout=30, event_hooks={"request": [record]}) as http,
+        httpx.AsyncClient(
+            auth=auth, timeout=30, event_hooks={"request": [record]}, verify=shared_context()
+        ) as http,
         streamable_http_client(url, http_client=http) as (read, write, _),
         ClientSession(read, write) as session,
     ):

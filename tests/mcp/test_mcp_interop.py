@@ -9,6 +9,7 @@ from mcp_helpers import REDIRECT, SECRET, mcp_config, pkce, query_of
 from toolkit.errors import ConfigError
 from toolkit.mcp.events import EventRecorder
 from toolkit.mcp.service import http_server
+from toolkit.tls import shared_context
 
 
 def test_a_loopback_redirect_uri_matches_on_any_port(server):
@@ -86,7 +87,9 @@ def test_other_loopback_addresses_start(mcp_project, host):
     try:
         import httpx
 
-        response = httpx.get(running.issuer_url + "/.well-known/oauth-authorization-server")
+        response = httpx.get(
+            running.issuer_url + "/.well-known/oauth-authorization-server", verify=shared_context()
+        )
         assert response.status_code == 200
         assert response.json()["issuer"] == running.issuer_url
     finally:

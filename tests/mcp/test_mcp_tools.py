@@ -19,6 +19,7 @@ from toolkit.mcp import scopes
 from toolkit.mcp.events import EventRecorder
 from toolkit.mcp.server import ToolkitMCP, error_text
 from toolkit.mcp.tools import TOOLS
+from toolkit.tls import shared_context
 
 SYNC_CONFIG = """
 [site]
@@ -63,7 +64,10 @@ def call(
 
 def api_get(sandbox: Any, path: str, **params: Any) -> Any:
     response = httpx.get(
-        f"{sandbox.base_url}{path}", params=params, headers={"api-key": sandbox.demo_api_key}
+        f"{sandbox.base_url}{path}",
+        params=params,
+        headers={"api-key": sandbox.demo_api_key},
+        verify=shared_context(),
     )
     response.raise_for_status()
     return response.json()
@@ -125,6 +129,7 @@ def test_a_website_edit_is_a_conflict_not_overwritten(site, env, sandbox):
     httpx.post(
         f"{sandbox.base_url}/__sandbox/articles/{article['id']}/edit",
         json={"body_markdown": "Edited on the website.\n"},
+        verify=shared_context(),
     ).raise_for_status()
     path.write_text(path.read_text().replace("First.", "Second."))
     assert call(site, "list_posts", env=env).structuredContent["posts"][0]["state"] == "modified"

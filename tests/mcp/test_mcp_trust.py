@@ -20,6 +20,7 @@ from toolkit.config import load_config
 from toolkit.mcp import scopes
 from toolkit.mcp.events import EventRecorder
 from toolkit.mcp.server import ToolkitMCP
+from toolkit.tls import shared_context
 
 PUBLISH = ["read", "draft-write", "publish", "logs"]
 NO_PUBLISH = ["read", "draft-write", "logs"]
@@ -60,6 +61,7 @@ def published(sandbox: Any) -> bool:
         f"{sandbox.base_url}/api/articles/me/all",
         params={"per_page": 1000},
         headers={"api-key": sandbox.demo_api_key},
+        verify=shared_context(),
     )
     response.raise_for_status()
     return any(a["title"] == LIVE_TITLE and a["published"] for a in response.json())

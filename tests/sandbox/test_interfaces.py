@@ -16,6 +16,7 @@ from starlette.routing import Route
 from toolkit import USER_AGENT
 from toolkit.sandbox.app import Ownership, default_interfaces
 from toolkit.sandbox.interface import Call, Context, Endpoints, ErrorAnswer, Interface, noted
+from toolkit.tls import shared_context
 
 
 def tiny_error(status: int, message: str | None) -> Response:
@@ -76,7 +77,9 @@ TINY = Interface(
 def composed(make_sandbox) -> Iterator[tuple[object, httpx.Client]]:
     """Forem and the tiny interface in one sandbox: the default list plus one line."""
     server = make_sandbox(interfaces=[*default_interfaces(), TINY])
-    with httpx.Client(base_url=server.base_url, headers={"User-Agent": USER_AGENT}) as http:
+    with httpx.Client(
+        base_url=server.base_url, headers={"User-Agent": USER_AGENT}, verify=shared_context()
+    ) as http:
         yield server, http
 
 
@@ -163,7 +166,7 @@ def test_an_interface_new_to_a_database_file_is_created_and_seeded(tmp_path, mak
     first.stop()
     second = make_sandbox(db_path=db, interfaces=[*default_interfaces(), TINY])
     assert not second.created  # Forem's data was reopened, the tiny tables added
-    with httpx.Client(base_url=second.base_url) as http:
+    with httpx.Client(base_url=second.base_url, verify=shared_context()) as http:
         assert http.get("/tiny/notes").json() == {"notes": ["seeded"]}
 
 
@@ -172,7 +175,7 @@ def test_extra_routes_serve_paths_no_interface_owns(make_sandbox) -> None:
         return JSONResponse({"extra": True})
 
     server = make_sandbox(extra_routes=[Route("/extra", extra, methods=["GET"])])
-    with httpx.Client(base_url=server.base_url) as http:
+    with httpx.Client(base_url=server.base_url, verify=shared_context()) as http:
         assert http.get("/extra").json() == {"extra": True}
         assert http.post("/extra").text == "Not Found"  # the neutral 404
         assert http.get("/api/extra").json()["status"] == 404  # Forem's, under its prefix
@@ -280,7 +283,7 @@ def test_an_interface_on_the_endpoint_skeleton_gives_only_its_auth_context_and_b
     make_sandbox,
 ) -> None:
     server = make_sandbox(interfaces=[*default_interfaces(), SHAPED_INTERFACE])
-    with httpx.Client(base_url=server.base_url) as http:
+    with httpx.Client(base_url=server.base_url, verify=shared_context()) as http:
         anonymous = http.post("/shaped/ann")
         assert anonymous.status_code == 401
         assert anonymous.json() == {"oops": "who are you?", "status": 401}

@@ -11,6 +11,8 @@ import pytest
 from hostile import article
 from sync_helpers import SYNC_CONFIG, control, lock_entries, my_articles, titles, web_edit, writes
 
+from toolkit.tls import shared_context
+
 
 def test_first_publish_then_nothing_to_do(site, env, sandbox):
     for i in range(25):
@@ -167,7 +169,9 @@ def test_remote_edit_is_a_conflict_and_force_overwrites_it(site, env, sandbox):
     forced = site.run("publish", "--force", env=env)
     assert forced.exit_code == 0, forced.output
     assert writes(sandbox) == {"PUT 200": 1}
-    body = httpx.get(f"{sandbox.base_url}/api/articles/{article_id}").json()["body_markdown"]
+    body = httpx.get(
+        f"{sandbox.base_url}/api/articles/{article_id}", verify=shared_context()
+    ).json()["body_markdown"]
     assert "Local text." in body
     assert site.run("publish", env=env).exit_code == 0
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import logging
 import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 from starlette.routing import BaseRoute
 
 from toolkit import USER_AGENT, tls
@@ -31,6 +31,9 @@ from toolkit.sandbox.interface import Interface
 from toolkit.sandbox.state import SandboxState
 from toolkit.sandbox.store import Store, StoreError
 from toolkit.serving import BackgroundServer, is_loopback, url_host
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger("toolkit.sandbox")
 
@@ -85,6 +88,7 @@ class SandboxServer:
         self._store: Store | None = None
         self._server: BackgroundServer | None = None
         self._client: httpx.Client | None = None
+        self._client_lock = threading.Lock()
 
     # --- life cycle -----------------------------------------------------------------
 
@@ -116,12 +120,6 @@ class SandboxServer:
             self.stop()
             raise SandboxError(exc.message) from None
         self.port = self._server.port
-        self._client = httpx.Client(
-            base_url=self.base_url,
-            headers={"User-Agent": USER_AGENT},
-            timeout=30.0,
-            verify=tls.shared_context(),
-        )
         return self
 
     def stop(self) -> None:
@@ -240,13 +238,27 @@ class SandboxServer:
     def clear_faults(self) -> None:
         self.control("DELETE", "/faults")
 
+    def _control_client(self) -> httpx.Client:
+        """The client of `control`, made on first use (`toolkit sandbox` never needs it)."""
+        with self._client_lock:
+            if self._client is None:
+                import httpx
+
+                self._client = httpx.Client(
+                    base_url=self.base_url,
+                    headers={"User-Agent": USER_AGENT},
+                    timeout=30.0,
+                    verify=tls.shared_context(),
+                )
+            return self._client
+
     def control(self, method: str, path: str, body: Any = None) -> Any:
         """A request to the control API, `path` under `/__sandbox` (an interface's own
         routes under `/<name>/...`): its JSON answer, or None for an empty one. A write
         sends `body` (default `{}`); an error status raises `httpx.HTTPStatusError`."""
-        if self._client is None:
+        if self._server is None:
             raise SandboxError("the sandbox is not running")
         json = None if method in ("GET", "HEAD", "DELETE") else (body if body is not None else {})
-        response = self._client.request(method, f"/__sandbox{path}", json=json)
+        response = self._control_client().request(method, f"/__sandbox{path}", json=json)
         response.raise_for_status()
         return response.json() if response.content else None

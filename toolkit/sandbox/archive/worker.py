@@ -19,8 +19,6 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import httpx
-
 from toolkit import tls
 from toolkit.sandbox.archive import seed, serializers, tasks
 from toolkit.sandbox.archive.builder import WRITABLE, Entry, Stopped, build
@@ -72,6 +70,8 @@ def _webhooks(store: Store, runtime: ArchiveState) -> None:
 
 
 def _send_webhook(url: str, body: bytes) -> None:
+    import httpx  # only the archive tasks that ask for a webhook need it
+
     signature = hmac.new(seed.WEBHOOK_SECRET.encode(), body, hashlib.sha256).hexdigest()
     try:
         httpx.post(

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 
 from toolkit import USER_AGENT
+from toolkit.clients.base import tls_context
 from toolkit.sandbox import forem
 from toolkit.sandbox.server import SandboxServer
 
@@ -34,6 +35,7 @@ class ForemSandbox(SandboxServer):
         headers = {"User-Agent": USER_AGENT, **kwargs.pop("headers", {})}
         if username is not None:
             headers["api-key"] = self.api_key(username)
+        kwargs.setdefault("verify", tls_context())
         return httpx.Client(base_url=self.base_url, headers=headers, **kwargs)
 
     def set_rate_limits(self, enabled: bool) -> None:

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 import httpx
 
+from toolkit.clients.base import tls_context
+
 # A project for exports: the site and the posts are in their default folders.
 EXPORT_CONFIG = """
 [site]
@@ -34,7 +36,9 @@ class Archive:
         return {"CLOUDCONVERT_BASE_URL": self.base_url, "CLOUDCONVERT_API_KEY": self.api_key}
 
     def control(self, method: str, path: str, body: Any = None) -> Any:
-        response = httpx.request(method, f"{self.base_url}/__sandbox/archive{path}", json=body)
+        response = httpx.request(
+            method, f"{self.base_url}/__sandbox/archive{path}", json=body, verify=tls_context()
+        )
         response.raise_for_status()
         return response.json() if response.content else None
 
@@ -54,7 +58,9 @@ class Archive:
 
     def last_seq(self) -> int:
         """The sequence number of the sandbox's last request record (any interface)."""
-        answer = httpx.get(f"{self.base_url}/__sandbox/requests", params={"limit": 1})
+        answer = httpx.get(
+            f"{self.base_url}/__sandbox/requests", params={"limit": 1}, verify=tls_context()
+        )
         return int(answer.raise_for_status().json()["last_seq"])
 
     def served(self, after: int) -> list[dict[str, Any]]:
@@ -70,7 +76,9 @@ class Archive:
             if key is None
             else {"Authorization": f"Bearer {self.api_key if key == 'demo' else key}"}
         )
-        return httpx.Client(base_url=self.base_url, headers=headers, timeout=30)
+        return httpx.Client(
+            base_url=self.base_url, headers=headers, timeout=30, verify=tls_context()
+        )
 
     def upload(
         self, client: httpx.Client, task: dict[str, Any], name: str, data: bytes, **extra: Any

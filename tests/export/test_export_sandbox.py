@@ -7,6 +7,8 @@ import httpx
 import pytest
 from export_helpers import until
 
+from toolkit.clients.base import tls_context
+
 
 def job_body(fmt: str = "zip", count: int = 1, **archive_fields) -> dict:
     uploads = {f"up-{n}": {"operation": "import/upload"} for n in range(count)}
@@ -132,11 +134,11 @@ def test_a_sync_job_wait_answers_when_done(archive):
         (remote,) = by_name(done)["out"]["result"]["files"]
         assert remote["filename"] == "archive.7z" and remote["url"].startswith(archive.base_url)
         assert set(remote) == {"filename", "url"}  # the real result has no size
-        download = httpx.get(remote["url"])
+        download = httpx.get(remote["url"], verify=tls_context())
         assert download.status_code == 200
         assert len(download.content) == int(download.headers["content-length"]) > 0
         # The download URL is the export task's secret: without its signature, a 404.
-        assert httpx.get(remote["url"].split("?")[0]).status_code == 404
+        assert httpx.get(remote["url"].split("?")[0], verify=tls_context()).status_code == 404
 
 
 def test_a_timeout_ends_the_task_as_of_its_deadline(archive):
@@ -299,7 +301,7 @@ def test_a_reset_removes_tasks_files_and_stops_workers(archive):
 
 
 def test_the_interface_and_its_control_routes_are_listed(archive):
-    index = httpx.get(f"{archive.base_url}/__sandbox").json()
+    index = httpx.get(f"{archive.base_url}/__sandbox", verify=tls_context()).json()
     assert index["interfaces"]["archive"] == {
         "prefixes": ["/v2", "/sync/v2"],
         "excludes": [],
@@ -311,6 +313,8 @@ def test_the_interface_and_its_control_routes_are_listed(archive):
     ]
     for bad in ({"kind": "boom"}, {"kind": "slow"}, {"kind": "error", "count": 0}):
         assert (
-            httpx.post(f"{archive.base_url}/__sandbox/archive/task-faults", json=bad).status_code
+            httpx.post(
+                f"{archive.base_url}/__sandbox/archive/task-faults", json=bad, verify=tls_context()
+            ).status_code
             == 422
         )

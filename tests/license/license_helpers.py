@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from toolkit.clients.base import tls_context
 from toolkit.sandbox.licensing import seed
 
 APP = seed.APPLICATION_ID
@@ -25,7 +26,7 @@ class Licensing:
     def __init__(self, sandbox: Any):
         self.sandbox = sandbox
         self.base_url: str = sandbox.base_url
-        self.http = httpx.Client(base_url=self.base_url, timeout=30)
+        self.http = httpx.Client(base_url=self.base_url, timeout=30, verify=tls_context())
         self.start = 0
 
     def close(self) -> None:
@@ -67,7 +68,9 @@ class Licensing:
     def api(self, token: str | None = None) -> httpx.Client:
         """A client of the API itself, with a bearer token (None: none)."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.Client(base_url=self.base_url, headers=headers, timeout=30)
+        return httpx.Client(
+            base_url=self.base_url, headers=headers, timeout=30, verify=tls_context()
+        )
 
     def requests(self) -> list[dict[str, Any]]:
         """The licensing requests recorded since this test's reset."""

@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 
+from toolkit.clients.base import tls_context
 from toolkit.config import Config, load_config
 from toolkit.mcp.events import EventRecorder
 from toolkit.mcp.service import http_server
@@ -117,7 +118,9 @@ class Harness:
     base: str  # the origin
     clock: Clock
     recorder: Any
-    http: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=30))
+    http: httpx.Client = field(
+        default_factory=lambda: httpx.Client(timeout=30, verify=tls_context())
+    )
 
     @property
     def url(self) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from toolkit.clients.base import tls_context
 from toolkit.sandbox.logs.http import PASSWORD, USERNAME
 
 # A project's toolkit.toml pointed at the sandbox (a 1 s rate window) with its own stream.
@@ -74,7 +75,12 @@ class LogService:
 
     def __init__(self, sandbox):
         self.sandbox = sandbox
-        self.http = httpx.Client(base_url=sandbox.base_url, auth=(USERNAME, PASSWORD), timeout=60)
+        self.http = httpx.Client(
+            base_url=sandbox.base_url,
+            auth=(USERNAME, PASSWORD),
+            timeout=60,
+            verify=tls_context(),
+        )
 
     def query(
         self, sql: str, start: str = EVER_START, end: str = EVER_END, **params: str

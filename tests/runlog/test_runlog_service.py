@@ -14,6 +14,7 @@ import httpx
 import pytest
 from runlog_helpers import LogService
 
+from toolkit.clients.base import tls_context
 from toolkit.sandbox.logs.http import PASSWORD, USERNAME
 from toolkit.sandbox.server import SandboxServer
 
@@ -220,7 +221,12 @@ def test_a_later_value_of_another_type_is_refused(service, stream):
 )
 def test_basic_auth_401_without_credentials_403_with_wrong_ones(sandbox, auth, method, path):
     response = httpx.request(
-        method, sandbox.base_url + path, auth=auth, json={"a": 1}, headers={"X-P-Stream": "toolkit"}
+        method,
+        sandbox.base_url + path,
+        auth=auth,
+        json={"a": 1},
+        headers={"X-P-Stream": "toolkit"},
+        verify=tls_context(),
     )
     assert response.headers["content-type"].startswith("text/plain")
     if auth is None:
@@ -228,7 +234,12 @@ def test_basic_auth_401_without_credentials_403_with_wrong_ones(sandbox, auth, m
     else:
         assert response.status_code == 403
         assert response.text.startswith("You don't have permission to access this resource")
-    garbled = httpx.request(method, sandbox.base_url + path, headers={"Authorization": "Basic !!!"})
+    garbled = httpx.request(
+        method,
+        sandbox.base_url + path,
+        headers={"Authorization": "Basic !!!"},
+        verify=tls_context(),
+    )
     assert garbled.status_code == 401
 
 
@@ -395,7 +406,10 @@ def test_logstream_routes_create_and_ingest_into_a_named_stream(service, stream)
     assert service.rows(f'SELECT SUM(a) AS total FROM "{stream}"') == [{"total": 3.0}]
     for method in ("PUT", "POST"):
         anonymous = httpx.request(
-            method, f"{service.sandbox.base_url}/api/v1/logstream/{stream}", json=[{"a": 1}]
+            method,
+            f"{service.sandbox.base_url}/api/v1/logstream/{stream}",
+            json=[{"a": 1}],
+            verify=tls_context(),
         )
         assert anonymous.status_code == 401
 
@@ -403,7 +417,7 @@ def test_logstream_routes_create_and_ingest_into_a_named_stream(service, stream)
 @pytest.mark.parametrize("path", ["/api/v1/liveness", "/api/v1/readiness"])
 @pytest.mark.parametrize("method", ["GET", "HEAD"])
 def test_liveness_and_readiness_answer_without_credentials(sandbox, path, method):
-    response = httpx.request(method, sandbox.base_url + path)
+    response = httpx.request(method, sandbox.base_url + path, verify=tls_context())
     assert (response.status_code, response.content) == (200, b"")
 
 
@@ -545,7 +559,9 @@ def test_memory_mode_keeps_its_files_in_a_temporary_folder():
 def test_interface_a_never_shadows_the_log_service(sandbox, service, stream):
     """Forem owns /api, but not /api/v1: its 404 body, User-Agent rule and api-key do not
     apply there."""
-    forem = httpx.Client(base_url=sandbox.base_url, headers={"User-Agent": "Java/17.0.2"})
+    forem = httpx.Client(
+        base_url=sandbox.base_url, headers={"User-Agent": "Java/17.0.2"}, verify=tls_context()
+    )
     try:
         forem.post(f"{sandbox.base_url}/__sandbox/forem/user-agent-check", json={"enabled": True})
         assert forem.get("/api/articles").status_code == 403  # Forem's edge refuses it

@@ -7,6 +7,7 @@ from typing import Any
 import httpx
 
 from toolkit import USER_AGENT
+from toolkit.clients.base import tls_context
 
 
 class Api:
@@ -17,7 +18,10 @@ class Api:
         self.base_url = server.base_url
         self.keys = {account["username"]: account["api_key"] for account in server.accounts()}
         self.http = httpx.Client(
-            base_url=self.base_url, headers={"User-Agent": USER_AGENT}, timeout=30
+            base_url=self.base_url,
+            headers={"User-Agent": USER_AGENT},
+            timeout=30,
+            verify=tls_context(),
         )
 
     def request(

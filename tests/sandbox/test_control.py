@@ -10,6 +10,7 @@ import httpx
 import pytest
 from sandbox_client import Api
 
+from toolkit.clients.base import tls_context
 from toolkit.sandbox.forem.seed import api_key_for
 
 
@@ -464,7 +465,7 @@ def test_user_agent_check_is_opt_in_and_refuses_what_the_edge_refuses(api: Api) 
     for agent in SERVED_AGENTS:
         assert api.get("/api/articles", headers={"User-Agent": agent}).status_code == 200, agent
     assert api.get("/api/articles").status_code == 200  # toolkit's own User-Agent
-    with httpx.Client(base_url=api.base_url) as bare:
+    with httpx.Client(base_url=api.base_url, verify=tls_context()) as bare:
         del bare.headers["User-Agent"]
         assert bare.get("/api/articles").status_code == 403  # no header at all
     # "Ruby" only outside /api; the rule is Forem's, not on paths it does not own.

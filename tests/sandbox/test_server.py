@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from toolkit.clients.base import tls_context
 from toolkit.sandbox.forem.seed import api_key_for
 from toolkit.sandbox.server import SandboxError, SandboxServer, is_loopback
 
@@ -98,7 +99,9 @@ def test_concurrent_requests_on_an_in_memory_database(make_sandbox) -> None:
     key = server.demo_api_key
 
     def work(number: int) -> list[int]:
-        with httpx.Client(base_url=server.base_url, headers={"api-key": key}) as client:
+        with httpx.Client(
+            base_url=server.base_url, headers={"api-key": key}, verify=tls_context()
+        ) as client:
             statuses = [client.get("/api/articles").status_code]
             created = client.post(
                 "/api/articles",
@@ -125,7 +128,9 @@ def test_concurrent_requests_on_an_in_memory_database(make_sandbox) -> None:
     with ThreadPoolExecutor(max_workers=16) as pool:
         results = [status for statuses in pool.map(work, range(32)) for status in statuses]
     assert results.count(201) == 32 and set(results) == {200, 201}
-    with httpx.Client(base_url=server.base_url, headers={"api-key": key}) as client:
+    with httpx.Client(
+        base_url=server.base_url, headers={"api-key": key}, verify=tls_context()
+    ) as client:
         mine = client.get("/api/articles/me/all", params={"per_page": 1000}).json()
     assert len([a for a in mine if a["title"].startswith("Concurrent")]) == 32
     assert all(a["body_markdown"] == "v4" for a in mine if a["title"].startswith("Concurrent"))
@@ -153,7 +158,7 @@ def test_cli_prints_url_and_key_serves_and_stops_cleanly(tmp_path: Path) -> None
         url = started.group(1)
         key_line = process.stdout.readline()
         key = key_line.split(":", 1)[1].strip()
-        with httpx.Client(base_url=url, headers={"api-key": key}) as client:
+        with httpx.Client(base_url=url, headers={"api-key": key}, verify=tls_context()) as client:
             assert client.get("/api/users/me").json()["username"] == "demo"
             assert client.get("/__sandbox/forem/rate-limits").json()["window"] == 5.0
     finally:

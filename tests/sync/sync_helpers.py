@@ -16,6 +16,8 @@ from typing import Any
 
 import httpx
 
+from toolkit.clients.base import tls_context
+
 # A project whose rate-limit window matches the sandbox's (1 s).
 SYNC_CONFIG = """
 [site]
@@ -30,7 +32,10 @@ rate_window = 1
 def api_get(sandbox, path: str, **params: Any) -> Any:
     """GET an /api path as the demo account."""
     response = httpx.get(
-        f"{sandbox.base_url}{path}", params=params, headers={"api-key": sandbox.demo_api_key}
+        f"{sandbox.base_url}{path}",
+        params=params,
+        headers={"api-key": sandbox.demo_api_key},
+        verify=tls_context(),
     )
     response.raise_for_status()
     return response.json()
@@ -38,7 +43,9 @@ def api_get(sandbox, path: str, **params: Any) -> Any:
 
 def control(sandbox, method: str, path: str, **body: Any) -> Any:
     """Call the sandbox's control API (`/__sandbox{path}`)."""
-    response = httpx.request(method, f"{sandbox.base_url}/__sandbox{path}", json=body or None)
+    response = httpx.request(
+        method, f"{sandbox.base_url}/__sandbox{path}", json=body or None, verify=tls_context()
+    )
     response.raise_for_status()
     return response.json() if response.content else None
 

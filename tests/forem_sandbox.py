@@ -16,7 +16,12 @@ from toolkit.sandbox.server import SandboxServer
 
 
 class ForemSandbox(SandboxServer):
-    """A real sandbox (every interface), with helpers for interface A's accounts."""
+    """A real sandbox (every interface), with helpers for interface A's accounts. Its
+    own control requests (resets, faults, records: the tests' plumbing) are handed to
+    the application in-process; every other client goes over the socket unless it asks
+    for `transport()`."""
+
+    control_in_process = True
 
     def accounts(self) -> list[dict[str, str]]:
         """`[{"username", "api_key", "role"}]`, as GET /__sandbox/forem/accounts answers."""

@@ -16,6 +16,7 @@ seconds of its head; otherwise the connection is closed.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import errno
 import ipaddress
@@ -23,8 +24,8 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Coroutine, Iterator
+from typing import Any, TypeVar
 
 import uvicorn
 from starlette.types import Message, Receive
@@ -33,6 +34,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from toolkit.errors import ServeError
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 5.0
@@ -59,9 +62,15 @@ def url_host(host: str) -> str:
 
 
 class _Server(uvicorn.Server):
+    loop: asyncio.AbstractEventLoop | None = None  # the loop serving, once it runs
+
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self.loop = asyncio.get_running_loop()
+        await super().startup(sockets)
 
 
 class _QuietStop(logging.Filter):
@@ -291,6 +300,23 @@ class BackgroundServer:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+
+    @property
+    def asgi_app(self) -> Any:
+        """The application as the server calls it for each request (the app inside
+        uvicorn's own middleware), once started."""
+        if self._server is None:
+            raise ServeError(f"the {self.name} is not running")
+        return self._server.config.loaded_app
+
+    def submit(self, coroutine: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run `coroutine` on the server's event loop, where it handles its requests (an
+        in-process request: the sandbox's `InProcessTransport`)."""
+        server = self._server
+        if server is None or server.loop is None or not self.running:
+            coroutine.close()
+            raise ServeError(f"the {self.name} is not running")
+        return asyncio.run_coroutine_threadsafe(coroutine, server.loop)
 
     def wait(self, timeout: float | None = None) -> None:
         """Block while the server runs (foreground commands)."""

@@ -15,6 +15,7 @@ the server stops.
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import ssl
 import tempfile
@@ -37,14 +38,57 @@ log = logging.getLogger("toolkit.sandbox")
 
 PAGE = 1000  # request records asked for at a time (the control route allows 10,000)
 
-__all__ = ["SandboxError", "SandboxServer", "is_loopback"]
+__all__ = ["InProcessTransport", "SandboxError", "SandboxServer", "is_loopback"]
 
 
 class SandboxError(ToolkitError):
     """The sandbox cannot start: a busy port, a remote host without permission, a bad DB."""
 
 
+class InProcessTransport(httpx.BaseTransport):
+    """An httpx transport that hands each request to a running sandbox's application on
+    the sandbox's own event loop, without a socket.
+
+    What answers is what answers a request over loopback: the same application (inside
+    uvicorn's middleware), state, request record, limits, faults and rate limits, on the
+    same loop and thread, in the same order. What is not there is the connection: no
+    HTTP parsing, no client timeouts on a slow answer (`timeout` bounds the whole
+    request instead), no client that leaves before its answer, no dropped connection
+    (a `drop_after_commit` fault answers). For tests of what the sandbox answers; tests
+    of the connection use the socket (`base_url`)."""
+
+    def __init__(self, server: BackgroundServer, timeout: float = 60.0):
+        self._server = server
+        self._asgi = httpx.ASGITransport(app=server.asgi_app, client=("127.0.0.1", 50000))
+        self._timeout = timeout
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        request.read()  # the whole body: a synchronous stream is not read on the loop
+        timeouts = request.extensions.get("timeout", {})
+        bound = timeouts.get("read") or self._timeout
+        future = self._server.submit(self._send(request))
+        try:
+            return future.result(bound)
+        except concurrent.futures.TimeoutError:
+            # As over a socket, a client that stops waiting leaves the request running.
+            raise httpx.ReadTimeout(f"no answer within {bound} s", request=request) from None
+
+    async def _send(self, request: httpx.Request) -> httpx.Response:
+        answer = await self._asgi.handle_async_request(request)
+        content = await answer.aread()
+        return httpx.Response(
+            answer.status_code,
+            headers=answer.headers,
+            stream=httpx.ByteStream(content),
+            request=request,
+        )
+
+
 class SandboxServer:
+    # `control()` goes over the socket, as any client's request; a subclass for tests may
+    # hand it to the application without one (`InProcessTransport`).
+    control_in_process = False
+
     def __init__(
         self,
         db_path: Path | None = None,
@@ -124,6 +168,7 @@ class SandboxServer:
             headers={"User-Agent": USER_AGENT},
             timeout=30.0,
             verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT),
+            transport=self.transport() if self.control_in_process else None,
         )
         return self
 
@@ -143,6 +188,13 @@ class SandboxServer:
         if self._store is not None:
             self._store.close()
             self._store = None
+
+    def transport(self) -> InProcessTransport:
+        """An httpx transport to this sandbox's application without a socket
+        (`InProcessTransport`): for a client that tests what the sandbox answers."""
+        if self._server is None:
+            raise SandboxError("the sandbox is not running")
+        return InProcessTransport(self._server)
 
     def wait(self, timeout: float | None = None) -> None:
         """Block while the server runs (the CLI's foreground mode)."""

@@ -63,6 +63,13 @@ class InProcessTransport(httpx.BaseTransport):
         self._timeout = timeout
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.scheme != "http" or request.url.port != self._server.port:
+            # Another origin (a webhook receiver, a foreign download): never this app's.
+            raise httpx.ConnectError(
+                f"{request.url.scheme}://{request.url.netloc.decode()} is not the sandbox "
+                "(an in-process transport reaches only its own application)",
+                request=request,
+            )
         request.read()  # the whole body: a synchronous stream is not read on the loop
         timeouts = request.extensions.get("timeout", {})
         bound = timeouts.get("read") or self._timeout

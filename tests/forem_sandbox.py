@@ -16,7 +16,12 @@ from toolkit.tls import shared_context
 
 
 class ForemSandbox(SandboxServer):
-    """A real sandbox (every interface), with helpers for interface A's accounts."""
+    """A real sandbox (every interface), with helpers for interface A's accounts. Its
+    own control requests (resets, faults, records: the tests' plumbing) are handed to
+    the application in-process; every other client goes over the socket unless it asks
+    for `transport()`."""
+
+    control_in_process = True
 
     def accounts(self) -> list[dict[str, str]]:
         """`[{"username", "api_key", "role"}]`, as GET /__sandbox/forem/accounts answers."""
@@ -35,9 +40,8 @@ class ForemSandbox(SandboxServer):
         headers = {"User-Agent": USER_AGENT, **kwargs.pop("headers", {})}
         if username is not None:
             headers["api-key"] = self.api_key(username)
-        return httpx.Client(
-            base_url=self.base_url, headers=headers, **kwargs, verify=shared_context()
-        )
+        kwargs.setdefault("verify", shared_context())
+        return httpx.Client(base_url=self.base_url, headers=headers, **kwargs)
 
     def set_rate_limits(self, enabled: bool) -> None:
         self.control("POST", "/forem/rate-limits", {"enabled": enabled})

@@ -39,7 +39,18 @@ def test_the_conftest_import_check_can_fail():
     assert conftest_imports("from runlog_helpers import X\n") == []
 
 
-HTTPX_CALLS = {"Client", "AsyncClient", "get", "post", "put", "patch", "delete", "head", "request", "stream"}
+HTTPX_CALLS = {
+    "Client",
+    "AsyncClient",
+    "get",
+    "post",
+    "put",
+    "patch",
+    "delete",
+    "head",
+    "request",
+    "stream",
+}
 
 
 def clients_without_shared_tls(source: str) -> list[int]:

@@ -16,6 +16,7 @@ seconds of its head; otherwise the connection is closed.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import errno
 import ipaddress
@@ -23,8 +24,8 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Coroutine, Iterator
+from typing import Any, TypeVar
 
 import uvicorn
 from starlette.types import Message, Receive
@@ -33,6 +34,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from toolkit.errors import ServeError
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 START_TIMEOUT = 10.0
 STOP_TIMEOUT = 5.0
@@ -64,7 +67,7 @@ class _Server(uvicorn.Server):
     its next tenth-of-a-second tick, and its shutdown waits for the connections it closes
     only while some are left, instead of a tenth of a second every time."""
 
-    _loop: asyncio.AbstractEventLoop | None = None
+    loop: asyncio.AbstractEventLoop | None = None  # the loop serving, once it runs
     _wake: asyncio.Event | None = None
 
     @contextlib.contextmanager
@@ -76,14 +79,18 @@ class _Server(uvicorn.Server):
         from any thread, at any point of the server's life."""
         self.should_exit = True
         self.force_exit = self.force_exit or force
-        loop, wake = self._loop, self._wake
+        loop, wake = self.loop, self._wake
         if loop is not None and wake is not None:
             with contextlib.suppress(RuntimeError):  # the loop has already closed
                 loop.call_soon_threadsafe(wake.set)
 
-    async def main_loop(self) -> None:
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         self._wake = asyncio.Event()
-        self._loop = asyncio.get_running_loop()
+        self.loop = asyncio.get_running_loop()
+        await super().startup(sockets)
+
+    async def main_loop(self) -> None:
+        assert self._wake is not None  # made at startup
         counter = 0
         while not await self.on_tick(counter):  # uvicorn's tick: the Date header, limits
             counter = (counter + 1) % 864000
@@ -341,6 +348,23 @@ class BackgroundServer:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+
+    @property
+    def asgi_app(self) -> Any:
+        """The application as the server calls it for each request (the app inside
+        uvicorn's own middleware), once started."""
+        if self._server is None:
+            raise ServeError(f"the {self.name} is not running")
+        return self._server.config.loaded_app
+
+    def submit(self, coroutine: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run `coroutine` on the server's event loop, where it handles its requests (an
+        in-process request: `toolkit.sandbox.in_process.InProcessTransport`)."""
+        server = self._server
+        if server is None or server.loop is None or not self.running:
+            coroutine.close()
+            raise ServeError(f"the {self.name} is not running")
+        return asyncio.run_coroutine_threadsafe(coroutine, server.loop)
 
     def wait(self, timeout: float | None = None) -> None:
         """Block while the server runs (foreground commands)."""

@@ -3,15 +3,21 @@ with a small built site and content folder to export."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from export_helpers import EXPORT_CONFIG, Archive
 
 
 @pytest.fixture
-def archive(sandbox) -> Archive:
-    """A freshly reset sandbox (tasks, files, credits, settings, faults) as interface C."""
+def archive(sandbox, request) -> Iterator[Archive]:
+    """A freshly reset sandbox (tasks, files, credits, settings, faults) as interface C;
+    its clients in-process, or over loopback HTTP for a test marked `socket`. (What
+    toolkit runs goes over loopback HTTP either way.)"""
     sandbox.reset()
-    return Archive(sandbox)
+    service = Archive(sandbox, in_process=request.node.get_closest_marker("socket") is None)
+    yield service
+    service.close()
 
 
 @pytest.fixture

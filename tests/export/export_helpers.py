@@ -23,12 +23,28 @@ url = "https://example.com/blog"
 
 
 class Archive:
-    """Interface C of the session's sandbox: its API as the demo account, its control API."""
+    """Interface C of the session's sandbox: its API as the demo account, its control API.
+    Its clients hand their requests to the sandbox's application without a socket (the
+    same answers and records), or with `in_process=False` go over loopback HTTP."""
 
-    def __init__(self, sandbox: Any):
+    def __init__(self, sandbox: Any, *, in_process: bool = True):
         self.sandbox = sandbox
         self.base_url: str = sandbox.base_url
+        self._in_process = in_process
+        self._control = self._client({})
         self.api_key: str = self.control("GET", "/accounts")[0]["api_key"]
+
+    def _client(self, headers: dict[str, str]) -> httpx.Client:
+        return httpx.Client(
+            base_url=self.base_url,
+            headers=headers,
+            timeout=30,
+            verify=shared_context(),
+            transport=self.sandbox.transport() if self._in_process else None,
+        )
+
+    def close(self) -> None:
+        self._control.close()
 
     @property
     def env(self) -> dict[str, str | None]:
@@ -36,9 +52,7 @@ class Archive:
         return {"CLOUDCONVERT_BASE_URL": self.base_url, "CLOUDCONVERT_API_KEY": self.api_key}
 
     def control(self, method: str, path: str, body: Any = None) -> Any:
-        response = httpx.request(
-            method, f"{self.base_url}/__sandbox/archive{path}", json=body, verify=shared_context()
-        )
+        response = self._control.request(method, f"/__sandbox/archive{path}", json=body)
         response.raise_for_status()
         return response.json() if response.content else None
 
@@ -58,9 +72,7 @@ class Archive:
 
     def last_seq(self) -> int:
         """The sequence number of the sandbox's last request record (any interface)."""
-        answer = httpx.get(
-            f"{self.base_url}/__sandbox/requests", params={"limit": 1}, verify=shared_context()
-        )
+        answer = self._control.get("/__sandbox/requests", params={"limit": 1})
         return int(answer.raise_for_status().json()["last_seq"])
 
     def served(self, after: int) -> list[dict[str, Any]]:
@@ -76,9 +88,7 @@ class Archive:
             if key is None
             else {"Authorization": f"Bearer {self.api_key if key == 'demo' else key}"}
         )
-        return httpx.Client(
-            base_url=self.base_url, headers=headers, timeout=30, verify=shared_context()
-        )
+        return self._client(headers)
 
     def upload(
         self, client: httpx.Client, task: dict[str, Any], name: str, data: bytes, **extra: Any

@@ -240,6 +240,7 @@ def test_rate_limits_are_counted_per_window_with_their_headers(archive):
         assert archive.upload(client, first.json()["data"], "a.txt", b"a").status_code == 201
 
 
+@pytest.mark.socket  # uploads larger than any other body, read as they arrive
 def test_uploads_are_checked_and_streamed(archive):
     with archive.client() as client:
         job = client.post("/v2/jobs", json=job_body(count=6)).json()["data"]

@@ -16,9 +16,11 @@ for _name in ("LICENSE_API_TOKEN", "LICENSE_BASE_URL"):
 
 
 @pytest.fixture
-def licensing(sandbox: Any) -> Iterator[Licensing]:
-    """The session sandbox back at its seed (every interface, faults and outage cleared)."""
-    service = Licensing(sandbox)
+def licensing(sandbox: Any, request: pytest.FixtureRequest) -> Iterator[Licensing]:
+    """The session sandbox back at its seed (every interface, faults and outage cleared);
+    its clients in-process, or over loopback HTTP for a test marked `socket`. (What
+    toolkit runs goes over loopback HTTP either way.)"""
+    service = Licensing(sandbox, in_process=request.node.get_closest_marker("socket") is None)
     service.reset()
     yield service
     service.close()

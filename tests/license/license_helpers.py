@@ -23,11 +23,24 @@ class Licensing:
     """The sandbox's licensing service as a test steers it: tokens, licence states,
     notifications, outages, and the requests it served."""
 
-    def __init__(self, sandbox: Any):
+    def __init__(self, sandbox: Any, *, in_process: bool = True):
+        """`in_process`: its clients (the control API's, `api()`) hand their requests to
+        the sandbox's application without a socket (the same answers and records);
+        False: loopback HTTP."""
         self.sandbox = sandbox
         self.base_url: str = sandbox.base_url
-        self.http = httpx.Client(base_url=self.base_url, timeout=30, verify=shared_context())
+        self._in_process = in_process
+        self.http = self._client({})
         self.start = 0
+
+    def _client(self, headers: dict[str, str]) -> httpx.Client:
+        return httpx.Client(
+            base_url=self.base_url,
+            headers=headers,
+            timeout=30,
+            verify=shared_context(),
+            transport=self.sandbox.transport() if self._in_process else None,
+        )
 
     def close(self) -> None:
         self.http.close()
@@ -67,10 +80,7 @@ class Licensing:
 
     def api(self, token: str | None = None) -> httpx.Client:
         """A client of the API itself, with a bearer token (None: none)."""
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.Client(
-            base_url=self.base_url, headers=headers, timeout=30, verify=shared_context()
-        )
+        return self._client({"Authorization": f"Bearer {token}"} if token else {})
 
     def requests(self) -> list[dict[str, Any]]:
         """The licensing requests recorded since this test's reset."""

@@ -43,7 +43,9 @@ def env(forem_env, sandbox) -> dict[str, str]:
 
 
 @pytest.fixture
-def service(sandbox) -> Iterator[LogService]:
-    logs = LogService(sandbox)
+def service(sandbox, request) -> Iterator[LogService]:
+    """The session sandbox's log service, spoken to in-process (over loopback HTTP for a
+    test marked `socket`)."""
+    logs = LogService(sandbox, in_process=request.node.get_closest_marker("socket") is None)
     yield logs
     logs.http.close()

@@ -71,15 +71,18 @@ EVER_START, EVER_END = "1970-01-01T00:00:00Z", "2200-01-01T00:00:00Z"
 
 
 class LogService:
-    """The sandbox's log service, spoken to directly (real HTTP, Basic auth)."""
+    """The sandbox's log service, spoken to directly (Basic auth): its requests handed to
+    the sandbox's application without a socket (the same answers and records), or with
+    `in_process=False` over loopback HTTP."""
 
-    def __init__(self, sandbox):
+    def __init__(self, sandbox, *, in_process: bool = True):
         self.sandbox = sandbox
         self.http = httpx.Client(
             base_url=sandbox.base_url,
             auth=(USERNAME, PASSWORD),
             timeout=60,
             verify=shared_context(),
+            transport=sandbox.transport() if in_process else None,
         )
 
     def query(

@@ -11,11 +11,14 @@ from sandbox_client import Api
 
 
 @pytest.fixture
-def api(sandbox) -> Iterator[Api]:
-    """The session sandbox, back at its seed, with zeroed counts and rate limits on."""
+def api(sandbox, request) -> Iterator[Api]:
+    """The session sandbox, back at its seed, with zeroed counts and rate limits on; its
+    requests handed to the sandbox's application without a socket (what it answers,
+    records and limits is the same), or over loopback HTTP for a test marked `socket`
+    (a test of the connection: client timeouts, a dropped connection)."""
     sandbox.reset()
     sandbox.reset_stats()
-    client = Api(sandbox)
+    client = Api(sandbox, in_process=request.node.get_closest_marker("socket") is None)
     yield client
     client.close()
 
@@ -38,12 +41,13 @@ def make_sandbox() -> Iterator[Callable[..., Any]]:
 
 
 @pytest.fixture
-def make_api() -> Iterator[Callable[[Any], Api]]:
-    """Clients for private sandboxes, closed at the end of the test even when it fails."""
+def make_api() -> Iterator[Callable[..., Api]]:
+    """Clients for private sandboxes (`in_process=True`: without a socket), closed at the
+    end of the test even when it fails."""
     clients: list[Api] = []
 
-    def make(server: Any) -> Api:
-        client = Api(server)
+    def make(server: Any, *, in_process: bool = False) -> Api:
+        client = Api(server, in_process=in_process)
         clients.append(client)
         return client
 

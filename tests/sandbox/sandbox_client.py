@@ -1,4 +1,5 @@
-"""A test client for the sandbox: real HTTP on loopback, as any seeded account."""
+"""A test client for the sandbox, as any seeded account: real HTTP on loopback, or the
+sandbox's application without a socket."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from toolkit.tls import shared_context
 
 
 class Api:
-    """Real HTTP on loopback against one sandbox, as any of its accounts."""
+    """Requests to one sandbox as any of its accounts: over loopback HTTP, or with
+    `in_process` handed to the sandbox's application on its own loop without a socket
+    (`InProcessTransport`: the same answers, records and limits; no connection)."""
 
-    def __init__(self, server: Any):
+    def __init__(self, server: Any, *, in_process: bool = False):
         self.server = server
         self.base_url = server.base_url
         self.keys = {account["username"]: account["api_key"] for account in server.accounts()}
@@ -22,6 +25,7 @@ class Api:
             headers={"User-Agent": USER_AGENT},
             timeout=30,
             verify=shared_context(),
+            transport=server.transport() if in_process else None,
         )
 
     def request(

@@ -440,8 +440,10 @@ def conformance_sandbox() -> Iterator[Any]:
 
 @pytest.fixture
 def capi(conformance_sandbox) -> Iterator[Api]:
+    """The private sandbox back at its seed; requests handed to it in-process (what it
+    answers is what it answers over loopback HTTP)."""
     conformance_sandbox.reset()
-    client = Api(conformance_sandbox)
+    client = Api(conformance_sandbox, in_process=True)
     yield client
     client.close()
 

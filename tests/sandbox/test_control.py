@@ -151,6 +151,7 @@ def _titles(api: Api) -> list[str]:
     ]
 
 
+@pytest.mark.socket
 def test_a_delayed_request_is_handled_late_when_its_client_gave_up(api: Api, caplog) -> None:
     """The body is read before the delay: a client that stops waiting does not turn the
     request into an error; it is handled and committed late, quietly."""
@@ -171,6 +172,7 @@ def test_a_delayed_request_is_handled_late_when_its_client_gave_up(api: Api, cap
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
 
 
+@pytest.mark.socket
 def test_delay_response_commits_at_once_and_answers_late(api: Api) -> None:
     api.server.fault("POST", "/api/articles", delay_response_ms=800)
     with pytest.raises(httpx.ReadTimeout):
@@ -188,6 +190,7 @@ def test_delay_response_commits_at_once_and_answers_late(api: Api) -> None:
     assert time.monotonic() - started >= 0.3
 
 
+@pytest.mark.socket
 def test_drop_after_commit_writes_then_drops_the_connection(api: Api) -> None:
     api.server.fault("POST", "/api/articles", drop_after_commit=True)
     with pytest.raises(httpx.RemoteProtocolError):
@@ -214,6 +217,7 @@ def test_drop_after_commit_writes_then_drops_the_connection(api: Api) -> None:
     )
 
 
+@pytest.mark.socket
 def test_reads_and_resets_wait_for_the_requests_in_flight(api: Api) -> None:
     """A client that gave up leaves its request running: the stats and the records wait
     for it (it is counted, committed), and a reset waits too, so its record never lands

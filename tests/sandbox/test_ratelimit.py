@@ -5,8 +5,10 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 
 import pytest
+from forem_sandbox import ForemSandbox
 from sandbox_client import Api
 
 from toolkit.sandbox.forem.ratelimit import RateLimiter
@@ -46,10 +48,21 @@ def test_updates_count_in_a_fixed_window_opened_by_the_first_success() -> None:
     assert RateLimiter(window=2.5).retry_after == 3
 
 
+@pytest.fixture(scope="module")
+def _limited_sandbox() -> Iterator[ForemSandbox]:
+    with ForemSandbox(rate_window=2.0) as server:
+        yield server
+
+
 @pytest.fixture
-def limited(make_sandbox, make_api) -> Api:
-    """A private sandbox with a 2-second window: fast, and long enough to be exact."""
-    return make_api(make_sandbox(rate_window=2.0))
+def limited(_limited_sandbox, make_api) -> Api:
+    """A private sandbox with a 2-second window: fast, and long enough to be exact. One
+    for this module, back at its seed with zeroed counts before each test (a reset
+    clears the rate-limit counters and switches the limits on); its requests handed to
+    the application in-process."""
+    _limited_sandbox.reset()
+    _limited_sandbox.reset_stats()
+    return make_api(_limited_sandbox, in_process=True)
 
 
 def create(api: Api, title: str, user: str = "demo", published: bool = True, **fields):

@@ -35,6 +35,8 @@ from toolkit.serving import BackgroundServer, is_loopback, url_host
 if TYPE_CHECKING:
     import httpx
 
+    from toolkit.sandbox.in_process import InProcessTransport
+
 log = logging.getLogger("toolkit.sandbox")
 
 PAGE = 1000  # request records asked for at a time (the control route allows 10,000)
@@ -47,6 +49,10 @@ class SandboxError(ToolkitError):
 
 
 class SandboxServer:
+    # `control()` goes over the socket, as any client's request; a subclass for tests may
+    # hand it to the application without one (`InProcessTransport`).
+    control_in_process = False
+
     def __init__(
         self,
         db_path: Path | None = None,
@@ -138,6 +144,15 @@ class SandboxServer:
         if self._store is not None:
             self._store.close()
             self._store = None
+
+    def transport(self) -> InProcessTransport:
+        """An httpx transport to this sandbox's application without a socket
+        (`InProcessTransport`): for a client that tests what the sandbox answers."""
+        from toolkit.sandbox.in_process import InProcessTransport
+
+        if self._server is None:
+            raise SandboxError("the sandbox is not running")
+        return InProcessTransport(self._server)
 
     def wait(self, timeout: float | None = None) -> None:
         """Block while the server runs (the CLI's foreground mode)."""
@@ -249,6 +264,7 @@ class SandboxServer:
                     headers={"User-Agent": USER_AGENT},
                     timeout=30.0,
                     verify=tls.shared_context(),
+                    transport=self.transport() if self.control_in_process else None,
                 )
             return self._client
 

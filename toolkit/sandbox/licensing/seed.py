@@ -8,6 +8,7 @@ count from a fixed clock (May 2024), every list is generated in a fixed order.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import json
 import sqlite3
@@ -123,6 +124,34 @@ def notification_lists(number: int, customer: str) -> dict[str, list[dict[str, A
     return lists
 
 
+def notification_row(
+    application_id: str,
+    customer_id: str,
+    timestamp_ms: int,
+    lists: dict[str, list[dict[str, Any]]],
+) -> tuple[str, str, int, str, str, str, str]:
+    """The values of one `licensing_notifications` row (without its id)."""
+    provisions, expiries, reassignments, deletes = (
+        json.dumps(lists.get(name, []))
+        for name in ("provisions", "expiries", "reassignments", "deletes")
+    )
+    return (
+        application_id,
+        customer_id,
+        timestamp_ms,
+        provisions,
+        expiries,
+        reassignments,
+        deletes,
+    )
+
+
+_INSERT_NOTIFICATION = (
+    "INSERT INTO licensing_notifications (application_id, customer_id, timestamp_ms, "
+    "provisions, expiries, reassignments, deletes) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+
+
 def insert_notification(
     db: sqlite3.Connection,
     application_id: str,
@@ -131,41 +160,43 @@ def insert_notification(
     lists: dict[str, list[dict[str, Any]]],
 ) -> int:
     cursor = db.execute(
-        "INSERT INTO licensing_notifications (application_id, customer_id, timestamp_ms, "
-        "provisions, expiries, reassignments, deletes) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (
-            application_id,
-            customer_id,
-            timestamp_ms,
-            *(
-                json.dumps(lists.get(name, []))
-                for name in ("provisions", "expiries", "reassignments", "deletes")
-            ),
-        ),
+        _INSERT_NOTIFICATION, notification_row(application_id, customer_id, timestamp_ms, lists)
     )
     return int(cursor.lastrowid or 0)
 
 
-def _notifications(db: sqlite3.Connection) -> None:
+@functools.cache
+def _notification_rows() -> tuple[tuple[str, str, int, str, str, str, str], ...]:
+    """The seeded notifications' rows, in id order. Built once per process: every reset
+    seeds them again, and the seed never changes."""
     customers = [f"customer-{n:02d}.example" for n in range(1, 21)] + [
         LICENSED_CUSTOMER,
         "globex.example",
         UNLICENSED_CUSTOMER,
         "umbrella.example",
     ]
+    rows = []
     for number in range(SEEDED_NOTIFICATIONS):
         customer = customers[number % len(customers)]
-        insert_notification(
-            db, APPLICATION_ID, customer, base_ms(number), notification_lists(number, customer)
+        rows.append(
+            notification_row(
+                APPLICATION_ID, customer, base_ms(number), notification_lists(number, customer)
+            )
         )
     for number in range(OTHER_NOTIFICATIONS):
-        insert_notification(
-            db,
-            OTHER_APPLICATION_ID,
-            LICENSED_CUSTOMER,
-            base_ms(number + 0.5),
-            notification_lists(number, LICENSED_CUSTOMER),
+        rows.append(
+            notification_row(
+                OTHER_APPLICATION_ID,
+                LICENSED_CUSTOMER,
+                base_ms(number + 0.5),
+                notification_lists(number, LICENSED_CUSTOMER),
+            )
         )
+    return tuple(rows)
+
+
+def _notifications(db: sqlite3.Connection) -> None:
+    db.executemany(_INSERT_NOTIFICATION, _notification_rows())
 
 
 def load(db: sqlite3.Connection, content: bool = True) -> None:

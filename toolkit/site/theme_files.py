@@ -10,9 +10,11 @@ build with nothing to do stays cheap.
 from __future__ import annotations
 
 import contextlib
-
+import functools
 import hashlib
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +40,12 @@ PAGE_TEMPLATES = (
     "feed.xml",
     "sitemap.xml",
 )
+# How every template is read: every environment made here uses these, so a template
+# parsed or compiled once serves them all (`_references`, `_compiled_cache`).
+SYNTAX: dict[str, Any] = {"trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
+COMPILED_KEPT = 256  # compiled templates kept in memory (a theme has a few dozen)
+_compiled: OrderedDict[tuple[str, str | None], bytes] = OrderedDict()
+_compiled_lock = threading.Lock()  # builds may run in several threads (the MCP server)
 
 # The Pygments styles of code blocks: one for light pages, one for prefers-color-scheme: dark.
 PYGMENTS_LIGHT = "default"
@@ -158,19 +166,11 @@ def make_environment(project_dir: Path, cache_dir: Path | None = None,
     if overlay is not None:
         loaders.insert(0, _project_loader(str(overlay), allowed))
     loader = jinja2.ChoiceLoader(loaders)
-    class BestEffortCache(jinja2.FileSystemBytecodeCache):
-        """A cache that cannot be written (a full disk, a read-only `.toolkit/`) only
-        costs the next build the compiling it would have saved."""
-
-        def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-            with contextlib.suppress(OSError):
-                super().dump_bytecode(bucket)
-
-    bytecode_cache = None
+    disk = None
     if cache_dir is not None:
         with contextlib.suppress(OSError):
             cache_dir.mkdir(parents=True, exist_ok=True)
-            bytecode_cache = BestEffortCache(str(cache_dir))
+            disk = jinja2.FileSystemBytecodeCache(str(cache_dir))
     return jinja2.Environment(
         loader=loader,
         autoescape=jinja2.select_autoescape(["html", "xml"], default_for_string=True),
@@ -179,10 +179,8 @@ def make_environment(project_dir: Path, cache_dir: Path | None = None,
         # clears the cache; checking every template's mtime on each use would cost a stat
         # per include per page.
         auto_reload=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        bytecode_cache=bytecode_cache,
+        bytecode_cache=_compiled_cache(disk),
+        **SYNTAX,
     )
 
 
@@ -216,7 +214,7 @@ def closure_digests(env: jinja2.Environment, table: FileTable,
     names another one in a way that is only known at run time (a variable in
     `include`) is taken to reach every template.
     """
-    from jinja2 import TemplateSyntaxError, meta
+    from jinja2 import TemplateSyntaxError
 
     from toolkit.errors import BuildError
 
@@ -226,11 +224,10 @@ def closure_digests(env: jinja2.Environment, table: FileTable,
         if name not in references:
             path = table[name][0]
             try:
-                source = Path(path).read_text(encoding="utf-8")
-                found = list(meta.find_referenced_templates(env.parse(source, name, path)))
+                found = _references(Path(path).read_text(encoding="utf-8"), name, path)
             except TemplateSyntaxError as exc:
                 raise BuildError(f"{exc.filename or path}:{exc.lineno}: {exc.message}") from None
-            references[name] = None if None in found else {n for n in found if n}
+            references[name] = None if found is None else set(found)
         return references[name]
 
     result: dict[str, str] = {}
@@ -310,3 +307,55 @@ def pygments_css() -> bytes:
         f"{_compact_rules(dark, system)}\n}}\n"
     )
     return text.encode("utf-8")
+
+
+@functools.lru_cache(maxsize=COMPILED_KEPT)
+def _references(source: str, name: str, path: str) -> frozenset[str] | None:
+    """The templates `source` names, or None when it names one only known at run time.
+    Kept for the process: a build parses only the templates it has not seen as they are."""
+    from jinja2 import meta
+
+    found = list(meta.find_referenced_templates(_parser().parse(source, name, path)))
+    return None if None in found else frozenset(n for n in found if n)
+
+
+@functools.cache
+def _parser() -> jinja2.Environment:
+    import jinja2
+
+    return jinja2.Environment(**SYNTAX)
+
+
+def _compiled_cache(disk: jinja2.BytecodeCache | None) -> jinja2.BytecodeCache:
+    """Compiled templates, kept for the life of the process by template file and source
+    checksum (the last `COMPILED_KEPT`), and in `disk` (the project's cache folder) for
+    the next process. A disk that cannot be written (full, read-only) only costs the next
+    build the compiling it would have saved."""
+    import jinja2
+
+    class CompiledTemplates(jinja2.BytecodeCache):
+        def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            with _compiled_lock:
+                kept = _compiled.get((bucket.key, bucket.checksum))
+            if kept is not None:
+                bucket.bytecode_from_string(kept)
+            elif disk is not None:
+                disk.load_bytecode(bucket)
+                if bucket.code is not None:
+                    self._keep(bucket)
+
+        def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            self._keep(bucket)
+            if disk is not None:
+                with contextlib.suppress(OSError):
+                    disk.dump_bytecode(bucket)
+
+        def _keep(self, bucket: jinja2.bccache.Bucket) -> None:
+            code = bucket.bytecode_to_string()
+            with _compiled_lock:
+                _compiled[(bucket.key, bucket.checksum)] = code
+                _compiled.move_to_end((bucket.key, bucket.checksum))
+                while len(_compiled) > COMPILED_KEPT:
+                    _compiled.popitem(last=False)
+
+    return CompiledTemplates()

@@ -173,3 +173,32 @@ def test_stopping_with_a_request_in_flight_is_quick_and_quiet(caplog) -> None:
     client.join(5)
     assert outcome and outcome[0] != 200  # cut off (uvicorn answers 500 when it can)
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+def test_a_request_in_flight_gets_its_whole_answer_before_the_stop_ends() -> None:
+    started, release = threading.Event(), threading.Event()
+
+    async def slow(scope, receive, send) -> None:
+        started.set()
+        while not release.is_set():
+            await asyncio.sleep(0.005)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"all of it"})
+
+    server = BackgroundServer(slow, graceful_shutdown=30).start()
+    outcome: list[object] = []
+    client = threading.Thread(
+        target=lambda: outcome.append(
+            httpx.get(server.base_url, timeout=30, verify=shared_context()).text
+        )
+    )
+    client.start()
+    assert started.wait(5)
+    stopping = threading.Thread(target=server.stop)
+    stopping.start()
+    assert stopping.is_alive()  # it waits for the answer still being made
+    release.set()
+    stopping.join(10)
+    client.join(10)
+    assert not stopping.is_alive() and not server.running
+    assert outcome == ["all of it"]

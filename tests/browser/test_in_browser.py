@@ -68,7 +68,7 @@ COLOUR_RULES = ("color-contrast", "link-in-text-block")
 def violations(axe: Any, page: Any, rules: tuple[str, ...] | None = None) -> list[str]:
     """The violations that count: serious or critical ones, and those of `ALWAYS`; of
     every rule, or of `rules` alone. axe-core is put into the page once (`axe.run` would
-    put it in again each time)."""
+    put it in again each time), unless `with_axe` put it into every page already."""
     if not page.evaluate("typeof window.axe === 'object'"):
         page.evaluate(axe.axe_script)
     options: dict[str, Any] = {"resultTypes": ["violations"]}
@@ -80,6 +80,13 @@ def violations(axe: Any, page: Any, rules: tuple[str, ...] | None = None) -> lis
         for v in found
         if v["impact"] in SERIOUS or v["id"] in ALWAYS
     ]
+
+
+def with_axe(browser_context: Any, axe: Any) -> Any:
+    """`browser_context`, where every page starts with axe-core in it: its script (600 kB)
+    is sent to the browser once, not once a page."""
+    browser_context.add_init_script(script=axe.axe_script)
+    return browser_context
 
 
 @pytest.fixture
@@ -142,7 +149,8 @@ def test_no_serious_accessibility_violation_on_any_page(demo_site, context, axe)
     pages = demo_site.pages()
     phone_kinds = ("home", "guide: configuration", "guide: writing-posts", "404")
     for width, kinds in ((1280, tuple(pages)), (390, phone_kinds)):
-        page = context(viewport={"width": width, "height": 900 if width > 390 else 800}).new_page()
+        viewport = {"width": width, "height": 900 if width > 390 else 800}
+        page = with_axe(context(viewport=viewport), axe).new_page()
         for kind in kinds:
             page.goto(demo_site.url + pages[kind])
             # The system's scheme switched in place: the theme follows it in CSS alone.
@@ -161,7 +169,7 @@ def test_the_theme_chosen_with_the_toggle_is_accessible_too(demo_site, context, 
     the same pages."""
     found = {}
     for system, chosen, rules in (("light", "dark", None), ("dark", "light", COLOUR_RULES)):
-        page = context(color_scheme=system).new_page()
+        page = with_axe(context(color_scheme=system), axe).new_page()
         page.goto(demo_site.url)
         page.evaluate(f"localStorage.setItem('toolkit-theme', '{chosen}')")
         for kind in ("home", "guide: writing-posts", "pulled post with comments", "search"):

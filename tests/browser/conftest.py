@@ -76,6 +76,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in ours:
         if item.get_closest_marker("xdist_group") is None:  # a group of its own stays
             item.add_marker(pytest.mark.xdist_group("browser"))
+    # The tests without the demo site first (those of a module without it before the
+    # others, so each module still opens one browser): they run while the first test
+    # that needs it, in the other worker, waits for the session's demo.
+    with_demo = {item.path for item in ours if "demo_site" in getattr(item, "fixturenames", ())}
+    slots = [i for i, item in enumerate(items) if here in item.path.parents]
+    ordered = sorted(
+        ours,
+        key=lambda item: (
+            "demo_site" in getattr(item, "fixturenames", ()),
+            item.path in with_demo,
+        ),
+    )
+    for slot, item in zip(slots, ordered, strict=True):
+        items[slot] = item
     if os.environ.get(REQUIRED) == "required" or missing() is None:
         return
     for item in ours:

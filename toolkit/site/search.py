@@ -16,9 +16,11 @@ as one Pagefind run over the site, and an empty list.
 
 What each part was made from is kept under `.toolkit/build/` (the pages' paths and the
 digests of their bytes, from the build's manifest, and the Pagefind binary): a part is
-indexed again only when that changed or its files are gone. The pages of a part are
-hard-linked (copied across file systems) into a temporary folder that Pagefind indexes,
-and its output goes into a temporary folder first; a file of `pagefind/` is then written
+indexed again only when that changed or its files are gone. Pagefind reads the pages of a
+part where they are, in the output folder, picked by a glob naming each of them (a page
+whose path a glob cannot name is hard-linked, or copied, into a temporary folder with the
+rest of its part, which Pagefind indexes instead), and its output goes into a temporary
+folder first; a file of `pagefind/` is then written
 only when its bytes changed and removed when no part has it any more, so an index that did
 not change touches nothing and the output holds no index files left from earlier builds.
 Its files are not in the build's manifest: `pagefind/` belongs to this step.
@@ -29,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 
 from toolkit.errors import BuildError
@@ -47,6 +50,10 @@ TIMEOUT = 300.0  # seconds Pagefind may take over one part
 PART_PAGES = 40  # pages per part, on average, at most (until MAX_PARTS)
 MAX_PARTS = 128
 STATE_VERSION = 1
+# Page paths a `--glob` can name as they are (no `*?[]{},!\\`, no leading `/`), and the
+# longest such glob given (a part of very many pages is staged instead: see `_stage`).
+_GLOB_SAFE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._/-]*")
+MAX_GLOB = 32_000
 
 
 def part_count(pages: int) -> int:
@@ -233,11 +240,13 @@ def _index_parts(binary: str, output_dir: Path, work_dir: Path,
             folder = Path(temporary) / str(part)
             try:
                 folder.mkdir()
-                site = _stage(output_dir, folder / "site", pages)
+                pattern = _glob(pages)
+                site = output_dir if pattern else _stage(output_dir, folder / "site", pages)
                 # In its own folder: Pagefind reads a pagefind.yml/.toml/.json it finds in
                 # its working folder, and this one has none.
                 process = subprocess.Popen(
-                    [binary, "--site", str(site), "--output-path", str(folder / "out"),
+                    [binary, "--site", str(site), *(["--glob", pattern] if pattern else []),
+                     "--output-path", str(folder / "out"),
                      "--silent", "--exclude-selectors", EXCLUDED],
                     cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                 )
@@ -248,6 +257,16 @@ def _index_parts(binary: str, output_dir: Path, work_dir: Path,
         for item in running:
             finish(*item)
     return made, failure
+
+
+def _glob(pages: dict[str, str]) -> str | None:
+    """A glob for Pagefind's `--glob` naming exactly `pages` under the output folder, so
+    that it reads them where they are; None when there are none (the whole site is
+    indexed) or a path holds a character a glob would read as more than itself."""
+    if not pages or not all(map(_GLOB_SAFE.fullmatch, pages)):
+        return None
+    pattern = "{" + ",".join(sorted(pages)) + "}"
+    return pattern if len(pattern) <= MAX_GLOB else None
 
 
 def _stage(output_dir: Path, site: Path, pages: dict[str, str]) -> Path:

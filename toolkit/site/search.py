@@ -22,7 +22,9 @@ whose path a glob cannot name is hard-linked, or copied, into a temporary folder
 rest of its part, which Pagefind indexes instead), and its output goes into a temporary
 folder first; a file of `pagefind/` is then written
 only when its bytes changed and removed when no part has it any more, so an index that did
-not change touches nothing and the output holds no index files left from earlier builds.
+not change touches nothing and the output holds no index files left from earlier builds
+(a part's folder that is not there yet, as in a first build, is that temporary folder,
+renamed into place).
 Its files are not in the build's manifest: `pagefind/` belongs to this step.
 """
 
@@ -310,6 +312,9 @@ def _install(fresh: Path, target: Path, part: int) -> tuple[list[str], list[str]
     if part and (base.is_symlink() or (base.exists() and not base.is_dir())):
         base.unlink()  # as for `pagefind/` itself: never written through
     prefix = f"{INDEX_DIR}/{part_folder(part)}/" if part else f"{INDEX_DIR}/"
+    moved = _move_in(fresh, base, part, prefix)
+    if moved is not None:
+        return moved, []
     written: list[str] = []
     made: set[str] = set()
     for folder, _, files in os.walk(fresh):
@@ -333,6 +338,29 @@ def _install(fresh: Path, target: Path, part: int) -> tuple[list[str], list[str]
                 removed.append(prefix + relative)
     _remove_empty_folders(base, keep_parts=part == 0)
     return written, removed
+
+
+def _move_in(fresh: Path, base: Path, part: int, prefix: str) -> list[str] | None:
+    """When the folder of a part is not there yet (a first build), `fresh` becomes it:
+    the files it does not want removed, the folder renamed, and no file read or written.
+    Returns the files it holds, or None when `base` exists or the rename fails (another
+    file system): then they are copied."""
+    if os.path.lexists(base):
+        return None
+    written: list[str] = []
+    for folder, _, files in os.walk(fresh):
+        for name in files:
+            relative = (Path(folder) / name).relative_to(fresh).as_posix()
+            if _wanted(relative, part):
+                written.append(prefix + relative)
+            else:
+                os.unlink(Path(folder) / name)
+    try:
+        os.rename(fresh, base)
+    except OSError:
+        return None
+    _remove_empty_folders(base, keep_parts=part == 0)
+    return written
 
 
 def _remove_empty_folders(base: Path, *, keep_parts: bool) -> None:

@@ -313,3 +313,28 @@ def test_a_build_with_nothing_to_do_imports_no_renderer(site_project):
                           cwd=site_project.root, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+def test_a_manifest_saved_again_keeps_the_records_it_loaded_and_the_changed_ones(tmp_path):
+    # Saving takes the text of each record unchanged since the load from the file itself.
+    from toolkit.site.manifest import Manifest, PostRecord
+
+    path = tmp_path / "manifest.json"
+    keys = ["a.md", 'odd ":[ name.md', "z\\.md"]
+    first = Manifest(content_key="k")
+    first.posts = {key: PostRecord([i, 1], f"d{i}", None, [], f'An "excerpt"\n{i}}}}}', [])
+                   for i, key in enumerate(keys)}
+    first.save(path)
+    loaded = Manifest.load(path, "k")
+    loaded.posts[keys[1]] = PostRecord([9, 9], "new", None, [], None, ["a.md"])
+    loaded.posts["b.md"] = PostRecord([5, 5], "added", None, [], "B", [])
+    del loaded.posts[keys[0]]
+    loaded.save(path)
+    again = Manifest.load(path, "k")
+    assert {key: record.to_json() for key, record in again.posts.items()} == {
+        keys[1]: [[9, 9], "new", None, [], None, ["a.md"], ""],
+        keys[2]: [[2, 1], "d2", None, [], 'An "excerpt"\n2}}', [], ""],
+        "b.md": [[5, 5], "added", None, [], "B", [], ""],
+    }
+    again.save(path)
+    assert Manifest.load(path, "k").posts.keys() == again.posts.keys()

@@ -162,6 +162,7 @@ class SiteBuilder:
             self._renderer = Renderer(
                 self.config, self.output_dir, self.key_prefix, self.state_dir / "jinja",
                 drafts=self.drafts, premium=self.premium,
+                highlight_dir=self.state_dir / "highlight",
             )
         return self._renderer
 
@@ -361,7 +362,15 @@ class SiteBuilder:
                 records[key] = record
             run.advance(len(results))
 
-        if run.pool is None and len(jobs) >= self.pool_threshold:
+        # Code highlighted in a big batch is not kept (nor what was kept before: that
+        # bounds the folder); that of a few posts, edited and built again, is.
+        big = len(jobs) >= self.pool_threshold
+        self.renderer.keep_highlighted(not big)
+        if big and self.renderer.highlight_dir is not None:
+            import shutil
+
+            shutil.rmtree(self.renderer.highlight_dir, ignore_errors=True)
+        if run.pool is None and big:
             processes = self.processes if self.processes is not None else default_processes()
             if processes > 1:
                 self.renderer.warm()

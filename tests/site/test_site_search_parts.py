@@ -178,19 +178,6 @@ def test_a_symlink_in_place_of_a_part_is_replaced_not_written_through(project, m
     assert not folder.is_symlink() and (folder / "pagefind-entry.json").is_file()
 
 
-def test_pages_read_in_place_and_staged_pages_make_the_same_index(project, monkeypatch):
-    # Pagefind reads a part's pages in the output folder through a glob naming each; a
-    # part whose glob would be too long is staged in a folder of its own instead.
-    monkeypatch.setattr(search, "PART_PAGES", 2)  # 5 posts: 4 parts
-    write_posts(project, 5)
-    in_place = index_files(build(project, "--clean"))
-    monkeypatch.setattr(search, "MAX_GLOB", 0)
-    shutil.rmtree(project.root / "site")
-    staged = index_files(build(project, "--clean"))
-    assert len(parts_of(project.root / "site")) >= 2
-    assert staged == in_place
-
-
 def test_a_build_failing_after_pagefind_started_leaves_no_index_work_behind(project):
     # Pagefind starts once the pages are written, before the manifest is saved: a save
     # that fails stops it and removes its temporary folder.

@@ -16,11 +16,10 @@ as one Pagefind run over the site, and an empty list.
 
 What each part was made from is kept under `.toolkit/build/` (the pages' paths and the
 digests of their bytes, from the build's manifest, and the Pagefind binary): a part is
-indexed again only when that changed or its files are gone. Pagefind reads the pages of a
-part where they are, in the output folder, picked by a glob naming each of them (a page
-whose path a glob cannot name is hard-linked, or copied, into a temporary folder with the
-rest of its part, which Pagefind indexes instead), and its output goes into a temporary
-folder first; a file of `pagefind/` is then written
+indexed again only when that changed or its files are gone. The pages of a part are
+hard-linked (copied across file systems) into a temporary folder that Pagefind indexes
+(Pagefind given the output folder with a glob naming the pages would walk every folder
+of the site for each part), and its output goes into a temporary folder first; a file of `pagefind/` is then written
 only when its bytes changed and removed when no part has it any more, so an index that did
 not change touches nothing and the output holds no index files left from earlier builds
 (a part's folder that is not there yet, as in a first build, is that temporary folder,
@@ -33,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,10 +54,6 @@ TIMEOUT = 300.0  # seconds Pagefind may take over one part
 PART_PAGES = 40  # pages per part, on average, at most (until MAX_PARTS)
 MAX_PARTS = 128
 STATE_VERSION = 1
-# Page paths a `--glob` can name as they are (no `*?[]{},!\\`, no leading `/`), and the
-# longest such glob given (a part of very many pages is staged instead: see `_stage`).
-_GLOB_SAFE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._/-]*")
-MAX_GLOB = 32_000
 
 
 def part_count(pages: int) -> int:
@@ -274,14 +268,11 @@ class _Indexer:
         folder = self._temporary / str(part)
         try:
             folder.mkdir()
-            pattern = _glob(pages)
-            site = (self.output_dir if pattern
-                    else _stage(self.output_dir, folder / "site", pages))
+            site = _stage(self.output_dir, folder / "site", pages)
             # In its own folder: Pagefind reads a pagefind.yml/.toml/.json it finds in
             # its working folder, and this one has none.
             process = subprocess.Popen(
-                [self.binary, "--site", str(site), *(["--glob", pattern] if pattern else []),
-                 "--output-path", str(folder / "out"),
+                [self.binary, "--site", str(site), "--output-path", str(folder / "out"),
                  "--silent", "--exclude-selectors", EXCLUDED],
                 cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             )
@@ -331,16 +322,6 @@ class _Indexer:
             process.communicate()
         self._running = []
         shutil.rmtree(self._temporary, ignore_errors=True)
-
-
-def _glob(pages: dict[str, str]) -> str | None:
-    """A glob for Pagefind's `--glob` naming exactly `pages` under the output folder, so
-    that it reads them where they are; None when there are none (the whole site is
-    indexed) or a path holds a character a glob would read as more than itself."""
-    if not pages or not all(map(_GLOB_SAFE.fullmatch, pages)):
-        return None
-    pattern = "{" + ",".join(sorted(pages)) + "}"
-    return pattern if len(pattern) <= MAX_GLOB else None
 
 
 def _stage(output_dir: Path, site: Path, pages: dict[str, str]) -> Path:

@@ -313,3 +313,51 @@ def test_a_build_with_nothing_to_do_imports_no_renderer(site_project):
                           cwd=site_project.root, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+def test_a_manifest_saved_again_keeps_the_records_it_loaded_and_the_changed_ones(tmp_path):
+    # Saving takes the text of each record unchanged since the load from the file itself.
+    from toolkit.site.manifest import Manifest, PostRecord
+
+    path = tmp_path / "manifest.json"
+    keys = ["a.md", 'odd ":[ name.md', "z\\.md"]
+    first = Manifest(content_key="k")
+    first.posts = {key: PostRecord([i, 1], f"d{i}", None, [], f'An "excerpt"\n{i}}}}}', [])
+                   for i, key in enumerate(keys)}
+    first.save(path)
+    loaded = Manifest.load(path, "k")
+    loaded.posts[keys[1]] = PostRecord([9, 9], "new", None, [], None, ["a.md"])
+    loaded.posts["b.md"] = PostRecord([5, 5], "added", None, [], "B", [])
+    del loaded.posts[keys[0]]
+    loaded.save(path)
+    again = Manifest.load(path, "k")
+    assert {key: record.to_json() for key, record in again.posts.items()} == {
+        keys[1]: [[9, 9], "new", None, [], None, ["a.md"], ""],
+        keys[2]: [[2, 1], "d2", None, [], 'An "excerpt"\n2}}', [], ""],
+        "b.md": [[5, 5], "added", None, [], "B", [], ""],
+    }
+    again.save(path)
+    assert Manifest.load(path, "k").posts.keys() == again.posts.keys()
+
+
+def code_block(page: str) -> str:
+    return page.split("<pre", 1)[1].split("</pre>", 1)[0]
+
+
+def test_code_highlighted_for_a_few_posts_is_kept_and_a_damaged_copy_is_not_taken(project):
+    # A post edited and built again takes its unchanged code from the last build's
+    # highlighting; a copy cut short is highlighted again, and the page stays the same.
+    code = "```python\ndef area(r):\n    return 3.14 * r ** 2  # a circle\n```\n"
+    path = project.post("shapes", "Shapes", published=True, date="2024-01-01",
+                        body=f"About circles.\n\n{code}")
+    assert project.run("build").exit_code == 0
+    page = project.root / "site" / "shapes" / "index.html"
+    first = page.read_text(encoding="utf-8")
+    assert '<span class="k">def</span>' in first
+    (kept,) = (project.root / ".toolkit" / "build" / "highlight").iterdir()
+    for damage in (lambda data: data[:-12], lambda data: data.replace(b"def", b"fed")):
+        kept.write_bytes(damage(kept.read_bytes()))
+        path.write_text(path.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
+        assert project.run("build").exit_code == 0
+        again = page.read_text(encoding="utf-8")
+        assert code_block(again) == code_block(first)

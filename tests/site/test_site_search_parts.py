@@ -109,13 +109,13 @@ def test_a_build_with_nothing_to_do_runs_no_indexing(project, monkeypatch):
     write_posts(project, 5)
     out = build(project)
     runs = []
-    real = search._index_parts
 
-    def counted(*args, **kwargs):
-        runs.append(sorted(args[3]))
-        return real(*args, **kwargs)
+    class Counted(search._Indexer):
+        def __init__(self, binary, output_dir, work_dir, parts):
+            runs.append(sorted(parts))
+            super().__init__(binary, output_dir, work_dir, parts)
 
-    monkeypatch.setattr(search, "_index_parts", counted)
+    monkeypatch.setattr(search, "_Indexer", Counted)
     before = snapshot(out, search=True)
     build(project)
     assert runs == [] and changed(before, snapshot(out, search=True)) == set()
@@ -176,3 +176,21 @@ def test_a_symlink_in_place_of_a_part_is_replaced_not_written_through(project, m
     build(project)
     assert [p.name for p in elsewhere.iterdir()] == ["mine.txt"]
     assert not folder.is_symlink() and (folder / "pagefind-entry.json").is_file()
+
+
+def test_a_build_failing_after_pagefind_started_leaves_no_index_work_behind(project):
+    # Pagefind starts once the pages are written, before the manifest is saved: a save
+    # that fails stops it and removes its temporary folder.
+    write_posts(project, 3)
+    build(project)
+    state = project.root / ".toolkit" / "build"
+    (manifest,) = [p for p in state.glob("*.json") if p.is_file()]
+    manifest.unlink()
+    (manifest / "in-the-way").mkdir(parents=True)  # the save's rename cannot replace it
+    (project.content / "p1.md").write_text(
+        (project.content / "p1.md").read_text(encoding="utf-8") + "\nA numbat.\n",
+        encoding="utf-8")
+    result = project.run("build")
+    assert result.exit_code == 1, result.output
+    assert str(manifest.name) in result.output
+    assert not [p.name for p in state.iterdir() if p.name.startswith("search-")]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from toolkit.cli.context import CliContext, common_options, pass_cli
-from toolkit.cli.output import github_annotation, in_github_actions, stderr
+from toolkit.cli.output import github_annotation, in_github_actions, is_terminal, print_line, stderr
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.commands.build import BuildProgress
@@ -94,7 +94,7 @@ def build(
             stderr.print(license_line(result.license), markup=False, highlight=False)
         return result.site
 
-    report = run() if cli.quiet or not stderr.is_terminal else _with_progress(run)
+    report = run() if cli.quiet or not is_terminal(stderr) else _with_progress(run)
     for problem in report.problems:
         click.echo(str(problem))
         if in_github_actions():
@@ -117,12 +117,12 @@ def build(
                 markup=False,
                 highlight=False,
             )
-        stderr.print(
+        print_line(
+            stderr,
             f"built {report.posts} post{'s' if report.posts != 1 else ''}: "
             f"{len(report.written)} files written, {len(report.unchanged)} unchanged, "
             f"{len(report.removed)} removed in {report.seconds:.1f} s{trouble} "
             f"→ {_shown(report.output_dir)}",
-            markup=False,
         )
     if report.errors:
         raise SystemExit(1)

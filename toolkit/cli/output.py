@@ -7,9 +7,10 @@ with nothing to print (`toolkit build` with nothing to do) takes in all.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -42,6 +43,45 @@ class _LazyConsole:
 
 stdout = cast("Console", _LazyConsole(highlight=False, soft_wrap=True))
 stderr = cast("Console", _LazyConsole(stderr=True, highlight=False, soft_wrap=True))
+
+# What rich would write otherwise than as it is: a control character or a tab, or an
+# emoji code (`:name:`).
+_REWRITTEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\t]|:\S*:")
+
+
+def _plain_stream(console: Console) -> TextIO | None:
+    """The stream of the lazy `console` when rich is not imported yet and would write to it
+    as to a file (not a terminal, and no TTY_COMPATIBLE or FORCE_COLOR saying otherwise):
+    then a line of plain text is written without rich, which takes longer to import than
+    `toolkit build` with little to do takes to run."""
+    lazy = cast("_LazyConsole", console)
+    if (
+        not isinstance(lazy, _LazyConsole)
+        or lazy._console is not None
+        or any(name in os.environ for name in ("TTY_COMPATIBLE", "FORCE_COLOR"))
+    ):
+        return None
+    stream = sys.stderr if lazy._options.get("stderr") else sys.stdout
+    try:
+        return None if stream.isatty() else stream
+    except (AttributeError, ValueError):
+        return None
+
+
+def is_terminal(console: Console) -> bool:
+    """`console.is_terminal`, without importing rich for a stream that is a file."""
+    return _plain_stream(console) is None and console.is_terminal
+
+
+def print_line(console: Console, text: str) -> None:
+    """`console.print(text, markup=False)`: as rich writes it, without rich when it would
+    write `text` as it is."""
+    stream = _plain_stream(console)
+    if stream is None or _REWRITTEN.search(text):
+        console.print(text, markup=False)
+        return
+    stream.write(text + "\n")
+    stream.flush()
 
 
 def shown_path(path: Path) -> str:

@@ -147,6 +147,8 @@ class SiteBuilder:
             self._manifest = None  # half a build: next time, start again from the file
             raise
         finally:
+            if run.indexing is not None:  # the build failed before the index was done
+                run.indexing.abandon()
             if run.pool is not None:
                 run.pool.close()
             if self._renderer is not None:
@@ -160,6 +162,7 @@ class SiteBuilder:
             self._renderer = Renderer(
                 self.config, self.output_dir, self.key_prefix, self.state_dir / "jinja",
                 drafts=self.drafts, premium=self.premium,
+                highlight_dir=self.state_dir / "highlight",
             )
         return self._renderer
 
@@ -230,6 +233,7 @@ class SiteBuilder:
 
         self._write_pages(run, post_pages, listings, plan)
         run.mark("write pages")
+        self._start_search_index(run)  # Pagefind runs while the rest is done
         self._copy_files(run)
         self._finish(run)
         run.mark("copy, clean up, save")
@@ -246,16 +250,36 @@ class SiteBuilder:
             timings=run.timings,
         )
 
+    def _start_search_index(self, run: BuildRun) -> None:
+        """Start Pagefind on the parts of the index to make again once the pages are
+        written, when the site has post pages (without any, whether the index is made
+        again depends on the pages the build removes) and the index is made now."""
+        if not (self.config.site.search and self.search_index):
+            return
+        pages = self._post_pages(run)
+        if not pages:
+            return
+        try:
+            run.indexing = search.start_index(
+                self.output_dir, self.state_dir, pages,
+                self.last_build_path.with_suffix(".search"))
+        except BuildError as exc:
+            run.index_failure = exc
+
+    def _post_pages(self, run: BuildRun) -> dict[str, str]:
+        """The post pages of this build: path -> the digest of its bytes."""
+        return {
+            page: run.produced[page][1]
+            for page in (f"{slug}/index.html" for slug in run.slugs.values())
+            if page in run.produced
+        }
+
     def _search_index(self, run: BuildRun) -> list[str]:
         """Bring the search index up to date with the post pages (`search`: only the parts
         whose pages changed are indexed again), unless search is off ([site] search =
         false: an index left by earlier builds goes) or made on demand. A failure is a
         warning: the site itself is built. Returns the index files written."""
-        self._search_pages = {
-            page: run.produced[page][1]
-            for page in (f"{slug}/index.html" for slug in run.slugs.values())
-            if page in run.produced
-        }
+        self._search_pages = self._post_pages(run)
         self._pages_changed = self._pages_changed or any(
             name.endswith(".html") for name in (*run.written, *run.removed))
         if not self.config.site.search:
@@ -264,7 +288,14 @@ class SiteBuilder:
         if not self.search_index:
             return []
         try:
-            written = self.make_search_index()
+            if run.index_failure is not None:
+                raise run.index_failure
+            if run.indexing is not None:  # started with the same pages
+                indexing, run.indexing = run.indexing, None
+                written, _ = indexing.finish()
+                self._pages_changed = False
+            else:
+                written = self.make_search_index()
         except BuildError as exc:
             run.problems.append((self.config.relative(self.output_dir),
                                  [1, exc.message, "warning"]))
@@ -331,7 +362,15 @@ class SiteBuilder:
                 records[key] = record
             run.advance(len(results))
 
-        if run.pool is None and len(jobs) >= self.pool_threshold:
+        # Code highlighted in a big batch is not kept (nor what was kept before: that
+        # bounds the folder); that of a few posts, edited and built again, is.
+        big = len(jobs) >= self.pool_threshold
+        self.renderer.keep_highlighted(not big)
+        if big and self.renderer.highlight_dir is not None:
+            import shutil
+
+            shutil.rmtree(self.renderer.highlight_dir, ignore_errors=True)
+        if run.pool is None and big:
             processes = self.processes if self.processes is not None else default_processes()
             if processes > 1:
                 self.renderer.warm()

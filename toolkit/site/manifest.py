@@ -17,10 +17,12 @@ ignored: the build then starts from nothing, which is always correct.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 from dataclasses import dataclass, field
+from json.decoder import scanstring  # type: ignore[attr-defined]  # not in the stubs
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -90,7 +92,8 @@ class PostRecord:
     summary_digest: str = ""  # of what listings show (`pages.summary_of`); "" until known
     summary: Summary | None = None  # what listings show, made when needed (not saved)
     # Its JSON text, kept so that saving the manifest after a one-post change encodes one
-    # record, not a thousand. Whoever changes a field of a record sets it back to None.
+    # record, not a thousand (FROM_FILE: as the manifest file holds it, taken from there
+    # when saving). Whoever changes a field of a record sets it back to None.
     saved: str | None = None
 
     def to_json(self) -> list[Any]:
@@ -98,7 +101,7 @@ class PostRecord:
                 self.summary_digest]
 
     def json_text(self) -> str:
-        if self.saved is None:
+        if self.saved is None or self.saved is FROM_FILE:
             self.saved = _dumps(self.to_json())
         return self.saved
 
@@ -117,6 +120,8 @@ class Manifest:
     closures: dict[str, str] = field(default_factory=dict)  # page template -> digest
     # When the build that made these records began looking at the files (ns since epoch).
     scanned: int = 0
+    # The file the records were loaded from: their texts, for `save`.
+    loaded_from: bytes = field(default=b"", repr=False)
 
     def trusts(self, mtime_ns: int) -> bool:
         """Whether a file whose stat is the one recorded is unchanged (`stat_trusted` when
@@ -126,7 +131,8 @@ class Manifest:
     @classmethod
     def load(cls, path: Path, content_key: str) -> Manifest:
         try:
-            data = json.loads(path.read_bytes())
+            raw = path.read_bytes()
+            data = json.loads(raw)
         except (OSError, ValueError):
             return cls(content_key=content_key)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -144,6 +150,9 @@ class Manifest:
                 manifest.scanned = 0
             if manifest.content_key == content_key:
                 manifest.posts = {k: PostRecord.from_json(v) for k, v in data["posts"].items()}
+                for record in manifest.posts.values():
+                    record.saved = FROM_FILE
+                manifest.loaded_from = raw
             else:
                 manifest.content_key = content_key
         except (KeyError, TypeError, ValueError, AttributeError):
@@ -161,8 +170,10 @@ class Manifest:
             "files": dict(sorted(self.files.items())),
             "outputs": dict(sorted(self.outputs.items())),
         })
-        posts = ",".join(f"{_dumps(key)}:{self.posts[key].json_text()}"
-                         for key in sorted(self.posts))
+        self._texts_from_file()
+        # One post a line: the next save finds the texts of the records it loaded there.
+        posts = "".join(f"\n{_dumps(key)}:{self.posts[key].json_text()},"
+                        for key in sorted(self.posts))[:-1]
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         with naming(path, temporary):  # an OS error names the manifest, not its temp file
@@ -172,6 +183,31 @@ class Manifest:
             except BaseException:
                 temporary.unlink(missing_ok=True)
                 raise
+
+
+    def _texts_from_file(self) -> None:
+        """The records unchanged since they were loaded take their text from the file, as
+        `save` wrote it: one post a line at its end (a newline is never inside a JSON
+        text). Those of a file laid out otherwise are encoded again."""
+        unchanged = [r for r in self.posts.values() if r.saved is FROM_FILE]
+        if not unchanged:
+            return
+        texts: dict[str, str] = {}
+        with contextlib.suppress(ValueError, IndexError):
+            lines = self.loaded_from.decode("utf-8").split("\n")
+            for line in lines[1:]:
+                key, end = scanstring(line, 1)
+                if line[0] != '"' or line[end] != ":":
+                    break
+                text = line[end + 1:]
+                texts[key] = text[:-2] if text.endswith("}}") else text.removesuffix(",")
+        for key, record in self.posts.items():
+            if record.saved is FROM_FILE:
+                record.saved = texts.get(key)  # None: encoded again
+        self.loaded_from = b""
+
+
+FROM_FILE = "\0from the manifest file"  # `PostRecord.saved`: see `Manifest._texts_from_file`
 
 
 def _dumps(value: Any) -> str:

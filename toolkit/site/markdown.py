@@ -32,8 +32,10 @@ rendered body (the build's manifest) depends on which engine wrote it.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import logging
+import os
 import re
 import secrets
 from collections.abc import MutableMapping, Sequence
@@ -179,12 +181,62 @@ def clean_raw_html(body_html: str, placeholders: list[str]) -> str:
     return cleaned.replace(marker, "\x1a")
 
 
+class HighlightCache:
+    """Code blocks as Pygments highlighted them, kept in a folder between builds: a
+    rebuild of a post whose code did not change needs no lexer (making one compiles its
+    rules: some 40 ms for Python). One file per block, named by the digest of the
+    Pygments version, the language and the code, holding the digest of the HTML and the
+    HTML (a file cut short is not taken). Only a lexer of Pygments itself is kept (a
+    plugin's may change without Pygments' version); `writable` is off in the workers of
+    a big build, which would write a file for every block."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.writable = True
+        self._present: bool | None = None  # whether the folder is there (looked once)
+
+    def _path(self, lang: str, code: str) -> Path:
+        from toolkit.site.theme_files import pygments_version
+
+        key = f"{pygments_version()}\0{lang}\0{code}".encode()
+        return self.folder / hashlib.blake2b(key, digest_size=16).hexdigest()
+
+    def get(self, lang: str, code: str) -> str | None:
+        if self._present is None:
+            self._present = self.folder.is_dir()
+        if not self._present:
+            return None
+        try:
+            digest, _, html = self._path(lang, code).read_bytes().partition(b"\n")
+        except OSError:
+            return None
+        if hashlib.blake2b(html, digest_size=16).hexdigest().encode() != digest:
+            return None
+        return html.decode("utf-8")
+
+    def put(self, lang: str, code: str, lexer: Lexer, html: str) -> None:
+        if not self.writable or not type(lexer).__module__.startswith("pygments.lexers."):
+            return
+        data = html.encode("utf-8")
+        path = self._path(lang, code)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._present = True
+            temporary.write_bytes(
+                hashlib.blake2b(data, digest_size=16).hexdigest().encode() + b"\n" + data)
+            os.replace(temporary, path)
+        except OSError:  # a cache: the page is right without it
+            temporary.unlink(missing_ok=True)
+
+
 class MarkdownRenderer:
     """Renders posts, any number of them: markdown-it-pyrs where it can (`fast`), else
     markdown-it-py, configured once each."""
 
     def __init__(self, content_dir: Path, key_prefix: str, page_prefix: str = "../", *,
-                 allow_raw_html: bool = False, say_fallbacks: bool = True):
+                 allow_raw_html: bool = False, say_fallbacks: bool = True,
+                 highlights: HighlightCache | None = None):
         self.content_dir = content_dir
         self.key_prefix = key_prefix  # project-relative path of content_dir, e.g. "content/"
         self.page_prefix = page_prefix  # from a post's page back to the site's root
@@ -193,6 +245,7 @@ class MarkdownRenderer:
         # renderer of the same posts (the full-content feed's), which would say it again.
         self.say_fallbacks = say_fallbacks
         self._lexers: dict[str, Lexer | None] = {}  # None: no lexer of that name
+        self.highlights = highlights  # code highlighted by earlier builds
         self._formatter: HtmlFormatter[str] | None = None
         self._md: MarkdownIt | None = None
         rust = parser()
@@ -296,18 +349,26 @@ class MarkdownRenderer:
 
     def highlight(self, code: str, lang: str, attrs: str) -> str:
         """A fenced block highlighted by Pygments, or "" for markdown-it's plain block."""
-        lexer = self._lexer(lang.lower()) if lang else None
-        if lexer is None:
-            return ""  # markdown-it writes a plain, escaped code block
-        from pygments import highlight
+        if not lang:
+            return ""
+        cached = (self.highlights.get(lang.lower(), code) if self.highlights is not None
+                  else None)
+        if cached is None:
+            lexer = self._lexer(lang.lower())
+            if lexer is None:
+                return ""  # markdown-it writes a plain, escaped code block
+            from pygments import highlight
 
-        if self._formatter is None:
-            from pygments.formatters import HtmlFormatter
+            if self._formatter is None:
+                from pygments.formatters import HtmlFormatter
 
-            self._formatter = HtmlFormatter(nowrap=True)
+                self._formatter = HtmlFormatter(nowrap=True)
+            cached = highlight(code, lexer, self._formatter)
+            if self.highlights is not None:
+                self.highlights.put(lang.lower(), code, lexer, cached)
         return (
             f'<pre class="highlight" tabindex="0"><code class="language-{escape_html(lang)}">'
-            f"{highlight(code, lexer, self._formatter)}</code></pre>\n"
+            f"{cached}</code></pre>\n"
         )
 
     # -- images and links ---------------------------------------------------------------

@@ -14,6 +14,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from toolkit.config import Config
+from toolkit.errors import BuildError
+from toolkit.site import search
 from toolkit.site.manifest import (
     Manifest,
     OutputRecord,
@@ -64,6 +66,9 @@ class BuildRun:
         self.force = clean  # write every file, whatever is there
         self.dirty = clean  # the manifest must be saved
         self.pool: WorkerPool | None = None
+        # The search index, started once the pages are written (`builder`), or why not.
+        self.indexing: search.Indexing | None = None
+        self.index_failure: BuildError | None = None
         self.holders: dict[str, int | None] = {}  # rendered bodies: post -> worker (None: here)
         self.produced: dict[str, OutputRecord] = {}  # output -> its record
         self.written: list[str] = []

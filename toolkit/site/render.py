@@ -116,13 +116,15 @@ class Renderer:
     """Everything a process needs to render and write pages, made once per build."""
 
     def __init__(self, config: Config, output_dir: Path, key_prefix: str, cache_dir: Path | None,
-                 *, drafts: bool, premium: bool):
+                 *, drafts: bool, premium: bool, highlight_dir: Path | None = None):
         self.config = config
         self.output_dir = output_dir
         self.key_prefix = key_prefix
         self.cache_dir = cache_dir
         self.drafts = drafts
         self.premium = premium
+        self.highlight_dir = highlight_dir  # code highlighted by earlier builds
+        self.keep_highlights = True  # write what it highlights (see `keep_highlighted`)
         # Rendered bodies waiting for their page: HTML and table of contents, by post.
         self.bodies: dict[str, tuple[str, list[TocEntry]]] = {}
         self._env: jinja2.Environment | None = None
@@ -144,12 +146,24 @@ class Renderer:
     @property
     def markdown(self) -> MarkdownRenderer:
         if self._markdown is None:
-            from toolkit.site.markdown import MarkdownRenderer
+            from toolkit.site.markdown import HighlightCache, MarkdownRenderer
 
             site = self.config.site
+            highlights = None
+            if self.highlight_dir is not None:
+                highlights = HighlightCache(self.highlight_dir)
+                highlights.writable = self.keep_highlights
             self._markdown = MarkdownRenderer(site.content_dir, self.key_prefix,
-                                              allow_raw_html=site.allow_raw_html)
+                                              allow_raw_html=site.allow_raw_html,
+                                              highlights=highlights)
         return self._markdown
+
+    def keep_highlighted(self, keep: bool) -> None:
+        """Whether the code it highlights from now on is kept for later builds: not for
+        a big batch of posts (a file for every block), only for a few."""
+        self.keep_highlights = keep
+        if self._markdown is not None and self._markdown.highlights is not None:
+            self._markdown.highlights.writable = keep
 
     def warm(self) -> None:
         """Compile the templates once, before forking workers. (The markdown side is left

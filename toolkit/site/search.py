@@ -17,10 +17,13 @@ as one Pagefind run over the site, and an empty list.
 What each part was made from is kept under `.toolkit/build/` (the pages' paths and the
 digests of their bytes, from the build's manifest, and the Pagefind binary): a part is
 indexed again only when that changed or its files are gone. The pages of a part are
-hard-linked (copied across file systems) into a temporary folder that Pagefind indexes,
-and its output goes into a temporary folder first; a file of `pagefind/` is then written
+hard-linked (copied across file systems) into a temporary folder that Pagefind indexes
+(Pagefind given the output folder with a glob naming the pages would walk every folder
+of the site for each part), and its output goes into a temporary folder first; a file of `pagefind/` is then written
 only when its bytes changed and removed when no part has it any more, so an index that did
-not change touches nothing and the output holds no index files left from earlier builds.
+not change touches nothing and the output holds no index files left from earlier builds
+(a part's folder that is not there yet, as in a first build, is that temporary folder,
+renamed into place).
 Its files are not in the build's manifest: `pagefind/` belongs to this step.
 """
 
@@ -30,9 +33,13 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import BuildError
 from toolkit.fsutil import write_if_changed
+
+if TYPE_CHECKING:  # pragma: no cover
+    import subprocess
 
 INDEX_DIR = "pagefind"  # under the output folder
 PARTS = "parts.json"  # in INDEX_DIR: the folders of the parts after the first
@@ -122,6 +129,16 @@ def build_index(output_dir: Path, work_dir: Path, pages: dict[str, str],
     Pagefind does (it then takes every page), when `pages_changed` says a page changed.
     Returns the files written and removed (POSIX paths under the output folder); raises
     `BuildError` when Pagefind fails (the parts made are kept)."""
+    return start_index(output_dir, work_dir, pages, state_path, pages_changed).finish()
+
+
+def start_index(output_dir: Path, work_dir: Path, pages: dict[str, str],
+                state_path: Path, pages_changed: bool = True) -> Indexing:
+    """`build_index` in two halves: this one starts Pagefind on the first parts to make
+    and returns at once, so that the build does the rest of its work while Pagefind
+    runs; `finish()` of what it returns waits for Pagefind, makes the other parts and
+    installs them, and returns (or raises) what `build_index` does. Raises `BuildError`
+    when Pagefind cannot be found."""
     target = output_dir / INDEX_DIR
     if target.is_symlink() or (target.exists() and not target.is_dir()):
         target.unlink()  # may lead anywhere: replaced by a folder, never written through
@@ -153,10 +170,8 @@ def build_index(output_dir: Path, work_dir: Path, pages: dict[str, str],
                 or not (target / part_folder(i) / ENTRY).is_file()
                 or (not pages and pages_changed)]
 
-    written: list[str] = []
-    removed: list[str] = []
-    failure: BuildError | None = None
     stale = stale_parts()
+    indexer = None
     if stale:
         binary = executable()
         current = _identity(binary)
@@ -165,89 +180,148 @@ def build_index(output_dir: Path, work_dir: Path, pages: dict[str, str],
         if current != tool:  # another Pagefind: every part is made again
             tool, done = current, [""] * count
             stale = stale_parts()
-        made, failure = _index_parts(binary, output_dir, work_dir,
-                                     {i: parts[i] for i in stale})
-        for i, (fresh_written, fresh_removed) in sorted(made.items()):
-            written += fresh_written
-            removed += fresh_removed
-            done[i] = signatures[i]
-        for i in stale:
-            if i not in made:
-                done[i] = "?"  # not made: made again next time
-    # Parts this index does not have (empty, or of a larger index made before).
-    removed += _remove_other_parts(target, {part_folder(i) for i in present if i})
-    listing = json.dumps({"parts": [f"{part_folder(i)}/" for i in present if i]},
-                         separators=(",", ":")).encode("utf-8") + b"\n"
-    if write_if_changed(target / PARTS, listing, durable=False):
-        written.append(f"{INDEX_DIR}/{PARTS}")
-    new_state = {"version": STATE_VERSION, "binary": binary, "tool": tool, "count": count,
-                 "parts": done}
-    if new_state != state:
-        state_path.parent.mkdir(parents=True, exist_ok=True)
-        write_if_changed(state_path, json.dumps(new_state).encode("utf-8"), durable=False)
-    if failure is not None:
-        raise failure
-    return sorted(written), sorted(removed)
+        indexer = _Indexer(binary, output_dir, work_dir, {i: parts[i] for i in stale})
+    return Indexing(target, state_path, state, indexer, present, signatures,
+                    {"version": STATE_VERSION, "binary": binary, "tool": tool, "count": count,
+                     "parts": done})
 
 
-def _index_parts(binary: str, output_dir: Path, work_dir: Path,
-                 parts: dict[int, dict[str, str]]
-                 ) -> tuple[dict[int, tuple[list[str], list[str]]], BuildError | None]:
-    """Index each of `parts` (part -> its pages) with Pagefind, a few at a time (each
+class Indexing:
+    """An index being made (`start_index`): `finish()` once, or `abandon()`."""
+
+    def __init__(self, target: Path, state_path: Path, state: dict[str, object],
+                 indexer: _Indexer | None, present: list[int], signatures: list[str],
+                 new_state: dict[str, Any]):
+        self._target = target
+        self._state_path = state_path
+        self._state = state
+        self._indexer = indexer
+        self._present = present
+        self._signatures = signatures
+        self._new_state = new_state
+
+    def abandon(self) -> None:
+        """Stop Pagefind and forget the parts being made (the build failed)."""
+        if self._indexer is not None:
+            self._indexer.abandon()
+            self._indexer = None
+
+    def finish(self) -> tuple[list[str], list[str]]:
+        target, present, done = self._target, self._present, self._new_state["parts"]
+        written: list[str] = []
+        removed: list[str] = []
+        failure: BuildError | None = None
+        if self._indexer is not None:
+            made, failure = self._indexer.finish()
+            for i, (fresh_written, fresh_removed) in sorted(made.items()):
+                written += fresh_written
+                removed += fresh_removed
+                done[i] = self._signatures[i]
+            for i in self._indexer.parts:
+                if i not in made:
+                    done[i] = "?"  # not made: made again next time
+            self._indexer = None
+        # Parts this index does not have (empty, or of a larger index made before).
+        removed += _remove_other_parts(target, {part_folder(i) for i in present if i})
+        listing = json.dumps({"parts": [f"{part_folder(i)}/" for i in present if i]},
+                             separators=(",", ":")).encode("utf-8") + b"\n"
+        if write_if_changed(target / PARTS, listing, durable=False):
+            written.append(f"{INDEX_DIR}/{PARTS}")
+        if self._new_state != self._state:
+            self._state_path.parent.mkdir(parents=True, exist_ok=True)
+            write_if_changed(self._state_path, json.dumps(self._new_state).encode("utf-8"),
+                             durable=False)
+        if failure is not None:
+            raise failure
+        return sorted(written), sorted(removed)
+
+
+class _Indexer:
+    """Indexes each of `parts` (part -> its pages) with Pagefind, a few at a time (each
     Pagefind uses threads too, but it is single-threaded for a good part of a small run),
-    and install each into its folder. Returns what each part installed wrote and removed,
-    and the first failure, if any."""
-    import subprocess
-    import tempfile
+    and installs each into its folder: the first few start when it is made."""
 
-    from toolkit.site.parallel import available_cores
+    def __init__(self, binary: str, output_dir: Path, work_dir: Path,
+                 parts: dict[int, dict[str, str]]):
+        import tempfile
 
-    made: dict[int, tuple[list[str], list[str]]] = {}
-    failure: BuildError | None = None
-    work_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="search-", dir=work_dir) as temporary:
-        running: list[tuple[int, Path, subprocess.Popen[str]]] = []
+        from toolkit.site.parallel import available_cores
 
-        def finish(part: int, folder: Path, process: subprocess.Popen[str]) -> None:
-            nonlocal failure
-            try:
-                out, err = process.communicate(timeout=TIMEOUT)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.communicate()
-                failure = failure or BuildError("search index not built: Pagefind took "
-                                                f"more than {TIMEOUT:.0f} s")
-                return
-            fresh = folder / "out"
-            if process.returncode != 0 or not (fresh / ENTRY).is_file():
-                reason = (err or out).strip().splitlines()
-                failure = failure or BuildError(
-                    "search index not built: Pagefind failed"
-                    + (f": {reason[-1][:300]}" if reason else ""))
-                return
-            made[part] = _install(fresh, output_dir / INDEX_DIR, part)
+        self.binary = binary
+        self.output_dir = output_dir
+        self.parts = parts
+        self.made: dict[int, tuple[list[str], list[str]]] = {}
+        self.failure: BuildError | None = None
+        self._waiting = sorted(parts)
+        self._running: list[tuple[int, Path, subprocess.Popen[str]]] = []
+        self._at_once = max(1, available_cores())
+        self._stopped = False  # a Pagefind could not be started: no more are
+        work_dir.mkdir(parents=True, exist_ok=True)
+        self._temporary = Path(tempfile.mkdtemp(prefix="search-", dir=work_dir))
+        while self._waiting and len(self._running) < self._at_once and not self._stopped:
+            self._start(self._waiting.pop(0))
 
-        for part, pages in sorted(parts.items()):
-            if len(running) >= max(1, available_cores()):
-                finish(*running.pop(0))
-            folder = Path(temporary) / str(part)
-            try:
-                folder.mkdir()
-                site = _stage(output_dir, folder / "site", pages)
-                # In its own folder: Pagefind reads a pagefind.yml/.toml/.json it finds in
-                # its working folder, and this one has none.
-                process = subprocess.Popen(
-                    [binary, "--site", str(site), "--output-path", str(folder / "out"),
-                     "--silent", "--exclude-selectors", EXCLUDED],
-                    cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                )
-            except OSError as exc:
-                failure = failure or BuildError(f"search index not built: {exc}")
-                break
-            running.append((part, folder, process))
-        for item in running:
-            finish(*item)
-    return made, failure
+    def _start(self, part: int) -> None:
+        import subprocess
+
+        pages = self.parts[part]
+        folder = self._temporary / str(part)
+        try:
+            folder.mkdir()
+            site = _stage(self.output_dir, folder / "site", pages)
+            # In its own folder: Pagefind reads a pagefind.yml/.toml/.json it finds in
+            # its working folder, and this one has none.
+            process = subprocess.Popen(
+                [self.binary, "--site", str(site), "--output-path", str(folder / "out"),
+                 "--silent", "--exclude-selectors", EXCLUDED],
+                cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            )
+        except OSError as exc:
+            self.failure = self.failure or BuildError(f"search index not built: {exc}")
+            self._stopped = True
+            return
+        self._running.append((part, folder, process))
+
+    def _wait(self, part: int, folder: Path, process: subprocess.Popen[str]) -> None:
+        import subprocess
+
+        try:
+            out, err = process.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            self.failure = self.failure or BuildError("search index not built: Pagefind "
+                                                      f"took more than {TIMEOUT:.0f} s")
+            return
+        fresh = folder / "out"
+        if process.returncode != 0 or not (fresh / ENTRY).is_file():
+            reason = (err or out).strip().splitlines()
+            self.failure = self.failure or BuildError(
+                "search index not built: Pagefind failed"
+                + (f": {reason[-1][:300]}" if reason else ""))
+            return
+        self.made[part] = _install(fresh, self.output_dir / INDEX_DIR, part)
+
+    def finish(self) -> tuple[dict[int, tuple[list[str], list[str]]], BuildError | None]:
+        """What each part installed wrote and removed, and the first failure, if any."""
+        try:
+            while self._running:
+                self._wait(*self._running.pop(0))
+                if self._waiting and not self._stopped:
+                    self._start(self._waiting.pop(0))
+        finally:
+            self.abandon()  # only the temporary folder is left by then
+        return self.made, self.failure
+
+    def abandon(self) -> None:
+        """Stop the Pagefind processes still running; remove the temporary folder."""
+        import shutil
+
+        for _, _, process in self._running:
+            process.kill()
+            process.communicate()
+        self._running = []
+        shutil.rmtree(self._temporary, ignore_errors=True)
 
 
 def _stage(output_dir: Path, site: Path, pages: dict[str, str]) -> Path:
@@ -291,6 +365,9 @@ def _install(fresh: Path, target: Path, part: int) -> tuple[list[str], list[str]
     if part and (base.is_symlink() or (base.exists() and not base.is_dir())):
         base.unlink()  # as for `pagefind/` itself: never written through
     prefix = f"{INDEX_DIR}/{part_folder(part)}/" if part else f"{INDEX_DIR}/"
+    moved = _move_in(fresh, base, part, prefix)
+    if moved is not None:
+        return moved, []
     written: list[str] = []
     made: set[str] = set()
     for folder, _, files in os.walk(fresh):
@@ -314,6 +391,29 @@ def _install(fresh: Path, target: Path, part: int) -> tuple[list[str], list[str]
                 removed.append(prefix + relative)
     _remove_empty_folders(base, keep_parts=part == 0)
     return written, removed
+
+
+def _move_in(fresh: Path, base: Path, part: int, prefix: str) -> list[str] | None:
+    """When the folder of a part is not there yet (a first build), `fresh` becomes it:
+    the files it does not want removed, the folder renamed, and no file read or written.
+    Returns the files it holds, or None when `base` exists or the rename fails (another
+    file system): then they are copied."""
+    if os.path.lexists(base):
+        return None
+    written: list[str] = []
+    for folder, _, files in os.walk(fresh):
+        for name in files:
+            relative = (Path(folder) / name).relative_to(fresh).as_posix()
+            if _wanted(relative, part):
+                written.append(prefix + relative)
+            else:
+                os.unlink(Path(folder) / name)
+    try:
+        os.rename(fresh, base)
+    except OSError:
+        return None
+    _remove_empty_folders(base, keep_parts=part == 0)
+    return written
 
 
 def _remove_empty_folders(base: Path, *, keep_parts: bool) -> None:

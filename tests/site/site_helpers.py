@@ -40,25 +40,59 @@ def write_site(project) -> None:
     (project.content / "guide" / "img").mkdir(parents=True)
     (project.content / "guide" / "img" / "shot.png").write_bytes(PNG)
     (project.content / "logo.png").write_bytes(PNG)
-    project.post("guide/intro", "Introduction", date="2024-01-01", tags=["python"],
-                 published=True, series="Guide", cover_image="img/shot.png",
-                 body="First part, see [the setup](setup.md#install).\n\n"
-                      "![A shot](img/shot.png)\n\n![Logo](/logo.png)\n\n"
-                      "## Details\n\n```python\nprint('hi')\n```\n\nA note.[^1]\n\n"
-                      "[^1]: The note.\n")
-    project.post("guide/setup", "Setup", date="2024-01-02", tags=["python", "tools"],
-                 published=True, series="Guide",
-                 body="## Install\n\n| a | b |\n|---|---|\n| 1 | ~~2~~ |\n\n"
-                      "Back to the [intro](intro.md).\n")
-    project.post("guide/usage", "Usage", date="2024-01-03", tags=["tools"], published=True,
-                 series="Guide", description="How to use it.", body="Use it.\n")
-    project.post("news", "News", date="2024-02-01", published=True, tags=["news"],
-                 body="Fresh news.\n")
+    project.post(
+        "guide/intro",
+        "Introduction",
+        date="2024-01-01",
+        tags=["python"],
+        published=True,
+        series="Guide",
+        cover_image="img/shot.png",
+        body="First part, see [the setup](setup.md#install).\n\n"
+        "![A shot](img/shot.png)\n\n![Logo](/logo.png)\n\n"
+        "## Details\n\n```python\nprint('hi')\n```\n\nA note.[^1]\n\n"
+        "[^1]: The note.\n",
+    )
+    project.post(
+        "guide/setup",
+        "Setup",
+        date="2024-01-02",
+        tags=["python", "tools"],
+        published=True,
+        series="Guide",
+        body="## Install\n\n| a | b |\n|---|---|\n| 1 | ~~2~~ |\n\n"
+        "Back to the [intro](intro.md).\n",
+    )
+    project.post(
+        "guide/usage",
+        "Usage",
+        date="2024-01-03",
+        tags=["tools"],
+        published=True,
+        series="Guide",
+        description="How to use it.",
+        body="Use it.\n",
+    )
+    project.post(
+        "news", "News", date="2024-02-01", published=True, tags=["news"], body="Fresh news.\n"
+    )
     project.post("notes", "Notes without a date", published=True, body="Undated.\n")
-    project.post("draft", "Work in progress", date="2024-03-01", published=False,
-                 tags=["python"], body="Not ready.\n")
-    project.post("paid", "Premium post", date="2024-03-02", published=True, premium=True,
-                 body="For subscribers.\n")
+    project.post(
+        "draft",
+        "Work in progress",
+        date="2024-03-01",
+        published=False,
+        tags=["python"],
+        body="Not ready.\n",
+    )
+    project.post(
+        "paid",
+        "Premium post",
+        date="2024-03-02",
+        published=True,
+        premium=True,
+        body="For subscribers.\n",
+    )
 
 
 class Links(HTMLParser):

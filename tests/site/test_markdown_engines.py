@@ -88,8 +88,9 @@ def fixture_bodies() -> dict[str, str]:
             if isinstance(node, ast.Call):
                 func = node.func
                 name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-                candidates += [k.value for k in node.keywords
-                               if k.arg in ("body", "body_markdown", "markdown")]
+                candidates += [
+                    k.value for k in node.keywords if k.arg in ("body", "body_markdown", "markdown")
+                ]
                 if name == "post" and len(node.args) >= 3:
                     candidates.append(node.args[2])
                 if name == "render" and len(node.args) == 2:
@@ -113,8 +114,10 @@ def fixture_bodies() -> dict[str, str]:
 def test_every_post_of_the_tests_renders_the_same_with_both_engines(renderer, content):
     bodies = fixture_bodies()
     assert len(bodies) > 100  # the collection itself works
-    posts = [(f"{where} #{i}", body, content / "guide" / "post.md")
-             for i, (body, where) in enumerate(bodies.items())]
+    posts = [
+        (f"{where} #{i}", body, content / "guide" / "post.md")
+        for i, (body, where) in enumerate(bodies.items())
+    ]
     refused = compare(renderer, posts)
     # The fast path takes the tests' posts but the few written to be odd.
     assert len(refused) < len(posts) // 5, refused
@@ -143,8 +146,9 @@ def test_the_demo_articles_render_the_same_with_both_engines(renderer, content):
     for article in seed_data.ARTICLES:
         text = seed._body(article, random.Random(article["id"]))
         path = content / f"demo-{article['id']}.md"
-        posts.append((str(article["id"]), post_from_bytes(path, path.name, text.encode()).body,
-                      path))
+        posts.append(
+            (str(article["id"]), post_from_bytes(path, path.name, text.encode()).body, path)
+        )
     assert compare(renderer, posts) == {}
 
 
@@ -155,36 +159,115 @@ def test_the_bench_corpus_renders_the_same_with_both_engines(renderer, content):
     finally:
         sys.path.remove(str(REPOSITORY))
     rng = random.Random(bench_site.SEED)  # the generator's own sequence, post after post
-    posts = [(f"post-{i:04d}", bench_site._body(rng, i), content / f"post-{i:04d}.md")
-             for i in range(150)]
+    posts = [
+        (f"post-{i:04d}", bench_site._body(rng, i), content / f"post-{i:04d}.md")
+        for i in range(150)
+    ]
     assert compare(renderer, posts) == {}
 
 
 # -- generated posts ----------------------------------------------------------------------
 
-WORDS = ["alpha", "beta", "Gamma", "snake_case", "ünïcode", "日本語", "2024", "x.y", "C++",
-         "it's", '"quoted"', "50%", "a-b", "e.g.", "—", "(aside)", "over"]
-ODD_WORDS = ["&", "a < b", "x > y", "😀", "€", "2*3", "_", "*", "\u00a0", "\\", "<kbd>",
-             "~", "`", "|", "#", "[", "]"]
-LINKS = ["other.md", "other.md#part-2", "/guide/other.md", "../files/report.pdf",
-         "https://example.org/a?b=1&c=2", "#top", "nope.md", "img/a.png", "<with space.md>",
-         "javascript:alert(1)", "other.md 'Title'"]
-IMAGES = ["img/a.png", "/guide/img/a.png", "https://x.org/c.png", "missing.png",
-          'img/a.png "A title"']
-RAW_INLINE = ["<b>bold</b>", "<kbd>Ctrl</kbd>", "<br>", '<span class="x">y</span>',
-              "<!-- note -->", "<script>x</script>", '<a href="other.md">a</a>']
-RAW_BLOCKS = ["<div>\nsome *text*\n</div>", "<details>\n<summary>More</summary>\n\nHidden.\n\n"
-              "</details>", "<!-- a comment -->", '<img src="img/a.png" onerror="x()">',
-              "<pre>\nkept\n</pre>"]
-CODE = ["x = 1", "a < b && c > d", "print('<p>hi</p>')", "`tick`", "  indented", "", "#!/bin/sh",
-        "let s = `${a}`;"]
+WORDS = [
+    "alpha",
+    "beta",
+    "Gamma",
+    "snake_case",
+    "ünïcode",
+    "日本語",
+    "2024",
+    "x.y",
+    "C++",
+    "it's",
+    '"quoted"',
+    "50%",
+    "a-b",
+    "e.g.",
+    "—",
+    "(aside)",
+    "over",
+]
+ODD_WORDS = [
+    "&",
+    "a < b",
+    "x > y",
+    "😀",
+    "€",
+    "2*3",
+    "_",
+    "*",
+    "\u00a0",
+    "\\",
+    "<kbd>",
+    "~",
+    "`",
+    "|",
+    "#",
+    "[",
+    "]",
+]
+LINKS = [
+    "other.md",
+    "other.md#part-2",
+    "/guide/other.md",
+    "../files/report.pdf",
+    "https://example.org/a?b=1&c=2",
+    "#top",
+    "nope.md",
+    "img/a.png",
+    "<with space.md>",
+    "javascript:alert(1)",
+    "other.md 'Title'",
+]
+IMAGES = [
+    "img/a.png",
+    "/guide/img/a.png",
+    "https://x.org/c.png",
+    "missing.png",
+    'img/a.png "A title"',
+]
+RAW_INLINE = [
+    "<b>bold</b>",
+    "<kbd>Ctrl</kbd>",
+    "<br>",
+    '<span class="x">y</span>',
+    "<!-- note -->",
+    "<script>x</script>",
+    '<a href="other.md">a</a>',
+]
+RAW_BLOCKS = [
+    "<div>\nsome *text*\n</div>",
+    "<details>\n<summary>More</summary>\n\nHidden.\n\n</details>",
+    "<!-- a comment -->",
+    '<img src="img/a.png" onerror="x()">',
+    "<pre>\nkept\n</pre>",
+]
+CODE = [
+    "x = 1",
+    "a < b && c > d",
+    "print('<p>hi</p>')",
+    "`tick`",
+    "  indented",
+    "",
+    "#!/bin/sh",
+    "let s = `${a}`;",
+]
 LANGS = ["python", "js", "bash", "text", "nosuchlang", "", "python {.lines}", "Python"]
 # dev.to's Liquid tags, rendered after either engine (`toolkit.site.liquid`): good ones,
 # hostile ones, unknown ones, and details that open and close in places.
-LIQUID = ["{% youtube dQw4w9WgXcQ %}", "{% github forem/forem %}", "{% embed https://x.org/a?b=1&c=2 %}",
-          "{% codepen https://codepen.io/u/pen/abc %}", "{% katex %}", "{% youtube \"><b>x %}",
-          "{% details A *summary* %}", "{% details Summary %}", "{% enddetails %}",
-          "{% link javascript:alert(1) %}", "{% x 123 %}"]
+LIQUID = [
+    "{% youtube dQw4w9WgXcQ %}",
+    "{% github forem/forem %}",
+    "{% embed https://x.org/a?b=1&c=2 %}",
+    "{% codepen https://codepen.io/u/pen/abc %}",
+    "{% katex %}",
+    '{% youtube "><b>x %}',
+    "{% details A *summary* %}",
+    "{% details Summary %}",
+    "{% enddetails %}",
+    "{% link javascript:alert(1) %}",
+    "{% x 123 %}",
+]
 
 
 @st.composite
@@ -192,17 +275,40 @@ def inline(draw: st.DrawFn, plain: bool = False) -> str:
     """A line of inline Markdown (`plain`: nothing that keeps a post off the fast path)."""
     words = st.sampled_from(WORDS if plain else WORDS + ODD_WORDS)
     text = st.lists(words, min_size=1, max_size=4).map(" ".join)
-    pieces = [text, text.map(lambda t: f"*{t}*"), text.map(lambda t: f"**{t}**"),
-              text.map(lambda t: f"_{t}_"), text.map(lambda t: f"~~{t}~~"),
-              text.map(lambda t: f"`{t}`"),
-              st.tuples(text, st.sampled_from(LINKS)).map(lambda p: f"[{p[0]}]({p[1]})"),
-              st.tuples(text, st.sampled_from(IMAGES)).map(lambda p: f"![{p[0]}]({p[1]})"),
-              st.sampled_from(["<https://example.org/x>", "<me@example.org>", "[^1]",
-                               "[^note]", "&amp;", "&copy;", "&#35;", "\\*", "\\[", "\\#"])]
+    pieces = [
+        text,
+        text.map(lambda t: f"*{t}*"),
+        text.map(lambda t: f"**{t}**"),
+        text.map(lambda t: f"_{t}_"),
+        text.map(lambda t: f"~~{t}~~"),
+        text.map(lambda t: f"`{t}`"),
+        st.tuples(text, st.sampled_from(LINKS)).map(lambda p: f"[{p[0]}]({p[1]})"),
+        st.tuples(text, st.sampled_from(IMAGES)).map(lambda p: f"![{p[0]}]({p[1]})"),
+        st.sampled_from(
+            [
+                "<https://example.org/x>",
+                "<me@example.org>",
+                "[^1]",
+                "[^note]",
+                "&amp;",
+                "&copy;",
+                "&#35;",
+                "\\*",
+                "\\[",
+                "\\#",
+            ]
+        ),
+    ]
     if not plain:
-        pieces += [st.sampled_from(RAW_INLINE), st.just("  \n"), st.just("\\\n"),
-                   st.just("^[an inline note]"), st.just("[x][ref]"),
-                   text.map(lambda t: f"***{t}***"), text.map(lambda t: f"*{t}**")]
+        pieces += [
+            st.sampled_from(RAW_INLINE),
+            st.just("  \n"),
+            st.just("\\\n"),
+            st.just("^[an inline note]"),
+            st.just("[x][ref]"),
+            text.map(lambda t: f"***{t}***"),
+            text.map(lambda t: f"*{t}**"),
+        ]
     parts = draw(st.lists(st.one_of(pieces), min_size=1, max_size=6))
     joint = " " if plain else draw(st.sampled_from([" ", "", " "]))
     return joint.join(parts).strip() or "text"
@@ -211,8 +317,11 @@ def inline(draw: st.DrawFn, plain: bool = False) -> str:
 @st.composite
 def block(draw: st.DrawFn, plain: bool = False, depth: int = 0) -> str:
     line = inline(plain)
-    kinds = ["heading", "paragraph", "fence", "code", "table", "list", "quote", "hr",
-             "footnote"] + ([] if plain else ["html", "setext", "reference"]) + ["liquid"]
+    kinds = (
+        ["heading", "paragraph", "fence", "code", "table", "list", "quote", "hr", "footnote"]
+        + ([] if plain else ["html", "setext", "reference"])
+        + ["liquid"]
+    )
     if plain and depth:
         kinds.remove("footnote")  # a definition is read at the start of a line only
         kinds.remove("table")  # and a table indented in a list, where it is not known
@@ -228,15 +337,20 @@ def block(draw: st.DrawFn, plain: bool = False, depth: int = 0) -> str:
         fence = draw(st.sampled_from(["```", "~~~"]))
         return f"{fence}{draw(st.sampled_from(LANGS))}\n{code}\n{fence}"
     if kind == "code":
-        return "\n".join("    " + c for c in draw(st.lists(st.sampled_from(CODE[:4]),
-                                                             min_size=1, max_size=3)))
+        return "\n".join(
+            "    " + c for c in draw(st.lists(st.sampled_from(CODE[:4]), min_size=1, max_size=3))
+        )
     if kind == "table":
         columns = draw(st.integers(1, 3))
-        aligns = draw(st.lists(st.sampled_from(["---", ":--", ":-:", "--:"]),
-                               min_size=columns, max_size=columns))
+        aligns = draw(
+            st.lists(
+                st.sampled_from(["---", ":--", ":-:", "--:"]), min_size=columns, max_size=columns
+            )
+        )
         cells = inline(True).map(lambda t: t.replace("|", "/"))
-        rows = draw(st.lists(st.lists(cells, min_size=columns, max_size=columns),
-                             min_size=1, max_size=3))
+        rows = draw(
+            st.lists(st.lists(cells, min_size=columns, max_size=columns), min_size=1, max_size=3)
+        )
         lines = ["| " + " | ".join(row) + " |" for row in rows]
         return "\n".join([lines[0], "|" + "|".join(aligns) + "|", *lines[1:]])
     if kind == "list":
@@ -248,8 +362,7 @@ def block(draw: st.DrawFn, plain: bool = False, depth: int = 0) -> str:
             nested = draw(block(plain, depth + 1))
             if plain:
                 joint = "\n\n"  # a table or a fence indented right under a line: refused
-            text += joint + "\n".join("   " + row if row else row
-                                      for row in nested.split("\n"))
+            text += joint + "\n".join("   " + row if row else row for row in nested.split("\n"))
         return text
     if kind == "quote":
         inner = draw(block(plain, depth + 1))
@@ -298,8 +411,7 @@ def ordinary_footnotes(body: str) -> str:
     return "\n".join(lines)
 
 
-@settings(max_examples=EXAMPLES // 2, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=document(plain=True))
 # A fence in a nested list item: its closing line, deep and right after code, is the
 # fence's own, not inline text.
@@ -323,8 +435,9 @@ def test_the_heading_slugs_are_the_anchors_plugins():
         ours: set[str] = set()
         theirs: set[str] = set()
         for title in titles:
-            assert markdown_fast.unique_slug(markdown_fast.slugify(title), ours) == \
-                unique_slug(slugify(title), theirs)
+            assert markdown_fast.unique_slug(markdown_fast.slugify(title), ours) == unique_slug(
+                slugify(title), theirs
+            )
 
     same()
 
@@ -386,14 +499,17 @@ def test_a_failure_of_the_fast_path_leaves_the_post_to_the_reference(content, ca
     with caplog.at_level("WARNING", logger="toolkit"):
         body = renderer.render("# Title\n\nText.\n", path)
     assert body == renderer.render_reference("# Title\n\nText.\n", path)
-    assert "content/guide/post.md: rendered with markdown-it-py (the fast path failed: " \
-           "KeyError)" in caplog.text
+    assert (
+        "content/guide/post.md: rendered with markdown-it-py (the fast path failed: "
+        "KeyError)" in caplog.text
+    )
 
 
 def test_a_refused_post_is_said_in_verbose_output_and_built_all_the_same(make_project):
     # The full-content feed renders every post a second time: the post is said once.
-    project = make_project('[site]\ntitle = "Test site"\nurl = "https://example.com/blog"\n'
-                           "feed_full_content = true\n")
+    project = make_project(
+        '[site]\ntitle = "Test site"\nurl = "https://example.com/blog"\nfeed_full_content = true\n'
+    )
     project.post("inline", "Inline", "A note.^[Inline one.]\n", published=True)
     project.post("plain", "Plain", "Plain *text*.\n", published=True)
     quiet = project.run("build")
@@ -402,8 +518,9 @@ def test_a_refused_post_is_said_in_verbose_output_and_built_all_the_same(make_pr
     verbose = project.run("build", "--clean", "-v")
     assert verbose.exit_code == 0, verbose.output
     said = " ".join(verbose.output.split())  # the log handler wraps long lines
-    assert said.count("content/inline.md: rendered with markdown-it-py "
-                      "(inline footnote ^[...])") == 1
+    assert (
+        said.count("content/inline.md: rendered with markdown-it-py (inline footnote ^[...])") == 1
+    )
     assert "plain.md" not in said
     page = (project.root / "site" / "inline" / "index.html").read_text(encoding="utf-8")
     assert '<li id="fn1" class="footnote-item"><p>Inline one.' in page
@@ -412,19 +529,36 @@ def test_a_refused_post_is_said_in_verbose_output_and_built_all_the_same(make_pr
 def test_without_markdown_it_pyrs_the_reference_renders_everything_silently(make_project):
     project = make_project()
     project.post("inline", "Inline", "A note.^[Inline one.]\n", published=True)
-    project.post("plain", "Plain", "## Plain\n\n*text* [other](inline.md)\n\n| a |\n|---|\n"
-                 "| b |\n\n```python\nx = 1\n```\n", published=True)
+    project.post(
+        "plain",
+        "Plain",
+        "## Plain\n\n*text* [other](inline.md)\n\n| a |\n|---|\n| b |\n\n```python\nx = 1\n```\n",
+        published=True,
+    )
     with_it = project.run("build", "--out", "with")
     assert with_it.exit_code == 0, with_it.output
-    blocked = ("import sys; sys.modules['markdown_it_pyrs'] = None; "  # import fails
-               "from toolkit.site.markdown_fast import parser; assert parser() is None; "
-               "from toolkit.__main__ import run; run()")
-    without = subprocess.run([sys.executable, "-c", blocked, "-v", "build", "--out", "without"],
-                             cwd=project.root, capture_output=True, text=True, timeout=120,
-                             check=False)
+    blocked = (
+        "import sys; sys.modules['markdown_it_pyrs'] = None; "  # import fails
+        "from toolkit.site.markdown_fast import parser; assert parser() is None; "
+        "from toolkit.__main__ import run; run()"
+    )
+    without = subprocess.run(
+        [sys.executable, "-c", blocked, "-v", "build", "--out", "without"],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert without.returncode == 0, without.stderr
     assert "markdown-it-py" not in without.stderr  # nothing to say: nothing was refused
-    built = {p.relative_to(project.root / "with"): p.read_bytes()
-             for p in (project.root / "with").rglob("*") if p.is_file()}
-    assert built and built == {p.relative_to(project.root / "without"): p.read_bytes()
-                               for p in (project.root / "without").rglob("*") if p.is_file()}
+    built = {
+        p.relative_to(project.root / "with"): p.read_bytes()
+        for p in (project.root / "with").rglob("*")
+        if p.is_file()
+    }
+    assert built and built == {
+        p.relative_to(project.root / "without"): p.read_bytes()
+        for p in (project.root / "without").rglob("*")
+        if p.is_file()
+    }

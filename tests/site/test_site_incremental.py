@@ -22,8 +22,11 @@ def builder(project, **options) -> SiteBuilder:
 
 
 def tree_bytes(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_two_clean_builds_in_different_folders_are_identical(site_project):
@@ -39,7 +42,8 @@ def test_parallel_build_gives_the_same_bytes_as_in_process(site_project, tmp_pat
     """The forked workers (used for big builds) against the in-process path. They run in a
     fresh interpreter, so that the fork never copies a thread of the test session."""
     script = tmp_path / "parallel.py"
-    script.write_text(textwrap.dedent(f"""
+    script.write_text(
+        textwrap.dedent(f"""
         import sys
         from toolkit.config import load_config
         from toolkit.site import SiteBuilder
@@ -48,11 +52,18 @@ def test_parallel_build_gives_the_same_bytes_as_in_process(site_project, tmp_pat
         builder.pool_threshold = 1  # fork whatever the size
         report = builder.build()
         assert report.ok and report.written, report
-    """), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
 
     def forked() -> None:
-        done = subprocess.run([sys.executable, str(script), str(site_project.root / "forked")],
-                              capture_output=True, text=True, cwd=site_project.root, timeout=120)
+        done = subprocess.run(
+            [sys.executable, str(script), str(site_project.root / "forked")],
+            capture_output=True,
+            text=True,
+            cwd=site_project.root,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr
 
     in_process = site_project.root / "in-process"
@@ -63,8 +74,13 @@ def test_parallel_build_gives_the_same_bytes_as_in_process(site_project, tmp_pat
     # Unchanged sources whose pages must be redone (a template changed): their bodies are
     # rendered in a second round, in the workers too.
     theme = Path(__file__).resolve().parents[2] / "templates" / "post.html"
-    site_project.write("templates/post.html", theme.read_text(encoding="utf-8").replace(
-        '<article class="post" data-pagefind-body>', '<article class="post" data-pagefind-body><!-- x -->'))
+    site_project.write(
+        "templates/post.html",
+        theme.read_text(encoding="utf-8").replace(
+            '<article class="post" data-pagefind-body>',
+            '<article class="post" data-pagefind-body><!-- x -->',
+        ),
+    )
     forked()
     builder(site_project, drafts=True, out=in_process, processes=1).build()
     assert tree_bytes(site_project.root / "forked") == tree_bytes(in_process)
@@ -90,8 +106,14 @@ def test_an_edited_post_rewrites_its_page_and_the_listings_that_show_it(site_pro
     out = site_project.root / "site"
     site_project.run("build")
     before = snapshot(out)
-    site_project.post("news", "News", date="2024-02-01", published=True, tags=["news"],
-                      body="Different news, so a different summary.\n")
+    site_project.post(
+        "news",
+        "News",
+        date="2024-02-01",
+        published=True,
+        tags=["news"],
+        body="Different news, so a different summary.\n",
+    )
     result = site_project.run("build")
     assert result.exit_code == 0
     assert changed(before, snapshot(out)) == {"news/index.html"} | LISTINGS_OF_NEWS
@@ -99,11 +121,16 @@ def test_an_edited_post_rewrites_its_page_and_the_listings_that_show_it(site_pro
 
     # A new date moves it in the sitemap too (the only thing the sitemap says of a post).
     before = snapshot(out)
-    site_project.post("news", "News", date="2024-02-02", published=True, tags=["news"],
-                      body="Different news, so a different summary.\n")
+    site_project.post(
+        "news",
+        "News",
+        date="2024-02-02",
+        published=True,
+        tags=["news"],
+        body="Different news, so a different summary.\n",
+    )
     site_project.run("build")
-    assert changed(before, snapshot(out)) == (
-        {"news/index.html", "sitemap.xml"} | LISTINGS_OF_NEWS)
+    assert changed(before, snapshot(out)) == ({"news/index.html", "sitemap.xml"} | LISTINGS_OF_NEWS)
 
 
 def _rewrite_keeping_stat(path: Path, old: str, new: str) -> None:
@@ -118,16 +145,21 @@ def _rewrite_keeping_stat(path: Path, old: str, new: str) -> None:
 
 def test_an_edit_that_keeps_the_stat_of_a_just_saved_file_is_seen(site_project):
     out = site_project.root / "site"
-    site_project.post("news", "News", date="2024-02-01", published=True, tags=["news"],
-                      body="The first words.\n")
+    site_project.post(
+        "news", "News", date="2024-02-01", published=True, tags=["news"], body="The first words.\n"
+    )
     site_project.run("build")
     _rewrite_keeping_stat(site_project.content / "news.md", "first", "other")
     site_project.run("build")
     assert "The other words." in read(out, "news/index.html")
 
     theme = Path(__file__).resolve().parents[2] / "templates" / "post.html"
-    site_project.write("templates/post.html", theme.read_text(encoding="utf-8").replace(
-        '<article class="post"', '<article class="post aaaa"'))
+    site_project.write(
+        "templates/post.html",
+        theme.read_text(encoding="utf-8").replace(
+            '<article class="post"', '<article class="post aaaa"'
+        ),
+    )
     site_project.run("build")
     assert 'class="post aaaa"' in read(out, "news/index.html")
     _rewrite_keeping_stat(site_project.root / "templates/post.html", "aaaa", "bbbb")
@@ -139,8 +171,9 @@ def test_a_file_saved_well_before_the_last_build_is_judged_by_its_stat(site_proj
     """The no-change path reads no post: an old file whose stat is as recorded is taken
     as it was (its bytes are not even read)."""
     out = site_project.root / "site"
-    post = site_project.post("news", "News", date="2024-02-01", published=True,
-                             tags=["news"], body="The first words.\n")
+    post = site_project.post(
+        "news", "News", date="2024-02-01", published=True, tags=["news"], body="The first words.\n"
+    )
     st = post.stat()
     old = st.st_mtime_ns - 60 * 1_000_000_000
     os.utime(post, ns=(st.st_atime_ns, old))
@@ -164,9 +197,16 @@ def test_a_series_title_change_rewrites_the_other_parts(site_project):
     out = site_project.root / "site"
     site_project.run("build")
     before = snapshot(out)
-    site_project.post("guide/usage", "Using it", date="2024-01-03", tags=["tools"],
-                      published=True, series="Guide", description="How to use it.",
-                      body="Use it.\n")
+    site_project.post(
+        "guide/usage",
+        "Using it",
+        date="2024-01-03",
+        tags=["tools"],
+        published=True,
+        series="Guide",
+        description="How to use it.",
+        body="Use it.\n",
+    )
     site_project.run("build")
     written = changed(before, snapshot(out))
     assert {"usage/index.html", "setup/index.html", "intro/index.html"} <= written
@@ -180,9 +220,12 @@ def test_a_template_edit_rerenders_the_pages_that_use_it(site_project):
     site_project.run("build")
     before = snapshot(out)
     theme = Path(__file__).resolve().parents[2] / "templates" / "post.html"
-    site_project.write("templates/post.html",
-                       theme.read_text(encoding="utf-8").replace("<article class=\"post\"",
-                                                                 "<article class=\"post mine\""))
+    site_project.write(
+        "templates/post.html",
+        theme.read_text(encoding="utf-8").replace(
+            '<article class="post"', '<article class="post mine"'
+        ),
+    )
     site_project.run("build")
     written = changed(before, snapshot(out))
     posts = {f"{slug}/index.html" for slug in ("intro", "setup", "usage", "news", "notes")}
@@ -191,8 +234,10 @@ def test_a_template_edit_rerenders_the_pages_that_use_it(site_project):
 
     # A partial only listings use: the listings, not the posts.
     before = snapshot(out)
-    site_project.write("templates/partials/pagination.html",
-                       '<nav class="pagination">{{ pagination.number }}</nav>\n')
+    site_project.write(
+        "templates/partials/pagination.html",
+        '<nav class="pagination">{{ pagination.number }}</nav>\n',
+    )
     site_project.run("build")
     written = changed(before, snapshot(out))
     assert "index.html" in written and "tags/python/index.html" in written
@@ -250,9 +295,14 @@ def test_a_lost_manifest_rewrites_nothing_that_is_the_same(site_project):
     for manifest in (site_project.root / ".toolkit" / "build").glob("*.json"):
         manifest.unlink()
     site_project.run("build")
-    assert changed(before, snapshot(out)) <= {"static/style.css", "static/favicon.svg",
-                                              "static/site.js", "static/search.js",
-                                              "guide/img/shot.png", "logo.png"}
+    assert changed(before, snapshot(out)) <= {
+        "static/style.css",
+        "static/favicon.svg",
+        "static/site.js",
+        "static/search.js",
+        "guide/img/shot.png",
+        "logo.png",
+    }
 
 
 def test_the_manifest_lives_in_the_state_folder_not_in_the_output(site_project):
@@ -263,7 +313,9 @@ def test_the_manifest_lives_in_the_state_folder_not_in_the_output(site_project):
     site = site_project.root / "site"
     # The search index has JSON files of its own: Pagefind's entry and the list of parts.
     assert sorted(p.relative_to(site).as_posix() for p in site.rglob("*.json")) == [
-        "pagefind/pagefind-entry.json", "pagefind/parts.json"]
+        "pagefind/pagefind-entry.json",
+        "pagefind/parts.json",
+    ]
 
 
 def test_the_builder_object_can_be_called_again_and_again(site_project):
@@ -273,8 +325,14 @@ def test_the_builder_object_can_be_called_again_and_again(site_project):
     second = site.build()
     assert second.written == [] and second.removed == []
     assert set(second.unchanged) == set(first.written)
-    site_project.post("news", "News", date="2024-02-01", published=True, tags=["news"],
-                      body="Edited while watching.\n")
+    site_project.post(
+        "news",
+        "News",
+        date="2024-02-01",
+        published=True,
+        tags=["news"],
+        body="Edited while watching.\n",
+    )
     third = site.build()
     assert set(third.written) == {"news/index.html"} | LISTINGS_OF_NEWS
     (site_project.content / "notes.md").unlink()
@@ -309,8 +367,13 @@ def test_a_build_with_nothing_to_do_imports_no_renderer(site_project):
         " if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          cwd=site_project.root, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=site_project.root,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
 
@@ -322,8 +385,10 @@ def test_a_manifest_saved_again_keeps_the_records_it_loaded_and_the_changed_ones
     path = tmp_path / "manifest.json"
     keys = ["a.md", 'odd ":[ name.md', "z\\.md"]
     first = Manifest(content_key="k")
-    first.posts = {key: PostRecord([i, 1], f"d{i}", None, [], f'An "excerpt"\n{i}}}}}', [])
-                   for i, key in enumerate(keys)}
+    first.posts = {
+        key: PostRecord([i, 1], f"d{i}", None, [], f'An "excerpt"\n{i}}}}}', [])
+        for i, key in enumerate(keys)
+    }
     first.save(path)
     loaded = Manifest.load(path, "k")
     loaded.posts[keys[1]] = PostRecord([9, 9], "new", None, [], None, ["a.md"])
@@ -348,8 +413,9 @@ def test_code_highlighted_for_a_few_posts_is_kept_and_a_damaged_copy_is_not_take
     # A post edited and built again takes its unchanged code from the last build's
     # highlighting; a copy cut short is highlighted again, and the page stays the same.
     code = "```python\ndef area(r):\n    return 3.14 * r ** 2  # a circle\n```\n"
-    path = project.post("shapes", "Shapes", published=True, date="2024-01-01",
-                        body=f"About circles.\n\n{code}")
+    path = project.post(
+        "shapes", "Shapes", published=True, date="2024-01-01", body=f"About circles.\n\n{code}"
+    )
     assert project.run("build").exit_code == 0
     page = project.root / "site" / "shapes" / "index.html"
     first = page.read_text(encoding="utf-8")

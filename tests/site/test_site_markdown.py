@@ -31,21 +31,32 @@ def test_gfm_features(content):
 def test_heading_anchors(content):
     html = render(content, "# Title\n\n## A section\n\n### Sub section\n").html
     assert "<h1>Title</h1>" in html  # the page's own title level is left alone
-    assert '<h2 id="a-section">A section <a class="header-anchor" href="#a-section" aria-label="Link to this section">#</a></h2>' in html
+    assert (
+        '<h2 id="a-section">A section <a class="header-anchor" href="#a-section" aria-label="Link to this section">#</a></h2>'
+        in html
+    )
     assert '<h3 id="sub-section">' in html
 
 
 def test_code_is_highlighted_with_css_classes(content):
-    html = render(content, "```python\nx = 1  # one\n```\n\n```nosuchlang\na < b\n```\n\n```\nplain\n```\n").html
-    assert '<pre class="highlight" tabindex="0"><code class="language-python"><span class="n">x</span>' in html
+    html = render(
+        content, "```python\nx = 1  # one\n```\n\n```nosuchlang\na < b\n```\n\n```\nplain\n```\n"
+    ).html
+    assert (
+        '<pre class="highlight" tabindex="0"><code class="language-python"><span class="n">x</span>'
+        in html
+    )
     assert '<span class="c1"># one</span>' in html
     assert '<pre tabindex="0"><code class="language-nosuchlang">a &lt; b\n</code></pre>' in html
-    assert "<pre tabindex=\"0\"><code>plain\n</code></pre>" in html
+    assert '<pre tabindex="0"><code>plain\n</code></pre>' in html
 
 
 def test_relative_images_and_files_point_at_their_copies(content):
-    body = render(content, "![a](img/a.png) ![b](/guide/img/a.png) ![c](https://x.org/c.png)"
-                           " [pdf](../files/report.pdf) [#](#top) ![gone](img/missing.png)\n")
+    body = render(
+        content,
+        "![a](img/a.png) ![b](/guide/img/a.png) ![c](https://x.org/c.png)"
+        " [pdf](../files/report.pdf) [#](#top) ![gone](img/missing.png)\n",
+    )
     assert '<img src="../guide/img/a.png" alt="a"' in body.html
     assert body.html.count('src="../guide/img/a.png"') == 2
     assert '<img src="https://x.org/c.png" alt="c"' in body.html
@@ -56,7 +67,9 @@ def test_relative_images_and_files_point_at_their_copies(content):
 
 
 def test_links_to_posts_become_links_to_their_pages(content):
-    body = render(content, "[other](other.md#part-2) and [again](/guide/other.md) and [missing](nope.md)\n")
+    body = render(
+        content, "[other](other.md#part-2) and [again](/guide/other.md) and [missing](nope.md)\n"
+    )
     # A link to a post that does not exist yet counts too: the page is redone when it comes.
     assert body.links == ["content/guide/nope.md", "content/guide/other.md"]
     html = resolve_links(body.html, {"content/guide/other.md": "the-other"})
@@ -68,8 +81,10 @@ def test_links_to_posts_become_links_to_their_pages(content):
 
 
 def test_excerpt_is_the_first_paragraph_as_text():
-    assert excerpt_of("<h2>T</h2><p>Hello <em>there</em> &amp; <a href='x'>you</a>.</p><p>No.</p>") == \
-        "Hello there & you."
+    assert (
+        excerpt_of("<h2>T</h2><p>Hello <em>there</em> &amp; <a href='x'>you</a>.</p><p>No.</p>")
+        == "Hello there & you."
+    )
     long = "<p>" + "word " * 100 + "</p>"
     short = excerpt_of(long)
     assert short.endswith("…") and len(short) <= 201

@@ -14,8 +14,14 @@ def comment(id_code: str, body_html: str, name: str, children=(), username: str 
         "id_code": id_code,
         "created_at": "2024-05-04T10:20:30Z",
         "body_html": body_html,
-        "user": {"name": name, "username": username or name.lower(), "microblog_username": None,
-                 "codehost_username": None, "website_url": None, "user_id": 7},
+        "user": {
+            "name": name,
+            "username": username or name.lower(),
+            "microblog_username": None,
+            "codehost_username": None,
+            "website_url": None,
+            "user_id": 7,
+        },
         "children": list(children),
     }
 
@@ -29,16 +35,37 @@ HOSTILE = (
 
 
 def write_comments(project, name: str = "news", thread=None) -> None:
-    thread = thread if thread is not None else [
-        comment("a1", HOSTILE, "Bob", [
-            comment("a2", "<p>Thanks, Bob.</p>", "Ada", [
-                comment("a3", "<p>Deep <em>reply</em>.</p>", "Cy"),
-            ]),
-        ]),
-        comment("b1", "<p>Second thread.</p>", "Dee"),
-    ]
-    data = {"article": {"id": 1, "title": "News", "url": "https://dev.to/ada/news-1a2b",
-                        "comments_count": 4}, "comments": thread}
+    thread = (
+        thread
+        if thread is not None
+        else [
+            comment(
+                "a1",
+                HOSTILE,
+                "Bob",
+                [
+                    comment(
+                        "a2",
+                        "<p>Thanks, Bob.</p>",
+                        "Ada",
+                        [
+                            comment("a3", "<p>Deep <em>reply</em>.</p>", "Cy"),
+                        ],
+                    ),
+                ],
+            ),
+            comment("b1", "<p>Second thread.</p>", "Dee"),
+        ]
+    )
+    data = {
+        "article": {
+            "id": 1,
+            "title": "News",
+            "url": "https://dev.to/ada/news-1a2b",
+            "comments_count": 4,
+        },
+        "comments": thread,
+    }
     project.write(f"content/_mirror/comments/{name}.json", json.dumps(data, indent=2))
 
 
@@ -48,7 +75,7 @@ def test_comments_are_shown_nested_under_the_post(site_project):
     assert result.exit_code == 0, result.output
     page = read(site_project.root / "site", "news/index.html")
     assert "<h2>4 comments</h2>" in page
-    section = page[page.index('<section class="comments"'):]
+    section = page[page.index('<section class="comments"') :]
     # a1 holds a2, which holds a3; b1 is a second thread at the top level.
     a1 = section.index('id="comment-a1"')
     a2 = section.index('id="comment-a2"')
@@ -69,21 +96,34 @@ def test_comment_html_is_sanitised(site_project):
     write_comments(site_project)
     site_project.run("build")
     page = read(site_project.root / "site", "news/index.html")
-    section = page[page.index('<section class="comments"'):page.index("</section>")]
-    for forbidden in ("<script", "alert(1)", "onclick", "onerror", "javascript:", "<iframe",
-                      "<style", "style=", "display:none", "steal()"):
+    section = page[page.index('<section class="comments"') : page.index("</section>")]
+    for forbidden in (
+        "<script",
+        "alert(1)",
+        "onclick",
+        "onerror",
+        "javascript:",
+        "<iframe",
+        "<style",
+        "style=",
+        "display:none",
+        "steal()",
+    ):
         assert forbidden not in section, forbidden
     assert "Nice post!" in section
     links = re.findall(r"<a [^>]*>", section)
-    assert all('rel="nofollow ugc noopener"' in link or 'rel="noopener"' in link
-               for link in links), links
+    assert all(
+        'rel="nofollow ugc noopener"' in link or 'rel="noopener"' in link for link in links
+    ), links
     assert '<a href="https://example.org/x" rel="nofollow ugc noopener">a link</a>' in section
     assert '<img src="https://example.org/a.png">' in section
 
 
 def test_relative_urls_in_comments_point_at_the_site_they_came_from(site_project):
-    write_comments(site_project, thread=[
-        comment("c1", '<p><a href="/bob">@bob</a> <img src="pic.png"></p>', "Ann")])
+    write_comments(
+        site_project,
+        thread=[comment("c1", '<p><a href="/bob">@bob</a> <img src="pic.png"></p>', "Ann")],
+    )
     site_project.run("build")
     out = site_project.root / "site"
     page = read(out, "news/index.html")
@@ -126,18 +166,39 @@ def test_a_broken_comments_file_is_reported_and_the_page_built_without_it(site_p
 
 
 READING_LIST = [
-    {"type_of": "readinglist", "id": 1, "status": "valid", "created_at": "2024-01-01T00:00:00Z",
-     "article": {"title": "Typing in Python", "url": "https://dev.to/x/typing-1",
-                 "path": "/x/typing-1", "description": "Types <b>help</b>.",
-                 "readable_publish_date": "Jan 1", "reading_time_minutes": 4,
-                 "tag_list": ["python", "types"], "tags": "python, types",
-                 "user": {"name": "Xu", "username": "x"}}},
-    {"type_of": "readinglist", "id": 2, "status": "archived",
-     "created_at": "2024-01-02T00:00:00Z",
-     "article": {"title": "Shell tricks", "url": "javascript:alert(1)", "path": "/y/shell",
-                 "description": "", "readable_publish_date": "Feb 2",
-                 "reading_time_minutes": 2, "tag_list": "bash, shell",
-                 "user": {"name": "Yo", "username": "y"}}},
+    {
+        "type_of": "readinglist",
+        "id": 1,
+        "status": "valid",
+        "created_at": "2024-01-01T00:00:00Z",
+        "article": {
+            "title": "Typing in Python",
+            "url": "https://dev.to/x/typing-1",
+            "path": "/x/typing-1",
+            "description": "Types <b>help</b>.",
+            "readable_publish_date": "Jan 1",
+            "reading_time_minutes": 4,
+            "tag_list": ["python", "types"],
+            "tags": "python, types",
+            "user": {"name": "Xu", "username": "x"},
+        },
+    },
+    {
+        "type_of": "readinglist",
+        "id": 2,
+        "status": "archived",
+        "created_at": "2024-01-02T00:00:00Z",
+        "article": {
+            "title": "Shell tricks",
+            "url": "javascript:alert(1)",
+            "path": "/y/shell",
+            "description": "",
+            "readable_publish_date": "Feb 2",
+            "reading_time_minutes": 2,
+            "tag_list": "bash, shell",
+            "user": {"name": "Yo", "username": "y"},
+        },
+    },
 ]
 
 
@@ -172,4 +233,6 @@ def test_mirror_files_are_not_copied_into_the_site(site_project):
     site = site_project.root / "site"
     # The search index has JSON files of its own: Pagefind's entry and the list of parts.
     assert sorted(p.relative_to(site).as_posix() for p in site.rglob("*.json")) == [
-        "pagefind/pagefind-entry.json", "pagefind/parts.json"]
+        "pagefind/pagefind-entry.json",
+        "pagefind/parts.json",
+    ]

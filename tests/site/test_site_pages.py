@@ -95,8 +95,14 @@ def test_series_navigation(site_project):
 
 
 def test_post_page_has_absolute_canonical_and_open_graph(site_project):
-    site_project.post("elsewhere", "Cross-posted", date="2024-01-05", published=True,
-                      canonical_url="https://blog.example.org/original", description="Copied.")
+    site_project.post(
+        "elsewhere",
+        "Cross-posted",
+        date="2024-01-05",
+        published=True,
+        canonical_url="https://blog.example.org/original",
+        description="Copied.",
+    )
     _, out = build(site_project)
     intro = parse_page(out / "intro" / "index.html")
     assert intro.canonical == "https://example.com/blog/intro/"
@@ -135,8 +141,14 @@ def test_post_body_markdown_features(site_project):
     assert '<img src="../logo.png" alt="Logo"' in intro
     assert '<img class="cover" src="../guide/img/shot.png"' in intro
     assert '<a href="../setup/#install">the setup</a>' in intro
-    assert '<h2 id="details">Details <a class="header-anchor" href="#details" aria-label="Link to this section">#</a></h2>' in intro
-    assert '<pre class="highlight" tabindex="0"><code class="language-python"><span class="nb">print</span>' in intro
+    assert (
+        '<h2 id="details">Details <a class="header-anchor" href="#details" aria-label="Link to this section">#</a></h2>'
+        in intro
+    )
+    assert (
+        '<pre class="highlight" tabindex="0"><code class="language-python"><span class="nb">print</span>'
+        in intro
+    )
     assert 'class="footnote-ref"' in intro and "The note." in intro
     setup = read(out, "setup/index.html")
     assert "<table>" in setup and "<s>2</s>" in setup
@@ -161,7 +173,12 @@ def test_atom_feed(site_project):
     assert self_link[0].get("href") == "https://example.com/blog/feed.xml"
     entries = feed.findall(f"{ATOM}entry")
     assert [e.findtext(f"{ATOM}title") for e in entries] == [
-        "News", "Usage", "Setup", "Introduction", "Notes without a date"]
+        "News",
+        "Usage",
+        "Setup",
+        "Introduction",
+        "Notes without a date",
+    ]
     usage = entries[1]
     assert usage.findtext(f"{ATOM}id") == "https://example.com/blog/usage/"
     link = usage.find(f"{ATOM}link")

@@ -12,8 +12,10 @@ import xml.etree.ElementTree as ET
 from site_helpers import changed, parse_page, read, snapshot
 
 ATOM = "{http://www.w3.org/2005/Atom}"
-LONG = ("Intro.\n\n## First part\n\nText.\n\n### A detail\n\nMore.\n\n## Second `part`\n\n"
-        "Text.\n\n#### Deep\n\nNot listed.\n")
+LONG = (
+    "Intro.\n\n## First part\n\nText.\n\n### A detail\n\nMore.\n\n## Second `part`\n\n"
+    "Text.\n\n#### Deep\n\nNot listed.\n"
+)
 
 
 def build(project, *args):
@@ -24,13 +26,17 @@ def build(project, *args):
 
 def test_a_post_with_three_headings_has_a_table_of_contents(project):
     project.post("long", "Long", published=True, date="2024-01-02", body=LONG)
-    project.post("short", "Short", published=True, date="2024-01-01",
-                 body="## One\n\nA.\n\n## Two\n\nB.\n")
+    project.post(
+        "short", "Short", published=True, date="2024-01-01", body="## One\n\nA.\n\n## Two\n\nB.\n"
+    )
     out = build(project)
     long = read(out, "long/index.html")
     toc = long.split('<details class="toc"', 1)[1].split("</details>", 1)[0]
     assert re.findall(r'href="#([^"]+)">([^<]+)</a>', toc) == [
-        ("first-part", "First part"), ("a-detail", "A detail"), ("second-part", "Second part")]
+        ("first-part", "First part"),
+        ("a-detail", "A detail"),
+        ("second-part", "Second part"),
+    ]
     assert toc.index("a-detail") > toc.index("<ol>", toc.index("first-part"))  # nested
     assert 'id="first-part"' in long and 'id="a-detail"' in long
     assert '<details class="toc"' not in read(out, "short/index.html")  # two headings
@@ -57,8 +63,15 @@ def test_posts_link_to_the_previous_and_next_post(project):
 
 def test_reading_time_and_card_tags_with_the_cover(project):
     (project.content / "cover.png").write_bytes(b"png")
-    project.post("covered", "Covered", published=True, date="2024-01-01",
-                 description="With a cover.", cover_image="cover.png", body="word " * 600)
+    project.post(
+        "covered",
+        "Covered",
+        published=True,
+        date="2024-01-01",
+        description="With a cover.",
+        cover_image="cover.png",
+        body="word " * 600,
+    )
     out = build(project)
     page = parse_page(out / "covered" / "index.html")
     assert "3 min read" in read(out, "covered/index.html")
@@ -71,8 +84,13 @@ def test_reading_time_and_card_tags_with_the_cover(project):
 
 
 def test_code_blocks_and_tables_take_the_keyboard_focus(project):
-    project.post("code", "Code", published=True, date="2024-01-01",
-                 body="```python\nx = 1\n```\n\n    indented\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
+    project.post(
+        "code",
+        "Code",
+        published=True,
+        date="2024-01-01",
+        body="```python\nx = 1\n```\n\n    indented\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
+    )
     html = read(build(project), "code/index.html")
     assert '<pre class="highlight" tabindex="0">' in html
     assert '<pre tabindex="0"><code>indented' in html
@@ -81,8 +99,13 @@ def test_code_blocks_and_tables_take_the_keyboard_focus(project):
 
 def test_raw_html_cleaning_keeps_the_focusable_code_and_tables(project):
     """A post with raw HTML is cleaned with nh3: what the renderer writes survives it."""
-    project.post("raw", "Raw", published=True, date="2024-01-01",
-                 body="<b>raw</b>\n\n```\ncode\n```\n\n| a |\n|---|\n| 1 |\n")
+    project.post(
+        "raw",
+        "Raw",
+        published=True,
+        date="2024-01-01",
+        body="<b>raw</b>\n\n```\ncode\n```\n\n| a |\n|---|\n| 1 |\n",
+    )
     html = read(build(project), "raw/index.html")
     assert '<pre tabindex="0"><code>code' in html
     assert '<div class="table-wrap" tabindex="0" role="region" aria-label="Table">' in html
@@ -116,12 +139,16 @@ def test_the_search_index_holds_the_posts_and_follows_them(project):
     assert result.exit_code == 0, result.output
 
     def index(folder):
-        return {p.relative_to(folder).as_posix(): p.read_bytes()
-                for p in (folder / "pagefind").rglob("*") if p.is_file()}
+        return {
+            p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in (folder / "pagefind").rglob("*")
+            if p.is_file()
+        }
 
     assert index(out) == index(project.root / "fresh")
-    assert json.loads(read(out, "pagefind/pagefind-entry.json"))["languages"]["en"][
-        "page_count"] == 1
+    assert (
+        json.loads(read(out, "pagefind/pagefind-entry.json"))["languages"]["en"]["page_count"] == 1
+    )
 
 
 def test_a_symlink_in_place_of_the_index_is_replaced_not_written_through(project, tmp_path):
@@ -143,8 +170,14 @@ def test_the_feed_holds_summaries_unless_asked_for_whole_posts(make_project):
     config = '[site]\ntitle = "T"\nurl = "https://example.com/blog"\n'
     project = make_project(config)
     (project.content / "img.png").write_bytes(b"png")
-    project.post("one", "One", published=True, date="2024-01-01", description="Summary one.",
-                 body="See [two](two.md#part) and ![pic](img.png).\n")
+    project.post(
+        "one",
+        "One",
+        published=True,
+        date="2024-01-01",
+        description="Summary one.",
+        body="See [two](two.md#part) and ![pic](img.png).\n",
+    )
     project.post("two", "Two", published=True, date="2024-01-02", body="## Part\n\nText.\n")
     out = build(project)
     entries = ET.parse(out / "feed.xml").getroot().findall(f"{ATOM}entry")
@@ -152,13 +185,16 @@ def test_the_feed_holds_summaries_unless_asked_for_whole_posts(make_project):
 
     (project.root / "toolkit.toml").write_text(config + "feed_full_content = true\n")
     out = build(project)
-    by_title = {e.findtext(f"{ATOM}title"): e for e in
-                ET.parse(out / "feed.xml").getroot().findall(f"{ATOM}entry")}
+    by_title = {
+        e.findtext(f"{ATOM}title"): e
+        for e in ET.parse(out / "feed.xml").getroot().findall(f"{ATOM}entry")
+    }
     content = by_title["One"].find(f"{ATOM}content")
     assert content is not None and content.text is not None
     assert content.get("type") == "html"
-    assert content.get("{http://www.w3.org/XML/1998/namespace}base") == \
-        "https://example.com/blog/one/"
+    assert (
+        content.get("{http://www.w3.org/XML/1998/namespace}base") == "https://example.com/blog/one/"
+    )
     assert '<a href="https://example.com/blog/two/#part">two</a>' in content.text
     assert 'src="https://example.com/blog/img.png"' in content.text
     assert by_title["One"].findtext(f"{ATOM}summary") == "Summary one."
@@ -167,8 +203,7 @@ def test_the_feed_holds_summaries_unless_asked_for_whole_posts(make_project):
     project.post("two", "Two", published=True, date="2024-01-02", body="## Part\n\nNew.\n")
     build(project)
     assert "feed.xml" in changed(before, snapshot(out))
-    assert "New." in ET.parse(out / "feed.xml").getroot().findtext(
-        f"{ATOM}entry/{ATOM}content", "")
+    assert "New." in ET.parse(out / "feed.xml").getroot().findtext(f"{ATOM}entry/{ATOM}content", "")
 
 
 def test_search_can_be_turned_off(project):
@@ -176,7 +211,8 @@ def test_search_can_be_turned_off(project):
     out = build(project)
     assert (out / "pagefind" / "pagefind.js").is_file()
     (project.root / "toolkit.toml").write_text(
-        (project.root / "toolkit.toml").read_text() + "search = false\n")
+        (project.root / "toolkit.toml").read_text() + "search = false\n"
+    )
     build(project)
     assert not (out / "pagefind").exists() and not (out / "search").exists()
     assert "search/" not in read(out, "hello/index.html")

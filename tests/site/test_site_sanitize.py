@@ -21,12 +21,12 @@ ATTACKS = (
     "Before.\n\n"
     "<script>alert('from-script-block')</script>\n\n"
     'An image <img src="https://example.com/x.png" onerror="alert(\'from-onerror\')"> inline.\n\n'
-    '<a href="javascript:alert(\'from-javascript-url\')">click</a>\n\n'
-    '<p onmouseover="alert(\'from-handler\')">hover</p>\n\n'
+    "<a href=\"javascript:alert('from-javascript-url')\">click</a>\n\n"
+    "<p onmouseover=\"alert('from-handler')\">hover</p>\n\n"
     # A link placeholder of the renderer's own making, forged in raw HTML: filled in
     # later, its fallback link would come back as written.
-    '<a href="\x1acontent/none.md\x1a\x1ajavascript:alert(\'from-forged-link\')\x1a">x</a>\n'
-    '<a href="&#x1a;content/none.md&#x1a;&#x1a;javascript:alert(\'from-forged-entity\')'
+    "<a href=\"\x1acontent/none.md\x1a\x1ajavascript:alert('from-forged-link')\x1a\">x</a>\n"
+    "<a href=\"&#x1a;content/none.md&#x1a;&#x1a;javascript:alert('from-forged-entity')"
     '&#x1a;">y</a>\n\n'
     "After.\n"
 )
@@ -38,14 +38,15 @@ def dangers(text: str) -> list[str]:
     found += re.findall(r"""(?:href|src)\s*=\s*["']?\s*javascript:[^"'>]*""", text, re.I)
     return found
 
+
 # Everything the renderer writes itself, in a post that also holds (harmless) raw HTML.
 RICH = (
     "Press <kbd>Ctrl</kbd> to start[^note], then read [the other post](other.md#part) "
-    "and see ![a shot](img/shot.png \"A shot\").\n\n"
+    'and see ![a shot](img/shot.png "A shot").\n\n'
     "## A heading\n\n"
     "### A smaller one\n\n"
     "| left | centre | right |\n|:-----|:------:|------:|\n| 1 | ~~2~~ | 3 |\n\n"
-    "```python\nprint(\"highlighted\")\n```\n\n"
+    '```python\nprint("highlighted")\n```\n\n'
     "    plain <code> block\n\n"
     "3. three\n4. four\n\n"
     "> quoted *text* with **strong** and `code`\n\n"
@@ -66,8 +67,11 @@ def body_of(page: Path) -> str:
 
 
 def site_text(folder: Path) -> str:
-    return "\n".join(p.read_text(encoding="utf-8", errors="replace")
-                     for p in sorted(folder.rglob("*")) if p.is_file())
+    return "\n".join(
+        p.read_text(encoding="utf-8", errors="replace")
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    )
 
 
 class Tree(HTMLParser):
@@ -127,8 +131,8 @@ def test_allow_raw_html_keeps_it_as_written(make_project):
 
     assert {"from-script-block", "onerror", "onmouseover"} <= set(dangers(body))
     assert "<script>alert('from-script-block')</script>" in body
-    assert 'onerror="alert(\'from-onerror\')"' in body
-    assert 'href="javascript:alert(\'from-javascript-url\')"' in body
+    assert "onerror=\"alert('from-onerror')\"" in body
+    assert "href=\"javascript:alert('from-javascript-url')\"" in body
 
 
 def test_changing_allow_raw_html_rebuilds_the_posts(make_project):
@@ -152,8 +156,14 @@ def rich_project(make_project, config: str, name: str):
     (project.content / "img").mkdir()
     (project.content / "img" / "shot.png").write_bytes(PNG)
     project.post("rich", "Rich", RICH, published=True, date="2024-01-02")
-    project.post("other", "Other", "## Part\n\nThe other post.\n", published=True,
-                 date="2024-01-01", slug="elsewhere")
+    project.post(
+        "other",
+        "Other",
+        "## Part\n\nThe other post.\n",
+        published=True,
+        date="2024-01-01",
+        slug="elsewhere",
+    )
     return project
 
 
@@ -176,7 +186,7 @@ def test_the_renderers_own_html_survives_the_cleaning(make_project):
         '<td style="text-align:right">3</td>',
         "<s>2</s>",
         '<pre class="highlight" tabindex="0"><code class="language-python"><span class="nb">print</span>',
-        "<pre tabindex=\"0\"><code>plain &lt;code&gt; block",
+        '<pre tabindex="0"><code>plain &lt;code&gt; block',
         '<ol start="3">',
         '<a href="../elsewhere/#part">the other post</a>',
         '<img src="../img/shot.png" alt="a shot" title="A shot"',
@@ -189,8 +199,13 @@ def test_the_renderers_own_html_survives_the_cleaning(make_project):
 def test_a_post_without_raw_html_is_byte_for_byte_the_same(make_project):
     def project(config: str, name: str):
         made = rich_project(make_project, config, name)
-        made.post("rich", "Rich", RICH.replace("<kbd>Ctrl</kbd>", "Ctrl"), published=True,
-                  date="2024-01-02")
+        made.post(
+            "rich",
+            "Rich",
+            RICH.replace("<kbd>Ctrl</kbd>", "Ctrl"),
+            published=True,
+            date="2024-01-02",
+        )
         return made
 
     cleaned = build(project(CONFIG, "cleaned")) / "rich" / "index.html"

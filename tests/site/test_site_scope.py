@@ -57,12 +57,17 @@ def test_posts_with_errors_are_reported_and_skipped_the_rest_is_built(site_proje
     assert result.exit_code == 1
     lines = result.output.splitlines()
     assert any(line.startswith("content/bad.md:") and "'no-hyphens'" in line for line in lines)
-    assert any(line.startswith("content/broken.md:3: front matter: invalid YAML")
-               for line in lines), result.output
-    assert any(line.startswith("content/dup.md:") and "also used by content/news.md" in line
-               for line in lines)
-    assert any(line.startswith("content/news.md:") and "also used by content/dup.md" in line
-               for line in lines)
+    assert any(
+        line.startswith("content/broken.md:3: front matter: invalid YAML") for line in lines
+    ), result.output
+    assert any(
+        line.startswith("content/dup.md:") and "also used by content/news.md" in line
+        for line in lines
+    )
+    assert any(
+        line.startswith("content/news.md:") and "also used by content/dup.md" in line
+        for line in lines
+    )
     assert "built 4 posts" in result.output
     out = site_project.root / "site"
     assert not (out / "bad").exists() and not (out / "broken").exists()
@@ -98,15 +103,16 @@ def test_missing_image_is_an_error_until_the_image_exists(site_project):
     (site_project.content / "pics" / "a.png").write_bytes(b"png")
     result = site_project.run("build")  # the post itself did not change
     assert result.exit_code == 0, result.output
-    assert '<img src="../pics/a.png" alt="x"' in read(site_project.root / "site",
-                                                       "pic/index.html")
+    assert '<img src="../pics/a.png" alt="x"' in read(site_project.root / "site", "pic/index.html")
 
 
 def test_reserved_slug_is_an_error(project):
     project.post("tags", "About tags", published=True)
     result = project.run("build")
     assert result.exit_code == 1
-    assert "content/tags.md:1: slug: 'tags' is taken by the site's own tags/ folder" in result.output
+    assert (
+        "content/tags.md:1: slug: 'tags' is taken by the site's own tags/ folder" in result.output
+    )
 
 
 def test_summary_line_and_quiet(site_project):
@@ -141,8 +147,11 @@ def test_help_has_an_example(site_project):
 
 
 def test_template_error_is_one_line_with_file_and_line(site_project):
-    site_project.write("templates/post.html", '{% extends "base.html" %}\n'
-                       "{% block content %}{{ post.nonexistent.deeper }}{% endblock %}\n")
+    site_project.write(
+        "templates/post.html",
+        '{% extends "base.html" %}\n'
+        "{% block content %}{{ post.nonexistent.deeper }}{% endblock %}\n",
+    )
     result = site_project.run("build")
     assert result.exit_code == 1
     assert "Traceback" not in result.output
@@ -154,8 +163,10 @@ def test_a_content_file_where_the_site_has_its_own_is_not_copied(site_project):
     site_project.write("content/static/style.css", "/* mine */\n")
     result = site_project.run("build")
     assert result.exit_code == 0
-    assert "content/index.html:1: warning: not copied: the site makes its own index.html" \
+    assert (
+        "content/index.html:1: warning: not copied: the site makes its own index.html"
         in result.output
+    )
     assert "content/static/style.css:1: warning: not copied" in result.output
     out = site_project.root / "site"
     assert "<p>mine</p>" not in read(out, "index.html")

@@ -22,15 +22,23 @@ def build(project, *args):
 
 
 def index_files(folder):
-    return {p.relative_to(folder).as_posix(): p.read_bytes()
-            for p in (folder / "pagefind").rglob("*") if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in (folder / "pagefind").rglob("*")
+        if p.is_file()
+    }
 
 
 def write_posts(project, count):
     for i in range(count):
         words = " ".join(ANIMALS[j % len(ANIMALS)] for j in range(i, i + 3))
-        project.post(f"p{i}", f"Post {i}", published=True, date=f"2024-01-{i + 1:02d}",
-                     body=f"About the {words}.\n")
+        project.post(
+            f"p{i}",
+            f"Post {i}",
+            published=True,
+            date=f"2024-01-{i + 1:02d}",
+            body=f"About the {words}.\n",
+        )
 
 
 def parts_of(out):
@@ -47,34 +55,40 @@ def test_a_small_site_has_one_part_as_before(project):
     assert (out / "pagefind" / "pagefind.js").is_file()
 
 
-def test_a_changed_post_reindexes_its_part_only_and_matches_a_clean_build(project,
-                                                                          monkeypatch):
+def test_a_changed_post_reindexes_its_part_only_and_matches_a_clean_build(project, monkeypatch):
     monkeypatch.setattr(search, "PART_PAGES", 2)  # 9 posts: 8 parts
     write_posts(project, 9)
     out = build(project)
     count = search.part_count(9)
     assert count == 8
-    parts = {page: search.part_of(page, count) for page in
-             (f"p{i}/index.html" for i in range(9))}
+    parts = {page: search.part_of(page, count) for page in (f"p{i}/index.html" for i in range(9))}
     present = sorted(set(parts.values()))
     assert parts_of(out) == [f"{search.part_folder(i)}/" for i in present if i]
     total = 0
     for i in present:
-        entry = json.loads(read(out, f"pagefind/{search.part_folder(i)}/pagefind-entry.json"
-                                if i else "pagefind/pagefind-entry.json"))
+        entry = json.loads(
+            read(
+                out,
+                f"pagefind/{search.part_folder(i)}/pagefind-entry.json"
+                if i
+                else "pagefind/pagefind-entry.json",
+            )
+        )
         total += entry["languages"]["en"]["page_count"]
         assert entry["languages"]["en"]["page_count"] == list(parts.values()).count(i)
     assert total == 9  # every post once
     # Only part 0 carries Pagefind's scripts.
-    assert not any((out / "pagefind" / search.part_folder(i) / "pagefind.js").exists()
-                   for i in present if i)
+    assert not any(
+        (out / "pagefind" / search.part_folder(i) / "pagefind.js").exists() for i in present if i
+    )
 
     # One post's body changes: only its part's files change.
     before = snapshot(out, search=True)
     project.post("p4", "Post 4", published=True, date="2024-01-05", body="Now a koala.\n")
     build(project)
-    touched = {name for name in changed(before, snapshot(out, search=True))
-               if name.startswith("pagefind/")}
+    touched = {
+        name for name in changed(before, snapshot(out, search=True)) if name.startswith("pagefind/")
+    }
     folder = search.part_folder(parts["p4/index.html"])
     assert touched
     if folder:
@@ -129,8 +143,9 @@ def test_a_build_with_nothing_to_do_runs_no_indexing(project, monkeypatch):
     assert (out / "pagefind" / search.part_folder(part) / "pagefind-entry.json").is_file()
 
 
-@pytest.mark.parametrize("pages, parts", [(0, 1), (40, 1), (41, 2), (1000, 32), (5000, 128),
-                                          (100000, 128)])
+@pytest.mark.parametrize(
+    "pages, parts", [(0, 1), (40, 1), (41, 2), (1000, 32), (5000, 128), (100000, 128)]
+)
 def test_the_number_of_parts_grows_with_the_site(pages, parts):
     assert search.part_count(pages) == parts
 
@@ -143,10 +158,16 @@ def test_builds_with_other_flags_into_one_folder_keep_its_index_true(project, mo
     # A draft sharing its part with a post: that part differs from one build to the other.
     count = search.part_count(6)
     taken = {search.part_of(f"p{i}/index.html", count) for i in range(5)}
-    name = next(f"wip{n}" for n in range(100)
-                if search.part_of(f"wip{n}/index.html", count) in taken)
-    project.post(name, "Work in progress", published=False, date="2024-02-01",
-                 body="A draft about the platypus.\n")
+    name = next(
+        f"wip{n}" for n in range(100) if search.part_of(f"wip{n}/index.html", count) in taken
+    )
+    project.post(
+        name,
+        "Work in progress",
+        published=False,
+        date="2024-02-01",
+        body="A draft about the platypus.\n",
+    )
     out = build(project, "--drafts")
     build(project)
     build(project, "--drafts")
@@ -158,8 +179,9 @@ def test_builds_with_other_flags_into_one_folder_keep_its_index_true(project, mo
     assert index_files(out) == index_files(fresh)
 
 
-def test_a_symlink_in_place_of_a_part_is_replaced_not_written_through(project, monkeypatch,
-                                                                      tmp_path):
+def test_a_symlink_in_place_of_a_part_is_replaced_not_written_through(
+    project, monkeypatch, tmp_path
+):
     monkeypatch.setattr(search, "PART_PAGES", 2)
     write_posts(project, 5)
     out = build(project)
@@ -188,8 +210,8 @@ def test_a_build_failing_after_pagefind_started_leaves_no_index_work_behind(proj
     manifest.unlink()
     (manifest / "in-the-way").mkdir(parents=True)  # the save's rename cannot replace it
     (project.content / "p1.md").write_text(
-        (project.content / "p1.md").read_text(encoding="utf-8") + "\nA numbat.\n",
-        encoding="utf-8")
+        (project.content / "p1.md").read_text(encoding="utf-8") + "\nA numbat.\n", encoding="utf-8"
+    )
     result = project.run("build")
     assert result.exit_code == 1, result.output
     assert str(manifest.name) in result.output

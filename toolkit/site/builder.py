@@ -94,9 +94,17 @@ class BuildReport(ProblemList):
 class SiteBuilder:
     """Builds the site of `config`; call `build()` as often as needed on the same object."""
 
-    def __init__(self, config: Config, *, drafts: bool = False, out: str | Path | None = None,
-                 premium: bool = False, processes: int | None = None,
-                 search_index: bool = True, post_folders: tuple[str, ...] = ()):
+    def __init__(
+        self,
+        config: Config,
+        *,
+        drafts: bool = False,
+        out: str | Path | None = None,
+        premium: bool = False,
+        processes: int | None = None,
+        search_index: bool = True,
+        post_folders: tuple[str, ...] = (),
+    ):
         self.config = config
         self.drafts = drafts
         # Make the search index after a build that changed a page ([site] search). The
@@ -121,7 +129,11 @@ class SiteBuilder:
         # What the posts' records depend on besides their source: another value, and every
         # post is read again.
         self._content_key = digest_of(
-            BUILDER_VERSION, str(site.content_dir), self.key_prefix, site.url, site.assets_base_url,
+            BUILDER_VERSION,
+            str(site.content_dir),
+            self.key_prefix,
+            site.url,
+            site.assets_base_url,
             site.allow_raw_html,
         )
         self._manifest: Manifest | None = None
@@ -160,8 +172,12 @@ class SiteBuilder:
     def renderer(self) -> Renderer:
         if self._renderer is None:
             self._renderer = Renderer(
-                self.config, self.output_dir, self.key_prefix, self.state_dir / "jinja",
-                drafts=self.drafts, premium=self.premium,
+                self.config,
+                self.output_dir,
+                self.key_prefix,
+                self.state_dir / "jinja",
+                drafts=self.drafts,
+                premium=self.premium,
                 highlight_dir=self.state_dir / "highlight",
             )
         return self._renderer
@@ -195,8 +211,9 @@ class SiteBuilder:
         site = self.config.site
         run.started = time.time_ns()  # before any file is looked at: see `Manifest.trusts`
         run.scan = scan_content(site.content_dir, self.key_prefix, self.post_folders)
-        run.problems.extend((path, [1, reason, "warning"])
-                            for path, reason in run.scan.skipped.items())
+        run.problems.extend(
+            (path, [1, reason, "warning"]) for path, reason in run.scan.skipped.items()
+        )
         self._update_templates(run)
         reading_list = self._mirror_files(run)
         site_context = {
@@ -211,22 +228,35 @@ class SiteBuilder:
             "root_path": (urlsplit(site.url).path.rstrip("/") if site.url else "") + "/",
             "search": site.search,
         }
-        site_key = digest_of(BUILDER_VERSION, site_context, site.per_page, self.drafts,
-                             self.premium, theme_files.pygments_version(), site.allow_raw_html)
+        site_key = digest_of(
+            BUILDER_VERSION,
+            site_context,
+            site.per_page,
+            self.drafts,
+            self.premium,
+            theme_files.pygments_version(),
+            site.allow_raw_html,
+        )
         run.mark("scan")
 
         self._read_changed_posts(run)
         run.mark("read and render posts")
 
-        posts = site_posts(run, self.config, self.key_prefix, drafts=self.drafts,
-                           premium=self.premium)
+        posts = site_posts(
+            run, self.config, self.key_prefix, drafts=self.drafts, premium=self.premium
+        )
         post_pages = stale_post_pages(run, posts, site_key, self.output_dir, self._prepare)
         plan = SitePlan(
-            site=site_context, site_url=site.url, per_page=site.per_page, site_key=site_key,
-            closures=run.manifest.closures, reading_list=reading_list,
+            site=site_context,
+            site_url=site.url,
+            per_page=site.per_page,
+            site_key=site_key,
+            closures=run.manifest.closures,
+            reading_list=reading_list,
             posts=[post_summary(run, key) for key in posts],
-            full_content=(full_content(run, posts, self.renderer) if site.feed_full_content
-                          else None),
+            full_content=(
+                full_content(run, posts, self.renderer) if site.feed_full_content else None
+            ),
         )
         listings = plan.pages()
         run.mark("plan")
@@ -261,8 +291,8 @@ class SiteBuilder:
             return
         try:
             run.indexing = search.start_index(
-                self.output_dir, self.state_dir, pages,
-                self.last_build_path.with_suffix(".search"))
+                self.output_dir, self.state_dir, pages, self.last_build_path.with_suffix(".search")
+            )
         except BuildError as exc:
             run.index_failure = exc
 
@@ -281,7 +311,8 @@ class SiteBuilder:
         warning: the site itself is built. Returns the index files written."""
         self._search_pages = self._post_pages(run)
         self._pages_changed = self._pages_changed or any(
-            name.endswith(".html") for name in (*run.written, *run.removed))
+            name.endswith(".html") for name in (*run.written, *run.removed)
+        )
         if not self.config.site.search:
             search.remove_index(self.output_dir)
             return []
@@ -297,8 +328,9 @@ class SiteBuilder:
             else:
                 written = self.make_search_index()
         except BuildError as exc:
-            run.problems.append((self.config.relative(self.output_dir),
-                                 [1, exc.message, "warning"]))
+            run.problems.append(
+                (self.config.relative(self.output_dir), [1, exc.message, "warning"])
+            )
             written = []
         run.mark("search index")
         return written
@@ -307,9 +339,12 @@ class SiteBuilder:
         """Bring the search index up to date with the pages of the last build; returns the
         index files written. Raises `BuildError` when Pagefind fails."""
         written, _ = search.build_index(
-            self.output_dir, self.state_dir, self._search_pages,
+            self.output_dir,
+            self.state_dir,
+            self._search_pages,
             self.last_build_path.with_suffix(".search"),  # per output folder: what it holds
-            pages_changed=self._pages_changed)
+            pages_changed=self._pages_changed,
+        )
         self._pages_changed = False
         return written
 
@@ -352,8 +387,14 @@ class SiteBuilder:
             for result in results:
                 key = result["key"]
                 old = records.get(key)
-                record = PostRecord(result["stat"], result["digest"], result["info"],
-                                    result["problems"], result["excerpt"], result["links"] or [])
+                record = PostRecord(
+                    result["stat"],
+                    result["digest"],
+                    result["info"],
+                    result["problems"],
+                    result["excerpt"],
+                    result["links"] or [],
+                )
                 if result["links"] is not None:  # rendered: its body waits in `worker`
                     run.holders[key] = worker
                 elif old is not None and old.digest == record.digest:
@@ -383,8 +424,9 @@ class SiteBuilder:
 
     # -- 4. writing -------------------------------------------------------------------
 
-    def _write_pages(self, run: BuildRun, post_pages: dict[str, PostPage], listings: list[Page],
-                     plan: SitePlan) -> None:
+    def _write_pages(
+        self, run: BuildRun, post_pages: dict[str, PostPage], listings: list[Page], plan: SitePlan
+    ) -> None:
         """Render and write the pages that changed (step 2), on the workers when there are
         any: a post's page where its body is, the listings wherever there is room."""
         records, outputs, slugs = run.manifest.posts, run.manifest.outputs, run.slugs
@@ -398,15 +440,32 @@ class SiteBuilder:
             keys[output] = page
             context = post_context(info, post_summary(run, key)[0], plan, series, neighbours)
             routed.setdefault(run.holders.get(key), []).append(
-                ("post", key, run.scan.posts[key][0], output, context, links, comments,
-                 outputs.get(output), run.force)
+                (
+                    "post",
+                    key,
+                    run.scan.posts[key][0],
+                    output,
+                    context,
+                    links,
+                    comments,
+                    outputs.get(output),
+                    run.force,
+                )
             )
         page_jobs: list[PageJob] = []
         for listing in listings:
             if outdated(run, self.output_dir, listing.output, listing.key):
                 keys[listing.output] = listing.key
-                page_jobs.append(("page", listing.template, listing.output, listing.context(),
-                                  outputs.get(listing.output), run.force))
+                page_jobs.append(
+                    (
+                        "page",
+                        listing.template,
+                        listing.output,
+                        listing.context(),
+                        outputs.get(listing.output),
+                        run.force,
+                    )
+                )
             else:
                 run.keep(listing.output)
         jobs = sum(len(j) for j in routed.values()) + len(page_jobs)
@@ -420,14 +479,22 @@ class SiteBuilder:
             run.advance(len(results))
 
         if run.pool is None:
-            take(None, self.renderer.assemble(
-                [job for group in routed.values() for job in group] + page_jobs))
+            take(
+                None,
+                self.renderer.assemble(
+                    [job for group in routed.values() for job in group] + page_jobs
+                ),
+            )
             return
         shared = chunked(routed.pop(None, []), 16) + chunked(page_jobs, 8)
-        run.pool.run("assemble", shared,
-                     {worker: chunked(group, 32) for worker, group in routed.items()
-                      if worker is not None},  # None: popped above
-                     on_reply=take)
+        run.pool.run(
+            "assemble",
+            shared,
+            {
+                worker: chunked(group, 32) for worker, group in routed.items() if worker is not None
+            },  # None: popped above
+            on_reply=take,
+        )
 
     def _copy_files(self, run: BuildRun) -> None:
         """The theme's static files (the project's over them), the code stylesheet, and
@@ -436,39 +503,56 @@ class SiteBuilder:
         skipped: dict[str, str] = {}
         copies: dict[str, tuple[str, int, int]] = {
             f"{theme_files.STATIC}/{name}": (path, mtime, size)
-            for name, (path, mtime, size)
-            in theme_files.static_table(self.config.site.templates_dir, self.folders,
-                                        skipped, self.overlay).items()
+            for name, (path, mtime, size) in theme_files.static_table(
+                self.config.site.templates_dir, self.folders, skipped, self.overlay
+            ).items()
         }
         self._report_skipped(run, skipped)
         for relative, stat in run.scan.assets.items():
             if relative in run.produced or relative in copies:
-                run.problems.append((self.config.relative(Path(stat[0])), [
-                    1, f"not copied: the site makes its own {relative}", "warning"]))
+                run.problems.append(
+                    (
+                        self.config.relative(Path(stat[0])),
+                        [1, f"not copied: the site makes its own {relative}", "warning"],
+                    )
+                )
             else:
                 copies[relative] = stat
         for output, (path, mtime, size) in copies.items():
             key = digest_of(path, mtime, size)
             try:
-                copied = copy_if_changed(path, self.output_dir / output, outputs.get(output),
-                                         key, run.force)
+                copied = copy_if_changed(
+                    path, self.output_dir / output, outputs.get(output), key, run.force
+                )
             except UnreadableSource as exc:  # the rest goes on
-                run.problems.append((self.config.relative(Path(path)),
-                                     [1, f"not copied: {exc}", "warning"]))
+                run.problems.append(
+                    (self.config.relative(Path(path)), [1, f"not copied: {exc}", "warning"])
+                )
                 continue
             run.record(output, key, copied)
         # The stylesheet of highlighted code is made, not copied.
         output = f"{theme_files.STATIC}/pygments.css"
         if output in copies:
             return  # the project brings its own
-        key = digest_of("pygments", theme_files.pygments_version(),
-                        theme_files.PYGMENTS_LIGHT, theme_files.PYGMENTS_DARK)
+        key = digest_of(
+            "pygments",
+            theme_files.pygments_version(),
+            theme_files.PYGMENTS_LIGHT,
+            theme_files.PYGMENTS_DARK,
+        )
         if not outdated(run, self.output_dir, output, key):
             run.keep(output)
         else:
-            run.record(output, key, write_if_changed(
-                self.output_dir / output, theme_files.pygments_css(), outputs.get(output),
-                run.force))
+            run.record(
+                output,
+                key,
+                write_if_changed(
+                    self.output_dir / output,
+                    theme_files.pygments_css(),
+                    outputs.get(output),
+                    run.force,
+                ),
+            )
 
     def _finish(self, run: BuildRun) -> None:
         """Remove the files an earlier build wrote that this one does not make; save."""
@@ -514,14 +598,19 @@ class SiteBuilder:
         template file came, went or changed (Jinja2 is imported only then)."""
         manifest = run.manifest
         skipped: dict[str, str] = {}
-        table = theme_files.template_table(self.config.site.templates_dir, self.folders,
-                                           skipped, self.overlay)
+        table = theme_files.template_table(
+            self.config.site.templates_dir, self.folders, skipped, self.overlay
+        )
         self._report_skipped(run, skipped)
-        if table == manifest.templates and manifest.closures and all(
-                manifest.trusts(mtime) for _, mtime, _ in table.values()):
+        if (
+            table == manifest.templates
+            and manifest.closures
+            and all(manifest.trusts(mtime) for _, mtime, _ in table.values())
+        ):
             return
-        digests = {path: self._digest(manifest, path, mtime, size)
-                   for path, mtime, size in table.values()}
+        digests = {
+            path: self._digest(manifest, path, mtime, size) for path, mtime, size in table.values()
+        }
         manifest.closures = theme_files.closure_digests(self.renderer.env, table, digests)
         manifest.templates = table
         self.renderer.reset_templates()
@@ -547,10 +636,17 @@ class SiteBuilder:
             checked.append((*scan.reading_list, mirror.check_reading_list))
         for path, mtime, size, check in checked:
             entry = files.get(path)
-            digest = None if entry is None or run.manifest.trusts(mtime) \
-                else theme_files.file_digest(path)  # read only when the stat is in doubt
-            if entry is None or entry[0] != mtime or entry[1] != size or (
-                    digest is not None and entry[2] != digest):
+            digest = (
+                None
+                if entry is None or run.manifest.trusts(mtime)
+                else theme_files.file_digest(path)
+            )  # read only when the stat is in doubt
+            if (
+                entry is None
+                or entry[0] != mtime
+                or entry[1] != size
+                or (digest is not None and entry[2] != digest)
+            ):
                 digest = digest or theme_files.file_digest(path)
                 try:
                     check(mirror.read_json(Path(path)))
@@ -580,5 +676,7 @@ class SiteBuilder:
     def _report_problems(rows: list[tuple[str, Row]]) -> list[Problem]:
         if not rows:
             return []
-        return sorted(Problem(path, line, message, Severity(severity))
-                      for path, (line, message, severity) in rows)
+        return sorted(
+            Problem(path, line, message, Severity(severity))
+            for path, (line, message, severity) in rows
+        )

@@ -37,8 +37,11 @@ from toolkit.site.markdown_fast import escape_html
 _PARAGRAPH = re.compile(r"<p>(.*?)</p>\n", re.DOTALL)
 # The block elements a paragraph may sit in: a `{% details %}` and its end must sit in
 # the same one.
-_CONTAINER = re.compile(r"<(/?)(?:ul|ol|li|blockquote|div|section|table|details|figure|dl|dd)"
-                        r"(?![\w-])[^>]*>", re.IGNORECASE)
+_CONTAINER = re.compile(
+    r"<(/?)(?:ul|ol|li|blockquote|div|section|table|details|figure|dl|dd)"
+    r"(?![\w-])[^>]*>",
+    re.IGNORECASE,
+)
 _MARKUP = re.compile(r"<(/?)([A-Za-z][\w-]*)[^>]*?(/?)>")
 _VOID = frozenset({"br", "img", "hr", "input", "wbr"})
 
@@ -99,15 +102,14 @@ def render_tags(body_html: str) -> str:
                 parts.append(line)
         if not any(isinstance(part, _Tag) for part in parts):
             continue
-        pieces.append(body_html[at:match.start()])
+        pieces.append(body_html[at : match.start()])
         pieces.append(parts)
         at = match.end()
     if not pieces:
         return body_html
     pieces.append(body_html[at:])
     _pair(pieces)
-    return "".join(piece if isinstance(piece, str) else _paragraph(piece)
-                   for piece in pieces)
+    return "".join(piece if isinstance(piece, str) else _paragraph(piece) for piece in pieces)
 
 
 def _pair(pieces: list[str | list[str | _Tag]]) -> None:
@@ -162,10 +164,13 @@ def render(rendering: Rendering) -> str:
         return f"<details><summary>{escape_html(rendering.summary)}</summary>\n"
     if isinstance(rendering, Closing):
         return "</details>\n"
-    link = (f'<a href="{escape_html(rendering.url)}">{escape_html(rendering.label)}</a> '
-            f'<span class="embed-service">{escape_html(rendering.service)}</span>')
+    link = (
+        f'<a href="{escape_html(rendering.url)}">{escape_html(rendering.label)}</a> '
+        f'<span class="embed-service">{escape_html(rendering.service)}</span>'
+    )
     if isinstance(rendering, Frame):
-        return (f'<div class="embed-frame" data-frame="{escape_html(rendering.frame)}">'
-                f"{link}</div>\n")
+        return (
+            f'<div class="embed-frame" data-frame="{escape_html(rendering.frame)}">{link}</div>\n'
+        )
     assert isinstance(rendering, Card)
     return f'<div class="embed-card">{link}</div>\n'

@@ -97,8 +97,15 @@ class PostRecord:
     saved: str | None = None
 
     def to_json(self) -> list[Any]:
-        return [self.stat, self.digest, self.info, self.problems, self.excerpt, self.links,
-                self.summary_digest]
+        return [
+            self.stat,
+            self.digest,
+            self.info,
+            self.problems,
+            self.excerpt,
+            self.links,
+            self.summary_digest,
+        ]
 
     def json_text(self) -> str:
         if self.saved is None or self.saved is FROM_FILE:
@@ -161,19 +168,22 @@ class Manifest:
 
     def save(self, path: Path) -> None:
         """Write the manifest atomically (a temporary file renamed over the old one)."""
-        rest = _dumps({
-            "format": FORMAT,
-            "content_key": self.content_key,
-            "templates": self.templates,
-            "closures": self.closures,
-            "scanned": self.scanned,
-            "files": dict(sorted(self.files.items())),
-            "outputs": dict(sorted(self.outputs.items())),
-        })
+        rest = _dumps(
+            {
+                "format": FORMAT,
+                "content_key": self.content_key,
+                "templates": self.templates,
+                "closures": self.closures,
+                "scanned": self.scanned,
+                "files": dict(sorted(self.files.items())),
+                "outputs": dict(sorted(self.outputs.items())),
+            }
+        )
         self._texts_from_file()
         # One post a line: the next save finds the texts of the records it loaded there.
-        posts = "".join(f"\n{_dumps(key)}:{self.posts[key].json_text()},"
-                        for key in sorted(self.posts))[:-1]
+        posts = "".join(
+            f"\n{_dumps(key)}:{self.posts[key].json_text()}," for key in sorted(self.posts)
+        )[:-1]
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         with naming(path, temporary):  # an OS error names the manifest, not its temp file
@@ -183,7 +193,6 @@ class Manifest:
             except BaseException:
                 temporary.unlink(missing_ok=True)
                 raise
-
 
     def _texts_from_file(self) -> None:
         """The records unchanged since they were loaded take their text from the file, as
@@ -199,7 +208,7 @@ class Manifest:
                 key, end = scanstring(line, 1)
                 if line[0] != '"' or line[end] != ":":
                     break
-                text = line[end + 1:]
+                text = line[end + 1 :]
                 texts[key] = text[:-2] if text.endswith("}}") else text.removesuffix(",")
         for key, record in self.posts.items():
             if record.saved is FROM_FILE:
@@ -212,4 +221,3 @@ FROM_FILE = "\0from the manifest file"  # `PostRecord.saved`: see `Manifest._tex
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-

@@ -140,8 +140,13 @@ def table_of_contents(tokens: Sequence[Token]) -> list[TocEntry]:
                 permalink = False
             elif child.type in ("text", "code_inline") and not permalink:
                 text.append(child.content)
-        toc.append({"level": int(token.tag[1]), "id": anchor,
-                    "text": _SPACE.sub(" ", "".join(text)).strip()})
+        toc.append(
+            {
+                "level": int(token.tag[1]),
+                "id": anchor,
+                "text": _SPACE.sub(" ", "".join(text)).strip(),
+            }
+        )
     return toc
 
 
@@ -224,7 +229,8 @@ class HighlightCache:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._present = True
             temporary.write_bytes(
-                hashlib.blake2b(data, digest_size=16).hexdigest().encode() + b"\n" + data)
+                hashlib.blake2b(data, digest_size=16).hexdigest().encode() + b"\n" + data
+            )
             os.replace(temporary, path)
         except OSError:  # a cache: the page is right without it
             temporary.unlink(missing_ok=True)
@@ -234,9 +240,16 @@ class MarkdownRenderer:
     """Renders posts, any number of them: markdown-it-pyrs where it can (`fast`), else
     markdown-it-py, configured once each."""
 
-    def __init__(self, content_dir: Path, key_prefix: str, page_prefix: str = "../", *,
-                 allow_raw_html: bool = False, say_fallbacks: bool = True,
-                 highlights: HighlightCache | None = None):
+    def __init__(
+        self,
+        content_dir: Path,
+        key_prefix: str,
+        page_prefix: str = "../",
+        *,
+        allow_raw_html: bool = False,
+        say_fallbacks: bool = True,
+        highlights: HighlightCache | None = None,
+    ):
         self.content_dir = content_dir
         self.key_prefix = key_prefix  # project-relative path of content_dir, e.g. "content/"
         self.page_prefix = page_prefix  # from a post's page back to the site's root
@@ -263,23 +276,33 @@ class MarkdownRenderer:
             md = MarkdownIt("commonmark", {"highlight": self.highlight})
             md.enable(["table", "strikethrough"])
             md.use(footnote_plugin)
-            md.use(anchors_plugin, min_level=2, max_level=4, permalink=True,
-                   permalinkSymbol=PERMALINK_SYMBOL)
+            md.use(
+                anchors_plugin,
+                min_level=2,
+                max_level=4,
+                permalink=True,
+                permalinkSymbol=PERMALINK_SYMBOL,
+            )
             # GitHub's task lists: `- [ ]` and `- [x]` as checkboxes a reader cannot change,
             # each in a <label> with its item's text (named for assistive technology).
             md.use(tasklists_plugin, label=True)
             # markdown-it binds a render rule to its renderer: plain functions, then.
             md.add_render_rule("image", lambda renderer, *args: self._image(renderer, *args))
-            md.add_render_rule("link_open",
-                               lambda renderer, *args: self._link_open(renderer, *args))
-            md.add_render_rule("fence",
-                               lambda renderer, *args: focusable_pre(renderer.fence(*args)))
-            md.add_render_rule("code_block",
-                               lambda renderer, *args: focusable_pre(renderer.code_block(*args)))
-            md.add_render_rule("table_open",
-                               lambda renderer, *args: TABLE_OPEN + renderer.renderToken(*args))
-            md.add_render_rule("table_close",
-                               lambda renderer, *args: renderer.renderToken(*args) + "</div>\n")
+            md.add_render_rule(
+                "link_open", lambda renderer, *args: self._link_open(renderer, *args)
+            )
+            md.add_render_rule(
+                "fence", lambda renderer, *args: focusable_pre(renderer.fence(*args))
+            )
+            md.add_render_rule(
+                "code_block", lambda renderer, *args: focusable_pre(renderer.code_block(*args))
+            )
+            md.add_render_rule(
+                "table_open", lambda renderer, *args: TABLE_OPEN + renderer.renderToken(*args)
+            )
+            md.add_render_rule(
+                "table_close", lambda renderer, *args: renderer.renderToken(*args) + "</div>\n"
+            )
             self._md = md
         return self._md
 
@@ -289,14 +312,16 @@ class MarkdownRenderer:
                 return self.render_fast(body, post_path)
             except Unsupported as exc:
                 if self.say_fallbacks:
-                    log.info("%s: rendered with markdown-it-py (%s)", self._shown(post_path),
-                             exc)
-            except Exception as exc:  # noqa: BLE001 - a tree the walk did not foresee
+                    log.info("%s: rendered with markdown-it-py (%s)", self._shown(post_path), exc)
+            except Exception as exc:
                 # A change of the Rust parser's tree must not fail a post the reference
                 # renders: said as a warning, since it is a defect of the fast path.
                 if self.say_fallbacks:
-                    log.warning("%s: rendered with markdown-it-py (the fast path failed: %s)",
-                                self._shown(post_path), type(exc).__name__)
+                    log.warning(
+                        "%s: rendered with markdown-it-py (the fast path failed: %s)",
+                        self._shown(post_path),
+                        type(exc).__name__,
+                    )
         return self.render_reference(body, post_path)
 
     def render_fast(self, body: str, post_path: Path) -> Body:
@@ -312,20 +337,23 @@ class MarkdownRenderer:
         env = self._env(post_path)
         tokens = self.md.parse(body, env)
         body_html = self.md.renderer.render(tokens, self.md.options, env)
-        return self._finish(body_html, env, table_of_contents(tokens),
-                            raw_html=has_raw_html(tokens))
+        return self._finish(
+            body_html, env, table_of_contents(tokens), raw_html=has_raw_html(tokens)
+        )
 
     @staticmethod
     def _env(post_path: Path) -> dict[str, Any]:
         return {"post_path": post_path, "links": [], "placeholders": []}
 
-    def _finish(self, body_html: str, env: dict[str, Any], toc: list[TocEntry], *,
-                raw_html: bool) -> Body:
+    def _finish(
+        self, body_html: str, env: dict[str, Any], toc: list[TocEntry], *, raw_html: bool
+    ) -> Body:
         body_html = render_tags(body_html)
         if raw_html and not self.allow_raw_html:
             body_html = clean_raw_html(body_html, env["placeholders"])
-        return Body(html=body_html, excerpt=excerpt_of(body_html), links=sorted(set(env["links"])),
-                    toc=toc)
+        return Body(
+            html=body_html, excerpt=excerpt_of(body_html), links=sorted(set(env["links"])), toc=toc
+        )
 
     def _shown(self, post_path: Path) -> str:
         """A post as the build's report names it: `content/guide/setup.md`."""
@@ -351,8 +379,7 @@ class MarkdownRenderer:
         """A fenced block highlighted by Pygments, or "" for markdown-it's plain block."""
         if not lang:
             return ""
-        cached = (self.highlights.get(lang.lower(), code) if self.highlights is not None
-                  else None)
+        cached = self.highlights.get(lang.lower(), code) if self.highlights is not None else None
         if cached is None:
             lexer = self._lexer(lang.lower())
             if lexer is None:
@@ -410,16 +437,28 @@ class MarkdownRenderer:
         env["placeholders"].append(placeholder)
         return placeholder
 
-    def _image(self, renderer: RendererHTML, tokens: Sequence[Token], idx: int,
-               options: OptionsDict, env: EnvType) -> str:
+    def _image(
+        self,
+        renderer: RendererHTML,
+        tokens: Sequence[Token],
+        idx: int,
+        options: OptionsDict,
+        env: EnvType,
+    ) -> str:
         token = tokens[idx]
         src = token.attrGet("src")
         if isinstance(src, str):
             token.attrSet("src", self.image_src(src, env))
         return renderer.image(tokens, idx, options, env)
 
-    def _link_open(self, renderer: RendererHTML, tokens: Sequence[Token], idx: int,
-                   options: OptionsDict, env: EnvType) -> str:
+    def _link_open(
+        self,
+        renderer: RendererHTML,
+        tokens: Sequence[Token],
+        idx: int,
+        options: OptionsDict,
+        env: EnvType,
+    ) -> str:
         token = tokens[idx]
         href = token.attrGet("href")
         if isinstance(href, str) and href:

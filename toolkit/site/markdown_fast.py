@@ -43,10 +43,23 @@ ANCHOR_LEVELS = (2, 3, 4)  # the headings that get an `id` and a permalink
 TOC_LEVELS = (2, 3)
 TABLE_OPEN = '<div class="table-wrap" tabindex="0" role="region" aria-label="Table">\n'
 
-INLINE = frozenset({
-    "text", "text_special", "em", "strong", "strikethrough", "link", "image", "code_inline",
-    "html_inline", "softbreak", "hardbreak", "autolink", "footnote_ref",
-})
+INLINE = frozenset(
+    {
+        "text",
+        "text_special",
+        "em",
+        "strong",
+        "strikethrough",
+        "link",
+        "image",
+        "code_inline",
+        "html_inline",
+        "softbreak",
+        "hardbreak",
+        "autolink",
+        "footnote_ref",
+    }
+)
 _TEXT = ("text", "text_special")
 _TAG_START = re.compile(r"<[A-Za-z/!?]")
 _HTML_CHANGED = re.compile(r"\s*</?(?:search|source)(?![\w-])", re.IGNORECASE)
@@ -88,8 +101,9 @@ class Rendered:
 
 def escape_html(raw: str) -> str:
     """markdown-it's `escapeHtml`: &, <, > and " (not the single quote)."""
-    return raw.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace(
-        '"', "&quot;")
+    return (
+        raw.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    )
 
 
 def slugify(title: str) -> str:
@@ -225,8 +239,11 @@ class _Writer:
             elif name == "fence":
                 self.fence(node.meta)
             elif name == "code_block":
-                out.append('<pre tabindex="0"><code>' + escape_html(node.meta["content"])
-                           + "</code></pre>\n")
+                out.append(
+                    '<pre tabindex="0"><code>'
+                    + escape_html(node.meta["content"])
+                    + "</code></pre>\n"
+                )
             elif name == "bullet_list" or name == "ordered_list":
                 self.list_block(node, name, lf, depth)
             elif name == "blockquote":
@@ -266,11 +283,12 @@ class _Writer:
         self.out.append(f'{lf}<h{level} id="{escape_html(slug)}">')
         self.content(children, depth + 1)
         href = self.hooks.link_href(f"#{slug}", self.env)
-        self.out.append(f' <a class="header-anchor" href="{escape_html(href)}" '
-                        f'aria-label="{PERMALINK_LABEL}">{PERMALINK_SYMBOL}</a></h{level}>\n')
+        self.out.append(
+            f' <a class="header-anchor" href="{escape_html(href)}" '
+            f'aria-label="{PERMALINK_LABEL}">{PERMALINK_SYMBOL}</a></h{level}>\n'
+        )
         if level in TOC_LEVELS:
-            self.toc.append({"level": level, "id": slug,
-                             "text": _SPACE.sub(" ", title).strip()})
+            self.toc.append({"level": level, "id": slug, "text": _SPACE.sub(" ", title).strip()})
 
     def heading_text(self, nodes: Sequence[Node], parts: list[str]) -> list[str]:
         """The text of a heading as markdown-it-py's anchors plugin reads it: its text and
@@ -300,8 +318,10 @@ class _Writer:
         if highlighted.startswith("<pre"):
             self.out.append(highlighted + "\n")
         elif info:
-            self.out.append(f'<pre tabindex="0"><code class="{escape_html("language-" + lang)}">'
-                            f"{highlighted}</code></pre>\n")
+            self.out.append(
+                f'<pre tabindex="0"><code class="{escape_html("language-" + lang)}">'
+                f"{highlighted}</code></pre>\n"
+            )
         else:
             self.out.append(f'<pre tabindex="0"><code>{highlighted}</code></pre>\n')
 
@@ -377,7 +397,7 @@ class _Writer:
         where = rows[0].srcmap if rows else None
         if where is None:
             return False
-        return b"|" in self._bytes()[where[0]:where[1]]
+        return b"|" in self._bytes()[where[0] : where[1]]
 
     # -- inline ------------------------------------------------------------------------
 
@@ -387,7 +407,8 @@ class _Writer:
         if self.odd_spaces and nodes:
             first, last = nodes[0], nodes[-1]
             if (first.name in _TEXT and _ODD_SPACE.match(first.meta["content"][:1])) or (
-                    last.name in _TEXT and _ODD_SPACE.match(last.meta["content"][-1:])):
+                last.name in _TEXT and _ODD_SPACE.match(last.meta["content"][-1:])
+            ):
                 raise Unsupported("whitespace other than spaces at the ends of a paragraph")
         self.inline(nodes, depth)
 
@@ -450,7 +471,7 @@ class _Writer:
 
     def _spans_lines(self, node: Node) -> bool:
         where = node.srcmap
-        return where is None or b"\n" in self._bytes()[where[0]:where[1]]
+        return where is None or b"\n" in self._bytes()[where[0] : where[1]]
 
     def _bytes(self) -> bytes:
         if self.source_bytes is None:
@@ -459,7 +480,7 @@ class _Writer:
 
     def _before_parenthesis(self, node: Node) -> None:
         where = node.srcmap
-        if where is None or self._bytes()[where[1]:where[1] + 1] == b"(":
+        if where is None or self._bytes()[where[1] : where[1] + 1] == b"(":
             # A link or an image read from a reference right before a `(`: markdown-it-py
             # loses the text after it at times.
             raise Unsupported("a link right before (")
@@ -471,8 +492,11 @@ class _Writer:
         if href:
             href = self.hooks.link_href(href, self.env)
         title = meta.get("title")
-        self.out.append(f'<a href="{escape_html(href)}"'
-                        + (f' title="{escape_html(title)}"' if title else "") + ">")
+        self.out.append(
+            f'<a href="{escape_html(href)}"'
+            + (f' title="{escape_html(title)}"' if title else "")
+            + ">"
+        )
         self.inline(node.children, depth + 1)
         self.out.append("</a>")
 
@@ -494,8 +518,11 @@ class _Writer:
             src = self.hooks.image_src(src, self.env)
         alt = "".join(self.alt_text(node.children, [], True))
         title = meta.get("title")
-        self.out.append(f'<img src="{escape_html(src)}" alt="{escape_html(alt)}"'
-                        + (f' title="{escape_html(title)}"' if title else "") + " />")
+        self.out.append(
+            f'<img src="{escape_html(src)}" alt="{escape_html(alt)}"'
+            + (f' title="{escape_html(title)}"' if title else "")
+            + " />"
+        )
 
     def alt_text(self, nodes: Sequence[Node], parts: list[str], joined: bool) -> list[str]:
         """An image's alt text as markdown-it-py's `renderInlineAsText` writes it: text,
@@ -561,8 +588,9 @@ class _Writer:
         number, sub = found
         ident = str(number + 1)
         refid = f"{ident}:{sub}" if sub > 0 else ident
-        self.out.append(f'<sup class="footnote-ref"><a href="#fn{ident}" id="fnref{refid}">'
-                        f"[{refid}]</a></sup>")
+        self.out.append(
+            f'<sup class="footnote-ref"><a href="#fn{ident}" id="fnref{refid}">[{refid}]</a></sup>'
+        )
 
     def footnotes(self, container: Node) -> None:
         definitions: dict[str, Node] = {}
@@ -574,23 +602,30 @@ class _Writer:
         if not self.notes:
             return
         out = self.out
-        out.append('<hr class="footnotes-sep" />\n<section class="footnotes">\n'
-                   '<ol class="footnotes-list">\n')
+        out.append(
+            '<hr class="footnotes-sep" />\n<section class="footnotes">\n'
+            '<ol class="footnotes-list">\n'
+        )
         for label, (number, count) in self.notes.items():
             ident = str(number + 1)
             out.append(f'<li id="fn{ident}" class="footnote-item">')
             found = definitions.get(label)
-            children = [c for c in found.children
-                        if c.name not in ("definition", "footnote_ref_anchor")
-                        ] if found is not None else []
+            children = (
+                [c for c in found.children if c.name not in ("definition", "footnote_ref_anchor")]
+                if found is not None
+                else []
+            )
             anchors = "".join(
                 f' <a href="#fnref{ident}{f":{sub}" if sub else ""}" class="footnote-backref">'
-                "\u21a9\ufe0e</a>" for sub in range(max(count, 1)))
+                "\u21a9\ufe0e</a>"
+                for sub in range(max(count, 1))
+            )
             if children and children[-1].name == "paragraph":
                 self.blocks(children[:-1], 2)
                 out.append("<p>")
-                self.content([c for c in children[-1].children
-                              if c.name != "footnote_ref_anchor"], 3)
+                self.content(
+                    [c for c in children[-1].children if c.name != "footnote_ref_anchor"], 3
+                )
                 out.append(anchors + "</p>\n")
             else:
                 self.blocks(children, 2)

@@ -23,7 +23,8 @@ _DELIMITER_RUN = re.compile(r"[*_~]+")
 # Text that starts a paragraph and nothing else, after at most three spaces.
 _PLAIN_START = re.compile(
     r"""[ ]{0,3}(?:[^\W\d_]|\d+(?![\d.)])|[^\x00-\x7f]|[\[!()"'|&\\$%@/{};,.?:^]"""
-    r"""|`(?!``)|[*_]+(?=[^\s*_])|~~(?=[^\s~])|<(?=[A-Za-z][A-Za-z0-9+.-]{1,31}:|[\w.+-]+@))""")
+    r"""|`(?!``)|[*_]+(?=[^\s*_])|~~(?=[^\s~])|<(?=[A-Za-z][A-Za-z0-9+.-]{1,31}:|[\w.+-]+@))"""
+)
 _HEADING = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t]|$)")
 _CELL_PIPE = re.compile(r"(?<!\\)\|")  # a pipe that parts table cells (not `\|`)
 # Whether a line starts a quote, or may be a table's rule (`\n` first: found fast).
@@ -41,14 +42,15 @@ _FENCE_OPEN = re.compile(r"( *)(`{3,}(?=[^`]*$)|~{3,}).*")
 _WEB_HOST = re.compile(r"(?:[Hh][Tt][Tt][Pp][Ss]?:)?//([^/?#]*)")  # a web address's host
 
 
-class Unsupported(Exception):  # noqa: N818 - a reason, not an error
+class Unsupported(Exception):
     """A post the fast path does not write as markdown-it-py does; the message says why."""
 
 
 def refuse_source(body: str) -> str | None:
     """Why the source alone keeps a post off the fast path (None: it does not)."""
-    if body.count("[") > 16 and any(part.count("[") > 16 and _bracket_depth(part) > 16
-                                    for part in body.split("\n\n")):
+    if body.count("[") > 16 and any(
+        part.count("[") > 16 and _bracket_depth(part) > 16 for part in body.split("\n\n")
+    ):
         # markdown-it-py gives up on links nested deeper than its `maxNesting`.
         return "brackets nested too deeply"
     if "[ ]" in body or "[x]" in body or "[X]" in body:
@@ -71,9 +73,10 @@ def refuse_source(body: str) -> str | None:
             # A footnote whose text starts with a block (code, HTML, a list...) or on the
             # next line: the Rust port reads it from another column.
             return "a footnote that does not start with text"
-    if "<" in body and any(_LINE_START.fullmatch(body, body.rfind("\n", 0, tag.start()) + 1,
-                                                 tag.start())
-                           for tag in _NEW_HTML_TAG.finditer(body)):
+    if "<" in body and any(
+        _LINE_START.fullmatch(body, body.rfind("\n", 0, tag.start()) + 1, tag.start())
+        for tag in _NEW_HTML_TAG.finditer(body)
+    ):
         # An HTML block only CommonMark 0.31 (markdown-it-py) starts there: it may end a
         # paragraph, or a code span, that the Rust port carries on.
         return "an HTML block of CommonMark 0.31"
@@ -88,8 +91,9 @@ def refuse_source(body: str) -> str | None:
             return reason
     if not body.isascii() and _symbol_beside_delimiter(body):
         return "emphasis beside a Unicode symbol"
-    if "~~~" in body and any("~~~" in line and not _fence_line(lines, index)
-                             for index, line in enumerate(lines)):
+    if "~~~" in body and any(
+        "~~~" in line and not _fence_line(lines, index) for index, line in enumerate(lines)
+    ):
         # markdown-it-py splits a run of three or more tildes into strikethrough
         # delimiters its own way.
         return "a run of tildes"
@@ -121,7 +125,7 @@ def _symbol_beside_delimiter(body: str) -> bool:
     port) does not."""
     for match in _DELIMITER_RUN.finditer(body):
         start, end = match.start(), match.end()
-        for char in (body[start - 1] if start else "", body[end:end + 1]):
+        for char in (body[start - 1] if start else "", body[end : end + 1]):
             if char and not char.isascii() and unicodedata.category(char).startswith("S"):
                 return True
     return False
@@ -139,13 +143,13 @@ def _refuse_tables(lines: list[str]) -> str | None:
             return "a table whose rule has no |"
         if not _PLAIN_START.match(lines[index - 1]):
             return "a table whose header starts like another block"
-        for above in reversed(lines[:index - 1]):
+        for above in reversed(lines[: index - 1]):
             if not above.strip() or _HEADING.match(above):
                 break
             if not _PLAIN_START.match(above):
                 return "a table right after a quote or a list"
         rows = [lines[index - 1]]
-        for row in lines[index + 1:]:
+        for row in lines[index + 1 :]:
             if not row.strip():
                 break
             if not _PLAIN_START.match(row):
@@ -166,7 +170,7 @@ def _lazy_block(lines: list[str]) -> bool:
             continue
         quote = _QUOTE_PREFIX.match(line)
         markers = quote.group().count(">") if quote is not None else 0
-        rest = line[quote.end():] if quote is not None else line
+        rest = line[quote.end() :] if quote is not None else line
         if markers < depth and rest.strip() and not _PLAIN_START.match(rest):
             return True
         depth = max(depth, markers)
@@ -250,7 +254,7 @@ def _held(segment: str, at: int, markup: str) -> str:
             depth -= 1
         elif char in " \t":
             title = _TITLE.match(segment, index)
-            return segment[at:title.end()] if title is not None else segment[at:]
+            return segment[at : title.end()] if title is not None else segment[at:]
         elif char in "\"'<":
             break
         index += 1
@@ -265,8 +269,8 @@ def _fence_line(lines: list[str], index: int) -> bool:
     line, previous = lines[index], lines[index - 1] if index else ""
     quote = _QUOTE_PREFIX.match(line)
     if quote is not None:
-        line = line[quote.end():]
-        previous = previous[quote.end():] if previous.startswith(quote.group()) else ""
+        line = line[quote.end() :]
+        previous = previous[quote.end() :] if previous.startswith(quote.group()) else ""
     opening = _FENCE_OPEN.fullmatch(line.expandtabs(4))
     if opening is None:
         return False

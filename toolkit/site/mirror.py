@@ -151,14 +151,16 @@ def reading_list_items(data: Any) -> list[dict[str, Any]]:
         article = _object(entry.get("article"))
         user = _object(article.get("user"))
         minutes = article.get("reading_time_minutes")
-        items.append({
-            "title": _text(article.get("title")) or "Untitled",
-            "url": http_url(article.get("url")),
-            "author": _text(user.get("name")) or _text(user.get("username")),
-            "description": _text(article.get("description")),
-            "date": _text(article.get("readable_publish_date")),
-            "reading_time": minutes if isinstance(minutes, int) and minutes > 0 else None,
-            "tags": _tags(article),
-            "status": _text(entry.get("status")),
-        })
+        items.append(
+            {
+                "title": _text(article.get("title")) or "Untitled",
+                "url": http_url(article.get("url")),
+                "author": _text(user.get("name")) or _text(user.get("username")),
+                "description": _text(article.get("description")),
+                "date": _text(article.get("readable_publish_date")),
+                "reading_time": minutes if isinstance(minutes, int) and minutes > 0 else None,
+                "tags": _tags(article),
+                "status": _text(entry.get("status")),
+            }
+        )
     return items

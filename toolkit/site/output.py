@@ -38,8 +38,7 @@ def _written(path: Path, digest: str, written: bool) -> Written:
     return digest, st.st_mtime_ns, st.st_size, written
 
 
-def write_if_changed(path: Path, data: bytes, record: OutputRecord | None,
-                     force: bool) -> Written:
+def write_if_changed(path: Path, data: bytes, record: OutputRecord | None, force: bool) -> Written:
     """`toolkit.fsutil.write_if_changed` for the output folder, with its manifest record.
 
     `record` is `[key, digest, mtime_ns, size]` of the last write (or None): a file whose
@@ -80,7 +79,7 @@ def _create(path: Path, data: bytes) -> tuple[int, int] | None:
         with naming(path):  # a failed write (a full disk) names the page
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             st = os.fstat(fd)
     except BaseException:
         os.close(fd)
@@ -95,8 +94,9 @@ class UnreadableSource(OSError):
     """The file to copy cannot be read (gone, not allowed, no longer a regular file)."""
 
 
-def copy_if_changed(source: str, path: Path, record: OutputRecord | None, key: str,
-                    force: bool) -> Written:
+def copy_if_changed(
+    source: str, path: Path, record: OutputRecord | None, key: str, force: bool
+) -> Written:
     """Copy a file unless the copy is already there (same source stat, untouched copy)."""
     if not force and record is not None and record[0] == key:
         current = stat_of(path)
@@ -130,4 +130,3 @@ def remove_outputs(output_dir: Path, names: list[str]) -> list[str]:
         except OSError:
             pass
     return removed
-

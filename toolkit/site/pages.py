@@ -146,8 +146,12 @@ def series_context(name: str, parts: list[tuple[str, PostInfo]], current: str) -
         "index": index + 1,
         "total": len(parts),
         "parts": [
-            {"title": info["title"], "slug": info["slug"], "current": key == current,
-             "draft": not info["published"]}
+            {
+                "title": info["title"],
+                "slug": info["slug"],
+                "current": key == current,
+                "draft": not info["published"],
+            }
             for key, info in parts
         ],
         "previous": link(index - 1),
@@ -158,9 +162,18 @@ def series_context(name: str, parts: list[tuple[str, PostInfo]], current: str) -
 class SitePlan:
     """The listing pages of one build, from the posts in index order."""
 
-    def __init__(self, *, site: Context, site_url: str | None, per_page: int, site_key: str,
-                 closures: dict[str, str], posts: list[Listed],
-                 reading_list: ReadingList | None, full_content: FullContent | None = None):
+    def __init__(
+        self,
+        *,
+        site: Context,
+        site_url: str | None,
+        per_page: int,
+        site_key: str,
+        closures: dict[str, str],
+        posts: list[Listed],
+        reading_list: ReadingList | None,
+        full_content: FullContent | None = None,
+    ):
         self.site = site  # the `site` context of every template
         self.base = f"{site_url}/" if site_url else ""  # absolute URLs, when the site has one
         self.per_page = per_page
@@ -194,8 +207,15 @@ class SitePlan:
     def _context(self, output: str, page: Context, nav: str | None, **values: Any) -> Context:
         return {"site": self.site, "root": root_of(output), "page": page, "nav": nav, **values}
 
-    def _paginate(self, posts: list[Listed], folder: str, template: str,
-                  title: Callable[[int], str], nav: str | None, extra: Context) -> list[Page]:
+    def _paginate(
+        self,
+        posts: list[Listed],
+        folder: str,
+        template: str,
+        title: Callable[[int], str],
+        nav: str | None,
+        extra: Context,
+    ) -> list[Page]:
         """`folder` is where page 1 lives ("" or "tags/x/"); page N is `folder/page/N/`."""
         total = max(1, math.ceil(len(posts) / self.per_page))
         pages = []
@@ -204,8 +224,12 @@ class SitePlan:
             path = folder if number == 1 else f"{folder}page/{number}/"
             output = f"{path}index.html"
 
-            def context(chunk: list[Listed] = chunk, number: int = number, path: str = path,
-                        output: str = output) -> Context:
+            def context(
+                chunk: list[Listed] = chunk,
+                number: int = number,
+                path: str = path,
+                output: str = output,
+            ) -> Context:
                 root = root_of(output)
 
                 def href(n: int) -> str:
@@ -218,11 +242,13 @@ class SitePlan:
                     "older": href(number + 1) if number < total else None,
                 }
                 page = self.page_meta(title(number), path)
-                return self._context(output, page, nav, posts=[s for s, _ in chunk],
-                                     pagination=pagination, **extra)
+                return self._context(
+                    output, page, nav, posts=[s for s, _ in chunk], pagination=pagination, **extra
+                )
 
-            key = self._key(template, output, f"{number}/{total}", digest_of(extra),
-                            *(d for _, d in chunk))
+            key = self._key(
+                template, output, f"{number}/{total}", digest_of(extra), *(d for _, d in chunk)
+            )
             pages.append(Page(output, template, key, context))
         return pages
 
@@ -232,47 +258,83 @@ class SitePlan:
         # The home page lists the pinned posts first (`home_order`); tag pages, the feed
         # and the sitemap keep the order of dates.
         pages = self._paginate(
-            home_order(self.posts), "", "index.html",
-            lambda n: self.site["title"] if n == 1 else f"Posts, page {n}", "home", {},
+            home_order(self.posts),
+            "",
+            "index.html",
+            lambda n: self.site["title"] if n == 1 else f"Posts, page {n}",
+            "home",
+            {},
         )
         tags: dict[str, list[Listed]] = {}
         for summary, digest in self.posts:
             for tag in summary["tags"]:
                 tags.setdefault(tag, []).append((summary, digest))
         for tag in sorted(tags):
+
             def title(n: int, tag: str = tag) -> str:
                 return f"#{tag}" if n == 1 else f"#{tag}, page {n}"
 
             pages += self._paginate(
-                tags[tag], f"tags/{tag}/", "tag.html", title,
-                "tags", {"tag": tag, "count": len(tags[tag])},
+                tags[tag],
+                f"tags/{tag}/",
+                "tag.html",
+                title,
+                "tags",
+                {"tag": tag, "count": len(tags[tag])},
             )
         counts = [{"name": tag, "count": len(tags[tag])} for tag in sorted(tags)]
-        pages.append(Page(
-            "tags/index.html", "tags.html", self._key("tags.html", digest_of(counts)),
-            lambda: self._context("tags/index.html", self.page_meta("Tags", "tags/"), "tags",
-                                  tags=counts),
-        ))
+        pages.append(
+            Page(
+                "tags/index.html",
+                "tags.html",
+                self._key("tags.html", digest_of(counts)),
+                lambda: self._context(
+                    "tags/index.html", self.page_meta("Tags", "tags/"), "tags", tags=counts
+                ),
+            )
+        )
         if self.reading_list is not None:
             digest, items = self.reading_list
             output = "reading-list/index.html"
-            pages.append(Page(
-                output, "reading_list.html", self._key("reading_list.html", digest),
-                lambda: self._context(output, self.page_meta("Reading list", "reading-list/"),
-                                      "reading-list", items=items()),
-            ))
+            pages.append(
+                Page(
+                    output,
+                    "reading_list.html",
+                    self._key("reading_list.html", digest),
+                    lambda: self._context(
+                        output,
+                        self.page_meta("Reading list", "reading-list/"),
+                        "reading-list",
+                        items=items(),
+                    ),
+                )
+            )
         if self.site["search"]:
-            pages.append(Page(
-                "search/index.html", "search.html", self._key("search.html"),
-                lambda: self._context("search/index.html",
-                                      self.page_meta("Search", "search/") | {"noindex": True},
-                                      "search"),
-            ))
-        pages.append(Page(
-            "404.html", "404.html", self._key("404.html"),
-            lambda: self._context("404.html", self.page_meta("Page not found", "404.html")
-                                  | {"canonical": None, "noindex": True}, None),
-        ))
+            pages.append(
+                Page(
+                    "search/index.html",
+                    "search.html",
+                    self._key("search.html"),
+                    lambda: self._context(
+                        "search/index.html",
+                        self.page_meta("Search", "search/") | {"noindex": True},
+                        "search",
+                    ),
+                )
+            )
+        pages.append(
+            Page(
+                "404.html",
+                "404.html",
+                self._key("404.html"),
+                lambda: self._context(
+                    "404.html",
+                    self.page_meta("Page not found", "404.html")
+                    | {"canonical": None, "noindex": True},
+                    None,
+                ),
+            )
+        )
         pages.append(self._feed())
         pages.append(self._sitemap(sorted(tags)))
         return pages
@@ -288,18 +350,24 @@ class SitePlan:
             entries = []
             for summary, _ in published:
                 url = f"{base}{quote(summary['slug'])}/"
-                entries.append({
-                    "title": summary["title"],
-                    "url": url,
-                    "id": url,
-                    "published": summary["date"],
-                    "updated": summary["date"] or updated,
-                    "tags": summary["tags"],
-                    "summary": summary["description"],
-                    "content": full[summary["slug"]][1]() if full else None,
-                })
-            feed = {"id": base or "./", "self": f"{base}feed.xml", "home": base or "./",
-                    "updated": updated}
+                entries.append(
+                    {
+                        "title": summary["title"],
+                        "url": url,
+                        "id": url,
+                        "published": summary["date"],
+                        "updated": summary["date"] or updated,
+                        "tags": summary["tags"],
+                        "summary": summary["description"],
+                        "content": full[summary["slug"]][1]() if full else None,
+                    }
+                )
+            feed = {
+                "id": base or "./",
+                "self": f"{base}feed.xml",
+                "home": base or "./",
+                "updated": updated,
+            }
             return {"site": self.site, "root": "./", "feed": feed, "entries": entries}
 
         bodies = [full[s["slug"]][0] for s, _ in published] if full else ["summaries"]

@@ -70,7 +70,7 @@ def _serve(renderer: Renderer, connection: Connection) -> None:
             reply = ("ok", getattr(renderer, operation)(jobs))
         except BuildError as exc:
             reply = ("build-error", exc.message)
-        except BaseException:  # noqa: BLE001 - reported to the parent with its traceback
+        except BaseException:
             reply = ("crash", traceback.format_exc())
         connection.send(reply)
     connection.close()
@@ -96,9 +96,13 @@ class WorkerPool:
     def __len__(self) -> int:
         return len(self._processes)
 
-    def run(self, operation: str, shared: list[list[Job]],
-            routed: dict[int, list[list[Job]]] | None = None,
-            on_reply: OnReply = lambda worker, results: None) -> None:
+    def run(
+        self,
+        operation: str,
+        shared: list[list[Job]],
+        routed: dict[int, list[list[Job]]] | None = None,
+        on_reply: OnReply = lambda worker, results: None,
+    ) -> None:
         """Run chunks of jobs: `routed[i]` on worker i first, then `shared` on any worker.
         `on_reply(worker, results)` is called in the parent as each chunk comes back."""
         from multiprocessing.connection import wait

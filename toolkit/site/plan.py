@@ -121,8 +121,9 @@ def needs_check(record: PostRecord) -> bool:
     return any(os.path.isfile(path) != existed for path, existed in record.info["images"])
 
 
-def site_posts(run: BuildRun, config: Config, key_prefix: str, *, drafts: bool,
-               premium: bool) -> list[str]:
+def site_posts(
+    run: BuildRun, config: Config, key_prefix: str, *, drafts: bool, premium: bool
+) -> list[str]:
     """The posts on the site, newest first; their problems go to the report."""
     records = run.manifest.posts
     problems = post_problems(records, config, key_prefix)
@@ -141,8 +142,9 @@ def site_posts(run: BuildRun, config: Config, key_prefix: str, *, drafts: bool,
     return posts
 
 
-def post_problems(records: dict[str, PostRecord], config: Config,
-                  key_prefix: str) -> dict[str, list[Row]]:
+def post_problems(
+    records: dict[str, PostRecord], config: Config, key_prefix: str
+) -> dict[str, list[Row]]:
     """Each post's problems, with those that involve other posts: a title, slug or
     canonical URL used twice (checked by `rules.validate_posts` on the posts involved)."""
     result = {key: list(record.problems) for key, record in records.items()}
@@ -151,8 +153,11 @@ def post_problems(records: dict[str, PostRecord], config: Config,
         info = record.info
         if info is None:
             continue
-        for name, value in (("title", info["title"].lower()), ("slug", info["slug"]),
-                            ("canonical_url", info["canonical"])):
+        for name, value in (
+            ("title", info["title"].lower()),
+            ("slug", info["slug"]),
+            ("canonical_url", info["canonical"]),
+        ):
             if value:
                 holders.setdefault((name, value), []).append(key)
     involved = sorted({k for keys in holders.values() if len(keys) > 1 for k in keys})
@@ -168,9 +173,9 @@ def post_problems(records: dict[str, PostRecord], config: Config,
                 posts.append(load_post(Path(_path_of(config, key_prefix, key)), key))
             except PostError:
                 continue  # changed under our feet; the next build sees it
-        for problem in validate_posts(posts, site.content_dir,
-                                      assets_base_url=site.assets_base_url,
-                                      site_url=site.url):
+        for problem in validate_posts(
+            posts, site.content_dir, assets_base_url=site.assets_base_url, site_url=site.url
+        ):
             row = [problem.line, problem.message, str(problem.severity)]
             if row not in result[problem.path]:
                 result[problem.path].append(row)
@@ -178,11 +183,12 @@ def post_problems(records: dict[str, PostRecord], config: Config,
 
 
 def _path_of(config: Config, key_prefix: str, key: str) -> str:
-    return str(config.site.content_dir / key[len(key_prefix):])
+    return str(config.site.content_dir / key[len(key_prefix) :])
 
 
-def stale_post_pages(run: BuildRun, posts: list[str], site_key: str, output_dir: Path,
-               prepare: Prepare) -> dict[str, PostPage]:
+def stale_post_pages(
+    run: BuildRun, posts: list[str], site_key: str, output_dir: Path, prepare: Prepare
+) -> dict[str, PostPage]:
     """The posts whose page must be written: key -> (page key, series, comments file).
     Bodies that are not rendered yet (the source did not change, but a template, the
     series or a linked post did) are rendered now."""
@@ -199,7 +205,9 @@ def stale_post_pages(run: BuildRun, posts: list[str], site_key: str, output_dir:
         record = records[key]
         comments_file = comments[key]
         return digest_of_strings(
-            closure, site_key, record.digest,
+            closure,
+            site_key,
+            record.digest,
             digest_of(series[key]) if key in series else "",
             run.manifest.files[comments_file][2] if comments_file else "",
             *(f"{near['slug']}\x1e{near['title']}" if near else "" for near in neighbours[key]),
@@ -211,8 +219,7 @@ def stale_post_pages(run: BuildRun, posts: list[str], site_key: str, output_dir:
         page = page_key(key)
         if outdated(run, output_dir, f"{slugs[key]}/index.html", page):
             stale[key] = page
-    unrendered = [(key, run.scan.posts[key][0], True) for key in stale
-                  if key not in run.holders]
+    unrendered = [(key, run.scan.posts[key][0], True) for key in stale if key not in run.holders]
     if unrendered:
         run.mark("plan")
         prepare(run, unrendered)
@@ -223,8 +230,9 @@ def stale_post_pages(run: BuildRun, posts: list[str], site_key: str, output_dir:
         output = f"{slugs[key]}/index.html"
         if key not in stale:
             run.keep(output)
-    return {key: (page, series.get(key), comments[key], neighbours[key])
-            for key, page in stale.items()}
+    return {
+        key: (page, series.get(key), comments[key], neighbours[key]) for key, page in stale.items()
+    }
 
 
 def full_content(run: BuildRun, posts: list[str], renderer: Renderer) -> FullContent:
@@ -259,17 +267,23 @@ def outdated(run: BuildRun, output_dir: Path, output: str, key: str) -> bool:
     return changed
 
 
-def post_neighbours(posts: list[str], records: dict[str, PostRecord],
-                    series: dict[str, Context]) -> dict[str, Neighbours]:
+def post_neighbours(
+    posts: list[str], records: dict[str, PostRecord], series: dict[str, Context]
+) -> dict[str, Neighbours]:
     """The previous and next links of each post's page: the newer and the older post
     of the site (`posts` is newest first). A post of a series has its series'
     navigation instead, so none: its page does not depend on the posts around it."""
-    links = [{"slug": site_info(records[key])["slug"],
-              "title": site_info(records[key])["title"]} for key in posts]
+    links = [
+        {"slug": site_info(records[key])["slug"], "title": site_info(records[key])["title"]}
+        for key in posts
+    ]
     last = len(posts) - 1
-    return {key: (None, None) if key in series else
-            (links[i - 1] if i > 0 else None, links[i + 1] if i < last else None)
-            for i, key in enumerate(posts)}
+    return {
+        key: (None, None)
+        if key in series
+        else (links[i - 1] if i > 0 else None, links[i + 1] if i < last else None)
+        for i, key in enumerate(posts)
+    }
 
 
 def post_series(posts: list[str], records: dict[str, PostRecord]) -> dict[str, Context]:
@@ -311,8 +325,9 @@ def post_summary(run: BuildRun, key: str) -> tuple[Summary, str]:
     return record.summary, record.summary_digest
 
 
-def post_context(info: PostInfo, summary: Summary, plan: SitePlan,
-                 series: Context | None, neighbours: Neighbours) -> Context:
+def post_context(
+    info: PostInfo, summary: Summary, plan: SitePlan, series: Context | None, neighbours: Neighbours
+) -> Context:
     output = f"{info['slug']}/index.html"
     cover = image = None
     if info["cover_file"]:  # a file of the content folder, copied beside the pages
@@ -330,8 +345,14 @@ def post_context(info: PostInfo, summary: Summary, plan: SitePlan,
         "tags": info["tags"],
         "noindex": not info["published"],
     }
-    post = dict(summary, cover=cover, series=series, body=None, comments=None, toc=[],
-                newer=neighbours[0], older=neighbours[1])
-    return {"site": plan.site, "root": root_of(output), "page": page, "nav": None,
-            "post": post}
-
+    post = dict(
+        summary,
+        cover=cover,
+        series=series,
+        body=None,
+        comments=None,
+        toc=[],
+        newer=neighbours[0],
+        older=neighbours[1],
+    )
+    return {"site": plan.site, "root": root_of(output), "page": page, "nav": None, "post": post}

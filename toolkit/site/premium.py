@@ -65,21 +65,33 @@ class LicenseSettings:
     user_id: str | None
 
 
-def license_settings(config: Config, *, customer: bool = True,
-                     user: str | None = None) -> LicenseSettings:
+def license_settings(
+    config: Config, *, customer: bool = True, user: str | None = None
+) -> LicenseSettings:
     """`[license]`'s ids, or one `ConfigError` naming each key that is missing.
     `user` replaces `[license] user_id`."""
     section = config.license
-    missing = [key for key, value, needed in (
-        ("application_id", section.application_id, True),
-        ("customer_id", section.customer_id, customer),
-    ) if needed and not value]
+    missing = [
+        key
+        for key, value, needed in (
+            ("application_id", section.application_id, True),
+            ("customer_id", section.customer_id, customer),
+        )
+        if needed and not value
+    ]
     if missing:
-        raise ConfigError([
-            f"{config.path.name}: license.{key}: not set; the licensing service is asked "
-            f"about it (add `{key} = \"...\"` under [license])" for key in missing])
-    return LicenseSettings(section.application_id or "", section.customer_id or "",
-                           user if user is not None else section.user_id)
+        raise ConfigError(
+            [
+                f"{config.path.name}: license.{key}: not set; the licensing service is asked "
+                f'about it (add `{key} = "..."` under [license])'
+                for key in missing
+            ]
+        )
+    return LicenseSettings(
+        section.application_id or "",
+        section.customer_id or "",
+        user if user is not None else section.user_id,
+    )
 
 
 def customer_refusal(customer: CustomerLicense, customer_id: str) -> str | None:
@@ -94,8 +106,10 @@ def user_refusal(user: UserLicense, user_id: str) -> str | None:
     if user.state != "ACTIVE":
         return f"user {user_id} licence is {shown(user.state)}"
     if not user.enabled:
-        return (f"user {user_id} licence is ACTIVE but not enabled (the domain administrator "
-                "has not enabled the application)")
+        return (
+            f"user {user_id} licence is ACTIVE but not enabled (the domain administrator "
+            "has not enabled the application)"
+        )
     return None
 
 
@@ -128,23 +142,31 @@ def explain(exc: ApiError, subject: str, application_id: str, tries: int) -> Lic
     tried = f" ({tries} tries)" if tries > 1 else ""
     if isinstance(exc, TransportError):
         detail = exc.message.split(": ", 1)[-1]
-        return LicenseError(f"the licensing service could not be reached: {detail}{tried}",
-                            "unreachable")
+        return LicenseError(
+            f"the licensing service could not be reached: {detail}{tried}", "unreachable"
+        )
     if isinstance(exc, ServerError | RateLimited):
         return LicenseError(f"the licensing service failed: {words}{tried}", "service")
     if not isinstance(exc, HTTPStatusError):  # an answer, but not one a client can read
-        return LicenseError(f"the licensing service's answer is not a licence ({exc.message})",
-                            "answer")
+        return LicenseError(
+            f"the licensing service's answer is not a licence ({exc.message})", "answer"
+        )
     if status == 401:
-        return LicenseError(f"the licensing service did not accept LICENSE_API_TOKEN: {words}",
-                            "token")
+        return LicenseError(
+            f"the licensing service did not accept LICENSE_API_TOKEN: {words}", "token"
+        )
     if status == 403:
-        return LicenseError(f"LICENSE_API_TOKEN may not read the licences of application "
-                            f"{application_id}: {words}", "forbidden")
+        return LicenseError(
+            f"LICENSE_API_TOKEN may not read the licences of application {application_id}: {words}",
+            "forbidden",
+        )
     if status == 404:  # Google answers an unknown customer or user with UNLICENSED
-        return LicenseError(f"the licensing service has no method for the licence of "
-                            f"{subject}: {words} (is [license] base_url, or LICENSE_BASE_URL, "
-                            f"the service's root?)", "unknown")
+        return LicenseError(
+            f"the licensing service has no method for the licence of "
+            f"{subject}: {words} (is [license] base_url, or LICENSE_BASE_URL, "
+            f"the service's root?)",
+            "unknown",
+        )
     return LicenseError(f"the licensing service refused the request: {words}", "request")
 
 
@@ -167,10 +189,16 @@ class PremiumGate:
     `transport` and `sleep` reach the client (tests, the benchmark), `on_request` its
     request listener (the run log)."""
 
-    def __init__(self, config: Config, *, max_age: float | None = None,
-                 clock: Callable[[], float] = time.monotonic,
-                 transport: httpx.BaseTransport | None = None, sleep: Sleep | None = None,
-                 on_request: RequestListener | None = None):
+    def __init__(
+        self,
+        config: Config,
+        *,
+        max_age: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Sleep | None = None,
+        on_request: RequestListener | None = None,
+    ):
         self.config = config
         self._on_request = on_request
         self.max_age = max_age
@@ -190,7 +218,8 @@ class PremiumGate:
 
     def check(self) -> LicenseCheck:
         fresh = self._answer is not None and (
-            self.max_age is None or self._clock() - self._answered_at < self.max_age)
+            self.max_age is None or self._clock() - self._answered_at < self.max_age
+        )
         if not fresh:
             settings = license_settings(self.config)  # a missing key is not remembered
             self._answered_at = self._clock()
@@ -210,9 +239,15 @@ class PremiumGate:
         self.asked += 1
         app = settings.application_id
         # One deadline for the whole question, retries and the user's licence included.
-        with deadline(self.config.license.timeout), \
-                license_client(self.config, transport=self._transport, sleep=self._sleep,
-                               on_request=self._on_request) as client:
+        with (
+            deadline(self.config.license.timeout),
+            license_client(
+                self.config,
+                transport=self._transport,
+                sleep=self._sleep,
+                on_request=self._on_request,
+            ) as client,
+        ):
             subject = f"customer {settings.customer_id}"
             try:
                 customer = client.customer_license(app, settings.customer_id)

@@ -41,8 +41,17 @@ RESERVED_SLUGS = frozenset({"tags", "page", "static", "reading-list", "search", 
 PrepareJob = tuple[str, str, bool]
 # A page job: ("post", key, path, output, context, slugs, comments file, record, force)
 #          or ("page", template, output, context, record, force)
-PostPageJob = tuple[Literal["post"], str, str, str, dict[str, Any], dict[str, str], str | None,
-                    OutputRecord | None, bool]
+PostPageJob = tuple[
+    Literal["post"],
+    str,
+    str,
+    str,
+    dict[str, Any],
+    dict[str, str],
+    str | None,
+    OutputRecord | None,
+    bool,
+]
 ListingJob = tuple[Literal["page"], str, str, dict[str, Any], OutputRecord | None, bool]
 PageJob = PostPageJob | ListingJob
 
@@ -115,8 +124,17 @@ def template_error(exc: Exception, template: str) -> BuildError:
 class Renderer:
     """Everything a process needs to render and write pages, made once per build."""
 
-    def __init__(self, config: Config, output_dir: Path, key_prefix: str, cache_dir: Path | None,
-                 *, drafts: bool, premium: bool, highlight_dir: Path | None = None):
+    def __init__(
+        self,
+        config: Config,
+        output_dir: Path,
+        key_prefix: str,
+        cache_dir: Path | None,
+        *,
+        drafts: bool,
+        premium: bool,
+        highlight_dir: Path | None = None,
+    ):
         self.config = config
         self.output_dir = output_dir
         self.key_prefix = key_prefix
@@ -139,8 +157,12 @@ class Renderer:
             from toolkit.localfiles import config_folders
 
             templates = self.config.site.templates_dir
-            self._env = make_environment(templates, self.cache_dir, config_folders(self.config),
-                                         templates / PREMIUM if self.premium else None)
+            self._env = make_environment(
+                templates,
+                self.cache_dir,
+                config_folders(self.config),
+                templates / PREMIUM if self.premium else None,
+            )
         return self._env
 
     @property
@@ -153,9 +175,12 @@ class Renderer:
             if self.highlight_dir is not None:
                 highlights = HighlightCache(self.highlight_dir)
                 highlights.writable = self.keep_highlights
-            self._markdown = MarkdownRenderer(site.content_dir, self.key_prefix,
-                                              allow_raw_html=site.allow_raw_html,
-                                              highlights=highlights)
+            self._markdown = MarkdownRenderer(
+                site.content_dir,
+                self.key_prefix,
+                allow_raw_html=site.allow_raw_html,
+                highlights=highlights,
+            )
         return self._markdown
 
     def keep_highlighted(self, keep: bool) -> None:
@@ -194,12 +219,25 @@ class Renderer:
         post never stops the build, here or in a worker process."""
         try:
             return self._prepare_one(key, path, render)
-        except Exception as exc:  # noqa: BLE001 - reported as the post's problem
+        except Exception as exc:
             self.bodies.pop(key, None)
             reason = (str(exc).splitlines() or [""])[0][:200]
-            return {"key": key, "info": None, "excerpt": None, "links": None, "stat": [0, 0],
-                    "digest": "", "problems": [[1, f"cannot be built: {type(exc).__name__}"
-                                                   + (f": {reason}" if reason else ""), "error"]]}
+            return {
+                "key": key,
+                "info": None,
+                "excerpt": None,
+                "links": None,
+                "stat": [0, 0],
+                "digest": "",
+                "problems": [
+                    [
+                        1,
+                        f"cannot be built: {type(exc).__name__}"
+                        + (f": {reason}" if reason else ""),
+                        "error",
+                    ]
+                ],
+            }
 
     def _prepare_one(self, key: str, path: str, render: bool) -> Prepared:
         from toolkit.content.post import post_from_bytes, read_post_file
@@ -208,8 +246,15 @@ class Renderer:
         from toolkit.site.output import digest_bytes
 
         site = self.config.site
-        result: Prepared = {"key": key, "info": None, "excerpt": None, "links": None,
-                            "stat": [0, 0], "digest": "", "problems": []}
+        result: Prepared = {
+            "key": key,
+            "info": None,
+            "excerpt": None,
+            "links": None,
+            "stat": [0, 0],
+            "digest": "",
+            "problems": [],
+        }
         try:  # at most MAX_FILE_BYTES, and never a FIFO or device
             st, data = read_post_file(path, key)
         except PostError as exc:
@@ -228,14 +273,21 @@ class Renderer:
         problems = validate_post(post, site.content_dir, assets_base_url=site.assets_base_url)
         rows = [[p.line, p.message, str(p.severity)] for p in sorted(problems)]
         if post.slug in RESERVED_SLUGS:
-            rows.append([post.line_of("slug"),
-                         f"slug: {post.slug!r} is taken by the site's own {post.slug}/ folder; "
-                         "set another slug", "error"])
+            rows.append(
+                [
+                    post.line_of("slug"),
+                    f"slug: {post.slug!r} is taken by the site's own {post.slug}/ folder; "
+                    "set another slug",
+                    "error",
+                ]
+            )
         result["problems"] = rows
         info = post_info(post, site.url, site.content_dir)
         result["info"] = info
-        if render and in_scope(info, drafts=self.drafts, premium=self.premium) and not any(
-            row[2] == "error" for row in rows
+        if (
+            render
+            and in_scope(info, drafts=self.drafts, premium=self.premium)
+            and not any(row[2] == "error" for row in rows)
         ):
             body = self.markdown.render(post.body, post.path)
             self.bodies[key] = (body.html, body.toc)
@@ -290,12 +342,15 @@ class Renderer:
         site = self.config.site
         prefix = f"{site.url}/" if site.url else "../"
         if self._feed_markdown is None:
-            self._feed_markdown = MarkdownRenderer(site.content_dir, self.key_prefix, prefix,
-                                                   allow_raw_html=site.allow_raw_html,
-                                                   say_fallbacks=False)
+            self._feed_markdown = MarkdownRenderer(
+                site.content_dir,
+                self.key_prefix,
+                prefix,
+                allow_raw_html=site.allow_raw_html,
+                say_fallbacks=False,
+            )
         post = load_post(Path(path), key)
-        return resolve_links(self._feed_markdown.render(post.body, post.path).html, slugs,
-                             prefix)
+        return resolve_links(self._feed_markdown.render(post.body, post.path).html, slugs, prefix)
 
     @staticmethod
     def _comments(path: str | None) -> dict[str, Any] | None:
@@ -347,4 +402,3 @@ def post_info(post: Post, site_url: str | None, content_dir: Path) -> PostInfo:
         "words": count_words(post.body),
         "images": relative_images,
     }
-

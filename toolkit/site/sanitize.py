@@ -20,12 +20,55 @@ import nh3
 
 from toolkit.site.markdown_fast import PERMALINK_LABEL
 
-ALLOWED_TAGS = frozenset({
-    "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt",
-    "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img",
-    "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "span", "strong", "sub", "summary",
-    "sup", "table", "tbody", "td", "th", "thead", "tr", "u", "ul",
-})
+ALLOWED_TAGS = frozenset(
+    {
+        "a",
+        "abbr",
+        "b",
+        "blockquote",
+        "br",
+        "code",
+        "dd",
+        "del",
+        "details",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "figcaption",
+        "figure",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "i",
+        "img",
+        "kbd",
+        "li",
+        "mark",
+        "ol",
+        "p",
+        "pre",
+        "q",
+        "s",
+        "span",
+        "strong",
+        "sub",
+        "summary",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "th",
+        "thead",
+        "tr",
+        "u",
+        "ul",
+    }
+)
 ALLOWED_ATTRIBUTES = {
     "a": {"href", "title"},
     "img": {"src", "alt", "title", "width", "height"},
@@ -67,16 +110,37 @@ POST_ATTRIBUTE_VALUES = {
     "td": {"style": _ALIGNMENTS},
     "pre": {"tabindex": {"0"}},  # a code block scrolls: it takes the focus
     "a": {"aria-label": {PERMALINK_LABEL}},  # a heading's permalink
-    "div": {"tabindex": {"0"}, "role": {"region"}, "aria-label": {"Table"},
-            "class": {"table-wrap", "embed-card", "embed-frame"}},
+    "div": {
+        "tabindex": {"0"},
+        "role": {"region"},
+        "aria-label": {"Table"},
+        "class": {"table-wrap", "embed-card", "embed-frame"},
+    },
     # A task list's checkbox, which the reader cannot change.
-    "input": {"class": {"task-list-item-checkbox"}, "type": {"checkbox"},
-              "disabled": {"disabled"}, "checked": {"checked"}},
+    "input": {
+        "class": {"task-list-item-checkbox"},
+        "type": {"checkbox"},
+        "disabled": {"disabled"},
+        "checked": {"checked"},
+    },
 }
 # Elements whose content goes too: keeping a script's or a style sheet's text would only
 # show code to the reader.
-DROPPED_WITH_CONTENT = frozenset({"script", "style", "iframe", "object", "embed", "template",
-                                  "noscript", "form", "textarea", "select", "button"})
+DROPPED_WITH_CONTENT = frozenset(
+    {
+        "script",
+        "style",
+        "iframe",
+        "object",
+        "embed",
+        "template",
+        "noscript",
+        "form",
+        "textarea",
+        "select",
+        "button",
+    }
+)
 LINK_REL = "nofollow ugc noopener"
 
 

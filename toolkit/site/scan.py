@@ -42,8 +42,9 @@ def key_prefix(content_dir: Path, root: Path) -> str:
     return "" if relative == "." else relative + "/"
 
 
-def _file(entry: os.DirEntry[str], folders: tuple[str, ...], shown: str,
-          scan: ContentScan) -> Stat | None:
+def _file(
+    entry: os.DirEntry[str], folders: tuple[str, ...], shown: str, scan: ContentScan
+) -> Stat | None:
     """The stat of a directory entry to read as a file, or None (listed in `skipped` when
     it leads outside the project or is not a file)."""
     kind, st, reason = localfiles.classify_entry(entry, folders)

@@ -90,8 +90,10 @@ def executable() -> str:
     try:
         from pagefind_bin import get_executable  # type: ignore[import-untyped]  # no py.typed
     except ImportError:
-        raise BuildError("search index not built: the pagefind_bin package is not "
-                         "installed (pip install pagefind-bin)") from None
+        raise BuildError(
+            "search index not built: the pagefind_bin package is not "
+            "installed (pip install pagefind-bin)"
+        ) from None
     try:
         return str(get_executable())
     except (FileNotFoundError, OSError) as exc:
@@ -120,8 +122,13 @@ def _load_state(path: Path) -> dict[str, object]:
     return state if isinstance(state, dict) else {}
 
 
-def build_index(output_dir: Path, work_dir: Path, pages: dict[str, str],
-                state_path: Path, pages_changed: bool = True) -> tuple[list[str], list[str]]:
+def build_index(
+    output_dir: Path,
+    work_dir: Path,
+    pages: dict[str, str],
+    state_path: Path,
+    pages_changed: bool = True,
+) -> tuple[list[str], list[str]]:
     """Bring the index in `output_dir/pagefind/` up to date with `pages` (each post page's
     path under the output folder -> the digest of its bytes), indexing again only the
     parts whose pages changed; `work_dir` holds the temporary folders, `state_path` what
@@ -132,8 +139,13 @@ def build_index(output_dir: Path, work_dir: Path, pages: dict[str, str],
     return start_index(output_dir, work_dir, pages, state_path, pages_changed).finish()
 
 
-def start_index(output_dir: Path, work_dir: Path, pages: dict[str, str],
-                state_path: Path, pages_changed: bool = True) -> Indexing:
+def start_index(
+    output_dir: Path,
+    work_dir: Path,
+    pages: dict[str, str],
+    state_path: Path,
+    pages_changed: bool = True,
+) -> Indexing:
     """`build_index` in two halves: this one starts Pagefind on the first parts to make
     and returns at once, so that the build does the rest of its work while Pagefind
     runs; `finish()` of what it returns waits for Pagefind, makes the other parts and
@@ -159,16 +171,25 @@ def start_index(output_dir: Path, work_dir: Path, pages: dict[str, str],
     tool = state.get("tool")
     if not isinstance(binary, str) or _identity(binary) != tool:
         binary = tool = None
-    known = state.get("parts") if (state.get("version") == STATE_VERSION and tool
-                                   and state.get("count") == count) else None
-    done: list[str] = [k if isinstance(k, str) else "" for k in known] \
-        if isinstance(known, list) and len(known) == count else [""] * count
+    known = (
+        state.get("parts")
+        if (state.get("version") == STATE_VERSION and tool and state.get("count") == count)
+        else None
+    )
+    done: list[str] = (
+        [k if isinstance(k, str) else "" for k in known]
+        if isinstance(known, list) and len(known) == count
+        else [""] * count
+    )
 
     def stale_parts() -> list[int]:
-        return [i for i in present
-                if done[i] != signatures[i]
-                or not (target / part_folder(i) / ENTRY).is_file()
-                or (not pages and pages_changed)]
+        return [
+            i
+            for i in present
+            if done[i] != signatures[i]
+            or not (target / part_folder(i) / ENTRY).is_file()
+            or (not pages and pages_changed)
+        ]
 
     stale = stale_parts()
     indexer = None
@@ -181,17 +202,30 @@ def start_index(output_dir: Path, work_dir: Path, pages: dict[str, str],
             tool, done = current, [""] * count
             stale = stale_parts()
         indexer = _Indexer(binary, output_dir, work_dir, {i: parts[i] for i in stale})
-    return Indexing(target, state_path, state, indexer, present, signatures,
-                    {"version": STATE_VERSION, "binary": binary, "tool": tool, "count": count,
-                     "parts": done})
+    return Indexing(
+        target,
+        state_path,
+        state,
+        indexer,
+        present,
+        signatures,
+        {"version": STATE_VERSION, "binary": binary, "tool": tool, "count": count, "parts": done},
+    )
 
 
 class Indexing:
     """An index being made (`start_index`): `finish()` once, or `abandon()`."""
 
-    def __init__(self, target: Path, state_path: Path, state: dict[str, object],
-                 indexer: _Indexer | None, present: list[int], signatures: list[str],
-                 new_state: dict[str, Any]):
+    def __init__(
+        self,
+        target: Path,
+        state_path: Path,
+        state: dict[str, object],
+        indexer: _Indexer | None,
+        present: list[int],
+        signatures: list[str],
+        new_state: dict[str, Any],
+    ):
         self._target = target
         self._state_path = state_path
         self._state = state
@@ -223,14 +257,19 @@ class Indexing:
             self._indexer = None
         # Parts this index does not have (empty, or of a larger index made before).
         removed += _remove_other_parts(target, {part_folder(i) for i in present if i})
-        listing = json.dumps({"parts": [f"{part_folder(i)}/" for i in present if i]},
-                             separators=(",", ":")).encode("utf-8") + b"\n"
+        listing = (
+            json.dumps(
+                {"parts": [f"{part_folder(i)}/" for i in present if i]}, separators=(",", ":")
+            ).encode("utf-8")
+            + b"\n"
+        )
         if write_if_changed(target / PARTS, listing, durable=False):
             written.append(f"{INDEX_DIR}/{PARTS}")
         if self._new_state != self._state:
             self._state_path.parent.mkdir(parents=True, exist_ok=True)
-            write_if_changed(self._state_path, json.dumps(self._new_state).encode("utf-8"),
-                             durable=False)
+            write_if_changed(
+                self._state_path, json.dumps(self._new_state).encode("utf-8"), durable=False
+            )
         if failure is not None:
             raise failure
         return sorted(written), sorted(removed)
@@ -241,8 +280,9 @@ class _Indexer:
     Pagefind uses threads too, but it is single-threaded for a good part of a small run),
     and installs each into its folder: the first few start when it is made."""
 
-    def __init__(self, binary: str, output_dir: Path, work_dir: Path,
-                 parts: dict[int, dict[str, str]]):
+    def __init__(
+        self, binary: str, output_dir: Path, work_dir: Path, parts: dict[int, dict[str, str]]
+    ):
         import tempfile
 
         from toolkit.site.parallel import available_cores
@@ -272,9 +312,20 @@ class _Indexer:
             # In its own folder: Pagefind reads a pagefind.yml/.toml/.json it finds in
             # its working folder, and this one has none.
             process = subprocess.Popen(
-                [self.binary, "--site", str(site), "--output-path", str(folder / "out"),
-                 "--silent", "--exclude-selectors", EXCLUDED],
-                cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                [
+                    self.binary,
+                    "--site",
+                    str(site),
+                    "--output-path",
+                    str(folder / "out"),
+                    "--silent",
+                    "--exclude-selectors",
+                    EXCLUDED,
+                ],
+                cwd=folder,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
             )
         except OSError as exc:
             self.failure = self.failure or BuildError(f"search index not built: {exc}")
@@ -290,15 +341,17 @@ class _Indexer:
         except subprocess.TimeoutExpired:
             process.kill()
             process.communicate()
-            self.failure = self.failure or BuildError("search index not built: Pagefind "
-                                                      f"took more than {TIMEOUT:.0f} s")
+            self.failure = self.failure or BuildError(
+                f"search index not built: Pagefind took more than {TIMEOUT:.0f} s"
+            )
             return
         fresh = folder / "out"
         if process.returncode != 0 or not (fresh / ENTRY).is_file():
             reason = (err or out).strip().splitlines()
             self.failure = self.failure or BuildError(
                 "search index not built: Pagefind failed"
-                + (f": {reason[-1][:300]}" if reason else ""))
+                + (f": {reason[-1][:300]}" if reason else "")
+            )
             return
         self.made[part] = _install(fresh, self.output_dir / INDEX_DIR, part)
 
@@ -419,8 +472,7 @@ def _move_in(fresh: Path, base: Path, part: int, prefix: str) -> list[str] | Non
 def _remove_empty_folders(base: Path, *, keep_parts: bool) -> None:
     for folder, _, _ in os.walk(base, topdown=False):
         path = Path(folder)
-        if path == base or (keep_parts and path.parent == base
-                            and path.name.startswith("part-")):
+        if path == base or (keep_parts and path.parent == base and path.name.startswith("part-")):
             continue
         if not os.listdir(path):
             os.rmdir(path)
@@ -439,8 +491,11 @@ def _remove_other_parts(target: Path, keep: set[str]) -> list[str]:
             if entry.is_dir(follow_symlinks=False):
                 import shutil
 
-                removed += [f"{INDEX_DIR}/{p.relative_to(target).as_posix()}"
-                            for p in path.rglob("*") if p.is_file()]
+                removed += [
+                    f"{INDEX_DIR}/{p.relative_to(target).as_posix()}"
+                    for p in path.rglob("*")
+                    if p.is_file()
+                ]
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 path.unlink(missing_ok=True)

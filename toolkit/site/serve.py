@@ -123,7 +123,7 @@ def create_site_app(
 
     def under_alias(path: str) -> str | None:
         """`path` as it is under the site's root path (`/blog/x` -> `/x`), or None."""
-        return "/" + path[len(alias):] if alias and (path + "/").startswith(alias) else None
+        return "/" + path[len(alias) :] if alias and (path + "/").startswith(alias) else None
 
     async def make_on_demand(raw: str) -> None:
         folder = (under_alias(raw) or raw).lstrip("/").partition("/")[0]
@@ -158,8 +158,9 @@ def create_site_app(
             # neither lead to another host nor lose part of itself to the query.
             query = request.scope.get("query_string", b"").decode("latin-1")
             target = "./" + quote(raw.rpartition("/")[2], safe="") + "/"
-            return RedirectResponse(target + (f"?{query}" if query else ""), status_code=301,
-                                    headers=NO_STORE)
+            return RedirectResponse(
+                target + (f"?{query}" if query else ""), status_code=301, headers=NO_STORE
+            )
         if found.suffix == ".html":
             text = read_html(found)
             if text is None:  # removed or replaced by a rebuild since
@@ -167,7 +168,9 @@ def create_site_app(
             return page_response(text)
         return FileResponse(found, headers=NO_STORE)
 
-    return Starlette(routes=[
-        *routes,
-        Route("/{path:path}", page, methods=["GET", "HEAD"]),
-    ])
+    return Starlette(
+        routes=[
+            *routes,
+            Route("/{path:path}", page, methods=["GET", "HEAD"]),
+        ]
+    )

@@ -55,8 +55,9 @@ FileTable = dict[str, list[Any]]  # name -> [file path, mtime_ns, size] (JSON in
 _THEME_FOLDERS = (os.path.realpath(THEME_DIR),)  # where the theme's own symlinks may lead
 
 
-def _walk(folder: Path, *, static: bool, folders: tuple[str, ...] | None,
-          skipped: dict[str, str]) -> dict[str, os.stat_result]:
+def _walk(
+    folder: Path, *, static: bool, folders: tuple[str, ...] | None, skipped: dict[str, str]
+) -> dict[str, os.stat_result]:
     """Files of a templates folder by POSIX name: the templates, or the static files.
 
     Symlinks are followed only when they lead into `folders`, a symlinked folder at most
@@ -106,42 +107,57 @@ def _walk(folder: Path, *, static: bool, folders: tuple[str, ...] | None,
     return found
 
 
-def _overlay(project_dir: Path, *, static: bool, folders: tuple[str, ...] | None,
-             skipped: dict[str, str] | None, overlay: Path | None = None) -> FileTable:
+def _overlay(
+    project_dir: Path,
+    *,
+    static: bool,
+    folders: tuple[str, ...] | None,
+    skipped: dict[str, str] | None,
+    overlay: Path | None = None,
+) -> FileTable:
     table: FileTable = {}
     skipped = {} if skipped is None else skipped
     allowed_folders = folders or localfiles.project_folders(project_dir)
     layers: list[tuple[Path, tuple[str, ...] | None, dict[str, str]]] = [
-        (THEME_DIR, None, {}), (project_dir, allowed_folders, skipped)]
+        (THEME_DIR, None, {}),
+        (project_dir, allowed_folders, skipped),
+    ]
     if overlay is not None:  # a premium build: `templates/premium/` over the rest
         layers.append((overlay, allowed_folders, skipped))
     for folder, allowed, refused in layers:  # the later layer's files win
         for name, st in _walk(folder, static=static, folders=allowed, skipped=refused).items():
-            table[name] = [str(folder / STATIC / name if static else folder / name),
-                           st.st_mtime_ns, st.st_size]
+            table[name] = [
+                str(folder / STATIC / name if static else folder / name),
+                st.st_mtime_ns,
+                st.st_size,
+            ]
     return dict(sorted(table.items()))
 
 
-def template_table(project_dir: Path, folders: tuple[str, ...] | None = None,
-                   skipped: dict[str, str] | None = None,
-                   overlay: Path | None = None) -> FileTable:
+def template_table(
+    project_dir: Path,
+    folders: tuple[str, ...] | None = None,
+    skipped: dict[str, str] | None = None,
+    overlay: Path | None = None,
+) -> FileTable:
     """Every template a page can use, resolved the way the loader resolves it.
 
     `folders`: where a symlink may lead (by default the templates folder itself);
     `skipped` receives the files refused, with the reason; `overlay` (a premium build's
     `templates/premium/`) is laid over the project's templates.
     """
-    return _overlay(project_dir, static=False, folders=folders, skipped=skipped,
-                    overlay=overlay)
+    return _overlay(project_dir, static=False, folders=folders, skipped=skipped, overlay=overlay)
 
 
-def static_table(project_dir: Path, folders: tuple[str, ...] | None = None,
-                 skipped: dict[str, str] | None = None,
-                 overlay: Path | None = None) -> FileTable:
+def static_table(
+    project_dir: Path,
+    folders: tuple[str, ...] | None = None,
+    skipped: dict[str, str] | None = None,
+    overlay: Path | None = None,
+) -> FileTable:
     """Every static file to copy under `static/`: the theme's, overlaid by the project's
     (and by `overlay`'s own `static/`)."""
-    return _overlay(project_dir, static=True, folders=folders, skipped=skipped,
-                    overlay=overlay)
+    return _overlay(project_dir, static=True, folders=folders, skipped=skipped, overlay=overlay)
 
 
 def file_digest(path: str | Path) -> str:
@@ -149,9 +165,12 @@ def file_digest(path: str | Path) -> str:
         return hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
 
 
-def make_environment(project_dir: Path, cache_dir: Path | None = None,
-                     folders: tuple[str, ...] | None = None,
-                     overlay: Path | None = None) -> jinja2.Environment:
+def make_environment(
+    project_dir: Path,
+    cache_dir: Path | None = None,
+    folders: tuple[str, ...] | None = None,
+    overlay: Path | None = None,
+) -> jinja2.Environment:
     """The Jinja2 environment of a build: the project's templates over the theme's, and
     `overlay` (a premium build's `templates/premium/`) over both.
 
@@ -191,8 +210,9 @@ def _project_loader(searchpath: str, folders: tuple[str, ...]) -> jinja2.FileSys
     from jinja2.loaders import split_template_path
 
     class ProjectLoader(jinja2.FileSystemLoader):
-        def get_source(self, environment: jinja2.Environment, template: str
-                       ) -> tuple[str, str, Callable[[], bool]]:
+        def get_source(
+            self, environment: jinja2.Environment, template: str
+        ) -> tuple[str, str, Callable[[], bool]]:
             filename = posixpath.join(searchpath, *split_template_path(template))
             if os.path.lexists(filename) and not within_project(filename):
                 raise jinja2.TemplateNotFound(template)
@@ -200,14 +220,14 @@ def _project_loader(searchpath: str, folders: tuple[str, ...]) -> jinja2.FileSys
 
     def within_project(filename: str) -> bool:
         kind, _, _ = localfiles.classify_path(filename, folders)
-        return kind == localfiles.FILE and localfiles.within(os.path.realpath(filename),
-                                                              folders)
+        return kind == localfiles.FILE and localfiles.within(os.path.realpath(filename), folders)
 
     return ProjectLoader(searchpath)
 
 
-def closure_digests(env: jinja2.Environment, table: FileTable,
-                    digests: dict[str, str]) -> dict[str, str]:
+def closure_digests(
+    env: jinja2.Environment, table: FileTable, digests: dict[str, str]
+) -> dict[str, str]:
     """For each page template, a digest of every template file it can reach.
 
     A page is rendered again exactly when one of those files changed. A template that
@@ -273,11 +293,13 @@ def _compact_rules(lines: list[str], prefix: str = "") -> str:
         if "{" not in rule:
             continue
         selector, _, body = rule.partition("{")
-        declarations = ";".join(part.strip() for part in body.rstrip("} ").split(";")
-                                if part.strip())
+        declarations = ";".join(
+            part.strip() for part in body.rstrip("} ").split(";") if part.strip()
+        )
         groups.setdefault(declarations, []).append(prefix + selector.strip())
-    return "\n".join(f"{','.join(selectors)}{{{declarations}}}"
-                      for declarations, selectors in groups.items())
+    return "\n".join(
+        f"{','.join(selectors)}{{{declarations}}}" for declarations, selectors in groups.items()
+    )
 
 
 def pygments_css() -> bytes:

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -152,6 +153,7 @@ class PatientProxy:
         self._open: list[socket.socket] = []
         self._last: dict[int, str] = {}  # connection -> who sent bytes last: client/server
         self._asked: dict[int, bytearray] = {}  # connection -> client bytes since the answer
+        self._answered: Counter[str] = Counter()  # method -> requests whose answer came
         self._mutex = threading.Lock()
         threading.Thread(target=self._accept, daemon=True).start()
 
@@ -168,6 +170,11 @@ class PatientProxy:
                 for asked in self._asked.values()
                 if asked.startswith(method.encode() + b" ") and complete_request(asked)
             )
+
+    def answered(self, method: str) -> int:
+        """Requests of `method` whose answer has started to come back through."""
+        with self._mutex:
+            return self._answered[method]
 
     def _accept(self) -> None:
         for number in itertools.count():
@@ -196,7 +203,9 @@ class PatientProxy:
                 if side == "client":
                     self._asked.setdefault(number, bytearray()).extend(data)
                 else:
-                    self._asked.pop(number, None)
+                    asked = self._asked.pop(number, None)
+                    if asked and complete_request(asked):
+                        self._answered[bytes(asked).split(b" ", 1)[0].decode()] += 1
             if sink_open:
                 try:
                     sink.sendall(data)

@@ -67,13 +67,15 @@ def test_a_publish_killed_during_updates_converges(
         return records_after(sandbox, seq, *PUT)
 
     if interruption == "still-running":
-        # One quick update, the others slow, and a kill as soon as the quick one is
-        # answered: the others are still running on the server, and finish there after
-        # the kill. Their wait is long enough for the kill to land first on a busy machine.
+        # One quick update, the others slow, and a kill once the quick one is answered
+        # and another has reached the server whole: the others are still running there,
+        # and finish after the kill. What the proxy saw says so (a read of the sandbox's
+        # record would wait until no request is in flight). The slow ones' wait is long
+        # enough for the kill to land first on a busy machine.
         sandbox.fault(*PUT, count=1, delay_ms=50)
         sandbox.fault(*PUT, count=count - 1, delay_ms=1500)
         run = start_toolkit(site, "publish", env=env)
-        wait_for(puts)
+        wait_for(lambda: proxy.answered("PUT") >= 1 and proxy.awaiting("PUT") >= 1)
     else:
         # The server takes the first updates and their answers are lost: the client waits
         # before sending them again, and is killed right then.

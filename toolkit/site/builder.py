@@ -20,12 +20,9 @@ prints: the report says what happened, `progress(total, done)` says how far it i
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 from toolkit import localfiles
@@ -33,7 +30,7 @@ from toolkit.config import Config
 from toolkit.content.problems import Problem, ProblemList, Severity
 from toolkit.errors import BuildError
 from toolkit.fsutil import stat_trusted
-from toolkit.site import search, theme_files
+from toolkit.site import inputs, search, theme_files
 from toolkit.site.manifest import (
     Manifest,
     PostRecord,
@@ -42,7 +39,6 @@ from toolkit.site.manifest import (
     last_build_name,
     manifest_name,
 )
-from toolkit.site.mirror import MIRROR, MirrorError
 from toolkit.site.output import (
     UnreadableSource,
     Written,
@@ -50,7 +46,7 @@ from toolkit.site.output import (
     remove_outputs,
     write_if_changed,
 )
-from toolkit.site.pages import Page, ReadingList, SitePlan
+from toolkit.site.pages import Page, SitePlan
 from toolkit.site.parallel import POOL_THRESHOLD, WorkerPool, chunked, default_processes
 from toolkit.site.plan import (
     BuildRun,
@@ -214,8 +210,8 @@ class SiteBuilder:
         run.problems.extend(
             (path, [1, reason, "warning"]) for path, reason in run.scan.skipped.items()
         )
-        self._update_templates(run)
-        reading_list = self._mirror_files(run)
+        inputs.update_templates(run, self.renderer, self.config, self.folders, self.overlay)
+        reading_list = inputs.check_mirror_files(run, self.config)
         site_context = {
             "title": site.title,
             "description": site.description,
@@ -507,7 +503,7 @@ class SiteBuilder:
                 self.config.site.templates_dir, self.folders, skipped, self.overlay
             ).items()
         }
-        self._report_skipped(run, skipped)
+        inputs.report_skipped(run, skipped, self.config)
         for relative, stat in run.scan.assets.items():
             if relative in run.produced or relative in copies:
                 run.problems.append(
@@ -582,95 +578,6 @@ class SiteBuilder:
         if not last or last == self.manifest_path.name or "/" in last:
             return set()
         return set(Manifest.load(self.state_dir / last, "").outputs)
-
-    # -- templates and mirror files ------------------------------------------------------
-
-    def _digest(self, manifest: Manifest, path: str, mtime: int, size: int) -> str:
-        entry = manifest.files.get(path)
-        if entry is None or entry[0] != mtime or entry[1] != size or not manifest.trusts(mtime):
-            entry = [mtime, size, theme_files.file_digest(path), None]
-            manifest.files[path] = entry
-        digest: str = entry[2]
-        return digest
-
-    def _update_templates(self, run: BuildRun) -> None:
-        """Each page template's digest over the templates it reaches, redone when any
-        template file came, went or changed (Jinja2 is imported only then)."""
-        manifest = run.manifest
-        skipped: dict[str, str] = {}
-        table = theme_files.template_table(
-            self.config.site.templates_dir, self.folders, skipped, self.overlay
-        )
-        self._report_skipped(run, skipped)
-        if (
-            table == manifest.templates
-            and manifest.closures
-            and all(manifest.trusts(mtime) for _, mtime, _ in table.values())
-        ):
-            return
-        digests = {
-            path: self._digest(manifest, path, mtime, size) for path, mtime, size in table.values()
-        }
-        manifest.closures = theme_files.closure_digests(self.renderer.env, table, digests)
-        manifest.templates = table
-        self.renderer.reset_templates()
-        run.dirty = True
-
-    def _report_skipped(self, run: BuildRun, skipped: dict[str, str]) -> None:
-        """Files of the templates folder left out (a symlink leading outside the project,
-        a FIFO...), as warnings."""
-        for path, reason in skipped.items():
-            run.problems.append((self.config.relative(Path(path)), [1, reason, "warning"]))
-
-    def _mirror_files(self, run: BuildRun) -> ReadingList | None:
-        """Digests of the mirror files, each checked once when it changes; broken ones are
-        reported. Returns the reading list as (digest, loader of its items), or None."""
-        from toolkit.site import mirror
-
-        scan, files = run.scan, run.manifest.files
-        checked: list[tuple[str, int, int, Callable[[Any], None]]] = [
-            (path, mtime, size, mirror.check_comments)
-            for path, mtime, size in scan.comments.values()
-        ]
-        if scan.reading_list is not None:
-            checked.append((*scan.reading_list, mirror.check_reading_list))
-        for path, mtime, size, check in checked:
-            entry = files.get(path)
-            digest = (
-                None
-                if entry is None or run.manifest.trusts(mtime)
-                else theme_files.file_digest(path)
-            )  # read only when the stat is in doubt
-            if (
-                entry is None
-                or entry[0] != mtime
-                or entry[1] != size
-                or (digest is not None and entry[2] != digest)
-            ):
-                digest = digest or theme_files.file_digest(path)
-                try:
-                    check(mirror.read_json(Path(path)))
-                    trouble = None
-                except MirrorError as exc:
-                    trouble = [exc.line, str(exc)]
-                files[path] = [mtime, size, digest, trouble]
-                run.dirty = True
-            if files[path][3]:
-                line, message = files[path][3]
-                run.problems.append((self.config.relative(Path(path)), [line, message, "error"]))
-        mirror_dir = str(self.config.site.content_dir / MIRROR)
-        live = {path for path, *_ in checked}
-        for path in [p for p in files if p.startswith(mirror_dir) and p not in live]:
-            del files[path]  # gone
-            run.dirty = True
-        if scan.reading_list is None or files[scan.reading_list[0]][3]:
-            return None
-        path = scan.reading_list[0]
-
-        def items() -> list[dict[str, Any]]:
-            return mirror.reading_list_items(json.loads(Path(path).read_bytes()))
-
-        return files[path][2], items
 
     @staticmethod
     def _report_problems(rows: list[tuple[str, Row]]) -> list[Problem]:

@@ -1,0 +1,108 @@
+"""What a build reads besides the posts: the templates (what each page template reaches)
+and the mirror files (the comments and the reading list), each digested and checked once,
+and again only when its stat changes or cannot be trusted (`Manifest.trusts`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from toolkit.config import Config
+from toolkit.site import theme_files
+from toolkit.site.manifest import Manifest
+from toolkit.site.mirror import MIRROR, MirrorError
+from toolkit.site.pages import ReadingList
+from toolkit.site.plan import BuildRun
+from toolkit.site.render import Renderer
+
+
+def _digest(manifest: Manifest, path: str, mtime: int, size: int) -> str:
+    entry = manifest.files.get(path)
+    if entry is None or entry[0] != mtime or entry[1] != size or not manifest.trusts(mtime):
+        entry = [mtime, size, theme_files.file_digest(path), None]
+        manifest.files[path] = entry
+    digest: str = entry[2]
+    return digest
+
+
+def update_templates(
+    run: BuildRun,
+    renderer: Renderer,
+    config: Config,
+    folders: tuple[str, ...],
+    overlay: Path | None,
+) -> None:
+    """Each page template's digest over the templates it reaches, redone when any
+    template file came, went or changed (Jinja2 is imported only then)."""
+    manifest = run.manifest
+    skipped: dict[str, str] = {}
+    table = theme_files.template_table(config.site.templates_dir, folders, skipped, overlay)
+    report_skipped(run, skipped, config)
+    if (
+        table == manifest.templates
+        and manifest.closures
+        and all(manifest.trusts(mtime) for _, mtime, _ in table.values())
+    ):
+        return
+    digests = {path: _digest(manifest, path, mtime, size) for path, mtime, size in table.values()}
+    manifest.closures = theme_files.closure_digests(renderer.env, table, digests)
+    manifest.templates = table
+    renderer.reset_templates()
+    run.dirty = True
+
+
+def report_skipped(run: BuildRun, skipped: dict[str, str], config: Config) -> None:
+    """Files of the templates folder left out (a symlink leading outside the project,
+    a FIFO...), as warnings."""
+    for path, reason in skipped.items():
+        run.problems.append((config.relative(Path(path)), [1, reason, "warning"]))
+
+
+def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
+    """Digests of the mirror files, each checked once when it changes; broken ones are
+    reported. Returns the reading list as (digest, loader of its items), or None."""
+    from toolkit.site import mirror
+
+    scan, files = run.scan, run.manifest.files
+    checked: list[tuple[str, int, int, Callable[[Any], None]]] = [
+        (path, mtime, size, mirror.check_comments) for path, mtime, size in scan.comments.values()
+    ]
+    if scan.reading_list is not None:
+        checked.append((*scan.reading_list, mirror.check_reading_list))
+    for path, mtime, size, check in checked:
+        entry = files.get(path)
+        digest = (
+            None if entry is None or run.manifest.trusts(mtime) else theme_files.file_digest(path)
+        )  # read only when the stat is in doubt
+        if (
+            entry is None
+            or entry[0] != mtime
+            or entry[1] != size
+            or (digest is not None and entry[2] != digest)
+        ):
+            digest = digest or theme_files.file_digest(path)
+            try:
+                check(mirror.read_json(Path(path)))
+                trouble = None
+            except MirrorError as exc:
+                trouble = [exc.line, str(exc)]
+            files[path] = [mtime, size, digest, trouble]
+            run.dirty = True
+        if files[path][3]:
+            line, message = files[path][3]
+            run.problems.append((config.relative(Path(path)), [line, message, "error"]))
+    mirror_dir = str(config.site.content_dir / MIRROR)
+    live = {path for path, *_ in checked}
+    for path in [p for p in files if p.startswith(mirror_dir) and p not in live]:
+        del files[path]  # gone
+        run.dirty = True
+    if scan.reading_list is None or files[scan.reading_list[0]][3]:
+        return None
+    path = scan.reading_list[0]
+
+    def items() -> list[dict[str, Any]]:
+        return mirror.reading_list_items(json.loads(Path(path).read_bytes()))
+
+    return files[path][2], items

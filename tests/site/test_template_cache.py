@@ -32,3 +32,21 @@ def test_a_second_build_reuses_the_theme_and_an_edit_is_compiled_anew(make_proje
     assert second.run("build").exit_code == 0
     page = (second.root / "site" / "hello" / "index.html").read_text(encoding="utf-8")
     assert "edited twice" in page and "edited once" not in page
+
+
+def test_the_highlight_cache_follows_no_symlink_planted_under_a_blocks_name(tmp_path):
+    import hashlib
+
+    from pygments.lexers import PythonLexer
+
+    from toolkit.site.markdown import HighlightCache
+
+    cache = HighlightCache(tmp_path / "highlight")
+    cache.put("python", "print(1)", PythonLexer(), "<b>kept</b>")
+    assert cache.get("python", "print(1)") == "<b>kept</b>"
+    planted = tmp_path / "planted"
+    html = b"<script>planted</script>"
+    planted.write_bytes(hashlib.blake2b(html, digest_size=16).hexdigest().encode() + b"\n" + html)
+    name = cache._path("python", "print(2)")
+    name.symlink_to(planted)
+    assert cache.get("python", "print(2)") is None

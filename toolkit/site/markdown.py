@@ -32,6 +32,7 @@ rendered body (the build's manifest) depends on which engine wrote it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import html
 import logging
@@ -211,8 +212,10 @@ class HighlightCache:
             self._present = self.folder.is_dir()
         if not self._present:
             return None
-        try:
-            digest, _, html = self._path(lang, code).read_bytes().partition(b"\n")
+        try:  # a symlink planted under a block's name is not followed
+            fd = os.open(self._path(lang, code), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as handle:
+                digest, _, html = handle.read().partition(b"\n")
         except OSError:
             return None
         if hashlib.blake2b(html, digest_size=16).hexdigest().encode() != digest:
@@ -222,18 +225,13 @@ class HighlightCache:
     def put(self, lang: str, code: str, lexer: Lexer, html: str) -> None:
         if not self.writable or not type(lexer).__module__.startswith("pygments.lexers."):
             return
+        from toolkit.fsutil import quick_write
+
         data = html.encode("utf-8")
-        path = self._path(lang, code)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest().encode()
+        with contextlib.suppress(OSError):  # a cache: the page is right without it
+            quick_write(self._path(lang, code), digest + b"\n" + data)
             self._present = True
-            temporary.write_bytes(
-                hashlib.blake2b(data, digest_size=16).hexdigest().encode() + b"\n" + data
-            )
-            os.replace(temporary, path)
-        except OSError:  # a cache: the page is right without it
-            temporary.unlink(missing_ok=True)
 
 
 class MarkdownRenderer:

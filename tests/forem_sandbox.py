@@ -15,6 +15,21 @@ from toolkit.sandbox.server import SandboxServer
 from toolkit.tls import shared_context
 
 
+def sandbox_client(
+    sandbox: SandboxServer, headers: dict[str, str], *, in_process: bool = True
+) -> httpx.Client:
+    """A client of `sandbox` (any interface) sending `headers`: its requests handed to the
+    application without a socket (`in_process`, the same answers and records), or over
+    loopback HTTP."""
+    return httpx.Client(
+        base_url=sandbox.base_url,
+        headers=headers,
+        timeout=30,
+        verify=shared_context(),
+        transport=sandbox.transport() if in_process else None,
+    )
+
+
 class ForemSandbox(SandboxServer):
     """A real sandbox (every interface), with helpers for interface A's accounts. Its
     own control requests (resets, faults, records: the tests' plumbing) are handed to

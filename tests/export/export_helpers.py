@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import httpx
-
-from toolkit.tls import shared_context
+from forem_sandbox import sandbox_client
 
 # A project for exports: the site and the posts are in their default folders.
 EXPORT_CONFIG = """
@@ -35,13 +34,7 @@ class Archive:
         self.api_key: str = self.control("GET", "/accounts")[0]["api_key"]
 
     def _client(self, headers: dict[str, str]) -> httpx.Client:
-        return httpx.Client(
-            base_url=self.base_url,
-            headers=headers,
-            timeout=30,
-            verify=shared_context(),
-            transport=self.sandbox.transport() if self._in_process else None,
-        )
+        return sandbox_client(self.sandbox, headers, in_process=self._in_process)
 
     def close(self) -> None:
         self._control.close()

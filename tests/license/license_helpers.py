@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from forem_sandbox import sandbox_client
 
 from toolkit.sandbox.licensing import seed
-from toolkit.tls import shared_context
 
 APP = seed.APPLICATION_ID
 OTHER_APP = seed.OTHER_APPLICATION_ID
@@ -34,13 +34,7 @@ class Licensing:
         self.start = 0
 
     def _client(self, headers: dict[str, str]) -> httpx.Client:
-        return httpx.Client(
-            base_url=self.base_url,
-            headers=headers,
-            timeout=30,
-            verify=shared_context(),
-            transport=self.sandbox.transport() if self._in_process else None,
-        )
+        return sandbox_client(self.sandbox, headers, in_process=self._in_process)
 
     def close(self) -> None:
         self.http.close()

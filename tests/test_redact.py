@@ -10,7 +10,7 @@ from toolkit.clients.base import RetryPolicy
 from toolkit.clients.forem import ForemClient
 from toolkit.config import Secret
 from toolkit.errors import TransportError
-from toolkit.redact import redact_url
+from toolkit.redact import quoted, redact_url
 
 SYNC_CONFIG = """
 [site]
@@ -78,3 +78,10 @@ def test_a_config_problem_does_not_show_the_password(make_project):
     assert result.exit_code == 1
     assert "FOREM_BASE_URL: must be an absolute http(s) URL, not 'ftp://***@host'" in result.output
     assert "secret" not in result.output
+
+
+def test_a_value_from_outside_is_shown_quoted_bounded_and_on_one_line():
+    assert quoted("a.png", 60) == "'a.png'"
+    assert quoted("x" * 61, 60) == repr("x" * 60 + "…")
+    assert quoted("x" * 60, 60) == repr("x" * 60)
+    assert quoted("a\nb\u202ec", 60) == "'a\\nb\\u202ec'"  # no line break, no bidi override

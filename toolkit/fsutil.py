@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import UnsafeNameError
+from toolkit.redact import quoted
 
 try:
     import fcntl
@@ -310,6 +311,7 @@ def write_if_changed(path: Path, data: bytes, *, durable: bool = True) -> bool:
 # -- names from outside ----------------------------------------------------------------
 
 MAX_NAME_BYTES = 100  # leaves room for a suffix and atomic_write's temporary name
+SHOWN = 60  # characters of a refused name shown in a message
 # Characters that never go into a file name: separators, control characters, and those
 # Windows refuses; each run of them becomes one `-`.
 _UNSAFE_ASCII = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|\s]+')
@@ -321,17 +323,13 @@ _WINDOWS_DEVICES = frozenset(
 )
 
 
-def _shown(text: str) -> str:
-    return repr(text if len(text) <= 60 else text[:60] + "…")
-
-
 def safe_name(text: str, *, max_length: int = MAX_NAME_BYTES) -> str:
     """`text` reduced to one harmless file name: no separator, `..`, control or invisible
     character, no leading `.`/`_`/`-` (hidden or reserved), at most `max_length` bytes of
     UTF-8. A name that is already safe comes back unchanged (and so does a reduced one).
     Raise `UnsafeNameError` when nothing usable is left."""
     if not isinstance(text, str):
-        raise UnsafeNameError(f"{_shown(str(text))} is not a name")
+        raise UnsafeNameError(f"{quoted(str(text), SHOWN)} is not a name")
     name = unicodedata.normalize("NFC", text)
     if not name.isascii():
         name = "".join(
@@ -341,7 +339,7 @@ def safe_name(text: str, *, max_length: int = MAX_NAME_BYTES) -> str:
     name = name.encode("utf-8")[:max_length].decode("utf-8", "ignore")
     name = name.lstrip("._-").rstrip(". -")
     if not name or name.split(".", 1)[0].upper() in _WINDOWS_DEVICES:
-        raise UnsafeNameError(f"{_shown(text)} cannot be used as a file name")
+        raise UnsafeNameError(f"{quoted(text, SHOWN)} cannot be used as a file name")
     return name
 
 
@@ -349,7 +347,7 @@ def path_inside(folder: Path, name: str) -> Path:
     """`folder / name`, once it is certain to be a file directly in `folder` (symlinks
     resolved); raise `UnsafeNameError` otherwise. Check before anything is opened."""
     if not name or name in (".", "..") or any(c in name for c in ("/", "\\", "\x00")):
-        raise UnsafeNameError(f"{_shown(name)} is not a plain file name")
+        raise UnsafeNameError(f"{quoted(name, SHOWN)} is not a plain file name")
     path = folder / name
     if path.resolve().parent != folder.resolve():
         raise UnsafeNameError(f"{path}: leads out of {folder}")

@@ -1,5 +1,7 @@
-"""Credentials written into a URL (`https://user:password@host`) never reach output, logs
-or exception text: every message that shows a URL shows it through `redact_url`."""
+"""What a one-line message may show. Credentials written into a URL
+(`https://user:password@host`) never reach output, logs or exception text: every message
+that shows a URL shows it through `redact_url`. A value from outside (a name, a post's
+field) is shown through `quoted`: in quotes, bounded, no control character left raw."""
 
 from __future__ import annotations
 
@@ -15,3 +17,9 @@ def redact_url(url: str) -> str:
     if "@" not in url:
         return url
     return _USERINFO.sub(r"\1***@", url)
+
+
+def quoted(text: str, limit: int) -> str:
+    """`text` fit for a one-line message: its first `limit` characters (then `…`), quoted
+    as Python's repr quotes it, so a control or invisible character shows escaped."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")

@@ -7,6 +7,7 @@ import io
 import json
 import os
 import tarfile
+import warnings
 import zipfile
 
 import pytest
@@ -88,6 +89,97 @@ def test_a_tar_with_a_link_or_cut_short_is_refused(tmp_path):
     (tmp_path / "cut.tar.gz").write_bytes(data[:40])
     with pytest.raises(BrokenDownload, match="does not open"):
         verify(tmp_path / "cut.tar.gz", "tar.gz", SENT)
+
+
+def corrupt(path, data: bytes) -> None:
+    """Flip the first byte of `data` where it is stored, uncompressed, in the archive at
+    `path`: reading that entry through would fail its CRC (the 'damaged' error)."""
+    damaged = bytearray(path.read_bytes())
+    damaged[damaged.index(data)] ^= 0xFF
+    path.write_bytes(bytes(damaged))
+
+
+# Each listing is wrong in one way, and its first entry's bytes are damaged: the message
+# is about the listing, so no entry was read before the listing was judged.
+WRONG_LISTINGS = [
+    ([("posts/a/index.html", b"abc"), ("extra.txt", b"")], "1 not sent ('extra.txt')"),
+    ([], "1 missing ('posts/a/index.html')"),
+    ([("posts/a/index.html", b"abcd")], "differ in size from the files sent: 'posts/a/index.html'"),
+    ([("posts/a/index.html", b"abc"), ("../evil", b"")], "unsafe entry name: '../evil'"),
+    ([("posts/a/index.html", b"abc"), ("other/", b"")], "no file sent is in: 'other/'"),
+    (
+        [("posts/a/index.html", b"abc"), ("posts/a/index.html", b"abc")],
+        "more than once: 'posts/a/index.html'",
+    ),
+]
+
+
+@pytest.mark.parametrize(("rest", "problem"), WRONG_LISTINGS)
+def test_a_zip_whose_listing_is_wrong_is_refused_before_an_entry_is_read(tmp_path, rest, problem):
+    path = tmp_path / "a.zip"
+    with zipfile.ZipFile(path, "w") as bundle, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the duplicate name
+        for name, data in [("index.html", b"12345"), *rest]:
+            bundle.writestr(name, data)
+    corrupt(path, b"12345")
+    with pytest.raises(BrokenDownload) as caught:
+        verify(path, "zip", SENT)
+    assert problem in caught.value.message
+    assert "damaged" not in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("rest", "problem"), [case for case in WRONG_LISTINGS if "unsafe" not in case[1]]
+)  # py7zr writes no unsafe name
+def test_a_7z_whose_listing_is_wrong_is_refused_before_an_entry_is_read(tmp_path, rest, problem):
+    py7zr = pytest.importorskip("py7zr")
+    path = tmp_path / "a.7z"
+    with py7zr.SevenZipFile(path, "w", filters=[{"id": py7zr.FILTER_COPY}]) as bundle:
+        for name, data in [("index.html", b"12345"), *rest]:
+            if name.endswith("/"):
+                (tmp_path / "folder").mkdir()
+                bundle.write(tmp_path / "folder", name.rstrip("/"))
+            else:
+                bundle.writestr(data, name)
+    corrupt(path, b"12345")
+    with pytest.raises(BrokenDownload) as caught:
+        verify(path, "7z", SENT)
+    assert problem in caught.value.message
+    assert "does not open" not in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("first", "problem"),
+    [
+        ("extra.txt", "it holds 'extra.txt', which was not sent"),
+        ("index.html", "differ in size from the files sent: 'index.html'"),
+    ],
+)
+def test_a_tar_member_not_as_sent_ends_the_check_before_its_bytes_are_read(
+    tmp_path, first, problem
+):
+    """The first member is not as sent and the stream is cut inside its bytes: reading
+    them would fail ('does not open'), so the message shows they were not read."""
+    data = os.urandom(256 * 1024)  # does not compress: the cut falls inside these bytes
+    with tarfile.open(tmp_path / "a.tar.gz", "w:gz") as bundle:
+        info = tarfile.TarInfo(first)
+        info.size = len(data)
+        bundle.addfile(info, io.BytesIO(data))
+    whole = (tmp_path / "a.tar.gz").read_bytes()
+    (tmp_path / "cut.tar.gz").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(BrokenDownload) as caught:
+        verify(tmp_path / "cut.tar.gz", "tar.gz", SENT)
+    assert problem in caught.value.message
+
+
+def test_a_tar_holding_a_sent_file_twice_is_refused_at_the_second(tmp_path):
+    with tarfile.open(tmp_path / "a.tar", "w") as bundle:
+        for name, data in [("index.html", b"12345"), ("index.html", b"12345")]:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            bundle.addfile(info, io.BytesIO(data))
+    with pytest.raises(BrokenDownload, match="more than once: 'index.html'"):
+        verify(tmp_path / "a.tar", "tar", SENT)
 
 
 def test_a_rar_is_checked_for_its_signature(tmp_path):

@@ -108,3 +108,10 @@ class LogService:
         """`(run_id, seq)` of every event in the stream, as many times as it is there."""
         rows = self.rows(f'SELECT run_id, seq FROM "{stream}"')
         return sorted((row["run_id"], int(row["seq"])) for row in rows)
+
+
+def ingest(service: LogService, stream: str, records: list[dict], batch: int = 20_000) -> None:
+    """`records` into `stream`, `batch` at a time, each batch answered 200."""
+    for start in range(0, len(records), batch):
+        response = service.ingest(stream, records[start : start + batch])
+        assert response.status_code == 200, response.text

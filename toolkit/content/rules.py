@@ -22,11 +22,13 @@ from urllib.parse import urlsplit
 from toolkit.content import images, liquid
 from toolkit.content.post import KNOWN_KEYS, Post, split_tags
 from toolkit.content.problems import Problem, Severity
+from toolkit.redact import quoted
 
 MAX_TITLE = 128
 MAX_TAGS = 4
 MAX_TAG_LENGTH = 30
 MAX_BODY_BYTES = 800 * 1024
+SHOWN = 80  # characters of a value from a post shown in a message
 TAG_PATTERN = re.compile(r"^[a-z0-9]+$")
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -42,13 +44,6 @@ def _http_url(value: str) -> bool:
     except ValueError:
         return False
     return parts.scheme in ("http", "https") and bool(parts.hostname)
-
-
-def _shown(text: str) -> str:
-    """A value from the post, fit for a one-line message: control characters escaped,
-    at most 80 characters."""
-    shown = repr(text[:80] + ("…" if len(text) > 80 else ""))
-    return shown
 
 
 def validate_post(
@@ -104,11 +99,10 @@ def validate_post(
     canonical = meta.get("canonical_url")
     if canonical is not None:
         if not isinstance(canonical, str) or not _http_url(canonical):
-            error(
-                "canonical_url",
-                "must be an absolute http(s) URL, not "
-                f"{_shown(canonical) if isinstance(canonical, str) else repr(canonical)[:80]}",
+            shown = (
+                quoted(canonical, SHOWN) if isinstance(canonical, str) else repr(canonical)[:SHOWN]
             )
+            error("canonical_url", f"must be an absolute http(s) URL, not {shown}")
 
     if "date" in meta and meta["date"] is not None:
         date = post.date
@@ -170,7 +164,9 @@ def _check_image(
 ) -> list[Problem]:
     why = images.unusable(src)
     if why is not None:
-        return [Problem(post.key, line, f"{label}: {_shown(src)} cannot be a file name: {why}")]
+        return [
+            Problem(post.key, line, f"{label}: {quoted(src, SHOWN)} cannot be a file name: {why}")
+        ]
     file = images.resolve(src, post.path, content_dir)
     inside = images.asset_path(file, content_dir) is not None
     if not inside and images.asset_path(post.path, content_dir) is not None:

@@ -147,7 +147,8 @@ def post_problems(
 ) -> dict[str, list[Row]]:
     """Each post's problems, with those that involve other posts: a title, slug or
     canonical URL used twice (checked by `rules.validate_posts` on the posts involved)."""
-    result = {key: list(record.problems) for key, record in records.items()}
+    # The records' own lists, copied only for a post that gets more (most get none).
+    result = {key: record.problems for key, record in records.items()}
     holders: dict[tuple[str, str], list[str]] = {}
     for key, record in records.items():
         info = record.info
@@ -178,7 +179,7 @@ def post_problems(
         ):
             row = [problem.line, problem.message, str(problem.severity)]
             if row not in result[problem.path]:
-                result[problem.path].append(row)
+                result[problem.path] = [*result[problem.path], row]
     return result
 
 
@@ -208,7 +209,7 @@ def stale_post_pages(
             closure,
             site_key,
             record.digest,
-            digest_of(series[key]) if key in series else "",
+            series[key].digest if key in series else "",
             run.manifest.files[comments_file][2] if comments_file else "",
             *(f"{near['slug']}\x1e{near['title']}" if near else "" for near in neighbours[key]),
             *(f"{link}={slugs.get(link, '')}" for link in record.links),
@@ -231,7 +232,13 @@ def stale_post_pages(
         if key not in stale:
             run.keep(output)
     return {
-        key: (page, series.get(key), comments[key], neighbours[key]) for key, page in stale.items()
+        key: (
+            page,
+            series[key].context() if key in series else None,
+            comments[key],
+            neighbours[key],
+        )
+        for key, page in stale.items()
     }
 
 
@@ -268,7 +275,7 @@ def outdated(run: BuildRun, output_dir: Path, output: str, key: str) -> bool:
 
 
 def post_neighbours(
-    posts: list[str], records: dict[str, PostRecord], series: dict[str, Context]
+    posts: list[str], records: dict[str, PostRecord], series: dict[str, SeriesPart]
 ) -> dict[str, Neighbours]:
     """The previous and next links of each post's page: the newer and the older post
     of the site (`posts` is newest first). A post of a series has its series'
@@ -286,7 +293,24 @@ def post_neighbours(
     }
 
 
-def post_series(posts: list[str], records: dict[str, PostRecord]) -> dict[str, Context]:
+class SeriesPart:
+    """A post of a series: the digest of its series navigation, worked out for every post
+    on every build, and the navigation itself, made only for a page that is written."""
+
+    __slots__ = ("digest", "_name", "_parts", "_key")
+
+    def __init__(self, digest: str, name: str, parts: list[tuple[str, PostInfo]], key: str):
+        self.digest = digest
+        self._name, self._parts, self._key = name, parts, key
+
+    def context(self) -> Context:
+        return series_context(self._name, self._parts, self._key)
+
+
+def post_series(posts: list[str], records: dict[str, PostRecord]) -> dict[str, SeriesPart]:
+    """The posts of a series. The navigation (`series_context`) of a part is made of its
+    series' name, the title, slug and state of every part in order, and which part it is:
+    its digest is the digest of those, one JSON encoding for the whole series."""
     groups: dict[str, list[str]] = {}
     for key in posts:
         name = site_info(records[key])["series"]
@@ -296,8 +320,11 @@ def post_series(posts: list[str], records: dict[str, PostRecord]) -> dict[str, C
     for name, keys in groups.items():
         keys.sort(key=lambda k: series_order(k, site_info(records[k])))
         parts = [(k, site_info(records[k])) for k in keys]
-        for key in keys:
-            result[key] = series_context(name, parts, key)
+        shown = digest_of(
+            "series", name, [[info["title"], info["slug"], info["published"]] for _, info in parts]
+        )
+        for index, key in enumerate(keys):
+            result[key] = SeriesPart(digest_of_strings(shown, str(index)), name, parts, key)
     return result
 
 

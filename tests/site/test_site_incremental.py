@@ -427,3 +427,49 @@ def test_code_highlighted_for_a_few_posts_is_kept_and_a_damaged_copy_is_not_take
         assert project.run("build").exit_code == 0
         again = page.read_text(encoding="utf-8")
         assert code_block(again) == code_block(first)
+
+
+def test_a_build_that_finds_all_as_it_was_reports_what_the_last_one_found(site_project):
+    """A build that finds the posts, settings, templates and pages as the last build left
+    them does not work the site out again (`unchanged.replay`), and reports the same: the
+    posts on the site, the drafts left out, every problem of a post."""
+    site_project.post("broken", "Broken", published=True, body="![gone](missing.png)\n")
+    site_project.post("twin", "News", date="2024-03-01", published=True)  # a title used twice
+    first = builder(site_project).build()
+    assert first.errors and first.drafts_left_out == 1
+    again = builder(site_project).build()  # a new builder: from the manifest file
+    assert "plan, as the last build's" in again.timings
+    assert "plan, as the last build's" not in first.timings
+    assert again.written == [] and again.removed == []
+    assert sorted(again.unchanged) == sorted(first.written)
+    assert again.problems == first.problems
+    assert (again.posts, again.drafts_left_out) == (first.posts, first.drafts_left_out)
+    # The same through the command: the same lines, the same exit code.
+    assert site_project.run("build").output == site_project.run("build").output
+
+
+def test_anything_the_plan_depends_on_makes_the_next_build_work_it_out_again(site_project):
+    out = site_project.root / "site"
+    site_project.run("build")
+    assert "plan, as the last build's" in builder(site_project).build().timings
+    # A page removed behind our back: written again, with the rest of the plan.
+    (out / "tags" / "news" / "index.html").unlink()
+    report = builder(site_project).build()
+    assert "plan, as the last build's" not in report.timings
+    assert report.written == ["tags/news/index.html"]
+    # A setting: every page that shows it is written again.
+    config = site_project.root / "toolkit.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace('author = "Ada"', 'author = "Someone Else"'),
+        encoding="utf-8",
+    )
+    report = builder(site_project).build()
+    assert "plan, as the last build's" not in report.timings
+    assert "index.html" in report.written and "feed.xml" in report.written
+    # Comments mirrored for a post: its page shows them.
+    comments = site_project.content / "_mirror" / "comments"
+    comments.mkdir(parents=True, exist_ok=True)
+    (comments / "news.json").write_text("[]", encoding="utf-8")
+    report = builder(site_project).build()
+    assert "plan, as the last build's" not in report.timings
+    assert "plan, as the last build's" in builder(site_project).build().timings

@@ -9,7 +9,8 @@ build goes:
    step 1; on every core for a big batch);
 3. work out the site: which posts are on it, their problems, series, tags and listing
    pages; every page gets a key, the digest of what it shows and of the templates it uses
-   (`plan`, `pages`);
+   (`plan`, `pages`); or, when all it depends on is as the last build left it, as then
+   (`unchanged`);
 4. render and write the pages whose key changed or whose file is not what was written
    (`Renderer` step 2), copy the static files and the content's own files, remove what is
    no longer made, save the manifest.
@@ -30,7 +31,7 @@ from toolkit.config import Config
 from toolkit.content.problems import Problem, ProblemList, Severity
 from toolkit.errors import BuildError
 from toolkit.fsutil import stat_trusted
-from toolkit.site import inputs, search, theme_files
+from toolkit.site import inputs, search, theme_files, unchanged
 from toolkit.site.manifest import (
     Manifest,
     PostRecord,
@@ -238,26 +239,36 @@ class SiteBuilder:
         self._read_changed_posts(run)
         run.mark("read and render posts")
 
-        posts = site_posts(
-            run, self.config, self.key_prefix, drafts=self.drafts, premium=self.premium
-        )
-        post_pages = stale_post_pages(run, posts, site_key, self.output_dir, self._prepare)
-        plan = SitePlan(
-            site=site_context,
-            site_url=site.url,
-            per_page=site.per_page,
-            site_key=site_key,
-            closures=run.manifest.closures,
-            reading_list=reading_list,
-            posts=[post_summary(run, key) for key in posts],
-            full_content=(
-                full_content(run, posts, self.renderer) if site.feed_full_content else None
-            ),
-        )
-        listings = plan.pages()
-        run.mark("plan")
+        plan_key = unchanged.plan_inputs(run, self.config, site_key, reading_list)
+        on_site = unchanged.replay(run, self.output_dir, plan_key)  # all as last time
+        if on_site is None:
+            known = len(run.problems)
+            posts = site_posts(
+                run, self.config, self.key_prefix, drafts=self.drafts, premium=self.premium
+            )
+            post_pages = stale_post_pages(run, posts, site_key, self.output_dir, self._prepare)
+            plan = SitePlan(
+                site=site_context,
+                site_url=site.url,
+                per_page=site.per_page,
+                site_key=site_key,
+                closures=run.manifest.closures,
+                reading_list=reading_list,
+                posts=[post_summary(run, key) for key in posts],
+                full_content=(
+                    full_content(run, posts, self.renderer) if site.feed_full_content else None
+                ),
+            )
+            listings = plan.pages()
+            unchanged.remember(
+                run, plan_key, posts, [page.output for page in listings], run.problems[known:]
+            )
+            on_site = len(posts)
+            run.mark("plan")
 
-        self._write_pages(run, post_pages, listings, plan)
+            self._write_pages(run, post_pages, listings, plan)
+        else:
+            run.mark("plan, as the last build's")
         run.mark("write pages")
         self._start_search_index(run)  # Pagefind runs while the rest is done
         self._copy_files(run)
@@ -266,7 +277,7 @@ class SiteBuilder:
         indexed = self._search_index(run)
         return BuildReport(
             output_dir=self.output_dir,
-            posts=len(posts),
+            posts=on_site,
             drafts_left_out=run.drafts_left_out,
             written=sorted(run.written),
             unchanged=sorted(run.unchanged),

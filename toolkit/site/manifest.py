@@ -9,7 +9,10 @@ folder, which may be published as it is). It holds:
 - `outputs`: per file written, the digest of its inputs (`key`), the digest of its bytes and
   its stat, to notice a file changed or removed behind our back;
 - `templates`, `files`: the stat and digest of the templates and mirror files, and each page
-  template's digest over every template it reaches.
+  template's digest over every template it reaches;
+- `plan`: what the last build worked out of the posts (the site's posts in order, its
+  listing pages, the posts' problems) and the digest of what it worked that out from, so
+  that a build that finds all of it as it was does not work it out again (`unchanged`).
 
 A file of another format version, or of another configuration of the content rules, is
 ignored: the build then starts from nothing, which is always correct.
@@ -127,6 +130,8 @@ class Manifest:
     closures: dict[str, str] = field(default_factory=dict)  # page template -> digest
     # When the build that made these records began looking at the files (ns since epoch).
     scanned: int = 0
+    # What the last build's plan found, with the digest of its inputs (`unchanged.Plan`).
+    plan: dict[str, Any] | None = None
     # The file the records were loaded from: their texts, for `save`.
     loaded_from: bytes = field(default=b"", repr=False)
 
@@ -155,6 +160,8 @@ class Manifest:
             )
             if type(manifest.scanned) is not int:
                 manifest.scanned = 0
+            plan = data.get("plan")
+            manifest.plan = plan if isinstance(plan, dict) else None
             if manifest.content_key == content_key:
                 manifest.posts = {k: PostRecord.from_json(v) for k, v in data["posts"].items()}
                 for record in manifest.posts.values():
@@ -175,6 +182,7 @@ class Manifest:
                 "templates": self.templates,
                 "closures": self.closures,
                 "scanned": self.scanned,
+                "plan": self.plan,
                 "files": dict(sorted(self.files.items())),
                 "outputs": dict(sorted(self.outputs.items())),
             }

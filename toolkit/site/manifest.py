@@ -213,7 +213,13 @@ class Manifest:
         with contextlib.suppress(ValueError, IndexError):
             lines = self.loaded_from.decode("utf-8").split("\n")
             for line in lines[1:]:
-                key, end = scanstring(line, 1)
+                end = line.find('":', 1)
+                if end > 0 and "\\" not in (key := line[1:end]) and '"' not in key:
+                    # A key without an escape, which ends at its first quote: read
+                    # as it is (a thousand times, quicker than `scanstring`).
+                    end += 1
+                else:
+                    key, end = scanstring(line, 1)
                 if line[0] != '"' or line[end] != ":":
                     break
                 text = line[end + 1 :]

@@ -38,7 +38,6 @@ import html
 import logging
 import os
 import re
-import secrets
 from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -179,7 +178,7 @@ def clean_raw_html(body_html: str, placeholders: list[str]) -> str:
     """
     from toolkit.site.sanitize import clean_post_html
 
-    marker = "_" + secrets.token_hex(8)  # "_": never read as a URL scheme
+    marker = "_" + os.urandom(8).hex()  # "_": never read as a URL scheme (secrets.token_hex)
     for placeholder in set(placeholders):
         written = escape_html(placeholder)  # as the renderer wrote it in the attribute
         body_html = body_html.replace(written, written.replace("\x1a", marker))

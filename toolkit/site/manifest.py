@@ -21,11 +21,16 @@ ignored: the build then starts from nothing, which is always correct.
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from json.decoder import scanstring  # type: ignore[attr-defined]  # not in the stubs
+
+# What `json.dumps` of a string is with ensure_ascii=False, without its set-up per call.
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -144,7 +149,8 @@ class Manifest:
     def load(cls, path: Path, content_key: str) -> Manifest:
         try:
             raw = path.read_bytes()
-            data = json.loads(raw)
+            with _no_collection():  # JSON makes no cycle: nothing for the collector to find
+                data = json.loads(raw)
         except (OSError, ValueError):
             return cls(content_key=content_key)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -163,7 +169,8 @@ class Manifest:
             plan = data.get("plan")
             manifest.plan = plan if isinstance(plan, dict) else None
             if manifest.content_key == content_key:
-                manifest.posts = {k: PostRecord.from_json(v) for k, v in data["posts"].items()}
+                with _no_collection():
+                    manifest.posts = {k: PostRecord.from_json(v) for k, v in data["posts"].items()}
                 for record in manifest.posts.values():
                     record.saved = FROM_FILE
                 manifest.loaded_from = raw
@@ -190,7 +197,8 @@ class Manifest:
         self._texts_from_file()
         # One post a line: the next save finds the texts of the records it loaded there.
         posts = "".join(
-            f"\n{_dumps(key)}:{self.posts[key].json_text()}," for key in sorted(self.posts)
+            f"\n{encode_basestring(key)}:{self.posts[key].json_text()},"
+            for key in sorted(self.posts)
         )[:-1]
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -231,6 +239,19 @@ class Manifest:
 
 
 FROM_FILE = "\0from the manifest file"  # `PostRecord.saved`: see `Manifest._texts_from_file`
+
+
+@contextlib.contextmanager
+def _no_collection() -> Iterator[None]:
+    """The cyclic garbage collector off while thousands of records that hold no cycle are
+    made: it would go over them again and again (5 ms of a build of 5,000 posts)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _dumps(value: Any) -> str:

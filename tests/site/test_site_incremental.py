@@ -473,3 +473,58 @@ def test_anything_the_plan_depends_on_makes_the_next_build_work_it_out_again(sit
     report = builder(site_project).build()
     assert "plan, as the last build's" not in report.timings
     assert "plan, as the last build's" in builder(site_project).build().timings
+
+
+def test_an_edit_of_a_body_alone_rewrites_its_page_from_the_last_plan(site_project):
+    """A post whose body alone changed (the same front matter, problems and summary) gets
+    its page's key again; every other page is kept as the last build's plan left it, and
+    the site is the one a build from nothing makes."""
+    site = site_project.root / "site"
+    site_project.run("build")
+    before = snapshot(site)
+    site_project.post(
+        "news",
+        "News",
+        date="2024-02-01",
+        published=True,
+        tags=["news"],
+        body="Fresh news.\n\nA second paragraph, which no listing shows.\n",
+    )
+    report = builder(site_project).build()
+    assert "plan, as the last build's" in report.timings
+    assert report.written == ["news/index.html"] and report.problems == []
+    assert changed(before, snapshot(site)) == {"news/index.html"}
+    assert "A second paragraph" in read(site, "news/index.html")
+    # The same bytes as a build that works everything out.
+    builder(site_project, out=site_project.root / "fresh").build()
+    fresh = tree_bytes(site_project.root / "fresh")
+    assert {name: data for name, data in tree_bytes(site).items() if name in fresh} == fresh
+
+
+def test_a_post_in_place_of_a_removed_one_is_worked_out_in_full(site_project):
+    site = site_project.root / "site"
+    site_project.run("build")
+    (site_project.content / "news.md").unlink()
+    site_project.post("fresh", "Fresher", date="2024-02-01", published=True, tags=["news"])
+    report = builder(site_project).build()
+    assert "plan, as the last build's" not in report.timings
+    assert "news/index.html" in report.removed and "fresh/index.html" in report.written
+    assert "Fresher" in read(site, "index.html") and "Fresher" in read(site, "feed.xml")
+
+
+def test_with_whole_posts_in_the_feed_an_edit_of_a_body_rewrites_the_feed(site_project):
+    config = site_project.root / "toolkit.toml"
+    config.write_text(config.read_text(encoding="utf-8") + "feed_full_content = true\n")
+    site = site_project.root / "site"
+    site_project.run("build")
+    site_project.post(
+        "news",
+        "News",
+        date="2024-02-01",
+        published=True,
+        tags=["news"],
+        body="Fresh news.\n\nA second paragraph, in the feed.\n",
+    )
+    report = builder(site_project).build()
+    assert set(report.written) == {"news/index.html", "feed.xml"}
+    assert "A second paragraph" in read(site, "feed.xml")

@@ -76,6 +76,8 @@ class BuildRun:
         self.problems: list[tuple[str, Row]] = []  # (path, row) to report
         self.drafts_left_out = 0
         self.removed: list[str] = []
+        # The posts this build read again: post -> its record before (None: a new post).
+        self.replaced: dict[str, PostRecord | None] = {}
         self.slugs: dict[str, str] = {}  # post on the site -> its slug
         self.timings: dict[str, float] = {}
         self.started = 0  # time.time_ns() when the build began looking at the files
@@ -188,11 +190,17 @@ def _path_of(config: Config, key_prefix: str, key: str) -> str:
 
 
 def stale_post_pages(
-    run: BuildRun, posts: list[str], site_key: str, output_dir: Path, prepare: Prepare
+    run: BuildRun,
+    posts: list[str],
+    site_key: str,
+    output_dir: Path,
+    prepare: Prepare,
+    only: set[str] | None = None,
 ) -> dict[str, PostPage]:
     """The posts whose page must be written: key -> (page key, series, comments file).
     Bodies that are not rendered yet (the source did not change, but a template, the
-    series or a linked post did) are rendered now."""
+    series or a linked post did) are rendered now. `only`: the posts whose page may have
+    changed (`unchanged.replay` kept the others)."""
     records = run.manifest.posts
     slugs = run.slugs = {key: site_info(records[key])["slug"] for key in posts}
     series = post_series(posts, records)
@@ -216,7 +224,8 @@ def stale_post_pages(
         )
 
     stale: dict[str, str] = {}  # post -> its page's key
-    for key in posts:
+    looked = posts if only is None else [key for key in posts if key in only]
+    for key in looked:
         page = page_key(key)
         if outdated(run, output_dir, f"{slugs[key]}/index.html", page):
             stale[key] = page
@@ -227,10 +236,9 @@ def stale_post_pages(
         run.mark("read and render posts")
         for key, _, _ in unrendered:
             stale[key] = page_key(key)  # its links are known now
-    for key in posts:
-        output = f"{slugs[key]}/index.html"
+    for key in looked:
         if key not in stale:
-            run.keep(output)
+            run.keep(f"{slugs[key]}/index.html")
     return {
         key: (
             page,

@@ -351,8 +351,8 @@ def test_progress_is_reported(site_project):
 
 def test_a_build_with_nothing_to_do_imports_no_renderer(site_project):
     """What keeps a no-change build fast: markdown-it, Pygments' lexers, Jinja2 and the
-    search indexer are never imported (checked in a fresh interpreter, through the real
-    command)."""
+    search indexer are never imported, nor `secrets` for a random name (checked in a
+    fresh interpreter, through the real command)."""
     site_project.run("build")
     script = (
         "import sys\n"
@@ -363,7 +363,7 @@ def test_a_build_with_nothing_to_do_imports_no_renderer(site_project):
         "    assert not exit.code, exit.code\n"
         "heavy = [m for m in ('markdown_it', 'jinja2', 'pygments.lexers', 'pygments.formatters',"
         " 'frontmatter', 'yaml', 'nh3', 'multiprocessing', 'subprocess', 'shutil', 'tempfile',"
-        " 'pagefind_bin')"
+        " 'pagefind_bin', 'secrets')"
         " if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )
@@ -528,3 +528,28 @@ def test_with_whole_posts_in_the_feed_an_edit_of_a_body_rewrites_the_feed(site_p
     report = builder(site_project).build()
     assert set(report.written) == {"news/index.html", "feed.xml"}
     assert "A second paragraph" in read(site, "feed.xml")
+
+
+def test_the_command_leaves_its_objects_to_the_end_of_the_process(site_project):
+    """`toolkit` (the console script's `run`) freezes what it holds once the command is
+    done, so that Python's collection on the way out does not go over it all again; the
+    output is written all the same (checked in a fresh interpreter)."""
+    site_project.run("build")
+    script = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('frozen:', gc.get_freeze_count() > 0))\n"
+        f"sys.argv = ['toolkit', '--config', {str(site_project.root / 'toolkit.toml')!r},"
+        " 'build']\n"
+        "from toolkit.__main__ import run\n"
+        "run()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=site_project.root,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "frozen: True"
+    assert "0 files written" in done.stderr

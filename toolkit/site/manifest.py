@@ -138,7 +138,7 @@ class Manifest:
     # What the last build's plan found, with the digest of its inputs (`unchanged.Plan`).
     plan: dict[str, Any] | None = None
     # The file the records were loaded from: their texts, for `save`.
-    loaded_from: bytes = field(default=b"", repr=False)
+    loaded_from: str = field(default="", repr=False)
 
     def trusts(self, mtime_ns: int) -> bool:
         """Whether a file whose stat is the one recorded is unchanged (`stat_trusted` when
@@ -148,7 +148,8 @@ class Manifest:
     @classmethod
     def load(cls, path: Path, content_key: str) -> Manifest:
         try:
-            raw = path.read_bytes()
+            # Decoded once: the text is kept for `save`.
+            raw = path.read_bytes().decode("utf-8")
             with _no_collection():  # JSON makes no cycle: nothing for the collector to find
                 data = json.loads(raw)
         except (OSError, ValueError):
@@ -219,7 +220,7 @@ class Manifest:
             return
         texts: dict[str, str] = {}
         with contextlib.suppress(ValueError, IndexError):
-            lines = self.loaded_from.decode("utf-8").split("\n")
+            lines = self.loaded_from.split("\n")
             for line in lines[1:]:
                 end = line.find('":', 1)
                 if end > 0 and "\\" not in (key := line[1:end]) and '"' not in key:
@@ -235,7 +236,7 @@ class Manifest:
         for key, record in self.posts.items():
             if record.saved is FROM_FILE:
                 record.saved = texts.get(key)  # None: encoded again
-        self.loaded_from = b""
+        self.loaded_from = ""
 
 
 FROM_FILE = "\0from the manifest file"  # `PostRecord.saved`: see `Manifest._texts_from_file`

@@ -203,9 +203,10 @@ def stale_post_pages(
     changed (`unchanged.replay` kept the others)."""
     records = run.manifest.posts
     slugs = run.slugs = {key: site_info(records[key])["slug"] for key in posts}
-    series = post_series(posts, records)
-    comments = {key: post_comments_file(run, key) for key in posts}
-    neighbours = post_neighbours(posts, records, series)
+    looked = posts if only is None else [key for key in posts if key in only]
+    series = post_series(posts, records, only)
+    comments = {key: post_comments_file(run, key) for key in looked}
+    neighbours = post_neighbours(posts, records, series, only)
     closure = run.manifest.closures["post.html"]
 
     def page_key(key: str) -> str:
@@ -224,7 +225,6 @@ def stale_post_pages(
         )
 
     stale: dict[str, str] = {}  # post -> its page's key
-    looked = posts if only is None else [key for key in posts if key in only]
     for key in looked:
         page = page_key(key)
         if outdated(run, output_dir, f"{slugs[key]}/index.html", page):
@@ -283,11 +283,29 @@ def outdated(run: BuildRun, output_dir: Path, output: str, key: str) -> bool:
 
 
 def post_neighbours(
-    posts: list[str], records: dict[str, PostRecord], series: dict[str, SeriesPart]
+    posts: list[str],
+    records: dict[str, PostRecord],
+    series: dict[str, SeriesPart],
+    only: set[str] | None = None,
 ) -> dict[str, Neighbours]:
-    """The previous and next links of each post's page: the newer and the older post
-    of the site (`posts` is newest first). A post of a series has its series'
-    navigation instead, so none: its page does not depend on the posts around it."""
+    """The previous and next links of each post's page (`only`: of those posts): the
+    newer and the older post of the site (`posts` is newest first). A post of a series
+    has its series' navigation instead, so none: its page does not depend on the posts
+    around it."""
+    if only is not None:
+
+        def link(i: int) -> dict[str, str]:
+            info = site_info(records[posts[i]])
+            return {"slug": info["slug"], "title": info["title"]}
+
+        end = len(posts) - 1
+        return {
+            key: (None, None)
+            if key in series
+            else (link(i - 1) if i > 0 else None, link(i + 1) if i < end else None)
+            for i, key in enumerate(posts)
+            if key in only
+        }
     links = [
         {"slug": site_info(records[key])["slug"], "title": site_info(records[key])["title"]}
         for key in posts
@@ -315,10 +333,13 @@ class SeriesPart:
         return series_context(self._name, self._parts, self._key)
 
 
-def post_series(posts: list[str], records: dict[str, PostRecord]) -> dict[str, SeriesPart]:
-    """The posts of a series. The navigation (`series_context`) of a part is made of its
-    series' name, the title, slug and state of every part in order, and which part it is:
-    its digest is the digest of those, one JSON encoding for the whole series."""
+def post_series(
+    posts: list[str], records: dict[str, PostRecord], only: set[str] | None = None
+) -> dict[str, SeriesPart]:
+    """The posts of a series (`only`: of the series of those posts). The navigation
+    (`series_context`) of a part is made of its series' name, the title, slug and state
+    of every part in order, and which part it is: its digest is the digest of those, one
+    JSON encoding for the whole series."""
     groups: dict[str, list[str]] = {}
     for key in posts:
         name = site_info(records[key])["series"]
@@ -326,6 +347,8 @@ def post_series(posts: list[str], records: dict[str, PostRecord]) -> dict[str, S
             groups.setdefault(name, []).append(key)
     result = {}
     for name, keys in groups.items():
+        if only is not None and only.isdisjoint(keys):
+            continue
         keys.sort(key=lambda k: series_order(k, site_info(records[k])))
         parts = [(k, site_info(records[k])) for k in keys]
         shown = digest_of(

@@ -562,3 +562,30 @@ def test_the_command_leaves_its_objects_to_the_end_of_the_process(site_project):
     lines, done = at_exit("serve", "--help")
     assert done.returncode == 0, done.stderr
     assert lines[-1] == "True (700, 10, 10)"
+
+
+def test_a_post_without_liquid_tags_is_rendered_without_the_liquid_modules(site_project):
+    """Rendering and checking a post with no `{% tag %}` imports neither the Liquid tags'
+    reader nor their renderer (a fresh interpreter, through the real command)."""
+    site_project.run("build")
+    site_project.post("news", "News", date="2024-02-01", published=True, body="Edited.\n")
+    script = (
+        "import sys\n"
+        "from toolkit.cli import main\n"
+        "try:\n"
+        f"    main(['--config', {str(site_project.root / 'toolkit.toml')!r}, '-q', 'build'])\n"
+        "except SystemExit as exit:\n"
+        "    assert not exit.code, exit.code\n"
+        "print(','.join(m for m in ('jinja2', 'toolkit.content.liquid', 'toolkit.site.liquid')"
+        " if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=site_project.root,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "jinja2"  # the page was rendered
+    assert "Edited." in read(site_project.root / "site", "news/index.html")

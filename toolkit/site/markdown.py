@@ -46,7 +46,6 @@ from urllib.parse import quote, urlsplit
 
 from toolkit.content import images
 from toolkit.content.discover import is_post_path
-from toolkit.site.liquid import render_tags
 from toolkit.site.markdown_fast import (
     PERMALINK_LABEL,
     PERMALINK_SYMBOL,
@@ -345,7 +344,10 @@ class MarkdownRenderer:
     def _finish(
         self, body_html: str, env: dict[str, Any], toc: list[TocEntry], *, raw_html: bool
     ) -> Body:
-        body_html = render_tags(body_html)
+        if "{%" in body_html:  # Liquid tags (none: `render_tags` has nothing to do)
+            from toolkit.site.liquid import render_tags
+
+            body_html = render_tags(body_html)
         if raw_html and not self.allow_raw_html:
             body_html = clean_raw_html(body_html, env["placeholders"])
         return Body(

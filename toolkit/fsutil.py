@@ -14,7 +14,6 @@ import errno
 import json
 import os
 import re
-import secrets
 import stat
 import time
 import unicodedata
@@ -102,7 +101,8 @@ def _is_temp_of(name: str, path: Path, also: tuple[Path | str, ...]) -> bool:
 
 def temp_name(path: Path) -> str:
     """The name of a temporary file for `path`: `.<name>.<random>.tmp`."""
-    return f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    # secrets.token_hex(4), without importing `secrets` (and `hmac`, `random`) on every run
+    return f".{path.name}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
 
 
 def open_locked_temp(path: Path) -> tuple[int, Path]:

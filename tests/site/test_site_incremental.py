@@ -351,8 +351,8 @@ def test_progress_is_reported(site_project):
 
 def test_a_build_with_nothing_to_do_imports_no_renderer(site_project):
     """What keeps a no-change build fast: markdown-it, Pygments' lexers, Jinja2 and the
-    search indexer are never imported (checked in a fresh interpreter, through the real
-    command)."""
+    search indexer are never imported, nor `secrets` for a random name (checked in a
+    fresh interpreter, through the real command)."""
     site_project.run("build")
     script = (
         "import sys\n"
@@ -363,7 +363,7 @@ def test_a_build_with_nothing_to_do_imports_no_renderer(site_project):
         "    assert not exit.code, exit.code\n"
         "heavy = [m for m in ('markdown_it', 'jinja2', 'pygments.lexers', 'pygments.formatters',"
         " 'frontmatter', 'yaml', 'nh3', 'multiprocessing', 'subprocess', 'shutil', 'tempfile',"
-        " 'pagefind_bin')"
+        " 'pagefind_bin', 'secrets')"
         " if m in sys.modules]\n"
         "print(','.join(heavy))\n"
     )
@@ -427,3 +427,165 @@ def test_code_highlighted_for_a_few_posts_is_kept_and_a_damaged_copy_is_not_take
         assert project.run("build").exit_code == 0
         again = page.read_text(encoding="utf-8")
         assert code_block(again) == code_block(first)
+
+
+def test_a_build_that_finds_all_as_it_was_reports_what_the_last_one_found(site_project):
+    """A build that finds the posts, settings, templates and pages as the last build left
+    them does not work the site out again (`unchanged.replay`), and reports the same: the
+    posts on the site, the drafts left out, every problem of a post."""
+    site_project.post("broken", "Broken", published=True, body="![gone](missing.png)\n")
+    site_project.post("twin", "News", date="2024-03-01", published=True)  # a title used twice
+    first = builder(site_project).build()
+    assert first.errors and first.drafts_left_out == 1
+    again = builder(site_project).build()  # a new builder: from the manifest file
+    assert "plan, as the last build's" in again.timings
+    assert "plan, as the last build's" not in first.timings
+    assert again.written == [] and again.removed == []
+    assert sorted(again.unchanged) == sorted(first.written)
+    assert again.problems == first.problems
+    assert (again.posts, again.drafts_left_out) == (first.posts, first.drafts_left_out)
+    # The same through the command: the same lines, the same exit code.
+    assert site_project.run("build").output == site_project.run("build").output
+
+
+def test_anything_the_plan_depends_on_makes_the_next_build_work_it_out_again(site_project):
+    out = site_project.root / "site"
+    site_project.run("build")
+    assert "plan, as the last build's" in builder(site_project).build().timings
+    # A page removed behind our back: written again, with the rest of the plan.
+    (out / "tags" / "news" / "index.html").unlink()
+    report = builder(site_project).build()
+    assert "plan, as the last build's" not in report.timings
+    assert report.written == ["tags/news/index.html"]
+    # A setting: every page that shows it is written again.
+    config = site_project.root / "toolkit.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace('author = "Ada"', 'author = "Someone Else"'),
+        encoding="utf-8",
+    )
+    report = builder(site_project).build()
+    assert "plan, as the last build's" not in report.timings
+    assert "index.html" in report.written and "feed.xml" in report.written
+    # Comments mirrored for a post: its page shows them.
+    comments = site_project.content / "_mirror" / "comments"
+    comments.mkdir(parents=True, exist_ok=True)
+    (comments / "news.json").write_text("[]", encoding="utf-8")
+    report = builder(site_project).build()
+    assert "plan, as the last build's" not in report.timings
+    assert "plan, as the last build's" in builder(site_project).build().timings
+
+
+def test_an_edit_of_a_body_alone_rewrites_its_page_from_the_last_plan(site_project):
+    """A post whose body alone changed (the same front matter, problems and summary) gets
+    its page's key again; every other page is kept as the last build's plan left it, and
+    the site is the one a build from nothing makes."""
+    site = site_project.root / "site"
+    site_project.run("build")
+    before = snapshot(site)
+    site_project.post(
+        "news",
+        "News",
+        date="2024-02-01",
+        published=True,
+        tags=["news"],
+        body="Fresh news.\n\nA second paragraph, which no listing shows.\n",
+    )
+    report = builder(site_project).build()
+    assert "plan, as the last build's" in report.timings
+    assert report.written == ["news/index.html"] and report.problems == []
+    assert changed(before, snapshot(site)) == {"news/index.html"}
+    assert "A second paragraph" in read(site, "news/index.html")
+    # The same bytes as a build that works everything out.
+    builder(site_project, out=site_project.root / "fresh").build()
+    fresh = tree_bytes(site_project.root / "fresh")
+    assert {name: data for name, data in tree_bytes(site).items() if name in fresh} == fresh
+
+
+def test_a_post_in_place_of_a_removed_one_is_worked_out_in_full(site_project):
+    site = site_project.root / "site"
+    site_project.run("build")
+    (site_project.content / "news.md").unlink()
+    site_project.post("fresh", "Fresher", date="2024-02-01", published=True, tags=["news"])
+    report = builder(site_project).build()
+    assert "plan, as the last build's" not in report.timings
+    assert "news/index.html" in report.removed and "fresh/index.html" in report.written
+    assert "Fresher" in read(site, "index.html") and "Fresher" in read(site, "feed.xml")
+
+
+def test_with_whole_posts_in_the_feed_an_edit_of_a_body_rewrites_the_feed(site_project):
+    config = site_project.root / "toolkit.toml"
+    config.write_text(config.read_text(encoding="utf-8") + "feed_full_content = true\n")
+    site = site_project.root / "site"
+    site_project.run("build")
+    site_project.post(
+        "news",
+        "News",
+        date="2024-02-01",
+        published=True,
+        tags=["news"],
+        body="Fresh news.\n\nA second paragraph, in the feed.\n",
+    )
+    report = builder(site_project).build()
+    assert set(report.written) == {"news/index.html", "feed.xml"}
+    assert "A second paragraph" in read(site, "feed.xml")
+
+
+def test_the_command_leaves_its_objects_to_the_end_of_the_process(site_project):
+    """`toolkit` (the console script's `run`) collects cycles rarely while a command that
+    ends runs, and freezes what it holds once it is done, so that Python's collection on
+    the way out does not go over it all again; the output is written all the same. A
+    command that serves until stopped keeps Python's thresholds. (Fresh interpreters.)"""
+    site_project.run("build")
+
+    def at_exit(*args: str) -> tuple[list[str], subprocess.CompletedProcess[str]]:
+        script = (
+            "import atexit, gc, sys\n"
+            "atexit.register(lambda: print(gc.get_freeze_count() > 0, gc.get_threshold()))\n"
+            f"sys.argv = ['toolkit', '--config', {str(site_project.root / 'toolkit.toml')!r},"
+            f" *{list(args)!r}]\n"
+            "from toolkit.__main__ import run\n"
+            "run()\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            cwd=site_project.root,
+            timeout=60,
+        )
+        return done.stdout.strip().splitlines(), done
+
+    lines, done = at_exit("build")
+    assert done.returncode == 0, done.stderr
+    assert lines == ["True (100000, 50, 100)"]
+    assert "0 files written" in done.stderr
+    lines, done = at_exit("serve", "--help")
+    assert done.returncode == 0, done.stderr
+    assert lines[-1] == "True (700, 10, 10)"
+
+
+def test_a_post_without_liquid_tags_is_rendered_without_the_liquid_modules(site_project):
+    """Rendering and checking a post with no `{% tag %}` imports neither the Liquid tags'
+    reader nor their renderer (a fresh interpreter, through the real command)."""
+    site_project.run("build")
+    site_project.post("news", "News", date="2024-02-01", published=True, body="Edited.\n")
+    script = (
+        "import sys\n"
+        "from toolkit.cli import main\n"
+        "try:\n"
+        f"    main(['--config', {str(site_project.root / 'toolkit.toml')!r}, '-q', 'build'])\n"
+        "except SystemExit as exit:\n"
+        "    assert not exit.code, exit.code\n"
+        "print(','.join(m for m in ('jinja2', 'toolkit.content.liquid', 'toolkit.site.liquid')"
+        " if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=site_project.root,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "jinja2"  # the page was rendered
+    assert "Edited." in read(site_project.root / "site", "news/index.html")

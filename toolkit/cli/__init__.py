@@ -9,6 +9,7 @@ with nothing to do does not pay for importing the sandbox or the HTTP client.
 
 from __future__ import annotations
 
+import gc
 import importlib
 
 import click
@@ -98,6 +99,7 @@ COMMANDS = {
 # Commands that serve until Ctrl-C: they take SIGINT and SIGTERM as a request to stop
 # (toolkit.signals); every other command gets Python's KeyboardInterrupt back.
 SERVE_UNTIL_STOPPED = {"watch", "serve", "sandbox", "mcp"}
+PYTHON_GC_THRESHOLDS = (700, 10, 10)  # CPython's defaults
 
 
 class LazyGroup(click.Group):
@@ -201,5 +203,7 @@ def main(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool)
     """
     if ctx.invoked_subcommand not in SERVE_UNTIL_STOPPED:
         signals.hand_back()
+    else:  # Python's own collection thresholds (the console script raises them)
+        gc.set_threshold(*PYTHON_GC_THRESHOLDS)
     setup_logging(verbose=verbose, quiet=quiet)
     ctx.obj = CliContext(config_path=config_path, verbose=verbose, quiet=quiet)

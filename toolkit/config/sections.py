@@ -9,6 +9,7 @@ with the project's folder and where each value came from. `SECTIONS` and
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -240,8 +241,16 @@ class Config:
 
     def relative(self, path: Path) -> str:
         """A path as shown to the user and used as a key: relative to the project, POSIX."""
-        if path.is_absolute() and path.is_relative_to(self.root):
-            return path.relative_to(self.root).as_posix()  # no resolve(): it costs syscalls
+        # No resolve() for a path under the root: it costs syscalls; and plain strings,
+        # which pathlib's relative_to costs ten times over (every post of `check`).
+        text, root = str(path), str(self.root)
+        if text.startswith(root) and path.is_absolute():
+            rest = text[len(root) :]
+            if not rest:
+                return "."
+            if rest[0] == os.sep or root.endswith(os.sep):
+                rest = rest.lstrip(os.sep)
+                return rest.replace(os.sep, "/") if os.sep != "/" else rest
         resolved = path.resolve()
         if resolved.is_relative_to(self.root):
             return resolved.relative_to(self.root).as_posix()

@@ -21,7 +21,7 @@ Commands that live longer than one call (a watch session) use `Run.start()` and
 from __future__ import annotations
 
 import logging
-import secrets
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -76,7 +76,9 @@ class Run:
     def __init__(self, config: Config, command: str, *, files: EventLog | None = None):
         self.config = config
         self.command = command
-        self.id = secrets.token_hex(8)
+        # `secrets.token_hex(8)` without importing `secrets` (and `hmac`, `random`, `base64`)
+        # on every command: the same 8 bytes of os.urandom.
+        self.id = os.urandom(8).hex()
         self.files = files or EventLog(config.state_dir)
         self.writer = EventWriter(
             self.files, self.id, command, __version__, scrub=Scrubber(config_secrets(config))

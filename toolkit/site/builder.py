@@ -9,7 +9,8 @@ build goes:
    step 1; on every core for a big batch);
 3. work out the site: which posts are on it, their problems, series, tags and listing
    pages; every page gets a key, the digest of what it shows and of the templates it uses
-   (`plan`, `pages`);
+   (`plan`, `pages`); or, when all it depends on is as the last build left it but the
+   bodies of some posts, as then, with the keys of those posts' pages (`unchanged`);
 4. render and write the pages whose key changed or whose file is not what was written
    (`Renderer` step 2), copy the static files and the content's own files, remove what is
    no longer made, save the manifest.
@@ -30,7 +31,7 @@ from toolkit.config import Config
 from toolkit.content.problems import Problem, ProblemList, Severity
 from toolkit.errors import BuildError
 from toolkit.fsutil import stat_trusted
-from toolkit.site import inputs, search, theme_files
+from toolkit.site import inputs, search, theme_files, unchanged
 from toolkit.site.manifest import (
     Manifest,
     PostRecord,
@@ -40,11 +41,8 @@ from toolkit.site.manifest import (
     manifest_name,
 )
 from toolkit.site.output import (
-    UnreadableSource,
     Written,
-    copy_if_changed,
     remove_outputs,
-    write_if_changed,
 )
 from toolkit.site.pages import Page, SitePlan
 from toolkit.site.parallel import POOL_THRESHOLD, WorkerPool, chunked, default_processes
@@ -238,29 +236,51 @@ class SiteBuilder:
         self._read_changed_posts(run)
         run.mark("read and render posts")
 
-        posts = site_posts(
-            run, self.config, self.key_prefix, drafts=self.drafts, premium=self.premium
-        )
-        post_pages = stale_post_pages(run, posts, site_key, self.output_dir, self._prepare)
-        plan = SitePlan(
-            site=site_context,
-            site_url=site.url,
-            per_page=site.per_page,
-            site_key=site_key,
-            closures=run.manifest.closures,
-            reading_list=reading_list,
-            posts=[post_summary(run, key) for key in posts],
-            full_content=(
-                full_content(run, posts, self.renderer) if site.feed_full_content else None
-            ),
-        )
-        listings = plan.pages()
-        run.mark("plan")
-
+        plan_key = unchanged.plan_inputs(run, self.config, site_key, reading_list)
+        replayed = unchanged.replay(run, self.output_dir, plan_key, site.feed_full_content)
+        if replayed is None:
+            known = len(run.problems)
+            posts = site_posts(
+                run, self.config, self.key_prefix, drafts=self.drafts, premium=self.premium
+            )
+            post_pages = stale_post_pages(run, posts, site_key, self.output_dir, self._prepare)
+            plan = SitePlan(
+                site=site_context,
+                site_url=site.url,
+                per_page=site.per_page,
+                site_key=site_key,
+                closures=run.manifest.closures,
+                reading_list=reading_list,
+                posts=[post_summary(run, key) for key in posts],
+                full_content=(
+                    full_content(run, posts, self.renderer) if site.feed_full_content else None
+                ),
+            )
+            listings = plan.pages()
+            unchanged.remember(
+                run, plan_key, posts, [page.output for page in listings], run.problems[known:]
+            )
+            run.mark("plan")
+        else:  # only the pages of posts whose body alone changed may be written
+            posts, changed = replayed
+            post_pages = stale_post_pages(
+                run, posts, site_key, self.output_dir, self._prepare, only=changed
+            )
+            plan = SitePlan(
+                site=site_context,
+                site_url=site.url,
+                per_page=site.per_page,
+                site_key=site_key,
+                closures=run.manifest.closures,
+                reading_list=reading_list,
+                posts=[],
+            )
+            listings = []
+            run.mark("plan, as the last build's")
         self._write_pages(run, post_pages, listings, plan)
         run.mark("write pages")
         self._start_search_index(run)  # Pagefind runs while the rest is done
-        self._copy_files(run)
+        inputs.copy_files(run, self.config, self.output_dir, self.folders, self.overlay)
         self._finish(run)
         run.mark("copy, clean up, save")
         indexed = self._search_index(run)
@@ -396,6 +416,7 @@ class SiteBuilder:
                 elif old is not None and old.digest == record.digest:
                     # Checked again, not rendered: what the last render found still holds.
                     record.excerpt, record.links = old.excerpt, old.links
+                run.replaced.setdefault(key, old)
                 records[key] = record
             run.advance(len(results))
 
@@ -491,64 +512,6 @@ class SiteBuilder:
             },  # None: popped above
             on_reply=take,
         )
-
-    def _copy_files(self, run: BuildRun) -> None:
-        """The theme's static files (the project's over them), the code stylesheet, and
-        every file of the content folder that is not a post, at the same relative path."""
-        outputs = run.manifest.outputs
-        skipped: dict[str, str] = {}
-        copies: dict[str, tuple[str, int, int]] = {
-            f"{theme_files.STATIC}/{name}": (path, mtime, size)
-            for name, (path, mtime, size) in theme_files.static_table(
-                self.config.site.templates_dir, self.folders, skipped, self.overlay
-            ).items()
-        }
-        inputs.report_skipped(run, skipped, self.config)
-        for relative, stat in run.scan.assets.items():
-            if relative in run.produced or relative in copies:
-                run.problems.append(
-                    (
-                        self.config.relative(Path(stat[0])),
-                        [1, f"not copied: the site makes its own {relative}", "warning"],
-                    )
-                )
-            else:
-                copies[relative] = stat
-        for output, (path, mtime, size) in copies.items():
-            key = digest_of(path, mtime, size)
-            try:
-                copied = copy_if_changed(
-                    path, self.output_dir / output, outputs.get(output), key, run.force
-                )
-            except UnreadableSource as exc:  # the rest goes on
-                run.problems.append(
-                    (self.config.relative(Path(path)), [1, f"not copied: {exc}", "warning"])
-                )
-                continue
-            run.record(output, key, copied)
-        # The stylesheet of highlighted code is made, not copied.
-        output = f"{theme_files.STATIC}/pygments.css"
-        if output in copies:
-            return  # the project brings its own
-        key = digest_of(
-            "pygments",
-            theme_files.pygments_version(),
-            theme_files.PYGMENTS_LIGHT,
-            theme_files.PYGMENTS_DARK,
-        )
-        if not outdated(run, self.output_dir, output, key):
-            run.keep(output)
-        else:
-            run.record(
-                output,
-                key,
-                write_if_changed(
-                    self.output_dir / output,
-                    theme_files.pygments_css(),
-                    outputs.get(output),
-                    run.force,
-                ),
-            )
 
     def _finish(self, run: BuildRun) -> None:
         """Remove the files an earlier build wrote that this one does not make; save."""

@@ -1,6 +1,7 @@
 """What a build reads besides the posts: the templates (what each page template reaches)
 and the mirror files (the comments and the reading list), each digested and checked once,
-and again only when its stat changes or cannot be trusted (`Manifest.trusts`)."""
+and again only when its stat changes or cannot be trusted (`Manifest.trusts`); and the
+files it copies (`copy_files`)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from typing import Any
 
 from toolkit.config import Config
 from toolkit.site import theme_files
-from toolkit.site.manifest import Manifest
+from toolkit.site.manifest import Manifest, digest_of
 from toolkit.site.mirror import MIRROR, MirrorError
+from toolkit.site.output import UnreadableSource, copy_if_changed, write_if_changed
 from toolkit.site.pages import ReadingList
-from toolkit.site.plan import BuildRun
+from toolkit.site.plan import BuildRun, outdated
 from toolkit.site.render import Renderer
 
 
@@ -106,3 +108,60 @@ def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
         return mirror.reading_list_items(json.loads(Path(path).read_bytes()))
 
     return files[path][2], items
+
+
+def copy_files(
+    run: BuildRun, config: Config, output_dir: Path, folders: tuple[str, ...], overlay: Path | None
+) -> None:
+    """The theme's static files (the project's over them), the code stylesheet, and
+    every file of the content folder that is not a post, at the same relative path."""
+    outputs = run.manifest.outputs
+    skipped: dict[str, str] = {}
+    copies: dict[str, tuple[str, int, int]] = {
+        f"{theme_files.STATIC}/{name}": (path, mtime, size)
+        for name, (path, mtime, size) in theme_files.static_table(
+            config.site.templates_dir, folders, skipped, overlay
+        ).items()
+    }
+    report_skipped(run, skipped, config)
+    for relative, stat in run.scan.assets.items():
+        if relative in run.produced or relative in copies:
+            run.problems.append(
+                (
+                    config.relative(Path(stat[0])),
+                    [1, f"not copied: the site makes its own {relative}", "warning"],
+                )
+            )
+        else:
+            copies[relative] = stat
+    for output, (path, mtime, size) in copies.items():
+        key = digest_of(path, mtime, size)
+        try:
+            copied = copy_if_changed(path, output_dir / output, outputs.get(output), key, run.force)
+        except UnreadableSource as exc:  # the rest goes on
+            run.problems.append((config.relative(Path(path)), [1, f"not copied: {exc}", "warning"]))
+            continue
+        run.record(output, key, copied)
+    # The stylesheet of highlighted code is made, not copied.
+    output = f"{theme_files.STATIC}/pygments.css"
+    if output in copies:
+        return  # the project brings its own
+    key = digest_of(
+        "pygments",
+        theme_files.pygments_version(),
+        theme_files.PYGMENTS_LIGHT,
+        theme_files.PYGMENTS_DARK,
+    )
+    if not outdated(run, output_dir, output, key):
+        run.keep(output)
+    else:
+        run.record(
+            output,
+            key,
+            write_if_changed(
+                output_dir / output,
+                theme_files.pygments_css(),
+                outputs.get(output),
+                run.force,
+            ),
+        )

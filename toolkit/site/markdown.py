@@ -38,7 +38,6 @@ import html
 import logging
 import os
 import re
-import secrets
 from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +46,6 @@ from urllib.parse import quote, urlsplit
 
 from toolkit.content import images
 from toolkit.content.discover import is_post_path
-from toolkit.site.liquid import render_tags
 from toolkit.site.markdown_fast import (
     PERMALINK_LABEL,
     PERMALINK_SYMBOL,
@@ -179,7 +177,7 @@ def clean_raw_html(body_html: str, placeholders: list[str]) -> str:
     """
     from toolkit.site.sanitize import clean_post_html
 
-    marker = "_" + secrets.token_hex(8)  # "_": never read as a URL scheme
+    marker = "_" + os.urandom(8).hex()  # "_": never read as a URL scheme (secrets.token_hex)
     for placeholder in set(placeholders):
         written = escape_html(placeholder)  # as the renderer wrote it in the attribute
         body_html = body_html.replace(written, written.replace("\x1a", marker))
@@ -346,7 +344,10 @@ class MarkdownRenderer:
     def _finish(
         self, body_html: str, env: dict[str, Any], toc: list[TocEntry], *, raw_html: bool
     ) -> Body:
-        body_html = render_tags(body_html)
+        if "{%" in body_html:  # Liquid tags (none: `render_tags` has nothing to do)
+            from toolkit.site.liquid import render_tags
+
+            body_html = render_tags(body_html)
         if raw_html and not self.allow_raw_html:
             body_html = clean_raw_html(body_html, env["placeholders"])
         return Body(

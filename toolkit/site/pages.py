@@ -74,7 +74,17 @@ def root_of(output: str) -> str:
 
 
 def parse_iso(value: str | None) -> dt.datetime | None:
-    return dt.datetime.fromisoformat(value) if value else None
+    if not value:
+        return None
+    parsed = _PARSED.get(value)
+    if parsed is None:
+        parsed = _PARSED[value] = dt.datetime.fromisoformat(value)
+    return parsed
+
+
+# The dates already parsed: every post's date is read for the index order, the series
+# order and its summary, on every build. (A datetime cannot be changed: sharing is safe.)
+_PARSED: dict[str, dt.datetime] = {}
 
 
 def index_order(key: str, info: PostInfo) -> Order:
@@ -218,6 +228,7 @@ class SitePlan:
     ) -> list[Page]:
         """`folder` is where page 1 lives ("" or "tags/x/"); page N is `folder/page/N/`."""
         total = max(1, math.ceil(len(posts) / self.per_page))
+        shown = digest_of(extra)  # the same on every page of the listing
         pages = []
         for number in range(1, total + 1):
             chunk = posts[(number - 1) * self.per_page : number * self.per_page]
@@ -246,9 +257,7 @@ class SitePlan:
                     output, page, nav, posts=[s for s, _ in chunk], pagination=pagination, **extra
                 )
 
-            key = self._key(
-                template, output, f"{number}/{total}", digest_of(extra), *(d for _, d in chunk)
-            )
+            key = self._key(template, output, f"{number}/{total}", shown, *(d for _, d in chunk))
             pages.append(Page(output, template, key, context))
         return pages
 

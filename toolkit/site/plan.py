@@ -76,6 +76,8 @@ class BuildRun:
         self.problems: list[tuple[str, Row]] = []  # (path, row) to report
         self.drafts_left_out = 0
         self.removed: list[str] = []
+        # The posts this build read again: post -> its record before (None: a new post).
+        self.replaced: dict[str, PostRecord | None] = {}
         self.slugs: dict[str, str] = {}  # post on the site -> its slug
         self.timings: dict[str, float] = {}
         self.started = 0  # time.time_ns() when the build began looking at the files
@@ -147,7 +149,8 @@ def post_problems(
 ) -> dict[str, list[Row]]:
     """Each post's problems, with those that involve other posts: a title, slug or
     canonical URL used twice (checked by `rules.validate_posts` on the posts involved)."""
-    result = {key: list(record.problems) for key, record in records.items()}
+    # The records' own lists, copied only for a post that gets more (most get none).
+    result = {key: record.problems for key, record in records.items()}
     holders: dict[tuple[str, str], list[str]] = {}
     for key, record in records.items():
         info = record.info
@@ -178,7 +181,7 @@ def post_problems(
         ):
             row = [problem.line, problem.message, str(problem.severity)]
             if row not in result[problem.path]:
-                result[problem.path].append(row)
+                result[problem.path] = [*result[problem.path], row]
     return result
 
 
@@ -187,16 +190,23 @@ def _path_of(config: Config, key_prefix: str, key: str) -> str:
 
 
 def stale_post_pages(
-    run: BuildRun, posts: list[str], site_key: str, output_dir: Path, prepare: Prepare
+    run: BuildRun,
+    posts: list[str],
+    site_key: str,
+    output_dir: Path,
+    prepare: Prepare,
+    only: set[str] | None = None,
 ) -> dict[str, PostPage]:
     """The posts whose page must be written: key -> (page key, series, comments file).
     Bodies that are not rendered yet (the source did not change, but a template, the
-    series or a linked post did) are rendered now."""
+    series or a linked post did) are rendered now. `only`: the posts whose page may have
+    changed (`unchanged.replay` kept the others)."""
     records = run.manifest.posts
     slugs = run.slugs = {key: site_info(records[key])["slug"] for key in posts}
-    series = post_series(posts, records)
-    comments = {key: post_comments_file(run, key) for key in posts}
-    neighbours = post_neighbours(posts, records, series)
+    looked = posts if only is None else [key for key in posts if key in only]
+    series = post_series(posts, records, only)
+    comments = {key: post_comments_file(run, key) for key in looked}
+    neighbours = post_neighbours(posts, records, series, only)
     closure = run.manifest.closures["post.html"]
 
     def page_key(key: str) -> str:
@@ -208,14 +218,14 @@ def stale_post_pages(
             closure,
             site_key,
             record.digest,
-            digest_of(series[key]) if key in series else "",
+            series[key].digest if key in series else "",
             run.manifest.files[comments_file][2] if comments_file else "",
             *(f"{near['slug']}\x1e{near['title']}" if near else "" for near in neighbours[key]),
             *(f"{link}={slugs.get(link, '')}" for link in record.links),
         )
 
     stale: dict[str, str] = {}  # post -> its page's key
-    for key in posts:
+    for key in looked:
         page = page_key(key)
         if outdated(run, output_dir, f"{slugs[key]}/index.html", page):
             stale[key] = page
@@ -226,12 +236,17 @@ def stale_post_pages(
         run.mark("read and render posts")
         for key, _, _ in unrendered:
             stale[key] = page_key(key)  # its links are known now
-    for key in posts:
-        output = f"{slugs[key]}/index.html"
+    for key in looked:
         if key not in stale:
-            run.keep(output)
+            run.keep(f"{slugs[key]}/index.html")
     return {
-        key: (page, series.get(key), comments[key], neighbours[key]) for key, page in stale.items()
+        key: (
+            page,
+            series[key].context() if key in series else None,
+            comments[key],
+            neighbours[key],
+        )
+        for key, page in stale.items()
     }
 
 
@@ -268,11 +283,29 @@ def outdated(run: BuildRun, output_dir: Path, output: str, key: str) -> bool:
 
 
 def post_neighbours(
-    posts: list[str], records: dict[str, PostRecord], series: dict[str, Context]
+    posts: list[str],
+    records: dict[str, PostRecord],
+    series: dict[str, SeriesPart],
+    only: set[str] | None = None,
 ) -> dict[str, Neighbours]:
-    """The previous and next links of each post's page: the newer and the older post
-    of the site (`posts` is newest first). A post of a series has its series'
-    navigation instead, so none: its page does not depend on the posts around it."""
+    """The previous and next links of each post's page (`only`: of those posts): the
+    newer and the older post of the site (`posts` is newest first). A post of a series
+    has its series' navigation instead, so none: its page does not depend on the posts
+    around it."""
+    if only is not None:
+
+        def link(i: int) -> dict[str, str]:
+            info = site_info(records[posts[i]])
+            return {"slug": info["slug"], "title": info["title"]}
+
+        end = len(posts) - 1
+        return {
+            key: (None, None)
+            if key in series
+            else (link(i - 1) if i > 0 else None, link(i + 1) if i < end else None)
+            for i, key in enumerate(posts)
+            if key in only
+        }
     links = [
         {"slug": site_info(records[key])["slug"], "title": site_info(records[key])["title"]}
         for key in posts
@@ -286,7 +319,27 @@ def post_neighbours(
     }
 
 
-def post_series(posts: list[str], records: dict[str, PostRecord]) -> dict[str, Context]:
+class SeriesPart:
+    """A post of a series: the digest of its series navigation, worked out for every post
+    on every build, and the navigation itself, made only for a page that is written."""
+
+    __slots__ = ("digest", "_name", "_parts", "_key")
+
+    def __init__(self, digest: str, name: str, parts: list[tuple[str, PostInfo]], key: str):
+        self.digest = digest
+        self._name, self._parts, self._key = name, parts, key
+
+    def context(self) -> Context:
+        return series_context(self._name, self._parts, self._key)
+
+
+def post_series(
+    posts: list[str], records: dict[str, PostRecord], only: set[str] | None = None
+) -> dict[str, SeriesPart]:
+    """The posts of a series (`only`: of the series of those posts). The navigation
+    (`series_context`) of a part is made of its series' name, the title, slug and state
+    of every part in order, and which part it is: its digest is the digest of those, one
+    JSON encoding for the whole series."""
     groups: dict[str, list[str]] = {}
     for key in posts:
         name = site_info(records[key])["series"]
@@ -294,10 +347,15 @@ def post_series(posts: list[str], records: dict[str, PostRecord]) -> dict[str, C
             groups.setdefault(name, []).append(key)
     result = {}
     for name, keys in groups.items():
+        if only is not None and only.isdisjoint(keys):
+            continue
         keys.sort(key=lambda k: series_order(k, site_info(records[k])))
         parts = [(k, site_info(records[k])) for k in keys]
-        for key in keys:
-            result[key] = series_context(name, parts, key)
+        shown = digest_of(
+            "series", name, [[info["title"], info["slug"], info["published"]] for _, info in parts]
+        )
+        for index, key in enumerate(keys):
+            result[key] = SeriesPart(digest_of_strings(shown, str(index)), name, parts, key)
     return result
 
 

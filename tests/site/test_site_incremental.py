@@ -21,6 +21,29 @@ def builder(project, **options) -> SiteBuilder:
     return SiteBuilder(load_config(project.root / "toolkit.toml"), **options)
 
 
+def imported_by_build(project, modules: tuple[str, ...]) -> list[str]:
+    """Which of `modules` a `toolkit -q build` of `project` imports, in a fresh
+    interpreter, through the real command."""
+    script = (
+        "import sys\n"
+        "from toolkit.cli import main\n"
+        "try:\n"
+        f"    main(['--config', {str(project.root / 'toolkit.toml')!r}, '-q', 'build'])\n"
+        "except SystemExit as exit:\n"
+        "    assert not exit.code, exit.code\n"
+        f"print(','.join(m for m in {modules!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=project.root,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return [name for name in done.stdout.strip().split(",") if name]
+
+
 def tree_bytes(folder: Path) -> dict[str, bytes]:
     return {
         p.relative_to(folder).as_posix(): p.read_bytes()
@@ -354,28 +377,12 @@ def test_a_build_with_nothing_to_do_imports_no_renderer(site_project):
     search indexer are never imported, nor `secrets` for a random name (checked in a
     fresh interpreter, through the real command)."""
     site_project.run("build")
-    script = (
-        "import sys\n"
-        "from toolkit.cli import main\n"
-        "try:\n"
-        f"    main(['--config', {str(site_project.root / 'toolkit.toml')!r}, '-q', 'build'])\n"
-        "except SystemExit as exit:\n"
-        "    assert not exit.code, exit.code\n"
-        "heavy = [m for m in ('markdown_it', 'jinja2', 'pygments.lexers', 'pygments.formatters',"
-        " 'frontmatter', 'yaml', 'nh3', 'multiprocessing', 'subprocess', 'shutil', 'tempfile',"
-        " 'pagefind_bin', 'secrets')"
-        " if m in sys.modules]\n"
-        "print(','.join(heavy))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        cwd=site_project.root,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == ""
+    heavy = (
+        "markdown_it", "jinja2", "pygments.lexers", "pygments.formatters", "frontmatter",
+        "yaml", "nh3", "multiprocessing", "subprocess", "shutil", "tempfile", "pagefind_bin",
+        "secrets",
+    )  # fmt: skip
+    assert imported_by_build(site_project, heavy) == []
 
 
 def test_a_manifest_saved_again_keeps_the_records_it_loaded_and_the_changed_ones(tmp_path):
@@ -569,23 +576,6 @@ def test_a_post_without_liquid_tags_is_rendered_without_the_liquid_modules(site_
     reader nor their renderer (a fresh interpreter, through the real command)."""
     site_project.run("build")
     site_project.post("news", "News", date="2024-02-01", published=True, body="Edited.\n")
-    script = (
-        "import sys\n"
-        "from toolkit.cli import main\n"
-        "try:\n"
-        f"    main(['--config', {str(site_project.root / 'toolkit.toml')!r}, '-q', 'build'])\n"
-        "except SystemExit as exit:\n"
-        "    assert not exit.code, exit.code\n"
-        "print(','.join(m for m in ('jinja2', 'toolkit.content.liquid', 'toolkit.site.liquid')"
-        " if m in sys.modules))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        cwd=site_project.root,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "jinja2"  # the page was rendered
+    modules = ("jinja2", "toolkit.content.liquid", "toolkit.site.liquid")
+    assert imported_by_build(site_project, modules) == ["jinja2"]  # the page was rendered
     assert "Edited." in read(site_project.root / "site", "news/index.html")

@@ -44,7 +44,7 @@ from toolkit.site.output import (
     Written,
     remove_outputs,
 )
-from toolkit.site.pages import Page, SitePlan
+from toolkit.site.pages import FullContent, Listed, Page, SitePlan
 from toolkit.site.parallel import POOL_THRESHOLD, WorkerPool, chunked, default_processes
 from toolkit.site.plan import (
     BuildRun,
@@ -236,6 +236,18 @@ class SiteBuilder:
         self._read_changed_posts(run)
         run.mark("read and render posts")
 
+        def site_plan(summaries: list[Listed], whole: FullContent | None = None) -> SitePlan:
+            return SitePlan(
+                site=site_context,
+                site_url=site.url,
+                per_page=site.per_page,
+                site_key=site_key,
+                closures=run.manifest.closures,
+                reading_list=reading_list,
+                posts=summaries,
+                full_content=whole,
+            )
+
         plan_key = unchanged.plan_inputs(run, self.config, site_key, reading_list)
         replayed = unchanged.replay(run, self.output_dir, plan_key, site.feed_full_content)
         if replayed is None:
@@ -244,17 +256,9 @@ class SiteBuilder:
                 run, self.config, self.key_prefix, drafts=self.drafts, premium=self.premium
             )
             post_pages = stale_post_pages(run, posts, site_key, self.output_dir, self._prepare)
-            plan = SitePlan(
-                site=site_context,
-                site_url=site.url,
-                per_page=site.per_page,
-                site_key=site_key,
-                closures=run.manifest.closures,
-                reading_list=reading_list,
-                posts=[post_summary(run, key) for key in posts],
-                full_content=(
-                    full_content(run, posts, self.renderer) if site.feed_full_content else None
-                ),
+            plan = site_plan(
+                [post_summary(run, key) for key in posts],
+                full_content(run, posts, self.renderer) if site.feed_full_content else None,
             )
             listings = plan.pages()
             unchanged.remember(
@@ -266,15 +270,7 @@ class SiteBuilder:
             post_pages = stale_post_pages(
                 run, posts, site_key, self.output_dir, self._prepare, only=changed
             )
-            plan = SitePlan(
-                site=site_context,
-                site_url=site.url,
-                per_page=site.per_page,
-                site_key=site_key,
-                closures=run.manifest.closures,
-                reading_list=reading_list,
-                posts=[],
-            )
+            plan = site_plan([])  # no listing page to make: the last build's are kept
             listings = []
             run.mark("plan, as the last build's")
         self._write_pages(run, post_pages, listings, plan)

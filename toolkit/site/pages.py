@@ -78,6 +78,8 @@ def parse_iso(value: str | None) -> dt.datetime | None:
         return None
     parsed = _PARSED.get(value)
     if parsed is None:
+        if len(_PARSED) >= _MAX_PARSED:  # a long-lived process (watch, mcp) starts over
+            _PARSED.clear()
         parsed = _PARSED[value] = dt.datetime.fromisoformat(value)
     return parsed
 
@@ -85,6 +87,7 @@ def parse_iso(value: str | None) -> dt.datetime | None:
 # The dates already parsed: every post's date is read for the index order, the series
 # order and its summary, on every build. (A datetime cannot be changed: sharing is safe.)
 _PARSED: dict[str, dt.datetime] = {}
+_MAX_PARSED = 100_000
 
 
 def index_order(key: str, info: PostInfo) -> Order:

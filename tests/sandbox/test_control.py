@@ -134,6 +134,19 @@ def test_delay_faults(api: Api) -> None:
     assert time.monotonic() - started >= 0.3
 
 
+def test_a_fault_is_released_once_and_only_a_delay_waits_for_a_release(api: Api) -> None:
+    fault = api.server.fault("GET", "/api/tags", delay_ms=60_000, until_released=True)
+    api.server.release(fault)  # before any request: the one it takes is not held
+    assert api.get("/api/tags").status_code == 200
+    again = api.post(f"/__sandbox/faults/{fault['id']}/release")
+    assert again.status_code == 404 and "holds requests until released" in again.text
+    refused = api.post(
+        "/__sandbox/faults",
+        json={"method": "GET", "route": "/api/tags", "status": 500, "until_released": True},
+    )
+    assert refused.status_code == 422 and "goes with delay_ms" in refused.text
+
+
 def wait_for(condition, timeout: float = 10.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -154,9 +167,11 @@ def _titles(api: Api) -> list[str]:
 @pytest.mark.socket
 def test_a_delayed_request_is_handled_late_when_its_client_gave_up(api: Api, caplog) -> None:
     """The body is read before the delay: a client that stops waiting does not turn the
-    request into an error; it is handled and committed late, quietly."""
+    request into an error; it is handled and committed late, quietly. (Held until the
+    fault is released, so that "still held" does not depend on the machine's speed.)"""
     caplog.set_level(logging.INFO, logger="toolkit.sandbox")
-    api.server.fault("POST", "/api/articles", delay_ms=600)
+    fault = api.server.fault("POST", "/api/articles", delay_ms=60_000, until_released=True)
+    assert fault["until_released"] is True
     with pytest.raises(httpx.ReadTimeout):
         api.post(
             "/api/articles",
@@ -165,6 +180,7 @@ def test_a_delayed_request_is_handled_late_when_its_client_gave_up(api: Api, cap
             json={"article": {"title": "Committed late", "body_markdown": "x"}},
         )
     assert "Committed late" not in _titles(api)  # still held
+    api.server.release(fault)
     wait_for(lambda: api.server.count("POST", "/api/articles", 201))
     assert "Committed late" in _titles(api)
     assert api.server.count("POST", "/api/articles") == 1

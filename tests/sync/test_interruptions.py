@@ -127,7 +127,9 @@ def test_an_older_body_committed_late_is_recognised_as_ours(site, env, proxy, sa
     assert site.run("publish", env=env).exit_code == 0
     site.post("late", "Late commit", "Version two.\n", published=True)
     seq = last_seq(sandbox)
-    sandbox.fault(*PUT, count=1, delay_ms=5000)
+    # Held until released (a minute at most): it lands after the rerun's, however long
+    # the rerun takes on a loaded machine.
+    held = sandbox.fault(*PUT, count=1, delay_ms=60_000, until_released=True)
     run = start_toolkit(site, "publish", env=env)
     wait_for(lambda: proxy.awaiting("PUT") == 1)  # the whole update is on the server
     run.send_signal(signal.SIGKILL)
@@ -136,6 +138,7 @@ def test_an_older_body_committed_late_is_recognised_as_ours(site, env, proxy, sa
     site.post("late", "Late commit", "Version three.\n", published=True)
     rerun = site.run("publish", env=env)
     assert rerun.exit_code == 0, rerun.output
+    sandbox.release(held)
     wait_for(lambda: proxy.in_flight() == 0)  # the held update has landed
     puts = records_after(sandbox, seq, *PUT)
     assert len(puts) == 2

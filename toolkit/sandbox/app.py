@@ -26,6 +26,7 @@ the wait, a reset or a read right after could miss that record or see it land la
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import time
@@ -337,10 +338,11 @@ class SandboxApp:
             await outcome.answer(answer, scope, receive, send)
             return
         if fault is not None and fault.delay_ms:
+            released = fault.released if fault.until_released else None
             await (
-                asyncio.sleep(fault.delay_ms / 1000)
+                _until(released, fault.delay_ms / 1000)
                 if streamed
-                else _hold(scope, receive, fault.delay_ms / 1000)
+                else _hold(scope, receive, fault.delay_ms / 1000, released)
             )
         wrapped = outcome.sender(send, fault)
         try:
@@ -415,22 +417,32 @@ class _Outcome:
         return wrapper
 
 
-async def _hold(scope: Scope, receive: Receive, seconds: float) -> None:
-    """Wait `seconds` (a delay fault), noticing a client that gives up meanwhile: the
-    request is still handled afterwards (its body is already read), as a real server
-    handles a request whose client stopped waiting."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
+async def _until(released: asyncio.Event | None, seconds: float) -> None:
+    """Wait `seconds`, or less when `released` is set first (a fault `until_released`)."""
+    if released is None:
+        await asyncio.sleep(seconds)
+        return
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(released.wait(), seconds)
+
+
+async def _hold(
+    scope: Scope, receive: Receive, seconds: float, released: asyncio.Event | None
+) -> None:
+    """Wait `seconds` (a delay fault; less when `released` is set first), noticing a
+    client that gives up meanwhile: the request is still handled afterwards (its body is
+    already read), as a real server handles a request whose client stopped waiting."""
     waiter = asyncio.ensure_future(receive())
     try:
-        done, _ = await asyncio.wait({waiter}, timeout=seconds)
+        holding = asyncio.ensure_future(_until(released, seconds))
+        done, _ = await asyncio.wait({waiter, holding}, return_when=asyncio.FIRST_COMPLETED)
         if waiter in done and waiter.result().get("type") == "http.disconnect":
             log.info(
                 "client left while a delay fault held %s %s; handling it anyway",
                 scope["method"],
                 scope["path"],
             )
-        await asyncio.sleep(max(0.0, deadline - loop.time()))
+        await holding
     finally:
         waiter.cancel()
 

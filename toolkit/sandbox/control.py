@@ -165,12 +165,21 @@ async def list_faults(ctx: ControlCtx) -> dict[str, Any]:
 
 @control(status=201)
 async def add_fault(ctx: ControlCtx) -> dict[str, Any]:
-    """inject a fault: {interface?, method, route, count, status|delay_ms|delay_response_ms|drop_after_commit}"""
+    """inject a fault: {interface?, method, route, count, status|delay_ms|delay_response_ms|drop_after_commit, until_released?}"""
     try:
         fault = ctx.state.faults.add(await ctx.json(), ctx.app.owner_name)
     except ValueError as exc:
         raise ErrorAnswer(422, str(exc)) from None
     return fault.as_json()
+
+
+@control()
+async def release_fault(ctx: ControlCtx) -> dict[str, Any]:
+    """end the hold of a fault given `until_released`: what it holds goes on at once"""
+    fault_id = ctx.request.path_params["fault_id"]
+    if not ctx.state.faults.release(fault_id):
+        raise ErrorAnswer(404, f"no fault {fault_id} holds requests until released")
+    return {"released": fault_id}
 
 
 @control()
@@ -191,4 +200,5 @@ routes = [
     Route(f"{PREFIX}/faults", list_faults, methods=["GET"]),
     Route(f"{PREFIX}/faults", add_fault, methods=["POST"]),
     Route(f"{PREFIX}/faults", clear_faults, methods=["DELETE"]),
+    Route(f"{PREFIX}/faults/{{fault_id:int}}/release", release_fault, methods=["POST"]),
 ]

@@ -8,7 +8,10 @@ A fault is one of:
   (nothing is written, nothing is rate-counted; a 429 carries `Retry-After`);
 * `delay_ms`: hold the request that long, then handle it. Its body is read first, so a
   client that gives up meanwhile still has its request handled and committed - late
-  (the disconnect is logged at INFO);
+  (the disconnect is logged at INFO). With `until_released`, `delay_ms` is the longest
+  hold: the request goes on as soon as the fault is released (`Faults.release`, the
+  control API's `POST /faults/{id}/release`), so a test orders events without betting
+  on a duration;
 * `delay_response_ms`: handle the request at once (its write is committed), then hold
   the response that long - committed, answered late;
 * `drop_after_commit`: handle the request (its write is committed), then close the
@@ -21,6 +24,7 @@ of the interface serving the route (found from the route when not given).
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import threading
 from collections.abc import Callable
@@ -43,6 +47,10 @@ class Fault:
     delay_response_ms: int | None = None
     drop_after_commit: bool = False
     retry_after: int = 1
+    until_released: bool = False  # a `delay_ms` ends early when the fault is released
+
+    def __post_init__(self) -> None:
+        self.released = asyncio.Event()  # set on the sandbox's loop (`Faults.release`)
 
     def matches(self, interface: str, method: str, route: str, path: str) -> bool:
         return (
@@ -52,7 +60,7 @@ class Fault:
         )
 
     def as_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = asdict(self)  # fields only: not the event
         return {key: value for key, value in data.items() if value not in (None, False)}
 
 
@@ -77,6 +85,7 @@ class Faults:
         self._pending: list[Fault] = []
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        self._holding: dict[int, Fault] = {}  # until_released faults not released yet
 
     def add(self, spec: object, owner_of: Callable[[str], str | None]) -> Fault:
         """Validate a fault as posted to the control API; ValueError says what is wrong.
@@ -109,6 +118,11 @@ class Faults:
         if drop not in (True, False):
             raise ValueError("drop_after_commit must be true or false")
         retry_after = _non_negative(spec, "retry_after", 1) or 1
+        until_released = spec.get("until_released", False)
+        if until_released not in (True, False):
+            raise ValueError("until_released must be true or false")
+        if until_released and not spec.get("delay_ms"):
+            raise ValueError("until_released goes with delay_ms (the longest hold)")
         fault = Fault(
             id=0,
             interface=owner,
@@ -120,11 +134,25 @@ class Faults:
             delay_response_ms=_delay(spec, "delay_response_ms"),
             drop_after_commit=bool(drop),
             retry_after=retry_after,
+            until_released=bool(until_released),
         )
         with self._lock:
             fault.id = next(self._ids)
             self._pending.append(fault)
+            if fault.until_released:
+                self._holding[fault.id] = fault
         return fault
+
+    def release(self, fault_id: int) -> bool:
+        """End the hold of an `until_released` fault: the requests it holds go on, and
+        those it takes later are not held. False: no such fault (or already released).
+        Called on the sandbox's loop."""
+        with self._lock:
+            fault = self._holding.pop(fault_id, None)
+        if fault is None:
+            return False
+        fault.released.set()
+        return True
 
     def take(self, interface: str, method: str, route: str, path: str) -> Fault | None:
         """The first pending fault for this request, used up by one."""

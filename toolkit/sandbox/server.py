@@ -231,9 +231,11 @@ class SandboxServer:
         retry_after: int | None = None,
         delay_response_ms: int | None = None,
         interface: str | None = None,
+        until_released: bool = False,
     ) -> dict[str, Any]:
         """Inject a fault (faults.py): the next `count` requests matching `method` and
-        `route` fail that way."""
+        `route` fail that way. With `until_released`, a `delay_ms` hold ends at `release`
+        of the fault's id (or after `delay_ms`, whichever comes first)."""
         spec: dict[str, Any] = {"method": method, "route": route, "count": count}
         if interface is not None:
             spec["interface"] = interface
@@ -247,8 +249,14 @@ class SandboxServer:
             spec["drop_after_commit"] = True
         if retry_after is not None:
             spec["retry_after"] = retry_after
+        if until_released:
+            spec["until_released"] = True
         fault: dict[str, Any] = self.control("POST", "/faults", spec)
         return fault
+
+    def release(self, fault: dict[str, Any]) -> None:
+        """End the hold of a fault injected `until_released`."""
+        self.control("POST", f"/faults/{fault['id']}/release")
 
     def clear_faults(self) -> None:
         self.control("DELETE", "/faults")

@@ -45,12 +45,15 @@ def test_two_publishes_at_once_create_each_article_once(site, env, sandbox):
 
 def test_a_second_publish_gives_up_after_its_timeout_naming_the_holder(site, env, sandbox):
     write_posts(site)
-    sandbox.fault("POST", "/api/articles", count=3, delay_ms=400)
+    # The first run's creates are held until the second has given up: it holds the lock
+    # all that time, however slow the machine.
+    held = sandbox.fault("POST", "/api/articles", count=3, delay_ms=60_000, until_released=True)
     sandbox.reset_stats()
     first = start_toolkit(site, "publish", env=env)
     run_lock_file = site.root / ".toolkit" / "run.lock"
     wait_for(lambda: run_lock_file.exists() and read_holder(run_lock_file) is not None)
     second = site.run("publish", env={**env, "TOOLKIT_LOCK_TIMEOUT": "0.5"})
+    sandbox.release(held)
     out, err = first.communicate(timeout=120)
     assert first.returncode == 0, out + err
     assert second.exit_code == 1

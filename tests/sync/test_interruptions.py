@@ -131,7 +131,10 @@ def test_an_older_body_committed_late_is_recognised_as_ours(site, env, proxy, sa
     # the rerun takes on a loaded machine.
     held = sandbox.fault(*PUT, count=1, delay_ms=60_000, until_released=True)
     run = start_toolkit(site, "publish", env=env)
-    wait_for(lambda: proxy.awaiting("PUT") == 1)  # the whole update is on the server
+    # The server holds this run's update: the fault is used up. (The proxy having the
+    # whole request is not enough: it may reach the server after the rerun's, which the
+    # fault would then hold instead.)
+    wait_for(lambda: sandbox.control("GET", "/faults")["faults"] == [])
     run.send_signal(signal.SIGKILL)
     run.communicate(timeout=10)
 

@@ -26,12 +26,25 @@ def concurrent_titles(sandbox) -> list[str]:
 
 def test_two_publishes_at_once_create_each_article_once(site, env, sandbox):
     write_posts(site)
-    # The first few creates are slow, so the first run is surely still at work when the
-    # second one starts.
-    sandbox.fault("POST", "/api/articles", count=3, delay_ms=400)
+    # The first run's first creates are held until the other run says it waits for the
+    # lock: the two surely overlap, however slow the machine is to start either.
+    held = sandbox.fault("POST", "/api/articles", count=3, delay_ms=60_000, until_released=True)
     sandbox.reset_stats()
     runs = [start_toolkit(site, "publish", env=env) for _ in range(2)]
-    outputs = [run.communicate(timeout=120) for run in runs]
+    run_lock_file = site.root / ".toolkit" / "run.lock"
+    holder = wait_for(lambda: run_lock_file.exists() and read_holder(run_lock_file))
+    (waiting,) = [run for run in runs if run.pid != holder.pid]
+    assert waiting.stderr is not None
+    said: list[str] = []  # the waiting run's lines until it says it waits
+    while not said or "another toolkit run holds" not in said[-1]:
+        line = waiting.stderr.readline()
+        assert line, "the second run ended without waiting for the lock"
+        said.append(line)
+    sandbox.release(held)
+    outputs = []
+    for run in runs:
+        out, err = run.communicate(timeout=120)
+        outputs.append((out, "".join(said) + err if run is waiting else err))
     for run, (out, err) in zip(runs, outputs, strict=True):
         assert run.returncode == 0, out + err
     assert writes(sandbox) == {"POST 201": POSTS}

@@ -145,6 +145,10 @@ def test_a_fault_is_released_once_and_only_a_delay_waits_for_a_release(api: Api)
         json={"method": "GET", "route": "/api/tags", "status": 500, "until_released": True},
     )
     assert refused.status_code == 422 and "goes with delay_ms" in refused.text
+    # Clearing the faults ends their holds too: nothing stays held, nothing to release.
+    cleared = api.server.fault("GET", "/api/tags", delay_ms=60_000, until_released=True)
+    api.server.clear_faults()
+    assert api.post(f"/__sandbox/faults/{cleared['id']}/release").status_code == 404
 
 
 def wait_for(condition, timeout: float = 10.0):

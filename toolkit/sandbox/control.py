@@ -184,7 +184,7 @@ async def release_fault(ctx: ControlCtx) -> dict[str, Any]:
 
 @control()
 async def clear_faults(ctx: ControlCtx) -> Response:
-    """clear every pending fault"""
+    """clear every pending fault, and end every hold until released"""
     ctx.state.faults.clear()
     return Response(status_code=204)
 

@@ -172,5 +172,10 @@ class Faults:
             return [fault.as_json() for fault in self._pending]
 
     def clear(self) -> None:
+        """Forget the pending faults, and end every hold (what a cleared fault holds goes
+        on). Called on the sandbox's loop."""
         with self._lock:
             self._pending.clear()
+            holding, self._holding = list(self._holding.values()), {}
+        for fault in holding:
+            fault.released.set()

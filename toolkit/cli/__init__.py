@@ -48,6 +48,10 @@ COMMANDS = {
         "toolkit.cli.mirror:pull",
         "Import the account's articles as local posts (onboarding, and taking website edits).",
     ),
+    "diff": (
+        "toolkit.cli.diff:diff",
+        "Show a post against its article on the website, as a unified diff.",
+    ),
     "mirror": (
         "toolkit.cli.mirror:mirror",
         "Mirror comments and the reading list into content/_mirror/ for the site and git.",

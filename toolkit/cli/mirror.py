@@ -79,24 +79,38 @@ def _say(message: str) -> None:
     is_flag=True,
     help="Also replace local posts that have changes of their own with the website version.",
 )
+@click.option(
+    "--merge",
+    is_flag=True,
+    help="Merge the website's changes into posts that have changes of their own (three "
+    "ways, from the body last sent); overlapping changes get conflict markers.",
+)
 @lock_timeout_option(60.0, "a pull")
 @common_options
 @pass_cli
-def pull(cli: CliContext, overwrite: bool, lock_timeout: float) -> None:
+def pull(cli: CliContext, overwrite: bool, merge: bool, lock_timeout: float) -> None:
     """Import the account's articles as local posts (onboarding, and taking website edits).
 
     An article that no local post maps to becomes content/<slug>.md (never written over an
-    existing file). A post whose article was edited on the website takes that version when
-    the post has no unpublished changes of its own; with --overwrite it always does. Pulled
-    posts are recorded in toolkit.lock, so a `toolkit publish` right after writes nothing.
-    Like publish, it holds .toolkit/run.lock; while another run holds it, pull waits up to
-    --lock-timeout seconds, then exits 1 naming that run.
+    existing file). A post whose article was edited on the website takes the lines that
+    changed there when the post has no unpublished changes of its own; the rest of the
+    file stays as you wrote it (relative images, front matter style, key order, comments),
+    so a pull with nothing new changes no byte. When both sides changed, the post is left
+    as it is and pull exits 1: `toolkit diff PATH` shows both, --merge merges them (where
+    both changed the same lines, it writes conflict markers and exits 1), --overwrite
+    takes the website's version. Pulled posts are recorded in toolkit.lock, so a `toolkit
+    publish` right after writes nothing. Like publish, it holds .toolkit/run.lock; while
+    another run holds it, pull waits up to --lock-timeout seconds, then exits 1 naming
+    that run.
 
     \b
     Example:
       toolkit pull
+      toolkit pull --merge
       toolkit pull --overwrite
     """
+    if overwrite and merge:
+        raise click.UsageError("--overwrite and --merge: choose one")
     from toolkit.commands.pull import PullAction
     from toolkit.commands.pull import pull as pull_articles
 
@@ -110,6 +124,7 @@ def pull(cli: CliContext, overwrite: bool, lock_timeout: float) -> None:
         result = pull_articles(
             cli.config,
             overwrite=overwrite,
+            merge=merge,
             lock_timeout=lock_timeout,
             on_blocked=None if cli.quiet else blocked,
         )
@@ -125,10 +140,12 @@ def pull(cli: CliContext, overwrite: bool, lock_timeout: float) -> None:
     if not cli.quiet:
         stderr.print(
             f"{result.count(PullAction.CREATED)} created, {result.count(PullAction.OVERWRITTEN)} "
-            f"overwritten, {result.count(PullAction.DIFFERS)} left as they are, "
+            f"overwritten, {result.count(PullAction.MERGED)} merged, "
+            f"{result.count(PullAction.CONFLICT)} in conflict, "
+            f"{result.count(PullAction.DIFFERS)} left as they are, "
             f"{result.count(PullAction.UNCHANGED)} unchanged",
             highlight=False,
             markup=False,
         )
-    if result.failed:
+    if result.failed or result.in_conflict:
         raise SystemExit(1)

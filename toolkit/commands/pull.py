@@ -18,18 +18,19 @@ def pull(
     config: Config,
     *,
     overwrite: bool = False,
+    merge: bool = False,
     lock_timeout: float = DEFAULT_TIMEOUT,
     on_blocked: Callable[[str], None] | None = None,
 ) -> PullResult:
     """Write remote articles as posts (`overwrite`: also replace posts with changes of
-    their own), holding the run lock; `on_blocked(message)` is told when another run
+    their own; `merge`: merge the website's changes into them), holding the run lock; `on_blocked(message)` is told when another run
     holds it and this one waits (up to `lock_timeout` seconds)."""
     with recorded(config, "pull") as run:
         with (
             forem_client(config, on_wait=run.wait, on_request=run.request) as client,
             writer_run(config, "pull", timeout=lock_timeout, on_wait=on_blocked) as lock_wait,
         ):
-            result = pull_articles(config, client, overwrite=overwrite)
+            result = pull_articles(config, client, overwrite=overwrite, merge=merge)
         result.lock_wait = lock_wait
         records.pull(run, result)
     return result

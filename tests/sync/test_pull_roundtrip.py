@@ -288,3 +288,34 @@ def test_overlapping_edits_get_conflict_markers_and_exit_1(blog, env, sandbox):
     published = blog.run("publish", env=env)
     assert published.exit_code == 0, published.output
     assert blog.run("pull", env=env).exit_code == 0
+
+
+def test_a_windows_file_keeps_its_line_ends_and_byte_order_mark(blog, env, sandbox):
+    path = blog.root / "content/windows.md"
+    written = "\ufeff" + NOTE.replace("A plain note", "A Windows note").replace("\n", "\r\n")
+    path.write_bytes(written.encode("utf-8"))
+    entries = publish(blog, env)
+    article_id = entries["content/windows.md"]["article_id"]
+    assert blog.run("pull", "--overwrite", env=env).exit_code == 0
+    assert path.read_bytes() == written.encode("utf-8")
+
+    web_edit(
+        sandbox,
+        article_id,
+        body_of(sandbox, article_id).replace("without a date", "without a date, edited"),
+    )
+    assert blog.run("pull", env=env).exit_code == 0
+    assert path.read_bytes() == written.replace("without a date", "without a date, edited").encode()
+
+
+def test_a_draft_published_on_the_website_says_so_in_the_writer_s_file(blog, env, sandbox):
+    entries = publish(blog, env)
+    article_id = entries["content/note.md"]["article_id"]
+    body = body_of(sandbox, article_id)
+    assert "published: false" in body
+    web_edit(sandbox, article_id, body.replace("published: false", "published: true"))
+    assert blog.run("pull", env=env).exit_code == 0
+    assert changed_lines(blog) == ["+published: true"]
+    assert (blog.root / "content/note.md").read_text().startswith(
+        "---\ntitle: A plain note\ntags: notes, writing\npublished: true\n---\n"
+    )

@@ -3,13 +3,24 @@
 An article no local post maps to becomes a new file, named from its title or slug (reduced
 to a safe file name inside `content/`), never written over an existing file. Its front
 matter keeps only what the publishing API defines: a remote article cannot make itself
-premium or choose the path of its page. A post whose article was edited on the website
-takes that version when the post itself has not changed since it was last published
-(nothing is lost); when both changed, only `overwrite` replaces the post. A post whose
-content is what the website holds is never rewritten, `overwrite` or not. Every pulled post
-is recorded in `toolkit.lock` as in sync, so `toolkit publish` right after a pull writes
-nothing. The caller (`toolkit.commands.pull`) holds the run lock from before this reads
-`toolkit.lock` to its end.
+premium or choose the path of its page.
+
+A post bound to an article is given back as the writer wrote it (`toolkit.sync.restore`):
+when the article was edited on the website and the post has not changed since it was last
+sent, the website's changes are merged into the file (front matter key by key in the
+writer's style, body lines three ways), so only what changed there changes here. When
+both changed, the post is left as it is (`differs`, and the run fails) unless `merge`
+(three ways from the body last sent, `toolkit.sync.sent`; overlapping edits between
+conflict markers, `conflict`) or `overwrite` (the website's version wins, still in the
+writer's form). A post whose article has not changed since it was last sent, or whose
+content is what the website holds, is never rewritten. A post still holding conflict
+markers is reported as in conflict until the writer resolves it.
+
+Every post taken is recorded in `toolkit.lock` as in sync, so `toolkit publish` right
+after a pull writes nothing; a merge that kept changes of the post's own records only the
+website's body as seen, so publish sends those changes. The caller
+(`toolkit.commands.pull`) holds the run lock from before this reads `toolkit.lock` to its
+end.
 """
 
 from __future__ import annotations
@@ -33,6 +44,8 @@ from toolkit.sync import sent
 from toolkit.sync.lock import Lock, LockEntry
 from toolkit.sync.remote import RemoteState, match_posts
 from toolkit.sync.restore import Names, writer_form
+
+BOM = "\ufeff".encode()
 
 
 class PullAction(StrEnum):
@@ -112,6 +125,21 @@ def file_stem_for(article: Article, taken: Callable[[str], bool]) -> str:
         if not taken(stem):
             return stem
     return f"{remote}-{article.id}"
+
+
+def _as_file(path: Path, text: str) -> bytes:
+    """`text` (as parsed: no byte order mark, plain newlines) in the form of the file at
+    `path`: its byte order mark and its line ends (as its first line has them) kept."""
+    try:
+        with path.open("rb") as handle:
+            start = handle.read(64 * 1024)
+    except OSError:
+        start = b""
+    bom = BOM if start.startswith(BOM) else b""
+    first = start.split(b"\n", 1)
+    if len(first) == 2 and first[0].endswith(b"\r"):
+        text = text.replace("\n", "\r\n")
+    return bom + text.encode("utf-8")
 
 
 def _names(key: str, article: Article) -> Names:
@@ -205,7 +233,7 @@ class _Puller:
                 return PullOutcome(key, PullAction.FAILED, article.id, str(exc))
             text, clashes = post_text(article), 0  # the website's version as it is
         if text != post.source:
-            atomic_write(post.path, text.encode("utf-8"))
+            atomic_write(post.path, _as_file(post.path, text))
         sent.keep(self.config.state_dir, raw, entry.remote_digest if entry else None)
         if clashes:
             assert entry is not None  # a merge needs the lock's record

@@ -53,16 +53,25 @@ class Names:
     theirs: str
 
 
-def split(text: str, key: str) -> tuple[dict[str, Any], str]:
-    """The front matter (the keys the API defines) and the body of a post's text;
-    `PostError` when it cannot be read."""
+def split(text: str, key: str) -> tuple[dict[str, Any] | None, str]:
+    """The front matter (the keys the API defines; None when there is no front matter)
+    and the body of a post's text; `PostError` when it cannot be read."""
     post = parse_post(Path(key), key, text.replace("\r\n", "\n"))
+    if post.body == post.source:
+        return None, post.body
     return {k: post.meta[k] for k in FOREM_KEYS if k in post.meta}, post.body
 
 
-def remote_meta(article: Article, meta: dict[str, Any]) -> dict[str, Any]:
+def remote_meta(
+    article: Article, meta: dict[str, Any] | None, base: dict[str, Any]
+) -> dict[str, Any]:
     """The front matter of a remote article: its body's, with what its fields say where
-    the body says nothing; `published` is always the article's state."""
+    the body says nothing; `published` is always the article's state. A body without
+    front matter (an editor that keeps the fields apart) changes only what the fields
+    tell: the title, the tags, whether it is published."""
+    if meta is None:
+        meta = {k: v for k, v in base.items() if k not in ("title", "tags")}
+        meta["tags"] = list(article.tags)
     meta = dict(meta)
     meta.setdefault("title", article.title)
     meta["published"] = bool(article.published)
@@ -252,8 +261,9 @@ def writer_form(
     when one of the three cannot be read."""
     sent_meta, sent_body = split(sent, post.key)
     base_meta, base_body = split(base, post.key)
-    theirs_meta, theirs_body = split(theirs, post.key)
-    theirs_meta = remote_meta(article, theirs_meta)
+    theirs_found, theirs_body = split(theirs, post.key)
+    sent_meta, base_meta = sent_meta or {}, base_meta or {}
+    theirs_meta = remote_meta(article, theirs_found, base_meta)
 
     mapping = _target_map(sent_body, post.body)
     sent_cover, local_cover = sent_meta.get("cover_image"), post.meta.get("cover_image")
@@ -299,11 +309,7 @@ def writer_form(
     body_start = len(source) - len(post.body)
     if post.front_matter:
         fm_start = source.index(post.front_matter, 3)
-        head = (
-            source[:fm_start]
-            + front_matter
-            + source[fm_start + len(post.front_matter) : body_start]
-        )
-    else:
-        head = source[:body_start]
+    else:  # an empty block: the keys go after the opening fence
+        fm_start = source.index("\n") + 1 if "\n" in source[:body_start] else body_start
+    head = source[:fm_start] + front_matter + source[fm_start + len(post.front_matter) : body_start]
     return Merged(head + body.text, remote_merged.conflicts + len(clashes))

@@ -316,6 +316,8 @@ def test_a_draft_published_on_the_website_says_so_in_the_writer_s_file(blog, env
     web_edit(sandbox, article_id, body.replace("published: false", "published: true"))
     assert blog.run("pull", env=env).exit_code == 0
     assert changed_lines(blog) == ["+published: true"]
-    assert (blog.root / "content/note.md").read_text().startswith(
-        "---\ntitle: A plain note\ntags: notes, writing\npublished: true\n---\n"
+    assert (
+        (blog.root / "content/note.md")
+        .read_text()
+        .startswith("---\ntitle: A plain note\ntags: notes, writing\npublished: true\n---\n")
     )

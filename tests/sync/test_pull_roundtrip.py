@@ -321,3 +321,43 @@ def test_a_draft_published_on_the_website_says_so_in_the_writer_s_file(blog, env
         .read_text()
         .startswith("---\ntitle: A plain note\ntags: notes, writing\npublished: true\n---\n")
     )
+
+
+def test_a_title_changed_on_both_sides_is_a_conflict_in_the_front_matter(blog, env, sandbox):
+    entries = publish(blog, env)
+    article_id = entries["content/hello.md"]["article_id"]
+    path = blog.root / "content/hello.md"
+    path.write_text(HELLO.replace("title: Hello, world", "title: Hello, mine"))
+    web_edit(
+        sandbox,
+        article_id,
+        body_of(sandbox, article_id).replace("title: Hello, world", "title: Hello, web"),
+    )
+    result = blog.run("pull", "--merge", env=env)
+    assert result.exit_code == 1, result.output
+    text = path.read_text()
+    assert (
+        "---\n<<<<<<< local content/hello.md\ntitle: Hello, mine\n=======\n"
+        f"title: Hello, web\n>>>>>>> website (article {article_id})\ntags: [intro, meta]"
+    ) in text
+    # The post cannot be read until it is resolved: pull says so, and makes no copy of it.
+    files = sorted(blog.content.rglob("*.md"))
+    again = blog.run("pull", env=env)
+    assert again.exit_code == 1
+    assert "conflict" in again.output and "content/hello.md" in again.output
+    assert sorted(blog.content.rglob("*.md")) == files
+    assert blog.run("check", env=env).exit_code == 1
+    # Given up: the website's version.
+    assert blog.run("pull", "--overwrite", env=env).exit_code == 0
+    assert "title: Hello, web\n" in path.read_text() and not marker_lines(path.read_text())
+
+
+def test_overwrite_gives_up_a_merge_for_the_website_s_version(blog, env, sandbox):
+    both_edited(blog, env, sandbox, overlapping=True)
+    assert blog.run("pull", "--merge", env=env).exit_code == 1
+    result = blog.run("pull", "--overwrite", env=env)
+    assert result.exit_code == 0, result.output
+    assert sorted(changed_lines(blog)) == [
+        "+First paragraph, edited on the web.",
+        "-First paragraph.",
+    ]

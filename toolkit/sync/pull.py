@@ -177,7 +177,7 @@ class _Puller:
         key, entry = post.key, self.lock.get(post.key)
         raw = article.body_markdown or ""
         remote_body, remote_digest = raw.replace("\r\n", "\n"), body_digest(raw)
-        if conflicts.marker_lines(post.source):
+        if conflicts.marker_lines(post.source) and not self.overwrite:
             return PullOutcome(
                 key,
                 PullAction.CONFLICT,
@@ -316,7 +316,14 @@ def pull_articles(
             continue
         if article.id in locked:
             bad = locked[article.id]
-            held = conflicts.marker_lines((config.root / bad).read_text(errors="replace"))
+            try:
+                held = conflicts.marker_lines((config.root / bad).read_text(errors="replace"))
+            except OSError:
+                held = []
+            if held and overwrite:  # a merge given up: the website's version, as it is
+                atomic_write(config.root / bad, post_text(article).encode("utf-8"))
+                result.outcomes.append(puller.recorded(config.root / bad, bad, article))
+                continue
             result.outcomes.append(
                 PullOutcome(
                     bad,

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from toolkit.content.payload import body_digest
-from toolkit.fsutil import atomic_write
+from toolkit.fsutil import quick_write
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ def keep(state_dir: Path, body: str, previous: str | None = None) -> None:
     try:
         path = folder / f"{digest}.md"
         if not path.exists():
-            atomic_write(path, body.encode("utf-8"))
+            quick_write(path, body.encode("utf-8"))  # a cache: checked when read
         if previous and previous != digest and _DIGEST.fullmatch(previous):
             (folder / f"{previous}.md").unlink(missing_ok=True)
     except OSError as exc:

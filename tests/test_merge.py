@@ -62,3 +62,12 @@ def test_a_side_that_changed_nothing_takes_the_other(base, other):
 def test_preferring_theirs_never_leaves_a_conflict(base, ours, theirs):
     merged = merge_texts("".join(base), "".join(ours), "".join(theirs), prefer_theirs=True)
     assert merged.conflicts == 0
+
+
+def test_each_conflict_is_reported_once():
+    from toolkit.content.conflicts import conflict_lines
+
+    text = "a\n<<<<<<< x\nb\n=======\nc\n>>>>>>> y\nd\n<<<<<<< x\n=======\ne\n>>>>>>> y\n"
+    assert conflict_lines(text) == [2, 8]
+    assert conflict_lines("a\n>>>>>>> y\n") == [2]
+    assert conflict_lines("a\n=======\n") == []

@@ -33,3 +33,12 @@ def marker_lines(text: str) -> list[int]:
         for number, (line, in_code) in enumerate(zip(lines, code_mask(text), strict=True), 1)
         if not in_code and _is_marker(line)
     ]
+
+
+def conflict_lines(text: str) -> list[int]:
+    """1-based lines where each conflict starts (its opening marker; a closing marker
+    when the opening ones are gone): one per conflict, to report."""
+    lines = text.split("\n")
+    found = marker_lines(text)
+    opening = [n for n in found if lines[n - 1].startswith(OURS_MARKER)]
+    return opening or found

@@ -129,7 +129,7 @@ def validate_post(
             Problem(post.key, 1, f"body: {size // 1024} KB; the API accepts at most 800 KB")
         )
 
-    for line in conflicts.marker_lines(post.body):
+    for line in conflicts.conflict_lines(post.body):
         problems.append(
             Problem(
                 post.key,

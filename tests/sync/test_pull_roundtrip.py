@@ -361,3 +361,21 @@ def test_overwrite_gives_up_a_merge_for_the_website_s_version(blog, env, sandbox
         "+First paragraph, edited on the web.",
         "-First paragraph.",
     ]
+
+
+def test_diff_of_a_post_in_sync_of_one_never_sent_and_of_no_post(blog, env, sandbox):
+    publish(blog, env)
+    in_sync = blog.run("diff", "content/hello.md", env=env)
+    assert in_sync.exit_code == 0, in_sync.output
+    assert (
+        in_sync.output.strip()
+        == f"content/hello.md (article {lock_entries(blog)['content/hello.md']['article_id']}): in sync"
+    )
+
+    blog.write("content/new.md", "---\ntitle: Not sent yet\n---\nNew.\n")
+    never = blog.run("diff", "content/new.md", "--json", env=env)
+    assert json.loads(never.stdout)["status"] == "not on the website"
+
+    refused = blog.run("diff", "toolkit.toml", env=env)
+    assert refused.exit_code == 1
+    assert refused.output.strip() == "Error: toolkit.toml: not a post under content/"

@@ -54,8 +54,9 @@ def diff_post(config: Config, client: ForemClient, path: str | Path) -> PostDiff
     errors = [p for p in problems if p.is_error]
     if errors:
         raise ContentError(str(errors[0]))
-    if len(posts) != 1:
-        raise ContentError(f"{path}: not a post under {config.relative(config.site.content_dir)}/")
+    content_dir = config.site.content_dir
+    if len(posts) != 1 or not posts[0].path.resolve().is_relative_to(content_dir.resolve()):
+        raise ContentError(f"{path}: not a post under {config.relative(content_dir)}/")
     post = posts[0]
     lock = Lock.load(config.lock_path, config.forem.base_url)
     remote = RemoteState(client.iter_my_articles("all"))

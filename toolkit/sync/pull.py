@@ -30,6 +30,8 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
+import yaml
+
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
@@ -228,9 +230,9 @@ class _Puller:
                 names=_names(key, article),
             )
             text, clashes = merged.text, merged.conflicts
-        except PostError as exc:
+        except (PostError, yaml.YAMLError) as exc:
             if not prefer_theirs:
-                return PullOutcome(key, PullAction.FAILED, article.id, str(exc))
+                return PullOutcome(key, PullAction.FAILED, article.id, str(exc).splitlines()[0])
             text, clashes = post_text(article), 0  # the website's version as it is
         if text != post.source:
             atomic_write(post.path, _as_file(post.path, text))

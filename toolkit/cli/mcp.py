@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,7 +9,7 @@ import click
 from rich.markup import escape
 
 from toolkit import signals
-from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import stderr, stdout
 from toolkit.mcp import scopes as scope_names
 
@@ -169,7 +168,7 @@ def _show(client: McpClient) -> str:
 
 @mcp.command()
 @click.option("--all", "show_all", is_flag=True, help="Revoked clients too.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout.")
+@json_option
 @common_options
 @pass_cli
 def clients(cli: CliContext, show_all: bool, as_json: bool) -> None:
@@ -184,7 +183,7 @@ def clients(cli: CliContext, show_all: bool, as_json: bool) -> None:
 
     found = mcp_clients(cli.config, include_revoked=show_all)
     if as_json:
-        click.echo(json.dumps([c.to_json() for c in found], indent=2, ensure_ascii=False))
+        print_json([c.to_json() for c in found])
         return
     for client in found:
         stdout.print(_show(client), markup=False, highlight=False)

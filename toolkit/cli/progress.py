@@ -86,6 +86,11 @@ class Spinner:
             self._status.start()
         return self
 
+    @property
+    def renderable(self) -> RenderableType | None:
+        """What the spinner's line draws while it turns (None when it does not)."""
+        return self._status.renderable if self._status is not None else None
+
     def show(self, renderable: RenderableType) -> None:
         """Draw `renderable` (a `Countdown`) in place of the spinner's text, starting the
         spinner when it is not turning."""

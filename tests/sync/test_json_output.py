@@ -89,3 +89,16 @@ def test_a_failure_before_the_result_is_the_error_document(make_project, command
     failed = document(result)
     assert failed["ok"] is False and "bogus" in failed["error"]
     assert failed["error"] in result.stderr
+
+
+def test_a_subcommand_of_a_group_fails_with_the_error_document_too(make_project):
+    project = make_project('[site]\ntitle = "x"\nbogus = 1\n')
+    result = project.run("mcp", "clients", "--json")
+    assert result.exit_code == 1
+    assert document(result)["ok"] is False
+
+
+def test_without_json_a_failure_prints_no_document(make_project):
+    project = make_project('[site]\ntitle = "x"\nbogus = 1\n')
+    result = project.run("check")
+    assert result.exit_code == 1 and result.stdout == ""

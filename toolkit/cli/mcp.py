@@ -193,9 +193,10 @@ def clients(cli: CliContext, show_all: bool, as_json: bool) -> None:
 
 @mcp.command()
 @click.argument("client_id")
+@json_option
 @common_options
 @pass_cli
-def revoke(cli: CliContext, client_id: str) -> None:
+def revoke(cli: CliContext, client_id: str, as_json: bool) -> None:
     """Revoke a client: every token it holds stops working at once (a running server
     included), and it cannot be authorized again.
 
@@ -206,6 +207,9 @@ def revoke(cli: CliContext, client_id: str) -> None:
     from toolkit.mcp.service import revoke_client
 
     client = revoke_client(cli.config, client_id)
+    if as_json:
+        print_json(client.to_json())
+        return
     stdout.print(f"revoked {escape(client.client_id)} ({escape(client.name)})", highlight=False)
 
 
@@ -218,9 +222,10 @@ def revoke(cli: CliContext, client_id: str) -> None:
     multiple=True,
     help="A scope it may ask for (repeat it; default: read).",
 )
+@json_option
 @common_options
 @pass_cli
-def add_client(cli: CliContext, name: str, scopes: tuple[str, ...]) -> None:
+def add_client(cli: CliContext, name: str, scopes: tuple[str, ...], as_json: bool) -> None:
     """Create a confidential client for the client_credentials grant: a script or CI job
     acting for itself, with no writer at a browser to approve it. Prints its id and secret;
     the secret is shown this once (only its hash is kept).
@@ -232,7 +237,10 @@ def add_client(cli: CliContext, name: str, scopes: tuple[str, ...]) -> None:
     from toolkit.mcp.service import add_client as create
 
     created = create(cli.config, name, scopes or (scope_names.READ,))
-    click.echo(f"client_id: {created.client.client_id}")
-    click.echo(f"client_secret: {created.client_secret}")
+    if as_json:
+        print_json({**created.client.to_json(), "client_secret": created.client_secret})
+    else:
+        click.echo(f"client_id: {created.client.client_id}")
+        click.echo(f"client_secret: {created.client_secret}")
     if not cli.quiet:
         stderr.print("Keep the secret somewhere safe: it is not shown again.", markup=False)

@@ -136,11 +136,8 @@ def pull(cli: CliContext, overwrite: bool, lock_timeout: float, as_json: bool) -
         from toolkit.commands.results import PullJson
 
         print_json(PullJson.of(result).to_json())
-        if result.failed:
-            raise SystemExit(1)
-        return
     for outcome in result.outcomes:
-        if outcome.action is PullAction.UNCHANGED and cli.verbose < 1:
+        if as_json or (outcome.action is PullAction.UNCHANGED and cli.verbose < 1):
             continue
         note = f"  {outcome.message}" if outcome.message else ""
         stdout.print(
@@ -148,7 +145,7 @@ def pull(cli: CliContext, overwrite: bool, lock_timeout: float, as_json: bool) -
             highlight=False,
             markup=False,
         )
-    if not cli.quiet:
+    if not cli.quiet and not as_json:
         stderr.print(
             f"{result.count(PullAction.CREATED)} created, {result.count(PullAction.OVERWRITTEN)} "
             f"overwritten, {result.count(PullAction.DIFFERS)} left as they are, "

@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import stderr, stdout
 
 
 @click.command()
 @click.argument("path", type=click.Path())
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print one JSON document on stdout and nothing else there: path, status, "
-    "article_id, url, diff.",
-)
+@json_option
 @common_options
 @pass_cli
 def diff(cli: CliContext, path: str, as_json: bool) -> None:
@@ -28,8 +20,9 @@ def diff(cli: CliContext, path: str, as_json: bool) -> None:
     the body the website holds, both with their front matter as the API has them. The
     status says which side changed since the post was last sent: in sync, changed here,
     changed on the website, changed on both sides (then `toolkit pull --merge` merges
-    them), differs (toolkit.lock has no record to tell), or not on the website. Reads
-    only; needs FOREM_API_KEY.
+    them), differs (toolkit.lock has no record to tell), or not on the website. --json
+    prints one document: path, status, article_id, url, diff. Reads only; needs
+    FOREM_API_KEY.
 
     \b
     Example:
@@ -40,7 +33,7 @@ def diff(cli: CliContext, path: str, as_json: bool) -> None:
 
     result = diff_post(cli.config, path)
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        print_json(result.to_json())
         return
     if result.diff:
         stdout.print(result.diff, end="", highlight=False, markup=False, soft_wrap=True)

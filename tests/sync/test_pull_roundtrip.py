@@ -224,6 +224,10 @@ def test_both_sides_edited_diff_shows_both_and_pull_exits_1(blog, env, sandbox):
     assert result.exit_code == 1, result.output
     assert "differs" in result.output and "toolkit pull --merge" in result.output
     assert (blog.root / "content/guide/setup.md").read_bytes() == before
+    as_json = blog.run("pull", "--json", env=env)
+    assert as_json.exit_code == 1
+    pulled = json.loads(as_json.stdout)
+    assert pulled["ok"] is False and pulled["summary"]["differs"] == 1
 
 
 def test_merge_keeps_both_sides_edits_that_do_not_overlap(blog, env, sandbox):

@@ -3,19 +3,23 @@
 `regions(base, ours, theirs)` walks the three versions together: where both sides kept a
 stretch of the base, it is kept; between two such stretches, a side that left the base as
 it was takes the other side's change, two sides that made the same change agree, and two
-different changes are a `Conflict`. The stretches come from `difflib.SequenceMatcher`
-(junk heuristics off, so repeated lines such as blank ones are matched like any other).
+different changes are a `Conflict`.
 
-The standard library has no merge, and the one well-kept merge library (Breezy's
-`merge3`) is GPL-licensed, which a MIT-licensed tool cannot depend on; this is the same
-algorithm in a few lines.
+The stretches each side kept come from a line diff (`line_ops`): Myers' algorithm as
+diff-match-patch implements it, each distinct line one character, with a deadline
+(`DIFF_SECONDS` per diff) past which it settles for a coarser diff, so a body of many
+repeated lines (blank ones, or a hostile remote's) never makes a merge slow; difflib's
+`SequenceMatcher` is quadratic or worse on such bodies. The one well-kept merge library
+(Breezy's `merge3`) is GPL-licensed, which a MIT-licensed tool cannot depend on; the merge
+itself is its algorithm in a few lines.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
+
+from diff_match_patch import diff_match_patch
 
 from toolkit.content.conflicts import OURS_MARKER, SEPARATOR, THEIRS_MARKER
 
@@ -38,9 +42,46 @@ class Conflict:
 Region = Taken | Conflict
 
 
+DIFF_SECONDS = 1.0
+
+
+def line_ops(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
+    """How `b` is made from `a`, line by line: (`equal` | `delete` | `insert`, a start,
+    a end, b start, b end), in order."""
+    codes: dict[str, str] = {}
+
+    def encoded(lines: Sequence[str]) -> str:
+        # Each distinct line becomes one character (past the surrogates, which some
+        # string operations refuse).
+        return "".join(
+            codes.setdefault(line, chr(len(codes) + (1 if len(codes) < 0xD7FF else 0x801)))
+            for line in lines
+        )
+
+    try:
+        text_a, text_b = encoded(a), encoded(b)
+    except ValueError:  # more distinct lines than characters: no line matched
+        return [("delete", 0, len(a), 0, 0), ("insert", len(a), len(a), 0, len(b))]
+    matcher = diff_match_patch()
+    matcher.Diff_Timeout = DIFF_SECONDS
+    ops = []
+    at_a = at_b = 0
+    for op, text in matcher.diff_main(text_a, text_b, False):
+        size = len(text)
+        if op == diff_match_patch.DIFF_EQUAL:
+            ops.append(("equal", at_a, at_a + size, at_b, at_b + size))
+            at_a, at_b = at_a + size, at_b + size
+        elif op == diff_match_patch.DIFF_DELETE:
+            ops.append(("delete", at_a, at_a + size, at_b, at_b))
+            at_a += size
+        else:
+            ops.append(("insert", at_a, at_a, at_b, at_b + size))
+            at_b += size
+    return ops
+
+
 def _matches(base: Sequence[str], other: Sequence[str]) -> list[tuple[int, int, int]]:
-    matcher = SequenceMatcher(None, base, other, autojunk=False)
-    return [(m.a, m.b, m.size) for m in matcher.get_matching_blocks() if m.size]
+    return [(i1, j1, i2 - i1) for op, i1, i2, j1, _ in line_ops(base, other) if op == "equal"]
 
 
 def _sync_points(
@@ -90,7 +131,13 @@ def regions(base: Sequence[str], ours: Sequence[str], theirs: Sequence[str]) -> 
 
 
 def lines_of(text: str) -> list[str]:
-    return text.splitlines(keepends=True)
+    """The lines of `text`, each with its newline (`\\n` only: a line separator of
+    Unicode inside a line is text, as Markdown reads it)."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
 
 
 def _ended(lines: list[str]) -> list[str]:

@@ -28,7 +28,6 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +37,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from toolkit.clients.forem_models import Article
 from toolkit.content.payload import dump_front_matter
 from toolkit.content.post import FOREM_KEYS, Post, parse_date, parse_post, split_tags
-from toolkit.sync.merge import Merged, conflict_lines, lines_of, merge_texts
+from toolkit.sync.merge import Merged, conflict_lines, line_ops, lines_of, merge_texts
 
 _ABSENT = object()
 # Where a Markdown or HTML image or link names its target.
@@ -222,9 +221,14 @@ def _target_map(sent_body: str, local_body: str) -> dict[str, str]:
     the lines of the sent body that differ from the writer's one for one."""
     sent, local = lines_of(sent_body), lines_of(local_body)
     mapping: dict[str, str] = {}
-    matcher = SequenceMatcher(None, sent, local, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag != "replace" or i2 - i1 != j2 - j1:
+    ops = line_ops(sent, local)
+    # A run of sent lines removed right before as many local lines put in: changed one
+    # for one.
+    for removed, added in zip(ops, ops[1:], strict=False):
+        if removed[0] != "delete" or added[0] != "insert":
+            continue
+        i1, i2, j1, j2 = removed[1], removed[2], added[3], added[4]
+        if i2 - i1 != j2 - j1:
             continue
         for sent_line, local_line in zip(sent[i1:i2], local[j1:j2], strict=True):
             ours = [m.group(2) for m in _TARGET.finditer(local_line)]

@@ -90,6 +90,7 @@ def blog(make_project):
     git(project, "init", "-q", "-b", "main")
     git(project, "config", "user.email", "writer@example.com")
     git(project, "config", "user.name", "Writer")
+    git(project, "config", "commit.gpgsign", "false")
     git(project, "add", "-A")
     git(project, "commit", "-q", "-m", "posts")
     return project
@@ -383,3 +384,20 @@ def test_diff_of_a_post_in_sync_of_one_never_sent_and_of_no_post(blog, env, sand
     refused = blog.run("diff", "toolkit.toml", env=env)
     assert refused.exit_code == 1
     assert refused.output.strip() == "Error: toolkit.toml: not a post under content/"
+
+
+def test_dry_run_says_what_pull_would_do_and_writes_nothing(blog, env, sandbox):
+    both_edited(blog, env, sandbox, overlapping=True)
+    files = {
+        p: p.read_bytes() for p in blog.root.rglob("*") if p.is_file() and ".git" not in p.parts
+    }
+    result = blog.run("pull", "--merge", "--dry-run", env=env)
+    assert result.exit_code == 1, result.output
+    assert "conflict    content/guide/setup.md" in result.output
+    assert "dry run: nothing was written" in result.output
+    after = {
+        p: p.read_bytes()
+        for p in blog.root.rglob("*")
+        if p.is_file() and ".git" not in p.parts and "events" not in p.name
+    }
+    assert {p: b for p, b in files.items() if "events" not in p.name} == after

@@ -101,11 +101,23 @@ def _say(message: str) -> None:
     help="Merge the website's changes into posts that have changes of their own (three "
     "ways, from the body last sent); overlapping changes get conflict markers.",
 )
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Say what would be written, write nothing (and take no run lock).",
+)
 @lock_timeout_option(60.0, "a pull")
 @json_option
 @common_options
 @pass_cli
-def pull(cli: CliContext, overwrite: bool, merge: bool, lock_timeout: float, as_json: bool) -> None:
+def pull(
+    cli: CliContext,
+    overwrite: bool,
+    merge: bool,
+    dry_run: bool,
+    lock_timeout: float,
+    as_json: bool,
+) -> None:
     """Import the account's articles as local posts (onboarding, and taking website edits).
 
     An article that no local post maps to becomes content/<slug>.md (never written over an
@@ -118,12 +130,13 @@ def pull(cli: CliContext, overwrite: bool, merge: bool, lock_timeout: float, as_
     takes the website's version. Pulled posts are recorded in toolkit.lock, so a `toolkit
     publish` right after writes nothing. Like publish, it holds .toolkit/run.lock; while
     another run holds it, pull waits up to --lock-timeout seconds, then exits 1 naming
-    that run. --json prints what was done to each post as one JSON document.
+    that run. --dry-run says what would be written and writes nothing. --json prints what
+    was done to each post as one JSON document.
 
     \b
     Example:
       toolkit pull
-      toolkit pull --merge
+      toolkit pull --merge --dry-run
       toolkit pull --overwrite
       toolkit pull --json
     """
@@ -143,6 +156,7 @@ def pull(cli: CliContext, overwrite: bool, merge: bool, lock_timeout: float, as_
             cli.config,
             overwrite=overwrite,
             merge=merge,
+            dry_run=dry_run,
             lock_timeout=lock_timeout,
             on_blocked=None if cli.quiet else blocked,
         )
@@ -165,7 +179,8 @@ def pull(cli: CliContext, overwrite: bool, merge: bool, lock_timeout: float, as_
             f"overwritten, {result.count(PullAction.MERGED)} merged, "
             f"{result.count(PullAction.CONFLICT)} in conflict, "
             f"{result.count(PullAction.DIFFERS)} left as they are, "
-            f"{result.count(PullAction.UNCHANGED)} unchanged",
+            f"{result.count(PullAction.UNCHANGED)} unchanged"
+            + (" (dry run: nothing was written)" if result.dry_run else ""),
             highlight=False,
             markup=False,
         )

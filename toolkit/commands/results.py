@@ -282,6 +282,7 @@ class PullJson(Document):
     ok: bool = Field(description="false when a post failed or is left in conflict")
     summary: dict[str, int] = Field(description="posts per action")
     lock_wait: str | None = Field(description="said while another run held the run lock")
+    dry_run: bool = Field(default=False, description="nothing was written (--dry-run)")
     posts: list[PulledJson]
 
     @classmethod
@@ -291,6 +292,7 @@ class PullJson(Document):
             ok=not (result.failed or result.in_conflict),
             summary={a: sum(1 for o in result.outcomes if o.action.value == a) for a in actions},
             lock_wait=result.lock_wait,
+            dry_run=result.dry_run,
             posts=[
                 PulledJson(
                     path=o.path, action=o.action.value, article_id=o.article_id, message=o.message

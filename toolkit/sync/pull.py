@@ -37,7 +37,7 @@ from toolkit.clients.forem_models import Article
 from toolkit.config import Config
 from toolkit.content import conflicts, load_posts, payload_for
 from toolkit.content.payload import body_digest, dump_front_matter
-from toolkit.content.post import FOREM_KEYS, Post, load_post, parse_post, slugify
+from toolkit.content.post import FOREM_KEYS, Post, parse_post, slugify
 from toolkit.content.problems import PostError
 from toolkit.content.rules import canonical_url
 from toolkit.errors import UnsafeNameError
@@ -72,6 +72,7 @@ class PullOutcome:
 class PullResult:
     outcomes: list[PullOutcome] = field(default_factory=list)
     lock_wait: str | None = None  # said while another run held the run lock
+    dry_run: bool = False  # nothing was written
 
     def count(self, action: PullAction) -> int:
         return sum(1 for o in self.outcomes if o.action is action)
@@ -151,11 +152,26 @@ def _names(key: str, article: Article) -> Names:
 class _Puller:
     """One pull: the lock, the posts, and what each article comes to."""
 
-    def __init__(self, config: Config, lock: Lock, *, overwrite: bool, merge: bool):
+    def __init__(
+        self, config: Config, lock: Lock, *, overwrite: bool, merge: bool, dry_run: bool = False
+    ):
         self.config = config
         self.lock = lock
         self.overwrite = overwrite
         self.merge = merge
+        self.dry_run = dry_run  # decide everything, write nothing
+
+    def write(self, path: Path, data: bytes) -> None:
+        if not self.dry_run:
+            atomic_write(path, data)
+
+    def keep(self, body: str, previous: str | None = None) -> None:
+        if not self.dry_run:
+            sent.keep(self.config.state_dir, body, previous)
+
+    def record(self, key: str, entry: LockEntry) -> None:
+        if not self.dry_run:
+            self.lock.record(key, entry)
 
     def base_of(self, post: Post, entry: LockEntry) -> str | None:
         """The body last sent: kept under `.toolkit/sent/`, else the committed version of
@@ -235,11 +251,11 @@ class _Puller:
                 return PullOutcome(key, PullAction.FAILED, article.id, str(exc).splitlines()[0])
             text, clashes = post_text(article), 0  # the website's version as it is
         if text != post.source:
-            atomic_write(post.path, _as_file(post.path, text))
-        sent.keep(self.config.state_dir, raw, entry.remote_digest if entry else None)
+            self.write(post.path, _as_file(post.path, text))
+        self.keep(raw, entry.remote_digest if entry else None)
         if clashes:
             assert entry is not None  # a merge needs the lock's record
-            self.lock.record(
+            self.record(
                 key,
                 replace(entry, remote_digest=remote_digest, remote_edited_at=article.edited_at),
             )
@@ -249,21 +265,28 @@ class _Puller:
                 article.id,
                 f"{clashes} overlapping change(s) written between conflict markers",
             )
-        return self.recorded(post.path, key, article, merged_from=None if prefer_theirs else entry)
+        merged_from = None if prefer_theirs else entry
+        return self.recorded(post.path, key, text, article, merged_from=merged_from)
 
     def recorded(
-        self, path: Path, key: str, article: Article, *, merged_from: LockEntry | None = None
+        self,
+        path: Path,
+        key: str,
+        text: str,
+        article: Article,
+        *,
+        merged_from: LockEntry | None = None,
     ) -> PullOutcome:
-        """Record the post as it now is; `merged_from`: the entry before a merge that kept
-        changes of the post's own (they are still to be sent)."""
+        """Record the post as it now is (`text`); `merged_from`: the entry before a merge
+        that kept changes of the post's own (they are still to be sent)."""
         try:
-            post = load_post(path, key)
+            post = parse_post(path, key, text)
             payload = payload_for(post, self.config)
         except PostError as exc:
             return PullOutcome(key, PullAction.FAILED, article.id, str(exc))
         raw = article.body_markdown or ""
         if merged_from is not None and payload.body_markdown != raw.replace("\r\n", "\n"):
-            self.lock.record(
+            self.record(
                 key,
                 replace(
                     merged_from, remote_digest=body_digest(raw), remote_edited_at=article.edited_at
@@ -272,7 +295,7 @@ class _Puller:
             return PullOutcome(
                 key, PullAction.MERGED, article.id, "with changes of its own, still to publish"
             )
-        self.lock.record(
+        self.record(
             key,
             LockEntry(
                 article_id=article.id,
@@ -288,12 +311,18 @@ class _Puller:
 
 
 def pull_articles(
-    config: Config, client: ForemClient, *, overwrite: bool = False, merge: bool = False
+    config: Config,
+    client: ForemClient,
+    *,
+    overwrite: bool = False,
+    merge: bool = False,
+    dry_run: bool = False,
 ) -> PullResult:
-    """Write the remote articles as posts; the caller holds the run lock."""
-    result = PullResult()
+    """Write the remote articles as posts (`dry_run`: say what would be written, write
+    nothing); the caller holds the run lock unless `dry_run`."""
+    result = PullResult(dry_run=dry_run)
     lock = Lock.load(config.lock_path, config.forem.base_url)
-    puller = _Puller(config, lock, overwrite=overwrite, merge=merge)
+    puller = _Puller(config, lock, overwrite=overwrite, merge=merge, dry_run=dry_run)
     posts, problems = load_posts(config)
     remote = RemoteState(client.iter_my_articles("all"))
     matches = match_posts(remote, posts, lock, lambda p: canonical_url(p, config.site.url))
@@ -323,8 +352,9 @@ def pull_articles(
             except OSError:
                 held = []
             if held and overwrite:  # a merge given up: the website's version, as it is
-                atomic_write(config.root / bad, post_text(article).encode("utf-8"))
-                result.outcomes.append(puller.recorded(config.root / bad, bad, article))
+                text = post_text(article)
+                puller.write(config.root / bad, text.encode("utf-8"))
+                result.outcomes.append(puller.recorded(config.root / bad, bad, text, article))
                 continue
             result.outcomes.append(
                 PullOutcome(
@@ -351,9 +381,10 @@ def pull_articles(
                 )
             )
             continue
-        atomic_write(path, post_text(article).encode("utf-8"))
-        sent.keep(config.state_dir, article.body_markdown or "")
-        outcome = puller.recorded(path, config.relative(path), article)
+        text = post_text(article)
+        puller.write(path, text.encode("utf-8"))
+        puller.keep(article.body_markdown or "")
+        outcome = puller.recorded(path, config.relative(path), text, article)
         if outcome.action is PullAction.OVERWRITTEN:
             outcome.action = PullAction.CREATED
         result.outcomes.append(outcome)

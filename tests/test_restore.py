@@ -181,3 +181,21 @@ def test_edits_of_both_sides_apart_are_both_kept(config, title, tags, other, bod
     )
     assert merged.conflicts == 0
     assert merged.text == local.source.replace("The last line.", "Theirs.")
+
+
+def test_the_website_cannot_set_toolkit_s_own_keys(config):
+    post = post_of(config, "title: Mine\nslug: mine\n", "Body.\n")
+    sent = payload_for(post, config).body_markdown
+    theirs = sent.replace(
+        "title: Mine\n", "title: Mine\npremium: true\nslug: ../../x\npinned: true\n"
+    )
+    merged = writer_form(
+        post,
+        sent=sent,
+        base=sent,
+        theirs=theirs.replace("Body.", "Body, edited."),
+        article=article_for(theirs, False),
+        prefer_theirs=True,
+        names=NAMES,
+    )
+    assert merged.text == "---\ntitle: Mine\nslug: mine\n---\nBody, edited.\n"

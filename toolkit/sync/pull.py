@@ -203,7 +203,12 @@ class _Puller:
                 "still holds conflict markers: keep the lines you want and remove them",
             )
         payload = payload_for(post, self.config)
-        remote_changed = entry is None or entry.remote_digest != remote_digest
+        # A body toolkit sent and never saw land is its own, not a website edit: publish
+        # sends the post again.
+        ours = (entry.pending_body_digest, *entry.unconfirmed) if entry else ()
+        remote_changed = entry is None or (
+            entry.remote_digest != remote_digest and remote_digest not in ours
+        )
         local_clean = entry is not None and entry.sent_digest == payload.digest
         # What the post would send is what the website holds: the same content, only
         # written another way (quotes, key order, the defaults publish fills in).

@@ -36,6 +36,7 @@ STYLE = {
     Action.SKIP: "yellow",
     Action.CONFLICT: "red",
     Action.ERROR: "red",
+    Action.GONE: "magenta",
 }
 
 

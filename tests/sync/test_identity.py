@@ -235,6 +235,7 @@ def test_a_renamed_post_is_the_same_article(make_project, env, sandbox, how):
     assert code == 0, planned
     (moved,) = [p for p in planned["posts"] if p["path"] == "content/docs/docs-1.md"]
     assert moved["message"].startswith("moved content/part-1.md -> content/docs/docs-1.md; ")
+    assert moved["moved_from"] == "content/part-1.md"
     assert moved["action"] == ("update" if how == "rename and retitle" else "unchanged")
     assert planned["summary"]["create"] == 0 and planned["summary"]["gone"] == 0
 

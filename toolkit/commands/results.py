@@ -141,7 +141,10 @@ class CheckJson(Document):
 class OutcomeJson(Document):
     path: str
     title: str
-    action: str = Field(description="create, update, unchanged, conflict, skip or error")
+    action: str = Field(
+        description="create, update, unchanged, conflict, skip, error or gone (a lock "
+        "entry whose file is gone: its article stays on the website)"
+    )
     published: bool | None = Field(
         description="what the front matter says (null when the file could not be read as a post)"
     )
@@ -150,6 +153,9 @@ class OutcomeJson(Document):
     article_id: int | None
     url: str | None
     problems: list[str]
+    moved_from: str | None = Field(
+        default=None, description="the path toolkit.lock had for the post (a rename)"
+    )
 
     @classmethod
     def of(cls, outcome: Outcome) -> OutcomeJson:
@@ -163,6 +169,7 @@ class OutcomeJson(Document):
             article_id=outcome.article_id,
             url=outcome.url,
             problems=[str(p) for p in outcome.plan.problems],
+            moved_from=outcome.plan.moved_from,
         )
 
 

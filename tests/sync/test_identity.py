@@ -10,6 +10,10 @@ import subprocess
 import pytest
 from sync_helpers import control, lock_entries, my_articles, writes
 
+from toolkit.sync.remote import text_of
+from toolkit.sync.retire import unpublished_body
+from toolkit.sync.runlock import run_lock
+
 # No [site] url: no canonical_url is sent, so a retitled post can be found only by the
 # id it names (or its lock entry), as in a writer's repository.
 PLAIN_CONFIG = """
@@ -359,3 +363,54 @@ def test_two_posts_with_one_title_both_build_and_publish(make_project, env, sand
     publish_json(site, env)
     assert writes(sandbox) == {}
     assert (site.root / "toolkit.lock").read_text() == lock
+
+
+@pytest.mark.parametrize("command", ["unpublish", "forget"])
+def test_unpublish_and_forget_wait_for_the_run_lock(make_project, env, sandbox, command):
+    site = make_project(PLAIN_CONFIG)
+    site.post("old", "Locked out post", published=True)
+    publish_json(site, env)
+    article = lock_entries(site)["content/old.md"]["article_id"]
+    (site.content / "old.md").unlink()
+    with run_lock(site.root / ".toolkit", "publish"):
+        result = site.run(command, "content/old.md", env={**env, "TOOLKIT_LOCK_TIMEOUT": "0.2"})
+    assert result.exit_code == 1
+    assert "another toolkit run holds .toolkit/run.lock: publish" in result.output
+    assert "content/old.md" in lock_entries(site)
+    assert by_id(sandbox)[article]["published"] is True
+    assert site.run(command, "content/old.md", env=env).exit_code == 0
+    assert "content/old.md" not in lock_entries(site)
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            "---\ntitle: T\npublished: true\n---\nText\n",
+            "---\ntitle: T\npublished: false\n---\nText\n",
+        ),
+        (
+            "---\r\ntitle: T\r\npublished: true\r\n---\r\nText\r\n",
+            "---\r\ntitle: T\r\npublished: false\r\n---\r\nText\r\n",
+        ),
+        # Not a top-level key, or not in the front matter: left as it is.
+        ("---\ntitle: T\nmeta:\n  published: true\n---\npublished: true\n", None),
+        ("No front matter.\npublished: true\n", None),
+        ("---\ntitle: T\n", None),
+    ],
+)
+def test_unpublished_body_changes_only_the_front_matters_published(body, expected):
+    assert unpublished_body(body) == (body if expected is None else expected)
+
+
+@pytest.mark.parametrize(
+    ("body", "text"),
+    [
+        ("---\ntitle: A\n---\n\nSome text.\n\n", "Some text."),
+        ("---\n---\nSome text.", "Some text."),
+        ("Some text.\n", "Some text."),
+        ("---\ntitle: never closed\nSome text.\n", "---\ntitle: never closed\nSome text."),
+    ],
+)
+def test_the_text_of_an_article_is_what_follows_its_front_matter(body, text):
+    assert text_of(body) == text

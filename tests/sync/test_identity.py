@@ -414,3 +414,24 @@ def test_unpublished_body_changes_only_the_front_matters_published(body, expecte
 )
 def test_the_text_of_an_article_is_what_follows_its_front_matter(body, text):
     assert text_of(body) == text
+
+
+def test_pull_knows_the_articles_dev_to_git_json_binds(make_project, env, sandbox):
+    site = make_project(PLAIN_CONFIG.replace("[site]", '[site]\ncontent_dir = "blog-posts"'))
+    ids, texts = adopted_posts(sandbox, count=3, retitled=3)
+    mapping = []
+    for i, (article_id, text) in enumerate(zip(ids, texts, strict=True)):
+        site.write(f"blog-posts/adopted-{i}/adopted-{i}.md", text)
+        mapping.append(
+            {"id": article_id, "relativePathToArticle": f"blog-posts/adopted-{i}/adopted-{i}.md"}
+        )
+    (site.root / "dev-to-git.json").write_text(json.dumps(mapping))
+    result = site.run("pull", env=env)
+    assert result.exit_code == 0, result.output
+    copies = [
+        path
+        for path in (site.root / "blog-posts").rglob("*.md")
+        if "The text of adopted post" in path.read_text() and path.parent.name == "blog-posts"
+    ]
+    assert copies == []  # every seeded article of the demo account came, but none of these
+    assert any((site.root / "blog-posts").glob("*.md"))

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from toolkit.clients.forem_models import Article
+from toolkit.sync.devtogit import read_map
 from toolkit.sync.lock import Lock, LockEntry
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -137,9 +138,9 @@ def match_posts(
     lock: Lock,
     canonical_of: Callable[[Post], str | None],
 ) -> dict[str, Match]:
-    """The match of every post (keyed by post path): `bind_posts` without the
-    dev-to-git map and the body rule."""
-    return bind_posts(remote, posts, lock, canonical_of).matches
+    """The match of every post (keyed by post path): `bind_posts` with the project's
+    dev-to-git.json (beside toolkit.lock), without the body rules."""
+    return bind_posts(remote, posts, lock, canonical_of, mapped=read_map(lock.path.parent)).matches
 
 
 def bind_posts(

@@ -8,8 +8,12 @@ import shutil
 import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sync_helpers import control, lock_entries, my_articles, writes
 
+from toolkit.errors import SyncError
+from toolkit.sync.devtogit import read_map
 from toolkit.sync.remote import text_of
 from toolkit.sync.retire import unpublished_body
 from toolkit.sync.runlock import run_lock
@@ -435,3 +439,32 @@ def test_pull_knows_the_articles_dev_to_git_json_binds(make_project, env, sandbo
     ]
     assert copies == []  # every seeded article of the demo account came, but none of these
     assert any((site.root / "blog-posts").glob("*.md"))
+
+
+@settings(max_examples=200)
+@given(
+    st.one_of(
+        st.binary(max_size=300),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+            lambda inner: (
+                st.lists(inner, max_size=4)
+                | st.dictionaries(
+                    st.sampled_from(["id", "relativePathToArticle", "x"]), inner, max_size=3
+                )
+            ),
+            max_leaves=12,
+        ).map(lambda value: json.dumps(value).encode()),
+    )
+)
+def test_any_dev_to_git_json_is_read_or_refused_in_one_line(tmp_path_factory, data):
+    root = tmp_path_factory.mktemp("devtogit")
+    (root / "dev-to-git.json").write_bytes(data)
+    try:
+        mapped = read_map(root)
+    except SyncError as exc:
+        assert exc.message.startswith("dev-to-git.json: ") and "\n" not in exc.message
+    else:
+        for key, article_id in mapped.items():
+            assert not key.startswith(("/", "../")) and "/../" not in key
+            assert type(article_id) is int and article_id > 0

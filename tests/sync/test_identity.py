@@ -307,18 +307,21 @@ def test_a_deleted_post_is_named_then_unpublished_or_forgotten(make_project, env
 
 def test_unpublish_of_a_post_that_is_still_there(make_project, env, sandbox):
     site = make_project(PLAIN_CONFIG)
-    site.post("live", "Live post", "Live text.\n", published=True)
+    live = site.post("live", "Live post", "Live text.\n", published=True, tags=["testing"])
     publish_json(site, env)
     article = lock_entries(site)["content/live.md"]["article_id"]
+    before = live.read_text()
     result = site.run("unpublish", "content/live.md", env=env)
     assert result.exit_code == 0, result.output
     assert f"article {article} is unpublished" in result.output
-    assert "still says `published: true`" in result.output
     assert by_id(sandbox)[article]["published"] is False
-    # The file is the source of truth: publish says it publishes it again.
+    # The file is the source of truth: it says so too, and nothing else of it changed.
+    assert live.read_text() == before.replace("published: true", "published: false")
+    sandbox.reset_stats()
     code, planned = plan_json(site, env)
     assert code == 0
-    assert planned["posts"][0]["action"] == "update"
+    assert planned["posts"][0]["action"] == "unchanged", planned
+    assert writes(sandbox) == {}
 
     again = site.run("unpublish", "content/live.md", env=env)
     assert again.exit_code == 0 and "already unpublished" in again.output

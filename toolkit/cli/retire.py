@@ -49,9 +49,10 @@ def unpublish(cli: CliContext, path: str, lock_timeout: float, as_json: bool) ->
     PATH is a post, or a post whose file is gone (`plan` and `publish` name those) found
     through its toolkit.lock entry. The article becomes a draft on the website
     (`published: false`), with its text, comments and URL kept; for a gone post the lock
-    entry is then dropped. A post still there keeps its entry: if its front matter still
-    says `published: true`, the next publish publishes it again (you are told). Holds
-    .toolkit/run.lock like publish. Needs FOREM_API_KEY.
+    entry is then dropped. A post still there keeps its entry, and its own
+    `published: true` line becomes `published: false` (nothing else of the file changes),
+    so the next publish leaves it a draft. Holds .toolkit/run.lock like publish. Needs
+    FOREM_API_KEY.
 
     \b
     Example:

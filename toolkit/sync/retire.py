@@ -7,9 +7,10 @@ bind it to (`remote.bind_posts`). Forem reads `published` from the front matter 
 `body_markdown` before the JSON field, so a body whose front matter says `published:` has
 that line set to `false`; nothing else of the body changes. For a post whose file is
 gone, the lock entry is dropped once the article is unpublished (nothing public is left
-to speak of); for a post still there, the entry records the new remote body, and the
-result says when the file still says `published: true` (the next publish would publish
-it again: the file is the source of truth).
+to speak of). A post still there has its own top-level `published: true` line set to
+`published: false` too (nothing else of the file changes), since the file is the source
+of truth and the next publish would otherwise publish it again; its entry records the
+new remote body.
 
 `forget_post` drops the lock entry of a post whose file is gone; the article stays as
 it is on the website.
@@ -29,9 +30,10 @@ from toolkit.clients.forem import ForemClient
 from toolkit.config import Config
 from toolkit.content import PostError, payload_for
 from toolkit.content.payload import body_digest
-from toolkit.content.post import load_post
+from toolkit.content.post import load_post, read_post_file
 from toolkit.content.rules import canonical_url
 from toolkit.errors import SyncError
+from toolkit.fsutil import atomic_write, describe_os_error
 from toolkit.sync.devtogit import read_map
 from toolkit.sync.lock import Lock, LockEntry
 from toolkit.sync.remote import FRONT_MATTER, RemoteState, bind_posts
@@ -126,22 +128,27 @@ def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> Re
         remote_body = current.body_markdown
         if remote_body is None:
             remote_body = unpublished_body(article.body_markdown or "")
+        sent = ""  # unknown: the next publish compares the bodies
+        if published_locally:
+            changed, sent, problem = _unpublish_file(config, key, path, remote_body)
+            if changed:
+                message += f"; {key} says `published: false` now"
+            else:
+                notes.append(
+                    f"{key} still says `published: true` ({problem}): the next "
+                    "`toolkit publish` publishes it again; set `published: false` in it"
+                )
         lock.record(
             key,
             LockEntry(
                 article_id=article_id,
                 url=current.url or article.url,
-                sent_digest="",  # not what the post would send: the next publish compares
+                sent_digest=sent,
                 remote_digest=body_digest(remote_body),
                 remote_edited_at=current.edited_at,
                 published=False,
             ),
         )
-        if published_locally:
-            notes.append(
-                f"{key} still says `published: true`: the next `toolkit publish` publishes "
-                "it again; set `published: false` in it to keep it a draft"
-            )
     return RetireResult(
         key,
         action,
@@ -152,6 +159,33 @@ def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> Re
         notes,
         requests=client.requests_made,
     )
+
+
+def _unpublish_file(
+    config: Config, key: str, path: Path, remote_body: str
+) -> tuple[bool, str, str]:
+    """Set the post's own `published:` line to false (nothing else of the file changes):
+    (whether it was changed, the digest of what the post now sends when the website holds
+    just that, else "", why it was not changed)."""
+    try:
+        _, data = read_post_file(path, key)
+        text = data.decode("utf-8")
+    except PostError as exc:
+        return False, "", exc.problem.message
+    except UnicodeDecodeError:
+        return False, "", "not valid UTF-8 text"
+    changed = unpublished_body(text)
+    if changed == text:
+        return False, "", "no `published:` line of its own to change"
+    try:
+        atomic_write(path, changed.encode("utf-8"))
+    except OSError as exc:
+        return False, "", describe_os_error(exc)
+    try:
+        payload = payload_for(load_post(path, key), config)
+    except PostError:
+        return True, "", ""
+    return True, (payload.digest if payload.body_markdown == remote_body else ""), ""
 
 
 def _says_published(key: str, path: Path) -> bool:

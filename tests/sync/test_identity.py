@@ -192,6 +192,7 @@ def test_an_id_the_account_does_not_hold_is_an_error_naming_the_file(make_projec
     sandbox.reset_stats()
     result = site.run("publish", env=env)
     assert result.exit_code == 1
+    assert "content/mine.md:5  id: names article 987654, which is not one" in result.output
     assert writes(sandbox) == {"POST 201": 1}  # the other post only
     assert "Mine" not in [a["title"] for a in my_articles(sandbox)]
 

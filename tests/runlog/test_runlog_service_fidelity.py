@@ -6,6 +6,7 @@ parser reads them (`TimeRange::parse_human_time`), the delete and about routes
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from runlog_helpers import ingest
@@ -107,3 +108,35 @@ def test_streaming_answers_newline_delimited_json(service, stream):
     assert first == {"fields": ["n"]} and batches == [[{"n": 0.0}, {"n": 1.0}, {"n": 2.0}]]
     empty = service.query(f'SELECT n FROM "{stream}" WHERE n > 5', streaming="true")
     assert (empty.status_code, empty.text) == (200, "")
+
+
+def test_the_time_range_is_read_before_anything_else_of_the_query(service, stream):
+    """`query::query` parses the time range first: an empty time is a time range error
+    (Parseable's own emptiness checks come later and never see one)."""
+    for start, end, words in (
+        ("", "now", "Parsing humantime"),
+        ("", "2200-01-01T00:00:00Z", "Error parsing time: premature end of input"),
+        ("2024-05-01T00:00:00Z", "", "Error parsing time: premature end of input"),
+    ):
+        response = service.query("", start, end)
+        assert (response.status_code, response.text) == (
+            400,
+            f"Error while parsing provided time range: {words}",
+        )
+
+
+def test_query_flags_are_booleans_or_none_is_read(service, stream):
+    """Parseable reads the query string as a map of booleans: `true` or `false` only;
+    one other value (`True`, `1`) and no flag is read at all."""
+    ingest(service, stream, [{"n": 1}])
+    sql = f'SELECT n FROM "{stream}"'
+    assert service.query(sql, fields="true").json() == {"fields": ["n"], "records": [{"n": 1.0}]}
+    assert service.query(sql, fields="True").json() == [{"n": 1.0}]
+    assert service.query(sql, fields="true", streaming="1").json() == [{"n": 1.0}]
+
+
+def test_a_query_answer_says_how_long_it_ran(service, stream):
+    ingest(service, stream, [{"n": 1}])
+    for params in ({}, {"streaming": "true"}):
+        answer = service.query(f'SELECT n FROM "{stream}"', **params)
+        assert re.fullmatch(r"[0-9]+(\.[0-9]+)?(ns|\u00b5s|ms|s)", answer.headers["p-time-elapsed"])

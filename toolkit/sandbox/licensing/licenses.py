@@ -143,7 +143,7 @@ def read_page_token(token: str, application_id: str) -> int:
     return int(after)
 
 
-@endpoint(schema=fields.CUSTOMER_SCHEMA)
+@endpoint(schema=fields.CUSTOMER_SCHEMA, method="CustomerLicenseService.Get")
 async def customer_license(ctx: LicensingCtx) -> dict[str, Any]:
     application = ctx.application(ctx.path_param("applicationId"))
     customer = ctx.path_param("customerId")
@@ -158,7 +158,7 @@ async def customer_license(ctx: LicensingCtx) -> dict[str, Any]:
     return ctx.licensing.misrouted(record)
 
 
-@endpoint(schema=fields.USER_SCHEMA)
+@endpoint(schema=fields.USER_SCHEMA, method="UserLicenseService.Get")
 async def user_license(ctx: LicensingCtx) -> dict[str, Any]:
     application = ctx.application(ctx.path_param("applicationId"))
     user = ctx.path_param("userId")
@@ -182,14 +182,19 @@ async def user_license(ctx: LicensingCtx) -> dict[str, Any]:
     return ctx.licensing.misrouted(record)
 
 
-@endpoint(query=("max-results", "start-token", "timestamp"), schema=fields.LIST_SCHEMA)
+@endpoint(
+    query=("max-results", "start-token", "timestamp"),
+    schema=fields.LIST_SCHEMA,
+    method="LicenseNotificationService.List",
+)
 async def license_notifications(ctx: LicensingCtx) -> dict[str, Any]:
     application = ctx.application(ctx.path_param("applicationId"))
     app_id = application["id"]
     limit = ctx.uint("max-results", "max_results") or DEFAULT_PAGE
     limit = min(limit, MAX_PAGE)
     since = ctx.uint("timestamp", "timestamp", bits=64)
-    token = ctx.params.get("start-token")
+    since = min(since, 2**63 - 1) if since is not None else None  # past every stored time
+    token = ctx.param("start-token")
     after = read_page_token(token, app_id) if token else 0
     sql = "SELECT * FROM licensing_notifications WHERE application_id = ? AND id > ?"
     args: list[Any] = [app_id, after]

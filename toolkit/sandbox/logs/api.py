@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import time
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -64,6 +65,7 @@ MAX_NAME = 255
 ABOUT_VERSION = "v2.3.0"  # what `GET /api/v1/about` names (the sandbox's figure)
 DEPLOYMENT_ID = "01HWSANDB0X000000000000000"  # a ULID, as Parseable's deployment ids
 GRPC_PORT = 8001  # Parseable's default `P_GRPC_PORT`
+TIME_ELAPSED = "p-time-elapsed"  # the header of a query's answer: how long it ran
 STREAM_BATCH = 8192  # records a line of a streamed answer holds (DataFusion's batch size)
 
 
@@ -233,8 +235,26 @@ def _text(body: dict[str, Any], key: str, *, required: bool) -> str | None:
     return value
 
 
-def _flag(request: Request, name: str) -> bool:
-    return request.query_params.get(name, "").lower() == "true"
+def _flags(request: Request) -> dict[str, bool]:
+    """The query string's flags (`fields`, `sendNull`, `streaming`) as Parseable reads
+    them: the whole query string as a map of booleans (`true` or `false`, nothing else),
+    so that one value of another kind leaves every flag off."""
+    pairs = request.query_params.multi_items()
+    if any(value not in ("true", "false") for _, value in pairs):
+        return {}
+    return {name: value == "true" for name, value in pairs}
+
+
+def elapsed(seconds: float) -> str:
+    """A duration as Rust's `Debug` for `Duration` writes it (`12.5ms`, `1.000002s`): what
+    Parseable's `p-time-elapsed` header carries."""
+    nanos = max(int(seconds * 1e9), 0)
+    for unit, size in (("s", 10**9), ("ms", 10**6), ("\u00b5s", 10**3)):
+        if nanos >= size:
+            whole, part = divmod(nanos, size)
+            fraction = f"{part:0{len(str(size)) - 1}d}".rstrip("0")
+            return f"{whole}.{fraction}{unit}" if fraction else f"{whole}{unit}"
+    return f"{nanos}ns"
 
 
 @endpoint
@@ -245,25 +265,28 @@ async def query(request: Request) -> Response:
     sql = _text(body, "query", required=True) or ""
     start = _text(body, "startTime", required=True) or ""
     end = _text(body, "endTime", required=True) or ""
+    began = time.perf_counter()
+    # Parseable reads the time range first (`query::query`), so an empty time is a
+    # time range error; its own checks of emptiness come after.
+    bounds = times.time_range(start, end, _now())
     if not sql.strip():
         raise ErrorAnswer(400, "Query cannot be empty")
-    if start == "":
-        raise ErrorAnswer(400, "Start time cannot be empty")
-    if end == "":
-        raise ErrorAnswer(400, "End time cannot be empty")
-    bounds = times.time_range(start, end, _now())
     storage = storage_of(request)
     fields, rows = await run_in_threadpool(execute, storage, sql, bounds)
-    send_null = _flag(request, "sendNull") or body.get("sendNull") is True
+    flags = _flags(request)
+    send_null = flags.get("sendNull", False) or body.get("sendNull") is True
     answer = [row if send_null else {k: v for k, v in row.items() if v is not None} for row in rows]
-    if _flag(request, "streaming"):
-        return _streamed(fields if _flag(request, "fields") else None, answer)
-    if _flag(request, "fields"):
-        return JSONResponse({"fields": fields, "records": answer})
-    return JSONResponse(answer)
+    headers = {TIME_ELAPSED: elapsed(time.perf_counter() - began)}
+    if flags.get("streaming"):
+        return _streamed(fields if flags.get("fields") else None, answer, headers)
+    if flags.get("fields"):
+        return JSONResponse({"fields": fields, "records": answer}, headers=headers)
+    return JSONResponse(answer, headers=headers)
 
 
-def _streamed(fields: list[str] | None, rows: list[dict[str, Any]]) -> Response:
+def _streamed(
+    fields: list[str] | None, rows: list[dict[str, Any]], headers: dict[str, str]
+) -> Response:
     """`?streaming=true`: newline-delimited JSON, as Parseable's `handle_streaming_query`
     writes it: `{"fields": [...]}` first with `?fields=true`, then one line per record
     batch, each a JSON array of its records."""
@@ -273,6 +296,7 @@ def _streamed(fields: list[str] | None, rows: list[dict[str, Any]]) -> Response:
     return Response(
         "".join(f"{line}\n" for line in lines).encode("utf-8"),
         media_type="application/x-ndjson",
+        headers=headers,
     )
 
 

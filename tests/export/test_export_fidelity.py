@@ -18,8 +18,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from export_helpers import until
 
-from toolkit.sandbox.archive.serializers import WAITING_FOR_UPLOAD
-
 
 def job_body(**fields) -> dict:
     return {
@@ -175,8 +173,7 @@ def test_include_depends_on_tasks_gives_the_input_tasks(archive):
 def test_a_waiting_upload_says_so(archive):
     with archive.client() as client:
         upload = client.post("/v2/import/upload", json={}).json()["data"]
-        assert (upload["status"], upload["message"]) == ("waiting", WAITING_FOR_UPLOAD)
-        assert WAITING_FOR_UPLOAD == "Waiting for upload"
+        assert (upload["status"], upload["message"]) == ("waiting", "Waiting for upload")
         assert archive.upload(client, upload, "a.txt", b"a").status_code == 201
         done = client.get(f"/v2/tasks/{upload['id']}").json()["data"]
         assert (done["status"], done["message"]) == ("finished", None)

@@ -218,3 +218,19 @@ def test_a_file_sent_before_the_forms_parameters_is_refused(archive):
         shown = client.get(f"/v2/tasks/{upload['id']}").json()["data"]
         assert shown["status"] == "waiting"  # nothing kept: the form can be sent again
         assert archive.upload(client, upload, "a.txt", b"a").status_code == 201
+
+
+def test_an_upload_tasks_redirect_sends_the_browser_on(archive):
+    """`redirect` on `import/upload` (import docs): a form parameter, and where the
+    storage sends the browser once the file is in."""
+    with archive.client() as client:
+        target = "https://example.com/uploaded?x=1"
+        upload = client.post("/v2/import/upload", json={"redirect": target}).json()["data"]
+        assert upload["result"]["form"]["parameters"]["redirect"] == target
+        sent = archive.upload(client, upload, "a.txt", b"a")
+        assert (sent.status_code, sent.headers["location"]) == (303, target)
+        assert client.get(f"/v2/tasks/{upload['id']}").json()["data"]["status"] == "finished"
+        plain = client.post("/v2/import/upload", json={}).json()["data"]
+        assert "redirect" not in plain["result"]["form"]["parameters"]
+        refused = client.post("/v2/import/upload", json={"redirect": "javascript:alert(1)"})
+        assert refused.status_code == 422 and "redirect" in refused.json()["errors"]

@@ -38,6 +38,20 @@ def _shown_files(result: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"filename": f["filename"]} for f in result.get("files", [])]
 
 
+def _form_parameters(row: sqlite3.Row) -> dict[str, Any]:
+    """The upload form's parameters; `redirect` when the task was given one."""
+    parameters: dict[str, Any] = {
+        "expires": int(row["created_at"] + row["timeout"]),
+        "max_file_count": 1,
+        "max_file_size": MAX_UPLOAD,
+    }
+    redirect = json.loads(row["payload"]).get("redirect")
+    if isinstance(redirect, str):
+        parameters["redirect"] = redirect
+    parameters["signature"] = row["token"]
+    return parameters
+
+
 def task_json(
     row: sqlite3.Row, base: str, db: sqlite3.Connection | None = None, include: Sequence[str] = ()
 ) -> dict[str, Any]:
@@ -50,12 +64,7 @@ def task_json(
         result = {
             "form": {
                 "url": upload_url(base, row["id"]),
-                "parameters": {
-                    "expires": int(row["created_at"] + row["timeout"]),
-                    "max_file_count": 1,
-                    "max_file_size": MAX_UPLOAD,
-                    "signature": row["token"],
-                },
+                "parameters": _form_parameters(row),
             }
         }
     elif row["operation"] == EXPORT and stored is not None:

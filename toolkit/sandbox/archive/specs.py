@@ -86,6 +86,14 @@ def spec(raw: Any, where: str, operation: str | None = None, name: str | None = 
             errors[f"{where}input"] = ["The input must be a task name or id, or a list of them."]
         else:
             result.inputs = inputs
+    if operation == UPLOAD and "redirect" in raw:
+        target = raw["redirect"]
+        if (
+            not isinstance(target, str)
+            or not re.match(r"https?://[^\s/]", target)
+            or len(target) > 2048
+        ):
+            errors[f"{where}redirect"] = ["The redirect must be an http or https URL."]
     if operation == EXPORT:
         for flag in ("inline", "archive_multiple_files"):
             if not isinstance(raw.get(flag, False), bool):

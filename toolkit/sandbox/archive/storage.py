@@ -151,6 +151,9 @@ async def upload(ctx: ArchiveCtx) -> Response:
     finally:
         ctx.runtime.uploading.discard(task_id)
     apply(ctx.store, ctx.runtime, effects)
+    redirect = json.loads(row["payload"]).get("redirect")
+    if isinstance(redirect, str):  # the upload task's `redirect`: the browser goes on there
+        return RedirectResponse(redirect, status_code=303)
     return Response(status_code=201)
 
 

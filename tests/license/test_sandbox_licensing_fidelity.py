@@ -82,3 +82,28 @@ def test_authentication_errors_carry_googles_error_info(licensing):
     with licensing.api("ya29.unknown") as unknown:
         answer = unknown.get(customer)
     assert answer.status_code == 401 and "details" not in answer.json()["error"]
+
+
+def test_fields_come_in_the_order_of_their_proto_numbers(api):
+    """A proto's JSON printer writes a message's fields in the order of their numbers
+    (`google/apps/market/v2/resources.proto`)."""
+    customer = api.get(CUSTOMER.format(app=APP, customer=LICENSED)).json()
+    assert list(customer) == ["kind", "state", "applicationId", "editions", "id", "customerId"]
+    assert list(customer["editions"][0]) == ["editionId", "seatCount", "assignedSeats"]
+    user = api.get(f"/appsmarket/v2/userLicense/{APP}/{seed.ACTIVE_USER}").json()
+    assert list(user) == [
+        "kind",
+        "enabled",
+        "state",
+        "editionId",
+        "customerId",
+        "applicationId",
+        "id",
+        "userId",
+    ]
+    page = api.get(NOTIFICATIONS.format(app=APP), params={"max-results": 5}).json()
+    assert list(page) == ["kind", "notifications", "nextPageToken"]
+    first = page["notifications"][0]
+    assert list(first)[:5] == ["id", "applicationId", "timestamp", "customerId", "kind"]
+    (reassigned,) = next(n for n in page["notifications"] if "reassignments" in n)["reassignments"]
+    assert list(reassigned) == ["kind", "userId", "type", "editionId"]

@@ -140,3 +140,20 @@ def test_a_query_answer_says_how_long_it_ran(service, stream):
     for params in ({}, {"streaming": "true"}):
         answer = service.query(f'SELECT n FROM "{stream}"', **params)
         assert re.fullmatch(r"[0-9]+(\.[0-9]+)?(ns|\u00b5s|ms|s)", answer.headers["p-time-elapsed"])
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/api/v1/query"),
+        ("DELETE", "/api/v1/ingest"),
+        ("PATCH", "/api/v1/logstream/somewhere"),
+        ("POST", "/api/v1/about"),
+    ],
+)
+def test_a_wrong_method_is_actixs_405(service, method, path):
+    """A known path asked with a method it does not take: actix's 405, no body, before
+    any credential is looked at; an unknown path stays a 404."""
+    answer = service.http.request(method, path, auth=None)
+    assert (answer.status_code, answer.content) == (405, b"")
+    assert service.http.get("/api/v1/nothing").status_code == 404

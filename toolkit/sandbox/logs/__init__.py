@@ -29,6 +29,7 @@ def interface() -> Interface:
         error=http.error,
         caller=http.caller_of,
         max_body=http.MAX_BODY,
+        wrong_method=405,  # actix's resources answer a method they lack with 405
         control_routes=control.routes,
         state=LogsState.create,
     )

@@ -3,24 +3,24 @@ lock entry dropped."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 import click
 
-from toolkit.cli.context import CliContext, common_options, lock_timeout_option, pass_cli
+from toolkit.cli.context import (
+    CliContext,
+    common_options,
+    json_option,
+    lock_timeout_option,
+    pass_cli,
+    print_json,
+)
 from toolkit.cli.output import stderr
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.sync.retire import RetireResult
 
 path_argument = click.argument("path", type=click.Path(), metavar="PATH")
-json_option = click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print one JSON document on stdout and nothing else there.",
-)
 
 
 def _say(message: str) -> None:
@@ -29,7 +29,7 @@ def _say(message: str) -> None:
 
 def _render(cli: CliContext, result: RetireResult, *, as_json: bool) -> None:
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        print_json(result.to_json())
     elif not cli.quiet:
         click.echo(f"{result.path}: {result.message}")
     if not cli.quiet:

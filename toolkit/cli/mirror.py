@@ -178,7 +178,8 @@ def pull(
             f"{result.count(PullAction.CREATED)} created, {result.count(PullAction.OVERWRITTEN)} "
             f"overwritten, {result.count(PullAction.MERGED)} merged, "
             f"{result.count(PullAction.CONFLICT)} in conflict, "
-            f"{result.count(PullAction.DIFFERS)} left as they are, "
+            f"{result.count(PullAction.DIFFERS) + result.count(PullAction.KEPT)} left as "
+            "they are, "
             f"{result.count(PullAction.UNCHANGED)} unchanged"
             + (" (dry run: nothing was written)" if result.dry_run else ""),
             highlight=False,

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.site import BuildReport
     from toolkit.sync.engine import PublishResult
     from toolkit.sync.pull import PullResult
+    from toolkit.sync.retire import RetireResult
 
 
 def problems(run: Run, found: Iterable[Problem]) -> None:
@@ -59,7 +60,7 @@ def pull(run: Run, result: PullResult) -> None:
             post=outcome.path,
             action=outcome.action.value,
             outcome="ok"
-            if outcome.action.value in ("created", "overwritten", "merged", "unchanged")
+            if outcome.action.value in ("created", "overwritten", "merged", "kept", "unchanged")
             else "failed",
             message=outcome.message or None,
             article_id=outcome.article_id,
@@ -68,6 +69,18 @@ def pull(run: Run, result: PullResult) -> None:
         run.event("wait", action="run lock", reason=result.lock_wait)
     if result.failed or result.in_conflict:
         run.outcome = "failed"
+
+
+def retire(run: Run, result: RetireResult) -> None:
+    """An unpublish or a forget: one event for the post."""
+    run.event(
+        "post",
+        post=result.path,
+        action=result.action,
+        outcome="ok",
+        message=result.message,
+        article_id=result.article_id,
+    )
 
 
 def build(run: Run, report: BuildReport, *, decides: bool = True) -> None:

@@ -77,7 +77,7 @@ def diff_post(config: Config, client: ForemClient, path: str | Path) -> PostDiff
             f"article {article.id} (on the website)",
         )
     )
-    entry = lock.get(post.key)
+    entry = match.entry or lock.get(post.key)
     if payload.body_markdown == theirs and bool(article.published) == post.published:
         status = IN_SYNC
     elif entry is None:

@@ -53,7 +53,8 @@ BOM = "\ufeff".encode()
 class PullAction(StrEnum):
     CREATED = "created"  # a new local post
     OVERWRITTEN = "overwritten"  # a local post replaced by its remote version
-    DIFFERS = "differs"  # remote differs; left alone (needs --overwrite)
+    DIFFERS = "differs"  # changed on both sides; left alone (a conflict: --merge, --overwrite)
+    KEPT = "kept"  # differs, with no record to tell which side changed; left alone
     MERGED = "merged"  # the website's changes merged with the post's own (--merge)
     CONFLICT = "conflict"  # left with conflict markers where both changed the same lines
     UNCHANGED = "unchanged"
@@ -190,9 +191,11 @@ class _Puller:
 
         return sent.from_git(self.config.root, post.path, sent_form)
 
-    def take(self, post: Post, article: Article) -> PullOutcome:
-        """A post bound to `article`: take the website's version where it changed."""
-        key, entry = post.key, self.lock.get(post.key)
+    def take(self, post: Post, article: Article, entry: LockEntry | None = None) -> PullOutcome:
+        """A post bound to `article` (`entry`: the lock entry that goes with it, when the
+        post was renamed): take the website's version where it changed."""
+        key = post.key
+        entry = entry or self.lock.get(key)
         raw = article.body_markdown or ""
         remote_body, remote_digest = raw.replace("\r\n", "\n"), body_digest(raw)
         if conflicts.marker_lines(post.source) and not self.overwrite:
@@ -219,6 +222,15 @@ class _Puller:
             return PullOutcome(key, PullAction.UNCHANGED, article.id)
         base = payload.body_markdown
         if not (local_clean or self.overwrite):
+            if entry is None:  # bound by identity, never sent from here: the file stays
+                return PullOutcome(
+                    key,
+                    PullAction.KEPT,
+                    article.id,
+                    "differs from the website, with no record of a last send to tell which "
+                    f"side changed; `toolkit diff {key}` shows both, `toolkit pull "
+                    "--overwrite` takes the website's, `toolkit publish` sends yours",
+                )
             if not self.merge:
                 return PullOutcome(
                     key,
@@ -228,7 +240,7 @@ class _Puller:
                     f"`toolkit diff {key}` shows both, `toolkit pull --merge` merges them, "
                     "`toolkit pull --overwrite` takes the website's",
                 )
-            recalled = self.base_of(post, entry) if entry is not None else None
+            recalled = self.base_of(post, entry)
             if recalled is None:
                 return PullOutcome(
                     key,
@@ -348,7 +360,7 @@ def pull_articles(
     for article in sorted(remote.articles, key=lambda a: a.id):
         key = owned.get(article.id)
         if key is not None:
-            result.outcomes.append(puller.take(by_key[key], article))
+            result.outcomes.append(puller.take(by_key[key], article, matches[key].entry))
             continue
         if article.id in locked:
             bad = locked[article.id]

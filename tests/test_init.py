@@ -307,6 +307,17 @@ def test_the_project_is_found_from_a_subfolder_as_git_finds_its_repository(tmp_p
     assert other.stdout.startswith('site.title = "Outer"  (from toolkit.toml)\n')
 
 
+def test_init_inside_a_project_warns_that_it_nests_one(tmp_path):
+    (tmp_path / ".git").mkdir()
+    assert cli(tmp_path, "init", "--no-workflow").exit_code == 0
+    inner = cli(tmp_path / "content", "init", "--no-workflow")
+    assert inner.exit_code == 0
+    assert f"Warning: {tmp_path / 'toolkit.toml'} already makes {tmp_path} a project" in (
+        inner.stderr
+    )
+    assert "Warning" not in cli(tmp_path / "content", "init", "--no-workflow").stderr  # made
+
+
 def test_toolkit_config_shows_the_defaults_without_toolkit_toml(tmp_path):
     result = cli(tmp_path, "config")
     assert result.exit_code == 0

@@ -55,6 +55,12 @@ def init(cli: CliContext, folder: Path, no_workflow: bool) -> None:
             click.echo(f"created {where}{item.path}")
     for item in result.skipped:
         click.echo(f"skipped {where}{item.path}: {item.reason}", err=True)
+    if result.enclosing is not None:
+        click.echo(
+            f"Warning: {result.enclosing} already makes {result.enclosing.parent} a project; "
+            f"this one is inside it (commands run in {folder} use the new toolkit.toml)",
+            err=True,
+        )
     if not cli.quiet:
         go = f"cd {folder} && " if where else ""
         if result.adopted is not None:

@@ -109,6 +109,7 @@ class InitResult:
     action: str | None = None  # `owner/name@commit` of the workflow's action, when written
     content_dir: str = CONTENT
     adopted: Adopted | None = None  # the posts that were already there
+    enclosing: Path | None = None  # the toolkit.toml of a project this one is inside
 
     @property
     def created(self) -> list[InitFile]:
@@ -582,7 +583,14 @@ def init_project(
         else:
             files.append(_create(path, relative, text))
     written = any(f.created and f.path == WORKFLOW for f in files)
-    return InitResult(folder, files, pin.uses if pin and written else None, content_dir, adopted)
+    enclosing = None
+    if any(f.created and f.path == DEFAULT_CONFIG_NAME for f in files):
+        from toolkit.config.loading import find_config
+
+        enclosing = find_config(folder.absolute().parent)[0]
+    return InitResult(
+        folder, files, pin.uses if pin and written else None, content_dir, adopted, enclosing
+    )
 
 
 def _why_kept(path: Path, relative: str) -> str:

@@ -110,6 +110,18 @@ def test_init_finds_a_folder_of_posts_by_any_name(tmp_path):
     assert "adopted writing/: 2 posts" in result.stderr.splitlines()
 
 
+def test_hostile_names_never_reach_the_generated_files(tmp_path):
+    post(tmp_path, "evil\nname: x/a.md", "A")
+    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "symbolic-ref", "HEAD", "refs/heads/x]\ny"], check=False
+    )
+    init_project(tmp_path, action=PIN)
+    assert 'content_dir = "content"' in (tmp_path / "toolkit.toml").read_text()
+    workflow = yaml.safe_load((tmp_path / WORKFLOW).read_text())
+    assert workflow[True]["push"] == {"branches": ["main"]}
+
+
 def test_a_dev_to_git_map_pointing_outside_adopts_nothing_outside(tmp_path):
     (tmp_path / "dev-to-git.json").write_text(
         json.dumps([{"id": 1, "relativePathToArticle": "../elsewhere/x.md"}, "junk", 7])

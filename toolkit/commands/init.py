@@ -55,6 +55,8 @@ NOT_POSTS = {"node_modules", "vendor", "site", "site-premium", "templates", "doc
 CHECKOUT = "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683  # v4.2.2"
 DEPLOY_PAGES = "actions/deploy-pages@d6db90164ac5ed86f2b6aed7e0febac5b3c0c03e  # v4.0.5"
 MAKE_TARGETS = ("publish", "watch", "serve", "check", "build")
+# A folder or branch name written into the generated files as it is.
+SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./-]{0,99}")
 
 
 @dataclass(frozen=True)
@@ -356,13 +358,11 @@ def default_branch(folder: Path) -> str:
     if not folder.is_dir():
         return "main"
     remote = _git(folder, "symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD")
-    if remote and "/" in remote:
-        return remote.split("/", 1)[1]
+    names = [remote.split("/", 1)[1]] if remote and "/" in remote else []
     for args in (("symbolic-ref", "--quiet", "--short", "HEAD"), ("config", "init.defaultBranch")):
-        name = _git(folder, *args)
-        if name and re.fullmatch(r"[\w./-]+", name):
-            return name
-    return "main"
+        names.append(_git(folder, *args) or "")
+    # A name goes into the workflow's YAML as it is: only the plain ones.
+    return next((name for name in names if SAFE_NAME.fullmatch(name)), "main")
 
 
 def _github_repository(url: str) -> str | None:
@@ -482,6 +482,8 @@ def _dev_to_git_folder(folder: Path) -> tuple[str, int] | None:
         parts = [p for p in name.parts if p not in (".", "")]
         if not parts or name.is_absolute() or ".." in parts:
             continue  # outside the project: not a folder to adopt
+        if not all(SAFE_NAME.fullmatch(part) for part in parts[:-1]):
+            continue
         names.append(PurePosixPath(*parts))
     if not names:
         return None
@@ -519,6 +521,8 @@ def adopt(folder: Path) -> Adopted | None:
         return None
     for entry in entries:
         if entry.name.startswith((".", "_")) or entry.name in NOT_POSTS:
+            continue
+        if not SAFE_NAME.fullmatch(entry.name):
             continue
         if not entry.is_dir(follow_symlinks=False):
             continue

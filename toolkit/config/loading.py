@@ -63,7 +63,10 @@ def find_config(start: Path | None = None) -> tuple[Path | None, list[Path]]:
     the working folder), then each parent, stopping after the repository's root (the
     folder holding `.git`) or the file system's root. Returns it (None: not found) and
     the folders looked in, in order."""
-    folder = (start or Path.cwd()).absolute()
+    try:
+        folder = (start or Path.cwd()).absolute()
+    except OSError:  # the working folder is gone
+        return None, [Path(".")]
     looked: list[Path] = []
     for candidate in (folder, *folder.parents):
         looked.append(candidate)

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 
 
 def _toml(value: object) -> str:
@@ -25,12 +25,7 @@ def _toml(value: object) -> str:
     is_flag=True,
     help="Print every key as a commented toolkit.toml (defaults, what each does), to copy from.",
 )
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print one JSON document on stdout and nothing else there.",
-)
+@json_option
 @common_options
 @pass_cli
 def config(cli: CliContext, reference: bool, as_json: bool) -> None:
@@ -59,7 +54,7 @@ def config(cli: CliContext, reference: bool, as_json: bool) -> None:
         click.echo(f"no {configuration.path.name} found; these are the defaults", err=True)
     keys = config_keys(configuration)
     if as_json:
-        click.echo(json.dumps([k.to_json() for k in keys], indent=2, ensure_ascii=False))
+        print_json([k.to_json() for k in keys])
         return
     for key in keys:
         if key.secret:

@@ -465,26 +465,20 @@ def _count_posts(folder: Path) -> tuple[int, int]:
 
 def _dev_to_git_folder(folder: Path) -> tuple[str, int] | None:
     """The folder holding the files `dev-to-git.json` names (their nearest common
-    parent, inside the project), and how many entries name a file."""
-    path = folder / DEV_TO_GIT
+    parent, inside the project), and how many entries name a file. A map toolkit cannot
+    read adopts nothing here (`toolkit check` and `plan` say what is wrong with it)."""
+    from toolkit.errors import SyncError
+    from toolkit.sync.devtogit import read_map
+
     try:
-        if not path.is_file() or path.stat().st_size > 1_000_000:
-            return None
-        entries = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        mapping = read_map(folder)
+    except (SyncError, OSError):
         return None
-    names: list[PurePosixPath] = []
-    for entry in entries if isinstance(entries, list) else []:
-        relative = entry.get("relativePathToArticle") if isinstance(entry, dict) else None
-        if not isinstance(relative, str):
-            continue
-        name = PurePosixPath(relative.replace("\\", "/"))
-        parts = [p for p in name.parts if p not in (".", "")]
-        if not parts or name.is_absolute() or ".." in parts:
-            continue  # outside the project: not a folder to adopt
-        if not all(SAFE_NAME.fullmatch(part) for part in parts[:-1]):
-            continue
-        names.append(PurePosixPath(*parts))
+    names = [
+        PurePosixPath(key)
+        for key in mapping
+        if all(SAFE_NAME.fullmatch(part) for part in PurePosixPath(key).parts[:-1])
+    ]
     if not names:
         return None
     common = list(names[0].parent.parts)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from toolkit.content import images
+from toolkit.content import conflicts, images
 from toolkit.content.post import KNOWN_KEYS, Post, split_tags
 from toolkit.content.problems import Problem, Severity
 from toolkit.redact import quoted
@@ -134,6 +134,16 @@ def validate_post(
     if size > MAX_BODY_BYTES:
         problems.append(
             Problem(post.key, 1, f"body: {size // 1024} KB; the API accepts at most 800 KB")
+        )
+
+    for line in conflicts.conflict_lines(post.body):
+        problems.append(
+            Problem(
+                post.key,
+                post.body_line + line - 1,
+                "unresolved conflict from `toolkit pull --merge`: keep the lines you want, "
+                "then remove the markers",
+            )
         )
 
     if "{%" in post.body:  # Liquid tags (none: `liquid.scan` finds nothing)

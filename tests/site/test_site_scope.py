@@ -90,6 +90,7 @@ REFUSED = {
     "content/tagged.md": "tags: 5 tags; the API accepts at most 4",
     "content/long.md": "title: 140 characters; the API accepts at most 128",
     "content/ftp.md": "canonical_url: must be an absolute http(s) URL, not 'ftp://x'",
+    "content/odd.md": "tags: '../up' must be letters and digits only (no hyphens or spaces)",
 }
 
 
@@ -97,6 +98,7 @@ def write_refused_posts(project) -> None:
     project.post("tagged", "Five tags", published=True, tags=["a", "b", "c", "d", "e"])
     project.post("long", "L" * 140, published=True, body="A long title.\n")
     project.post("ftp", "Odd canonical", published=True, canonical_url="ftp://x")
+    project.post("odd", "Odd tags", published=True, tags=["ok", "../up", "no-hyphens"])
 
 
 def test_a_post_only_the_api_refuses_is_on_the_site(site_project):
@@ -113,7 +115,8 @@ def test_a_post_only_the_api_refuses_is_on_the_site(site_project):
             said = [line for line in lines if line.startswith(f"{path}:")]
             assert len(said) == 1, (attempt, said)
             assert f": warning: built, but the API would refuse it: {reason}" in said[0]
-        assert "built 8 posts" in result.output
+        assert "(no hyphens or spaces); and 1 more (toolkit check lists them)" in result.output
+        assert "built 9 posts" in result.output
         assert any(line.startswith("content/broken.md:3: front matter") for line in lines)
         assert not (out / "broken").exists()
         home = "".join(
@@ -124,6 +127,9 @@ def test_a_post_only_the_api_refuses_is_on_the_site(site_project):
     assert "L" * 140 in read(out, "long/index.html")
     for tag in ("a", "b", "c", "d", "e"):
         assert "Five tags" in read(out, f"tags/{tag}/index.html")
+    # The site lists a post under the tags the API accepts, in folders of their own.
+    assert "Odd tags" in read(out, "tags/ok/index.html")
+    assert not (out / "tags" / "no-hyphens").exists() and not (out / "up").exists()
     # The page names itself as canonical, never an address the API refuses.
     assert parse_page(out / "ftp" / "index.html").canonical == "https://example.com/blog/ftp/"
 

@@ -67,7 +67,7 @@ from toolkit.site.scan import key_prefix, scan_content
 
 # Bump when the builder's output or its records change for the same inputs: every post is
 # then read again and every page redone.
-BUILDER_VERSION = "5"
+BUILDER_VERSION = "6"
 
 
 @dataclass

@@ -3,8 +3,9 @@
 The API's rules (reference/NOTES.md): title required and at most 128 characters; at most 4
 tags, each letters and digits only, at most 30 characters; body at most 800 KB; titles
 `canonical_url` unique and http(s); `published` exactly true or false;
-no future publication date. Those are problems of `Kind.API`: the site builds such a
-post all the same. Local rules: relative images exist on disk, slugs are unique,
+no future publication date. Most are problems of `Kind.API`: the site builds such a
+post all the same. Two are the site's too: a post dated in the future is not shown before
+its date, and a body over 800 KB is not rendered (a bound on what one build computes). Local rules: relative images exist on disk, slugs are unique,
 toolkit's own keys have the right types. Unknown keys are warnings, and so are dev.to's
 Liquid tags the site cannot render (`liquid.scan`) and a title another post has too
 (Forem keeps one user from having two articles of the same title *and* body only; the
@@ -119,7 +120,8 @@ def validate_post(
         if date is None:
             error("date", f"not a date: {meta['date']!r} (use YYYY-MM-DD or an ISO 8601 time)")
         elif post.published and date > (now or dt.datetime.now(dt.UTC)):
-            refused("date", "in the future; the API refuses a future publication date")
+            # The site's rule too: a post is shown from its date on (the build looks again then).
+            error("date", "in the future; the API refuses a future publication date")
 
     slug = meta.get("slug")
     if slug is not None and (not isinstance(slug, str) or not SLUG_PATTERN.match(slug)):
@@ -146,7 +148,7 @@ def validate_post(
                 1,
                 f"body: {size // 1024} KB; the API accepts at most 800 KB",
                 Severity.ERROR,
-                Kind.API,
+                Kind.POST,  # the site renders bodies of at most 800 KB too
             )
         )
 

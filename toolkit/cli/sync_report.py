@@ -113,6 +113,9 @@ class ConsoleReporter:
         message = outcome.message
         if outcome.ok and outcome.url and outcome.action in (Action.CREATE, Action.UPDATE):
             message += f": {outcome.url}"
+        canonical = outcome.canonical_url
+        if self.dry_run and canonical and outcome.action in (Action.CREATE, Action.UPDATE):
+            message += f" (canonical_url {canonical})"
         line = (
             f"[{style}]{mark} {outcome.action.value:<9}[/] {visibility(outcome):<6} "
             f"{escape(outcome.key)}  {escape(message)}"

@@ -27,8 +27,10 @@ class SlidingWindowLimiter:
     `acquire()` reserves a slot (waiting if the window is full), and the slot becomes a
     timestamp when `record()` says the response arrived; `release()` gives back a slot
     whose request never reached the server, or that the server checks against the limit
-    without counting it (Forem refuses a draft create while the window is full of
-    published ones, but does not count drafts). Requests in flight count as taken, so
+    without counting it: Forem counts the *published* articles created in the window
+    (`RateLimitChecker#check_published_article_creation_limit`), so a draft create is
+    refused while the window is full but never counted, and a create or update it
+    refused (4xx) stored nothing and is not counted either. Requests in flight count as taken, so
     concurrent senders can never exceed the limit between them - nor fill the window
     while an uncounted request is on its way to be checked against it.
     """

@@ -40,7 +40,7 @@ class Document(BaseModel):
 class ProblemJson(Document):
     path: str
     line: int
-    severity: str = Field(description="error or warning")
+    severity: str = Field(description="error, warning or note")
     message: str
     text: str = Field(description="the problem as the CLI prints it: path:line: message")
 
@@ -149,6 +149,10 @@ class OutcomeJson(Document):
     message: str
     article_id: int | None
     url: str | None
+    canonical_url: str | None = Field(
+        description="the canonical_url sent: the post's own, or its page on the site when "
+        '[forem] canonical = "site" (null: none is sent)'
+    )
     problems: list[str]
 
     @classmethod
@@ -162,6 +166,7 @@ class OutcomeJson(Document):
             message=outcome.message,
             article_id=outcome.article_id,
             url=outcome.url,
+            canonical_url=outcome.canonical_url,
             problems=[str(p) for p in outcome.plan.problems],
         )
 

@@ -104,6 +104,11 @@ class Outcome:
         return self.plan.action
 
     @property
+    def canonical_url(self) -> str | None:
+        """The canonical_url the post sends (None: none, or nothing to send)."""
+        return self.plan.payload.canonical_url if self.plan.payload is not None else None
+
+    @property
     def published(self) -> bool | None:
         """What the post's front matter says (None: the file could not be read as a post)."""
         return self.plan.post.published if self.plan.post is not None else None

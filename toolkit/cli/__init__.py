@@ -15,7 +15,7 @@ import importlib
 import click
 
 from toolkit import __version__, signals
-from toolkit.cli.context import CliContext, setup_logging
+from toolkit.cli.context import JSON_MODE, CliContext, setup_logging
 from toolkit.errors import ToolkitError
 
 # name -> ("module:function", its summary); the order is the order of `toolkit --help`.
@@ -95,6 +95,10 @@ COMMANDS = {
         "toolkit.cli.logs:logs",
         "Ask the run log a question in SQL: what every toolkit run did, request by request.",
     ),
+    "completion": (
+        "toolkit.cli.completion:completion",
+        "Print the shell completion script of toolkit for SHELL (bash, zsh or fish).",
+    ),
 }
 # Commands that serve until Ctrl-C: they take SIGINT and SIGTERM as a request to stop
 # (toolkit.signals); every other command gets Python's KeyboardInterrupt back.
@@ -126,14 +130,7 @@ class LazyGroup(click.Group):
             close = difflib.get_close_matches(name, COMMANDS, n=1)
             if close:
                 ctx.fail(f"No such command '{name}'. Did you mean '{close[0]}'?")
-        found = super().resolve_command(ctx, args)
-        command = found[1]
-        ctx.meta["toolkit.json"] = (
-            command is not None
-            and "--json" in found[2]
-            and any("--json" in getattr(param, "opts", ()) for param in command.params)
-        )
-        return found
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The list of commands in `toolkit --help`, from their summaries: importing every
@@ -157,7 +154,7 @@ class LazyGroup(click.Group):
         except ToolkitError as exc:
             for line in exc.lines:
                 click.echo(f"Error: {line}", err=True)
-            if ctx.meta.get("toolkit.json"):  # `--json`: a JSON document on failure too
+            if ctx.meta.get(JSON_MODE):  # `--json`: a JSON document on failure too
                 import json
 
                 click.echo(

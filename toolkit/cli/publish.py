@@ -4,7 +4,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolkit.cli.context import CliContext, common_options, lock_timeout_option, pass_cli
+from toolkit.cli.context import (
+    CliContext,
+    common_options,
+    json_option,
+    lock_timeout_option,
+    pass_cli,
+)
 from toolkit.cli.output import stderr
 from toolkit.cli.sync_report import ConsoleReporter, annotate, print_json, print_summary
 
@@ -12,12 +18,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.sync.engine import PublishResult
 
 paths_argument = click.argument("paths", nargs=-1, type=click.Path(), metavar="[PATH...]")
-json_option = click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print one JSON document on stdout and nothing else there.",
-)
 
 
 def _render(

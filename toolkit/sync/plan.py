@@ -21,11 +21,14 @@ the entry's `unconfirmed`, and the post is sent again.
 
 from __future__ import annotations
 
+import posixpath
+import re
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from urllib.parse import urlsplit
 
 from toolkit.clients.forem_models import Article
-from toolkit.content import Payload, Post, Problem
+from toolkit.content import Payload, Post, Problem, images
 from toolkit.content.payload import body_digest
 from toolkit.sync.lock import LockEntry
 from toolkit.sync.remote import Match
@@ -165,10 +168,88 @@ def decide(
             "late; sends the post again"
         )
     elif ours is not None:
-        plan.reason = f"{found}: the post changed since the last publish"
+        plan.reason = f"{found}: {what_changed(post, payload.body_markdown, remote_body)}"
     else:
-        plan.reason = f"{found} differs from the post"
+        plan.reason = f"{found} differs from the post ({what_changed(post, payload.body_markdown, remote_body)})"
     return plan
+
+
+# Where an image or a link points, in Markdown or HTML: `](target`, `]: target`, `src="target`.
+_TARGET = re.compile(r"(\]\(\s*<?|\]:\s*<?|src\s*=\s*[\"'])([^\s)>\"']+)")
+
+
+def what_changed(post: Post, now: str, before: str) -> str:
+    """Why a post is sent again, from what was sent before (`before`, the article's body
+    when nobody edited it on the website) and what would be sent `now`: the settings
+    (toolkit.toml changed a value toolkit writes: a canonical URL, image URLs), toolkit's
+    template of the article (the same values, written otherwise), the front matter (the
+    keys named) or the body."""
+    from toolkit.content.post import parse_post
+    from toolkit.content.problems import PostError
+
+    try:
+        sent = parse_post(post.path, post.key, before)
+        sending = parse_post(post.path, post.key, now)
+    except PostError:
+        return "the post changed since the last publish"
+    settings: list[str] = []
+    front: list[str] = []
+    for key in sorted(set(sent.meta) | set(sending.meta)):
+        if sent.meta.get(key) == sending.meta.get(key):
+            continue
+        if _from_settings(post, key):
+            settings.append(key)
+        else:
+            front.append(key)
+    body = ""
+    if sent.body != sending.body:
+        body = "image URLs" if _only_image_urls(sent.body, sending.body) else "body"
+    if body == "image URLs":
+        settings.append(body)
+    reasons = []
+    if settings:
+        reasons.append(f"toolkit.toml changed what is sent ({', '.join(settings)})")
+    if front:
+        reasons.append(f"the front matter changed ({', '.join(front)})")
+    if body == "body":
+        reasons.append("the body changed")
+    if not reasons:  # the same values and body, written otherwise
+        reasons.append(
+            "toolkit's template of the article changed (the same front matter, written otherwise)"
+        )
+    return "; ".join(reasons)
+
+
+def _from_settings(post: Post, key: str) -> bool:
+    """Whether toolkit writes `key` from its settings rather than from the post."""
+    if key == "canonical_url":
+        return "canonical_url" not in post.meta
+    if key == "cover_image":
+        cover = post.cover_image
+        return cover is not None and images.is_relative(cover.strip())
+    return False
+
+
+def _only_image_urls(before: str, now: str) -> bool:
+    """The two bodies differ only in where images and links point, each pair naming the
+    same file (another base URL, or a relative path made absolute): a setting, not an
+    edit."""
+    old, new = before.split("\n"), now.split("\n")
+    if len(old) != len(new):
+        return False
+    for a, b in zip(old, new, strict=True):
+        if a == b:
+            continue
+        if _TARGET.sub(r"\1", a) != _TARGET.sub(r"\1", b):
+            return False
+        pairs = zip(_TARGET.findall(a), _TARGET.findall(b), strict=False)
+        if any(_file_name(x[1]) != _file_name(y[1]) for x, y in pairs):
+            return False
+    return True
+
+
+def _file_name(target: str) -> str:
+    return posixpath.basename(urlsplit(target).path)
 
 
 def late_entry(entry: LockEntry, edited_at: str | None, remote_digest: str) -> LockEntry:

@@ -9,6 +9,7 @@ import json
 import subprocess
 
 import yaml
+from forem_sandbox import ForemSandbox
 from sync_helpers import SYNC_CONFIG, my_articles, titles, writes
 
 from toolkit.content import images
@@ -83,6 +84,7 @@ def test_in_ci_no_stored_article_holds_a_relative_image(make_project, env, sandb
     site = make_project(BARE_CONFIG, name="repo/blog")
     _image_posts(site)
     assert site.run("check", env=CI).exit_code == 0
+    sandbox.reset_stats()
     result = site.run("publish", env={**env, **CI})
     assert result.exit_code == 0, result.output
     assert writes(sandbox) == {"POST 201": 3}
@@ -316,3 +318,35 @@ def test_a_create_refused_with_422_does_not_use_up_pacing(make_project, env, san
     document = json.loads(result.stdout)
     assert document["waits"] == []
     assert writes(sandbox) == {"POST 422": 5, "POST 201": 10}
+
+
+def test_a_second_run_inside_the_window_counts_the_first_runs_creates(make_project):
+    """Forem counts the published articles created in the window, whoever created them:
+    a run right after another that filled the window waits instead of meeting a 429."""
+    with ForemSandbox(db_path=None, rate_window=5.0) as server:
+        env = {"FOREM_BASE_URL": server.base_url, "FOREM_API_KEY": server.demo_api_key}
+        site = make_project(SYNC_CONFIG.replace("rate_window = 1", "rate_window = 5"))
+        for i in range(10):
+            site.post(f"first-{i:02}", f"First {i}", f"Body {i}.\n", published=True)
+        assert site.run("publish", env=env).exit_code == 0
+        site.post("second", "Second run", "Body.\n", published=True)
+        site.post("second-draft", "Second run draft", "Body.\n")
+        result = site.run("publish", "--json", env=env)
+        assert result.exit_code == 0, result.output
+        assert 429 not in {row["status"] for row in server.stats()}
+        assert writes(server) == {"POST 201": 12}
+
+
+def test_a_draft_published_by_an_update_counts_as_a_create(make_project):
+    with ForemSandbox(db_path=None, rate_window=5.0) as server:
+        env = {"FOREM_BASE_URL": server.base_url, "FOREM_API_KEY": server.demo_api_key}
+        site = make_project(SYNC_CONFIG.replace("rate_window = 1", "rate_window = 5"))
+        for i in range(10):
+            site.post(f"d-{i:02}", f"Draft {i}", f"Body {i}.\n")
+        assert site.run("publish", env=env).exit_code == 0  # ten drafts: counted by nobody
+        for i in range(10):  # published by ten updates: the server counts them now
+            site.post(f"d-{i:02}", f"Draft {i}", f"Body {i}.\n", published=True)
+        site.post("new", "A new one", "Body.\n", published=True)
+        result = site.run("publish", env=env)
+        assert result.exit_code == 0, result.output
+        assert 429 not in {row["status"] for row in server.stats()}

@@ -249,3 +249,28 @@ def test_description_and_canonical_url_are_sent_only_when_they_say_something(
     assert front.get("canonical_url") == (own or (f"{home}/p/" if home else None))
     assert payload.canonical_url == front.get("canonical_url")
     assert build_payload(post, CONTENT, canonical_home=home).digest == payload.digest
+
+
+def test_the_pushed_commit_hosts_images_on_github_and_on_an_enterprise_server(make_project):
+    from toolkit.content.hosting import image_host
+
+    project = make_project("[site]\ntitle = 'T'\n", name="repo/docs/blog")
+    (project.root.parent.parent / ".git").mkdir()  # the repository's root, two folders up
+    config = load_config(project.root / "toolkit.toml", env={})
+    ci = {"GITHUB_ACTIONS": "true", "GITHUB_REPOSITORY": "me/site", "GITHUB_SHA": "abc123"}
+    assert image_host(config, ci).base_url == (
+        "https://raw.githubusercontent.com/me/site/abc123/docs/blog/content"
+    )
+    enterprise = {**ci, "GITHUB_SERVER_URL": "https://git.example.com/"}
+    assert image_host(config, enterprise).base_url == (
+        "https://git.example.com/me/site/raw/abc123/docs/blog/content"
+    )
+    # Not in CI, or CI without the commit: nothing hosts them.
+    assert image_host(config, {**ci, "GITHUB_ACTIONS": "false"}).base_url is None
+    assert image_host(config, {**ci, "GITHUB_SHA": ""}).base_url is None
+    # Without a .git folder, GITHUB_WORKSPACE says where the repository is.
+    (project.root.parent.parent / ".git").rmdir()
+    workspace = {**ci, "GITHUB_WORKSPACE": str(project.root.parent)}
+    assert image_host(config, workspace).base_url == (
+        "https://raw.githubusercontent.com/me/site/abc123/blog/content"
+    )

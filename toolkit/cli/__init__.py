@@ -48,6 +48,14 @@ COMMANDS = {
         "toolkit.cli.mirror:pull",
         "Import the account's articles as local posts (onboarding, and taking website edits).",
     ),
+    "unpublish": (
+        "toolkit.cli.retire:unpublish",
+        "Set a post's article unpublished on the website, on purpose (never a delete).",
+    ),
+    "forget": (
+        "toolkit.cli.retire:forget",
+        "Drop the toolkit.lock entry of a post whose file is gone; its article stays as it is.",
+    ),
     "mirror": (
         "toolkit.cli.mirror:mirror",
         "Mirror comments and the reading list into content/_mirror/ for the site and git.",

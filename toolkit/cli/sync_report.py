@@ -37,6 +37,7 @@ STYLE = {
     Action.SKIP: "yellow",
     Action.CONFLICT: "red",
     Action.ERROR: "red",
+    Action.GONE: "magenta",
 }
 
 
@@ -129,9 +130,12 @@ class ConsoleReporter:
         canonical = outcome.canonical_url
         if self.dry_run and canonical and outcome.action in (Action.CREATE, Action.UPDATE):
             message += f" (canonical_url {canonical})"
+        where = outcome.key
+        if not outcome.ok and outcome.plan.problems:  # `path:line`, as check says it
+            where += f":{outcome.plan.problems[0].line}"
         line = (
             f"[{style}]{mark} {outcome.action.value:<9}[/] {visibility(outcome):<6} "
-            f"{escape(outcome.key)}  {escape(message)}"
+            f"{escape(where)}  {escape(message)}"
         )
         console = (
             stdout if self.dry_run else (self.progress.console if self.progress else self.console)

@@ -147,7 +147,10 @@ class CheckJson(Document):
 class OutcomeJson(Document):
     path: str
     title: str
-    action: str = Field(description="create, update, unchanged, conflict, skip or error")
+    action: str = Field(
+        description="create, update, unchanged, conflict, skip, error or gone (a lock "
+        "entry whose file is gone: its article stays on the website)"
+    )
     published: bool | None = Field(
         description="what the front matter says (null when the file could not be read as a post)"
     )
@@ -160,6 +163,9 @@ class OutcomeJson(Document):
         '[forem] canonical = "site" (null: none is sent)'
     )
     problems: list[str]
+    moved_from: str | None = Field(
+        default=None, description="the path toolkit.lock had for the post (a rename)"
+    )
 
     @classmethod
     def of(cls, outcome: Outcome) -> OutcomeJson:
@@ -174,6 +180,7 @@ class OutcomeJson(Document):
             url=outcome.url,
             canonical_url=outcome.canonical_url,
             problems=[str(p) for p in outcome.plan.problems],
+            moved_from=outcome.plan.moved_from,
         )
 
 

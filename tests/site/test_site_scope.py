@@ -249,6 +249,11 @@ def test_template_error_is_one_line_with_file_and_line(site_project):
 def test_a_content_file_where_the_site_has_its_own_is_not_copied(site_project):
     site_project.write("content/index.html", "<p>mine</p>\n")
     site_project.write("content/static/style.css", "/* mine */\n")
+    site_project.write(
+        "content/refers.md",
+        "---\ntitle: Refers\npublished: true\n---\n"
+        "[home](index.html) and [style](/static/style.css)\n",
+    )
     result = site_project.run("build")
     assert result.exit_code == 0
     assert (
@@ -286,3 +291,76 @@ def test_a_build_without_drafts_after_one_with_them_removes_the_drafts(site_proj
     # and back
     site_project.run("build", "--drafts")
     assert (out / "draft" / "index.html").is_file()
+
+
+def test_the_site_copies_what_posts_refer_to_and_not_the_rest_of_the_folder(make_project):
+    project = make_project()
+    project.write(
+        "content/guide/setup.md",
+        """
+        ---
+        title: Setup
+        published: true
+        cover_image: img/cover.png
+        ---
+        ![A shot](img/shot.png) and <img src="/shared/logo.svg" alt="">.
+        Get [the slides](files/slides.pdf) or [the data][data].
+
+        [data]: ../data.csv
+
+        ```
+        ![not a reference](img/in-code.png)
+        ```
+        """,
+    )
+    for name in (
+        "guide/img/cover.png",
+        "guide/img/shot.png",
+        "shared/logo.svg",
+        "guide/files/slides.pdf",
+        "data.csv",
+        "guide/img/in-code.png",
+        "guide/img/unused.png",
+        "examples/app/main.py",
+        "examples/app/Makefile",
+    ):
+        path = project.content / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"file")
+    project.write(
+        "content/guide/draft.md",
+        "---\ntitle: Draft\n---\n![secret](img/draft-only.png)\n",
+    )
+    (project.content / "guide" / "img" / "draft-only.png").write_bytes(b"file")
+    result = project.run("build")
+    assert result.exit_code == 0, result.output
+    out = project.root / "site"
+    copied = {
+        path.relative_to(out).as_posix()
+        for path in out.rglob("*")
+        if path.is_file()
+        and not path.relative_to(out).as_posix().startswith(("static/", "pagefind/"))
+    }
+    for name in (
+        "guide/img/cover.png",
+        "guide/img/shot.png",
+        "shared/logo.svg",
+        "guide/files/slides.pdf",
+        "data.csv",
+    ):
+        assert name in copied, name
+    for name in (
+        "guide/img/in-code.png",
+        "guide/img/unused.png",
+        "examples/app/main.py",
+        "examples/app/Makefile",
+        "guide/img/draft-only.png",  # only a draft refers to it: not on this site
+    ):
+        assert name not in copied, name
+    # A draft on the site (--drafts) brings its files along; a removed reference takes
+    # its copy away again.
+    assert project.run("build", "--drafts").exit_code == 0
+    assert (out / "guide" / "img" / "draft-only.png").is_file()
+    project.write("content/guide/draft.md", "---\ntitle: Draft\n---\nNo image any more.\n")
+    assert project.run("build", "--drafts").exit_code == 0
+    assert not (out / "guide" / "img" / "draft-only.png").exists()

@@ -396,8 +396,12 @@ class ApiClient:
                 call.method, call.route, response.status_code, _elapsed_ms(started), retries
             )
         )
-        if response.status_code != 429:
-            call.give_back(counted=call.counted)  # answered: counted by the server or not
+        status = response.status_code
+        if status != 429:
+            # Answered. A refusal (4xx) stored nothing, and the limiters pace what the
+            # server counts: stored creates and successful updates (Forem's
+            # `RateLimitChecker`). A 5xx may have stored it: counted, to stay on the safe side.
+            call.give_back(counted=call.counted and not 400 <= status < 500)
         return response
 
     def _retry_after_failure(

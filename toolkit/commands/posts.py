@@ -223,11 +223,13 @@ class PostCache:
     def load(self) -> tuple[list[Post], list[Problem]]:
         """What `load_posts` gives, but only of the content folder (a symlink leading out
         of it is skipped, with a warning), reading only the files that changed."""
-        from toolkit.content.discover import find_posts
+        from toolkit.content.discover import excluded_by, find_posts
 
         config = self.config
         skipped: list[tuple[Path, str]] = []
-        found = find_posts(config.site.content_dir, (), content_only(config), skipped)
+        found = find_posts(
+            config.site.content_dir, (), content_only(config), skipped, excluded_by(config)
+        )
         posts: list[Post] = []
         problems: list[Problem] = []
         with self._mutex:
@@ -248,10 +250,10 @@ class PostCache:
                     except PostError as exc:
                         item = exc.problem
                 kept[path] = (identity, item)
-                if isinstance(item, Post):
-                    posts.append(item)
-                else:
+                if not isinstance(item, Post):
                     problems.append(item)
+                elif item.has_front_matter:  # a file without one is not a post
+                    posts.append(item)
             self._posts = kept
             self._digests = {p: d for p, d in self._digests.items() if p in kept}
         problems += [

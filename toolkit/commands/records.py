@@ -32,7 +32,7 @@ def problems(run: Run, found: Iterable[Problem]) -> None:
             "problem",
             post=problem.path,
             line=problem.line,
-            level="error" if problem.is_error else "warning",
+            level=problem.severity.value,
             message=problem.message,
         )
 

@@ -45,7 +45,7 @@ class Document(BaseModel):
 class ProblemJson(Document):
     path: str
     line: int
-    severity: str = Field(description="error or warning")
+    severity: str = Field(description="error, warning or note")
     message: str
     text: str = Field(description="the problem as the CLI prints it: path:line: message")
 
@@ -129,6 +129,7 @@ class CheckJson(Document):
     files: int
     errors: int
     warnings: int
+    notes: int = Field(description="files said once not to be posts (no front matter)")
     problems: list[ProblemJson]
 
     @classmethod
@@ -139,6 +140,7 @@ class CheckJson(Document):
             files=report.files,
             errors=len(report.errors),
             warnings=len(report.warnings),
+            notes=len(report.notes),
             problems=[ProblemJson.of(p) for p in report.problems],
         )
 
@@ -157,6 +159,10 @@ class OutcomeJson(Document):
     message: str
     article_id: int | None
     url: str | None
+    canonical_url: str | None = Field(
+        description="the canonical_url sent: the post's own, or its page on the site when "
+        '[forem] canonical = "site" (null: none is sent)'
+    )
     problems: list[str]
     moved_from: str | None = Field(
         default=None, description="the path toolkit.lock had for the post (a rename)"
@@ -173,6 +179,7 @@ class OutcomeJson(Document):
             message=outcome.message,
             article_id=outcome.article_id,
             url=outcome.url,
+            canonical_url=outcome.canonical_url,
             problems=[str(p) for p in outcome.plan.problems],
             moved_from=outcome.plan.moved_from,
         )

@@ -9,6 +9,7 @@ from enum import StrEnum
 class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
+    NOTE = "note"  # said, never a failure (not even with `check --strict`)
 
 
 class Kind(StrEnum):
@@ -33,8 +34,12 @@ class Problem:
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
 
+    @property
+    def is_note(self) -> bool:
+        return self.severity is Severity.NOTE
+
     def __str__(self) -> str:
-        prefix = "" if self.is_error else "warning: "
+        prefix = "" if self.is_error else f"{self.severity.value}: "
         return f"{self.path}:{self.line}: {prefix}{self.message}"
 
 
@@ -49,7 +54,11 @@ class ProblemList:
 
     @property
     def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if not p.is_error]
+        return [p for p in self.problems if p.severity is Severity.WARNING]
+
+    @property
+    def notes(self) -> list[Problem]:
+        return [p for p in self.problems if p.is_note]
 
 
 class PostError(Exception):

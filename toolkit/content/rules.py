@@ -5,7 +5,9 @@ tags, each letters and digits only, at most 30 characters; body at most 800 KB; 
 `canonical_url` unique and http(s); `published` exactly true or false;
 no future publication date. Most are problems of `Kind.API`: the site builds such a
 post all the same. Two are the site's too: a post dated in the future is not shown before
-its date, and a body over 800 KB is not rendered (a bound on what one build computes). Local rules: relative images exist on disk, slugs are unique,
+its date, and a body over 800 KB is not rendered (a bound on what one build computes).
+Local rules: relative images exist on disk (and, in a post `publish` would send,
+something hosts them: `hosting.image_host`), slugs are unique,
 toolkit's own keys have the right types. Unknown keys are warnings, and so are dev.to's
 Liquid tags the site cannot render (`liquid.scan`) and a title another post has too
 (Forem keeps one user from having two articles of the same title *and* body only; the
@@ -24,6 +26,7 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from toolkit.content import conflicts, images
+from toolkit.content.hosting import NOTHING_HOSTS, ImageHost, sent_canonical_url
 from toolkit.content.post import KNOWN_KEYS, Post, split_tags
 from toolkit.content.problems import Kind, Problem, Severity
 from toolkit.redact import quoted
@@ -54,10 +57,14 @@ def validate_post(
     post: Post,
     content_dir: Path,
     *,
-    assets_base_url: str | None = None,
+    image_host: ImageHost | None = None,
     now: dt.datetime | None = None,
 ) -> list[Problem]:
-    """Problems of one post on its own (the rules across posts are in `validate_posts`)."""
+    """Problems of one post on its own (the rules across posts are in `validate_posts`).
+
+    `image_host`: who serves the content folder's files to the API's readers; given, a
+    relative image of a post `publish` would send is an error when nothing does (None:
+    the hosting is not checked, as for the site, which copies the images itself)."""
     problems: list[Problem] = []
     meta = post.meta
 
@@ -182,7 +189,7 @@ def validate_post(
                 cover.strip(),
                 post.line_of("cover_image"),
                 content_dir,
-                assets_base_url,
+                image_host,
                 "cover_image",
             )
         )
@@ -190,15 +197,13 @@ def validate_post(
     for ref in images.find_images(post.body, post.body_line):
         if images.is_relative(ref.src):
             if ref.src not in checked:
-                checked[ref.src] = _check_image(
-                    post, ref.src, 0, content_dir, assets_base_url, "image"
-                )
+                checked[ref.src] = _check_image(post, ref.src, 0, content_dir, image_host, "image")
             problems.extend(replace(p, line=ref.line) for p in checked[ref.src])
     return problems
 
 
 def _check_image(
-    post: Post, src: str, line: int, content_dir: Path, assets_base_url: str | None, label: str
+    post: Post, src: str, line: int, content_dir: Path, host: ImageHost | None, label: str
 ) -> list[Problem]:
     why = images.unusable(src)
     if why is not None:
@@ -224,14 +229,15 @@ def _check_image(
         return [Problem(post.key, line, f"{label}: {src} lies outside the content folder")]
     if not file.is_file():
         return [Problem(post.key, line, f"{label}: {src} not found")]
-    if not assets_base_url:
+    if host is not None and host.base_url is None and not post.premium:
+        # `publish` would send it (a draft too), and dev.to could not show the image.
         return [
             Problem(
                 post.key,
                 line,
-                f"{label}: {src} is relative; set [site] url or assets_base_url so the API "
-                "receives an absolute URL",
-                Severity.WARNING,
+                f"{label} {src} is relative and nothing hosts it: {NOTHING_HOSTS}",
+                Severity.ERROR,
+                Kind.API,
             )
         ]
     return []
@@ -254,28 +260,32 @@ def validate_posts(
     posts: Iterable[Post],
     content_dir: Path,
     *,
-    assets_base_url: str | None = None,
-    site_url: str | None = None,
+    image_host: ImageHost | None = None,
+    canonical_home: str | None = None,
     now: dt.datetime | None = None,
     others: Iterable[Unique] = (),
 ) -> list[Problem]:
     """Every problem of `posts`, including a title, slug or canonical URL that another post
-    (of `posts` or of `others`, the rest of the content folder) uses too."""
+    (of `posts` or of `others`, the rest of the content folder) uses too. `canonical_home`:
+    the site's address when it is the posts' canonical home (`hosting.canonical_home`)."""
     posts = list(posts)
     problems: list[Problem] = []
     for post in posts:
-        problems.extend(validate_post(post, content_dir, assets_base_url=assets_base_url, now=now))
+        problems.extend(validate_post(post, content_dir, image_host=image_host, now=now))
     everyone: list[Unique] = [*posts, *others]
     problems.extend(_duplicates(posts, everyone, "title", lambda p: p.title or None))
     problems.extend(_duplicates(posts, everyone, "slug", lambda p: p.slug))
     problems.extend(
-        _duplicates(posts, everyone, "canonical_url", lambda p: canonical_url(p, site_url))
+        _duplicates(
+            posts, everyone, "canonical_url", lambda p: sent_canonical_url(p, canonical_home)
+        )
     )
     return sorted(problems)
 
 
 def canonical_url(post: Unique, site_url: str | None) -> str | None:
-    """The post's canonical URL: its own, or its page on the site when `[site] url` is set."""
+    """The post's canonical URL on the site: its own, or its page there when `[site] url`
+    is set. What the API receives is `hosting.sent_canonical_url`."""
     if post.canonical_url:
         return post.canonical_url.strip()
     if site_url:

@@ -30,7 +30,8 @@ from urllib.parse import urlsplit
 
 from toolkit import localfiles
 from toolkit.config import Config
-from toolkit.content.problems import Problem, ProblemList
+from toolkit.content.discover import excluded_by
+from toolkit.content.problems import Problem, ProblemList, Severity
 from toolkit.errors import BuildError
 from toolkit.fsutil import stat_trusted
 from toolkit.site import inputs, search, theme_files, unchanged
@@ -67,7 +68,7 @@ from toolkit.site.scan import key_prefix, scan_content
 
 # Bump when the builder's output or its records change for the same inputs: every post is
 # then read again and every page redone.
-BUILDER_VERSION = "6"
+BUILDER_VERSION = "7"
 
 
 @dataclass
@@ -207,7 +208,9 @@ class SiteBuilder:
     def _build(self, run: BuildRun) -> BuildReport:
         site = self.config.site
         run.started = time.time_ns()  # before any file is looked at: see `Manifest.trusts`
-        run.scan = scan_content(site.content_dir, self.key_prefix, self.post_folders)
+        run.scan = scan_content(
+            site.content_dir, self.key_prefix, self.post_folders, excluded_by(self.config)
+        )
         run.problems.extend(
             (path, [1, reason, "warning"]) for path, reason in run.scan.skipped.items()
         )
@@ -279,7 +282,7 @@ class SiteBuilder:
         self._write_pages(run, post_pages, listings, plan)
         run.mark("write pages")
         self._start_search_index(run)  # Pagefind runs while the rest is done
-        inputs.copy_files(run, self.config, self.output_dir, self.folders, self.overlay)
+        inputs.copy_files(run, self.config, self.output_dir, self.folders, self.overlay, posts)
         self._finish(run)
         run.mark("copy, clean up, save")
         indexed = self._search_index(run)

@@ -67,6 +67,7 @@ class PostInfo(TypedDict):
     cover_file: str | None  # the cover's path under the content folder, when it is a file there
     words: int
     images: list[list[Any]]  # [file path, whether it existed] of each relative image
+    files: list[str]  # content-relative paths of the files it refers to: what the site copies
 
 
 def row_of(problem: Problem) -> Row:

@@ -195,9 +195,7 @@ def post_problems(
                 posts.append(load_post(Path(_path_of(config, key_prefix, key)), key))
             except PostError:
                 continue  # changed under our feet; the next build sees it
-        for problem in validate_posts(
-            posts, site.content_dir, assets_base_url=site.assets_base_url, site_url=site.url
-        ):
+        for problem in validate_posts(posts, site.content_dir):
             row = row_of(problem)
             if row not in result[problem.path]:
                 result[problem.path] = [*result[problem.path], row]

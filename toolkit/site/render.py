@@ -268,9 +268,11 @@ class Renderer:
             problem = exc.problem
             result["problems"] = [row_of(problem)]
             return result
+        if not post.has_front_matter:  # not a post (a code sample's README): left out
+            return result
         # The rules of the post on its own; those between posts (a title used twice...)
         # are the builder's, over every post (`plan.post_problems`).
-        problems = validate_post(post, site.content_dir, assets_base_url=site.assets_base_url)
+        problems = validate_post(post, site.content_dir)
         rows = [row_of(p) for p in sorted(problems)]
         if post.slug in RESERVED_SLUGS:
             rows.append(
@@ -386,6 +388,12 @@ def post_info(post: Post, site_url: str | None, content_dir: Path) -> PostInfo:
         local(ref.src)
     if cover and (target := local(cover)) is not None:
         cover_file = images.asset_path(target, content_dir)
+    files = {cover_file} if cover_file else set()
+    for src in images.find_references(post.body):
+        if images.is_relative(src) and images.unusable(src) is None:
+            relative = images.asset_path(images.resolve(src, post.path, content_dir), content_dir)
+            if relative is not None:
+                files.add(relative)
     return {
         "title": post.title,
         "slug": post.slug,
@@ -401,4 +409,5 @@ def post_info(post: Post, site_url: str | None, content_dir: Path) -> PostInfo:
         "cover_file": cover_file,
         "words": count_words(post.body),
         "images": relative_images,
+        "files": sorted(files),
     }

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 from toolkit import localfiles
 from toolkit.config import Config
 from toolkit.content.discover import excluded_by
-from toolkit.content.problems import Problem, ProblemList, Severity
+from toolkit.content.problems import Problem, ProblemList
 from toolkit.errors import BuildError
 from toolkit.fsutil import stat_trusted
 from toolkit.site import inputs, search, theme_files, unchanged

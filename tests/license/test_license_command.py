@@ -284,3 +284,20 @@ def test_an_unreadable_position_lists_from_the_start(make_project, licensing):
 def test_notifications_need_no_customer(make_project, licensing):
     project = make_project(f'[license]\napplication_id = "{APP}"\n')
     assert notifications(project, licensing)["count"] == seed.SEEDED_NOTIFICATIONS
+
+
+def test_status_ends_within_its_timeout_when_the_service_holds_its_answer(make_project, licensing):
+    """`[license] timeout` bounds the whole command, retries included, as it bounds the
+    premium gate: a held answer gives one try that uses the time up, not three."""
+    project = make_project(premium_config(extra="timeout = 0.5"))
+    route = "/appsmarket/v2/customerLicense/{applicationId}/{customerId}"
+    fault = licensing.sandbox.fault("GET", route, count=3, delay_ms=60_000, until_released=True)
+    try:
+        result = project.run("license", "status", env=licensing.env())
+        left = [f["count"] for f in licensing.sandbox.control("GET", "/faults")["faults"]]
+    finally:
+        licensing.sandbox.release(fault)
+    assert result.exit_code == 1
+    (line,) = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert "read timeout" in line and "tries" not in line
+    assert left == [2]  # one request held, the other two holds never taken

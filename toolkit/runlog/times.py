@@ -67,6 +67,10 @@ def parse_duration(text: str) -> dt.timedelta:
     return duration
 
 
+class OutOfRange(ValueError):
+    """An RFC 3339 time whose UTC time lies outside the years 1 to 9999."""
+
+
 def parse_time(text: str) -> dt.datetime:
     """An RFC 3339 time with its offset (`2024-05-01T12:00:00Z`, `...+02:00`), in UTC."""
     try:
@@ -77,7 +81,12 @@ def parse_time(text: str) -> dt.datetime:
         raise ValueError(
             f"{text!r} is not an RFC 3339 time with its offset, such as 2024-05-01T12:00:00Z"
         )
-    return moment.astimezone(dt.UTC)
+    try:
+        return moment.astimezone(dt.UTC)
+    except OverflowError:  # `0001-01-01T00:00:00+14:00` is in year 0 in UTC
+        raise OutOfRange(
+            f"{text!r} is out of range: its UTC time must lie in the years 1 to 9999"
+        ) from None
 
 
 def rfc3339(moment: dt.datetime) -> str:
@@ -121,8 +130,22 @@ def query_times(
             raise RunLogError(f"--since: {exc}") from None
         return QueryTimes(rfc3339(now - duration), rfc3339(next_minute(now)))
     return QueryTimes(
-        start if start is not None else EPOCH, end if end is not None else rfc3339(next_minute(now))
+        _in_range(start, "--start") if start is not None else EPOCH,
+        _in_range(end, "--end") if end is not None else rfc3339(next_minute(now)),
     )
+
+
+def _in_range(text: str, option: str) -> str:
+    """`text` as written, unless it is an RFC 3339 time no service can hold (its UTC time
+    before year 1 or after 9999): never sent, refused here. Anything else the service
+    judges, in its own words."""
+    try:
+        parse_time(text)
+    except OutOfRange as exc:
+        raise RunLogError(f"{option}: {exc}") from None
+    except ValueError:
+        pass
+    return text
 
 
 def parse_range(

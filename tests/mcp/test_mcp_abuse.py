@@ -3,6 +3,11 @@ flood or guesses never cost the writer's own client anything."""
 
 from __future__ import annotations
 
+import logging
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -269,3 +274,73 @@ def test_registration_metadata_is_bounded_before_it_is_stored(server, mcp_projec
     )
     assert response.status_code == 400
     assert "at most 16 KiB" in response.json()["error_description"]
+
+
+# -- refused input is one line at INFO, never an error with a traceback ---------------------------
+
+
+class Heard(logging.Handler):
+    """The server's log lines, and an event set when one holds `wanted`."""
+
+    def __init__(self, wanted: str):
+        super().__init__(logging.DEBUG)
+        self.wanted = wanted
+        self.records: list[logging.LogRecord] = []
+        self.said = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+        if self.wanted in record.getMessage():
+            self.said.set()
+
+
+@contextmanager
+def server_log(wanted: str) -> Iterator[Heard]:
+    heard = Heard(wanted)
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(heard)
+    root.setLevel(logging.DEBUG)
+    try:
+        yield heard
+    finally:
+        root.removeHandler(heard)
+        root.setLevel(level)
+
+
+def no_errors(heard: Heard) -> None:
+    errors = [r for r in heard.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert errors == [], [r.getMessage() for r in errors]
+
+
+@pytest.mark.parametrize("path", ["/authorize", "/token", "/consent"])
+def test_an_oversize_form_field_is_400_and_one_line_at_info(server, path):
+    client = server.register()
+    with server_log("refused a form") as heard:
+        response = server.http.post(
+            server.base + path,
+            data={"client_id": client.client_id, "state": "s" * (1024 * 1024 + 1)},
+            headers={"Origin": server.base},
+        )
+        assert heard.said.wait(30)
+    assert response.status_code == 400, response.text[:300]
+    assert "Field exceeded maximum size" in response.json()["error_description"]
+    no_errors(heard)
+    (line,) = [r for r in heard.records if "refused a form" in r.getMessage()]
+    assert line.levelno == logging.INFO and "\n" not in line.getMessage()
+
+
+@pytest.mark.parametrize("path", ["/register", "/authorize", "/token"])
+def test_a_body_the_client_drops_half_way_is_one_line_at_info(server, path):
+    from urllib.parse import urlsplit
+
+    origin = urlsplit(server.base)
+    with server_log("left before its request body was complete") as heard:
+        with socket.create_connection((origin.hostname, origin.port)) as raw:
+            raw.sendall(
+                f"POST {path} HTTP/1.1\r\nHost: {origin.netloc}\r\n"
+                "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+                '{"redirect_uris": '.encode()
+            )
+        assert heard.said.wait(30), [r.getMessage() for r in heard.records]
+    no_errors(heard)

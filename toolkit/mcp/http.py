@@ -78,6 +78,7 @@ from toolkit.mcp.guards import (
     HostGuard,
     QueryTokenGuard,
     RefusalEvents,
+    RefusedInput,
     ScopeGate,
     SessionGrants,
 )
@@ -185,7 +186,9 @@ class HttpSite:
 def _with_cors(handler: Callable[[Request], Awaitable[Response]], methods: list[str]) -> ASGIApp:
     """What the SDK wraps its own client-facing endpoints in: a body size limit, CORS."""
     return CORSMiddleware(
-        RequestBodyLimitMiddleware(request_response(handler), DEFAULT_MAX_REQUEST_BODY_SIZE),
+        RequestBodyLimitMiddleware(
+            RefusedInput(request_response(handler)), DEFAULT_MAX_REQUEST_BODY_SIZE
+        ),
         allow_origins="*",
         allow_methods=methods,
         allow_headers=["mcp-protocol-version"],
@@ -249,7 +252,8 @@ def build_app(
 
     # The SDK's own authorization endpoint (no CORS: a client redirects to it), body-limited.
     authorize = RequestBodyLimitMiddleware(
-        request_response(AuthorizationHandler(provider).handle), DEFAULT_MAX_REQUEST_BODY_SIZE
+        RefusedInput(request_response(AuthorizationHandler(provider).handle)),
+        DEFAULT_MAX_REQUEST_BODY_SIZE,
     )
     token = TokenEndpoint(provider)
     register = RegisterEndpoint(provider, RegistrationHandler(provider, registration))
@@ -302,7 +306,9 @@ def build_app(
         _guarded(PRM_ROOT, prm, ["GET", "OPTIONS"], security),
         _guarded(
             "/consent",
-            request_response(consent.handle),
+            RequestBodyLimitMiddleware(
+                RefusedInput(request_response(consent.handle)), DEFAULT_MAX_REQUEST_BODY_SIZE
+            ),
             ["GET", "POST"],
             security,
             check_origin=True,

@@ -222,9 +222,11 @@ def build_app(
     site: HttpSite,
     operator_secret: Secret,
     listener: McpListener,
+    announce: Callable[[str], None] | None = None,
 ) -> tuple[Starlette, ToolkitMCP]:
     """The whole HTTP application (and the MCP server in it), composed from the SDK's
-    parts: its session manager, bearer authentication and `/authorize` handler."""
+    parts: its session manager, bearer authentication and `/authorize` handler. `announce`
+    shows a line in the server's terminal (the authorization screen's one-time code)."""
     registration = ClientRegistrationOptions(
         enabled=True, valid_scopes=list(scope_names.ALL), default_scopes=list(scope_names.DEFAULT)
     )
@@ -283,7 +285,7 @@ def build_app(
         AnyHttpUrl(resource_metadata_url),
     )
 
-    consent = ConsentScreen(provider, operator_secret, config.site.title)
+    consent = ConsentScreen(provider, operator_secret, config.site.title, announce)
     routes: list[BaseRoute] = [
         _guarded(AS_METADATA, _document(as_document), ["GET", "OPTIONS"], security),
         _guarded(

@@ -10,7 +10,8 @@ run records and pydantic costs a command that prints no document.
 
 A result with no document here has its own `to_json()` beside its command, the one its
 `--json` and its tool (where it has one) both print: `ExportResult`, `LicenseStatus`,
-`NotificationsResult`, `ConfigKey`, `toolkit.mcp.service.McpClient`.
+`NotificationsResult`, `ConfigKey`, `PostDiff` (`toolkit diff`),
+`toolkit.mcp.service.McpClient`.
 """
 
 from __future__ import annotations
@@ -285,18 +286,20 @@ class PulledJson(Document):
 
 
 class PullJson(Document):
-    ok: bool = Field(description="false when a post failed")
+    ok: bool = Field(description="false when a post failed or is left in conflict")
     summary: dict[str, int] = Field(description="posts per action")
     lock_wait: str | None = Field(description="said while another run held the run lock")
+    dry_run: bool = Field(default=False, description="nothing was written (--dry-run)")
     posts: list[PulledJson]
 
     @classmethod
     def of(cls, result: PullResult) -> PullJson:
         actions = sorted({o.action.value for o in result.outcomes} | {"created", "unchanged"})
         return cls(
-            ok=not result.failed,
+            ok=not (result.failed or result.in_conflict),
             summary={a: sum(1 for o in result.outcomes if o.action.value == a) for a in actions},
             lock_wait=result.lock_wait,
+            dry_run=result.dry_run,
             posts=[
                 PulledJson(
                     path=o.path, action=o.action.value, article_id=o.article_id, message=o.message

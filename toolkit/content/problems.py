@@ -11,12 +11,23 @@ class Severity(StrEnum):
     WARNING = "warning"
 
 
+class Kind(StrEnum):
+    """What a problem concerns: the post itself (its page cannot be made either, so the
+    site leaves it out), or a rule only the publishing API has (the API would answer 422;
+    the site builds the post all the same). Either kind of error fails `check` and keeps
+    `publish` from sending the post."""
+
+    POST = "post"
+    API = "api"
+
+
 @dataclass(frozen=True, order=True)
 class Problem:
     path: str  # project-relative POSIX path, as the user sees it
     line: int  # 1-based line in the file
     message: str
     severity: Severity = Severity.ERROR
+    kind: Kind = Kind.POST
 
     @property
     def is_error(self) -> bool:

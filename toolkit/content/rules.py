@@ -3,7 +3,8 @@
 The API's rules (reference/NOTES.md): title required and at most 128 characters; at most 4
 tags, each letters and digits only, at most 30 characters; body at most 800 KB; titles
 `canonical_url` unique and http(s); `published` exactly true or false;
-no future publication date. Local rules: relative images exist on disk, slugs are unique,
+no future publication date. Those are problems of `Kind.API`: the site builds such a
+post all the same. Local rules: relative images exist on disk, slugs are unique,
 toolkit's own keys have the right types. Unknown keys are warnings, and so are dev.to's
 Liquid tags the site cannot render (`liquid.scan`) and a title another post has too
 (Forem keeps one user from having two articles of the same title *and* body only; the
@@ -21,9 +22,9 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from toolkit.content import images
+from toolkit.content import conflicts, images
 from toolkit.content.post import KNOWN_KEYS, Post, split_tags
-from toolkit.content.problems import Problem, Severity
+from toolkit.content.problems import Kind, Problem, Severity
 from toolkit.redact import quoted
 
 MAX_TITLE = 128
@@ -62,6 +63,11 @@ def validate_post(
     def error(key: str, message: str, line: int | None = None) -> None:
         problems.append(Problem(post.key, line or post.line_of(key), f"{key}: {message}"))
 
+    def refused(key: str, message: str) -> None:  # a rule only the publishing API has
+        problems.append(
+            Problem(post.key, post.line_of(key), f"{key}: {message}", Severity.ERROR, Kind.API)
+        )
+
     def warn(key: str, message: str, line: int | None = None) -> None:
         problems.append(
             Problem(post.key, line or post.line_of(key), f"{key}: {message}", Severity.WARNING)
@@ -73,7 +79,7 @@ def validate_post(
     elif not isinstance(title, str):
         error("title", "must be text (put it in quotes)")
     elif len(title.strip()) > MAX_TITLE:
-        error("title", f"{len(title.strip())} characters; the API accepts at most {MAX_TITLE}")
+        refused("title", f"{len(title.strip())} characters; the API accepts at most {MAX_TITLE}")
 
     for key in ("published", "premium", "pinned"):
         if key in meta and not isinstance(meta[key], bool):
@@ -87,12 +93,14 @@ def validate_post(
             tags = split_tags(raw)
             unique = list(dict.fromkeys(t.lower() for t in tags))
             if len(unique) > MAX_TAGS:
-                error("tags", f"{len(unique)} tags; the API accepts at most {MAX_TAGS}")
+                refused("tags", f"{len(unique)} tags; the API accepts at most {MAX_TAGS}")
             for tag in unique:
                 if not TAG_PATTERN.match(tag):
-                    error("tags", f"{tag!r} must be letters and digits only (no hyphens or spaces)")
+                    refused(
+                        "tags", f"{tag!r} must be letters and digits only (no hyphens or spaces)"
+                    )
                 elif len(tag) > MAX_TAG_LENGTH:
-                    error("tags", f"{tag!r} is longer than {MAX_TAG_LENGTH} characters")
+                    refused("tags", f"{tag!r} is longer than {MAX_TAG_LENGTH} characters")
 
     for key in ("description", "series"):
         if meta.get(key) is not None and not isinstance(meta[key], str):
@@ -104,14 +112,14 @@ def validate_post(
             shown = (
                 quoted(canonical, SHOWN) if isinstance(canonical, str) else repr(canonical)[:SHOWN]
             )
-            error("canonical_url", f"must be an absolute http(s) URL, not {shown}")
+            refused("canonical_url", f"must be an absolute http(s) URL, not {shown}")
 
     if "date" in meta and meta["date"] is not None:
         date = post.date
         if date is None:
             error("date", f"not a date: {meta['date']!r} (use YYYY-MM-DD or an ISO 8601 time)")
         elif post.published and date > (now or dt.datetime.now(dt.UTC)):
-            error("date", "in the future; the API refuses a future publication date")
+            refused("date", "in the future; the API refuses a future publication date")
 
     slug = meta.get("slug")
     if slug is not None and (not isinstance(slug, str) or not SLUG_PATTERN.match(slug)):
@@ -122,7 +130,7 @@ def validate_post(
         if value is not None and (
             isinstance(value, bool) or not isinstance(value, int) or value < 1
         ):
-            error(
+            refused(
                 key, "must be a positive integer" + (" (the article's id)" if key == "id" else "")
             )
 
@@ -133,7 +141,23 @@ def validate_post(
     size = len(post.source.encode("utf-8"))
     if size > MAX_BODY_BYTES:
         problems.append(
-            Problem(post.key, 1, f"body: {size // 1024} KB; the API accepts at most 800 KB")
+            Problem(
+                post.key,
+                1,
+                f"body: {size // 1024} KB; the API accepts at most 800 KB",
+                Severity.ERROR,
+                Kind.API,
+            )
+        )
+
+    for line in conflicts.conflict_lines(post.body):
+        problems.append(
+            Problem(
+                post.key,
+                post.body_line + line - 1,
+                "unresolved conflict from `toolkit pull --merge`: keep the lines you want, "
+                "then remove the markers",
+            )
         )
 
     if "{%" in post.body:  # Liquid tags (none: `liquid.scan` finds nothing)
@@ -257,6 +281,22 @@ def canonical_url(post: Unique, site_url: str | None) -> str | None:
     return None
 
 
+def site_canonical_url(post: Unique, site_url: str | None) -> str | None:
+    """The canonical URL the site's page of a post names: the post's own when it is an
+    http(s) URL (another is the API's refusal, said by `check`), else its page on the site
+    when `[site] url` is set."""
+    own = post.canonical_url.strip() if post.canonical_url else None
+    if own and _http_url(own):
+        return own
+    return f"{site_url.rstrip('/')}/{post.slug}/" if site_url else None
+
+
+def site_tag(tag: str) -> bool:
+    """Whether the site lists a post under `tag` (a folder `tags/<tag>/`): a tag the API
+    accepts. The others are the API's refusal, said by `check`; the post is built."""
+    return bool(TAG_PATTERN.match(tag)) and len(tag) <= MAX_TAG_LENGTH
+
+
 def _duplicates(
     posts: list[Post], everyone: list[Unique], key: str, value_of: Callable[[Unique], str | None]
 ) -> list[Problem]:
@@ -272,6 +312,7 @@ def _duplicates(
         "canonical_url": "the API requires canonical URLs to be unique",
     }[key]
     severity = Severity.WARNING if key == "title" else Severity.ERROR
+    kind = Kind.API if key == "canonical_url" else Kind.POST  # the site makes both pages
     problems = []
     for post in posts:
         value = value_of(post)
@@ -280,7 +321,11 @@ def _duplicates(
             others = ", ".join(p.key for p in group if p is not post)
             problems.append(
                 Problem(
-                    post.key, post.line_of(key), f"{key}: also used by {others} ({what})", severity
+                    post.key,
+                    post.line_of(key),
+                    f"{key}: also used by {others} ({what})",
+                    severity,
+                    kind,
                 )
             )
     return problems

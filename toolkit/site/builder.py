@@ -15,8 +15,10 @@ build goes:
    (`Renderer` step 2), copy the static files and the content's own files, remove what is
    no longer made, save the manifest.
 
-A post with an error is reported and left out; everything else is built. The core never
-prints: the report says what happened, `progress(total, done)` says how far it is.
+A post with an error is reported and left out; everything else is built, a post whose
+only errors are rules of the publishing API (`Kind.API`) included, with one warning. The
+core never prints: the report says what happened, `progress(total, done)` says how far it
+is.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from urllib.parse import urlsplit
 
 from toolkit import localfiles
 from toolkit.config import Config
-from toolkit.content.problems import Problem, ProblemList, Severity
+from toolkit.content.problems import Problem, ProblemList
 from toolkit.errors import BuildError
 from toolkit.fsutil import stat_trusted
 from toolkit.site import inputs, search, theme_files, unchanged
@@ -39,6 +41,7 @@ from toolkit.site.manifest import (
     digest_of,
     last_build_name,
     manifest_name,
+    problem_of,
 )
 from toolkit.site.output import (
     Written,
@@ -64,7 +67,7 @@ from toolkit.site.scan import key_prefix, scan_content
 
 # Bump when the builder's output or its records change for the same inputs: every post is
 # then read again and every page redone.
-BUILDER_VERSION = "4"
+BUILDER_VERSION = "6"
 
 
 @dataclass
@@ -542,7 +545,4 @@ class SiteBuilder:
     def _report_problems(rows: list[tuple[str, Row]]) -> list[Problem]:
         if not rows:
             return []
-        return sorted(
-            Problem(path, line, message, Severity(severity))
-            for path, (line, message, severity) in rows
-        )
+        return sorted(problem_of(path, row) for path, row in rows)

@@ -41,6 +41,7 @@ from toolkit.content import CheckReport, Post, Problem, check, payload_for
 from toolkit.content.payload import body_digest
 from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, ServerError, TransportError
+from toolkit.sync import sent
 from toolkit.sync.devtogit import read_map
 from toolkit.sync.lock import Lock, LockEntry
 from toolkit.sync.plan import Action, PostPlan, decide
@@ -350,6 +351,8 @@ class SyncEngine:
             else ()
         )
         confirmed = (remote, body_digest(plan.payload.body_markdown)) if earlier else ()
+        # The base of a later `pull --merge`.
+        sent.keep(self.config.state_dir, body, plan.entry.remote_digest if plan.entry else None)
         self.lock.record(
             plan.key,
             LockEntry(

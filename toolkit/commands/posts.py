@@ -32,6 +32,7 @@ from toolkit.content import (
 )
 from toolkit.content.discover import is_post_path
 from toolkit.errors import ContentError
+from toolkit.redact import quoted
 from toolkit.sync.lock import Lock, LockEntry
 
 __all__ = [
@@ -115,13 +116,17 @@ class PostComments:
 
 def _refuse(given: str | Path, config: Config, what: str) -> ContentError:
     folder = config.relative(config.site.content_dir)
+    text = str(given)
+    shown = text if text.isprintable() and len(text) <= 300 else quoted(text, 300)
     return ContentError(
-        f"{given}: {what} (paths are relative to the project folder and "
+        f"{shown}: {what} (paths are relative to the project folder and "
         f"lie inside {folder}/, as list_posts names them)"
     )
 
 
 def _inside_content(config: Config, given: str | Path) -> Path:
+    if "\x00" in str(given):  # no file has one: the OS refuses to look it up
+        raise _refuse(given, config, "a path cannot hold a NUL character")
     path = Path(os.path.normpath(config.root / given))  # an absolute `given` stays itself
     real = Path(os.path.realpath(path))
     content = Path(os.path.realpath(config.site.content_dir))

@@ -179,10 +179,34 @@ def remote_titles(env: dict[str, str]) -> list[str]:
         return sorted(a["title"] for a in answer.json())
 
 
+def git(folder: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=W", "-c", "user.email=w@example.com", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout
+
+
 def test_make_publish_against_the_sandbox_sends_the_writers_posts_not_the_sample(tmp_path):
+    """The README's "Use it for your blog", walked: init, posts, `toolkit check` from a
+    subfolder, `make publish` as CI runs it (images served from the pushed commit), then a
+    pull that gives every file back as it was written."""
     assert cli(tmp_path, "init", "blog").exit_code == 0
     blog = tmp_path / "blog"
-    post(blog, "content/hello.md", "Hello", "published: true", "tags: [intro]")
+    git(blog, "init", "-q", "-b", "main")
+    post(
+        blog,
+        "content/hello.md",
+        "Hello",
+        "published: true",
+        "tags: [intro]",
+        body="A picture:\n\n![the view](./images/view.png)\n",
+    )
+    (blog / "content" / "images").mkdir()
+    (blog / "content" / "images" / "view.png").write_bytes(b"\x89PNG")
     post(
         blog, "content/2024/notes/second.md", "Second post", "published: false", "date: 2024-05-01"
     )
@@ -206,14 +230,40 @@ def test_make_publish_against_the_sandbox_sends_the_writers_posts_not_the_sample
             **env,
             "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",  # toolkit installed as a tool
         }
+        git(blog, "add", "-A")
+        git(blog, "commit", "-q", "-m", "posts")
+        ci_env = {  # as in CI: the pushed commit's raw files host the images
+            **run_env,
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_REPOSITORY": "writer/blog",
+            "GITHUB_SHA": git(blog, "rev-parse", "HEAD").strip(),
+        }
+        # From a subfolder, as a writer in content/ would: the project is found above.
+        checked = subprocess.run(
+            ["toolkit", "check"], cwd=blog / "content", env=ci_env, capture_output=True, text=True
+        )
+        assert checked.returncode == 0, checked.stdout + checked.stderr
         for target in ("check", "publish"):
             done = subprocess.run(
-                ["make", target], cwd=blog, env=run_env, capture_output=True, text=True
+                ["make", target], cwd=blog, env=ci_env, capture_output=True, text=True
             )
             assert done.returncode == 0, f"make {target}: {done.stdout}{done.stderr}"
         assert remote_titles(env) == ["Hello", "Second post"]  # and no "Welcome"
         lock = json.loads((blog / "toolkit.lock").read_text())
         assert env["FOREM_BASE_URL"] in json.dumps(lock)
+        git(blog, "add", "-A")
+        git(blog, "commit", "-q", "-m", "toolkit.lock")
+
+        # The image reached the API absolute; the pull gives the writer's file back.
+        pulled = subprocess.run(
+            ["toolkit", "pull", "--overwrite"],
+            cwd=blog / "content",
+            env=ci_env,
+            capture_output=True,
+            text=True,
+        )
+        assert pulled.returncode == 0, pulled.stdout + pulled.stderr
+        assert git(blog, "status", "--porcelain", "--", "content") == ""
 
 
 def test_the_sandbox_writes_its_lines_as_a_projects_env_and_keeps_a_writers(tmp_path):

@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sync_helpers import control, lock_entries, my_articles, writes
 
+from toolkit.cli import main
 from toolkit.errors import SyncError
 from toolkit.sync.devtogit import read_map
 from toolkit.sync.remote import text_of
@@ -285,7 +288,6 @@ def test_a_deleted_post_is_named_then_unpublished_or_forgotten(make_project, env
     assert published.exit_code == 0, published.output
     assert "toolkit unpublish content/old.md or forget it" in published.output
     assert writes(sandbox) == {}
-
     unpublished = site.run("unpublish", "content/old.md", "--json", env=env)
     assert unpublished.exit_code == 0, unpublished.output
     document = json.loads(unpublished.stdout)
@@ -472,3 +474,60 @@ def test_any_dev_to_git_json_is_read_or_refused_in_one_line(tmp_path_factory, da
         for key, article_id in mapped.items():
             assert not key.startswith(("/", "../")) and "/../" not in key
             assert type(article_id) is int and article_id > 0
+
+
+@pytest.mark.parametrize("kept_by", ["dev-to-git", "devto-cli"])
+def test_init_then_publish_in_a_writers_repository_creates_nothing(
+    make_project, env, sandbox, kept_by
+):
+    """A writer's existing repository on day one: `toolkit init` adopts the folder, and the
+    first publish updates the three posts retitled since and creates nothing."""
+    project = make_project(name="blog")
+    root = project.root
+    (root / "toolkit.toml").unlink()  # the writer's repository, before toolkit
+    (root / "content").rmdir()
+    folder = "blog-posts" if kept_by == "dev-to-git" else "articles"
+    ids, texts = adopted_posts(sandbox)
+    mapping = []
+    for i, (article_id, text) in enumerate(zip(ids, texts, strict=True)):
+        relative = f"{folder}/adopted-{i}/adopted-{i}.md" if i % 2 else f"{folder}/adopted-{i}.md"
+        if kept_by == "devto-cli":
+            text = text.replace("tags: testing\n", f"tags: testing\nid: {article_id}\n")
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+        mapping.append({"id": article_id, "relativePathToArticle": f"./{relative}"})
+    if kept_by == "dev-to-git":
+        (root / "dev-to-git.json").write_text(json.dumps(mapping, indent=2))
+    (root / "README.md").write_text("# My posts on dev.to\n")
+    (root / folder / "adopted-1" / "README.md").write_text("How to run this post's code.\n")
+
+    with contextlib.chdir(root):
+        made = CliRunner().invoke(main, ["init", "--no-workflow"], catch_exceptions=False)
+    assert made.exit_code == 0, made.output
+    assert f'content_dir = "{folder}"' in (root / "toolkit.toml").read_text()
+
+    checked = project.run("check")
+    assert checked.exit_code == 0, checked.output
+    held = len(my_articles(sandbox))
+    sandbox.reset_stats()
+    document = publish_json(project, env)
+    assert document["summary"] == {**document["summary"], "create": 0, "update": 3, "unchanged": 3}
+    assert writes(sandbox) == {"PUT 200": 3}
+    assert len(my_articles(sandbox)) == held
+
+
+def test_pull_does_not_bring_a_deleted_post_back(make_project, env, sandbox):
+    site = make_project(PLAIN_CONFIG)
+    site.post("keep", "Kept post", published=True)
+    site.post("old", "Old post", "An old post.\n", published=True)
+    publish_json(site, env)
+    old_id = lock_entries(site)["content/old.md"]["article_id"]
+    (site.content / "old.md").unlink()
+
+    pulled = site.run("pull", env=env)
+    assert pulled.exit_code == 0, pulled.output
+    assert f"gone        content/old.md (article {old_id})" in pulled.output
+    assert "toolkit unpublish content/old.md or forget it" in pulled.output
+    pulled_back = [p for p in site.content.rglob("*.md") if "title: Old post" in p.read_text()]
+    assert pulled_back == []  # the account's other articles are pulled, not this one
+    assert "content/old.md" in lock_entries(site)  # still named by plan until dealt with

@@ -181,6 +181,7 @@ def pull(
             f"{result.count(PullAction.DIFFERS) + result.count(PullAction.KEPT)} left as "
             "they are, "
             f"{result.count(PullAction.UNCHANGED)} unchanged"
+            + (f", {gone} deleted here" if (gone := result.count(PullAction.GONE)) else "")
             + (" (dry run: nothing was written)" if result.dry_run else ""),
             highlight=False,
             markup=False,

@@ -58,6 +58,7 @@ class PullAction(StrEnum):
     MERGED = "merged"  # the website's changes merged with the post's own (--merge)
     CONFLICT = "conflict"  # left with conflict markers where both changed the same lines
     UNCHANGED = "unchanged"
+    GONE = "gone"  # its post was deleted here: not pulled back (unpublish or forget it)
     FAILED = "failed"
 
 
@@ -351,6 +352,13 @@ def pull_articles(
     locked = {
         e.article_id: k for k, e in lock.entries.items() if k in unreadable and k not in by_key
     }
+    # Articles whose post was deleted here (their lock entry's file is gone and no other
+    # post took them): the deletion stands, as `plan` says, until unpublished or forgotten.
+    gone = {
+        e.article_id: k
+        for k, e in lock.entries.items()
+        if k not in by_key and k not in unreadable and not (config.root / k).exists()
+    }
     content_dir = config.site.content_dir
     slugs = {p.slug for p in posts}
 
@@ -381,6 +389,17 @@ def pull_articles(
                     "still holds conflict markers: keep the lines you want and remove them"
                     if held
                     else f"cannot be read: {unreadable[bad].message}",
+                )
+            )
+            continue
+        if article.id in gone:
+            result.outcomes.append(
+                PullOutcome(
+                    gone[article.id],
+                    PullAction.GONE,
+                    article.id,
+                    f"deleted here, not pulled back: toolkit unpublish {gone[article.id]} "
+                    "or forget it",
                 )
             )
             continue

@@ -164,6 +164,12 @@ def test_a_content_file_where_the_site_has_its_own_is_not_copied(site_project):
     result = site_project.run("build")
     assert result.exit_code == 0
     assert (
+        "warning: 2 files: not copied: the site makes its own … (toolkit check lists them)"
+        in result.output
+    )
+    result = site_project.run("build", "-v")  # every warning
+    assert result.exit_code == 0
+    assert (
         "content/index.html:1: warning: not copied: the site makes its own index.html"
         in result.output
     )

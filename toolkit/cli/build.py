@@ -95,11 +95,20 @@ def build(
         return result.site
 
     report = run() if cli.quiet or not is_terminal(stderr) else _with_progress(run)
-    for problem in report.problems:
+    # Every error; each kind of warning once (`-v`: every warning, as `check` says them).
+    from toolkit.content.problems import group_warnings
+
+    shown = report.problems if cli.verbose else report.errors
+    for problem in shown:
         click.echo(str(problem))
         if in_github_actions():
             level = "error" if problem.is_error else "warning"
             click.echo(github_annotation(level, problem.message, problem.path, problem.line))
+    for group in [] if cli.verbose else group_warnings(report.warnings):
+        click.echo(str(group))
+        if in_github_actions():
+            first = group.first
+            click.echo(github_annotation("warning", first.message, first.path, first.line))
     if not cli.quiet:
         errors, warnings = len(report.errors), len(report.warnings)
         trouble = ""

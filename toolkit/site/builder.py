@@ -50,6 +50,7 @@ from toolkit.site.plan import (
     BuildRun,
     PostPage,
     Progress,
+    date_posts,
     full_content,
     needs_check,
     outdated,
@@ -234,6 +235,7 @@ class SiteBuilder:
         run.mark("scan")
 
         self._read_changed_posts(run)
+        date_posts(run, self.config, self.state_dir)
         run.mark("read and render posts")
 
         def site_plan(summaries: list[Listed], whole: FullContent | None = None) -> SitePlan:

@@ -184,6 +184,7 @@ def pull_articles(config: Config, client: ForemClient, *, overwrite: bool = Fals
                 remote_digest=body_digest(article.body_markdown or ""),
                 remote_edited_at=article.edited_at,
                 published=bool(article.published),
+                published_at=article.published_at,
             ),
         )
         result.outcomes.append(PullOutcome(relative, action, article.id))

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
-from site_helpers import link_targets
+from site_helpers import EMBEDS, HEADINGS, MATHS, link_targets
 
 from toolkit.content.post import load_post, post_from_bytes
 from toolkit.content.problems import PostError
@@ -444,6 +444,20 @@ def test_an_ordinary_post_takes_the_fast_path(renderer, content, body):
 )
 def test_heading_slugs_follow_dev_to(title, slug):
     assert markdown_fast.slugify(title) == slug
+
+
+@pytest.mark.parametrize("body", [HEADINGS, MATHS, EMBEDS], ids=["headings", "maths", "embeds"])
+def test_both_engines_write_dev_to_posts_alike(renderer, content, body):
+    """Anchors on every level, `<a name>`, TeX in {% katex %}, tags in a line: the fast
+    path takes them, and writes what the reference writes."""
+    path = content / "post.md"
+    fast = fast_or_reason(renderer, body, path)
+    if body is HEADINGS:  # raw HTML: the reference renders it (and is the same)
+        assert isinstance(fast, str) or fast == renderer.render_reference(body, path)
+    else:
+        assert not isinstance(fast, str), fast
+        assert fast == renderer.render_reference(body, path)
+    assert renderer.render(body, path) == renderer.render_reference(body, path)
 
 
 def test_a_duplicate_slug_is_numbered_and_a_theme_id_is_never_taken():

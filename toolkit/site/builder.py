@@ -414,6 +414,9 @@ class SiteBuilder:
                 elif old is not None and old.digest == record.digest:
                     # Checked again, not rendered: what the last render found still holds.
                     record.excerpt, record.links = old.excerpt, old.links
+                info = record.info
+                if info is not None and not info.get("date_written"):
+                    info["date"] = run.found_dates.get(key)  # `date_posts` found it
                 run.replaced.setdefault(key, old)
                 records[key] = record
             run.advance(len(results))

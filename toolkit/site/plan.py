@@ -82,6 +82,7 @@ class BuildRun:
         self.timings: dict[str, float] = {}
         self.started = 0  # time.time_ns() when the build began looking at the files
         self.dates = ""  # digest of the dates from the lock and git (`date_posts`)
+        self.found_dates: dict[str, str] = {}  # post -> that date
         self._progress = progress
         self._total = self._done = 0
         self._last = time.perf_counter()
@@ -146,6 +147,7 @@ def date_posts(run: BuildRun, config: Config, state_dir: Path) -> None:
             cache=state_dir / "git-dates.json",
         )
         run.dates = digest_of(sorted(found.items()))
+        run.found_dates = found
     for key, record in records.items():
         info = record.info
         if info is None:

@@ -29,6 +29,21 @@ def test_add_client_shows_its_secret_once_and_lists_it(mcp_project):
     assert lines["client_id"] in text.stdout and "[operator]" in text.stdout
 
 
+def test_add_client_and_revoke_as_json(mcp_project):
+    created = mcp_project.run("mcp", "add-client", "ci job", "--json")
+    assert created.exit_code == 0, created.output
+    client = json.loads(created.stdout)
+    assert client["name"] == "ci job" and client["scopes"] == ["read"]
+    assert client["client_secret"].startswith("tks_") and client["client_id"]
+    revoked = mcp_project.run("mcp", "revoke", client["client_id"], "--json")
+    assert revoked.exit_code == 0, revoked.output
+    document = json.loads(revoked.stdout)
+    assert document["client_id"] == client["client_id"] and document["revoked"]
+    assert "client_secret" not in document
+    unknown = mcp_project.run("mcp", "revoke", "toolkit-nobody", "--json")
+    assert unknown.exit_code == 1 and json.loads(unknown.stdout)["ok"] is False
+
+
 def test_no_clients_yet(mcp_project):
     result = mcp_project.run("mcp", "clients", "--json")
     assert result.exit_code == 0 and json.loads(result.stdout) == []

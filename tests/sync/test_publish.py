@@ -353,11 +353,11 @@ def test_two_remote_articles_with_the_post_title_are_refused(site, hostile):
 
     plan = site.run("plan", env=hostile.env)
     assert plan.exit_code == 1
-    assert f"error     public content/twin.md  {refusal}" in plan.output
+    assert f"error     public content/twin.md:2  {refusal}" in plan.output
 
     result = site.run("publish", env=hostile.env)
     assert result.exit_code == 1
-    assert f"content/twin.md  {refusal}; record the right one in toolkit.lock" in result.output
+    assert f"content/twin.md:2  {refusal}; add `id: N` (the right one)" in result.output
     assert result.output.count(refusal) == 1  # once: the summary does not repeat it
     assert [(method, sent["title"]) for method, sent in hostile.writes] == [("POST", "Not a twin")]
     assert sorted(lock_entries(site)) == ["content/other.md"]

@@ -15,7 +15,7 @@ import importlib
 import click
 
 from toolkit import __version__, signals
-from toolkit.cli.context import CliContext, setup_logging
+from toolkit.cli.context import JSON_MODE, CliContext, setup_logging
 from toolkit.errors import ToolkitError
 
 # name -> ("module:function", its summary); the order is the order of `toolkit --help`.
@@ -47,6 +47,14 @@ COMMANDS = {
     "pull": (
         "toolkit.cli.mirror:pull",
         "Import the account's articles as local posts (onboarding, and taking website edits).",
+    ),
+    "unpublish": (
+        "toolkit.cli.retire:unpublish",
+        "Set a post's article unpublished on the website, on purpose (never a delete).",
+    ),
+    "forget": (
+        "toolkit.cli.retire:forget",
+        "Drop the toolkit.lock entry of a post whose file is gone; its article stays as it is.",
     ),
     "mirror": (
         "toolkit.cli.mirror:mirror",
@@ -95,6 +103,10 @@ COMMANDS = {
         "toolkit.cli.logs:logs",
         "Ask the run log a question in SQL: what every toolkit run did, request by request.",
     ),
+    "completion": (
+        "toolkit.cli.completion:completion",
+        "Print the shell completion script of toolkit for SHELL (bash, zsh or fish).",
+    ),
 }
 # Commands that serve until Ctrl-C: they take SIGINT and SIGTERM as a request to stop
 # (toolkit.signals); every other command gets Python's KeyboardInterrupt back.
@@ -126,14 +138,7 @@ class LazyGroup(click.Group):
             close = difflib.get_close_matches(name, COMMANDS, n=1)
             if close:
                 ctx.fail(f"No such command '{name}'. Did you mean '{close[0]}'?")
-        found = super().resolve_command(ctx, args)
-        command = found[1]
-        ctx.meta["toolkit.json"] = (
-            command is not None
-            and "--json" in found[2]
-            and any("--json" in getattr(param, "opts", ()) for param in command.params)
-        )
-        return found
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The list of commands in `toolkit --help`, from their summaries: importing every
@@ -157,7 +162,7 @@ class LazyGroup(click.Group):
         except ToolkitError as exc:
             for line in exc.lines:
                 click.echo(f"Error: {line}", err=True)
-            if ctx.meta.get("toolkit.json"):  # `--json`: a JSON document on failure too
+            if ctx.meta.get(JSON_MODE):  # `--json`: a JSON document on failure too
                 import json
 
                 click.echo(

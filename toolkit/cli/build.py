@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import github_annotation, in_github_actions, is_terminal, print_line, stderr
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,17 +53,24 @@ def _shown(path: Path) -> str:
     help="Build the premium site (premium posts, templates/premium/) into its own "
     "folder, after the licensing service confirms an active licence.",
 )
+@json_option
 @common_options
 @pass_cli
 def build(
-    cli: CliContext, clean: bool | None, drafts: bool | None, out: str | None, premium: bool | None
+    cli: CliContext,
+    clean: bool | None,
+    drafts: bool | None,
+    out: str | None,
+    premium: bool | None,
+    as_json: bool,
 ) -> None:
     """Build the static site from the posts under content/.
 
     Incremental: a page is rendered again only when its post, a template it uses, its
     comments or the posts it lists changed, and a file is written only when its bytes
     changed. Posts with errors are reported as `path:line: message` and left out; the
-    rest is built and the command exits 1.
+    rest is built and the command exits 1. With --json, the report (files written,
+    unchanged, removed, problems) is one JSON document on stdout.
 
     With --premium, posts marked `premium: true` and the templates of templates/premium/
     are built too, into site-premium/ ([site] premium_output_dir), never into the public
@@ -78,6 +85,7 @@ def build(
       toolkit build --drafts --out /tmp/preview
       toolkit build --clean          # everything again, from scratch
       toolkit build --premium        # the premium site, into site-premium/
+      toolkit build --json           # the report as one JSON document
     """
     from toolkit.commands.build import build as build_site
     from toolkit.commands.build import build_premium
@@ -90,26 +98,34 @@ def build(
         result = build_premium(
             cli.config, clean=bool(clean), drafts=bool(drafts), out=out, progress=progress
         )
-        if not cli.quiet:
+        if not cli.quiet and not as_json:
             stderr.print(license_line(result.license), markup=False, highlight=False)
         return result.site
 
-    report = run() if cli.quiet or not is_terminal(stderr) else _with_progress(run)
+    quiet = cli.quiet or as_json
+    report = run() if quiet or not is_terminal(stderr) else _with_progress(run)
+    if as_json:
+        from toolkit.commands.results import BuildJson
+
+        print_json(BuildJson.of(report, cli.config.relative(report.output_dir)).to_json())
     # Every error; each kind of warning once (`-v`: every warning, as `check` says them).
     from toolkit.content.problems import group_warnings
 
-    shown = report.problems if cli.verbose else report.errors
+    shown = report.problems if cli.verbose or as_json else report.errors
     for problem in shown:
-        click.echo(str(problem))
+        if not as_json:
+            click.echo(str(problem))
         if in_github_actions():
             level = "error" if problem.is_error else "warning"
-            click.echo(github_annotation(level, problem.message, problem.path, problem.line))
-    for group in [] if cli.verbose else group_warnings(report.warnings):
+            click.echo(
+                github_annotation(level, problem.message, problem.path, problem.line), err=as_json
+            )
+    for group in [] if cli.verbose or as_json else group_warnings(report.warnings):
         click.echo(str(group))
         if in_github_actions():
             first = group.first
             click.echo(github_annotation("warning", first.message, first.path, first.line))
-    if not cli.quiet:
+    if not quiet:
         errors, warnings = len(report.errors), len(report.warnings)
         trouble = ""
         if errors or warnings:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import click
 
-from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import github_annotation, in_github_actions
 from toolkit.cli.progress import Spinner
 
@@ -10,29 +10,39 @@ from toolkit.cli.progress import Spinner
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(), metavar="[PATH...]")
 @click.option("--strict", is_flag=True, help="Fail on warnings too (unknown front matter keys).")
+@json_option
 @common_options
 @pass_cli
-def check(cli: CliContext, paths: tuple[str, ...], strict: bool) -> None:
+def check(cli: CliContext, paths: tuple[str, ...], strict: bool, as_json: bool) -> None:
     """Validate posts offline: every problem the publishing API would refuse, and more.
 
     Prints one line per problem as `path:line: message` and exits 1 when any post has an
-    error. PATH may be files or folders; the default is the whole content folder.
+    error. PATH may be files or folders; the default is the whole content folder. With
+    --json, the problems and counts are one JSON document instead.
 
     \b
     Example:
       toolkit check
       toolkit check content/hello.md --strict
+      toolkit check --json
     """
     from toolkit.commands.check import check as check_posts
 
-    with Spinner("checking the posts", enabled=not cli.quiet):
+    with Spinner("checking the posts", enabled=not cli.quiet and not as_json):
         result = check_posts(cli.config, paths, strict=strict)
     report = result.report
+    if as_json:
+        from toolkit.commands.results import CheckJson
+
+        print_json(CheckJson.of(result).to_json())
     for problem in report.problems:
-        click.echo(str(problem))
+        if not as_json:
+            click.echo(str(problem))
         if in_github_actions():
             level = "error" if problem.is_error else "warning"
-            click.echo(github_annotation(level, problem.message, problem.path, problem.line))
+            click.echo(
+                github_annotation(level, problem.message, problem.path, problem.line), err=as_json
+            )
     errors, warnings = len(report.errors), len(report.warnings)
     if not cli.quiet:
         click.echo(

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 
 
 def _toml(value: object) -> str:
@@ -19,12 +19,7 @@ def _toml(value: object) -> str:
 
 
 @click.command()
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print one JSON document on stdout and nothing else there.",
-)
+@json_option
 @common_options
 @pass_cli
 def config(cli: CliContext, as_json: bool) -> None:
@@ -45,7 +40,7 @@ def config(cli: CliContext, as_json: bool) -> None:
         click.echo(f"{NO_CONFIG}; these are the defaults", err=True)
     keys = config_keys(configuration)
     if as_json:
-        click.echo(json.dumps([k.to_json() for k in keys], indent=2, ensure_ascii=False))
+        print_json([k.to_json() for k in keys])
         return
     for key in keys:
         if key.secret:

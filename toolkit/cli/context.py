@@ -115,6 +115,37 @@ def common_options(command: F) -> F:
     )(command)
 
 
+# `ctx.meta` key (shared by every context of a run): the command was given `--json`.
+JSON_MODE = "toolkit.json"
+
+
+def _set_json_mode(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    if value:
+        ctx.meta[JSON_MODE] = True
+    return value
+
+
+def json_option(command: F) -> F:
+    """`--json` (the value `as_json`), the one option of every command that reports a
+    result: its result document on stdout and nothing else there. On an expected failure
+    the group prints `{"ok": false, "error", "errors"}` instead (`toolkit.cli.LazyGroup.
+    invoke`); progress and messages go to stderr."""
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        callback=_set_json_mode,
+        help="Print one JSON document on stdout and nothing else there.",
+    )(command)
+
+
+def print_json(document: object) -> None:
+    """One JSON document on stdout (a result's `to_json()`)."""
+    import json
+
+    click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+
+
 def lock_timeout_option(default: float, waits: str) -> Callable[[F], F]:
     """`--lock-timeout SECONDS` (env TOOLKIT_LOCK_TIMEOUT): how long `waits` waits for
     another toolkit run that holds .toolkit/run.lock."""

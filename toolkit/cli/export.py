@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -8,8 +7,9 @@ import click
 from rich.markup import escape
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import stderr, stdout
+from toolkit.cli.progress import Countdown, status_column
 from toolkit.config.keys import ARCHIVE_FORMATS, EXPORT_SOURCES
 
 
@@ -58,7 +58,7 @@ class ExportReporter:
                 TextColumn("{task.description:<11}"),
                 BarColumn(),
                 DownloadColumn(),
-                TextColumn("{task.fields[status]}"),
+                status_column(),
                 TimeElapsedColumn(),
                 console=stderr,
                 transient=True,
@@ -91,7 +91,7 @@ class ExportReporter:
 
     def paused(self, seconds: float, reason: str) -> None:
         if self.bars is not None and self.up is not None:
-            self.bars.update(self.up, status=f"[dim]waiting {seconds:.1f} s: {escape(reason)}")
+            self.bars.update(self.up, status=Countdown(seconds, reason))
         elif self.enabled:
             stderr.print(f"waiting {seconds:.1f} s: {reason}", markup=False, highlight=False)
 
@@ -118,12 +118,7 @@ class ExportReporter:
     help="The archive file to write. Default: [archive] output, else "
     "<source>.<format> beside toolkit.toml.",
 )
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Print one JSON document on stdout and nothing else there.",
-)
+@json_option
 @common_options
 @pass_cli
 def export(
@@ -151,7 +146,7 @@ def export(
     with ExportReporter(quiet=cli.quiet, enabled=not as_json) as reporter:
         result = run_export(cli.config, source=source, fmt=fmt, output=output, progress=reporter)
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2))
+        print_json(result.to_json())
         return
     for path, reason in result.skipped:
         stderr.print(f"{path}: left out: {reason}", markup=False, highlight=False)

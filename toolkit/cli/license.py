@@ -1,13 +1,12 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from typing import TYPE_CHECKING
 
 import click
 from rich.markup import escape
 
-from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import stderr, stdout
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -29,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     is_flag=True,
     help="notifications: every notification from the first, not only the new ones.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+@json_option
 @common_options
 @pass_cli
 def license_command(
@@ -63,7 +62,7 @@ def license_command(
 
         status = license_status(cli.config, user=user)
         if as_json:
-            click.echo(json.dumps(status.to_json(), indent=2))
+            print_json(status.to_json())
         else:
             _print_status(status)
         return
@@ -73,7 +72,7 @@ def license_command(
     if result.notice and not cli.quiet:
         stderr.print(f"[yellow]{escape(result.notice)}[/]", highlight=False)
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2))
+        print_json(result.to_json())
         return
     _print_notifications(result, quiet=cli.quiet)
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import stderr, stdout
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -94,6 +94,7 @@ def _csv(result: LogQuery) -> None:
     show_default=True,
     help="How to print the records (json: one array of objects).",
 )
+@json_option
 @click.option(
     "--local",
     is_flag=True,
@@ -110,6 +111,7 @@ def logs(
     end: str | None,
     output: str,
     local: bool,
+    as_json: bool,
 ) -> None:
     """Ask the run log a question in SQL: what every toolkit run did, request by request.
 
@@ -121,13 +123,15 @@ def logs(
     is named exactly after the stream (quote a name with capitals: FROM "MyStream"; an
     unquoted name is read in lower case). Times are in UTC and filter on p_timestamp (when an event
     was shipped; locally, when it happened), to the minute. A query the service refuses
-    exits 1 with its message.
+    exits 1 with its message. --json prints the whole answer as one document (the source,
+    the fields, the records), where --format json prints the records only.
 
     \b
     Example:
       toolkit logs "SELECT status, COUNT(*) AS n FROM toolkit WHERE event = 'request' GROUP BY status"
-      toolkit logs --since 1d "SELECT post, message FROM toolkit WHERE outcome = 'failed'"
-      toolkit logs --local --format csv "SELECT command, outcome, duration_ms FROM toolkit WHERE event = 'run'"
+      toolkit logs --since 1d "SELECT post, message FROM toolkit WHERE event = 'post' AND outcome = 'failed'"
+      toolkit logs --local --format csv "SELECT command, outcome, duration_ms FROM toolkit WHERE event = 'run' AND action = 'end'"
+      toolkit logs --local --json "SELECT command, COUNT(*) AS runs FROM toolkit WHERE event = 'run' AND action = 'end' GROUP BY command"
     """
     from toolkit.commands.logs import query as run_query
 
@@ -136,6 +140,11 @@ def logs(
     result = run_query(
         cli.config, query, stream=stream, since=since, start=start, end=end, local=local
     )
+    if as_json and output != "table":
+        raise click.UsageError("--json prints the whole answer: leave --format out")
+    if as_json:
+        print_json(result.to_json())
+        return
     if output == "json":
         click.echo(json.dumps(result.records, indent=2, ensure_ascii=False))
     elif output == "csv":

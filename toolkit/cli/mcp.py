@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,7 +9,7 @@ import click
 from rich.markup import escape
 
 from toolkit import signals
-from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import stderr, stdout
 from toolkit.mcp import scopes as scope_names
 
@@ -169,7 +168,7 @@ def _show(client: McpClient) -> str:
 
 @mcp.command()
 @click.option("--all", "show_all", is_flag=True, help="Revoked clients too.")
-@click.option("--json", "as_json", is_flag=True, help="One JSON document on stdout.")
+@json_option
 @common_options
 @pass_cli
 def clients(cli: CliContext, show_all: bool, as_json: bool) -> None:
@@ -184,7 +183,7 @@ def clients(cli: CliContext, show_all: bool, as_json: bool) -> None:
 
     found = mcp_clients(cli.config, include_revoked=show_all)
     if as_json:
-        click.echo(json.dumps([c.to_json() for c in found], indent=2, ensure_ascii=False))
+        print_json([c.to_json() for c in found])
         return
     for client in found:
         stdout.print(_show(client), markup=False, highlight=False)
@@ -194,9 +193,10 @@ def clients(cli: CliContext, show_all: bool, as_json: bool) -> None:
 
 @mcp.command()
 @click.argument("client_id")
+@json_option
 @common_options
 @pass_cli
-def revoke(cli: CliContext, client_id: str) -> None:
+def revoke(cli: CliContext, client_id: str, as_json: bool) -> None:
     """Revoke a client: every token it holds stops working at once (a running server
     included), and it cannot be authorized again.
 
@@ -207,6 +207,9 @@ def revoke(cli: CliContext, client_id: str) -> None:
     from toolkit.mcp.service import revoke_client
 
     client = revoke_client(cli.config, client_id)
+    if as_json:
+        print_json(client.to_json())
+        return
     stdout.print(f"revoked {escape(client.client_id)} ({escape(client.name)})", highlight=False)
 
 
@@ -219,9 +222,10 @@ def revoke(cli: CliContext, client_id: str) -> None:
     multiple=True,
     help="A scope it may ask for (repeat it; default: read).",
 )
+@json_option
 @common_options
 @pass_cli
-def add_client(cli: CliContext, name: str, scopes: tuple[str, ...]) -> None:
+def add_client(cli: CliContext, name: str, scopes: tuple[str, ...], as_json: bool) -> None:
     """Create a confidential client for the client_credentials grant: a script or CI job
     acting for itself, with no writer at a browser to approve it. Prints its id and secret;
     the secret is shown this once (only its hash is kept).
@@ -233,7 +237,10 @@ def add_client(cli: CliContext, name: str, scopes: tuple[str, ...]) -> None:
     from toolkit.mcp.service import add_client as create
 
     created = create(cli.config, name, scopes or (scope_names.READ,))
-    click.echo(f"client_id: {created.client.client_id}")
-    click.echo(f"client_secret: {created.client_secret}")
+    if as_json:
+        print_json({**created.client.to_json(), "client_secret": created.client_secret})
+    else:
+        click.echo(f"client_id: {created.client.client_id}")
+        click.echo(f"client_secret: {created.client_secret}")
     if not cli.quiet:
         stderr.print("Keep the secret somewhere safe: it is not shown again.", markup=False)

@@ -2,7 +2,14 @@ from __future__ import annotations
 
 import click
 
-from toolkit.cli.context import CliContext, common_options, lock_timeout_option, pass_cli
+from toolkit.cli.context import (
+    CliContext,
+    common_options,
+    json_option,
+    lock_timeout_option,
+    pass_cli,
+    print_json,
+)
 from toolkit.cli.output import stderr, stdout
 from toolkit.cli.progress import Spinner
 
@@ -18,24 +25,28 @@ from toolkit.cli.progress import Spinner
     help="Fetch every comment thread, not only those whose comment count changed "
     "(picks up edited comments).",
 )
+@json_option
 @common_options
 @pass_cli
-def mirror(cli: CliContext, what: str, podcast: str | None, full: bool) -> None:
+def mirror(cli: CliContext, what: str, podcast: str | None, full: bool, as_json: bool) -> None:
     """Mirror comments and the reading list into content/_mirror/ for the site and git.
 
     Comment threads of your published articles go to content/_mirror/comments/<slug>.json;
     only articles whose comment count changed since the last mirror are fetched again.
     The reading list (every page) goes to content/_mirror/readinglist.json. A file is
-    rewritten only when its content changed. Needs FOREM_API_KEY.
+    rewritten only when its content changed. Prints each file created, updated or removed
+    (--json: one JSON document with the counts and those files). Needs FOREM_API_KEY.
 
     \b
     Example:
       toolkit mirror
       toolkit mirror comments --podcast my-podcast
+      toolkit mirror --json
     """
     from toolkit.commands.mirror import mirror as mirror_remote
 
-    with Spinner("mirror: reading comments and the reading list", enabled=not cli.quiet):
+    spinning = not cli.quiet and not as_json
+    with Spinner("mirror: reading comments and the reading list", enabled=spinning):
         result = mirror_remote(
             cli.config,
             comments=what in ("comments", "all"),
@@ -43,6 +54,11 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool) -> None:
             podcast=podcast,
             full=full,
         )
+    if as_json:
+        from toolkit.commands.results import MirrorJson
+
+        print_json(MirrorJson.of(result).to_json())
+        return
     for path in result.changed:
         stdout.print(f"{result.change_of(path)} {path}", highlight=False, markup=False)
     if cli.quiet:
@@ -80,9 +96,10 @@ def _say(message: str) -> None:
     help="Also replace local posts that have changes of their own with the website version.",
 )
 @lock_timeout_option(60.0, "a pull")
+@json_option
 @common_options
 @pass_cli
-def pull(cli: CliContext, overwrite: bool, lock_timeout: float) -> None:
+def pull(cli: CliContext, overwrite: bool, lock_timeout: float, as_json: bool) -> None:
     """Import the account's articles as local posts (onboarding, and taking website edits).
 
     An article that no local post maps to becomes content/<slug>.md (never written over an
@@ -90,17 +107,19 @@ def pull(cli: CliContext, overwrite: bool, lock_timeout: float) -> None:
     the post has no unpublished changes of its own; with --overwrite it always does. Pulled
     posts are recorded in toolkit.lock, so a `toolkit publish` right after writes nothing.
     Like publish, it holds .toolkit/run.lock; while another run holds it, pull waits up to
-    --lock-timeout seconds, then exits 1 naming that run.
+    --lock-timeout seconds, then exits 1 naming that run. --json prints what was done to
+    each post as one JSON document.
 
     \b
     Example:
       toolkit pull
       toolkit pull --overwrite
+      toolkit pull --json
     """
     from toolkit.commands.pull import PullAction
     from toolkit.commands.pull import pull as pull_articles
 
-    spinner = Spinner("pull: reading the account's articles", enabled=not cli.quiet)
+    spinner = Spinner("pull: reading the account's articles", enabled=not cli.quiet and not as_json)
 
     def blocked(message: str) -> None:
         spinner.stop()  # the wait is told in words; the spinner would only hide it
@@ -113,8 +132,12 @@ def pull(cli: CliContext, overwrite: bool, lock_timeout: float) -> None:
             lock_timeout=lock_timeout,
             on_blocked=None if cli.quiet else blocked,
         )
+    if as_json:
+        from toolkit.commands.results import PullJson
+
+        print_json(PullJson.of(result).to_json())
     for outcome in result.outcomes:
-        if outcome.action is PullAction.UNCHANGED and cli.verbose < 1:
+        if as_json or (outcome.action is PullAction.UNCHANGED and cli.verbose < 1):
             continue
         note = f"  {outcome.message}" if outcome.message else ""
         stdout.print(
@@ -122,7 +145,7 @@ def pull(cli: CliContext, overwrite: bool, lock_timeout: float) -> None:
             highlight=False,
             markup=False,
         )
-    if not cli.quiet:
+    if not cli.quiet and not as_json:
         stderr.print(
             f"{result.count(PullAction.CREATED)} created, {result.count(PullAction.OVERWRITTEN)} "
             f"overwritten, {result.count(PullAction.DIFFERS)} left as they are, "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import stderr
 
 
@@ -17,26 +17,33 @@ from toolkit.cli.output import stderr
     metavar="TAGS",
     help="Tags of the post, comma-separated (at most 4; letters and digits).",
 )
+@json_option
 @common_options
 @pass_cli
-def new(cli: CliContext, title: str, tags: tuple[str, ...]) -> None:
+def new(cli: CliContext, title: str, tags: tuple[str, ...], as_json: bool) -> None:
     """Write a new post: content/<slug>.md, a draft with valid front matter.
 
     The front matter has the title, `published: false`, today's date and the tags; the
     file name comes from the title (`-2`, `-3`... when it is taken; an existing file is
     never overwritten). Prints the path of the file, alone on stdout, so that it can be
-    handed to an editor. Publishing it is up to you: set `published: true` when it is
-    ready.
+    handed to an editor (--json: a JSON document with its path and title). Publishing it
+    is up to you: set `published: true` when it is ready.
 
     \b
     Example:
       toolkit new "Hello, world"                 # content/hello-world.md
       toolkit new "Part 1: Setup" --tags python,tooling
+      toolkit new "Notes" --json
     """
     from toolkit.commands.new import new_post
 
     created = new_post(cli.config, title, tags=tags)
-    click.echo(created.key)
+    if as_json:
+        from toolkit.commands.results import NewJson
+
+        print_json(NewJson.of(created).to_json())
+    else:
+        click.echo(created.key)
     if not cli.quiet:
         stderr.print(
             "a draft (published: false): write it, then `toolkit watch` to see it "

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -22,11 +21,13 @@ from rich.progress import (
 from rich.table import Table
 
 from toolkit.cli.output import github_annotation, in_github_actions, stderr, stdout
-from toolkit.cli.progress import Spinner
+from toolkit.cli.progress import Countdown, Spinner, status_column
 from toolkit.sync.engine import Outcome, PublishResult
 from toolkit.sync.plan import Action, PostPlan
 
 if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+
     from toolkit.content import Problem
 
 STYLE = {
@@ -36,6 +37,7 @@ STYLE = {
     Action.SKIP: "yellow",
     Action.CONFLICT: "red",
     Action.ERROR: "red",
+    Action.GONE: "magenta",
 }
 
 
@@ -59,7 +61,11 @@ class ConsoleReporter:
     """Draws a progress bar (on a terminal) and one line per post that changed or failed;
     for a plan (`dry_run`), one line per post. Each line says whether the article is (or
     will be) public or a draft, and, once written, its URL. A failed post's line is where
-    its problems are told: the summary does not repeat them (`print_summary`)."""
+    its problems are told: the summary does not repeat them (`print_summary`).
+
+    A pause counts down live on a terminal (`Countdown`, in the bar or in the spinner's
+    line, on `clock`); elsewhere it is one line. `console` is where progress goes (stderr).
+    """
 
     def __init__(
         self,
@@ -69,30 +75,38 @@ class ConsoleReporter:
         enabled: bool = True,
         dry_run: bool = False,
         reading: bool = True,
+        console: Console | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ):
         self.dry_run = dry_run  # lines are then the result itself: stdout, "→" for would-do
         self.verbose = verbose
         self.quiet = quiet
         self.enabled = enabled and not quiet
+        self.console = console if console is not None else stderr
+        self.clock = clock
         self.progress: Progress | None = None
         self.task: TaskID | None = None  # the bar's task, while there is a bar
         # Until the plan is made: the account's articles are being read (`reading`: say
         # so; a caller that shows its own steps does not).
-        self.reading = Spinner("reading the account's articles", enabled=self.enabled and reading)
+        self.reading = Spinner(
+            "reading the account's articles",
+            enabled=self.enabled and reading,
+            console=self.console,
+        )
         self._said = threading.Lock()
         self._said_until = float("-inf")  # the end of the last pause said (monotonic)
 
     def planned(self, plans: list[PostPlan]) -> None:
         self.reading.stop()
-        if not self.enabled or not stderr.is_terminal or not plans:
+        if not self.enabled or not self.console.is_terminal or not plans:
             return
         self.progress = Progress(
             TextColumn("[bold]publishing"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("{task.fields[status]}"),
+            status_column(),
             TimeElapsedColumn(),
-            console=stderr,
+            console=self.console,
             transient=True,
         )
         self.task = self.progress.add_task("publish", total=len(plans), status="")
@@ -113,38 +127,47 @@ class ConsoleReporter:
         message = outcome.message
         if outcome.ok and outcome.url and outcome.action in (Action.CREATE, Action.UPDATE):
             message += f": {outcome.url}"
+        where = outcome.key
+        if not outcome.ok and outcome.plan.problems:  # `path:line`, as check says it
+            where += f":{outcome.plan.problems[0].line}"
         line = (
             f"[{style}]{mark} {outcome.action.value:<9}[/] {visibility(outcome):<6} "
-            f"{escape(outcome.key)}  {escape(message)}"
+            f"{escape(where)}  {escape(message)}"
         )
-        console = stdout if self.dry_run else (self.progress.console if self.progress else stderr)
+        console = (
+            stdout if self.dry_run else (self.progress.console if self.progress else self.console)
+        )
         console.print(line, markup=True, highlight=False)
         if not outcome.ok:
             for problem in outcome.plan.problems[1:]:
                 console.print(f"  {problem}", highlight=False, markup=False)
 
     def waiting(self, seconds: float, reason: str) -> None:
-        """A pause (a rate limit, a retry) said in one line: what it waits for and until
-        when. With `-v` the client's own log line says each wait instead (once, not
-        twice)."""
+        """A pause (a rate limit, a retry): on a terminal, a line that counts the seconds
+        left (in the bar, or in the spinner's place before there is a bar); elsewhere one
+        line, what it waits for and until when. With `-v` the client's own log line says
+        each wait instead (once, not twice)."""
+        countdown = Countdown(seconds, reason, clock=self.clock)
         if self.progress is not None and self.task is not None:
-            status = f"[dim]waiting {seconds:.1f} s: {escape(reason)}"
-            self.progress.update(self.task, status=status)
+            self.progress.update(self.task, status=countdown)
         if not self.enabled or self.verbose:
             return
         # Writes waiting side by side for one window are one pause: said once.
-        until = time.monotonic() + seconds
+        until = countdown.until
         with self._said:
             if until <= self._said_until + SAME_PAUSE:
                 return
             self._said_until = until
-        console = self.progress.console if self.progress is not None else stderr
-        console.print(f"[dim]{escape(pause_line(seconds, reason))}[/]", highlight=False)
+        if self.console.is_terminal:
+            if self.progress is None:
+                self.reading.show(countdown)
+            return
+        self.console.print(f"[dim]{escape(pause_line(seconds, reason))}[/]", highlight=False)
 
     def blocked(self, message: str) -> None:
         self.reading.stop()
         if not self.quiet:
-            stderr.print(message, markup=False, highlight=False)
+            self.console.print(message, markup=False, highlight=False)
 
     def close(self) -> None:
         self.reading.stop()
@@ -185,10 +208,10 @@ def print_summary(result: PublishResult, *, title: str, details: bool = True) ->
 def print_json(result: PublishResult) -> None:
     """The command's document (`toolkit.commands.results`), the one the MCP server's
     `plan` and `push_drafts` tools return: posts marked published are sent by the CLI."""
+    from toolkit.cli.context import print_json as print_document
     from toolkit.commands.results import PublishJson
 
-    document = PublishJson.of(result, published_allowed=True).to_json()
-    click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+    print_document(PublishJson.of(result, published_allowed=True).to_json())
 
 
 def annotate(result: PublishResult, *, err: bool = False) -> None:

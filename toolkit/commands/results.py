@@ -1,5 +1,5 @@
 """One result document per command, the same for every reader: the CLI's `--json`
-(`toolkit plan|publish --json`) and the MCP server's structured results (the tools'
+(`toolkit check|build|new|plan|publish|pull|mirror --json`) and the MCP server's structured results (the tools'
 `outputSchema` and `structuredContent`). "The CLI and the assistant read the same thing"
 is a property of these types.
 
@@ -24,10 +24,14 @@ from toolkit.sync.plan import Action
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.commands.check import CheckResult
+    from toolkit.commands.new import NewPost
     from toolkit.commands.posts import PostComments, PostDocument, PostList, PostSummary
     from toolkit.content import Problem
+    from toolkit.mirror import MirrorResult
+    from toolkit.mirror.comments import MirrorReport
     from toolkit.site import BuildReport
     from toolkit.sync.engine import Outcome, PublishResult
+    from toolkit.sync.pull import PullResult
 
 
 class Document(BaseModel):
@@ -141,7 +145,10 @@ class CheckJson(Document):
 class OutcomeJson(Document):
     path: str
     title: str
-    action: str = Field(description="create, update, unchanged, conflict, skip or error")
+    action: str = Field(
+        description="create, update, unchanged, conflict, skip, error or gone (a lock "
+        "entry whose file is gone: its article stays on the website)"
+    )
     published: bool | None = Field(
         description="what the front matter says (null when the file could not be read as a post)"
     )
@@ -150,6 +157,9 @@ class OutcomeJson(Document):
     article_id: int | None
     url: str | None
     problems: list[str]
+    moved_from: str | None = Field(
+        default=None, description="the path toolkit.lock had for the post (a rename)"
+    )
 
     @classmethod
     def of(cls, outcome: Outcome) -> OutcomeJson:
@@ -163,6 +173,7 @@ class OutcomeJson(Document):
             article_id=outcome.article_id,
             url=outcome.url,
             problems=[str(p) for p in outcome.plan.problems],
+            moved_from=outcome.plan.moved_from,
         )
 
 
@@ -248,6 +259,7 @@ class BuildJson(Document):
     unchanged: int
     removed: int
     seconds: float
+    drafts_left_out: int = Field(0, description="drafts not on the site (built without drafts)")
     problems: list[ProblemJson]
 
     @classmethod
@@ -260,5 +272,90 @@ class BuildJson(Document):
             unchanged=len(report.unchanged),
             removed=len(report.removed),
             seconds=round(report.seconds, 3),
+            drafts_left_out=report.drafts_left_out,
             problems=[ProblemJson.of(p) for p in report.problems],
         )
+
+
+class PulledJson(Document):
+    path: str
+    action: str = Field(description="what pull did to the post: created, overwritten, ...")
+    article_id: int
+    message: str
+
+
+class PullJson(Document):
+    ok: bool = Field(description="false when a post failed")
+    summary: dict[str, int] = Field(description="posts per action")
+    lock_wait: str | None = Field(description="said while another run held the run lock")
+    posts: list[PulledJson]
+
+    @classmethod
+    def of(cls, result: PullResult) -> PullJson:
+        actions = sorted({o.action.value for o in result.outcomes} | {"created", "unchanged"})
+        return cls(
+            ok=not result.failed,
+            summary={a: sum(1 for o in result.outcomes if o.action.value == a) for a in actions},
+            lock_wait=result.lock_wait,
+            posts=[
+                PulledJson(
+                    path=o.path, action=o.action.value, article_id=o.article_id, message=o.message
+                )
+                for o in result.outcomes
+            ],
+        )
+
+
+class MirrorReportJson(Document):
+    fetched: int = Field(description="threads fetched again")
+    written: int = Field(description="files whose content changed")
+    removed: int
+    unchanged: int
+
+    @classmethod
+    def of(cls, report: MirrorReport | None) -> MirrorReportJson | None:
+        if report is None:
+            return None
+        return cls(
+            fetched=len(report.fetched),
+            written=len(report.written),
+            removed=len(report.removed),
+            unchanged=report.unchanged,
+        )
+
+
+class MirroredFileJson(Document):
+    path: str
+    change: str = Field(description="created, updated or removed")
+
+
+class MirrorJson(Document):
+    ok: bool
+    comments: MirrorReportJson | None = Field(description="null when not asked for")
+    podcast: MirrorReportJson | None = Field(description="null without --podcast")
+    readinglist_items: int | None = Field(description="null when not asked for")
+    readinglist_written: bool
+    requests: int = Field(description="HTTP requests made to the publishing API")
+    changed: list[MirroredFileJson]
+
+    @classmethod
+    def of(cls, result: MirrorResult) -> MirrorJson:
+        return cls(
+            ok=True,
+            comments=MirrorReportJson.of(result.comments),
+            podcast=MirrorReportJson.of(result.podcast),
+            readinglist_items=result.readinglist_items,
+            readinglist_written=result.readinglist_written,
+            requests=result.requests,
+            changed=[MirroredFileJson(path=p, change=result.change_of(p)) for p in result.changed],
+        )
+
+
+class NewJson(Document):
+    ok: bool
+    path: str = Field(description="the file written, project-relative")
+    title: str
+
+    @classmethod
+    def of(cls, created: NewPost) -> NewJson:
+        return cls(ok=True, path=created.key, title=created.title)

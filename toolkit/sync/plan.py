@@ -4,6 +4,8 @@ No I/O here: `decide` is a pure function of its inputs, which keeps the rules (b
 readable and testable on their own.
 
 - no remote article is this post                      -> create
+- the post names an article the account does not
+  hold, or two articles could be it                   -> error
 - the lock's article is gone from the website         -> conflict (create with --recreate)
 - the remote body changed since the lock's record,
   and it is neither what an interrupted run was
@@ -17,15 +19,22 @@ body the lock does not know; the entry's pending digests (saved before the reque
 out) say it is ours, so the next run converges instead of reporting a conflict. The same
 for an older update the server committed late, over a newer one: its body digest is in
 the entry's `unconfirmed`, and the post is sent again.
+
+A post that takes over the lock entry of a file that is gone (a rename, `remote.py`) is
+decided with that entry, and its reason starts `moved a.md -> b.md`. A lock entry whose
+file is gone and that no post took is `gone`: said, never written, never a failure.
 """
 
 from __future__ import annotations
 
+import posixpath
+import re
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from urllib.parse import urlsplit
 
 from toolkit.clients.forem_models import Article
-from toolkit.content import Payload, Post, Problem
+from toolkit.content import Payload, Post, Problem, images
 from toolkit.content.payload import body_digest
 from toolkit.sync.lock import LockEntry
 from toolkit.sync.remote import Match
@@ -38,6 +47,7 @@ class Action(StrEnum):
     CONFLICT = "conflict"
     SKIP = "skip"
     ERROR = "error"
+    GONE = "gone"  # a lock entry whose file is gone: its article stays on the website
 
 
 @dataclass
@@ -51,6 +61,7 @@ class PostPlan:
     article: Article | None = None  # the remote article this post is, when known
     entry: LockEntry | None = None  # the post's lock entry (as an interrupted write left it)
     problems: list[Problem] = field(default_factory=list)
+    moved_from: str | None = None  # the path the post had in toolkit.lock (a rename)
 
     @property
     def line(self) -> int:
@@ -84,6 +95,23 @@ def decide(
         article=match.article,
         entry=entry,
     )
+    plan = _decide(plan, post, payload, match, entry, force=force, recreate=recreate)
+    if match.moved_from is not None and plan.action is not Action.ERROR:
+        plan.moved_from = match.moved_from
+        plan.reason = f"moved {match.moved_from} -> {post.key}; {plan.reason}"
+    return plan
+
+
+def _decide(
+    plan: PostPlan,
+    post: Post,
+    payload: Payload,
+    match: Match,
+    entry: LockEntry | None,
+    *,
+    force: bool,
+    recreate: bool,
+) -> PostPlan:
     draft = "" if post.published else " as a draft"
     if match.problem:
         gone = match.via == "toolkit.lock"  # the lock's article was deleted remotely
@@ -92,6 +120,8 @@ def decide(
         else:
             plan.action = Action.CONFLICT if gone else Action.ERROR
             plan.reason = match.problem
+            if not gone:
+                plan.problems = [Problem(post.key, match.line, match.problem)]
         return plan
     article = match.article
     if article is None:
@@ -165,10 +195,88 @@ def decide(
             "late; sends the post again"
         )
     elif ours is not None:
-        plan.reason = f"{found}: the post changed since the last publish"
+        plan.reason = f"{found}: {what_changed(post, payload.body_markdown, remote_body)}"
     else:
-        plan.reason = f"{found} differs from the post"
+        plan.reason = f"{found} differs from the post ({what_changed(post, payload.body_markdown, remote_body)})"
     return plan
+
+
+# Where an image or a link points, in Markdown or HTML: `](target`, `]: target`, `src="target`.
+_TARGET = re.compile(r"(\]\(\s*<?|\]:\s*<?|src\s*=\s*[\"'])([^\s)>\"']+)")
+
+
+def what_changed(post: Post, now: str, before: str) -> str:
+    """Why a post is sent again, from what was sent before (`before`, the article's body
+    when nobody edited it on the website) and what would be sent `now`: the settings
+    (toolkit.toml changed a value toolkit writes: a canonical URL, image URLs), toolkit's
+    template of the article (the same values, written otherwise), the front matter (the
+    keys named) or the body."""
+    from toolkit.content.post import parse_post
+    from toolkit.content.problems import PostError
+
+    try:
+        sent = parse_post(post.path, post.key, before)
+        sending = parse_post(post.path, post.key, now)
+    except PostError:
+        return "the post changed since the last publish"
+    settings: list[str] = []
+    front: list[str] = []
+    for key in sorted(set(sent.meta) | set(sending.meta)):
+        if sent.meta.get(key) == sending.meta.get(key):
+            continue
+        if _from_settings(post, key):
+            settings.append(key)
+        else:
+            front.append(key)
+    body = ""
+    if sent.body != sending.body:
+        body = "image URLs" if _only_image_urls(sent.body, sending.body) else "body"
+    if body == "image URLs":
+        settings.append(body)
+    reasons = []
+    if settings:
+        reasons.append(f"toolkit.toml changed what is sent ({', '.join(settings)})")
+    if front:
+        reasons.append(f"the front matter changed ({', '.join(front)})")
+    if body == "body":
+        reasons.append("the body changed")
+    if not reasons:  # the same values and body, written otherwise
+        reasons.append(
+            "toolkit's template of the article changed (the same front matter, written otherwise)"
+        )
+    return "; ".join(reasons)
+
+
+def _from_settings(post: Post, key: str) -> bool:
+    """Whether toolkit writes `key` from its settings rather than from the post."""
+    if key == "canonical_url":
+        return "canonical_url" not in post.meta
+    if key == "cover_image":
+        cover = post.cover_image
+        return cover is not None and images.is_relative(cover.strip())
+    return False
+
+
+def _only_image_urls(before: str, now: str) -> bool:
+    """The two bodies differ only in where images and links point, each pair naming the
+    same file (another base URL, or a relative path made absolute): a setting, not an
+    edit."""
+    old, new = before.split("\n"), now.split("\n")
+    if len(old) != len(new):
+        return False
+    for a, b in zip(old, new, strict=True):
+        if a == b:
+            continue
+        if _TARGET.sub(r"\1", a) != _TARGET.sub(r"\1", b):
+            return False
+        pairs = zip(_TARGET.findall(a), _TARGET.findall(b), strict=False)
+        if any(_file_name(x[1]) != _file_name(y[1]) for x, y in pairs):
+            return False
+    return True
+
+
+def _file_name(target: str) -> str:
+    return posixpath.basename(urlsplit(target).path)
 
 
 def late_entry(entry: LockEntry, edited_at: str | None, remote_digest: str) -> LockEntry:

@@ -275,7 +275,9 @@ def test_check_warns_once_per_katex_tag_with_its_line(project):
             "Fine {% katex inline %}a_1{% endkatex %} and "
             "{% katex inline %}\\frac{a}{{% endkatex %}.\n\n"  # 5: one error
             "{% katex %}\nE = mc^2\n{% endkatex %}\n\n"
-            "{% endkatex %}\n"  # 11: closes nothing
+            "{% endkatex %}\n\n"  # 11: closes nothing
+            "## See {% github forem/forem %}\n\n"  # 13: in a heading
+            "| {% github forem/forem %} |\n|---|\n"  # 15: in a table
         ),
     )
     result = project.run("check", "content/maths.md")
@@ -283,11 +285,13 @@ def test_check_warns_once_per_katex_tag_with_its_line(project):
     lines = [line for line in result.output.splitlines() if "Liquid" in line]
     first = 5
     assert [line.split(": warning: ")[0] for line in lines] == [
-        f"content/maths.md:{first + n}" for n in (0, 4, 10)
+        f"content/maths.md:{first + n}" for n in (0, 4, 10, 12, 14)
     ]
     assert "{% katex %}: TeX error: missing super script or subscript" in lines[0]
     assert "{% katex %}: TeX error: no available tokens" in lines[1]
     assert "{% endkatex %}: closes no {% katex %}" in lines[2]
+    assert "{% github %}: in a heading or a table row" in lines[3]
+    assert "{% github %}: in a heading or a table row" in lines[4]
 
 
 def test_the_published_body_keeps_the_tags_as_written(project):

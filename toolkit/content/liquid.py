@@ -488,6 +488,7 @@ def _code_spans(line: str) -> str:
 
 
 _QUOTES = re.compile(r"[ ]{0,3}>[ ]?")
+_HEADING_OR_ROW = re.compile(r"#{1,6}(?:[ \t]|$)|\|")
 _ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
 # What Markdown makes markup of: a tag's argument holding it is not read as written.
 _MARKUP = re.compile(r"[<`*\[\\]")
@@ -590,6 +591,15 @@ def scan(body: str) -> list[Finding]:
                         index + 1,
                         f"Liquid tag {shown}: {exc}; the site shows "
                         "it as written (dev.to renders it)",
+                    )
+                )
+                continue
+            if _HEADING_OR_ROW.match(text):
+                found.append(
+                    Finding(
+                        index + 1,
+                        f"Liquid tag {shown}: in a heading or a table row; the site renders "
+                        "a tag only in a paragraph",
                     )
                 )
                 continue

@@ -301,7 +301,7 @@ def test_premium_posts_are_never_sent(site, env, sandbox):
 def test_missing_key_says_how_to_set_it(site, sandbox):
     result = site.run("publish", env={"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": ""})
     assert result.exit_code == 1
-    assert "FOREM_API_KEY is not set" in result.output and "make demo" in result.output
+    assert "FOREM_API_KEY is not set" in result.output and "toolkit demo" in result.output
 
 
 def test_wrong_key_is_one_clear_line(site, sandbox):

@@ -24,8 +24,8 @@ from toolkit.errors import ToolkitError
 COMMANDS = {
     "init": (
         "toolkit.cli.init:init",
-        "Start a project in FOLDER (default: here): toolkit.toml, a welcome draft, "
-        ".gitignore, .env.example and a CI workflow.",
+        "Start a project in FOLDER (default: here), or adopt the posts already there: "
+        "toolkit.toml, .gitignore, .env.example, a Makefile and a CI workflow.",
     ),
     "new": (
         "toolkit.cli.new:new",
@@ -47,6 +47,10 @@ COMMANDS = {
     "pull": (
         "toolkit.cli.mirror:pull",
         "Import the account's articles as local posts (onboarding, and taking website edits).",
+    ),
+    "diff": (
+        "toolkit.cli.diff:diff",
+        "Show a post against its article on the website, as a unified diff.",
     ),
     "unpublish": (
         "toolkit.cli.retire:unpublish",

@@ -61,15 +61,23 @@ CLIENT_CLOSED = 499
 
 
 def default_interfaces() -> list[Interface]:
-    """Every emulated interface, one line each."""
+    """Every emulated interface, one line each; the log stream only when its SQL engine
+    (the `sql` extra) is installed (`left_out()` says so)."""
     from toolkit.sandbox import archive, forem, licensing, logs
 
     return [
         forem.interface(),
         archive.interface(),
         licensing.interface(),
-        logs.interface(),
+        *([logs.interface()] if logs.available() else []),
     ]
+
+
+def left_out() -> list[str]:
+    """What `default_interfaces()` leaves out, and why: one line each."""
+    from toolkit.sandbox import logs
+
+    return [] if logs.available() else [logs.MISSING]
 
 
 def neutral_404() -> Response:

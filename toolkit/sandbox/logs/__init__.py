@@ -15,7 +15,27 @@ its `api-key`) apply there.
 
 from __future__ import annotations
 
+import importlib.util
+
 from toolkit.sandbox.interface import Interface
+
+# What the log service's storage and SQL need: the `sql` extra of the package.
+ENGINE = ("datafusion", "pyarrow")
+MISSING = (
+    "log stream (/api/v1) left out: its SQL engine is not installed (pip install 'toolkit[sql]')"
+)
+
+
+def available() -> bool:
+    """Whether the SQL engine (DataFusion, pyarrow) can be imported; without it the
+    sandbox runs without this interface."""
+    for name in ENGINE:
+        try:
+            if importlib.util.find_spec(name) is None:
+                return False
+        except (ImportError, ValueError):  # ValueError: blocked in sys.modules
+            return False
+    return True
 
 
 def interface() -> Interface:

@@ -394,6 +394,32 @@ def test_every_liquid_tag_renders_privately_at_both_widths(demo_site, context, a
         assert {urlsplit(url).netloc for url in elsewhere} <= {"www.youtube-nocookie.com"}
 
 
+def test_katex_is_laid_out_as_mathml_and_every_heading_has_an_anchor(demo_site, context, axe):
+    """The guide's formulas are MathML that Chromium lays out (a block formula no wider
+    than the page, an inline one inside its line), with no script of their own; every
+    heading of a post's body has an id, and a permalink leads to it. At both widths."""
+    for width in WIDTHS:
+        page = context(viewport={"width": width, "height": 900}).new_page()
+        page.goto(demo_site.url + LIQUID_PAGE)
+        block = page.locator(".content .math-display math")
+        inline = page.locator(".content p > math")
+        assert block.count() == 1 and inline.count() == 1
+        for formula in (block, inline):
+            box = formula.bounding_box()
+            assert box is not None and box["width"] > 0 and box["height"] > 0
+            assert box["x"] >= 0 and box["x"] + box["width"] <= width
+        assert page.evaluate("getComputedStyle(document.querySelector('.content math')).display")
+        assert violations(axe, page) == []
+        headings = page.locator(".content :is(h1, h2, h3, h4, h5, h6)")
+        assert headings.count() >= 3
+        assert page.locator(".content :is(h1, h2, h3, h4, h5, h6):not([id])").count() == 0
+        last = headings.nth(headings.count() - 1)
+        anchor = last.get_attribute("id")
+        last.locator(".header-anchor").focus()
+        last.locator(".header-anchor").press("Enter")
+        page.wait_for_url(f"**/{LIQUID_PAGE}#{anchor}")
+
+
 def test_a_phones_first_screen_shows_the_post(demo_site, context):
     """At 390 x 844 the series box says "Part n of m" with its list folded, the contents
     start folded, and the post's first paragraph starts on the first screen; a wide

@@ -152,3 +152,77 @@ def changed(before: dict, after: dict) -> set[str]:
 
 def read(folder: Path, name: str) -> str:
     return (folder / name).read_text(encoding="utf-8")
+
+
+# Bodies written the way writers write them for dev.to (`test_site_devto_corpus`, and the
+# engines' parity in `test_markdown_engines`).
+HEADINGS = """\
+Contents:
+
+- [Intro](#intro)
+- [A - Reflector](#a-reflector)
+  - [Why it's "fast"?](#why-its-fast)
+- [Deep dive](#deep-dive)
+- [Setup, again](#setup-again)
+- [The end 🎉](#the-end)
+- [Figure 1](#figure1) and [the note](#note)
+
+# Intro
+
+Some text, see <a href="#figure1">the figure</a>.
+
+## A - Reflector
+
+### Why it's "fast"?
+
+#### Level four
+
+##### Deep dive
+
+###### Level six
+
+<a name="figure1"></a>
+![Figure 1](https://example.com/figure.png)
+
+## Setup, again
+
+<span id="note">A note.</span>
+
+## Setup, again
+
+## Comments
+
+## The end 🎉
+
+Back to [the top](#intro) or [the comments section](#comments-1).
+"""
+
+MATHS = """\
+Einstein wrote {% katex inline %}E = mc^2{% endkatex %} in one line, and the sum
+{% katex inline %}\\sum_{i=1}^{n} a_i{% endkatex %} in another.
+
+{% katex %}
+c = \\pm\\sqrt{a_1^2 + b_1^2}
+{% endkatex %}
+
+{% katex %}
+\\frac{a}{
+{% endkatex %}
+
+```liquid
+{% katex %}x{% endkatex %} stays code
+```
+"""
+
+EMBEDS = """\
+A demo:
+
+{% embed https://stackblitz.com/edit/demo?embed=1&file=src%2Fmain.ts %}
+
+{% embed "https://example.com/page?a=1&b=2#part" %}
+
+Read {% link https://dev.to/kazz/boost-your-productivity-using-markdown-1be %} first, then
+{% youtube dQw4w9WgXcQ %}
+
+`{% link https://dev.to/x/y %}` is how a link tag is written.
+"""

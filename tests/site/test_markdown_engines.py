@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
-from site_helpers import link_targets
+from site_helpers import EMBEDS, HEADINGS, MATHS, link_targets
 
 from toolkit.content.post import load_post, post_from_bytes
 from toolkit.content.problems import PostError
@@ -261,6 +261,13 @@ LIQUID = [
     "{% embed https://x.org/a?b=1&c=2 %}",
     "{% codepen https://codepen.io/u/pen/abc %}",
     "{% katex %}",
+    "{% endkatex %}",
+    "{% katex inline %}a_1 * b_1{% endkatex %}",
+    "{% katex %}\\frac{a}{b}{% endkatex %}",
+    "{% katex %}x^{% endkatex %}",
+    "{% embed https://stackblitz.com/edit/d?embed=1&file=src%2Fmain.ts %}",
+    "{% embed 'https://x.org/a#b' %}",
+    "\ue0000\ue001",
     '{% youtube "><b>x %}',
     "{% details A *summary* %}",
     "{% details Summary %}",
@@ -426,20 +433,70 @@ def test_an_ordinary_post_takes_the_fast_path(renderer, content, body):
     assert fast == renderer.render_reference(body, path)
 
 
-def test_the_heading_slugs_are_the_anchors_plugins():
-    from mdit_py_plugins.anchors.index import slugify, unique_slug
+@pytest.mark.parametrize(
+    ("title", "slug"),
+    [
+        # Forem's rule (app/lib/redcarpet/render/html_rouge.rb, `slugify`): lower case,
+        # emoji out, ends trimmed, punctuation out, each whitespace run one `-`.
+        ("A - Reflector", "a-reflector"),
+        ("Intro", "intro"),
+        ("Step-by-step: the `init` command!", "stepbystep-the-init-command"),
+        ("snake_case and $PATH + <T>", "snakecase-and-path-t"),
+        ("🎉 Party 🎉 time", "party-time"),
+        ("Café «Crème» — ½ price", "café-crème-½-price"),
+        ("Trailing ?", "trailing-"),
+        ("©️ and © and ❤", "and-©-and-❤"),
+        ("???", "section"),
+    ],
+)
+def test_heading_slugs_follow_dev_to(title, slug):
+    assert markdown_fast.slugify(title) == slug
 
-    @settings(max_examples=200, deadline=None)
-    @given(st.lists(st.text(max_size=12), max_size=6))
-    def same(titles: list[str]) -> None:
-        ours: set[str] = set()
-        theirs: set[str] = set()
-        for title in titles:
-            assert markdown_fast.unique_slug(markdown_fast.slugify(title), ours) == unique_slug(
-                slugify(title), theirs
-            )
 
-    same()
+@pytest.mark.parametrize("body", [HEADINGS, MATHS, EMBEDS], ids=["headings", "maths", "embeds"])
+def test_both_engines_write_dev_to_posts_alike(renderer, content, body):
+    """Anchors on every level, `<a name>`, TeX in {% katex %}, tags in a line: the fast
+    path takes them, and writes what the reference writes."""
+    path = content / "post.md"
+    fast = fast_or_reason(renderer, body, path)
+    if body is HEADINGS:  # raw HTML: the reference renders it (and is the same)
+        assert isinstance(fast, str) or fast == renderer.render_reference(body, path)
+    else:
+        assert not isinstance(fast, str), fast
+        assert fast == renderer.render_reference(body, path)
+    assert renderer.render(body, path) == renderer.render_reference(body, path)
+
+
+def test_a_duplicate_slug_is_numbered_and_a_theme_id_is_never_taken():
+    slugs: set[str] = set()
+    assert [markdown_fast.unique_slug(s, slugs) for s in ("intro", "intro", "intro")] == [
+        "intro",
+        "intro-1",
+        "intro-2",
+    ]
+    assert markdown_fast.unique_slug("content", slugs) == "content-1"
+    assert markdown_fast.unique_slug("comment-12", slugs) == "comment-12-1"
+    assert markdown_fast.unique_slug("comment-section", slugs) == "comment-section"
+
+
+def test_both_engines_anchor_every_heading_level_alike(renderer, content):
+    body = "".join(f"{'#' * level} Level {level} - here\n\ntext\n\n" for level in range(1, 7))
+    body += "Setext\ntitle\n======\n\n## Level 2 - here\n\n## `code` and *em* ![img](x.png)\n"
+    path = content / "post.md"
+    fast = fast_or_reason(renderer, body, path)
+    assert not isinstance(fast, str), fast
+    assert fast == renderer.render_reference(body, path)
+    for level in range(1, 7):
+        assert f'<h{level} id="level-{level}-here">' in fast.html
+    assert '<h1 id="setext-title">' in fast.html
+    assert 'id="level-2-here-1"' in fast.html
+    assert '<h2 id="code-and-em">' in fast.html
+    assert [entry["id"] for entry in fast.toc] == [
+        "level-2-here",
+        "level-3-here",
+        "level-2-here-1",
+        "code-and-em",
+    ]
 
 
 # -- what the fast path refuses ------------------------------------------------------------

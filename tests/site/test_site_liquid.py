@@ -162,7 +162,7 @@ def test_a_hostile_or_unknown_tag_is_shown_as_written(renderer, line):
 def test_tags_in_code_inline_or_across_blocks_stay_text(renderer):
     body = (
         "```\n{% youtube dQw4w9WgXcQ %}\n```\n\n`{% youtube dQw4w9WgXcQ %}`\n\n"
-        "Text {% youtube dQw4w9WgXcQ %} more.\n\n"
+        "Text *in {% youtube dQw4w9WgXcQ %} emphasis*.\n\n"
         '[a](b "x\n{% youtube dQw4w9WgXcQ %}\ny")\n\n'
         "- a\n\n  {% details In one item %}\n\n- b\n\n  {% enddetails %}\n"
     )
@@ -178,6 +178,53 @@ def test_a_tag_beside_text_lines_splits_the_paragraph(renderer):
         'forem/forem">forem/forem</a> <span class="embed-service">GitHub</span>'
         "</div>\n<p>Below.</p>\n"
     )
+
+
+def test_a_tag_in_the_middle_of_a_line_renders_there(renderer):
+    html = both(
+        renderer,
+        "Read {% link https://dev.to/kazz/post-1be %} for more, and "
+        "{% embed 'https://stackblitz.com/edit/demo?embed=1&file=src%2Fmain.ts#L3' %}.\n",
+    )
+    assert html == (
+        "<p>Read</p>\n"
+        '<div class="embed-card"><a href="https://dev.to/kazz/post-1be">'
+        'https://dev.to/kazz/post-1be</a> <span class="embed-service">dev.to</span></div>\n'
+        "<p>for more, and</p>\n"
+        '<div class="embed-card"><a href="https://stackblitz.com/edit/demo?embed=1&amp;'
+        'file=src%2Fmain.ts#L3">https://stackblitz.com/edit/demo?embed=1&amp;file=src%2Fmain.ts#L3'
+        '</a> <span class="embed-service">stackblitz.com</span></div>\n'
+        "<p>.</p>\n"
+    )
+    assert clean_post_html(html) == html
+
+
+def test_katex_renders_as_mathml_block_and_inline(renderer):
+    body = (
+        "Energy {% katex inline %}E = mc^2{% endkatex %} and *a_1 * b_1*.\n\n"
+        "{% katex %}\nc = \\pm\\sqrt{a_1^2 + b_1^2} * 2\n{% endkatex %}\n\n"
+        "{% katex %}x^{% endkatex %}\n\n"
+        "Bad {% katex inline %}\\nosuch{x}{% endkatex %} here.\n\n"
+        "`{% katex %}x{% endkatex %}`\n\n"
+        "    {% katex %}indented{% endkatex %}\n"
+    )
+    html = both(renderer, body)
+    assert "<script" not in html and "http" not in html.replace(
+        "http://www.w3.org/1998/Math/MathML", ""
+    )
+    assert html.startswith(
+        '<p>Energy <math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">'
+        "<mrow><mi>E</mi><mo>&#x0003D;</mo><mi>m</mi><msup><mi>c</mi><mn>2</mn></msup>"
+        "</mrow></math> and <em>a_1 * b_1</em>.</p>\n"
+        '<div class="math-display" tabindex="0" role="region" aria-label="Formula">'
+        '<math xmlns="http://www.w3.org/1998/Math/MathML" display="block">'
+    )
+    # the TeX is read from the source: Markdown took neither `_` nor `*` nor `\\`
+    assert "<msubsup><mi>a</mi><mn>1</mn><mn>2</mn></msubsup>" in html
+    assert '<pre class="tex-error" tabindex="0"><code>x^</code></pre>' in html
+    assert '<p>Bad <code class="tex-error">\\nosuch{x}</code> here.</p>' in html
+    assert "<p><code>{% katex %}x{% endkatex %}</code></p>" in html
+    assert '<pre tabindex="0"><code>{% katex %}indented{% endkatex %}\n</code></pre>' in html
 
 
 def test_task_lists_render_as_checkboxes(renderer):
@@ -198,8 +245,8 @@ def test_check_warns_where_a_tag_is_not_rendered(project):
         published=True,
         body=(
             "{% youtube dQw4w9WgXcQ %}\n\n"  # body line 1: rendered
-            "{% katex %}\n\n"  # 3: not a tag the site renders
-            "See {% github forem/forem %}.\n\n"  # 5: beside text
+            "{% katex %}\n\n"  # 3: never closed
+            "See {% details x %} here.\n\n"  # 5: beside text
             "{% vimeo abc %}\n\n"  # 7: a bad argument
             "```\n{% nosuch %}\n```\n\n"  # in code: text
             "{% details Open %}\n"  # 13: never closed
@@ -212,10 +259,39 @@ def test_check_warns_where_a_tag_is_not_rendered(project):
     assert [line.split(": warning: ")[0] for line in lines] == [
         f"content/tags.md:{first + n}" for n in (2, 4, 6, 12)
     ]
-    assert "{% katex %}: the site does not render this tag" in lines[0]
-    assert "{% github %}: shares its line with other text" in lines[1]
+    assert "{% katex %}: not closed by {% endkatex %}" in lines[0]
+    assert "{% details %}: shares its line with other text" in lines[1]
     assert "{% vimeo %}: needs a Vimeo video number" in lines[2]
     assert "{% details %}: not closed" in lines[3]
+
+
+def test_check_warns_once_per_katex_tag_with_its_line(project):
+    project.post(
+        "maths",
+        "Maths",
+        published=True,
+        body=(
+            "{% katex %}\nx^\n{% endkatex %}\n\n"  # body line 1: a TeX error
+            "Fine {% katex inline %}a_1{% endkatex %} and "
+            "{% katex inline %}\\frac{a}{{% endkatex %}.\n\n"  # 5: one error
+            "{% katex %}\nE = mc^2\n{% endkatex %}\n\n"
+            "{% endkatex %}\n\n"  # 11: closes nothing
+            "## See {% github forem/forem %}\n\n"  # 13: in a heading
+            "| {% github forem/forem %} |\n|---|\n"  # 15: in a table
+        ),
+    )
+    result = project.run("check", "content/maths.md")
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if "Liquid" in line]
+    first = 5
+    assert [line.split(": warning: ")[0] for line in lines] == [
+        f"content/maths.md:{first + n}" for n in (0, 4, 10, 12, 14)
+    ]
+    assert "{% katex %}: TeX error: missing super script or subscript" in lines[0]
+    assert "{% katex %}: TeX error: no available tokens" in lines[1]
+    assert "{% endkatex %}: closes no {% katex %}" in lines[2]
+    assert "{% github %}: in a heading or a table row" in lines[3]
+    assert "{% github %}: in a heading or a table row" in lines[4]
 
 
 def test_the_published_body_keeps_the_tags_as_written(project):

@@ -30,7 +30,7 @@ def test_gfm_features(content):
 
 def test_heading_anchors(content):
     html = render(content, "# Title\n\n## A section\n\n### Sub section\n").html
-    assert "<h1>Title</h1>" in html  # the page's own title level is left alone
+    assert '<h1 id="title">Title <a class="header-anchor" href="#title"' in html
     assert (
         '<h2 id="a-section">A section <a class="header-anchor" href="#a-section" aria-label="Link to this section">#</a></h2>'
         in html

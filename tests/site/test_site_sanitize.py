@@ -232,3 +232,17 @@ def test_allow_raw_html_must_be_a_boolean(make_project):
     result = project.run("build")
     assert result.exit_code == 1
     assert "site.allow_raw_html: must be true or false" in result.output
+
+
+def test_a_writers_anchors_are_kept_and_the_themes_ids_are_not_taken():
+    from toolkit.site.sanitize import clean_post_html
+
+    html = (
+        '<p><a name="figure1"></a><span id="note" title="A note">n</span>'
+        '<a id="content" name="comments">x</a><a name="comment-3">y</a>'
+        '<small id="s" onclick="x()">s</small></p><ol><li value="3">i</li></ol>'
+    )
+    assert clean_post_html(html) == (
+        '<p><a name="figure1"></a><span id="note" title="A note">n</span>'
+        '<a>x</a><a>y</a><small id="s">s</small></p><ol><li value="3">i</li></ol>'
+    )

@@ -110,7 +110,11 @@ def build(
         from toolkit.commands.results import BuildJson
 
         print_json(BuildJson.of(report, cli.config.relative(report.output_dir)).to_json())
-    for problem in report.problems:
+    # Every error; each kind of warning once (`-v`: every warning, as `check` says them).
+    from toolkit.content.problems import group_warnings
+
+    shown = report.problems if cli.verbose or as_json else report.errors
+    for problem in shown:
         if not as_json:
             click.echo(str(problem))
         if in_github_actions():
@@ -118,6 +122,11 @@ def build(
             click.echo(
                 github_annotation(level, problem.message, problem.path, problem.line), err=as_json
             )
+    for group in [] if cli.verbose or as_json else group_warnings(report.warnings):
+        click.echo(str(group))
+        if in_github_actions():
+            first = group.first
+            click.echo(github_annotation("warning", first.message, first.path, first.line))
     if not quiet:
         errors, warnings = len(report.errors), len(report.warnings)
         trouble = ""

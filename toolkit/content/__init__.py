@@ -125,6 +125,9 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
         canonical_home=canonical_home(config),
         others=others,
     )
+    from toolkit.content.dates import series_notes
+
+    problems += series_notes(posts, config)
     unparsed = {p.path for p in problems if p.is_error} - {p.key for p in posts}
     return CheckReport(posts=posts, problems=sorted(problems), files=len(posts) + len(unparsed))
 

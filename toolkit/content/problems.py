@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -59,6 +60,54 @@ class ProblemList:
     @property
     def notes(self) -> list[Problem]:
         return [p for p in self.problems if p.is_note]
+
+
+# What differs from one warning of a kind to the next: a front matter key or label before
+# the first ": ", a quoted value, a Liquid tag, a path or URL, a number.
+_VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|\{%.*?%\}|[^\s;,()]*[/.\\][^\s;,()]*|\d+")
+_LABEL = re.compile(r"^[\w.-]{1,80}: ")
+
+
+def kind_of(message: str) -> str:
+    """A warning's kind: its message without what names one instance of it (`foo: unknown
+    front matter key...` and `bar: unknown front matter key...` are one kind)."""
+    text = _LABEL.sub("", message, count=1).replace("dev.to", "\0")  # not a path
+    return _VARIABLE.sub("…", text).replace("\0", "dev.to").strip()
+
+
+@dataclass(frozen=True)
+class WarningGroup:
+    """The warnings of one kind: how many, in how many posts, and the first of them."""
+
+    kind: str
+    first: Problem
+    count: int
+    posts: int
+
+    def __str__(self) -> str:
+        if self.count == 1:
+            return str(self.first)
+        noun = "post" if self.first.path.endswith((".md", ".markdown")) else "file"
+        many = f"{self.posts} {noun}{'s' if self.posts != 1 else ''}"
+        if self.count != self.posts:
+            many += f", {self.count} times"
+        return f"warning: {many}: {self.kind} (toolkit check lists them)"
+
+
+def group_warnings(problems: list[Problem]) -> list[WarningGroup]:
+    """The warnings of `problems` by kind, in the order each kind first appears."""
+    groups: dict[str, tuple[Problem, int, set[str]]] = {}
+    for problem in problems:
+        if problem.is_error:
+            continue
+        kind = kind_of(problem.message)
+        first, count, paths = groups.get(kind, (problem, 0, set()))
+        paths.add(problem.path)
+        groups[kind] = (first, count + 1, paths)
+    return [
+        WarningGroup(kind, first, count, len(paths))
+        for kind, (first, count, paths) in groups.items()
+    ]
 
 
 class PostError(Exception):

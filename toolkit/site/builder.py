@@ -54,6 +54,7 @@ from toolkit.site.plan import (
     BuildRun,
     PostPage,
     Progress,
+    date_posts,
     full_content,
     needs_check,
     outdated,
@@ -240,6 +241,7 @@ class SiteBuilder:
         run.mark("scan")
 
         self._read_changed_posts(run)
+        date_posts(run, self.config, self.state_dir)
         run.mark("read and render posts")
 
         def site_plan(summaries: list[Listed], whole: FullContent | None = None) -> SitePlan:
@@ -418,6 +420,9 @@ class SiteBuilder:
                 elif old is not None and old.digest == record.digest:
                     # Checked again, not rendered: what the last render found still holds.
                     record.excerpt, record.links = old.excerpt, old.links
+                info = record.info
+                if info is not None and not info.get("date_written"):
+                    info["date"] = run.found_dates.get(key)  # `date_posts` found it
                 run.replaced.setdefault(key, old)
                 records[key] = record
             run.advance(len(results))

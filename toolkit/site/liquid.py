@@ -2,12 +2,17 @@
 elsewhere until the reader asks.
 
 A tag (`toolkit/content/liquid.py` says which, and what their arguments must be) is
-rendered where it stands on a line of its own in a paragraph of the rendered body: a
-link card (`<div class="embed-card">`), a frame the theme's script offers to load on a
-click (`<div class="embed-frame" data-frame=...>`: without the script, a link), or
-`{% details summary %}` ... `{% enddetails %}` as `<details>`. The rest of the paragraph
-stays a paragraph. Code blocks and code spans are never paragraphs' lines, so their tags
-stay text, as on dev.to.
+rendered where it stands in a paragraph of the rendered body: a link card
+(`<div class="embed-card">`), a frame the theme's script offers to load on a click
+(`<div class="embed-frame" data-frame=...>`: without the script, a link), or
+`{% details summary %}` ... `{% enddetails %}` (on lines of their own) as `<details>`. The
+rest of the paragraph stays a paragraph: a card in the middle of a line splits it there,
+as a browser splits dev.to's. Code blocks and code spans are never paragraphs' lines, so
+their tags stay text, as on dev.to.
+
+`{% katex %}` is different: its TeX is taken from the source before Markdown reads it
+(`extract_maths` leaves a marker in its place, which both engines pass through as text)
+and its MathML put where the marker is once the body is rendered (`put_maths`).
 
 This works on the HTML the markdown engines write, after them: both write the same bytes
 (`markdown_fast`), so both give the same page by construction. Every value written comes
@@ -28,8 +33,11 @@ from toolkit.content.liquid import (
     Closing,
     Frame,
     Invalid,
+    Maths,
     Opening,
     Rendering,
+    find_maths,
+    mathml,
     read_tag,
 )
 from toolkit.site.markdown_fast import escape_html
@@ -98,6 +106,8 @@ def render_tags(body_html: str) -> str:
             rendering = _tag_of(line)
             if rendering is not None and not _inside_markup("\n".join(lines[:index])):
                 parts.append(_Tag(rendering, line))
+            elif "{%" in line:
+                parts.extend(_split(line, "\n".join(lines[:index])))
             else:
                 parts.append(line)
         if not any(isinstance(part, _Tag) for part in parts):
@@ -110,6 +120,32 @@ def render_tags(body_html: str) -> str:
     pieces.append(body_html[at:])
     _pair(pieces)
     return "".join(piece if isinstance(piece, str) else _paragraph(piece) for piece in pieces)
+
+
+def _split(line: str, above: str) -> list[str | _Tag]:
+    """A paragraph's line with cards and frames in the middle of its text: the text before
+    each, the tag, the text after (a tag inside an inline element stays text)."""
+    parts: list[str | _Tag] = []
+    at = 0
+    for match in TAG.finditer(line):
+        if "<" in match.group():
+            continue
+        try:
+            rendering = read_tag(match.group(1), html.unescape(match.group(2) or ""))
+        except Invalid:
+            continue
+        before = line[: match.start()]
+        if isinstance(rendering, (Opening, Closing)) or _inside_markup(above + "\n" + before):
+            continue
+        text = line[at : match.start()].strip()
+        if text:
+            parts.append(text)
+        parts.append(_Tag(rendering, match.group()))
+        at = match.end()
+    rest = line[at:].lstrip()
+    if rest or not parts:
+        parts.append(rest if parts else line)
+    return parts
 
 
 def _pair(pieces: list[str | list[str | _Tag]]) -> None:
@@ -174,3 +210,109 @@ def render(rendering: Rendering) -> str:
         )
     assert isinstance(rendering, Card)
     return f'<div class="embed-card">{link}</div>\n'
+
+
+# Where a formula stands in a body until it is rendered: both engines keep it as text.
+_MARK_OPEN, _MARK_CLOSE = "\ue000", "\ue001"
+_MARK = re.compile("\ue000([0-9]+)\ue001")
+_MARK_PARAGRAPH = re.compile("<p>\ue000([0-9]+)\ue001</p>\n")
+_MARKUP_OR_TEXT = re.compile(r"(<[^>]*>)")
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A `{% katex %}` taken out of a body: its source as written, its TeX and form."""
+
+    source: str
+    tex: str
+    inline: bool
+
+
+def extract_maths(body: str) -> tuple[str, list[Formula]]:
+    """`body` with each `{% katex %}...{% endkatex %}` outside code replaced by a marker,
+    and the formulas, in order (none when the body writes a marker's character itself)."""
+    if "katex" not in body or _MARK_OPEN in body or _MARK_CLOSE in body:
+        return body, []
+    found: list[Maths] = find_maths(body)
+    if not found:
+        return body, []
+    out: list[str] = []
+    formulas: list[Formula] = []
+    at = 0
+    for index, maths in enumerate(found):
+        out.append(body[at : maths.start])
+        out.append(f"{_MARK_OPEN}{index}{_MARK_CLOSE}")
+        formulas.append(Formula(body[maths.start : maths.end], maths.tex, maths.inline))
+        at = maths.end
+    out.append(body[at:])
+    return "".join(out), formulas
+
+
+def _formula_html(formula: Formula, alone: bool) -> str:
+    """A formula's MathML (in a box of its own when it is a paragraph), or its TeX in an
+    error box when it cannot be rendered (`toolkit check` says why)."""
+    try:
+        rendered = mathml(formula.tex, formula.inline)
+    except Invalid:
+        tex = escape_html(formula.tex.strip())
+        if alone:
+            return f'<pre class="tex-error" tabindex="0"><code>{tex}</code></pre>\n'
+        return f'<code class="tex-error">{tex}</code>'
+    if alone and not formula.inline:
+        return (
+            '<div class="math-display" tabindex="0" role="region" aria-label="Formula">'
+            f"{rendered}</div>\n"
+        )
+    if alone:
+        return f"<p>{rendered}</p>\n"
+    return rendered
+
+
+def put_maths(body_html: str, formulas: list[Formula]) -> str:
+    """The rendered body with its formulas where their markers are: a formula that is a
+    paragraph of its own stands as a block; one in code, or in an attribute, is shown as
+    written."""
+    if not formulas or _MARK_OPEN not in body_html:
+        return body_html
+
+    def formula(match: re.Match[str]) -> Formula | None:
+        index = int(match.group(1))
+        return formulas[index] if index < len(formulas) else None
+
+    def as_written(match: re.Match[str]) -> str:
+        found = formula(match)
+        return "" if found is None else escape_html(found.source)
+
+    def alone(match: re.Match[str]) -> str:
+        found = formula(match)
+        return "" if found is None else _formula_html(found, True)
+
+    def inline(match: re.Match[str]) -> str:
+        found = formula(match)
+        return "" if found is None else _formula_html(found, False)
+
+    body_html = _MARK_PARAGRAPH.sub(alone, body_html)
+    pieces = _MARKUP_OR_TEXT.split(body_html)
+    code = 0  # how many <pre> or <code> the text is in
+    for index, piece in enumerate(pieces):
+        if index % 2:  # a tag
+            name = piece[1:].split(None, 1)[0].rstrip(">").lower() if len(piece) > 2 else ""
+            if name in ("pre", "code"):
+                code += 1
+            elif name in ("/pre", "/code"):
+                code = max(0, code - 1)
+            if _MARK_OPEN in piece:
+                pieces[index] = _MARK.sub(as_written, piece)
+        elif _MARK_OPEN in piece:
+            pieces[index] = _MARK.sub(as_written if code else inline, piece)
+    return "".join(pieces)
+
+
+def without_marks(text: str, formulas: list[Formula]) -> str:
+    """`text` (a heading's, for the table of contents) with its formulas' TeX."""
+    if _MARK_OPEN not in text:
+        return text
+    return _MARK.sub(
+        lambda m: formulas[int(m.group(1))].tex.strip() if int(m.group(1)) < len(formulas) else "",
+        text,
+    )

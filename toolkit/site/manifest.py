@@ -40,7 +40,7 @@ from toolkit.fsutil import naming, stat_trusted
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.site.pages import Summary
 
-FORMAT = 2  # 2: posts say whether they are pinned
+FORMAT = 3  # 2: posts say whether they are pinned; 3: dates from the lock or git, anchors
 # The records are JSON arrays read back as lists, whose items differ in type by position.
 FileTableJSON = dict[str, list[Any]]  # name -> [path, mtime_ns, size]
 OutputRecord = list[Any]  # an output written: [key, digest, mtime_ns, size]
@@ -55,7 +55,8 @@ class PostInfo(TypedDict):
 
     title: str
     slug: str
-    date: str | None  # ISO 8601
+    date: str | None  # ISO 8601: the site's date (`date_written`, else `content.dates`)
+    date_written: str | None  # the front matter's `date:`
     tags: list[str]
     description: str
     series: str | None

@@ -15,7 +15,8 @@ the renderer's tokens, never by searching the text:
 Code blocks and tables scroll inside themselves on a narrow screen, so each can take the
 keyboard focus (`tabindex="0"`; a table sits in a labelled region): a reader who does not
 use a mouse can still scroll them. The headings of levels 2 and 3 make the post's table of
-contents (`Body.toc`), read from the tokens.
+contents (`Body.toc`), read from the tokens; every heading gets an `id` with dev.to's slug rule
+and a permalink (`heading_anchors`).
 
 Raw HTML in a body is cleaned with the comments' allow-list (`sanitize.clean_post_html`)
 unless `[site] allow_raw_html` says the writer keeps it, the way Hugo leaves raw HTML out
@@ -47,18 +48,22 @@ from urllib.parse import quote, urlsplit
 from toolkit.content import images
 from toolkit.content.discover import is_post_path
 from toolkit.site.markdown_fast import (
+    ANCHOR_LEVELS,
     PERMALINK_LABEL,
     PERMALINK_SYMBOL,
     TABLE_OPEN,
     FastMarkdown,
     escape_html,
     parser,
+    slugify,
+    unique_slug,
 )
 from toolkit.site.markdown_fast_refusals import Unsupported
 
 if TYPE_CHECKING:  # pragma: no cover
     from markdown_it import MarkdownIt
     from markdown_it.renderer import RendererHTML
+    from markdown_it.rules_core import StateCore
     from markdown_it.token import Token
     from markdown_it.utils import EnvType, OptionsDict
     from pygments.formatters import HtmlFormatter
@@ -139,6 +144,8 @@ def table_of_contents(tokens: Sequence[Token]) -> list[TocEntry]:
                 permalink = False
             elif child.type in ("text", "code_inline") and not permalink:
                 text.append(child.content)
+            elif child.type in ("softbreak", "hardbreak"):
+                text.append(" ")
         toc.append(
             {
                 "level": int(token.tag[1]),
@@ -147,6 +154,40 @@ def table_of_contents(tokens: Sequence[Token]) -> list[TocEntry]:
             }
         )
     return toc
+
+
+def heading_anchors(state: StateCore) -> None:
+    """markdown-it-py's core rule giving every heading an `id` with dev.to's slug rule and a
+    permalink after its text: `<h2 id="a-reflector">A - Reflector <a class="header-anchor"
+    href="#a-reflector">#</a></h2>` (the fast path writes the same)."""
+    from markdown_it.token import Token
+
+    tokens = state.tokens
+    slugs: set[str] = set()
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open" or int(token.tag[1]) not in ANCHOR_LEVELS:
+            continue
+        inline = tokens[index + 1]
+        children = inline.children if inline.children is not None else []
+        title = "".join(
+            "\n" if child.type in ("softbreak", "hardbreak") else child.content
+            for child in children
+            if child.type in ("text", "code_inline", "softbreak", "hardbreak")
+        )
+        slug = unique_slug(slugify(title), slugs)
+        token.attrSet("id", slug)
+        link_open = Token("link_open", "a", 1)
+        link_open.attrSet("class", "header-anchor")
+        link_open.attrSet("href", f"#{slug}")
+        children.extend(
+            [
+                Token("text", "", 0, content=" "),
+                link_open,
+                Token("html_block", "", 0, content=PERMALINK_SYMBOL),
+                Token("link_close", "a", -1),
+            ]
+        )
+        inline.children = children
 
 
 def focusable_pre(html_text: str) -> str:
@@ -265,20 +306,13 @@ class MarkdownRenderer:
         """markdown-it-py with the renderer's rules, made when a post first needs it."""
         if self._md is None:
             from markdown_it import MarkdownIt
-            from mdit_py_plugins.anchors import anchors_plugin
             from mdit_py_plugins.footnote import footnote_plugin
             from mdit_py_plugins.tasklists import tasklists_plugin
 
             md = MarkdownIt("commonmark", {"highlight": self.highlight})
             md.enable(["table", "strikethrough"])
             md.use(footnote_plugin)
-            md.use(
-                anchors_plugin,
-                min_level=2,
-                max_level=4,
-                permalink=True,
-                permalinkSymbol=PERMALINK_SYMBOL,
-            )
+            md.core.ruler.push("heading_anchors", heading_anchors)
             # GitHub's task lists: `- [ ]` and `- [x]` as checkboxes a reader cannot change,
             # each in a <label> with its item's text (named for assistive technology).
             md.use(tasklists_plugin, label=True)
@@ -325,12 +359,14 @@ class MarkdownRenderer:
         if self.fast is None:
             raise Unsupported("markdown-it-pyrs is not installed")
         env = self._env(post_path)
+        body = self._take_maths(body, env)
         fast = self.fast.render(body, env)
         return self._finish(fast.html, env, fast.toc, raw_html=fast.raw_html)
 
     def render_reference(self, body: str, post_path: Path) -> Body:
         """`render` with markdown-it-py alone: the reference the fast path is held to."""
         env = self._env(post_path)
+        body = self._take_maths(body, env)
         tokens = self.md.parse(body, env)
         body_html = self.md.renderer.render(tokens, self.md.options, env)
         return self._finish(
@@ -339,17 +375,30 @@ class MarkdownRenderer:
 
     @staticmethod
     def _env(post_path: Path) -> dict[str, Any]:
-        return {"post_path": post_path, "links": [], "placeholders": []}
+        return {"post_path": post_path, "links": [], "placeholders": [], "formulas": []}
+
+    @staticmethod
+    def _take_maths(body: str, env: dict[str, Any]) -> str:
+        """`body` with its `{% katex %}` tags taken out (`liquid.extract_maths`)."""
+        if "{%" not in body or "katex" not in body:
+            return body
+        from toolkit.site.liquid import extract_maths
+
+        body, env["formulas"] = extract_maths(body)
+        return body
 
     def _finish(
         self, body_html: str, env: dict[str, Any], toc: list[TocEntry], *, raw_html: bool
     ) -> Body:
-        if "{%" in body_html:  # Liquid tags (none: `render_tags` has nothing to do)
-            from toolkit.site.liquid import render_tags
-
-            body_html = render_tags(body_html)
+        # Raw HTML is cleaned first: what the Liquid tags write is the renderer's own.
         if raw_html and not self.allow_raw_html:
             body_html = clean_raw_html(body_html, env["placeholders"])
+        if "{%" in body_html or env["formulas"]:  # Liquid tags
+            from toolkit.site.liquid import put_maths, render_tags, without_marks
+
+            body_html = put_maths(render_tags(body_html), env["formulas"])
+            for entry in toc:
+                entry["text"] = without_marks(entry["text"], env["formulas"])
         return Body(
             html=body_html, excerpt=excerpt_of(body_html), links=sorted(set(env["links"])), toc=toc
         )

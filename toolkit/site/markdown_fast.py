@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.site.markdown_fast_refusals import Unsupported, refuse_source
 from toolkit.site.markdown_fast_writer import (
+    ANCHOR_LEVELS,
     PERMALINK_LABEL,
     PERMALINK_SYMBOL,
     TABLE_OPEN,
@@ -29,6 +30,7 @@ from toolkit.site.markdown_fast_writer import (
     Rendered,
     Writer,
     escape_html,
+    is_theme_id,
     slugify,
     unique_slug,
 )
@@ -37,6 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from markdown_it_pyrs import MarkdownIt
 
 __all__ = [
+    "ANCHOR_LEVELS",
     "PERMALINK_LABEL",
     "PERMALINK_SYMBOL",
     "TABLE_OPEN",
@@ -45,6 +48,7 @@ __all__ = [
     "Rendered",
     "Unsupported",
     "escape_html",
+    "is_theme_id",
     "parser",
     "slugify",
     "unique_slug",

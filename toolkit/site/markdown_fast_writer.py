@@ -22,7 +22,7 @@ MAX_DEPTH = 12
 PERMALINK_SYMBOL = "#"
 # A heading's permalink is read out by this name, not as "#".
 PERMALINK_LABEL = "Link to this section"
-ANCHOR_LEVELS = (2, 3, 4)  # the headings that get an `id` and a permalink
+ANCHOR_LEVELS = (1, 2, 3, 4, 5, 6)  # the headings that get an `id` and a permalink
 TOC_LEVELS = (2, 3)
 TABLE_OPEN = '<div class="table-wrap" tabindex="0" role="region" aria-label="Table">\n'
 
@@ -54,8 +54,14 @@ _BLOCK_ENDS = (("<!--", "-->"), ("<?", "?>"), ("<![CDATA[", "]]>"), ("<!", ">"))
 # `*` or `_` that may open or close emphasis: not `_` inside a word, not `*` between spaces.
 _DELIMITER = re.compile(r"(?<![^\W_])_|_(?![^\W_])|(?<!\s)\*|\*(?!\s)")
 _SPACE = re.compile(r"\s+")
-# markdown-it-py's heading slug (mdit_py_plugins.anchors.slugify), kept in step by the tests.
-_NOT_SLUG = re.compile(r"[^\w\u4e00-\u9fff\- ]")
+# dev.to's heading slug (Forem's Markdown renderer): Ruby's `\s` and `[[:punct:]]`, the
+# latter all of ASCII's punctuation and symbols and Unicode's punctuation (category P).
+_RUBY_SPACE = re.compile(r"[ \t\n\v\f\r]+")
+_RUBY_STRIP = " \t\n\v\f\r\0"
+_ASCII_PUNCT = {ord(c): None for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"}
+# The ids of the theme's pages: a heading never takes one (it is numbered instead).
+THEME_IDS = frozenset({"content", "comments", "search-query", "search-results", "search-status"})
+_THEME_ID = re.compile(r"comment-[0-9]+")
 # A fence's info string that needs no unescaping and splits on plain spaces and tabs: the
 # only kind written here (markdown-it-py unescapes and trims with the CommonMark sets).
 _PLAIN_INFO = re.compile(r"[\x21-\x7e \t]*")
@@ -88,13 +94,52 @@ def escape_html(raw: str) -> str:
     )
 
 
+def _without_emoji(text: str) -> str:
+    """`text` without its emoji (Unicode's recommended sequences, as Forem's `RGIEmoji`):
+    a character that is one only when followed by U+FE0F stays without it."""
+    import emoji
+
+    qualified: object = emoji.STATUS["fully_qualified"]
+
+    def kept(chars: str, data: Mapping[str, object]) -> str:
+        return "" if data.get("status") == qualified else chars
+
+    return emoji.replace_emoji(text, replace=kept)
+
+
 def slugify(title: str) -> str:
-    return _NOT_SLUG.sub("", title.lower().replace(" ", "-"))
+    """A heading's anchor as dev.to makes it: lower case, emoji left out, the ends'
+    whitespace trimmed, punctuation removed, each run of whitespace one `-` (`A - Reflector`
+    is `a-reflector`). A title with nothing left is `section`."""
+    text = title.lower()
+    if text.isascii():
+        text = text.strip(_RUBY_STRIP).translate(_ASCII_PUNCT)
+    else:
+        import unicodedata
+
+        text = _without_emoji(text).strip(_RUBY_STRIP)
+        text = "".join(
+            char
+            for char in text
+            if not (
+                ord(char) in _ASCII_PUNCT
+                or (ord(char) > 127 and unicodedata.category(char)[0] == "P")
+            )
+        )
+    return _RUBY_SPACE.sub("-", text) or "section"
+
+
+def is_theme_id(name: str) -> bool:
+    """Whether `name` is an id the theme's pages use themselves."""
+    return name in THEME_IDS or _THEME_ID.fullmatch(name) is not None
 
 
 def unique_slug(slug: str, slugs: set[str]) -> str:
+    """`slug`, or the first of `slug-1`, `slug-2`... not taken on the page yet (nor an id of
+    the theme's): dev.to gives two headings of the same text the same anchor, which leads
+    to the first, as the unnumbered one does here."""
     unique, i = slug, 1
-    while unique in slugs:
+    while unique in slugs or is_theme_id(unique):
         unique = f"{slug}-{i}"
         i += 1
     slugs.add(unique)
@@ -229,14 +274,16 @@ class Writer:
             self.toc.append({"level": level, "id": slug, "text": _SPACE.sub(" ", title).strip()})
 
     def heading_text(self, nodes: Sequence[Node], parts: list[str]) -> list[str]:
-        """The text of a heading as markdown-it-py's anchors plugin reads it: its text and
-        inline code, an image's alt text left out."""
+        """The text of a heading as its anchor is made of it (`markdown.heading_anchors`):
+        its text and inline code, a line break as one, an image's alt text left out."""
         for node in nodes:
             name = node.name
             if name == "text" or name == "text_special":
                 parts.append(node.meta["content"])
             elif name == "code_inline":
                 parts.extend(child.meta["content"] for child in node.children)
+            elif name == "softbreak" or name == "hardbreak":
+                parts.append("\n")
             elif name in ("em", "strong", "strikethrough", "link", "autolink"):
                 self.heading_text(node.children, parts)
         return parts

@@ -98,10 +98,10 @@ def index_order(key: str, info: PostInfo) -> Order:
 
 
 def series_order(key: str, info: PostInfo) -> Order:
-    """Oldest first (part 1 comes first); posts without a date last, by title."""
+    """Oldest first (part 1 comes first); posts without a date last, in the order of their
+    files' names (`part-1.md`, `part-2.md`), never of their titles."""
     date = parse_iso(info["date"])
-    title = info["title"].lower()
-    return (0, date.timestamp(), title, key) if date else (1, 0.0, title, key)
+    return (0, date.timestamp(), key, key) if date else (1, 0.0, key, key)
 
 
 def summary_of(info: PostInfo, excerpt: str | None, reading_minutes: int) -> Summary:
@@ -141,8 +141,7 @@ def home_order(posts: list[Listed]) -> list[Listed]:
 
 def _part_order(summary: Summary) -> tuple[int, float, str]:
     date = parse_iso(summary["date"])
-    title = summary["title"].lower()
-    return (0, date.timestamp(), title) if date else (1, 0.0, title)
+    return (0, date.timestamp(), summary["slug"]) if date else (1, 0.0, summary["slug"])
 
 
 def series_context(name: str, parts: list[tuple[str, PostInfo]], current: str) -> Context:

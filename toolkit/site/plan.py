@@ -84,6 +84,8 @@ class BuildRun:
         self.slugs: dict[str, str] = {}  # post on the site -> its slug
         self.timings: dict[str, float] = {}
         self.started = 0  # time.time_ns() when the build began looking at the files
+        self.dates = ""  # digest of the dates from the lock and git (`date_posts`)
+        self.found_dates: dict[str, str] = {}  # post -> that date
         self._progress = progress
         self._total = self._done = 0
         self._last = time.perf_counter()
@@ -124,6 +126,42 @@ def needs_check(record: PostRecord) -> bool:
     if any(row[2] == "error" and row[1].startswith("date:") for row in record.problems):
         return True
     return any(os.path.isfile(path) != existed for path, existed in record.info["images"])
+
+
+def date_posts(run: BuildRun, config: Config, state_dir: Path) -> None:
+    """Give each post without `date:` its date from the lock or git (`content.dates`);
+    a record whose date changes is summarised again."""
+    records = run.manifest.posts
+    undated = [
+        key
+        for key, record in records.items()
+        if record.info is not None and not record.info.get("date_written")
+    ]
+    found: dict[str, str] = {}
+    if undated:
+        from toolkit.content.dates import fallback_dates
+
+        found = fallback_dates(
+            undated,
+            root=config.root,
+            content_dir=config.site.content_dir,
+            lock_path=config.lock_path,
+            base_url=config.forem.base_url,
+            cache=state_dir / "git-dates.json",
+        )
+        run.dates = digest_of(sorted(found.items()))
+        run.found_dates = found
+    for key, record in records.items():
+        info = record.info
+        if info is None:
+            continue
+        date = info.get("date_written") or found.get(key)
+        if info["date"] != date:
+            info["date"] = date
+            record.summary = None
+            record.summary_digest = ""
+            record.saved = None
+            run.dirty = True
 
 
 def site_posts(
@@ -235,6 +273,7 @@ def stale_post_pages(
             closure,
             site_key,
             record.digest,
+            site_info(record)["date"] or "",
             series[key].digest if key in series else "",
             run.manifest.files[comments_file][2] if comments_file else "",
             *(f"{near['slug']}\x1e{near['title']}" if near else "" for near in neighbours[key]),

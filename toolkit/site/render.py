@@ -398,6 +398,7 @@ def post_info(post: Post, site_url: str | None, content_dir: Path) -> PostInfo:
         "title": post.title,
         "slug": post.slug,
         "date": date.isoformat() if date else None,
+        "date_written": date.isoformat() if date else None,
         "tags": [tag for tag in post.tags if site_tag(tag)],
         "description": post.description.strip(),
         "series": post.series.strip() if post.series else None,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import nh3
 
-from toolkit.site.markdown_fast import PERMALINK_LABEL
+from toolkit.site.markdown_fast import PERMALINK_LABEL, is_theme_id
 
 ALLOWED_TAGS = frozenset(
     {
@@ -84,15 +84,31 @@ URL_SCHEMES = frozenset({"http", "https", "mailto"})
 # What the Markdown renderer writes on top of the shared list. Classes are allowed by name
 # (nh3's `allowed_classes`) and table alignment by exact value: raw HTML in a post gets
 # these and nothing more.
-POST_TAGS = ALLOWED_TAGS | {"section", "input", "label"}
+# A post also keeps what dev.to's scrubber (Forem's RenderedMarkdownScrubber) keeps and a
+# static page can carry safely: a few more tags, `id` and `title` on every element (a
+# writer's own anchors: `<a name="figure1"></a>`, `<span id="note">`), `value` on a list
+# item. An `id` or `name` that is one of the theme's own ids is dropped (`_post_attribute`).
+POST_TAGS = ALLOWED_TAGS | {
+    "section",
+    "input",
+    "label",
+    "cite",
+    "small",
+    "tfoot",
+    "time",
+    "ruby",
+    "rt",
+    "rp",
+}
+_ANCHORED = {"id", "title"}
 POST_ATTRIBUTES = {
-    **ALLOWED_ATTRIBUTES,
-    "a": ALLOWED_ATTRIBUTES["a"] | {"id"},  # footnote references
-    "li": {"id"},  # footnotes
+    **{tag: set(_ANCHORED) for tag in POST_TAGS if tag not in ("input", "label")},
+    **{tag: names | _ANCHORED for tag, names in ALLOWED_ATTRIBUTES.items()},
+    "a": ALLOWED_ATTRIBUTES["a"] | _ANCHORED | {"name"},
+    "li": _ANCHORED | {"value"},
     # A Liquid tag's frame, loaded on the reader's click: the theme's script loads only
     # the services of `content.liquid.FRAME_PREFIXES` (`site.liquid`).
-    "div": {"data-frame"},
-    **{f"h{level}": {"id"} for level in range(1, 7)},  # heading anchors
+    "div": _ANCHORED | {"data-frame"},
 }
 POST_CLASSES = {
     "a": {"header-anchor", "footnote-backref"},
@@ -162,6 +178,14 @@ def clean_html(fragment: str, base_url: str | None = None) -> str:
     )
 
 
+def _post_attribute(element: str, attribute: str, value: str) -> str | None:
+    """nh3's filter of a post's attributes: an anchor that would take an id of the theme's
+    page (`#content`, `#comments`) is dropped, so the page's own links keep their target."""
+    if attribute in ("id", "name") and is_theme_id(value):
+        return None
+    return value
+
+
 def clean_post_html(fragment: str) -> str:
     """A post's rendered body, its raw HTML made safe: what the renderer wrote survives,
     with the same meaning (nh3 writes it out again, so `<br />` becomes `<br>`)."""
@@ -179,4 +203,5 @@ def clean_post_html(fragment: str) -> str:
         link_rel=None,
         strip_comments=True,
         url_relative="pass_through",
+        attribute_filter=_post_attribute,
     )

@@ -50,6 +50,7 @@ def plan_inputs(
         sorted(manifest.files.items()),
         sorted(run.scan.comments.items()),
         reading_list[0] if reading_list is not None else None,
+        run.dates,
     )
 
 

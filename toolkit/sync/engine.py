@@ -372,6 +372,8 @@ class SyncEngine:
                 remote_edited_at=article.edited_at,
                 published=plan.post.published,
                 unconfirmed=tuple(d for d in earlier if d not in confirmed),
+                published_at=article.published_at
+                or (plan.entry.published_at if plan.entry is not None else None),
             ),
             save=save,
         )

@@ -28,6 +28,10 @@ as its own and does not call it a conflict. A pending body replaced by a newer o
 its own success was seen stays in `unconfirmed` (the body digests sent and never seen
 landed, the last `MAX_UNCONFIRMED`): a server may still commit it late, over the newer
 body, and a body found there that is one of them is ours, sent again, not a website edit.
+
+An entry also keeps the article's `published_at` as the API last gave it (a publish, an
+unchanged post's check, a pull): the site dates a post without `date:` by it
+(`content.dates`).
 """
 
 from __future__ import annotations
@@ -78,6 +82,9 @@ class LockEntry:
     # Body digests of earlier updates sent and never seen landed (oldest first): the
     # server may still commit one of them, late.
     unconfirmed: tuple[str, ...] = ()
+    # The remote `published_at` (ISO 8601) last seen: the site's date of a post without
+    # `date:`. Absent from entries written before it was recorded.
+    published_at: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.unconfirmed, tuple):  # a JSON list, from the file
@@ -100,7 +107,7 @@ class LockEntry:
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
-        for key in ("pending_digest", "pending_body_digest"):
+        for key in ("pending_digest", "pending_body_digest", "published_at"):
             if data[key] is None:
                 del data[key]  # absent rather than null: no lock diff for unchanged entries
         if self.unconfirmed:

@@ -322,6 +322,7 @@ class _Puller:
                 remote_digest=body_digest(raw),
                 remote_edited_at=article.edited_at,
                 published=bool(article.published),
+                published_at=article.published_at,
             ),
         )
         action = PullAction.OVERWRITTEN if merged_from is None else PullAction.MERGED

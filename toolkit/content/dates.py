@@ -1,0 +1,256 @@
+"""A post's date when its front matter has none: the publication time the lock recorded
+from the API, else the time of the commit that added its file to git.
+
+Posts kept the way dev-to-git keeps them have no `date:`; dev.to orders them by their
+publication time, which `toolkit.lock` records (`published_at`, from the API's answer to a
+publish or a pull). A post never published has its first commit's author time instead
+(`git log --diff-filter=A`, one run for every post, kept in the state folder by the commit
+it was read at); without git, or before the file is committed, it has no date. A file's
+modification time is never used: a clone or a checkout sets it.
+
+The lock is read here as data (its format is `toolkit/sync/lock.py`'s, which this module
+does not import): the section of the configured server, as `sync.lock.server_key` names
+it, or the lock's only section when it names no server (a lock of version 1).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.config import Config
+    from toolkit.content.post import Post
+    from toolkit.content.problems import Problem
+
+GIT_TIMEOUT = 30.0  # seconds for one `git log` of the content folder
+_MAX_LOCK = 64 * 1024 * 1024  # bytes: a lock larger than this is not read for dates
+
+
+def server_key(base_url: str) -> str:
+    """The name of a server's section of the lock (as `sync.lock.server_key`)."""
+    parts = urlsplit(base_url.strip())
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port is not None else "")
+    return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))
+
+
+def iso(value: object) -> str | None:
+    """`value` as an ISO 8601 time with its offset, or None when it is not one."""
+    if not isinstance(value, str) or not value or len(value) > 64:
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=dt.UTC)
+    return parsed.isoformat()
+
+
+def lock_dates(lock_path: Path, base_url: str) -> dict[str, str]:
+    """Post key -> the publication time the lock recorded for it (none when the lock is
+    missing or unreadable: the dates are a help, never a reason to fail)."""
+    try:
+        with lock_path.open("rb") as handle:
+            raw = handle.read(_MAX_LOCK + 1)
+        if len(raw) > _MAX_LOCK:
+            return {}
+        data = json.loads(raw)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    posts: Any = data.get("posts")
+    made_for = data.get("server")
+    if isinstance(made_for, str) and made_for != server_key(base_url):
+        others = data.get("other_servers")
+        section = others.get(server_key(base_url)) if isinstance(others, dict) else None
+        posts = section.get("posts") if isinstance(section, dict) else None
+    if not isinstance(posts, dict):
+        return {}
+    found: dict[str, str] = {}
+    for key, entry in posts.items():
+        if isinstance(entry, dict) and entry.get("published"):
+            when = iso(entry.get("published_at"))
+            if when is not None and isinstance(key, str):
+                found[key] = when
+    return found
+
+
+def _git(root: Path, *args: str) -> str | None:
+    import subprocess  # only when git is to be asked
+
+    try:
+        done = subprocess.run(
+            ["git", "-c", "core.quotePath=false", "-C", str(root), *args],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=GIT_TIMEOUT,
+            check=False,
+            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+
+
+def git_head(root: Path) -> str | None:
+    """The commit checked out in the repository holding `root`, read from its files (no
+    process to start on a build with nothing to do); None outside a repository or when
+    the files say something unusual (then `git rev-parse` is asked)."""
+    for folder in (root, *root.parents):
+        dot = folder / ".git"
+        if dot.is_dir():
+            git_dir = dot
+        elif dot.is_file():
+            text = _read(dot) or ""
+            if not text.startswith("gitdir: "):
+                return None
+            git_dir = (folder / text[len("gitdir: ") :]).resolve()
+        else:
+            continue
+        common = git_dir
+        if (shared := _read(git_dir / "commondir")) is not None:
+            common = (git_dir / shared).resolve()
+        head = _read(git_dir / "HEAD")
+        if head is None or not head.startswith("ref: "):
+            return head or None  # detached: the commit itself
+        ref = head[len("ref: ") :]
+        for place in (git_dir, common):
+            if (value := _read(place / ref)) is not None:
+                return value
+        for line in (_read(common / "packed-refs") or "").splitlines():
+            if line.endswith(" " + ref):
+                return line.split(" ", 1)[0]
+        return "unborn " + ref  # no commit yet
+    return None
+
+
+def git_dates(root: Path, folder: Path, cache: Path | None = None) -> dict[str, str]:
+    """Project-relative POSIX path -> the author time of the commit that added it, for
+    every file under `folder` that git knows; {} without git. `cache`: a file keeping the
+    answer by the commit it was read at."""
+    head = git_head(root)
+    if head is None:
+        return {}
+    if head.startswith("unborn "):
+        return {}
+    if cache is not None:
+        with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
+            kept = json.loads(cache.read_text(encoding="utf-8"))
+            if kept["head"] == head and kept["folder"] == str(folder):
+                return {str(k): str(v) for k, v in kept["dates"].items()}
+    try:
+        relative = folder.relative_to(root).as_posix()
+    except ValueError:
+        return {}
+    out = _git(
+        root,
+        "log",
+        "--relative",
+        "--no-renames",
+        "--diff-filter=A",
+        "--format=\x1e%aI",
+        "--name-only",
+        "--",
+        relative or ".",
+    )
+    if out is None:
+        return {}
+    dates: dict[str, str] = {}
+    for commit in out.split("\x1e")[1:]:  # newest first: the last one seen is the first
+        lines = commit.strip("\n").split("\n")
+        when = iso(lines[0].strip())
+        if when is None:
+            continue
+        for name in lines[1:]:
+            if name:
+                dates[name] = when
+    if cache is not None:
+        from toolkit.fsutil import quick_write
+
+        with contextlib.suppress(OSError):
+            data = {"head": head, "folder": str(folder), "dates": dates}
+            quick_write(cache, json.dumps(data, sort_keys=True).encode("utf-8"))
+    return dates
+
+
+def fallback_dates(
+    keys: Iterable[str],
+    *,
+    root: Path,
+    content_dir: Path,
+    lock_path: Path,
+    base_url: str,
+    cache: Path | None = None,
+) -> dict[str, str]:
+    """The date of each post of `keys` (project-relative paths of posts without `date:`)
+    that has one: the lock's publication time, else its first commit's time."""
+    wanted = list(keys)
+    if not wanted:
+        return {}
+    found = lock_dates(lock_path, base_url)
+    dates = {key: found[key] for key in wanted if key in found}
+    rest = [key for key in wanted if key not in dates]
+    if rest:
+        committed = git_dates(root, content_dir, cache)
+        dates.update({key: committed[key] for key in rest if key in committed})
+    return dates
+
+
+def series_notes(posts: Iterable[Post], config: Config) -> list[Problem]:
+    """One warning per series whose parts (some of them) have no date at all: the site
+    lists those parts by their files' names."""
+    from toolkit.content.problems import Problem, Severity
+
+    series: dict[str, list[Post]] = {}
+    for post in posts:
+        if post.series and post.series.strip():
+            series.setdefault(post.series.strip(), []).append(post)
+    series = {name: parts for name, parts in series.items() if len(parts) > 1}
+    undated = [post.key for parts in series.values() for post in parts if post.date is None]
+    if not undated:
+        return []
+    found = fallback_dates(
+        undated,
+        root=config.root,
+        content_dir=config.site.content_dir,
+        lock_path=config.lock_path,
+        base_url=config.forem.base_url,
+        cache=config.state_dir / "build" / "git-dates.json",
+    )
+    notes = []
+    for name, parts in sorted(series.items()):
+        left = sorted(
+            (p for p in parts if p.date is None and p.key not in found), key=lambda p: p.key
+        )
+        if left:
+            notes.append(
+                Problem(
+                    left[0].key,
+                    left[0].line_of("series"),
+                    f'series "{name}": {len(left)} of its {len(parts)} parts have no date '
+                    "(no date:, no publication recorded in toolkit.lock, no commit in git); "
+                    "the site lists them in the order of their file names",
+                    Severity.WARNING,
+                )
+            )
+    return notes

@@ -16,8 +16,8 @@ WORKERS ?= $(shell $(PYTHON) -c "import os; n = len(os.sched_getaffinity(0)) if 
 
 .PHONY: install install-dev test test-min site serve demo publish watch bench lint lint-ruff lint-imports lint-workflows typecheck clean
 
-# `install` (and so `demo`, `site`, `publish`...) installs the runtime only; `test` and
-# `lint` add the dev extras (pytest, linters, the browser and vendor-SDK tools).
+# `install` (and so `demo`, `site`, `publish`...) installs the runtime and the run log's
+# SQL engine (the `sql` extra, for the demo's log queries); `test` and `lint` add the dev extras (pytest, linters, the browser and vendor-SDK tools).
 # Each is re-installed only when the project's metadata changed (idempotent).
 DEV_STAMP := $(VENV)/.installed-dev-stamp
 
@@ -25,7 +25,7 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[sql]'
 	touch $(STAMP)
 
 install-dev: $(DEV_STAMP)

@@ -36,25 +36,37 @@ def git(folder: Path, *args: str) -> str:
 
 
 def value(expression: str, context: dict[str, str]) -> str:
-    """A context reference (`inputs.config`, `steps.where.outputs.venv`); '' when unset."""
-    return context.get(expression.strip(), "")
+    """A context reference (`inputs.config`, `steps.where.outputs.venv`), or references
+    joined by `||` (the first that is set); '' when unset."""
+    for name in expression.split("||"):
+        if context.get(name.strip()):
+            return context[name.strip()]
+    return ""
+
+
+TOKEN = re.compile(r"\s*(!cancelled\(\)|&&|\|\||\(|\)|([\w.-]+) (==|!=) '([^']*)')")
 
 
 def condition(text: str | None, context: dict[str, str]) -> bool:
     """The `if:` conditions action.yml uses: `!cancelled()` and `X == 'v'` / `X != 'v'`
-    joined by `&&`."""
+    joined by `&&` and `||`, in parentheses; read into a Python expression of booleans."""
     if text is None:
         return True
     text = EXPRESSION.sub(r"\1", text).strip()
-    for term in (t.strip() for t in text.split("&&")):
-        if term == "!cancelled()":
-            continue
-        match = re.fullmatch(r"([\w.-]+) (==|!=) '([^']*)'", term)
-        assert match, f"action.yml: a condition this test cannot read: {term}"
-        equal = value(match[1], context) == match[3]
-        if equal != (match[2] == "=="):
-            return False
-    return True
+    words, at = [], 0
+    while at < len(text):
+        match = TOKEN.match(text, at)
+        assert match, f"action.yml: a condition this test cannot read: {text[at:]}"
+        at = match.end()
+        word = match[1]
+        if word == "!cancelled()":
+            words.append("True")
+        elif word in ("&&", "||", "(", ")"):
+            words.append({"&&": "and", "||": "or"}.get(word, word))
+        else:
+            equal = context.get(match[2], "") == match[4]
+            words.append(str(equal == (match[3] == "==")))
+    return bool(eval(" ".join(words)))  # only True, False, and, or, parentheses
 
 
 def run_action(workdir: Path, tmp: Path, inputs: dict[str, str]) -> dict[str, str]:
@@ -82,7 +94,11 @@ def run_action(workdir: Path, tmp: Path, inputs: dict[str, str]) -> dict[str, st
     )
     for step in ACTION["runs"]["steps"]:
         if "run" not in step:
-            assert step["uses"].split("@")[0] in ("actions/setup-python", "actions/cache")
+            assert step["uses"].split("@")[0] in (
+                "actions/setup-python",
+                "actions/cache",
+                "actions/upload-pages-artifact",
+            )
             continue
         if not condition(step.get("if"), context):
             continue
@@ -144,7 +160,7 @@ def test_the_action_publishes_and_pushes_the_lock_only_when_it_changed(
             a["title"] for a in client.get("/api/articles/me/all", params={"per_page": 1000}).json()
         ]
     assert titles.count("Hello from the action") == 1
-    assert "Welcome" in titles  # the welcome draft, as a draft
+    assert "Welcome" not in titles  # the sample is not a post
 
     # Nothing changed: nothing is committed.
     head = git(origin, "rev-parse", "main")
@@ -161,11 +177,45 @@ def test_without_an_api_key_the_action_says_so_and_succeeds(repository, tmp_path
     assert not (repository / "toolkit.lock").exists()
 
 
-def test_only_the_publish_step_gets_the_key_and_only_the_push_the_token():
+def test_only_the_steps_that_ask_the_api_get_the_key_and_only_the_push_the_token():
     for step in ACTION["runs"]["steps"]:
         env = " ".join(str(v) for v in step.get("env", {}).values())
         text = env + str(step.get("run", "")) + str(step.get("with", ""))
-        assert ("inputs.api-key" in text) == (step.get("id") == "publish"), step["name"]
+        asks = step.get("id") in ("check", "publish", "mirror")
+        assert ("inputs.api-key" in text) == asks, step["name"]
         assert ("inputs.github-token" in text) == (step.get("id") == "lock"), step["name"]
         if "uses" in step:
             assert re.fullmatch(r"[\w-]+/[\w-]+@[0-9a-f]{40}", step["uses"])
+
+
+def test_mode_check_checks_the_posts_and_plans_with_a_key(repository, tmp_path, sandbox):
+    sandbox.reset()
+    inputs = {"mode": "check", "api-key": sandbox.demo_api_key, "base-url": sandbox.base_url}
+    outputs = run_action(repository, tmp_path, inputs)
+    assert "steps.publish.outputs.published" not in outputs  # publishing did not run
+    assert "Plan skipped" not in outputs["summary"]
+    without = run_action(repository, tmp_path, {"mode": "check", "api-key": ""})
+    assert "Plan skipped" in without["summary"]
+    assert not (repository / "toolkit.lock").exists()  # nothing was published
+    (repository / "content" / "broken.md").write_text("---\ntitle: [\n---\nText.\n")
+    with pytest.raises(AssertionError, match="step Check"):
+        run_action(repository, tmp_path, {"mode": "check", "api-key": ""})
+
+
+def test_mode_mirror_commits_the_mirror_back(repository, tmp_path, sandbox):
+    sandbox.reset()
+    inputs = {"mode": "mirror", "api-key": sandbox.demo_api_key, "base-url": sandbox.base_url}
+    outputs = run_action(repository, tmp_path, inputs)
+    assert outputs["steps.mirror.outputs.paths"] == "./content/_mirror"
+    assert outputs["steps.lock.outputs.changed"] == "true"
+    origin = tmp_path / "origin.git"
+    log = git(origin, "log", "--format=%s", "main")
+    assert log.splitlines()[0] == "Mirror comments and the reading list [skip ci]"
+    assert git(origin, "show", "main:content/_mirror/readinglist.json")
+
+
+def test_mode_build_builds_the_site_for_pages(repository, tmp_path):
+    outputs = run_action(repository, tmp_path, {"mode": "build"})
+    assert outputs["steps.site.outputs.out"] == "./site"
+    assert (repository / "site" / "hello" / "index.html").is_file()
+    assert "steps.lock.outputs.changed" not in outputs  # nothing is pushed

@@ -91,8 +91,10 @@ def test_only_the_commands_take_the_run_lock():
         if re.search(r"\b(writer_run|run_lock)\(", path.read_text(encoding="utf-8"))
     )
     assert takers == [
+        "commands/forget.py",
         "commands/publish.py",
         "commands/pull.py",
+        "commands/unpublish.py",
         "commands/watch.py",
         "sync/runlock.py",
     ]

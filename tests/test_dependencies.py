@@ -57,7 +57,7 @@ def test_every_distribution_toolkit_imports_is_declared():
         if module in sys.stdlib_module_names or module == "toolkit":
             continue
         names = {_name(d) for d in distributions.get(module, [])}
-        if not names & (required | extras.get("7z", set())):
+        if not names & (required | extras.get("7z", set()) | extras.get("sql", set())):
             undeclared[module] = sorted(names) or "not installed"
     assert undeclared == {}
 
@@ -68,10 +68,10 @@ def test_a_module_of_an_extra_is_imported_only_where_it_is_used():
     optional = {
         module
         for module, names in distributions.items()
-        if {_name(d) for d in names} & extras.get("7z", set())
+        if {_name(d) for d in names} & (extras.get("7z", set()) | extras.get("sql", set()))
         and not {_name(d) for d in names} & required
     }
-    assert "py7zr" in optional
+    assert {"py7zr", "datafusion", "pyarrow"} <= optional
     loaded_with_a_module = sorted(
         f"{path}: {module}"
         for module, uses in _imports().items()

@@ -17,15 +17,22 @@ import pytest
 from click.testing import CliRunner
 
 from toolkit.cli import main
-from toolkit.commands.init import WORKFLOW, ActionPin, ignored, init_project
+from toolkit.commands.init import MAKEFILE, WORKFLOW, ActionPin, ignored, init_project
 from toolkit.config import load_config
 from toolkit.config.keys import KEY
 from toolkit.config.sections import SECTIONS, declared_keys
-from toolkit.config.templates import commented_toml, dotenv_example
+from toolkit.config.templates import commented_toml, dotenv_example, short_toml
 
 REPOSITORY = Path(__file__).parent.parent
-PIN = ActionPin("toolkit-docs/toolkit", "0123456789abcdef0123456789abcdef01234567")
-CREATED = ["toolkit.toml", "content/welcome.md", ".gitignore", ".env.example", WORKFLOW]
+PIN = ActionPin("toolkit-docs/toolkit", "0123456789abcdef0123456789abcdef01234567", "v0.1.0")
+CREATED = [
+    "toolkit.toml",
+    "content/_welcome.md",
+    ".gitignore",
+    ".env.example",
+    MAKEFILE,
+    WORKFLOW,
+]
 
 
 def cli(folder: Path, *args: str):
@@ -86,40 +93,66 @@ def test_the_commented_toml_follows_a_new_declaration(monkeypatch):
     assert [f.name for f in fields(Extra)] == ["depth"] and KEY in fields(Extra)[0].metadata
 
 
-def test_env_example_names_every_secret():
+def test_env_example_names_the_secrets_of_the_sections_in_use_only():
     text = dotenv_example()
+    assert re.findall(r"^([A-Z_]+)=", text, flags=re.MULTILINE) == ["FOREM_API_KEY"]
+    every = dotenv_example(tuple(SECTIONS))
     for _, _, declared in declared_keys():
         if declared.secret:
-            assert f"\n{declared.env}=\n" in text
-        elif declared.env:
-            assert f"# {declared.env}=" in text
+            assert f"\n{declared.env}=\n" in every
+
+
+def test_the_short_toml_holds_what_a_blogger_sets_and_loads(tmp_path):
+    text = short_toml("blog-posts")
+    data = tomllib.loads(text)
+    assert data == {"site": {"title": "My posts", "content_dir": "blog-posts"}}
+    assert "toolkit config --all" in text and "# url = " in text
+    assert len(text.splitlines()) < 15
+    (tmp_path / "toolkit.toml").write_text(text)
+    assert load_config(tmp_path / "toolkit.toml", env={}).site.content_dir == (
+        tmp_path / "blog-posts"
+    )
+
+
+def test_nothing_a_writer_reads_speaks_of_interfaces(tmp_path):
+    """The scaffold and the reference use the services' names, not the spec's labels."""
+    init_project(tmp_path, action=PIN)
+    reference = cli(tmp_path, "config", "--all")
+    assert reference.exit_code == 0 and reference.stdout == commented_toml()
+    written = [p.read_text() for p in tmp_path.rglob("*") if p.is_file()]
+    for text in [*written, reference.stdout]:
+        assert not re.search(r"\binterface [A-E]\b", text), text[:200]
 
 
 def test_init_makes_a_project_that_works(tmp_path):
-    result = cli(tmp_path, "init", "blog")
+    result = cli(tmp_path, "init", "blog", "--no-workflow")
     assert result.exit_code == 0, result.output
     folder = tmp_path / "blog"
-    assert [line.removeprefix("created blog/") for line in result.stdout.splitlines()] == CREATED
+    created = [line.removeprefix("created blog/") for line in result.stdout.splitlines()]
+    assert created == [name for name in CREATED if name != WORKFLOW]
     assert "skipped" not in result.stderr
     gitignore = (folder / ".gitignore").read_text().splitlines()
     for line in ("/site/", "/site-premium/", "/.toolkit/", ".env", "/site.zip", "/content.tar.gz"):
         assert line in gitignore
-    # The welcome draft is valid, and the project builds, drafts included.
+    # The sample is not a post; the project checks and builds, drafts included.
     new = cli(folder, "new", "Hello")
     assert new.exit_code == 0 and new.stdout.strip() == "content/hello.md"
     check = cli(folder, "check")
     assert check.exit_code == 0, check.output
-    assert "2 posts checked: 0 errors, 0 warnings" in check.stderr
+    assert "1 post checked: 0 errors, 0 warnings" in check.stderr
     build = cli(folder, "build", "--drafts")
     assert build.exit_code == 0, build.output
-    assert (folder / "site" / "welcome" / "index.html").is_file()
+    assert not (folder / "site" / "welcome").exists()
     assert (folder / "site" / "hello" / "index.html").is_file()
+    # The sample, renamed, is a post like any other.
+    (folder / "content" / "_welcome.md").rename(folder / "content" / "welcome.md")
+    assert "2 posts checked: 0 errors" in cli(folder, "check").stderr
 
 
 def test_what_init_writes_is_git_ignored_and_committable(tmp_path):
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     subprocess.run([*git, "init", "-q", str(tmp_path)], check=True)
-    assert cli(tmp_path, "init").exit_code == 0
+    assert [f.path for f in init_project(tmp_path, action=PIN).created] == CREATED
     assert cli(tmp_path, "build", "--drafts").exit_code == 0
     (tmp_path / ".env").write_text("FOREM_API_KEY=x\n")
     for archive in ("site.zip", "content.tar.gz"):
@@ -141,20 +174,32 @@ def test_init_overwrites_nothing_and_lists_what_it_skipped(tmp_path):
     (tmp_path / "toolkit.toml").write_text('[site]\ntitle = "Mine"\n')
     (tmp_path / ".gitignore").write_text("node_modules/\n/site/\n")
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
-    result = cli(tmp_path, "init")
+    result = cli(tmp_path, "init", "--no-workflow")
     assert result.exit_code == 0, result.output
     assert {p: p.read_bytes() for p in before} == before  # nothing changed
-    assert result.stdout.splitlines() == ["created .env.example", f"created {WORKFLOW}"]
+    assert result.stdout.splitlines() == ["created .env.example", f"created {MAKEFILE}"]
     skipped = result.stderr.splitlines()
+    assert "adopted content/: 1 post" in skipped
     assert "skipped toolkit.toml: exists" in skipped
-    assert "skipped content/welcome.md: content/ already has posts" in skipped
+    assert "skipped content/_welcome.md: content/ already has posts" in skipped
     (line,) = [s for s in skipped if s.startswith("skipped .gitignore")]
     assert "/.toolkit/" in line and "/site/" not in line  # what it lacks, not what it has
-    assert not (tmp_path / "content" / "welcome.md").exists()
+    assert not (tmp_path / "content" / "_welcome.md").exists()
     # Run again: everything is there now, all skipped, still nothing changed.
-    again = cli(tmp_path, "init")
+    again = cli(tmp_path, "init", "--no-workflow")
     assert again.exit_code == 0 and again.stdout == ""
     assert len([s for s in again.stderr.splitlines() if s.startswith("skipped")]) == 5
+
+
+def test_a_writers_makefile_is_kept_and_the_missing_targets_named(tmp_path):
+    (tmp_path / "Makefile").write_text("check:\n\tnpm test\nall: check\n")
+    result = cli(tmp_path, "init", "--no-workflow")
+    assert result.exit_code == 0
+    assert (tmp_path / "Makefile").read_text() == "check:\n\tnpm test\nall: check\n"
+    assert (
+        "skipped Makefile: exists; it may want these targets: publish watch serve build "
+        "(each one line: `toolkit <target>`)"
+    ) in result.stderr.splitlines()
 
 
 def test_init_in_an_existing_repository_with_posts(tmp_path):
@@ -175,7 +220,12 @@ def test_init_in_an_existing_repository_with_posts(tmp_path):
         text=True,
         check=True,
     ).stdout
-    assert sorted(status.splitlines()) == ["?? .env.example", "?? .gitignore", "?? toolkit.toml"]
+    assert sorted(status.splitlines()) == [
+        "?? .env.example",
+        "?? .gitignore",
+        "?? Makefile",
+        "?? toolkit.toml",
+    ]
     check = cli(tmp_path, "check")
     assert check.exit_code == 0 and "1 post checked" in check.stderr
 
@@ -217,42 +267,119 @@ def test_a_file_where_the_content_folder_goes_is_said_not_taken_for_the_post(tmp
     assert "Traceback" not in result.output
 
 
-def test_without_toolkit_toml_a_command_says_to_run_init(tmp_path):
+def test_without_toolkit_toml_a_command_says_where_it_looked(tmp_path):
+    (tmp_path / ".git").mkdir()  # the repository's root: the search stops there
+    inner = tmp_path / "notes" / "drafts"
+    inner.mkdir(parents=True)
     for args in (["build"], ["check"], ["new", "Hello"], ["plan"]):
-        result = cli(tmp_path, *args)
+        result = cli(inner, *args)
         assert result.exit_code == 1, args
-        assert result.stderr == "Error: no toolkit.toml here: run toolkit init (or pass --config)\n"
-    assert list(tmp_path.iterdir()) == []
+        assert result.stderr == (
+            f"Error: no toolkit.toml in {inner} or its parents up to {tmp_path} "
+            "(the repository root): run toolkit init (or pass --config)\n"
+        )
+    assert sorted(p.name for p in tmp_path.rglob("*")) == [".git", "drafts", "notes"]
+
+
+def test_the_project_is_found_from_a_subfolder_as_git_finds_its_repository(tmp_path):
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q", str(tmp_path)], check=True)
+    assert cli(tmp_path, "init", "blog", "--no-workflow").exit_code == 0
+    blog = tmp_path / "blog"
+    (blog / "content" / "notes").mkdir()
+    (blog / "content" / "notes" / "one.md").write_text("---\ntitle: One\n---\nText.\n")
+    here = cli(blog / "content" / "notes", "check")
+    assert here.exit_code == 0, here.output
+    assert "1 post checked" in here.stderr
+    new = cli(blog / "content", "new", "From a subfolder")
+    assert new.exit_code == 0 and new.stdout.strip() == "content/from-a-subfolder.md"
+    assert (blog / "content" / "from-a-subfolder.md").is_file()
+    assert not (blog / "content" / ".toolkit").exists()  # state kept at the project's root
+    # The repository's root ends the search: a toolkit.toml above it is not this project.
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    (outer / "toolkit.toml").write_text('[site]\ntitle = "Outer"\n')
+    subprocess.run([*git, "init", "-q", str(outer / "repo")], check=True)
+    assert cli(outer / "repo", "check").exit_code == 1
+    # --config still wins.
+    other = cli(blog / "content", "--config", str(outer / "toolkit.toml"), "config")
+    assert other.exit_code == 0
+    assert other.stdout.startswith('site.title = "Outer"  (from toolkit.toml)\n')
+
+
+def test_init_inside_a_project_warns_that_it_nests_one(tmp_path):
+    (tmp_path / ".git").mkdir()
+    assert cli(tmp_path, "init", "--no-workflow").exit_code == 0
+    inner = cli(tmp_path / "content", "init", "--no-workflow")
+    assert inner.exit_code == 0
+    assert f"Warning: {tmp_path / 'toolkit.toml'} already makes {tmp_path} a project" in (
+        inner.stderr
+    )
+    assert "Warning" not in cli(tmp_path / "content", "init", "--no-workflow").stderr  # made
 
 
 def test_toolkit_config_shows_the_defaults_without_toolkit_toml(tmp_path):
     result = cli(tmp_path, "config")
     assert result.exit_code == 0
     assert result.stdout.startswith('site.title = "My posts"  (from default)\n')
-    assert "no toolkit.toml here: run toolkit init" in result.stderr
+    assert "no toolkit.toml found; these are the defaults" in result.stderr
     assert list(tmp_path.iterdir()) == []  # no run log either
 
 
-def test_the_workflow_uses_the_action_pinned_by_commit(tmp_path):
+def test_the_workflow_uses_the_action_pinned_by_commit_with_its_version(tmp_path):
     result = init_project(tmp_path, action=PIN)
     assert result.action == PIN.uses
     text = (tmp_path / WORKFLOW).read_text()
-    uses = re.findall(r"uses: (\S+)", text)
-    assert uses and all(re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u) for u in uses)
-    assert PIN.uses in uses
+    uses = re.findall(r"uses: (\S+)(.*)", text)
+    assert uses and all(re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u) for u, _ in uses)
+    assert all(re.fullmatch(r"  # v\d+\.\d+\.\d+", comment) for _, comment in uses)
+    assert (PIN.uses, "  # v0.1.0") in uses
     assert "${{ secrets.FOREM_API_KEY }}" in text
 
 
-def test_the_installed_toolkit_pins_its_own_commit(tmp_path):
-    """Installed from this checkout (`make install`): the workflow names its HEAD."""
-    head = subprocess.run(
-        ["git", "-C", str(REPOSITORY), "rev-parse", "HEAD"],
+def _checkout(tmp_path: Path, tag: str | None) -> Path:
+    """A git checkout of toolkit, with the release tag or without it, as pip records an
+    install from a folder."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    folder = tmp_path / "toolkit-src"
+    subprocess.run([*git, "init", "-q", str(folder)], check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "release"], cwd=folder, check=True)
+    if tag:
+        subprocess.run([*git, "tag", tag], cwd=folder, check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "later"], cwd=folder, check=True)
+    return folder
+
+
+def test_from_a_checkout_the_action_is_pinned_to_the_release_tag_never_its_head(tmp_path):
+    import json
+
+    from toolkit import __version__
+    from toolkit.commands.init import action_pin
+
+    folder = _checkout(tmp_path, f"v{__version__}")
+    tagged = subprocess.run(
+        ["git", "-C", str(folder), "rev-parse", "HEAD~1"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout.strip()
-    result = init_project(tmp_path)
-    assert result.action == f"toolkit-docs/toolkit@{head}"
+    recorded = {"url": folder.as_uri(), "dir_info": {"editable": True}}  # as pip records it
+    pin, why = action_pin(json.dumps(recorded))
+    assert pin is not None and why == ""
+    assert pin.commit == tagged and pin.pinned.endswith(f"  # v{__version__}")
+    # Without the tag (an unreleased checkout): no pin, and why.
+    untagged = _checkout(tmp_path / "other", None)
+    pin, why = action_pin(json.dumps({"url": untagged.as_uri(), "dir_info": {}}))
+    assert pin is None and f"v{__version__}" in why and "--no-workflow" in why
+    # Installed from GitHub: the commit GitHub served, with the tag asked for.
+    commit = "89abcdef" * 5
+    github = {
+        "url": "https://github.com/toolkit-docs/toolkit",
+        "vcs_info": {"vcs": "git", "commit_id": commit, "requested_revision": "v0.1.0"},
+    }
+    pin, _ = action_pin(json.dumps(github))
+    assert pin is not None and pin.pinned == f"toolkit-docs/toolkit@{commit}  # v0.1.0"
+    assert action_pin(None)[0] is None
 
 
 @pytest.mark.parametrize("what", ["action", "workflow"])

@@ -124,6 +124,12 @@ def test_a_port_that_is_taken_names_port_and_the_make_variable(project):
     makefile = (REPOSITORY / "Makefile").read_text()
     assert "PORT ?= 8000" in makefile
     assert "toolkit serve --port $(PORT)" in makefile and "toolkit watch --port $(PORT)" in makefile
+    # The Makefile of a writer's project (toolkit init) takes the same variable.
+    from toolkit.commands.init import makefile_text
+
+    made = makefile_text()
+    assert "PORT ?= 8000" in made
+    assert "serve --port $(PORT)" in made and "watch --port $(PORT)" in made
 
 
 def test_json_is_printed_on_failure_too(project, tmp_path):
@@ -140,9 +146,9 @@ def test_json_is_printed_on_failure_too(project, tmp_path):
     with contextlib.chdir(tmp_path):
         bare = CliRunner().invoke(main, ["plan", "--json"])
     assert bare.exit_code == 1
-    assert json.loads(bare.stdout)["error"] == (
-        "no toolkit.toml here: run toolkit init (or pass --config)"
-    )
+    error = json.loads(bare.stdout)["error"]
+    assert error.startswith(f"no toolkit.toml in {tmp_path} or its parents up to ")
+    assert error.endswith(": run toolkit init (or pass --config)")
     plain = project.run("publish", env={})
     assert plain.exit_code == 1 and plain.stdout == ""  # without --json: stderr only
 

@@ -66,7 +66,7 @@ def test_a_task_has_the_seed_fields_through_its_life(archive):
             "engine": "archivetool",
             "timeout": 60,
         }
-        assert task["depends_on_tasks"] == {upload["id"]: upload["id"]}
+        assert task["depends_on_task_ids"] == [upload["id"]] and "depends_on_tasks" not in task
         assert (task["engine"], task["engine_version"]) == ("archivetool", "2.1")
         done = client.get(f"/v2/tasks/{task['id']}/wait").json()["data"]
         assert done["status"] == "finished" and done["ended_at"] and done["credits"] == 1

@@ -170,12 +170,12 @@ def test_400_for_bad_parameters(api):
     for params, message in (
         ({"max-results": "ten"}, "Invalid value at 'max_results' (TYPE_UINT32), \"ten\""),
         ({"max-results": "-1"}, "Invalid value at 'max_results' (TYPE_UINT32), \"-1\""),
-        ({"timestamp": "yesterday"}, "Invalid value at 'timestamp' (TYPE_INT64), \"yesterday\""),
+        ({"timestamp": "yesterday"}, "Invalid value at 'timestamp' (TYPE_UINT64), \"yesterday\""),
         ({"start-token": "not-a-token"}, "Invalid page token."),
         (
-            {"maxResults": "5"},
-            'Invalid JSON payload received. Unknown name "maxResults": '
-            "Cannot bind query parameter. Field 'maxResults' could not be "
+            {"max_result": "5"},
+            'Invalid JSON payload received. Unknown name "max_result": '
+            "Cannot bind query parameter. Field 'max_result' could not be "
             "found in request message.",
         ),
         ({"alt": "xml"}, None),

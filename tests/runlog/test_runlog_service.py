@@ -262,7 +262,7 @@ WHOLE = {"startTime": "1970-01-01T00:00:00Z", "endTime": "2200-01-01T00:00:00Z"}
         (
             {"query": "SELECT 1", "startTime": "", "endTime": "now"},
             400,
-            "Start time cannot be empty",
+            "Error while parsing provided time range: Parsing humantime",
         ),
         (
             {"query": "SELECT 1", "startTime": "soon", "endTime": "now"},

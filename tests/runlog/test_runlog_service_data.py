@@ -52,7 +52,7 @@ def test_time_ranges_filter_on_p_timestamp_truncated_to_the_minute(service, stre
 
     def count(start: dt.datetime | str, end: dt.datetime | str) -> int:
         text = [
-            value if isinstance(value, str) else value.strftime("%Y-%m-%dT%H:%M:%S%z")
+            value if isinstance(value, str) else value.isoformat()  # RFC 3339: `+00:00`
             for value in (start, end)
         ]
         rows = service.rows(f"SELECT COUNT(*) AS n FROM {stream}", *text)

@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 
 from toolkit.errors import RunLogError
-from toolkit.runlog.times import parse_duration, parse_range, query_times
+from toolkit.runlog.times import parse_duration, parse_range, parse_time, query_times
 
 NOW = dt.datetime(2024, 5, 1, 12, 34, 56, tzinfo=dt.UTC)
 
@@ -60,3 +60,22 @@ def test_local_ranges_read_as_the_service_reads_them():
         parse_range("2024-05-01T10:01:00Z", "2024-05-01T10:00:00Z")
     with pytest.raises(RunLogError, match="Error while parsing provided time range"):
         parse_range("2024-05-01", "2024-05-02T00:00:00Z")  # no time, no offset
+
+
+@pytest.mark.parametrize(
+    ("text", "utc"),
+    [
+        ("2024-05-01t10:00:00z", dt.datetime(2024, 5, 1, 10, 0, tzinfo=dt.UTC)),
+        ("2024-05-01 12:00:00.5+02:00", dt.datetime(2024, 5, 1, 10, 0, 0, 500000, tzinfo=dt.UTC)),
+    ],
+)
+def test_times_read_as_the_services_rfc3339_parser_reads_them(text, utc):
+    assert parse_time(text) == utc
+
+
+@pytest.mark.parametrize(
+    "text", ["2024-05-01T10:00:00+0000", "2024-W18-3T10:00:00Z", "2024-05-01T10:00:00", "soon"]
+)
+def test_times_the_service_refuses_are_refused_here_first(text):
+    with pytest.raises(ValueError, match="is not an RFC 3339 time"):
+        parse_time(text)

@@ -156,8 +156,11 @@ def test_cli_prints_url_and_key_serves_and_stops_cleanly(tmp_path: Path) -> None
         started = re.search(r"(http://127\.0\.0\.1:\d+)", first)
         assert started is not None, first
         url = started.group(1)
-        key_line = process.stdout.readline()
-        key = key_line.split(":", 1)[1].strip()
+        line = process.stdout.readline()
+        while "FOREM_API_KEY=" not in line:  # the environment lines, one per interface
+            line = process.stdout.readline()
+        assert line == f"  export FOREM_BASE_URL={url} FOREM_API_KEY={line.rsplit('=', 1)[1]}"
+        key = line.rsplit("=", 1)[1].strip()
         with httpx.Client(
             base_url=url, headers={"api-key": key}, verify=shared_context()
         ) as client:

@@ -48,7 +48,7 @@ def test_problems_holding_markup_are_printed_as_written(site, env):
     plan = site.run("plan", env=env)
 
     assert plan.exit_code == 1
-    assert "✗ error     public content/bad.md  tags: '[/b]' must be" in plan.output
+    assert "✗ error     public content/bad.md:4  tags: '[/b]' must be" in plan.output
     assert "content/bad.md:4: tags: '[red]x' must be" in plan.output
     assert "content/[red]x.md" in plan.output
 

@@ -301,7 +301,7 @@ def test_premium_posts_are_never_sent(site, env, sandbox):
 def test_missing_key_says_how_to_set_it(site, sandbox):
     result = site.run("publish", env={"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": ""})
     assert result.exit_code == 1
-    assert "FOREM_API_KEY is not set" in result.output and "make demo" in result.output
+    assert "FOREM_API_KEY is not set" in result.output and "toolkit demo" in result.output
 
 
 def test_wrong_key_is_one_clear_line(site, sandbox):
@@ -353,11 +353,11 @@ def test_two_remote_articles_with_the_post_title_are_refused(site, hostile):
 
     plan = site.run("plan", env=hostile.env)
     assert plan.exit_code == 1
-    assert f"error     public content/twin.md  {refusal}" in plan.output
+    assert f"error     public content/twin.md:2  {refusal}" in plan.output
 
     result = site.run("publish", env=hostile.env)
     assert result.exit_code == 1
-    assert f"content/twin.md  {refusal}; record the right one in toolkit.lock" in result.output
+    assert f"content/twin.md:2  {refusal}; add `id: N` (the right one)" in result.output
     assert result.output.count(refusal) == 1  # once: the summary does not repeat it
     assert [(method, sent["title"]) for method, sent in hostile.writes] == [("POST", "Not a twin")]
     assert sorted(lock_entries(site)) == ["content/other.md"]

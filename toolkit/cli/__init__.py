@@ -24,8 +24,8 @@ from toolkit.errors import ToolkitError
 COMMANDS = {
     "init": (
         "toolkit.cli.init:init",
-        "Start a project in FOLDER (default: here): toolkit.toml, a welcome draft, "
-        ".gitignore, .env.example and a CI workflow.",
+        "Start a project in FOLDER (default: here), or adopt the posts already there: "
+        "toolkit.toml, .gitignore, .env.example, a Makefile and a CI workflow.",
     ),
     "new": (
         "toolkit.cli.new:new",
@@ -47,6 +47,14 @@ COMMANDS = {
     "pull": (
         "toolkit.cli.mirror:pull",
         "Import the account's articles as local posts (onboarding, and taking website edits).",
+    ),
+    "unpublish": (
+        "toolkit.cli.retire:unpublish",
+        "Set a post's article unpublished on the website, on purpose (never a delete).",
+    ),
+    "forget": (
+        "toolkit.cli.retire:forget",
+        "Drop the toolkit.lock entry of a post whose file is gone; its article stays as it is.",
     ),
     "mirror": (
         "toolkit.cli.mirror:mirror",

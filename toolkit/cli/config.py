@@ -19,25 +19,39 @@ def _toml(value: object) -> str:
 
 
 @click.command()
+@click.option(
+    "--all",
+    "reference",
+    is_flag=True,
+    help="Print every key as a commented toolkit.toml (defaults, what each does), to copy from.",
+)
 @json_option
 @common_options
 @pass_cli
-def config(cli: CliContext, as_json: bool) -> None:
+def config(cli: CliContext, reference: bool, as_json: bool) -> None:
     """List every configuration key: its type, default, environment variable, what it does,
     and its value for this project (where it came from: the default, toolkit.toml or the
     environment). Secrets only show whether they are set; credentials in URLs are hidden.
+    With --all, the full reference instead: every key as a commented toolkit.toml line.
 
     \b
     Example:
       toolkit config
       toolkit config --json
+      toolkit config --all        # the reference of every setting, to copy from
     """
+    if reference:
+        from toolkit.config.templates import commented_toml
+
+        if as_json:
+            raise click.UsageError("--all and --json exclude each other")
+        click.echo(commented_toml(), nl=False)
+        return
     from toolkit.commands.config import config_keys
-    from toolkit.config.loading import NO_CONFIG
 
     configuration = cli.config_or_defaults()
     if not configuration.path.is_file() and not cli.quiet:
-        click.echo(f"{NO_CONFIG}; these are the defaults", err=True)
+        click.echo(f"no {configuration.path.name} found; these are the defaults", err=True)
     keys = config_keys(configuration)
     if as_json:
         print_json([k.to_json() for k in keys])

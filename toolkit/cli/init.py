@@ -18,20 +18,26 @@ from toolkit.cli.context import CliContext, common_options, pass_cli
     type=click.Path(file_okay=False, path_type=Path),
 )
 @click.option(
-    "--no-workflow", is_flag=True, help="Leave the CI workflow (.github/workflows/publish.yml) out."
+    "--no-workflow",
+    is_flag=True,
+    help="Leave the CI workflow (.github/workflows/toolkit.yml) out.",
 )
 @common_options
 @pass_cli
 def init(cli: CliContext, folder: Path, no_workflow: bool) -> None:
-    """Start a project in FOLDER (default: here): toolkit.toml, a welcome draft, .gitignore,
-    .env.example and a CI workflow.
+    """Start a project in FOLDER (default: here), or adopt the posts already there:
+    toolkit.toml, .gitignore, .env.example, a Makefile and a CI workflow.
 
-    `toolkit.toml` has every key commented out at its default, with what it does;
-    `content/welcome.md` is a draft (unless content/ already has posts); `.gitignore`
-    keeps out what toolkit writes and `.env`; `.env.example` names the secrets; the
-    workflow publishes on every push with toolkit's GitHub Action, pinned by commit.
-    Nothing that exists is ever overwritten: each file already there is listed as
-    skipped, so init is safe in an existing repository with posts in it.
+    Posts already in the folder are adopted: the folder dev-to-git.json names its files
+    in, or a folder of front-matter Markdown (blog-posts/, articles/, posts/...) becomes
+    the content folder; otherwise content/ gets a sample, `_welcome.md`, which is not a
+    post (its name starts with `_`) until you rename it. `toolkit.toml` holds the keys a
+    blogger sets (`toolkit config --all` prints every other one); `.env.example` names the
+    API key; the Makefile has `publish`, `watch`, `serve`, `check` and `build`; the
+    workflow checks pull requests, publishes pushes to the default branch, can deploy
+    the site to GitHub Pages and mirrors comments daily, with toolkit's GitHub Action
+    pinned by the commit of its release. Nothing that exists is ever overwritten: each
+    file already there is listed as skipped, with what it may lack.
 
     \b
     Example:
@@ -42,15 +48,30 @@ def init(cli: CliContext, folder: Path, no_workflow: bool) -> None:
 
     result = init_project(folder, workflow=not no_workflow)
     where = "" if folder == Path(".") else f"{folder}/"
+    if result.adopted is not None:
+        click.echo(f"adopted {where}{result.adopted.describe()}", err=True)
     for item in result.files:
         if item.created:
             click.echo(f"created {where}{item.path}")
     for item in result.skipped:
         click.echo(f"skipped {where}{item.path}: {item.reason}", err=True)
-    if not cli.quiet:
-        go = f"cd {folder} && " if where else ""
+    if result.enclosing is not None:
         click.echo(
-            f'next: {go}toolkit new "My first post", then toolkit watch to see the '
-            "site as you write",
+            f"Warning: {result.enclosing} already makes {result.enclosing.parent} a project; "
+            f"this one is inside it (commands run in {folder} use the new toolkit.toml)",
             err=True,
         )
+    if not cli.quiet:
+        go = f"cd {folder} && " if where else ""
+        if result.adopted is not None:
+            click.echo(
+                f"next: {go}toolkit check, then toolkit plan to see what publishing "
+                "would do (it binds posts to their articles; nothing is sent)",
+                err=True,
+            )
+        else:
+            click.echo(
+                f'next: {go}toolkit new "My first post", then make watch to see the '
+                "site as you write",
+                err=True,
+            )

@@ -58,7 +58,9 @@ def plan(cli: CliContext, paths: tuple[str, ...], as_json: bool) -> None:
 
     Reads the account's articles once and compares them with your posts and toolkit.lock:
     each post is create, update, unchanged, conflict (edited or deleted on the website since
-    the last publish), skip (premium) or error (fails `toolkit check`). One line per post
+    the last publish), skip (premium), error (fails `toolkit check`, or names an article the
+    account does not hold) or gone (its file was deleted; its article stays on the
+    website). A renamed post says `moved old -> new`. One line per post
     says what and why, and whether its article will be public or a draft. Exits 1 on
     conflicts or errors.
 
@@ -101,8 +103,10 @@ def publish(
 ) -> None:
     """Sync posts to the publishing API: create new ones, update changed ones.
 
-    Never duplicates: a post is matched to its article by toolkit.lock, then canonical_url,
-    then title. Unchanged posts cost no request beyond one list read. Drafts
+    Never duplicates: a post is matched to its article by toolkit.lock, then its `id:`,
+    then dev-to-git.json, then canonical_url, then title; a renamed post keeps its article
+    (the lock entry moves), and a deleted one is named as gone (`toolkit unpublish` or
+    `toolkit forget` it). Unchanged posts cost no request beyond one list read. Drafts
     (`published: false`) stay drafts. Articles edited on the website since the last publish
     are conflicts, skipped unless --force; articles deleted on the website are conflicts too,
     created again only with --recreate. Writes are paced to the API's rate limits

@@ -40,6 +40,13 @@ from toolkit.commands.sandbox import DEFAULT_DB, RunningSandbox
     help="Start a new database with the accounts only: no articles, comments, listings.",
 )
 @click.option("--allow-remote", is_flag=True, help="Allow a --host that is not a loopback address.")
+@click.option(
+    "--env-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the environment lines to this file (one `export NAME=value` a line; "
+    "a shell sources it, toolkit reads it as .env); never over a file it did not write.",
+)
 @common_options
 def sandbox(
     host: str,
@@ -49,19 +56,25 @@ def sandbox(
     rate_window: float,
     no_seed: bool,
     allow_remote: bool,
+    env_file: Path | None,
 ) -> None:
     """Run the sandbox: a local emulator of every remote interface (publishing, archive
     tasks, licensing, log stream), with seeded demo accounts, on loopback.
 
     The publishing API (Forem, dev.to) is under /api, archive tasks under /v2, licensing
     under /appsmarket/v2, the log stream under /api/v1, all on one origin. It prints its
-    base URL and the demo account's API key (a fake key), then serves until Ctrl-C. Point toolkit at it from another shell with
-    FOREM_BASE_URL=<its URL> and FOREM_API_KEY=<the key>. The control API for scripts is
-    under /__sandbox/ (GET /__sandbox lists it).
+    base URL, then the environment lines that point a project at it, one per interface
+    (`export FOREM_BASE_URL=... FOREM_API_KEY=...`: paste them into another shell, or
+    write them with --env-file), then serves until Ctrl-C. The keys are the demo
+    accounts' (fake keys). The database is seeded with other users' articles and the demo
+    account's own; --no-seed starts an empty one (the accounts only), which a blog's
+    first `toolkit pull` leaves as it is. The control API for scripts is under
+    /__sandbox/ (GET /__sandbox lists it).
 
     \b
     Example:
       toolkit sandbox                        # state in .toolkit/sandbox.db, port 8787
+      toolkit sandbox --memory --no-seed --env-file .env   # a blog's .env pointed at it
       toolkit sandbox --memory --port 0      # throwaway state, any free port
       toolkit sandbox --rate-window 1        # rate limits per second, for quick tests
     """
@@ -86,23 +99,33 @@ def sandbox(
                 allow_remote=allow_remote,
             )
             try:
-                _announce(running)
+                if env_file is not None:
+                    from toolkit.commands.sandbox import write_env_file
+
+                    write_env_file(env_file, running.environment())
+                _announce(running, env_file)
                 stop.wait(lambda: running.running)
             finally:
                 running.stop()
         click.echo("Sandbox stopped.")
 
 
-def _announce(running: RunningSandbox) -> None:
+def _announce(running: RunningSandbox, env_file: Path | None) -> None:
+    from toolkit.commands.sandbox import shell_lines
+
     where = (
         "in memory"
         if running.db_path is None
         else (f"{running.db_path} ({'new' if running.created else 'reopened'})")
     )
     click.echo(f"Sandbox running at {running.base_url}  (state: {where})")
-    if running.demo_api_key is not None:
-        click.echo(f"Demo API key: {running.demo_api_key}")
+    for line in running.left_out:
+        click.echo(line)
+    click.echo("Point a project at it (one line per interface; paste them into its shell):")
+    for line in shell_lines(running.environment()):
+        click.echo(f"  {line}")
+    if env_file is not None:
+        click.echo(f"Written to {env_file} too.")
     others = ", ".join(f"{a['username']} ({a['role']})" for a in running.accounts)
     click.echo(f"Accounts: {others or 'none'}; keys at {running.base_url}/__sandbox/accounts")
-    click.echo(f"Try: FOREM_BASE_URL={running.base_url} FOREM_API_KEY=<key> toolkit publish")
     click.echo("Press Ctrl-C to stop.")

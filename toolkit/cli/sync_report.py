@@ -37,6 +37,7 @@ STYLE = {
     Action.SKIP: "yellow",
     Action.CONFLICT: "red",
     Action.ERROR: "red",
+    Action.GONE: "magenta",
 }
 
 
@@ -126,9 +127,12 @@ class ConsoleReporter:
         message = outcome.message
         if outcome.ok and outcome.url and outcome.action in (Action.CREATE, Action.UPDATE):
             message += f": {outcome.url}"
+        where = outcome.key
+        if not outcome.ok and outcome.plan.problems:  # `path:line`, as check says it
+            where += f":{outcome.plan.problems[0].line}"
         line = (
             f"[{style}]{mark} {outcome.action.value:<9}[/] {visibility(outcome):<6} "
-            f"{escape(outcome.key)}  {escape(message)}"
+            f"{escape(where)}  {escape(message)}"
         )
         console = (
             stdout if self.dry_run else (self.progress.console if self.progress else self.console)

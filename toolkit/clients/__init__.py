@@ -34,13 +34,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 MISSING_FOREM_KEY = (
     "FOREM_API_KEY is not set: put your API key (dev.to: Settings → Extensions → DEV API Keys) "
-    "in the environment or in a .env file beside toolkit.toml; `make demo` runs everything "
+    "in the environment or in a .env file beside toolkit.toml; `toolkit demo` runs everything "
     "offline against the built-in sandbox"
 )
 MISSING_LICENSE_TOKEN = (
     "LICENSE_API_TOKEN is not set: put an OAuth access token with the scope "
     "https://www.googleapis.com/auth/appsmarketplace.license in the environment or in a .env "
-    "file beside toolkit.toml; `make demo` shows a premium build against the built-in sandbox"
+    "file beside toolkit.toml; `toolkit demo` shows a premium build against the built-in sandbox"
 )
 MISSING_LOGS_URL = (
     "no log service: set [logs] base_url in toolkit.toml or LOGS_BASE_URL in the environment "

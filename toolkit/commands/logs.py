@@ -58,6 +58,10 @@ def query(
     name = stream or config.logs.stream
     everything = since is None and start is None and end is None
     times = query_times(since=since, start=start, end=end)
+    if local:
+        from toolkit.runlog.local import require_engine
+
+        require_engine()
     with recorded(config, "logs") as run:
         if local:
             from toolkit.runlog.local import query_events

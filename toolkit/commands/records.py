@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.site import BuildReport
     from toolkit.sync.engine import PublishResult
     from toolkit.sync.pull import PullResult
+    from toolkit.sync.retire import RetireResult
 
 
 def problems(run: Run, found: Iterable[Problem]) -> None:
@@ -66,6 +67,18 @@ def pull(run: Run, result: PullResult) -> None:
         run.event("wait", action="run lock", reason=result.lock_wait)
     if result.failed:
         run.outcome = "failed"
+
+
+def retire(run: Run, result: RetireResult) -> None:
+    """An unpublish or a forget: one event for the post."""
+    run.event(
+        "post",
+        post=result.path,
+        action=result.action,
+        outcome="ok",
+        message=result.message,
+        article_id=result.article_id,
+    )
 
 
 def build(run: Run, report: BuildReport, *, decides: bool = True) -> None:

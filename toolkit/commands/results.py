@@ -145,7 +145,10 @@ class CheckJson(Document):
 class OutcomeJson(Document):
     path: str
     title: str
-    action: str = Field(description="create, update, unchanged, conflict, skip or error")
+    action: str = Field(
+        description="create, update, unchanged, conflict, skip, error or gone (a lock "
+        "entry whose file is gone: its article stays on the website)"
+    )
     published: bool | None = Field(
         description="what the front matter says (null when the file could not be read as a post)"
     )
@@ -154,6 +157,9 @@ class OutcomeJson(Document):
     article_id: int | None
     url: str | None
     problems: list[str]
+    moved_from: str | None = Field(
+        default=None, description="the path toolkit.lock had for the post (a rename)"
+    )
 
     @classmethod
     def of(cls, outcome: Outcome) -> OutcomeJson:
@@ -167,6 +173,7 @@ class OutcomeJson(Document):
             article_id=outcome.article_id,
             url=outcome.url,
             problems=[str(p) for p in outcome.plan.problems],
+            moved_from=outcome.plan.moved_from,
         )
 
 

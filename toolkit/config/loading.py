@@ -58,6 +58,33 @@ def dotenv_warnings(path: Path) -> list[str]:
 NO_CONFIG = f"no {DEFAULT_CONFIG_NAME} here: run toolkit init (or pass --config)"
 
 
+def find_config(start: Path | None = None) -> tuple[Path | None, list[Path]]:
+    """The project's `toolkit.toml`, found the way git finds `.git`: in `start` (default:
+    the working folder), then each parent, stopping after the repository's root (the
+    folder holding `.git`) or the file system's root. Returns it (None: not found) and
+    the folders looked in, in order."""
+    try:
+        folder = (start or Path.cwd()).absolute()
+    except OSError:  # the working folder is gone
+        return None, [Path(".")]
+    looked: list[Path] = []
+    for candidate in (folder, *folder.parents):
+        looked.append(candidate)
+        if os.path.lexists(candidate / DEFAULT_CONFIG_NAME):
+            return candidate / DEFAULT_CONFIG_NAME, looked
+        if os.path.lexists(candidate / ".git"):
+            break
+    return None, looked
+
+
+def not_found_message(looked: list[Path]) -> str:
+    """What a command says when no `toolkit.toml` was found: where it looked."""
+    first, last = looked[0], looked[-1]
+    stop = "the repository root" if os.path.lexists(last / ".git") else "the file system root"
+    where = f"{first}" if first == last else f"{first} or its parents up to {last}"
+    return f"no {DEFAULT_CONFIG_NAME} in {where} ({stop}): run toolkit init (or pass --config)"
+
+
 def load_config(
     path: str | Path | None = None,
     env: Mapping[str, str] | None = None,
@@ -66,11 +93,17 @@ def load_config(
 ) -> Config:
     """Read, override and validate the configuration; raise `ConfigError` with every problem.
 
-    Without a file (`./toolkit.toml` when `path` is None): `ConfigError` saying to run
+    `path` None: the `toolkit.toml` of the working folder or of its nearest parent
+    (`find_config`). Without a file: `ConfigError` saying where it looked and to run
     `toolkit init`, or, with `missing_ok`, the defaults (and the environment's overrides)
-    for a project in that folder."""
+    for a project in the working folder."""
     given = path is not None
-    path = Path(path) if path is not None else Path(DEFAULT_CONFIG_NAME)
+    looked: list[Path] = []
+    if path is None:
+        found, looked = find_config()
+        path = found if found is not None else Path(DEFAULT_CONFIG_NAME)
+    else:
+        path = Path(path)
     name = path.name
     if not path.is_file():
         if path.exists():
@@ -80,7 +113,7 @@ def load_config(
                 [
                     f"{path}: file not found (run toolkit init {path.parent}, or check --config)"
                     if given
-                    else NO_CONFIG
+                    else not_found_message(looked)
                 ]
             )
         data: dict[str, Any] = {}

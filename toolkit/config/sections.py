@@ -89,7 +89,7 @@ class SiteConfig:
 
 @dataclass(frozen=True)
 class ForemConfig:
-    """[forem]: the publishing API (interface A)."""
+    """[forem]: the publishing API: dev.to, or another Forem."""
 
     base_url: str = option(
         BASE_URL,
@@ -115,7 +115,7 @@ class ForemConfig:
 
 @dataclass(frozen=True)
 class ArchiveConfig:
-    """[archive]: the archive-task API (interface C) behind `toolkit export`."""
+    """[archive]: the archive service (CloudConvert) behind `toolkit export`."""
 
     base_url: str = option(
         BASE_URL,
@@ -149,7 +149,7 @@ class ArchiveConfig:
 
 @dataclass(frozen=True)
 class LicenseConfig:
-    """[license]: the marketplace licensing API (interface D) behind premium builds."""
+    """[license]: the licensing API (Google Workspace Marketplace) behind premium builds."""
 
     base_url: str = option(
         BASE_URL,
@@ -168,7 +168,7 @@ class LicenseConfig:
 
 @dataclass(frozen=True)
 class LogsConfig:
-    """[logs]: the log-stream service (interface E) the run log is shipped to."""
+    """[logs]: the log service (Parseable) the run log is shipped to."""
 
     base_url: str | None = option(
         BASE_URL, env="LOGS_BASE_URL", help="Origin of the log service; unset keeps the log local."

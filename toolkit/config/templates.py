@@ -1,5 +1,6 @@
-"""The files `toolkit init` writes from the declarations: a commented `toolkit.toml`
-and `.env.example`, made from `toolkit.config.sections` so that they never drift."""
+"""The files `toolkit init` writes from the declarations, so that they never drift from
+them: the short `toolkit.toml` of a new project (`short_toml`), the full commented
+reference `toolkit config --all` prints (`commented_toml`), and `.env.example`."""
 
 from __future__ import annotations
 
@@ -42,11 +43,11 @@ def commented_toml() -> str:
         return textwrap.wrap(text, width=88, initial_indent="# ", subsequent_indent="# ")
 
     lines = [
-        f"# {DEFAULT_CONFIG_NAME}: the configuration of this toolkit project.",
-        "# Every key is shown commented out at its default: remove the leading `# ` of a",
-        "# key's line to change it. Paths are relative to this file. Secrets never go here:",
-        "# they come from the environment or from .env beside this file (see .env.example).",
-        "# `toolkit config` lists every key with its value here and where it came from.",
+        f"# Every setting of {DEFAULT_CONFIG_NAME}, commented out at its default: copy a",
+        "# key's line (and its [section] line) into your toolkit.toml, without the leading",
+        "# `# `, to change it. Paths are relative to toolkit.toml. Secrets never go there:",
+        "# they come from the environment or from .env beside it (see .env.example).",
+        "# `toolkit config` lists every key with its value in force and where it came from.",
     ]
     for section_name, cls in SECTIONS.items():
         lines += ["", *comment((cls.__doc__ or f"[{section_name}]").strip()), f"[{section_name}]"]
@@ -72,35 +73,43 @@ def commented_toml() -> str:
     return "\n".join(lines) + "\n"
 
 
-def dotenv_example() -> str:
-    """`.env.example`: every secret toolkit reads, and the variables that point it at
-    other servers; what `toolkit init` writes."""
-    lines = [
-        "# The secrets toolkit reads from the environment, or from a file named .env beside",
-        "# toolkit.toml (the environment wins). Copy this file to .env, fill in what you use,",
-        "# keep .env to yourself (chmod 600 .env; it is git-ignored). In CI, set them as",
-        "# secrets of the repository instead.",
-    ]
+def short_toml(content_dir: str = "content", title: str = "My posts") -> str:
+    """The `toolkit.toml` of a new project: the keys a blogger sets (the site's title and
+    address, where the posts are), every other one a command away."""
+    return f"""# toolkit.toml: this blog's settings. Paths are relative to this file.
+# Every other setting, with what it does: toolkit config --all
+# Secrets (your API key) never go here: see .env.example.
+
+[site]
+title = {toml_value(title)}
+# Where the site is published, e.g. https://you.github.io/blog (feed, links, images).
+# url = "https://example.com/blog"
+# The folder of your posts: Markdown files with front matter.
+content_dir = {toml_value(content_dir)}
+"""
+
+
+def dotenv_example(sections: tuple[str, ...] = ("forem",)) -> str:
+    """`.env.example`: the secrets of the sections in use (`sections`; a new project
+    publishes only), by name; what `toolkit init` writes."""
     import textwrap
 
-    overrides = []
-    for section_name, key_name, key in declared_keys():
-        if key.secret and key.env:
+    lines = [
+        "# The secrets toolkit reads from the environment, or from a file named .env beside",
+        "# toolkit.toml (the environment wins). Copy this file to .env, fill it in, and keep",
+        "# .env to yourself (chmod 600 .env; it is git-ignored). In CI, set them as secrets",
+        "# of the repository instead.",
+    ]
+    for section_name, _, key in declared_keys():
+        if key.secret and key.env and section_name in sections:
             lines += [
                 "",
-                *textwrap.wrap(
-                    f"{section_name}.{key_name}: {key.help}",
-                    width=88,
-                    initial_indent="# ",
-                    subsequent_indent="# ",
-                ),
+                *textwrap.wrap(key.help, width=88, initial_indent="# ", subsequent_indent="# "),
                 f"{key.env}=",
             ]
-        elif key.env:
-            overrides.append(f"# {key.env}=  # overrides {section_name}.{key_name}")
     lines += [
         "",
-        "# Not secrets: each points toolkit at another server than toolkit.toml's.",
-        *overrides,
+        "# The other services' secrets (export, premium builds, log shipping) are named by",
+        "# toolkit config --all, in the section that turns each one on.",
     ]
     return "\n".join(lines) + "\n"

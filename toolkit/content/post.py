@@ -80,8 +80,9 @@ FOREM_KEYS = (
     "date",
 )
 # Keys only toolkit reads; never sent to the API.
-# `pinned: true` lists the post first on the site's home page.
-TOOLKIT_KEYS = ("premium", "slug", "organization_id", "pinned")
+# `pinned: true` lists the post first on the site's home page; `id` is the article the
+# post is bound to, as devto-cli writes it (`toolkit.sync.remote` reads it).
+TOOLKIT_KEYS = ("premium", "slug", "organization_id", "pinned", "id")
 KNOWN_KEYS = frozenset(FOREM_KEYS + TOOLKIT_KEYS)
 
 
@@ -160,6 +161,13 @@ class Post:
     def cover_image(self) -> str | None:
         value = self.meta.get("cover_image")
         return value if isinstance(value, str) and value.strip() else None
+
+    @property
+    def article_id(self) -> int | None:
+        """The `id:` of the front matter (devto-cli's binding to an article), when valid."""
+        value = self.meta.get("id")
+        valid = isinstance(value, int) and not isinstance(value, bool) and value > 0
+        return value if valid else None
 
     @property
     def organization_id(self) -> int | None:

@@ -2,10 +2,12 @@
 
 The API's rules (reference/NOTES.md): title required and at most 128 characters; at most 4
 tags, each letters and digits only, at most 30 characters; body at most 800 KB; titles
-unique per account; `canonical_url` unique and http(s); `published` exactly true or false;
+`canonical_url` unique and http(s); `published` exactly true or false;
 no future publication date. Local rules: relative images exist on disk, slugs are unique,
 toolkit's own keys have the right types. Unknown keys are warnings, and so are dev.to's
-Liquid tags the site cannot render (`liquid.scan`).
+Liquid tags the site cannot render (`liquid.scan`) and a title another post has too
+(Forem keeps one user from having two articles of the same title *and* body only; the
+sync tells such posts apart by toolkit.lock, `id:` or canonical_url, never by title).
 """
 
 from __future__ import annotations
@@ -115,9 +117,14 @@ def validate_post(
     if slug is not None and (not isinstance(slug, str) or not SLUG_PATTERN.match(slug)):
         error("slug", "must be lower-case letters, digits and single hyphens")
 
-    org = meta.get("organization_id")
-    if org is not None and (isinstance(org, bool) or not isinstance(org, int) or org < 1):
-        error("organization_id", "must be a positive integer")
+    for key in ("organization_id", "id"):
+        value = meta.get(key)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or value < 1
+        ):
+            error(
+                key, "must be a positive integer" + (" (the article's id)" if key == "id" else "")
+            )
 
     for key in meta:
         if key not in KNOWN_KEYS:
@@ -260,10 +267,11 @@ def _duplicates(
         if value:
             holders[value.lower() if key == "title" else value].append(post)
     what = {
-        "title": "titles must be unique per account",
+        "title": "dev.to allows it; toolkit tells their articles apart by toolkit.lock",
         "slug": "each post needs its own page",
         "canonical_url": "the API requires canonical URLs to be unique",
     }[key]
+    severity = Severity.WARNING if key == "title" else Severity.ERROR
     problems = []
     for post in posts:
         value = value_of(post)
@@ -271,6 +279,8 @@ def _duplicates(
         if len(group) > 1:
             others = ", ".join(p.key for p in group if p is not post)
             problems.append(
-                Problem(post.key, post.line_of(key), f"{key}: also used by {others} ({what})")
+                Problem(
+                    post.key, post.line_of(key), f"{key}: also used by {others} ({what})", severity
+                )
             )
     return problems

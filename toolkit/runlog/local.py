@@ -39,6 +39,25 @@ if TYPE_CHECKING:  # pragma: no cover
 
 TIME_FIELD = "p_timestamp"
 
+# The SQL engine is the `sql` extra of the package; a plain install has no DataFusion.
+ENGINE = ("datafusion", "pyarrow")
+NEEDS_EXTRA = (
+    "the local SQL engine (DataFusion, pyarrow) is not installed; it is the sql extra: "
+    "pip install 'toolkit[sql]'"
+)
+
+
+def require_engine() -> None:
+    """Raise `RunLogError` naming the `sql` extra when DataFusion or pyarrow cannot be
+    imported."""
+    import importlib
+
+    for name in ENGINE:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            raise RunLogError(NEEDS_EXTRA) from None
+
 
 @dataclass
 class LocalAnswer:
@@ -193,6 +212,7 @@ def query_events(
     """Run `sql` over the events of `paths`, as the table `table_name`, keeping those with
     `start <= p_timestamp < end` when a range is given (both, as `parse_range` reads them);
     within `memory_limit` bytes and giving at most `row_limit` rows, when given."""
+    require_engine()
     import pyarrow as pa
     from datafusion import SQLOptions, col, lit
 

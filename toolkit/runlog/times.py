@@ -67,17 +67,30 @@ def parse_duration(text: str) -> dt.timedelta:
     return duration
 
 
+# RFC 3339 as the log service's parser (chrono's) reads it: `T`, `t` or a space; a
+# fraction; `Z`, `z` or an offset with its colon. `+0000` or a week date is not one.
+_RFC3339 = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]([0-9]{2}:[0-9]{2}):([0-9]{2})(\.[0-9]+)?"
+    r"([Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
+
+
 def parse_time(text: str) -> dt.datetime:
     """An RFC 3339 time with its offset (`2024-05-01T12:00:00Z`, `...+02:00`), in UTC."""
-    try:
-        moment = dt.datetime.fromisoformat(text.strip())
-    except ValueError:
-        raise ValueError(f"{text!r} is not an RFC 3339 time such as 2024-05-01T12:00:00Z") from None
-    if moment.tzinfo is None or "T" not in text.upper():
+    match = _RFC3339.fullmatch(text.strip())
+    if match is None:
         raise ValueError(
             f"{text!r} is not an RFC 3339 time with its offset, such as 2024-05-01T12:00:00Z"
         )
-    return moment.astimezone(dt.UTC)
+    date, minutes, seconds, fraction, offset = match.groups()
+    seconds = min(seconds, "59")  # a leap second stays in its minute
+    fraction = (fraction or "")[:7]  # Python keeps microseconds
+    offset = "+00:00" if offset in ("Z", "z") else offset
+    try:
+        moment = dt.datetime.fromisoformat(f"{date}T{minutes}:{seconds}{fraction}{offset}")
+        return moment.astimezone(dt.UTC)
+    except (ValueError, OverflowError):
+        raise ValueError(f"{text!r} is not an RFC 3339 time such as 2024-05-01T12:00:00Z") from None
 
 
 def rfc3339(moment: dt.datetime) -> str:

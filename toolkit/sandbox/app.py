@@ -10,7 +10,8 @@ generic layers every interface shares (interface.py says what an interface decla
    interface's error shape, so no client mistakes it for one of its API's answers);
 3. for an owned path: the interface's guard, the body read within its limit (413 in its
    error body), injected faults (in its error body), then its routes - an unknown path
-   or a wrong method there gets its own 404;
+   or a wrong method there gets its own 404 (or for a wrong method the status the
+   interface declares: the log service's 405);
 4. every such request recorded (interface, method, route template, status, duration,
    caller), including `drop_after_commit` faults: the handler runs and commits, then
    the connection is closed before a single response byte is sent.
@@ -60,15 +61,23 @@ CLIENT_CLOSED = 499
 
 
 def default_interfaces() -> list[Interface]:
-    """Every emulated interface, one line each."""
+    """Every emulated interface, one line each; the log stream only when its SQL engine
+    (the `sql` extra) is installed (`left_out()` says so)."""
     from toolkit.sandbox import archive, forem, licensing, logs
 
     return [
         forem.interface(),
         archive.interface(),
         licensing.interface(),
-        logs.interface(),
+        *([logs.interface()] if logs.available() else []),
     ]
+
+
+def left_out() -> list[str]:
+    """What `default_interfaces()` leaves out, and why: one line each."""
+    from toolkit.sandbox import logs
+
+    return [] if logs.available() else [logs.MISSING]
 
 
 def neutral_404() -> Response:
@@ -349,8 +358,10 @@ class SandboxApp:
             await self._routers[interface.name](
                 scope, receive if streamed else replay(body, receive), wrapped
             )
-        except HTTPException:  # no route or a wrong method inside its prefixes: its 404
-            await interface.error(404, None)(scope, receive, wrapped)
+        except HTTPException as exc:  # no route or a wrong method inside its prefixes:
+            # its 404, or for a wrong method the status it declares (the log service: 405)
+            status = interface.wrong_method if exc.status_code == 405 else 404
+            await interface.error(status, None)(scope, receive, wrapped)
         except Exception:
             log.exception("sandbox handler failed: %s %s", scope["method"], scope["path"])
             if not outcome.started:

@@ -114,6 +114,9 @@ class Interface:
     caller: CallerOf | None = None  # its auth, as request records name the caller
     guard: Guard | None = None
     max_body: int = MAX_BODY
+    # The status its error body is given for a known path asked with a method it does not
+    # take: 404 (as Rails routing answers), or 405 where the real service answers that.
+    wrong_method: int = 404
     # Routes (templates) whose handler reads the request body itself, as it arrives (an
     # upload of any size, streamed to disk): the application does not read it first, so
     # `max_body` does not apply there and a delay fault holds without watching the client.

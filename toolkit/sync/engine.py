@@ -41,9 +41,10 @@ from toolkit.content import CheckReport, Post, Problem, check, payload_for
 from toolkit.content.payload import body_digest
 from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, ServerError, TransportError
+from toolkit.sync.devtogit import read_map
 from toolkit.sync.lock import Lock, LockEntry
 from toolkit.sync.plan import Action, PostPlan, decide
-from toolkit.sync.remote import RemoteState, match_posts
+from toolkit.sync.remote import Gone, RemoteState, bind_posts
 
 log = logging.getLogger(__name__)
 
@@ -171,20 +172,38 @@ class SyncEngine:
         `drafts_only` (watch) writes drafts only: a post that says `published: true` is
         left for `toolkit publish`, so saving a file never publishes anything.
         """
+        paths = list(paths)
+        mapped = read_map(self.config.root)  # before any request: a broken map stops here
+        # Lock entries whose file is gone are said on a run over every post.
+        report_gone = not paths and not drafts_only
         with ThreadPoolExecutor(1, thread_name_prefix="remote-read") as reader:
             # The list read mostly waits on the network: it runs while the posts are read.
             remote_read = reader.submit(self.read_remote)
             report = check(self.config, paths)
             plans, sendable = self._local_plans(report)
-            remote = remote_read.result() if sendable else None
+            gone_possible = report_gone and bool(self.lock.entries)
+            remote = remote_read.result() if sendable or gone_possible else None
         if remote is not None:
-            matches = match_posts(remote, sendable, self.lock, self.canonical_of)
+            payloads = {post.key: payload_for(post, self.config) for post in sendable}
+            bound = bind_posts(
+                remote,
+                sendable,
+                self.lock,
+                self.canonical_of,
+                mapped=mapped,
+                body_of=lambda post: payloads[post.key].body_markdown,
+                exists=lambda key: (self.config.root / key).exists(),
+            )
+            matches = bound.matches
+            if report_gone:
+                plans.extend(gone_plan(gone) for gone in bound.gone)
             for post in sendable:
+                match = matches[post.key]
                 plan = decide(
                     post,
-                    payload_for(post, self.config),
-                    matches[post.key],
-                    self.lock.get(post.key),
+                    payloads[post.key],
+                    match,
+                    match.entry if match.entry is not None else self.lock.get(post.key),
                     force=force,
                     recreate=recreate,
                 )
@@ -303,11 +322,14 @@ class SyncEngine:
         article = plan.article
         if plan.action is Action.UNCHANGED and not dry_run and article is not None:
             self._remember(plan, article, save=False)
+        article_id = article.id if article else None
+        if plan.action is Action.GONE and plan.entry is not None:
+            article_id = plan.entry.article_id
         return Outcome(
             plan,
             not plan.failed,
             plan.reason,
-            article.id if article else None,
+            article_id,
             article.url if article else None,
         )
 
@@ -407,6 +429,21 @@ class SyncEngine:
         claimed = self.lock.claimed(except_key=plan.key)
         # The plan found no match before the create, so a match now is the article it made.
         return remote.identify(None, self.canonical_of(plan.post), plan.post.title, claimed).article
+
+
+def gone_plan(gone: Gone) -> PostPlan:
+    """What plan and publish say of a lock entry whose file is gone."""
+    article = gone.article
+    article_id = gone.entry.article_id
+    if article is None:
+        reason = f"article {article_id} is gone from the website too; toolkit forget {gone.key}"
+    elif article.published is False:
+        reason = f"article {article_id} stays on the website as a draft; toolkit forget {gone.key}"
+    else:
+        reason = (
+            f"article {article_id} stays on the website; toolkit unpublish {gone.key} or forget it"
+        )
+    return PostPlan(gone.key, Action.GONE, reason, article=article, entry=gone.entry)
 
 
 def _then(

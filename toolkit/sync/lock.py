@@ -244,6 +244,16 @@ class Lock:
             else:
                 self.save()
 
+    def forget(self, key: str) -> LockEntry | None:
+        """Drop a post's entry and save; the entry dropped (None: there was none)."""
+        with self._mutex:
+            entry = self.entries.get(key)
+            if entry is not None:
+                self._remove(key)
+        if entry is not None:
+            self.save()
+        return entry
+
     def _remove(self, key: str) -> None:
         entry = self.entries.pop(key)
         if self._by_article.get(entry.article_id) == key:

@@ -4,6 +4,8 @@ No I/O here: `decide` is a pure function of its inputs, which keeps the rules (b
 readable and testable on their own.
 
 - no remote article is this post                      -> create
+- the post names an article the account does not
+  hold, or two articles could be it                   -> error
 - the lock's article is gone from the website         -> conflict (create with --recreate)
 - the remote body changed since the lock's record,
   and it is neither what an interrupted run was
@@ -17,6 +19,10 @@ body the lock does not know; the entry's pending digests (saved before the reque
 out) say it is ours, so the next run converges instead of reporting a conflict. The same
 for an older update the server committed late, over a newer one: its body digest is in
 the entry's `unconfirmed`, and the post is sent again.
+
+A post that takes over the lock entry of a file that is gone (a rename, `remote.py`) is
+decided with that entry, and its reason starts `moved a.md -> b.md`. A lock entry whose
+file is gone and that no post took is `gone`: said, never written, never a failure.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ class Action(StrEnum):
     CONFLICT = "conflict"
     SKIP = "skip"
     ERROR = "error"
+    GONE = "gone"  # a lock entry whose file is gone: its article stays on the website
 
 
 @dataclass
@@ -54,6 +61,7 @@ class PostPlan:
     article: Article | None = None  # the remote article this post is, when known
     entry: LockEntry | None = None  # the post's lock entry (as an interrupted write left it)
     problems: list[Problem] = field(default_factory=list)
+    moved_from: str | None = None  # the path the post had in toolkit.lock (a rename)
 
     @property
     def line(self) -> int:
@@ -87,6 +95,23 @@ def decide(
         article=match.article,
         entry=entry,
     )
+    plan = _decide(plan, post, payload, match, entry, force=force, recreate=recreate)
+    if match.moved_from is not None and plan.action is not Action.ERROR:
+        plan.moved_from = match.moved_from
+        plan.reason = f"moved {match.moved_from} -> {post.key}; {plan.reason}"
+    return plan
+
+
+def _decide(
+    plan: PostPlan,
+    post: Post,
+    payload: Payload,
+    match: Match,
+    entry: LockEntry | None,
+    *,
+    force: bool,
+    recreate: bool,
+) -> PostPlan:
     draft = "" if post.published else " as a draft"
     if match.problem:
         gone = match.via == "toolkit.lock"  # the lock's article was deleted remotely
@@ -95,6 +120,8 @@ def decide(
         else:
             plan.action = Action.CONFLICT if gone else Action.ERROR
             plan.reason = match.problem
+            if not gone:
+                plan.problems = [Problem(post.key, match.line, match.problem)]
         return plan
     article = match.article
     if article is None:

@@ -1,9 +1,10 @@
 """Interface C: the archive tasks of a file-conversion task API (CloudConvert API v2),
-under `/v2` (and `/sync/v2`, the real service's sync host for waits).
+under `/v2` (and `/sync/v2`, the real service's sync host: waits, and jobs created and
+waited for).
 
 Jobs of named tasks, the `import/upload`, `archive` and `export/url` operations, the
 upload form and download URLs (`/v2/storage/`), show, list, wait, cancel, retry and
-delete, job webhooks; archives really built from the uploaded files (zip, tar, tar.gz,
+delete, job and account webhooks; archives really built from the uploaded files (zip, tar, tar.gz,
 tar.bz2, 7z) on worker threads, streamed to disk. README.md beside the package
 documents it, with a table of each behaviour against the real service.
 

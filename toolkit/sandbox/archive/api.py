@@ -3,7 +3,7 @@ retry, delete, and waiting.
 
 The waits (`GET /v2/tasks/{id}/wait`, `GET /v2/jobs/{id}/wait`, and the same as the
 real service's sync host serves them, `GET /sync/v2/tasks/{id}` and
-`GET /sync/v2/jobs/{id}`) hold the request until the task (every task of the job) has
+`GET /sync/v2/jobs/{id}`, and `POST /sync/v2/jobs`, which creates a job first) hold the request until the task (every task of the job) has
 finished or one has failed, and answer that: never an unfinished one. They are bounded
 by the tasks' own timeouts (a task past its `timeout` ends in error, which ends the
 wait), by the client leaving, and by the wait cap (`WAIT_CAP`, control route
@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import json
 import time
+import uuid
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -23,7 +25,7 @@ from urllib.parse import urlencode, urlsplit
 from starlette.responses import Response
 from starlette.routing import Route
 
-from toolkit.sandbox.archive import serializers, specs, tasks
+from toolkit.sandbox.archive import serializers, specs, tasks, webhooks
 from toolkit.sandbox.archive.http import ArchiveCtx, endpoint, invalid
 from toolkit.sandbox.archive.worker import apply, file_of, part_of
 from toolkit.sandbox.interface import ErrorAnswer
@@ -111,8 +113,8 @@ async def _hold(
 # --- jobs ----------------------------------------------------------------------------
 
 
-@endpoint(status=201)
-async def create_job(ctx: ArchiveCtx) -> dict[str, Any]:
+async def _new_job(ctx: ArchiveCtx) -> tuple[str, dict[str, Any]]:
+    """Create the job the body describes: (its id, its JSON as created)."""
     body = await ctx.object()
     requested = specs.job_specs(body)
     webhook = _webhook_url(body.get("webhook_url"))
@@ -123,24 +125,40 @@ async def create_job(ctx: ArchiveCtx) -> dict[str, Any]:
         )
         job = tasks.job_row(db, job_id, ctx.account)
         data = serializers.job_json(db, job, ctx.base)
+        created = webhooks.deliveries(db, job, "job.created", ctx.base)
+    webhooks.send(created)
     apply(ctx.store, ctx.runtime, effects)
+    return job_id, data
+
+
+@endpoint(status=201)
+async def create_job(ctx: ArchiveCtx) -> dict[str, Any]:
+    _, data = await _new_job(ctx)
     return {"data": data}
 
 
-def _webhook_url(value: Any) -> str | None:
-    """A job's `webhook_url`: an http(s) URL; the sandbox calls loopback hosts only."""
+@endpoint(status=201)
+async def create_job_and_wait(ctx: ArchiveCtx) -> dict[str, Any] | Response:
+    """`POST /sync/v2/jobs`: create the job, then hold the request until it is done and
+    answer the finished (or failed) job, as the sync API does."""
+    job_id, _ = await _new_job(ctx)
+    return await _hold(ctx, lambda full: _show_job(ctx, job_id, full=full))
+
+
+def _webhook_url(value: Any, field: str = "webhook_url") -> str | None:
+    """A webhook's URL: an http(s) URL; the sandbox calls loopback hosts only."""
     if value is None:
         return None
     parts = urlsplit(value) if isinstance(value, str) and len(value) <= 2048 else None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise invalid({"webhook_url": ["The webhook url must be an http or https URL."]})
+        raise invalid({field: ["The webhook url must be an http or https URL."]})
     host = parts.hostname
     try:
         loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         loopback = False
     if not loopback:
-        raise invalid({"webhook_url": ["This sandbox calls webhooks on loopback hosts only."]})
+        raise invalid({field: ["This sandbox calls webhooks on loopback hosts only."]})
     return str(value)
 
 
@@ -344,6 +362,75 @@ def _remove_files(ctx: ArchiveCtx, ids: list[str]) -> None:
             part_of(ctx.runtime, task_id).unlink(missing_ok=True)
 
 
+# --- webhooks ------------------------------------------------------------------------
+
+
+@endpoint(status=201)
+async def create_webhook(ctx: ArchiveCtx) -> dict[str, Any]:
+    """`POST /v2/webhooks` `{"url", "events"}`: an account webhook, told of every job's
+    `job.created`, `job.finished` or `job.failed` it asked for, signed with its own
+    `signing_secret`."""
+    body = await ctx.object()
+    url = _webhook_url(body.get("url"), "url")
+    events = body.get("events")
+    errors: dict[str, list[str]] = {}
+    if url is None:
+        errors["url"] = ["The url field is required."]
+    if (
+        not isinstance(events, list)
+        or not events
+        or not all(isinstance(event, str) and event in webhooks.EVENTS for event in events)
+    ):
+        errors["events"] = [f"The events must be a list of {', '.join(webhooks.EVENTS)}."]
+    if errors or not isinstance(events, list):
+        raise invalid(errors)
+    hook_id = str(uuid.uuid4())
+    with ctx.store.transaction() as db:
+        db.execute(
+            "INSERT INTO archive_webhooks (id, account_id, url, events, signing_secret, "
+            "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                hook_id,
+                ctx.account,
+                url,
+                json.dumps(list(dict.fromkeys(events))),
+                webhooks.new_secret(),
+                time.time(),
+            ),
+        )
+        row = db.execute("SELECT * FROM archive_webhooks WHERE id = ?", (hook_id,)).fetchone()
+    return {"data": webhooks.webhook_json(row, ctx.base)}
+
+
+@endpoint()
+async def list_webhooks(ctx: ArchiveCtx) -> dict[str, Any]:
+    """`GET /v2/users/me/webhooks` (and `GET /v2/webhooks`): the account's webhooks,
+    newest first; `filter[url]`, `page`, `per_page`."""
+    page, per_page = _page(ctx)
+    where, args = _filters(ctx, {"url": "url = ?"})
+    with ctx.store.read() as db:
+        rows = db.execute(
+            f"SELECT * FROM archive_webhooks WHERE account_id = ?{where} "
+            "ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?",
+            (ctx.account, *args, per_page + 1, (page - 1) * per_page),
+        ).fetchall()
+    items = [webhooks.webhook_json(row, ctx.base) for row in rows[:per_page]]
+    return _listed(ctx, ctx.request.url.path, items, page, per_page, len(rows) > per_page)
+
+
+@endpoint()
+async def delete_webhook(ctx: ArchiveCtx) -> Response:
+    """`DELETE /v2/webhooks/{id}`: 204; a webhook of no one's or another account's: 404."""
+    with ctx.store.transaction() as db:
+        gone = db.execute(
+            "DELETE FROM archive_webhooks WHERE id = ? AND account_id = ?",
+            (ctx.path_param("id"), ctx.account),
+        ).rowcount
+    if not gone:
+        raise ErrorAnswer(404)
+    return Response(status_code=204)
+
+
 @endpoint()
 async def me(ctx: ArchiveCtx) -> dict[str, Any]:
     with ctx.store.read() as db:
@@ -371,6 +458,7 @@ routes = [
     Route("/v2/jobs/{id}", show_job, methods=["GET"]),
     Route("/v2/jobs/{id}", delete_job, methods=["DELETE"]),
     Route("/v2/jobs/{id}/wait", wait_job, methods=["GET"]),
+    Route("/sync/v2/jobs", create_job_and_wait, methods=["POST"]),
     Route("/sync/v2/jobs/{id}", wait_job, methods=["GET"]),
     Route("/v2/import/upload", endpoint(status=201)(_create(specs.UPLOAD)), methods=["POST"]),
     Route("/v2/archive", endpoint(status=201)(_create(specs.ARCHIVE)), methods=["POST"]),
@@ -380,4 +468,8 @@ routes = [
     Route("/v2/tasks/{id}/wait", wait_task, methods=["GET"]),
     Route("/sync/v2/tasks/{id}", wait_task, methods=["GET"]),
     Route("/v2/users/me", me, methods=["GET"]),
+    Route("/v2/webhooks", create_webhook, methods=["POST"]),
+    Route("/v2/webhooks", list_webhooks, methods=["GET"]),
+    Route("/v2/users/me/webhooks", list_webhooks, methods=["GET"]),
+    Route("/v2/webhooks/{id}", delete_webhook, methods=["DELETE"]),
 ]

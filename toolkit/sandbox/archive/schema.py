@@ -9,7 +9,7 @@ of each task that waits for it, however large the job.
 from __future__ import annotations
 
 # Bump when the tables change: a file database of another version is refused (store.py).
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 
 DDL = """
 CREATE TABLE IF NOT EXISTS archive_accounts (
@@ -25,7 +25,16 @@ CREATE TABLE IF NOT EXISTS archive_jobs (
     tag         TEXT,
     created_at  REAL NOT NULL,
     webhook_url TEXT,                          -- told job.finished / job.failed
-    notified    INTEGER NOT NULL DEFAULT 0     -- 1 once its webhook has been sent
+    notified    INTEGER NOT NULL DEFAULT 0     -- 1 once its webhooks have been told it ended
+);
+
+CREATE TABLE IF NOT EXISTS archive_webhooks (  -- the account's webhooks (POST /v2/webhooks)
+    id              TEXT PRIMARY KEY,
+    account_id      INTEGER NOT NULL,
+    url             TEXT NOT NULL,
+    events          TEXT NOT NULL,             -- JSON array of job.created | finished | failed
+    signing_secret  TEXT NOT NULL,
+    created_at      REAL NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS archive_tasks (
@@ -66,4 +75,10 @@ CREATE INDEX IF NOT EXISTS archive_task_inputs_input ON archive_task_inputs (inp
 """
 
 # Children first: a reset empties them in this order.
-DATA_TABLES = ("archive_task_inputs", "archive_tasks", "archive_jobs", "archive_accounts")
+DATA_TABLES = (
+    "archive_webhooks",
+    "archive_task_inputs",
+    "archive_tasks",
+    "archive_jobs",
+    "archive_accounts",
+)

@@ -15,6 +15,7 @@ from toolkit.sandbox.archive.specs import EXPORT, MAX_UPLOAD, UPLOAD
 from toolkit.sandbox.archive.tasks import DONE, job_status
 
 HOST_NAME = "sandbox"  # the worker's host name, set once a task has started
+WAITING_FOR_UPLOAD = "Waiting for upload"  # an upload task's message until its file arrives
 INCLUDES = ("retries", "depends_on_tasks", "payload", "job")
 
 
@@ -37,10 +38,25 @@ def _shown_files(result: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"filename": f["filename"]} for f in result.get("files", [])]
 
 
+def _form_parameters(row: sqlite3.Row) -> dict[str, Any]:
+    """The upload form's parameters; `redirect` when the task was given one."""
+    parameters: dict[str, Any] = {
+        "expires": int(row["created_at"] + row["timeout"]),
+        "max_file_count": 1,
+        "max_file_size": MAX_UPLOAD,
+    }
+    redirect = json.loads(row["payload"]).get("redirect")
+    if isinstance(redirect, str):
+        parameters["redirect"] = redirect
+    parameters["signature"] = row["token"]
+    return parameters
+
+
 def task_json(
     row: sqlite3.Row, base: str, db: sqlite3.Connection | None = None, include: Sequence[str] = ()
 ) -> dict[str, Any]:
-    """A task as the API shows it; `include` (with `db`) adds `retries` and `job`."""
+    """A task as the API shows it; `include` (with `db`) adds `retries`,
+    `depends_on_tasks` (its input tasks, as an array of tasks) and `job`."""
     depends: dict[str, str] = json.loads(row["depends"])
     stored = json.loads(row["result"]) if row["result"] else None
     result: dict[str, Any] | None = None
@@ -48,12 +64,7 @@ def task_json(
         result = {
             "form": {
                 "url": upload_url(base, row["id"]),
-                "parameters": {
-                    "expires": int(row["created_at"] + row["timeout"]),
-                    "max_file_count": 1,
-                    "max_file_size": MAX_UPLOAD,
-                    "signature": row["token"],
-                },
+                "parameters": _form_parameters(row),
             }
         }
     elif row["operation"] == EXPORT and stored is not None:
@@ -74,7 +85,9 @@ def task_json(
         "job_id": row["job_id"],
         "operation": row["operation"],
         "status": row["status"],
-        "message": row["message"],
+        "message": row["message"]
+        if row["message"] is not None or result is None or "form" not in result
+        else WAITING_FOR_UPLOAD,
         "code": row["code"],
         "percent": 100 if row["status"] in DONE else 0,
         "credits": row["credits"],
@@ -85,7 +98,6 @@ def task_json(
         "copy_of_task_id": None,
         "host_name": HOST_NAME if row["started_at"] is not None else None,
         "storage": None,
-        "depends_on_tasks": depends,
         "depends_on_task_ids": list(depends.values()),
         "engine": row["engine"],
         "engine_version": row["engine_version"],
@@ -102,6 +114,12 @@ def task_json(
                 "SELECT * FROM archive_tasks WHERE retry_of = ? ORDER BY seq", (row["id"],)
             )
         ]
+    if db is not None and "depends_on_tasks" in include:
+        rows = [
+            db.execute("SELECT * FROM archive_tasks WHERE id = ?", (task_id,)).fetchone()
+            for task_id in depends.values()
+        ]
+        data["depends_on_tasks"] = [task_json(found, base) for found in rows if found is not None]
     if db is not None and "job" in include and row["job_id"] is not None:
         job = db.execute("SELECT * FROM archive_jobs WHERE id = ?", (row["job_id"],)).fetchone()
         data["job"] = job_json(db, job, base, tasks=False) if job is not None else None

@@ -86,6 +86,22 @@ def spec(raw: Any, where: str, operation: str | None = None, name: str | None = 
             errors[f"{where}input"] = ["The input must be a task name or id, or a list of them."]
         else:
             result.inputs = inputs
+    if operation == UPLOAD and "redirect" in raw:
+        target = raw["redirect"]
+        if (
+            not isinstance(target, str)
+            or not re.match(r"https?://[^\s/]", target)
+            or len(target) > 2048
+        ):
+            errors[f"{where}redirect"] = ["The redirect must be an http or https URL."]
+    if operation == EXPORT:
+        for flag in ("inline", "archive_multiple_files"):
+            if not isinstance(raw.get(flag, False), bool):
+                errors[f"{where}{flag}"] = [f"The {flag} field must be true or false."]
+        if raw.get("archive_multiple_files") is True:
+            errors[f"{where}archive_multiple_files"] = [
+                "This sandbox exports each file on its own: archive them with an archive task."
+            ]
     if operation == ARCHIVE:
         output_format = raw.get("output_format")
         if output_format not in FORMATS:

@@ -71,6 +71,8 @@ class _Form:
         if kind != "form-data" or "name" not in options:
             raise FormError("a part without a form-data name")
         self._name, self._value = options["name"], bytearray()
+        if self.filename is not None and "filename" not in options:
+            self._name = None  # a parameter after the file is ignored, as S3's POST does
         if "filename" in options:
             if self._name != "file" or self.filename is not None:
                 raise FormError("one file, in the part named file")
@@ -85,7 +87,7 @@ class _Form:
             view = memoryview(chunk)
             while view:
                 view = view[os.write(self._file, view) :]
-        else:
+        elif self._name is not None:
             self._value += chunk
             if len(self._value) > MAX_FIELD:
                 raise FormError("a form parameter is too long")
@@ -149,6 +151,9 @@ async def upload(ctx: ArchiveCtx) -> Response:
     finally:
         ctx.runtime.uploading.discard(task_id)
     apply(ctx.store, ctx.runtime, effects)
+    redirect = json.loads(row["payload"]).get("redirect")
+    if isinstance(redirect, str):  # the upload task's `redirect`: the browser goes on there
+        return RedirectResponse(redirect, status_code=303)
     return Response(status_code=201)
 
 
@@ -171,6 +176,17 @@ async def _receive(ctx: ArchiveCtx, form: _Form, boundary: bytes) -> None:
 
 
 def _check(form: _Form, row: Any) -> None:
+    """The form's parameters, then its file. The file is the last part of the form (the
+    import docs: "file always needs to be the last post parameter"): parameters after it
+    are not read, so a form that sends its file first lacks its signature, which the
+    storage's S3-style POST refuses in S3's words (400 `InvalidArgument`)."""
+    if "signature" not in form.fields:
+        raise ErrorAnswer(
+            400,
+            "Bucket POST must contain a field named 'signature'.  If it is specified, "
+            "please check the order of the fields.",
+            extra={"code": "INVALID_ARGUMENT"},
+        )
     if not hmac.compare_digest(form.fields.get("signature", ""), row["token"]):
         raise ErrorAnswer(403)
     if form.filename is None:
@@ -191,7 +207,8 @@ def _check(form: _Form, row: Any) -> None:
 
 @endpoint(auth=False)
 async def download(ctx: ArchiveCtx) -> Response:
-    """`GET /v2/storage/{id}/{index}/{filename}?signature=`: a file of an export task.
+    """`GET /v2/storage/{id}/{index}/{filename}?signature=`: a file of an export task,
+    `Content-Disposition: attachment` (`inline` when the task asked for it).
     A signed URL takes no other credential: with an `Authorization` header it is a 400,
     as a presigned S3 URL is ("only one auth mechanism allowed")."""
     task_id = ctx.path_param("id")
@@ -226,7 +243,9 @@ async def download(ctx: ArchiveCtx) -> Response:
     if ctx.runtime.settings.storage_redirect and "hop" not in ctx.request.query_params:
         return RedirectResponse(_other_origin(ctx), status_code=302)
     filename = files[index]["filename"]
-    headers = {"Content-Disposition": f"attachment; filename*=UTF-8''{quote(filename, safe='')}"}
+    # `inline: true` on the export task: shown in a browser rather than saved (export docs).
+    disposition = "inline" if json.loads(row["payload"]).get("inline") is True else "attachment"
+    headers = {"Content-Disposition": f"{disposition}; filename*=UTF-8''{quote(filename, safe='')}"}
     fault = ctx.runtime.take_fault("truncate", "corrupt")
     if fault is not None and fault.kind == "truncate":
         return StreamingResponse(

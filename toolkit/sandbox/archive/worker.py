@@ -10,23 +10,16 @@ become paths: the name a file is known by is kept in the task's result.
 from __future__ import annotations
 
 import functools
-import hashlib
-import hmac
 import json
-import logging
 import threading
 import time
 from collections import Counter
 from pathlib import Path
 
-from toolkit import tls
-from toolkit.sandbox.archive import seed, serializers, tasks
+from toolkit.sandbox.archive import tasks, webhooks
 from toolkit.sandbox.archive.builder import WRITABLE, Entry, Stopped, build
 from toolkit.sandbox.archive.state import ArchiveState
 from toolkit.sandbox.store import Store
-
-log = logging.getLogger("toolkit.sandbox")
-WEBHOOK_TIMEOUT = 10.0  # seconds a webhook's receiver has to answer
 
 
 def file_of(runtime: ArchiveState, task_id: str) -> Path:
@@ -48,42 +41,18 @@ def apply(store: Store, runtime: ArchiveState, effects: tasks.Effects) -> None:
 
 
 def _webhooks(store: Store, runtime: ArchiveState) -> None:
-    """Send `job.finished` / `job.failed` to each job's `webhook_url` once it is done,
-    signed as the real service signs them: `CloudConvert-Signature` is the hex
-    HMAC-SHA256 of the body with the signing secret."""
-    events: list[tuple[str, bytes]] = []
+    """Tell each job's webhooks (its `webhook_url`, its account's webhooks) once it is
+    done: `job.finished` or `job.failed` (webhooks.py signs and sends them)."""
+    found: list[webhooks.Delivery] = []
     with store.transaction() as db:
-        for job in db.execute(
-            "SELECT * FROM archive_jobs WHERE webhook_url IS NOT NULL AND notified = 0"
-        ).fetchall():
+        for job in db.execute("SELECT * FROM archive_jobs WHERE notified = 0").fetchall():
             status = tasks.job_status(db, job["id"])
             if status not in tasks.DONE:
                 continue
             db.execute("UPDATE archive_jobs SET notified = 1 WHERE id = ?", (job["id"],))
             event = "job.finished" if status == "finished" else "job.failed"
-            text = json.dumps({"event": event, "job": serializers.job_json(db, job, runtime.base)})
-            events.append((str(job["webhook_url"]), text.encode()))
-    for url, payload in events:
-        threading.Thread(
-            target=_send_webhook, args=(url, payload), name="archive-webhook", daemon=True
-        ).start()
-
-
-def _send_webhook(url: str, body: bytes) -> None:
-    import httpx  # only the archive tasks that ask for a webhook need it
-
-    signature = hmac.new(seed.WEBHOOK_SECRET.encode(), body, hashlib.sha256).hexdigest()
-    try:
-        httpx.post(
-            url,
-            content=body,
-            timeout=WEBHOOK_TIMEOUT,
-            follow_redirects=False,
-            headers={"Content-Type": "application/json", "CloudConvert-Signature": signature},
-            verify=tls.shared_context(),
-        )
-    except httpx.HTTPError as exc:
-        log.info("archive webhook to %s failed: %s", url.split("?")[0], type(exc).__name__)
+            found += webhooks.deliveries(db, job, event, runtime.base)
+    webhooks.send(found)
 
 
 def run(store: Store, runtime: ArchiveState, task_id: str, stop: threading.Event) -> None:

@@ -86,6 +86,14 @@ SYSTEM_PARAMETERS = frozenset(
 )
 
 
+# A method parameter's names: the discovery document's, then the proto field's and its
+# JSON name (`ccc.hosted.marketplace.v2.LicenseNotificationListRequest`).
+ALIASES = {
+    "max-results": ("max-results", "max_results", "maxResults"),
+    "start-token": ("start-token", "start_token", "startToken"),
+}
+
+
 def error_response(
     status: int,
     message: str | None = None,
@@ -108,8 +116,32 @@ def error_response(
     for key in ("location", "locationType"):
         if key in extra:
             item[key] = extra[key]
-    body = {"error": {"code": status, "message": text, "errors": [item], "status": name}}
+    body: dict[str, Any] = {
+        "error": {"code": status, "message": text, "errors": [item], "status": name}
+    }
+    if "details" in extra:
+        body["error"]["details"] = extra["details"]
     return google_json(body, status, headers=headers, pretty=pretty)
+
+
+SERVICE = "appsmarket.googleapis.com"
+PACKAGE = "ccc.hosted.marketplace.v2"
+
+
+def error_info(reason: str, method: str | None) -> list[dict[str, Any]]:
+    """The `details` Google's front end adds to an authentication error: one
+    `google.rpc.ErrorInfo` naming the reason, the service and the method called."""
+    metadata = {"service": SERVICE}
+    if method is not None:
+        metadata["method"] = f"{PACKAGE}.{method}"
+    return [
+        {
+            "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+            "reason": reason,
+            "domain": "googleapis.com",
+            "metadata": metadata,
+        }
+    ]
 
 
 def google_json(
@@ -233,8 +265,9 @@ def _lookup(state: SandboxState, secret: str | None) -> Token | None:
     )
 
 
-def authenticate(call: Call) -> Token:
-    """The caller's token, or the 401 / 403 Google answers."""
+def authenticate(call: Call, method: str | None = None) -> Token:
+    """The caller's token, or the 401 / 403 Google answers (`method`: the proto method
+    the error's `ErrorInfo` names)."""
     secret, presented = _bearer(call.request)
     token = _lookup(call.state, secret)
     if token is not None:
@@ -249,6 +282,7 @@ def authenticate(call: Call) -> Token:
                 "detail": "Login Required.",
                 "location": "Authorization",
                 "locationType": "header",
+                "details": error_info("CREDENTIALS_MISSING", method),
             },
         )
     if token is None or token.expired:
@@ -259,6 +293,11 @@ def authenticate(call: Call) -> Token:
                 "detail": "Invalid Credentials",
                 "location": "Authorization",
                 "locationType": "header",
+                **(
+                    {"details": error_info("ACCESS_TOKEN_EXPIRED", method)}
+                    if token is not None
+                    else {}
+                ),
             },
         )
     if SCOPE not in token.scopes:
@@ -266,6 +305,9 @@ def authenticate(call: Call) -> Token:
             403,
             "Request had insufficient authentication scopes.",
             headers={"WWW-Authenticate": f'{REALM}, error="insufficient_scope", scope="{SCOPE}"'},
+            # Google adds an ErrorInfo (ACCESS_TOKEN_SCOPE_INSUFFICIENT) here too; it is
+            # left out so that Google's client library reports this 403's `errors` item
+            # (its `error_details`), as the tests of that library pin it (README).
             extra={"reason": "insufficientPermissions", "detail": "Insufficient Permission"},
         )
     return token
@@ -304,27 +346,38 @@ class LicensingCtx(interface.Context):
             )
         return row
 
+    def param(self, name: str) -> str | None:
+        """A query parameter of the method by any name Google's front end binds to its
+        field: the discovery document's (`max-results`), the proto field's (`max_results`)
+        or its JSON name (`maxResults`)."""
+        for alias in ALIASES.get(name, (name,)):
+            value = self.params.get(alias)
+            if value is not None:
+                return value
+        return None
+
     def uint(self, name: str, field_name: str, *, bits: int = 32) -> int | None:
-        """A query integer as Google binds it (`TYPE_UINT32`, `TYPE_INT64`), or None when
-        absent; anything else is the 400 Google sends."""
-        raw = self.params.get(name)
+        """A query integer as Google binds it to an unsigned field (`TYPE_UINT32`,
+        `TYPE_UINT64`), or None when absent; anything else is the 400 Google sends."""
+        raw = self.param(name)
         if raw is None:
             return None
-        kind = "TYPE_UINT32" if bits == 32 else "TYPE_INT64"
+        kind = f"TYPE_UINT{bits}"
         text = raw.strip()
-        digits = text[1:] if text[:1] in "+-" and bits == 64 else text
-        value = int(text) if digits.isascii() and digits.isdigit() and len(digits) <= 20 else None
-        low, high = (0, 2**32 - 1) if bits == 32 else (-(2**63), 2**63 - 1)
-        if value is None or not low <= value <= high:
+        digits = text[1:] if text[:1] == "+" else text
+        value = int(digits) if digits.isascii() and digits.isdigit() and len(digits) <= 20 else None
+        if value is None or not 0 <= value < 2**bits:
             raise bad_request(f"Invalid value at '{field_name}' ({kind}), \"{raw[:100]}\"")
         return value
 
 
 def _check_query(request: Request, allowed: Collection[str]) -> None:
-    """Google's front end binds each query parameter to a field of the method's request;
-    a name it cannot bind is a 400, and so is `alt` other than json."""
+    """Google's front end binds each query parameter to a field of the method's request
+    (by the discovery document's name, the field's proto name or its JSON name); a name
+    it cannot bind is a 400, and so is `alt` other than json."""
+    names = {alias for name in allowed for alias in ALIASES.get(name, (name,))}
     for name in request.query_params:
-        if name not in allowed and name not in SYSTEM_PARAMETERS:
+        if name not in names and name not in SYSTEM_PARAMETERS:
             raise bad_request(
                 f'Invalid JSON payload received. Unknown name "{name[:100]}": Cannot bind '
                 f"query parameter. Field '{name[:100]}' could not be found in request message."
@@ -374,27 +427,36 @@ ENDPOINTS = Endpoints(error=_answer, render=_render)
 
 
 async def _context(
-    call: Call, auth: bool, query: Collection[str], schema: fields.Schema | None
+    call: Call,
+    auth: bool,
+    query: Collection[str],
+    schema: fields.Schema | None,
+    method: str | None = None,
 ) -> LicensingCtx:
     licensing: LicensingState = call.state.of(NAME)
     if licensing.delay_ms:
         await asyncio.sleep(licensing.delay_ms / 1000)
     if licensing.status is not None:
         raise ErrorAnswer(licensing.status)
-    token = authenticate(call) if auth else None
+    token = authenticate(call, method) if auth else None
     _check_query(call.request, query)
     return LicensingCtx(call, token, _selection(call.request, schema))
 
 
 def endpoint(
-    *, auth: bool = True, query: Collection[str] = (), schema: fields.Schema | None = None
+    *,
+    auth: bool = True,
+    query: Collection[str] = (),
+    schema: fields.Schema | None = None,
+    method: str | None = None,
 ) -> Callable[[Handler[LicensingCtx]], Endpoint]:
     """Wrap a handler; a returned dict becomes Google's JSON with status 200. `query`:
     the method's own query parameters (besides Google's system ones); `schema`: the
-    fields of its answer, which `fields=` selects from."""
+    fields of its answer, which `fields=` selects from; `method`: its proto method
+    (`CustomerLicenseService.Get`), named by an authentication error's `details`."""
 
     async def context(call: Call) -> LicensingCtx:
-        return await _context(call, auth, query, schema)
+        return await _context(call, auth, query, schema, method)
 
     def decorate(handler: Handler[LicensingCtx]) -> Endpoint:
         async def selected(ctx: LicensingCtx) -> Answer:

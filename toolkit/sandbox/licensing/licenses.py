@@ -48,6 +48,42 @@ LISTS = ("provisions", "expiries", "reassignments", "deletes")
 ANY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 
+# Each message's fields in the order of their numbers in the published proto
+# (`google/apps/market/v2/resources.proto`): the order a proto's JSON printer writes them.
+FIELD_ORDER = {
+    "appsmarket#customerLicense": (
+        "kind",
+        "state",
+        "applicationId",
+        "editions",
+        "id",
+        "customerId",
+    ),
+    "appsmarket#userLicense": (
+        "kind",
+        "enabled",
+        "state",
+        "editionId",
+        "customerId",
+        "applicationId",
+        "id",
+        "userId",
+    ),
+    "appsmarket#licenseNotification": (
+        "id",
+        "applicationId",
+        "timestamp",
+        "customerId",
+        "kind",
+        *LISTS,
+    ),
+    "appsmarket#licenseNotificationList": ("kind", "notifications", "nextPageToken"),
+    "appsmarket#provisionNotification": ("kind", "editionId", "seatCount"),
+    "appsmarket#reassignmentNotification": ("kind", "userId", "type", "editionId"),
+}
+EDITION_ORDER = ("editionId", "seatCount", "assignedSeats")
+
+
 def _proto(value: Any) -> Any:
     if isinstance(value, dict):
         return proto_json(value)
@@ -58,8 +94,12 @@ def _proto(value: Any) -> Any:
 
 def proto_json(record: dict[str, Any]) -> dict[str, Any]:
     """`record` as Google's JSON of a proto message: a repeated field with nothing in it
-    is left out, at every depth."""
-    return {key: _proto(inner) for key, inner in record.items() if inner != []}
+    is left out, at every depth, and the fields come in the order of their numbers."""
+    kind = record.get("kind")
+    order = FIELD_ORDER.get(kind, ()) if isinstance(kind, str) else EDITION_ORDER
+    rank = {name: position for position, name in enumerate(order)}
+    keys = sorted(record, key=lambda name: rank.get(name, len(rank)))
+    return {key: _proto(record[key]) for key in keys if record[key] != []}
 
 
 def customer_record(row: sqlite3.Row) -> dict[str, Any]:
@@ -77,38 +117,44 @@ def customer_record(row: sqlite3.Row) -> dict[str, Any]:
 
 def no_customer_record(application_id: str, customer_id: str) -> dict[str, Any]:
     """A customer that never installed the application: no licence, so no licence id."""
-    return {
-        "kind": "appsmarket#customerLicense",
-        "applicationId": application_id,
-        "customerId": customer_id,
-        "state": "UNLICENSED",
-    }
+    return proto_json(
+        {
+            "kind": "appsmarket#customerLicense",
+            "applicationId": application_id,
+            "customerId": customer_id,
+            "state": "UNLICENSED",
+        }
+    )
 
 
 def user_record(row: sqlite3.Row) -> dict[str, Any]:
-    return {
-        "kind": "appsmarket#userLicense",
-        "id": row["license_id"],
-        "applicationId": row["application_id"],
-        "customerId": row["customer_id"],
-        "userId": row["user_id"],
-        "enabled": bool(row["enabled"]),
-        "state": row["state"],
-        "editionId": row["edition_id"],
-    }
+    return proto_json(
+        {
+            "kind": "appsmarket#userLicense",
+            "id": row["license_id"],
+            "applicationId": row["application_id"],
+            "customerId": row["customer_id"],
+            "userId": row["user_id"],
+            "enabled": bool(row["enabled"]),
+            "state": row["state"],
+            "editionId": row["edition_id"],
+        }
+    )
 
 
 def no_seat_record(application_id: str, user_id: str, enabled: bool) -> dict[str, Any]:
     """A user who holds no seat: UNLICENSED, of the domain of their address; `enabled`
     when the domain's administrator has installed the application."""
-    return {
-        "kind": "appsmarket#userLicense",
-        "applicationId": application_id,
-        "customerId": user_id.rpartition("@")[2],
-        "userId": user_id,
-        "enabled": enabled,
-        "state": "UNLICENSED",
-    }
+    return proto_json(
+        {
+            "kind": "appsmarket#userLicense",
+            "applicationId": application_id,
+            "customerId": user_id.rpartition("@")[2],
+            "userId": user_id,
+            "enabled": enabled,
+            "state": "UNLICENSED",
+        }
+    )
 
 
 def notification_record(row: sqlite3.Row) -> dict[str, Any]:
@@ -143,7 +189,7 @@ def read_page_token(token: str, application_id: str) -> int:
     return int(after)
 
 
-@endpoint(schema=fields.CUSTOMER_SCHEMA)
+@endpoint(schema=fields.CUSTOMER_SCHEMA, method="CustomerLicenseService.Get")
 async def customer_license(ctx: LicensingCtx) -> dict[str, Any]:
     application = ctx.application(ctx.path_param("applicationId"))
     customer = ctx.path_param("customerId")
@@ -158,7 +204,7 @@ async def customer_license(ctx: LicensingCtx) -> dict[str, Any]:
     return ctx.licensing.misrouted(record)
 
 
-@endpoint(schema=fields.USER_SCHEMA)
+@endpoint(schema=fields.USER_SCHEMA, method="UserLicenseService.Get")
 async def user_license(ctx: LicensingCtx) -> dict[str, Any]:
     application = ctx.application(ctx.path_param("applicationId"))
     user = ctx.path_param("userId")
@@ -182,14 +228,19 @@ async def user_license(ctx: LicensingCtx) -> dict[str, Any]:
     return ctx.licensing.misrouted(record)
 
 
-@endpoint(query=("max-results", "start-token", "timestamp"), schema=fields.LIST_SCHEMA)
+@endpoint(
+    query=("max-results", "start-token", "timestamp"),
+    schema=fields.LIST_SCHEMA,
+    method="LicenseNotificationService.List",
+)
 async def license_notifications(ctx: LicensingCtx) -> dict[str, Any]:
     application = ctx.application(ctx.path_param("applicationId"))
     app_id = application["id"]
     limit = ctx.uint("max-results", "max_results") or DEFAULT_PAGE
     limit = min(limit, MAX_PAGE)
     since = ctx.uint("timestamp", "timestamp", bits=64)
-    token = ctx.params.get("start-token")
+    since = min(since, 2**63 - 1) if since is not None else None  # past every stored time
+    token = ctx.param("start-token")
     after = read_page_token(token, app_id) if token else 0
     sql = "SELECT * FROM licensing_notifications WHERE application_id = ? AND id > ?"
     args: list[Any] = [app_id, after]

@@ -6,6 +6,8 @@
     POST /api/v1/query[?fields=true]         {"query", "startTime", "endTime"}
     GET  /api/v1/logstream                   [{"name": ...}]
     GET  /api/v1/logstream/{name}/schema     {"fields": [...], "metadata": {}}
+    DELETE /api/v1/logstream/{name}          "log stream <name> deleted"
+    GET  /api/v1/about                       the server's version, mode and store
     GET|HEAD /api/v1/liveness, /api/v1/readiness    200, no body, no credentials
 
 `/api/v1/ingest` creates the stream on first use; `POST /api/v1/logstream/{name}` answers
@@ -18,7 +20,7 @@ SQL over every stream, each a table of its exact name (an unquoted name in the S
 folded to lower case first, so `FROM MyStream` looks for `mystream`; `FROM "MyStream"`
 finds it), filtered to the time range on `p_timestamp`; its answer is an array of
 records (a record leaves out its null columns unless `?sendNull=true`), or `{"fields",
-"records"}` with `?fields=true`. Errors are `text/plain` with Parseable's words: 400 for
+"records"}` with `?fields=true`, or with `?streaming=true` newline-delimited JSON. Errors are `text/plain` with Parseable's words: 400 for
 a bad body, stream name, time range or SQL (an unknown table too), 500 for a query that
 fails while running. The work (Arrow conversion, Parquet, SQL) runs in a worker thread,
 so the server keeps answering meanwhile.
@@ -27,6 +29,8 @@ so the server keeps answering meanwhile.
 from __future__ import annotations
 
 import datetime as dt
+import json
+import time
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -40,7 +44,7 @@ from toolkit.sandbox.limits import parse_json
 from toolkit.sandbox.logs import records, times
 from toolkit.sandbox.logs.http import NAME, endpoint
 from toolkit.sandbox.logs.records import TIME_FIELD
-from toolkit.sandbox.logs.storage import LogsState, Storage
+from toolkit.sandbox.logs.storage import LogsState, Storage, StreamGone
 from toolkit.sandbox.state import SandboxState
 
 STREAM_HEADER = "x-p-stream"
@@ -58,6 +62,11 @@ DENIED_NAMES = {
     "sql",
 }
 MAX_NAME = 255
+ABOUT_VERSION = "v2.3.0"  # what `GET /api/v1/about` names (the sandbox's figure)
+DEPLOYMENT_ID = "01HWSANDB0X000000000000000"  # a ULID, as Parseable's deployment ids
+GRPC_PORT = 8001  # Parseable's default `P_GRPC_PORT`
+TIME_ELAPSED = "p-time-elapsed"  # the header of a query's answer: how long it ran
+STREAM_BATCH = 8192  # records a line of a streamed answer holds (DataFusion's batch size)
 
 
 def valid_name(name: str) -> bool:
@@ -122,8 +131,10 @@ async def ingest(request: Request) -> Response:
     events = records.events_of(await _json(request))
     storage = storage_of(request)
     now = _now()
-    stream = storage.get_or_create(name, now)
-    await run_in_threadpool(stream.ingest, events, now)
+    try:
+        await run_in_threadpool(storage.get_or_create(name, now).ingest, events, now)
+    except StreamGone:  # deleted meanwhile: this ingest creates it again, as on first use
+        await run_in_threadpool(storage.get_or_create(name, now).ingest, events, now)
     return Response(status_code=200)
 
 
@@ -136,8 +147,49 @@ async def post_event(request: Request) -> Response:
     if stream is None:
         raise ErrorAnswer(404, f"Stream not found: {name}")
     events = records.events_of(await _json(request))
-    await run_in_threadpool(stream.ingest, events, _now())
+    try:
+        await run_in_threadpool(stream.ingest, events, _now())
+    except StreamGone:
+        raise ErrorAnswer(404, f"Stream not found: {name}") from None
     return Response(status_code=200)
+
+
+@endpoint
+async def delete_stream(request: Request) -> Response:
+    """`DELETE /api/v1/logstream/{name}`: the stream and its files gone (Parseable's
+    `logstream::delete`): 200 `log stream <name> deleted`, 404 for one that is not there."""
+    name = request.path_params["name"]
+    storage = storage_of(request)
+    if not valid_name(name) or not await run_in_threadpool(storage.delete, name):
+        raise ErrorAnswer(404, f"Stream not found: {name}")
+    return PlainTextResponse(f"log stream {name} deleted")
+
+
+@endpoint
+async def about(request: Request) -> Response:
+    """`GET /api/v1/about`: the fields of Parseable's `about` handler, for a standalone
+    server on a local drive (the sandbox's data folder), with no LLM, OIDC or hot tier."""
+    folder = str(storage_of(request).folder)
+    return JSONResponse(
+        {
+            "version": ABOUT_VERSION,
+            "uiVersion": "development",
+            "commit": "sandbox",
+            "deploymentId": DEPLOYMENT_ID,
+            "updateAvailable": False,
+            "latestVersion": None,
+            "llmActive": False,
+            "llmProvider": None,
+            "oidcActive": False,
+            "license": "AGPL-3.0-only",
+            "mode": "Standalone",
+            "staging": folder,
+            "hotTier": "Disabled",
+            "grpcPort": GRPC_PORT,
+            "store": {"type": "Local drive", "path": folder},
+            "analytics": {"clarityTag": None},
+        }
+    )
 
 
 @endpoint
@@ -183,8 +235,26 @@ def _text(body: dict[str, Any], key: str, *, required: bool) -> str | None:
     return value
 
 
-def _flag(request: Request, name: str) -> bool:
-    return request.query_params.get(name, "").lower() == "true"
+def _flags(request: Request) -> dict[str, bool]:
+    """The query string's flags (`fields`, `sendNull`, `streaming`) as Parseable reads
+    them: the whole query string as a map of booleans (`true` or `false`, nothing else),
+    so that one value of another kind leaves every flag off."""
+    pairs = request.query_params.multi_items()
+    if any(value not in ("true", "false") for _, value in pairs):
+        return {}
+    return {name: value == "true" for name, value in pairs}
+
+
+def elapsed(seconds: float) -> str:
+    """A duration as Rust's `Debug` for `Duration` writes it (`12.5ms`, `1.000002s`): what
+    Parseable's `p-time-elapsed` header carries."""
+    nanos = max(int(seconds * 1e9), 0)
+    for unit, size in (("s", 10**9), ("ms", 10**6), ("\u00b5s", 10**3)):
+        if nanos >= size:
+            whole, part = divmod(nanos, size)
+            fraction = f"{part:0{len(str(size)) - 1}d}".rstrip("0")
+            return f"{whole}.{fraction}{unit}" if fraction else f"{whole}{unit}"
+    return f"{nanos}ns"
 
 
 @endpoint
@@ -195,20 +265,39 @@ async def query(request: Request) -> Response:
     sql = _text(body, "query", required=True) or ""
     start = _text(body, "startTime", required=True) or ""
     end = _text(body, "endTime", required=True) or ""
+    began = time.perf_counter()
+    # Parseable reads the time range first (`query::query`), so an empty time is a
+    # time range error; its own checks of emptiness come after.
+    bounds = times.time_range(start, end, _now())
     if not sql.strip():
         raise ErrorAnswer(400, "Query cannot be empty")
-    if start == "":
-        raise ErrorAnswer(400, "Start time cannot be empty")
-    if end == "":
-        raise ErrorAnswer(400, "End time cannot be empty")
-    bounds = times.time_range(start, end, _now())
     storage = storage_of(request)
     fields, rows = await run_in_threadpool(execute, storage, sql, bounds)
-    send_null = _flag(request, "sendNull") or body.get("sendNull") is True
+    flags = _flags(request)
+    send_null = flags.get("sendNull", False) or body.get("sendNull") is True
     answer = [row if send_null else {k: v for k, v in row.items() if v is not None} for row in rows]
-    if _flag(request, "fields"):
-        return JSONResponse({"fields": fields, "records": answer})
-    return JSONResponse(answer)
+    headers = {TIME_ELAPSED: elapsed(time.perf_counter() - began)}
+    if flags.get("streaming"):
+        return _streamed(fields if flags.get("fields") else None, answer, headers)
+    if flags.get("fields"):
+        return JSONResponse({"fields": fields, "records": answer}, headers=headers)
+    return JSONResponse(answer, headers=headers)
+
+
+def _streamed(
+    fields: list[str] | None, rows: list[dict[str, Any]], headers: dict[str, str]
+) -> Response:
+    """`?streaming=true`: newline-delimited JSON, as Parseable's `handle_streaming_query`
+    writes it: `{"fields": [...]}` first with `?fields=true`, then one line per record
+    batch, each a JSON array of its records."""
+    items: list[Any] = [{"fields": fields}] if fields is not None else []
+    items += [rows[start : start + STREAM_BATCH] for start in range(0, len(rows), STREAM_BATCH)]
+    lines = [json.dumps(item, ensure_ascii=False, separators=(",", ":")) for item in items]
+    return Response(
+        "".join(f"{line}\n" for line in lines).encode("utf-8"),
+        media_type="application/x-ndjson",
+        headers=headers,
+    )
 
 
 def quoted(name: str) -> str:
@@ -283,6 +372,8 @@ routes = [
     Route("/api/v1/logstream", list_streams, methods=["GET"]),
     Route("/api/v1/logstream/{name}", post_event, methods=["POST"]),
     Route("/api/v1/logstream/{name}", put_stream, methods=["PUT"]),
+    Route("/api/v1/logstream/{name}", delete_stream, methods=["DELETE"]),
+    Route("/api/v1/about", about, methods=["GET"]),
     Route("/api/v1/logstream/{name}/schema", schema, methods=["GET"]),
     Route("/api/v1/liveness", liveness, methods=["GET", "HEAD"]),
     Route("/api/v1/readiness", readiness, methods=["GET", "HEAD"]),

@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import Scope
 
-from toolkit.sandbox.interface import Call, Endpoints, ErrorAnswer, routed
+from toolkit.sandbox.interface import Call, Endpoints, ErrorAnswer
 
 if TYPE_CHECKING:
     from toolkit.sandbox.state import SandboxState
@@ -56,9 +56,8 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 
 def error(status: int, message: str | None = None) -> Response:
-    """The interface's error answer: the message as `text/plain` (a wrong method is a 404
-    here: the sandbox's routers answer both alike)."""
-    status = routed(status)
+    """The interface's error answer: the message as `text/plain` (a wrong method on a
+    known path is actix's 405 with no body, an unknown path its 404 with none)."""
     text = message if message is not None else MESSAGES.get(status, "")
     return PlainTextResponse(text, status_code=status)
 

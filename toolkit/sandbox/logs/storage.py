@@ -40,6 +40,10 @@ DATA_SUFFIX = ".parquet"
 _names = itertools.count()
 
 
+class StreamGone(LookupError):
+    """The stream was deleted while a request was about to write into it."""
+
+
 class Stream:
     """One stream: its fields and its files. Ingests are serialised by its lock."""
 
@@ -49,6 +53,7 @@ class Stream:
         self.fields = fields  # name -> type (records.UTF8, ...), p_timestamp excluded
         self.created_at = created_at
         self.lock = threading.Lock()
+        self.gone = False  # deleted: nothing more is written here
 
     @classmethod
     def load(cls, folder: Path) -> Stream | None:
@@ -78,6 +83,8 @@ class Stream:
         if not events:
             return 0
         with self.lock:
+            if self.gone:
+                raise StreamGone(self.name)
             table, new = records.table_of(events, self.fields, now)
             if new:
                 self.fields = {**self.fields, **new}
@@ -182,6 +189,18 @@ class Storage:
                 stream._save_meta()
                 self._streams[name] = stream
             return stream
+
+    def delete(self, name: str) -> bool:
+        """Remove a stream and its files (after an ingest in progress); whether it was."""
+        stream = self.get(name)
+        if stream is None:
+            return False
+        with self._lock, stream.lock:
+            stream.gone = True
+            self._streams.pop(name, None)
+            (stream.folder / META_NAME).unlink(missing_ok=True)  # gone for names() first
+            shutil.rmtree(stream.folder, ignore_errors=True)
+        return True
 
     def clear(self) -> None:
         with self._lock:

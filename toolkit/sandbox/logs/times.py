@@ -69,14 +69,68 @@ def duration(text: str) -> dt.timedelta:
     return dt.timedelta(seconds=seconds)
 
 
+_TOO_SHORT = "Error parsing time: premature end of input"
+_INVALID = "Error parsing time: input contains invalid characters"
+_TOO_LONG = "Error parsing time: trailing input"
+_OUT_OF_RANGE = "Error parsing time: input is out of range"
+# chrono's `parse_from_rfc3339`, piece by piece: the date, a `T`, `t` or space, the time
+# with optional fraction, then `Z`, `z` or an offset whose colon is required.
+_PIECES = (
+    re.compile(r"[0-9]{4}"),
+    re.compile(r"-"),
+    re.compile(r"[0-9]{2}"),
+    re.compile(r"-"),
+    re.compile(r"[0-9]{2}"),
+    re.compile(r"[Tt ]"),
+    re.compile(r"[0-9]{2}"),
+    re.compile(r":"),
+    re.compile(r"[0-9]{2}"),
+    re.compile(r":"),
+    re.compile(r"[0-9]{2}"),
+    re.compile(r"(?:\.[0-9]+)?"),
+    re.compile(r"[Zz]|[+\-\u2212][0-9]{2}:[0-9]{2}"),
+)
+
+
 def rfc3339(text: str) -> dt.datetime:
-    try:
-        moment = dt.datetime.fromisoformat(text)
+    """An RFC 3339 time as chrono's `DateTime::parse_from_rfc3339` reads it (naive UTC):
+    `t` and `z` in lower case and a space for the `T` are taken; ISO 8601's other forms
+    (`+0000`, week dates, no offset) are not. A moment before year 1 or after 9999 in UTC
+    (`0001-01-01T00:00:00+14:00`) is kept as the first or last moment Python has: no
+    record lies beyond either."""
+    position, values = 0, []
+    for piece in _PIECES:
+        if position >= len(text) and piece.pattern != r"(?:\.[0-9]+)?":
+            raise ValueError(_TOO_SHORT)
+        match = piece.match(text, position)
+        if match is None:
+            raise ValueError(_INVALID)
+        values.append(match[0])
+        position = match.end()
+    if position != len(text):
+        raise ValueError(_TOO_LONG)
+    year, _, month, _, day, _, hour, _, minute, _, second, fraction, offset = values
+    try:  # year 0 (chrono has it; Python does not) is checked as 2000, another leap year
+        naive = dt.datetime(
+            int(year) or 2000, int(month), int(day), int(hour), int(minute), min(int(second), 59)
+        )  # a leap second (60) stays in its minute, as chrono keeps it
     except ValueError:
-        raise ValueError("Error parsing time: input contains invalid characters") from None
-    if moment.tzinfo is None or len(text) < 20:
-        raise ValueError("Error parsing time: premature end of input")
-    return moment.astimezone(dt.UTC).replace(tzinfo=None)
+        raise ValueError(_OUT_OF_RANGE) from None
+    if int(second) > 60:
+        raise ValueError(_OUT_OF_RANGE)
+    micro = int((fraction[1:] + "000000")[:6]) if fraction else 0
+    shift = dt.timedelta(0)
+    if offset not in ("Z", "z"):
+        hours, minutes = int(offset[1:3]), int(offset[4:6])
+        if minutes > 59 or hours * 60 + minutes >= 24 * 60:
+            raise ValueError(_OUT_OF_RANGE)
+        shift = dt.timedelta(hours=hours, minutes=minutes) * (1 if offset[0] == "+" else -1)
+    if int(year) == 0:
+        return dt.datetime.min
+    try:
+        return naive.replace(microsecond=micro) - shift
+    except OverflowError:
+        return dt.datetime.min if shift > dt.timedelta(0) else dt.datetime.max
 
 
 def _minute(moment: dt.datetime) -> dt.datetime:

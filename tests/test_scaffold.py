@@ -1,0 +1,323 @@
+"""A writer's project as `toolkit init` makes it, end to end: posts already in a
+repository adopted, the Makefile run by `make` against a sandbox started by
+`toolkit sandbox` (its printed lines as the environment), the CI workflow, and what a
+plain install (no `sql` extra) says."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from toolkit import USER_AGENT
+from toolkit.cli import main
+from toolkit.commands.init import WORKFLOW, ActionPin, init_project
+from toolkit.tls import shared_context
+
+PIN = ActionPin("toolkit-docs/toolkit", "0123456789abcdef0123456789abcdef01234567", "v0.1.0")
+BIN = Path(sys.executable).parent
+# What a plain install lacks: the `sql` extra, blocked as if it were not installed.
+WITHOUT_SQL = "import sys; sys.modules['datafusion'] = None; sys.modules['pyarrow'] = None; "
+
+
+def cli(folder: Path, *args: str):
+    with contextlib.chdir(folder):
+        return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def post(folder: Path, relative: str, title: str, *front: str, body: str = "Text.\n") -> Path:
+    path = folder / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "---\n" + f"title: {title}\n" + "".join(f"{f}\n" for f in front) + "---\n" + body
+    )
+    return path
+
+
+# -- adopting what is there ----------------------------------------------------------------
+
+
+def dev_to_git_repository(folder: Path) -> None:
+    """Shaped like a dev-to-git repository: blog-posts/<name>/<name>.md with images and
+    code beside them, dev-to-git.json naming each, a README at the top."""
+    entries = []
+    for number, name in enumerate(["intro-to-rxjs", "angular-forms", "draft-idea"], start=1):
+        post(
+            folder,
+            f"blog-posts/{name}/{name}.md",
+            name.replace("-", " ").title(),
+            f"published: {'false' if 'draft' in name else 'true'}",
+            "tags: angular, rxjs",
+            body=f"# {name}\n\n![diagram](./assets/diagram.png)\n\n## Part\n\nText.\n",
+        )
+        (folder / "blog-posts" / name / "assets").mkdir()
+        (folder / "blog-posts" / name / "assets" / "diagram.png").write_bytes(b"\x89PNG")
+        entries.append(
+            {"id": 1000 + number, "relativePathToArticle": f"./blog-posts/{name}/{name}.md"}
+        )
+    (folder / "blog-posts" / "intro-to-rxjs" / "code").mkdir()
+    (folder / "blog-posts" / "intro-to-rxjs" / "code" / "example.ts").write_text("export {}\n")
+    (folder / "dev-to-git.json").write_text(json.dumps(entries, indent=2))
+    (folder / "README.md").write_text("# My dev.to posts\n")
+    (folder / "package.json").write_text('{"name": "blog"}\n')
+
+
+def test_init_in_a_dev_to_git_repository_adopts_its_folder(tmp_path):
+    dev_to_git_repository(tmp_path)
+    result = cli(tmp_path, "init", "--no-workflow")
+    assert result.exit_code == 0, result.output
+    assert "adopted blog-posts/: 3 posts (dev-to-git.json names 3)" in result.stderr.splitlines()
+    assert 'content_dir = "blog-posts"' in (tmp_path / "toolkit.toml").read_text()
+    assert not (tmp_path / "content").exists()  # no empty content/ beside the writer's folder
+    assert not list(tmp_path.rglob("_welcome.md"))  # and no sample among the writer's posts
+    assert "skipped blog-posts/_welcome.md: blog-posts/ already has posts" in result.stderr
+    check = cli(tmp_path, "check")
+    assert "3 posts checked" in check.stderr, check.output
+
+
+def test_init_in_a_devto_cli_repository_adopts_articles_with_their_ids(tmp_path):
+    post(tmp_path, "articles/first-post.md", "First post", "published: true", "id: 1201")
+    post(tmp_path, "articles/2023/second.md", "Second", "published: true", "id: 1202")
+    post(tmp_path, "articles/new-one.md", "New one", "published: false")
+    (tmp_path / "articles" / "README.md").write_text("Notes, not a post.\n")
+    (tmp_path / "docs").mkdir()
+    post(tmp_path, "docs/guide.md", "A guide, not the blog")
+    result = cli(tmp_path, "init", "--no-workflow")
+    assert result.exit_code == 0, result.output
+    assert "adopted articles/: 3 posts (2 with an id:)" in result.stderr.splitlines()
+    assert 'content_dir = "articles"' in (tmp_path / "toolkit.toml").read_text()
+    assert not (tmp_path / "content").exists()
+
+
+def test_init_finds_a_folder_of_posts_by_any_name(tmp_path):
+    post(tmp_path, "writing/a.md", "A")
+    post(tmp_path, "writing/b.md", "B")
+    post(tmp_path, "notes/c.md", "C")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "README.md").write_text("No front matter here.\n")
+    result = cli(tmp_path, "init", "--no-workflow")
+    assert "adopted writing/: 2 posts" in result.stderr.splitlines()
+
+
+def test_hostile_names_never_reach_the_generated_files(tmp_path):
+    post(tmp_path, "evil\nname: x/a.md", "A")
+    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
+    subprocess.run(
+        ["git", "-C", str(tmp_path), "symbolic-ref", "HEAD", "refs/heads/x]\ny"], check=False
+    )
+    init_project(tmp_path, action=PIN)
+    assert 'content_dir = "content"' in (tmp_path / "toolkit.toml").read_text()
+    workflow = yaml.safe_load((tmp_path / WORKFLOW).read_text())
+    assert workflow[True]["push"] == {"branches": ["main"]}
+
+
+def test_a_dev_to_git_map_pointing_outside_adopts_nothing_outside(tmp_path):
+    (tmp_path / "dev-to-git.json").write_text(
+        json.dumps([{"id": 1, "relativePathToArticle": "../elsewhere/x.md"}, "junk", 7])
+    )
+    result = cli(tmp_path, "init", "--no-workflow")
+    assert result.exit_code == 0 and "adopted" not in result.stderr
+    assert 'content_dir = "content"' in (tmp_path / "toolkit.toml").read_text()
+    assert (tmp_path / "content" / "_welcome.md").is_file()
+
+
+# -- the sandbox as dev.to, in one step ------------------------------------------------------
+
+
+@contextlib.contextmanager
+def sandbox_process(
+    folder: Path, *args: str, prelude: str = ""
+) -> Iterator[tuple[list[str], dict[str, str]]]:
+    """`toolkit sandbox` in a subprocess: what it printed until ready, and the environment
+    its `export` lines set."""
+    code = prelude + "from toolkit.__main__ import run; import sys; sys.argv[0] = 'toolkit'; run()"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, "sandbox", "--memory", "--port", "0", *args],
+        cwd=folder,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.append(line.rstrip("\n"))
+            if line.startswith(("Press Ctrl-C", "Error")):
+                break
+        env: dict[str, str] = {}
+        for line in lines:
+            words = shlex.split(line)
+            if words[:1] == ["export"]:
+                env.update(word.split("=", 1) for word in words[1:])  # type: ignore[misc]
+        yield lines, env
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)
+
+
+def remote_titles(env: dict[str, str]) -> list[str]:
+    with httpx.Client(
+        base_url=env["FOREM_BASE_URL"],
+        headers={"api-key": env["FOREM_API_KEY"], "User-Agent": USER_AGENT},
+        verify=shared_context(),
+    ) as client:
+        answer = client.get("/api/articles/me/all", params={"per_page": 1000})
+        answer.raise_for_status()
+        return sorted(a["title"] for a in answer.json())
+
+
+def test_make_publish_against_the_sandbox_sends_the_writers_posts_not_the_sample(tmp_path):
+    assert cli(tmp_path, "init", "blog").exit_code == 0
+    blog = tmp_path / "blog"
+    post(blog, "content/hello.md", "Hello", "published: true", "tags: [intro]")
+    post(
+        blog, "content/2024/notes/second.md", "Second post", "published: false", "date: 2024-05-01"
+    )
+    with sandbox_process(tmp_path, "--no-seed", "--rate-window", "1") as (lines, env):
+        exports = [line for line in lines if line.strip().startswith("export ")]
+        assert [shlex.split(line)[1].split("=")[0] for line in exports] == [
+            "FOREM_BASE_URL",
+            "CLOUDCONVERT_BASE_URL",
+            "LICENSE_BASE_URL",
+            "LOGS_BASE_URL",
+        ]
+        assert {
+            "FOREM_API_KEY",
+            "CLOUDCONVERT_API_KEY",
+            "LICENSE_API_TOKEN",
+            "LOGS_PASSWORD",
+        } <= set(env)
+        assert remote_titles(env) == []  # --no-seed: the demo account holds nothing
+        run_env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("FOREM_", "MAKE"))},
+            **env,
+            "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",  # toolkit installed as a tool
+        }
+        for target in ("check", "publish"):
+            done = subprocess.run(
+                ["make", target], cwd=blog, env=run_env, capture_output=True, text=True
+            )
+            assert done.returncode == 0, f"make {target}: {done.stdout}{done.stderr}"
+        assert remote_titles(env) == ["Hello", "Second post"]  # and no "Welcome"
+        lock = json.loads((blog / "toolkit.lock").read_text())
+        assert env["FOREM_BASE_URL"] in json.dumps(lock)
+
+
+def test_the_sandbox_writes_its_lines_as_a_projects_env_and_keeps_a_writers(tmp_path):
+    assert cli(tmp_path, "init", "blog", "--no-workflow").exit_code == 0
+    blog = tmp_path / "blog"
+    with sandbox_process(blog, "--no-seed", "--env-file", ".env") as (lines, env):
+        assert "Written to .env too." in lines
+        assert oct((blog / ".env").stat().st_mode & 0o777) == "0o600"
+        shown = cli(blog, "config", "--json")
+        keys = {k["name"]: k for k in json.loads(shown.stdout)}
+        assert keys["forem.base_url"]["value"] == env["FOREM_BASE_URL"]
+        assert keys["forem.base_url"]["origin"] == "FOREM_BASE_URL in .env"
+        assert keys["forem.api_key"]["value"] == "set"
+        # A shell sources the same file.
+        sourced = subprocess.run(
+            ["sh", "-c", '. ./.env && printf %s "$FOREM_API_KEY"'],
+            cwd=blog,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert sourced.stdout == env["FOREM_API_KEY"]
+    # A .env the sandbox did not write is never overwritten.
+    (blog / ".env").write_text("FOREM_API_KEY=the-real-one\n")
+    with sandbox_process(blog, "--env-file", ".env") as (lines, _):
+        assert lines[-1].startswith("Error: .env: exists and was not written by toolkit sandbox")
+    assert (blog / ".env").read_text() == "FOREM_API_KEY=the-real-one\n"
+
+
+# -- the CI workflow -----------------------------------------------------------------------
+
+
+def test_the_workflow_checks_pull_requests_publishes_the_default_branch_and_deploys_pages(
+    tmp_path,
+):
+    subprocess.run(["git", "init", "-q", "-b", "trunk", str(tmp_path)], check=True)
+    init_project(tmp_path, action=PIN)
+    workflow = yaml.safe_load((tmp_path / WORKFLOW).read_text())
+    triggers = workflow[True]  # YAML 1.1 reads `on` as true
+    assert "pull_request" in triggers and triggers["push"] == {"branches": ["trunk"]}
+    assert "schedule" in triggers
+    assert workflow["permissions"] == {}
+    jobs = workflow["jobs"]
+
+    def modes(job: str) -> list[str]:
+        return [
+            s["with"]["mode"] for s in jobs[job]["steps"] if "toolkit-docs" in s.get("uses", "")
+        ]
+
+    assert jobs["check"]["if"] == "github.event_name == 'pull_request'"
+    assert modes("check") == ["check"] and jobs["check"]["permissions"] == {"contents": "read"}
+    assert "pull_request" not in jobs["publish"]["if"] and modes("publish") == ["publish"]
+    assert modes("site") == ["build"] and "vars.TOOLKIT_PAGES" in jobs["site"]["if"]
+    assert jobs["pages"]["needs"] == "site"
+    assert jobs["pages"]["permissions"] == {"pages": "write", "id-token": "write"}
+    assert jobs["pages"]["steps"][0]["uses"].startswith("actions/deploy-pages@")
+    assert modes("mirror") == ["mirror"] and "schedule" in jobs["mirror"]["if"]
+    # Each job asks for no more than it needs: writes only where something is pushed.
+    writers = {name for name, job in jobs.items() if "write" in job["permissions"].values()}
+    assert writers == {"publish", "pages", "mirror"}
+
+
+# -- a plain install: the `sql` extra left out -----------------------------------------------
+
+
+def test_logs_local_without_the_sql_extra_says_which_extra_in_one_line(tmp_path):
+    assert cli(tmp_path, "init", "--no-workflow").exit_code == 0
+    code = WITHOUT_SQL + "from toolkit.__main__ import run; run()"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "logs", "--local", "SELECT * FROM toolkit"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "Error: the local SQL engine (DataFusion, pyarrow) is not installed; it is the sql "
+        "extra: pip install 'toolkit[sql]'"
+    ]
+
+
+def test_the_sandbox_without_the_sql_extra_starts_and_says_the_log_service_is_left_out(tmp_path):
+    with sandbox_process(tmp_path, prelude=WITHOUT_SQL) as (lines, env):
+        assert lines[-1] == "Press Ctrl-C to stop."
+        assert any(
+            "log stream (/api/v1) left out" in line and "toolkit[sql]" in line for line in lines
+        )
+        assert "LOGS_BASE_URL" not in env and "FOREM_API_KEY" in env
+        assert remote_titles(env)  # the publishing API answers (seeded)
+
+
+@pytest.mark.parametrize("extra", ["sql"])
+def test_the_dev_extras_bring_the_sql_extra(extra):
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    deps = project["project"]["dependencies"]
+    assert not any(d.startswith(("datafusion", "pyarrow")) for d in deps)
+    assert any(
+        d.startswith("datafusion") for d in project["project"]["optional-dependencies"][extra]
+    )
+    assert any(
+        f"{extra}" in d
+        for d in project["project"]["optional-dependencies"]["dev"]
+        if d.startswith("toolkit[")
+    )

@@ -1,0 +1,243 @@
+"""Taking a post off the website on purpose (`unpublish`), and forgetting a gone one.
+
+`unpublish_post` sets the article unpublished (`published: false` on the remote; never a
+delete: dev.to keeps the draft, and `publish` can bring it back). The article is the
+post's lock entry's, or, for a post still there without one, the one its identity rules
+bind it to (`remote.bind_posts`). Forem reads `published` from the front matter of
+`body_markdown` before the JSON field, so a body whose front matter says `published:` has
+that line set to `false`; nothing else of the body changes. For a post whose file is
+gone, the lock entry is dropped once the article is unpublished (nothing public is left
+to speak of). A post still there has its own top-level `published: true` line set to
+`published: false` too (nothing else of the file changes), since the file is the source
+of truth and the next publish would otherwise publish it again; its entry records the
+new remote body.
+
+`forget_post` drops the lock entry of a post whose file is gone; the article stays as
+it is on the website.
+
+Both are called with the run lock held (`toolkit.commands`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolkit.clients.forem import ForemClient
+from toolkit.config import Config
+from toolkit.content import PostError, payload_for
+from toolkit.content.payload import body_digest
+from toolkit.content.post import load_post, read_post_file
+from toolkit.content.rules import canonical_url
+from toolkit.errors import SyncError
+from toolkit.fsutil import atomic_write, describe_os_error
+from toolkit.sync.devtogit import read_map
+from toolkit.sync.lock import Lock, LockEntry
+from toolkit.sync.remote import FRONT_MATTER, RemoteState, bind_posts
+
+PUBLISHED_LINE = re.compile(r"^published[ \t]*:.*?(\r?)$", re.MULTILINE)
+
+
+@dataclass
+class RetireResult:
+    path: str  # the post's project-relative path
+    action: str  # "unpublished", "already unpublished" or "forgotten"
+    article_id: int
+    url: str | None
+    gone: bool  # the post's file is gone
+    message: str
+    notes: list[str] = field(default_factory=list)
+    requests: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "action": self.action,
+            "article_id": self.article_id,
+            "url": self.url,
+            "gone": self.gone,
+            "message": self.message,
+            "notes": self.notes,
+            "requests": self.requests,
+        }
+
+
+def post_key(config: Config, given: str | Path) -> str:
+    """The lock's name of a path as typed (relative to the working folder, or absolute);
+    SyncError for one outside the project."""
+    absolute = Path(os.path.abspath(given))
+    key = config.relative(absolute)
+    if Path(key).is_absolute() or key == "." or key.startswith("../"):
+        raise SyncError(f"{given}: not a path in this project ({config.root})")
+    return key
+
+
+def unpublished_body(body_markdown: str) -> str:
+    """The body with its front matter's `published:` lines set to `false` (the body as it
+    is when its front matter has none, or it has no front matter)."""
+    found = FRONT_MATTER.match(body_markdown)
+    if found is None:
+        return body_markdown
+    block = PUBLISHED_LINE.sub(r"published: false\1", found.group(0))
+    return block + body_markdown[found.end() :]
+
+
+def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> RetireResult:
+    key = post_key(config, given)
+    lock = Lock.load(config.lock_path, config.forem.base_url)
+    path = config.root / key
+    gone = not path.exists()
+    entry = lock.get(key)
+    remote = RemoteState(client.iter_my_articles("all"))
+    if gone and entry is None:
+        raise SyncError(f"{key}: no such post, and toolkit.lock has no entry for it")
+    notes: list[str] = []
+    published_locally = False
+    if entry is not None:
+        article_id = entry.article_id
+    else:
+        article_id, published_locally = _bound_article(config, lock, remote, key, path)
+    if not gone and entry is not None:
+        published_locally = _says_published(key, path)
+    article = remote.by_id.get(article_id)
+    if article is None:
+        raise SyncError(
+            f"{key}: article {article_id} is not on the website any more"
+            + (f"; `toolkit forget {key}` drops its entry" if gone else "")
+        )
+    if article.published is False:
+        action, message = "already unpublished", f"article {article_id} is already unpublished"
+        current = article
+    else:
+        body = article.body_markdown or ""
+        data: dict[str, Any] = {"published": False}
+        new_body = unpublished_body(body)
+        if new_body != body:
+            data["body_markdown"] = new_body
+        # The answer is the article's show form, without `published` (and its
+        # `published_at` stays): the 200 is the word that it is done.
+        current = client.update_article(article_id, {"article": data})
+        action, message = "unpublished", f"article {article_id} is unpublished (a draft now)"
+    if gone:
+        lock.forget(key)
+        message += f"; toolkit.lock forgets {key}"
+    else:
+        remote_body = current.body_markdown
+        if remote_body is None:
+            remote_body = unpublished_body(article.body_markdown or "")
+        sent = ""  # unknown: the next publish compares the bodies
+        if published_locally:
+            changed, sent, problem = _unpublish_file(config, key, path, remote_body)
+            if changed:
+                message += f"; {key} says `published: false` now"
+            else:
+                notes.append(
+                    f"{key} still says `published: true` ({problem}): the next "
+                    "`toolkit publish` publishes it again; set `published: false` in it"
+                )
+        lock.record(
+            key,
+            LockEntry(
+                article_id=article_id,
+                url=current.url or article.url,
+                sent_digest=sent,
+                remote_digest=body_digest(remote_body),
+                remote_edited_at=current.edited_at,
+                published=False,
+            ),
+        )
+    return RetireResult(
+        key,
+        action,
+        article_id,
+        current.url or article.url,
+        gone,
+        message,
+        notes,
+        requests=client.requests_made,
+    )
+
+
+def _unpublish_file(
+    config: Config, key: str, path: Path, remote_body: str
+) -> tuple[bool, str, str]:
+    """Set the post's own `published:` line to false (nothing else of the file changes):
+    (whether it was changed, the digest of what the post now sends when the website holds
+    just that, else "", why it was not changed)."""
+    try:
+        _, data = read_post_file(path, key)
+        text = data.decode("utf-8")
+    except PostError as exc:
+        return False, "", exc.problem.message
+    except UnicodeDecodeError:
+        return False, "", "not valid UTF-8 text"
+    changed = unpublished_body(text)
+    if changed == text:
+        return False, "", "no `published:` line of its own to change"
+    try:
+        atomic_write(path, changed.encode("utf-8"))
+    except OSError as exc:
+        return False, "", describe_os_error(exc)
+    try:
+        payload = payload_for(load_post(path, key), config)
+    except PostError:
+        return True, "", ""
+    return True, (payload.digest if payload.body_markdown == remote_body else ""), ""
+
+
+def _says_published(key: str, path: Path) -> bool:
+    try:
+        return load_post(path, key).published
+    except PostError:
+        return False
+
+
+def _bound_article(
+    config: Config, lock: Lock, remote: RemoteState, key: str, path: Path
+) -> tuple[int, bool]:
+    """The article a post without a lock entry is bound to, by the identity rules, and
+    whether the post says `published: true`."""
+    try:
+        post = load_post(path, key)
+    except PostError as exc:
+        raise SyncError(str(exc.problem)) from None
+    bound = bind_posts(
+        remote,
+        [post],
+        lock,
+        lambda p: canonical_url(p, config.site.url),
+        mapped=read_map(config.root),
+        body_of=lambda p: payload_for(p, config).body_markdown,
+        exists=lambda k: (config.root / k).exists(),
+    )
+    match = bound.matches[key]
+    if match.problem is not None:
+        raise SyncError(f"{key}:{match.line}: {match.problem}")
+    if match.article is None:
+        raise SyncError(f"{key}: no article on the website is this post (never published?)")
+    return match.article.id, post.published
+
+
+def forget_post(config: Config, given: str | Path) -> RetireResult:
+    key = post_key(config, given)
+    lock = Lock.load(config.lock_path, config.forem.base_url)
+    entry = lock.get(key)
+    if entry is None:
+        raise SyncError(f"{key}: toolkit.lock has no entry for it")
+    if (config.root / key).exists():
+        raise SyncError(
+            f"{key} is still there: forget is for a post whose file is gone "
+            f"(delete it first, or `toolkit unpublish {key}` to take its article down)"
+        )
+    lock.forget(key)
+    return RetireResult(
+        key,
+        "forgotten",
+        entry.article_id,
+        entry.url,
+        True,
+        f"toolkit.lock forgets {key}; article {entry.article_id} stays on the website as it is",
+    )

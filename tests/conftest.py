@@ -27,6 +27,11 @@ for _name in (
     "CLOUDCONVERT_API_KEY",
     "CLOUDCONVERT_BASE_URL",
     "GITHUB_ACTIONS",
+    # What makes the pushed commit host a post's images (`toolkit.content.hosting`).
+    "GITHUB_REPOSITORY",
+    "GITHUB_SHA",
+    "GITHUB_SERVER_URL",
+    "GITHUB_WORKSPACE",
     "LOGS_BASE_URL",
     "LOGS_USERNAME",
     "LOGS_PASSWORD",

@@ -143,7 +143,7 @@ def readme_config_rows(readme: str) -> dict[str, str]:
 
 
 def test_every_field_of_every_section_is_a_declared_key():
-    assert set(SECTIONS) == {"site", "forem", "archive", "license", "logs", "mcp"}
+    assert set(SECTIONS) == {"site", "content", "forem", "archive", "license", "logs", "mcp"}
     for _section, _key, declared in declared_keys():
         assert declared.help and declared.rule.kind
         assert not declared.secret or declared.env  # a secret comes from its variable only
@@ -170,7 +170,7 @@ def test_toolkit_config_lists_every_key_with_its_value(project):
         "origin": "default",
     }
     assert by_name["site.url"]["origin"] == "toolkit.toml"
-    assert by_name["site.assets_base_url"]["value"] == "https://example.com/blog"
+    assert by_name["site.assets_base_url"]["value"] is None  # [site] url alone hosts nothing
     text = project.run("config", env=env).output
     for name in every_key():
         assert f"\n{name} " in f"\n{text}" or f"\n{name}:" in f"\n{text}", name

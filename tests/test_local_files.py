@@ -366,4 +366,6 @@ def test_a_large_post_full_of_images_is_checked_in_linear_time(project):
             "content/large.md:1: body: 6396 KB; the API accepts at most 800 KB"
             in result.stdout.splitlines()
         ), result.stdout
+    # The site's bound too: the other posts are built, this one is left out.
     assert (project.root / "site" / "first" / "index.html").is_file()
+    assert not (project.root / "site" / "large").exists()

@@ -10,7 +10,7 @@ from toolkit.clients.base import RetryPolicy
 from toolkit.clients.forem import ForemClient
 from toolkit.config import Secret
 from toolkit.errors import TransportError
-from toolkit.redact import quoted, redact_url
+from toolkit.redact import clipped, quoted, redact_url
 
 SYNC_CONFIG = """
 [site]
@@ -85,3 +85,12 @@ def test_a_value_from_outside_is_shown_quoted_bounded_and_on_one_line():
     assert quoted("x" * 61, 60) == repr("x" * 60 + "…")
     assert quoted("x" * 60, 60) == repr("x" * 60)
     assert quoted("a\nb\u202ec", 60) == "'a\\nb\\u202ec'"  # no line break, no bidi override
+
+
+def test_a_services_message_is_whole_or_cut_at_a_word_with_an_ellipsis():
+    text = "Resource has been exhausted (e.g. check quota)."
+    assert clipped(text, 60) == text
+    assert clipped(text, 30) == "Resource has been exhausted…"
+    assert clipped(text, 27) == "Resource has been exhausted…"  # a word that ends there
+    assert clipped("x" * 40, 30) == "x" * 30 + "…"  # one word longer than the bound
+    assert quoted(text, 30) == repr("Resource has been exhausted…")

@@ -245,8 +245,8 @@ def test_an_edit_rewrites_its_page_and_sends_one_reload(site, watch):
 def test_a_bad_save_is_reported_and_the_next_good_one_recovers(site, watch):
     w = watch("--no-push")
     mark = w.mark()
-    site.write("content/first.md", "---\ntitle: First post\ntags: [a, b, c, d, e]\n---\nBroken.\n")
-    w.until(lambda: "content/first.md:3: tags: 5 tags" in w.output())
+    site.write("content/first.md", "---\ntitle: First post\nslug: Not A Slug\n---\nBroken.\n")
+    w.until(lambda: "content/first.md:3: slug: must be lower-case" in w.output())
     problems = w.until(lambda: next((d for d in w.events_since(mark, "problems") if d), None))
     assert any("content/first.md:3" in p for p in problems)
     assert w.process.poll() is None  # still watching

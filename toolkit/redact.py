@@ -1,7 +1,8 @@
 """What a one-line message may show. Credentials written into a URL
 (`https://user:password@host`) never reach output, logs or exception text: every message
 that shows a URL shows it through `redact_url`. A value from outside (a name, a post's
-field) is shown through `quoted`: in quotes, bounded, no control character left raw."""
+field) is shown through `quoted`: in quotes, bounded, no control character left raw. A
+service's own message is shown whole or cut at a word with an ellipsis (`clipped`)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,19 @@ def redact_url(url: str) -> str:
     return _USERINFO.sub(r"\1***@", url)
 
 
+def clipped(text: str, limit: int) -> str:
+    """`text` whole when it has at most `limit` characters; else cut at the last word
+    boundary within them (within a word only when its first word is that long), with `…`."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    space = cut.rfind(" ")
+    if space > 0 and not text[limit].isspace():
+        cut = cut[:space]
+    return cut.rstrip() + "…"
+
+
 def quoted(text: str, limit: int) -> str:
-    """`text` fit for a one-line message: its first `limit` characters (then `…`), quoted
-    as Python's repr quotes it, so a control or invisible character shows escaped."""
-    return repr(text if len(text) <= limit else text[:limit] + "…")
+    """`text` fit for a one-line message: whole, or cut at a word (`clipped`), quoted as
+    Python's repr quotes it, so a control or invisible character shows escaped."""
+    return repr(clipped(text, limit))

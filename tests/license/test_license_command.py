@@ -95,7 +95,8 @@ def test_status_takes_user_id_from_the_configuration(make_project, licensing):
             APP,
             LICENSED,
             "Error: the licensing service did not accept LICENSE_API_TOKEN: 401 Request had "
-            "invalid authentication credentials.",
+            "invalid authentication credentials. Expected OAuth 2 access token, login cookie or "
+            "other valid authentication credential. See…",
         ),
         (
             "no-scope",
@@ -109,14 +110,14 @@ def test_status_takes_user_id_from_the_configuration(make_project, licensing):
             OTHER_APP,
             LICENSED,
             f"Error: LICENSE_API_TOKEN may not read the licences of application {OTHER_APP}: 403 "
-            "Not authorized to access the application ID.",
+            "Not authorized to access the application ID",
         ),
         (
             "developer",
             "899999999999",
             LICENSED,
             "Error: LICENSE_API_TOKEN may not read the licences of application 899999999999: 403 "
-            "Not authorized to access the application ID.",
+            "Not authorized to access the application ID",
         ),
     ],
 )
@@ -286,3 +287,34 @@ def test_an_unreadable_position_lists_from_the_start(make_project, licensing):
 def test_notifications_need_no_customer(make_project, licensing):
     project = make_project(f'[license]\napplication_id = "{APP}"\n')
     assert notifications(project, licensing)["count"] == seed.SEEDED_NOTIFICATIONS
+
+
+def test_status_ends_within_its_timeout_when_the_service_holds_its_answer(make_project, licensing):
+    """`[license] timeout` bounds the whole command, retries included, as it bounds the
+    premium gate: a held answer gives one try that uses the time up, not three."""
+    project = make_project(premium_config(extra="timeout = 0.5"))
+    route = "/appsmarket/v2/customerLicense/{applicationId}/{customerId}"
+    fault = licensing.sandbox.fault("GET", route, count=3, delay_ms=60_000, until_released=True)
+    try:
+        result = project.run("license", "status", env=licensing.env())
+        left = [f["count"] for f in licensing.sandbox.control("GET", "/faults")["faults"]]
+    finally:
+        licensing.sandbox.release(fault)
+    assert result.exit_code == 1
+    (line,) = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert "read timeout" in line and "tries" not in line
+    assert left == [2]  # one request held, the other two holds never taken
+
+
+def test_a_rate_limit_is_said_in_the_services_whole_words(make_project, licensing):
+    """Google's 429 message holds "e.g.": it is shown whole, not cut at its first period."""
+    project = make_project(premium_config())
+    route = "/appsmarket/v2/customerLicense/{applicationId}/{customerId}"
+    licensing.sandbox.fault("GET", route, count=3, status=429, retry_after=1)
+    result = project.run("license", "status", env=licensing.env())
+    assert result.exit_code == 1
+    (line,) = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert line == (
+        "Error: the licensing service failed: 429 Resource has been exhausted "
+        "(e.g. check quota). (3 tries)"
+    )

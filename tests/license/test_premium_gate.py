@@ -236,7 +236,8 @@ def test_401_an_unknown_token(built, licensing):
     line = refused(project, licensing, out, before, licensing.env("ya29.not-a-real-token"))
     assert line == (
         f"{REFUSED}the licensing service did not accept LICENSE_API_TOKEN: "
-        "401 Request had invalid authentication credentials."
+        "401 Request had invalid authentication credentials. Expected OAuth 2 access token, "
+        "login cookie or other valid authentication credential. See…"
     )
 
 
@@ -260,7 +261,7 @@ def test_403_an_application_the_token_does_not_own(make_project, licensing):
     result = project.run("build", "--premium", env=licensing.env())
     assert error_lines(result) == [
         f"{REFUSED}LICENSE_API_TOKEN may not read the licences of application {OTHER_APP}: "
-        "403 Not authorized to access the application ID."
+        "403 Not authorized to access the application ID"
     ]
     assert not (project.root / "site-premium").exists()
 
@@ -277,7 +278,7 @@ def test_403_an_application_that_does_not_exist(make_project, licensing):
     result = project.run("build", "--premium", env=licensing.env())
     assert error_lines(result) == [
         f"{REFUSED}LICENSE_API_TOKEN may not read the licences of application 899999999999: "
-        "403 Not authorized to access the application ID."
+        "403 Not authorized to access the application ID"
     ]
 
 

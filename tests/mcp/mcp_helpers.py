@@ -76,9 +76,11 @@ def approve(
     secret: str = SECRET,
     scopes: list[str] | None = None,
     decision: str = "approve",
+    code: str | None = None,
 ) -> httpx.Response:
     """Answer the authorization screen as the writer does: open it, tick `scopes` (default:
-    what the page ticks), type the secret, press the button."""
+    what the page ticks), type the secret (and the one-time code, when given), press the
+    button."""
     page = http.get(consent_url)
     assert page.status_code == 200, page.text
     if scopes is None:
@@ -87,15 +89,15 @@ def approve(
             for part in page.text.split("<input ")[1:]
             if 'name="scope"' in part and " checked" in part
         ]
-    return http.post(
-        consent_url.split("?")[0],
-        data={
-            "request": query_of(consent_url)["request"],
-            "secret": secret,
-            "decision": decision,
-            "scope": scopes,
-        },
-    )
+    data: dict[str, Any] = {
+        "request": query_of(consent_url)["request"],
+        "secret": secret,
+        "decision": decision,
+        "scope": scopes,
+    }
+    if code is not None:
+        data["code"] = code
+    return http.post(consent_url.split("?")[0], data=data)
 
 
 @dataclass
@@ -118,6 +120,7 @@ class Harness:
     base: str  # the origin
     clock: Clock
     recorder: Any
+    announced: list[str] = field(default_factory=list)  # lines for the server's terminal
     http: httpx.Client = field(
         default_factory=lambda: httpx.Client(timeout=30, verify=shared_context())
     )
@@ -265,8 +268,9 @@ def serving(config: Config, clock: Clock) -> Iterator[Harness]:
     """`toolkit mcp --transport http` on `config`, on a free loopback port, its time `clock`;
     stopped when the block ends."""
     recorder = EventRecorder()
-    running = http_server(config, port=0, clock=clock, listener=recorder)
-    harness = Harness(running.issuer_url, clock, recorder)
+    announced: list[str] = []
+    running = http_server(config, port=0, clock=clock, listener=recorder, announce=announced.append)
+    harness = Harness(running.issuer_url, clock, recorder, announced)
     try:
         yield harness
     finally:

@@ -3,11 +3,31 @@ flood or guesses never cost the writer's own client anything."""
 
 from __future__ import annotations
 
+import logging
+import secrets
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+import httpx
 import pytest
-from mcp_helpers import REDIRECT, approve, pkce, query_of, result_of
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp_helpers import (
+    REDIRECT,
+    Clock,
+    Registered,
+    approve,
+    mcp_config,
+    pkce,
+    query_of,
+    result_of,
+    serving,
+)
 
+from toolkit.mcp.consent import ATTEMPTS_PER_REQUEST, GUESSES_IN_ALL
 from toolkit.tls import shared_context
 
 
@@ -269,3 +289,148 @@ def test_registration_metadata_is_bounded_before_it_is_stored(server, mcp_projec
     )
     assert response.status_code == 400
     assert "at most 16 KiB" in response.json()["error_description"]
+
+
+# -- refused input is one line at INFO, never an error with a traceback ---------------------------
+
+
+class Heard(logging.Handler):
+    """The server's log lines, and an event set when one holds `wanted`."""
+
+    def __init__(self, wanted: str):
+        super().__init__(logging.DEBUG)
+        self.wanted = wanted
+        self.records: list[logging.LogRecord] = []
+        self.said = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+        if self.wanted in record.getMessage():
+            self.said.set()
+
+
+@contextmanager
+def server_log(wanted: str) -> Iterator[Heard]:
+    heard = Heard(wanted)
+    root = logging.getLogger()
+    level = root.level
+    root.addHandler(heard)
+    root.setLevel(logging.DEBUG)
+    try:
+        yield heard
+    finally:
+        root.removeHandler(heard)
+        root.setLevel(level)
+
+
+def no_errors(heard: Heard) -> None:
+    errors = [r for r in heard.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert errors == [], [r.getMessage() for r in errors]
+
+
+@pytest.mark.parametrize("path", ["/authorize", "/token", "/consent"])
+def test_an_oversize_form_field_is_400_and_one_line_at_info(server, path):
+    client = server.register()
+    with server_log("refused a form") as heard:
+        response = server.http.post(
+            server.base + path,
+            data={"client_id": client.client_id, "state": "s" * (1024 * 1024 + 1)},
+            headers={"Origin": server.base},
+        )
+        assert heard.said.wait(30)
+    assert response.status_code == 400, response.text[:300]
+    assert "Field exceeded maximum size" in response.json()["error_description"]
+    no_errors(heard)
+    (line,) = [r for r in heard.records if "refused a form" in r.getMessage()]
+    assert line.levelno == logging.INFO and "\n" not in line.getMessage()
+
+
+@pytest.mark.parametrize("path", ["/register", "/authorize", "/token"])
+def test_a_body_the_client_drops_half_way_is_one_line_at_info(server, path):
+    from urllib.parse import urlsplit
+
+    origin = urlsplit(server.base)
+    with server_log("left before its request body was complete") as heard:
+        with socket.create_connection((origin.hostname, origin.port)) as raw:
+            raw.sendall(
+                f"POST {path} HTTP/1.1\r\nHost: {origin.netloc}\r\n"
+                "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+                '{"redirect_uris": '.encode()
+            )
+        assert heard.said.wait(30), [r.getMessage() for r in heard.records]
+    no_errors(heard)
+
+
+# -- the screen: guesses bounded in all, and nobody but the writer keeps the writer out -----------
+
+
+def _client_at(address: str) -> httpx.Client:
+    """A client whose connections come from `address` (any of 127.0.0.0/8 reaches the
+    server on 127.0.0.1)."""
+    return httpx.Client(
+        timeout=30,
+        verify=shared_context(),
+        transport=httpx.HTTPTransport(local_address=address, verify=shared_context()),
+    )
+
+
+def _authorization(server: Any, http: httpx.Client) -> str:
+    """A new client registered from `http`, and the screen of its authorization request."""
+    registered = http.post(
+        server.base + "/register", json={"redirect_uris": [REDIRECT], "client_name": "guesser"}
+    )
+    assert registered.status_code == 201, registered.text
+    client = Registered(registered.json()["client_id"], registered.json().get("client_secret"))
+    _, challenge = pkce()
+    started = http.get(
+        server.base + "/authorize", params=server.authorize_params(client, challenge)
+    )
+    assert started.status_code == 302, started.text
+    return str(started.headers["location"])
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    plan=st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=3),  # the address guessing
+            st.integers(min_value=1, max_value=ATTEMPTS_PER_REQUEST),  # its wrong answers
+            st.booleans(),  # with a made-up one-time code too
+        ),
+        min_size=1,
+        max_size=10,
+    ),
+    writer=st.integers(min_value=0, max_value=3),  # the writer's own address among them
+)
+def test_property_guesses_are_bounded_in_all_and_nobody_keeps_the_writer_out(
+    mcp_project, plan, writer
+):
+    addresses = [f"127.0.0.{n}" for n in range(1, 5)]
+    with serving(mcp_config(mcp_project), Clock()) as server:
+        clients = [_client_at(address) for address in addresses]
+        try:
+            for who, wrong, with_code in plan:
+                consent = _authorization(server, clients[who])
+                for _ in range(wrong):
+                    answer = approve(
+                        clients[who],
+                        consent,
+                        secret="guess " + secrets.token_hex(4),
+                        code="2222-3333-4444" if with_code else None,
+                    )
+                    assert answer.status_code in (302, 403, 429), answer.text[:200]
+            compared = sum("wrong operator secret" in e.detail for e in server.recorder.events)
+            assert compared <= GUESSES_IN_ALL
+            consent = _authorization(server, clients[writer])
+            answer = approve(clients[writer], consent)
+            if answer.status_code == 429:  # too many guesses lately: the terminal's code
+                assert server.announced, "no one-time code was shown"
+                code = server.announced[-1].rsplit(" ", 1)[-1]
+                answer = approve(clients[writer], consent, code=code)
+            assert answer.status_code == 302, answer.text[:300]
+            assert "code" in query_of(answer.headers["location"])
+        finally:
+            for client in clients:
+                client.close()

@@ -384,3 +384,28 @@ def test_a_bad_certificate_is_one_line(mcp_project, tmp_path):
             tls_cert=tmp_path / "cert.pem",
             tls_key=tmp_path / "key.pem",
         )
+
+
+def test_client_credentials_take_the_secret_by_either_advertised_method(server, mcp_project):
+    created = add_client(mcp_config(mcp_project), "ci", ["read"])
+    client_id, secret = created.client.client_id, created.client_secret
+    metadata = server.http.get(server.base + "/.well-known/oauth-authorization-server").json()
+    assert {"client_secret_post", "client_secret_basic"} <= set(
+        metadata["token_endpoint_auth_methods_supported"]
+    )
+    posted = server.token(
+        {"grant_type": "client_credentials", "client_id": client_id, "client_secret": secret}
+    )
+    assert posted.status_code == 200, posted.text
+    assert posted.json()["scope"] == "read"
+    wrong = server.token(
+        {"grant_type": "client_credentials", "client_id": client_id, "client_secret": "wrong"}
+    )
+    assert wrong.status_code == 401 and wrong.json()["error"] == "invalid_client"
+    both = server.token(
+        {"grant_type": "client_credentials", "client_secret": secret}, auth=(client_id, secret)
+    )
+    assert both.status_code == 401 and "one method" in both.json()["error_description"]
+    missing = server.token({"grant_type": "client_credentials", "client_id": client_id})
+    assert missing.status_code == 401
+    assert "client_secret_basic" in missing.json()["error_description"]

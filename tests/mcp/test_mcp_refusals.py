@@ -16,6 +16,8 @@ from mcp_helpers import (
     result_of,
 )
 
+from toolkit.mcp.consent import ATTEMPTS_PER_REQUEST, GUESS_WINDOW, GUESSES_IN_ALL
+
 # -- 401: no token, a bad token, an expired token ---------------------------------------------
 
 
@@ -410,9 +412,9 @@ def test_a_wrong_operator_secret_gives_no_code(server):
     assert right.status_code == 302 and "code" in query_of(right.headers["location"])
 
 
-def test_five_wrong_secrets_end_the_request(server):
+def test_three_wrong_secrets_end_the_request(server):
     _, _, consent = start_authorization(server)
-    for _ in range(4):
+    for _ in range(ATTEMPTS_PER_REQUEST - 1):
         assert approve(server.http, consent, secret="guess").status_code == 403
     last = approve(server.http, consent, secret="guess")
     assert last.status_code == 302
@@ -420,35 +422,58 @@ def test_five_wrong_secrets_end_the_request(server):
     assert server.http.get(consent).status_code == 400  # the request is over
 
 
-def test_many_wrong_secrets_close_the_screen_for_a_while(server):
-    guesser = server.register()
-    for _ in range(2):
-        _, _, consent = start_authorization(server, guesser)
-        for _ in range(5):
-            approve(server.http, consent, secret="guess")
-    _, _, consent = start_authorization(server, guesser)
-    assert approve(server.http, consent).status_code == 429  # even the right secret, for now
-    server.clock.advance(601)
-    _, _, consent = start_authorization(server, guesser)
-    assert approve(server.http, consent).status_code == 302
+def compared(server) -> int:
+    """Wrong operator secrets the server compared (each one is an event)."""
+    return sum("wrong operator secret" in e.detail for e in server.recorder.events)
 
 
-def test_someone_elses_wrong_secrets_do_not_lock_the_writer_out(server):
-    for _ in range(2):  # ten wrong guesses, through a client of the guesser's own
+def code_of(line: str) -> str:
+    return line.rsplit(" ", 1)[-1]
+
+
+def test_wrong_secrets_are_bounded_in_all_and_the_writer_still_gets_in(server):
+    """Six clients, each guessing until its request ends, from the writer's own address:
+    at most GUESSES_IN_ALL secrets are compared; the writer's right secret then asks for
+    the one-time code the server's terminal shows, and with it gets in."""
+    for _ in range(6):
         _, _, consent = start_authorization(server)
-        for _ in range(5):
-            approve(server.http, consent, secret="guess")
-    _, _, consent = start_authorization(server)  # the writer's client
-    assert approve(server.http, consent).status_code == 302
+        for _ in range(ATTEMPTS_PER_REQUEST):
+            approve(server.http, consent, secret="guess", code="AAAA-BBBB-CCCC")
+    assert compared(server) == GUESSES_IN_ALL
+    (line,) = server.announced
+    assert "one-time code" in line
+    _, _, consent = start_authorization(server)  # the writer's fresh client
+    asked = approve(server.http, consent)
+    assert asked.status_code == 429 and 'name="code"' in asked.text
+    answer = approve(server.http, consent, code=code_of(line).lower())  # typed loosely
+    assert answer.status_code == 302 and "code" in query_of(answer.headers["location"])
+    assert code_of(line) not in dumps(server.recorder.events)
+    # Used once: the next request needs the next code, shown when it is asked for.
+    _, _, again = start_authorization(server)
+    assert approve(server.http, again, code=code_of(line)).status_code == 403
+    assert len(server.announced) == 2
 
 
-def test_wrong_secrets_from_one_address_are_limited_whatever_the_clients(server):
-    for _ in range(6):  # thirty wrong guesses from this address, through six clients
+def test_a_wrong_one_time_code_tests_no_secret_and_ends_the_request(server):
+    for _ in range(GUESSES_IN_ALL):
         _, _, consent = start_authorization(server)
-        for _ in range(5):
-            approve(server.http, consent, secret="guess")
+        approve(server.http, consent, secret="guess")
     _, _, consent = start_authorization(server)
-    assert approve(server.http, consent).status_code == 429
+    for _ in range(ATTEMPTS_PER_REQUEST - 1):
+        answer = approve(server.http, consent, secret=SECRET, code="2222-3333-4444")
+        assert answer.status_code == 403 and "one-time code" in answer.text
+    last = approve(server.http, consent, secret=SECRET, code="2222-3333-4444")
+    assert last.status_code == 302 and query_of(last.headers["location"])["error"]
+    assert compared(server) == GUESSES_IN_ALL  # the right secret was never compared alone
+
+
+def test_the_window_frees_the_screen_from_the_code(server):
+    for _ in range(GUESSES_IN_ALL):
+        _, _, consent = start_authorization(server)
+        approve(server.http, consent, secret="guess")
+    server.clock.advance(GUESS_WINDOW + 1)
+    _, _, consent = start_authorization(server)
+    assert approve(server.http, consent).status_code == 302
 
 
 def test_the_writer_can_deny(server):

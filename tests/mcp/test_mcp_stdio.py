@@ -63,6 +63,7 @@ def test_the_sdk_stdio_client_lists_tools_and_checks_posts(mcp_project):
         "files": 1,
         "errors": 0,
         "warnings": 0,
+        "notes": 0,
         "problems": [],
     }
 

@@ -201,6 +201,27 @@ def test_paths_outside_the_content_folder_are_refused(site, tmp_path, tool, argu
     assert "private" not in content.text and "Secret" not in content.text
 
 
+@pytest.mark.parametrize(
+    "tool,arguments",
+    [
+        ("read_post", {"path": "content/hello\x00.md"}),
+        ("read_comments", {"path": "content/\x00"}),
+        ("check_posts", {"paths": ["content/a\x00b"]}),
+        ("plan", {"paths": ["\x00"]}),
+        ("push_drafts", {"paths": ["content/\x00/x.md"]}),
+    ],
+)
+def test_a_nul_byte_in_a_path_is_the_tools_own_one_line_refusal(site, tool, arguments):
+    result = call(
+        site, tool, arguments, env={"FOREM_API_KEY": "x", "FOREM_BASE_URL": "http://127.0.0.1:9"}
+    )
+    assert result.isError is True
+    (content,) = result.content
+    assert content.text.startswith("Error: ") and "\n" not in content.text
+    assert "NUL character" in content.text and "\x00" not in content.text
+    assert "unexpectedly" not in content.text
+
+
 def test_check_posts_strict(site):
     site.post("odd", "Odd keys", unknown_key=1)
     lenient = call(site, "check_posts").structuredContent

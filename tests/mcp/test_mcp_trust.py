@@ -270,6 +270,17 @@ def test_a_query_answers_at_most_the_row_bound(mcp_project):
     assert small.structuredContent["truncated"] is False
 
 
+def test_an_answer_past_its_size_bound_says_so_in_one_line(mcp_project):
+    local_log(mcp_project)
+    server = query_server(mcp_project, answer_bytes=1024 * 1024)
+    result = query(server, "SELECT repeat('x', 2000000) AS big")
+    assert result.isError is True
+    (content,) = result.content
+    assert content.text == (
+        "Error: the answer is larger than 1 MiB: ask for fewer or smaller columns"
+    )
+
+
 def query_workers() -> list[str]:
     """The query worker processes this test process (and its server thread) started."""
     import os

@@ -148,6 +148,32 @@ def test_a_query_that_fails_while_running_is_not_retried(site, env, sandbox, str
     assert waits == []
 
 
+@pytest.mark.parametrize("status", [502, 503, 504])
+def test_a_transient_failure_of_a_query_is_retried(site, env, sandbox, stream, status):
+    """A gateway's or a briefly-down service's answer is not the query's: asked again."""
+    assert site.run("check", env=env).exit_code == 0
+    sandbox.reset_stats()
+    sandbox.fault("POST", "/api/v1/query", status=status)
+    answered = site.run(
+        "logs", f'SELECT count(*) AS n FROM "{stream}"', "--format", "json", env=env
+    )
+    assert answered.exit_code == 0, answered.output
+    assert json.loads(answered.stdout)[0]["n"] >= 1
+    assert sandbox.count("POST", "/api/v1/query", interface="logs") == 2
+
+
+def test_a_query_that_keeps_failing_is_retried_a_bounded_number_of_times(
+    site, env, sandbox, stream
+):
+    assert site.run("check", env=env).exit_code == 0
+    sandbox.reset_stats()
+    sandbox.fault("POST", "/api/v1/query", status=503, count=5)
+    failed = site.run("logs", f'SELECT count(*) AS n FROM "{stream}"', env=env)
+    assert failed.exit_code == 1 and "Traceback" not in failed.output
+    assert "503" in failed.output
+    assert sandbox.count("POST", "/api/v1/query", interface="logs") == 5  # RetryPolicy().attempts
+
+
 def test_queries_name_a_mixed_case_stream_exactly(make_project, env, service):
     """With `[logs] stream = "MixedCase..."`, shipping (and its check of a pending batch) and
     `toolkit logs` work on the stream of that exact name."""

@@ -104,3 +104,15 @@ def test_the_same_values_written_otherwise_are_toolkits_template(tmp_path):
     )
     unreadable = "---\nnot: [yaml\n---\nText.\n"  # what was sent cannot be compared
     assert what_changed(post, text, unreadable) == "the post changed since the last publish"
+
+
+def test_an_empty_description_left_out_is_toolkits_template(tmp_path):
+    from toolkit.content.post import parse_post
+    from toolkit.sync.plan import what_changed
+
+    post = parse_post(tmp_path / "a.md", "content/a.md", "---\ntitle: A\ndescription:\n---\nT.\n")
+    before = "---\ntitle: A\ndescription: null\n---\nT.\n"  # what an older toolkit sent
+    now = "---\ntitle: A\n---\nT.\n"
+    assert what_changed(post, now, before).startswith("toolkit's template of the article")
+    given = "---\ntitle: A\ndescription: Now said\n---\nT.\n"
+    assert what_changed(post, given, before) == "the front matter changed (description)"

@@ -86,10 +86,20 @@ def test_local_changes_are_kept_unless_overwrite(site, env, sandbox):
     )
 
     result = site.run("pull", env=env)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # it leaves a post in conflict
     assert "differs" in result.output and "--overwrite" in result.output
     assert "My unpublished local edit." in (site.content / "both.md").read_text()
 
     forced = site.run("pull", "--overwrite", env=env)
     assert forced.exit_code == 0, forced.output
     assert "The web edit." in (site.content / "both.md").read_text()
+
+
+def test_a_post_found_by_title_that_differs_is_kept_and_is_no_conflict(site, env, sandbox):
+    article = my_articles(sandbox)[0]
+    path = site.post("adopted", article["title"], "My own version of it.\n", published=True)
+    before = path.read_bytes()
+    result = site.run("pull", env=env)
+    assert result.exit_code == 0, result.output  # nothing says which side changed
+    assert "kept" in result.output and "toolkit diff content/adopted.md" in result.output
+    assert path.read_bytes() == before

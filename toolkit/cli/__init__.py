@@ -48,6 +48,10 @@ COMMANDS = {
         "toolkit.cli.mirror:pull",
         "Import the account's articles as local posts (onboarding, and taking website edits).",
     ),
+    "diff": (
+        "toolkit.cli.diff:diff",
+        "Show a post against its article on the website, as a unified diff.",
+    ),
     "unpublish": (
         "toolkit.cli.retire:unpublish",
         "Set a post's article unpublished on the website, on purpose (never a delete).",

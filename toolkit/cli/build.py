@@ -69,8 +69,10 @@ def build(
     Incremental: a page is rendered again only when its post, a template it uses, its
     comments or the posts it lists changed, and a file is written only when its bytes
     changed. Posts with errors are reported as `path:line: message` and left out; the
-    rest is built and the command exits 1. With --json, the report (files written,
-    unchanged, removed, problems) is one JSON document on stdout.
+    rest is built and the command exits 1. A post whose only errors are the publishing
+    API's (too many tags, a long title...) is built, with one warning that says so.
+    With --json, the report (files written, unchanged, removed, problems) is one JSON
+    document on stdout.
 
     With --premium, posts marked `premium: true` and the templates of templates/premium/
     are built too, into site-premium/ ([site] premium_output_dir), never into the public

@@ -39,16 +39,17 @@ def check(cli: CliContext, paths: tuple[str, ...], strict: bool, as_json: bool) 
         if not as_json:
             click.echo(str(problem))
         if in_github_actions():
-            level = "error" if problem.is_error else "warning"
+            level = {"error": "error", "warning": "warning"}.get(problem.severity, "notice")
             click.echo(
                 github_annotation(level, problem.message, problem.path, problem.line), err=as_json
             )
-    errors, warnings = len(report.errors), len(report.warnings)
+    errors, warnings, notes = len(report.errors), len(report.warnings), len(report.notes)
     if not cli.quiet:
         click.echo(
             f"{report.files} post{'s' if report.files != 1 else ''} checked: "
             f"{errors} error{'s' if errors != 1 else ''}, "
-            f"{warnings} warning{'s' if warnings != 1 else ''}",
+            f"{warnings} warning{'s' if warnings != 1 else ''}"
+            + (f", {notes} note{'s' if notes != 1 else ''}" if notes else ""),
             err=True,
         )
     if not result.ok:

@@ -134,7 +134,14 @@ def _serve_http(
     with signals.stop_signals() as stop:
         if not stop.requested:
             running = http_server(
-                cli.config, host=host, port=port, tls_cert=tls_cert, tls_key=tls_key
+                cli.config,
+                host=host,
+                port=port,
+                tls_cert=tls_cert,
+                tls_key=tls_key,
+                # The screen's one-time code: shown even with --quiet (it is how the
+                # writer gets in once too many wrong secrets were tried).
+                announce=lambda line: click.echo(line, err=True),
             )
             try:
                 click.echo(

@@ -95,27 +95,53 @@ def _say(message: str) -> None:
     is_flag=True,
     help="Also replace local posts that have changes of their own with the website version.",
 )
+@click.option(
+    "--merge",
+    is_flag=True,
+    help="Merge the website's changes into posts that have changes of their own (three "
+    "ways, from the body last sent); overlapping changes get conflict markers.",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Say what would be written, write nothing (and take no run lock).",
+)
 @lock_timeout_option(60.0, "a pull")
 @json_option
 @common_options
 @pass_cli
-def pull(cli: CliContext, overwrite: bool, lock_timeout: float, as_json: bool) -> None:
+def pull(
+    cli: CliContext,
+    overwrite: bool,
+    merge: bool,
+    dry_run: bool,
+    lock_timeout: float,
+    as_json: bool,
+) -> None:
     """Import the account's articles as local posts (onboarding, and taking website edits).
 
     An article that no local post maps to becomes content/<slug>.md (never written over an
-    existing file). A post whose article was edited on the website takes that version when
-    the post has no unpublished changes of its own; with --overwrite it always does. Pulled
-    posts are recorded in toolkit.lock, so a `toolkit publish` right after writes nothing.
-    Like publish, it holds .toolkit/run.lock; while another run holds it, pull waits up to
-    --lock-timeout seconds, then exits 1 naming that run. --json prints what was done to
-    each post as one JSON document.
+    existing file). A post whose article was edited on the website takes the lines that
+    changed there when the post has no unpublished changes of its own; the rest of the
+    file stays as you wrote it (relative images, front matter style, key order, comments),
+    so a pull with nothing new changes no byte. When both sides changed, the post is left
+    as it is and pull exits 1: `toolkit diff PATH` shows both, --merge merges them (where
+    both changed the same lines, it writes conflict markers and exits 1), --overwrite
+    takes the website's version. Pulled posts are recorded in toolkit.lock, so a `toolkit
+    publish` right after writes nothing. Like publish, it holds .toolkit/run.lock; while
+    another run holds it, pull waits up to --lock-timeout seconds, then exits 1 naming
+    that run. --dry-run says what would be written and writes nothing. --json prints what
+    was done to each post as one JSON document.
 
     \b
     Example:
       toolkit pull
+      toolkit pull --merge --dry-run
       toolkit pull --overwrite
       toolkit pull --json
     """
+    if overwrite and merge:
+        raise click.UsageError("--overwrite and --merge: choose one")
     from toolkit.commands.pull import PullAction
     from toolkit.commands.pull import pull as pull_articles
 
@@ -129,6 +155,8 @@ def pull(cli: CliContext, overwrite: bool, lock_timeout: float, as_json: bool) -
         result = pull_articles(
             cli.config,
             overwrite=overwrite,
+            merge=merge,
+            dry_run=dry_run,
             lock_timeout=lock_timeout,
             on_blocked=None if cli.quiet else blocked,
         )
@@ -148,10 +176,14 @@ def pull(cli: CliContext, overwrite: bool, lock_timeout: float, as_json: bool) -
     if not cli.quiet and not as_json:
         stderr.print(
             f"{result.count(PullAction.CREATED)} created, {result.count(PullAction.OVERWRITTEN)} "
-            f"overwritten, {result.count(PullAction.DIFFERS)} left as they are, "
-            f"{result.count(PullAction.UNCHANGED)} unchanged",
+            f"overwritten, {result.count(PullAction.MERGED)} merged, "
+            f"{result.count(PullAction.CONFLICT)} in conflict, "
+            f"{result.count(PullAction.DIFFERS) + result.count(PullAction.KEPT)} left as "
+            "they are, "
+            f"{result.count(PullAction.UNCHANGED)} unchanged"
+            + (" (dry run: nothing was written)" if result.dry_run else ""),
             highlight=False,
             markup=False,
         )
-    if result.failed:
+    if result.failed or result.in_conflict:
         raise SystemExit(1)

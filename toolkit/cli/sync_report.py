@@ -127,6 +127,9 @@ class ConsoleReporter:
         message = outcome.message
         if outcome.ok and outcome.url and outcome.action in (Action.CREATE, Action.UPDATE):
             message += f": {outcome.url}"
+        canonical = outcome.canonical_url
+        if self.dry_run and canonical and outcome.action in (Action.CREATE, Action.UPDATE):
+            message += f" (canonical_url {canonical})"
         where = outcome.key
         if not outcome.ok and outcome.plan.problems:  # `path:line`, as check says it
             where += f":{outcome.plan.problems[0].line}"

@@ -30,11 +30,14 @@ bodies streamed from disk (made anew for each attempt), answers streamed to disk
 time of a request's own (a held wait), so that every request of every client goes
 through the same retries, 429 handling, error mapping and report.
 
-Bounded, whatever the service does: each attempt has a total deadline, connect and whole
-answer together (the client's `timeout`; httpx's own timeouts are per read, so a server
-that drips one byte at a time would hold a request for ever), enforced on every read and
-write of the connection; a caller can put one overall deadline on several requests
-(`deadline`): both in `toolkit.clients.bounds`. A whole answer is read up to
+Bounded, whatever the service does: each request has a total deadline, connect and whole
+answer together, its retries and their backoff included (the client's `timeout`; httpx's
+own timeouts are per read, so a server that drips one byte at a time would hold a request
+for ever), enforced on every read and write of the connection. Only a pause the service
+asks for (a 429's `Retry-After`, bounded by the retry policy, and the wait for a rate
+limiter's slot) moves it on: the deadline counts the time spent waiting for answers. A
+request's own `timeout` and a caller's overall `deadline` on several requests are firm:
+nothing moves them. Both in `toolkit.clients.bounds`. A whole answer is read up to
 `MAX_ANSWER_BYTES` (decoded) and, when it is JSON, nested at most `MAX_JSON_DEPTH` deep,
 before anyone parses it; past either, one `ApiError` line names the service and what it
 sent: both in `toolkit.clients.answers`.
@@ -70,6 +73,9 @@ Sleep = Callable[[float], None]
 DEFAULT_TIMEOUT = 30.0
 # Failures that happen before a single byte of the request has left.
 NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+# The 5xx answers of a gateway or a service that is briefly down, not of the request
+# itself: `retry_server_errors=TRANSIENT` retries only these.
+TRANSIENT = frozenset({502, 503, 504})
 
 
 def timeout_of(seconds: float) -> httpx.Timeout:
@@ -129,7 +135,7 @@ class BearerAuth(httpx.Auth):
         yield request
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Call:
     """One `send`: what each of its attempts sends, and the rules they follow."""
 
@@ -140,6 +146,7 @@ class _Call:
     talking_to: str  # the origin messages name
     ends: float | None  # `time.monotonic()` by which it must be done
     timeout: float | None  # the seconds it had in all
+    firm: bool  # `ends` is the caller's (own timeout, overall deadline): no pause moves it
     params: dict[str, Any]
     json: Any
     content: Body | None
@@ -148,9 +155,19 @@ class _Call:
     authenticated: bool
     follow_redirects: bool
     idempotent: bool
-    retry_5xx: bool
+    retry_5xx: bool | frozenset[int]  # every 5xx, none, or these statuses
     limiter: SlidingWindowLimiter | None
     counted: bool
+
+    def paused(self, seconds: float) -> None:
+        """A pause the service asked for (Retry-After, a rate limiter's slot) was taken:
+        the client's own deadline moves on by it; a caller's does not."""
+        if not self.firm and self.ends is not None:
+            self.ends += seconds
+
+    def outlasts(self, seconds: float) -> bool:
+        """Whether a pause of `seconds` would end after the request's time."""
+        return self.ends is not None and seconds >= self.ends - time.monotonic()
 
     def give_back(self, *, counted: bool) -> None:
         """An attempt's limiter slot, once it ended: counted, or released."""
@@ -240,7 +257,7 @@ class ApiClient:
         timeout: float | None = None,
         stream: bool = False,
         authenticated: bool = True,
-        retry_server_errors: bool | None = None,
+        retry_server_errors: bool | frozenset[int] | None = None,
         follow_redirects: bool = False,
     ) -> httpx.Response:
         """Send one request, retrying what can safely be retried; raise `ApiError` otherwise.
@@ -255,8 +272,9 @@ class ApiClient:
 
         The credential goes only to the base URL's origin, never to another host's, and
         not at all with `authenticated=False` (a URL the service signed carries its own).
-        Each attempt ends, answered or not, by the client's `timeout` (connect and whole
-        answer), or with a `timeout` of the request's own by what is left of it.
+        The request ends, answered or not, by the client's `timeout` (connect and whole
+        answer, its retries and their backoff included; a pause the service asks for, a
+        429's `Retry-After` or a rate limiter's, moves that deadline on by its length).
         `timeout`: the seconds the request may take in all, retries and pauses included;
         each attempt is read for at most what is left of them (not the client's timeout),
         an attempt that runs out of them is not retried, and a pause that would outlast
@@ -265,7 +283,8 @@ class ApiClient:
         unread, for the caller to iterate and close (its body is read with the per-read
         timeout only: the deadline covers the head); error answers are read and raised as
         usual. A 5xx answer is retried when the request is idempotent, or when
-        `retry_server_errors` says so (a request the server refuses to take twice).
+        `retry_server_errors` says so (a request the server refuses to take twice); a set
+        of statuses there (`TRANSIENT`) retries only those.
         `follow_redirects` follows them (httpx drops `Authorization` on another origin).
 
         With a `limiter`, each attempt first takes a slot of it (waiting while its window
@@ -274,10 +293,13 @@ class ApiClient:
         holds its slot only until it is answered, so that no other sender fills the window
         while it is on its way.
         """
-        ends = None if timeout is None else time.monotonic() + timeout
+        firm = timeout is not None
+        if timeout is None:
+            timeout = self.timeout
+        ends = time.monotonic() + timeout
         overall = overall_deadline()
-        if overall is not None and (ends is None or overall < ends):
-            ends, timeout = overall, max(overall - time.monotonic(), 0.0)
+        if overall is not None and overall < ends:
+            ends, timeout, firm = overall, max(overall - time.monotonic(), 0.0), True
         shown_path, talking_to = self._shown(path)
         call = _Call(
             method=method,
@@ -287,6 +309,7 @@ class ApiClient:
             talking_to=talking_to,
             ends=ends,
             timeout=timeout,
+            firm=firm,
             params={k: v for k, v in (params or {}).items() if v is not None},
             json=json,
             content=content,
@@ -309,16 +332,9 @@ class ApiClient:
         retry decisions say; the failure of the last one is raised."""
         retries = 0
         while True:
-            left = None if call.ends is None else call.ends - time.monotonic()
-            if left is not None and left <= 0:
-                raise TransportError(
-                    f"{call.method} {call.shown_path}: no answer within {call.timeout:g} s",
-                    maybe_sent=retries > 0,
-                    reason="out of time",
-                    timed_out=True,
-                )
+            self._check_time(call, retries)
             try:
-                response = self._send_single_attempt(call, retries, left)
+                response = self._send_single_attempt(call, retries)
             except httpx.TransportError as exc:
                 seconds, why = self._retry_after_failure(call, exc, retries)
             else:
@@ -329,14 +345,36 @@ class ApiClient:
             self.wait(seconds, why)
             retries += 1
 
-    def _send_single_attempt(self, call: _Call, retries: int, left: float | None) -> httpx.Response:
+    @staticmethod
+    def _check_time(call: _Call, retries: int) -> float | None:
+        """The seconds left to `call`; `TransportError` (timed out) when none are."""
+        left = None if call.ends is None else call.ends - time.monotonic()
+        if left is not None and left <= 0:
+            raise TransportError(
+                f"{call.method} {call.shown_path}: no answer within {call.timeout:g} s",
+                maybe_sent=retries > 0,
+                reason="out of time",
+                timed_out=True,
+            )
+        return left
+
+    def _send_single_attempt(self, call: _Call, retries: int) -> httpx.Response:
         """One attempt, reported to the request listener once it has an answer (read
         whole and bounded, or a streamed one's head) or has failed without one; with a
         limiter, the attempt's slot is taken first and given back or counted after (a 429
         keeps it: its retry decision holds the limiter)."""
         limiter = call.limiter
         if limiter is not None:
+            waited = time.monotonic()
             limiter.acquire(lambda seconds: self.wait(seconds, limiter.reason))
+            call.paused(time.monotonic() - waited)
+            try:
+                left = self._check_time(call, retries)
+            except TransportError:
+                call.give_back(counted=False)  # never sent
+                raise
+        else:
+            left = self._check_time(call, retries)
         content = call.content() if callable(call.content) else call.content
         request = self._client.build_request(
             call.method,
@@ -392,8 +430,12 @@ class ApiClient:
                 call.method, call.route, response.status_code, _elapsed_ms(started), retries
             )
         )
-        if response.status_code != 429:
-            call.give_back(counted=call.counted)  # answered: counted by the server or not
+        status = response.status_code
+        if status != 429:
+            # Answered. A refusal (4xx) stored nothing, and the limiters pace what the
+            # server counts: stored creates and successful updates (Forem's
+            # `RateLimitChecker`). A 5xx may have stored it: counted, to stay on the safe side.
+            call.give_back(counted=call.counted and not 400 <= status < 500)
         return response
 
     def _retry_after_failure(
@@ -404,7 +446,11 @@ class ApiClient:
         one that may have reached the server is retried only when idempotent."""
         reason = reason_of(exc)
         unsent = isinstance(exc, NEVER_SENT)
-        timed_out = call.ends is not None and isinstance(exc, httpx.TimeoutException)
+        # A timeout under the caller's deadline used it up; under the client's own, the
+        # next try gets what is left, if anything (a connect timeout is at most 10 s).
+        timed_out = isinstance(exc, httpx.TimeoutException) and (
+            call.firm or call.outlasts(self.retry.pause(retries))
+        )
         if not timed_out and (call.idempotent or unsent) and retries + 1 < self.retry.attempts:
             backoff = self.retry.pause(retries)
             if call.ends is not None:  # the time left is checked again before the next try
@@ -431,8 +477,10 @@ class ApiClient:
             seconds = min(retry_after_seconds(response, default), self.retry.max_retry_after)
             if limiter is not None:
                 limiter.hold(seconds)
-            if retries + 1 >= self.retry.attempts or _outlasts(seconds, call.ends):
+            if retries + 1 >= self.retry.attempts or (call.firm and call.outlasts(seconds)):
                 raise status_error(response, retry_after=seconds)
+            if limiter is None:  # (a limiter's wait is counted when its slot is taken)
+                call.paused(seconds)
             return (
                 0.0 if limiter is not None else seconds,
                 f"{call.method} {call.shown_path}: {HELD}",
@@ -441,10 +489,15 @@ class ApiClient:
             return None
         refused = status_error(response)
         backoff = self.retry.pause(retries)
+        retried = (
+            call.retry_5xx
+            if isinstance(call.retry_5xx, bool)
+            else response.status_code in call.retry_5xx
+        )
         if (
-            not (call.retry_5xx and isinstance(refused, ServerError))
+            not (retried and isinstance(refused, ServerError))
             or retries + 1 >= self.retry.attempts
-            or _outlasts(backoff, call.ends)
+            or call.outlasts(backoff)
         ):
             raise refused
         return backoff, f"{call.method} {call.shown_path}: {response.status_code}, retrying"
@@ -469,11 +522,6 @@ class ApiClient:
 
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
     return url.scheme, url.host, url.port
-
-
-def _outlasts(seconds: float, ends: float | None) -> bool:
-    """Whether a pause of `seconds` would end after the request's time (`ends`)."""
-    return ends is not None and seconds >= ends - time.monotonic()
 
 
 def _elapsed_ms(started: float) -> float:

@@ -5,14 +5,19 @@ with a variable part is sent with its route template (`/api/articles/{id}`), the
 run log and the sandbox's request records give it. Article
 creates and updates go through client-side sliding-window limiters (10 published creates
 and 30 updates per window, 30 s on the real service), so a bulk publish paces itself
-instead of collecting 429s; draft creates are not counted by the service, so they hold
-a slot only while they are on their way. The API key travels in the `api-key` header only, added by `ApiKeyAuth`
-as each request leaves.
+instead of collecting 429s. The create limiter counts what Forem counts, the published
+articles created in the window: a draft create holds a slot only while it is on its way,
+a refused one (4xx) none, and published articles this client did not create (another
+run's, a draft an update publishes) are counted when it learns of them
+(`count_published`). The API key travels in the `api-key` header only, added by
+`ApiKeyAuth` as each request leaves.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator
+import datetime as dt
+import threading
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 import httpx
@@ -102,6 +107,18 @@ class ForemClient(ApiClient):
         self.update_limiter = SlidingWindowLimiter(
             UPDATE_LIMIT, rate_window, what="updates", **limiter_clock
         )
+        # The published articles the create limiter holds, so none is counted twice.
+        self._counted: set[int] = set()
+        self._counted_mutex = threading.Lock()
+
+    def count_published(self, articles: Iterable[Article], *, since: str = "created_at") -> None:
+        """Published articles the server counts against the create limit that this client
+        did not create (another run's, a draft published on the website or by an update):
+        Forem counts the published articles *created* in the window. The account's list
+        gives no creation time, so `since="published_at"` takes the publication time, which
+        is never earlier: a count at least as cautious as the server's."""
+        ages = [self._newly_counted(article, since) for article in articles]
+        self.create_limiter.count_past(age for age in ages if age is not None)
 
     def send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """`ApiClient.send`; a 401 to a request that carried the key names where the key
@@ -205,18 +222,66 @@ class ForemClient(ApiClient):
             limiter=self.create_limiter,
             counted=published,
         )
-        return Article.from_json(json_body(response))
+        created = Article.from_json(json_body(response))
+        if published:
+            with self._counted_mutex:
+                self._counted.add(created.id)
+        return created
 
-    def update_article(self, article_id: int, payload: dict[str, Any]) -> Article:
+    def expect_published_draft(self) -> None:
+        """An update about to publish a draft: from now until it is answered, it holds a
+        slot of the create limiter (Forem counts a published article by its creation time,
+        which may lie inside the window), so that no create goes out past the limit
+        meanwhile. Pass `publishes_draft=True` to that `update_article`."""
+        self.create_limiter.reserve()
+
+    def update_article(
+        self, article_id: int, payload: dict[str, Any], *, publishes_draft: bool = False
+    ) -> Article:
+        """PUT /api/articles/{id}. An update is not checked against the create limit, but
+        an article it publishes counts in it when it was created inside the window."""
         self._require_key("Updating an article")
-        response = self.send(
-            "PUT",
-            f"/api/articles/{article_id}",
-            json=payload,
-            limiter=self.update_limiter,
-            route="/api/articles/{id}",
-        )
-        return Article.from_json(json_body(response))
+        try:
+            response = self.send(
+                "PUT",
+                f"/api/articles/{article_id}",
+                json=payload,
+                limiter=self.update_limiter,
+                route="/api/articles/{id}",
+            )
+            updated = Article.from_json(json_body(response))
+        except BaseException:
+            if publishes_draft:
+                self.create_limiter.release()
+            raise
+        if not publishes_draft:
+            self.count_published([updated])
+        elif self._newly_counted(updated) is not None:
+            self.create_limiter.record()  # counted from now: never earlier than the server
+        else:
+            self.create_limiter.release()
+        return updated
+
+    def _newly_counted(self, article: Article, since: str = "created_at") -> float | None:
+        """The age in seconds of a published article the server counts against the create
+        limit and this client does not yet (remembered as counted from now on), or None."""
+        stamp = getattr(article, since)
+        if not article.published or not stamp:
+            return None
+        try:
+            when = dt.datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=dt.UTC)
+        # The API gives times in whole seconds, cut down: the moment may be up to a second
+        # later than it says. (And clocks may differ: never a negative age.)
+        age = max((dt.datetime.now(dt.UTC) - when).total_seconds() - 1.0, 0.0)
+        with self._counted_mutex:
+            if article.id in self._counted or age >= self.create_limiter.window:
+                return None
+            self._counted.add(article.id)
+        return age
 
     def my_articles(
         self, scope: str = "all", *, page: int | None = None, per_page: int | None = None

@@ -8,8 +8,10 @@ configuration. The query body is `{query, startTime, endTime}`: both times are r
 by the service, and the SQL's `FROM` names the stream (an unquoted name is folded to
 lower case there, so the toolkit's own queries quote it: `shipping.quoted`). It asks for
 `?fields=true` so the columns come in their order; a plain array of records (older
-servers, or without the parameter) is read too. A query's 5xx is not retried: its 500
-(`Execution Error`) is the query's own and answers the same every time.
+servers, or without the parameter) is read too. A query is a read: a 502, 503 or 504
+(a gateway, a service briefly down) is retried, a bounded number of times, within the
+request's deadline; its 500 (`Execution Error`) is the query's own and answers the same
+every time, so it is not.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from urllib.parse import quote
 import httpx
 
 from toolkit.clients.answers import json_body
-from toolkit.clients.base import ApiClient, RequestListener, RetryPolicy
+from toolkit.clients.base import TRANSIENT, ApiClient, RequestListener, RetryPolicy
 from toolkit.config import Secret
 from toolkit.errors import ApiError
 
@@ -112,10 +114,11 @@ class LogsClient(ApiClient):
     def query(self, sql: str, start: str, end: str) -> QueryAnswer:
         """Run `sql` between `start` and `end` (RFC 3339, or `end` "now" with `start` a
         duration such as "10m"; the service truncates both to the minute). Its own error
-        (a 400, or the 500 of a query that fails while running) is raised at once."""
+        (a 400, or the 500 of a query that fails while running) is raised at once; a
+        502, 503 or 504 is retried."""
         body: dict[str, Any] = {"query": sql, "startTime": start, "endTime": end}
         response = self.send(
-            "POST", QUERY, params={"fields": "true"}, json=body, retry_server_errors=False
+            "POST", QUERY, params={"fields": "true"}, json=body, retry_server_errors=TRANSIENT
         )
         return answer_of(json_body(response), f"POST {QUERY}")
 

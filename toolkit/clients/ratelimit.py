@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 # Clocks on both sides of a loopback connection agree, but the server may count a request
 # a little after the client's "response arrived" stamp for a pipelined write; a small
@@ -27,8 +27,10 @@ class SlidingWindowLimiter:
     `acquire()` reserves a slot (waiting if the window is full), and the slot becomes a
     timestamp when `record()` says the response arrived; `release()` gives back a slot
     whose request never reached the server, or that the server checks against the limit
-    without counting it (Forem refuses a draft create while the window is full of
-    published ones, but does not count drafts). Requests in flight count as taken, so
+    without counting it: Forem counts the *published* articles created in the window
+    (`RateLimitChecker#check_published_article_creation_limit`), so a draft create is
+    refused while the window is full but never counted, and a create or update it
+    refused (4xx) stored nothing and is not counted either. Requests in flight count as taken, so
     concurrent senders can never exceed the limit between them - nor fill the window
     while an uncounted request is on its way to be checked against it.
     """
@@ -105,6 +107,22 @@ class SlidingWindowLimiter:
         with self._cond:
             self._in_flight = max(self._in_flight - 1, 0)
             self._cond.notify_all()
+
+    def reserve(self) -> None:
+        """Take a slot without waiting, for a request that is not itself limited but may be
+        counted (an update publishing a draft); `record()` or `release()` settles it."""
+        with self._cond:
+            self._in_flight += 1
+
+    def count_past(self, ages: Iterable[float]) -> None:
+        """Requests the server counted before this limiter knew of them (another run's,
+        the website's), each by its age in seconds; those older than the window are gone."""
+        with self._cond:
+            now = self._clock()
+            past = [now - age for age in ages if 0 <= age < self.window]
+            if past:
+                self._sent = deque(sorted([*self._sent, *past]))
+                self._cond.notify_all()
 
     def hold(self, seconds: float) -> None:
         """The server said to wait (429 + Retry-After): treat the window as full until then.

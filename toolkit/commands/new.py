@@ -59,11 +59,7 @@ def new_post(
         post = parse_post(folder / f"{stem}.md", config.relative(folder / f"{stem}.md"), text)
     except PostError as exc:  # pragma: no cover - the front matter is written here
         raise ContentError(str(exc.problem)) from None
-    errors = [
-        p
-        for p in validate_post(post, folder, assets_base_url=config.site.assets_base_url)
-        if p.is_error
-    ]
+    errors = [p for p in validate_post(post, folder) if p.is_error]
     if errors:
         raise ContentError("; ".join(p.message for p in errors))
     # The other posts' titles and slugs (no content folder yet: none).

@@ -32,6 +32,7 @@ from toolkit.content import (
 )
 from toolkit.content.discover import is_post_path
 from toolkit.errors import ContentError
+from toolkit.redact import quoted
 from toolkit.sync.lock import Lock, LockEntry
 
 __all__ = [
@@ -115,13 +116,17 @@ class PostComments:
 
 def _refuse(given: str | Path, config: Config, what: str) -> ContentError:
     folder = config.relative(config.site.content_dir)
+    text = str(given)
+    shown = text if text.isprintable() and len(text) <= 300 else quoted(text, 300)
     return ContentError(
-        f"{given}: {what} (paths are relative to the project folder and "
+        f"{shown}: {what} (paths are relative to the project folder and "
         f"lie inside {folder}/, as list_posts names them)"
     )
 
 
 def _inside_content(config: Config, given: str | Path) -> Path:
+    if "\x00" in str(given):  # no file has one: the OS refuses to look it up
+        raise _refuse(given, config, "a path cannot hold a NUL character")
     path = Path(os.path.normpath(config.root / given))  # an absolute `given` stays itself
     real = Path(os.path.realpath(path))
     content = Path(os.path.realpath(config.site.content_dir))
@@ -223,11 +228,13 @@ class PostCache:
     def load(self) -> tuple[list[Post], list[Problem]]:
         """What `load_posts` gives, but only of the content folder (a symlink leading out
         of it is skipped, with a warning), reading only the files that changed."""
-        from toolkit.content.discover import find_posts
+        from toolkit.content.discover import excluded_by, find_posts
 
         config = self.config
         skipped: list[tuple[Path, str]] = []
-        found = find_posts(config.site.content_dir, (), content_only(config), skipped)
+        found = find_posts(
+            config.site.content_dir, (), content_only(config), skipped, excluded_by(config)
+        )
         posts: list[Post] = []
         problems: list[Problem] = []
         with self._mutex:
@@ -248,10 +255,10 @@ class PostCache:
                     except PostError as exc:
                         item = exc.problem
                 kept[path] = (identity, item)
-                if isinstance(item, Post):
-                    posts.append(item)
-                else:
+                if not isinstance(item, Post):
                     problems.append(item)
+                elif item.has_front_matter:  # a file without one is not a post
+                    posts.append(item)
             self._posts = kept
             self._digests = {p: d for p, d in self._digests.items() if p in kept}
         problems += [

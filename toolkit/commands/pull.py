@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 
 from toolkit.clients import forem_client
 from toolkit.commands import records
@@ -18,18 +19,28 @@ def pull(
     config: Config,
     *,
     overwrite: bool = False,
+    merge: bool = False,
+    dry_run: bool = False,
     lock_timeout: float = DEFAULT_TIMEOUT,
     on_blocked: Callable[[str], None] | None = None,
 ) -> PullResult:
     """Write remote articles as posts (`overwrite`: also replace posts with changes of
-    their own), holding the run lock; `on_blocked(message)` is told when another run
-    holds it and this one waits (up to `lock_timeout` seconds)."""
+    their own; `merge`: merge the website's changes into them), holding the run lock;
+    `on_blocked(message)` is told when another run holds it and this one waits (up to
+    `lock_timeout` seconds). `dry_run` writes nothing and, like `plan`, takes no lock."""
     with recorded(config, "pull") as run:
+        writer = (
+            nullcontext(None)
+            if dry_run
+            else writer_run(config, "pull", timeout=lock_timeout, on_wait=on_blocked)
+        )
         with (
             forem_client(config, on_wait=run.wait, on_request=run.request) as client,
-            writer_run(config, "pull", timeout=lock_timeout, on_wait=on_blocked) as lock_wait,
+            writer as lock_wait,
         ):
-            result = pull_articles(config, client, overwrite=overwrite)
+            result = pull_articles(
+                config, client, overwrite=overwrite, merge=merge, dry_run=dry_run
+            )
         result.lock_wait = lock_wait
         records.pull(run, result)
     return result

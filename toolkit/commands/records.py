@@ -32,7 +32,7 @@ def problems(run: Run, found: Iterable[Problem]) -> None:
             "problem",
             post=problem.path,
             line=problem.line,
-            level="error" if problem.is_error else "warning",
+            level=problem.severity.value,
             message=problem.message,
         )
 
@@ -59,13 +59,15 @@ def pull(run: Run, result: PullResult) -> None:
             "post",
             post=outcome.path,
             action=outcome.action.value,
-            outcome="failed" if outcome.action.value == "failed" else "ok",
+            outcome="ok"
+            if outcome.action.value in ("created", "overwritten", "merged", "kept", "unchanged")
+            else "failed",
             message=outcome.message or None,
             article_id=outcome.article_id,
         )
     if result.lock_wait:
         run.event("wait", action="run lock", reason=result.lock_wait)
-    if result.failed:
+    if result.failed or result.in_conflict:
         run.outcome = "failed"
 
 

@@ -10,7 +10,8 @@ run records and pydantic costs a command that prints no document.
 
 A result with no document here has its own `to_json()` beside its command, the one its
 `--json` and its tool (where it has one) both print: `ExportResult`, `LicenseStatus`,
-`NotificationsResult`, `ConfigKey`, `toolkit.mcp.service.McpClient`.
+`NotificationsResult`, `ConfigKey`, `PostDiff` (`toolkit diff`),
+`toolkit.mcp.service.McpClient`.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class Document(BaseModel):
 class ProblemJson(Document):
     path: str
     line: int
-    severity: str = Field(description="error or warning")
+    severity: str = Field(description="error, warning or note")
     message: str
     text: str = Field(description="the problem as the CLI prints it: path:line: message")
 
@@ -128,6 +129,7 @@ class CheckJson(Document):
     files: int
     errors: int
     warnings: int
+    notes: int = Field(description="files said once not to be posts (no front matter)")
     problems: list[ProblemJson]
 
     @classmethod
@@ -138,6 +140,7 @@ class CheckJson(Document):
             files=report.files,
             errors=len(report.errors),
             warnings=len(report.warnings),
+            notes=len(report.notes),
             problems=[ProblemJson.of(p) for p in report.problems],
         )
 
@@ -156,6 +159,10 @@ class OutcomeJson(Document):
     message: str
     article_id: int | None
     url: str | None
+    canonical_url: str | None = Field(
+        description="the canonical_url sent: the post's own, or its page on the site when "
+        '[forem] canonical = "site" (null: none is sent)'
+    )
     problems: list[str]
     moved_from: str | None = Field(
         default=None, description="the path toolkit.lock had for the post (a rename)"
@@ -172,6 +179,7 @@ class OutcomeJson(Document):
             message=outcome.message,
             article_id=outcome.article_id,
             url=outcome.url,
+            canonical_url=outcome.canonical_url,
             problems=[str(p) for p in outcome.plan.problems],
             moved_from=outcome.plan.moved_from,
         )
@@ -285,18 +293,20 @@ class PulledJson(Document):
 
 
 class PullJson(Document):
-    ok: bool = Field(description="false when a post failed")
+    ok: bool = Field(description="false when a post failed or is left in conflict")
     summary: dict[str, int] = Field(description="posts per action")
     lock_wait: str | None = Field(description="said while another run held the run lock")
+    dry_run: bool = Field(default=False, description="nothing was written (--dry-run)")
     posts: list[PulledJson]
 
     @classmethod
     def of(cls, result: PullResult) -> PullJson:
         actions = sorted({o.action.value for o in result.outcomes} | {"created", "unchanged"})
         return cls(
-            ok=not result.failed,
+            ok=not (result.failed or result.in_conflict),
             summary={a: sum(1 for o in result.outcomes if o.action.value == a) for a in actions},
             lock_wait=result.lock_wait,
+            dry_run=result.dry_run,
             posts=[
                 PulledJson(
                     path=o.path, action=o.action.value, article_id=o.article_id, message=o.message

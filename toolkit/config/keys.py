@@ -107,6 +107,33 @@ def _archive_format(value: Any) -> str | None:
     return None
 
 
+def _patterns(value: Any) -> str | None:
+    """A list of gitignore-style patterns, as `pathspec` reads them."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        return "must be a list of gitignore-style patterns (strings)"
+    from pathspec import GitIgnoreSpec
+
+    for item in value:
+        try:
+            GitIgnoreSpec.from_lines([item])
+        except (ValueError, TypeError) as exc:
+            return f"{item!r} is not a gitignore-style pattern ({exc})"
+    return None
+
+
+def _tuple(value: list[str], root: Path) -> tuple[str, ...]:
+    return tuple(value)
+
+
+CANONICAL_HOMES = ("post", "site")
+
+
+def _canonical_home(value: Any) -> str | None:
+    if value not in CANONICAL_HOMES:
+        return f"must be one of {', '.join(CANONICAL_HOMES)}"
+    return None
+
+
 EXPORT_SOURCES = ("site", "content")
 
 
@@ -159,6 +186,8 @@ SECONDS = Rule("seconds > 0", _positive_number, _seconds)
 ARCHIVE_FORMAT = Rule(" | ".join(ARCHIVE_FORMATS), _archive_format)
 EXPORT_SOURCE = Rule(" | ".join(EXPORT_SOURCES), _export_source)
 SECRET = Rule("secret", _nonempty_string, _secret)
+PATTERNS = Rule("list of gitignore-style patterns", _patterns, _tuple)
+CANONICAL_HOME = Rule(" | ".join(CANONICAL_HOMES), _canonical_home)
 
 
 @dataclass(frozen=True)

@@ -183,6 +183,10 @@ def _build(
                 values[key] = values[declared.default_from]
                 origins[f"{section_name}.{key}"] = f"{section_name}.{declared.default_from}"
         raw[section_name] = values
+    if raw["forem"]["canonical"] == "site" and not raw["site"]["url"]:
+        problems.append(f'{name}: forem.canonical: "site" needs [site] url (the site\'s address)')
+    if raw["site"]["images_from_site"] is True and not raw["site"]["url"]:
+        problems.append(f"{name}: site.images_from_site: needs [site] url (the site's address)")
     if problems or env_problems:
         raise ConfigError(problems + env_problems)
     sections = {

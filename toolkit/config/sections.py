@@ -19,10 +19,12 @@ from toolkit.config.keys import (
     ARCHIVE_FORMAT,
     BASE_URL,
     BOOLEAN,
+    CANONICAL_HOME,
     EXPORT_SOURCE,
     ISSUER,
     KEY,
     PATH,
+    PATTERNS,
     PORT,
     POSITIVE_INT,
     SECONDS,
@@ -46,8 +48,8 @@ class SiteConfig:
     title: str = option(TEXT, default="My posts", help="Title of the site.")
     url: str | None = option(
         URL,
-        help="Canonical base of the site, e.g. https://example.com/blog; a post's "
-        "canonical_url defaults to it.",
+        help="Where the site is served, e.g. https://example.com/blog (its links, feed "
+        'and sitemap); sent to the API only when [forem] canonical = "site" says so.',
     )
     content_dir: Path = option(PATH, default="content", help="Folder of the posts.")
     templates_dir: Path = option(
@@ -63,8 +65,14 @@ class SiteConfig:
     )
     assets_base_url: str | None = option(
         URL,
-        default_from="url",
-        help="Absolute base under which relative images are served, for what is sent to the API.",
+        help="Absolute base under which the content folder's files are served: relative "
+        "images are sent to the API as URLs under it.",
+    )
+    images_from_site: bool = option(
+        BOOLEAN,
+        default=False,
+        help="The site is deployed at [site] url: relative images are sent to the API as "
+        "URLs of the site (when assets_base_url is unset and not publishing from CI).",
     )
     description: str = option(STRING, default="", help="Description of the site (feed, meta tags).")
     author: str = option(STRING, default="", help="Author named in the feed and meta tags.")
@@ -88,6 +96,17 @@ class SiteConfig:
 
 
 @dataclass(frozen=True)
+class ContentConfig:
+    """[content]: which files of the content folder are posts."""
+
+    exclude: tuple[str, ...] | None = option(
+        PATTERNS,
+        help="Files and folders of the content folder that are not posts, as gitignore "
+        'patterns relative to it, e.g. ["examples/", "**/README.md"].',
+    )
+
+
+@dataclass(frozen=True)
 class ForemConfig:
     """[forem]: the publishing API: dev.to, or another Forem."""
 
@@ -99,6 +118,12 @@ class ForemConfig:
     )
     organization_id: int | None = option(
         POSITIVE_INT, help="Publish the articles under this organisation."
+    )
+    canonical: str = option(
+        CANONICAL_HOME,
+        default="post",
+        help='Which canonical_url the API receives: "post", only a post\'s own canonical_url; '
+        '"site", the post\'s page at [site] url when it has none (the site is its home).',
     )
     rate_window: float = option(
         SECONDS,
@@ -219,6 +244,7 @@ class Config:
     path: Path  # the toolkit.toml that was read
     root: Path  # its folder: every relative path is resolved against it
     site: SiteConfig = section(SiteConfig)
+    content: ContentConfig = section(ContentConfig)
     forem: ForemConfig = section(ForemConfig)
     archive: ArchiveConfig = section(ArchiveConfig)
     license: LicenseConfig = section(LicenseConfig)

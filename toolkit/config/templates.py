@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from toolkit.config.keys import BASE_URL, KEY, PATH, POSITIVE_INT, TEXT, URL, Key
+from toolkit.config.keys import BASE_URL, KEY, PATH, PATTERNS, POSITIVE_INT, TEXT, URL, Key
 from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, declared_keys
 
 
@@ -15,7 +15,7 @@ def toml_value(value: Any) -> str:
     """A value as it is written in toolkit.toml."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str):
+    if isinstance(value, str | list):
         import json
 
         return json.dumps(value, ensure_ascii=False)
@@ -30,6 +30,7 @@ EXAMPLES: dict[str, Any] = {
     TEXT.kind: "...",
     PATH.kind: "path/to/file",
     POSITIVE_INT.kind: 1,
+    PATTERNS.kind: ["examples/", "**/README.md"],
 }
 
 

@@ -46,6 +46,12 @@ if not TYPE_CHECKING:  # for mypy, the names are the ones imported above
         return getattr(importlib.import_module(f"{__name__}.{module}"), name)
 
 
+NOT_A_POST = (
+    "not a post: no front matter (a --- block with a title) at its top; left out "
+    "(add one to make it a post)"
+)
+
+
 @dataclass
 class CheckReport(ProblemList):
     posts: list[Post] = field(default_factory=list)  # the posts that could be parsed
@@ -57,20 +63,28 @@ def load_posts(
     config: Config, paths: Iterable[str | Path] = ()
 ) -> tuple[list[Post], list[Problem]]:
     """Parse the posts; a post that cannot be parsed becomes a problem, the rest go on.
-    Files skipped unread (a symlink leading outside the project, a FIFO) are warnings."""
-    from toolkit.content.discover import find_posts
+    Files skipped unread (a symlink leading outside the project, a FIFO) are warnings; a
+    Markdown file without a front matter is not a post, said once as a note."""
+    from toolkit.content.discover import excluded_by, find_posts
     from toolkit.content.post import load_post
     from toolkit.localfiles import config_folders
 
     posts: list[Post] = []
     problems: list[Problem] = []
     skipped: list[tuple[Path, str]] = []
-    found = find_posts(config.site.content_dir, paths, config_folders(config), skipped)
+    found = find_posts(
+        config.site.content_dir, paths, config_folders(config), skipped, excluded_by(config)
+    )
     for path in found:
         try:
-            posts.append(load_post(path, config.relative(path)))
+            post = load_post(path, config.relative(path))
         except PostError as exc:
             problems.append(exc.problem)
+            continue
+        if post.has_front_matter:
+            posts.append(post)
+        else:
+            problems.append(Problem(post.key, 1, NOT_A_POST, Severity.NOTE))
     problems += [
         Problem(config.relative(path), 1, reason, Severity.WARNING) for path, reason in skipped
     ]
@@ -84,7 +98,8 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
     those rules always look at every post even when only some were named (the others
     through `known`, which parses a post again only when its file changed).
     """
-    from toolkit.content.discover import find_posts
+    from toolkit.content.discover import excluded_by, find_posts
+    from toolkit.content.hosting import canonical_home, image_host
     from toolkit.content.known import KnownPost, known_posts
     from toolkit.content.rules import validate_posts
     from toolkit.localfiles import config_folders
@@ -97,15 +112,17 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
         named = {p.path for p in posts}
         rest = [
             (path, config.relative(path))
-            for path in find_posts(config.site.content_dir, (), config_folders(config))
+            for path in find_posts(
+                config.site.content_dir, (), config_folders(config), None, excluded_by(config)
+            )
             if path not in named
         ]
         others = known_posts(config.state_dir, rest)
     problems += validate_posts(
         posts,
         config.site.content_dir,
-        assets_base_url=config.site.assets_base_url,
-        site_url=config.site.url,
+        image_host=image_host(config),
+        canonical_home=canonical_home(config),
         others=others,
     )
     unparsed = {p.path for p in problems if p.is_error} - {p.key for p in posts}
@@ -113,12 +130,13 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
 
 
 def payload_for(post: Post, config: Config) -> Payload:
+    from toolkit.content.hosting import canonical_home, image_host
     from toolkit.content.payload import build_payload
 
     return build_payload(
         post,
         config.site.content_dir,
-        site_url=config.site.url,
-        assets_base_url=config.site.assets_base_url,
+        canonical_home=canonical_home(config),
+        assets_base_url=image_host(config).base_url,
         organization_id=config.forem.organization_id,
     )

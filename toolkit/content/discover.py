@@ -1,4 +1,7 @@
-"""Which files are posts: `.md` files under the content folder, skipping `_` and `.` names.
+"""Which files are posts: `.md` files under the content folder, skipping `_` and `.` names
+and what `[content] exclude` names (gitignore-style patterns relative to the content
+folder, matched by `pathspec` as git matches a `.gitignore`). A `.md` file without a
+front matter is not a post either; that is known once it is read (`Post.has_front_matter`).
 
 A post is a regular file, or a symlink to one inside the project (`toolkit.localfiles`).
 A symlink leading outside the project, a FIFO or a device is skipped without being
@@ -9,11 +12,48 @@ reports it. A symlinked folder inside the project is not walked (nor by the scan
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolkit import localfiles
 from toolkit.errors import ContentError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.config import Config
+
+# Whether a path under the content folder (POSIX, relative to it; a folder with a final
+# `/`) is excluded.
+Excluded = Callable[[str], bool]
+
+
+def _nothing(relative: str) -> bool:
+    return False
+
+
+@lru_cache(maxsize=8)
+def exclusion(patterns: tuple[str, ...] | None) -> Excluded:
+    """What `[content] exclude` leaves out, as a predicate on content-relative paths."""
+    if not patterns:
+        return _nothing
+    from pathspec import GitIgnoreSpec
+
+    spec = GitIgnoreSpec.from_lines(patterns)
+    return spec.match_file
+
+
+def excluded_by(config: Config) -> Excluded:
+    return exclusion(config.content.exclude)
+
+
+def _relative(path: str | Path, content_dir: Path) -> str | None:
+    text, root = str(path), str(content_dir)
+    if not text.startswith(root + os.sep):
+        return None
+    rest = text[len(root) + 1 :]
+    return rest.replace(os.sep, "/") if os.sep != "/" else rest
+
 
 Skipped = list[tuple[Path, str]]  # (path, why it was not read)
 
@@ -23,15 +63,22 @@ def _hidden(name: str) -> bool:
 
 
 def walk_posts(
-    folder: Path, folders: tuple[str, ...] = (), skipped: Skipped | None = None
+    folder: Path,
+    folders: tuple[str, ...] = (),
+    skipped: Skipped | None = None,
+    *,
+    content_dir: Path | None = None,
+    excluded: Excluded = _nothing,
 ) -> list[Path]:
     """Every post under `folder`, sorted, so that every run sees them in the same order.
 
     `folders`: where a symlink may lead (by default `folder` itself); what is refused is
-    added to `skipped` when given.
+    added to `skipped` when given. `excluded` is asked about each path relative to
+    `content_dir` (default `folder`); an excluded folder is not walked.
     """
     folders = folders or localfiles.project_folders(folder)
     refused: Skipped = [] if skipped is None else skipped
+    base = content_dir or folder
     found: list[str] = []
     stack = [str(folder)]
     while stack:
@@ -39,6 +86,12 @@ def walk_posts(
             for entry in entries:
                 if _hidden(entry.name):
                     continue
+                if excluded is not _nothing:
+                    relative = _relative(entry.path, base)
+                    if relative is not None and excluded(
+                        relative + "/" if entry.is_dir(follow_symlinks=False) else relative
+                    ):
+                        continue
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
                     continue
@@ -59,13 +112,15 @@ def walk_posts(
     return [Path(path) for path in found]
 
 
-def is_post_path(path: Path, content_dir: Path) -> bool:
-    """Whether `path` (absolute) would be a post of `content_dir`."""
+def is_post_path(path: Path, content_dir: Path, excluded: Excluded = _nothing) -> bool:
+    """Whether `path` (absolute) would be a post of `content_dir` (if it has a front matter)."""
     try:
         parts = path.relative_to(content_dir).parts
     except ValueError:
         return False
-    return path.suffix == ".md" and not any(_hidden(part) for part in parts)
+    if path.suffix != ".md" or any(_hidden(part) for part in parts):
+        return False
+    return excluded is _nothing or not excluded("/".join(parts))
 
 
 def find_posts(
@@ -73,13 +128,14 @@ def find_posts(
     paths: Iterable[str | Path] = (),
     folders: tuple[str, ...] = (),
     skipped: Skipped | None = None,
+    excluded: Excluded = _nothing,
 ) -> list[Path]:
     """The posts named by `paths` (files or folders), or all of `content_dir` when none.
 
     `folders` are the real paths a symlink may lead into (`localfiles.config_folders`;
     by default the content folder); what is refused goes to `skipped` when given. A path
     named outright is taken as named, unless it is a symlink from inside the project to
-    outside it.
+    outside it, or a file of the content folder that `excluded` leaves out.
     """
     folders = folders or localfiles.project_folders(content_dir)
     refused: Skipped = [] if skipped is None else skipped
@@ -87,7 +143,7 @@ def find_posts(
     if not paths:
         if not content_dir.is_dir():
             raise ContentError(f"{content_dir}: the content folder does not exist")
-        return walk_posts(content_dir, folders, refused)
+        return walk_posts(content_dir, folders, refused, excluded=excluded)
     found: set[Path] = set()
     for given in paths:
         named = Path(os.path.abspath(given))
@@ -99,9 +155,13 @@ def find_posts(
             continue
         kind, _, reason = localfiles.classify_path(path, folders)
         if kind == localfiles.FOLDER:
-            found.update(walk_posts(path, folders, refused))
+            found.update(
+                walk_posts(path, folders, refused, content_dir=content_dir, excluded=excluded)
+            )
         elif kind == localfiles.FILE:
-            found.add(path)
+            relative = _relative(path, content_dir)
+            if relative is None or excluded is _nothing or not excluded(relative):
+                found.add(path)
         elif reason:
             refused.append((named, reason))
         else:

@@ -84,6 +84,30 @@ def find_images(body: str, first_line: int = 1) -> list[ImageRef]:
     return refs
 
 
+# Every link or image target: `](src`, a reference definition, an HTML `src`/`href`.
+_LINK_INLINE = re.compile(r"\]\(\s*(<[^>\n]*>|[^\s)]+)")
+_HTML_REF = re.compile(
+    r"<(?:img|a|source|video|audio)\b[^<>]*?\b(?:src|href)\s*=\s*(?:\"([^\"<>]*)\"|'([^'<>]*)')",
+    re.IGNORECASE,
+)
+
+
+def find_references(body: str) -> list[str]:
+    """Every target a reader's browser would fetch or follow from `body` (images, links,
+    reference definitions, HTML `src` and `href`), outside fenced code, as written; for
+    the site, which copies the files of the content folder that posts refer to."""
+    if "](" not in body and "]:" not in body and "<" not in body:
+        return []
+    mask = code_mask(body)
+    lines = body.split("\n")
+    prose = "\n".join("" if inside else line for line, inside in zip(lines, mask, strict=True))
+    found = [m.group(1).strip("<>") for m in _LINK_INLINE.finditer(prose)]
+    found += [m.group(2).strip("<>") for m in _REFERENCE_DEF.finditer(prose)]
+    for match in _HTML_REF.finditer(prose):
+        found.append((match.group(1) if match.group(1) is not None else match.group(2)).strip())
+    return list(dict.fromkeys(found))
+
+
 NAME_MAX = 255  # bytes of one file name, on every common file system
 PATH_MAX = 4096  # bytes of a whole path (Linux)
 

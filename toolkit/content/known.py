@@ -111,8 +111,12 @@ def known_posts(state_dir: Path, found: list[tuple[Path, str]]) -> list[KnownPos
                 parsed = load_post(path, key)
             except PostError:
                 post = None
-            else:
-                post = KnownPost(key, parsed.title, parsed.slug, parsed.canonical_url)
+            else:  # a file without a front matter is not a post
+                post = (
+                    KnownPost(key, parsed.title, parsed.slug, parsed.canonical_url)
+                    if parsed.has_front_matter
+                    else None
+                )
         now[key] = {
             "stat": stat,
             "post": None if post is None else [post.key, post.title, post.slug, post.canonical_url],

@@ -3,9 +3,12 @@
 `{"article": {"title", "published", "tags", "series", "body_markdown"}}` (plus
 `organization_id` when set), where `body_markdown` is the post with its front matter
 written again: toolkit's own keys removed, dates as quoted strings (the API answers 422
-to an unquoted YAML date), relative images made absolute under `assets_base_url`, and
-`canonical_url` defaulted from `[site] url`. The front matter wins over the JSON fields on
-the API side, so both are built from the same values and never disagree.
+to an unquoted YAML date), relative images (body and `cover_image`) made absolute under
+the base `hosting.image_host` found, an empty `description` left out (dev.to then makes
+one from the body; sent as `null`, Forem's front-matter fixer would print "null"), and
+`canonical_url` only when the writer asked for it (`hosting.sent_canonical_url`). The
+front matter wins over the JSON fields on the API side, so both are built from the same
+values and never disagree.
 """
 
 from __future__ import annotations
@@ -22,14 +25,15 @@ import yaml
 from yaml.representer import SafeRepresenter
 
 from toolkit.content import images
+from toolkit.content.hosting import sent_canonical_url
 from toolkit.content.post import FOREM_KEYS, TOOLKIT_KEYS, Post
-from toolkit.content.rules import canonical_url
 
 
 @dataclass(frozen=True)
 class Payload:
     data: dict[str, Any]  # the JSON document to send
     digest: str  # sha256 of its canonical JSON: the "has it changed" fingerprint
+    canonical_url: str | None = None  # the canonical_url its front matter sends, if any
 
     @property
     def article(self) -> dict[str, Any]:
@@ -125,17 +129,22 @@ def _rewrite_images(post: Post, content_dir: Path, base_url: str | None) -> str:
 
 
 def front_matter_for_api(
-    post: Post, content_dir: Path, site_url: str | None, assets_base_url: str | None
+    post: Post, content_dir: Path, canonical_home: str | None, assets_base_url: str | None
 ) -> dict[str, Any]:
     """The front matter as the API will read it, in a fixed key order."""
     meta = dict(post.meta)
     for key in TOOLKIT_KEYS:
         meta.pop(key, None)
+    description = meta.get("description")
+    if description is None or (isinstance(description, str) and not description.strip()):
+        meta.pop("description", None)
     if post.tags or "tags" in meta:
         meta["tags"] = ", ".join(post.tags)
-    canonical = canonical_url(post, site_url)
+    canonical = sent_canonical_url(post, canonical_home)
     if canonical:
         meta["canonical_url"] = canonical
+    else:
+        meta.pop("canonical_url", None)  # an empty one: nothing asked for
     cover = post.cover_image
     if cover and images.is_relative(cover.strip()) and assets_base_url:
         relative = images.asset_path(
@@ -155,12 +164,14 @@ def build_payload(
     post: Post,
     content_dir: Path,
     *,
-    site_url: str | None = None,
+    canonical_home: str | None = None,
     assets_base_url: str | None = None,
     organization_id: int | None = None,
 ) -> Payload:
-    """The deterministic payload of a post that passed validation."""
-    meta = front_matter_for_api(post, content_dir, site_url, assets_base_url)
+    """The deterministic payload of a post that passed validation. `assets_base_url`:
+    where the content folder's files are served (`hosting.image_host`); `canonical_home`:
+    the site's address when the site is the posts' canonical home."""
+    meta = front_matter_for_api(post, content_dir, canonical_home, assets_base_url)
     body = _rewrite_images(post, content_dir, assets_base_url)
     body_markdown = f"---\n{dump_front_matter(meta)}---\n{body}"
     article: dict[str, Any] = {
@@ -174,4 +185,9 @@ def build_payload(
     if org:
         article["organization_id"] = org
     data = {"article": article}
-    return Payload(data=data, digest=hashlib.sha256(canonical_json(data)).hexdigest())
+    canonical = meta.get("canonical_url")
+    return Payload(
+        data=data,
+        digest=hashlib.sha256(canonical_json(data)).hexdigest(),
+        canonical_url=canonical if isinstance(canonical, str) else None,
+    )

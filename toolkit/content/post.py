@@ -113,6 +113,9 @@ class Post:
     front_matter: str = ""  # the raw YAML text of the block
     front_matter_line: int = 1  # line of the file where the YAML text starts
     body_line: int = 1  # line of the file where the body starts
+    # False for a Markdown file with no front matter block: not a post (a code sample's
+    # README, notes); `toolkit check` says so once and everything else leaves it out.
+    has_front_matter: bool = True
     _lines: dict[str, int] | None = field(default=None, repr=False)
 
     # -- the front matter, read leniently; `rules.validate_post` says what is wrong ----
@@ -441,7 +444,7 @@ def parse_post(path: Path, key: str, source: str) -> Post:
         source = source[1:]
     opening = FRONT_MATTER_FENCE.match(source)
     if opening is None:
-        return Post(path=path, key=key, source=source, meta={}, body=source)
+        return Post(path=path, key=key, source=source, meta={}, body=source, has_front_matter=False)
     closing = FRONT_MATTER_FENCE.search(source, opening.end())
     if closing is None:
         raise PostError(Problem(key, 1, "front matter: the opening --- has no closing ---"))

@@ -9,6 +9,17 @@ from enum import StrEnum
 class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
+    NOTE = "note"  # said, never a failure (not even with `check --strict`)
+
+
+class Kind(StrEnum):
+    """What a problem concerns: the post itself (its page cannot be made either, so the
+    site leaves it out), or a rule only the publishing API has (the API would answer 422;
+    the site builds the post all the same). Either kind of error fails `check` and keeps
+    `publish` from sending the post."""
+
+    POST = "post"
+    API = "api"
 
 
 @dataclass(frozen=True, order=True)
@@ -17,13 +28,18 @@ class Problem:
     line: int  # 1-based line in the file
     message: str
     severity: Severity = Severity.ERROR
+    kind: Kind = Kind.POST
 
     @property
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
 
+    @property
+    def is_note(self) -> bool:
+        return self.severity is Severity.NOTE
+
     def __str__(self) -> str:
-        prefix = "" if self.is_error else "warning: "
+        prefix = "" if self.is_error else f"{self.severity.value}: "
         return f"{self.path}:{self.line}: {prefix}{self.message}"
 
 
@@ -38,7 +54,11 @@ class ProblemList:
 
     @property
     def warnings(self) -> list[Problem]:
-        return [p for p in self.problems if not p.is_error]
+        return [p for p in self.problems if p.severity is Severity.WARNING]
+
+    @property
+    def notes(self) -> list[Problem]:
+        return [p for p in self.problems if p.is_note]
 
 
 class PostError(Exception):

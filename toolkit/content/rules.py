@@ -3,7 +3,11 @@
 The API's rules (reference/NOTES.md): title required and at most 128 characters; at most 4
 tags, each letters and digits only, at most 30 characters; body at most 800 KB; titles
 `canonical_url` unique and http(s); `published` exactly true or false;
-no future publication date. Local rules: relative images exist on disk, slugs are unique,
+no future publication date. Most are problems of `Kind.API`: the site builds such a
+post all the same. Two are the site's too: a post dated in the future is not shown before
+its date, and a body over 800 KB is not rendered (a bound on what one build computes).
+Local rules: relative images exist on disk (and, in a post `publish` would send,
+something hosts them: `hosting.image_host`), slugs are unique,
 toolkit's own keys have the right types. Unknown keys are warnings, and so are dev.to's
 Liquid tags the site cannot render (`liquid.scan`) and a title another post has too
 (Forem keeps one user from having two articles of the same title *and* body only; the
@@ -21,9 +25,10 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from toolkit.content import images
+from toolkit.content import conflicts, images
+from toolkit.content.hosting import NOTHING_HOSTS, ImageHost, sent_canonical_url
 from toolkit.content.post import KNOWN_KEYS, Post, split_tags
-from toolkit.content.problems import Problem, Severity
+from toolkit.content.problems import Kind, Problem, Severity
 from toolkit.redact import quoted
 
 MAX_TITLE = 128
@@ -52,15 +57,24 @@ def validate_post(
     post: Post,
     content_dir: Path,
     *,
-    assets_base_url: str | None = None,
+    image_host: ImageHost | None = None,
     now: dt.datetime | None = None,
 ) -> list[Problem]:
-    """Problems of one post on its own (the rules across posts are in `validate_posts`)."""
+    """Problems of one post on its own (the rules across posts are in `validate_posts`).
+
+    `image_host`: who serves the content folder's files to the API's readers; given, a
+    relative image of a post `publish` would send is an error when nothing does (None:
+    the hosting is not checked, as for the site, which copies the images itself)."""
     problems: list[Problem] = []
     meta = post.meta
 
     def error(key: str, message: str, line: int | None = None) -> None:
         problems.append(Problem(post.key, line or post.line_of(key), f"{key}: {message}"))
+
+    def refused(key: str, message: str) -> None:  # a rule only the publishing API has
+        problems.append(
+            Problem(post.key, post.line_of(key), f"{key}: {message}", Severity.ERROR, Kind.API)
+        )
 
     def warn(key: str, message: str, line: int | None = None) -> None:
         problems.append(
@@ -73,7 +87,7 @@ def validate_post(
     elif not isinstance(title, str):
         error("title", "must be text (put it in quotes)")
     elif len(title.strip()) > MAX_TITLE:
-        error("title", f"{len(title.strip())} characters; the API accepts at most {MAX_TITLE}")
+        refused("title", f"{len(title.strip())} characters; the API accepts at most {MAX_TITLE}")
 
     for key in ("published", "premium", "pinned"):
         if key in meta and not isinstance(meta[key], bool):
@@ -87,12 +101,14 @@ def validate_post(
             tags = split_tags(raw)
             unique = list(dict.fromkeys(t.lower() for t in tags))
             if len(unique) > MAX_TAGS:
-                error("tags", f"{len(unique)} tags; the API accepts at most {MAX_TAGS}")
+                refused("tags", f"{len(unique)} tags; the API accepts at most {MAX_TAGS}")
             for tag in unique:
                 if not TAG_PATTERN.match(tag):
-                    error("tags", f"{tag!r} must be letters and digits only (no hyphens or spaces)")
+                    refused(
+                        "tags", f"{tag!r} must be letters and digits only (no hyphens or spaces)"
+                    )
                 elif len(tag) > MAX_TAG_LENGTH:
-                    error("tags", f"{tag!r} is longer than {MAX_TAG_LENGTH} characters")
+                    refused("tags", f"{tag!r} is longer than {MAX_TAG_LENGTH} characters")
 
     for key in ("description", "series"):
         if meta.get(key) is not None and not isinstance(meta[key], str):
@@ -104,13 +120,14 @@ def validate_post(
             shown = (
                 quoted(canonical, SHOWN) if isinstance(canonical, str) else repr(canonical)[:SHOWN]
             )
-            error("canonical_url", f"must be an absolute http(s) URL, not {shown}")
+            refused("canonical_url", f"must be an absolute http(s) URL, not {shown}")
 
     if "date" in meta and meta["date"] is not None:
         date = post.date
         if date is None:
             error("date", f"not a date: {meta['date']!r} (use YYYY-MM-DD or an ISO 8601 time)")
         elif post.published and date > (now or dt.datetime.now(dt.UTC)):
+            # The site's rule too: a post is shown from its date on (the build looks again then).
             error("date", "in the future; the API refuses a future publication date")
 
     slug = meta.get("slug")
@@ -122,7 +139,7 @@ def validate_post(
         if value is not None and (
             isinstance(value, bool) or not isinstance(value, int) or value < 1
         ):
-            error(
+            refused(
                 key, "must be a positive integer" + (" (the article's id)" if key == "id" else "")
             )
 
@@ -133,7 +150,23 @@ def validate_post(
     size = len(post.source.encode("utf-8"))
     if size > MAX_BODY_BYTES:
         problems.append(
-            Problem(post.key, 1, f"body: {size // 1024} KB; the API accepts at most 800 KB")
+            Problem(
+                post.key,
+                1,
+                f"body: {size // 1024} KB; the API accepts at most 800 KB",
+                Severity.ERROR,
+                Kind.POST,  # the site renders bodies of at most 800 KB too
+            )
+        )
+
+    for line in conflicts.conflict_lines(post.body):
+        problems.append(
+            Problem(
+                post.key,
+                post.body_line + line - 1,
+                "unresolved conflict from `toolkit pull --merge`: keep the lines you want, "
+                "then remove the markers",
+            )
         )
 
     if "{%" in post.body:  # Liquid tags (none: `liquid.scan` finds nothing)
@@ -156,7 +189,7 @@ def validate_post(
                 cover.strip(),
                 post.line_of("cover_image"),
                 content_dir,
-                assets_base_url,
+                image_host,
                 "cover_image",
             )
         )
@@ -164,15 +197,13 @@ def validate_post(
     for ref in images.find_images(post.body, post.body_line):
         if images.is_relative(ref.src):
             if ref.src not in checked:
-                checked[ref.src] = _check_image(
-                    post, ref.src, 0, content_dir, assets_base_url, "image"
-                )
+                checked[ref.src] = _check_image(post, ref.src, 0, content_dir, image_host, "image")
             problems.extend(replace(p, line=ref.line) for p in checked[ref.src])
     return problems
 
 
 def _check_image(
-    post: Post, src: str, line: int, content_dir: Path, assets_base_url: str | None, label: str
+    post: Post, src: str, line: int, content_dir: Path, host: ImageHost | None, label: str
 ) -> list[Problem]:
     why = images.unusable(src)
     if why is not None:
@@ -198,14 +229,15 @@ def _check_image(
         return [Problem(post.key, line, f"{label}: {src} lies outside the content folder")]
     if not file.is_file():
         return [Problem(post.key, line, f"{label}: {src} not found")]
-    if not assets_base_url:
+    if host is not None and host.base_url is None and not post.premium:
+        # `publish` would send it (a draft too), and dev.to could not show the image.
         return [
             Problem(
                 post.key,
                 line,
-                f"{label}: {src} is relative; set [site] url or assets_base_url so the API "
-                "receives an absolute URL",
-                Severity.WARNING,
+                f"{label} {src} is relative and nothing hosts it: {NOTHING_HOSTS}",
+                Severity.ERROR,
+                Kind.API,
             )
         ]
     return []
@@ -228,33 +260,53 @@ def validate_posts(
     posts: Iterable[Post],
     content_dir: Path,
     *,
-    assets_base_url: str | None = None,
-    site_url: str | None = None,
+    image_host: ImageHost | None = None,
+    canonical_home: str | None = None,
     now: dt.datetime | None = None,
     others: Iterable[Unique] = (),
 ) -> list[Problem]:
     """Every problem of `posts`, including a title, slug or canonical URL that another post
-    (of `posts` or of `others`, the rest of the content folder) uses too."""
+    (of `posts` or of `others`, the rest of the content folder) uses too. `canonical_home`:
+    the site's address when it is the posts' canonical home (`hosting.canonical_home`)."""
     posts = list(posts)
     problems: list[Problem] = []
     for post in posts:
-        problems.extend(validate_post(post, content_dir, assets_base_url=assets_base_url, now=now))
+        problems.extend(validate_post(post, content_dir, image_host=image_host, now=now))
     everyone: list[Unique] = [*posts, *others]
     problems.extend(_duplicates(posts, everyone, "title", lambda p: p.title or None))
     problems.extend(_duplicates(posts, everyone, "slug", lambda p: p.slug))
     problems.extend(
-        _duplicates(posts, everyone, "canonical_url", lambda p: canonical_url(p, site_url))
+        _duplicates(
+            posts, everyone, "canonical_url", lambda p: sent_canonical_url(p, canonical_home)
+        )
     )
     return sorted(problems)
 
 
 def canonical_url(post: Unique, site_url: str | None) -> str | None:
-    """The post's canonical URL: its own, or its page on the site when `[site] url` is set."""
+    """The post's canonical URL on the site: its own, or its page there when `[site] url`
+    is set. What the API receives is `hosting.sent_canonical_url`."""
     if post.canonical_url:
         return post.canonical_url.strip()
     if site_url:
         return f"{site_url.rstrip('/')}/{post.slug}/"
     return None
+
+
+def site_canonical_url(post: Unique, site_url: str | None) -> str | None:
+    """The canonical URL the site's page of a post names: the post's own when it is an
+    http(s) URL (another is the API's refusal, said by `check`), else its page on the site
+    when `[site] url` is set."""
+    own = post.canonical_url.strip() if post.canonical_url else None
+    if own and _http_url(own):
+        return own
+    return f"{site_url.rstrip('/')}/{post.slug}/" if site_url else None
+
+
+def site_tag(tag: str) -> bool:
+    """Whether the site lists a post under `tag` (a folder `tags/<tag>/`): a tag the API
+    accepts. The others are the API's refusal, said by `check`; the post is built."""
+    return bool(TAG_PATTERN.match(tag)) and len(tag) <= MAX_TAG_LENGTH
 
 
 def _duplicates(
@@ -272,6 +324,7 @@ def _duplicates(
         "canonical_url": "the API requires canonical URLs to be unique",
     }[key]
     severity = Severity.WARNING if key == "title" else Severity.ERROR
+    kind = Kind.API if key == "canonical_url" else Kind.POST  # the site makes both pages
     problems = []
     for post in posts:
         value = value_of(post)
@@ -280,7 +333,11 @@ def _duplicates(
             others = ", ".join(p.key for p in group if p is not post)
             problems.append(
                 Problem(
-                    post.key, post.line_of(key), f"{key}: also used by {others} ({what})", severity
+                    post.key,
+                    post.line_of(key),
+                    f"{key}: also used by {others} ({what})",
+                    severity,
+                    kind,
                 )
             )
     return problems

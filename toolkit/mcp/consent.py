@@ -8,12 +8,25 @@ unless the writer ticks it). Approving takes the operator secret
 server but does not know it cannot let a client in. The answer is a redirect to the
 client's registered redirect URI, with a code or with `error=access_denied`.
 
-Guessing the secret is bounded twice: five wrong secrets end a request (the client is
-told access_denied), and more than `FAILURES_ALLOWED` wrong secrets for one client, or
-`FAILURES_PER_ADDRESS` from one source address, within `FAILURE_WINDOW` seconds close the
-screen to that client (that address) until the window has passed (429): someone else's
-wrong guesses never lock the writer's own client out. The secret is compared as a SHA-256 digest in constant time,
-never logged, never put in an event or an error.
+Guessing the secret is bounded per request and in all, and nobody but the writer can
+keep the writer out:
+
+- `ATTEMPTS_PER_REQUEST` wrong answers end an authorization request (the client is told
+  access_denied); each request is the writer's own (its id is in the writer's browser
+  only), so someone else's guesses never use up the writer's attempts;
+- at most `GUESSES_IN_ALL` wrong secrets are compared within `GUESS_WINDOW` seconds, from
+  every client and every address together. Once they are spent, a secret is compared only
+  together with a one-time code the server shows in its own terminal (`announce`, once per
+  code): whoever sees the server's terminal (the writer, who started it) still gets in
+  with the right secret and the code; whoever does not can test no more secrets until the
+  window has room again, and a wrong code ends the request it was given for. The code is
+  random (`CODE_LENGTH` characters of `CODE_ALPHABET`, some 59 bits), used once, and
+  compared in constant time.
+
+No lock-out keyed by client or by address remains: those were what let a local process
+make the writer's own right secret answer 429. The secret is compared as a SHA-256 digest
+in constant time, never logged, never put in an event or an error; the code is never put
+in an event either (only in the terminal line).
 """
 
 from __future__ import annotations
@@ -21,7 +34,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import html
+import logging
+import secrets
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -34,11 +50,13 @@ from toolkit.mcp import scopes as scope_names
 from toolkit.mcp.auth import ToolkitAuthProvider
 from toolkit.mcp.store import PendingRecord
 
-ATTEMPTS_PER_REQUEST = 5
-FAILURES_ALLOWED = 10  # wrong secrets for one client within the window
-FAILURES_PER_ADDRESS = 30  # ... from one source address, whatever the clients
-FAILURE_KEYS = 10_000  # clients and addresses remembered; the oldest are forgotten first
-FAILURE_WINDOW = 600.0
+log = logging.getLogger("toolkit.mcp")
+
+ATTEMPTS_PER_REQUEST = 3  # wrong answers (secret or code) that end a request
+GUESSES_IN_ALL = 10  # wrong secrets compared within the window, from everyone together
+GUESS_WINDOW = 3600.0
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read off a terminal
+CODE_LENGTH = 12
 MIN_SECRET_LENGTH = 12
 MIN_SECRET_DISTINCT = 6  # different characters: "aaaaaaaaaaaa" or "123412341234" is no secret
 
@@ -64,12 +82,18 @@ button {{ padding: .5rem 1.2rem; margin: 1rem .5rem 0 0; }}
 </fieldset>
 <label>Operator secret (TOOLKIT_MCP_OPERATOR_SECRET of the server)
 <input type="password" name="secret" autocomplete="off" autofocus></label>
+{code}
 <button type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form>
 <p class="note">Revoke it at any time: <code>toolkit mcp revoke {client_id}</code>.</p>
 </body></html>
 """
+
+CODE_FIELD = """<p class="note">Too many wrong secrets were tried lately: the server's terminal
+shows a one-time code; type it here as well.</p>
+<label>One-time code (shown in the server's terminal)
+<input type="text" name="code" autocomplete="off" spellcheck="false"></label>"""
 
 NOTICE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>toolkit</title></head>
@@ -104,12 +128,20 @@ def secret_problem(secret: Secret | None) -> str | None:
 class ConsentScreen:
     """`GET` and `POST /consent` for `provider`, approving with `operator_secret`."""
 
-    def __init__(self, provider: ToolkitAuthProvider, operator_secret: Secret, project: str):
+    def __init__(
+        self,
+        provider: ToolkitAuthProvider,
+        operator_secret: Secret,
+        project: str,
+        announce: Callable[[str], None] | None = None,
+    ):
         self.provider = provider
         self.store = provider.store
         self._secret = _digest(operator_secret.reveal())
         self.project = project
-        self._failures: dict[str, deque[float]] = {}  # "client:<id>" or "address:<ip>"
+        self._announce = announce or (lambda line: log.warning("%s", line))
+        self._guesses: deque[float] = deque()  # when each wrong secret was compared
+        self._code: bytes | None = None  # digest of the one-time code in force, if any
 
     # -- answers ----------------------------------------------------------------------------
 
@@ -164,6 +196,7 @@ class ConsentScreen:
             request=html.escape(request_id),
             scopes=boxes,
             message=f'<p class="error">{html.escape(message)}</p>' if message else "",
+            code=CODE_FIELD if self._spent() else "",
         )
         return HTMLResponse(body, status_code=status, headers=self._headers(redirect))
 
@@ -196,13 +229,12 @@ class ConsentScreen:
             return self._deny(request_id, pending)
         if decision != "approve":
             return self._page(request_id, pending, 400, "Choose Approve or Deny.")
-        address = request.client.host if request.client is not None else "unknown"
         return self._approve(
             request_id,
             pending,
             _text(form.get("secret")),
             [_text(s) for s in form.getlist("scope")],
-            address,
+            _text(form.get("code")),
         )
 
     def _gone(self) -> Response:
@@ -225,71 +257,76 @@ class ConsentScreen:
             pending, error="access_denied", error_description="the writer denied the authorization"
         )
 
-    def _recent(self, key: str) -> int:
-        """Wrong secrets of `key` within the window."""
+    def _spent(self) -> bool:
+        """Whether the wrong secrets allowed within the window are all used: a secret is
+        then compared only with the one-time code shown in the server's terminal."""
         now = self.store.clock()
-        failures = self._failures.get(key)
-        while failures and failures[0] < now - FAILURE_WINDOW:
-            failures.popleft()
-        if failures is not None and not failures:
-            del self._failures[key]
-        return len(failures or ())
+        while self._guesses and self._guesses[0] <= now - GUESS_WINDOW:
+            self._guesses.popleft()
+        if len(self._guesses) < GUESSES_IN_ALL:
+            self._code = None  # room again: the code in force, if any, is over
+            return False
+        if self._code is None:
+            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            self._code = _digest(code)
+            shown = "-".join(code[i : i + 4] for i in range(0, CODE_LENGTH, 4))
+            self._announce(
+                f"toolkit mcp: {GUESSES_IN_ALL} wrong operator secrets within "
+                f"{GUESS_WINDOW / 60:g} minutes; the authorization screen now also asks for "
+                f"this one-time code: {shown}"
+            )
+        return True
 
-    def _throttled(self, client_id: str, address: str) -> bool:
-        return (
-            self._recent(f"client:{client_id}") >= FAILURES_ALLOWED
-            or self._recent(f"address:{address}") >= FAILURES_PER_ADDRESS
+    def _code_matches(self, code: str) -> bool:
+        if self._code is None:
+            return False
+        typed = "".join(ch for ch in code.upper() if ch.isalnum())
+        return hmac.compare_digest(_digest(typed), self._code)
+
+    def _wrong(
+        self, request_id: str, pending: PendingRecord, chosen: list[str], what: str, status: int
+    ) -> Response:
+        """A wrong answer (`what`): the request's attempts counted, ended at the last."""
+        client_id = pending.client_id
+        requested: list[str] = pending.params["scopes"]
+        attempts = self.store.pending_failed(request_id)
+        self.provider.event(
+            "consent",
+            "denied",
+            client_id=client_id,
+            status=status,
+            detail=f"{what} (attempt {attempts})",
+        )
+        if attempts >= ATTEMPTS_PER_REQUEST:
+            self.store.drop_pending(request_id)
+            return self._back(
+                pending,
+                error="access_denied",
+                error_description="too many wrong answers on the authorization screen",
+            )
+        message = {
+            "no one-time code": "Too many wrong secrets were tried lately: type the one-time "
+            "code shown in the server's terminal as well.",
+            "wrong one-time code": "That is not the one-time code shown in the server's terminal.",
+        }.get(what, "That is not the operator secret.")
+        return self._page(
+            request_id, pending, status, message, ticked=[s for s in chosen if s in requested]
         )
 
-    def _failed(self, client_id: str, address: str) -> None:
-        now = self.store.clock()
-        for key in (f"client:{client_id}", f"address:{address}"):
-            self._failures.setdefault(key, deque()).append(now)
-        while len(self._failures) > FAILURE_KEYS:
-            self._failures.pop(next(iter(self._failures)))
-
     def _approve(
-        self, request_id: str, pending: PendingRecord, secret: str, chosen: list[str], address: str
+        self, request_id: str, pending: PendingRecord, secret: str, chosen: list[str], code: str
     ) -> Response:
         client_id = pending.client_id
         requested: list[str] = pending.params["scopes"]
-        if self._throttled(client_id, address):
-            self.provider.event(
-                "consent",
-                "denied",
-                client_id=client_id,
-                status=429,
-                detail="too many wrong operator secrets lately",
-            )
-            return self._notice(
-                "Too many wrong secrets",
-                "The operator secret was wrong too many times lately; try again in a few minutes.",
-                429,
-            )
+        if self._spent():
+            if not code.strip():
+                return self._wrong(request_id, pending, chosen, "no one-time code", 429)
+            if not self._code_matches(code):
+                return self._wrong(request_id, pending, chosen, "wrong one-time code", 403)
+            self._code = None  # used: the next one is shown when it is needed
         if not hmac.compare_digest(_digest(secret), self._secret):
-            self._failed(client_id, address)
-            attempts = self.store.pending_failed(request_id)
-            self.provider.event(
-                "consent",
-                "denied",
-                client_id=client_id,
-                status=403,
-                detail=f"wrong operator secret (attempt {attempts})",
-            )
-            if attempts >= ATTEMPTS_PER_REQUEST:
-                self.store.drop_pending(request_id)
-                return self._back(
-                    pending,
-                    error="access_denied",
-                    error_description="too many wrong operator secrets",
-                )
-            return self._page(
-                request_id,
-                pending,
-                403,
-                "That is not the operator secret.",
-                ticked=[s for s in chosen if s in requested],
-            )
+            self._guesses.append(self.store.clock())
+            return self._wrong(request_id, pending, chosen, "wrong operator secret", 403)
         scopes = [s for s in requested if s in chosen]
         if not scopes:
             return self._page(request_id, pending, 400, "Tick at least one scope.", ticked=[])

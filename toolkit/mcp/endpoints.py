@@ -38,7 +38,7 @@ MAX_REGISTRATION = 16 * 1024  # bytes of a client's metadata at /register (it is
 
 class HashedClientAuthenticator(ClientAuthenticator):
     """Client authentication at `/token`: the secret (HTTP Basic or the form's
-    `client_secret`, as the client registered) checked against its stored hash in constant
+    `client_secret`, either of the methods the metadata advertises) checked against its stored hash in constant
     time. Public clients (`none`) present no secret."""
 
     def __init__(self, provider: ToolkitAuthProvider):
@@ -65,13 +65,20 @@ class HashedClientAuthenticator(ClientAuthenticator):
         method = record.info.get("token_endpoint_auth_method", "client_secret_post")
         if record.secret_hash is None or method == "none":
             return record
-        if method == "client_secret_basic":
-            presented = basic[1] if basic is not None else None
-        else:
-            value = form.get("client_secret")
-            presented = value if isinstance(value, str) else None
+        # Either method the metadata advertises, whichever the client registered with
+        # (RFC 6749 2.3.1: one method per request, so both at once is refused).
+        value = form.get("client_secret")
+        posted = value if isinstance(value, str) and value else None
+        if basic is not None and posted is not None:
+            raise AuthenticationError(
+                "client secret given twice (Basic and the form): use one method"
+            )
+        presented = basic[1] if basic is not None else posted
         if not presented:
-            raise AuthenticationError("client secret is missing")
+            raise AuthenticationError(
+                "client secret is missing: send it with HTTP Basic (client_secret_basic) "
+                "or as client_secret in the form (client_secret_post)"
+            )
         if not hmac.compare_digest(digest(presented), record.secret_hash):
             raise AuthenticationError("client secret is wrong")
         return record

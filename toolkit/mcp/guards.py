@@ -16,12 +16,17 @@ In front of the authorization server's routes:
   for `/mcp`), and `POST /consent` checks Origin (403);
 - `AuthorizeEvents`: an `/authorize` refusal is told to the listener, and its error goes
   back to the redirect URI only of a client the writer approved before (no open
-  redirect).
+  redirect);
+- `RefusedInput`: a request body is read whole (within the body limit around it) before
+  its handler runs: a client that leaves before its body is complete, and a form with a
+  field larger than the form parser takes, are each one line at INFO (the latter
+  answered 400), never an error with a traceback in the server's log.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -40,6 +45,8 @@ from toolkit.mcp.server import argument_problem
 from toolkit.mcp.store import AuthStore
 from toolkit.mcp.tools import scopes_for
 from toolkit.serving import replay
+
+log = logging.getLogger("toolkit.mcp")
 
 REFUSAL = "toolkit.refusal"  # scope key: why a layer in front of /mcp refused the request
 
@@ -412,3 +419,71 @@ class AuthorizeEvents:
             await send(message)
 
         await self.app(scope, receive, watch)
+
+
+FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+class RefusedInput:
+    """The body of a request read whole before `app` (a handler of the authorization
+    server) sees it, so that input it refuses is never an error of the server: a client
+    that leaves before its body is complete is let go (one line at INFO; nobody is left to
+    answer), and a form Starlette's parser refuses (a field over its 1 MiB, too many
+    fields) is answered 400 `invalid_request` (one line at INFO). The SDK's handlers log
+    any exception of theirs as an error with its traceback."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") not in ("POST", "PUT", "PATCH"):
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                log.info("mcp %s: the client left before its request body was complete", path)
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        media = Headers(scope=scope).get("content-type", "").split(";")[0].strip().lower()
+        if media in FORMS:
+            problem = await _form_problem(scope, body)
+            if problem is not None:
+                log.info("mcp %s: refused a form: %s", path, problem)
+                response = Response(
+                    json.dumps({"error": "invalid_request", "error_description": problem}),
+                    status_code=400,
+                    media_type="application/json",
+                    headers={"Cache-Control": "no-store"},
+                )
+                await response(scope, replay(body, receive), send)
+                return
+        await self.app(scope, replay(body, receive), send)
+
+
+async def _form_problem(scope: Scope, body: bytes) -> str | None:
+    """Why Starlette's form parser refuses `body`, or None when it takes it."""
+    from starlette.exceptions import HTTPException
+    from starlette.formparsers import MultiPartException
+    from starlette.requests import Request
+
+    async def nothing_more() -> Message:
+        return {"type": "http.disconnect"}
+
+    # Parsed outside the app (no "app" in the scope): the parser's own exception.
+    bare = {key: value for key, value in scope.items() if key != "app"}
+    request = Request(bare, replay(body, nothing_more))
+    try:
+        form = await request.form()
+    except (MultiPartException, HTTPException) as exc:
+        detail = getattr(exc, "message", None) or getattr(exc, "detail", None) or str(exc)
+        return str(detail)[:200]
+    except ValueError as exc:  # a malformed multipart boundary, a bad encoding
+        return f"the form cannot be read ({str(exc)[:160]})"
+    await form.close()
+    return None

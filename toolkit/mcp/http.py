@@ -78,6 +78,7 @@ from toolkit.mcp.guards import (
     HostGuard,
     QueryTokenGuard,
     RefusalEvents,
+    RefusedInput,
     ScopeGate,
     SessionGrants,
 )
@@ -185,7 +186,9 @@ class HttpSite:
 def _with_cors(handler: Callable[[Request], Awaitable[Response]], methods: list[str]) -> ASGIApp:
     """What the SDK wraps its own client-facing endpoints in: a body size limit, CORS."""
     return CORSMiddleware(
-        RequestBodyLimitMiddleware(request_response(handler), DEFAULT_MAX_REQUEST_BODY_SIZE),
+        RequestBodyLimitMiddleware(
+            RefusedInput(request_response(handler)), DEFAULT_MAX_REQUEST_BODY_SIZE
+        ),
         allow_origins="*",
         allow_methods=methods,
         allow_headers=["mcp-protocol-version"],
@@ -219,9 +222,11 @@ def build_app(
     site: HttpSite,
     operator_secret: Secret,
     listener: McpListener,
+    announce: Callable[[str], None] | None = None,
 ) -> tuple[Starlette, ToolkitMCP]:
     """The whole HTTP application (and the MCP server in it), composed from the SDK's
-    parts: its session manager, bearer authentication and `/authorize` handler."""
+    parts: its session manager, bearer authentication and `/authorize` handler. `announce`
+    shows a line in the server's terminal (the authorization screen's one-time code)."""
     registration = ClientRegistrationOptions(
         enabled=True, valid_scopes=list(scope_names.ALL), default_scopes=list(scope_names.DEFAULT)
     )
@@ -247,7 +252,8 @@ def build_app(
 
     # The SDK's own authorization endpoint (no CORS: a client redirects to it), body-limited.
     authorize = RequestBodyLimitMiddleware(
-        request_response(AuthorizationHandler(provider).handle), DEFAULT_MAX_REQUEST_BODY_SIZE
+        RefusedInput(request_response(AuthorizationHandler(provider).handle)),
+        DEFAULT_MAX_REQUEST_BODY_SIZE,
     )
     token = TokenEndpoint(provider)
     register = RegisterEndpoint(provider, RegistrationHandler(provider, registration))
@@ -277,7 +283,7 @@ def build_app(
         AnyHttpUrl(resource_metadata_url),
     )
 
-    consent = ConsentScreen(provider, operator_secret, config.site.title)
+    consent = ConsentScreen(provider, operator_secret, config.site.title, announce)
     routes: list[BaseRoute] = [
         _guarded(AS_METADATA, _document(as_document), ["GET", "OPTIONS"], security),
         _guarded(
@@ -300,7 +306,9 @@ def build_app(
         _guarded(PRM_ROOT, prm, ["GET", "OPTIONS"], security),
         _guarded(
             "/consent",
-            request_response(consent.handle),
+            RequestBodyLimitMiddleware(
+                RefusedInput(request_response(consent.handle)), DEFAULT_MAX_REQUEST_BODY_SIZE
+            ),
             ["GET", "POST"],
             security,
             check_origin=True,

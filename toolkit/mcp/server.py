@@ -48,7 +48,7 @@ from toolkit.config import Config
 from toolkit.errors import AuthorizationError, ToolkitError
 from toolkit.mcp import scopes as scope_names
 from toolkit.mcp.events import McpListener
-from toolkit.mcp.tools import MAX_PATH, TOOLS, Toolbox
+from toolkit.mcp.tools import MAX_PATH, TOOLS, Toolbox, toolkit_error_in
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +77,7 @@ def error_text(exc: BaseException) -> str:
     """What a failed call says: the CLI's `Error: ...` lines for an expected failure, the
     argument problem for a call the schema refuses, one line otherwise (never a traceback)."""
     cause = exc.__cause__ if isinstance(exc, ToolError) and exc.__cause__ is not None else exc
+    cause = toolkit_error_in(cause) or cause
     if isinstance(cause, ToolkitError):
         return "\n".join(f"Error: {line}" for line in cause.lines)
     if isinstance(cause, ValidationError):

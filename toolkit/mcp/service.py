@@ -163,10 +163,13 @@ def http_server(
     tls_key: Path | None = None,
     clock: Clock = time.time,
     listener: McpListener | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> RunningMcp:
     """Start the HTTP transport on `host:port` ([mcp] host and port by default; port 0:
     any free port), with TLS when a certificate and key are given (here or in [mcp]).
-    `clock` is the time tokens expire by. Raises `ConfigError` or `ServeError`."""
+    `clock` is the time tokens expire by; `announce` shows a line in the server's
+    terminal (default: a warning of the `toolkit.mcp` logger). Raises `ConfigError` or
+    `ServeError`."""
     from toolkit.mcp.auth import ToolkitAuthProvider
     from toolkit.mcp.consent import secret_problem
     from toolkit.mcp.http import HttpSite, bind_problem, build_app, check_tls, issuer_for
@@ -214,7 +217,9 @@ def http_server(
         )
         store = _store(config, clock)
         provider = ToolkitAuthProvider(store, site.policy(), events)
-        server.app, _ = build_app(config, provider, site, settings.operator_secret, events)
+        server.app, _ = build_app(
+            config, provider, site, settings.operator_secret, events, announce
+        )
         server.start()
     except BaseException as exc:
         server.stop()

@@ -137,6 +137,14 @@ def _since(value: str | None) -> dt.datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
 
 
+def toolkit_error_in(exc: BaseException) -> ToolkitError | None:
+    """The one expected failure an exception group (of task groups within task groups)
+    holds, else None: what a tool raised inside a task group, unwrapped."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc if isinstance(exc, ToolkitError) else None
+
+
 class Toolbox:
     """The tools of one server: `config` is the project, `local_scopes` what a call without
     a bearer token holds (stdio), `listener` hears every call."""
@@ -223,6 +231,10 @@ class Toolbox:
             told("error", exc.lines[0] if exc.lines else exc.message)
             raise
         except Exception as exc:
+            expected = toolkit_error_in(exc)
+            if expected is not None:  # a refusal raised inside a task group
+                told("error", expected.lines[0] if expected.lines else expected.message)
+                raise expected from None
             told("error", f"unexpected {type(exc).__name__}")
             raise
         ok = getattr(result, "ok", True)
@@ -486,6 +498,7 @@ class Toolbox:
         )
         output = bytearray()
         left = anyio.Event()
+        too_large = False
         try:
             assert process.stdin is not None and process.stdout is not None
             stdout = process.stdout
@@ -497,13 +510,18 @@ class Toolbox:
                     async for chunk in stdout:
                         output += chunk
                         if len(output) > limits.answer_bytes:
-                            raise RunLogError(
-                                f"the answer is larger than "
-                                f"{limits.answer_bytes // (1024 * 1024)} MiB: "
-                                f"ask for fewer or smaller columns"
-                            )
-                    await process.wait()
+                            # Said once the group is over: raised inside it, the
+                            # refusal would reach the caller wrapped in an exception group.
+                            too_large = True
+                            break
+                    else:
+                        await process.wait()
                     group.cancel_scope.cancel()
+            if too_large:
+                raise RunLogError(
+                    f"the answer is larger than {limits.answer_bytes // (1024 * 1024)} MiB: "
+                    "ask for fewer or smaller columns"
+                )
             if deadline.cancelled_caught:
                 raise RunLogError(
                     f"the query ran longer than {limits.seconds:g} s and was "

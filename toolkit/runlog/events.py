@@ -69,7 +69,7 @@ FIELDS: dict[str, tuple[str, str]] = {
     "outcome": ("string", "how a run ended: ok, failed (it ran, something failed), error"),
     "post": ("string", "the post's path, e.g. content/hello.md"),
     "line": ("number", "the line of a problem in its post"),
-    "level": ("string", "error or warning, for a problem"),
+    "level": ("string", "error, warning or note, for a problem"),
     "method": ("string", "HTTP method of a request"),
     "route": ("string", "route template of a request, e.g. /api/articles/{id}"),
     "status": ("number", "HTTP status of the answer (absent: no answer came)"),

@@ -35,6 +35,15 @@ sent again, said once in the shipment's report) and the rest ship. Once a shipme
 made progress, it spends at most `MAX_REFUSED` refused requests; the rest go with the
 next run.
 
+A batch the service keeps failing on (it answers 500, or another 5xx that is not a
+gateway's or an outage's 502, 503 or 504) would otherwise be asked about and sent again
+by every run, and nothing after it would ever ship. The cursor counts those failures of
+the batch (`Stuck`, with its last event, so later events are never sent with it again);
+after `MAX_FAILED_SENDS` of them, each sent only once its absence is settled, its events
+are set aside like refused ones (kept, never sent again, said once) and the rest ship.
+An outage (no answer, 502, 503, 504) or a refusal of the request counts nothing: it is
+not the batch's fault.
+
 Shipping never fails a run: every problem ends the shipment with a one-line reason in its
 `ShipReport`, and the next run carries on from the cursor. One run ships at a time
 (`.toolkit/ship.lock`); a run that finds another one shipping leaves its events to the
@@ -73,6 +82,8 @@ REFUSED_NAME = "refused-events.jsonl"
 SHIP_LOCK_NAME = "ship.lock"
 SETTLE = 120.0  # seconds after which a batch the service does not hold will not arrive late
 MAX_REFUSED = 100  # refused requests one shipment spends finding the events refused
+MAX_FAILED_SENDS = 3  # sends of one batch the service fails on before it is set aside
+OUTAGE = frozenset({502, 503, 504})  # 5xx of a gateway or a service that is down
 # The beginnings of a 400 that refuses the events themselves (Parseable's `PostError`s for
 # a body it cannot store), as opposed to the request (its stream name, its headers).
 CONTENT_REFUSALS = ("Invalid Request", "Json deserialize error", "Could not deserialize")
@@ -127,6 +138,32 @@ class Pending:
         return cls(last, data["sent_at"]) if last is not None else None
 
 
+@dataclass(frozen=True)
+class Stuck:
+    """A batch the service failed on: its last event, how many sends failed, and how the
+    last one was answered."""
+
+    last: Position
+    failures: int
+    answer: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"last": self.last.as_json(), "failures": self.failures, "answer": self.answer}
+
+    @classmethod
+    def of(cls, data: Any) -> Stuck | None:
+        if not isinstance(data, dict):
+            return None
+        last, failures, answer = (
+            Position.of(data.get("last")),
+            data.get("failures"),
+            data.get("answer"),
+        )
+        if last is None or not isinstance(failures, int) or isinstance(failures, bool):
+            return None
+        return cls(last, failures, answer if isinstance(answer, str) else "")
+
+
 @dataclass
 class Mark:
     """The cursor of one target (a log service and a stream)."""
@@ -134,6 +171,7 @@ class Mark:
     position: Position | None = None
     pending: Pending | None = None
     shipped: int = 0  # events acknowledged in all
+    stuck: Stuck | None = None  # the batch after `position`, when the service fails on it
 
 
 class Cursor:
@@ -156,6 +194,7 @@ class Cursor:
             Position.of(entry.get("position")),
             Pending.of(entry.get("pending")),
             shipped if isinstance(shipped, int) and not isinstance(shipped, bool) else 0,
+            Stuck.of(entry.get("stuck")),
         )
 
     def save(self, target: str, mark: Mark) -> None:
@@ -168,6 +207,7 @@ class Cursor:
             "position": mark.position.as_json() if mark.position else None,
             "pending": mark.pending.as_json() if mark.pending else None,
             "shipped": mark.shipped,
+            "stuck": mark.stuck.as_json() if mark.stuck else None,
         }
         atomic_write(
             self.path,
@@ -330,6 +370,18 @@ def refuses_content(exc: ApiError) -> bool:
     )
 
 
+def failed_on_batch(exc: ApiError) -> bool:
+    """Whether the service answered an ingest with a failure of its own while handling
+    it (a 5xx that is not a gateway's or an outage's): the batch may be what it fails on."""
+    status = exc.status
+    return (
+        isinstance(exc, HTTPStatusError)
+        and status is not None
+        and status >= 500
+        and status not in OUTAGE
+    )
+
+
 def certainly_not_stored(exc: ApiError) -> bool:
     """Whether a failed ingest certainly stored nothing: a 4xx refuses the request before
     anything is written, and a 503 comes before the request is handled (Parseable's
@@ -409,12 +461,14 @@ class Shipper:
                 return
             if arrived:
                 mark.position = mark.pending.last
+                mark.stuck = None
             mark.pending = None  # clearly absent: it is sent again below
             self.cursor.save(self.target, mark)
         with self.files.reading() as files:
             lines, report.skipped, report.lost = unshipped(files, mark.position)
+        lines = self._unstick(lines, mark, report)
         refused = 0
-        for batch in batches(lines, max_events=self.max_events, max_bytes=self.max_bytes):
+        for batch in self._batches(lines, mark.stuck):
             parts = [batch.entries]  # a stack: the part to send next is last
             while parts:
                 part = parts.pop()
@@ -424,6 +478,8 @@ class Shipper:
                 try:
                     self.client.ingest(self.stream, body_of(part))
                 except ApiError as exc:
+                    if failed_on_batch(exc):
+                        self._failed(mark, part, exc)
                     if not certainly_not_stored(exc):
                         raise  # the mark stays: the next run asks before sending again
                     mark.pending = None
@@ -449,25 +505,81 @@ class Shipper:
                 report.batches += 1
                 report.shipped += len(part)
                 mark.shipped += len(part)
-                mark.position, mark.pending = last, None
+                mark.position, mark.pending, mark.stuck = last, None, None
                 self.cursor.save(self.target, mark)
+
+    def _batches(self, lines: list[Entry], stuck: Stuck | None) -> Iterator[_Batch]:
+        """The batches of `lines`; with a stuck batch, its events alone come first (no
+        later event is sent with them again)."""
+        if stuck is not None:
+            ends = next(
+                (
+                    index
+                    for index, (_, after) in enumerate(lines)
+                    if (after.run_id, after.seq) == (stuck.last.run_id, stuck.last.seq)
+                ),
+                None,
+            )
+            if ends is not None:
+                yield _Batch(lines[: ends + 1])
+                lines = lines[ends + 1 :]
+        yield from batches(lines, max_events=self.max_events, max_bytes=self.max_bytes)
+
+    def _failed(self, mark: Mark, part: list[Entry], exc: ApiError) -> None:
+        """Count a failure of the service on `part` (the cursor is saved by the caller's
+        next step, or here when the shipment ends with it)."""
+        last = part[-1][1]
+        same = mark.stuck is not None and mark.stuck.last == last
+        failures = mark.stuck.failures + 1 if same and mark.stuck is not None else 1
+        answer = exc.message.splitlines()[0][:200] if exc.message else f"status {exc.status}"
+        mark.stuck = Stuck(last, failures, answer)
+        self.cursor.save(self.target, mark)
+
+    def _unstick(self, lines: list[Entry], mark: Mark, report: ShipReport) -> list[Entry]:
+        """`lines` without the stuck batch once the service failed on it
+        `MAX_FAILED_SENDS` times: its events are set aside and the cursor moves past them."""
+        stuck = mark.stuck
+        if stuck is None or stuck.failures < MAX_FAILED_SENDS:
+            return lines
+        ends = next(
+            (
+                index
+                for index, (_, after) in enumerate(lines)
+                if (after.run_id, after.seq) == (stuck.last.run_id, stuck.last.seq)
+            ),
+            None,
+        )
+        if ends is None:  # not in the log any more (rotated away, or shipped meanwhile)
+            mark.stuck = None
+            self.cursor.save(self.target, mark)
+            return lines
+        reason = f"it failed {stuck.failures} times on them: {stuck.answer}"
+        self._set_aside_lines([line for line, _ in lines[: ends + 1]], reason, report)
+        mark.position, mark.stuck = stuck.last, None
+        self.cursor.save(self.target, mark)
+        return lines[ends + 1 :]
 
     def _set_aside(self, line: bytes, exc: ApiError, report: ShipReport) -> None:
         """Keep an event the service refused in `refused-events.jsonl` (before the cursor
         moves past it, so it is never lost)."""
+        text = _answer_text(exc) if isinstance(exc, HTTPStatusError) else ""
+        self._set_aside_lines([line], text.splitlines()[0][:200] if text else None, report)
+
+    def _set_aside_lines(self, lines: list[bytes], reason: str | None, report: ShipReport) -> None:
+        """Keep events in `refused-events.jsonl` (fsynced before the cursor moves past
+        them, so none is lost), and say so in `report`."""
         self.refused_path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.refused_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         try:
-            view = memoryview(line + b"\n")
+            view = memoryview(b"".join(line + b"\n" for line in lines))
             while view:
                 view = view[os.write(fd, view) :]
             os.fsync(fd)
         finally:
             os.close(fd)
-        report.set_aside += 1
-        if report.refusal is None and isinstance(exc, HTTPStatusError):
-            text = _answer_text(exc)
-            report.refusal = text.splitlines()[0][:200] if text else None
+        report.set_aside += len(lines)
+        if report.refusal is None:
+            report.refusal = reason
 
     def _arrived(self, pending: Pending) -> tuple[bool | None, str]:
         """Whether the service holds the pending batch (its last event): True, False

@@ -88,9 +88,14 @@ def parse_time(text: str) -> dt.datetime:
     offset = "+00:00" if offset in ("Z", "z") else offset
     try:
         moment = dt.datetime.fromisoformat(f"{date}T{minutes}:{seconds}{fraction}{offset}")
-        return moment.astimezone(dt.UTC)
-    except (ValueError, OverflowError):
+    except ValueError:
         raise ValueError(f"{text!r} is not an RFC 3339 time such as 2024-05-01T12:00:00Z") from None
+    try:
+        return moment.astimezone(dt.UTC)
+    except OverflowError:  # `0001-01-01T00:00:00+14:00` is in year 0 in UTC: kept at the
+        # bound it passed, as the service (whose times reach past both) keeps no event there
+        bound = dt.datetime.min if moment.year == 1 else dt.datetime.max
+        return bound.replace(tzinfo=dt.UTC)
 
 
 def rfc3339(moment: dt.datetime) -> str:

@@ -15,8 +15,10 @@ build goes:
    (`Renderer` step 2), copy the static files and the content's own files, remove what is
    no longer made, save the manifest.
 
-A post with an error is reported and left out; everything else is built. The core never
-prints: the report says what happened, `progress(total, done)` says how far it is.
+A post with an error is reported and left out; everything else is built, a post whose
+only errors are rules of the publishing API (`Kind.API`) included, with one warning. The
+core never prints: the report says what happened, `progress(total, done)` says how far it
+is.
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from urllib.parse import urlsplit
 
 from toolkit import localfiles
 from toolkit.config import Config
-from toolkit.content.problems import Problem, ProblemList, Severity
+from toolkit.content.discover import excluded_by
+from toolkit.content.problems import Problem, ProblemList
 from toolkit.errors import BuildError
 from toolkit.fsutil import stat_trusted
 from toolkit.site import inputs, search, theme_files, unchanged
@@ -39,6 +42,7 @@ from toolkit.site.manifest import (
     digest_of,
     last_build_name,
     manifest_name,
+    problem_of,
 )
 from toolkit.site.output import (
     Written,
@@ -64,7 +68,7 @@ from toolkit.site.scan import key_prefix, scan_content
 
 # Bump when the builder's output or its records change for the same inputs: every post is
 # then read again and every page redone.
-BUILDER_VERSION = "4"
+BUILDER_VERSION = "7"
 
 
 @dataclass
@@ -204,7 +208,9 @@ class SiteBuilder:
     def _build(self, run: BuildRun) -> BuildReport:
         site = self.config.site
         run.started = time.time_ns()  # before any file is looked at: see `Manifest.trusts`
-        run.scan = scan_content(site.content_dir, self.key_prefix, self.post_folders)
+        run.scan = scan_content(
+            site.content_dir, self.key_prefix, self.post_folders, excluded_by(self.config)
+        )
         run.problems.extend(
             (path, [1, reason, "warning"]) for path, reason in run.scan.skipped.items()
         )
@@ -276,7 +282,7 @@ class SiteBuilder:
         self._write_pages(run, post_pages, listings, plan)
         run.mark("write pages")
         self._start_search_index(run)  # Pagefind runs while the rest is done
-        inputs.copy_files(run, self.config, self.output_dir, self.folders, self.overlay)
+        inputs.copy_files(run, self.config, self.output_dir, self.folders, self.overlay, posts)
         self._finish(run)
         run.mark("copy, clean up, save")
         indexed = self._search_index(run)
@@ -542,7 +548,4 @@ class SiteBuilder:
     def _report_problems(rows: list[tuple[str, Row]]) -> list[Problem]:
         if not rows:
             return []
-        return sorted(
-            Problem(path, line, message, Severity(severity))
-            for path, (line, message, severity) in rows
-        )
+        return sorted(problem_of(path, row) for path, row in rows)

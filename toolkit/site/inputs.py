@@ -110,12 +110,31 @@ def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
     return files[path][2], items
 
 
+def referenced(run: BuildRun, posts: list[str]) -> set[str]:
+    """The files of the content folder that the posts on the site refer to (images, the
+    cover, linked files), by their path in the folder."""
+    files: set[str] = set()
+    records = run.manifest.posts
+    for key in posts:
+        info = records[key].info
+        if info is not None:
+            files.update(info["files"])
+    return files
+
+
 def copy_files(
-    run: BuildRun, config: Config, output_dir: Path, folders: tuple[str, ...], overlay: Path | None
+    run: BuildRun,
+    config: Config,
+    output_dir: Path,
+    folders: tuple[str, ...],
+    overlay: Path | None,
+    posts: list[str],
 ) -> None:
-    """The theme's static files (the project's over them), the code stylesheet, and
-    every file of the content folder that is not a post, at the same relative path."""
+    """The theme's static files (the project's over them), the code stylesheet, and the
+    files of the content folder that the site's `posts` refer to, at the same relative
+    path; not the rest of the folder (a writer's code samples, notes)."""
     outputs = run.manifest.outputs
+    wanted = referenced(run, posts)
     skipped: dict[str, str] = {}
     copies: dict[str, tuple[str, int, int]] = {
         f"{theme_files.STATIC}/{name}": (path, mtime, size)
@@ -125,6 +144,8 @@ def copy_files(
     }
     report_skipped(run, skipped, config)
     for relative, stat in run.scan.assets.items():
+        if relative not in wanted:
+            continue
         if relative in run.produced or relative in copies:
             run.problems.append(
                 (

@@ -34,6 +34,7 @@ from json.encoder import encode_basestring
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from toolkit.content.problems import Kind, Problem, Severity
 from toolkit.fsutil import naming, stat_trusted
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -44,7 +45,9 @@ FORMAT = 2  # 2: posts say whether they are pinned
 FileTableJSON = dict[str, list[Any]]  # name -> [path, mtime_ns, size]
 OutputRecord = list[Any]  # an output written: [key, digest, mtime_ns, size]
 FileRecord = list[Any]  # a template or mirror file: [mtime_ns, size, digest, extra]
-Row = list[Any]  # a problem: [line, message, severity]
+# A problem: [line, message, severity, kind] (`row_of`); those the builder makes itself may
+# leave out their kind (`Kind.POST`).
+Row = list[Any]
 
 
 class PostInfo(TypedDict):
@@ -64,6 +67,24 @@ class PostInfo(TypedDict):
     cover_file: str | None  # the cover's path under the content folder, when it is a file there
     words: int
     images: list[list[Any]]  # [file path, whether it existed] of each relative image
+    files: list[str]  # content-relative paths of the files it refers to: what the site copies
+
+
+def row_of(problem: Problem) -> Row:
+    """A problem as the records keep it."""
+    return [problem.line, problem.message, str(problem.severity), str(problem.kind)]
+
+
+def problem_of(path: str, row: Row) -> Problem:
+    """A row of the records as the problem of `path` (`row_of` the other way)."""
+    kind = Kind(row[3]) if len(row) > 3 else Kind.POST
+    return Problem(path, row[0], row[1], Severity(row[2]), kind)
+
+
+def stops_site(row: Row) -> bool:
+    """Whether a problem keeps its post off the site: an error of the post itself. One that
+    only the publishing API has does not (`Kind.API`): `check`, `plan` and `publish` say it."""
+    return bool(row[2] == Severity.ERROR and (len(row) < 4 or row[3] != Kind.API))
 
 
 def digest_of(*parts: Any) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from toolkit.config import Config
+from toolkit.content.problems import Kind, Problem, Severity
 from toolkit.errors import BuildError
 from toolkit.site import search
 from toolkit.site.manifest import (
@@ -24,6 +25,8 @@ from toolkit.site.manifest import (
     Row,
     digest_of,
     digest_of_strings,
+    row_of,
+    stops_site,
 )
 from toolkit.site.output import Written
 from toolkit.site.pages import (
@@ -137,11 +140,27 @@ def site_posts(
                 run.drafts_left_out += 1
             continue  # not on this site: its problems are for `toolkit check`
         rows = problems[key]
-        run.problems.extend((key, row) for row in rows)
-        if info is not None and not any(row[2] == "error" for row in rows):
+        if info is not None and not any(stops_site(row) for row in rows):
             posts.append(key)
+            rows = refused_once(rows)
+        run.problems.extend((key, row) for row in rows)
     posts.sort(key=lambda k: index_order(k, site_info(records[k])))
     return posts
+
+
+def refused_once(rows: list[Row]) -> list[Row]:
+    """What the build says of a post it puts on the site: its warnings, and once that the
+    API would refuse it, when it has errors only the API has (`check` lists them all)."""
+    refused = [row for row in rows if row[2] == "error"]
+    if not refused:
+        return rows
+    line, message = refused[0][0], refused[0][1]
+    more = f"; and {len(refused) - 1} more (toolkit check lists them)" if len(refused) > 1 else ""
+    said = f"built, but the API would refuse it: {message}{more}"
+    return [
+        *(row for row in rows if row[2] != "error"),
+        row_of(Problem("", line, said, Severity.WARNING, Kind.API)),
+    ]
 
 
 def post_problems(
@@ -176,10 +195,8 @@ def post_problems(
                 posts.append(load_post(Path(_path_of(config, key_prefix, key)), key))
             except PostError:
                 continue  # changed under our feet; the next build sees it
-        for problem in validate_posts(
-            posts, site.content_dir, assets_base_url=site.assets_base_url, site_url=site.url
-        ):
-            row = [problem.line, problem.message, str(problem.severity)]
+        for problem in validate_posts(posts, site.content_dir):
+            row = row_of(problem)
             if row not in result[problem.path]:
                 result[problem.path] = [*result[problem.path], row]
     return result

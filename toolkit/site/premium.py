@@ -37,6 +37,7 @@ from toolkit.errors import (
     ServerError,
     TransportError,
 )
+from toolkit.redact import clipped
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
@@ -47,6 +48,7 @@ if TYPE_CHECKING:  # pragma: no cover
 REFUSED = "premium build refused"
 RECHECK_SECONDS = 60.0  # how often `toolkit watch --premium` asks again, at most
 MAX_SHOWN = 60  # characters of a value from the service shown in a message
+MAX_SERVICE_WORDS = 160  # characters of the service's own message in one
 
 
 def shown(value: str) -> str:
@@ -114,8 +116,9 @@ def user_refusal(user: UserLicense, user_id: str) -> str | None:
 
 
 def _service_words(exc: ApiError) -> str:
-    """`401 Request had invalid authentication credentials.`: the status and the first
-    sentence of Google's message (`{"error": {"message": ...}}`), shown safely."""
+    """`429 Resource has been exhausted (e.g. check quota).`: the status and Google's
+    message (`{"error": {"message": ...}}`), whole or cut at a word with an ellipsis, on
+    one line, without control characters."""
     response = exc.response
     if response is None:
         return ""
@@ -129,10 +132,9 @@ def _service_words(exc: ApiError) -> str:
         message = text if isinstance(text, str) else ""
     elif isinstance(body, dict) and isinstance(body.get("error"), str):
         message = body["error"]
-    first = message.split(". ", 1)[0].strip()
-    if first and not first.endswith("."):
-        first += "."
-    return f"{response.status_code} {shown(first) if first else response.reason_phrase}".strip()
+    text = " ".join("".join(ch if ch.isprintable() else " " for ch in message).split())
+    words = clipped(text, MAX_SERVICE_WORDS) if text else response.reason_phrase
+    return f"{response.status_code} {words}".strip()
 
 
 def explain(exc: ApiError, subject: str, application_id: str, tries: int) -> LicenseError:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from toolkit.config import Config
 from toolkit.errors import BuildError
-from toolkit.site.manifest import OutputRecord, PostInfo, Row
+from toolkit.site.manifest import OutputRecord, PostInfo, Row, row_of, stops_site
 from toolkit.site.output import Written, write_if_changed
 from toolkit.site.theme_files import PAGE_TEMPLATES, PREMIUM, make_environment
 
@@ -266,12 +266,14 @@ class Renderer:
             post = post_from_bytes(Path(path), key, data)
         except PostError as exc:
             problem = exc.problem
-            result["problems"] = [[problem.line, problem.message, str(problem.severity)]]
+            result["problems"] = [row_of(problem)]
+            return result
+        if not post.has_front_matter:  # not a post (a code sample's README): left out
             return result
         # The rules of the post on its own; those between posts (a title used twice...)
         # are the builder's, over every post (`plan.post_problems`).
-        problems = validate_post(post, site.content_dir, assets_base_url=site.assets_base_url)
-        rows = [[p.line, p.message, str(p.severity)] for p in sorted(problems)]
+        problems = validate_post(post, site.content_dir)
+        rows = [row_of(p) for p in sorted(problems)]
         if post.slug in RESERVED_SLUGS:
             rows.append(
                 [
@@ -287,7 +289,7 @@ class Renderer:
         if (
             render
             and in_scope(info, drafts=self.drafts, premium=self.premium)
-            and not any(row[2] == "error" for row in rows)
+            and not any(stops_site(row) for row in rows)
         ):
             body = self.markdown.render(post.body, post.path)
             self.bodies[key] = (body.html, body.toc)
@@ -367,7 +369,7 @@ class Renderer:
 def post_info(post: Post, site_url: str | None, content_dir: Path) -> PostInfo:
     """What the rest of the site needs to know about a post: JSON, kept in the manifest."""
     from toolkit.content import images
-    from toolkit.content.rules import canonical_url
+    from toolkit.content.rules import site_canonical_url, site_tag
 
     date = post.date
     cover = post.cover_image.strip() if post.cover_image else None
@@ -386,19 +388,26 @@ def post_info(post: Post, site_url: str | None, content_dir: Path) -> PostInfo:
         local(ref.src)
     if cover and (target := local(cover)) is not None:
         cover_file = images.asset_path(target, content_dir)
+    files = {cover_file} if cover_file else set()
+    for src in images.find_references(post.body):
+        if images.is_relative(src) and images.unusable(src) is None:
+            relative = images.asset_path(images.resolve(src, post.path, content_dir), content_dir)
+            if relative is not None:
+                files.add(relative)
     return {
         "title": post.title,
         "slug": post.slug,
         "date": date.isoformat() if date else None,
-        "tags": post.tags,
+        "tags": [tag for tag in post.tags if site_tag(tag)],
         "description": post.description.strip(),
         "series": post.series.strip() if post.series else None,
         "published": post.published,
         "premium": post.premium,
         "pinned": post.pinned,
-        "canonical": canonical_url(post, site_url),
+        "canonical": site_canonical_url(post, site_url),
         "cover": cover,
         "cover_file": cover_file,
         "words": count_words(post.body),
         "images": relative_images,
+        "files": sorted(files),
     }

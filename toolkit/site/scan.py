@@ -15,6 +15,7 @@ build to report; a symlinked folder inside the project is left alone, as a walk 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,9 +56,16 @@ def _file(
     return None
 
 
-def scan_content(content_dir: Path, prefix: str, folders: tuple[str, ...] = ()) -> ContentScan:
+def scan_content(
+    content_dir: Path,
+    prefix: str,
+    folders: tuple[str, ...] = (),
+    excluded: Callable[[str], bool] | None = None,
+) -> ContentScan:
     """Every post, file and mirror file of `content_dir`. `folders` are the real paths a
-    symlink may lead into (`localfiles.config_folders`); by default the content folder."""
+    symlink may lead into (`localfiles.config_folders`); by default the content folder.
+    A `.md` file that `excluded` (`[content] exclude`) names is not a post: a file like
+    any other, copied only when a post refers to it."""
     folders = folders or localfiles.project_folders(content_dir)
     scan = ContentScan()
     stack = [(str(content_dir), "")]
@@ -80,7 +88,7 @@ def scan_content(content_dir: Path, prefix: str, folders: tuple[str, ...] = ()) 
                     found = _file(entry, folders, shown, scan)
                     if found is None:
                         continue
-                if name.endswith(".md"):
+                if name.endswith(".md") and not (excluded and excluded(relative + name)):
                     scan.posts[shown] = found
                 else:
                     scan.assets[relative + name] = found

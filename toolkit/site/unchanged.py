@@ -75,8 +75,8 @@ def replay(
         slugs = {key: site_info(records[key])["slug"] for key in posts}
         listings = [str(output) for output in plan["listings"]]
         problems: list[tuple[str, Row]] = [
-            (str(path), [int(line), str(message), str(severity)])
-            for path, (line, message, severity) in plan["problems"]
+            (str(path), [int(line), str(message), str(severity), *map(str, kind)])
+            for path, (line, message, severity, *kind) in plan["problems"]
         ]
         drafts = int(plan["drafts_left_out"])
     except (KeyError, TypeError, ValueError, AssertionError):

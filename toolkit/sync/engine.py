@@ -41,6 +41,7 @@ from toolkit.content import CheckReport, Post, Problem, check, payload_for
 from toolkit.content.payload import body_digest
 from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, ServerError, TransportError
+from toolkit.sync import sent
 from toolkit.sync.devtogit import read_map
 from toolkit.sync.lock import Lock, LockEntry
 from toolkit.sync.plan import Action, PostPlan, decide
@@ -103,6 +104,11 @@ class Outcome:
     @property
     def action(self) -> Action:
         return self.plan.action
+
+    @property
+    def canonical_url(self) -> str | None:
+        """The canonical_url the post sends (None: none, or nothing to send)."""
+        return self.plan.payload.canonical_url if self.plan.payload is not None else None
 
     @property
     def published(self) -> bool | None:
@@ -184,6 +190,8 @@ class SyncEngine:
             gone_possible = report_gone and bool(self.lock.entries)
             remote = remote_read.result() if sendable or gone_possible else None
         if remote is not None:
+            # What the server already counts against the create limit (other runs).
+            self.client.count_published(remote.articles, since="published_at")
             payloads = {post.key: payload_for(post, self.config) for post in sendable}
             bound = bind_posts(
                 remote,
@@ -303,6 +311,8 @@ class SyncEngine:
         updates = [p for p in writes if p.action is Action.UPDATE]
         for plan in updates:
             self._mark_pending(plan)
+            if self._publishes_draft(plan):
+                self.client.expect_published_draft()
         # Entries adopted from the remote list and the pending updates, in one write,
         # durable before the first request goes out.
         self.lock.save()
@@ -350,6 +360,8 @@ class SyncEngine:
             else ()
         )
         confirmed = (remote, body_digest(plan.payload.body_markdown)) if earlier else ()
+        # The base of a later `pull --merge`.
+        sent.keep(self.config.state_dir, body, plan.entry.remote_digest if plan.entry else None)
         self.lock.record(
             plan.key,
             LockEntry(
@@ -372,10 +384,22 @@ class SyncEngine:
         plan.entry = entry.sending(payload.digest, body_digest(payload.body_markdown))
         self.lock.record(plan.key, plan.entry, save=False)
 
+    @staticmethod
+    def _publishes_draft(plan: PostPlan) -> bool:
+        """Whether an update publishes a draft (Forem may then count it as a create)."""
+        return (
+            plan.article is not None
+            and plan.article.published is False
+            and plan.post is not None
+            and plan.post.published
+        )
+
     def _update(self, plan: PostPlan) -> Outcome:
         assert plan.article is not None and plan.payload is not None
         try:
-            article = self.client.update_article(plan.article.id, plan.payload.data)
+            article = self.client.update_article(
+                plan.article.id, plan.payload.data, publishes_draft=self._publishes_draft(plan)
+            )
         except ApiError as exc:
             return Outcome(plan, False, f"update failed: {exc.message}", plan.article.id)
         self._remember(plan, article)

@@ -224,6 +224,12 @@ def what_changed(post: Post, now: str, before: str) -> str:
     for key in sorted(set(sent.meta) | set(sending.meta)):
         if sent.meta.get(key) == sending.meta.get(key):
             continue
+        if (
+            key == "description"
+            and not _said(sent.meta.get(key))
+            and not _said(sending.meta.get(key))
+        ):
+            continue  # an empty one, sent as null before and left out now: the template
         if _from_settings(post, key):
             settings.append(key)
         else:
@@ -245,6 +251,10 @@ def what_changed(post: Post, now: str, before: str) -> str:
             "toolkit's template of the article changed (the same front matter, written otherwise)"
         )
     return "; ".join(reasons)
+
+
+def _said(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
 
 
 def _from_settings(post: Post, key: str) -> bool:

@@ -3,40 +3,60 @@
 An article no local post maps to becomes a new file, named from its title or slug (reduced
 to a safe file name inside `content/`), never written over an existing file. Its front
 matter keeps only what the publishing API defines: a remote article cannot make itself
-premium or choose the path of its page. A post whose article was edited on the website
-takes that version when the post itself has not changed since it was last published
-(nothing is lost); when both changed, only `overwrite` replaces the post. A post whose
-content is what the website holds is never rewritten, `overwrite` or not. Every pulled post
-is recorded in `toolkit.lock` as in sync, so `toolkit publish` right after a pull writes
-nothing. The caller (`toolkit.commands.pull`) holds the run lock from before this reads
-`toolkit.lock` to its end.
+premium or choose the path of its page.
+
+A post bound to an article is given back as the writer wrote it (`toolkit.sync.restore`):
+when the article was edited on the website and the post has not changed since it was last
+sent, the website's changes are merged into the file (front matter key by key in the
+writer's style, body lines three ways), so only what changed there changes here. When
+both changed, the post is left as it is (`differs`, and the run fails) unless `merge`
+(three ways from the body last sent, `toolkit.sync.sent`; overlapping edits between
+conflict markers, `conflict`) or `overwrite` (the website's version wins, still in the
+writer's form). A post whose article has not changed since it was last sent, or whose
+content is what the website holds, is never rewritten. A post still holding conflict
+markers is reported as in conflict until the writer resolves it.
+
+Every post taken is recorded in `toolkit.lock` as in sync, so `toolkit publish` right
+after a pull writes nothing; a merge that kept changes of the post's own records only the
+website's body as seen, so publish sends those changes. The caller
+(`toolkit.commands.pull`) holds the run lock from before this reads `toolkit.lock` to its
+end.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
+
+import yaml
 
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
-from toolkit.content import load_posts, payload_for
+from toolkit.content import conflicts, load_posts, payload_for
 from toolkit.content.payload import body_digest, dump_front_matter
-from toolkit.content.post import FOREM_KEYS, load_post, parse_post, slugify
+from toolkit.content.post import FOREM_KEYS, Post, parse_post, slugify
 from toolkit.content.problems import PostError
 from toolkit.content.rules import canonical_url
 from toolkit.errors import UnsafeNameError
 from toolkit.fsutil import atomic_write, path_inside, safe_name
+from toolkit.sync import sent
 from toolkit.sync.lock import Lock, LockEntry
 from toolkit.sync.remote import RemoteState, match_posts
+from toolkit.sync.restore import Names, writer_form
+
+BOM = "\ufeff".encode()
 
 
 class PullAction(StrEnum):
     CREATED = "created"  # a new local post
     OVERWRITTEN = "overwritten"  # a local post replaced by its remote version
-    DIFFERS = "differs"  # remote differs; left alone (needs --overwrite)
+    DIFFERS = "differs"  # changed on both sides; left alone (a conflict: --merge, --overwrite)
+    KEPT = "kept"  # differs, with no record to tell which side changed; left alone
+    MERGED = "merged"  # the website's changes merged with the post's own (--merge)
+    CONFLICT = "conflict"  # left with conflict markers where both changed the same lines
     UNCHANGED = "unchanged"
     FAILED = "failed"
 
@@ -53,6 +73,7 @@ class PullOutcome:
 class PullResult:
     outcomes: list[PullOutcome] = field(default_factory=list)
     lock_wait: str | None = None  # said while another run held the run lock
+    dry_run: bool = False  # nothing was written
 
     def count(self, action: PullAction) -> int:
         return sum(1 for o in self.outcomes if o.action is action)
@@ -60,6 +81,11 @@ class PullResult:
     @property
     def failed(self) -> list[PullOutcome]:
         return [o for o in self.outcomes if o.action is PullAction.FAILED]
+
+    @property
+    def in_conflict(self) -> list[PullOutcome]:
+        """Posts left changed on both sides: the run has not done its job for them."""
+        return [o for o in self.outcomes if o.action in (PullAction.DIFFERS, PullAction.CONFLICT)]
 
 
 def post_text(article: Article) -> str:
@@ -105,15 +131,226 @@ def file_stem_for(article: Article, taken: Callable[[str], bool]) -> str:
     return f"{remote}-{article.id}"
 
 
-def pull_articles(config: Config, client: ForemClient, *, overwrite: bool = False) -> PullResult:
-    """Write the remote articles as posts; the caller holds the run lock."""
-    result = PullResult()
+def _as_file(path: Path, text: str) -> bytes:
+    """`text` (as parsed: no byte order mark, plain newlines) in the form of the file at
+    `path`: its byte order mark and its line ends (as its first line has them) kept."""
+    try:
+        with path.open("rb") as handle:
+            start = handle.read(64 * 1024)
+    except OSError:
+        start = b""
+    bom = BOM if start.startswith(BOM) else b""
+    first = start.split(b"\n", 1)
+    if len(first) == 2 and first[0].endswith(b"\r"):
+        text = text.replace("\n", "\r\n")
+    return bom + text.encode("utf-8")
+
+
+def _names(key: str, article: Article) -> Names:
+    return Names(f"local {key}", f"website (article {article.id})")
+
+
+class _Puller:
+    """One pull: the lock, the posts, and what each article comes to."""
+
+    def __init__(
+        self, config: Config, lock: Lock, *, overwrite: bool, merge: bool, dry_run: bool = False
+    ):
+        self.config = config
+        self.lock = lock
+        self.overwrite = overwrite
+        self.merge = merge
+        self.dry_run = dry_run  # decide everything, write nothing
+
+    def write(self, path: Path, data: bytes) -> None:
+        if not self.dry_run:
+            atomic_write(path, data)
+
+    def keep(self, body: str, previous: str | None = None) -> None:
+        if not self.dry_run:
+            sent.keep(self.config.state_dir, body, previous)
+
+    def record(self, key: str, entry: LockEntry) -> None:
+        if not self.dry_run:
+            self.lock.record(key, entry)
+
+    def base_of(self, post: Post, entry: LockEntry) -> str | None:
+        """The body last sent: kept under `.toolkit/sent/`, else the committed version of
+        the post whose payload is the one the lock says was sent."""
+        kept = sent.recall(self.config.state_dir, entry.remote_digest)
+        if kept is not None:
+            return kept
+
+        def sent_form(text: str) -> str | None:
+            try:
+                version = parse_post(post.path, post.key, text)
+                payload = payload_for(version, self.config)
+            except PostError:
+                return None
+            return payload.body_markdown if payload.digest == entry.sent_digest else None
+
+        return sent.from_git(self.config.root, post.path, sent_form)
+
+    def take(self, post: Post, article: Article, entry: LockEntry | None = None) -> PullOutcome:
+        """A post bound to `article` (`entry`: the lock entry that goes with it, when the
+        post was renamed): take the website's version where it changed."""
+        key = post.key
+        entry = entry or self.lock.get(key)
+        raw = article.body_markdown or ""
+        remote_body, remote_digest = raw.replace("\r\n", "\n"), body_digest(raw)
+        if conflicts.marker_lines(post.source) and not self.overwrite:
+            return PullOutcome(
+                key,
+                PullAction.CONFLICT,
+                article.id,
+                "still holds conflict markers: keep the lines you want and remove them",
+            )
+        payload = payload_for(post, self.config)
+        # A body toolkit sent and never saw land is its own, not a website edit: publish
+        # sends the post again.
+        ours = (entry.pending_body_digest, *entry.unconfirmed) if entry else ()
+        remote_changed = entry is None or (
+            entry.remote_digest != remote_digest and remote_digest not in ours
+        )
+        local_clean = entry is not None and entry.sent_digest == payload.digest
+        # What the post would send is what the website holds: the same content, only
+        # written another way (quotes, key order, the defaults publish fills in).
+        same = payload.body_markdown == remote_body and bool(article.published) == post.published
+        # Neither side changed since the last send (or pull): nothing to take, even with
+        # `overwrite` (an onboarded post's `date` is the writer's, not a change to undo).
+        if same or not (remote_changed or (self.overwrite and not local_clean)):
+            return PullOutcome(key, PullAction.UNCHANGED, article.id)
+        base = payload.body_markdown
+        if not (local_clean or self.overwrite):
+            if entry is None:  # bound by identity, never sent from here: the file stays
+                return PullOutcome(
+                    key,
+                    PullAction.KEPT,
+                    article.id,
+                    "differs from the website, with no record of a last send to tell which "
+                    f"side changed; `toolkit diff {key}` shows both, `toolkit pull "
+                    "--overwrite` takes the website's, `toolkit publish` sends yours",
+                )
+            if not self.merge:
+                return PullOutcome(
+                    key,
+                    PullAction.DIFFERS,
+                    article.id,
+                    "changed on the website and here since it was last sent; "
+                    f"`toolkit diff {key}` shows both, `toolkit pull --merge` merges them, "
+                    "`toolkit pull --overwrite` takes the website's",
+                )
+            recalled = self.base_of(post, entry)
+            if recalled is None:
+                return PullOutcome(
+                    key,
+                    PullAction.DIFFERS,
+                    article.id,
+                    "changed on both sides, and the body last sent is neither in "
+                    ".toolkit/sent/ nor in the post's git history, so there is no base to "
+                    "merge from; `toolkit diff` shows both sides",
+                )
+            base = recalled
+        prefer_theirs = base == payload.body_markdown
+        try:
+            merged = writer_form(
+                post,
+                sent=payload.body_markdown,
+                base=base,
+                theirs=remote_body,
+                article=article,
+                prefer_theirs=prefer_theirs,
+                names=_names(key, article),
+            )
+            text, clashes = merged.text, merged.conflicts
+        except (PostError, yaml.YAMLError) as exc:
+            if not prefer_theirs:
+                return PullOutcome(key, PullAction.FAILED, article.id, str(exc).splitlines()[0])
+            text, clashes = post_text(article), 0  # the website's version as it is
+        if text != post.source:
+            self.write(post.path, _as_file(post.path, text))
+        self.keep(raw, entry.remote_digest if entry else None)
+        if clashes:
+            assert entry is not None  # a merge needs the lock's record
+            self.record(
+                key,
+                replace(entry, remote_digest=remote_digest, remote_edited_at=article.edited_at),
+            )
+            return PullOutcome(
+                key,
+                PullAction.CONFLICT,
+                article.id,
+                f"{clashes} overlapping change(s) written between conflict markers",
+            )
+        merged_from = None if prefer_theirs else entry
+        return self.recorded(post.path, key, text, article, merged_from=merged_from)
+
+    def recorded(
+        self,
+        path: Path,
+        key: str,
+        text: str,
+        article: Article,
+        *,
+        merged_from: LockEntry | None = None,
+    ) -> PullOutcome:
+        """Record the post as it now is (`text`); `merged_from`: the entry before a merge
+        that kept changes of the post's own (they are still to be sent)."""
+        try:
+            post = parse_post(path, key, text)
+            payload = payload_for(post, self.config)
+        except PostError as exc:
+            return PullOutcome(key, PullAction.FAILED, article.id, str(exc))
+        raw = article.body_markdown or ""
+        if merged_from is not None and payload.body_markdown != raw.replace("\r\n", "\n"):
+            self.record(
+                key,
+                replace(
+                    merged_from, remote_digest=body_digest(raw), remote_edited_at=article.edited_at
+                ),
+            )
+            return PullOutcome(
+                key, PullAction.MERGED, article.id, "with changes of its own, still to publish"
+            )
+        self.record(
+            key,
+            LockEntry(
+                article_id=article.id,
+                url=article.url,
+                sent_digest=payload.digest,
+                remote_digest=body_digest(raw),
+                remote_edited_at=article.edited_at,
+                published=bool(article.published),
+            ),
+        )
+        action = PullAction.OVERWRITTEN if merged_from is None else PullAction.MERGED
+        return PullOutcome(key, action, article.id)
+
+
+def pull_articles(
+    config: Config,
+    client: ForemClient,
+    *,
+    overwrite: bool = False,
+    merge: bool = False,
+    dry_run: bool = False,
+) -> PullResult:
+    """Write the remote articles as posts (`dry_run`: say what would be written, write
+    nothing); the caller holds the run lock unless `dry_run`."""
+    result = PullResult(dry_run=dry_run)
     lock = Lock.load(config.lock_path, config.forem.base_url)
-    posts, _ = load_posts(config)
+    puller = _Puller(config, lock, overwrite=overwrite, merge=merge, dry_run=dry_run)
+    posts, problems = load_posts(config)
     remote = RemoteState(client.iter_my_articles("all"))
     matches = match_posts(remote, posts, lock, lambda p: canonical_url(p, config.site.url))
     by_key = {p.key: p for p in posts}
     owned = {m.article.id: key for key, m in matches.items() if m.article is not None}
+    # Articles the lock gives to a post that cannot be read now (a conflict left in its
+    # front matter, a typo): never pulled again as a new post beside it.
+    unreadable = {p.path: p for p in problems if p.is_error}
+    locked = {
+        e.article_id: k for k, e in lock.entries.items() if k in unreadable and k not in by_key
+    }
     content_dir = config.site.content_dir
     slugs = {p.slug for p in posts}
 
@@ -121,70 +358,51 @@ def pull_articles(config: Config, client: ForemClient, *, overwrite: bool = Fals
         return stem in slugs or (content_dir / f"{stem}.md").exists()
 
     for article in sorted(remote.articles, key=lambda a: a.id):
-        text = post_text(article)
         key = owned.get(article.id)
-        if key is None:
-            stem = file_stem_for(article, taken)
-            slugs.add(stem)
-            try:
-                path = path_inside(content_dir, f"{stem}.md")
-            except UnsafeNameError as exc:
-                result.outcomes.append(
-                    PullOutcome(
-                        config.relative(content_dir / f"{stem}.md"),
-                        PullAction.FAILED,
-                        article.id,
-                        exc.message,
-                    )
-                )
-                continue
-            action = PullAction.CREATED
-        else:
-            post, entry = by_key[key], lock.get(key)
-            remote_changed = entry is None or entry.remote_digest != body_digest(
-                article.body_markdown or ""
-            )
-            payload = payload_for(post, config)
-            local_clean = entry is not None and entry.sent_digest == payload.digest
-            # What the post would send is what the website holds: the same content, only
-            # written another way (quotes, key order, the defaults publish fills in).
-            same = (
-                payload.body_markdown == (article.body_markdown or "").replace("\r\n", "\n")
-                and bool(article.published) == post.published
-            )
-            if post.source == text or same or not (remote_changed or overwrite):
-                result.outcomes.append(PullOutcome(key, PullAction.UNCHANGED, article.id))
-                continue
-            if not (local_clean or overwrite):
-                result.outcomes.append(
-                    PullOutcome(
-                        key,
-                        PullAction.DIFFERS,
-                        article.id,
-                        "the website version differs and the post has changes of its own; "
-                        "`toolkit pull --overwrite` replaces the post",
-                    )
-                )
-                continue
-            path, action = post.path, PullAction.OVERWRITTEN
-        relative = config.relative(path)
-        atomic_write(path, text.encode("utf-8"))
-        try:
-            post = load_post(path, relative)
-            payload = payload_for(post, config)
-        except PostError as exc:
-            result.outcomes.append(PullOutcome(relative, PullAction.FAILED, article.id, str(exc)))
+        if key is not None:
+            result.outcomes.append(puller.take(by_key[key], article, matches[key].entry))
             continue
-        lock.record(
-            relative,
-            LockEntry(
-                article_id=article.id,
-                url=article.url,
-                sent_digest=payload.digest,
-                remote_digest=body_digest(article.body_markdown or ""),
-                remote_edited_at=article.edited_at,
-                published=bool(article.published),
-            ),
-        )
-        result.outcomes.append(PullOutcome(relative, action, article.id))
+        if article.id in locked:
+            bad = locked[article.id]
+            try:
+                held = conflicts.marker_lines((config.root / bad).read_text(errors="replace"))
+            except OSError:
+                held = []
+            if held and overwrite:  # a merge given up: the website's version, as it is
+                text = post_text(article)
+                puller.write(config.root / bad, text.encode("utf-8"))
+                result.outcomes.append(puller.recorded(config.root / bad, bad, text, article))
+                continue
+            result.outcomes.append(
+                PullOutcome(
+                    bad,
+                    PullAction.CONFLICT if held else PullAction.FAILED,
+                    article.id,
+                    "still holds conflict markers: keep the lines you want and remove them"
+                    if held
+                    else f"cannot be read: {unreadable[bad].message}",
+                )
+            )
+            continue
+        stem = file_stem_for(article, taken)
+        slugs.add(stem)
+        try:
+            path = path_inside(content_dir, f"{stem}.md")
+        except UnsafeNameError as exc:
+            result.outcomes.append(
+                PullOutcome(
+                    config.relative(content_dir / f"{stem}.md"),
+                    PullAction.FAILED,
+                    article.id,
+                    exc.message,
+                )
+            )
+            continue
+        text = post_text(article)
+        puller.write(path, text.encode("utf-8"))
+        puller.keep(article.body_markdown or "")
+        outcome = puller.recorded(path, config.relative(path), text, article)
+        if outcome.action is PullAction.OVERWRITTEN:
+            outcome.action = PullAction.CREATED
+        result.outcomes.append(outcome)
     return result

@@ -49,6 +49,27 @@ MAX_ROWS = 100_000  # records one request may become (a sandbox bound)
 MISMATCH = "Invalid Request: Could not process this event due to mismatch in datatype"
 
 
+class TimeOutOfRange(ValueError):
+    """A timestamp whose UTC time falls outside what a datetime holds (years 1 to 9999):
+    `0001-01-01T00:00:00+14:00` is in year 0 in UTC."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.text = text
+
+
+def out_of_range(name: str, text: str) -> str:
+    """The 400 for a timestamp the sandbox cannot convert, naming its field in the words
+    of Parseable's ingest (`Failed to create recordbatch due to ...`) around arrow-json's
+    (`whilst decoding field '...': failed to parse "..." as Timestamp(...)`)."""
+    shown = text.replace("\\", "\\\\").replace('"', '\\"')
+    return (
+        'Invalid Request: Failed to create recordbatch due to JsonError("whilst decoding '
+        f"field '{name}': failed to parse \\\"{shown}\\\" as Timestamp(Millisecond, None): "
+        'timestamp out of range")'
+    )
+
+
 def events_of(body: Any) -> list[dict[str, Any]]:
     """The records of an ingest body, flattened as Parseable flattens them."""
     if isinstance(body, dict):
@@ -205,7 +226,10 @@ def parse_time(text: str, *, strict: bool) -> dt.datetime | None:
         if strict:
             return None
         return moment
-    return moment.astimezone(dt.UTC).replace(tzinfo=None)
+    try:
+        return moment.astimezone(dt.UTC).replace(tzinfo=None)
+    except OverflowError:  # its UTC time is before year 1 or after 9999
+        raise TimeOutOfRange(text) from None
 
 
 def _infer(name: str, values: list[Any]) -> str | None:
@@ -312,12 +336,15 @@ def table_of(
         kind = known.get(name)
         if (kind is None or not is_list(kind)) and any(value == [] for value in values):
             values = [None if value == [] else value for value in values]  # `[]`: null
-        if kind is None:
-            kind = _infer(name, values)
+        try:
             if kind is None:
-                continue  # only nulls: no type yet
-            new[name] = kind
-        columns[name] = _column(kind, values)
+                kind = _infer(name, values)
+                if kind is None:
+                    continue  # only nulls: no type yet
+                new[name] = kind
+            columns[name] = _column(kind, values)
+        except TimeOutOfRange as exc:
+            raise ErrorAnswer(400, out_of_range(name, exc.text)) from None
     if len(known) + len(new) > MAX_FIELDS:
         raise ErrorAnswer(
             400,

@@ -13,6 +13,7 @@ import socket
 import threading
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from toolkit.clients import answers, bounds
@@ -214,3 +215,37 @@ def test_the_depth_scan_agrees_with_the_nesting(depth):
     text = json.dumps(json.loads(nested(depth))).encode()
     assert not bounds.json_depth_over(text, 127)
     assert bounds.json_depth_over(text, depth - 1)
+
+
+# -- the deadline cannot be lost ---------------------------------------------------------
+
+
+def test_a_client_cannot_be_made_over_a_network_transport_without_the_deadline():
+    """httpx's own network transport reads for as long as a server drips: refused, so
+    that no client of toolkit reaches the network without its deadline."""
+    with pytest.raises(TypeError, match="would not end requests by their deadline"):
+        ApiClient("http://127.0.0.1:9", transport=httpx.HTTPTransport())
+
+
+def test_a_request_through_the_environments_proxy_keeps_its_deadline(monkeypatch):
+    """A proxy named by the environment drips its answer: the request through it still
+    ends at its deadline (the proxy's transport is bounded as the direct one is)."""
+    body = json.dumps({"title": "x" * 200}).encode()
+    with serving(body, drip=1) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", proxy.base_url)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        with ApiClient("http://forem.invalid", timeout=0.5, retry=RetryPolicy(attempts=1)) as api:
+            with pytest.raises(TransportError) as caught:
+                api.get_json("/slow")
+        proxy.stopped.set()
+    assert caught.value.reason == "read timeout"
+    assert proxy.sent and proxy.sent[0] < len(body)  # the proxy was asked, never finished
+
+
+def test_hosts_the_environment_exempts_from_the_proxy_are_reached_directly(monkeypatch):
+    with serving(b'{"ok": true}') as server:
+        monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        with ApiClient(server.base_url, retry=RetryPolicy(attempts=1)) as api:
+            assert api.get_json("/x") == {"ok": True}

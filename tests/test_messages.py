@@ -70,7 +70,7 @@ def test_the_mcp_server_reports_toolkits_version(project):
     from toolkit.mcp.server import ToolkitMCP
 
     server = ToolkitMCP(load_config(project.root / "toolkit.toml", env={}), EventRecorder())
-    options = server._mcp_server.create_initialization_options()
+    options = server.create_initialization_options()
     assert (options.server_name, options.server_version) == ("toolkit", __version__)
 
 

@@ -1,34 +1,35 @@
 """An ASGI app served by uvicorn in a background thread (the sandbox, the watch preview).
 
 The socket is bound before the thread starts, so the port is known at once and a busy
-port is an error for the caller rather than a thread dying quietly. uvicorn's own signal
-handling is off: the owner decides when the server stops.
+port is an error for the caller rather than a thread dying quietly. uvicorn handles no
+signal outside the main thread: the owner decides when the server stops (`stop`, through
+uvicorn's `should_exit` and its graceful shutdown).
 
 uvicorn bounds only the idle time between two requests (`timeout_keep_alive`), and not
 even that before the first request, so a client that sends half a request line and
 then nothing, or trickles a byte at a time (slowloris), holds a connection for ever.
-The HTTP protocol here adds the two deadlines Go's server calls ReadHeaderTimeout and
-ReadTimeout: a request head must be complete within `head_timeout` seconds of the
-connection being made or of the previous response, and its body within `body_timeout`
-seconds of its head; otherwise the connection is closed.
+Two deadlines are added, those Go's server calls ReadHeaderTimeout and ReadTimeout: a
+request head must be complete within `head_timeout` seconds of the connection being
+made or of the previous response (each connection's protocol is uvicorn's, behind a
+timer of ours), and its body within `body_timeout` seconds of waiting for it (the
+application's `receive`, bounded); otherwise the connection is closed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import errno
 import ipaddress
 import logging
 import socket
 import threading
 import time
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 import uvicorn
-from starlette.types import Message, Receive
+from starlette.types import Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from toolkit.errors import ServeError
@@ -61,156 +62,148 @@ def url_host(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
-class _Server(uvicorn.Server):
-    """uvicorn's server, stopped by its owner (`request_exit`), never by a signal, and
-    without uvicorn's fixed pauses: its loop notices the request at once instead of at
-    its next tenth-of-a-second tick, and its shutdown waits for the connections it closes
-    only while some are left, instead of a tenth of a second every time."""
-
-    loop: asyncio.AbstractEventLoop | None = None  # the loop serving, once it runs
-    _wake: asyncio.Event | None = None
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-    def request_exit(self, *, force: bool = False) -> None:
-        """Stop serving (`force`: without waiting for the requests still running); safe
-        from any thread, at any point of the server's life."""
-        self.should_exit = True
-        self.force_exit = self.force_exit or force
-        loop, wake = self.loop, self._wake
-        if loop is not None and wake is not None:
-            with contextlib.suppress(RuntimeError):  # the loop has already closed
-                loop.call_soon_threadsafe(wake.set)
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        self._wake = asyncio.Event()
-        self.loop = asyncio.get_running_loop()
-        await super().startup(sockets)
-
-    async def main_loop(self) -> None:
-        assert self._wake is not None  # made at startup
-        counter = 0
-        while not await self.on_tick(counter):  # uvicorn's tick: the Date header, limits
-            counter = (counter + 1) % 864000
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), 0.1)
-
-    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-        """uvicorn's shutdown: stop accepting, ask every connection to close (an idle one
-        closes at once, a busy one after its response), give them `timeout_graceful_shutdown`
-        seconds, then the lifespan's shutdown."""
-        for server in self.servers:
-            server.close()
-        for sock in sockets or []:
-            sock.close()
-        for connection in list(self.server_state.connections):
-            connection.shutdown()
-        loop = asyncio.get_running_loop()
-        settled = loop.time() + 0.1
-        while self.server_state.connections and loop.time() < settled:
-            await asyncio.sleep(0.005)
-        try:
-            await asyncio.wait_for(
-                self._wait_tasks_to_complete(), timeout=self.config.timeout_graceful_shutdown
-            )
-        except TimeoutError:
-            log.debug("cancelling %d request(s) still running", len(self.server_state.tasks))
-            for task in self.server_state.tasks:
-                task.cancel(msg="Task cancelled, timeout graceful shutdown exceeded")
-        if not self.force_exit:
-            await self.lifespan.shutdown()
-
-
 class _QuietStop(logging.Filter):
     """Stopping cuts off the requests still running after `graceful_shutdown`; uvicorn
-    logs each as an error with the traceback of its cancellation. The owner asked for the
-    stop, so those records are dropped (other errors pass)."""
+    logs that as an error, and each of them with the traceback of its cancellation. The
+    owner asked for the stop, so those records are dropped (other errors pass)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
+        if record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError):
+            return False
+        return not str(record.msg).startswith("Cancel %s running task(s)")
 
 
 _QUIET_STOP = _QuietStop()
 
 
-class DeadlineH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol plus a deadline for each request's head and body.
+def _peer(address: Any) -> tuple[str, int] | None:
+    """A connection's peer as uvicorn names it in a request's `client`: (host, port)."""
+    if isinstance(address, tuple | list) and len(address) >= 2:
+        return str(address[0]), int(address[1])
+    return None
 
-    One timer at a time: armed for the head when the connection is made and when a
-    response completes (the next request on a keep-alive connection), switched to the
-    body's deadline when the head has been parsed (a new request cycle), disarmed when
-    the body is complete. Received bytes never extend a deadline. While reading is paused
-    because the application has not consumed the body yet, the delay is the server's,
-    so the body's deadline starts again instead of closing.
-    """
 
-    head_timeout = HEAD_TIMEOUT
-    body_timeout = BODY_TIMEOUT
+class _Deadlines:
+    """The read deadlines of one server's connections, kept in two places that share
+    this: each connection (`_BoundedConnection`, around uvicorn's HTTP protocol) has a
+    head deadline, and each request (`_BoundedApp`, around the application) a body
+    budget. Connections are found by their peer, which uvicorn gives every request as
+    its `client`."""
 
-    def connection_made(self, transport: Any) -> None:
-        self._deadline: asyncio.TimerHandle | None = None
-        self._phase: str | None = None
-        self._cycle_seen: Any = None
-        super().connection_made(transport)
-        self._arm("head")
+    def __init__(self, head_timeout: float, body_timeout: float):
+        self.head_timeout = head_timeout
+        self.body_timeout = body_timeout
+        self.connections: dict[tuple[str, int], _BoundedConnection] = {}
+
+    def protocol(self, **options: Any) -> _BoundedConnection:
+        """A connection's protocol (uvicorn calls it with its protocol's arguments)."""
+        return _BoundedConnection(self, H11Protocol(**options))
+
+
+class _BoundedConnection(asyncio.Protocol):
+    """uvicorn's h11 protocol for one connection, behind a deadline for each request's
+    head: armed when the connection is made and when the application has answered a
+    request (the next one on a keep-alive connection), disarmed when a request reaches
+    the application (its head is complete). Received bytes never extend it; when it
+    passes, the connection is closed."""
+
+    def __init__(self, deadlines: _Deadlines, inner: H11Protocol):
+        self.deadlines = deadlines
+        self.inner = inner
+        self.transport: asyncio.BaseTransport | None = None
+        self.peer: tuple[str, int] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport
+        self.peer = _peer(transport.get_extra_info("peername"))
+        if self.peer is not None:
+            self.deadlines.connections[self.peer] = self
+        self.inner.connection_made(transport)  # type: ignore[arg-type]
+        self.head_expected()
+
+    def data_received(self, data: bytes) -> None:
+        self.inner.data_received(data)
+
+    def eof_received(self) -> None:
+        self.inner.eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
-        super().connection_lost(exc)
+        self.request_started()
+        if self.peer is not None and self.deadlines.connections.get(self.peer) is self:
+            del self.deadlines.connections[self.peer]
+        self.inner.connection_lost(exc)
 
-    def handle_events(self) -> None:
-        super().handle_events()
-        self._follow()
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
 
-    def on_response_complete(self) -> None:
-        if not self.transport.is_closing():
-            self._arm("head")
-        super().on_response_complete()  # may parse a pipelined request: handle_events
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
 
-    def _follow(self) -> None:
-        cycle = self.cycle
-        if self._phase == "head" and cycle is not None and cycle is not self._cycle_seen:
-            self._arm("body")
-        if self._phase == "body" and not cycle.more_body:
-            self._disarm()
+    def head_expected(self) -> None:
+        """Arm the head's deadline (a new connection, or a request answered)."""
+        self.request_started()
+        if self.transport is not None and not self.transport.is_closing():
+            loop = asyncio.get_running_loop()
+            self._timer = loop.call_later(self.deadlines.head_timeout, self.expired, "head")
 
-    def _arm(self, phase: str) -> None:
-        self._disarm()
-        self._phase = phase
-        self._cycle_seen = self.cycle
-        seconds = self.head_timeout if phase == "head" else self.body_timeout
-        self._deadline = self.loop.call_later(seconds, self._expired)
+    def request_started(self) -> None:
+        """Disarm it (a request's head is complete)."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = None
 
-    def _disarm(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-        self._deadline = None
-        self._phase = None
+    def expired(self, part: str) -> None:
+        self._timer = None
+        if self.transport is not None and not self.transport.is_closing():
+            log.debug(
+                "closing a connection from %s: request %s not received within the timeout",
+                self.peer,
+                part,
+            )
+            self.transport.close()
 
-    def _expired(self) -> None:
-        self._deadline = None
-        if self.transport.is_closing():
+
+class _BoundedApp:
+    """The application, each of its HTTP requests given `body_timeout` seconds in all to
+    receive its body: only the time the application spends waiting for the body counts
+    (a delay while it has not asked for the body is the server's). When they are used
+    up, the connection is closed and the application hears that the client went away."""
+
+    def __init__(self, app: Any, deadlines: _Deadlines):
+        self.app = app
+        self.deadlines = deadlines
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        peer = _peer(scope.get("client")) if scope["type"] == "http" else None
+        connection = self.deadlines.connections.get(peer) if peer is not None else None
+        if connection is None:  # not an HTTP request over a connection of this server
+            await self.app(scope, receive, send)
             return
-        cycle = self.cycle
-        if self._phase == "body" and (self.flow.read_paused or cycle.waiting_for_100_continue):
-            self._arm("body")  # the application has not asked for the body yet
-            return
-        log.debug(
-            "closing a connection from %s: request %s not received within the timeout",
-            self.client,
-            self._phase,
-        )
-        self.transport.close()
+        connection.request_started()
+        left = self.deadlines.body_timeout
+        complete = False
 
+        async def bounded() -> Message:
+            nonlocal left, complete
+            if complete:
+                return await receive()
+            loop = asyncio.get_running_loop()
+            began = loop.time()
+            try:
+                async with asyncio.timeout(max(left, 0.0)):
+                    message = await receive()
+            except TimeoutError:
+                connection.expired("body")
+                return {"type": "http.disconnect"}
+            left -= loop.time() - began
+            complete = message["type"] != "http.request" or not message.get("more_body")
+            return message
 
-def _protocol(head_timeout: float, body_timeout: float) -> type[DeadlineH11Protocol]:
-    return type(
-        "DeadlineH11Protocol",
-        (DeadlineH11Protocol,),
-        {"head_timeout": head_timeout, "body_timeout": body_timeout},
-    )
+        try:
+            await self.app(scope, bounded, send)
+        finally:
+            connection.head_expected()
 
 
 class BackgroundServer:
@@ -241,7 +234,8 @@ class BackgroundServer:
         self.lifespan = lifespan
         self.tls = tls
         self._sock: socket.socket | None = None
-        self._server: _Server | None = None
+        self._server: uvicorn.Server | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
 
@@ -281,13 +275,14 @@ class BackgroundServer:
         if self._thread is not None:
             return self
         self.bind()
+        deadlines = _Deadlines(self.head_timeout, self.body_timeout)
         config = uvicorn.Config(
-            self.app,
+            _BoundedApp(self.app, deadlines),
             log_config=None,
             access_log=False,
             lifespan="on" if self.lifespan else "off",
             ws="none",
-            http=_protocol(self.head_timeout, self.body_timeout),
+            http=deadlines.protocol,  # type: ignore[arg-type]
             loop="asyncio",
             timeout_keep_alive=5,
             # uvicorn annotates it `int`, but hands it to asyncio.wait_for: seconds, any float.
@@ -298,7 +293,7 @@ class BackgroundServer:
         uvicorn_log = logging.getLogger("uvicorn.error")
         if _QUIET_STOP not in uvicorn_log.filters:
             uvicorn_log.addFilter(_QUIET_STOP)
-        self._server = _Server(config)
+        self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()
         deadline = time.monotonic() + START_TIMEOUT
@@ -327,11 +322,17 @@ class BackgroundServer:
 
     def _run(self) -> None:
         assert self._server is not None and self._sock is not None
+        loop = asyncio.new_event_loop()
+        self._loop = loop
         try:
-            self._server.run(sockets=[self._sock])
+            loop.run_until_complete(self._server.serve(sockets=[self._sock]))
         except BaseException as exc:  # start() reports it; a thread must not die silently
             self._error = exc
             log.exception("the %s stopped with an error", self.name)
+        finally:
+            self._loop = None
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
 
     def stop(self) -> None:
         """Stop serving and wait for the thread; bounded, idempotent, and safe at any point
@@ -340,10 +341,10 @@ class BackgroundServer:
         server, thread = self._server, self._thread
         self._server = self._thread = None
         if server is not None and thread is not None and thread.ident is not None:
-            server.request_exit()
+            server.should_exit = True  # uvicorn's graceful shutdown, at its next tick
             thread.join(STOP_TIMEOUT)
             if thread.is_alive():
-                server.request_exit(force=True)
+                server.force_exit = True  # without waiting for the requests left
                 thread.join(STOP_TIMEOUT)
         if self._sock is not None:
             self._sock.close()
@@ -360,11 +361,11 @@ class BackgroundServer:
     def submit(self, coroutine: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Run `coroutine` on the server's event loop, where it handles its requests (an
         in-process request: `toolkit.sandbox.in_process.InProcessTransport`)."""
-        server = self._server
-        if server is None or server.loop is None or not self.running:
+        loop = self._loop
+        if self._server is None or loop is None or not self.running:
             coroutine.close()
             raise ServeError(f"the {self.name} is not running")
-        return asyncio.run_coroutine_threadsafe(coroutine, server.loop)
+        return asyncio.run_coroutine_threadsafe(coroutine, loop)
 
     def wait(self, timeout: float | None = None) -> None:
         """Block while the server runs (foreground commands)."""

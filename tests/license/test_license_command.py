@@ -211,13 +211,15 @@ def test_a_failure_half_way_saves_no_position(make_project, licensing):
     lists from where the last successful call ended, the first page included."""
     import httpx
 
+    from toolkit.clients.bounds import DeadlineTransport
     from toolkit.commands.license import license_notifications
     from toolkit.config import load_config
     from toolkit.errors import LicenseError
+    from toolkit.tls import shared_context
 
-    class OutageAfterFirstPage(httpx.HTTPTransport):
+    class OutageAfterFirstPage(DeadlineTransport):
         def __init__(self) -> None:
-            super().__init__()
+            super().__init__(shared_context())
             self.pages = 0
 
         def handle_request(self, request: httpx.Request) -> httpx.Response:

@@ -243,7 +243,7 @@ def test_a_symlink_out_of_the_content_folder_is_left_out_by_every_tool(make_proj
     server = ToolkitMCP(config, EventRecorder(), local_scopes=scopes.ALL)
 
     async def run() -> dict[str, Any]:
-        async with create_connected_server_and_client_session(server._mcp_server) as client:
+        async with create_connected_server_and_client_session(server) as client:
             return {
                 "list": (await client.call_tool("list_posts", {})).structuredContent,
                 "resources": [str(r.uri) for r in (await client.list_resources()).resources],

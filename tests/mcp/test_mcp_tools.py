@@ -56,7 +56,7 @@ def call(
     server = ToolkitMCP(config, recorder or EventRecorder(), local_scopes=granted)
 
     async def run() -> Any:
-        async with create_connected_server_and_client_session(server._mcp_server) as client:
+        async with create_connected_server_and_client_session(server) as client:
             return await client.call_tool(tool, arguments or {})
 
     return anyio.run(run)
@@ -377,7 +377,7 @@ def test_every_declared_tool_is_offered(site):
 
     async def names() -> set[str]:
         server = ToolkitMCP(config, EventRecorder())
-        return {tool.name for tool in await server.list_tools()}
+        return {tool.name for tool in await server.tool_list()}
 
     assert anyio.run(names) == {spec.name for spec in TOOLS}
 
@@ -457,7 +457,7 @@ def test_list_posts_sees_every_change_between_calls_of_one_server(site):
 
     async def run() -> list[dict[str, Any]]:
         seen = []
-        async with create_connected_server_and_client_session(server._mcp_server) as client:
+        async with create_connected_server_and_client_session(server) as client:
             seen.append(await listing(client))
             first.write_text(first.read_text().replace("First title", "First, edited"))
             site.post("third", "Third")

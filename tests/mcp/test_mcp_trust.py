@@ -89,7 +89,7 @@ def test_over_stdio_a_boolean_that_is_not_one_is_invalid_params(mcp_project, val
     server = ToolkitMCP(config, EventRecorder(), local_scopes=scopes.ALL)
 
     async def run() -> McpError:
-        async with create_connected_server_and_client_session(server._mcp_server) as client:
+        async with create_connected_server_and_client_session(server) as client:
             with pytest.raises(McpError) as refused:
                 await client.call_tool("build_site", {"clean": value})
             return refused.value
@@ -232,7 +232,7 @@ def query_server(project: Any, **limits: Any) -> ToolkitMCP:
 
 def query(server: ToolkitMCP, sql: str) -> Any:
     async def run() -> Any:
-        async with create_connected_server_and_client_session(server._mcp_server) as client:
+        async with create_connected_server_and_client_session(server) as client:
             return await client.call_tool("query_run_log", {"sql": sql})
 
     return anyio.run(run)
@@ -330,3 +330,17 @@ def test_a_query_stops_when_its_client_leaves(server, mcp_project):
     while not [e for e in tool_events(server, "query_run_log") if e.outcome == "cancelled"]:
         anyio.run(anyio.sleep, 0.05)
     assert query_workers() == []
+
+
+def test_a_tool_checks_its_arguments_strictly_itself(mcp_project):
+    """Past the -32602 check of every message, the tool's own handler refuses the same
+    arguments: a tool error naming the argument, and the tool does not run."""
+    config = load_config(mcp_project.root / "toolkit.toml", env={})
+    events = EventRecorder()
+    server = ToolkitMCP(config, events, local_scopes=scopes.ALL)
+    result = anyio.run(server.run_tool, "build_site", {"clean": "yes"})
+    assert result.isError
+    assert result.content[0].text.startswith("Error: Invalid params: clean:")
+    assert events.events == []  # the tool did not run
+    unknown = anyio.run(server.run_tool, "no_such_tool", {})
+    assert unknown.isError and unknown.content[0].text == "Error: Unknown tool: no_such_tool"

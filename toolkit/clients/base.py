@@ -57,7 +57,7 @@ import httpx
 
 from toolkit import USER_AGENT, tls
 from toolkit.clients.answers import json_body, read_bounded, retry_after_seconds, status_error
-from toolkit.clients.bounds import attempt_deadline, bound_by_deadlines, overall_deadline
+from toolkit.clients.bounds import attempt_deadline, network_client, overall_deadline
 from toolkit.clients.ratelimit import HELD, SlidingWindowLimiter
 from toolkit.errors import ApiError, ServerError, TransportError
 from toolkit.redact import redact_url
@@ -178,7 +178,9 @@ class _Call:
 class ApiClient:
     """An httpx client with toolkit's User-Agent, an auth hook, retries and error mapping.
 
-    Pass `transport` (or a whole `client`) to talk to something other than the network.
+    Pass `transport` to talk to something other than the network (the network is reached
+    only through `bounds.network_client`'s transports, which end each request by its
+    deadline; httpx's own network transport is refused).
     `on_wait(seconds, reason)` is told about every pause, for progress output and logs;
     `sleep` does the pausing (a caller that must stop early passes one that raises);
     `on_request(report)` is told about every attempt (the run log).
@@ -190,7 +192,6 @@ class ApiClient:
         *,
         auth: httpx.Auth | None = None,
         transport: httpx.BaseTransport | None = None,
-        client: httpx.Client | None = None,
         retry: RetryPolicy | None = None,
         sleep: Sleep = time.sleep,
         on_wait: WaitListener | None = None,
@@ -203,24 +204,19 @@ class ApiClient:
         self._sleep = sleep
         self._on_wait = on_wait
         self._on_request = on_request
-        self._owns_client = client is None
         self.timeout = timeout  # seconds an attempt may take in all, connect and answer
-        if client is None:
-            client = httpx.Client(
-                base_url=self.base_url,
-                transport=transport,
-                verify=tls.shared_context(),  # used only when no transport is given
-                timeout=timeout_of(timeout),
-                headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
-            )
-            bound_by_deadlines(client)
-        self._client = client
+        self._client = network_client(
+            tls.shared_context(),  # used only when no transport is given
+            transport,
+            base_url=self.base_url,
+            timeout=timeout_of(timeout),
+            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+        )
         self.requests_made = 0  # requests sent, retries included (publish reports it)
         self._count_lock = threading.Lock()  # the publish lanes send from several threads
 
     def close(self) -> None:
-        if self._owns_client:
-            self._client.close()
+        self._client.close()
 
     def __enter__(self) -> Self:
         return self

@@ -1,20 +1,25 @@
 """Bounds on what a service can make a client wait for or read.
 
 httpx's timeouts are per read, so a server that drips one byte at a time would hold a
-request for ever: `bound_by_deadlines` makes a client's network connections end every
-read and write by the deadline of the request being sent (`attempt_deadline`, set by
-`ApiClient.send`), and `deadline` puts one overall deadline on every request made inside
-it (retries and pauses included). `json_depth_over` tells, without parsing, whether a
-JSON answer nests deeper than a bound. This hooks one private part of httpx (its
-transport's connection pool and network backend), kept to `bound_by_deadlines`.
+request for ever: every client of `toolkit.clients` reaches the network only through a
+`DeadlineTransport` (`network_client` makes the client), httpcore's connection pool over
+a network backend whose connections end every connect, read and write by the deadline of
+the request being sent (`attempt_deadline`, set by `ApiClient.send`); the pool's
+`network_backend` is a public argument, so the bound is installed when the transport is
+made, or the transport is not made. `deadline` puts one overall deadline on every request
+made inside it (retries and pauses included). `json_depth_over` tells, without parsing,
+whether a JSON answer nests deeper than a bound.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import ipaddress
 import re
+import ssl
 import time
+import urllib.request
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -137,20 +142,166 @@ class _DeadlineBackend(httpcore.NetworkBackend):
         self._backend.sleep(seconds)
 
 
-def bound_by_deadlines(client: httpx.Client) -> None:
-    """Make `client`'s network transports (its own and those of the proxies it mounted
-    from the environment) end every request by its deadline. A transport that is not
-    httpx's network one (a test's scripted transport) is left as it is."""
-    transports = [getattr(client, "_transport", None), *getattr(client, "_mounts", {}).values()]
-    for transport in transports:
-        pool = getattr(transport, "_pool", None)
-        backend = getattr(pool, "_network_backend", None)
-        if (
-            isinstance(pool, httpcore.ConnectionPool)
-            and isinstance(backend, httpcore.NetworkBackend)
-            and not isinstance(backend, _DeadlineBackend)
-        ):
-            pool._network_backend = _DeadlineBackend(backend)
+# httpcore's failures as httpx names them (the most specific first), so that a request
+# through `DeadlineTransport` fails as one through httpx's own transport does.
+_FAILURES: tuple[tuple[type[Exception], type[Exception]], ...] = (
+    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
+    (httpcore.ReadTimeout, httpx.ReadTimeout),
+    (httpcore.WriteTimeout, httpx.WriteTimeout),
+    (httpcore.PoolTimeout, httpx.PoolTimeout),
+    (httpcore.TimeoutException, httpx.TimeoutException),
+    (httpcore.ConnectError, httpx.ConnectError),
+    (httpcore.ReadError, httpx.ReadError),
+    (httpcore.WriteError, httpx.WriteError),
+    (httpcore.NetworkError, httpx.NetworkError),
+    (httpcore.ProxyError, httpx.ProxyError),
+    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
+    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
+    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
+    (httpcore.ProtocolError, httpx.ProtocolError),
+)
+
+
+@contextlib.contextmanager
+def _as_httpx_failures() -> Iterator[None]:
+    try:
+        yield
+    except Exception as exc:
+        for theirs, ours in _FAILURES:
+            if isinstance(exc, theirs):
+                raise ours(str(exc)) from exc
+        raise
+
+
+class _AnswerStream(httpx.SyncByteStream):
+    """An answer's body as httpcore reads it, its failures named as httpx names them."""
+
+    def __init__(self, stream: Iterable[bytes]):
+        self._stream = stream
+
+    def __iter__(self) -> Iterator[bytes]:
+        with _as_httpx_failures():
+            yield from self._stream
+
+    def close(self) -> None:
+        close = getattr(self._stream, "close", None)  # httpcore's streams have one
+        if close is not None:
+            close()
+
+
+class DeadlineTransport(httpx.BaseTransport):
+    """An httpx transport to the network whose every connect, read and write ends by the
+    deadline of the request being sent (`attempt_deadline`): httpcore's connection pool,
+    given a network backend that bounds each connection (`network_backend`, a public
+    argument of the pool). `ssl_context` verifies TLS servers; `proxy` (a URL) sends every
+    request through that proxy. Every client of `toolkit.clients` reaches the network
+    through one of these (`network_client`), so no request can be sent without its
+    deadline."""
+
+    def __init__(self, ssl_context: ssl.SSLContext, *, proxy: str | None = None):
+        limits = httpx.Limits()  # httpx's defaults: 100 connections, 20 kept alive for 5 s
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=ssl_context,
+            proxy=None if proxy is None else _proxy(proxy, ssl_context),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=_DeadlineBackend(httpcore.SyncBackend()),
+        )
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        assert isinstance(request.stream, httpx.SyncByteStream)  # a sync client's request
+        sent = httpcore.Request(
+            method=request.method,
+            url=httpcore.URL(
+                scheme=request.url.raw_scheme,
+                host=request.url.raw_host,
+                port=request.url.port,
+                target=request.url.raw_path,
+            ),
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions=request.extensions,
+        )
+        with _as_httpx_failures():
+            answer = self._pool.handle_request(sent)
+        assert isinstance(answer.stream, Iterable)  # a sync pool's answer
+        return httpx.Response(
+            status_code=answer.status,
+            headers=answer.headers,
+            stream=_AnswerStream(answer.stream),
+            extensions=answer.extensions,
+        )
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+def _proxy(url: str, ssl_context: ssl.SSLContext) -> httpcore.Proxy:
+    """httpcore's proxy for `url` (`http://user:password@host:port`), its credentials
+    taken out of the URL and sent as Proxy-Authorization."""
+    parsed = httpx.URL(url if "://" in url else f"http://{url}")
+    auth = (parsed.username, parsed.password) if parsed.username else None
+    return httpcore.Proxy(
+        url=str(parsed.copy_with(username=None, password=None)),
+        auth=auth,
+        ssl_context=ssl_context if parsed.scheme == "https" else None,
+    )
+
+
+def _environment_proxies(ssl_context: ssl.SSLContext) -> dict[str, httpx.BaseTransport | None]:
+    """httpx's `mounts` for the proxies the environment names (HTTP_PROXY, HTTPS_PROXY,
+    ALL_PROXY; NO_PROXY's hosts go direct), read as httpx reads them for its own
+    transports: each a `DeadlineTransport` too."""
+    found = urllib.request.getproxies()
+    mounts: dict[str, httpx.BaseTransport | None] = {}
+    for scheme in ("http", "https", "all"):
+        if found.get(scheme):
+            mounts[f"{scheme}://"] = DeadlineTransport(ssl_context, proxy=found[scheme])
+    for host in (host.strip() for host in found.get("no", "").split(",")):
+        if host == "*":
+            return {}
+        if not host:
+            continue
+        if "://" in host:
+            mounts[host] = None
+        elif ":" in host and not host.startswith("["):
+            mounts[f"all://[{host}]"] = None  # an IPv6 address
+        elif host.lower() == "localhost" or _is_ipv4(host.split("/")[0]):
+            mounts[f"all://{host}"] = None
+        else:
+            mounts[f"all://*{host}"] = None
+    return mounts
+
+
+def _is_ipv4(host: str) -> bool:
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def network_client(
+    ssl_context: ssl.SSLContext,
+    transport: httpx.BaseTransport | None = None,
+    **options: Any,
+) -> httpx.Client:
+    """An httpx client (`options`: httpx.Client's, but its transports) whose requests to
+    the network all keep their deadline: its transport and those of the environment's
+    proxies are `DeadlineTransport`s. `transport` replaces them with one that does not
+    reach the network (a test's scripted answers, an application served in process); a
+    transport of httpx's own network kind is refused, since its reads would not end by
+    the deadline (fail closed)."""
+    if isinstance(transport, httpx.HTTPTransport):
+        raise TypeError(
+            "an httpx network transport would not end requests by their deadline: "
+            "use toolkit.clients.bounds.DeadlineTransport"
+        )
+    if transport is not None:
+        return httpx.Client(transport=transport, **options)
+    proxies = _environment_proxies(ssl_context)
+    return httpx.Client(transport=DeadlineTransport(ssl_context), mounts=proxies, **options)
 
 
 _JSON_START = re.compile(rb"[ \t\r\n]*[\[{]")

@@ -255,7 +255,7 @@ class NotificationRun:
     pages: int = 0
 
 
-def plain_http_transport() -> httpx.HTTPTransport:
+def plain_http_transport() -> httpx.BaseTransport:
     """The transport of a plain-HTTP origin (the sandbox on loopback). httpx's default
     transport loads the CA bundle into a TLS context as it is made (about 25 ms, most of
     what a licence check would cost there); an origin without TLS needs none. The context
@@ -263,7 +263,9 @@ def plain_http_transport() -> httpx.HTTPTransport:
     verification rather than go unverified."""
     import ssl
 
-    return httpx.HTTPTransport(verify=ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))
+    from toolkit.clients.bounds import DeadlineTransport
+
+    return DeadlineTransport(ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))
 
 
 def _segment(value: str) -> str:
@@ -300,7 +302,6 @@ class LicenseClient(ApiClient):
         token: Secret | None = None,
         *,
         transport: httpx.BaseTransport | None = None,
-        client: httpx.Client | None = None,
         retry: RetryPolicy | None = None,
         sleep: Sleep | None = None,
         on_wait: WaitListener | None = None,
@@ -312,13 +313,12 @@ class LicenseClient(ApiClient):
             kwargs["sleep"] = sleep
         if timeout is not None:  # seconds to wait for the service (`[license] timeout`)
             kwargs["timeout"] = timeout
-        if transport is None and client is None and base_url.startswith("http://"):
+        if transport is None and base_url.startswith("http://"):
             transport = plain_http_transport()
         super().__init__(
             base_url,
             auth=BearerAuth(token) if token is not None else None,
             transport=transport,
-            client=client,
             retry=retry or LICENSE_RETRY,
             on_wait=on_wait,
             on_request=on_request,

@@ -87,7 +87,6 @@ class LogsClient(ApiClient):
         retry: RetryPolicy | None = None,
         timeout: float | None = None,
         transport: httpx.BaseTransport | None = None,
-        client: httpx.Client | None = None,
     ):
         kwargs: dict[str, Any] = {}
         if timeout is not None:
@@ -96,7 +95,6 @@ class LogsClient(ApiClient):
             base_url,
             auth=BasicSecretAuth(username, password),
             transport=transport,
-            client=client,
             retry=retry,
             on_request=on_request,
             **kwargs,

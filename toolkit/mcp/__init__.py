@@ -2,7 +2,8 @@
 
     service.py   start-up: the stdio session and the HTTP transport from the configuration,
                  and the clients of the HTTP transport (what `toolkit mcp` calls)
-    server.py    ToolkitMCP (FastMCP): the tools, the posts as resources, errors as the CLI's
+    server.py    ToolkitMCP (the SDK's low-level Server): the tools, the posts as
+                 resources, errors as the CLI's
     tools.py     the tools, each calling the `toolkit.commands` function the CLI calls and
                  returning its document (`toolkit.commands.results`)
     scopes.py    read, draft-write, publish, logs: what each allows

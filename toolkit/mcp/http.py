@@ -230,12 +230,10 @@ def build_app(
     registration = ClientRegistrationOptions(
         enabled=True, valid_scopes=list(scope_names.ALL), default_scopes=list(scope_names.DEFAULT)
     )
-    # No `auth=` for FastMCP: its app is not the one served, only its session manager is.
     server = ToolkitMCP(
         config, listener, transport="http", transport_security=site.transport_security()
     )
-    server.streamable_http_app()  # makes the SDK's session manager (its app is not used)
-    sessions = server.session_manager
+    sessions = server.http_sessions()
     issuer = AnyHttpUrl(site.issuer_url)
     resource_metadata_url = str(build_resource_metadata_url(AnyHttpUrl(site.resource_url)))
     security = site.transport_security()
@@ -326,7 +324,6 @@ def build_app(
         Middleware(AuthContextMiddleware),
     ]
     app = Starlette(
-        debug=server.settings.debug,
         routes=routes,
         middleware=middleware,
         lifespan=lambda _: sessions.run(),

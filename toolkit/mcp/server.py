@@ -1,5 +1,5 @@
-"""The MCP server: FastMCP with toolkit's tools, its posts as resources, and errors as the
-CLI says them.
+"""The MCP server: the SDK's low-level server with toolkit's tools, its posts as
+resources, and errors as the CLI says them.
 
 `ToolkitMCP` is what both transports serve: stdio (`toolkit mcp`) as it is, HTTP behind
 the authorization server (`http.py`). A tool that fails the way a command fails (a
@@ -14,27 +14,33 @@ listed from the content folder at every request, so new posts appear without a r
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
-from mcp.server.fastmcp import FastMCP
+import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.fastmcp.exceptions import ResourceError, ToolError
+from mcp.server.fastmcp.tools import Tool
+from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.helper_types import ReadResourceContents
+from mcp.server.models import InitializationOptions
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.shared.exceptions import McpError
+from mcp.shared.message import SessionMessage
 from mcp.types import (
     INVALID_PARAMS,
-    CallToolRequest,
     CallToolResult,
-    ContentBlock,
     ErrorData,
-    ServerResult,
+    JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCRequest,
     TextContent,
     ToolAnnotations,
 )
 from mcp.types import Resource as McpResource
 from mcp.types import ResourceTemplate as McpResourceTemplate
+from mcp.types import Tool as McpTool
 from pydantic import AnyUrl, BaseModel, ValidationError
 
 from toolkit import __version__
@@ -107,9 +113,16 @@ def argument_problem(
     return None
 
 
-class ToolkitMCP(FastMCP[Any]):
-    """FastMCP serving `config`'s project; `local_scopes` are what a call without a bearer
-    token holds (stdio), `listener` hears every tool call."""
+class ToolkitMCP(Server[Any, Any]):
+    """The MCP server of `config`'s project: the SDK's low-level server, named and
+    versioned as toolkit, its handlers registered through the SDK's decorators.
+    `local_scopes` are what a call without a bearer token holds (stdio), `listener` hears
+    every tool call. `transport_security` is what its HTTP transport checks (Host, Origin).
+
+    Every tool's arguments are validated strictly (a boolean is `true` or `false`, never
+    `"true"`, 1 or "yes"): a call whose arguments do not fit is refused as the JSON-RPC
+    error -32602 (invalid params) before it reaches the server's dispatch (`run`), and
+    the tool checks them again itself before it runs."""
 
     def __init__(
         self,
@@ -120,22 +133,15 @@ class ToolkitMCP(FastMCP[Any]):
         local_scopes: tuple[str, ...] = (),
         transport_security: TransportSecuritySettings | None = None,
     ):
-        super().__init__(
-            name="toolkit",
-            instructions=INSTRUCTIONS,
-            transport_security=transport_security,
-            json_response=True,
-            log_level="WARNING",
-            warn_on_duplicate_tools=False,
-        )
-        # serverInfo.version: toolkit's, not the SDK's (FastMCP takes no version).
-        self._mcp_server.version = __version__
+        super().__init__(name="toolkit", version=__version__, instructions=INSTRUCTIONS)
         self.config = config
+        self.transport_security = transport_security
         self.toolbox = Toolbox(config, listener, transport=transport, local_scopes=local_scopes)
+        self.tools: dict[str, Tool] = {}
         for spec in TOOLS:
             method = getattr(self.toolbox, spec.name)
             needs = " and ".join(spec.scopes)
-            self.add_tool(
+            self.tools[spec.name] = Tool.from_function(
                 method,
                 name=spec.name,
                 title=spec.title,
@@ -149,60 +155,110 @@ class ToolkitMCP(FastMCP[Any]):
                 ),
                 structured_output=True,
             )
-        self.argument_validators: dict[str, type[BaseModel]] = {}
-        for spec in TOOLS:
-            tool = self._tool_manager.get_tool(spec.name)
-            assert tool is not None  # added just above
-            self.argument_validators[spec.name] = tool.fn_metadata.arg_model
-        self._strict_arguments()
+        # Each tool's arguments as a model, for the strict check here and at the HTTP gate.
+        self.argument_validators: dict[str, type[BaseModel]] = {
+            name: tool.fn_metadata.arg_model for name, tool in self.tools.items()
+        }
+        self.list_tools()(self.tool_list)  # type: ignore[no-untyped-call]
+        # The SDK's own check of the arguments (jsonschema) is replaced by the strict one.
+        self.call_tool(validate_input=False)(self.run_tool)
+        self.list_resources()(self.resource_list)  # type: ignore[no-untyped-call]
+        self.list_resource_templates()(self.resource_templates)  # type: ignore[no-untyped-call]
+        self.read_resource()(self.resource)  # type: ignore[no-untyped-call]
 
-    def _strict_arguments(self) -> None:
-        """Check every call's arguments against its tool's schema before anything else:
-        a call that does not fit is a JSON-RPC error -32602 (invalid params), not a call.
-        FastMCP itself validates leniently (pydantic's lax mode takes "yes" for true)."""
-        handlers = self._mcp_server.request_handlers
-        sdk: Callable[[Any], Awaitable[ServerResult]] | None = handlers.get(CallToolRequest)
-        if sdk is None:
-            raise RuntimeError(
-                "the MCP SDK no longer registers tools/call this way; "
-                "toolkit.mcp.server needs updating"
+    def http_sessions(self) -> StreamableHTTPSessionManager:
+        """The SDK's session manager of the streamable HTTP transport, serving this server
+        (JSON answers, not event streams)."""
+        return StreamableHTTPSessionManager(
+            app=self, json_response=True, security_settings=self.transport_security
+        )
+
+    async def run(
+        self,
+        read_stream: MemoryObjectReceiveStream[SessionMessage | Exception],
+        write_stream: MemoryObjectSendStream[SessionMessage],
+        initialization_options: InitializationOptions,
+        raise_exceptions: bool = False,
+        stateless: bool = False,
+    ) -> None:
+        """The SDK's `run`, every message read first checked here: a `tools/call` whose
+        arguments do not fit its tool is answered with -32602 and goes no further."""
+        checked_send, checked = anyio.create_memory_object_stream[SessionMessage | Exception]()
+
+        async def check() -> None:
+            async with checked_send:
+                async for item in read_stream:
+                    refusal = self._refusal(item)
+                    if refusal is None:
+                        await checked_send.send(item)
+                    else:
+                        await write_stream.send(refusal)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(check)
+            await super().run(
+                checked, write_stream, initialization_options, raise_exceptions, stateless
             )
-        validators = self.argument_validators
+            group.cancel_scope.cancel()
 
-        async def strict(request: CallToolRequest) -> ServerResult:
-            problem = argument_problem(validators, request.params.name, request.params.arguments)
-            if problem is not None:
-                raise McpError(ErrorData(code=INVALID_PARAMS, message=f"Invalid params: {problem}"))
-            assert sdk is not None
-            return await sdk(request)
+    def _refusal(self, item: SessionMessage | Exception) -> SessionMessage | None:
+        """The -32602 answer to a `tools/call` whose arguments do not fit (None: it fits,
+        or it is some other message)."""
+        if isinstance(item, Exception):
+            return None
+        message = item.message.root
+        if not isinstance(message, JSONRPCRequest) or message.method != "tools/call":
+            return None
+        params = message.params or {}
+        problem = argument_problem(
+            self.argument_validators, params.get("name"), params.get("arguments")
+        )
+        if problem is None:
+            return None
+        error = ErrorData(code=INVALID_PARAMS, message=f"Invalid params: {problem}")
+        refused = JSONRPCError(jsonrpc="2.0", id=message.id, error=error)
+        return SessionMessage(JSONRPCMessage(refused))
 
-        handlers[CallToolRequest] = strict
+    async def tool_list(self) -> list[McpTool]:
+        return [
+            McpTool(
+                name=tool.name,
+                title=tool.title,
+                description=tool.description,
+                inputSchema=tool.parameters,
+                outputSchema=tool.output_schema,
+                annotations=tool.annotations,
+            )
+            for tool in self.tools.values()
+        ]
 
-    async def call_tool(
-        self, name: str, arguments: dict[str, Any]
-    ) -> Sequence[ContentBlock] | dict[str, Any]:
+    async def run_tool(self, name: str, arguments: dict[str, Any]) -> CallToolResult:
+        """Run tool `name` on `arguments` (checked strictly first); a failure is a tool
+        error whose text is the CLI's own line."""
         try:
-            result = await super().call_tool(name, arguments)
+            tool = self.tools.get(name)
+            if tool is None:
+                raise ToolError(f"Unknown tool: {name}")
+            problem = argument_problem(self.argument_validators, name, arguments)
+            if problem is not None:
+                raise ToolError(f"Invalid params: {problem}")
+            outcome: Any = await tool.run(arguments, convert_result=True)
         except Exception as exc:
             cause = exc.__cause__ if exc.__cause__ is not None else exc
             if not isinstance(cause, ToolkitError | ValidationError | ToolError):
                 log.error("tool %s failed", name, exc_info=cause)
-            failed = CallToolResult(
+            return CallToolResult(
                 content=[TextContent(type="text", text=error_text(exc))], isError=True
             )
-            # The low-level server passes a CallToolResult through as it is.
-            return failed  # type: ignore[return-value]
-        outcome: Any = result  # FastMCP's annotation leaves out the (content, structured) pair
         if isinstance(outcome, tuple) and len(outcome) == 2:
             # A result is a document of toolkit.commands.results, checked as it was built:
             # handed over as a CallToolResult, so that the low-level server does not check
             # it against its schema again (jsonschema, some 200 ms for a list of 1,000 posts).
             content, structured = outcome
-            done = CallToolResult(
+            return CallToolResult(
                 content=list(content), structuredContent=structured, isError=False
             )
-            return done  # type: ignore[return-value]
-        return result
+        return CallToolResult(content=list(outcome), isError=False)
 
     # -- posts as resources -----------------------------------------------------------------
 
@@ -211,7 +267,7 @@ class ToolkitMCP(FastMCP[Any]):
         if scope_names.READ not in granted:
             raise ResourceError(f"reading posts needs the scope {scope_names.READ}")
 
-    async def list_resources(self) -> list[McpResource]:
+    async def resource_list(self) -> list[McpResource]:
         import anyio.to_thread
 
         self._resource_scope()
@@ -229,10 +285,10 @@ class ToolkitMCP(FastMCP[Any]):
             for post in posts
         ]
 
-    async def list_resource_templates(self) -> list[McpResourceTemplate]:
+    async def resource_templates(self) -> list[McpResourceTemplate]:
         return []
 
-    async def read_resource(self, uri: AnyUrl | str) -> Iterable[ReadResourceContents]:
+    async def resource(self, uri: AnyUrl | str) -> Iterable[ReadResourceContents]:
         import anyio.to_thread
 
         from toolkit.commands.posts import read_post

@@ -97,7 +97,7 @@ class StdioSession:
 
         error: BaseException | None = None
         try:
-            anyio.run(serve_stdio, self.server._mcp_server, stopping)
+            anyio.run(serve_stdio, self.server, stopping)
         except BaseException as exc:
             error = exc
             raise

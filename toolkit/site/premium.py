@@ -206,7 +206,7 @@ class PremiumGate:
         self.max_age = max_age
         self.asked = 0  # how many times the service was asked
         self._clock = clock
-        self._transport = transport
+        self._license_transport = transport
         self._sleep = sleep
         self._answer: LicenseCheck | PremiumRefused | None = None
         self._answered_at = 0.0
@@ -245,7 +245,7 @@ class PremiumGate:
             deadline(self.config.license.timeout),
             license_client(
                 self.config,
-                transport=self._transport,
+                transport=self._license_transport,
                 sleep=self._sleep,
                 on_request=self._on_request,
             ) as client,

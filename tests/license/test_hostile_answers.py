@@ -117,8 +117,7 @@ def test_the_plain_http_transport_trusts_no_authority():
     from toolkit.clients.license import plain_http_transport
 
     transport = plain_http_transport()
-    context = transport._pool._ssl_context  # what a TLS connection would be verified with
-    assert context is not None
+    context = transport.ssl_context  # what a TLS connection would be verified with
     assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
     assert context.cert_store_stats()["x509_ca"] == 0
     transport.close()

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.shared.exceptions import McpError
 from mcp.shared.memory import create_connected_server_and_client_session
+from mcp.types import TextContent
 from mcp_helpers import Clock, Harness, Registered, mcp_config, pkce, result_of, serving
 
 from toolkit.config import load_config
@@ -339,8 +340,9 @@ def test_a_tool_checks_its_arguments_strictly_itself(mcp_project):
     events = EventRecorder()
     server = ToolkitMCP(config, events, local_scopes=scopes.ALL)
     result = anyio.run(server.run_tool, "build_site", {"clean": "yes"})
-    assert result.isError
+    assert result.isError and isinstance(result.content[0], TextContent)
     assert result.content[0].text.startswith("Error: Invalid params: clean:")
     assert events.events == []  # the tool did not run
     unknown = anyio.run(server.run_tool, "no_such_tool", {})
-    assert unknown.isError and unknown.content[0].text == "Error: Unknown tool: no_such_tool"
+    assert unknown.isError and isinstance(unknown.content[0], TextContent)
+    assert unknown.content[0].text == "Error: Unknown tool: no_such_tool"

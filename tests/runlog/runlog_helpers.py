@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from toolkit.clients.logs import LogsClient
+from toolkit.config import Secret, load_config
+from toolkit.runlog.events import EventLog
+from toolkit.runlog.run import target_of
+from toolkit.runlog.shipping import CURSOR_NAME, Cursor, Shipper
 from toolkit.sandbox.logs.http import PASSWORD, USERNAME
 from toolkit.tls import shared_context
 
@@ -115,3 +121,39 @@ def ingest(service: LogService, stream: str, records: list[dict], batch: int = 2
     for start in range(0, len(records), batch):
         response = service.ingest(stream, records[start : start + batch])
         assert response.status_code == 200, response.text
+
+
+def shipper(site, sandbox, cursor_class: type[Cursor], **options) -> Shipper:
+    config = load_config(
+        site.root / "toolkit.toml",
+        env={
+            "LOGS_BASE_URL": sandbox.base_url,
+            "LOGS_USERNAME": USERNAME,
+            "LOGS_PASSWORD": PASSWORD,
+        },
+    )
+    client = LogsClient(
+        sandbox.base_url, Secret(USERNAME), Secret(PASSWORD), timeout=options.pop("timeout", None)
+    )
+    return Shipper(
+        EventLog(config.state_dir),
+        cursor_class(config.state_dir / CURSOR_NAME),
+        client,
+        config.logs.stream,
+        target_of(config),
+        **{"max_events": 2, **options},
+    )
+
+
+def later(seconds: float):
+    """A clock `seconds` ahead of now."""
+    return lambda: dt.datetime.now(dt.UTC) + dt.timedelta(seconds=seconds)
+
+
+def ship_with(site, sandbox, **options):
+    """One shipment by a shipper of its own (options as `shipper`'s); its report."""
+    shipping = shipper(site, sandbox, Cursor, **options)
+    try:
+        return shipping.ship()
+    finally:
+        shipping.client.close()

@@ -12,8 +12,7 @@ import secrets
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from runlog_helpers import assert_shipped_once, events
-from test_runlog_shipping import later, ship_with
+from runlog_helpers import assert_shipped_once, events, later, ship_with
 
 from toolkit.runlog.shipping import MAX_FAILED_SENDS, REFUSED_NAME, SETTLE
 

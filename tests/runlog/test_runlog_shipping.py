@@ -4,17 +4,13 @@ crashes between ship and cursor write, and rotation; shipping never fails a run.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 
-from runlog_helpers import RUNLOG_CONFIG, assert_shipped_once, events
+from runlog_helpers import RUNLOG_CONFIG, assert_shipped_once, events, later, ship_with, shipper
 
-from toolkit.clients.logs import LogsClient
-from toolkit.config import Secret, load_config
+from toolkit.config import load_config
 from toolkit.runlog.events import EventLog, EventWriter
-from toolkit.runlog.run import target_of
 from toolkit.runlog.shipping import CURSOR_NAME, SETTLE, Cursor, Mark, Shipper
-from toolkit.sandbox.logs.http import PASSWORD, USERNAME
 
 
 def test_each_run_ships_its_events_once(site, env, service, stream):
@@ -96,28 +92,6 @@ class CrashBeforeSending(Cursor):
             raise Crash()
 
 
-def shipper(site, sandbox, cursor_class: type[Cursor], **options) -> Shipper:
-    config = load_config(
-        site.root / "toolkit.toml",
-        env={
-            "LOGS_BASE_URL": sandbox.base_url,
-            "LOGS_USERNAME": USERNAME,
-            "LOGS_PASSWORD": PASSWORD,
-        },
-    )
-    client = LogsClient(
-        sandbox.base_url, Secret(USERNAME), Secret(PASSWORD), timeout=options.pop("timeout", None)
-    )
-    return Shipper(
-        EventLog(config.state_dir),
-        cursor_class(config.state_dir / CURSOR_NAME),
-        client,
-        config.logs.stream,
-        target_of(config),
-        **{"max_events": 2, **options},
-    )
-
-
 def crash(shipping: Shipper) -> None:
     try:
         shipping.ship()
@@ -140,11 +114,6 @@ def test_a_crash_between_ship_and_cursor_write_loses_nothing_and_repeats_nothing
     shipped = service.shipped(stream)
     assert len(shipped) == len(set(shipped))
     assert_shipped_once(shipped, events(site.root))
-
-
-def later(seconds: float):
-    """A clock `seconds` ahead of now."""
-    return lambda: dt.datetime.now(dt.UTC) + dt.timedelta(seconds=seconds)
 
 
 def test_a_crash_before_sending_sends_the_batch_once_its_absence_is_settled(
@@ -249,15 +218,6 @@ def test_another_stream_gets_the_whole_log(site, env, service, stream):
     assert_shipped_once(service.shipped(other), found)  # every event, from the first one
     cursor = json.loads((site.root / ".toolkit" / CURSOR_NAME).read_text())
     assert sorted(key.split()[-1] for key in cursor["targets"]) == sorted([stream, other])
-
-
-def ship_with(site, sandbox, **options):
-    """One shipment by a shipper of its own (options as `shipper`'s); its report."""
-    shipping = shipper(site, sandbox, Cursor, **options)
-    try:
-        return shipping.ship()
-    finally:
-        shipping.client.close()
 
 
 def wait_for_rows(service, stream: str, count: int) -> None:

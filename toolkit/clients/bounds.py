@@ -199,6 +199,7 @@ class DeadlineTransport(httpx.BaseTransport):
     deadline."""
 
     def __init__(self, ssl_context: ssl.SSLContext, *, proxy: str | None = None):
+        self.ssl_context = ssl_context  # what a TLS server is verified with
         limits = httpx.Limits()  # httpx's defaults: 100 connections, 20 kept alive for 5 s
         self._pool = httpcore.ConnectionPool(
             ssl_context=ssl_context,

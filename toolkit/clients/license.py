@@ -27,7 +27,7 @@ from __future__ import annotations
 import string
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import httpx
@@ -42,6 +42,9 @@ from toolkit.clients.base import (
 )
 from toolkit.config import Secret
 from toolkit.errors import ApiError
+
+if TYPE_CHECKING:
+    from toolkit.clients.bounds import DeadlineTransport
 
 PREFIX = "/appsmarket/v2"
 SCOPE = "https://www.googleapis.com/auth/appsmarketplace.license"
@@ -255,7 +258,7 @@ class NotificationRun:
     pages: int = 0
 
 
-def plain_http_transport() -> httpx.BaseTransport:
+def plain_http_transport() -> DeadlineTransport:
     """The transport of a plain-HTTP origin (the sandbox on loopback). httpx's default
     transport loads the CA bundle into a TLS context as it is made (about 25 ms, most of
     what a licence check would cost there); an origin without TLS needs none. The context

@@ -106,15 +106,7 @@ class RecordingReporter:
         self.reporter.problems(new, fixed)
 
     def pushed(self, outcomes: list[Outcome]) -> None:
-        for outcome in outcomes:
-            self.run.event(
-                "post",
-                post=outcome.key,
-                action=outcome.action.value,
-                outcome="ok" if outcome.ok else "failed",
-                message=outcome.message,
-                article_id=outcome.article_id,
-            )
+        records.outcomes(self.run, outcomes)
         self.reporter.pushed(outcomes)
 
     def push_failed(self, message: str) -> None:

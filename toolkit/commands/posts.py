@@ -46,6 +46,7 @@ __all__ = [
     "PostList",
     "PostSummary",
     "SyncState",
+    "content_only",
     "content_paths",
     "list_posts",
     "post_comments",

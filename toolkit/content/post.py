@@ -1,9 +1,11 @@
 """A post: one Markdown file with a YAML front matter block, parsed once.
 
-`FRONT_MATTER_FENCE` finds the block (as python-frontmatter's YAML handler does, whose
-splitting and loading toolkit cannot use: they strip the text, so lines are lost, and load
-with an unbounded loader); `FrontMatterLoader` loads it (with libyaml's parser when
-available). The line of each key is worked out only when a problem has to be
+The block is read through python-frontmatter's handler API: `PostHandler`, a
+`frontmatter.YAMLHandler`, finds it with the handler's own boundary (`FM_BOUNDARY`) and
+loads it with `FrontMatterLoader`, toolkit's bounded safe loader (with libyaml's parser when
+available). `parse_post` places the boundaries itself rather than through
+`frontmatter.loads`, which strips the text (its lines would no longer be the file's) and
+splits without the positions a problem's `path:line` needs. The line of each key is worked out only when a problem has to be
 reported, so building a thousand posts pays for one YAML parse each.
 
 A post file comes from anyone who can open a pull request, so reading it is bounded: at
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
+from frontmatter.default_handlers import YAMLHandler
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.events import (
@@ -50,10 +53,6 @@ try:  # libyaml's parser: the same events, ten times faster
     CParser: type[_CParser] | None = _CParser
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     CParser = None
-
-# A line of three or more dashes: the opening one starts the file, the next one closes.
-# `\s*` may run over blank lines, so a match can stop before a newline (see `parse_post`).
-FRONT_MATTER_FENCE = re.compile(r"^-{3,}\s*$", re.MULTILINE)
 
 # Limits on what a post may hold (the API's own limit on a body, 800 KB, is a rule of
 # `toolkit check`; these keep a hostile file from hanging or exhausting a run).
@@ -400,6 +399,21 @@ def load_front_matter(text: str) -> Any:
         loader.dispose()
 
 
+class PostHandler(YAMLHandler):
+    """python-frontmatter's YAML handler, loading with `FrontMatterLoader` (bounded, safe).
+
+    Its boundary (`FM_BOUNDARY`) is a line of three or more dashes: the opening one starts
+    the file, the next one closes. `\\s*` may run over blank lines, so a match can stop
+    before a newline (see `parse_post`)."""
+
+    def load(self, fm: str, **kwargs: object) -> Any:
+        """The front matter's value, within the limits; `yaml.YAMLError` when not."""
+        return load_front_matter(fm)
+
+
+HANDLER = PostHandler()
+
+
 def compose_front_matter(text: str) -> yaml.Node | None:
     loader = FrontMatterLoader(text)
     try:
@@ -442,10 +456,10 @@ def parse_post(path: Path, key: str, source: str) -> Post:
     """Parse a post's text; raise `PostError` (with the file line) when it cannot be used."""
     if source.startswith("\ufeff"):
         source = source[1:]
-    opening = FRONT_MATTER_FENCE.match(source)
+    opening = HANDLER.FM_BOUNDARY.match(source)
     if opening is None:
         return Post(path=path, key=key, source=source, meta={}, body=source, has_front_matter=False)
-    closing = FRONT_MATTER_FENCE.search(source, opening.end())
+    closing = HANDLER.FM_BOUNDARY.search(source, opening.end())
     if closing is None:
         raise PostError(Problem(key, 1, "front matter: the opening --- has no closing ---"))
     fm_text = source[opening.end() : closing.start()]
@@ -466,7 +480,7 @@ def parse_post(path: Path, key: str, source: str) -> Post:
             )
         )
     try:
-        meta = load_front_matter(fm_text)
+        meta = HANDLER.load(fm_text)
     except FrontMatterRefused as exc:
         line = fm_line + exc.problem_mark.line if exc.problem_mark is not None else fm_line
         raise PostError(Problem(key, line, f"front matter: {exc.problem}")) from None

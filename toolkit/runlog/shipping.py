@@ -56,24 +56,19 @@ import datetime as dt
 import json
 import logging
 import os
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit import oslock
 from toolkit.errors import ApiError, HTTPStatusError, ToolkitError, TransportError
 from toolkit.fsutil import atomic_write
 from toolkit.runlog.events import EventLog, complete_lines, utc_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.clients.logs import LogsClient
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: shipments are not kept apart
-    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -636,25 +631,15 @@ class Shipper:
     @contextmanager
     def _alone(self) -> Iterator[bool]:
         """Hold `.toolkit/ship.lock` (waiting a little for another run's shipment)."""
-        if fcntl is None:  # pragma: no cover - Windows
-            yield True
-            return
         self.files.folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.files.folder / SHIP_LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666)
+        fd = oslock.open_lock_file(self.files.folder / SHIP_LOCK_NAME)
         try:
-            deadline = time.monotonic() + self.lock_wait
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError:
-                    if time.monotonic() >= deadline:
-                        yield False
-                        return
-                    time.sleep(0.05)
+            if not oslock.lock_within(fd, self.lock_wait, poll=0.05):
+                yield False
+                return
             try:
                 yield True
             finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
+                oslock.unlock(fd)
         finally:
             os.close(fd)

@@ -43,6 +43,7 @@ from yaml.resolver import Resolver
 
 from toolkit import localfiles
 from toolkit.content.problems import PostError, Problem
+from toolkit.redact import quoted
 
 if TYPE_CHECKING:  # pragma: no cover
     from yaml._yaml import Mark as CMark
@@ -57,6 +58,7 @@ except ImportError:  # pragma: no cover - PyYAML built without libyaml
 # Limits on what a post may hold (the API's own limit on a body, 800 KB, is a rule of
 # `toolkit check`; these keep a hostile file from hanging or exhausting a run).
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a post file; larger ones are not read at all
+SHOWN = 40  # characters of a value, a tag or an anchor shown in a message
 MAX_FRONT_MATTER_CHARS = 64 * 1024  # the YAML text between the --- lines
 MAX_DEPTH = 32  # lists and mappings inside each other
 MAX_EXPANDED = 256 * 1024  # characters plus values, with every alias expanded
@@ -243,12 +245,8 @@ class FrontMatterRefused(yaml.MarkedYAMLError):
         super().__init__(problem=problem, problem_mark=mark)  # type: ignore[arg-type]
 
 
-def _shown(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
 def _tag_name(tag: str) -> str:
-    return _shown("!!" + tag[len(_YAML) :] if tag.startswith(_YAML) else tag)
+    return quoted("!!" + tag[len(_YAML) :] if tag.startswith(_YAML) else tag, SHOWN, marks=False)
 
 
 class _Open:
@@ -327,7 +325,7 @@ class FrontMatterLoader(yaml.SafeLoader):
             expanded = self._sizes.get(anchor, 0)
             if expanded is None:
                 raise FrontMatterRefused(
-                    f"the alias *{_shown(anchor)} refers to a value that contains it",
+                    f"the alias *{quoted(anchor, SHOWN, marks=False)} refers to a value that contains it",
                     event.start_mark,
                 )
             self._grow(expanded, event)
@@ -366,13 +364,21 @@ class FrontMatterLoader(yaml.SafeLoader):
         except yaml.YAMLError:
             raise
         except Exception as exc:  # a value Python cannot hold, at its line
-            value = _shown(node.value) if isinstance(node.value, str) else "this value"
+            value = (
+                quoted(node.value, SHOWN, marks=False)
+                if isinstance(node.value, str)
+                else "this value"
+            )
             what = (
                 "a valid date"
                 if node.tag == _YAML + "timestamp"
                 else f"a valid {_tag_name(node.tag)}"
             )
-            why = f" ({_shown(str(exc), 80)})" if isinstance(exc, ValueError) else ""
+            why = (
+                f" ({quoted(str(exc), 2 * SHOWN, marks=False)})"
+                if isinstance(exc, ValueError)
+                else ""
+            )
             raise FrontMatterRefused(f"{value} is not {what}{why}", node.start_mark) from None
 
     def construct_yaml_int(self, node: ScalarNode) -> int:

@@ -31,6 +31,8 @@ TEMP_SUFFIX = ".tmp"
 UNLOCKED_TEMP_AGE = 3600.0
 
 
+PATH_SHOWN = 4096  # characters of a path in an OS error's message (a path is shown whole)
+
 # What to do about an OS error, by its errno: the hint of `describe_os_error`.
 _HINTS = {
     errno.EACCES: "check the permissions of the file and of its folder",
@@ -65,8 +67,7 @@ def describe_os_error(exc: OSError, *, cwd: Path | None = None) -> str:
     shown = Path(name)
     with contextlib.suppress(ValueError, OSError):
         shown = shown.relative_to(cwd or Path.cwd()) if shown.is_absolute() else shown
-    target = "".join(ch if ch.isprintable() else "?" for ch in str(shown))
-    return f"{target}: {line}"
+    return f"{quoted(str(shown), PATH_SHOWN, marks=False)}: {line}"
 
 
 @contextlib.contextmanager

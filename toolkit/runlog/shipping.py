@@ -65,6 +65,7 @@ from typing import TYPE_CHECKING, Any
 from toolkit import oslock
 from toolkit.errors import ApiError, HTTPStatusError, ToolkitError, TransportError
 from toolkit.fsutil import atomic_write
+from toolkit.redact import clipped
 from toolkit.runlog.events import EventLog, complete_lines, utc_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -526,7 +527,9 @@ class Shipper:
         last = part[-1][1]
         same = mark.stuck is not None and mark.stuck.last == last
         failures = mark.stuck.failures + 1 if same and mark.stuck is not None else 1
-        answer = exc.message.splitlines()[0][:200] if exc.message else f"status {exc.status}"
+        answer = (
+            clipped(exc.message.splitlines()[0], 200) if exc.message else f"status {exc.status}"
+        )
         mark.stuck = Stuck(last, failures, answer)
         self.cursor.save(self.target, mark)
 
@@ -558,7 +561,7 @@ class Shipper:
         """Keep an event the service refused in `refused-events.jsonl` (before the cursor
         moves past it, so it is never lost)."""
         text = _answer_text(exc) if isinstance(exc, HTTPStatusError) else ""
-        self._set_aside_lines([line], text.splitlines()[0][:200] if text else None, report)
+        self._set_aside_lines([line], clipped(text.splitlines()[0], 200) if text else None, report)
 
     def _set_aside_lines(self, lines: list[bytes], reason: str | None, report: ShipReport) -> None:
         """Keep events in `refused-events.jsonl` (fsynced before the cursor moves past

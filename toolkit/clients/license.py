@@ -42,6 +42,7 @@ from toolkit.clients.base import (
 )
 from toolkit.config import Secret
 from toolkit.errors import ApiError
+from toolkit.redact import quoted
 
 if TYPE_CHECKING:
     from toolkit.clients.bounds import DeadlineTransport
@@ -275,10 +276,6 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
-def _shown(value: str) -> str:
-    return "".join(ch if ch.isprintable() else "?" for ch in value)[:MAX_SHOWN]
-
-
 def _same(given: str, asked: str, *, fold: bool) -> bool:
     if fold:
         return given.translate(_ASCII_LOWER) == asked.translate(_ASCII_LOWER)
@@ -292,9 +289,14 @@ def misnamed(data: Mapping[str, Any], asked: Mapping[str, str]) -> str | None:
     for key, wanted in asked.items():
         given = data.get(key)
         if not isinstance(given, str) or not given:
-            return f"the answer names no {key} (asked about {_shown(wanted)})"
+            return (
+                f"the answer names no {key} (asked about {quoted(wanted, MAX_SHOWN, marks=False)})"
+            )
         if not _same(given, wanted, fold=key != "applicationId"):
-            return f"the answer is about {key} {_shown(given)}, not {_shown(wanted)}"
+            return (
+                f"the answer is about {key} {quoted(given, MAX_SHOWN, marks=False)}, "
+                f"not {quoted(wanted, MAX_SHOWN, marks=False)}"
+            )
     return None
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from toolkit.config import Config
 from toolkit.content import Post
 from toolkit.errors import ContentError
+from toolkit.mirror_layout import COMMENTS, MIRROR
 
 __all__ = ["MirroredComment", "PostComments", "comments_of"]
 
@@ -42,8 +43,6 @@ class PostComments:
 def _comments_file(config: Config, post: Post) -> Path | None:
     """`_mirror/comments/<slug>.json`, else `<file stem>.json`: where `toolkit mirror`
     writes a post's thread, and where the site looks for it."""
-    from toolkit.site.mirror import COMMENTS, MIRROR
-
     folder = config.site.content_dir / MIRROR / COMMENTS
     for name in (f"{post.slug}.json", f"{post.stem}.json"):
         candidate = folder / name

@@ -108,14 +108,19 @@ class PostDocument:
 
 @dataclass(frozen=True)
 class MirroredComment:
+    """A comment of the mirror, as `read_comments` shows it."""
+
     id: str
     parent_id: str | None
-    depth: int  # 0 for a comment on the post, 1 for a reply, ...
+    depth: Annotated[int, Field(description="0 for a comment on the post, 1 for a reply, ...")]
     author: str
     username: str
     created_at: str | None
-    body_html: str  # cleaned like the site's comments (no script, style, event handler)
-    text: str  # the same without markup
+    text: Annotated[str, Field(description="the comment without markup")]
+    # cleaned like the site's comments (no script, style, event handler)
+    body_html: Annotated[
+        str, Field(description="the comment's HTML, cleaned as the site cleans it")
+    ]
 
 
 @dataclass(frozen=True)

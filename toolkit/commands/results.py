@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from toolkit.commands.posts import PostSummary, SyncState
+from toolkit.commands.posts import MirroredComment, PostSummary, SyncState
 from toolkit.sync.plan import Action
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -193,17 +193,6 @@ class PublishJson(Document):
         )
 
 
-class CommentJson(Document):
-    id: str
-    parent_id: str | None
-    depth: int = Field(description="0 for a comment on the post, 1 for a reply, ...")
-    author: str
-    username: str
-    created_at: str | None
-    text: str = Field(description="the comment without markup")
-    body_html: str = Field(description="the comment's HTML, cleaned as the site cleans it")
-
-
 class CommentsJson(Document):
     path: str
     title: str
@@ -212,7 +201,7 @@ class CommentsJson(Document):
     )
     article_url: str | None
     total: int = Field(description="comments in the mirror, before `since` was applied")
-    comments: list[CommentJson] = Field(description="thread order, replies after their parent")
+    comments: list[MirroredComment] = Field(description="thread order, replies after their parent")
 
     @classmethod
     def of(cls, result: PostComments) -> CommentsJson:
@@ -222,19 +211,7 @@ class CommentsJson(Document):
             mirror_file=result.mirror_file,
             article_url=result.article_url,
             total=result.total,
-            comments=[
-                CommentJson(
-                    id=c.id,
-                    parent_id=c.parent_id,
-                    depth=c.depth,
-                    author=c.author,
-                    username=c.username,
-                    created_at=c.created_at,
-                    text=c.text,
-                    body_html=c.body_html,
-                )
-                for c in result.comments
-            ],
+            comments=result.comments,
         )
 
 

@@ -70,7 +70,7 @@ Count = Annotated[int, BeforeValidator(_number_or_zero)]  # missing, null or 0: 
 Raw = Annotated[dict[str, Any], Field(default_factory=dict, repr=False)]
 
 
-class Record(BaseModel):
+class ForemRecord(BaseModel):
     """A record of the API: frozen, unknown fields ignored, read by `from_json`."""
 
     model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
@@ -93,7 +93,7 @@ class Record(BaseModel):
         return data
 
 
-class UserRef(Record):
+class UserRef(ForemRecord):
     name: Text = ""
     username: Text = ""
     microblog_username: OptionalText = Field(
@@ -106,7 +106,7 @@ class UserRef(Record):
     user_id: Annotated[int | None, BeforeValidator(_int_or_none)] = None
 
 
-class Article(Record):
+class Article(ForemRecord):
     """An article from any endpoint; fields an endpoint does not send are None."""
 
     id: Id
@@ -138,7 +138,7 @@ class Article(Record):
         return {**data, "tags": read_tags(data), "published": published}
 
 
-class Comment(Record):
+class Comment(ForemRecord):
     id_code: Annotated[str, BeforeValidator(str)] = ""
     created_at: Text = ""
     body_html: Text = ""
@@ -151,7 +151,7 @@ class Comment(Record):
     raw: Raw
 
 
-class Listing(Record):
+class Listing(ForemRecord):
     id: Id
     title: Text = ""
     slug: Text = ""
@@ -167,7 +167,7 @@ class Listing(Record):
         return {**data, "tags": read_tags(data)}
 
 
-class User(Record):
+class User(ForemRecord):
     id: Count = 0
     username: Text = ""
     name: Text = ""
@@ -184,7 +184,7 @@ class User(Record):
     raw: Raw
 
 
-class Organization(Record):
+class Organization(ForemRecord):
     username: Text = ""
     name: Text = ""
     summary: OptionalText = None
@@ -198,7 +198,7 @@ class Organization(Record):
     raw: Raw
 
 
-class ReadingListItem(Record):
+class ReadingListItem(ForemRecord):
     id: Id
     status: Text = ""
     created_at: Text = ""
@@ -208,7 +208,7 @@ class ReadingListItem(Record):
     raw: Raw
 
 
-class PodcastEpisode(Record):
+class PodcastEpisode(ForemRecord):
     id: Id
     title: Text = ""
     path: Text = ""
@@ -217,7 +217,7 @@ class PodcastEpisode(Record):
     raw: Raw
 
 
-class VideoArticle(Record):
+class VideoArticle(ForemRecord):
     id: Id
     title: Text = ""
     path: Text = ""
@@ -225,7 +225,7 @@ class VideoArticle(Record):
     raw: Raw
 
 
-class FollowedTag(Record):
+class FollowedTag(ForemRecord):
     id: Id
     name: Text = ""
     points: Annotated[
@@ -233,7 +233,7 @@ class FollowedTag(Record):
     ] = 0
 
 
-class Follower(Record):
+class Follower(ForemRecord):
     id: Id
     user_id: Count = 0
     name: Text = ""
@@ -242,14 +242,14 @@ class Follower(Record):
     created_at: Text = ""
 
 
-class Tag(Record):
+class Tag(ForemRecord):
     id: Id
     name: Text = ""
     bg_color_hex: OptionalText = None
     text_color_hex: OptionalText = None
 
 
-class ProfileImage(Record):
+class ProfileImage(ForemRecord):
     image_of: Text = ""
     profile_image: OptionalText = None
     profile_image_90: OptionalText = None

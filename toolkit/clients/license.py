@@ -85,20 +85,20 @@ Number = Annotated[int | None, BeforeValidator(_number)]
 Objects = Annotated[tuple[dict[str, Any], ...], BeforeValidator(_objects)]
 
 
-class Record(BaseModel):
+class LicenseRecord(BaseModel):
     """A record of the service, read leniently (see above) under Google's JSON names and
     written back under them (`model_dump(by_alias=True)`); unknown fields are ignored."""
 
     model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
 
 
-class Edition(Record):
+class Edition(LicenseRecord):
     edition_id: Text = Field("", alias="editionId")
     seat_count: Number = Field(None, alias="seatCount")
     assigned_seats: Number = Field(None, alias="assignedSeats")
 
 
-class CustomerLicense(Record):
+class CustomerLicense(LicenseRecord):
     """`appsmarket#customerLicense`: `state` is `ACTIVE` or `UNLICENSED`."""
 
     kind: Text = ""
@@ -113,7 +113,7 @@ class CustomerLicense(Record):
         return self.state == ACTIVE
 
 
-class UserLicense(Record):
+class UserLicense(LicenseRecord):
     """`appsmarket#userLicense`: `state` is `ACTIVE`, `UNLICENSED` or `EXPIRED`; `enabled`
     says whether the domain administrator has activated the application."""
 
@@ -135,7 +135,7 @@ NOTIFICATION_LISTS = ("provisions", "expiries", "reassignments", "deletes")
 NOTIFICATION_KIND = "appsmarket#licenseNotification"
 
 
-class LicenseNotification(Record):
+class LicenseNotification(LicenseRecord):
     """`appsmarket#licenseNotification`: one licensing event of a customer. Its lists
     are kept as the service sent them (objects only); its timestamp is written back as
     Google writes 64-bit numbers, a string."""

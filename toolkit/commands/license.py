@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from toolkit.clients.license import CustomerLicense, LicenseNotification, UserLicense
 from toolkit.clients.license_cursor import NotificationCursor
 from toolkit.config import Config
 from toolkit.errors import ApiError, LicenseError
@@ -28,8 +29,6 @@ from toolkit.site.premium import customer_refusal, explain, license_settings, us
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
-    from toolkit.clients.license import CustomerLicense, LicenseNotification, UserLicense
-
 PAGE_SIZE = 100
 
 
@@ -38,22 +37,9 @@ class LicenseStatus:
     application_id: str
     customer: CustomerLicense
     user: UserLicense | None
+    premium_allowed: bool  # premium_refusal is None
     premium_refusal: str | None  # why a premium build would be refused now; None: it runs
     requests: int
-
-    @property
-    def premium_allowed(self) -> bool:
-        return self.premium_refusal is None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "application_id": self.application_id,
-            "customer": self.customer.to_json(),
-            "user": self.user.to_json() if self.user is not None else None,
-            "premium_allowed": self.premium_allowed,
-            "premium_refusal": self.premium_refusal,
-            "requests": self.requests,
-        }
 
 
 def license_status(
@@ -84,7 +70,9 @@ def license_status(
                 message=refusal or "premium builds allowed",
                 requests=client.requests_made,
             )
-            return LicenseStatus(app, customer, user_license, refusal, client.requests_made)
+            return LicenseStatus(
+                app, customer, user_license, refusal is None, refusal, client.requests_made
+            )
 
 
 @dataclass
@@ -97,6 +85,7 @@ class NotificationsResult:
     notice: str | None = None  # something the user should know (an unreadable position)
 
     def to_json(self) -> dict[str, Any]:
+        """Hand-written: `count` comes before the list it counts."""
         return {
             "application_id": self.application_id,
             "count": len(self.notifications),
@@ -104,7 +93,9 @@ class NotificationsResult:
             "pages": self.pages,
             "requests": self.requests,
             "notice": self.notice,
-            "notifications": [item.to_json() for item in self.notifications],
+            "notifications": [
+                item.model_dump(mode="json", by_alias=True) for item in self.notifications
+            ],
         }
 
 

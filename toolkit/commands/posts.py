@@ -21,6 +21,7 @@ from toolkit.config import Config
 from toolkit.content import Post, PostError, load_post
 from toolkit.content.discover import is_post_path
 from toolkit.errors import ContentError
+from toolkit.mirror.threads import MirroredComment, PostComments, comments_of
 from toolkit.redact import quoted
 from toolkit.sync.state import (
     PostCache,
@@ -35,8 +36,6 @@ from toolkit.sync.state import (
 
 if TYPE_CHECKING:  # pragma: no cover
     import datetime as dt
-
-    from toolkit.mirror.threads import MirroredComment, PostComments
 
 __all__ = [
     "MirroredComment",
@@ -131,6 +130,4 @@ def post_comments(
     """The mirrored comments of one post, oldest thread first, replies after their parent;
     with `since`, only the comments written at or after it. Comment HTML comes from the
     publishing API and is cleaned as the site cleans it."""
-    from toolkit.mirror.threads import comments_of
-
     return comments_of(config, _load(config, path), since=since)

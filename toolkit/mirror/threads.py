@@ -8,7 +8,9 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from toolkit.config import Config
 from toolkit.content import Post
@@ -20,14 +22,19 @@ __all__ = ["MirroredComment", "PostComments", "comments_of"]
 
 @dataclass(frozen=True)
 class MirroredComment:
+    """A comment of the mirror, as `read_comments` shows it."""
+
     id: str
     parent_id: str | None
-    depth: int  # 0 for a comment on the post, 1 for a reply, ...
+    depth: Annotated[int, Field(description="0 for a comment on the post, 1 for a reply, ...")]
     author: str
     username: str
     created_at: str | None
-    body_html: str  # cleaned like the site's comments (no script, style, event handler)
-    text: str  # the same without markup
+    text: Annotated[str, Field(description="the comment without markup")]
+    # cleaned like the site's comments (no script, style, event handler)
+    body_html: Annotated[
+        str, Field(description="the comment's HTML, cleaned as the site cleans it")
+    ]
 
 
 @dataclass(frozen=True)

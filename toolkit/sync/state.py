@@ -15,7 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from toolkit.config import Config
 from toolkit.content import Post, PostError, Problem, Severity, load_post, payload_for
@@ -43,15 +45,27 @@ class SyncState(StrEnum):
 
 @dataclass(frozen=True)
 class PostSummary:
-    path: str  # project-relative, as every command names it
+    """A post of the content folder: its file, what its front matter says, its sync state."""
+
+    # `toolkit.commands.results` reads it as it is: these descriptions are the MCP tools'
+    # output schema.
+
+    path: Annotated[str, Field(description="project-relative path; what the other tools take")]
     title: str
-    published: bool  # what the front matter says
+    published: Annotated[bool, Field(description="what the front matter says")]
     premium: bool
     slug: str
     tags: list[str]
     date: str | None  # ISO 8601
     description: str
-    state: SyncState
+    state: Annotated[
+        SyncState,
+        Field(
+            description="sync state from toolkit.lock: new (never published), "
+            "synced, modified (changed since last sent), pending (an "
+            "update was interrupted), local-only (premium)"
+        ),
+    ]
     article_id: int | None = None  # the remote article, from toolkit.lock
     url: str | None = None
     last_sent_published: bool | None = None  # `published` as last sent

@@ -438,7 +438,7 @@ def test_code_highlighted_for_a_few_posts_is_kept_and_a_damaged_copy_is_not_take
 
 def test_a_build_that_finds_all_as_it_was_reports_what_the_last_one_found(site_project):
     """A build that finds the posts, settings, templates and pages as the last build left
-    them does not work the site out again (`unchanged.replay`), and reports the same: the
+    them does not work the site out again (`replay.replay`), and reports the same: the
     posts on the site, the drafts left out, every problem of a post."""
     site_project.post("broken", "Broken", published=True, body="![gone](missing.png)\n")
     site_project.post("twin", "News", date="2024-03-01", published=True)  # a title used twice
@@ -576,6 +576,6 @@ def test_a_post_without_liquid_tags_is_rendered_without_the_liquid_modules(site_
     reader nor their renderer (a fresh interpreter, through the real command)."""
     site_project.run("build")
     site_project.post("news", "News", date="2024-02-01", published=True, body="Edited.\n")
-    modules = ("jinja2", "toolkit.content.liquid", "toolkit.site.liquid")
+    modules = ("jinja2", "toolkit.content.liquid", "toolkit.site.liquid_render")
     assert imported_by_build(site_project, modules) == ["jinja2"]  # the page was rendered
     assert "Edited." in read(site_project.root / "site", "news/index.html")

@@ -9,8 +9,8 @@ build goes:
    step 1; on every core for a big batch);
 3. work out the site: which posts are on it, their problems, series, tags and listing
    pages; every page gets a key, the digest of what it shows and of the templates it uses
-   (`plan`, `pages`); or, when all it depends on is as the last build left it but the
-   bodies of some posts, as then, with the keys of those posts' pages (`unchanged`);
+   (`siteplan`, `pages`); or, when all it depends on is as the last build left it but the
+   bodies of some posts, as then, with the keys of those posts' pages (`replay`);
 4. render and write the pages whose key changed or whose file is not what was written
    (`Renderer` step 2), copy the static files and the content's own files, remove what is
    no longer made, save the manifest.
@@ -34,7 +34,7 @@ from toolkit.content.discover import excluded_by
 from toolkit.content.problems import Problem, ProblemList
 from toolkit.errors import BuildError
 from toolkit.fsutil import stat_trusted
-from toolkit.site import inputs, search, theme_files, unchanged
+from toolkit.site import inputs, replay, search, theme_files
 from toolkit.site.manifest import (
     Manifest,
     PostRecord,
@@ -50,7 +50,9 @@ from toolkit.site.output import (
 )
 from toolkit.site.pages import FullContent, Listed, Page, SitePlan
 from toolkit.site.parallel import POOL_THRESHOLD, WorkerPool, chunked, default_processes
-from toolkit.site.plan import (
+from toolkit.site.render import PageJob, Prepared, Renderer
+from toolkit.site.scan import key_prefix, scan_content
+from toolkit.site.siteplan import (
     BuildRun,
     PostPage,
     Progress,
@@ -64,8 +66,6 @@ from toolkit.site.plan import (
     site_posts,
     stale_post_pages,
 )
-from toolkit.site.render import PageJob, Prepared, Renderer
-from toolkit.site.scan import key_prefix, scan_content
 
 # Bump when the builder's output or its records change for the same inputs: every post is
 # then read again and every page redone.
@@ -256,8 +256,8 @@ class SiteBuilder:
                 full_content=whole,
             )
 
-        plan_key = unchanged.plan_inputs(run, self.config, site_key, reading_list)
-        replayed = unchanged.replay(run, self.output_dir, plan_key, site.feed_full_content)
+        plan_key = replay.plan_inputs(run, self.config, site_key, reading_list)
+        replayed = replay.replay(run, self.output_dir, plan_key, site.feed_full_content)
         if replayed is None:
             known = len(run.problems)
             posts = site_posts(
@@ -269,7 +269,7 @@ class SiteBuilder:
                 full_content(run, posts, self.renderer) if site.feed_full_content else None,
             )
             listings = plan.pages()
-            unchanged.remember(
+            replay.remember(
                 run, plan_key, posts, [page.output for page in listings], run.problems[known:]
             )
             run.mark("plan")

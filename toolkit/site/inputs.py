@@ -13,11 +13,11 @@ from typing import Any
 from toolkit.config import Config
 from toolkit.site import theme_files
 from toolkit.site.manifest import Manifest, digest_of
-from toolkit.site.mirror import MIRROR, MirrorError
+from toolkit.site.mirror_files import MIRROR, MirrorError
 from toolkit.site.output import UnreadableSource, copy_if_changed, write_if_changed
 from toolkit.site.pages import ReadingList
-from toolkit.site.plan import BuildRun, outdated
 from toolkit.site.render import Renderer
+from toolkit.site.siteplan import BuildRun, outdated
 
 
 def _digest(manifest: Manifest, path: str, mtime: int, size: int) -> str:
@@ -65,14 +65,15 @@ def report_skipped(run: BuildRun, skipped: dict[str, str], config: Config) -> No
 def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
     """Digests of the mirror files, each checked once when it changes; broken ones are
     reported. Returns the reading list as (digest, loader of its items), or None."""
-    from toolkit.site import mirror
+    from toolkit.site import mirror_files
 
     scan, files = run.scan, run.manifest.files
     checked: list[tuple[str, int, int, Callable[[Any], None]]] = [
-        (path, mtime, size, mirror.check_comments) for path, mtime, size in scan.comments.values()
+        (path, mtime, size, mirror_files.check_comments)
+        for path, mtime, size in scan.comments.values()
     ]
     if scan.reading_list is not None:
-        checked.append((*scan.reading_list, mirror.check_reading_list))
+        checked.append((*scan.reading_list, mirror_files.check_reading_list))
     for path, mtime, size, check in checked:
         entry = files.get(path)
         digest = (
@@ -86,7 +87,7 @@ def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
         ):
             digest = digest or theme_files.file_digest(path)
             try:
-                check(mirror.read_json(Path(path)))
+                check(mirror_files.read_json(Path(path)))
                 trouble = None
             except MirrorError as exc:
                 trouble = [exc.line, str(exc)]
@@ -105,7 +106,7 @@ def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
     path = scan.reading_list[0]
 
     def items() -> list[dict[str, Any]]:
-        return mirror.reading_list_items(json.loads(Path(path).read_bytes()))
+        return mirror_files.reading_list_items(json.loads(Path(path).read_bytes()))
 
     return files[path][2], items
 

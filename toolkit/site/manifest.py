@@ -12,7 +12,7 @@ folder, which may be published as it is). It holds:
   template's digest over every template it reaches;
 - `plan`: what the last build worked out of the posts (the site's posts in order, its
   listing pages, the posts' problems) and the digest of what it worked that out from, so
-  that a build that finds all of it as it was does not work it out again (`unchanged`).
+  that a build that finds all of it as it was does not work it out again (`replay`).
 
 A file of another format version, or of another configuration of the content rules, is
 ignored: the build then starts from nothing, which is always correct.
@@ -157,7 +157,7 @@ class Manifest:
     closures: dict[str, str] = field(default_factory=dict)  # page template -> digest
     # When the build that made these records began looking at the files (ns since epoch).
     scanned: int = 0
-    # What the last build's plan found, with the digest of its inputs (`unchanged.Plan`).
+    # What the last build's plan found, with the digest of its inputs (`replay.Plan`).
     plan: dict[str, Any] | None = None
     # The file the records were loaded from: their texts, for `save`.
     loaded_from: str = field(default="", repr=False)

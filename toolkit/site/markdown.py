@@ -382,7 +382,7 @@ class MarkdownRenderer:
         """`body` with its `{% katex %}` tags taken out (`liquid.extract_maths`)."""
         if "{%" not in body or "katex" not in body:
             return body
-        from toolkit.site.liquid import extract_maths
+        from toolkit.site.liquid_render import extract_maths
 
         body, env["formulas"] = extract_maths(body)
         return body
@@ -394,7 +394,7 @@ class MarkdownRenderer:
         if raw_html and not self.allow_raw_html:
             body_html = clean_raw_html(body_html, env["placeholders"])
         if "{%" in body_html or env["formulas"]:  # Liquid tags
-            from toolkit.site.liquid import put_maths, render_tags, without_marks
+            from toolkit.site.liquid_render import put_maths, render_tags, without_marks
 
             body_html = put_maths(render_tags(body_html), env["formulas"])
             for entry in toc:

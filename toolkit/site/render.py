@@ -358,7 +358,7 @@ class Renderer:
     def _comments(path: str | None) -> dict[str, Any] | None:
         if path is None:
             return None
-        from toolkit.site.mirror import MirrorError, comment_thread, read_json
+        from toolkit.site.mirror_files import MirrorError, comment_thread, read_json
 
         try:
             return comment_thread(read_json(Path(path)))

@@ -28,7 +28,7 @@ from typing import Any
 from toolkit.config import Config
 from toolkit.site.manifest import Row, digest_of
 from toolkit.site.pages import ReadingList
-from toolkit.site.plan import BuildRun, outdated, post_summary, site_info
+from toolkit.site.siteplan import BuildRun, outdated, post_summary, site_info
 
 # Plan = {"inputs": digest, "records": how many post records, "posts": the posts on the
 # site in index order, "listings": the other pages' outputs, "problems": [[path, row]],

@@ -255,7 +255,7 @@ def stale_post_pages(
     """The posts whose page must be written: key -> (page key, series, comments file).
     Bodies that are not rendered yet (the source did not change, but a template, the
     series or a linked post did) are rendered now. `only`: the posts whose page may have
-    changed (`unchanged.replay` kept the others)."""
+    changed (`replay.replay` kept the others)."""
     records = run.manifest.posts
     slugs = run.slugs = {key: site_info(records[key])["slug"] for key in posts}
     looked = posts if only is None else [key for key in posts if key in only]

@@ -31,18 +31,17 @@ from urllib.parse import urlsplit
 from toolkit import localfiles
 from toolkit.config import Config
 from toolkit.content.discover import excluded_by
-from toolkit.content.problems import Problem, ProblemList
+from toolkit.content.problems import Problem, ProblemList, Severity
 from toolkit.errors import BuildError
 from toolkit.fsutil import stat_trusted
 from toolkit.site import inputs, replay, search, theme_files
 from toolkit.site.manifest import (
     Manifest,
     PostRecord,
-    Row,
+    ProblemRow,
     digest_of,
     last_build_name,
     manifest_name,
-    problem_of,
 )
 from toolkit.site.output import (
     Written,
@@ -50,7 +49,7 @@ from toolkit.site.output import (
 )
 from toolkit.site.pages import FullContent, Listed, Page, SitePlan
 from toolkit.site.parallel import POOL_THRESHOLD, WorkerPool, chunked, default_processes
-from toolkit.site.render import PageJob, Prepared, Renderer
+from toolkit.site.render import ListingJob, PageJob, PostPageJob, Prepared, PrepareJob, Renderer
 from toolkit.site.scan import key_prefix, scan_content
 from toolkit.site.siteplan import (
     BuildRun,
@@ -69,7 +68,7 @@ from toolkit.site.siteplan import (
 
 # Bump when the builder's output or its records change for the same inputs: every post is
 # then read again and every page redone.
-BUILDER_VERSION = "7"
+BUILDER_VERSION = "8"  # 8: a post dated in the future says so in its record (`shown_from`)
 
 
 @dataclass
@@ -213,7 +212,8 @@ class SiteBuilder:
             site.content_dir, self.key_prefix, self.post_folders, excluded_by(self.config)
         )
         run.problems.extend(
-            (path, [1, reason, "warning"]) for path, reason in run.scan.skipped.items()
+            (path, ProblemRow(1, reason, Severity.WARNING))
+            for path, reason in run.scan.skipped.items()
         )
         inputs.update_templates(run, self.renderer, self.config, self.folders, self.overlay)
         reading_list = inputs.check_mirror_files(run, self.config)
@@ -319,7 +319,7 @@ class SiteBuilder:
     def _post_pages(self, run: BuildRun) -> dict[str, str]:
         """The post pages of this build: path -> the digest of its bytes."""
         return {
-            page: run.produced[page][1]
+            page: run.produced[page].digest
             for page in (f"{slug}/index.html" for slug in run.slugs.values())
             if page in run.produced
         }
@@ -349,7 +349,10 @@ class SiteBuilder:
                 written = self.make_search_index()
         except BuildError as exc:
             run.problems.append(
-                (self.config.relative(self.output_dir), [1, exc.message, "warning"])
+                (
+                    self.config.relative(self.output_dir),
+                    ProblemRow(1, exc.message, Severity.WARNING),
+                )
             )
             written = []
         run.mark("search index")
@@ -373,7 +376,7 @@ class SiteBuilder:
     def _read_changed_posts(self, run: BuildRun) -> None:
         """Bring the record of every post up to date; forget the posts that are gone."""
         records = run.manifest.posts
-        jobs: list[tuple[str, str, bool]] = []
+        jobs: list[PrepareJob] = []
         for key, (path, mtime, size) in run.scan.posts.items():
             record = records.get(key)
             if record is not None and record.stat == [mtime, size]:
@@ -390,14 +393,14 @@ class SiteBuilder:
                 else:
                     record = None
             if record is None or needs_check(record):
-                jobs.append((key, path, True))
+                jobs.append(PrepareJob(key, path, True))
         for key in [k for k in records if k not in run.scan.posts]:
             del records[key]
             run.dirty = True
         if jobs:
             self._prepare(run, jobs)
 
-    def _prepare(self, run: BuildRun, jobs: list[tuple[str, str, bool]]) -> None:
+    def _prepare(self, run: BuildRun, jobs: list[PrepareJob]) -> None:
         """Read, check and render posts (step 1), on the workers when there are many."""
         records = run.manifest.posts
         run.dirty = True
@@ -414,6 +417,7 @@ class SiteBuilder:
                     result["problems"],
                     result["excerpt"],
                     result["links"] or [],
+                    shown_from=result["shown_from"],
                 )
                 if result["links"] is not None:  # rendered: its body waits in `worker`
                     run.holders[key] = worker
@@ -464,8 +468,7 @@ class SiteBuilder:
             keys[output] = page
             context = post_context(info, post_summary(run, key)[0], plan, series, neighbours)
             routed.setdefault(run.holders.get(key), []).append(
-                (
-                    "post",
+                PostPageJob(
                     key,
                     run.scan.posts[key][0],
                     output,
@@ -481,8 +484,7 @@ class SiteBuilder:
             if outdated(run, self.output_dir, listing.output, listing.key):
                 keys[listing.output] = listing.key
                 page_jobs.append(
-                    (
-                        "page",
+                    ListingJob(
                         listing.template,
                         listing.output,
                         listing.context(),
@@ -550,7 +552,7 @@ class SiteBuilder:
         return set(Manifest.load(self.state_dir / last, "").outputs)
 
     @staticmethod
-    def _report_problems(rows: list[tuple[str, Row]]) -> list[Problem]:
+    def _report_problems(rows: list[tuple[str, ProblemRow]]) -> list[Problem]:
         if not rows:
             return []
-        return sorted(problem_of(path, row) for path, row in rows)
+        return sorted(row.problem(path) for path, row in rows)

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.config import Config
+from toolkit.content.problems import Severity
 from toolkit.site import theme_files
-from toolkit.site.manifest import Manifest, digest_of
+from toolkit.site.manifest import FileRecord, FileTrouble, Manifest, ProblemRow, digest_of
 from toolkit.site.mirror_files import MIRROR, MirrorError
 from toolkit.site.output import UnreadableSource, copy_if_changed, write_if_changed
 from toolkit.site.pages import ReadingList
@@ -22,11 +23,10 @@ from toolkit.site.siteplan import BuildRun, outdated
 
 def _digest(manifest: Manifest, path: str, mtime: int, size: int) -> str:
     entry = manifest.files.get(path)
-    if entry is None or entry[0] != mtime or entry[1] != size or not manifest.trusts(mtime):
-        entry = [mtime, size, theme_files.file_digest(path), None]
+    if entry is None or entry.mtime_ns != mtime or entry.size != size or not manifest.trusts(mtime):
+        entry = FileRecord(mtime, size, theme_files.file_digest(path), None)
         manifest.files[path] = entry
-    digest: str = entry[2]
-    return digest
+    return entry.digest
 
 
 def update_templates(
@@ -59,7 +59,7 @@ def report_skipped(run: BuildRun, skipped: dict[str, str], config: Config) -> No
     """Files of the templates folder left out (a symlink leading outside the project,
     a FIFO...), as warnings."""
     for path, reason in skipped.items():
-        run.problems.append((config.relative(Path(path)), [1, reason, "warning"]))
+        run.problems.append((config.relative(Path(path)), ProblemRow(1, reason, Severity.WARNING)))
 
 
 def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
@@ -81,34 +81,36 @@ def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
         )  # read only when the stat is in doubt
         if (
             entry is None
-            or entry[0] != mtime
-            or entry[1] != size
-            or (digest is not None and entry[2] != digest)
+            or entry.mtime_ns != mtime
+            or entry.size != size
+            or (digest is not None and entry.digest != digest)
         ):
             digest = digest or theme_files.file_digest(path)
             try:
                 check(mirror_files.read_json(Path(path)))
                 trouble = None
             except MirrorError as exc:
-                trouble = [exc.line, str(exc)]
-            files[path] = [mtime, size, digest, trouble]
+                trouble = FileTrouble(exc.line, str(exc))
+            files[path] = FileRecord(mtime, size, digest, trouble)
             run.dirty = True
-        if files[path][3]:
-            line, message = files[path][3]
-            run.problems.append((config.relative(Path(path)), [line, message, "error"]))
+        trouble = files[path].trouble
+        if trouble:
+            run.problems.append(
+                (config.relative(Path(path)), ProblemRow(trouble.line, trouble.message))
+            )
     mirror_dir = str(config.site.content_dir / MIRROR)
     live = {path for path, *_ in checked}
     for path in [p for p in files if p.startswith(mirror_dir) and p not in live]:
         del files[path]  # gone
         run.dirty = True
-    if scan.reading_list is None or files[scan.reading_list[0]][3]:
+    if scan.reading_list is None or files[scan.reading_list[0]].trouble:
         return None
     path = scan.reading_list[0]
 
     def items() -> list[dict[str, Any]]:
         return mirror_files.reading_list_items(json.loads(Path(path).read_bytes()))
 
-    return files[path][2], items
+    return files[path].digest, items
 
 
 def referenced(run: BuildRun, posts: list[str]) -> set[str]:
@@ -151,7 +153,9 @@ def copy_files(
             run.problems.append(
                 (
                     config.relative(Path(stat[0])),
-                    [1, f"not copied: the site makes its own {relative}", "warning"],
+                    ProblemRow(
+                        1, f"not copied: the site makes its own {relative}", Severity.WARNING
+                    ),
                 )
             )
         else:
@@ -161,7 +165,9 @@ def copy_files(
         try:
             copied = copy_if_changed(path, output_dir / output, outputs.get(output), key, run.force)
         except UnreadableSource as exc:  # the rest goes on
-            run.problems.append((config.relative(Path(path)), [1, f"not copied: {exc}", "warning"]))
+            run.problems.append(
+                (config.relative(Path(path)), ProblemRow(1, f"not copied: {exc}", Severity.WARNING))
+            )
             continue
         run.record(output, key, copied)
     # The stylesheet of highlighted code is made, not copied.

@@ -14,7 +14,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from toolkit.config import Config
-from toolkit.content.problems import Kind, Problem, Severity
+from toolkit.content.problems import Kind, Severity
 from toolkit.errors import BuildError
 from toolkit.site import search
 from toolkit.site.manifest import (
@@ -22,11 +22,9 @@ from toolkit.site.manifest import (
     OutputRecord,
     PostInfo,
     PostRecord,
-    Row,
+    ProblemRow,
     digest_of,
     digest_of_strings,
-    row_of,
-    stops_site,
 )
 from toolkit.site.output import Written
 from toolkit.site.pages import (
@@ -41,12 +39,12 @@ from toolkit.site.pages import (
     summary_of,
 )
 from toolkit.site.parallel import WorkerPool
-from toolkit.site.render import Renderer, in_scope, reading_time
+from toolkit.site.render import PrepareJob, Renderer, in_scope, reading_time
 from toolkit.site.scan import ContentScan
 
 Progress = Callable[[int, int], None]
-# Reads, checks and renders posts (`SiteBuilder._prepare`): (key, path, render) each.
-Prepare = Callable[["BuildRun", list[tuple[str, str, bool]]], None]
+# Reads, checks and renders posts (`SiteBuilder._prepare`).
+Prepare = Callable[["BuildRun", list[PrepareJob]], None]
 # A post page to write: (page key, series navigation or None, comments file or None,
 # the newer and the older post on the site as {slug, title} or None)
 Neighbours = tuple[dict[str, str] | None, dict[str, str] | None]
@@ -76,7 +74,7 @@ class BuildRun:
         self.produced: dict[str, OutputRecord] = {}  # output -> its record
         self.written: list[str] = []
         self.unchanged: list[str] = []
-        self.problems: list[tuple[str, Row]] = []  # (path, row) to report
+        self.problems: list[tuple[str, ProblemRow]] = []  # (path, row) to report
         self.drafts_left_out = 0
         self.removed: list[str] = []
         # The posts this build read again: post -> its record before (None: a new post).
@@ -111,19 +109,18 @@ class BuildRun:
         self.unchanged.append(output)
 
     def record(self, output: str, key: str, result: Written) -> None:
-        digest, mtime, size, written = result
-        self.produced[output] = [key, digest, mtime, size]
-        (self.written if written else self.unchanged).append(output)
-        self.dirty |= written
+        self.produced[output] = OutputRecord(key, result.digest, result.mtime_ns, result.size)
+        (self.written if result.written else self.unchanged).append(output)
+        self.dirty |= result.written
 
 
 def needs_check(record: PostRecord) -> bool:
     """An unchanged post whose problems may have changed all the same: a date that was in
-    the future, or relative images that came or went. (Problems between posts, like a
-    title used twice, are worked out again on every build.)"""
+    the future (`PostRecord.shown_from`), or relative images that came or went. (Problems
+    between posts, like a title used twice, are worked out again on every build.)"""
     if record.info is None:
         return False
-    if any(row[2] == "error" and row[1].startswith("date:") for row in record.problems):
+    if record.shown_from is not None:
         return True
     return any(os.path.isfile(path) != existed for path, existed in record.info["images"])
 
@@ -178,7 +175,7 @@ def site_posts(
                 run.drafts_left_out += 1
             continue  # not on this site: its problems are for `toolkit check`
         rows = problems[key]
-        if info is not None and not any(stops_site(row) for row in rows):
+        if info is not None and not any(row.stops_site for row in rows):
             posts.append(key)
             rows = refused_once(rows)
         run.problems.extend((key, row) for row in rows)
@@ -186,24 +183,24 @@ def site_posts(
     return posts
 
 
-def refused_once(rows: list[Row]) -> list[Row]:
+def refused_once(rows: list[ProblemRow]) -> list[ProblemRow]:
     """What the build says of a post it puts on the site: its warnings, and once that the
     API would refuse it, when it has errors only the API has (`check` lists them all)."""
-    refused = [row for row in rows if row[2] == "error"]
+    refused = [row for row in rows if row.is_error]
     if not refused:
         return rows
-    line, message = refused[0][0], refused[0][1]
+    first = refused[0]
     more = f"; and {len(refused) - 1} more (toolkit check lists them)" if len(refused) > 1 else ""
-    said = f"built, but the API would refuse it: {message}{more}"
+    said = f"built, but the API would refuse it: {first.message}{more}"
     return [
-        *(row for row in rows if row[2] != "error"),
-        row_of(Problem("", line, said, Severity.WARNING, Kind.API)),
+        *(row for row in rows if not row.is_error),
+        ProblemRow(first.line, said, Severity.WARNING, Kind.API),
     ]
 
 
 def post_problems(
     records: dict[str, PostRecord], config: Config, key_prefix: str
-) -> dict[str, list[Row]]:
+) -> dict[str, list[ProblemRow]]:
     """Each post's problems, with those that involve other posts: a title, slug or
     canonical URL used twice (checked by `rules.validate_posts` on the posts involved)."""
     # The records' own lists, copied only for a post that gets more (most get none).
@@ -234,7 +231,7 @@ def post_problems(
             except PostError:
                 continue  # changed under our feet; the next build sees it
         for problem in validate_posts(posts, site.content_dir):
-            row = row_of(problem)
+            row = ProblemRow.of(problem)
             if row not in result[problem.path]:
                 result[problem.path] = [*result[problem.path], row]
     return result
@@ -275,7 +272,7 @@ def stale_post_pages(
             record.digest,
             site_info(record)["date"] or "",
             series[key].digest if key in series else "",
-            run.manifest.files[comments_file][2] if comments_file else "",
+            run.manifest.files[comments_file].digest if comments_file else "",
             *(f"{near['slug']}\x1e{near['title']}" if near else "" for near in neighbours[key]),
             *(f"{link}={slugs.get(link, '')}" for link in record.links),
         )
@@ -285,13 +282,15 @@ def stale_post_pages(
         page = page_key(key)
         if outdated(run, output_dir, f"{slugs[key]}/index.html", page):
             stale[key] = page
-    unrendered = [(key, run.scan.posts[key][0], True) for key in stale if key not in run.holders]
+    unrendered = [
+        PrepareJob(key, run.scan.posts[key][0], True) for key in stale if key not in run.holders
+    ]
     if unrendered:
         run.mark("plan")
         prepare(run, unrendered)
         run.mark("read and render posts")
-        for key, _, _ in unrendered:
-            stale[key] = page_key(key)  # its links are known now
+        for job in unrendered:
+            stale[job.key] = page_key(job.key)  # its links are known now
     for key in looked:
         if key not in stale:
             run.keep(f"{slugs[key]}/index.html")
@@ -328,14 +327,13 @@ def outdated(run: BuildRun, output_dir: Path, output: str, key: str) -> bool:
     """Whether `output` must be made again: its inputs changed, or its file is not the
     one written last time (removed or edited behind our back)."""
     record = run.manifest.outputs.get(output)
-    if run.force or record is None or record[0] != key:
+    if run.force or record is None or record.key != key:
         return True
     try:
         st = os.stat(f"{output_dir}{os.sep}{output}")
     except OSError:
         return True
-    changed: bool = st.st_mtime_ns != record[2] or st.st_size != record[3]
-    return changed
+    return st.st_mtime_ns != record.mtime_ns or st.st_size != record.size
 
 
 def post_neighbours(
@@ -421,7 +419,7 @@ def post_comments_file(run: BuildRun, key: str) -> str | None:
     stem = key.rpartition("/")[2].removesuffix(".md")
     slug = site_info(record)["slug"]
     found = run.scan.comments.get(f"{slug}.json") or run.scan.comments.get(f"{stem}.json")
-    if found is None or run.manifest.files[found[0]][3]:
+    if found is None or run.manifest.files[found[0]].trouble:
         return None  # none, or one that cannot be read (reported)
     return found[0]
 

@@ -31,10 +31,11 @@ from urllib.parse import urlsplit
 from toolkit import localfiles
 from toolkit.config import Config
 from toolkit.content.discover import excluded_by
-from toolkit.content.problems import Problem, ProblemList, Severity
+from toolkit.content.problems import Problem, ProblemList
 from toolkit.errors import BuildError
 from toolkit.fsutil import stat_trusted
 from toolkit.site import inputs, replay, search, theme_files
+from toolkit.site.buildrun import BuildRun, Progress
 from toolkit.site.manifest import (
     Manifest,
     PostRecord,
@@ -52,9 +53,7 @@ from toolkit.site.parallel import POOL_THRESHOLD, WorkerPool, chunked, default_p
 from toolkit.site.render import ListingJob, PageJob, PostPageJob, Prepared, PrepareJob, Renderer
 from toolkit.site.scan import key_prefix, scan_content
 from toolkit.site.siteplan import (
-    BuildRun,
     PostPage,
-    Progress,
     date_posts,
     full_content,
     needs_check,
@@ -157,8 +156,9 @@ class SiteBuilder:
             self._manifest = None  # half a build: next time, start again from the file
             raise
         finally:
-            if run.indexing is not None:  # the build failed before the index was done
-                run.indexing.abandon()
+            indexing = run.take_indexing()
+            if indexing is not None:  # the build failed before the index was done
+                indexing.abandon()
             if run.pool is not None:
                 run.pool.close()
             if self._renderer is not None:
@@ -207,13 +207,11 @@ class SiteBuilder:
 
     def _build(self, run: BuildRun) -> BuildReport:
         site = self.config.site
-        run.started = time.time_ns()  # before any file is looked at: see `Manifest.trusts`
-        run.scan = scan_content(
-            site.content_dir, self.key_prefix, self.post_folders, excluded_by(self.config)
-        )
-        run.problems.extend(
-            (path, ProblemRow(1, reason, Severity.WARNING))
-            for path, reason in run.scan.skipped.items()
+        run.begin()  # before any file is looked at: see `Manifest.trusts`
+        run.scanned(
+            scan_content(
+                site.content_dir, self.key_prefix, self.post_folders, excluded_by(self.config)
+            )
         )
         inputs.update_templates(run, self.renderer, self.config, self.folders, self.overlay)
         reading_list = inputs.check_mirror_files(run, self.config)
@@ -310,11 +308,16 @@ class SiteBuilder:
         if not pages:
             return
         try:
-            run.indexing = search.start_index(
-                self.output_dir, self.state_dir, pages, self.last_build_path.with_suffix(".search")
+            run.indexing_started(
+                search.start_index(
+                    self.output_dir,
+                    self.state_dir,
+                    pages,
+                    self.last_build_path.with_suffix(".search"),
+                )
             )
         except BuildError as exc:
-            run.index_failure = exc
+            run.indexing_failed(exc)
 
     def _post_pages(self, run: BuildRun) -> dict[str, str]:
         """The post pages of this build: path -> the digest of its bytes."""
@@ -341,19 +344,14 @@ class SiteBuilder:
         try:
             if run.index_failure is not None:
                 raise run.index_failure
-            if run.indexing is not None:  # started with the same pages
-                indexing, run.indexing = run.indexing, None
+            indexing = run.take_indexing()
+            if indexing is not None:  # started with the same pages
                 written, _ = indexing.finish()
                 self._pages_changed = False
             else:
                 written = self.make_search_index()
         except BuildError as exc:
-            run.problems.append(
-                (
-                    self.config.relative(self.output_dir),
-                    ProblemRow(1, exc.message, Severity.WARNING),
-                )
-            )
+            run.report(self.config.relative(self.output_dir), ProblemRow.warning(exc.message))
             written = []
         run.mark("search index")
         return written
@@ -384,26 +382,26 @@ class SiteBuilder:
                     if record.digest != theme_files.file_digest(path):
                         record = None
                     elif stat_trusted(mtime, run.started):
-                        run.dirty = True  # saved with this build's time, it is trusted next
+                        run.must_save()  # saved with this build's time, it is trusted next
             elif record is not None:
                 if record.digest == theme_files.file_digest(path):
                     record.stat = [mtime, size]  # touched, not changed
                     record.saved = None
-                    run.dirty = True
+                    run.must_save()
                 else:
                     record = None
             if record is None or needs_check(record):
                 jobs.append(PrepareJob(key, path, True))
         for key in [k for k in records if k not in run.scan.posts]:
             del records[key]
-            run.dirty = True
+            run.must_save()
         if jobs:
             self._prepare(run, jobs)
 
     def _prepare(self, run: BuildRun, jobs: list[PrepareJob]) -> None:
         """Read, check and render posts (step 1), on the workers when there are many."""
         records = run.manifest.posts
-        run.dirty = True
+        run.must_save()
         run.expect(len(jobs))
 
         def take(worker: int | None, results: list[Prepared]) -> None:
@@ -420,14 +418,14 @@ class SiteBuilder:
                     shown_from=result["shown_from"],
                 )
                 if result["links"] is not None:  # rendered: its body waits in `worker`
-                    run.holders[key] = worker
+                    run.rendered(key, worker)
                 elif old is not None and old.digest == record.digest:
                     # Checked again, not rendered: what the last render found still holds.
                     record.excerpt, record.links = old.excerpt, old.links
                 info = record.info
                 if info is not None and not info.get("date_written"):
                     info["date"] = run.found_dates.get(key)  # `date_posts` found it
-                run.replaced.setdefault(key, old)
+                run.read_again(key, old)
                 records[key] = record
             run.advance(len(results))
 
@@ -443,7 +441,7 @@ class SiteBuilder:
             processes = self.processes if self.processes is not None else default_processes()
             if processes > 1:
                 self.renderer.warm()
-                run.pool = WorkerPool(self.renderer, processes)
+                run.use_pool(WorkerPool(self.renderer, processes))
         if run.pool is None:
             take(None, self.renderer.prepare(jobs))
         else:
@@ -528,9 +526,9 @@ class SiteBuilder:
         previous = set(manifest.outputs) | self._forgotten | self._other_builds_outputs()
         self._forgotten = set()
         gone = sorted(name for name in previous if name not in run.produced)
-        run.removed = remove_outputs(self.output_dir, gone) if gone else []
+        run.removed_outputs(remove_outputs(self.output_dir, gone) if gone else [])
         if gone or run.produced.keys() != manifest.outputs.keys():
-            run.dirty = True
+            run.must_save()
         manifest.outputs = run.produced
         manifest.scanned = run.started
         if run.dirty:

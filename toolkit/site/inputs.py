@@ -11,14 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.config import Config
-from toolkit.content.problems import Severity
 from toolkit.site import theme_files
+from toolkit.site.buildrun import BuildRun
 from toolkit.site.manifest import FileRecord, FileTrouble, Manifest, ProblemRow, digest_of
 from toolkit.site.mirror_files import MIRROR, MirrorError
 from toolkit.site.output import UnreadableSource, copy_if_changed, write_if_changed
 from toolkit.site.pages import ReadingList
 from toolkit.site.render import Renderer
-from toolkit.site.siteplan import BuildRun, outdated
+from toolkit.site.siteplan import outdated
 
 
 def _digest(manifest: Manifest, path: str, mtime: int, size: int) -> str:
@@ -52,14 +52,14 @@ def update_templates(
     manifest.closures = theme_files.closure_digests(renderer.env, table, digests)
     manifest.templates = table
     renderer.reset_templates()
-    run.dirty = True
+    run.must_save()
 
 
 def report_skipped(run: BuildRun, skipped: dict[str, str], config: Config) -> None:
     """Files of the templates folder left out (a symlink leading outside the project,
     a FIFO...), as warnings."""
     for path, reason in skipped.items():
-        run.problems.append((config.relative(Path(path)), ProblemRow(1, reason, Severity.WARNING)))
+        run.report(config.relative(Path(path)), ProblemRow.warning(reason))
 
 
 def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
@@ -92,17 +92,15 @@ def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
             except MirrorError as exc:
                 trouble = FileTrouble(exc.line, str(exc))
             files[path] = FileRecord(mtime, size, digest, trouble)
-            run.dirty = True
+            run.must_save()
         trouble = files[path].trouble
         if trouble:
-            run.problems.append(
-                (config.relative(Path(path)), ProblemRow(trouble.line, trouble.message))
-            )
+            run.report(config.relative(Path(path)), ProblemRow(trouble.line, trouble.message))
     mirror_dir = str(config.site.content_dir / MIRROR)
     live = {path for path, *_ in checked}
     for path in [p for p in files if p.startswith(mirror_dir) and p not in live]:
         del files[path]  # gone
-        run.dirty = True
+        run.must_save()
     if scan.reading_list is None or files[scan.reading_list[0]].trouble:
         return None
     path = scan.reading_list[0]
@@ -150,13 +148,9 @@ def copy_files(
         if relative not in wanted:
             continue
         if relative in run.produced or relative in copies:
-            run.problems.append(
-                (
-                    config.relative(Path(stat[0])),
-                    ProblemRow(
-                        1, f"not copied: the site makes its own {relative}", Severity.WARNING
-                    ),
-                )
+            run.report(
+                config.relative(Path(stat[0])),
+                ProblemRow.warning(f"not copied: the site makes its own {relative}"),
             )
         else:
             copies[relative] = stat
@@ -165,9 +159,7 @@ def copy_files(
         try:
             copied = copy_if_changed(path, output_dir / output, outputs.get(output), key, run.force)
         except UnreadableSource as exc:  # the rest goes on
-            run.problems.append(
-                (config.relative(Path(path)), ProblemRow(1, f"not copied: {exc}", Severity.WARNING))
-            )
+            run.report(config.relative(Path(path)), ProblemRow.warning(f"not copied: {exc}"))
             continue
         run.record(output, key, copied)
     # The stylesheet of highlighted code is made, not copied.

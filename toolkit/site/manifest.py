@@ -108,6 +108,11 @@ class ProblemRow(NamedTuple):
             int(line), str(message), Severity(severity), Kind(kind[0]) if kind else Kind.POST
         )
 
+    @classmethod
+    def warning(cls, message: str) -> ProblemRow:
+        """A warning of the build about a file as a whole (its line 1)."""
+        return cls(1, message, Severity.WARNING)
+
     def problem(self, path: str) -> Problem:
         """The problem of `path` (`of` the other way)."""
         return Problem(path, self.line, self.message, self.severity, self.kind)

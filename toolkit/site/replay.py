@@ -25,9 +25,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from toolkit.config import Config
+from toolkit.site.buildrun import BuildRun
 from toolkit.site.manifest import ProblemRow, SavedPlan, digest_of
 from toolkit.site.pages import ReadingList
-from toolkit.site.siteplan import BuildRun, outdated, post_summary, site_info
+from toolkit.site.siteplan import outdated, post_summary, site_info
 
 
 def plan_inputs(
@@ -76,11 +77,9 @@ def replay(
         record = written.get(output)
         if record is None or outdated(run, output_dir, output, record.key):
             return None
-    run.slugs = slugs
     for output in pages:
         run.keep(output)
-    run.problems.extend(plan.problems)
-    run.drafts_left_out = plan.drafts_left_out
+    run.replayed(slugs, plan.problems, plan.drafts_left_out)
     return list(plan.posts), changed
 
 
@@ -126,4 +125,4 @@ def remember(
     )
     if plan != run.manifest.plan:
         run.manifest.plan = plan
-        run.dirty = True
+        run.must_save()

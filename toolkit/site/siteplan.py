@@ -1,6 +1,5 @@
-"""What a build (`builder.SiteBuilder`) works out before it writes: one run's state
-(`BuildRun`), which unchanged posts must be checked again, which posts are on the site and
-their problems, and which post pages must be written (a page whose key changed or whose file
+"""What a build (`builder.SiteBuilder`) works out before it writes: which unchanged posts
+must be checked again, which posts are on the site and their problems, and which post pages must be written (a page whose key changed or whose file
 is not what was written: `outdated`), with what those pages and the listings show of a post.
 The builder reads the posts, writes the pages, and removes what is no longer made.
 """
@@ -8,25 +7,21 @@ The builder reads the posts, writes the pages, and removes what is no longer mad
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import quote
 
 from toolkit.config import Config
 from toolkit.content.problems import Kind, Severity
-from toolkit.errors import BuildError
-from toolkit.site import search
+from toolkit.site.buildrun import BuildRun
 from toolkit.site.manifest import (
-    Manifest,
-    OutputRecord,
     PostInfo,
     PostRecord,
     ProblemRow,
     digest_of,
     digest_of_strings,
 )
-from toolkit.site.output import Written
 from toolkit.site.pages import (
     Context,
     FullContent,
@@ -38,17 +33,21 @@ from toolkit.site.pages import (
     series_order,
     summary_of,
 )
-from toolkit.site.parallel import WorkerPool
 from toolkit.site.render import PrepareJob, Renderer, in_scope, reading_time
-from toolkit.site.scan import ContentScan
 
-Progress = Callable[[int, int], None]
 # Reads, checks and renders posts (`SiteBuilder._prepare`).
-Prepare = Callable[["BuildRun", list[PrepareJob]], None]
-# A post page to write: (page key, series navigation or None, comments file or None,
-# the newer and the older post on the site as {slug, title} or None)
+Prepare = Callable[[BuildRun, list[PrepareJob]], None]
+# The newer and the older post on the site as {slug, title}, or None.
 Neighbours = tuple[dict[str, str] | None, dict[str, str] | None]
-PostPage = tuple[str, Context | None, str | None, Neighbours]
+
+
+class PostPage(NamedTuple):
+    """A post page to write, with what it shows besides the post (`stale_post_pages`)."""
+
+    key: str  # the page's key: the digest of everything it shows
+    series: Context | None  # the series navigation
+    comments: str | None  # the mirror's comments file
+    neighbours: Neighbours
 
 
 def site_info(record: PostRecord) -> PostInfo:
@@ -56,62 +55,6 @@ def site_info(record: PostRecord) -> PostInfo:
     matter could be read (`site_posts`)."""
     assert record.info is not None, "a post whose front matter cannot be read is not on it"
     return record.info
-
-
-class BuildRun:
-    """One build's state: what it found, what it did, and its progress."""
-
-    def __init__(self, manifest: Manifest, progress: Progress | None, clean: bool):
-        self.manifest = manifest
-        self.scan = ContentScan()
-        self.force = clean  # write every file, whatever is there
-        self.dirty = clean  # the manifest must be saved
-        self.pool: WorkerPool | None = None
-        # The search index, started once the pages are written (`builder`), or why not.
-        self.indexing: search.Indexing | None = None
-        self.index_failure: BuildError | None = None
-        self.holders: dict[str, int | None] = {}  # rendered bodies: post -> worker (None: here)
-        self.produced: dict[str, OutputRecord] = {}  # output -> its record
-        self.written: list[str] = []
-        self.unchanged: list[str] = []
-        self.problems: list[tuple[str, ProblemRow]] = []  # (path, row) to report
-        self.drafts_left_out = 0
-        self.removed: list[str] = []
-        # The posts this build read again: post -> its record before (None: a new post).
-        self.replaced: dict[str, PostRecord | None] = {}
-        self.slugs: dict[str, str] = {}  # post on the site -> its slug
-        self.timings: dict[str, float] = {}
-        self.started = 0  # time.time_ns() when the build began looking at the files
-        self.dates = ""  # digest of the dates from the lock and git (`date_posts`)
-        self.found_dates: dict[str, str] = {}  # post -> that date
-        self._progress = progress
-        self._total = self._done = 0
-        self._last = time.perf_counter()
-
-    def mark(self, step: str) -> None:
-        now = time.perf_counter()
-        self.timings[step] = self.timings.get(step, 0.0) + now - self._last
-        self._last = now
-
-    def expect(self, count: int) -> None:
-        self._total += count
-        if self._progress and count:
-            self._progress(self._total, self._done)
-
-    def advance(self, count: int) -> None:
-        self._done += count
-        if self._progress and count:
-            self._progress(self._total, self._done)
-
-    def keep(self, output: str) -> None:
-        """An output the build did not need to touch."""
-        self.produced[output] = self.manifest.outputs[output]
-        self.unchanged.append(output)
-
-    def record(self, output: str, key: str, result: Written) -> None:
-        self.produced[output] = OutputRecord(key, result.digest, result.mtime_ns, result.size)
-        (self.written if result.written else self.unchanged).append(output)
-        self.dirty |= result.written
 
 
 def needs_check(record: PostRecord) -> bool:
@@ -146,8 +89,7 @@ def date_posts(run: BuildRun, config: Config, state_dir: Path) -> None:
             base_url=config.forem.base_url,
             cache=state_dir / "git-dates.json",
         )
-        run.dates = digest_of(sorted(found.items()))
-        run.found_dates = found
+        run.dated(found)
     for key, record in records.items():
         info = record.info
         if info is None:
@@ -158,7 +100,7 @@ def date_posts(run: BuildRun, config: Config, state_dir: Path) -> None:
             record.summary = None
             record.summary_digest = ""
             record.saved = None
-            run.dirty = True
+            run.must_save()
 
 
 def site_posts(
@@ -172,13 +114,14 @@ def site_posts(
         info = record.info
         if info is not None and not in_scope(info, drafts=drafts, premium=premium):
             if in_scope(info, drafts=True, premium=premium):
-                run.drafts_left_out += 1
+                run.left_out_draft()
             continue  # not on this site: its problems are for `toolkit check`
         rows = problems[key]
         if info is not None and not any(row.stops_site for row in rows):
             posts.append(key)
             rows = refused_once(rows)
-        run.problems.extend((key, row) for row in rows)
+        for row in rows:
+            run.report(key, row)
     posts.sort(key=lambda k: index_order(k, site_info(records[k])))
     return posts
 
@@ -254,7 +197,8 @@ def stale_post_pages(
     series or a linked post did) are rendered now. `only`: the posts whose page may have
     changed (`replay.replay` kept the others)."""
     records = run.manifest.posts
-    slugs = run.slugs = {key: site_info(records[key])["slug"] for key in posts}
+    run.on_site({key: site_info(records[key])["slug"] for key in posts})
+    slugs = run.slugs
     looked = posts if only is None else [key for key in posts if key in only]
     series = post_series(posts, records, only)
     comments = {key: post_comments_file(run, key) for key in looked}
@@ -295,7 +239,7 @@ def stale_post_pages(
         if key not in stale:
             run.keep(f"{slugs[key]}/index.html")
     return {
-        key: (
+        key: PostPage(
             page,
             series[key].context() if key in series else None,
             comments[key],
@@ -433,7 +377,7 @@ def post_summary(run: BuildRun, key: str) -> tuple[Summary, str]:
     if not record.summary_digest:
         record.summary_digest = digest_of(record.summary)
         record.saved = None
-        run.dirty = True
+        run.must_save()
     return record.summary, record.summary_digest
 
 

@@ -291,7 +291,7 @@ class Renderer:
         if not post.has_front_matter:  # not a post (a code sample's README): left out
             return result
         # The rules of the post on its own; those between posts (a title used twice...)
-        # are the builder's, over every post (`plan.post_problems`).
+        # are the builder's, over every post (`siteplan.post_problems`).
         now = dt.datetime.now(dt.UTC)
         problems = validate_post(post, site.content_dir, now=now)
         rows = [ProblemRow.of(p) for p in sorted(problems)]

@@ -1,10 +1,10 @@
 """A build that finds everything as the last one left it does not work the site out again.
 
-What the builder works out of the posts (`plan.site_posts`, `plan.stale_post_pages`,
+What the builder works out of the posts (`siteplan.site_posts`, `siteplan.stale_post_pages`,
 `pages.SitePlan`) depends on the posts' records, the configuration, the templates and
 the mirror files, and nothing else. The last build keeps in its manifest what it found
 (the site's posts in order, its listing pages, the posts' problems, the drafts left out)
-with the digest of those inputs (`Plan`). When this build's inputs have the same digest
+with the digest of those inputs (`manifest.SavedPlan`). When this build's inputs have the same digest
 and no record changed since it was saved, that is what it would find again: the pages
 only need to be where they were written (`outdated`, one stat each), and the work of
 the plan (a summary, a key and a digest per post, a key per listing page) is skipped.

@@ -131,6 +131,34 @@ def test_tags_in_every_form():
     assert read_tags({}) == []
 
 
+def test_a_hostile_record_reads_as_empty_fields_never_as_other_types():
+    article = Article.from_json(
+        {
+            "id": "7",
+            "title": ["not", "text"],
+            "slug": 5,
+            "url": {"x": 1},
+            "tag_list": "a, b",
+            "published_at": "2024-05-01T00:00:00Z",
+            "comments_count": None,
+            "user": "not an object",
+            "unknown": "ignored",
+        }
+    )
+    assert (article.id, article.title, article.slug, article.url) == (7, "", "", None)
+    assert article.tags == ["a", "b"] and article.published is True
+    assert article.comments_count == 0 and article.user is None
+    assert not hasattr(article, "unknown") and article.raw["unknown"] == "ignored"
+    comment = Comment.from_json({"id_code": 12, "user": None, "children": [{"id_code": "c"}]})
+    assert comment.id_code == "12" and comment.user.username == ""
+    assert [child.id_code for child in comment.children] == ["c"]
+    user = User.from_json({"id": 3, "microblog_username": "seed", "twitter_username": "devto"})
+    assert user.microblog_username == "seed" and user.codehost_username is None
+    assert Listing.from_json({"id": 1, "published": 1}).published is True
+    with pytest.raises(ValueError):
+        Article.from_json({"title": "no id"})
+
+
 def scripted(*answers: httpx.Response | Exception, seen: list | None = None) -> httpx.MockTransport:
     """A transport that gives these answers in turn and keeps the requests in `seen`."""
     queue = list(answers)

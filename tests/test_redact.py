@@ -87,6 +87,13 @@ def test_a_value_from_outside_is_shown_quoted_bounded_and_on_one_line():
     assert quoted("a\nb\u202ec", 60) == "'a\\nb\\u202ec'"  # no line break, no bidi override
 
 
+def test_a_value_within_a_sentence_is_shown_the_same_without_its_quotes():
+    assert quoted("globex.example", 60, marks=False) == "globex.example"
+    assert quoted("it's \\ fine", 60, marks=False) == "it's \\ fine"  # printable: as it is
+    assert quoted("a\x1b[31mb\u202ec", 60, marks=False) == "a\\x1b[31mb\\u202ec"
+    assert quoted("x" * 61, 60, marks=False) == "x" * 60 + "…"
+
+
 def test_a_services_message_is_whole_or_cut_at_a_word_with_an_ellipsis():
     text = "Resource has been exhausted (e.g. check quota)."
     assert clipped(text, 60) == text

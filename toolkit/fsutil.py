@@ -2,8 +2,8 @@
 were interrupted; file names from outside made safe before anything is written under them.
 
 `atomic_write` writes a temporary file `.<name>.<random>.tmp` beside its target and
-renames it over the target. The temporary file holds an OS lock (`flock`) for as long as
-it is being written, so `remove_stale_temp_files` can tell the file of a writer that is
+renames it over the target. The temporary file holds an OS lock (`toolkit.oslock`) for as
+long as it is being written, so `remove_stale_temp_files` can tell the file of a writer that is
 still running (locked: left alone) from one that a crash left behind (removed).
 """
 
@@ -21,18 +21,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from toolkit import oslock
 from toolkit.errors import UnsafeNameError
 from toolkit.redact import quoted
 
-try:
-    import fcntl
-except ImportError:  # not POSIX: temporary files are told apart by age instead
-    fcntl = None  # type: ignore[assignment]
-
 TEMP_SUFFIX = ".tmp"
-# Without OS locks, a temporary file younger than this may belong to a running writer.
+# Where a locked file cannot be renamed (Windows), a temporary file is not locked while it
+# is written, and one younger than this may belong to a running writer.
 UNLOCKED_TEMP_AGE = 3600.0
 
+
+PATH_SHOWN = 4096  # characters of a path in an OS error's message (a path is shown whole)
 
 # What to do about an OS error, by its errno: the hint of `describe_os_error`.
 _HINTS = {
@@ -68,8 +67,7 @@ def describe_os_error(exc: OSError, *, cwd: Path | None = None) -> str:
     shown = Path(name)
     with contextlib.suppress(ValueError, OSError):
         shown = shown.relative_to(cwd or Path.cwd()) if shown.is_absolute() else shown
-    target = "".join(ch if ch.isprintable() else "?" for ch in str(shown))
-    return f"{target}: {line}"
+    return f"{quoted(str(shown), PATH_SHOWN, marks=False)}: {line}"
 
 
 @contextlib.contextmanager
@@ -119,9 +117,9 @@ def open_locked_temp(path: Path) -> tuple[int, Path]:
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except FileExistsError:
             continue
-        if fcntl is None:
+        if not oslock.RENAME_WHILE_LOCKED:
             return fd, temp
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        oslock.lock(fd)
         if os.fstat(fd).st_nlink > 0:
             return fd, temp
         os.close(fd)
@@ -164,7 +162,7 @@ def _write_and_replace(fd: int, temp: Path, path: Path, data: bytes, mode: int |
         while view:
             view = view[os.write(fd, view) :]
         os.fsync(fd)
-        if fcntl is None:  # a file cannot be renamed while open there
+        if not oslock.RENAME_WHILE_LOCKED:  # a file cannot be renamed while open there
             os.close(fd)
             closed = True
         os.replace(temp, path)  # still locked: a cleaner never sees it unlocked before this
@@ -201,13 +199,11 @@ def _remove_if_abandoned(path: Path) -> bool:
     except OSError:
         return False  # gone already (renamed by its writer), or not ours to open
     try:
-        if fcntl is None:
+        if not oslock.RENAME_WHILE_LOCKED:
             if time.time() - os.fstat(fd).st_mtime < UNLOCKED_TEMP_AGE:
                 return False
         else:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
+            if not oslock.try_lock(fd):
                 return False  # a writer is at work on it
             try:  # still the same file under that name (not renamed away meanwhile)?
                 if not os.path.samestat(os.fstat(fd), os.lstat(path)):

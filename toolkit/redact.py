@@ -32,7 +32,14 @@ def clipped(text: str, limit: int) -> str:
     return cut.rstrip() + "…"
 
 
-def quoted(text: str, limit: int) -> str:
+def quoted(text: str, limit: int, *, marks: bool = True) -> str:
     """`text` fit for a one-line message: whole, or cut at a word (`clipped`), quoted as
-    Python's repr quotes it, so a control or invisible character shows escaped."""
-    return repr(clipped(text, limit))
+    Python's repr quotes it, so a control or invisible character shows escaped. Without
+    `marks`, the same without the quotes around it (a name within a sentence, an id):
+    printable characters as they are, any other escaped as repr escapes it."""
+    cut = clipped(text, limit)
+    if marks:
+        return repr(cut)
+    if cut.isprintable():
+        return cut
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in cut)

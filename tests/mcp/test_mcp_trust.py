@@ -150,6 +150,10 @@ def test_an_expired_grant_ends_its_sessions(publishing):
 # -- the property: any value, any pairing ------------------------------------------------------
 
 
+def nested(inner: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    return st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+
+
 JSON_VALUES = st.recursive(
     st.none()
     | st.booleans()
@@ -157,9 +161,7 @@ JSON_VALUES = st.recursive(
     | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(max_size=8)
     | st.sampled_from(["true", "True", "yes", "1", "on", "false"]),
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
-    ),
+    nested,
     max_leaves=6,
 )
 ABSENT = object()

@@ -107,9 +107,9 @@ def build(
     quiet = cli.quiet or as_json
     report = run() if quiet or not is_terminal(stderr) else _with_progress(run)
     if as_json:
-        from toolkit.commands.results import BuildJson
+        from toolkit.commands.results import BuildJson, to_json
 
-        print_json(BuildJson.of(report, cli.config.relative(report.output_dir)).to_json())
+        print_json(to_json(BuildJson.of(report, cli.config.relative(report.output_dir))))
     # Every error; each kind of warning once (`-v`: every warning, as `check` says them).
     from toolkit.content.problems import group_warnings
 

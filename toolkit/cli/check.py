@@ -32,9 +32,9 @@ def check(cli: CliContext, paths: tuple[str, ...], strict: bool, as_json: bool) 
         result = check_posts(cli.config, paths, strict=strict)
     report = result.report
     if as_json:
-        from toolkit.commands.results import CheckJson
+        from toolkit.commands.results import CheckJson, to_json
 
-        print_json(CheckJson.of(result).to_json())
+        print_json(to_json(CheckJson.of(result)))
     for problem in report.problems:
         if not as_json:
             click.echo(str(problem))

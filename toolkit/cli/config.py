@@ -54,7 +54,9 @@ def config(cli: CliContext, reference: bool, as_json: bool) -> None:
         click.echo(f"no {configuration.path.name} found; these are the defaults", err=True)
     keys = config_keys(configuration)
     if as_json:
-        print_json([k.to_json() for k in keys])
+        from toolkit.commands.results import to_json
+
+        print_json(to_json(keys))
         return
     for key in keys:
         if key.secret:

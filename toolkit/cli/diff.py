@@ -33,7 +33,9 @@ def diff(cli: CliContext, path: str, as_json: bool) -> None:
 
     result = diff_post(cli.config, path)
     if as_json:
-        print_json(result.to_json())
+        from toolkit.commands.results import to_json
+
+        print_json(to_json(result))
         return
     if result.diff:
         stdout.print(result.diff, end="", highlight=False, markup=False, soft_wrap=True)

@@ -146,7 +146,9 @@ def export(
     with ExportReporter(quiet=cli.quiet, enabled=not as_json) as reporter:
         result = run_export(cli.config, source=source, fmt=fmt, output=output, progress=reporter)
     if as_json:
-        print_json(result.to_json())
+        from toolkit.commands.results import to_json
+
+        print_json(to_json(result))
         return
     for path, reason in result.skipped:
         stderr.print(f"{path}: left out: {reason}", markup=False, highlight=False)

@@ -62,7 +62,9 @@ def license_command(
 
         status = license_status(cli.config, user=user)
         if as_json:
-            print_json(status.to_json())
+            from toolkit.commands.results import to_json
+
+            print_json(to_json(status))
         else:
             _print_status(status)
         return
@@ -72,7 +74,9 @@ def license_command(
     if result.notice and not cli.quiet:
         stderr.print(f"[yellow]{escape(result.notice)}[/]", highlight=False)
     if as_json:
-        print_json(result.to_json())
+        from toolkit.commands.results import to_json
+
+        print_json(to_json(result))
         return
     _print_notifications(result, quiet=cli.quiet)
 

@@ -143,7 +143,9 @@ def logs(
     if as_json and output != "table":
         raise click.UsageError("--json prints the whole answer: leave --format out")
     if as_json:
-        print_json(result.to_json())
+        from toolkit.commands.results import to_json
+
+        print_json(to_json(result))
         return
     if output == "json":
         click.echo(json.dumps(result.records, indent=2, ensure_ascii=False))

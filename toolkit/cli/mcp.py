@@ -190,7 +190,9 @@ def clients(cli: CliContext, show_all: bool, as_json: bool) -> None:
 
     found = mcp_clients(cli.config, include_revoked=show_all)
     if as_json:
-        print_json([c.to_json() for c in found])
+        from toolkit.commands.results import to_json
+
+        print_json(to_json(found))
         return
     for client in found:
         stdout.print(_show(client), markup=False, highlight=False)
@@ -215,7 +217,9 @@ def revoke(cli: CliContext, client_id: str, as_json: bool) -> None:
 
     client = revoke_client(cli.config, client_id)
     if as_json:
-        print_json(client.to_json())
+        from toolkit.commands.results import to_json
+
+        print_json(to_json(client))
         return
     stdout.print(f"revoked {escape(client.client_id)} ({escape(client.name)})", highlight=False)
 
@@ -245,7 +249,9 @@ def add_client(cli: CliContext, name: str, scopes: tuple[str, ...], as_json: boo
 
     created = create(cli.config, name, scopes or (scope_names.READ,))
     if as_json:
-        print_json({**created.client.to_json(), "client_secret": created.client_secret})
+        from toolkit.commands.results import to_json
+
+        print_json({**to_json(created.client), "client_secret": created.client_secret})
     else:
         click.echo(f"client_id: {created.client.client_id}")
         click.echo(f"client_secret: {created.client_secret}")

@@ -55,9 +55,9 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool, as_json:
             full=full,
         )
     if as_json:
-        from toolkit.commands.results import MirrorJson
+        from toolkit.commands.results import MirrorJson, to_json
 
-        print_json(MirrorJson.of(result).to_json())
+        print_json(to_json(MirrorJson.of(result)))
         return
     for path in result.changed:
         stdout.print(f"{result.change_of(path)} {path}", highlight=False, markup=False)
@@ -161,9 +161,9 @@ def pull(
             on_blocked=None if cli.quiet else blocked,
         )
     if as_json:
-        from toolkit.commands.results import PullJson
+        from toolkit.commands.results import PullJson, to_json
 
-        print_json(PullJson.of(result).to_json())
+        print_json(to_json(PullJson.of(result)))
     for outcome in result.outcomes:
         if as_json or (outcome.action is PullAction.UNCHANGED and cli.verbose < 1):
             continue

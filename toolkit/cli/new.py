@@ -39,9 +39,9 @@ def new(cli: CliContext, title: str, tags: tuple[str, ...], as_json: bool) -> No
 
     created = new_post(cli.config, title, tags=tags)
     if as_json:
-        from toolkit.commands.results import NewJson
+        from toolkit.commands.results import NewJson, to_json
 
-        print_json(NewJson.of(created).to_json())
+        print_json(to_json(NewJson.of(created)))
     else:
         click.echo(created.key)
     if not cli.quiet:

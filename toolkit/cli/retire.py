@@ -29,7 +29,9 @@ def _say(message: str) -> None:
 
 def _render(cli: CliContext, result: RetireResult, *, as_json: bool) -> None:
     if as_json:
-        print_json(result.to_json())
+        from toolkit.commands.results import to_json
+
+        print_json(to_json(result))
     elif not cli.quiet:
         click.echo(f"{result.path}: {result.message}")
     if not cli.quiet:

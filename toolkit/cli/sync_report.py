@@ -212,9 +212,9 @@ def print_json(result: PublishResult) -> None:
     """The command's document (`toolkit.commands.results`), the one the MCP server's
     `plan` and `push_drafts` tools return: posts marked published are sent by the CLI."""
     from toolkit.cli.context import print_json as print_document
-    from toolkit.commands.results import PublishJson
+    from toolkit.commands.results import PublishJson, to_json
 
-    print_document(PublishJson.of(result, published_allowed=True).to_json())
+    print_document(to_json(PublishJson.of(result, published_allowed=True)))
 
 
 def annotate(result: PublishResult, *, err: bool = False) -> None:

@@ -26,6 +26,7 @@ from toolkit.errors import (
     Unauthorized,
     Unprocessable,
 )
+from toolkit.redact import clipped
 
 MAX_ANSWER_BYTES = 256 * 1024 * 1024  # one whole answer, decoded
 MAX_JSON_DEPTH = 128  # nesting of a JSON answer: arrays and objects
@@ -52,7 +53,7 @@ def _error_message(response: httpx.Response) -> str:
         body = response.json()
     except ValueError:
         text = response.text.strip()
-        return text.splitlines()[0][:200] if text else response.reason_phrase
+        return clipped(text.splitlines()[0], 200) if text else response.reason_phrase
     if isinstance(body, dict):
         if isinstance(body.get("error"), str):
             return str(body["error"])

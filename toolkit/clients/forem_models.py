@@ -3,14 +3,26 @@
 The API sends tags as `tag_list` or `tags`, each sometimes an array and sometimes a
 comma-separated string depending on the endpoint; and dev.to names two profile fields
 `twitter_username`/`github_username` where the seed spec (and the sandbox) says
-`microblog_username`/`codehost_username`. Readers here accept every form and expose the
-seed's names. Each record keeps the JSON it was read from in `raw`, for the mirror.
+`microblog_username`/`codehost_username`. The records here are pydantic models whose
+field aliases accept every form and expose the seed's names: a field that must be text
+reads anything else a server sends as empty (or None), an id must be a number, and fields
+the records do not name are ignored. Each record keeps the JSON it was read from in `raw`,
+for the mirror. `from_json` is each record's one reader.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Self
+
+from pydantic import (
+    AliasChoices,
+    AliasPath,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    model_validator,
+)
 
 
 def read_tags(record: dict[str, Any]) -> list[str]:
@@ -31,300 +43,213 @@ def text_of(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-@dataclass(frozen=True)
-class UserRef:
-    name: str
-    username: str
-    microblog_username: str | None = None
-    codehost_username: str | None = None
-    website_url: str | None = None
-    user_id: int | None = None
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _number_or_zero(value: Any) -> int:
+    return int(value or 0)
+
+
+def _object_or_empty(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _object_or_none(value: Any) -> dict[str, Any] | None:
+    return value if isinstance(value, dict) else None
+
+
+Text = Annotated[str, BeforeValidator(text_of)]
+OptionalText = Annotated[str | None, BeforeValidator(_text_or_none)]
+Id = Annotated[int, BeforeValidator(int)]  # required: a record without a number is refused
+Count = Annotated[int, BeforeValidator(_number_or_zero)]  # missing, null or 0: 0
+Raw = Annotated[dict[str, Any], Field(default_factory=dict, repr=False)]
+
+
+class ForemRecord(BaseModel):
+    """A record of the API: frozen, unknown fields ignored, read by `from_json`."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any] | None) -> UserRef:
-        data = data or {}
-        return cls(
-            name=data.get("name") or "",
-            username=data.get("username") or "",
-            microblog_username=data.get("microblog_username", data.get("twitter_username")),
-            codehost_username=data.get("codehost_username", data.get("github_username")),
-            website_url=data.get("website_url"),
-            user_id=data.get("user_id"),
-        )
+    def from_json(cls, data: dict[str, Any] | None) -> Self:
+        return cls.model_validate(data or {})
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        prepared = cls.prepared(data)
+        return {**prepared, "raw": data} if "raw" in cls.model_fields else prepared
+
+    @classmethod
+    def prepared(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """The fields read from more than one key of `data` (tags, published)."""
+        return data
 
 
-@dataclass(frozen=True)
-class Article:
+class UserRef(ForemRecord):
+    name: Text = ""
+    username: Text = ""
+    microblog_username: OptionalText = Field(
+        None, validation_alias=AliasChoices("microblog_username", "twitter_username")
+    )
+    codehost_username: OptionalText = Field(
+        None, validation_alias=AliasChoices("codehost_username", "github_username")
+    )
+    website_url: OptionalText = None
+    user_id: Annotated[int | None, BeforeValidator(_int_or_none)] = None
+
+
+class Article(ForemRecord):
     """An article from any endpoint; fields an endpoint does not send are None."""
 
-    id: int
-    title: str
-    slug: str
-    path: str
-    tags: list[str]
-    url: str | None = None
-    canonical_url: str | None = None
-    description: str | None = None
+    id: Id
+    title: Text = ""
+    slug: Text = ""
+    path: Text = ""
+    tags: list[str] = Field(default_factory=list)
+    url: OptionalText = None
+    canonical_url: OptionalText = None
+    description: OptionalText = None
     published: bool | None = None
-    published_at: str | None = None
-    edited_at: str | None = None
-    created_at: str | None = None
-    comments_count: int = 0
-    body_markdown: str | None = None
-    body_html: str | None = None
-    cover_image: str | None = None
-    user: UserRef | None = None
-    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    published_at: OptionalText = None
+    edited_at: OptionalText = None
+    created_at: OptionalText = None
+    comments_count: Count = 0
+    body_markdown: OptionalText = None
+    body_html: OptionalText = None
+    cover_image: OptionalText = None
+    user: Annotated[UserRef | None, BeforeValidator(_object_or_none)] = None
+    raw: Raw
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Article:
+    def prepared(cls, data: dict[str, Any]) -> dict[str, Any]:
         published = data.get("published")
         if published is None and "published_at" in data:
             published = bool(data.get("published_at"))
-        body = data.get("body_markdown")
-        return cls(
-            id=int(data["id"]),
-            title=text_of(data.get("title")),
-            slug=text_of(data.get("slug")),
-            path=text_of(data.get("path")),
-            tags=read_tags(data),
-            url=data.get("url"),
-            canonical_url=data.get("canonical_url"),
-            description=data.get("description"),
-            published=published,
-            published_at=data.get("published_at"),
-            edited_at=data.get("edited_at"),
-            created_at=data.get("created_at"),
-            comments_count=int(data.get("comments_count") or 0),
-            body_markdown=body if isinstance(body, str) else None,
-            body_html=data.get("body_html"),
-            cover_image=data.get("cover_image"),
-            user=UserRef.from_json(data["user"]) if isinstance(data.get("user"), dict) else None,
-            raw=data,
-        )
+        elif not isinstance(published, bool):
+            published = None
+        return {**data, "tags": read_tags(data), "published": published}
 
 
-@dataclass(frozen=True)
-class Comment:
-    id_code: str
-    created_at: str
-    body_html: str
-    user: UserRef
-    children: list[Comment]
-    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+class Comment(ForemRecord):
+    id_code: Annotated[str, BeforeValidator(str)] = ""
+    created_at: Text = ""
+    body_html: Text = ""
+    user: Annotated[UserRef, BeforeValidator(_object_or_empty)] = Field(
+        default_factory=lambda: UserRef.from_json(None)
+    )
+    children: Annotated[list[Comment], BeforeValidator(lambda value: value or [])] = Field(
+        default_factory=list
+    )
+    raw: Raw
+
+
+class Listing(ForemRecord):
+    id: Id
+    title: Text = ""
+    slug: Text = ""
+    category: Text = ""
+    published: Annotated[bool, BeforeValidator(bool)] = False
+    tags: list[str] = Field(default_factory=list)
+    body_markdown: Text = ""
+    created_at: OptionalText = None
+    raw: Raw
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Comment:
-        return cls(
-            id_code=str(data.get("id_code", "")),
-            created_at=data.get("created_at") or "",
-            body_html=data.get("body_html") or "",
-            user=UserRef.from_json(data.get("user")),
-            children=[cls.from_json(child) for child in data.get("children") or []],
-            raw=data,
-        )
+    def prepared(cls, data: dict[str, Any]) -> dict[str, Any]:
+        return {**data, "tags": read_tags(data)}
 
 
-@dataclass(frozen=True)
-class Listing:
-    id: int
-    title: str
-    slug: str
-    category: str
-    published: bool
-    tags: list[str]
-    body_markdown: str
-    created_at: str | None
-    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Listing:
-        return cls(
-            id=int(data["id"]),
-            title=data.get("title") or "",
-            slug=data.get("slug") or "",
-            category=data.get("category") or "",
-            published=bool(data.get("published")),
-            tags=read_tags(data),
-            body_markdown=data.get("body_markdown") or "",
-            created_at=data.get("created_at"),
-            raw=data,
-        )
+class User(ForemRecord):
+    id: Count = 0
+    username: Text = ""
+    name: Text = ""
+    summary: OptionalText = None
+    location: OptionalText = None
+    website_url: OptionalText = None
+    joined_at: OptionalText = None
+    microblog_username: OptionalText = Field(
+        None, validation_alias=AliasChoices("microblog_username", "twitter_username")
+    )
+    codehost_username: OptionalText = Field(
+        None, validation_alias=AliasChoices("codehost_username", "github_username")
+    )
+    raw: Raw
 
 
-@dataclass(frozen=True)
-class User:
-    id: int
-    username: str
-    name: str
-    summary: str | None
-    location: str | None
-    website_url: str | None
-    joined_at: str | None
-    microblog_username: str | None
-    codehost_username: str | None
-    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> User:
-        ref = UserRef.from_json(data)
-        return cls(
-            id=int(data.get("id") or 0),
-            username=ref.username,
-            name=ref.name,
-            summary=data.get("summary"),
-            location=data.get("location"),
-            website_url=data.get("website_url"),
-            joined_at=data.get("joined_at"),
-            microblog_username=ref.microblog_username,
-            codehost_username=ref.codehost_username,
-            raw=data,
-        )
+class Organization(ForemRecord):
+    username: Text = ""
+    name: Text = ""
+    summary: OptionalText = None
+    joined_at: OptionalText = None
+    microblog_username: OptionalText = Field(
+        None, validation_alias=AliasChoices("microblog_username", "twitter_username")
+    )
+    codehost_username: OptionalText = Field(
+        None, validation_alias=AliasChoices("codehost_username", "github_username")
+    )
+    raw: Raw
 
 
-@dataclass(frozen=True)
-class Organization:
-    username: str
-    name: str
-    summary: str | None
-    joined_at: str | None
-    microblog_username: str | None
-    codehost_username: str | None
-    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Organization:
-        ref = UserRef.from_json(data)
-        return cls(
-            username=ref.username,
-            name=ref.name,
-            summary=data.get("summary"),
-            joined_at=data.get("joined_at"),
-            microblog_username=ref.microblog_username,
-            codehost_username=ref.codehost_username,
-            raw=data,
-        )
+class ReadingListItem(ForemRecord):
+    id: Id
+    status: Text = ""
+    created_at: Text = ""
+    article: Annotated[Article, BeforeValidator(lambda value: value or {"id": 0})] = Field(
+        default_factory=lambda: Article.from_json({"id": 0})
+    )
+    raw: Raw
 
 
-@dataclass(frozen=True)
-class ReadingListItem:
-    id: int
-    status: str
-    created_at: str
-    article: Article
-    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ReadingListItem:
-        return cls(
-            id=int(data["id"]),
-            status=data.get("status") or "",
-            created_at=data.get("created_at") or "",
-            article=Article.from_json(data.get("article") or {"id": 0}),
-            raw=data,
-        )
+class PodcastEpisode(ForemRecord):
+    id: Id
+    title: Text = ""
+    path: Text = ""
+    podcast_title: Text = Field("", validation_alias=AliasPath("podcast", "title"))
+    podcast_slug: Text = Field("", validation_alias=AliasPath("podcast", "slug"))
+    raw: Raw
 
 
-@dataclass(frozen=True)
-class PodcastEpisode:
-    id: int
-    title: str
-    path: str
-    podcast_title: str
-    podcast_slug: str
-    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> PodcastEpisode:
-        podcast = data.get("podcast") or {}
-        return cls(
-            id=int(data["id"]),
-            title=data.get("title") or "",
-            path=data.get("path") or "",
-            podcast_title=podcast.get("title") or "",
-            podcast_slug=podcast.get("slug") or "",
-            raw=data,
-        )
+class VideoArticle(ForemRecord):
+    id: Id
+    title: Text = ""
+    path: Text = ""
+    video_duration_in_minutes: Annotated[str, BeforeValidator(lambda value: str(value or ""))] = ""
+    raw: Raw
 
 
-@dataclass(frozen=True)
-class VideoArticle:
-    id: int
-    title: str
-    path: str
-    video_duration_in_minutes: str
-    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> VideoArticle:
-        return cls(
-            id=int(data["id"]),
-            title=data.get("title") or "",
-            path=data.get("path") or "",
-            video_duration_in_minutes=str(data.get("video_duration_in_minutes") or ""),
-            raw=data,
-        )
+class FollowedTag(ForemRecord):
+    id: Id
+    name: Text = ""
+    points: Annotated[
+        float, BeforeValidator(lambda value: value if isinstance(value, (int, float)) else 0)
+    ] = 0
 
 
-@dataclass(frozen=True)
-class FollowedTag:
-    id: int
-    name: str
-    points: float
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> FollowedTag:
-        return cls(id=int(data["id"]), name=data.get("name") or "", points=data.get("points") or 0)
+class Follower(ForemRecord):
+    id: Id
+    user_id: Count = 0
+    name: Text = ""
+    username: Text = ""
+    path: Text = ""
+    created_at: Text = ""
 
 
-@dataclass(frozen=True)
-class Follower:
-    id: int
-    user_id: int
-    name: str
-    username: str
-    path: str
-    created_at: str
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Follower:
-        return cls(
-            id=int(data["id"]),
-            user_id=int(data.get("user_id") or 0),
-            name=data.get("name") or "",
-            username=data.get("username") or "",
-            path=data.get("path") or "",
-            created_at=data.get("created_at") or "",
-        )
+class Tag(ForemRecord):
+    id: Id
+    name: Text = ""
+    bg_color_hex: OptionalText = None
+    text_color_hex: OptionalText = None
 
 
-@dataclass(frozen=True)
-class Tag:
-    id: int
-    name: str
-    bg_color_hex: str | None
-    text_color_hex: str | None
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Tag:
-        return cls(
-            id=int(data["id"]),
-            name=data.get("name") or "",
-            bg_color_hex=data.get("bg_color_hex"),
-            text_color_hex=data.get("text_color_hex"),
-        )
-
-
-@dataclass(frozen=True)
-class ProfileImage:
-    image_of: str
-    profile_image: str | None
-    profile_image_90: str | None
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ProfileImage:
-        return cls(
-            image_of=data.get("image_of") or "",
-            profile_image=data.get("profile_image"),
-            profile_image_90=data.get("profile_image_90"),
-        )
+class ProfileImage(ForemRecord):
+    image_of: Text = ""
+    profile_image: OptionalText = None
+    profile_image_90: OptionalText = None

@@ -27,10 +27,11 @@ from __future__ import annotations
 import string
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import quote
 
 import httpx
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 from toolkit.clients.base import (
     ApiClient,
@@ -42,6 +43,7 @@ from toolkit.clients.base import (
 )
 from toolkit.config import Secret
 from toolkit.errors import ApiError
+from toolkit.redact import quoted
 
 if TYPE_CHECKING:
     from toolkit.clients.bounds import DeadlineTransport
@@ -79,135 +81,79 @@ def _objects(value: Any) -> tuple[dict[str, Any], ...]:
     return tuple(item for item in value if isinstance(item, dict))
 
 
-@dataclass(frozen=True)
-class Edition:
-    edition_id: str
-    seat_count: int | None
-    assigned_seats: int | None
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Edition:
-        return cls(
-            _text(data, "editionId"),
-            _number(data.get("seatCount")),
-            _number(data.get("assignedSeats")),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "editionId": self.edition_id,
-            "seatCount": self.seat_count,
-            "assignedSeats": self.assigned_seats,
-        }
+Text = Annotated[str, BeforeValidator(lambda value: value if isinstance(value, str) else "")]
+Number = Annotated[int | None, BeforeValidator(_number)]
+Objects = Annotated[tuple[dict[str, Any], ...], BeforeValidator(_objects)]
 
 
-@dataclass(frozen=True)
-class CustomerLicense:
+class LicenseRecord(BaseModel):
+    """A record of the service, read leniently (see above) under Google's JSON names and
+    written back under them (`model_dump(by_alias=True)`); unknown fields are ignored."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+
+class Edition(LicenseRecord):
+    edition_id: Text = Field("", alias="editionId")
+    seat_count: Number = Field(None, alias="seatCount")
+    assigned_seats: Number = Field(None, alias="assignedSeats")
+
+
+class CustomerLicense(LicenseRecord):
     """`appsmarket#customerLicense`: `state` is `ACTIVE` or `UNLICENSED`."""
 
-    application_id: str
-    customer_id: str
-    state: str
-    id: str = ""
-    editions: tuple[Edition, ...] = ()
-    kind: str = "appsmarket#customerLicense"
+    kind: Text = ""
+    id: Text = ""
+    application_id: Text = Field("", alias="applicationId")
+    customer_id: Text = Field("", alias="customerId")
+    state: Text = ""
+    editions: Annotated[tuple[Edition, ...], BeforeValidator(_objects)] = ()
 
     @property
     def active(self) -> bool:
         return self.state == ACTIVE
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> CustomerLicense:
-        return cls(
-            application_id=_text(data, "applicationId"),
-            customer_id=_text(data, "customerId"),
-            state=_text(data, "state"),
-            id=_text(data, "id"),
-            editions=tuple(Edition.from_json(item) for item in _objects(data.get("editions"))),
-            kind=_text(data, "kind"),
-        )
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "id": self.id,
-            "applicationId": self.application_id,
-            "customerId": self.customer_id,
-            "state": self.state,
-            "editions": [edition.to_json() for edition in self.editions],
-        }
-
-
-@dataclass(frozen=True)
-class UserLicense:
+class UserLicense(LicenseRecord):
     """`appsmarket#userLicense`: `state` is `ACTIVE`, `UNLICENSED` or `EXPIRED`; `enabled`
     says whether the domain administrator has activated the application."""
 
-    application_id: str
-    user_id: str
-    state: str
-    enabled: bool
-    customer_id: str = ""
-    id: str = ""
-    edition_id: str = ""
-    kind: str = "appsmarket#userLicense"
+    kind: Text = ""
+    id: Text = ""
+    application_id: Text = Field("", alias="applicationId")
+    customer_id: Text = Field("", alias="customerId")
+    user_id: Text = Field("", alias="userId")
+    enabled: Annotated[bool, BeforeValidator(lambda value: value is True)] = False
+    state: Text = ""
+    edition_id: Text = Field("", alias="editionId")
 
     @property
     def active(self) -> bool:
         return self.state == ACTIVE and self.enabled
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> UserLicense:
-        return cls(
-            application_id=_text(data, "applicationId"),
-            user_id=_text(data, "userId"),
-            state=_text(data, "state"),
-            enabled=data.get("enabled") is True,
-            customer_id=_text(data, "customerId"),
-            id=_text(data, "id"),
-            edition_id=_text(data, "editionId"),
-            kind=_text(data, "kind"),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "id": self.id,
-            "applicationId": self.application_id,
-            "customerId": self.customer_id,
-            "userId": self.user_id,
-            "enabled": self.enabled,
-            "state": self.state,
-            "editionId": self.edition_id,
-        }
-
 
 NOTIFICATION_LISTS = ("provisions", "expiries", "reassignments", "deletes")
+NOTIFICATION_KIND = "appsmarket#licenseNotification"
 
 
-@dataclass(frozen=True)
-class LicenseNotification:
+class LicenseNotification(LicenseRecord):
     """`appsmarket#licenseNotification`: one licensing event of a customer. Its lists
-    are kept as the service sent them (objects only)."""
+    are kept as the service sent them (objects only); its timestamp is written back as
+    Google writes 64-bit numbers, a string."""
 
-    id: str
-    application_id: str
-    customer_id: str
-    timestamp_ms: int | None
-    provisions: tuple[dict[str, Any], ...] = ()
-    expiries: tuple[dict[str, Any], ...] = ()
-    reassignments: tuple[dict[str, Any], ...] = ()
-    deletes: tuple[dict[str, Any], ...] = ()
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> LicenseNotification:
-        return cls(
-            id=_text(data, "id"),
-            application_id=_text(data, "applicationId"),
-            customer_id=_text(data, "customerId"),
-            timestamp_ms=_number(data.get("timestamp")),
-            **{name: _objects(data.get(name)) for name in NOTIFICATION_LISTS},
-        )
+    kind: Annotated[str, BeforeValidator(lambda _: NOTIFICATION_KIND)] = NOTIFICATION_KIND
+    id: Text = ""
+    application_id: Text = Field("", alias="applicationId")
+    customer_id: Text = Field("", alias="customerId")
+    timestamp_ms: Annotated[
+        int | None,
+        BeforeValidator(_number),
+        PlainSerializer(lambda value: None if value is None else str(value)),
+    ] = Field(None, alias="timestamp")
+    provisions: Objects = ()
+    expiries: Objects = ()
+    reassignments: Objects = ()
+    deletes: Objects = ()
 
     def events(self) -> list[str]:
         """What happened, in words: `provisioned 25 seats`, `assigned ana@x.example`..."""
@@ -228,18 +174,6 @@ class LicenseNotification:
         said.extend("licence expired" for _ in self.expiries)
         said.extend("application deleted" for _ in self.deletes)
         return said
-
-    def to_json(self) -> dict[str, Any]:
-        record: dict[str, Any] = {
-            "kind": "appsmarket#licenseNotification",
-            "id": self.id,
-            "applicationId": self.application_id,
-            "customerId": self.customer_id,
-            "timestamp": str(self.timestamp_ms) if self.timestamp_ms is not None else None,
-        }
-        for name in NOTIFICATION_LISTS:
-            record[name] = list(getattr(self, name))
-        return record
 
 
 @dataclass(frozen=True)
@@ -275,10 +209,6 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
-def _shown(value: str) -> str:
-    return "".join(ch if ch.isprintable() else "?" for ch in value)[:MAX_SHOWN]
-
-
 def _same(given: str, asked: str, *, fold: bool) -> bool:
     if fold:
         return given.translate(_ASCII_LOWER) == asked.translate(_ASCII_LOWER)
@@ -292,9 +222,14 @@ def misnamed(data: Mapping[str, Any], asked: Mapping[str, str]) -> str | None:
     for key, wanted in asked.items():
         given = data.get(key)
         if not isinstance(given, str) or not given:
-            return f"the answer names no {key} (asked about {_shown(wanted)})"
+            return (
+                f"the answer names no {key} (asked about {quoted(wanted, MAX_SHOWN, marks=False)})"
+            )
         if not _same(given, wanted, fold=key != "applicationId"):
-            return f"the answer is about {key} {_shown(given)}, not {_shown(wanted)}"
+            return (
+                f"the answer is about {key} {quoted(given, MAX_SHOWN, marks=False)}, "
+                f"not {quoted(wanted, MAX_SHOWN, marks=False)}"
+            )
     return None
 
 
@@ -347,7 +282,7 @@ class LicenseClient(ApiClient):
 
     def customer_license(self, application_id: str, customer_id: str) -> CustomerLicense:
         path = f"{PREFIX}/customerLicense/{_segment(application_id)}/{_segment(customer_id)}"
-        return CustomerLicense.from_json(
+        return CustomerLicense.model_validate(
             self._record(
                 path,
                 f"{PREFIX}/customerLicense/{{applicationId}}/{{customerId}}",
@@ -358,7 +293,7 @@ class LicenseClient(ApiClient):
 
     def user_license(self, application_id: str, user_id: str) -> UserLicense:
         path = f"{PREFIX}/userLicense/{_segment(application_id)}/{_segment(user_id)}"
-        return UserLicense.from_json(
+        return UserLicense.model_validate(
             self._record(
                 path,
                 f"{PREFIX}/userLicense/{{applicationId}}/{{userId}}",
@@ -400,7 +335,8 @@ class LicenseClient(ApiClient):
         token = data.get("nextPageToken")
         return NotificationPage(
             tuple(
-                LicenseNotification.from_json(item) for item in _objects(data.get("notifications"))
+                LicenseNotification.model_validate(item)
+                for item in _objects(data.get("notifications"))
             ),
             token if isinstance(token, str) and token else None,
         )

@@ -31,9 +31,10 @@ go to the project's run log and, with `[logs] base_url` set, to the log service
 (`toolkit.runlog.run.recorded`); `records.py` writes what a result adds to them.
 
 A result that is printed or handed over as JSON has one document, the same for the CLI's
-`--json` and the MCP server's tools: `results.py` (plan and publish, check, build, the
-posts), or its own `to_json()` (`ExportResult`, `LicenseStatus`, `NotificationsResult`,
-`ConfigKey`).
+`--json` and the MCP server's tools: `results.to_json(result)`, which reads the result's
+own dataclass (`ExportResult`, `LicenseStatus`, `ConfigKey`, `LogQuery`, ...) through
+pydantic, or writes a `Document` of `results.py` where the document counts or reshapes
+(plan and publish, check, build, the posts).
 
 The MCP server's start-up and its clients are `toolkit.mcp.service`: the server calls
 these functions, so none of them imports it (the layers: `[tool.importlinter]`).

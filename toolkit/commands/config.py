@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +23,6 @@ class ConfigKey:
     help: str
     value: Any  # this project's value as shown: secrets "set"/"not set", URLs redacted
     origin: str  # "default", "toolkit.toml", an environment variable, or `default_from`
-
-    def to_json(self) -> dict[str, Any]:
-        """One element of `toolkit config --json`."""
-        return asdict(self)
 
 
 def shown(config: Config, value: Any, *, secret: bool) -> Any:

@@ -31,6 +31,7 @@ from toolkit.commands.pull import pull
 from toolkit.config import Config, Secret
 from toolkit.errors import PremiumRefused
 from toolkit.mirror import MirrorResult
+from toolkit.mirror_layout import MIRROR
 from toolkit.runlog.run import recorded
 from toolkit.runlog.shipping import quoted
 from toolkit.site import BuildReport
@@ -179,7 +180,7 @@ def prepare_workdir(config: Config) -> Path:
     if workdir.exists():
         shutil.rmtree(workdir)
     shutil.copytree(
-        config.site.content_dir, workdir / "content", ignore=shutil.ignore_patterns("_mirror", ".*")
+        config.site.content_dir, workdir / "content", ignore=shutil.ignore_patterns(MIRROR, ".*")
     )
     return workdir
 
@@ -231,7 +232,7 @@ def demo(
             report.published = publish(local, progress=progress)
             step("mirror: comments and the reading list into content/_mirror/")
             report.mirrored = mirror(local)
-            unlink_origin(local.site.content_dir / "_mirror", sandbox.base_url)
+            unlink_origin(local.site.content_dir / MIRROR, sandbox.base_url)
             step("premium: a build for a licensed customer, then one for an unlicensed customer")
             report.premium, report.premium_refused = premium_builds(local, sandbox.base_url)
             step("build: the static site")

@@ -27,7 +27,9 @@ import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
+
+from pydantic import PlainSerializer
 
 from toolkit.clients import archive_client
 from toolkit.config import Config
@@ -96,31 +98,20 @@ class ExportResult:
     size: int  # bytes of the archive
     job_id: str
     requests: int  # HTTP requests made, retries included
-    seconds: float
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why) left out
-    waits: list[tuple[float, str]] = field(default_factory=list)
+    seconds: Annotated[float, PlainSerializer(lambda seconds: round(seconds, 3))]
     # RAR archives cannot be listed without the proprietary unrar: only their signature
     # and size were checked.
     listed: bool = True
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "output": str(self.output),
-            "source": self.source,
-            "folder": str(self.folder),
-            "format": self.format,
-            "entries": self.entries,
-            "source_bytes": self.source_bytes,
-            "size": self.size,
-            "job_id": self.job_id,
-            "requests": self.requests,
-            "seconds": round(self.seconds, 3),
-            "listed": self.listed,
-            "skipped": [{"path": path, "reason": reason} for path, reason in self.skipped],
-            "waits": [
-                {"seconds": round(seconds, 3), "reason": reason} for seconds, reason in self.waits
-            ],
-        }
+    skipped: Annotated[  # (path, why) left out
+        list[tuple[str, str]],
+        PlainSerializer(lambda items: [{"path": path, "reason": why} for path, why in items]),
+    ] = field(default_factory=list)
+    waits: Annotated[
+        list[tuple[float, str]],
+        PlainSerializer(
+            lambda items: [{"seconds": round(s, 3), "reason": why} for s, why in items]
+        ),
+    ] = field(default_factory=list)
 
 
 class _Told:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit.clients.license import CustomerLicense, LicenseNotification, UserLicense
 from toolkit.config import Config
 from toolkit.errors import ApiError, LicenseError
 from toolkit.fsutil import atomic_write, stable_json
@@ -31,8 +32,6 @@ from toolkit.site.premium import customer_refusal, explain, license_settings, us
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
-    from toolkit.clients.license import CustomerLicense, LicenseNotification, UserLicense
-
 CURSOR_FILE = "license-notifications.json"
 PAGE_SIZE = 100
 
@@ -42,22 +41,9 @@ class LicenseStatus:
     application_id: str
     customer: CustomerLicense
     user: UserLicense | None
+    premium_allowed: bool  # premium_refusal is None
     premium_refusal: str | None  # why a premium build would be refused now; None: it runs
     requests: int
-
-    @property
-    def premium_allowed(self) -> bool:
-        return self.premium_refusal is None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "application_id": self.application_id,
-            "customer": self.customer.to_json(),
-            "user": self.user.to_json() if self.user is not None else None,
-            "premium_allowed": self.premium_allowed,
-            "premium_refusal": self.premium_refusal,
-            "requests": self.requests,
-        }
 
 
 def license_status(
@@ -88,7 +74,9 @@ def license_status(
                 message=refusal or "premium builds allowed",
                 requests=client.requests_made,
             )
-            return LicenseStatus(app, customer, user_license, refusal, client.requests_made)
+            return LicenseStatus(
+                app, customer, user_license, refusal is None, refusal, client.requests_made
+            )
 
 
 @dataclass
@@ -101,6 +89,7 @@ class NotificationsResult:
     notice: str | None = None  # something the user should know (an unreadable position)
 
     def to_json(self) -> dict[str, Any]:
+        """Hand-written: `count` comes before the list it counts."""
         return {
             "application_id": self.application_id,
             "count": len(self.notifications),
@@ -108,7 +97,9 @@ class NotificationsResult:
             "pages": self.pages,
             "requests": self.requests,
             "notice": self.notice,
-            "notifications": [item.to_json() for item in self.notifications],
+            "notifications": [
+                item.model_dump(mode="json", by_alias=True) for item in self.notifications
+            ],
         }
 
 

@@ -9,7 +9,7 @@ is a `LogQuery`: the columns in order and every record with every column.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolkit.clients import logs_client
@@ -32,11 +32,6 @@ class LogQuery:
     fields: list[str] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)
     skipped: int = 0  # local lines that are not events
-
-    def to_json(self) -> dict[str, Any]:
-        """The whole answer: what the MCP tool `query_run_log` shapes (`toolkit logs
-        --format json` prints the records only)."""
-        return asdict(self)
 
 
 def query(

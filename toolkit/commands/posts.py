@@ -19,7 +19,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from toolkit.config import Config
 from toolkit.content import (
@@ -61,15 +63,27 @@ class SyncState(StrEnum):
 
 @dataclass(frozen=True)
 class PostSummary:
-    path: str  # project-relative, as every command names it
+    """A post of the content folder: its file, what its front matter says, its sync state."""
+
+    # `toolkit.commands.results` reads it as it is: these descriptions are the MCP tools'
+    # output schema.
+
+    path: Annotated[str, Field(description="project-relative path; what the other tools take")]
     title: str
-    published: bool  # what the front matter says
+    published: Annotated[bool, Field(description="what the front matter says")]
     premium: bool
     slug: str
     tags: list[str]
     date: str | None  # ISO 8601
     description: str
-    state: SyncState
+    state: Annotated[
+        SyncState,
+        Field(
+            description="sync state from toolkit.lock: new (never published), "
+            "synced, modified (changed since last sent), pending (an "
+            "update was interrupted), local-only (premium)"
+        ),
+    ]
     article_id: int | None = None  # the remote article, from toolkit.lock
     url: str | None = None
     last_sent_published: bool | None = None  # `published` as last sent
@@ -94,14 +108,19 @@ class PostDocument:
 
 @dataclass(frozen=True)
 class MirroredComment:
+    """A comment of the mirror, as `read_comments` shows it."""
+
     id: str
     parent_id: str | None
-    depth: int  # 0 for a comment on the post, 1 for a reply, ...
+    depth: Annotated[int, Field(description="0 for a comment on the post, 1 for a reply, ...")]
     author: str
     username: str
     created_at: str | None
-    body_html: str  # cleaned like the site's comments (no script, style, event handler)
-    text: str  # the same without markup
+    text: Annotated[str, Field(description="the comment without markup")]
+    # cleaned like the site's comments (no script, style, event handler)
+    body_html: Annotated[
+        str, Field(description="the comment's HTML, cleaned as the site cleans it")
+    ]
 
 
 @dataclass(frozen=True)

@@ -1,32 +1,30 @@
-"""One result document per command, the same for every reader: the CLI's `--json`
-(`toolkit check|build|new|plan|publish|pull|mirror --json`) and the MCP server's structured results (the tools'
-`outputSchema` and `structuredContent`). "The CLI and the assistant read the same thing"
-is a property of these types.
+"""One result document per command, the same for every reader: the CLI's `--json` and
+the MCP server's structured results (the tools' `outputSchema` and `structuredContent`).
+"The CLI and the assistant read the same thing" is a property of `to_json`.
 
-Each document is built from what a `toolkit.commands` function returned (`of`) and is
-written with `to_json()`, a JSON-ready dict. The run log keeps events, not documents:
-`records.py` writes them from the same results, apart from this module because every
-run records and pydantic costs a command that prints no document.
-
-A result with no document here has its own `to_json()` beside its command, the one its
-`--json` and its tool (where it has one) both print: `ExportResult`, `LicenseStatus`,
-`NotificationsResult`, `ConfigKey`, `PostDiff` (`toolkit diff`),
-`toolkit.mcp.service.McpClient`.
+`to_json(result)` reads a command's result itself: its dataclass through a pydantic
+`TypeAdapter` (records of the clients under their aliases, paths as text, a field's format
+as a `PlainSerializer` on the field): `ExportResult`, `LicenseStatus`, `ConfigKey`,
+`LogQuery`, `PostDiff` (`toolkit diff`), `RetireResult`, `toolkit.mcp.service.McpClient`.
+Where the document counts or reshapes what the command returned, it is a `Document` here,
+built with `of` (posts are `PostSummary` as they are). The run log keeps events, not
+documents: `records.py` writes them from the same results, apart from this module because
+every run records and pydantic costs a command that prints no document.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 
-from toolkit.commands.posts import SyncState
+from toolkit.commands.posts import MirroredComment, PostSummary, SyncState
 from toolkit.sync.plan import Action
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.commands.check import CheckResult
     from toolkit.commands.new import NewPost
-    from toolkit.commands.posts import PostComments, PostDocument, PostList, PostSummary
+    from toolkit.commands.posts import PostComments, PostDocument, PostList
     from toolkit.content import Problem
     from toolkit.mirror import MirrorResult
     from toolkit.mirror.comments import MirrorReport
@@ -35,11 +33,28 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.sync.pull import PullResult
 
 
-class Document(BaseModel):
-    """A command's result document: `to_json()` is what every reader gets."""
+_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
 
-    def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
+
+def to_json(result: object) -> Any:
+    """The JSON document of a result (or of a list of them), the one every reader gets:
+    a `Document` below, or a dataclass result read field by field through pydantic (its
+    records under their aliases, paths as text, a field's `PlainSerializer` where it has
+    one), or what the few results with a hand-written `to_json()` write."""
+    if isinstance(result, list):
+        return [to_json(item) for item in result]
+    own = getattr(result, "to_json", None)
+    if callable(own):
+        return own()
+    if isinstance(result, BaseModel):
+        return result.model_dump(mode="json", by_alias=True)
+    kind = type(result)
+    adapter = _ADAPTERS.get(kind) or _ADAPTERS.setdefault(kind, TypeAdapter(kind))
+    return adapter.dump_python(result, mode="json", by_alias=True)
+
+
+class Document(BaseModel):
+    """A command's result document, written by `to_json`."""
 
 
 class ProblemJson(Document):
@@ -60,65 +75,29 @@ class ProblemJson(Document):
         )
 
 
-class PostJson(Document):
-    path: str = Field(description="project-relative path; what the other tools take")
-    title: str
-    published: bool = Field(description="what the front matter says")
-    premium: bool
-    slug: str
-    tags: list[str]
-    date: str | None
-    description: str
-    state: str = Field(
-        description="sync state from toolkit.lock: new (never published), "
-        "synced, modified (changed since last sent), pending (an "
-        "update was interrupted), local-only (premium)"
-    )
-    article_id: int | None = None
-    url: str | None = None
-    last_sent_published: bool | None = None
-
-    @classmethod
-    def of(cls, post: PostSummary) -> PostJson:
-        return cls(
-            path=post.path,
-            title=post.title,
-            published=post.published,
-            premium=post.premium,
-            slug=post.slug,
-            tags=post.tags,
-            date=post.date,
-            description=post.description,
-            state=post.state.value,
-            article_id=post.article_id,
-            url=post.url,
-            last_sent_published=post.last_sent_published,
-        )
-
-
 class PostListJson(Document):
-    posts: list[PostJson]
+    posts: list[PostSummary]
     counts: dict[str, int] = Field(description="posts per sync state")
     problems: list[ProblemJson] = Field(description="files that are not usable posts")
 
     @classmethod
     def of(cls, result: PostList) -> PostListJson:
         return cls(
-            posts=[PostJson.of(p) for p in result.posts],
+            posts=result.posts,
             counts={state.value: result.count(state) for state in SyncState},
             problems=[ProblemJson.of(p) for p in result.problems],
         )
 
 
 class PostTextJson(Document):
-    post: PostJson
+    post: PostSummary
     front_matter: dict[str, Any]
     body: str = Field(description="the Markdown after the front matter")
 
     @classmethod
     def of(cls, document: PostDocument) -> PostTextJson:
         return cls(
-            post=PostJson.of(document.summary),
+            post=document.summary,
             front_matter=document.front_matter,
             body=document.body,
         )
@@ -214,17 +193,6 @@ class PublishJson(Document):
         )
 
 
-class CommentJson(Document):
-    id: str
-    parent_id: str | None
-    depth: int = Field(description="0 for a comment on the post, 1 for a reply, ...")
-    author: str
-    username: str
-    created_at: str | None
-    text: str = Field(description="the comment without markup")
-    body_html: str = Field(description="the comment's HTML, cleaned as the site cleans it")
-
-
 class CommentsJson(Document):
     path: str
     title: str
@@ -233,7 +201,7 @@ class CommentsJson(Document):
     )
     article_url: str | None
     total: int = Field(description="comments in the mirror, before `since` was applied")
-    comments: list[CommentJson] = Field(description="thread order, replies after their parent")
+    comments: list[MirroredComment] = Field(description="thread order, replies after their parent")
 
     @classmethod
     def of(cls, result: PostComments) -> CommentsJson:
@@ -243,19 +211,7 @@ class CommentsJson(Document):
             mirror_file=result.mirror_file,
             article_url=result.article_url,
             total=result.total,
-            comments=[
-                CommentJson(
-                    id=c.id,
-                    parent_id=c.parent_id,
-                    depth=c.depth,
-                    author=c.author,
-                    username=c.username,
-                    created_at=c.created_at,
-                    text=c.text,
-                    body_html=c.body_html,
-                )
-                for c in result.comments
-            ],
+            comments=result.comments,
         )
 
 

@@ -1,9 +1,11 @@
 """A post: one Markdown file with a YAML front matter block, parsed once.
 
-`FRONT_MATTER_FENCE` finds the block (as python-frontmatter's YAML handler does, whose
-splitting and loading toolkit cannot use: they strip the text, so lines are lost, and load
-with an unbounded loader); `FrontMatterLoader` loads it (with libyaml's parser when
-available). The line of each key is worked out only when a problem has to be
+The block is read through python-frontmatter's handler API: `PostHandler`, a
+`frontmatter.YAMLHandler`, finds it with the handler's own boundary (`FM_BOUNDARY`) and
+loads it with `FrontMatterLoader`, toolkit's bounded safe loader (with libyaml's parser when
+available). `parse_post` places the boundaries itself rather than through
+`frontmatter.loads`, which strips the text (its lines would no longer be the file's) and
+splits without the positions a problem's `path:line` needs. The line of each key is worked out only when a problem has to be
 reported, so building a thousand posts pays for one YAML parse each.
 
 A post file comes from anyone who can open a pull request, so reading it is bounded: at
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
+from frontmatter.default_handlers import YAMLHandler
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.events import (
@@ -40,6 +43,7 @@ from yaml.resolver import Resolver
 
 from toolkit import localfiles
 from toolkit.content.problems import PostError, Problem
+from toolkit.redact import quoted
 
 if TYPE_CHECKING:  # pragma: no cover
     from yaml._yaml import Mark as CMark
@@ -51,13 +55,10 @@ try:  # libyaml's parser: the same events, ten times faster
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     CParser = None
 
-# A line of three or more dashes: the opening one starts the file, the next one closes.
-# `\s*` may run over blank lines, so a match can stop before a newline (see `parse_post`).
-FRONT_MATTER_FENCE = re.compile(r"^-{3,}\s*$", re.MULTILINE)
-
 # Limits on what a post may hold (the API's own limit on a body, 800 KB, is a rule of
 # `toolkit check`; these keep a hostile file from hanging or exhausting a run).
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a post file; larger ones are not read at all
+SHOWN = 40  # characters of a value, a tag or an anchor shown in a message
 MAX_FRONT_MATTER_CHARS = 64 * 1024  # the YAML text between the --- lines
 MAX_DEPTH = 32  # lists and mappings inside each other
 MAX_EXPANDED = 256 * 1024  # characters plus values, with every alias expanded
@@ -244,12 +245,8 @@ class FrontMatterRefused(yaml.MarkedYAMLError):
         super().__init__(problem=problem, problem_mark=mark)  # type: ignore[arg-type]
 
 
-def _shown(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
 def _tag_name(tag: str) -> str:
-    return _shown("!!" + tag[len(_YAML) :] if tag.startswith(_YAML) else tag)
+    return quoted("!!" + tag[len(_YAML) :] if tag.startswith(_YAML) else tag, SHOWN, marks=False)
 
 
 class _Open:
@@ -328,7 +325,7 @@ class FrontMatterLoader(yaml.SafeLoader):
             expanded = self._sizes.get(anchor, 0)
             if expanded is None:
                 raise FrontMatterRefused(
-                    f"the alias *{_shown(anchor)} refers to a value that contains it",
+                    f"the alias *{quoted(anchor, SHOWN, marks=False)} refers to a value that contains it",
                     event.start_mark,
                 )
             self._grow(expanded, event)
@@ -367,13 +364,21 @@ class FrontMatterLoader(yaml.SafeLoader):
         except yaml.YAMLError:
             raise
         except Exception as exc:  # a value Python cannot hold, at its line
-            value = _shown(node.value) if isinstance(node.value, str) else "this value"
+            value = (
+                quoted(node.value, SHOWN, marks=False)
+                if isinstance(node.value, str)
+                else "this value"
+            )
             what = (
                 "a valid date"
                 if node.tag == _YAML + "timestamp"
                 else f"a valid {_tag_name(node.tag)}"
             )
-            why = f" ({_shown(str(exc), 80)})" if isinstance(exc, ValueError) else ""
+            why = (
+                f" ({quoted(str(exc), 2 * SHOWN, marks=False)})"
+                if isinstance(exc, ValueError)
+                else ""
+            )
             raise FrontMatterRefused(f"{value} is not {what}{why}", node.start_mark) from None
 
     def construct_yaml_int(self, node: ScalarNode) -> int:
@@ -398,6 +403,21 @@ def load_front_matter(text: str) -> Any:
         return loader.get_single_data()
     finally:
         loader.dispose()
+
+
+class PostHandler(YAMLHandler):
+    """python-frontmatter's YAML handler, loading with `FrontMatterLoader` (bounded, safe).
+
+    Its boundary (`FM_BOUNDARY`) is a line of three or more dashes: the opening one starts
+    the file, the next one closes. `\\s*` may run over blank lines, so a match can stop
+    before a newline (see `parse_post`)."""
+
+    def load(self, fm: str, **kwargs: object) -> Any:
+        """The front matter's value, within the limits; `yaml.YAMLError` when not."""
+        return load_front_matter(fm)
+
+
+HANDLER = PostHandler()
 
 
 def compose_front_matter(text: str) -> yaml.Node | None:
@@ -442,10 +462,10 @@ def parse_post(path: Path, key: str, source: str) -> Post:
     """Parse a post's text; raise `PostError` (with the file line) when it cannot be used."""
     if source.startswith("\ufeff"):
         source = source[1:]
-    opening = FRONT_MATTER_FENCE.match(source)
+    opening = HANDLER.FM_BOUNDARY.match(source)
     if opening is None:
         return Post(path=path, key=key, source=source, meta={}, body=source, has_front_matter=False)
-    closing = FRONT_MATTER_FENCE.search(source, opening.end())
+    closing = HANDLER.FM_BOUNDARY.search(source, opening.end())
     if closing is None:
         raise PostError(Problem(key, 1, "front matter: the opening --- has no closing ---"))
     fm_text = source[opening.end() : closing.start()]
@@ -466,7 +486,7 @@ def parse_post(path: Path, key: str, source: str) -> Post:
             )
         )
     try:
-        meta = load_front_matter(fm_text)
+        meta = HANDLER.load(fm_text)
     except FrontMatterRefused as exc:
         line = fm_line + exc.problem_mark.line if exc.problem_mark is not None else fm_line
         raise PostError(Problem(key, line, f"front matter: {exc.problem}")) from None

@@ -46,6 +46,7 @@ class McpEvent:
     transport: str = "http"
 
     def to_json(self) -> dict[str, Any]:
+        """Hand-written: the run log leaves an event's empty fields out."""
         data = asdict(self)
         data["scopes"] = list(self.scopes)
         return {key: value for key, value in data.items() if value not in (None, "", [])}

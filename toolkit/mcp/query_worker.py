@@ -4,7 +4,7 @@ cannot be interrupted from another thread, a process can be killed.
 
 Reads one JSON request on stdin (`config`: the toolkit.toml, `sql`, `since`,
 `memory_limit`, `row_limit`) and writes one JSON answer on stdout: `{"answer": {...}}`
-(`LogQuery.to_json()`) or `{"error": [lines]}`. The environment is the server's.
+(`LogQuery` as `toolkit.commands.results.to_json` writes it) or `{"error": [lines]}`. The environment is the server's.
 """
 
 from __future__ import annotations
@@ -34,7 +34,9 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
         return {"error": exc.lines}
     except Exception as exc:  # one line for the client; nothing of the process's state
         return {"error": [f"the query failed unexpectedly ({type(exc).__name__})"]}
-    return {"answer": result.to_json()}
+    from toolkit.commands.results import to_json
+
+    return {"answer": to_json(result)}
 
 
 def main() -> None:

@@ -23,9 +23,9 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from toolkit.config import Config
 from toolkit.errors import AuthorizationError, ConfigError, ServeError
@@ -246,10 +246,6 @@ class McpClient:
     created_at: str
     last_authorized_at: str | None
     revoked: bool
-
-    def to_json(self) -> dict[str, Any]:
-        """One element of `toolkit mcp clients --json`."""
-        return asdict(self)
 
 
 @dataclass(frozen=True)

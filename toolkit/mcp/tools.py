@@ -37,6 +37,7 @@ from toolkit.commands.results import (
     PostListJson,
     PostTextJson,
     PublishJson,
+    to_json,
 )
 from toolkit.config import Config
 from toolkit.errors import AuthorizationError, ContentError, RunLogError, ToolkitError
@@ -412,7 +413,7 @@ class Toolbox:
         from toolkit.commands.license import license_status
 
         def work() -> dict[str, Any]:
-            document: dict[str, Any] = license_status(self.config, user=user).to_json()
+            document: dict[str, Any] = to_json(license_status(self.config, user=user))
             return document
 
         return await self.run("licence_status", {"user": user}, work)
@@ -464,7 +465,7 @@ class Toolbox:
 
         def remote() -> dict[str, Any]:
             answer = query(self.config, sql, since=since, local=False, row_limit=limits.rows + 1)
-            return shaped(answer.to_json())
+            return shaped(to_json(answer))
 
         async def work() -> dict[str, Any]:
             if not use_local:
@@ -587,7 +588,7 @@ class Toolbox:
         from toolkit.commands.export import export
 
         def work() -> dict[str, Any]:
-            result: dict[str, Any] = export(self.config, source=source, fmt=format).to_json()
+            result: dict[str, Any] = to_json(export(self.config, source=source, fmt=format))
             return result
 
         return await self.run("export_archive", {"source": source, "format": format}, work)

@@ -17,10 +17,10 @@ from toolkit.errors import UnsafeNameError
 from toolkit.fsutil import safe_name
 from toolkit.mirror.comments import MirrorReport, mirror_comments, mirror_podcast_comments
 from toolkit.mirror.readinglist import mirror_readinglist
+from toolkit.mirror_layout import COMMENTS, PODCASTS, READING_LIST
+from toolkit.mirror_layout import mirror_folder as folder_in
 from toolkit.sync.lock import Lock
 from toolkit.sync.remote import RemoteState, match_posts
-
-MIRROR_DIR = "_mirror"
 
 
 @dataclass
@@ -43,7 +43,7 @@ class MirrorResult:
 
 
 def mirror_folder(config: Config) -> Path:
-    return config.site.content_dir / MIRROR_DIR
+    return folder_in(config.site.content_dir)
 
 
 def slug_names(config: Config, remote: RemoteState) -> dict[int, str]:
@@ -93,7 +93,7 @@ def run_mirror(
         result.comments = mirror_comments(
             client,
             remote.articles,
-            folder / "comments",
+            folder / COMMENTS,
             name_of,
             full=full,
             relative=lambda p: config.relative(p),
@@ -101,11 +101,11 @@ def run_mirror(
         result.changed += result.comments.written + result.comments.removed
     if podcast:
         result.podcast = mirror_podcast_comments(
-            client, podcast, folder / "podcasts", relative=lambda p: config.relative(p)
+            client, podcast, folder / PODCASTS, relative=lambda p: config.relative(p)
         )
         result.changed += result.podcast.written
     if readinglist:
-        path = folder / "readinglist.json"
+        path = folder / READING_LIST
         result.readinglist_items, result.readinglist_written = mirror_readinglist(client, path)
         if result.readinglist_written:
             result.changed.append(config.relative(path))

@@ -30,13 +30,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from toolkit import oslock
 from toolkit.redact import redact_url
-
-try:
-    import fcntl
-except ImportError:  # Windows: one exclusive lock for readers and writers alike
-    fcntl = None  # type: ignore[assignment]
-    import msvcrt
 
 log = logging.getLogger(__name__)
 
@@ -133,25 +128,14 @@ class _FileLock:
 
     def _open(self) -> int:
         if self._fd is None:
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+            self._fd = oslock.open_lock_file(self.path)
         return self._fd
 
     @contextmanager
     def held(self, *, shared: bool) -> Iterator[None]:
-        fd = self._open()
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
-        else:  # pragma: no cover - Windows
-            os.lseek(fd, 0, os.SEEK_SET)
-            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
-        try:
+        """Shared (an append) or exclusive (a rotation); Windows knows exclusive only."""
+        with oslock.held(self._open(), shared=shared):
             yield
-        finally:
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-            else:  # pragma: no cover - Windows
-                os.lseek(fd, 0, os.SEEK_SET)
-                msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
     def close(self) -> None:
         if self._fd is not None:

@@ -56,24 +56,20 @@ import datetime as dt
 import json
 import logging
 import os
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit import oslock
 from toolkit.errors import ApiError, HTTPStatusError, ToolkitError, TransportError
 from toolkit.fsutil import atomic_write
+from toolkit.redact import clipped
 from toolkit.runlog.events import EventLog, complete_lines, utc_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.clients.logs import LogsClient
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: shipments are not kept apart
-    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -531,7 +527,9 @@ class Shipper:
         last = part[-1][1]
         same = mark.stuck is not None and mark.stuck.last == last
         failures = mark.stuck.failures + 1 if same and mark.stuck is not None else 1
-        answer = exc.message.splitlines()[0][:200] if exc.message else f"status {exc.status}"
+        answer = (
+            clipped(exc.message.splitlines()[0], 200) if exc.message else f"status {exc.status}"
+        )
         mark.stuck = Stuck(last, failures, answer)
         self.cursor.save(self.target, mark)
 
@@ -563,7 +561,7 @@ class Shipper:
         """Keep an event the service refused in `refused-events.jsonl` (before the cursor
         moves past it, so it is never lost)."""
         text = _answer_text(exc) if isinstance(exc, HTTPStatusError) else ""
-        self._set_aside_lines([line], text.splitlines()[0][:200] if text else None, report)
+        self._set_aside_lines([line], clipped(text.splitlines()[0], 200) if text else None, report)
 
     def _set_aside_lines(self, lines: list[bytes], reason: str | None, report: ShipReport) -> None:
         """Keep events in `refused-events.jsonl` (fsynced before the cursor moves past
@@ -636,25 +634,15 @@ class Shipper:
     @contextmanager
     def _alone(self) -> Iterator[bool]:
         """Hold `.toolkit/ship.lock` (waiting a little for another run's shipment)."""
-        if fcntl is None:  # pragma: no cover - Windows
-            yield True
-            return
         self.files.folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.files.folder / SHIP_LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666)
+        fd = oslock.open_lock_file(self.files.folder / SHIP_LOCK_NAME)
         try:
-            deadline = time.monotonic() + self.lock_wait
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError:
-                    if time.monotonic() >= deadline:
-                        yield False
-                        return
-                    time.sleep(0.05)
+            if not oslock.lock_within(fd, self.lock_wait, poll=0.05):
+                yield False
+                return
             try:
                 yield True
             finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
+                oslock.unlock(fd)
         finally:
             os.close(fd)

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-MIRROR = "_mirror"
-COMMENTS = "comments"
-READING_LIST = "readinglist.json"
+from toolkit.mirror_layout import COMMENTS as COMMENTS
+from toolkit.mirror_layout import MIRROR as MIRROR
+from toolkit.mirror_layout import READING_LIST as READING_LIST
 
 _USERNAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 _ID = re.compile(r"[^A-Za-z0-9_-]")

@@ -18,34 +18,13 @@ import os
 from pathlib import Path, PurePosixPath
 
 from toolkit import localfiles
+from toolkit.clients.bounds import json_depth_over
 from toolkit.errors import SyncError
 
 FILE_NAME = "dev-to-git.json"
 MAX_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 8
 MAX_ENTRIES = 100_000
-
-
-def _depth(text: str) -> int:
-    """The deepest nesting of arrays and objects in a JSON text (strings skipped)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
 
 
 def read_map(root: Path) -> dict[str, int]:
@@ -67,7 +46,7 @@ def read_map(root: Path) -> dict[str, int]:
         raise SyncError(f"{FILE_NAME}: cannot be read ({exc.strerror or exc})") from None
     try:
         text = data.decode("utf-8-sig")
-        if _depth(text) > MAX_DEPTH:
+        if json_depth_over(text.encode("utf-8"), MAX_DEPTH):
             raise ValueError("nested too deep")
         document = json.loads(text)
     except (UnicodeDecodeError, ValueError) as exc:

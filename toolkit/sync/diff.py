@@ -12,7 +12,6 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from toolkit.clients.forem import ForemClient
 from toolkit.config import Config
@@ -35,18 +34,9 @@ NOT_THERE = "not on the website"
 class PostDiff:
     path: str
     status: str
-    diff: str  # unified diff: `---` what publish would send, `+++` what the website holds
     article_id: int | None = None
     url: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "status": self.status,
-            "article_id": self.article_id,
-            "url": self.url,
-            "diff": self.diff,
-        }
+    diff: str = ""  # unified diff: `---` what publish would send, `+++` what the website holds
 
 
 def diff_post(config: Config, client: ForemClient, path: str | Path) -> PostDiff:
@@ -65,7 +55,7 @@ def diff_post(config: Config, client: ForemClient, path: str | Path) -> PostDiff
         raise SyncError(f"{post.key}: {match.problem}")
     article = match.article
     if article is None:
-        return PostDiff(post.key, NOT_THERE, "")
+        return PostDiff(post.key, NOT_THERE)
     payload = payload_for(post, config)
     raw = article.body_markdown or ""
     theirs = raw.replace("\r\n", "\n")
@@ -91,4 +81,4 @@ def diff_post(config: Config, client: ForemClient, path: str | Path) -> PostDiff
             (False, True): CHANGED_THERE,
             (False, False): IN_SYNC,
         }[(here, there)]
-    return PostDiff(post.key, status, diff, article.id, article.url)
+    return PostDiff(post.key, status, article.id, article.url, diff)

@@ -52,18 +52,6 @@ class RetireResult:
     notes: list[str] = field(default_factory=list)
     requests: int = 0
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "action": self.action,
-            "article_id": self.article_id,
-            "url": self.url,
-            "gone": self.gone,
-            "message": self.message,
-            "notes": self.notes,
-            "requests": self.requests,
-        }
-
 
 def post_key(config: Config, given: str | Path) -> str:
     """The lock's name of a path as typed (relative to the working folder, or absolute);

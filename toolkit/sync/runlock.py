@@ -6,8 +6,8 @@ watch's draft push) holds this lock for the whole run, and takes it before it re
 instead of repeating it. A second run waits a bounded time, then gives up with a message
 that names the holder.
 
-The lock is the operating system's (`flock` on POSIX, `msvcrt.locking` elsewhere), held
-on the open file: it goes away with the process that held it, however that process
+The lock is the operating system's (`toolkit.oslock`: `flock` on POSIX, `msvcrt.locking`
+elsewhere), held on the open file: it goes away with the process that held it, however that process
 ended, so there is never a stale lock to delete by hand. The file's content only says
 who holds it (pid, command, start time), for the message a waiting run shows.
 """
@@ -25,15 +25,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolkit import oslock
 from toolkit.config import Config
 from toolkit.errors import RunLockBusy, SyncError
 from toolkit.fsutil import naming, remove_stale_temp_files
-
-try:
-    import fcntl
-except ImportError:  # Windows
-    fcntl = None  # type: ignore[assignment]
-    import msvcrt
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +36,6 @@ RUN_LOCK_NAME = "run.lock"
 DEFAULT_TIMEOUT = 60.0  # seconds a run waits for another one (`--lock-timeout`)
 POLL = 0.1  # seconds between attempts while waiting
 _HOLDER_MAX = 4096  # bytes of holder information read back (the file is not trusted)
-_WINDOWS_LOCK_OFFSET = 1 << 20  # the byte locked on Windows, clear of the holder text
 
 
 @dataclass(frozen=True)
@@ -104,26 +98,6 @@ def busy_message(display: str, holder: Holder | None, waited: float) -> str:
     return f"another toolkit run holds {display}{who}; waited {waited:g} s"
 
 
-def _try_lock(fd: int) -> bool:
-    try:
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        else:
-            os.lseek(fd, _WINDOWS_LOCK_OFFSET, os.SEEK_SET)
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-    except OSError:
-        return False
-    return True
-
-
-def _unlock(fd: int) -> None:
-    if fcntl is not None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-    else:
-        os.lseek(fd, _WINDOWS_LOCK_OFFSET, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-
-
 def _write_holder(fd: int, command: str) -> None:
     holder = {
         "pid": os.getpid(),
@@ -158,30 +132,29 @@ def run_lock(
     display = display or f"{state_dir.name}/{RUN_LOCK_NAME}"
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        fd = oslock.open_lock_file(path)
     except OSError as exc:
         raise SyncError(
             f"{display}: cannot be opened ({exc.strerror or exc}); "
             "toolkit needs it to keep two runs from writing at once"
         ) from None
     try:
-        deadline = clock() + timeout
         waited: str | None = None
-        while not _try_lock(fd):
-            remaining = deadline - clock()
-            if remaining <= 0:
-                holder = read_holder(path)
-                raise RunLockBusy(busy_message(display, holder, timeout), holder)
-            if waited is None:
-                who = read_holder(path)
-                waited = (
-                    f"another toolkit run holds {display}"
-                    + (f" ({who.describe()})" if who else "")
-                    + f"; waiting up to {timeout:g} s for it to finish"
-                )
-                if on_wait is not None:
-                    on_wait(waited)
-            sleep(min(POLL, remaining))
+
+        def busy() -> None:
+            nonlocal waited
+            who = read_holder(path)
+            waited = (
+                f"another toolkit run holds {display}"
+                + (f" ({who.describe()})" if who else "")
+                + f"; waiting up to {timeout:g} s for it to finish"
+            )
+            if on_wait is not None:
+                on_wait(waited)
+
+        if not oslock.lock_within(fd, timeout, poll=POLL, sleep=sleep, clock=clock, on_busy=busy):
+            holder = read_holder(path)
+            raise RunLockBusy(busy_message(display, holder, timeout), holder)
         try:
             with naming(path):  # a full disk names the lock file
                 _write_holder(fd, command)
@@ -190,7 +163,7 @@ def run_lock(
             try:
                 os.ftruncate(fd, 0)  # it names nobody once released
             finally:
-                _unlock(fd)
+                oslock.unlock(fd)
     finally:
         os.close(fd)
 

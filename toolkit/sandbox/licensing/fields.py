@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-# A schema: field name -> the schema of its (object) value, or None for a scalar.
+# A schema: field name -> the schema of its (object) value, or None for a scalar; the
+# fields in the order of their numbers in the published proto (`licenses.FIELD_ORDER`).
 Schema = dict[str, Any]
 # A selection: field name -> the selection inside it, or None for all of it.
 Tree = dict[str, Any]

@@ -49,39 +49,17 @@ ANY_METHOD = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 
 
 # Each message's fields in the order of their numbers in the published proto
-# (`google/apps/market/v2/resources.proto`): the order a proto's JSON printer writes them.
+# (`google/apps/market/v2/resources.proto`): the order a proto's JSON printer writes them,
+# which is the order of the response schemas of `fields=`.
 FIELD_ORDER = {
-    "appsmarket#customerLicense": (
-        "kind",
-        "state",
-        "applicationId",
-        "editions",
-        "id",
-        "customerId",
-    ),
-    "appsmarket#userLicense": (
-        "kind",
-        "enabled",
-        "state",
-        "editionId",
-        "customerId",
-        "applicationId",
-        "id",
-        "userId",
-    ),
-    "appsmarket#licenseNotification": (
-        "id",
-        "applicationId",
-        "timestamp",
-        "customerId",
-        "kind",
-        *LISTS,
-    ),
-    "appsmarket#licenseNotificationList": ("kind", "notifications", "nextPageToken"),
-    "appsmarket#provisionNotification": ("kind", "editionId", "seatCount"),
-    "appsmarket#reassignmentNotification": ("kind", "userId", "type", "editionId"),
+    "appsmarket#customerLicense": tuple(fields.CUSTOMER_SCHEMA),
+    "appsmarket#userLicense": tuple(fields.USER_SCHEMA),
+    "appsmarket#licenseNotification": tuple(fields.NOTIFICATION_SCHEMA),
+    "appsmarket#licenseNotificationList": tuple(fields.LIST_SCHEMA),
+    "appsmarket#provisionNotification": tuple(fields.NOTIFICATION_SCHEMA["provisions"]),
+    "appsmarket#reassignmentNotification": tuple(fields.NOTIFICATION_SCHEMA["reassignments"]),
 }
-EDITION_ORDER = ("editionId", "seatCount", "assignedSeats")
+EDITION_ORDER = tuple(fields.CUSTOMER_SCHEMA["editions"])
 
 
 def _proto(value: Any) -> Any:

@@ -329,7 +329,7 @@ def read_post(config: Config, path: str | Path) -> PostDocument:
 def _comments_file(config: Config, post: Post) -> Path | None:
     """`_mirror/comments/<slug>.json`, else `<file stem>.json`: where `toolkit mirror`
     writes a post's thread, and where the site looks for it."""
-    from toolkit.site.mirror import COMMENTS, MIRROR
+    from toolkit.site.mirror_files import COMMENTS, MIRROR
 
     folder = config.site.content_dir / MIRROR / COMMENTS
     for name in (f"{post.slug}.json", f"{post.stem}.json"):
@@ -346,7 +346,7 @@ def _flatten(
 
     import nh3
 
-    from toolkit.site.mirror import parse_time
+    from toolkit.site.mirror_files import parse_time
     from toolkit.site.sanitize import clean_html
 
     if not isinstance(items, list):
@@ -382,7 +382,7 @@ def post_comments(
     publishing API and is cleaned as the site cleans it."""
     from urllib.parse import urlsplit
 
-    from toolkit.site.mirror import MirrorError, check_comments, http_url, read_json
+    from toolkit.site.mirror_files import MirrorError, check_comments, http_url, read_json
 
     post = _load(config, path)
     found = _comments_file(config, post)

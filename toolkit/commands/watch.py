@@ -21,7 +21,7 @@ from toolkit.commands import records
 from toolkit.config import Config
 from toolkit.runlog.run import Run
 from toolkit.site import BuildReport, SiteBuilder
-from toolkit.site.plan import Progress
+from toolkit.site.buildrun import Progress
 from toolkit.site.premium import RECHECK_SECONDS, PremiumGate
 from toolkit.sync.engine import Outcome, PublishResult, SyncEngine
 from toolkit.sync.runlock import writer_run

@@ -7,6 +7,7 @@ import pytest
 
 from toolkit.errors import ToolkitError, UnsafeNameError
 from toolkit.fsutil import path_inside, safe_name, write_if_changed
+from toolkit.site.manifest import OutputRecord
 from toolkit.site.output import write_if_changed as write_output
 
 
@@ -79,4 +80,5 @@ def test_the_site_writes_through_the_same_check(tmp_path):
     path.write_bytes(b"<p>same</p>")  # from another run: no record of it
     digest, _, size, written = write_output(path, b"<p>same</p>", None, False)
     assert not written and size == 11
-    assert write_output(path, b"<p>other</p>", [digest, digest, 0, 0], False)[3] is True
+    record = OutputRecord(digest, digest, 0, 0)
+    assert write_output(path, b"<p>other</p>", record, False).written is True

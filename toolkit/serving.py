@@ -331,6 +331,14 @@ class BackgroundServer:
             log.exception("the %s stopped with an error", self.name)
         finally:
             self._loop = None
+            # What is still pending (a connection cut by the stop, a coroutine submitted
+            # late) is cancelled and awaited, as asyncio.run does, so no task is left
+            # for the collector to destroy (and log) later.
+            pending = asyncio.all_tasks(loop)
+            for task in pending:
+                task.cancel()
+            if pending:
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
 

@@ -253,7 +253,7 @@ CODE = [
     "let s = `${a}`;",
 ]
 LANGS = ["python", "js", "bash", "text", "nosuchlang", "", "python {.lines}", "Python"]
-# dev.to's Liquid tags, rendered after either engine (`toolkit.site.liquid`): good ones,
+# dev.to's Liquid tags, rendered after either engine (`toolkit.site.liquid_render`): good ones,
 # hostile ones, unknown ones, and details that open and close in places.
 LIQUID = [
     "{% youtube dQw4w9WgXcQ %}",

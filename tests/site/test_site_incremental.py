@@ -438,7 +438,7 @@ def test_code_highlighted_for_a_few_posts_is_kept_and_a_damaged_copy_is_not_take
 
 def test_a_build_that_finds_all_as_it_was_reports_what_the_last_one_found(site_project):
     """A build that finds the posts, settings, templates and pages as the last build left
-    them does not work the site out again (`unchanged.replay`), and reports the same: the
+    them does not work the site out again (`replay.replay`), and reports the same: the
     posts on the site, the drafts left out, every problem of a post."""
     site_project.post("broken", "Broken", published=True, body="![gone](missing.png)\n")
     site_project.post("twin", "News", date="2024-03-01", published=True)  # a title used twice
@@ -576,6 +576,37 @@ def test_a_post_without_liquid_tags_is_rendered_without_the_liquid_modules(site_
     reader nor their renderer (a fresh interpreter, through the real command)."""
     site_project.run("build")
     site_project.post("news", "News", date="2024-02-01", published=True, body="Edited.\n")
-    modules = ("jinja2", "toolkit.content.liquid", "toolkit.site.liquid")
+    modules = ("jinja2", "toolkit.content.liquid", "toolkit.site.liquid_render")
     assert imported_by_build(site_project, modules) == ["jinja2"]  # the page was rendered
     assert "Edited." in read(site_project.root / "site", "news/index.html")
+
+
+def test_a_post_dated_in_the_future_says_so_in_its_record_and_is_checked_on_every_build(
+    site_project,
+):
+    # Whether it is on the site depends on the clock: its record carries its date
+    # (`shown_from`), which every build reads to check it again; not its message.
+    import json
+
+    from toolkit.site.manifest import PostRecord
+    from toolkit.site.siteplan import needs_check
+
+    (site_project.content / "later.md").write_text(
+        "---\ntitle: Later on\npublished: true\ndate: 2999-01-01\ntags: news\n---\nNot yet.\n",
+        encoding="utf-8",
+    )
+    site = builder(site_project)
+    for _ in range(2):  # the build that reads it, and a build where nothing changed
+        report = site.build()
+        assert [p.message for p in report.errors if p.path.endswith("later.md")] == [
+            "date: in the future; the API refuses a future publication date"
+        ]
+        assert (report.output_dir / "index.html").is_file()
+        assert not (report.output_dir / "later-on").exists()
+    saved = json.loads(site.manifest_path.read_text(encoding="utf-8"))["posts"]
+    later = next(v for k, v in saved.items() if k.endswith("later.md"))
+    assert later[7].startswith("2999-01-01")
+    assert needs_check(PostRecord.from_json(later))
+    others = [v for k, v in saved.items() if not k.endswith("later.md")]
+    assert others and all(len(v) == 7 for v in others)  # the others' records as before
+    assert not any(needs_check(PostRecord.from_json(v)) for v in others)

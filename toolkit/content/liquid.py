@@ -3,7 +3,7 @@ what each one's argument must look like.
 
 dev.to (Forem) turns a tag into an embed when it saves an article; the published body keeps
 the tag as written, so the API renders it. The site renders a tag as a static equivalent
-(`toolkit/site/liquid.py`): a link card, or a frame that loads only when the reader asks.
+(`toolkit/site/liquid_render.py`): a link card, or a frame that loads only when the reader asks.
 A tag is rendered where it stands in a paragraph, on a line of its own or in the middle of
 a line (the paragraph is then split around it, as a browser splits dev.to's), never in
 code. Its argument is hostile like the rest of a post: only a well-formed id or an http(s)

@@ -65,7 +65,7 @@ def _flatten(
 
     import nh3
 
-    from toolkit.site.mirror import parse_time
+    from toolkit.site.mirror_files import parse_time
     from toolkit.site.sanitize import clean_html
 
     if not isinstance(items, list):
@@ -99,7 +99,7 @@ def comments_of(config: Config, post: Post, *, since: dt.datetime | None = None)
     publishing API and is cleaned as the site cleans it."""
     from urllib.parse import urlsplit
 
-    from toolkit.site.mirror import MirrorError, check_comments, http_url, read_json
+    from toolkit.site.mirror_files import MirrorError, check_comments, http_url, read_json
 
     found = _comments_file(config, post)
     if found is None:

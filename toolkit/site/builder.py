@@ -9,8 +9,8 @@ build goes:
    step 1; on every core for a big batch);
 3. work out the site: which posts are on it, their problems, series, tags and listing
    pages; every page gets a key, the digest of what it shows and of the templates it uses
-   (`plan`, `pages`); or, when all it depends on is as the last build left it but the
-   bodies of some posts, as then, with the keys of those posts' pages (`unchanged`);
+   (`siteplan`, `pages`); or, when all it depends on is as the last build left it but the
+   bodies of some posts, as then, with the keys of those posts' pages (`replay`);
 4. render and write the pages whose key changed or whose file is not what was written
    (`Renderer` step 2), copy the static files and the content's own files, remove what is
    no longer made, save the manifest.
@@ -35,15 +35,15 @@ from toolkit.content.discover import excluded_by
 from toolkit.content.problems import Problem, ProblemList
 from toolkit.errors import BuildError
 from toolkit.fsutil import stat_trusted
-from toolkit.site import inputs, search, theme_files, unchanged
+from toolkit.site import inputs, replay, search, theme_files
+from toolkit.site.buildrun import BuildRun, Progress
 from toolkit.site.manifest import (
     Manifest,
     PostRecord,
-    Row,
+    ProblemRow,
     digest_of,
     last_build_name,
     manifest_name,
-    problem_of,
 )
 from toolkit.site.output import (
     Written,
@@ -51,10 +51,10 @@ from toolkit.site.output import (
 )
 from toolkit.site.pages import FullContent, Listed, Page, SitePlan
 from toolkit.site.parallel import POOL_THRESHOLD, WorkerPool, chunked, default_processes
-from toolkit.site.plan import (
-    BuildRun,
+from toolkit.site.render import ListingJob, PageJob, PostPageJob, Prepared, PrepareJob, Renderer
+from toolkit.site.scan import key_prefix, scan_content
+from toolkit.site.siteplan import (
     PostPage,
-    Progress,
     date_posts,
     full_content,
     needs_check,
@@ -65,12 +65,10 @@ from toolkit.site.plan import (
     site_posts,
     stale_post_pages,
 )
-from toolkit.site.render import PageJob, Prepared, Renderer
-from toolkit.site.scan import key_prefix, scan_content
 
 # Bump when the builder's output or its records change for the same inputs: every post is
 # then read again and every page redone.
-BUILDER_VERSION = "7"
+BUILDER_VERSION = "8"  # 8: a post dated in the future says so in its record (`shown_from`)
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
@@ -168,8 +166,9 @@ class SiteBuilder:
             self._manifest = None  # half a build: next time, start again from the file
             raise
         finally:
-            if run.indexing is not None:  # the build failed before the index was done
-                run.indexing.abandon()
+            indexing = run.take_indexing()
+            if indexing is not None:  # the build failed before the index was done
+                indexing.abandon()
             if run.pool is not None:
                 run.pool.close()
             if self._renderer is not None:
@@ -218,12 +217,11 @@ class SiteBuilder:
 
     def _build(self, run: BuildRun) -> BuildReport:
         site = self.config.site
-        run.started = time.time_ns()  # before any file is looked at: see `Manifest.trusts`
-        run.scan = scan_content(
-            site.content_dir, self.key_prefix, self.post_folders, excluded_by(self.config)
-        )
-        run.problems.extend(
-            (path, [1, reason, "warning"]) for path, reason in run.scan.skipped.items()
+        run.begin()  # before any file is looked at: see `Manifest.trusts`
+        run.scanned(
+            scan_content(
+                site.content_dir, self.key_prefix, self.post_folders, excluded_by(self.config)
+            )
         )
         inputs.update_templates(run, self.renderer, self.config, self.folders, self.overlay)
         reading_list = inputs.check_mirror_files(run, self.config)
@@ -266,8 +264,8 @@ class SiteBuilder:
                 full_content=whole,
             )
 
-        plan_key = unchanged.plan_inputs(run, self.config, site_key, reading_list)
-        replayed = unchanged.replay(run, self.output_dir, plan_key, site.feed_full_content)
+        plan_key = replay.plan_inputs(run, self.config, site_key, reading_list)
+        replayed = replay.replay(run, self.output_dir, plan_key, site.feed_full_content)
         if replayed is None:
             known = len(run.problems)
             posts = site_posts(
@@ -279,7 +277,7 @@ class SiteBuilder:
                 full_content(run, posts, self.renderer) if site.feed_full_content else None,
             )
             listings = plan.pages()
-            unchanged.remember(
+            replay.remember(
                 run, plan_key, posts, [page.output for page in listings], run.problems[known:]
             )
             run.mark("plan")
@@ -320,16 +318,21 @@ class SiteBuilder:
         if not pages:
             return
         try:
-            run.indexing = search.start_index(
-                self.output_dir, self.state_dir, pages, self.last_build_path.with_suffix(".search")
+            run.indexing_started(
+                search.start_index(
+                    self.output_dir,
+                    self.state_dir,
+                    pages,
+                    self.last_build_path.with_suffix(".search"),
+                )
             )
         except BuildError as exc:
-            run.index_failure = exc
+            run.indexing_failed(exc)
 
     def _post_pages(self, run: BuildRun) -> dict[str, str]:
         """The post pages of this build: path -> the digest of its bytes."""
         return {
-            page: run.produced[page][1]
+            page: run.produced[page].digest
             for page in (f"{slug}/index.html" for slug in run.slugs.values())
             if page in run.produced
         }
@@ -351,16 +354,14 @@ class SiteBuilder:
         try:
             if run.index_failure is not None:
                 raise run.index_failure
-            if run.indexing is not None:  # started with the same pages
-                indexing, run.indexing = run.indexing, None
+            indexing = run.take_indexing()
+            if indexing is not None:  # started with the same pages
                 written, _ = indexing.finish()
                 self._pages_changed = False
             else:
                 written = self.make_search_index()
         except BuildError as exc:
-            run.problems.append(
-                (self.config.relative(self.output_dir), [1, exc.message, "warning"])
-            )
+            run.report(self.config.relative(self.output_dir), ProblemRow.warning(exc.message))
             written = []
         run.mark("search index")
         return written
@@ -383,7 +384,7 @@ class SiteBuilder:
     def _read_changed_posts(self, run: BuildRun) -> None:
         """Bring the record of every post up to date; forget the posts that are gone."""
         records = run.manifest.posts
-        jobs: list[tuple[str, str, bool]] = []
+        jobs: list[PrepareJob] = []
         for key, (path, mtime, size) in run.scan.posts.items():
             record = records.get(key)
             if record is not None and record.stat == [mtime, size]:
@@ -391,26 +392,26 @@ class SiteBuilder:
                     if record.digest != theme_files.file_digest(path):
                         record = None
                     elif stat_trusted(mtime, run.started):
-                        run.dirty = True  # saved with this build's time, it is trusted next
+                        run.must_save()  # saved with this build's time, it is trusted next
             elif record is not None:
                 if record.digest == theme_files.file_digest(path):
                     record.stat = [mtime, size]  # touched, not changed
                     record.saved = None
-                    run.dirty = True
+                    run.must_save()
                 else:
                     record = None
             if record is None or needs_check(record):
-                jobs.append((key, path, True))
+                jobs.append(PrepareJob(key, path, True))
         for key in [k for k in records if k not in run.scan.posts]:
             del records[key]
-            run.dirty = True
+            run.must_save()
         if jobs:
             self._prepare(run, jobs)
 
-    def _prepare(self, run: BuildRun, jobs: list[tuple[str, str, bool]]) -> None:
+    def _prepare(self, run: BuildRun, jobs: list[PrepareJob]) -> None:
         """Read, check and render posts (step 1), on the workers when there are many."""
         records = run.manifest.posts
-        run.dirty = True
+        run.must_save()
         run.expect(len(jobs))
 
         def take(worker: int | None, results: list[Prepared]) -> None:
@@ -424,16 +425,17 @@ class SiteBuilder:
                     result["problems"],
                     result["excerpt"],
                     result["links"] or [],
+                    shown_from=result["shown_from"],
                 )
                 if result["links"] is not None:  # rendered: its body waits in `worker`
-                    run.holders[key] = worker
+                    run.rendered(key, worker)
                 elif old is not None and old.digest == record.digest:
                     # Checked again, not rendered: what the last render found still holds.
                     record.excerpt, record.links = old.excerpt, old.links
                 info = record.info
                 if info is not None and not info.get("date_written"):
                     info["date"] = run.found_dates.get(key)  # `date_posts` found it
-                run.replaced.setdefault(key, old)
+                run.read_again(key, old)
                 records[key] = record
             run.advance(len(results))
 
@@ -449,7 +451,7 @@ class SiteBuilder:
             processes = self.processes if self.processes is not None else default_processes()
             if processes > 1:
                 self.renderer.warm()
-                run.pool = WorkerPool(self.renderer, processes)
+                run.use_pool(WorkerPool(self.renderer, processes))
         if run.pool is None:
             take(None, self.renderer.prepare(jobs))
         else:
@@ -474,8 +476,7 @@ class SiteBuilder:
             keys[output] = page
             context = post_context(info, post_summary(run, key)[0], plan, series, neighbours)
             routed.setdefault(run.holders.get(key), []).append(
-                (
-                    "post",
+                PostPageJob(
                     key,
                     run.scan.posts[key][0],
                     output,
@@ -491,8 +492,7 @@ class SiteBuilder:
             if outdated(run, self.output_dir, listing.output, listing.key):
                 keys[listing.output] = listing.key
                 page_jobs.append(
-                    (
-                        "page",
+                    ListingJob(
                         listing.template,
                         listing.output,
                         listing.context(),
@@ -536,9 +536,9 @@ class SiteBuilder:
         previous = set(manifest.outputs) | self._forgotten | self._other_builds_outputs()
         self._forgotten = set()
         gone = sorted(name for name in previous if name not in run.produced)
-        run.removed = remove_outputs(self.output_dir, gone) if gone else []
+        run.removed_outputs(remove_outputs(self.output_dir, gone) if gone else [])
         if gone or run.produced.keys() != manifest.outputs.keys():
-            run.dirty = True
+            run.must_save()
         manifest.outputs = run.produced
         manifest.scanned = run.started
         if run.dirty:
@@ -560,7 +560,7 @@ class SiteBuilder:
         return set(Manifest.load(self.state_dir / last, "").outputs)
 
     @staticmethod
-    def _report_problems(rows: list[tuple[str, Row]]) -> list[Problem]:
+    def _report_problems(rows: list[tuple[str, ProblemRow]]) -> list[Problem]:
         if not rows:
             return []
-        return sorted(problem_of(path, row) for path, row in rows)
+        return sorted(row.problem(path) for path, row in rows)

@@ -12,21 +12,21 @@ from typing import Any
 
 from toolkit.config import Config
 from toolkit.site import theme_files
-from toolkit.site.manifest import Manifest, digest_of
-from toolkit.site.mirror import MIRROR, MirrorError
+from toolkit.site.buildrun import BuildRun
+from toolkit.site.manifest import FileRecord, FileTrouble, Manifest, ProblemRow, digest_of
+from toolkit.site.mirror_files import MIRROR, MirrorError
 from toolkit.site.output import UnreadableSource, copy_if_changed, write_if_changed
 from toolkit.site.pages import ReadingList
-from toolkit.site.plan import BuildRun, outdated
 from toolkit.site.render import Renderer
+from toolkit.site.siteplan import outdated
 
 
 def _digest(manifest: Manifest, path: str, mtime: int, size: int) -> str:
     entry = manifest.files.get(path)
-    if entry is None or entry[0] != mtime or entry[1] != size or not manifest.trusts(mtime):
-        entry = [mtime, size, theme_files.file_digest(path), None]
+    if entry is None or entry.mtime_ns != mtime or entry.size != size or not manifest.trusts(mtime):
+        entry = FileRecord(mtime, size, theme_files.file_digest(path), None)
         manifest.files[path] = entry
-    digest: str = entry[2]
-    return digest
+    return entry.digest
 
 
 def update_templates(
@@ -52,27 +52,28 @@ def update_templates(
     manifest.closures = theme_files.closure_digests(renderer.env, table, digests)
     manifest.templates = table
     renderer.reset_templates()
-    run.dirty = True
+    run.must_save()
 
 
 def report_skipped(run: BuildRun, skipped: dict[str, str], config: Config) -> None:
     """Files of the templates folder left out (a symlink leading outside the project,
     a FIFO...), as warnings."""
     for path, reason in skipped.items():
-        run.problems.append((config.relative(Path(path)), [1, reason, "warning"]))
+        run.report(config.relative(Path(path)), ProblemRow.warning(reason))
 
 
 def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
     """Digests of the mirror files, each checked once when it changes; broken ones are
     reported. Returns the reading list as (digest, loader of its items), or None."""
-    from toolkit.site import mirror
+    from toolkit.site import mirror_files
 
     scan, files = run.scan, run.manifest.files
     checked: list[tuple[str, int, int, Callable[[Any], None]]] = [
-        (path, mtime, size, mirror.check_comments) for path, mtime, size in scan.comments.values()
+        (path, mtime, size, mirror_files.check_comments)
+        for path, mtime, size in scan.comments.values()
     ]
     if scan.reading_list is not None:
-        checked.append((*scan.reading_list, mirror.check_reading_list))
+        checked.append((*scan.reading_list, mirror_files.check_reading_list))
     for path, mtime, size, check in checked:
         entry = files.get(path)
         digest = (
@@ -80,34 +81,34 @@ def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
         )  # read only when the stat is in doubt
         if (
             entry is None
-            or entry[0] != mtime
-            or entry[1] != size
-            or (digest is not None and entry[2] != digest)
+            or entry.mtime_ns != mtime
+            or entry.size != size
+            or (digest is not None and entry.digest != digest)
         ):
             digest = digest or theme_files.file_digest(path)
             try:
-                check(mirror.read_json(Path(path)))
+                check(mirror_files.read_json(Path(path)))
                 trouble = None
             except MirrorError as exc:
-                trouble = [exc.line, str(exc)]
-            files[path] = [mtime, size, digest, trouble]
-            run.dirty = True
-        if files[path][3]:
-            line, message = files[path][3]
-            run.problems.append((config.relative(Path(path)), [line, message, "error"]))
+                trouble = FileTrouble(exc.line, str(exc))
+            files[path] = FileRecord(mtime, size, digest, trouble)
+            run.must_save()
+        trouble = files[path].trouble
+        if trouble:
+            run.report(config.relative(Path(path)), ProblemRow(trouble.line, trouble.message))
     mirror_dir = str(config.site.content_dir / MIRROR)
     live = {path for path, *_ in checked}
     for path in [p for p in files if p.startswith(mirror_dir) and p not in live]:
         del files[path]  # gone
-        run.dirty = True
-    if scan.reading_list is None or files[scan.reading_list[0]][3]:
+        run.must_save()
+    if scan.reading_list is None or files[scan.reading_list[0]].trouble:
         return None
     path = scan.reading_list[0]
 
     def items() -> list[dict[str, Any]]:
-        return mirror.reading_list_items(json.loads(Path(path).read_bytes()))
+        return mirror_files.reading_list_items(json.loads(Path(path).read_bytes()))
 
-    return files[path][2], items
+    return files[path].digest, items
 
 
 def referenced(run: BuildRun, posts: list[str]) -> set[str]:
@@ -147,11 +148,9 @@ def copy_files(
         if relative not in wanted:
             continue
         if relative in run.produced or relative in copies:
-            run.problems.append(
-                (
-                    config.relative(Path(stat[0])),
-                    [1, f"not copied: the site makes its own {relative}", "warning"],
-                )
+            run.report(
+                config.relative(Path(stat[0])),
+                ProblemRow.warning(f"not copied: the site makes its own {relative}"),
             )
         else:
             copies[relative] = stat
@@ -160,7 +159,7 @@ def copy_files(
         try:
             copied = copy_if_changed(path, output_dir / output, outputs.get(output), key, run.force)
         except UnreadableSource as exc:  # the rest goes on
-            run.problems.append((config.relative(Path(path)), [1, f"not copied: {exc}", "warning"]))
+            run.report(config.relative(Path(path)), ProblemRow.warning(f"not copied: {exc}"))
             continue
         run.record(output, key, copied)
     # The stylesheet of highlighted code is made, not copied.

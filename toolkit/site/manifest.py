@@ -12,7 +12,7 @@ folder, which may be published as it is). It holds:
   template's digest over every template it reaches;
 - `plan`: what the last build worked out of the posts (the site's posts in order, its
   listing pages, the posts' problems) and the digest of what it worked that out from, so
-  that a build that finds all of it as it was does not work it out again (`unchanged`).
+  that a build that finds all of it as it was does not work it out again (`replay`).
 
 A file of another format version, or of another configuration of the content rules, is
 ignored: the build then starts from nothing, which is always correct.
@@ -32,7 +32,7 @@ from json.decoder import scanstring  # type: ignore[attr-defined]  # not in the 
 # What `json.dumps` of a string is with ensure_ascii=False, without its set-up per call.
 from json.encoder import encode_basestring
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from toolkit.content.problems import Kind, Problem, Severity
 from toolkit.fsutil import naming, stat_trusted
@@ -41,13 +41,129 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.site.pages import Summary
 
 FORMAT = 3  # 2: posts say whether they are pinned; 3: dates from the lock or git, anchors
-# The records are JSON arrays read back as lists, whose items differ in type by position.
-FileTableJSON = dict[str, list[Any]]  # name -> [path, mtime_ns, size]
-OutputRecord = list[Any]  # an output written: [key, digest, mtime_ns, size]
-FileRecord = list[Any]  # a template or mirror file: [mtime_ns, size, digest, extra]
-# A problem: [line, message, severity, kind] (`row_of`); those the builder makes itself may
-# leave out their kind (`Kind.POST`).
-Row = list[Any]
+# The records below are NamedTuples, written as the JSON arrays they always were: a
+# NamedTuple is a tuple, so `json.dumps` writes its fields in order, and a record read back
+# from JSON is made again from its array (`from_json`).
+
+
+class OutputRecord(NamedTuple):
+    """An output written: the digest of its inputs (`key`), of its bytes, and its stat."""
+
+    key: str
+    digest: str
+    mtime_ns: int
+    size: int
+
+
+class FileTrouble(NamedTuple):
+    """Why a mirror file cannot be used, and where."""
+
+    line: int
+    message: str
+
+
+class FileRecord(NamedTuple):
+    """A template or mirror file: its stat, the digest of its bytes, and for a mirror file
+    why it cannot be used (None: it can, or it is a template)."""
+
+    mtime_ns: int
+    size: int
+    digest: str
+    trouble: FileTrouble | None
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> FileRecord:
+        mtime_ns, size, digest, trouble = data
+        return cls(mtime_ns, size, digest, FileTrouble(*trouble) if trouble else None)
+
+
+class ThemeFile(NamedTuple):
+    """A file of the templates folders, by its name there (`theme_files.template_table`)."""
+
+    path: str
+    mtime_ns: int
+    size: int
+
+
+FileTable = dict[str, ThemeFile]  # name -> the file that serves it
+
+
+class ProblemRow(NamedTuple):
+    """A problem as the records keep it: `content.problems.Problem` without its path."""
+
+    line: int
+    message: str
+    severity: Severity = Severity.ERROR
+    kind: Kind = Kind.POST
+
+    @classmethod
+    def of(cls, problem: Problem) -> ProblemRow:
+        return cls(problem.line, problem.message, problem.severity, problem.kind)
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> ProblemRow:
+        """A row as saved; one of a manifest before rows carried their kind is `Kind.POST`."""
+        line, message, severity, *kind = data
+        return cls(
+            int(line), str(message), Severity(severity), Kind(kind[0]) if kind else Kind.POST
+        )
+
+    @classmethod
+    def warning(cls, message: str) -> ProblemRow:
+        """A warning of the build about a file as a whole (its line 1)."""
+        return cls(1, message, Severity.WARNING)
+
+    def problem(self, path: str) -> Problem:
+        """The problem of `path` (`of` the other way)."""
+        return Problem(path, self.line, self.message, self.severity, self.kind)
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    @property
+    def stops_site(self) -> bool:
+        """Whether the problem keeps its post off the site: an error of the post itself.
+        One that only the publishing API has does not (`Kind.API`): `check`, `plan` and
+        `publish` say it."""
+        return self.severity is Severity.ERROR and self.kind is not Kind.API
+
+
+@dataclass(slots=True)
+class SavedPlan:
+    """What the last build's plan found, with the digest of its inputs (`replay`)."""
+
+    inputs: str
+    records: int  # how many post records it was worked out from
+    posts: list[str]  # the posts on the site, in index order
+    listings: list[str]  # the other pages' outputs
+    problems: list[tuple[str, ProblemRow]]  # (path, row) reported
+    drafts_left_out: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "inputs": self.inputs,
+            "records": self.records,
+            "posts": self.posts,
+            "listings": self.listings,
+            "problems": self.problems,
+            "drafts_left_out": self.drafts_left_out,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> SavedPlan | None:
+        """The plan as saved, or None when it is not one this version saved."""
+        try:
+            return cls(
+                inputs=str(data["inputs"]),
+                records=int(data["records"]),
+                posts=[str(key) for key in data["posts"]],
+                listings=[str(output) for output in data["listings"]],
+                problems=[(str(path), ProblemRow.from_json(row)) for path, row in data["problems"]],
+                drafts_left_out=int(data["drafts_left_out"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
 
 
 class PostInfo(TypedDict):
@@ -69,23 +185,6 @@ class PostInfo(TypedDict):
     words: int
     images: list[list[Any]]  # [file path, whether it existed] of each relative image
     files: list[str]  # content-relative paths of the files it refers to: what the site copies
-
-
-def row_of(problem: Problem) -> Row:
-    """A problem as the records keep it."""
-    return [problem.line, problem.message, str(problem.severity), str(problem.kind)]
-
-
-def problem_of(path: str, row: Row) -> Problem:
-    """A row of the records as the problem of `path` (`row_of` the other way)."""
-    kind = Kind(row[3]) if len(row) > 3 else Kind.POST
-    return Problem(path, row[0], row[1], Severity(row[2]), kind)
-
-
-def stops_site(row: Row) -> bool:
-    """Whether a problem keeps its post off the site: an error of the post itself. One that
-    only the publishing API has does not (`Kind.API`): `check`, `plan` and `publish` say it."""
-    return bool(row[2] == Severity.ERROR and (len(row) < 4 or row[3] != Kind.API))
 
 
 def digest_of(*parts: Any) -> str:
@@ -116,10 +215,13 @@ class PostRecord:
     stat: list[int]  # mtime_ns, size of the source
     digest: str  # of the source's bytes
     info: PostInfo | None  # what the front matter says; None when it cannot be parsed
-    problems: list[Row]  # of the post on its own
+    problems: list[ProblemRow]  # of the post on its own
     excerpt: str | None = None  # first paragraph, from the last render
     links: list[str] = field(default_factory=list)  # posts its body links to
     summary_digest: str = ""  # of what listings show (`pages.summary_of`); "" until known
+    # The post's date when it was in the future (a published post is shown from its date
+    # on): its problems depend on the clock, so every build checks it again (`needs_check`).
+    shown_from: str | None = None
     summary: Summary | None = None  # what listings show, made when needed (not saved)
     # Its JSON text, kept so that saving the manifest after a one-post change encodes one
     # record, not a thousand (FROM_FILE: as the manifest file holds it, taken from there
@@ -127,7 +229,7 @@ class PostRecord:
     saved: str | None = None
 
     def to_json(self) -> list[Any]:
-        return [
+        data = [
             self.stat,
             self.digest,
             self.info,
@@ -136,6 +238,9 @@ class PostRecord:
             self.links,
             self.summary_digest,
         ]
+        if self.shown_from is not None:  # most posts: seven fields
+            data.append(self.shown_from)
+        return data
 
     def json_text(self) -> str:
         if self.saved is None or self.saved is FROM_FILE:
@@ -144,7 +249,9 @@ class PostRecord:
 
     @classmethod
     def from_json(cls, data: list[Any]) -> PostRecord:
-        return cls(*data)
+        stat, digest, info, problems, *rest = data
+        rows = [ProblemRow.from_json(row) for row in problems] if problems else []
+        return cls(stat, digest, info, rows, *rest)
 
 
 @dataclass
@@ -153,12 +260,11 @@ class Manifest:
     posts: dict[str, PostRecord] = field(default_factory=dict)
     outputs: dict[str, OutputRecord] = field(default_factory=dict)  # by POSIX path
     files: dict[str, FileRecord] = field(default_factory=dict)  # by absolute path
-    templates: FileTableJSON = field(default_factory=dict)  # name -> [path, mtime, size]
+    templates: FileTable = field(default_factory=dict)  # name -> the file that serves it
     closures: dict[str, str] = field(default_factory=dict)  # page template -> digest
     # When the build that made these records began looking at the files (ns since epoch).
     scanned: int = 0
-    # What the last build's plan found, with the digest of its inputs (`unchanged.Plan`).
-    plan: dict[str, Any] | None = None
+    plan: SavedPlan | None = None  # what the last build's plan found (`replay`)
     # The file the records were loaded from: their texts, for `save`.
     loaded_from: str = field(default="", repr=False)
 
@@ -179,18 +285,19 @@ class Manifest:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             return cls(content_key=content_key)
         try:
-            manifest = cls(
-                content_key=data["content_key"],
-                outputs=data["outputs"],
-                files=data["files"],
-                templates=data["templates"],
-                closures=data["closures"],
-                scanned=data.get("scanned", 0),
-            )
+            with _no_collection():
+                manifest = cls(
+                    content_key=data["content_key"],
+                    outputs={k: OutputRecord(*v) for k, v in data["outputs"].items()},
+                    files={k: FileRecord.from_json(v) for k, v in data["files"].items()},
+                    templates={k: ThemeFile(*v) for k, v in data["templates"].items()},
+                    closures=data["closures"],
+                    scanned=data.get("scanned", 0),
+                )
             if type(manifest.scanned) is not int:
                 manifest.scanned = 0
             plan = data.get("plan")
-            manifest.plan = plan if isinstance(plan, dict) else None
+            manifest.plan = SavedPlan.from_json(plan) if isinstance(plan, dict) else None
             if manifest.content_key == content_key:
                 with _no_collection():
                     manifest.posts = {k: PostRecord.from_json(v) for k, v in data["posts"].items()}
@@ -212,7 +319,7 @@ class Manifest:
                 "templates": self.templates,
                 "closures": self.closures,
                 "scanned": self.scanned,
-                "plan": self.plan,
+                "plan": self.plan.to_json() if self.plan is not None else None,
                 "files": dict(sorted(self.files.items())),
                 "outputs": dict(sorted(self.outputs.items())),
             }

@@ -1,6 +1,6 @@
 """Markdown to HTML for the site: CommonMark with tables, strikethrough, footnotes, heading
 anchors, GitHub's task lists and Pygments-highlighted code; dev.to's Liquid tags are
-rendered after either engine (`liquid.render_tags`).
+rendered after either engine (`liquid_render.render_tags`).
 
 A post's body is rendered once, on its own; what depends on the rest of the site is left as
 a placeholder and filled in when the page is put together (`resolve_links`), so the costly
@@ -379,10 +379,10 @@ class MarkdownRenderer:
 
     @staticmethod
     def _take_maths(body: str, env: dict[str, Any]) -> str:
-        """`body` with its `{% katex %}` tags taken out (`liquid.extract_maths`)."""
+        """`body` with its `{% katex %}` tags taken out (`liquid_render.extract_maths`)."""
         if "{%" not in body or "katex" not in body:
             return body
-        from toolkit.site.liquid import extract_maths
+        from toolkit.site.liquid_render import extract_maths
 
         body, env["formulas"] = extract_maths(body)
         return body
@@ -394,7 +394,7 @@ class MarkdownRenderer:
         if raw_html and not self.allow_raw_html:
             body_html = clean_raw_html(body_html, env["placeholders"])
         if "{%" in body_html or env["formulas"]:  # Liquid tags
-            from toolkit.site.liquid import put_maths, render_tags, without_marks
+            from toolkit.site.liquid_render import put_maths, render_tags, without_marks
 
             body_html = put_maths(render_tags(body_html), env["formulas"])
             for entry in toc:

@@ -2,7 +2,7 @@
 
 Writes go through `toolkit.fsutil` (`quick_write`: a reader, the watch server or a
 browser, never sees half a page). What was written is recorded as
-`[digest, mtime_ns, size]`; a file whose stat still matches its record is trusted without
+a `manifest.OutputRecord`; a file whose stat still matches its record is trusted without
 being read again.
 """
 
@@ -12,13 +12,21 @@ import contextlib
 import hashlib
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 from toolkit.fsutil import naming, quick_write
 from toolkit.fsutil import write_if_changed as fsutil_write_if_changed
 from toolkit.localfiles import read_regular
 from toolkit.site.manifest import OutputRecord
 
-Written = tuple[str, int, int, bool]  # digest, mtime_ns, size, whether it was written now
+
+class Written(NamedTuple):
+    """A file of the output folder as it is after a write: its digest and stat."""
+
+    digest: str
+    mtime_ns: int
+    size: int
+    written: bool  # whether it was written now
 
 
 def digest_bytes(data: bytes) -> str:
@@ -35,25 +43,24 @@ def stat_of(path: Path) -> tuple[int, int] | None:
 
 def _written(path: Path, digest: str, written: bool) -> Written:
     st = os.stat(path)
-    return digest, st.st_mtime_ns, st.st_size, written
+    return Written(digest, st.st_mtime_ns, st.st_size, written)
 
 
 def write_if_changed(path: Path, data: bytes, record: OutputRecord | None, force: bool) -> Written:
     """`toolkit.fsutil.write_if_changed` for the output folder, with its manifest record.
 
-    `record` is `[key, digest, mtime_ns, size]` of the last write (or None): a file whose
-    stat still matches it is trusted without being read. `force` writes whatever is there
-    (`--clean`).
+    `record` is that of the last write (or None): a file whose stat still matches it is
+    trusted without being read. `force` writes whatever is there (`--clean`).
     """
     digest = digest_bytes(data)
-    if not force and record is not None and record[1] == digest:
+    if not force and record is not None and record.digest == digest:
         current = stat_of(path)
-        if current is not None and list(current) == record[2:4]:
-            return digest, current[0], current[1], False
+        if current == (record.mtime_ns, record.size):
+            return Written(digest, record.mtime_ns, record.size, False)
     if record is None:  # never written by a build: mostly nothing there (a cold build)
         created = _create(path, data)
         if created is not None:
-            return digest, created[0], created[1], True
+            return Written(digest, created[0], created[1], True)
     if force:
         quick_write(path, data)
         return _written(path, digest, True)
@@ -98,10 +105,10 @@ def copy_if_changed(
     source: str, path: Path, record: OutputRecord | None, key: str, force: bool
 ) -> Written:
     """Copy a file unless the copy is already there (same source stat, untouched copy)."""
-    if not force and record is not None and record[0] == key:
+    if not force and record is not None and record.key == key:
         current = stat_of(path)
-        if current is not None and list(current) == record[2:4]:
-            return record[1], current[0], current[1], False
+        if current == (record.mtime_ns, record.size):
+            return Written(record.digest, record.mtime_ns, record.size, False)
     try:
         _, data = read_regular(source)  # never waits on a FIFO put in a file's place
     except OSError as exc:

@@ -27,7 +27,7 @@ from typing import Any, TypedDict
 from urllib.parse import quote
 
 from toolkit.site.manifest import PostInfo, digest_of, digest_of_strings
-from toolkit.site.mirror import display_date
+from toolkit.site.mirror_files import display_date
 
 FEED_ENTRIES = 20
 EPOCH = "1970-01-01T00:00:00+00:00"

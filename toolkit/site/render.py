@@ -13,14 +13,16 @@ Two steps, because a post's page depends on other posts (series navigation, link
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from toolkit.config import Config
+from toolkit.content.problems import Severity
 from toolkit.errors import BuildError
-from toolkit.site.manifest import OutputRecord, PostInfo, Row, row_of, stops_site
+from toolkit.site.manifest import OutputRecord, PostInfo, ProblemRow
 from toolkit.site.output import Written, write_if_changed
 from toolkit.site.theme_files import PAGE_TEMPLATES, PREMIUM, make_environment
 
@@ -37,22 +39,38 @@ TOC_MINIMUM = 3  # a post shows its table of contents from this many headings (h
 # Folders of the site itself: a post with one of these slugs would overwrite them.
 RESERVED_SLUGS = frozenset({"tags", "page", "static", "reading-list", "search", "pagefind"})
 
-# A prepare job: (post key, absolute path, whether to render the body when it can be built)
-PrepareJob = tuple[str, str, bool]
-# A page job: ("post", key, path, output, context, slugs, comments file, record, force)
-#          or ("page", template, output, context, record, force)
-PostPageJob = tuple[
-    Literal["post"],
-    str,
-    str,
-    str,
-    dict[str, Any],
-    dict[str, str],
-    str | None,
-    OutputRecord | None,
-    bool,
-]
-ListingJob = tuple[Literal["page"], str, str, dict[str, Any], OutputRecord | None, bool]
+
+class PrepareJob(NamedTuple):
+    """A post to read and check (`Renderer.prepare`)."""
+
+    key: str
+    path: str  # absolute
+    render: bool  # whether to render its body when it can be built
+
+
+class PostPageJob(NamedTuple):
+    """A post's page to write (`Renderer.assemble`): its body is rendered where it is."""
+
+    key: str
+    path: str  # of the source, should its body have to be rendered here
+    output: str
+    context: dict[str, Any]  # all but the body, its table of contents and its comments
+    slugs: dict[str, str]  # the posts it links to -> their slugs
+    comments: str | None  # the mirror's comments file
+    record: OutputRecord | None  # of the last write
+    force: bool  # write whatever is there (`--clean`)
+
+
+class ListingJob(NamedTuple):
+    """A listing page to write (`Renderer.assemble`)."""
+
+    template: str
+    output: str
+    context: dict[str, Any]
+    record: OutputRecord | None  # of the last write
+    force: bool  # write whatever is there (`--clean`)
+
+
 PageJob = PostPageJob | ListingJob
 
 
@@ -63,9 +81,10 @@ class Prepared(TypedDict):
     stat: list[int]  # mtime_ns, size; [0, 0] when it cannot be read
     digest: str  # of its bytes; "" when it cannot be read
     info: PostInfo | None  # None when it cannot be parsed
-    problems: list[Row]
+    problems: list[ProblemRow]
     excerpt: str | None
     links: list[str] | None  # None when the body was not rendered
+    shown_from: str | None  # its date, when it is in the future (`PostRecord.shown_from`)
 
 
 def reading_time(words: int) -> int:
@@ -212,7 +231,7 @@ class Renderer:
     # -- step 1 ------------------------------------------------------------------------
 
     def prepare(self, jobs: list[PrepareJob]) -> list[Prepared]:
-        return [self._prepare_guarded(*job) for job in jobs]
+        return [self._prepare_guarded(job.key, job.path, job.render) for job in jobs]
 
     def _prepare_guarded(self, key: str, path: str, render: bool) -> Prepared:
         """`_prepare_one`, with anything it did not foresee made the post's own error: one
@@ -230,13 +249,13 @@ class Renderer:
                 "stat": [0, 0],
                 "digest": "",
                 "problems": [
-                    [
+                    ProblemRow(
                         1,
                         f"cannot be built: {type(exc).__name__}"
                         + (f": {reason}" if reason else ""),
-                        "error",
-                    ]
+                    )
                 ],
+                "shown_from": None,
             }
 
     def _prepare_one(self, key: str, path: str, render: bool) -> Prepared:
@@ -254,11 +273,12 @@ class Renderer:
             "stat": [0, 0],
             "digest": "",
             "problems": [],
+            "shown_from": None,
         }
         try:  # at most MAX_FILE_BYTES, and never a FIFO or device
             st, data = read_post_file(path, key)
         except PostError as exc:
-            result["problems"] = [[1, exc.problem.message, "error"]]
+            result["problems"] = [ProblemRow(1, exc.problem.message)]
             return result
         result["stat"] = [st.st_mtime_ns, st.st_size]
         result["digest"] = digest_bytes(data)
@@ -266,30 +286,34 @@ class Renderer:
             post = post_from_bytes(Path(path), key, data)
         except PostError as exc:
             problem = exc.problem
-            result["problems"] = [row_of(problem)]
+            result["problems"] = [ProblemRow.of(problem)]
             return result
         if not post.has_front_matter:  # not a post (a code sample's README): left out
             return result
         # The rules of the post on its own; those between posts (a title used twice...)
-        # are the builder's, over every post (`plan.post_problems`).
-        problems = validate_post(post, site.content_dir)
-        rows = [row_of(p) for p in sorted(problems)]
+        # are the builder's, over every post (`siteplan.post_problems`).
+        now = dt.datetime.now(dt.UTC)
+        problems = validate_post(post, site.content_dir, now=now)
+        rows = [ProblemRow.of(p) for p in sorted(problems)]
         if post.slug in RESERVED_SLUGS:
             rows.append(
-                [
+                ProblemRow(
                     post.line_of("slug"),
                     f"slug: {post.slug!r} is taken by the site's own {post.slug}/ folder; "
                     "set another slug",
-                    "error",
-                ]
+                    Severity.ERROR,
+                )
             )
         result["problems"] = rows
+        if post.published and post.date is not None and post.date > now:
+            # Off the site until then (`rules`' future date): checked again on every build.
+            result["shown_from"] = post.date.isoformat()
         info = post_info(post, site.url, site.content_dir)
         result["info"] = info
         if (
             render
             and in_scope(info, drafts=self.drafts, premium=self.premium)
-            and not any(stops_site(row) for row in rows)
+            and not any(row.stops_site for row in rows)
         ):
             body = self.markdown.render(post.body, post.path)
             self.bodies[key] = (body.html, body.toc)
@@ -303,14 +327,14 @@ class Renderer:
         return [self._assemble_one(job) for job in jobs]
 
     def _assemble_one(self, job: PageJob) -> tuple[str, Written]:
-        if job[0] == "post":
-            _, key, path, output, context, slugs, comments, record, force = job
+        context = job.context
+        if isinstance(job, PostPageJob):
             template = "post.html"
-            context["post"]["body"], toc = self._body(key, path, slugs)
+            context["post"]["body"], toc = self._body(job.key, job.path, job.slugs)
             context["post"]["toc"] = nested_toc(toc) if len(toc) >= TOC_MINIMUM else []
-            context["post"]["comments"] = self._comments(comments)
+            context["post"]["comments"] = self._comments(job.comments)
         else:
-            _, template, output, context, record, force = job
+            template = job.template
         from jinja2 import TemplateError
 
         try:
@@ -318,7 +342,9 @@ class Renderer:
         except TemplateError as exc:
             raise template_error(exc, template) from None
         data = text.encode("utf-8")
-        return output, write_if_changed(self.output_dir / output, data, record, force)
+        return job.output, write_if_changed(
+            self.output_dir / job.output, data, job.record, job.force
+        )
 
     def _body(self, key: str, path: str, slugs: dict[str, str]) -> tuple[Markup, list[TocEntry]]:
         from markupsafe import Markup
@@ -358,7 +384,7 @@ class Renderer:
     def _comments(path: str | None) -> dict[str, Any] | None:
         if path is None:
             return None
-        from toolkit.site.mirror import MirrorError, comment_thread, read_json
+        from toolkit.site.mirror_files import MirrorError, comment_thread, read_json
 
         try:
             return comment_thread(read_json(Path(path)))

@@ -9,7 +9,7 @@ link it keeps gets `rel="nofollow ugc noopener"`: the text is user generated, we
 for none of it. A post may also hold exactly what the site's own Markdown renderer
 writes (heading anchors, footnotes, table alignment, code blocks and tables that take the
 keyboard focus: `toolkit/site/markdown.py`; task lists' disabled checkboxes; the cards and
-click-to-load frames of dev.to's Liquid tags: `toolkit/site/liquid.py`, whose frame URL
+click-to-load frames of dev.to's Liquid tags: `toolkit/site/liquid_render.py`, whose frame URL
 the theme's script loads only from the services it knows), and its relative links stay:
 they are the writer's own.
 """
@@ -107,7 +107,7 @@ POST_ATTRIBUTES = {
     "a": ALLOWED_ATTRIBUTES["a"] | _ANCHORED | {"name"},
     "li": _ANCHORED | {"value"},
     # A Liquid tag's frame, loaded on the reader's click: the theme's script loads only
-    # the services of `content.liquid.FRAME_PREFIXES` (`site.liquid`).
+    # the services of `content.liquid.FRAME_PREFIXES` (`site.liquid_render`).
     "div": _ANCHORED | {"data-frame"},
 }
 POST_CLASSES = {

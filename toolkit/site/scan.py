@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit import localfiles
-from toolkit.site.mirror import COMMENTS, MIRROR, READING_LIST
+from toolkit.site.mirror_files import COMMENTS, MIRROR, READING_LIST
 
 Stat = tuple[str, int, int]  # absolute path, mtime_ns, size
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit import localfiles
+from toolkit.site.manifest import FileTable, ThemeFile
 
 if TYPE_CHECKING:  # pragma: no cover
     import jinja2
@@ -51,7 +52,6 @@ _compiled_lock = threading.Lock()  # builds may run in several threads (the MCP 
 PYGMENTS_LIGHT = "default"
 PYGMENTS_DARK = "github-dark"
 
-FileTable = dict[str, list[Any]]  # name -> [file path, mtime_ns, size] (JSON in the manifest)
 _THEME_FOLDERS = (os.path.realpath(THEME_DIR),)  # where the theme's own symlinks may lead
 
 
@@ -126,11 +126,11 @@ def _overlay(
         layers.append((overlay, allowed_folders, skipped))
     for folder, allowed, refused in layers:  # the later layer's files win
         for name, st in _walk(folder, static=static, folders=allowed, skipped=refused).items():
-            table[name] = [
+            table[name] = ThemeFile(
                 str(folder / STATIC / name if static else folder / name),
                 st.st_mtime_ns,
                 st.st_size,
-            ]
+            )
     return dict(sorted(table.items()))
 
 
@@ -242,7 +242,7 @@ def closure_digests(
 
     def referenced(name: str) -> set[str] | None:
         if name not in references:
-            path = table[name][0]
+            path = table[name].path
             try:
                 found = _references(Path(path).read_text(encoding="utf-8"), name, path)
             except TemplateSyntaxError as exc:
@@ -263,7 +263,9 @@ def closure_digests(
                 continue
             reached.add(name)
             if name not in table:
-                raise BuildError(f"{table[page][0]}: uses template {name!r}, which does not exist")
+                raise BuildError(
+                    f"{table[page].path}: uses template {name!r}, which does not exist"
+                )
             names = referenced(name)
             if names is None:
                 dynamic = True
@@ -272,7 +274,7 @@ def closure_digests(
         members = sorted(table) if dynamic else sorted(reached)
         hasher = hashlib.blake2b(digest_size=16)
         for name in members:
-            hasher.update(f"{name}\0{table[name][0]}\0{digests[table[name][0]]}\n".encode())
+            hasher.update(f"{name}\0{table[name].path}\0{digests[table[name].path]}\n".encode())
         result[page] = hasher.hexdigest()
     return result
 

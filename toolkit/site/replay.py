@@ -1,10 +1,10 @@
 """A build that finds everything as the last one left it does not work the site out again.
 
-What the builder works out of the posts (`plan.site_posts`, `plan.stale_post_pages`,
+What the builder works out of the posts (`siteplan.site_posts`, `siteplan.stale_post_pages`,
 `pages.SitePlan`) depends on the posts' records, the configuration, the templates and
 the mirror files, and nothing else. The last build keeps in its manifest what it found
 (the site's posts in order, its listing pages, the posts' problems, the drafts left out)
-with the digest of those inputs (`Plan`). When this build's inputs have the same digest
+with the digest of those inputs (`manifest.SavedPlan`). When this build's inputs have the same digest
 and no record changed since it was saved, that is what it would find again: the pages
 only need to be where they were written (`outdated`, one stat each), and the work of
 the plan (a summary, a key and a digest per post, a key per listing page) is skipped.
@@ -23,17 +23,12 @@ worked out as usual.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from toolkit.config import Config
-from toolkit.site.manifest import Row, digest_of
+from toolkit.site.buildrun import BuildRun
+from toolkit.site.manifest import ProblemRow, SavedPlan, digest_of
 from toolkit.site.pages import ReadingList
-from toolkit.site.plan import BuildRun, outdated, post_summary, site_info
-
-# Plan = {"inputs": digest, "records": how many post records, "posts": the posts on the
-# site in index order, "listings": the other pages' outputs, "problems": [[path, row]],
-# "drafts_left_out": count}
-Plan = dict[str, Any]
+from toolkit.site.siteplan import outdated, post_summary, site_info
 
 
 def plan_inputs(
@@ -64,36 +59,28 @@ def replay(
     change is worked out in full). None: the plan is to be worked out (nothing was done)."""
     plan = run.manifest.plan
     records = run.manifest.posts
-    if run.force or plan is None or plan.get("inputs") != inputs:
+    if run.force or plan is None or plan.inputs != inputs:
         return None
-    if plan.get("records") != len(records):
+    if plan.records != len(records):
         return None
     changed = {key for key, record in records.items() if record.saved is None}
     if changed and (bodies_listed or not all(_body_only(run, key) for key in changed)):
         return None
     try:
-        posts = [str(key) for key in plan["posts"]]
-        slugs = {key: site_info(records[key])["slug"] for key in posts}
-        listings = [str(output) for output in plan["listings"]]
-        problems: list[tuple[str, Row]] = [
-            (str(path), [int(line), str(message), str(severity), *map(str, kind)])
-            for path, (line, message, severity, *kind) in plan["problems"]
-        ]
-        drafts = int(plan["drafts_left_out"])
-    except (KeyError, TypeError, ValueError, AssertionError):
-        return None  # not a plan this version saved
-    pages = [f"{slugs[key]}/index.html" for key in posts if key not in changed] + listings
+        slugs = {key: site_info(records[key])["slug"] for key in plan.posts}
+    except (KeyError, AssertionError):
+        return None  # a post it names has no record, or one that cannot be read
+    pages = [f"{slugs[key]}/index.html" for key in plan.posts if key not in changed]
+    pages += plan.listings
     written = run.manifest.outputs
     for output in pages:
         record = written.get(output)
-        if record is None or outdated(run, output_dir, output, record[0]):
+        if record is None or outdated(run, output_dir, output, record.key):
             return None
-    run.slugs = slugs
     for output in pages:
         run.keep(output)
-    run.problems.extend(problems)
-    run.drafts_left_out = drafts
-    return posts, changed
+    run.replayed(slugs, plan.problems, plan.drafts_left_out)
+    return list(plan.posts), changed
 
 
 # What a post's front matter says that shows on its own page alone (or nowhere): the
@@ -125,17 +112,17 @@ def remember(
     inputs: str,
     posts: list[str],
     listings: list[str],
-    problems: list[tuple[str, Row]],
+    problems: list[tuple[str, ProblemRow]],
 ) -> None:
     """Keep what the plan found in the manifest, for the next build to `replay`."""
-    plan: Plan = {
-        "inputs": inputs,
-        "records": len(run.manifest.posts),
-        "posts": posts,
-        "listings": listings,
-        "problems": [[path, row] for path, row in problems],
-        "drafts_left_out": run.drafts_left_out,
-    }
+    plan = SavedPlan(
+        inputs=inputs,
+        records=len(run.manifest.posts),
+        posts=posts,
+        listings=listings,
+        problems=problems,
+        drafts_left_out=run.drafts_left_out,
+    )
     if plan != run.manifest.plan:
         run.manifest.plan = plan
-        run.dirty = True
+        run.must_save()

@@ -1,6 +1,5 @@
-"""What a build (`builder.SiteBuilder`) works out before it writes: one run's state
-(`BuildRun`), which unchanged posts must be checked again, which posts are on the site and
-their problems, and which post pages must be written (a page whose key changed or whose file
+"""What a build (`builder.SiteBuilder`) works out before it writes: which unchanged posts
+must be checked again, which posts are on the site and their problems, and which post pages must be written (a page whose key changed or whose file
 is not what was written: `outdated`), with what those pages and the listings show of a post.
 The builder reads the posts, writes the pages, and removes what is no longer made.
 """
@@ -8,27 +7,21 @@ The builder reads the posts, writes the pages, and removes what is no longer mad
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import quote
 
 from toolkit.config import Config
-from toolkit.content.problems import Kind, Problem, Severity
-from toolkit.errors import BuildError
-from toolkit.site import search
+from toolkit.content.problems import Kind, Severity
+from toolkit.site.buildrun import BuildRun
 from toolkit.site.manifest import (
-    Manifest,
-    OutputRecord,
     PostInfo,
     PostRecord,
-    Row,
+    ProblemRow,
     digest_of,
     digest_of_strings,
-    row_of,
-    stops_site,
 )
-from toolkit.site.output import Written
 from toolkit.site.pages import (
     Context,
     FullContent,
@@ -40,17 +33,21 @@ from toolkit.site.pages import (
     series_order,
     summary_of,
 )
-from toolkit.site.parallel import WorkerPool
-from toolkit.site.render import Renderer, in_scope, reading_time
-from toolkit.site.scan import ContentScan
+from toolkit.site.render import PrepareJob, Renderer, in_scope, reading_time
 
-Progress = Callable[[int, int], None]
-# Reads, checks and renders posts (`SiteBuilder._prepare`): (key, path, render) each.
-Prepare = Callable[["BuildRun", list[tuple[str, str, bool]]], None]
-# A post page to write: (page key, series navigation or None, comments file or None,
-# the newer and the older post on the site as {slug, title} or None)
+# Reads, checks and renders posts (`SiteBuilder._prepare`).
+Prepare = Callable[[BuildRun, list[PrepareJob]], None]
+# The newer and the older post on the site as {slug, title}, or None.
 Neighbours = tuple[dict[str, str] | None, dict[str, str] | None]
-PostPage = tuple[str, Context | None, str | None, Neighbours]
+
+
+class PostPage(NamedTuple):
+    """A post page to write, with what it shows besides the post (`stale_post_pages`)."""
+
+    key: str  # the page's key: the digest of everything it shows
+    series: Context | None  # the series navigation
+    comments: str | None  # the mirror's comments file
+    neighbours: Neighbours
 
 
 def site_info(record: PostRecord) -> PostInfo:
@@ -60,70 +57,13 @@ def site_info(record: PostRecord) -> PostInfo:
     return record.info
 
 
-class BuildRun:
-    """One build's state: what it found, what it did, and its progress."""
-
-    def __init__(self, manifest: Manifest, progress: Progress | None, clean: bool):
-        self.manifest = manifest
-        self.scan = ContentScan()
-        self.force = clean  # write every file, whatever is there
-        self.dirty = clean  # the manifest must be saved
-        self.pool: WorkerPool | None = None
-        # The search index, started once the pages are written (`builder`), or why not.
-        self.indexing: search.Indexing | None = None
-        self.index_failure: BuildError | None = None
-        self.holders: dict[str, int | None] = {}  # rendered bodies: post -> worker (None: here)
-        self.produced: dict[str, OutputRecord] = {}  # output -> its record
-        self.written: list[str] = []
-        self.unchanged: list[str] = []
-        self.problems: list[tuple[str, Row]] = []  # (path, row) to report
-        self.drafts_left_out = 0
-        self.removed: list[str] = []
-        # The posts this build read again: post -> its record before (None: a new post).
-        self.replaced: dict[str, PostRecord | None] = {}
-        self.slugs: dict[str, str] = {}  # post on the site -> its slug
-        self.timings: dict[str, float] = {}
-        self.started = 0  # time.time_ns() when the build began looking at the files
-        self.dates = ""  # digest of the dates from the lock and git (`date_posts`)
-        self.found_dates: dict[str, str] = {}  # post -> that date
-        self._progress = progress
-        self._total = self._done = 0
-        self._last = time.perf_counter()
-
-    def mark(self, step: str) -> None:
-        now = time.perf_counter()
-        self.timings[step] = self.timings.get(step, 0.0) + now - self._last
-        self._last = now
-
-    def expect(self, count: int) -> None:
-        self._total += count
-        if self._progress and count:
-            self._progress(self._total, self._done)
-
-    def advance(self, count: int) -> None:
-        self._done += count
-        if self._progress and count:
-            self._progress(self._total, self._done)
-
-    def keep(self, output: str) -> None:
-        """An output the build did not need to touch."""
-        self.produced[output] = self.manifest.outputs[output]
-        self.unchanged.append(output)
-
-    def record(self, output: str, key: str, result: Written) -> None:
-        digest, mtime, size, written = result
-        self.produced[output] = [key, digest, mtime, size]
-        (self.written if written else self.unchanged).append(output)
-        self.dirty |= written
-
-
 def needs_check(record: PostRecord) -> bool:
     """An unchanged post whose problems may have changed all the same: a date that was in
-    the future, or relative images that came or went. (Problems between posts, like a
-    title used twice, are worked out again on every build.)"""
+    the future (`PostRecord.shown_from`), or relative images that came or went. (Problems
+    between posts, like a title used twice, are worked out again on every build.)"""
     if record.info is None:
         return False
-    if any(row[2] == "error" and row[1].startswith("date:") for row in record.problems):
+    if record.shown_from is not None:
         return True
     return any(os.path.isfile(path) != existed for path, existed in record.info["images"])
 
@@ -149,8 +89,7 @@ def date_posts(run: BuildRun, config: Config, state_dir: Path) -> None:
             base_url=config.forem.base_url,
             cache=state_dir / "git-dates.json",
         )
-        run.dates = digest_of(sorted(found.items()))
-        run.found_dates = found
+        run.dated(found)
     for key, record in records.items():
         info = record.info
         if info is None:
@@ -161,7 +100,7 @@ def date_posts(run: BuildRun, config: Config, state_dir: Path) -> None:
             record.summary = None
             record.summary_digest = ""
             record.saved = None
-            run.dirty = True
+            run.must_save()
 
 
 def site_posts(
@@ -175,35 +114,36 @@ def site_posts(
         info = record.info
         if info is not None and not in_scope(info, drafts=drafts, premium=premium):
             if in_scope(info, drafts=True, premium=premium):
-                run.drafts_left_out += 1
+                run.left_out_draft()
             continue  # not on this site: its problems are for `toolkit check`
         rows = problems[key]
-        if info is not None and not any(stops_site(row) for row in rows):
+        if info is not None and not any(row.stops_site for row in rows):
             posts.append(key)
             rows = refused_once(rows)
-        run.problems.extend((key, row) for row in rows)
+        for row in rows:
+            run.report(key, row)
     posts.sort(key=lambda k: index_order(k, site_info(records[k])))
     return posts
 
 
-def refused_once(rows: list[Row]) -> list[Row]:
+def refused_once(rows: list[ProblemRow]) -> list[ProblemRow]:
     """What the build says of a post it puts on the site: its warnings, and once that the
     API would refuse it, when it has errors only the API has (`check` lists them all)."""
-    refused = [row for row in rows if row[2] == "error"]
+    refused = [row for row in rows if row.is_error]
     if not refused:
         return rows
-    line, message = refused[0][0], refused[0][1]
+    first = refused[0]
     more = f"; and {len(refused) - 1} more (toolkit check lists them)" if len(refused) > 1 else ""
-    said = f"built, but the API would refuse it: {message}{more}"
+    said = f"built, but the API would refuse it: {first.message}{more}"
     return [
-        *(row for row in rows if row[2] != "error"),
-        row_of(Problem("", line, said, Severity.WARNING, Kind.API)),
+        *(row for row in rows if not row.is_error),
+        ProblemRow(first.line, said, Severity.WARNING, Kind.API),
     ]
 
 
 def post_problems(
     records: dict[str, PostRecord], config: Config, key_prefix: str
-) -> dict[str, list[Row]]:
+) -> dict[str, list[ProblemRow]]:
     """Each post's problems, with those that involve other posts: a title, slug or
     canonical URL used twice (checked by `rules.validate_posts` on the posts involved)."""
     # The records' own lists, copied only for a post that gets more (most get none).
@@ -234,7 +174,7 @@ def post_problems(
             except PostError:
                 continue  # changed under our feet; the next build sees it
         for problem in validate_posts(posts, site.content_dir):
-            row = row_of(problem)
+            row = ProblemRow.of(problem)
             if row not in result[problem.path]:
                 result[problem.path] = [*result[problem.path], row]
     return result
@@ -255,9 +195,10 @@ def stale_post_pages(
     """The posts whose page must be written: key -> (page key, series, comments file).
     Bodies that are not rendered yet (the source did not change, but a template, the
     series or a linked post did) are rendered now. `only`: the posts whose page may have
-    changed (`unchanged.replay` kept the others)."""
+    changed (`replay.replay` kept the others)."""
     records = run.manifest.posts
-    slugs = run.slugs = {key: site_info(records[key])["slug"] for key in posts}
+    run.on_site({key: site_info(records[key])["slug"] for key in posts})
+    slugs = run.slugs
     looked = posts if only is None else [key for key in posts if key in only]
     series = post_series(posts, records, only)
     comments = {key: post_comments_file(run, key) for key in looked}
@@ -275,7 +216,7 @@ def stale_post_pages(
             record.digest,
             site_info(record)["date"] or "",
             series[key].digest if key in series else "",
-            run.manifest.files[comments_file][2] if comments_file else "",
+            run.manifest.files[comments_file].digest if comments_file else "",
             *(f"{near['slug']}\x1e{near['title']}" if near else "" for near in neighbours[key]),
             *(f"{link}={slugs.get(link, '')}" for link in record.links),
         )
@@ -285,18 +226,20 @@ def stale_post_pages(
         page = page_key(key)
         if outdated(run, output_dir, f"{slugs[key]}/index.html", page):
             stale[key] = page
-    unrendered = [(key, run.scan.posts[key][0], True) for key in stale if key not in run.holders]
+    unrendered = [
+        PrepareJob(key, run.scan.posts[key][0], True) for key in stale if key not in run.holders
+    ]
     if unrendered:
         run.mark("plan")
         prepare(run, unrendered)
         run.mark("read and render posts")
-        for key, _, _ in unrendered:
-            stale[key] = page_key(key)  # its links are known now
+        for job in unrendered:
+            stale[job.key] = page_key(job.key)  # its links are known now
     for key in looked:
         if key not in stale:
             run.keep(f"{slugs[key]}/index.html")
     return {
-        key: (
+        key: PostPage(
             page,
             series[key].context() if key in series else None,
             comments[key],
@@ -328,14 +271,13 @@ def outdated(run: BuildRun, output_dir: Path, output: str, key: str) -> bool:
     """Whether `output` must be made again: its inputs changed, or its file is not the
     one written last time (removed or edited behind our back)."""
     record = run.manifest.outputs.get(output)
-    if run.force or record is None or record[0] != key:
+    if run.force or record is None or record.key != key:
         return True
     try:
         st = os.stat(f"{output_dir}{os.sep}{output}")
     except OSError:
         return True
-    changed: bool = st.st_mtime_ns != record[2] or st.st_size != record[3]
-    return changed
+    return st.st_mtime_ns != record.mtime_ns or st.st_size != record.size
 
 
 def post_neighbours(
@@ -421,7 +363,7 @@ def post_comments_file(run: BuildRun, key: str) -> str | None:
     stem = key.rpartition("/")[2].removesuffix(".md")
     slug = site_info(record)["slug"]
     found = run.scan.comments.get(f"{slug}.json") or run.scan.comments.get(f"{stem}.json")
-    if found is None or run.manifest.files[found[0]][3]:
+    if found is None or run.manifest.files[found[0]].trouble:
         return None  # none, or one that cannot be read (reported)
     return found[0]
 
@@ -435,7 +377,7 @@ def post_summary(run: BuildRun, key: str) -> tuple[Summary, str]:
     if not record.summary_digest:
         record.summary_digest = digest_of(record.summary)
         record.saved = None
-        run.dirty = True
+        run.must_save()
     return record.summary, record.summary_digest
 
 

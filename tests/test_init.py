@@ -4,6 +4,7 @@ repository, that never overwrites anything; and what commands say without toolki
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shlex
@@ -464,3 +465,21 @@ def test_a_wrong_readme_blog_command_is_found(tmp_path):
     ]
     problems = run_blog_commands(commands, tmp_path)
     assert len(problems) == 1 and problems[0].startswith("toolkit check --no-such-option: exit 2")
+
+
+def test_init_json_says_what_was_written_and_adopted(tmp_path):
+    (tmp_path / "articles").mkdir()
+    (tmp_path / "articles" / "one.md").write_text("---\ntitle: One\nid: 12\n---\nText.\n")
+    with contextlib.chdir(tmp_path):
+        result = CliRunner().invoke(main, ["init", "--no-workflow", "--json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)  # one document on stdout, nothing else there
+    assert document["content_dir"] == "articles"
+    assert document["adopted"] == {
+        "content_dir": "articles",
+        "posts": 1,
+        "with_id": 1,
+        "dev_to_git": 0,
+    }
+    written = {f["path"] for f in document["files"] if f["created"]}
+    assert {"toolkit.toml", ".gitignore", ".env.example", "Makefile"} <= written

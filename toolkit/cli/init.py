@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 
 
 @click.command()
@@ -22,9 +22,10 @@ from toolkit.cli.context import CliContext, common_options, pass_cli
     is_flag=True,
     help="Leave the CI workflow (.github/workflows/toolkit.yml) out.",
 )
+@json_option
 @common_options
 @pass_cli
-def init(cli: CliContext, folder: Path, no_workflow: bool) -> None:
+def init(cli: CliContext, folder: Path, no_workflow: bool, as_json: bool) -> None:
     """Start a project in FOLDER (default: here), or adopt the posts already there:
     toolkit.toml, .gitignore, .env.example, a Makefile and a CI workflow.
 
@@ -43,10 +44,16 @@ def init(cli: CliContext, folder: Path, no_workflow: bool) -> None:
     Example:
       toolkit init my-blog && cd my-blog
       toolkit init --no-workflow        # here, without the CI workflow
+      toolkit init --json               # what was written, adopted and skipped, as JSON
     """
     from toolkit.commands.init import init_project
 
     result = init_project(folder, workflow=not no_workflow)
+    if as_json:
+        from toolkit.commands.results import to_json
+
+        print_json(to_json(result))
+        return
     where = "" if folder == Path(".") else f"{folder}/"
     if result.adopted is not None:
         click.echo(f"adopted {where}{result.adopted.describe()}", err=True)

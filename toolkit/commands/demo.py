@@ -20,7 +20,6 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from toolkit.commands.build import PremiumBuildReport, build, build_premium
 from toolkit.commands.export import ExportResult, export
@@ -31,6 +30,7 @@ from toolkit.commands.pull import pull
 from toolkit.config import Config, Secret
 from toolkit.errors import PremiumRefused
 from toolkit.mirror import MirrorResult
+from toolkit.mirror.offline import unlink_origin
 from toolkit.mirror_layout import MIRROR
 from toolkit.runlog.run import recorded
 from toolkit.runlog.shipping import quoted
@@ -134,29 +134,6 @@ def licensed_config(config: Config, base_url: str, customer_id: str) -> Config:
             token=Secret(seed.token_for(seed.DEMO_TOKEN_LABEL)),
         ),
     )
-
-
-def unlink_origin(folder: Path, origin: str) -> None:
-    """Take the URLs of `origin` out of the mirror files under `folder` (the demo's copy):
-    the sandbox stops when the demo ends, so the demo's site must link nothing to it (no
-    comment author, "Join the discussion" or reading-list link to a dead server)."""
-    import json
-
-    def strip(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [strip(v) for v in value]
-        if isinstance(value, str) and (value == origin or value.startswith(origin + "/")):
-            return None
-        return value
-
-    for path in sorted(folder.rglob("*.json")) if folder.is_dir() else []:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        path.write_text(
-            json.dumps(strip(data), indent=2, sort_keys=True, ensure_ascii=False) + "\n",
-            encoding="utf-8",
-        )
 
 
 def premium_builds(

@@ -16,23 +16,19 @@ ever skipped.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.clients.license import CustomerLicense, LicenseNotification, UserLicense
+from toolkit.clients.license_cursor import NotificationCursor
 from toolkit.config import Config
 from toolkit.errors import ApiError, LicenseError
-from toolkit.fsutil import atomic_write, stable_json
-from toolkit.redact import redact_url
 from toolkit.runlog.run import recorded
 from toolkit.site.premium import customer_refusal, explain, license_settings, user_refusal
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
-CURSOR_FILE = "license-notifications.json"
 PAGE_SIZE = 100
 
 
@@ -103,24 +99,6 @@ class NotificationsResult:
         }
 
 
-def _cursor_key(config: Config, application_id: str) -> str:
-    return f"{redact_url(config.license.base_url)} {application_id}"
-
-
-def _read_cursors(path: Path) -> tuple[dict[str, str], str | None]:
-    """The saved positions; an unreadable file is no position (and a notice)."""
-    try:
-        data = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        return {}, None
-    except (OSError, ValueError):
-        return {}, f"{path.name} could not be read; listing from the first notification"
-    cursors = data.get("cursors") if isinstance(data, dict) else None
-    if not isinstance(cursors, dict):
-        return {}, f"{path.name} is not a saved position; listing from the first notification"
-    return {k: v for k, v in cursors.items() if isinstance(k, str) and isinstance(v, str)}, None
-
-
 def license_notifications(
     config: Config,
     *,
@@ -135,22 +113,23 @@ def license_notifications(
     with recorded(config, "license") as run:
         settings = license_settings(config, customer=False)
         app = settings.application_id
-        path = config.state_dir / CURSOR_FILE
-        cursors, notice = _read_cursors(path)
-        key = _cursor_key(config, app)
-        start = None if from_start else cursors.get(key)
-        result = NotificationsResult(app, from_start=start is None, notice=notice)
+        cursor = NotificationCursor.load(config, app)
+        start = None if from_start else cursor.position
         with license_client(config, transport=transport, on_request=run.request) as client:
             try:
                 read = client.read_notifications(app, start_token=start, max_results=page_size)
             except ApiError as exc:
                 raise explain(exc, "the notifications", app, client.requests_made) from None
-            result.requests = client.requests_made
-        result.notifications, result.pages = read.notifications, read.pages
-        if read.next_token and read.next_token != cursors.get(key):
-            cursors[key] = read.next_token
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, stable_json({"cursors": cursors}))
+            requests = client.requests_made
+        cursor.advance(read.next_token)
+        result = NotificationsResult(
+            app,
+            read.notifications,
+            from_start=start is None,
+            pages=read.pages,
+            requests=requests,
+            notice=cursor.notice,
+        )
         run.event(
             "license",
             action="notifications",

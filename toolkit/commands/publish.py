@@ -86,16 +86,24 @@ def _publish(
             engine = SyncEngine(config, client, progress=listener)
             if dry_run:
                 result = engine.publish(
-                    paths, force=force, recreate=recreate, dry_run=True, drafts_only=drafts_only
+                    paths,
+                    force=force,
+                    recreate=recreate,
+                    dry_run=True,
+                    drafts_only=drafts_only,
+                    waits=waits,
                 )
             else:
                 with writer_run(
                     config, "publish", timeout=lock_timeout, on_wait=listener.blocked
                 ) as lock_wait:
                     result = engine.publish(
-                        paths, force=force, recreate=recreate, drafts_only=drafts_only
+                        paths,
+                        force=force,
+                        recreate=recreate,
+                        drafts_only=drafts_only,
+                        waits=waits,
+                        lock_wait=lock_wait,
                     )
-                result.lock_wait = lock_wait
-        result.waits = waits
         records.publish(run, result)
     return result

@@ -39,8 +39,12 @@ def pull(
             writer as lock_wait,
         ):
             result = pull_articles(
-                config, client, overwrite=overwrite, merge=merge, dry_run=dry_run
+                config,
+                client,
+                overwrite=overwrite,
+                merge=merge,
+                dry_run=dry_run,
+                lock_wait=lock_wait,
             )
-        result.lock_wait = lock_wait
         records.pull(run, result)
     return result

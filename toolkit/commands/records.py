@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.mirror import MirrorResult
     from toolkit.runlog.run import Run
     from toolkit.site import BuildReport
-    from toolkit.sync.engine import PublishResult
+    from toolkit.sync.engine import Outcome, PublishResult
     from toolkit.sync.pull import PullResult
     from toolkit.sync.retire import RetireResult
 
@@ -37,8 +37,9 @@ def problems(run: Run, found: Iterable[Problem]) -> None:
         )
 
 
-def publish(run: Run, result: PublishResult) -> None:
-    for outcome in result.outcomes:
+def outcomes(run: Run, done: Iterable[Outcome]) -> None:
+    """One event per post a publish (or a watch session's push) decided or wrote."""
+    for outcome in done:
         run.event(
             "post",
             post=outcome.key,
@@ -47,6 +48,10 @@ def publish(run: Run, result: PublishResult) -> None:
             message=outcome.message,
             article_id=outcome.article_id,
         )
+
+
+def publish(run: Run, result: PublishResult) -> None:
+    outcomes(run, result.outcomes)
     if result.lock_wait:
         run.event("wait", action="run lock", reason=result.lock_wait)
     if result.failed:

@@ -20,18 +20,15 @@ from toolkit.clients import forem_client
 from toolkit.commands import records
 from toolkit.config import Config
 from toolkit.runlog.run import Run
-from toolkit.site import BuildReport, SiteBuilder
-from toolkit.site.buildrun import Progress
+from toolkit.site import BuildReport
 from toolkit.site.premium import RECHECK_SECONDS, PremiumGate
 from toolkit.sync.engine import Outcome, PublishResult, SyncEngine
 from toolkit.sync.runlock import writer_run
 from toolkit.watch import WatchOptions, WatchReporter, WatchSession
-from toolkit.watch.push import DraftPublisher
 
 __all__ = ["PUSH_LOCK_TIMEOUT", "DraftsToRemote", "WatchReporter", "WatchSession", "watch"]
 
 PUSH_LOCK_TIMEOUT = 5.0  # seconds a push waits for another toolkit run
-PREMIUM_PREVIEW = "preview-premium"  # under .toolkit/: the premium preview's folder
 NO_KEY = "remote drafts are not updated: FOREM_API_KEY is not set (--no-push silences this)"
 
 
@@ -77,19 +74,6 @@ class DraftsToRemote:
         self._client.close()
 
 
-class GatedSiteBuilder(SiteBuilder):
-    """A premium build that asks `gate` before each build (the gate keeps its answer for
-    a minute); a refusal raises `PremiumRefused` before anything is written."""
-
-    def __init__(self, config: Config, gate: PremiumGate, *, drafts: bool, out: Path):
-        super().__init__(config, drafts=drafts, out=out, premium=True)
-        self.gate = gate
-
-    def build(self, clean: bool = False, progress: Progress | None = None) -> BuildReport:
-        self.gate.check()
-        return super().build(clean=clean, progress=progress)
-
-
 class RecordingReporter:
     """A `WatchReporter` that records rebuilds and pushes in the run, then tells the
     caller's reporter."""
@@ -106,15 +90,7 @@ class RecordingReporter:
         self.reporter.problems(new, fixed)
 
     def pushed(self, outcomes: list[Outcome]) -> None:
-        for outcome in outcomes:
-            self.run.event(
-                "post",
-                post=outcome.key,
-                action=outcome.action.value,
-                outcome="ok" if outcome.ok else "failed",
-                message=outcome.message,
-                article_id=outcome.article_id,
-            )
+        records.outcomes(self.run, outcomes)
         self.reporter.pushed(outcomes)
 
     def push_failed(self, message: str) -> None:
@@ -127,53 +103,6 @@ class RecordingReporter:
 
     def notice(self, message: str) -> None:
         self.reporter.notice(message)
-
-
-class RecordedWatchSession(WatchSession):
-    """A watch session that is one recorded run, from `watch()` to `stop()`.
-
-    With a `gate` it is `toolkit watch --premium`: the premium site in
-    `.toolkit/preview-premium/` (never the public preview's folder), each rebuild behind
-    the licence gate. A refusal at the start stops the session from starting; a later one
-    is reported like a bad save and the preview stays as it was until a rebuild is allowed
-    again."""
-
-    def __init__(
-        self,
-        run: Run,
-        config: Config,
-        options: WatchOptions,
-        reporter: WatchReporter,
-        *,
-        gate: PremiumGate | None = None,
-        publisher: DraftPublisher | None = None,
-        notices: tuple[str, ...] = (),
-    ):
-        self.run = run
-        self.gate = gate  # set before the base class makes its builder
-        super().__init__(config, options, reporter, publisher=publisher, notices=notices)
-
-    def _builder(self, config: Config) -> SiteBuilder:
-        if self.gate is None:
-            return super()._builder(config)
-        self.gate.use(config)
-        self.output_dir = config.state_dir / PREMIUM_PREVIEW
-        return GatedSiteBuilder(config, self.gate, drafts=self.options.drafts, out=self.output_dir)
-
-    def start(self) -> None:
-        try:
-            if self.gate is not None:
-                self.gate.check()  # a refusal at the start: the session does not start
-            super().start()
-        except BaseException as exc:
-            self.run.finish(exc)
-            raise
-
-    def stop(self) -> None:
-        try:
-            super().stop()
-        finally:
-            self.run.finish()
 
 
 def watch(
@@ -205,8 +134,14 @@ def watch(
         if push and config.forem.api_key is None:
             notices, push = (NO_KEY,), False
         publisher = DraftsToRemote(config, lock_timeout=lock_timeout, run=run) if push else None
-        return RecordedWatchSession(
-            run, config, options, recording, gate=gate, publisher=publisher, notices=notices
+        return WatchSession(
+            config,
+            options,
+            recording,
+            publisher=publisher,
+            notices=notices,
+            gate=gate,
+            on_end=run.finish,
         )
     except BaseException as exc:
         if publisher is not None:

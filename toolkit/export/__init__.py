@@ -1,3 +1,3 @@
-"""Export: the files a writer bundles (`files.collect`) and the check that a downloaded
-archive holds exactly them (`verify.verify`). `toolkit.commands.export` does the rest
-through the archive-task API."""
+"""Export: the files a writer bundles (`files.collect`), the job that sends them to the
+archive-task API and brings the archive back (`job.export_archive`), and the check that
+a downloaded archive holds exactly them (`verify.verify`)."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from toolkit import localfiles
@@ -69,6 +70,9 @@ from toolkit.site.siteplan import (
 # then read again and every page redone.
 BUILDER_VERSION = "8"  # 8: a post dated in the future says so in its record (`shown_from`)
 
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+
 
 @dataclass
 class BuildReport(ProblemList):
@@ -101,8 +105,12 @@ class SiteBuilder:
         processes: int | None = None,
         search_index: bool = True,
         post_folders: tuple[str, ...] = (),
+        before_build: Callable[[], object] | None = None,
     ):
         self.config = config
+        # Asked before each build, before anything is read or written; it refuses by
+        # raising (the premium preview's licence gate, `PremiumGate.check`).
+        self.before_build = before_build
         self.drafts = drafts
         # Make the search index after a build that changed a page ([site] search). The
         # watch preview makes it only when the browser asks for it (`make_search_index`).
@@ -146,6 +154,8 @@ class SiteBuilder:
 
     def build(self, clean: bool = False, progress: Progress | None = None) -> BuildReport:
         """Build the site; `clean` forgets what earlier builds did and writes every file."""
+        if self.before_build is not None:
+            self.before_build()
         started = time.perf_counter()
         self._check_folders()
         manifest = self._load_manifest(clean)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,7 +89,7 @@ class Silent:
         pass
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
     plan: PostPlan
     ok: bool
@@ -116,8 +116,10 @@ class Outcome:
         return self.plan.post.published if self.plan.post is not None else None
 
 
-@dataclass
+@dataclass(frozen=True)
 class PublishResult:
+    """A publish or a plan, built once, complete, when its run ends."""
+
     outcomes: list[Outcome] = field(default_factory=list)
     dry_run: bool = False
     waits: list[tuple[float, str]] = field(default_factory=list)  # rate-limit and retry pauses
@@ -214,15 +216,8 @@ class SyncEngine:
                     match.entry if match.entry is not None else self.lock.get(post.key),
                     force=force,
                     recreate=recreate,
+                    drafts_only=drafts_only,
                 )
-                if drafts_only and post.published and plan.needs_write:
-                    live = plan.article is not None and plan.article.published
-                    plan.action = Action.SKIP
-                    plan.reason = (
-                        "published article: changes go live with `toolkit publish`"
-                        if live
-                        else "will be published by `toolkit publish`"
-                    )
                 plans.append(plan)
         plans.sort(key=lambda p: p.key)
         return plans
@@ -277,11 +272,16 @@ class SyncEngine:
         recreate: bool = False,
         dry_run: bool = False,
         drafts_only: bool = False,
+        waits: Sequence[tuple[float, str]] = (),
+        lock_wait: str | None = None,
     ) -> PublishResult:
         """Plan, then (unless `dry_run`) write; the caller holds the run lock to write.
 
         `force` overwrites articles edited on the website; `recreate` creates again the
-        articles of toolkit.lock that are gone from the website.
+        articles of toolkit.lock that are gone from the website. `waits` is where the
+        client's wait listener keeps its pauses (complete once the writes are), and
+        `lock_wait` what the caller was told while it waited for the run lock: both go
+        into the result as they stand when the run ends.
         """
         requests_before = self.client.requests_made
         plans = self.plan(paths, force=force, recreate=recreate, drafts_only=drafts_only)
@@ -303,7 +303,9 @@ class SyncEngine:
         return PublishResult(
             outcomes=sorted(outcomes, key=lambda o: order[o.key]),
             dry_run=dry_run,
+            waits=list(waits),
             requests=self.client.requests_made - requests_before,
+            lock_wait=lock_wait,
         )
 
     def _write(self, writes: list[PostPlan], finish: Callable[[Outcome], None]) -> None:

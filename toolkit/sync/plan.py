@@ -84,7 +84,11 @@ def decide(
     *,
     force: bool = False,
     recreate: bool = False,
+    drafts_only: bool = False,
 ) -> PostPlan:
+    """What publishing `post` does, and why. `drafts_only` (watch) writes drafts only: a
+    post that says `published: true` and would be written is skipped, left for
+    `toolkit publish`, so saving a file never publishes anything."""
     plan = PostPlan(
         post.key,
         Action.UNCHANGED,
@@ -99,6 +103,14 @@ def decide(
     if match.moved_from is not None and plan.action is not Action.ERROR:
         plan.moved_from = match.moved_from
         plan.reason = f"moved {match.moved_from} -> {post.key}; {plan.reason}"
+    if drafts_only and post.published and plan.needs_write:
+        live = plan.article is not None and plan.article.published
+        plan.action = Action.SKIP
+        plan.reason = (
+            "published article: changes go live with `toolkit publish`"
+            if live
+            else "will be published by `toolkit publish`"
+        )
     return plan
 
 

@@ -336,10 +336,12 @@ def pull_articles(
     overwrite: bool = False,
     merge: bool = False,
     dry_run: bool = False,
+    lock_wait: str | None = None,
 ) -> PullResult:
     """Write the remote articles as posts (`dry_run`: say what would be written, write
-    nothing); the caller holds the run lock unless `dry_run`."""
-    result = PullResult(dry_run=dry_run)
+    nothing); the caller holds the run lock unless `dry_run` (`lock_wait`: what it was
+    told while it waited for it, kept in the result)."""
+    result = PullResult(lock_wait=lock_wait, dry_run=dry_run)
     lock = Lock.load(config.lock_path, config.forem.base_url)
     puller = _Puller(config, lock, overwrite=overwrite, merge=merge, dry_run=dry_run)
     posts, problems = load_posts(config)

@@ -13,10 +13,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from toolkit.config import Config, load_config
 from toolkit.content.discover import is_post_path
@@ -29,7 +29,12 @@ from toolkit.watch.changes import POLL_SECONDS, Coalescer, FolderWatch, Sweep
 from toolkit.watch.preview import Broadcaster, create_preview_app
 from toolkit.watch.push import DraftPublisher, DraftPusher
 
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.site.premium import PremiumGate
+
 log = logging.getLogger(__name__)
+
+PREMIUM_PREVIEW = "preview-premium"  # under .toolkit/: the premium preview's folder
 
 
 class WatchReporter(Protocol):
@@ -55,7 +60,14 @@ class WatchOptions:
 
 class WatchSession:
     """`start()`, then `stop()` (from the thread that started it) when the user is done.
-    `notices` are what the caller should tell the user before it starts (push is off)."""
+    `notices` are what the caller should tell the user before it starts (push is off).
+
+    With a `gate` it is `toolkit watch --premium`: the premium site in
+    `.toolkit/preview-premium/` (never the public preview's folder), each rebuild behind
+    the licence gate. A refusal at the start stops the session from starting; a later one
+    is reported like a bad save and the preview stays as it was until a rebuild is allowed
+    again. `on_end` is told once how the session ended: the error that kept it from
+    starting, or None when it stopped (the caller's recorded run)."""
 
     def __init__(
         self,
@@ -65,6 +77,8 @@ class WatchSession:
         *,
         publisher: DraftPublisher | None = None,
         notices: tuple[str, ...] = (),
+        gate: PremiumGate | None = None,
+        on_end: Callable[[BaseException | None], object] | None = None,
     ):
         if not is_loopback(options.host):
             raise ServeError(f"refusing to serve the preview on {options.host}: loopback only")
@@ -73,7 +87,9 @@ class WatchSession:
         self.reporter = reporter
         self.publisher = publisher
         self.notices = notices
-        self.output_dir = config.state_dir / "preview"
+        self.gate = gate
+        self.on_end = on_end
+        self.output_dir = config.state_dir / (PREMIUM_PREVIEW if gate is not None else "preview")
         self.broadcaster = Broadcaster()
         self.builder = self._builder(config)
         self.pusher: DraftPusher | None = None
@@ -95,6 +111,15 @@ class WatchSession:
         self._index_stale = True
 
     def _builder(self, config: Config) -> SiteBuilder:
+        if self.gate is not None:
+            self.gate.use(config)
+            return SiteBuilder(
+                config,
+                drafts=self.options.drafts,
+                out=self.output_dir,
+                premium=True,
+                before_build=self.gate.check,
+            )
         # The search index is made when the browser asks for it (`_search_index`), not on
         # every save: for a big site, it takes longer than the rebuild.
         return SiteBuilder(
@@ -108,6 +133,20 @@ class WatchSession:
     # -- life cycle ------------------------------------------------------------------------
 
     def start(self) -> None:
+        try:
+            if self.gate is not None:
+                self.gate.check()  # a refusal at the start: the session does not start
+            self._start()
+        except BaseException as exc:
+            self._ended(exc)
+            raise
+
+    def _ended(self, error: BaseException | None) -> None:
+        on_end, self.on_end = self.on_end, None  # told once
+        if on_end is not None:
+            on_end(error)
+
+    def _start(self) -> None:
         try:
             report = self._build()
         except ToolkitError as exc:  # a broken template: shown on the pages, and fixable
@@ -167,6 +206,12 @@ class WatchSession:
 
     def stop(self) -> None:
         """Stop everything, in the order that lets each part finish cleanly."""
+        try:
+            self._stop()
+        finally:
+            self._ended(None)
+
+    def _stop(self) -> None:
         if self._stopped.is_set():
             return
         self._stopped.set()

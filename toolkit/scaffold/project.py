@@ -1,0 +1,179 @@
+"""A new project: start one a writer can commit at once a writer can commit at once, in a new or an existing folder.
+
+First it looks for posts already there (`adopt`): the folder a `dev-to-git.json` names
+its files in, else a folder of front-matter Markdown (`content/`, `blog-posts/`,
+`articles/`, `posts/`, or any other one at the top); `content_dir` then names it, and no
+sample or empty `content/` is made beside it. Then it writes, each only when nothing is
+at its path (an existing file is never overwritten, nor opened for writing; it is listed
+as skipped, with why):
+
+- `toolkit.toml`: the keys a blogger sets (title, url, where the posts are); every other
+  one is printed by `toolkit config --all` (`toolkit.config.templates`);
+- `content/_welcome.md`: a sample, when no posts were found; its name starts with `_`, so
+  it is not a post (never checked, built or sent) until the writer renames it;
+- `.gitignore`: what toolkit writes (the sites, `.toolkit/`, export archives) and `.env`;
+- `.env.example`: the secret publishing needs, `FOREM_API_KEY`;
+- `Makefile`: `publish`, `watch`, `serve`, `check`, `build`, each calling `toolkit`;
+- `.github/workflows/toolkit.yml` (left out by `workflow=False`): pull requests checked,
+  publishing on pushes to the default branch, the site on GitHub Pages when the
+  repository turns it on, comments mirrored every day, all through the project's
+  composite action (`action.yml`) pinned by the commit of its release tag.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import errno
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from toolkit.config.sections import DEFAULT_CONFIG_NAME
+from toolkit.config.templates import dotenv_example, short_toml
+from toolkit.errors import InitError
+from toolkit.fsutil import describe_os_error
+from toolkit.scaffold.adopt import Adopted, adopt, configured_content_dir, count_posts
+from toolkit.scaffold.files import (
+    CONTENT,
+    MAKE_TARGETS,
+    MAKEFILE,
+    WELCOME,
+    WORKFLOW,
+    ActionPin,
+    default_branch,
+    gitignore_text,
+    ignored,
+    installed_action,
+    makefile_text,
+    welcome_text,
+    workflow_text,
+)
+
+
+@dataclass(frozen=True)
+class InitFile:
+    path: str  # relative to the project's folder, POSIX
+    created: bool
+    reason: str = ""  # why it was skipped
+
+
+@dataclass(frozen=True)
+class InitResult:
+    folder: Path
+    files: list[InitFile] = field(default_factory=list)
+    action: str | None = None  # `owner/name@commit` of the workflow's action, when written
+    content_dir: str = CONTENT
+    adopted: Adopted | None = None  # the posts that were already there
+    enclosing: Path | None = None  # the toolkit.toml of a project this one is inside
+
+    @property
+    def created(self) -> list[InitFile]:
+        return [f for f in self.files if f.created]
+
+    @property
+    def skipped(self) -> list[InitFile]:
+        return [f for f in self.files if not f.created]
+
+
+def init_project(
+    folder: Path,
+    *,
+    workflow: bool = True,
+    action: ActionPin | None = None,
+    today: dt.date | None = None,
+) -> InitResult:
+    """Write what a new project needs into `folder` (made when missing), never over a file
+    that exists, adopting the posts already there. `action`: the action the workflow uses
+    (default: `installed_action()`)."""
+    if folder.exists() and not folder.is_dir():
+        raise InitError(f"{folder}: not a folder")
+    adopted = adopt(folder)
+    content_dir = configured_content_dir(folder) or (adopted.content_dir if adopted else CONTENT)
+    planned: list[tuple[str, str | None, str]] = []  # path, text (None: skip), reason
+    planned.append((DEFAULT_CONFIG_NAME, short_toml(content_dir), ""))
+    welcome = f"{content_dir}/{WELCOME}"
+    if adopted is not None or count_posts(folder / content_dir)[0]:
+        planned.append((welcome, None, f"{content_dir}/ already has posts"))
+    else:
+        planned.append((welcome, welcome_text(today or dt.date.today(), content_dir), ""))
+    planned.append((".gitignore", gitignore_text(), ""))
+    planned.append((".env.example", dotenv_example(), ""))
+    planned.append((MAKEFILE, makefile_text(), ""))
+    pin = None
+    if workflow:
+        pin, why = (action, "") if action is not None else installed_action()
+        planned.append(
+            (WORKFLOW, workflow_text(pin, default_branch(folder), content_dir), "")
+            if pin
+            else (WORKFLOW, None, why)
+        )
+    files = []
+    for relative, text, reason in planned:
+        path = folder / relative
+        if path.exists() or path.is_symlink():
+            files.append(InitFile(relative, False, _why_kept(path, relative)))
+        elif text is None:
+            files.append(InitFile(relative, False, reason))
+        else:
+            files.append(_create(path, relative, text))
+    written = any(f.created and f.path == WORKFLOW for f in files)
+    enclosing = None
+    if any(f.created and f.path == DEFAULT_CONFIG_NAME for f in files):
+        from toolkit.config.loading import find_config
+
+        enclosing = find_config(folder.absolute().parent)[0]
+    return InitResult(
+        folder, files, pin.uses if pin and written else None, content_dir, adopted, enclosing
+    )
+
+
+def _why_kept(path: Path, relative: str) -> str:
+    if relative == ".gitignore" and path.is_file():
+        try:
+            have = set(path.read_text(encoding="utf-8", errors="replace").splitlines())
+        except OSError:
+            have = set()
+        missing = [
+            line
+            for line in ignored()
+            if line not in have and line.strip("/") not in have and line.lstrip("/") not in have
+        ]
+        if missing:
+            shown = " ".join(missing[:4]) + (" ..." if len(missing) > 4 else "")
+            return f"exists; it may want these lines: {shown}"
+    if relative == MAKEFILE and path.is_file():
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            text = ""
+        missing = [
+            name
+            for name in MAKE_TARGETS
+            if not re.search(rf"^{name}\s*:(?!=)", text, flags=re.MULTILINE)
+        ]
+        if missing:
+            return (
+                f"exists; it may want these targets: {' '.join(missing)} "
+                f"(each one line: `toolkit <target>`)"
+            )
+    return "exists"
+
+
+def _create(path: Path, relative: str, text: str) -> InitFile:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("x", encoding="utf-8", newline="\n") as handle:  # never over a file
+            handle.write(text)
+    except FileExistsError as exc:
+        if os.path.lexists(path):
+            return InitFile(relative, False, "exists")
+        # a folder on the way is a file: say which, with the usual wording
+        raise InitError(
+            describe_os_error(
+                OSError(errno.ENOTDIR, "Not a directory", os.fspath(exc.filename or path.parent))
+            )
+        ) from None
+    except OSError as exc:
+        raise InitError(describe_os_error(exc)) from None
+    return InitFile(relative, True)

@@ -43,7 +43,7 @@ from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, ServerError, TransportError
 from toolkit.sync import sent
 from toolkit.sync.devtogit import read_map
-from toolkit.sync.lock import Lock, LockEntry
+from toolkit.sync.ledger import Ledger, LedgerEntry
 from toolkit.sync.plan import Action, PostPlan, decide
 from toolkit.sync.remote import Gone, RemoteState, bind_posts
 
@@ -151,12 +151,12 @@ class SyncEngine:
         self.config = config
         self.client = client
         self.progress = progress or Silent()
-        self._lock: Lock | None = None
+        self._lock: Ledger | None = None
 
     @property
-    def lock(self) -> Lock:
+    def lock(self) -> Ledger:
         if self._lock is None:
-            self._lock = Lock.load(self.config.lock_path, self.config.forem.base_url)
+            self._lock = Ledger.load(self.config.lock_path, self.config.forem.base_url)
         return self._lock
 
     # -- reading ---------------------------------------------------------------------------
@@ -366,7 +366,7 @@ class SyncEngine:
         sent.keep(self.config.state_dir, body, plan.entry.remote_digest if plan.entry else None)
         self.lock.record(
             plan.key,
-            LockEntry(
+            LedgerEntry(
                 article_id=article.id,
                 url=article.url or (plan.entry.url if plan.entry else None),
                 sent_digest=plan.payload.digest,

@@ -40,7 +40,7 @@ from toolkit.config import Config
 from toolkit.content import CheckReport, Post, Problem, check, payload_for
 from toolkit.content.payload import body_digest
 from toolkit.content.rules import canonical_url
-from toolkit.errors import ApiError, ServerError, TransportError
+from toolkit.errors import ApiError, NoAnswerError, ServerError
 from toolkit.sync import sent
 from toolkit.sync.devtogit import read_map
 from toolkit.sync.ledger import Ledger, LedgerEntry
@@ -414,8 +414,8 @@ class SyncEngine:
         for _ in range(CREATE_ATTEMPTS):
             try:
                 article = self.client.create_article(plan.payload.data)
-            except (TransportError, ServerError) as exc:
-                if isinstance(exc, TransportError) and not exc.maybe_sent:
+            except (NoAnswerError, ServerError) as exc:
+                if isinstance(exc, NoAnswerError) and not exc.maybe_sent:
                     # It never reached the server (the client already tried again).
                     return Outcome(plan, False, f"create failed: {exc.message}")
                 # It may have been committed before the failure: look before anything else.
@@ -483,6 +483,6 @@ def _then(
 def _maybe_still_running(exc: ApiError) -> bool:
     """True when a failed request may still be at work on the server: no answer came after
     it was sent (a timeout, a dropped connection), or a gateway gave up waiting (504)."""
-    if isinstance(exc, TransportError):
+    if isinstance(exc, NoAnswerError):
         return exc.maybe_sent
     return exc.status == 504

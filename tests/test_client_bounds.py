@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from toolkit.clients import answers, bounds
+from toolkit.clients import bounds, responses
 from toolkit.clients.base import ApiClient, RetryPolicy
 from toolkit.errors import ApiError, NoAnswerError
 
@@ -194,7 +194,7 @@ def test_a_deeply_nested_licence_answer_refuses_the_premium_build(make_project):
 
 
 def test_an_answer_nested_within_the_bound_is_read(monkeypatch):
-    monkeypatch.setattr(answers, "MAX_JSON_DEPTH", 8)
+    monkeypatch.setattr(responses, "MAX_JSON_DEPTH", 8)
     body = b'{"a": [{"b": "[[[[[[[[[[ not structure \\" [[[["}]}'
     with serving(body) as server, ApiClient(server.base_url) as api:
         assert api.get_json("/x") == json.loads(body)
@@ -204,7 +204,7 @@ def test_an_answer_nested_within_the_bound_is_read(monkeypatch):
 
 
 def test_an_answer_larger_than_the_bound_is_refused_unread(monkeypatch):
-    monkeypatch.setattr(answers, "MAX_ANSWER_BYTES", 1000)
+    monkeypatch.setattr(responses, "MAX_ANSWER_BYTES", 1000)
     with serving(b'"' + b"x" * 5000 + b'"') as server, ApiClient(server.base_url) as api:
         with pytest.raises(ApiError, match=f"{server.base_url} sent an answer of 5002 bytes"):
             api.get_json("/big")

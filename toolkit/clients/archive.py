@@ -37,7 +37,6 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from toolkit.clients.answers import json_body
 from toolkit.clients.base import (
     ApiClient,
     BearerAuth,
@@ -47,6 +46,7 @@ from toolkit.clients.base import (
     WaitListener,
     reason_of,
 )
+from toolkit.clients.responses import json_body
 from toolkit.config import Secret
 from toolkit.errors import (
     ApiError,

@@ -4,7 +4,7 @@ It holds the base URL, the auth hook (an `httpx.Auth`, so a credential is added 
 request as it leaves and never appears in a URL or a message), the retry policy, the
 handling of 429 answers, the wait listener and the mapping of failures to the
 `toolkit.errors` tree (an answer's own error, its bounded reading and its JSON body are in
-`toolkit.clients.answers`). A module per interface (`forem.py`, ...) builds on it.
+`toolkit.clients.responses`). A module per interface (`forem.py`, ...) builds on it.
 
 Retries: reads and idempotent writes are retried a bounded number of times on 429, 5xx
 and connection failures. A request that is not idempotent (creating an article) is
@@ -40,7 +40,7 @@ request's own `timeout` and a caller's overall `deadline` on several requests ar
 nothing moves them. Both in `toolkit.clients.bounds`. A whole answer is read up to
 `MAX_ANSWER_BYTES` (decoded) and, when it is JSON, nested at most `MAX_JSON_DEPTH` deep,
 before anyone parses it; past either, one `ApiError` line names the service and what it
-sent: both in `toolkit.clients.answers`.
+sent: both in `toolkit.clients.responses`.
 """
 
 from __future__ import annotations
@@ -56,9 +56,9 @@ from typing import TYPE_CHECKING, Any, Self
 import httpx
 
 from toolkit import USER_AGENT, tls
-from toolkit.clients.answers import json_body, read_bounded, retry_after_seconds, status_error
 from toolkit.clients.bounds import attempt_deadline, network_client, overall_deadline
 from toolkit.clients.ratelimit import HELD, SlidingWindowLimiter
+from toolkit.clients.responses import json_body, read_bounded, retry_after_seconds, status_error
 from toolkit.errors import ApiError, NoAnswerError, ServerError
 from toolkit.redact import redact_url
 

@@ -12,7 +12,7 @@ import pytest
 
 from toolkit.clients.base import ApiClient, BearerAuth, RequestReport, RetryPolicy
 from toolkit.config import Secret
-from toolkit.errors import NotFound, RateLimited, ServerError, TransportError
+from toolkit.errors import NoAnswerError, NotFound, RateLimited, ServerError
 
 
 def scripted(
@@ -111,7 +111,7 @@ def test_messages_name_an_absolute_url_by_its_path_never_its_query():
     with api:
         with pytest.raises(NotFound) as missing:
             api.send("GET", "https://storage.example/t/0/a.zip?signature=s1g", route="/t")
-        with pytest.raises(TransportError) as failed:
+        with pytest.raises(NoAnswerError) as failed:
             api.send("GET", "https://storage.example/t/0/a.zip?signature=s1g", route="/t")
     assert str(missing.value) == "GET /t/0/a.zip: 404 Not found."
     assert str(failed.value) == ("GET /t/0/a.zip: connect error talking to https://storage.example")
@@ -187,7 +187,7 @@ def test_a_streamed_error_answer_is_read_and_raised_like_any_other():
 def test_a_request_of_its_own_time_is_read_for_what_is_left_and_not_retried_at_its_end():
     seen: list[httpx.Request] = []
     api, slept, reports = client(scripted(httpx.ReadTimeout("held too long"), seen=seen))
-    with api, pytest.raises(TransportError) as caught:
+    with api, pytest.raises(NoAnswerError) as caught:
         api.send("GET", "/v2/jobs/1/wait", route="/v2/jobs/{id}/wait", timeout=5.0)
     assert caught.value.timed_out and caught.value.reason == "read timeout"
     assert len(seen) == 1 and slept == []
@@ -213,7 +213,7 @@ def test_no_time_left_sends_nothing_and_a_pause_past_it_is_not_taken():
         scripted(limited, httpx.ConnectError("refused"), httpx.Response(200), seen=seen)
     )
     with api:
-        with pytest.raises(TransportError) as none_left:
+        with pytest.raises(NoAnswerError) as none_left:
             api.send("GET", "/v2/jobs/1/wait", timeout=0.0)
         assert none_left.value.timed_out and not none_left.value.maybe_sent and seen == []
         with pytest.raises(RateLimited) as limited_out:

@@ -16,9 +16,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from toolkit.clients import answers, bounds
+from toolkit.clients import bounds, responses
 from toolkit.clients.base import ApiClient, RetryPolicy
-from toolkit.errors import ApiError, TransportError
+from toolkit.errors import ApiError, NoAnswerError
 
 
 class RawServer:
@@ -105,7 +105,7 @@ def test_an_answer_dripped_a_byte_at_a_time_ends_at_the_requests_deadline():
     body = json.dumps({"title": "x" * 200}).encode()
     with serving(body, drip=1) as server:
         with ApiClient(server.base_url, timeout=0.5, retry=RetryPolicy(attempts=1)) as api:
-            with pytest.raises(TransportError) as caught:
+            with pytest.raises(NoAnswerError) as caught:
                 api.get_json("/slow")
         server.stopped.set()
     assert caught.value.reason == "read timeout"
@@ -119,7 +119,7 @@ def test_an_overall_deadline_ends_every_request_and_retry_inside_it():
             ApiClient(server.base_url, timeout=30, retry=RetryPolicy(attempts=5)) as api,
             bounds.deadline(0.5),
         ):
-            with pytest.raises(TransportError) as caught:
+            with pytest.raises(NoAnswerError) as caught:
                 api.get_json("/slow")
         server.stopped.set()
     assert caught.value.timed_out
@@ -194,7 +194,7 @@ def test_a_deeply_nested_licence_answer_refuses_the_premium_build(make_project):
 
 
 def test_an_answer_nested_within_the_bound_is_read(monkeypatch):
-    monkeypatch.setattr(answers, "MAX_JSON_DEPTH", 8)
+    monkeypatch.setattr(responses, "MAX_JSON_DEPTH", 8)
     body = b'{"a": [{"b": "[[[[[[[[[[ not structure \\" [[[["}]}'
     with serving(body) as server, ApiClient(server.base_url) as api:
         assert api.get_json("/x") == json.loads(body)
@@ -204,7 +204,7 @@ def test_an_answer_nested_within_the_bound_is_read(monkeypatch):
 
 
 def test_an_answer_larger_than_the_bound_is_refused_unread(monkeypatch):
-    monkeypatch.setattr(answers, "MAX_ANSWER_BYTES", 1000)
+    monkeypatch.setattr(responses, "MAX_ANSWER_BYTES", 1000)
     with serving(b'"' + b"x" * 5000 + b'"') as server, ApiClient(server.base_url) as api:
         with pytest.raises(ApiError, match=f"{server.base_url} sent an answer of 5002 bytes"):
             api.get_json("/big")
@@ -236,7 +236,7 @@ def test_a_request_through_the_environments_proxy_keeps_its_deadline(monkeypatch
         monkeypatch.delenv("NO_PROXY", raising=False)
         monkeypatch.delenv("no_proxy", raising=False)
         with ApiClient("http://forem.invalid", timeout=0.5, retry=RetryPolicy(attempts=1)) as api:
-            with pytest.raises(TransportError) as caught:
+            with pytest.raises(NoAnswerError) as caught:
                 api.get_json("/slow")
         proxy.stopped.set()
     assert caught.value.reason == "read timeout"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.content import dates
-from toolkit.sync.lock import server_key
+from toolkit.sync.ledger import server_key
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

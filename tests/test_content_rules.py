@@ -211,7 +211,7 @@ def test_github_annotations(project):
 
 
 # -- checking one post: the other posts' titles, slugs and canonical URLs are remembered by
-# the file's stat (`toolkit.content.known`), never at the cost of a wrong answer
+# the file's stat (`toolkit.content.unique_index`), never at the cost of a wrong answer
 
 
 def _age(path, seconds=60):

@@ -74,7 +74,7 @@ def all_toolkit_errors() -> set[type[ToolkitError]]:
 
 def test_every_toolkit_error_is_drawn_under_its_parent():
     tree = drawn_tree()
-    assert tree["ToolkitError"] is None and tree["RateLimited"] == "HTTPStatusError"
+    assert tree["ToolkitError"] is None and tree["RateLimited"] == "StatusError"
     for cls in all_toolkit_errors():
         assert cls.__name__ in tree, f"{cls.__module__}.{cls.__name__} is not drawn in errors.py"
         parent = cls.__bases__[0].__name__ if cls is not ToolkitError else None

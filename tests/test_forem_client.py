@@ -19,10 +19,10 @@ from toolkit.clients.ratelimit import SlidingWindowLimiter
 from toolkit.config import Secret, load_config
 from toolkit.errors import (
     ConfigError,
+    NoAnswerError,
     NotFound,
     RateLimited,
     ServerError,
-    TransportError,
     Unauthorized,
 )
 from toolkit.sync.engine import SyncEngine
@@ -237,7 +237,7 @@ def test_a_create_is_not_retried_after_an_ambiguous_failure():
         with ForemClient(
             "https://dev.example", Secret("k"), transport=scripted(failure, seen=seen), **options
         ) as forem:
-            with pytest.raises((ServerError, TransportError)):
+            with pytest.raises((ServerError, NoAnswerError)):
                 forem.create_article({"article": {"title": "x"}})
         assert len(seen) == 1
 

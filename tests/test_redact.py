@@ -9,7 +9,7 @@ import pytest
 from toolkit.clients.base import RetryPolicy
 from toolkit.clients.forem import ForemClient
 from toolkit.config import Secret
-from toolkit.errors import TransportError
+from toolkit.errors import NoAnswerError
 from toolkit.redact import clipped, quoted, redact_url
 
 SYNC_CONFIG = """
@@ -49,7 +49,7 @@ def closed_port() -> int:
 def test_a_failed_connection_does_not_show_the_password():
     base = f"http://user:secret@127.0.0.1:{closed_port()}"
     with ForemClient(base, Secret("key"), retry=RetryPolicy(attempts=1)) as client:
-        with pytest.raises(TransportError) as caught:
+        with pytest.raises(NoAnswerError) as caught:
             client.articles()
     text = f"{caught.value} {caught.value!r} {caught.value.message}"
     assert "secret" not in text and "user" not in text

@@ -22,8 +22,8 @@ sandbox)::
     │   ├── ExportTimeout         the archive job did not finish before the client's deadline
     │   └── BrokenDownload        the download is incomplete, or not the archive of the files sent
     └── ApiError                  a remote interface failed; carries `request` and `response`
-        ├── TransportError        no response at all: connection refused, reset, timed out
-        └── HTTPStatusError       a response with an error status
+        ├── NoAnswerError         no response at all: connection refused, reset, timed out
+        └── StatusError           a response with an error status
             ├── Unauthorized      401 / 403: the key is missing, wrong or not allowed
             ├── NotFound          404
             ├── PaymentRequired   402: not enough listing credits
@@ -178,7 +178,7 @@ class ApiError(ToolkitError):
         return self.response.status_code if self.response is not None else None
 
 
-class TransportError(ApiError):
+class NoAnswerError(ApiError):
     """No response. `maybe_sent` is False only when the request certainly never reached
     the server (the connection was never made), so even a create can be sent again.
     `reason` says why in words (`read timeout`, `connect error`); `timed_out` is True when
@@ -199,27 +199,27 @@ class TransportError(ApiError):
         self.timed_out = timed_out
 
 
-class HTTPStatusError(ApiError):
+class StatusError(ApiError):
     pass
 
 
-class Unauthorized(HTTPStatusError):
+class Unauthorized(StatusError):
     pass
 
 
-class NotFound(HTTPStatusError):
+class NotFound(StatusError):
     pass
 
 
-class PaymentRequired(HTTPStatusError):
+class PaymentRequired(StatusError):
     pass
 
 
-class Unprocessable(HTTPStatusError):
+class Unprocessable(StatusError):
     pass
 
 
-class RateLimited(HTTPStatusError):
+class RateLimited(StatusError):
     def __init__(
         self,
         message: str,
@@ -232,5 +232,5 @@ class RateLimited(HTTPStatusError):
         self.retry_after = retry_after
 
 
-class ServerError(HTTPStatusError):
+class ServerError(StatusError):
     pass

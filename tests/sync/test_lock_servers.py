@@ -10,7 +10,7 @@ import pytest
 from forem_sandbox import ForemSandbox
 from sync_helpers import my_articles, writes
 
-from toolkit.sync.lock import Lock, LockEntry, server_key
+from toolkit.sync.ledger import Ledger, LedgerEntry, server_key
 
 
 @pytest.fixture
@@ -97,17 +97,17 @@ def test_a_lock_from_before_servers_were_recorded_is_this_servers(site, env, san
 
 def test_the_lock_names_its_server_without_credentials(tmp_path):
     assert server_key("HTTPS://user:secret@Dev.To/") == "https://dev.to"
-    lock = Lock(tmp_path / "toolkit.lock", server="https://user:secret@dev.to")
-    lock.record("content/a.md", LockEntry(1, None, "d", "d"))
+    lock = Ledger(tmp_path / "toolkit.lock", server="https://user:secret@dev.to")
+    lock.record("content/a.md", LedgerEntry(1, None, "d", "d"))
     text = (tmp_path / "toolkit.lock").read_text()
     assert "secret" not in text and '"server": "https://dev.to"' in text
     # Another server's run keeps this section, untouched, beside its own.
-    other = Lock.load(tmp_path / "toolkit.lock", "http://127.0.0.1:8787")
+    other = Ledger.load(tmp_path / "toolkit.lock", "http://127.0.0.1:8787")
     assert other.entries == {}
-    other.record("content/a.md", LockEntry(7, None, "e", "e"))
-    assert Lock.load(tmp_path / "toolkit.lock", "https://dev.to").entries == {
-        "content/a.md": LockEntry(1, None, "d", "d")
+    other.record("content/a.md", LedgerEntry(7, None, "e", "e"))
+    assert Ledger.load(tmp_path / "toolkit.lock", "https://dev.to").entries == {
+        "content/a.md": LedgerEntry(1, None, "d", "d")
     }
-    assert Lock.load(tmp_path / "toolkit.lock", "http://127.0.0.1:8787/").entries == {
-        "content/a.md": LockEntry(7, None, "e", "e")
+    assert Ledger.load(tmp_path / "toolkit.lock", "http://127.0.0.1:8787/").entries == {
+        "content/a.md": LedgerEntry(7, None, "e", "e")
     }

@@ -9,7 +9,7 @@ import threading
 
 from sync_helpers import lock_entries, my_articles, start_toolkit, wait_for, writes
 
-from toolkit.sync.lock import Lock, LockEntry
+from toolkit.sync.ledger import Ledger, LedgerEntry
 from toolkit.sync.runlock import read_holder, run_lock
 
 POSTS = 40
@@ -103,18 +103,18 @@ def test_dry_run_and_plan_take_no_lock(site, env, sandbox):
             assert result.exit_code == 0, result.output
 
 
-def entry(article_id: int, digest: str = "d") -> LockEntry:
-    return LockEntry(article_id=article_id, url=None, sent_digest=digest, remote_digest=digest)
+def entry(article_id: int, digest: str = "d") -> LedgerEntry:
+    return LedgerEntry(article_id=article_id, url=None, sent_digest=digest, remote_digest=digest)
 
 
 def test_lock_saves_merge_with_what_another_run_saved(tmp_path):
     path = tmp_path / "toolkit.lock"
     (tmp_path / "content").mkdir()
     (tmp_path / "content" / "a.md").write_text("a")
-    base = Lock(path)
+    base = Ledger(path)
     base.record("content/a.md", entry(1))
     base.record("content/old.md", entry(3))  # a post whose file is gone since
-    first, second = Lock.load(path, ""), Lock.load(path, "")
+    first, second = Ledger.load(path, ""), Ledger.load(path, "")
 
     first.record("content/b.md", entry(2))
     # The second run finds article 3 under a new path (dropping the old one) and
@@ -123,7 +123,7 @@ def test_lock_saves_merge_with_what_another_run_saved(tmp_path):
     second.record("content/a.md", entry(1, "second"))
     first.save()  # saving again must not bring back what the second run removed
 
-    on_disk = Lock.load(path, "").entries
+    on_disk = Ledger.load(path, "").entries
     assert on_disk == {
         "content/a.md": entry(1, "second"),
         "content/b.md": entry(2),
@@ -134,15 +134,15 @@ def test_lock_saves_merge_with_what_another_run_saved(tmp_path):
 
 def test_pending_digests_are_kept_and_absent_when_unset(tmp_path):
     path = tmp_path / "toolkit.lock"
-    lock = Lock(path)
+    lock = Ledger(path)
     lock.record("content/a.md", entry(1))
     assert "pending" not in path.read_text()  # no diff noise for entries without them
-    sending = LockEntry(1, None, "d", "d", pending_digest="p", pending_body_digest="b")
+    sending = LedgerEntry(1, None, "d", "d", pending_digest="p", pending_body_digest="b")
     lock.record("content/a.md", sending)
-    assert Lock.load(path, "").get("content/a.md") == sending
+    assert Ledger.load(path, "").get("content/a.md") == sending
 
 
-class GatedLock(Lock):
+class GatedLedger(Ledger):
     """A lock whose first save waits for the test to let it finish, and that counts saves."""
 
     def __init__(self, path):
@@ -163,7 +163,7 @@ def test_saves_during_writes_are_batched_and_the_last_is_waited_for(tmp_path):
     """What the README says: each write asks for a save, a background thread saves, the
     records that come while it saves go into its next save, and the run waits for it."""
     path = tmp_path / "toolkit.lock"
-    lock = GatedLock(path)
+    lock = GatedLedger(path)
     with lock.background_saves():
         lock.record("content/a.md", entry(1))
         lock.first_save.wait(10)  # the saver is writing: the next records wait for it
@@ -172,4 +172,4 @@ def test_saves_during_writes_are_batched_and_the_last_is_waited_for(tmp_path):
         assert not path.exists()
         lock.gate.set()
     assert lock.saves in (2, 3)  # not one per record (the third: asked for when leaving)
-    assert sorted(Lock.load(path, "").entries) == [f"content/{n}.md" for n in (2, 3, 4, 5, "a")]
+    assert sorted(Ledger.load(path, "").entries) == [f"content/{n}.md" for n in (2, 3, 4, 5, "a")]

@@ -37,7 +37,6 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from toolkit.clients.answers import json_body
 from toolkit.clients.base import (
     ApiClient,
     BearerAuth,
@@ -47,14 +46,15 @@ from toolkit.clients.base import (
     WaitListener,
     reason_of,
 )
+from toolkit.clients.responses import json_body
 from toolkit.config import Secret
 from toolkit.errors import (
     ApiError,
     BrokenDownload,
-    HTTPStatusError,
+    NoAnswerError,
     RateLimited,
     ServerError,
-    TransportError,
+    StatusError,
 )
 from toolkit.redact import redact_url
 
@@ -171,7 +171,7 @@ def _job(body: Any) -> Job:
     )
 
 
-def _explained(exc: HTTPStatusError) -> HTTPStatusError:
+def _explained(exc: StatusError) -> StatusError:
     """The same error, its message in the service's words: `message (CODE): field: ...`."""
     response, request = exc.response, exc.request
     if response is None or request is None:
@@ -206,15 +206,15 @@ def _about(error: ApiError, what: str) -> ApiError:
         return RateLimited(
             message, retry_after=error.retry_after, request=error.request, response=error.response
         )
-    if isinstance(error, TransportError):
-        return TransportError(
+    if isinstance(error, NoAnswerError):
+        return NoAnswerError(
             message,
             maybe_sent=error.maybe_sent,
             request=error.request,
             reason=error.reason,
             timed_out=error.timed_out,
         )
-    if isinstance(error, HTTPStatusError):
+    if isinstance(error, StatusError):
         return type(error)(message, request=error.request, response=error.response)
     return error
 
@@ -310,7 +310,7 @@ class ArchiveClient(ApiClient):
         """`send`, its error answers in the service's words."""
         try:
             return self.send(method, path, **options)
-        except HTTPStatusError as exc:
+        except StatusError as exc:
             raise _explained(exc) from None
 
     # --- the API ----------------------------------------------------------------------
@@ -343,7 +343,7 @@ class ArchiveClient(ApiClient):
             response = self._call(
                 "GET", f"/v2/jobs/{job_id}/wait", route=WAIT_ROUTE, timeout=seconds
             )
-        except TransportError as exc:
+        except NoAnswerError as exc:
             if exc.timed_out:
                 return None
             raise
@@ -412,7 +412,7 @@ class ArchiveClient(ApiClient):
                 authenticated=False,
                 follow_redirects=True,
             )
-        except TransportError as exc:
+        except NoAnswerError as exc:
             raise BrokenDownload(
                 f"the download of {shown(url)} broke off after 0 bytes ({exc.reason})"
             ) from None

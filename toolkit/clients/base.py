@@ -4,7 +4,7 @@ It holds the base URL, the auth hook (an `httpx.Auth`, so a credential is added 
 request as it leaves and never appears in a URL or a message), the retry policy, the
 handling of 429 answers, the wait listener and the mapping of failures to the
 `toolkit.errors` tree (an answer's own error, its bounded reading and its JSON body are in
-`toolkit.clients.answers`). A module per interface (`forem.py`, ...) builds on it.
+`toolkit.clients.responses`). A module per interface (`forem.py`, ...) builds on it.
 
 Retries: reads and idempotent writes are retried a bounded number of times on 429, 5xx
 and connection failures. A request that is not idempotent (creating an article) is
@@ -40,7 +40,7 @@ request's own `timeout` and a caller's overall `deadline` on several requests ar
 nothing moves them. Both in `toolkit.clients.bounds`. A whole answer is read up to
 `MAX_ANSWER_BYTES` (decoded) and, when it is JSON, nested at most `MAX_JSON_DEPTH` deep,
 before anyone parses it; past either, one `ApiError` line names the service and what it
-sent: both in `toolkit.clients.answers`.
+sent: both in `toolkit.clients.responses`.
 """
 
 from __future__ import annotations
@@ -56,10 +56,10 @@ from typing import TYPE_CHECKING, Any, Self
 import httpx
 
 from toolkit import USER_AGENT, tls
-from toolkit.clients.answers import json_body, read_bounded, retry_after_seconds, status_error
 from toolkit.clients.bounds import attempt_deadline, network_client, overall_deadline
 from toolkit.clients.ratelimit import HELD, SlidingWindowLimiter
-from toolkit.errors import ApiError, ServerError, TransportError
+from toolkit.clients.responses import json_body, read_bounded, retry_after_seconds, status_error
+from toolkit.errors import ApiError, NoAnswerError, ServerError
 from toolkit.redact import redact_url
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -278,7 +278,7 @@ class ApiClient:
         `timeout`: the seconds the request may take in all, retries and pauses included;
         each attempt is read for at most what is left of them (not the client's timeout),
         an attempt that runs out of them is not retried, and a pause that would outlast
-        them is not taken. Running out raises `TransportError` with `timed_out`: no
+        them is not taken. Running out raises `NoAnswerError` with `timed_out`: no
         answer in that time. `stream=True` returns a successful answer with its body
         unread, for the caller to iterate and close (its body is read with the per-read
         timeout only: the deadline covers the head); error answers are read and raised as
@@ -347,10 +347,10 @@ class ApiClient:
 
     @staticmethod
     def _check_time(call: _Call, retries: int) -> float | None:
-        """The seconds left to `call`; `TransportError` (timed out) when none are."""
+        """The seconds left to `call`; `NoAnswerError` (timed out) when none are."""
         left = None if call.ends is None else call.ends - time.monotonic()
         if left is not None and left <= 0:
-            raise TransportError(
+            raise NoAnswerError(
                 f"{call.method} {call.shown_path}: no answer within {call.timeout:g} s",
                 maybe_sent=retries > 0,
                 reason="out of time",
@@ -370,7 +370,7 @@ class ApiClient:
             call.paused(time.monotonic() - waited)
             try:
                 left = self._check_time(call, retries)
-            except TransportError:
+            except NoAnswerError:
                 call.give_back(counted=False)  # never sent
                 raise
         else:
@@ -441,7 +441,7 @@ class ApiClient:
     def _retry_after_failure(
         self, call: _Call, exc: httpx.TransportError, retries: int
     ) -> tuple[float, str]:
-        """The pause before retrying an attempt that got no answer, or its `TransportError`
+        """The pause before retrying an attempt that got no answer, or its `NoAnswerError`
         raised: an attempt given what was left of the request's time has used it up, and
         one that may have reached the server is retried only when idempotent."""
         reason = reason_of(exc)
@@ -456,7 +456,7 @@ class ApiClient:
             if call.ends is not None:  # the time left is checked again before the next try
                 backoff = min(backoff, call.ends - time.monotonic())
             return backoff, f"{call.method} {call.shown_path}: connection failed, retrying"
-        raise TransportError(
+        raise NoAnswerError(
             f"{call.method} {call.shown_path}: {reason} talking to {call.talking_to}",
             request=_request_of(exc),
             maybe_sent=not unsent,

@@ -22,7 +22,6 @@ from typing import Any
 
 import httpx
 
-from toolkit.clients.answers import json_body
 from toolkit.clients.base import (
     ApiClient,
     RequestListener,
@@ -45,6 +44,7 @@ from toolkit.clients.forem_models import (
     VideoArticle,
 )
 from toolkit.clients.ratelimit import SlidingWindowLimiter
+from toolkit.clients.responses import json_body
 from toolkit.config import Secret
 from toolkit.errors import Unauthorized
 

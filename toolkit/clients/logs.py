@@ -24,8 +24,8 @@ from urllib.parse import quote
 
 import httpx
 
-from toolkit.clients.answers import json_body
 from toolkit.clients.base import TRANSIENT, ApiClient, RequestListener, RetryPolicy
+from toolkit.clients.responses import json_body
 from toolkit.config import Secret
 from toolkit.errors import ApiError
 

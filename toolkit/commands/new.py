@@ -38,10 +38,10 @@ def new_post(
     rule of the API, or another post has the title already (titles are unique per
     account)."""
     from toolkit.content.discover import find_posts
-    from toolkit.content.known import known_posts
     from toolkit.content.post import parse_post, slugify, split_tags
     from toolkit.content.problems import PostError
     from toolkit.content.rules import validate_post
+    from toolkit.content.unique_index import known_posts
     from toolkit.fsutil import safe_name
     from toolkit.localfiles import config_folders
 

@@ -96,12 +96,12 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
 
     Titles, slugs and canonical URLs must be unique across the whole content folder, so
     those rules always look at every post even when only some were named (the others
-    through `known`, which parses a post again only when its file changed).
+    through `unique_index`, which parses a post again only when its file changed).
     """
     from toolkit.content.discover import excluded_by, find_posts
     from toolkit.content.hosting import canonical_home, image_host
-    from toolkit.content.known import KnownPost, known_posts
     from toolkit.content.rules import validate_posts
+    from toolkit.content.unique_index import KnownPost, known_posts
     from toolkit.localfiles import config_folders
 
     paths = list(paths)

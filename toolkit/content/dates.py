@@ -8,8 +8,8 @@ publish or a pull). A post never published has its first commit's author time in
 it was read at); without git, or before the file is committed, it has no date. A file's
 modification time is never used: a clone or a checkout sets it.
 
-The lock is read here as data (its format is `toolkit/sync/lock.py`'s, which this module
-does not import): the section of the configured server, as `sync.lock.server_key` names
+The lock is read here as data (its format is `toolkit/sync/ledger.py`'s, which this module
+does not import): the section of the configured server, as `sync.ledger.server_key` names
 it, or the lock's only section when it names no server (a lock of version 1).
 """
 
@@ -34,7 +34,7 @@ _MAX_LOCK = 64 * 1024 * 1024  # bytes: a lock larger than this is not read for d
 
 
 def server_key(base_url: str) -> str:
-    """The name of a server's section of the lock (as `sync.lock.server_key`)."""
+    """The name of a server's section of the lock (as `sync.ledger.server_key`)."""
     parts = urlsplit(base_url.strip())
     host = (parts.hostname or "").lower()
     if ":" in host:

@@ -19,7 +19,7 @@ from toolkit.mirror.comments import MirrorReport, mirror_comments, mirror_podcas
 from toolkit.mirror.readinglist import mirror_readinglist
 from toolkit.mirror_layout import COMMENTS, PODCASTS, READING_LIST
 from toolkit.mirror_layout import mirror_folder as folder_in
-from toolkit.sync.lock import Lock
+from toolkit.sync.ledger import Ledger
 from toolkit.sync.remote import RemoteState, match_posts
 
 
@@ -51,7 +51,7 @@ def slug_names(config: Config, remote: RemoteState) -> dict[int, str]:
     reduced to a safe file name (the article id when nothing is left of it). Two articles
     never share a stem: the one without a local post gets its id added."""
     posts, _ = load_posts(config)
-    lock = Lock.load(config.lock_path, config.forem.base_url)
+    lock = Ledger.load(config.lock_path, config.forem.base_url)
     matches = match_posts(remote, posts, lock, lambda p: canonical_url(p, config.site.url))
     by_key = {post.key: post for post in posts}
     local = {m.article.id: by_key[key].slug for key, m in matches.items() if m.article is not None}

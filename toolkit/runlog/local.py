@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import RunLogError
-from toolkit.query_answers import engine_message, records
 from toolkit.runlog.events import FIELDS
 from toolkit.runlog.times import parse_range
+from toolkit.sql_json import engine_message, records
 
 if TYPE_CHECKING:  # pragma: no cover
     import pyarrow as pa

@@ -63,7 +63,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit import oslock
-from toolkit.errors import ApiError, HTTPStatusError, ToolkitError, TransportError
+from toolkit.errors import ApiError, NoAnswerError, StatusError, ToolkitError
 from toolkit.fsutil import atomic_write
 from toolkit.redact import clipped
 from toolkit.runlog.events import EventLog, complete_lines, utc_text
@@ -349,7 +349,7 @@ def batches(
         yield batch
 
 
-def _answer_text(exc: HTTPStatusError) -> str:
+def _answer_text(exc: StatusError) -> str:
     try:
         return exc.response.text.strip() if exc.response is not None else ""
     except Exception:  # an answer whose body cannot be read says nothing more
@@ -360,7 +360,7 @@ def refuses_content(exc: ApiError) -> bool:
     """Whether an ingest failure refuses the events sent (not the request): a 400 in
     Parseable's words for a body it cannot store."""
     return (
-        isinstance(exc, HTTPStatusError)
+        isinstance(exc, StatusError)
         and exc.status == 400
         and _answer_text(exc).startswith(CONTENT_REFUSALS)
     )
@@ -371,7 +371,7 @@ def failed_on_batch(exc: ApiError) -> bool:
     it (a 5xx that is not a gateway's or an outage's): the batch may be what it fails on."""
     status = exc.status
     return (
-        isinstance(exc, HTTPStatusError)
+        isinstance(exc, StatusError)
         and status is not None
         and status >= 500
         and status not in OUTAGE
@@ -382,7 +382,7 @@ def certainly_not_stored(exc: ApiError) -> bool:
     """Whether a failed ingest certainly stored nothing: a 4xx refuses the request before
     anything is written, and a 503 comes before the request is handled (Parseable's
     shutdown and resource checks, a proxy with no server behind it)."""
-    if isinstance(exc, TransportError):
+    if isinstance(exc, NoAnswerError):
         return not exc.maybe_sent
     status = exc.status
     return status is not None and (400 <= status < 500 or status == 503)
@@ -560,7 +560,7 @@ class Shipper:
     def _set_aside(self, line: bytes, exc: ApiError, report: ShipReport) -> None:
         """Keep an event the service refused in `refused-events.jsonl` (before the cursor
         moves past it, so it is never lost)."""
-        text = _answer_text(exc) if isinstance(exc, HTTPStatusError) else ""
+        text = _answer_text(exc) if isinstance(exc, StatusError) else ""
         self._set_aside_lines([line], clipped(text.splitlines()[0], 200) if text else None, report)
 
     def _set_aside_lines(self, lines: list[bytes], reason: str | None, report: ShipReport) -> None:

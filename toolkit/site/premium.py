@@ -30,12 +30,12 @@ from toolkit.config import Config
 from toolkit.errors import (
     ApiError,
     ConfigError,
-    HTTPStatusError,
     LicenseError,
+    NoAnswerError,
     PremiumRefused,
     RateLimited,
     ServerError,
-    TransportError,
+    StatusError,
 )
 from toolkit.redact import clipped
 
@@ -142,14 +142,14 @@ def explain(exc: ApiError, subject: str, application_id: str, tries: int) -> Lic
     words = _service_words(exc)
     status = exc.status
     tried = f" ({tries} tries)" if tries > 1 else ""
-    if isinstance(exc, TransportError):
+    if isinstance(exc, NoAnswerError):
         detail = exc.message.split(": ", 1)[-1]
         return LicenseError(
             f"the licensing service could not be reached: {detail}{tried}", "unreachable"
         )
     if isinstance(exc, ServerError | RateLimited):
         return LicenseError(f"the licensing service failed: {words}{tried}", "service")
-    if not isinstance(exc, HTTPStatusError):  # an answer, but not one a client can read
+    if not isinstance(exc, StatusError):  # an answer, but not one a client can read
         return LicenseError(
             f"the licensing service's answer is not a licence ({exc.message})", "answer"
         )

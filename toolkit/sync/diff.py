@@ -19,7 +19,7 @@ from toolkit.content import load_posts, payload_for
 from toolkit.content.payload import body_digest
 from toolkit.content.rules import canonical_url
 from toolkit.errors import ContentError, SyncError
-from toolkit.sync.lock import Lock
+from toolkit.sync.ledger import Ledger
 from toolkit.sync.remote import RemoteState, match_posts
 
 IN_SYNC = "in sync"
@@ -48,7 +48,7 @@ def diff_post(config: Config, client: ForemClient, path: str | Path) -> PostDiff
     if len(posts) != 1 or not posts[0].path.resolve().is_relative_to(content_dir.resolve()):
         raise ContentError(f"{path}: not a post under {config.relative(content_dir)}/")
     post = posts[0]
-    lock = Lock.load(config.lock_path, config.forem.base_url)
+    lock = Ledger.load(config.lock_path, config.forem.base_url)
     remote = RemoteState(client.iter_my_articles("all"))
     match = match_posts(remote, posts, lock, lambda p: canonical_url(p, config.site.url))[post.key]
     if match.problem:

@@ -40,10 +40,10 @@ from toolkit.config import Config
 from toolkit.content import CheckReport, Post, Problem, check, payload_for
 from toolkit.content.payload import body_digest
 from toolkit.content.rules import canonical_url
-from toolkit.errors import ApiError, ServerError, TransportError
+from toolkit.errors import ApiError, NoAnswerError, ServerError
 from toolkit.sync import sent
 from toolkit.sync.devtogit import read_map
-from toolkit.sync.lock import Lock, LockEntry
+from toolkit.sync.ledger import Ledger, LedgerEntry
 from toolkit.sync.plan import Action, PostPlan, decide
 from toolkit.sync.remote import Gone, RemoteState, bind_posts
 
@@ -151,12 +151,12 @@ class SyncEngine:
         self.config = config
         self.client = client
         self.progress = progress or Silent()
-        self._lock: Lock | None = None
+        self._lock: Ledger | None = None
 
     @property
-    def lock(self) -> Lock:
+    def lock(self) -> Ledger:
         if self._lock is None:
-            self._lock = Lock.load(self.config.lock_path, self.config.forem.base_url)
+            self._lock = Ledger.load(self.config.lock_path, self.config.forem.base_url)
         return self._lock
 
     # -- reading ---------------------------------------------------------------------------
@@ -366,7 +366,7 @@ class SyncEngine:
         sent.keep(self.config.state_dir, body, plan.entry.remote_digest if plan.entry else None)
         self.lock.record(
             plan.key,
-            LockEntry(
+            LedgerEntry(
                 article_id=article.id,
                 url=article.url or (plan.entry.url if plan.entry else None),
                 sent_digest=plan.payload.digest,
@@ -414,8 +414,8 @@ class SyncEngine:
         for _ in range(CREATE_ATTEMPTS):
             try:
                 article = self.client.create_article(plan.payload.data)
-            except (TransportError, ServerError) as exc:
-                if isinstance(exc, TransportError) and not exc.maybe_sent:
+            except (NoAnswerError, ServerError) as exc:
+                if isinstance(exc, NoAnswerError) and not exc.maybe_sent:
                     # It never reached the server (the client already tried again).
                     return Outcome(plan, False, f"create failed: {exc.message}")
                 # It may have been committed before the failure: look before anything else.
@@ -483,6 +483,6 @@ def _then(
 def _maybe_still_running(exc: ApiError) -> bool:
     """True when a failed request may still be at work on the server: no answer came after
     it was sent (a timeout, a dropped connection), or a gateway gave up waiting (504)."""
-    if isinstance(exc, TransportError):
+    if isinstance(exc, NoAnswerError):
         return exc.maybe_sent
     return exc.status == 504

@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 from toolkit.clients.forem_models import Article
 from toolkit.content import Payload, Post, Problem, images
 from toolkit.content.payload import body_digest
-from toolkit.sync.lock import LockEntry
+from toolkit.sync.ledger import LedgerEntry
 from toolkit.sync.remote import Match
 
 
@@ -59,7 +59,7 @@ class PostPlan:
     post: Post | None = None
     payload: Payload | None = None
     article: Article | None = None  # the remote article this post is, when known
-    entry: LockEntry | None = None  # the post's lock entry (as an interrupted write left it)
+    entry: LedgerEntry | None = None  # the post's lock entry (as an interrupted write left it)
     problems: list[Problem] = field(default_factory=list)
     moved_from: str | None = None  # the path the post had in toolkit.lock (a rename)
 
@@ -80,7 +80,7 @@ def decide(
     post: Post,
     payload: Payload,
     match: Match,
-    entry: LockEntry | None,
+    entry: LedgerEntry | None,
     *,
     force: bool = False,
     recreate: bool = False,
@@ -119,7 +119,7 @@ def _decide(
     post: Post,
     payload: Payload,
     match: Match,
-    entry: LockEntry | None,
+    entry: LedgerEntry | None,
     *,
     force: bool,
     recreate: bool,
@@ -301,7 +301,7 @@ def _file_name(target: str) -> str:
     return posixpath.basename(urlsplit(target).path)
 
 
-def late_entry(entry: LockEntry, edited_at: str | None, remote_digest: str) -> LockEntry:
+def late_entry(entry: LedgerEntry, edited_at: str | None, remote_digest: str) -> LedgerEntry:
     """The entry once an older unconfirmed update is seen landed: the remote holds it, and
     it cannot land again. What was sent with it is not known (its payload is not kept)."""
     return replace(
@@ -313,7 +313,7 @@ def late_entry(entry: LockEntry, edited_at: str | None, remote_digest: str) -> L
     )
 
 
-def landed_entry(entry: LockEntry, edited_at: str | None, remote_digest: str) -> LockEntry:
+def landed_entry(entry: LedgerEntry, edited_at: str | None, remote_digest: str) -> LedgerEntry:
     """The entry as it would read had the interrupted write's success been recorded."""
     return replace(
         entry,

@@ -43,7 +43,7 @@ from toolkit.content.rules import canonical_url
 from toolkit.errors import UnsafeNameError
 from toolkit.fsutil import atomic_write, path_inside, safe_name
 from toolkit.sync import sent
-from toolkit.sync.lock import Lock, LockEntry
+from toolkit.sync.ledger import Ledger, LedgerEntry
 from toolkit.sync.remote import RemoteState, match_posts
 from toolkit.sync.restore import Names, writer_form
 
@@ -155,7 +155,7 @@ class _Puller:
     """One pull: the lock, the posts, and what each article comes to."""
 
     def __init__(
-        self, config: Config, lock: Lock, *, overwrite: bool, merge: bool, dry_run: bool = False
+        self, config: Config, lock: Ledger, *, overwrite: bool, merge: bool, dry_run: bool = False
     ):
         self.config = config
         self.lock = lock
@@ -171,11 +171,11 @@ class _Puller:
         if not self.dry_run:
             sent.keep(self.config.state_dir, body, previous)
 
-    def record(self, key: str, entry: LockEntry) -> None:
+    def record(self, key: str, entry: LedgerEntry) -> None:
         if not self.dry_run:
             self.lock.record(key, entry)
 
-    def base_of(self, post: Post, entry: LockEntry) -> str | None:
+    def base_of(self, post: Post, entry: LedgerEntry) -> str | None:
         """The body last sent: kept under `.toolkit/sent/`, else the committed version of
         the post whose payload is the one the lock says was sent."""
         kept = sent.recall(self.config.state_dir, entry.remote_digest)
@@ -192,7 +192,7 @@ class _Puller:
 
         return sent.from_git(self.config.root, post.path, sent_form)
 
-    def take(self, post: Post, article: Article, entry: LockEntry | None = None) -> PullOutcome:
+    def take(self, post: Post, article: Article, entry: LedgerEntry | None = None) -> PullOutcome:
         """A post bound to `article` (`entry`: the lock entry that goes with it, when the
         post was renamed): take the website's version where it changed."""
         key = post.key
@@ -293,7 +293,7 @@ class _Puller:
         text: str,
         article: Article,
         *,
-        merged_from: LockEntry | None = None,
+        merged_from: LedgerEntry | None = None,
     ) -> PullOutcome:
         """Record the post as it now is (`text`); `merged_from`: the entry before a merge
         that kept changes of the post's own (they are still to be sent)."""
@@ -315,7 +315,7 @@ class _Puller:
             )
         self.record(
             key,
-            LockEntry(
+            LedgerEntry(
                 article_id=article.id,
                 url=article.url,
                 sent_digest=payload.digest,
@@ -342,7 +342,7 @@ def pull_articles(
     nothing); the caller holds the run lock unless `dry_run` (`lock_wait`: what it was
     told while it waited for it, kept in the result)."""
     result = PullResult(lock_wait=lock_wait, dry_run=dry_run)
-    lock = Lock.load(config.lock_path, config.forem.base_url)
+    lock = Ledger.load(config.lock_path, config.forem.base_url)
     puller = _Puller(config, lock, overwrite=overwrite, merge=merge, dry_run=dry_run)
     posts, problems = load_posts(config)
     remote = RemoteState(client.iter_my_articles("all"))

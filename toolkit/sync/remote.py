@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from toolkit.clients.forem_models import Article
 from toolkit.sync.devtogit import read_map
-from toolkit.sync.lock import Lock, LockEntry
+from toolkit.sync.ledger import Ledger, LedgerEntry
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.content.post import Post
@@ -48,7 +48,7 @@ class Match:
     via: str
     problem: str | None = None  # why the post cannot be matched safely
     line: int = 1  # the post's line the problem is about
-    entry: LockEntry | None = None  # the lock entry that goes with the article, if any
+    entry: LedgerEntry | None = None  # the lock entry that goes with the article, if any
     moved_from: str | None = None  # the gone path whose entry this post takes over
 
 
@@ -57,7 +57,7 @@ class Gone:
     """A lock entry whose file is gone and that no post took over."""
 
     key: str
-    entry: LockEntry
+    entry: LedgerEntry
     article: Article | None  # None: gone from the website too
 
 
@@ -95,7 +95,7 @@ class RemoteState:
 
     def identify(
         self,
-        entry: LockEntry | None,
+        entry: LedgerEntry | None,
         canonical_url: str | None,
         title: str,
         claimed: AbstractSet[int] = frozenset(),
@@ -135,7 +135,7 @@ class RemoteState:
 def match_posts(
     remote: RemoteState,
     posts: Iterable[Post],
-    lock: Lock,
+    lock: Ledger,
     canonical_of: Callable[[Post], str | None],
 ) -> dict[str, Match]:
     """The match of every post (keyed by post path): `bind_posts` with the project's
@@ -146,7 +146,7 @@ def match_posts(
 def bind_posts(
     remote: RemoteState,
     posts: Iterable[Post],
-    lock: Lock,
+    lock: Ledger,
     canonical_of: Callable[[Post], str | None],
     *,
     mapped: Mapping[str, int] | None = None,

@@ -35,7 +35,7 @@ from toolkit.content.rules import canonical_url
 from toolkit.errors import SyncError
 from toolkit.fsutil import atomic_write, describe_os_error
 from toolkit.sync.devtogit import read_map
-from toolkit.sync.lock import Lock, LockEntry
+from toolkit.sync.ledger import Ledger, LedgerEntry
 from toolkit.sync.remote import FRONT_MATTER, RemoteState, bind_posts
 
 PUBLISHED_LINE = re.compile(r"^published[ \t]*:.*?(\r?)$", re.MULTILINE)
@@ -75,7 +75,7 @@ def unpublished_body(body_markdown: str) -> str:
 
 def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> RetireResult:
     key = post_key(config, given)
-    lock = Lock.load(config.lock_path, config.forem.base_url)
+    lock = Ledger.load(config.lock_path, config.forem.base_url)
     path = config.root / key
     gone = not path.exists()
     entry = lock.get(key)
@@ -128,7 +128,7 @@ def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> Re
                 )
         lock.record(
             key,
-            LockEntry(
+            LedgerEntry(
                 article_id=article_id,
                 url=current.url or article.url,
                 sent_digest=sent,
@@ -184,7 +184,7 @@ def _says_published(key: str, path: Path) -> bool:
 
 
 def _bound_article(
-    config: Config, lock: Lock, remote: RemoteState, key: str, path: Path
+    config: Config, lock: Ledger, remote: RemoteState, key: str, path: Path
 ) -> tuple[int, bool]:
     """The article a post without a lock entry is bound to, by the identity rules, and
     whether the post says `published: true`."""
@@ -211,7 +211,7 @@ def _bound_article(
 
 def forget_post(config: Config, given: str | Path) -> RetireResult:
     key = post_key(config, given)
-    lock = Lock.load(config.lock_path, config.forem.base_url)
+    lock = Ledger.load(config.lock_path, config.forem.base_url)
     entry = lock.get(key)
     if entry is None:
         raise SyncError(f"{key}: toolkit.lock has no entry for it")

@@ -21,7 +21,7 @@ from pydantic import Field
 
 from toolkit.config import Config
 from toolkit.content import Post, PostError, Problem, Severity, load_post, payload_for
-from toolkit.sync.lock import Lock, LockEntry
+from toolkit.sync.ledger import Ledger, LedgerEntry
 
 __all__ = [
     "PostCache",
@@ -108,7 +108,7 @@ def _iso(value: Any) -> Any:
 Digest = Callable[[Post], str]
 
 
-def _state(post: Post, entry: LockEntry | None, digest: Digest) -> SyncState:
+def _state(post: Post, entry: LedgerEntry | None, digest: Digest) -> SyncState:
     if post.premium:
         return SyncState.LOCAL
     if entry is None:
@@ -118,7 +118,7 @@ def _state(post: Post, entry: LockEntry | None, digest: Digest) -> SyncState:
     return SyncState.SYNCED if digest(post) == entry.sent_digest else SyncState.MODIFIED
 
 
-def post_summary(post: Post, lock: Lock, digest: Digest) -> PostSummary:
+def post_summary(post: Post, lock: Ledger, digest: Digest) -> PostSummary:
     entry = lock.get(post.key)
     date = post.date
     return PostSummary(
@@ -204,13 +204,13 @@ def sync_states(config: Config, cache: PostCache) -> PostList:
     """Every post of `cache` with its sync state, in path order; files that cannot be
     parsed are problems (`path:line: message`) and the others are listed."""
     posts, problems = cache.load()
-    lock = Lock.load(config.lock_path, config.forem.base_url)
+    lock = Ledger.load(config.lock_path, config.forem.base_url)
     return PostList([post_summary(post, lock, cache.digest) for post in posts], problems)
 
 
 def post_document(config: Config, post: Post) -> PostDocument:
     """One post: its sync state, front matter, body and whole text."""
-    lock = Lock.load(config.lock_path, config.forem.base_url)
+    lock = Ledger.load(config.lock_path, config.forem.base_url)
     return PostDocument(
         post_summary(post, lock, lambda p: payload_for(p, config).digest),
         _iso(post.meta),

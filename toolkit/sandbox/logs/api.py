@@ -38,7 +38,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from toolkit import query_answers
+from toolkit import sql_json
 from toolkit.sandbox.interface import ErrorAnswer
 from toolkit.sandbox.limits import parse_json
 from toolkit.sandbox.logs import records, times
@@ -320,16 +320,16 @@ def execute(
     try:
         frame = context.sql_with_options(sql, options)
     except Exception as exc:  # DataFusion raises its errors as plain exceptions
-        raise ErrorAnswer(400, f"Datafusion Error: {query_answers.engine_message(exc)}") from None
+        raise ErrorAnswer(400, f"Datafusion Error: {sql_json.engine_message(exc)}") from None
     try:
         table = frame.to_arrow_table()
     except Exception as exc:
         raise ErrorAnswer(
             500,
             "Execution Error: Query Execution failed due to error in "
-            f"datafusion: {query_answers.engine_message(exc)}",
+            f"datafusion: {sql_json.engine_message(exc)}",
         ) from None
-    return query_answers.records(table)
+    return sql_json.records(table)
 
 
 @endpoint

@@ -1,4 +1,4 @@
-"""`toolkit.lock`: which remote article each post is, and what was last sent and seen.
+"""The ledger, `toolkit.lock`: which remote article each post is, what was last sent and seen.
 
 JSON with sorted keys, one entry per post path, meant to be committed. Each save is
 atomic. During a publish's writes, `record()` asks a background thread to save
@@ -68,7 +68,7 @@ def server_key(base_url: str) -> str:
 
 
 @dataclass(frozen=True)
-class LockEntry:
+class LedgerEntry:
     article_id: int
     url: str | None
     sent_digest: str  # digest of the payload last sent (or found already in place)
@@ -94,7 +94,7 @@ class LockEntry:
                 raise TypeError("unconfirmed: not a list of digests")
             object.__setattr__(self, "unconfirmed", tuple(self.unconfirmed))
 
-    def sending(self, digest: str, body_digest: str) -> LockEntry:
+    def sending(self, digest: str, body_digest: str) -> LedgerEntry:
         """The entry as an update of these digests is about to be sent: a pending body
         that was never seen landed joins `unconfirmed`."""
         earlier = self.unconfirmed
@@ -120,7 +120,7 @@ class LockEntry:
 class _Saver(threading.Thread):
     """Saves the lock whenever asked, coalescing requests, off the caller's thread."""
 
-    def __init__(self, lock: Lock):
+    def __init__(self, lock: Ledger):
         super().__init__(name="lock-saver", daemon=True)
         self.lock = lock
         self.wanted = threading.Event()
@@ -146,22 +146,22 @@ class _Saver(threading.Thread):
             raise self.error
 
 
-class Lock:
-    def __init__(self, path: Path, entries: dict[str, LockEntry] | None = None, server: str = ""):
+class Ledger:
+    def __init__(self, path: Path, entries: dict[str, LedgerEntry] | None = None, server: str = ""):
         self.path = path
         self.server = server_key(server) if server else ""
         # The sections of other servers, as the file holds them: kept, never read.
         self.others: dict[str, Any] = {}
-        self.entries: dict[str, LockEntry] = dict(entries or {})
+        self.entries: dict[str, LedgerEntry] = dict(entries or {})
         self._mutex = threading.Lock()
         self._saver: _Saver | None = None
         self._by_article = {e.article_id: k for k, e in self.entries.items()}
         # This run's own changes, applied on top of the file as it is when saving.
-        self._set: dict[str, LockEntry] = {}
+        self._set: dict[str, LedgerEntry] = {}
         self._removed: set[str] = set()
 
     @classmethod
-    def load(cls, path: Path, server: str) -> Lock:
+    def load(cls, path: Path, server: str) -> Ledger:
         """The lock's section of `server` (the publishing API's base URL)."""
         lock = cls(path, server=server)
         entries, lock.others = lock._read()
@@ -178,7 +178,7 @@ class Lock:
             )
         return lock
 
-    def _read(self) -> tuple[dict[str, LockEntry] | None, dict[str, Any]]:
+    def _read(self) -> tuple[dict[str, LedgerEntry] | None, dict[str, Any]]:
         """This server's entries in the file (None when the file or the section is not
         there) and the other servers' sections; SyncError when the file is unusable."""
         path = self.path
@@ -216,14 +216,14 @@ class Lock:
         entries = {}
         for key, value in posts.items():
             try:
-                entries[key] = LockEntry(**value)
+                entries[key] = LedgerEntry(**value)
             except TypeError:
                 raise SyncError(
                     f"{name}: {key}: malformed entry; delete it and publish again"
                 ) from None
         return entries, others
 
-    def get(self, key: str) -> LockEntry | None:
+    def get(self, key: str) -> LedgerEntry | None:
         with self._mutex:
             return self.entries.get(key)
 
@@ -232,7 +232,7 @@ class Lock:
         with self._mutex:
             return {e.article_id for k, e in self.entries.items() if k != except_key}
 
-    def record(self, key: str, entry: LockEntry, *, save: bool = True) -> None:
+    def record(self, key: str, entry: LedgerEntry, *, save: bool = True) -> None:
         """Set a post's entry (moving the article away from a path whose file is gone)."""
         with self._mutex:
             other = self._by_article.get(entry.article_id)
@@ -251,7 +251,7 @@ class Lock:
             else:
                 self.save()
 
-    def forget(self, key: str) -> LockEntry | None:
+    def forget(self, key: str) -> LedgerEntry | None:
         """Drop a post's entry and save; the entry dropped (None: there was none)."""
         with self._mutex:
             entry = self.entries.get(key)

@@ -3,7 +3,7 @@ the `toolkit.errors` tree, and its `Retry-After` and JSON body taken out.
 
 A whole answer is read up to `MAX_ANSWER_BYTES` (decoded) and, when it is JSON, nested
 at most `MAX_JSON_DEPTH` deep, before anyone parses it; past either, one `ApiError` line
-names the service and what it sent. An error answer becomes the `HTTPStatusError` of its
+names the service and what it sent. An error answer becomes the `StatusError` of its
 status (`status_error`), in the server's own words where it gave any.
 """
 
@@ -18,11 +18,11 @@ import httpx
 from toolkit.clients.bounds import json_depth_over
 from toolkit.errors import (
     ApiError,
-    HTTPStatusError,
     NotFound,
     PaymentRequired,
     RateLimited,
     ServerError,
+    StatusError,
     Unauthorized,
     Unprocessable,
 )
@@ -69,14 +69,14 @@ def _error_message(response: httpx.Response) -> str:
     return response.reason_phrase
 
 
-def status_error(response: httpx.Response, *, retry_after: float = 0.0) -> HTTPStatusError:
+def status_error(response: httpx.Response, *, retry_after: float = 0.0) -> StatusError:
     """The error of the tree for an error answer (`retry_after`: seconds, for a 429)."""
     request = response.request
     status = response.status_code
     message = f"{request.method} {request.url.path}: {status} {_error_message(response)}"
     if status == 429:
         return RateLimited(message, retry_after=retry_after, request=request, response=response)
-    kind: type[HTTPStatusError] = HTTPStatusError
+    kind: type[StatusError] = StatusError
     if status in (401, 403):
         kind = Unauthorized
     elif status == 402:

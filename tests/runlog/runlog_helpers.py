@@ -11,9 +11,10 @@ import httpx
 
 from toolkit.clients.logs import LogsClient
 from toolkit.config import Secret, load_config
+from toolkit.runlog.backlog import CURSOR_NAME, Cursor
 from toolkit.runlog.events import EventLog
 from toolkit.runlog.run import target_of
-from toolkit.runlog.shipping import CURSOR_NAME, Cursor, Shipper
+from toolkit.runlog.shipping import Shipper
 from toolkit.sandbox.logs.http import PASSWORD, USERNAME
 from toolkit.tls import shared_context
 

@@ -9,8 +9,9 @@ import json
 from runlog_helpers import RUNLOG_CONFIG, assert_shipped_once, events, later, ship_with, shipper
 
 from toolkit.config import load_config
+from toolkit.runlog.backlog import CURSOR_NAME, Cursor, Mark
 from toolkit.runlog.events import EventLog, EventWriter
-from toolkit.runlog.shipping import CURSOR_NAME, SETTLE, Cursor, Mark, Shipper
+from toolkit.runlog.shipping import SETTLE, Shipper
 
 
 def test_each_run_ships_its_events_once(site, env, service, stream):

@@ -143,7 +143,8 @@ class Run:
         """Ship the project's unshipped events; a failure is a warning, never an error."""
         from toolkit.clients import logs_client
         from toolkit.clients.base import RetryPolicy
-        from toolkit.runlog.shipping import CURSOR_NAME, Cursor, Shipper, ShipReport
+        from toolkit.runlog.backlog import CURSOR_NAME, Cursor
+        from toolkit.runlog.shipping import Shipper, ShipReport
 
         try:
             client = logs_client(

@@ -1,5 +1,6 @@
 """dev.to's Liquid tags (`{% youtube dQw4w9WgXcQ %}`): which of them the site renders, and
-what each one's argument must look like.
+what each one's argument must look like (`read_tag`), and where in a body they are read
+(`prose`: code left out).
 
 dev.to (Forem) turns a tag into an embed when it saves an article; the published body keeps
 the tag as written, so the API renders it. The site renders a tag as a static equivalent
@@ -9,12 +10,9 @@ a line (the paragraph is then split around it, as a browser splits dev.to's), ne
 code. Its argument is hostile like the rest of a post: only a well-formed id or an http(s)
 URL of the service the tag names is taken (a URL may hold `%`, `&`, `#` and be quoted);
 any other tag, or argument, is shown as written and `toolkit check` warns about it once
-(`scan`).
+(`liquid_scan.scan`).
 
-`{% katex %}...{% endkatex %}` (display) and `{% katex inline %}...{% endkatex %}` are TeX,
-rendered to MathML when the site is built (`mathml`, with latex2mathml): read from the
-post's source, so Markdown never touches the TeX; a TeX error shows the source in a box,
-and `check` says which.
+`{% katex %}...{% endkatex %}` maths is `liquid_maths`'s.
 
 The tags are those of Forem's editor guide (docs.forem.com, "Liquid tags"), with the
 aliases dev.to accepts (`tweet`, `x`, `spoiler`, `collapsible`, `post`).
@@ -22,7 +20,6 @@ aliases dev.to accepts (`tweet`, `x`, `spoiler`, `collapsible`, `post`).
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,13 +28,6 @@ from urllib.parse import urlsplit
 # A tag as it is written: `{% name argument %}` (the argument may be empty, and may hold a
 # `%` that does not end the tag: `file=src%2Fmain.ts`).
 TAG = re.compile(r"\{%-?[ \t]*([A-Za-z_][\w-]*)(?:[ \t]+((?:[^%\n]|%(?!\}))*?))?[ \t]*-?%\}")
-# `{% katex %}TeX{% endkatex %}` (`{% katex inline %}` for inline), over lines if need be.
-KATEX = re.compile(
-    r"\{%-?[ \t]*katex(?![\w-])((?:[^%\n]|%(?!\}))*?)-?%\}(.*?)\{%-?[ \t]*endkatex[ \t]*-?%\}",
-    re.DOTALL,
-)
-KATEX_NAMES = ("katex", "endkatex")
-MAX_TEX = 20_000  # characters of one formula
 MAX_ARGUMENT = 500  # characters: longer is not an id or a URL anyone writes
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -418,17 +408,6 @@ def read_tag(name: str, argument: str) -> Rendering:
     return render(argument)
 
 
-@dataclass(frozen=True)
-class Maths:
-    """One `{% katex %}` of a body: where it is (`start`, `end`: offsets of the body), its
-    TeX and whether it is inline."""
-
-    start: int
-    end: int
-    tex: str
-    inline: bool
-
-
 def prose(body: str) -> str:
     """`body` with its fenced code blocks and code spans blanked (same length, line breaks
     kept): what is left is where tags are read."""
@@ -439,194 +418,11 @@ def prose(body: str) -> str:
     lines = body.split("\n")
     mask = code_mask(body)
     return "\n".join(
-        " " * len(line) if inside else _code_spans(line)
+        " " * len(line) if inside else code_spans(line)
         for line, inside in zip(lines, mask, strict=True)
     )
 
 
-def find_maths(body: str, text: str | None = None) -> list[Maths]:
-    """The `{% katex %}` tags of `body`, code left out (`text`: `prose(body)`, if known)."""
-    if "katex" not in body:
-        return []
-    text = prose(body) if text is None else text
-    return [
-        Maths(m.start(), m.end(), body[m.start(2) : m.end(2)], "inline" in m.group(1).split())
-        for m in KATEX.finditer(text)
-    ]
-
-
-_UNKNOWN_COMMAND = re.compile(r"<m[io]>(\\[A-Za-z]+)</m[io]>")
-_WORDS = re.compile(r"(?<!^)(?=[A-Z])")
-
-
-def mathml(tex: str, inline: bool) -> str:
-    """The MathML of a formula; `Invalid`, saying what is wrong, for TeX it cannot render."""
-    from latex2mathml.converter import convert
-
-    if len(tex) > MAX_TEX:
-        raise Invalid(f"a formula of more than {MAX_TEX} characters")
-    try:
-        rendered = convert(tex.strip(), display="inline" if inline else "block")
-    except Exception as exc:  # latex2mathml's errors name the problem by their class
-        words = _WORDS.sub(" ", type(exc).__name__.removesuffix("Error")).lower()
-        raise Invalid(f"TeX error: {words or 'unreadable'}") from None
-    unknown = _UNKNOWN_COMMAND.search(rendered)
-    if unknown is not None:
-        raise Invalid(f"TeX error: unknown command {unknown.group(1)}")
-    return rendered
-
-
-@dataclass(frozen=True)
-class Finding:
-    line: int  # 1-based, in the text scanned
-    message: str
-
-
-def _code_spans(line: str) -> str:
+def code_spans(line: str) -> str:
     """`line` with its code spans blanked (their tags are shown as written, on dev.to too)."""
     return re.sub(r"(`+)(?:(?!\1).)+?\1", lambda m: " " * len(m.group()), line)
-
-
-_QUOTES = re.compile(r"[ ]{0,3}>[ ]?")
-_HEADING_OR_ROW = re.compile(r"#{1,6}(?:[ \t]|$)|\|")
-_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
-# What Markdown makes markup of: a tag's argument holding it is not read as written.
-_MARKUP = re.compile(r"[<`*\[\\]")
-
-
-def _where(line: str) -> tuple[int, int, int, str]:
-    """A line's quote depth, its indent (after the quote markers), the column its text
-    starts at (after the list markers too) and that text."""
-    depth = 0
-    while (quote := _QUOTES.match(line)) is not None:
-        depth += 1
-        line = line[quote.end() :]
-    text = line.lstrip(" ")
-    column = indent = len(line) - len(text)
-    while (item := _ITEM.match(text)) is not None and item.end() > 0:
-        column += item.end()
-        text = text[item.end() :]
-    return depth, indent, column, text
-
-
-def scan(body: str) -> list[Finding]:
-    """The tags of a post's body that the site shows as written instead of rendering them,
-    each said once: an unknown tag, a bad argument, TeX it cannot render, a `{% katex %}`
-    without its `{% endkatex %}`, a `{% details %}` that shares its line with other text or
-    lacks its `{% enddetails %}` in the same block (or the other way round). Fenced code
-    and code spans are left out; their tags are text."""
-    if "{%" not in body:
-        return []
-    from toolkit.content.images import code_mask
-
-    lines = body.split("\n")
-    mask = code_mask(body)
-    found: list[Finding] = []
-    opened: list[tuple[int, int, int]] = []  # (line, quote depth, column) of open details
-    maths = find_maths(body)
-    starts = [0]  # the offset of each line
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
-
-    def line_of(offset: int) -> int:
-        return bisect.bisect_right(starts, offset)
-
-    for formula in maths:
-        try:
-            mathml(formula.tex, formula.inline)
-        except Invalid as exc:
-            found.append(
-                Finding(
-                    line_of(formula.start),
-                    f"Liquid tag {{% katex %}}: {exc}; the site shows its source",
-                )
-            )
-
-    def in_maths(offset: int) -> bool:
-        return any(formula.start <= offset < formula.end for formula in maths)
-
-    def unclosed(line_number: int) -> None:
-        found.append(
-            Finding(
-                line_number,
-                "Liquid tag {% details %}: not closed by "
-                "{% enddetails %} in the same block; the site shows it as "
-                "written",
-            )
-        )
-
-    for index, line in enumerate(lines):
-        if (index < len(mask) and mask[index]) or not line.strip():
-            continue
-        depth, indent, column, text = _where(line)
-        while opened and (
-            depth < opened[-1][1] or (depth == opened[-1][1] and indent < opened[-1][2])
-        ):
-            unclosed(opened.pop()[0])  # its block ended
-        if "{%" not in line:
-            continue
-        text = _code_spans(text).strip()
-        for match in TAG.finditer(_code_spans(line)):
-            if in_maths(starts[index] + match.start()):
-                continue
-            name, argument = match.group(1), match.group(2) or ""
-            shown = f"{{% {name} %}}"
-            if name in KATEX_NAMES:
-                other = "{% endkatex %}" if name == "katex" else "{% katex %}"
-                what = "not closed by" if name == "katex" else "closes no"
-                found.append(
-                    Finding(
-                        index + 1,
-                        f"Liquid tag {shown}: {what} {other}; the site shows it as written",
-                    )
-                )
-                continue
-            try:
-                rendering = read_tag(name, argument)
-                if _MARKUP.search(argument):
-                    raise Invalid("an argument Markdown reads as markup")
-            except Invalid as exc:
-                found.append(
-                    Finding(
-                        index + 1,
-                        f"Liquid tag {shown}: {exc}; the site shows "
-                        "it as written (dev.to renders it)",
-                    )
-                )
-                continue
-            if _HEADING_OR_ROW.match(text):
-                found.append(
-                    Finding(
-                        index + 1,
-                        f"Liquid tag {shown}: in a heading or a table row; the site renders "
-                        "a tag only in a paragraph",
-                    )
-                )
-                continue
-            if isinstance(rendering, (Opening, Closing)) and text != match.group():
-                found.append(
-                    Finding(
-                        index + 1,
-                        f"Liquid tag {shown}: shares its line with "
-                        "other text; the site renders it only on a line of "
-                        "its own",
-                    )
-                )
-                continue
-            if isinstance(rendering, Opening):
-                opened.append((index + 1, depth, column))
-            elif isinstance(rendering, Closing):
-                if opened and opened[-1][1:] == (depth, column):
-                    opened.pop()
-                else:
-                    found.append(
-                        Finding(
-                            index + 1,
-                            f"Liquid tag {shown}: closes no "
-                            "{% details %} of the same block; the site shows "
-                            "it as written",
-                        )
-                    )
-    for line_number, _, _ in opened:
-        unclosed(line_number)
-    return sorted(found, key=lambda f: f.line)

@@ -9,7 +9,7 @@ its date, and a body over 800 KB is not rendered (a bound on what one build comp
 Local rules: relative images exist on disk (and, in a post `publish` would send,
 something hosts them: `hosting.image_host`), slugs are unique,
 toolkit's own keys have the right types. Unknown keys are warnings, and so are dev.to's
-Liquid tags the site cannot render (`liquid.scan`) and a title another post has too
+Liquid tags the site cannot render (`liquid_scan.scan`) and a title another post has too
 (Forem keeps one user from having two articles of the same title *and* body only; the
 sync tells such posts apart by toolkit.lock, `id:` or canonical_url, never by title).
 """
@@ -169,10 +169,10 @@ def validate_post(
             )
         )
 
-    if "{%" in post.body:  # Liquid tags (none: `liquid.scan` finds nothing)
-        from toolkit.content import liquid
+    if "{%" in post.body:  # Liquid tags (none: `liquid_scan.scan` finds nothing)
+        from toolkit.content import liquid_scan
 
-        for finding in liquid.scan(post.body):
+        for finding in liquid_scan.scan(post.body):
             problems.append(
                 Problem(
                     post.key, post.body_line + finding.line - 1, finding.message, Severity.WARNING

@@ -33,13 +33,11 @@ from toolkit.content.liquid import (
     Closing,
     Frame,
     Invalid,
-    Maths,
     Opening,
     Rendering,
-    find_maths,
-    mathml,
     read_tag,
 )
+from toolkit.content.liquid_maths import Maths, find_maths, mathml
 from toolkit.site.markdown_fast import escape_html
 
 _PARAGRAPH = re.compile(r"<p>(.*?)</p>\n", re.DOTALL)

@@ -20,6 +20,7 @@ import re
 from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from toolkit.site.anchors import is_theme_id, slugify, unique_slug
 from toolkit.site.markdown_fast_refusals import Unsupported, refuse_source
 from toolkit.site.markdown_fast_writer import (
     ANCHOR_LEVELS,
@@ -30,9 +31,6 @@ from toolkit.site.markdown_fast_writer import (
     Rendered,
     Writer,
     escape_html,
-    is_theme_id,
-    slugify,
-    unique_slug,
 )
 
 if TYPE_CHECKING:  # pragma: no cover

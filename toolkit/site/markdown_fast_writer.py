@@ -9,6 +9,7 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from toolkit.site.anchors import slugify, unique_slug
 from toolkit.site.markdown_fast_refusals import FOOTNOTE_DEF, Unsupported, web_url
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,14 +55,6 @@ _BLOCK_ENDS = (("<!--", "-->"), ("<?", "?>"), ("<![CDATA[", "]]>"), ("<!", ">"))
 # `*` or `_` that may open or close emphasis: not `_` inside a word, not `*` between spaces.
 _DELIMITER = re.compile(r"(?<![^\W_])_|_(?![^\W_])|(?<!\s)\*|\*(?!\s)")
 _SPACE = re.compile(r"\s+")
-# dev.to's heading slug (Forem's Markdown renderer): Ruby's `\s` and `[[:punct:]]`, the
-# latter all of ASCII's punctuation and symbols and Unicode's punctuation (category P).
-_RUBY_SPACE = re.compile(r"[ \t\n\v\f\r]+")
-_RUBY_STRIP = " \t\n\v\f\r\0"
-_ASCII_PUNCT = {ord(c): None for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"}
-# The ids of the theme's pages: a heading never takes one (it is numbered instead).
-THEME_IDS = frozenset({"content", "comments", "search-query", "search-results", "search-status"})
-_THEME_ID = re.compile(r"comment-[0-9]+")
 # A fence's info string that needs no unescaping and splits on plain spaces and tabs: the
 # only kind written here (markdown-it-py unescapes and trims with the CommonMark sets).
 _PLAIN_INFO = re.compile(r"[\x21-\x7e \t]*")
@@ -92,58 +85,6 @@ def escape_html(raw: str) -> str:
     return (
         raw.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
     )
-
-
-def _without_emoji(text: str) -> str:
-    """`text` without its emoji (Unicode's recommended sequences, as Forem's `RGIEmoji`):
-    a character that is one only when followed by U+FE0F stays without it."""
-    import emoji
-
-    qualified: object = emoji.STATUS["fully_qualified"]
-
-    def kept(chars: str, data: Mapping[str, object]) -> str:
-        return "" if data.get("status") == qualified else chars
-
-    return emoji.replace_emoji(text, replace=kept)
-
-
-def slugify(title: str) -> str:
-    """A heading's anchor as dev.to makes it: lower case, emoji left out, the ends'
-    whitespace trimmed, punctuation removed, each run of whitespace one `-` (`A - Reflector`
-    is `a-reflector`). A title with nothing left is `section`."""
-    text = title.lower()
-    if text.isascii():
-        text = text.strip(_RUBY_STRIP).translate(_ASCII_PUNCT)
-    else:
-        import unicodedata
-
-        text = _without_emoji(text).strip(_RUBY_STRIP)
-        text = "".join(
-            char
-            for char in text
-            if not (
-                ord(char) in _ASCII_PUNCT
-                or (ord(char) > 127 and unicodedata.category(char)[0] == "P")
-            )
-        )
-    return _RUBY_SPACE.sub("-", text) or "section"
-
-
-def is_theme_id(name: str) -> bool:
-    """Whether `name` is an id the theme's pages use themselves."""
-    return name in THEME_IDS or _THEME_ID.fullmatch(name) is not None
-
-
-def unique_slug(slug: str, slugs: set[str]) -> str:
-    """`slug`, or the first of `slug-1`, `slug-2`... not taken on the page yet (nor an id of
-    the theme's): dev.to gives two headings of the same text the same anchor, which leads
-    to the first, as the unnumbered one does here."""
-    unique, i = slug, 1
-    while unique in slugs or is_theme_id(unique):
-        unique = f"{slug}-{i}"
-        i += 1
-    slugs.add(unique)
-    return unique
 
 
 class Writer:

@@ -93,15 +93,20 @@ class ForemRecord(BaseModel):
         return data
 
 
+# The seed's neutral names, read under dev.to's names too (the seed's wins when both come).
+MicroblogName = Annotated[
+    OptionalText, Field(validation_alias=AliasChoices("microblog_username", "twitter_username"))
+]
+CodehostName = Annotated[
+    OptionalText, Field(validation_alias=AliasChoices("codehost_username", "github_username"))
+]
+
+
 class UserRef(ForemRecord):
     name: Text = ""
     username: Text = ""
-    microblog_username: OptionalText = Field(
-        None, validation_alias=AliasChoices("microblog_username", "twitter_username")
-    )
-    codehost_username: OptionalText = Field(
-        None, validation_alias=AliasChoices("codehost_username", "github_username")
-    )
+    microblog_username: MicroblogName = None
+    codehost_username: CodehostName = None
     website_url: OptionalText = None
     user_id: Annotated[int | None, BeforeValidator(_int_or_none)] = None
 
@@ -175,12 +180,8 @@ class User(ForemRecord):
     location: OptionalText = None
     website_url: OptionalText = None
     joined_at: OptionalText = None
-    microblog_username: OptionalText = Field(
-        None, validation_alias=AliasChoices("microblog_username", "twitter_username")
-    )
-    codehost_username: OptionalText = Field(
-        None, validation_alias=AliasChoices("codehost_username", "github_username")
-    )
+    microblog_username: MicroblogName = None
+    codehost_username: CodehostName = None
     raw: Raw
 
 
@@ -189,12 +190,8 @@ class Organization(ForemRecord):
     name: Text = ""
     summary: OptionalText = None
     joined_at: OptionalText = None
-    microblog_username: OptionalText = Field(
-        None, validation_alias=AliasChoices("microblog_username", "twitter_username")
-    )
-    codehost_username: OptionalText = Field(
-        None, validation_alias=AliasChoices("codehost_username", "github_username")
-    )
+    microblog_username: MicroblogName = None
+    codehost_username: CodehostName = None
     raw: Raw
 
 

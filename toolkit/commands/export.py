@@ -27,10 +27,7 @@ def export(
     progress: ExportProgress | None = None,
     transport: httpx.BaseTransport | None = None,
 ) -> ExportResult:
-    """Bundle `source` ("site": the built site; "content": the posts and their files;
-    default `[archive] source`) into a `fmt` archive (default `[archive] format`) at
-    `output` (default `[archive] output`, else `<source>.<format>` beside toolkit.toml;
-    a relative `output` is relative to the current folder)."""
+    """`toolkit.export.job.export_archive` (its arguments as there), as one recorded run."""
     with recorded(config, "export") as run:
         result = export_archive(
             config,

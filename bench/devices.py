@@ -18,6 +18,9 @@ both alike; each figure is a median. A cache is taken out by removing its file o
 before each run (the run then writes it again, as a build without the cache would not: a
 few milliseconds counted against leaving the cache out).
 
+Before the figures, the import budget: the modules a quick row must not load (what keeps
+it quick), and whether it loads any of them (`BUDGET`).
+
 `python -m bench devices`, or `python -m bench.devices [--runs N] [DEVICE ...]`.
 """
 
@@ -41,6 +44,36 @@ WORK = ROOT / "bench" / "_work" / "devices"
 KEEP = 0.05  # a device stays when leaving it out costs at least this much on one row
 ROWS = ("cold build", "one-post rebuild", "no-change build", "check one post")
 OPTIONAL = {"datafusion", "pyarrow", "py7zr"}  # the extras: imported on use, whatever this says
+RENDERING = ("markdown_it", "markdown_it_pyrs", "jinja2", "pygments", "nh3", "pagefind_bin")
+# Row -> (what runs it, the modules it must not load: a name covers its submodules).
+BUDGET: dict[str, tuple[str, tuple[str, ...]]] = {
+    "toolkit --help": ("--help", ("rich", "toolkit.commands", *RENDERING)),
+    "no-change build": (
+        "build",
+        (
+            "markdown_it",
+            "markdown_it_pyrs",
+            "jinja2",
+            "pygments.lexers",
+            "pygments.formatters",
+            "nh3",
+            "pagefind_bin",
+            "frontmatter",
+            "yaml",
+            "multiprocessing",
+            "subprocess",
+            "shutil",
+            "tempfile",
+            "secrets",
+            "rich",
+        ),
+    ),  # fmt: skip
+    "one-post rebuild, no Liquid tag": (
+        "build",
+        ("toolkit.content.liquid", "toolkit.site.liquid_render", "toolkit.content.liquid_maths"),
+    ),
+    "check one post (piped)": ("check", ("rich", *RENDERING, "toolkit.site")),
+}
 
 
 @cache
@@ -257,11 +290,11 @@ def devices(imports: dict[str, Path]) -> list[Device]:
             rows=ROWS[1:3],
         ),
         Device(
-            "highlight cache", "Pygments' output by code block", remove=(".toolkit/build/highlight",)
+            "highlight cache",
+            "Pygments' output by code block",
+            remove=(".toolkit/build/highlight",),
         ),
-        Device(
-            "template cache", "Jinja's compiled templates", remove=(".toolkit/build/jinja",)
-        ),
+        Device("template cache", "Jinja's compiled templates", remove=(".toolkit/build/jinja",)),
         Device(
             "known-posts cache",
             "title, slug and canonical URL of every post by its stat",
@@ -285,8 +318,11 @@ def devices(imports: dict[str, Path]) -> list[Device]:
     ]
     for kind, listing in imports.items():
         found.append(
-            Device(f"imports ({kind})", f"function-level imports of {kind} modules",
-                   f"imports={listing}")
+            Device(
+                f"imports ({kind})",
+                f"function-level imports of {kind} modules",
+                f"imports={listing}",
+            )
         )
     return found
 
@@ -300,7 +336,10 @@ def probe(proj: Project) -> dict[str, Path]:
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         subprocess.run(
             [sys.executable, "-m", "bench.without", f"probe={out}", "--", *args],
-            cwd=proj.folder, env=env, capture_output=True, check=True,
+            cwd=proj.folder,
+            env=env,
+            capture_output=True,
+            check=True,
         )
         for line in out.read_text(encoding="utf-8").splitlines():
             target, kind = line.split()
@@ -314,6 +353,32 @@ def probe(proj: Project) -> dict[str, Path]:
     return files
 
 
+def over_budget(proj: Project) -> dict[str, list[str]]:
+    """Row of BUDGET -> the modules it loads that it should not."""
+    found = {}
+    for row, (command, banned) in BUDGET.items():
+        args = [command]
+        if command == "check":
+            args.append(str(proj.post.relative_to(proj.folder)))
+        if row.startswith("one-post"):
+            proj.edit()
+        out = WORK / "modules.txt"
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env.pop("GITHUB_ACTIONS", None)
+        subprocess.run(
+            [sys.executable, "-m", "bench.without", f"modules={out}", "--", *args],
+            cwd=proj.folder,
+            env=env,
+            capture_output=True,
+            check=False,
+        )
+        loaded = out.read_text(encoding="utf-8").split()
+        found[row] = [
+            name for name in loaded if any(name == b or name.startswith(b + ".") for b in banned)
+        ]
+    return found
+
+
 def main(argv: list[str] | None = None) -> None:
     import argparse
 
@@ -324,9 +389,13 @@ def main(argv: list[str] | None = None) -> None:
     dated = project("dated")
     undated: Project | None = None
     print("function-level imports in toolkit/:", counts(), flush=True)
-    chosen = [
-        d for d in devices(probe(dated)) if not args.names or d.name in args.names
-    ]
+    proj = dated
+    proj.clean()
+    proj.run("none", ["build"])
+    print("import budget (modules a row must not load):")
+    for row, extra in over_budget(dated).items():
+        print(f"  {row:32} {'within' if not extra else 'OVER: ' + ', '.join(extra)}")
+    chosen = [d for d in devices(probe(dated)) if not args.names or d.name in args.names]
     results: list[tuple[Device, Figures]] = []
     for device in chosen:
         proj = dated

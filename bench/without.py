@@ -13,7 +13,8 @@ DEVICE is one of:
   they would be if the imports now inside functions were at the top of their modules;
 - `probe=FILE`: run the command, then import, until nothing new loads, the targets of the
   function-level imports (`bench.devices.function_level_imports`) of every toolkit module
-  loaded; write those targets to FILE, one per line, with their kind.
+  loaded; write those targets to FILE, one per line, with their kind;
+- `modules=FILE`: run the command, then write the names of the modules it loaded to FILE.
 """
 
 from __future__ import annotations
@@ -87,6 +88,11 @@ def main() -> None:
                     with contextlib.suppress(ImportError):
                         importlib.import_module(line.split()[0])
         _run(args)
+    elif device.startswith("modules="):
+        with contextlib.suppress(SystemExit):
+            _run(args)
+        with open(device.partition("=")[2], "w", encoding="utf-8") as handle:
+            handle.writelines(f"{name}\n" for name in sorted(sys.modules))
     elif device.startswith("probe="):
         _probe(args, device.partition("=")[2])
     else:

@@ -20,7 +20,7 @@ QUICK_COMMAND_THRESHOLDS = (100_000, 50, 100)
 def run() -> None:
     install_early()
     gc.set_threshold(*QUICK_COMMAND_THRESHOLDS)
-    from toolkit.cli import main
+    from toolkit.cli import main  # here: after install_early(), so Ctrl-C while it loads is seen
 
     try:
         main()

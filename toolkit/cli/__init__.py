@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import gc
 import importlib
+import json
 
 import click
 
 from toolkit import __version__, signals
 from toolkit.cli.context import JSON_MODE, CliContext, setup_logging
 from toolkit.errors import ToolkitError
+from toolkit.fsutil import describe_os_error
 
 # name -> ("module:function", its summary); the order is the order of `toolkit --help`.
 # The summary is the first sentence of the command's help, listed here so that `toolkit
@@ -167,8 +169,6 @@ class LazyGroup(click.Group):
             for line in exc.lines:
                 click.echo(f"Error: {line}", err=True)
             if ctx.meta.get(JSON_MODE):  # `--json`: a JSON document on failure too
-                import json
-
                 click.echo(
                     json.dumps(
                         {
@@ -183,8 +183,6 @@ class LazyGroup(click.Group):
         except BrokenPipeError:
             raise  # the reader of the output went away: nothing to say to it
         except OSError as exc:  # permission denied, disk full, read-only, ...: one line
-            from toolkit.fsutil import describe_os_error
-
             click.echo(f"Error: {describe_os_error(exc)}", err=True)
             ctx.exit(1)
 

@@ -9,6 +9,7 @@ import click
 
 from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import github_annotation, in_github_actions, is_terminal, print_line, stderr
+from toolkit.content.problems import group_warnings
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.commands.build import BuildProgress
@@ -111,8 +112,6 @@ def build(
 
         print_json(to_json(BuildJson.of(report, cli.config.relative(report.output_dir))))
     # Every error; each kind of warning once (`-v`: every warning, as `check` says them).
-    from toolkit.content.problems import group_warnings
-
     shown = report.problems if cli.verbose or as_json else report.errors
     for problem in shown:
         if not as_json:

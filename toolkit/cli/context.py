@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -9,7 +10,9 @@ from typing import Any, TypeVar
 
 import click
 
+from toolkit.cli.output import stderr
 from toolkit.config import Config, load_config
+from toolkit.redact import redact_url
 
 
 @dataclass
@@ -70,8 +73,6 @@ class _LazyRichHandler(logging.Handler):
         if self._rich is None:
             from rich.logging import RichHandler
 
-            from toolkit.cli.output import stderr
-
             self._rich = RichHandler(console=stderr, show_time=False, show_path=False)
         self._rich.emit(record)
 
@@ -80,8 +81,6 @@ def _redact_urls(record: logging.LogRecord) -> bool:
     """Take credentials out of URLs in a log line (httpx logs every request's URL)."""
     message = record.getMessage()
     if "@" in message:
-        from toolkit.redact import redact_url
-
         record.msg, record.args = redact_url(message), None
     return True
 
@@ -141,8 +140,6 @@ def json_option(command: F) -> F:
 
 def print_json(document: object) -> None:
     """One JSON document on stdout (a result's `to_json()`)."""
-    import json
-
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 

@@ -8,6 +8,7 @@ import click
 
 from toolkit.cli.context import common_options
 from toolkit.commands.sandbox import DEFAULT_DB, RunningSandbox
+from toolkit.signals import stop_signals
 
 
 @click.command()
@@ -79,7 +80,6 @@ def sandbox(
       toolkit sandbox --rate-window 1        # rate limits per second, for quick tests
     """
     from toolkit.commands.sandbox import sandbox as start_sandbox
-    from toolkit.signals import stop_signals
 
     if memory and db_path is not None:
         raise click.UsageError("--db and --memory exclude each other")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.signals import stop_signals
 
 
 @click.command()
@@ -48,7 +49,6 @@ def serve(cli: CliContext, host: str, port: int, folder: str | None) -> None:
       toolkit serve --host 0.0.0.0                # reachable from the local network
     """
     from toolkit.commands.serve import serve as serve_site
-    from toolkit.signals import stop_signals
 
     config = cli.config
     with stop_signals() as stop:

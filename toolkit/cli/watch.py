@@ -7,6 +7,7 @@ from rich.markup import escape
 
 from toolkit.cli.context import CliContext, common_options, lock_timeout_option, pass_cli
 from toolkit.cli.output import stderr
+from toolkit.signals import stop_signals
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.site import BuildReport
@@ -129,7 +130,6 @@ def watch(
       toolkit watch --premium
     """
     from toolkit.commands.watch import watch as watch_session
-    from toolkit.signals import stop_signals
 
     config = cli.config
     reporter = ConsoleWatchReporter(cli.quiet, cli.verbose)

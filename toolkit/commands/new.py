@@ -8,7 +8,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.config import Config
+from toolkit.content.discover import find_posts
+from toolkit.content.problems import PostError
 from toolkit.errors import ContentError, UnsafeNameError
+from toolkit.fsutil import safe_name
+from toolkit.localfiles import config_folders
 
 BODY = "Write your post here, in Markdown.\n"
 MAX_TRIES = 100  # `-2`, `-3`... after a name that is taken
@@ -37,13 +41,9 @@ def new_post(
     that `toolkit check` accepts. Raises `ContentError` when the title or the tags break a
     rule of the API, or another post has the title already (titles are unique per
     account)."""
-    from toolkit.content.discover import find_posts
     from toolkit.content.post import parse_post, slugify, split_tags
-    from toolkit.content.problems import PostError
     from toolkit.content.rules import validate_post
     from toolkit.content.unique_index import known_posts
-    from toolkit.fsutil import safe_name
-    from toolkit.localfiles import config_folders
 
     title = " ".join(title.split())  # one line
     if not title:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from toolkit.config import Config
 from toolkit.content import Post, PostError, load_post
-from toolkit.content.discover import is_post_path
+from toolkit.content.discover import find_posts, is_post_path
 from toolkit.errors import ContentError
 from toolkit.mirror.threads import MirroredComment, PostComments, comments_of
 from toolkit.redact import quoted
@@ -80,8 +80,6 @@ def content_paths(config: Config, paths: Iterable[str | Path]) -> list[Path]:
     content folder, symlinks resolved: a symlink leading out of it is left out, as
     `read_post` refuses it. `ContentError` for a given path outside the content folder,
     and when no post is left (an empty list would mean every post to a command)."""
-    from toolkit.content.discover import find_posts
-
     checked = [_inside_content(config, given) for given in paths]
     found = find_posts(config.site.content_dir, checked, content_only(config), [])
     if not found:

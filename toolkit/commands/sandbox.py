@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from toolkit.fsutil import atomic_write, describe_os_error
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.sandbox.server import SandboxServer
@@ -86,8 +90,6 @@ ENV_FILE_HEADER = "# Written by toolkit sandbox: what points a project at it."
 
 def shell_lines(environment: list[tuple[str, dict[str, str]]]) -> list[str]:
     """One `export NAME=value ...` line per interface, for a POSIX shell."""
-    import shlex
-
     return [
         "export " + " ".join(f"{name}={shlex.quote(value)}" for name, value in values.items())
         for _, values in environment
@@ -98,8 +100,6 @@ def env_file_text(environment: list[tuple[str, dict[str, str]]]) -> str:
     """The `--env-file` text: one `export NAME=value` per line, under a comment naming
     the interface; a POSIX shell sources it, python-dotenv (toolkit's `.env`) and make
     read it."""
-    import shlex
-
     lines = [ENV_FILE_HEADER]
     for label, values in environment:
         lines.append(f"# {label}")
@@ -110,9 +110,6 @@ def env_file_text(environment: list[tuple[str, dict[str, str]]]) -> str:
 def write_env_file(path: Path, environment: list[tuple[str, dict[str, str]]]) -> None:
     """Write `env_file_text` to `path` (mode 600: it holds keys), never over a file that
     the sandbox did not write (a writer's own `.env`). Raises `SandboxError`."""
-    import os
-
-    from toolkit.fsutil import atomic_write, describe_os_error
     from toolkit.sandbox.server import SandboxError
 
     try:

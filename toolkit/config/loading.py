@@ -9,6 +9,7 @@ with one `ConfigError`.
 
 from __future__ import annotations
 
+import io
 import os
 import tomllib
 from collections.abc import Mapping
@@ -29,8 +30,6 @@ def read_dotenv(path: Path) -> dict[str, str]:
     """
     if not path.is_file():
         return {}
-    import io
-
     from dotenv import dotenv_values
 
     raw = path.read_bytes()

@@ -4,6 +4,8 @@ reference `toolkit config --all` prints (`commented_toml`), and `.env.example`."
 
 from __future__ import annotations
 
+import json
+import textwrap
 from dataclasses import fields
 from typing import Any
 
@@ -16,8 +18,6 @@ def toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str | list):
-        import json
-
         return json.dumps(value, ensure_ascii=False)
     return str(value)
 
@@ -38,7 +38,6 @@ def commented_toml() -> str:
     """A `toolkit.toml` with every key commented out at its default, each with a line on
     what it does: what `toolkit init` writes. Made from the declarations, so it never
     drifts from them; loading it gives the defaults."""
-    import textwrap
 
     def comment(text: str) -> list[str]:
         return textwrap.wrap(text, width=88, initial_indent="# ", subsequent_indent="# ")
@@ -93,8 +92,6 @@ content_dir = {toml_value(content_dir)}
 def dotenv_example(sections: tuple[str, ...] = ("forem",)) -> str:
     """`.env.example`: the secrets of the sections in use (`sections`; a new project
     publishes only), by name; what `toolkit init` writes."""
-    import textwrap
-
     lines = [
         "# The secrets toolkit reads from the environment, or from a file named .env beside",
         "# toolkit.toml (the environment wins). Copy this file to .env, fill it in, and keep",

@@ -1,8 +1,9 @@
 """The content model: finding posts, parsing them, checking them, and their API payload.
 
-Importing the package loads only `problems`: a site build with nothing to do uses
-`ProblemList` and must not pay for YAML. The parts that read posts are imported on first
-use (`Post`, `Payload` and `load_post` through the module's `__getattr__`).
+Importing the package loads `problems` and `discover`, not YAML: a site build with
+nothing to do uses `ProblemList` and must not pay for YAML. The parts that read posts are
+imported on first use (`Post`, `Payload` and `load_post` through the module's
+`__getattr__`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from toolkit.content.discover import excluded_by, find_posts
 from toolkit.content.problems import PostError, Problem, ProblemList, Severity
+from toolkit.localfiles import config_folders
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable
@@ -65,9 +68,7 @@ def load_posts(
     """Parse the posts; a post that cannot be parsed becomes a problem, the rest go on.
     Files skipped unread (a symlink leading outside the project, a FIFO) are warnings; a
     Markdown file without a front matter is not a post, said once as a note."""
-    from toolkit.content.discover import excluded_by, find_posts
     from toolkit.content.post import load_post
-    from toolkit.localfiles import config_folders
 
     posts: list[Post] = []
     problems: list[Problem] = []
@@ -98,11 +99,9 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
     those rules always look at every post even when only some were named (the others
     through `unique_index`, which parses a post again only when its file changed).
     """
-    from toolkit.content.discover import excluded_by, find_posts
     from toolkit.content.hosting import canonical_home, image_host
     from toolkit.content.rules import validate_posts
     from toolkit.content.unique_index import KnownPost, known_posts
-    from toolkit.localfiles import config_folders
 
     paths = list(paths)
     posts, problems = load_posts(config, paths)

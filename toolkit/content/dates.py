@@ -24,10 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from toolkit.content.problems import Problem, Severity
+from toolkit.fsutil import quick_write
+
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.config import Config
     from toolkit.content.post import Post
-    from toolkit.content.problems import Problem
 
 GIT_TIMEOUT = 30.0  # seconds for one `git log` of the content folder
 _MAX_LOCK = 64 * 1024 * 1024  # bytes: a lock larger than this is not read for dates
@@ -185,8 +187,6 @@ def git_dates(root: Path, folder: Path, cache: Path | None = None) -> dict[str, 
             if name:
                 dates[name] = when
     if cache is not None:
-        from toolkit.fsutil import quick_write
-
         with contextlib.suppress(OSError):
             data = {"head": head, "folder": str(folder), "dates": dates}
             quick_write(cache, json.dumps(data, sort_keys=True).encode("utf-8"))
@@ -219,8 +219,6 @@ def fallback_dates(
 def series_notes(posts: Iterable[Post], config: Config) -> list[Problem]:
     """One warning per series whose parts (some of them) have no date at all: the site
     lists those parts by their files' names."""
-    from toolkit.content.problems import Problem, Severity
-
     series: dict[str, list[Post]] = {}
     for post in posts:
         if post.series and post.series.strip():

@@ -18,6 +18,7 @@ YAML accepts but Python cannot hold (`date: 2024-02-30`), is a `PostError` with 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import re
 import unicodedata
@@ -452,8 +453,6 @@ def colon_hint(front_matter: str, index: int) -> str:
     value = value.strip()
     if not name.strip() or ": " not in value or value[0] in "\"'[{":
         return ""
-    import json
-
     quoted = json.dumps(value, ensure_ascii=False)  # a valid YAML double-quoted string
     return f"; a value with ': ' in it must be quoted: {name.strip()}: {quoted}"
 

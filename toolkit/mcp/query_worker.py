@@ -14,11 +14,12 @@ import os
 import sys
 from typing import Any
 
+from toolkit.config import load_config
+from toolkit.errors import ToolkitError
+
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
     from toolkit.commands.logs import query
-    from toolkit.config import load_config
-    from toolkit.errors import ToolkitError
 
     try:
         config = load_config(request["config"], env=os.environ)

@@ -30,12 +30,12 @@ from typing import TYPE_CHECKING
 from toolkit.config import Config
 from toolkit.errors import AuthorizationError, ConfigError, ServeError
 from toolkit.mcp import scopes as scope_names
+from toolkit.runlog.run import Run
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.mcp.events import McpListener
     from toolkit.mcp.server import ToolkitMCP
     from toolkit.mcp.store import AuthStore, ClientRecord
-    from toolkit.runlog.run import Run
     from toolkit.serving import BackgroundServer
 
 __all__ = [
@@ -65,7 +65,6 @@ def _listener(config: Config, listener: McpListener | None) -> tuple[McpListener
     if listener is not None:
         return listener, None
     from toolkit.mcp.events import RunLogListener
-    from toolkit.runlog.run import Run
 
     run = Run(config, "mcp").start()
     return RunLogListener(run), run

@@ -9,6 +9,7 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from pydantic import Field
 
@@ -97,8 +98,6 @@ def comments_of(config: Config, post: Post, *, since: dt.datetime | None = None)
     """The mirrored comments of one post, oldest thread first, replies after their parent;
     with `since`, only the comments written at or after it. Comment HTML comes from the
     publishing API and is cleaned as the site cleans it."""
-    from urllib.parse import urlsplit
-
     from toolkit.site.mirror_files import MirrorError, check_comments, http_url, read_json
 
     found = _comments_file(config, post)

@@ -23,6 +23,7 @@ name in the SQL is folded to lower case first, so a mixed-case stream is written
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -50,8 +51,6 @@ NEEDS_EXTRA = (
 def require_engine() -> None:
     """Raise `RunLogError` naming the `sql` extra when DataFusion or pyarrow cannot be
     imported."""
-    import importlib
-
     for name in ENGINE:
         try:
             importlib.import_module(name)

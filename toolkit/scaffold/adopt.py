@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import os
 import re
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from toolkit.config.sections import DEFAULT_CONFIG_NAME
 from toolkit.content.discover import walk_posts
+from toolkit.errors import SyncError
 from toolkit.scaffold.files import DEV_TO_GIT, SAFE_NAME
 
 # Folders writers' tools keep posts in, looked at first (dev-to-git: blog-posts/,
@@ -80,7 +82,6 @@ def _dev_to_git_folder(folder: Path) -> tuple[str, int] | None:
     """The folder holding the files `dev-to-git.json` names (their nearest common
     parent, inside the project), and how many entries name a file. A map toolkit cannot
     read adopts nothing here (`toolkit check` and `plan` say what is wrong with it)."""
-    from toolkit.errors import SyncError
     from toolkit.sync.devtogit import read_map
 
     try:
@@ -141,8 +142,6 @@ def adopt(folder: Path) -> Adopted | None:
 
 def configured_content_dir(folder: Path) -> str | None:
     """`[site] content_dir` of a `toolkit.toml` already there, when it says one."""
-    import tomllib
-
     try:
         data = tomllib.loads((folder / DEFAULT_CONFIG_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -9,13 +9,13 @@ import datetime as dt
 import json
 import re
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from importlib import metadata
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from toolkit import PROJECT_URL, __version__
-from toolkit.config.keys import ARCHIVE_FORMATS, EXPORT_SOURCES
+from toolkit.config.keys import ARCHIVE_FORMATS, EXPORT_SOURCES, KEY
 from toolkit.config.sections import SiteConfig
 
 CONTENT = "content"
@@ -50,10 +50,6 @@ class ActionPin:
 
 
 def _site_default(name: str) -> str:
-    from dataclasses import fields
-
-    from toolkit.config.keys import KEY
-
     for item in fields(SiteConfig):
         if item.name == name:
             return str(item.metadata[KEY].default)

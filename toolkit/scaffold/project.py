@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolkit.config.loading import find_config
 from toolkit.config.sections import DEFAULT_CONFIG_NAME
 from toolkit.config.templates import dotenv_example, short_toml
 from toolkit.errors import InitError
@@ -120,8 +121,6 @@ def init_project(
     written = any(f.created and f.path == WORKFLOW for f in files)
     enclosing = None
     if any(f.created and f.path == DEFAULT_CONFIG_NAME for f in files):
-        from toolkit.config.loading import find_config
-
         enclosing = find_config(folder.absolute().parent)[0]
     return InitResult(
         folder, files, pin.uses if pin and written else None, content_dir, adopted, enclosing

@@ -6,6 +6,7 @@ page (`unique_slug`), and the ids the theme's pages keep for themselves (`THEME_
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 
 # dev.to's heading slug (Forem's Markdown renderer): Ruby's `\s` and `[[:punct:]]`, the
@@ -39,8 +40,6 @@ def slugify(title: str) -> str:
     if text.isascii():
         text = text.strip(_RUBY_STRIP).translate(_ASCII_PUNCT)
     else:
-        import unicodedata
-
         text = _without_emoji(text).strip(_RUBY_STRIP)
         text = "".join(
             char

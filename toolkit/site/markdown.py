@@ -47,6 +47,7 @@ from urllib.parse import quote, urlsplit
 
 from toolkit.content import images
 from toolkit.content.discover import is_post_path
+from toolkit.fsutil import quick_write
 from toolkit.site.markdown_fast import (
     ANCHOR_LEVELS,
     PERMALINK_LABEL,
@@ -264,8 +265,6 @@ class HighlightCache:
     def put(self, lang: str, code: str, lexer: Lexer, html: str) -> None:
         if not self.writable or not type(lexer).__module__.startswith("pygments.lexers."):
             return
-        from toolkit.fsutil import quick_write
-
         data = html.encode("utf-8")
         digest = hashlib.blake2b(data, digest_size=16).hexdigest().encode()
         with contextlib.suppress(OSError):  # a cache: the page is right without it

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from toolkit.config import Config
-from toolkit.content.problems import Severity
+from toolkit.content.problems import PostError, Severity
 from toolkit.errors import BuildError
+from toolkit.localfiles import config_folders
 from toolkit.site.manifest import OutputRecord, PostInfo, ProblemRow
 from toolkit.site.output import Written, write_if_changed
 from toolkit.site.theme_files import PAGE_TEMPLATES, PREMIUM, make_environment
@@ -173,8 +174,6 @@ class Renderer:
     @property
     def env(self) -> jinja2.Environment:
         if self._env is None:
-            from toolkit.localfiles import config_folders
-
             templates = self.config.site.templates_dir
             self._env = make_environment(
                 templates,
@@ -260,7 +259,6 @@ class Renderer:
 
     def _prepare_one(self, key: str, path: str, render: bool) -> Prepared:
         from toolkit.content.post import post_from_bytes, read_post_file
-        from toolkit.content.problems import PostError
         from toolkit.content.rules import validate_post
         from toolkit.site.output import digest_bytes
 

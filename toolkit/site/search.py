@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -401,8 +402,6 @@ def _stage(output_dir: Path, site: Path, pages: dict[str, str]) -> Path:
 def _wanted(relative: str, part: int) -> bool:
     """Whether a file Pagefind made for `part` goes into the site: the first part keeps
     Pagefind's bundle (but its ready-made interfaces); the others only their index."""
-    from fnmatch import fnmatch
-
     if "/" in relative:
         return True  # index/, fragment/, filter/
     if part == 0:

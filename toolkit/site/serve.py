@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -86,8 +86,6 @@ def read_html(path: Path) -> str | None:
 
 def root_path_of(site_url: str | None) -> str:
     """The path of the site's root on its host: `/blog/` for https://example.com/blog."""
-    from urllib.parse import urlsplit
-
     return (urlsplit(site_url).path.rstrip("/") if site_url else "") + "/"
 
 

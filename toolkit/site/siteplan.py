@@ -13,7 +13,7 @@ from typing import NamedTuple
 from urllib.parse import quote
 
 from toolkit.config import Config
-from toolkit.content.problems import Kind, Severity
+from toolkit.content.problems import Kind, PostError, Severity
 from toolkit.site.buildrun import BuildRun
 from toolkit.site.manifest import (
     PostInfo,
@@ -163,7 +163,6 @@ def post_problems(
     involved = sorted({k for keys in holders.values() if len(keys) > 1 for k in keys})
     if involved:
         from toolkit.content.post import load_post
-        from toolkit.content.problems import PostError
         from toolkit.content.rules import validate_posts
 
         site = config.site

@@ -13,6 +13,7 @@ import contextlib
 import functools
 import hashlib
 import os
+import posixpath
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit import localfiles
+from toolkit.errors import BuildError
 from toolkit.site.manifest import FileTable, ThemeFile
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -204,8 +206,6 @@ def make_environment(
 
 
 def _project_loader(searchpath: str, folders: tuple[str, ...]) -> jinja2.FileSystemLoader:
-    import posixpath
-
     import jinja2
     from jinja2.loaders import split_template_path
 
@@ -235,8 +235,6 @@ def closure_digests(
     `include`) is taken to reach every template.
     """
     from jinja2 import TemplateSyntaxError
-
-    from toolkit.errors import BuildError
 
     references: dict[str, set[str] | None] = {}
 

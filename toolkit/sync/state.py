@@ -21,6 +21,7 @@ from pydantic import Field
 
 from toolkit.config import Config
 from toolkit.content import Post, PostError, Problem, Severity, load_post, payload_for
+from toolkit.content.discover import excluded_by, find_posts
 from toolkit.sync.ledger import Ledger, LedgerEntry
 
 __all__ = [
@@ -152,8 +153,6 @@ class PostCache:
     def load(self) -> tuple[list[Post], list[Problem]]:
         """What `load_posts` gives, but only of the content folder (a symlink leading out
         of it is skipped, with a warning), reading only the files that changed."""
-        from toolkit.content.discover import excluded_by, find_posts
-
         config = self.config
         skipped: list[tuple[Path, str]] = []
         found = find_posts(

@@ -17,7 +17,7 @@ ever skipped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from toolkit.clients.license import CustomerLicense, LicenseNotification, UserLicense
 from toolkit.clients.license_cursor import NotificationCursor
@@ -83,20 +83,6 @@ class NotificationsResult:
     pages: int = 0
     requests: int = 0
     notice: str | None = None  # something the user should know (an unreadable position)
-
-    def to_json(self) -> dict[str, Any]:
-        """Hand-written: `count` comes before the list it counts."""
-        return {
-            "application_id": self.application_id,
-            "count": len(self.notifications),
-            "from_start": self.from_start,
-            "pages": self.pages,
-            "requests": self.requests,
-            "notice": self.notice,
-            "notifications": [
-                item.model_dump(mode="json", by_alias=True) for item in self.notifications
-            ],
-        }
 
 
 def license_notifications(

@@ -1,4 +1,5 @@
-"""`new`: a new post, a draft with valid front matter, ready to write."""
+"""A new post (`toolkit new`): a draft with valid front matter, ready to write, under a
+file name and a title no other post has."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def post_text(title: str, tags: list[str], date: dt.date) -> str:
     return f"---\n{dump_front_matter(meta)}---\n{BODY}"
 
 
-def new_post(
+def write_draft(
     config: Config, title: str, *, tags: Iterable[str] = (), today: dt.date | None = None
 ) -> NewPost:
     """Write `content/<slug of the title>.md` (`-2`, `-3`... when that name, or the slug

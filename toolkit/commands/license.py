@@ -27,7 +27,7 @@ from toolkit.runlog.run import recorded
 from toolkit.site.premium import customer_refusal, explain, license_settings, user_refusal
 
 if TYPE_CHECKING:  # pragma: no cover
-    import httpx
+    from toolkit.clients import Transport
 
 PAGE_SIZE = 100
 
@@ -43,7 +43,7 @@ class LicenseStatus:
 
 
 def license_status(
-    config: Config, *, user: str | None = None, transport: httpx.BaseTransport | None = None
+    config: Config, *, user: str | None = None, transport: Transport | None = None
 ) -> LicenseStatus:
     """The customer's licence (and the user's), and what a premium build would do."""
     from toolkit.clients import license_client
@@ -90,7 +90,7 @@ def license_notifications(
     *,
     from_start: bool = False,
     page_size: int = PAGE_SIZE,
-    transport: httpx.BaseTransport | None = None,
+    transport: Transport | None = None,
 ) -> NotificationsResult:
     """The licence notifications since the last call (all of them with `from_start`, or
     on the first call), every page, oldest first; the position is saved at the end."""

@@ -6,7 +6,9 @@ import importlib
 import os
 import sys
 
-BENCHMARKS = ["site", "sandbox", "publish", "mirror", "watch", "license", "runlog", "mcp", "export"]
+BENCHMARKS = [
+    "site", "devices", "sandbox", "publish", "mirror", "watch", "license", "runlog", "mcp", "export"
+]  # fmt: skip
 
 
 def main(argv: list[str]) -> int:

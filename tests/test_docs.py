@@ -103,38 +103,6 @@ def test_the_summary_in_the_list_of_commands_is_the_commands_own(name):
     assert COMMANDS[name][1] == command(name).get_short_help_str(limit=10_000)
 
 
-def test_top_level_help_imports_no_command():
-    import subprocess
-    import sys
-
-    probe = (
-        "import sys; from click.testing import CliRunner; from toolkit.cli import main; "
-        "CliRunner().invoke(main, ['--help']); "
-        "print(sorted(m for m in sys.modules if m.startswith('toolkit.cli.')))"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "['toolkit.cli.context']"
-
-
-def test_check_of_one_post_imports_neither_rich_nor_the_site(project):
-    """`toolkit check` with its output piped (CI, an editor) prints plain lines: it never
-    pays for rich, nor for the site's template, markdown and highlighting engines."""
-    import subprocess
-    import sys
-
-    project.post("one", "One", "Text.\n")
-    probe = (
-        "import sys; from toolkit.cli import main\n"
-        "try:\n    main(['check', 'content/one.md'])\nexcept SystemExit:\n    pass\n"
-        "heavy = ('rich', 'jinja2', 'pygments', 'markdown_it', 'markdown_it_pyrs')\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=project.root
-    )
-    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
-
-
 # -- the checks above can fail, for every command ------------------------------------------
 
 

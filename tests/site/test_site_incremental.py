@@ -21,29 +21,6 @@ def builder(project, **options) -> SiteBuilder:
     return SiteBuilder(load_config(project.root / "toolkit.toml"), **options)
 
 
-def imported_by_build(project, modules: tuple[str, ...]) -> list[str]:
-    """Which of `modules` a `toolkit -q build` of `project` imports, in a fresh
-    interpreter, through the real command."""
-    script = (
-        "import sys\n"
-        "from toolkit.cli import main\n"
-        "try:\n"
-        f"    main(['--config', {str(project.root / 'toolkit.toml')!r}, '-q', 'build'])\n"
-        "except SystemExit as exit:\n"
-        "    assert not exit.code, exit.code\n"
-        f"print(','.join(m for m in {modules!r} if m in sys.modules))\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        cwd=project.root,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return [name for name in done.stdout.strip().split(",") if name]
-
-
 def tree_bytes(folder: Path) -> dict[str, bytes]:
     return {
         p.relative_to(folder).as_posix(): p.read_bytes()
@@ -372,19 +349,6 @@ def test_progress_is_reported(site_project):
     assert all(done <= total for total, done in calls)
 
 
-def test_a_build_with_nothing_to_do_imports_no_renderer(site_project):
-    """What keeps a no-change build fast: markdown-it, Pygments' lexers, Jinja2 and the
-    search indexer are never imported, nor `secrets` for a random name (checked in a
-    fresh interpreter, through the real command)."""
-    site_project.run("build")
-    heavy = (
-        "markdown_it", "jinja2", "pygments.lexers", "pygments.formatters", "frontmatter",
-        "yaml", "nh3", "multiprocessing", "subprocess", "shutil", "tempfile", "pagefind_bin",
-        "secrets",
-    )  # fmt: skip
-    assert imported_by_build(site_project, heavy) == []
-
-
 def test_a_manifest_saved_again_keeps_the_records_it_loaded_and_the_changed_ones(tmp_path):
     # Saving takes the text of each record unchanged since the load from the file itself.
     from toolkit.site.manifest import Manifest, PostRecord
@@ -569,16 +533,6 @@ def test_the_command_leaves_its_objects_to_the_end_of_the_process(site_project):
     lines, done = at_exit("serve", "--help")
     assert done.returncode == 0, done.stderr
     assert lines[-1] == "True (700, 10, 10)"
-
-
-def test_a_post_without_liquid_tags_is_rendered_without_the_liquid_modules(site_project):
-    """Rendering and checking a post with no `{% tag %}` imports neither the Liquid tags'
-    reader nor their renderer (a fresh interpreter, through the real command)."""
-    site_project.run("build")
-    site_project.post("news", "News", date="2024-02-01", published=True, body="Edited.\n")
-    modules = ("jinja2", "toolkit.content.liquid", "toolkit.site.liquid_render")
-    assert imported_by_build(site_project, modules) == ["jinja2"]  # the page was rendered
-    assert "Edited." in read(site_project.root / "site", "news/index.html")
 
 
 def test_a_post_dated_in_the_future_says_so_in_its_record_and_is_checked_on_every_build(

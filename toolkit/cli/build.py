@@ -108,7 +108,8 @@ def build(
     quiet = cli.quiet or as_json
     report = run() if quiet or not is_terminal(stderr) else _with_progress(run)
     if as_json:
-        from toolkit.commands.results import BuildJson, to_json
+        from toolkit.commands.results import to_json
+        from toolkit.commands.results.site import BuildJson
 
         print_json(to_json(BuildJson.of(report, cli.config.relative(report.output_dir))))
     # Every error; each kind of warning once (`-v`: every warning, as `check` says them).

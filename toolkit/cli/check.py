@@ -32,7 +32,8 @@ def check(cli: CliContext, paths: tuple[str, ...], strict: bool, as_json: bool) 
         result = check_posts(cli.config, paths, strict=strict)
     report = result.report
     if as_json:
-        from toolkit.commands.results import CheckJson, to_json
+        from toolkit.commands.results import to_json
+        from toolkit.commands.results.content import CheckJson
 
         print_json(to_json(CheckJson.of(result)))
     for problem in report.problems:

@@ -139,7 +139,7 @@ def json_option(command: F) -> F:
 
 
 def print_json(document: object) -> None:
-    """One JSON document on stdout (a result's `to_json()`)."""
+    """One JSON document on stdout (`toolkit.commands.results.to_json` of a result)."""
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 

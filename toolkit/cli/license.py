@@ -75,8 +75,9 @@ def license_command(
         stderr.print(f"[yellow]{escape(result.notice)}[/]", highlight=False)
     if as_json:
         from toolkit.commands.results import to_json
+        from toolkit.commands.results.license import NotificationsJson
 
-        print_json(to_json(result))
+        print_json(to_json(NotificationsJson.of(result)))
         return
     _print_notifications(result, quiet=cli.quiet)
 

@@ -55,7 +55,8 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool, as_json:
             full=full,
         )
     if as_json:
-        from toolkit.commands.results import MirrorJson, to_json
+        from toolkit.commands.results import to_json
+        from toolkit.commands.results.mirror import MirrorJson
 
         print_json(to_json(MirrorJson.of(result)))
         return
@@ -161,7 +162,8 @@ def pull(
             on_blocked=None if cli.quiet else blocked,
         )
     if as_json:
-        from toolkit.commands.results import PullJson, to_json
+        from toolkit.commands.results import to_json
+        from toolkit.commands.results.sync import PullJson
 
         print_json(to_json(PullJson.of(result)))
     for outcome in result.outcomes:

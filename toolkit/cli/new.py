@@ -39,7 +39,8 @@ def new(cli: CliContext, title: str, tags: tuple[str, ...], as_json: bool) -> No
 
     created = new_post(cli.config, title, tags=tags)
     if as_json:
-        from toolkit.commands.results import NewJson, to_json
+        from toolkit.commands.results import to_json
+        from toolkit.commands.results.content import NewJson
 
         print_json(to_json(NewJson.of(created)))
     else:

@@ -100,9 +100,7 @@ def sandbox(
             )
             try:
                 if env_file is not None:
-                    from toolkit.commands.sandbox import write_env_file
-
-                    write_env_file(env_file, running.environment())
+                    running.write_env_file(env_file)
                 _announce(running, env_file)
                 stop.wait(lambda: running.running)
             finally:
@@ -111,8 +109,6 @@ def sandbox(
 
 
 def _announce(running: RunningSandbox, env_file: Path | None) -> None:
-    from toolkit.commands.sandbox import shell_lines
-
     where = (
         "in memory"
         if running.db_path is None
@@ -122,7 +118,7 @@ def _announce(running: RunningSandbox, env_file: Path | None) -> None:
     for line in running.left_out:
         click.echo(line)
     click.echo("Point a project at it (one line per interface; paste them into its shell):")
-    for line in shell_lines(running.environment()):
+    for line in running.shell_lines():
         click.echo(f"  {line}")
     if env_file is not None:
         click.echo(f"Written to {env_file} too.")

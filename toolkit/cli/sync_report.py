@@ -212,7 +212,8 @@ def print_summary(result: PublishResult, *, title: str, details: bool = True) ->
 def print_json(result: PublishResult) -> None:
     """The command's document (`toolkit.commands.results`), the one the MCP server's
     `plan` and `push_drafts` tools return: posts marked published are sent by the CLI."""
-    from toolkit.commands.results import PublishJson, to_json
+    from toolkit.commands.results import to_json
+    from toolkit.commands.results.sync import PublishJson
 
     print_document(to_json(PublishJson.of(result, published_allowed=True)))
 

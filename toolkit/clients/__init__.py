@@ -11,7 +11,7 @@ importing this package costs nothing.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from toolkit.errors import ConfigError
 
@@ -31,6 +31,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.clients.license import LicenseClient
     from toolkit.clients.logs import LogsClient
     from toolkit.config import Config
+
+# What a factory's `transport` is (a test's `httpx.MockTransport`, the in-process sandbox):
+# the callers that only pass one through name it here, not the HTTP library.
+Transport: TypeAlias = "httpx.BaseTransport"
 
 MISSING_FOREM_KEY = (
     "FOREM_API_KEY is not set: put your API key (dev.to: Settings → Extensions → DEV API Keys) "

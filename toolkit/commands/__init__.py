@@ -33,7 +33,7 @@ go to the project's run log and, with `[logs] base_url` set, to the log service
 A result that is printed or handed over as JSON has one document, the same for the CLI's
 `--json` and the MCP server's tools: `results.to_json(result)`, which reads the result's
 own dataclass (`ExportResult`, `LicenseStatus`, `ConfigKey`, `LogQuery`, ...) through
-pydantic, or writes a `Document` of `results.py` where the document counts or reshapes
+pydantic, or writes a `Document` of `results/` where the document counts or reshapes
 (plan and publish, check, build, the posts).
 
 The MCP server's start-up and its clients are `toolkit.mcp.service`: the server calls

@@ -1,12 +1,12 @@
 """The whole pipeline, offline: sandbox, pull, publish, mirror, premium builds, build,
 export, and a question to the run log.
 
-The demo works on a copy of the project in `.toolkit/demo/`, so it never touches the
-real `toolkit.lock` (which belongs to the real service) or `content/_mirror/`. The sandbox
-runs in-process on a free loopback port and stops at the end, so the demo's copy of the
-mirror loses the sandbox's URLs before the site is built (`unlink_origin`). Each step is a recorded run
+The demo works on its own project (`toolkit.scaffold.demo`: a copy of the posts in
+`.toolkit/demo/`, its configuration pointed at the sandbox). The sandbox runs in-process
+on a free loopback port and stops at the end, so the demo's copy of the mirror loses the
+sandbox's URLs before the site is built (`unlink_origin`). Each step is a recorded run
 whose events are shipped to the sandbox's log service; the last step asks it, in SQL, how
-the requests went (`DEMO_QUERY`).
+the requests went (`demo_query`).
 
 The demo's sandbox runs with a short rate-limit window (`DEMO_RATE_WINDOW`, the same
 limits per window as the real service's 30 s), and its client schedules by the same
@@ -16,7 +16,6 @@ window: the demo still shows a rate-limit pause, seconds long instead of half a 
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,9 +30,8 @@ from toolkit.config import Config, Secret
 from toolkit.errors import PremiumRefused
 from toolkit.mirror import MirrorResult
 from toolkit.mirror.offline import unlink_origin
-from toolkit.mirror_layout import MIRROR
 from toolkit.runlog.run import recorded
-from toolkit.runlog.shipping import quoted
+from toolkit.scaffold.demo import demo_config, demo_query, licensed_config, prepare_workdir
 from toolkit.site import BuildReport
 from toolkit.sync.engine import PublishProgress, PublishResult
 from toolkit.sync.pull import PullResult
@@ -73,69 +71,6 @@ class DemoReport:
         )
 
 
-def demo_query(stream: str) -> str:
-    """Requests by status, each with its slowest route."""
-    return (
-        f"SELECT status, COUNT(*) AS requests, MAX(duration_ms) AS slowest_ms, "
-        f"FIRST_VALUE(route ORDER BY duration_ms DESC) AS slowest_route "
-        f"FROM {quoted(stream)} WHERE event = 'request' GROUP BY status ORDER BY status"
-    )
-
-
-def demo_config(
-    config: Config,
-    workdir: Path,
-    base_url: str,
-    api_key: str,
-    window: float,
-    logs: tuple[str, str] = ("", ""),
-) -> Config:
-    """The project's configuration, moved into `workdir` and pointed at the sandbox (its
-    publishing API, and its log service with `logs`' user and password)."""
-    return dataclasses.replace(
-        config,
-        root=workdir,
-        path=workdir / config.path.name,
-        site=dataclasses.replace(
-            config.site,
-            content_dir=workdir / "content",
-            output_dir=workdir / "site",
-        ),
-        forem=dataclasses.replace(
-            config.forem,
-            base_url=base_url,
-            api_key=Secret(api_key),
-            rate_window=window,
-            organization_id=None,
-        ),
-        logs=dataclasses.replace(
-            config.logs,
-            base_url=base_url,
-            username=Secret(logs[0]),
-            password=Secret(logs[1]),
-        ),
-    )
-
-
-def licensed_config(config: Config, base_url: str, customer_id: str) -> Config:
-    """`config` asking the sandbox's licensing service about `customer_id` of its demo
-    application, with its demo token; premium builds go to `site-premium/` beside `site/`."""
-    from toolkit.sandbox.licensing import seed
-
-    return dataclasses.replace(
-        config,
-        site=dataclasses.replace(config.site, premium_output_dir=config.root / "site-premium"),
-        license=dataclasses.replace(
-            config.license,
-            base_url=base_url,
-            application_id=seed.APPLICATION_ID,
-            customer_id=customer_id,
-            user_id=None,
-            token=Secret(seed.token_for(seed.DEMO_TOKEN_LABEL)),
-        ),
-    )
-
-
 def premium_builds(
     config: Config, base_url: str
 ) -> tuple[PremiumBuildReport, PremiumRefused | None]:
@@ -143,23 +78,16 @@ def premium_builds(
     customer, which the gate refuses before anything is written."""
     from toolkit.sandbox.licensing import seed
 
-    built = build_premium(licensed_config(config, base_url, seed.LICENSED_CUSTOMER), clean=True)
+    def licensed(customer_id: str) -> Config:
+        token = seed.token_for(seed.DEMO_TOKEN_LABEL)
+        return licensed_config(config, base_url, seed.APPLICATION_ID, customer_id, token)
+
+    built = build_premium(licensed(seed.LICENSED_CUSTOMER), clean=True)
     try:
-        build_premium(licensed_config(config, base_url, seed.UNLICENSED_CUSTOMER))
+        build_premium(licensed(seed.UNLICENSED_CUSTOMER))
     except PremiumRefused as refused:
         return built, refused
     return built, None
-
-
-def prepare_workdir(config: Config) -> Path:
-    """A fresh copy of the posts (without any mirror) in `.toolkit/demo/`."""
-    workdir = config.state_dir / "demo"
-    if workdir.exists():
-        shutil.rmtree(workdir)
-    shutil.copytree(
-        config.site.content_dir, workdir / "content", ignore=shutil.ignore_patterns(MIRROR, ".*")
-    )
-    return workdir
 
 
 def demo(
@@ -209,7 +137,7 @@ def demo(
             report.published = publish(local, progress=progress)
             step("mirror: comments and the reading list into content/_mirror/")
             report.mirrored = mirror(local)
-            unlink_origin(local.site.content_dir / MIRROR, sandbox.base_url)
+            unlink_origin(local.site.content_dir, sandbox.base_url)
             step("premium: a build for a licensed customer, then one for an unlicensed customer")
             report.premium, report.premium_refused = premium_builds(local, sandbox.base_url)
             step("build: the static site")

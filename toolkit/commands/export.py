@@ -13,7 +13,7 @@ from toolkit.export.job import ExportProgress, ExportResult, export_archive
 from toolkit.runlog.run import recorded
 
 if TYPE_CHECKING:  # pragma: no cover
-    import httpx
+    from toolkit.clients import Transport
 
 __all__ = ["ExportProgress", "ExportResult", "export"]
 
@@ -25,7 +25,7 @@ def export(
     fmt: str | None = None,
     output: str | Path | None = None,
     progress: ExportProgress | None = None,
-    transport: httpx.BaseTransport | None = None,
+    transport: Transport | None = None,
 ) -> ExportResult:
     """`toolkit.export.job.export_archive` (its arguments as there), as one recorded run."""
     with recorded(config, "export") as run:

@@ -17,7 +17,7 @@ ever skipped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from toolkit.clients.license import CustomerLicense, LicenseNotification, UserLicense
 from toolkit.clients.license_cursor import NotificationCursor
@@ -27,7 +27,7 @@ from toolkit.runlog.run import recorded
 from toolkit.site.premium import customer_refusal, explain, license_settings, user_refusal
 
 if TYPE_CHECKING:  # pragma: no cover
-    import httpx
+    from toolkit.clients import Transport
 
 PAGE_SIZE = 100
 
@@ -43,7 +43,7 @@ class LicenseStatus:
 
 
 def license_status(
-    config: Config, *, user: str | None = None, transport: httpx.BaseTransport | None = None
+    config: Config, *, user: str | None = None, transport: Transport | None = None
 ) -> LicenseStatus:
     """The customer's licence (and the user's), and what a premium build would do."""
     from toolkit.clients import license_client
@@ -84,27 +84,13 @@ class NotificationsResult:
     requests: int = 0
     notice: str | None = None  # something the user should know (an unreadable position)
 
-    def to_json(self) -> dict[str, Any]:
-        """Hand-written: `count` comes before the list it counts."""
-        return {
-            "application_id": self.application_id,
-            "count": len(self.notifications),
-            "from_start": self.from_start,
-            "pages": self.pages,
-            "requests": self.requests,
-            "notice": self.notice,
-            "notifications": [
-                item.model_dump(mode="json", by_alias=True) for item in self.notifications
-            ],
-        }
-
 
 def license_notifications(
     config: Config,
     *,
     from_start: bool = False,
     page_size: int = PAGE_SIZE,
-    transport: httpx.BaseTransport | None = None,
+    transport: Transport | None = None,
 ) -> NotificationsResult:
     """The licence notifications since the last call (all of them with `from_start`, or
     on the first call), every page, oldest first; the position is saved at the end."""

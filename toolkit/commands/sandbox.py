@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from toolkit.fsutil import atomic_write, describe_os_error
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.sandbox.server import SandboxServer
@@ -49,6 +45,19 @@ class RunningSandbox:
         names = {interface.name for interface in self.server.interfaces}
         return [] if "logs" in names else left_out()
 
+    def shell_lines(self) -> list[str]:
+        """`environment()` as one `export NAME=value ...` line per interface."""
+        from toolkit.sandbox.envfile import shell_lines
+
+        return shell_lines(self.environment())
+
+    def write_env_file(self, path: Path) -> None:
+        """`environment()` into the file `path` (`toolkit.sandbox.envfile`). Raises
+        `SandboxError`."""
+        from toolkit.sandbox.envfile import write_env_file
+
+        write_env_file(path, self.environment())
+
     def environment(self) -> list[tuple[str, dict[str, str]]]:
         """What points a project at this sandbox: per interface it serves, the
         environment variables toolkit reads (base URL and the demo account's secret)."""
@@ -83,50 +92,6 @@ class RunningSandbox:
                 )
             )
         return found
-
-
-ENV_FILE_HEADER = "# Written by toolkit sandbox: what points a project at it."
-
-
-def shell_lines(environment: list[tuple[str, dict[str, str]]]) -> list[str]:
-    """One `export NAME=value ...` line per interface, for a POSIX shell."""
-    return [
-        "export " + " ".join(f"{name}={shlex.quote(value)}" for name, value in values.items())
-        for _, values in environment
-    ]
-
-
-def env_file_text(environment: list[tuple[str, dict[str, str]]]) -> str:
-    """The `--env-file` text: one `export NAME=value` per line, under a comment naming
-    the interface; a POSIX shell sources it, python-dotenv (toolkit's `.env`) and make
-    read it."""
-    lines = [ENV_FILE_HEADER]
-    for label, values in environment:
-        lines.append(f"# {label}")
-        lines += [f"export {name}={shlex.quote(value)}" for name, value in values.items()]
-    return "\n".join(lines) + "\n"
-
-
-def write_env_file(path: Path, environment: list[tuple[str, dict[str, str]]]) -> None:
-    """Write `env_file_text` to `path` (mode 600: it holds keys), never over a file that
-    the sandbox did not write (a writer's own `.env`). Raises `SandboxError`."""
-    from toolkit.sandbox.server import SandboxError
-
-    try:
-        if path.exists():
-            with path.open(encoding="utf-8", errors="replace") as handle:
-                first = handle.readline().rstrip("\n")
-            if first != ENV_FILE_HEADER:
-                raise SandboxError(
-                    f"{path}: exists and was not written by toolkit sandbox; "
-                    "not overwritten (choose another --env-file)"
-                )
-        else:  # made private before a key is in it; atomic_write keeps the mode
-            path.parent.mkdir(parents=True, exist_ok=True)
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        atomic_write(path, env_file_text(environment).encode("utf-8"))
-    except OSError as exc:
-        raise SandboxError(describe_os_error(exc)) from None
 
 
 def sandbox(

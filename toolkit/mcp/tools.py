@@ -30,15 +30,10 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.lowlevel.server import request_ctx
 from pydantic import Field
 
-from toolkit.commands.results import (
-    BuildJson,
-    CheckJson,
-    CommentsJson,
-    PostListJson,
-    PostTextJson,
-    PublishJson,
-    to_json,
-)
+from toolkit.commands.results import to_json
+from toolkit.commands.results.content import CheckJson, CommentsJson, PostListJson, PostTextJson
+from toolkit.commands.results.site import BuildJson
+from toolkit.commands.results.sync import PublishJson
 from toolkit.config import Config
 from toolkit.errors import AuthorizationError, ContentError, RunLogError, ToolkitError
 from toolkit.mcp import scopes as scope_names

@@ -7,13 +7,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+from toolkit.mirror_layout import MIRROR
+
 __all__ = ["unlink_origin"]
 
 
-def unlink_origin(folder: Path, origin: str) -> None:
-    """Take the URLs of `origin` out of the mirror files under `folder` (the demo's copy):
-    the sandbox stops when the demo ends, so the demo's site must link nothing to it (no
-    comment author, "Join the discussion" or reading-list link to a dead server)."""
+def unlink_origin(content_dir: Path, origin: str) -> None:
+    """Take the URLs of `origin` out of the mirror files of `content_dir` (the demo's
+    copy): the sandbox stops when the demo ends, so the demo's site must link nothing to
+    it (no comment author, "Join the discussion" or reading-list link to a dead server)."""
+    folder = content_dir / MIRROR
 
     def strip(value: Any) -> Any:
         if isinstance(value, dict):

@@ -141,6 +141,7 @@ class SavedPlan:
     drafts_left_out: int
 
     def to_json(self) -> dict[str, Any]:
+        # Hand-written: `asdict` would deep-copy every list at each save of the manifest.
         return {
             "inputs": self.inputs,
             "records": self.records,
@@ -229,6 +230,7 @@ class PostRecord:
     saved: str | None = None
 
     def to_json(self) -> list[Any]:
+        # Hand-written: a positional list, the manifest's compact form (`shown_from` when set).
         data = [
             self.stat,
             self.digest,

@@ -1,5 +1,6 @@
-"""Serving a built site locally, the way a static host serves it: `toolkit serve`, and the
-watch preview on top of it (`toolkit.watch.preview`).
+"""Serving a built site locally, the way a static host serves it: `toolkit serve`
+(`start_site`, a `RunningSite` to stop), and the watch preview on top of it
+(`toolkit.watch.preview`).
 
 - Clean URLs: `/post/` is `post/index.html`; `/post` redirects to `/post/`, so the
   page's relative links resolve as they will in production.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
@@ -30,6 +32,8 @@ from starlette.responses import (
     Response,
 )
 from starlette.routing import BaseRoute, Route
+
+from toolkit.serving import BackgroundServer, is_loopback
 
 # No page of a built site has a control character or a backslash in its path, nor a path
 # this long: such a request is malformed (400), whatever the file system would say.
@@ -172,3 +176,35 @@ def create_site_app(
             Route("/{path:path}", page, methods=["GET", "HEAD"]),
         ]
     )
+
+
+@dataclass
+class RunningSite:
+    """A started server of a built site. `stop()` ends it."""
+
+    server: BackgroundServer
+    folder: Path
+    host: str = "127.0.0.1"
+
+    @property
+    def exposed(self) -> bool:
+        """Listening on an address other machines can reach (not loopback)."""
+        return not is_loopback(self.host)
+
+    @property
+    def url(self) -> str:
+        return self.server.base_url + "/"
+
+    @property
+    def running(self) -> bool:
+        return self.server.running
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+def start_site(folder: Path, host: str, port: int, *, root_path: str = "/") -> RunningSite:
+    """`create_site_app(folder)` served on `host:port` (port 0: any free port) until
+    stopped. Raises `ServeError` when the port is taken."""
+    app = create_site_app(folder, root_path=root_path)
+    return RunningSite(BackgroundServer(app, host, port, name="site server").start(), folder, host)

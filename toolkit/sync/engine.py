@@ -31,6 +31,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -311,8 +312,8 @@ class SyncEngine:
     def _write(self, writes: list[PostPlan], finish: Callable[[Outcome], None]) -> None:
         creates = [p for p in writes if p.action is Action.CREATE]
         updates = [p for p in writes if p.action is Action.UPDATE]
+        sending = {plan.key: self._mark_pending(plan) for plan in updates}
         for plan in updates:
-            self._mark_pending(plan)
             if self._publishes_draft(plan):
                 self.client.expect_published_draft()
         # Entries adopted from the remote list and the pending updates, in one write,
@@ -325,15 +326,20 @@ class SyncEngine:
             ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="create") as create_lane,
             ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="update") as update_lane,
         ):
-            futures = [create_lane.submit(_then, self._create, plan, finish) for plan in creates]
-            futures += [update_lane.submit(_then, self._update, plan, finish) for plan in updates]
+            futures = [
+                create_lane.submit(_then, partial(self._create, plan), finish) for plan in creates
+            ]
+            futures += [
+                update_lane.submit(_then, partial(self._update, plan, sending[plan.key]), finish)
+                for plan in updates
+            ]
             for future in futures:
                 future.result()
 
     def _without_write(self, plan: PostPlan, dry_run: bool) -> Outcome:
         article = plan.article
         if plan.action is Action.UNCHANGED and not dry_run and article is not None:
-            self._remember(plan, article, save=False)
+            self._remember(plan, article, plan.entry, save=False)
         article_id = article.id if article else None
         if plan.action is Action.GONE and plan.entry is not None:
             article_id = plan.entry.article_id
@@ -345,8 +351,11 @@ class SyncEngine:
             article.url if article else None,
         )
 
-    def _remember(self, plan: PostPlan, article: Article, *, save: bool = True) -> None:
-        """Record what was sent and what the remote holds now."""
+    def _remember(
+        self, plan: PostPlan, article: Article, entry: LedgerEntry | None, *, save: bool = True
+    ) -> None:
+        """Record what was sent and what the remote holds now; `entry` is the post's lock
+        entry as the write found it (`plan.entry`, or the pending one of an update)."""
         assert plan.payload is not None and plan.post is not None  # a plan from `decide`
         body = (
             article.body_markdown
@@ -356,37 +365,35 @@ class SyncEngine:
         remote = body_digest(body)
         # Earlier updates never seen landed may still land: keep knowing them (not the
         # body now confirmed).
-        earlier = (
-            plan.entry.unconfirmed
-            if plan.entry is not None and plan.entry.article_id == article.id
-            else ()
-        )
+        earlier = entry.unconfirmed if entry is not None and entry.article_id == article.id else ()
         confirmed = (remote, body_digest(plan.payload.body_markdown)) if earlier else ()
         # The base of a later `pull --merge`.
-        sent.keep(self.config.state_dir, body, plan.entry.remote_digest if plan.entry else None)
+        sent.keep(self.config.state_dir, body, entry.remote_digest if entry else None)
         self.lock.record(
             plan.key,
             LedgerEntry(
                 article_id=article.id,
-                url=article.url or (plan.entry.url if plan.entry else None),
+                url=article.url or (entry.url if entry else None),
                 sent_digest=plan.payload.digest,
                 remote_digest=remote,
                 remote_edited_at=article.edited_at,
                 published=plan.post.published,
                 unconfirmed=tuple(d for d in earlier if d not in confirmed),
                 published_at=article.published_at
-                or (plan.entry.published_at if plan.entry is not None else None),
+                or (entry.published_at if entry is not None else None),
             ),
             save=save,
         )
 
-    def _mark_pending(self, plan: PostPlan) -> None:
-        """Record in the lock what is about to be sent, so an interrupted run is recognised."""
+    def _mark_pending(self, plan: PostPlan) -> LedgerEntry | None:
+        """Record in the lock what is about to be sent, so an interrupted run is recognised;
+        the entry the update is sent with (the plan's, or the pending one recorded)."""
         entry, article, payload = plan.entry, plan.article, plan.payload
         if entry is None or article is None or payload is None or entry.article_id != article.id:
-            return  # no entry: the next run finds the article by identity and compares bodies
-        plan.entry = entry.sending(payload.digest, body_digest(payload.body_markdown))
-        self.lock.record(plan.key, plan.entry, save=False)
+            return entry  # no entry: the next run finds the article by identity and compares
+        pending = entry.sending(payload.digest, body_digest(payload.body_markdown))
+        self.lock.record(plan.key, pending, save=False)
+        return pending
 
     @staticmethod
     def _publishes_draft(plan: PostPlan) -> bool:
@@ -398,7 +405,7 @@ class SyncEngine:
             and plan.post.published
         )
 
-    def _update(self, plan: PostPlan) -> Outcome:
+    def _update(self, plan: PostPlan, entry: LedgerEntry | None) -> Outcome:
         assert plan.article is not None and plan.payload is not None
         try:
             article = self.client.update_article(
@@ -406,7 +413,7 @@ class SyncEngine:
             )
         except ApiError as exc:
             return Outcome(plan, False, f"update failed: {exc.message}", plan.article.id)
-        self._remember(plan, article)
+        self._remember(plan, article, entry)
         return Outcome(plan, True, f"updated article {article.id}", article.id, article.url)
 
     def _create(self, plan: PostPlan) -> Outcome:
@@ -431,7 +438,7 @@ class SyncEngine:
                         "the next publish checks again",
                     )
                 if landed is not None:
-                    self._remember(plan, landed)
+                    self._remember(plan, landed, plan.entry)
                     return Outcome(
                         plan,
                         True,
@@ -447,7 +454,7 @@ class SyncEngine:
                 continue
             except ApiError as exc:
                 return Outcome(plan, False, f"create failed: {exc.message}")
-            self._remember(plan, article)
+            self._remember(plan, article, plan.entry)
             return Outcome(plan, True, f"created article {article.id}", article.id, article.url)
         return Outcome(plan, False, f"create failed: {last_error.message}")
 
@@ -474,10 +481,8 @@ def gone_plan(gone: Gone) -> PostPlan:
     return PostPlan(gone.key, Action.GONE, reason, article=article, entry=gone.entry)
 
 
-def _then(
-    write: Callable[[PostPlan], Outcome], plan: PostPlan, finish: Callable[[Outcome], None]
-) -> None:
-    finish(write(plan))
+def _then(write: Callable[[], Outcome], finish: Callable[[Outcome], None]) -> None:
+    finish(write())
 
 
 def _maybe_still_running(exc: ApiError) -> bool:

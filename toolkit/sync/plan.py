@@ -51,8 +51,11 @@ class Action(StrEnum):
     GONE = "gone"  # a lock entry whose file is gone: its article stays on the website
 
 
-@dataclass
+@dataclass(frozen=True)
 class PostPlan:
+    """What publishing one post does, and why: decided once (`decide`), never changed
+    after; what a write learns goes into the ledger and the `Outcome`, not here."""
+
     key: str  # the post's path, e.g. content/hello.md
     action: Action
     reason: str
@@ -102,15 +105,21 @@ def decide(
     )
     plan = _decide(plan, post, payload, match, entry, force=force, recreate=recreate)
     if match.moved_from is not None and plan.action is not Action.ERROR:
-        plan.moved_from = match.moved_from
-        plan.reason = f"moved {match.moved_from} -> {post.key}; {plan.reason}"
+        plan = replace(
+            plan,
+            moved_from=match.moved_from,
+            reason=f"moved {match.moved_from} -> {post.key}; {plan.reason}",
+        )
     if drafts_only and post.published and plan.needs_write:
         live = plan.article is not None and plan.article.published
-        plan.action = Action.SKIP
-        plan.reason = (
-            "published article: changes go live with `toolkit publish`"
-            if live
-            else "will be published by `toolkit publish`"
+        plan = replace(
+            plan,
+            action=Action.SKIP,
+            reason=(
+                "published article: changes go live with `toolkit publish`"
+                if live
+                else "will be published by `toolkit publish`"
+            ),
         )
     return plan
 
@@ -125,21 +134,25 @@ def _decide(
     force: bool,
     recreate: bool,
 ) -> PostPlan:
+    """`plan` (the post, its payload, its article and entry) with its action and reason."""
     draft = "" if post.published else " as a draft"
     if match.problem:
         gone = match.via == "toolkit.lock"  # the lock's article was deleted remotely
         if gone and recreate:
-            plan.action, plan.reason = Action.CREATE, f"creates it again{draft} (--recreate)"
-        else:
-            plan.action = Action.CONFLICT if gone else Action.ERROR
-            plan.reason = match.problem
-            if not gone:
-                plan.problems = [Problem(post.key, match.line, match.problem)]
-        return plan
+            return replace(
+                plan, action=Action.CREATE, reason=f"creates it again{draft} (--recreate)"
+            )
+        if gone:
+            return replace(plan, action=Action.CONFLICT, reason=match.problem)
+        return replace(
+            plan,
+            action=Action.ERROR,
+            reason=match.problem,
+            problems=[Problem(post.key, match.line, match.problem)],
+        )
     article = match.article
     if article is None:
-        plan.action, plan.reason = Action.CREATE, f"new post{draft}"
-        return plan
+        return replace(plan, action=Action.CREATE, reason=f"new post{draft}")
     remote_body = article.body_markdown or ""
     remote_digest = body_digest(remote_body)
     found = f"article {article.id}" + (
@@ -153,7 +166,8 @@ def _decide(
         and remote_digest != ours.remote_digest
         and remote_digest == ours.pending_body_digest
     ):
-        ours = plan.entry = landed_entry(ours, article.edited_at, remote_digest)
+        ours = landed_entry(ours, article.edited_at, remote_digest)
+        plan = replace(plan, entry=ours)
         landed = True
     elif (
         ours is not None
@@ -161,7 +175,8 @@ def _decide(
         and remote_digest in ours.unconfirmed
     ):
         # An older update of ours, committed late (over a newer one): ours, not an edit.
-        ours = plan.entry = late_entry(ours, article.edited_at, remote_digest)
+        ours = late_entry(ours, article.edited_at, remote_digest)
+        plan = replace(plan, entry=ours)
         late = True
     if (
         ours is not None
@@ -169,17 +184,19 @@ def _decide(
         and remote_body != payload.body_markdown
     ):
         if force:
-            plan.action, plan.reason = (
-                Action.UPDATE,
-                f"overwrites the website edit of {found} (--force)",
+            return replace(
+                plan,
+                action=Action.UPDATE,
+                reason=f"overwrites the website edit of {found} (--force)",
             )
-        else:
-            plan.action = Action.CONFLICT
-            plan.reason = (
+        return replace(
+            plan,
+            action=Action.CONFLICT,
+            reason=(
                 f"{found} was edited on the website since the last publish; "
                 "`toolkit pull` takes the website version, `toolkit publish --force` keeps yours"
-            )
-        return plan
+            ),
+        )
     unchanged_since_lock = (
         ours is not None
         and ours.sent_digest == payload.digest
@@ -189,29 +206,27 @@ def _decide(
         remote_body == payload.body_markdown and article.published in (None, post.published)
     ):
         # The API may reformat a body it stores; the lock remembers that what it holds is ours.
-        plan.reason = f"{found} is up to date" + (
-            " (an interrupted publish had sent it)" if landed else ""
+        return replace(
+            plan,
+            reason=f"{found} is up to date"
+            + (" (an interrupted publish had sent it)" if landed else ""),
         )
-        return plan
-    plan.action = Action.UPDATE
     if (
         article.published is not None
         and article.published != post.published
         and remote_body == payload.body_markdown
     ):
-        plan.reason = (
-            f"{found}: {'publishes it' if post.published else 'turns it back into a draft'}"
-        )
+        reason = f"{found}: {'publishes it' if post.published else 'turns it back into a draft'}"
     elif late:
-        plan.reason = (
+        reason = (
             f"{found}: an older version an interrupted publish had sent landed "
             "late; sends the post again"
         )
     elif ours is not None:
-        plan.reason = f"{found}: {what_changed(post, payload.body_markdown, remote_body)}"
+        reason = f"{found}: {what_changed(post, payload.body_markdown, remote_body)}"
     else:
-        plan.reason = f"{found} differs from the post ({what_changed(post, payload.body_markdown, remote_body)})"
-    return plan
+        reason = f"{found} differs from the post ({what_changed(post, payload.body_markdown, remote_body)})"
+    return replace(plan, action=Action.UPDATE, reason=reason)
 
 
 # Where an image or a link points, in Markdown or HTML: `](target`, `]: target`, `src="target`.

@@ -1,0 +1,104 @@
+"""The documents of `toolkit plan`, `toolkit publish` (and watch's draft push) and
+`toolkit pull`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import Field
+
+from toolkit.commands.results import Document
+from toolkit.sync.plan import Action
+from toolkit.sync.pull import PullOutcome
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.sync.engine import Outcome, PublishResult
+    from toolkit.sync.pull import PullResult
+
+
+class OutcomeJson(Document):
+    path: str
+    title: str
+    action: str = Field(
+        description="create, update, unchanged, conflict, skip, error or gone (a lock "
+        "entry whose file is gone: its article stays on the website)"
+    )
+    published: bool | None = Field(
+        description="what the front matter says (null when the file could not be read as a post)"
+    )
+    ok: bool
+    message: str
+    article_id: int | None
+    url: str | None
+    canonical_url: str | None = Field(
+        description="the canonical_url sent: the post's own, or its page on the site when "
+        '[forem] canonical = "site" (null: none is sent)'
+    )
+    problems: list[str]
+    moved_from: str | None = Field(
+        default=None, description="the path toolkit.lock had for the post (a rename)"
+    )
+
+    @classmethod
+    def of(cls, outcome: Outcome) -> OutcomeJson:
+        return cls(
+            path=outcome.key,
+            title=outcome.plan.title,
+            action=outcome.action.value,
+            published=outcome.published,
+            ok=outcome.ok,
+            message=outcome.message,
+            article_id=outcome.article_id,
+            url=outcome.url,
+            canonical_url=outcome.canonical_url,
+            problems=[str(p) for p in outcome.plan.problems],
+            moved_from=outcome.plan.moved_from,
+        )
+
+
+class WaitJson(Document):
+    seconds: float
+    reason: str
+
+
+class PublishJson(Document):
+    dry_run: bool = Field(description="true for plan: nothing was written")
+    published_allowed: bool = Field(description="whether posts marked published were sent")
+    ok: bool
+    summary: dict[str, int] = Field(description="posts per action")
+    failed: int
+    requests: int = Field(description="HTTP requests made to the publishing API")
+    waits: list[WaitJson] = Field(description="rate-limit and retry pauses")
+    posts: list[OutcomeJson]
+
+    @classmethod
+    def of(cls, result: PublishResult, *, published_allowed: bool) -> PublishJson:
+        return cls(
+            dry_run=result.dry_run,
+            published_allowed=published_allowed,
+            ok=result.ok,
+            summary={a.value: result.count(a) for a in Action},
+            failed=len(result.failed),
+            requests=result.requests,
+            waits=[WaitJson(seconds=round(s, 3), reason=r) for s, r in result.waits],
+            posts=[OutcomeJson.of(o) for o in result.outcomes],
+        )
+
+
+class PullJson(Document):
+    ok: bool = Field(description="false when a post failed or is left in conflict")
+    summary: dict[str, int] = Field(description="posts per action")
+    lock_wait: str | None = Field(description="said while another run held the run lock")
+    dry_run: bool = Field(default=False, description="nothing was written (--dry-run)")
+    posts: list[PullOutcome]
+
+    @classmethod
+    def of(cls, result: PullResult) -> PullJson:
+        actions = sorted({o.action.value for o in result.outcomes} | {"created", "unchanged"})
+        return cls(
+            ok=not (result.failed or result.in_conflict),
+            summary={a: sum(1 for o in result.outcomes if o.action.value == a) for a in actions},
+            lock_wait=result.lock_wait,
+            dry_run=result.dry_run,
+            posts=result.outcomes,
+        )

@@ -94,9 +94,10 @@ def logs_env(sandbox: SandboxProcess) -> dict[str, str]:
 def ingest_throughput(sandbox: SandboxProcess) -> None:
     from toolkit.clients.logs import LogsClient
     from toolkit.config import Secret, load_config
+    from toolkit.runlog.backlog import CURSOR_NAME, Cursor
     from toolkit.runlog.events import EventLog
     from toolkit.runlog.run import target_of
-    from toolkit.runlog.shipping import CURSOR_NAME, Cursor, Shipper
+    from toolkit.runlog.shipping import Shipper
 
     root = project(WORK / "runlog-ship", CONFIG.replace('"bench"', '"shipped"'))
     (root / ".toolkit").mkdir()

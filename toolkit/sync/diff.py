@@ -48,9 +48,11 @@ def diff_post(config: Config, client: ForemClient, path: str | Path) -> PostDiff
     if len(posts) != 1 or not posts[0].path.resolve().is_relative_to(content_dir.resolve()):
         raise ContentError(f"{path}: not a post under {config.relative(content_dir)}/")
     post = posts[0]
-    lock = Ledger.load(config.lock_path, config.forem.base_url)
+    ledger = Ledger.load(config.lock_path, config.forem.base_url)
     remote = RemoteState(client.iter_my_articles("all"))
-    match = match_posts(remote, posts, lock, lambda p: canonical_url(p, config.site.url))[post.key]
+    match = match_posts(remote, posts, ledger, lambda p: canonical_url(p, config.site.url))[
+        post.key
+    ]
     if match.problem:
         raise SyncError(f"{post.key}: {match.problem}")
     article = match.article
@@ -67,7 +69,7 @@ def diff_post(config: Config, client: ForemClient, path: str | Path) -> PostDiff
             f"article {article.id} (on the website)",
         )
     )
-    entry = match.entry or lock.get(post.key)
+    entry = match.entry or ledger.get(post.key)
     if payload.body_markdown == theirs and bool(article.published) == post.published:
         status = IN_SYNC
     elif entry is None:

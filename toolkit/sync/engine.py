@@ -152,13 +152,13 @@ class SyncEngine:
         self.config = config
         self.client = client
         self.progress = progress or Silent()
-        self._lock: Ledger | None = None
+        self._ledger: Ledger | None = None
 
     @property
-    def lock(self) -> Ledger:
-        if self._lock is None:
-            self._lock = Ledger.load(self.config.lock_path, self.config.forem.base_url)
-        return self._lock
+    def ledger(self) -> Ledger:
+        if self._ledger is None:
+            self._ledger = Ledger.load(self.config.lock_path, self.config.forem.base_url)
+        return self._ledger
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -190,7 +190,7 @@ class SyncEngine:
             remote_read = reader.submit(self.read_remote)
             report = check(self.config, paths)
             plans, sendable = self._local_plans(report)
-            gone_possible = report_gone and bool(self.lock.entries)
+            gone_possible = report_gone and bool(self.ledger.entries)
             remote = remote_read.result() if sendable or gone_possible else None
         if remote is not None:
             # What the server already counts against the create limit (other runs).
@@ -199,7 +199,7 @@ class SyncEngine:
             bound = bind_posts(
                 remote,
                 sendable,
-                self.lock,
+                self.ledger,
                 self.canonical_of,
                 mapped=mapped,
                 body_of=lambda post: payloads[post.key].body_markdown,
@@ -214,7 +214,7 @@ class SyncEngine:
                     post,
                     payloads[post.key],
                     match,
-                    match.entry if match.entry is not None else self.lock.get(post.key),
+                    match.entry if match.entry is not None else self.ledger.get(post.key),
                     force=force,
                     recreate=recreate,
                     drafts_only=drafts_only,
@@ -318,11 +318,11 @@ class SyncEngine:
                 self.client.expect_published_draft()
         # Entries adopted from the remote list and the pending updates, in one write,
         # durable before the first request goes out.
-        self.lock.save()
+        self.ledger.save()
         # The two kinds have separate limits: run them side by side, a few requests of
         # each kind in flight at once (the limiters count those in flight as sent).
         with (
-            self.lock.background_saves(),
+            self.ledger.background_saves(),
             ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="create") as create_lane,
             ThreadPoolExecutor(LANE_WIDTH, thread_name_prefix="update") as update_lane,
         ):
@@ -369,7 +369,7 @@ class SyncEngine:
         confirmed = (remote, body_digest(plan.payload.body_markdown)) if earlier else ()
         # The base of a later `pull --merge`.
         sent.keep(self.config.state_dir, body, entry.remote_digest if entry else None)
-        self.lock.record(
+        self.ledger.record(
             plan.key,
             LedgerEntry(
                 article_id=article.id,
@@ -392,7 +392,7 @@ class SyncEngine:
         if entry is None or article is None or payload is None or entry.article_id != article.id:
             return entry  # no entry: the next run finds the article by identity and compares
         pending = entry.sending(payload.digest, body_digest(payload.body_markdown))
-        self.lock.record(plan.key, pending, save=False)
+        self.ledger.record(plan.key, pending, save=False)
         return pending
 
     @staticmethod
@@ -461,7 +461,7 @@ class SyncEngine:
     def _find_created(self, plan: PostPlan) -> Article | None:
         assert plan.post is not None
         remote = self.read_remote()
-        claimed = self.lock.claimed(except_key=plan.key)
+        claimed = self.ledger.claimed(except_key=plan.key)
         # The plan found no match before the create, so a match now is the article it made.
         return remote.identify(None, self.canonical_of(plan.post), plan.post.title, claimed).article
 

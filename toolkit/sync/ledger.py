@@ -120,9 +120,9 @@ class LedgerEntry:
 class _Saver(threading.Thread):
     """Saves the lock whenever asked, coalescing requests, off the caller's thread."""
 
-    def __init__(self, lock: Ledger):
+    def __init__(self, ledger: Ledger):
         super().__init__(name="lock-saver", daemon=True)
-        self.lock = lock
+        self.ledger = ledger
         self.wanted = threading.Event()
         self.closing = False
         self.error: BaseException | None = None
@@ -132,7 +132,7 @@ class _Saver(threading.Thread):
             self.wanted.wait()
             self.wanted.clear()
             try:
-                self.lock.save()
+                self.ledger.save()
             except BaseException as exc:  # re-raised by close(), on the caller's thread
                 self.error = exc
             if self.closing and not self.wanted.is_set():
@@ -163,20 +163,20 @@ class Ledger:
     @classmethod
     def load(cls, path: Path, server: str) -> Ledger:
         """The lock's section of `server` (the publishing API's base URL)."""
-        lock = cls(path, server=server)
-        entries, lock.others = lock._read()
-        lock.entries = entries or {}
-        lock._by_article = {e.article_id: k for k, e in lock.entries.items()}
-        if entries is None and lock.others and (path, lock.server) not in _warned:
-            _warned.add((path, lock.server))
+        ledger = cls(path, server=server)
+        entries, ledger.others = ledger._read()
+        ledger.entries = entries or {}
+        ledger._by_article = {e.article_id: k for k, e in ledger.entries.items()}
+        if entries is None and ledger.others and (path, ledger.server) not in _warned:
+            _warned.add((path, ledger.server))
             log.warning(
                 "%s has no record of %s yet (it holds %s's): its posts are matched "
                 "there by canonical_url and title, as if never published there",
                 path.name,
-                lock.server,
-                ", ".join(sorted(lock.others)),
+                ledger.server,
+                ", ".join(sorted(ledger.others)),
             )
-        return lock
+        return ledger
 
     def _read(self) -> tuple[dict[str, LedgerEntry] | None, dict[str, Any]]:
         """This server's entries in the file (None when the file or the section is not

@@ -152,13 +152,13 @@ def _names(key: str, article: Article) -> Names:
 
 
 class _Puller:
-    """One pull: the lock, the posts, and what each article comes to."""
+    """One pull: the ledger (toolkit.lock), the posts, and what each article comes to."""
 
     def __init__(
-        self, config: Config, lock: Ledger, *, overwrite: bool, merge: bool, dry_run: bool = False
+        self, config: Config, ledger: Ledger, *, overwrite: bool, merge: bool, dry_run: bool = False
     ):
         self.config = config
-        self.lock = lock
+        self.ledger = ledger
         self.overwrite = overwrite
         self.merge = merge
         self.dry_run = dry_run  # decide everything, write nothing
@@ -173,7 +173,7 @@ class _Puller:
 
     def record(self, key: str, entry: LedgerEntry) -> None:
         if not self.dry_run:
-            self.lock.record(key, entry)
+            self.ledger.record(key, entry)
 
     def base_of(self, post: Post, entry: LedgerEntry) -> str | None:
         """The body last sent: kept under `.toolkit/sent/`, else the committed version of
@@ -196,7 +196,7 @@ class _Puller:
         """A post bound to `article` (`entry`: the lock entry that goes with it, when the
         post was renamed): take the website's version where it changed."""
         key = post.key
-        entry = entry or self.lock.get(key)
+        entry = entry or self.ledger.get(key)
         raw = article.body_markdown or ""
         remote_body, remote_digest = raw.replace("\r\n", "\n"), body_digest(raw)
         if conflicts.marker_lines(post.source) and not self.overwrite:
@@ -342,24 +342,24 @@ def pull_articles(
     nothing); the caller holds the run lock unless `dry_run` (`lock_wait`: what it was
     told while it waited for it, kept in the result)."""
     result = PullResult(lock_wait=lock_wait, dry_run=dry_run)
-    lock = Ledger.load(config.lock_path, config.forem.base_url)
-    puller = _Puller(config, lock, overwrite=overwrite, merge=merge, dry_run=dry_run)
+    ledger = Ledger.load(config.lock_path, config.forem.base_url)
+    puller = _Puller(config, ledger, overwrite=overwrite, merge=merge, dry_run=dry_run)
     posts, problems = load_posts(config)
     remote = RemoteState(client.iter_my_articles("all"))
-    matches = match_posts(remote, posts, lock, lambda p: canonical_url(p, config.site.url))
+    matches = match_posts(remote, posts, ledger, lambda p: canonical_url(p, config.site.url))
     by_key = {p.key: p for p in posts}
     owned = {m.article.id: key for key, m in matches.items() if m.article is not None}
-    # Articles the lock gives to a post that cannot be read now (a conflict left in its
+    # Articles the ledger gives to a post that cannot be read now (a conflict left in its
     # front matter, a typo): never pulled again as a new post beside it.
     unreadable = {p.path: p for p in problems if p.is_error}
     locked = {
-        e.article_id: k for k, e in lock.entries.items() if k in unreadable and k not in by_key
+        e.article_id: k for k, e in ledger.entries.items() if k in unreadable and k not in by_key
     }
-    # Articles whose post was deleted here (their lock entry's file is gone and no other
+    # Articles whose post was deleted here (their ledger entry's file is gone and no other
     # post took them): the deletion stands, as `plan` says, until unpublished or forgotten.
     gone = {
         e.article_id: k
-        for k, e in lock.entries.items()
+        for k, e in ledger.entries.items()
         if k not in by_key and k not in unreadable and not (config.root / k).exists()
     }
     content_dir = config.site.content_dir

@@ -135,18 +135,20 @@ class RemoteState:
 def match_posts(
     remote: RemoteState,
     posts: Iterable[Post],
-    lock: Ledger,
+    ledger: Ledger,
     canonical_of: Callable[[Post], str | None],
 ) -> dict[str, Match]:
     """The match of every post (keyed by post path): `bind_posts` with the project's
     dev-to-git.json (beside toolkit.lock), without the body rules."""
-    return bind_posts(remote, posts, lock, canonical_of, mapped=read_map(lock.path.parent)).matches
+    return bind_posts(
+        remote, posts, ledger, canonical_of, mapped=read_map(ledger.path.parent)
+    ).matches
 
 
 def bind_posts(
     remote: RemoteState,
     posts: Iterable[Post],
-    lock: Ledger,
+    ledger: Ledger,
     canonical_of: Callable[[Post], str | None],
     *,
     mapped: Mapping[str, int] | None = None,
@@ -162,9 +164,9 @@ def bind_posts(
     """
     posts = list(posts)
     mapped = mapped or {}
-    root = lock.path.parent
+    root = ledger.path.parent
     exists = exists or (lambda key: (root / key).exists())
-    entries = dict(lock.entries)
+    entries = dict(ledger.entries)
     present = {post.key for post in posts}
     gone = {key: e for key, e in entries.items() if key not in present and not exists(key)}
     held = {e.article_id: key for key, e in entries.items() if key not in gone}
@@ -223,7 +225,7 @@ def bind_posts(
             article = remote.by_id.get(article_id)
             holder = held.get(article_id)
             if article is None:
-                bind(post, Match(None, via, _unknown(via, article_id, lock.server), line))
+                bind(post, Match(None, via, _unknown(via, article_id, ledger.server), line))
             elif holder is not None and holder != post.key:
                 problem = (
                     f"{via} names article {article_id}, which toolkit.lock gives to {holder}; "

@@ -75,10 +75,10 @@ def unpublished_body(body_markdown: str) -> str:
 
 def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> RetireResult:
     key = post_key(config, given)
-    lock = Ledger.load(config.lock_path, config.forem.base_url)
+    ledger = Ledger.load(config.lock_path, config.forem.base_url)
     path = config.root / key
     gone = not path.exists()
-    entry = lock.get(key)
+    entry = ledger.get(key)
     remote = RemoteState(client.iter_my_articles("all"))
     if gone and entry is None:
         raise SyncError(f"{key}: no such post, and toolkit.lock has no entry for it")
@@ -87,7 +87,7 @@ def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> Re
     if entry is not None:
         article_id = entry.article_id
     else:
-        article_id, published_locally = _bound_article(config, lock, remote, key, path)
+        article_id, published_locally = _bound_article(config, ledger, remote, key, path)
     if not gone and entry is not None:
         published_locally = _says_published(key, path)
     article = remote.by_id.get(article_id)
@@ -110,7 +110,7 @@ def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> Re
         current = client.update_article(article_id, {"article": data})
         action, message = "unpublished", f"article {article_id} is unpublished (a draft now)"
     if gone:
-        lock.forget(key)
+        ledger.forget(key)
         message += f"; toolkit.lock forgets {key}"
     else:
         remote_body = current.body_markdown
@@ -126,7 +126,7 @@ def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> Re
                     f"{key} still says `published: true` ({problem}): the next "
                     "`toolkit publish` publishes it again; set `published: false` in it"
                 )
-        lock.record(
+        ledger.record(
             key,
             LedgerEntry(
                 article_id=article_id,
@@ -184,7 +184,7 @@ def _says_published(key: str, path: Path) -> bool:
 
 
 def _bound_article(
-    config: Config, lock: Ledger, remote: RemoteState, key: str, path: Path
+    config: Config, ledger: Ledger, remote: RemoteState, key: str, path: Path
 ) -> tuple[int, bool]:
     """The article a post without a lock entry is bound to, by the identity rules, and
     whether the post says `published: true`."""
@@ -195,7 +195,7 @@ def _bound_article(
     bound = bind_posts(
         remote,
         [post],
-        lock,
+        ledger,
         lambda p: canonical_url(p, config.site.url),
         mapped=read_map(config.root),
         body_of=lambda p: payload_for(p, config).body_markdown,
@@ -211,8 +211,8 @@ def _bound_article(
 
 def forget_post(config: Config, given: str | Path) -> RetireResult:
     key = post_key(config, given)
-    lock = Ledger.load(config.lock_path, config.forem.base_url)
-    entry = lock.get(key)
+    ledger = Ledger.load(config.lock_path, config.forem.base_url)
+    entry = ledger.get(key)
     if entry is None:
         raise SyncError(f"{key}: toolkit.lock has no entry for it")
     if (config.root / key).exists():
@@ -220,7 +220,7 @@ def forget_post(config: Config, given: str | Path) -> RetireResult:
             f"{key} is still there: forget is for a post whose file is gone "
             f"(delete it first, or `toolkit unpublish {key}` to take its article down)"
         )
-    lock.forget(key)
+    ledger.forget(key)
     return RetireResult(
         key,
         "forgotten",

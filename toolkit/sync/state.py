@@ -119,8 +119,8 @@ def _state(post: Post, entry: LedgerEntry | None, digest: Digest) -> SyncState:
     return SyncState.SYNCED if digest(post) == entry.sent_digest else SyncState.MODIFIED
 
 
-def post_summary(post: Post, lock: Ledger, digest: Digest) -> PostSummary:
-    entry = lock.get(post.key)
+def post_summary(post: Post, ledger: Ledger, digest: Digest) -> PostSummary:
+    entry = ledger.get(post.key)
     date = post.date
     return PostSummary(
         path=post.key,
@@ -203,15 +203,15 @@ def sync_states(config: Config, cache: PostCache) -> PostList:
     """Every post of `cache` with its sync state, in path order; files that cannot be
     parsed are problems (`path:line: message`) and the others are listed."""
     posts, problems = cache.load()
-    lock = Ledger.load(config.lock_path, config.forem.base_url)
-    return PostList([post_summary(post, lock, cache.digest) for post in posts], problems)
+    ledger = Ledger.load(config.lock_path, config.forem.base_url)
+    return PostList([post_summary(post, ledger, cache.digest) for post in posts], problems)
 
 
 def post_document(config: Config, post: Post) -> PostDocument:
     """One post: its sync state, front matter, body and whole text."""
-    lock = Ledger.load(config.lock_path, config.forem.base_url)
+    ledger = Ledger.load(config.lock_path, config.forem.base_url)
     return PostDocument(
-        post_summary(post, lock, lambda p: payload_for(p, config).digest),
+        post_summary(post, ledger, lambda p: payload_for(p, config).digest),
         _iso(post.meta),
         post.body,
         post.source,

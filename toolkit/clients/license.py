@@ -25,13 +25,12 @@ and an unreachable service is answered quickly (and closed) rather than waited o
 from __future__ import annotations
 
 import string
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import Field, dataclass, field, fields
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 from toolkit.clients.base import (
     ApiClient,
@@ -59,9 +58,12 @@ MAX_SHOWN = 60  # characters of an id from the service shown in a message
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
-def _text(data: Mapping[str, Any], key: str) -> str:
-    value = data.get(key)
+def _string(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+def _text(data: Mapping[str, Any], key: str) -> str:
+    return _string(data.get(key))
 
 
 def _number(value: Any) -> int | None:
@@ -81,51 +83,150 @@ def _objects(value: Any) -> tuple[dict[str, Any], ...]:
     return tuple(item for item in value if isinstance(item, dict))
 
 
-Text = Annotated[str, BeforeValidator(lambda value: value if isinstance(value, str) else "")]
-Number = Annotated[int | None, BeforeValidator(_number)]
-Objects = Annotated[tuple[dict[str, Any], ...], BeforeValidator(_objects)]
+def _flag(value: Any) -> bool:
+    return value is True
 
 
-class LicenseRecord(BaseModel):
-    """A record of the service, read leniently (see above) under Google's JSON names and
-    written back under them (`model_dump(by_alias=True)`); unknown fields are ignored."""
+def _plain(value: Any) -> Any:
+    """A value as JSON has it: a tuple as a list, a record under its JSON names."""
+    if isinstance(value, tuple):
+        return [write(item) if isinstance(item, LicenseRecord) else item for item in value]
+    return value
 
-    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+
+def _records(cls: type[R]) -> Callable[[Any], tuple[R, ...]]:
+    return lambda value: tuple(read(cls, item) for item in _objects(value))
 
 
+def _json(
+    reader: Callable[[Any], Any],
+    default: Any,
+    *,
+    name: str | None = None,
+    writer: Callable[[Any], Any] = _plain,
+) -> Any:
+    """A record's field: its JSON name (the field's own when None), how a value read
+    from the service becomes the field's (`reader`, given whatever came, of any type),
+    and how the field is written back (`writer`)."""
+    return field(default=default, metadata={"json": name, "read": reader, "write": writer})
+
+
+def _json_name(item: Field[Any]) -> str:
+    name: str | None = item.metadata["json"]
+    return name or item.name
+
+
+@dataclass(frozen=True)
+class LicenseRecord:
+    """A record of the service, read leniently (see above) under Google's JSON names by
+    `read`, and written back under them by `write`: each field says its JSON name and how
+    it reads a value of the wrong type (`_json`). Unknown fields are ignored.
+
+    A pydantic document or `TypeAdapter` holding a record writes it through `write` (and
+    reads a mapping through `read`); pydantic is imported only then, never to read an
+    answer (the premium gate of a build imports this module)."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: type[Any], handler: Any) -> Any:
+        """Read by `read` (a record as it is), written by `write`."""
+        from pydantic_core import core_schema
+
+        def validate(value: Any, _inner: Any) -> Any:
+            if isinstance(value, source):
+                return value
+            if isinstance(value, Mapping):
+                return read(source, value)
+            raise ValueError(f"not a {source.__name__}")
+
+        shape = handler.generate_schema(_described(source))  # what a JSON schema shows
+        return core_schema.no_info_wrap_validator_function(
+            validate,
+            shape,
+            serialization=core_schema.plain_serializer_function_ser_schema(
+                write,
+                return_schema=core_schema.json_or_python_schema(
+                    json_schema=shape, python_schema=core_schema.any_schema()
+                ),
+            ),
+        )
+
+
+def _described(source: type[Any]) -> Any:
+    """A pydantic model of the record's JSON shape, each field under its JSON name: what
+    a JSON schema of a document holding the record shows (the record's docstring as its
+    description; none where the dataclass wrote its signature there)."""
+    import typing
+
+    from pydantic import create_model
+
+    hints = typing.get_type_hints(source)
+    doc = source.__doc__ or ""
+    return create_model(  # type: ignore[call-overload]
+        source.__name__,
+        __doc__=None if doc.startswith(f"{source.__name__}(") else doc,
+        __module__=source.__module__,
+        **{_json_name(item): (hints[item.name], item.default) for item in fields(source)},
+    )
+
+
+R = TypeVar("R", bound=LicenseRecord)
+
+
+def read(cls: type[R], data: Mapping[str, Any]) -> R:
+    """A record of `cls` from the service's JSON object: each field present is read by its
+    own rule, a missing one keeps its default."""
+    given: dict[str, Any] = {}
+    for item in fields(cls):
+        key = _json_name(item)
+        if key in data:
+            given[item.name] = item.metadata["read"](data[key])
+    return cls(**given)
+
+
+def write(record: LicenseRecord) -> dict[str, Any]:
+    """The record as the service writes it: every field under its JSON name, in order."""
+    return {
+        _json_name(item): item.metadata["write"](getattr(record, item.name))
+        for item in fields(record)
+    }
+
+
+@dataclass(frozen=True)
 class Edition(LicenseRecord):
-    edition_id: Text = Field("", alias="editionId")
-    seat_count: Number = Field(None, alias="seatCount")
-    assigned_seats: Number = Field(None, alias="assignedSeats")
+    edition_id: str = _json(_string, "", name="editionId")
+    seat_count: int | None = _json(_number, None, name="seatCount")
+    assigned_seats: int | None = _json(_number, None, name="assignedSeats")
 
 
+@dataclass(frozen=True)
 class CustomerLicense(LicenseRecord):
     """`appsmarket#customerLicense`: `state` is `ACTIVE` or `UNLICENSED`."""
 
-    kind: Text = ""
-    id: Text = ""
-    application_id: Text = Field("", alias="applicationId")
-    customer_id: Text = Field("", alias="customerId")
-    state: Text = ""
-    editions: Annotated[tuple[Edition, ...], BeforeValidator(_objects)] = ()
+    kind: str = _json(_string, "")
+    id: str = _json(_string, "")
+    application_id: str = _json(_string, "", name="applicationId")
+    customer_id: str = _json(_string, "", name="customerId")
+    state: str = _json(_string, "")
+    editions: tuple[Edition, ...] = _json(_records(Edition), ())
 
     @property
     def active(self) -> bool:
         return self.state == ACTIVE
 
 
+@dataclass(frozen=True)
 class UserLicense(LicenseRecord):
     """`appsmarket#userLicense`: `state` is `ACTIVE`, `UNLICENSED` or `EXPIRED`; `enabled`
     says whether the domain administrator has activated the application."""
 
-    kind: Text = ""
-    id: Text = ""
-    application_id: Text = Field("", alias="applicationId")
-    customer_id: Text = Field("", alias="customerId")
-    user_id: Text = Field("", alias="userId")
-    enabled: Annotated[bool, BeforeValidator(lambda value: value is True)] = False
-    state: Text = ""
-    edition_id: Text = Field("", alias="editionId")
+    kind: str = _json(_string, "")
+    id: str = _json(_string, "")
+    application_id: str = _json(_string, "", name="applicationId")
+    customer_id: str = _json(_string, "", name="customerId")
+    user_id: str = _json(_string, "", name="userId")
+    enabled: bool = _json(_flag, False)
+    state: str = _json(_string, "")
+    edition_id: str = _json(_string, "", name="editionId")
 
     @property
     def active(self) -> bool:
@@ -136,24 +237,26 @@ NOTIFICATION_LISTS = ("provisions", "expiries", "reassignments", "deletes")
 NOTIFICATION_KIND = "appsmarket#licenseNotification"
 
 
+@dataclass(frozen=True)
 class LicenseNotification(LicenseRecord):
     """`appsmarket#licenseNotification`: one licensing event of a customer. Its lists
     are kept as the service sent them (objects only); its timestamp is written back as
     Google writes 64-bit numbers, a string."""
 
-    kind: Annotated[str, BeforeValidator(lambda _: NOTIFICATION_KIND)] = NOTIFICATION_KIND
-    id: Text = ""
-    application_id: Text = Field("", alias="applicationId")
-    customer_id: Text = Field("", alias="customerId")
-    timestamp_ms: Annotated[
-        int | None,
-        BeforeValidator(_number),
-        PlainSerializer(lambda value: None if value is None else str(value)),
-    ] = Field(None, alias="timestamp")
-    provisions: Objects = ()
-    expiries: Objects = ()
-    reassignments: Objects = ()
-    deletes: Objects = ()
+    kind: str = _json(lambda _: NOTIFICATION_KIND, NOTIFICATION_KIND)
+    id: str = _json(_string, "")
+    application_id: str = _json(_string, "", name="applicationId")
+    customer_id: str = _json(_string, "", name="customerId")
+    timestamp_ms: int | None = _json(
+        _number,
+        None,
+        name="timestamp",
+        writer=lambda value: None if value is None else str(value),
+    )
+    provisions: tuple[dict[str, Any], ...] = _json(_objects, ())
+    expiries: tuple[dict[str, Any], ...] = _json(_objects, ())
+    reassignments: tuple[dict[str, Any], ...] = _json(_objects, ())
+    deletes: tuple[dict[str, Any], ...] = _json(_objects, ())
 
     def events(self) -> list[str]:
         """What happened, in words: `provisioned 25 seats`, `assigned ana@x.example`..."""
@@ -282,24 +385,26 @@ class LicenseClient(ApiClient):
 
     def customer_license(self, application_id: str, customer_id: str) -> CustomerLicense:
         path = f"{PREFIX}/customerLicense/{_segment(application_id)}/{_segment(customer_id)}"
-        return CustomerLicense.model_validate(
+        return read(
+            CustomerLicense,
             self._record(
                 path,
                 f"{PREFIX}/customerLicense/{{applicationId}}/{{customerId}}",
                 "a customer licence",
                 {"applicationId": application_id, "customerId": customer_id},
-            )
+            ),
         )
 
     def user_license(self, application_id: str, user_id: str) -> UserLicense:
         path = f"{PREFIX}/userLicense/{_segment(application_id)}/{_segment(user_id)}"
-        return UserLicense.model_validate(
+        return read(
+            UserLicense,
             self._record(
                 path,
                 f"{PREFIX}/userLicense/{{applicationId}}/{{userId}}",
                 "a user licence",
                 {"applicationId": application_id, "userId": user_id},
-            )
+            ),
         )
 
     def notifications(
@@ -334,10 +439,7 @@ class LicenseClient(ApiClient):
             )
         token = data.get("nextPageToken")
         return NotificationPage(
-            tuple(
-                LicenseNotification.model_validate(item)
-                for item in _objects(data.get("notifications"))
-            ),
+            tuple(read(LicenseNotification, item) for item in _objects(data.get("notifications"))),
             token if isinstance(token, str) and token else None,
         )
 

@@ -161,13 +161,14 @@ class Project:
     rounds: int = 0
 
     def run(self, device: str, args: list[str]) -> float:
+        """`toolkit ARGS` in the project, through bench/without.py's DEVICE; its wall time."""
         command = [sys.executable, "-m", "bench.without", device, "--", *args]
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         env.pop("GITHUB_ACTIONS", None)
         started = time.perf_counter()
         done = subprocess.run(command, cwd=self.folder, env=env, capture_output=True)
         wall = time.perf_counter() - started
-        if done.returncode not in (0, 1):  # check exits 1 on a warning-free problem only
+        if done.returncode != 0:
             raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr.decode()}")
         return wall
 
@@ -343,14 +344,7 @@ def probe(proj: Project) -> dict[str, Path]:
     targets: dict[str, set[str]] = {}
     for args in (["build"], ["check", str(proj.post.relative_to(proj.folder))]):
         out = WORK / "probe.txt"
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        subprocess.run(
-            [sys.executable, "-m", "bench.without", f"probe={out}", "--", *args],
-            cwd=proj.folder,
-            env=env,
-            capture_output=True,
-            check=True,
-        )
+        proj.run(f"probe={out}", args)
         for line in out.read_text(encoding="utf-8").splitlines():
             target, kind = line.split()
             targets.setdefault(kind, set()).add(target)
@@ -373,15 +367,7 @@ def over_budget(proj: Project) -> dict[str, list[str]]:
         if row.startswith("one-post"):
             proj.edit()
         out = WORK / "modules.txt"
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        env.pop("GITHUB_ACTIONS", None)
-        subprocess.run(
-            [sys.executable, "-m", "bench.without", f"modules={out}", "--", *args],
-            cwd=proj.folder,
-            env=env,
-            capture_output=True,
-            check=False,
-        )
+        proj.run(f"modules={out}", args)
         loaded = out.read_text(encoding="utf-8").split()
         found[row] = [
             name for name in loaded if any(name == b or name.startswith(b + ".") for b in banned)

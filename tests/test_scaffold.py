@@ -122,6 +122,35 @@ def test_hostile_names_never_reach_the_generated_files(tmp_path):
     assert workflow[True]["push"] == {"branches": ["main"]}
 
 
+@pytest.mark.parametrize(
+    "configured", ["../outside", "posts\n  evil: true", "ABSOLUTE", "a/../../b"]
+)
+def test_an_existing_toml_naming_an_odd_content_dir_is_not_written_in_nor_named(
+    tmp_path, configured
+):
+    blog = tmp_path / "blog"
+    blog.mkdir()
+    configured = configured.replace("ABSOLUTE", (tmp_path / "absolute").as_posix())
+    (blog / "toolkit.toml").write_text(
+        f"[site]\ncontent_dir = {json.dumps(configured)}\n", encoding="utf-8"
+    )
+    result = init_project(blog, action=PIN)
+    assert result.content_dir == "content"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blog"]  # nothing written outside
+    assert (blog / "content" / "_welcome.md").is_file()
+    workflow = (blog / WORKFLOW).read_text()
+    assert "evil" not in workflow and "content/_mirror/" in workflow
+    assert yaml.safe_load(workflow)["jobs"]["mirror"]["permissions"] == {"contents": "write"}
+
+
+def test_an_existing_toml_naming_a_nested_content_dir_is_kept(tmp_path):
+    (tmp_path / "toolkit.toml").write_text('[site]\ncontent_dir = "src/posts/"\n')
+    post(tmp_path, "src/posts/a.md", "A")
+    result = init_project(tmp_path, action=PIN)
+    assert result.content_dir == "src/posts"
+    assert "src/posts/_mirror/" in (tmp_path / WORKFLOW).read_text()
+
+
 def test_a_dev_to_git_map_pointing_outside_adopts_nothing_outside(tmp_path):
     (tmp_path / "dev-to-git.json").write_text(
         json.dumps([{"id": 1, "relativePathToArticle": "../elsewhere/x.md"}, "junk", 7])

@@ -322,6 +322,29 @@ def test_the_sandbox_writes_its_lines_as_a_projects_env_and_keeps_a_writers(tmp_
     assert (blog / ".env").read_text() == "FOREM_API_KEY=the-real-one\n"
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_the_env_file_is_never_a_fifo_and_is_made_private_in_a_new_folder(tmp_path):
+    from toolkit.sandbox.envfile import write_env_file
+    from toolkit.sandbox.server import SandboxError
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(SandboxError, match="pipe: not a regular file"):
+        write_env_file(fifo, [("publishing", {"FOREM_API_KEY": "k"})])
+    one_line = tmp_path / "one-line"
+    one_line.write_text("# Written by toolkit sandbox: what points a project at it." + "x" * 10**6)
+    with pytest.raises(SandboxError, match="one-line: exists and was not written"):
+        write_env_file(one_line, [("publishing", {"FOREM_API_KEY": "k"})])
+    nested = tmp_path / "deep" / "er" / ".env"
+    write_env_file(nested, [("publishing", {"FOREM_API_KEY": "k k"})])
+    assert oct(nested.stat().st_mode & 0o777) == "0o600"
+    assert nested.read_text().splitlines()[-1] == "export FOREM_API_KEY='k k'"
+    nested.chmod(0o640)  # rewritten: the writer's mode kept
+    write_env_file(nested, [("publishing", {"FOREM_API_KEY": "other"})])
+    assert oct(nested.stat().st_mode & 0o777) == "0o640"
+    assert "other" in nested.read_text()
+
+
 # -- the CI workflow -----------------------------------------------------------------------
 
 

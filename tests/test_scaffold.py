@@ -151,6 +151,16 @@ def test_an_existing_toml_naming_a_nested_content_dir_is_kept(tmp_path):
     assert "src/posts/_mirror/" in (tmp_path / WORKFLOW).read_text()
 
 
+def test_the_next_step_is_a_line_a_shell_runs_for_any_folder_name(tmp_path):
+    result = cli(tmp_path, "init", "my blog", "--no-workflow")
+    assert result.exit_code == 0
+    assert "next: cd 'my blog' && toolkit new \"My first post\"" in result.stderr
+    post(tmp_path, "old posts/posts/a.md", "A")
+    adopted = cli(tmp_path, "init", "old posts", "--no-workflow")
+    assert "adopted old posts/posts/: 1 post" in adopted.stderr.splitlines()
+    assert "next: cd 'old posts' && toolkit check, then toolkit plan" in adopted.stderr
+
+
 def test_a_dev_to_git_map_pointing_outside_adopts_nothing_outside(tmp_path):
     (tmp_path / "dev-to-git.json").write_text(
         json.dumps([{"id": 1, "relativePathToArticle": "../elsewhere/x.md"}, "junk", 7])

@@ -9,8 +9,9 @@ it was read at); without git, or before the file is committed, it has no date. A
 modification time is never used: a clone or a checkout sets it.
 
 The lock is read here as data (its format is `toolkit/sync/ledger.py`'s, which this module
-does not import): the section of the configured server, as `sync.ledger.server_key` names
-it, or the lock's only section when it names no server (a lock of version 1).
+does not import): the section of the configured server, as `server_key` names it (the
+ledger names its sections with it), or the lock's only section when it names no server (a
+lock of version 1).
 """
 
 from __future__ import annotations
@@ -36,10 +37,12 @@ _MAX_LOCK = 64 * 1024 * 1024  # bytes: a lock larger than this is not read for d
 
 
 def server_key(base_url: str) -> str:
-    """The name of a server's section of the lock (as `sync.ledger.server_key`)."""
+    """The name of a server's section of the lock: its base URL, scheme and host
+    lower-cased, without credentials (the file is committed) or a final slash.
+    (`sync.ledger` names its sections with this function.)"""
     parts = urlsplit(base_url.strip())
     host = (parts.hostname or "").lower()
-    if ":" in host:
+    if ":" in host:  # IPv6
         host = f"[{host}]"
     netloc = host + (f":{parts.port}" if parts.port is not None else "")
     return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))

@@ -44,8 +44,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
+from toolkit.content.dates import server_key
 from toolkit.errors import SyncError
 from toolkit.fsutil import stable_json, write_if_changed
 
@@ -54,17 +54,6 @@ log = logging.getLogger(__name__)
 LOCK_VERSION = 2
 MAX_UNCONFIRMED = 16  # body digests kept of updates sent and never seen landed
 _warned: set[tuple[Path, str]] = set()  # (lock, server) said to have no section yet
-
-
-def server_key(base_url: str) -> str:
-    """The name of a server's section: its base URL, scheme and host lower-cased, without
-    credentials (the file is committed) or a final slash."""
-    parts = urlsplit(base_url.strip())
-    host = (parts.hostname or "").lower()
-    if ":" in host:  # IPv6
-        host = f"[{host}]"
-    netloc = host + (f":{parts.port}" if parts.port is not None else "")
-    return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))
 
 
 @dataclass(frozen=True)

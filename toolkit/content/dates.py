@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from toolkit import localfiles
 from toolkit.content.problems import Problem, Severity
 from toolkit.fsutil import quick_write
 
@@ -33,7 +34,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.content.post import Post
 
 GIT_TIMEOUT = 30.0  # seconds for one `git log` of the content folder
-_MAX_LOCK = 64 * 1024 * 1024  # bytes: a lock larger than this is not read for dates
+# Bytes: a lock larger than this is not read (for dates here, at all by `sync.ledger`).
+MAX_LOCK_BYTES = 64 * 1024 * 1024
 
 
 def server_key(base_url: str) -> str:
@@ -65,12 +67,9 @@ def lock_dates(lock_path: Path, base_url: str) -> dict[str, str]:
     """Post key -> the publication time the lock recorded for it (none when the lock is
     missing or unreadable: the dates are a help, never a reason to fail)."""
     try:
-        with lock_path.open("rb") as handle:
-            raw = handle.read(_MAX_LOCK + 1)
-        if len(raw) > _MAX_LOCK:
-            return {}
+        _, raw = localfiles.read_regular(lock_path, MAX_LOCK_BYTES)
         data = json.loads(raw)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # too large, not a file, nested too deep
         return {}
     if not isinstance(data, dict):
         return {}

@@ -45,7 +45,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from toolkit.content.dates import server_key
+from toolkit import localfiles
+from toolkit.content.dates import MAX_LOCK_BYTES, server_key
 from toolkit.errors import SyncError
 from toolkit.fsutil import stable_json, write_if_changed
 
@@ -173,10 +174,16 @@ class Ledger:
         path = self.path
         name = path.name
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            _, raw = localfiles.read_regular(path, MAX_LOCK_BYTES)  # it comes with the repository
+            data = json.loads(raw.decode("utf-8"))
         except FileNotFoundError:
             return None, {}
-        except (OSError, ValueError) as exc:
+        except localfiles.TooLarge:
+            raise SyncError(
+                f"{name}: larger than {MAX_LOCK_BYTES // 1024 // 1024} MB; delete it and "
+                "publish again (toolkit finds your articles by canonical_url and title)"
+            ) from None
+        except (OSError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep
             raise SyncError(
                 f"{name}: cannot be read ({exc}); fix it, or delete it and publish again "
                 "(toolkit finds your articles by canonical_url and title)"

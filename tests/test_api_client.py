@@ -118,6 +118,18 @@ def test_messages_name_an_absolute_url_by_its_path_never_its_query():
     assert (failed.value.reason, failed.value.maybe_sent) == ("connect error", False)
 
 
+def test_a_services_own_words_in_an_error_are_one_line_with_controls_escaped():
+    seen: list[httpx.Request] = []
+    said = "Not found.\nError: forged\x1b[2J " + "x" * 600
+    api, _, _ = client(scripted(httpx.Response(404, json={"error": said}), seen=seen))
+    with api, pytest.raises(NotFound) as missing:
+        api.send("GET", "/a")
+    message = str(missing.value)
+    assert message.startswith("GET /a: 404 Not found.\\nError: forged\\x1b[2J")
+    assert "\n" not in message and "\x1b" not in message
+    assert message.endswith("…") and len(message) < 600
+
+
 def test_a_streamed_body_is_made_again_for_each_attempt():
     made: list[int] = []
 

@@ -83,6 +83,17 @@ def test_a_task_error_gives_its_code_and_message(archive, exportable):
     assert nothing_written(exportable)
 
 
+def test_a_task_error_from_the_service_is_one_line_with_its_controls_escaped(archive, exportable):
+    archive.fault("error", code="BAD\x1b[2J", message="Line one\nError: forged\x1b[31m")
+    result = exportable.run("export", "--format", "tar", env=archive.env)
+    assert result.exit_code == 1
+    assert error_lines(result) == [
+        "Error: export: the archive task failed: Line one\\nError: forged\\x1b[31m (BAD\\x1b[2J)"
+    ]
+    assert "\x1b" not in result.output
+    assert nothing_written(exportable)
+
+
 def test_a_truncated_download_is_detected(archive, exportable):
     archive.fault("truncate")
     result = exportable.run("export", env=archive.env)

@@ -46,7 +46,7 @@ from toolkit.clients.base import (
     WaitListener,
     reason_of,
 )
-from toolkit.clients.responses import json_body
+from toolkit.clients.responses import MAX_SAID, json_body
 from toolkit.config import Secret
 from toolkit.errors import (
     ApiError,
@@ -56,7 +56,7 @@ from toolkit.errors import (
     ServerError,
     StatusError,
 )
-from toolkit.redact import redact_url
+from toolkit.redact import quoted, redact_url
 
 ByteCounter = Callable[[int], None]  # told each chunk's size as it goes (negative: taken back)
 CHUNK = 1024 * 1024
@@ -191,7 +191,8 @@ def _explained(exc: StatusError) -> StatusError:
             f"{name}: {' '.join(map(str, problems if isinstance(problems, list) else [problems]))}"
             for name, problems in list(errors.items())[:5]
         )
-    message = f"{request.method} {request.url.path}: {response.status_code} {text}"
+    said = quoted(text, MAX_SAID, marks=False)  # one line, controls escaped
+    message = f"{request.method} {request.url.path}: {response.status_code} {said}"
     if response.status_code == 401 and "Authorization" in request.headers:
         message += "; check CLOUDCONVERT_API_KEY"
     if isinstance(exc, RateLimited):

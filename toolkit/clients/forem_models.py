@@ -172,27 +172,26 @@ class Listing(ForemRecord):
         return {**data, "tags": read_tags(data)}
 
 
-class User(ForemRecord):
-    id: Count = 0
+class Profile(ForemRecord):
+    """What a user's and an organization's profiles both have."""
+
     username: Text = ""
     name: Text = ""
     summary: OptionalText = None
+    joined_at: OptionalText = None
+    microblog_username: MicroblogName = None
+    codehost_username: CodehostName = None
+    raw: Raw
+
+
+class User(Profile):
+    id: Count = 0
     location: OptionalText = None
     website_url: OptionalText = None
-    joined_at: OptionalText = None
-    microblog_username: MicroblogName = None
-    codehost_username: CodehostName = None
-    raw: Raw
 
 
-class Organization(ForemRecord):
-    username: Text = ""
-    name: Text = ""
-    summary: OptionalText = None
-    joined_at: OptionalText = None
-    microblog_username: MicroblogName = None
-    codehost_username: CodehostName = None
-    raw: Raw
+class Organization(Profile):
+    pass
 
 
 class ReadingListItem(ForemRecord):

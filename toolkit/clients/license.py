@@ -131,42 +131,16 @@ class LicenseRecord:
         """Read by `read` (a record as it is), written by `write`."""
         from pydantic_core import core_schema
 
-        def validate(value: Any, _inner: Any) -> Any:
+        def validate(value: Any) -> Any:
             if isinstance(value, source):
                 return value
             if isinstance(value, Mapping):
                 return read(source, value)
             raise ValueError(f"not a {source.__name__}")
 
-        shape = handler.generate_schema(_described(source))  # what a JSON schema shows
-        return core_schema.no_info_wrap_validator_function(
-            validate,
-            shape,
-            serialization=core_schema.plain_serializer_function_ser_schema(
-                write,
-                return_schema=core_schema.json_or_python_schema(
-                    json_schema=shape, python_schema=core_schema.any_schema()
-                ),
-            ),
+        return core_schema.no_info_plain_validator_function(
+            validate, serialization=core_schema.plain_serializer_function_ser_schema(write)
         )
-
-
-def _described(source: type[Any]) -> Any:
-    """A pydantic model of the record's JSON shape, each field under its JSON name: what
-    a JSON schema of a document holding the record shows (the record's docstring as its
-    description; none where the dataclass wrote its signature there)."""
-    import typing
-
-    from pydantic import create_model
-
-    hints = typing.get_type_hints(source)
-    doc = source.__doc__ or ""
-    return create_model(  # type: ignore[call-overload]
-        source.__name__,
-        __doc__=None if doc.startswith(f"{source.__name__}(") else doc,
-        __module__=source.__module__,
-        **{_json_name(item): (hints[item.name], item.default) for item in fields(source)},
-    )
 
 
 R = TypeVar("R", bound=LicenseRecord)
@@ -199,13 +173,19 @@ class Edition(LicenseRecord):
 
 
 @dataclass(frozen=True)
-class CustomerLicense(LicenseRecord):
-    """`appsmarket#customerLicense`: `state` is `ACTIVE` or `UNLICENSED`."""
+class CustomerRecord(LicenseRecord):
+    """The fields that lead every record about a customer of an application."""
 
     kind: str = _json(_string, "")
     id: str = _json(_string, "")
     application_id: str = _json(_string, "", name="applicationId")
     customer_id: str = _json(_string, "", name="customerId")
+
+
+@dataclass(frozen=True)
+class CustomerLicense(CustomerRecord):
+    """`appsmarket#customerLicense`: `state` is `ACTIVE` or `UNLICENSED`."""
+
     state: str = _json(_string, "")
     editions: tuple[Edition, ...] = _json(_records(Edition), ())
 
@@ -215,14 +195,10 @@ class CustomerLicense(LicenseRecord):
 
 
 @dataclass(frozen=True)
-class UserLicense(LicenseRecord):
+class UserLicense(CustomerRecord):
     """`appsmarket#userLicense`: `state` is `ACTIVE`, `UNLICENSED` or `EXPIRED`; `enabled`
     says whether the domain administrator has activated the application."""
 
-    kind: str = _json(_string, "")
-    id: str = _json(_string, "")
-    application_id: str = _json(_string, "", name="applicationId")
-    customer_id: str = _json(_string, "", name="customerId")
     user_id: str = _json(_string, "", name="userId")
     enabled: bool = _json(_flag, False)
     state: str = _json(_string, "")
@@ -238,15 +214,12 @@ NOTIFICATION_KIND = "appsmarket#licenseNotification"
 
 
 @dataclass(frozen=True)
-class LicenseNotification(LicenseRecord):
+class LicenseNotification(CustomerRecord):
     """`appsmarket#licenseNotification`: one licensing event of a customer. Its lists
     are kept as the service sent them (objects only); its timestamp is written back as
     Google writes 64-bit numbers, a string."""
 
     kind: str = _json(lambda _: NOTIFICATION_KIND, NOTIFICATION_KIND)
-    id: str = _json(_string, "")
-    application_id: str = _json(_string, "", name="applicationId")
-    customer_id: str = _json(_string, "", name="customerId")
     timestamp_ms: int | None = _json(
         _number,
         None,
@@ -336,6 +309,20 @@ def misnamed(data: Mapping[str, Any], asked: Mapping[str, str]) -> str | None:
     return None
 
 
+def _object(response: httpx.Response, path: str, what: str) -> dict[str, Any]:
+    """The answer's JSON object; anything else (not JSON, or not an object) is an
+    `ApiError` saying it is not `what`."""
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise ApiError(
+            f"GET {path}: the answer is not {what}", request=response.request, response=response
+        )
+    return data
+
+
 class LicenseClient(ApiClient):
     def __init__(
         self,
@@ -370,14 +357,7 @@ class LicenseClient(ApiClient):
         self, path: str, route: str, what: str, asked: Mapping[str, str]
     ) -> Mapping[str, Any]:
         response = self.send("GET", path, route=route)
-        try:
-            data = response.json()
-        except ValueError:
-            data = None
-        if not isinstance(data, dict):
-            raise ApiError(
-                f"GET {path}: the answer is not {what}", request=response.request, response=response
-            )
+        data = _object(response, path, what)
         why = misnamed(data, asked)
         if why is not None:
             raise ApiError(f"GET {path}: {why}", request=response.request, response=response)
@@ -427,16 +407,7 @@ class LicenseClient(ApiClient):
             },
             route=f"{PREFIX}/licenseNotification/{{applicationId}}",
         )
-        try:
-            data = response.json()
-        except ValueError:
-            data = None
-        if not isinstance(data, dict):
-            raise ApiError(
-                f"GET {path}: the answer is not a list of notifications",
-                request=response.request,
-                response=response,
-            )
+        data = _object(response, path, "a list of notifications")
         token = data.get("nextPageToken")
         return NotificationPage(
             tuple(read(LicenseNotification, item) for item in _objects(data.get("notifications"))),

@@ -26,10 +26,11 @@ from toolkit.errors import (
     Unauthorized,
     Unprocessable,
 )
-from toolkit.redact import clipped
+from toolkit.redact import clipped, quoted
 
 MAX_ANSWER_BYTES = 256 * 1024 * 1024  # one whole answer, decoded
 MAX_JSON_DEPTH = 128  # nesting of a JSON answer: arrays and objects
+MAX_SAID = 500  # characters of a service's own words shown in an error
 
 
 def retry_after_seconds(response: httpx.Response, default: float) -> float:
@@ -73,7 +74,8 @@ def status_error(response: httpx.Response, *, retry_after: float = 0.0) -> Statu
     """The error of the tree for an error answer (`retry_after`: seconds, for a 429)."""
     request = response.request
     status = response.status_code
-    message = f"{request.method} {request.url.path}: {status} {_error_message(response)}"
+    said = quoted(_error_message(response), MAX_SAID, marks=False)  # one line, controls escaped
+    message = f"{request.method} {request.url.path}: {status} {said}"
     if status == 429:
         return RateLimited(message, retry_after=retry_after, request=request, response=response)
     kind: type[StatusError] = StatusError

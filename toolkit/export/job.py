@@ -45,6 +45,7 @@ from toolkit.errors import (
 from toolkit.export.files import Collected, SourceFile, collect
 from toolkit.export.verify import Sent, require_reader, verify
 from toolkit.fsutil import open_locked_temp, remove_stale_temp_files, temp_name
+from toolkit.redact import quoted
 from toolkit.runlog.run import Run
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,6 +56,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["ExportProgress", "ExportRequest", "ExportResult", "QuietExport", "export_archive"]
 
 ARCHIVE_TASK, EXPORT_TASK = "archive", "export"
+SAID = 300  # characters of a string of the service's shown in a message
 EXTENSIONS = {fmt: f".{fmt}" for fmt in ARCHIVE_FORMATS}
 
 
@@ -330,8 +332,9 @@ def _upload(
         job = client.job(job.id)
         kept = [remote.filename for remote in job.task(names[probe]).files]
         if kept != [file.name]:
+            as_kept = ", ".join(_said(name) for name in kept) or "nothing"
             raise ExportError(
-                f"export: the archive service kept {file.name} as {', '.join(kept) or 'nothing'}: "
+                f"export: the archive service kept {file.name} as {as_kept}: "
                 "it does not keep the folders of uploaded names, so the archive would lose "
                 "its layout; nothing was archived (the archive task was cancelled)"
             )
@@ -376,14 +379,20 @@ def _failure(job: Job) -> TaskFailed:
     """The task that failed first (the one the others failed because of)."""
     failed = [task for task in job.tasks if task.status == "error"]
     if not failed:
-        return TaskFailed(f"export: the archive job {job.id} failed", None)
+        return TaskFailed(f"export: the archive job {_said(job.id)} failed", None)
     causes = [task for task in failed if task.code != "INPUT_TASK_FAILED"]
     cause = (causes or failed)[0]
     return TaskFailed(
-        f"export: the {cause.name or cause.operation} task failed: "
-        f"{cause.message or 'no message'} ({cause.code or 'no code'})",
+        f"export: the {_said(cause.name or cause.operation)} task failed: "
+        f"{_said(cause.message or 'no message')} ({_said(cause.code or 'no code')})",
         cause.code,
     )
+
+
+def _said(text: str) -> str:
+    """A string of the service's, fit for a one-line message (control characters
+    escaped, a long one cut)."""
+    return quoted(text, SAID, marks=False)
 
 
 def _forget(client: ArchiveClient, job: Job) -> None:

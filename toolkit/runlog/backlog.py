@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.fsutil import atomic_write
-from toolkit.runlog.events import complete_lines
+from toolkit.runlog.events import split_lines
 
 CURSOR_NAME = "events.cursor.json"
 MAX_BATCH_EVENTS = 10_000
@@ -234,16 +234,10 @@ def unshipped(
         try:
             with open(files[index], "rb") as handle:
                 handle.seek(offset)
-                data = complete_lines(handle.read())
+                data = handle.read()
         except OSError:
             continue
-        cursor = 0
-        while cursor < len(data):
-            end = data.index(b"\n", cursor) + 1
-            line = data[cursor:end].strip()
-            cursor = end
-            if not line:
-                continue
+        for end, line in split_lines(data):
             ident = _event_id(line)
             if ident is None:
                 skipped += 1

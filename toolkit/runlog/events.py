@@ -243,20 +243,27 @@ def complete_lines(data: bytes) -> bytes:
     return data[: end + 1] if end >= 0 else b""
 
 
+def split_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """`(offset after the line, line)` for every complete, non-blank line of `data`."""
+    data = complete_lines(data)
+    start = 0
+    while start < len(data):
+        end = data.index(b"\n", start) + 1
+        line = data[start:end].strip()
+        if line:
+            yield end, line
+        start = end
+
+
 def read_lines(paths: Sequence[Path]) -> Iterator[tuple[Path, int, bytes]]:
     """`(file, offset after the line, line)` for every complete, non-blank line."""
     for path in paths:
         try:
-            data = complete_lines(path.read_bytes())
+            data = path.read_bytes()
         except FileNotFoundError:
             continue
-        start = 0
-        while start < len(data):
-            end = data.index(b"\n", start) + 1
-            line = data[start:end].strip()
-            if line:
-                yield path, end, line
-            start = end
+        for end, line in split_lines(data):
+            yield path, end, line
 
 
 class EventWriter:

@@ -227,6 +227,22 @@ def test_katex_renders_as_mathml_block_and_inline(renderer):
     assert '<pre tabindex="0"><code>{% katex %}indented{% endkatex %}\n</code></pre>' in html
 
 
+def test_katex_tex_cannot_put_html_links_or_styles_in_the_page(renderer):
+    """TeX is the post's: `\\text` holding HTML, `\\href` and `\\style` (which latex2mathml
+    writes as they are) leave nothing but MathML's own markup."""
+    body = (
+        "{% katex %}\\text{<script>alert(1)</script>} + \\text{<img src=x onerror=alert(1)>}"
+        "{% endkatex %}\n\n"
+        "A {% katex inline %}\\href{javascript:alert(1)}{x} + \\style{color:red}{y}"
+        "{% endkatex %} b.\n"
+    )
+    html = both(renderer, body)
+    assert "<script" not in html and "<img" not in html and "onerror" not in html
+    assert "javascript:" not in html and "href" not in html and "style=" not in html
+    assert '<div class="math-display"' in html
+    assert "<mrow><mi>x</mi></mrow>" in html and "<mi>y</mi>" in html
+
+
 def test_task_lists_render_as_checkboxes(renderer):
     html = both(renderer, "- [ ] to do\n- [x] done\n- plain\n")
     assert (

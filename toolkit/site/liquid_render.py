@@ -39,6 +39,7 @@ from toolkit.content.liquid import (
 )
 from toolkit.content.liquid_maths import Maths, find_maths, mathml
 from toolkit.site.markdown_fast import escape_html
+from toolkit.site.sanitize import clean_mathml
 
 _PARAGRAPH = re.compile(r"<p>(.*?)</p>\n", re.DOTALL)
 # The block elements a paragraph may sit in: a `{% details %}` and its end must sit in
@@ -250,7 +251,7 @@ def _formula_html(formula: Formula, alone: bool) -> str:
     """A formula's MathML (in a box of its own when it is a paragraph), or its TeX in an
     error box when it cannot be rendered (`toolkit check` says why)."""
     try:
-        rendered = mathml(formula.tex, formula.inline)
+        rendered = clean_mathml(mathml(formula.tex, formula.inline))
     except Invalid:
         tex = escape_html(formula.tex.strip())
         if alone:

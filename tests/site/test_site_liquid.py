@@ -243,6 +243,17 @@ def test_katex_tex_cannot_put_html_links_or_styles_in_the_page(renderer):
     assert "<mrow><mi>x</mi></mrow>" in html and "<mi>y</mi>" in html
 
 
+def test_a_heading_with_a_formula_has_an_anchor_its_contents_entry_leads_to(renderer):
+    body = "## {% katex inline %}x^2{% endkatex %} maths\n\n## {% katex inline %}y{% endkatex %}\n"
+    path = renderer.content_dir / "post.md"
+    html = both(renderer, body)
+    toc = renderer.render_reference(body, path).toc
+    assert [entry["id"] for entry in toc] == ["maths", "section"]
+    assert '<h2 id="maths"><math' in html and 'href="#maths"' in html
+    assert '<h2 id="section"><math' in html and 'href="#section"' in html
+    assert "\ue000" not in html and "{%" not in html
+
+
 def test_task_lists_render_as_checkboxes(renderer):
     html = both(renderer, "- [ ] to do\n- [x] done\n- plain\n")
     assert (

@@ -19,7 +19,7 @@ THEME_IDS = frozenset({"content", "comments", "search-query", "search-results", 
 _THEME_ID = re.compile(r"comment-[0-9]+")
 # Where a `{% katex %}` formula stands while the engines read the body
 # (`liquid_render.extract_maths`): a heading's slug leaves it out.
-_FORMULA_MARK = re.compile("\ue000[0-9]+\ue001")
+FORMULA_MARK = re.compile("\ue000([0-9]+)\ue001")
 
 
 def _without_emoji(text: str) -> str:
@@ -41,7 +41,7 @@ def slugify(title: str) -> str:
     is `a-reflector`), a formula left out. A title with nothing left is `section`."""
     text = title.lower()
     if "\ue000" in text:
-        text = _FORMULA_MARK.sub("", text)
+        text = FORMULA_MARK.sub("", text)
     if text.isascii():
         text = text.strip(_RUBY_STRIP).translate(_ASCII_PUNCT)
     else:

@@ -38,6 +38,7 @@ from toolkit.content.liquid import (
     read_tag,
 )
 from toolkit.content.liquid_maths import Maths, find_maths, mathml
+from toolkit.site.anchors import FORMULA_MARK
 from toolkit.site.markdown_fast import escape_html
 from toolkit.site.sanitize import clean_mathml
 
@@ -213,7 +214,7 @@ def render(rendering: Rendering) -> str:
 
 # Where a formula stands in a body until it is rendered: both engines keep it as text.
 _MARK_OPEN, _MARK_CLOSE = "\ue000", "\ue001"
-_MARK = re.compile("\ue000([0-9]+)\ue001")
+_MARK = FORMULA_MARK
 _MARK_PARAGRAPH = re.compile("<p>\ue000([0-9]+)\ue001</p>\n")
 _MARKUP_OR_TEXT = re.compile(r"(<[^>]*>)")
 

@@ -254,6 +254,16 @@ def test_a_heading_with_a_formula_has_an_anchor_its_contents_entry_leads_to(rend
     assert "\ue000" not in html and "{%" not in html
 
 
+def test_a_long_paragraph_of_tags_in_lines_renders_each_once(renderer):
+    """The paragraph's markup is read once, not once per line (a paragraph of thousands
+    of lines is rendered in one pass)."""
+    lines = [f"See *{i}* {{% youtube dQw4w9WgXcQ %}} and <em>{i}</em>" for i in range(2000)]
+    html = both(renderer, "\n".join(lines) + "\n")
+    assert html.count('<div class="embed-frame"') == 2000
+    assert "{%" not in html
+    assert html.startswith('<p>See <em>0</em></p>\n<div class="embed-frame"')
+
+
 def test_task_lists_render_as_checkboxes(renderer):
     html = both(renderer, "- [ ] to do\n- [x] done\n- plain\n")
     assert (

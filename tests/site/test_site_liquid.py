@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from site_helpers import link_targets, read
 
-from toolkit.content import liquid
+from toolkit.content import liquid, liquid_scan
 from toolkit.site.markdown import MarkdownRenderer
 from toolkit.site.sanitize import clean_post_html
 
@@ -262,6 +262,18 @@ def test_a_long_paragraph_of_tags_in_lines_renders_each_once(renderer):
     assert html.count('<div class="embed-frame"') == 2000
     assert "{%" not in html
     assert html.startswith('<p>See <em>0</em></p>\n<div class="embed-frame"')
+
+
+def test_check_reads_a_body_of_many_formulas_and_unclosed_katex_tags_in_one_pass():
+    """Each `{% katex %}` looks for its end once (after an opening without one, no later
+    opening has one either), and a tag's place among the formulas is looked up, not
+    searched for."""
+    closed = "{% katex inline %}x{% endkatex %} and {% nosuch %}"
+    body = "\n\n".join([closed] * 1500 + ["text {% katex %} y"] * 1500)
+    found = liquid_scan.scan(body)
+    assert [f.line for f in found] == [2 * i + 1 for i in range(3000)]
+    assert all("{% nosuch %}: the site does not render" in f.message for f in found[:1500])
+    assert all("{% katex %}: not closed by {% endkatex %}" in f.message for f in found[1500:])
 
 
 def test_task_lists_render_as_checkboxes(renderer):

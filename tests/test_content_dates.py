@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.content import dates
-from toolkit.sync.ledger import server_key
+from toolkit.sync.ledger import Ledger, LedgerEntry
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -37,8 +37,16 @@ def git(root: Path, *args: str, when: str | None = None) -> None:
 @pytest.mark.parametrize(
     "url", ["https://dev.to", "HTTPS://Dev.To/api/", "http://127.0.0.1:3000", "http://[::1]:8/x/"]
 )
-def test_the_lock_section_is_named_as_sync_names_it(url):
-    assert dates.server_key(url) == server_key(url)
+def test_the_lock_section_is_named_as_sync_names_it(url, tmp_path):
+    # A lock that sync wrote for the server, however its URL is spelled in the config,
+    # gives the site that server's publication dates.
+    lock = tmp_path / "toolkit.lock"
+    ledger = Ledger.load(lock, url)
+    entry = LedgerEntry(1, None, "a", "b", published=True, published_at="2024-02-03T04:05:06Z")
+    ledger.record("content/a.md", entry)
+    ledger.save()
+    assert dates.lock_dates(lock, url) == {"content/a.md": "2024-02-03T04:05:06+00:00"}
+    assert dates.lock_dates(lock, "https://elsewhere.example") == {}
 
 
 def test_the_lock_dates_are_read_tolerantly(tmp_path):

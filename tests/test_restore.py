@@ -100,22 +100,29 @@ def post_of(config, front: str, body: str):
     return parse_post(path, "content/notes/post.md", f"---\n{front}---\n{body}")
 
 
+def from_website(config, post, theirs: str | None = None, *, published: bool | None = None):
+    """`post` written back when the website holds `theirs` (default: what was sent) and
+    the lock's base is what was sent, the website's side preferred."""
+    sent = payload_for(post, config).body_markdown
+    theirs = sent if theirs is None else theirs
+    return writer_form(
+        post,
+        sent=sent,
+        base=sent,
+        theirs=theirs,
+        article=article_for(theirs, post.published if published is None else published),
+        prefer_theirs=True,
+        names=NAMES,
+    )
+
+
 @settings(max_examples=150, deadline=None)
 @given(titles, tag_styles, others, body_lines)
 def test_the_website_holding_what_was_sent_gives_the_file_back_byte_for_byte(
     config, title, tags, other, body
 ):
     post = post_of(config, title + tags + "".join(other), "".join(body))
-    sent = payload_for(post, config).body_markdown
-    merged = writer_form(
-        post,
-        sent=sent,
-        base=sent,
-        theirs=sent,
-        article=article_for(sent, post.published),
-        prefer_theirs=True,
-        names=NAMES,
-    )
+    merged = from_website(config, post)
     assert (merged.text, merged.conflicts) == (post.source, 0)
 
 
@@ -133,15 +140,7 @@ def test_a_line_edited_on_the_website_is_the_only_change(config, title, tags, ot
         "The last line.\n",
         edit.replace("img/a.png", "https://cdn.example.com/assets/notes/img/a.png"),
     )
-    merged = writer_form(
-        post,
-        sent=sent,
-        base=sent,
-        theirs=theirs,
-        article=article_for(theirs, post.published),
-        prefer_theirs=True,
-        names=NAMES,
-    )
+    merged = from_website(config, post, theirs)
     assert merged.text == post.source.replace("The last line.\n", edit)
 
 
@@ -149,15 +148,7 @@ def test_a_title_changed_on_the_website_keeps_the_writer_s_quotes_and_comment(co
     post = post_of(config, "title: 'Old: one'  # why\ntags:\n  - a\n", "Body.\n")
     sent = payload_for(post, config).body_markdown
     theirs = sent.replace("title: 'Old: one'", "title: 'New: two'").replace("tags: a", "tags: a, b")
-    merged = writer_form(
-        post,
-        sent=sent,
-        base=sent,
-        theirs=theirs,
-        article=article_for(theirs, False),
-        prefer_theirs=True,
-        names=NAMES,
-    )
+    merged = from_website(config, post, theirs, published=False)
     assert merged.text == "---\ntitle: 'New: two'  # why\ntags:\n  - a\n  - b\n---\nBody.\n"
 
 
@@ -189,13 +180,5 @@ def test_the_website_cannot_set_toolkit_s_own_keys(config):
     theirs = sent.replace(
         "title: Mine\n", "title: Mine\npremium: true\nslug: ../../x\npinned: true\n"
     )
-    merged = writer_form(
-        post,
-        sent=sent,
-        base=sent,
-        theirs=theirs.replace("Body.", "Body, edited."),
-        article=article_for(theirs, False),
-        prefer_theirs=True,
-        names=NAMES,
-    )
+    merged = from_website(config, post, theirs.replace("Body.", "Body, edited."), published=False)
     assert merged.text == "---\ntitle: Mine\nslug: mine\n---\nBody, edited.\n"

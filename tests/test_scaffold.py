@@ -122,6 +122,45 @@ def test_hostile_names_never_reach_the_generated_files(tmp_path):
     assert workflow[True]["push"] == {"branches": ["main"]}
 
 
+@pytest.mark.parametrize(
+    "configured", ["../outside", "posts\n  evil: true", "ABSOLUTE", "a/../../b"]
+)
+def test_an_existing_toml_naming_an_odd_content_dir_is_not_written_in_nor_named(
+    tmp_path, configured
+):
+    blog = tmp_path / "blog"
+    blog.mkdir()
+    configured = configured.replace("ABSOLUTE", (tmp_path / "absolute").as_posix())
+    (blog / "toolkit.toml").write_text(
+        f"[site]\ncontent_dir = {json.dumps(configured)}\n", encoding="utf-8"
+    )
+    result = init_project(blog, action=PIN)
+    assert result.content_dir == "content"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blog"]  # nothing written outside
+    assert (blog / "content" / "_welcome.md").is_file()
+    workflow = (blog / WORKFLOW).read_text()
+    assert "evil" not in workflow and "content/_mirror/" in workflow
+    assert yaml.safe_load(workflow)["jobs"]["mirror"]["permissions"] == {"contents": "write"}
+
+
+def test_an_existing_toml_naming_a_nested_content_dir_is_kept(tmp_path):
+    (tmp_path / "toolkit.toml").write_text('[site]\ncontent_dir = "src/posts/"\n')
+    post(tmp_path, "src/posts/a.md", "A")
+    result = init_project(tmp_path, action=PIN)
+    assert result.content_dir == "src/posts"
+    assert "src/posts/_mirror/" in (tmp_path / WORKFLOW).read_text()
+
+
+def test_the_next_step_is_a_line_a_shell_runs_for_any_folder_name(tmp_path):
+    result = cli(tmp_path, "init", "my blog", "--no-workflow")
+    assert result.exit_code == 0
+    assert "next: cd 'my blog' && toolkit new \"My first post\"" in result.stderr
+    post(tmp_path, "old posts/posts/a.md", "A")
+    adopted = cli(tmp_path, "init", "old posts", "--no-workflow")
+    assert "adopted old posts/posts/: 1 post" in adopted.stderr.splitlines()
+    assert "next: cd 'old posts' && toolkit check, then toolkit plan" in adopted.stderr
+
+
 def test_a_dev_to_git_map_pointing_outside_adopts_nothing_outside(tmp_path):
     (tmp_path / "dev-to-git.json").write_text(
         json.dumps([{"id": 1, "relativePathToArticle": "../elsewhere/x.md"}, "junk", 7])
@@ -291,6 +330,29 @@ def test_the_sandbox_writes_its_lines_as_a_projects_env_and_keeps_a_writers(tmp_
     with sandbox_process(blog, "--env-file", ".env") as (lines, _):
         assert lines[-1].startswith("Error: .env: exists and was not written by toolkit sandbox")
     assert (blog / ".env").read_text() == "FOREM_API_KEY=the-real-one\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_the_env_file_is_never_a_fifo_and_is_made_private_in_a_new_folder(tmp_path):
+    from toolkit.sandbox.envfile import write_env_file
+    from toolkit.sandbox.server import SandboxError
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(SandboxError, match="pipe: not a regular file"):
+        write_env_file(fifo, [("publishing", {"FOREM_API_KEY": "k"})])
+    one_line = tmp_path / "one-line"
+    one_line.write_text("# Written by toolkit sandbox: what points a project at it." + "x" * 10**6)
+    with pytest.raises(SandboxError, match="one-line: exists and was not written"):
+        write_env_file(one_line, [("publishing", {"FOREM_API_KEY": "k"})])
+    nested = tmp_path / "deep" / "er" / ".env"
+    write_env_file(nested, [("publishing", {"FOREM_API_KEY": "k k"})])
+    assert oct(nested.stat().st_mode & 0o777) == "0o600"
+    assert nested.read_text().splitlines()[-1] == "export FOREM_API_KEY='k k'"
+    nested.chmod(0o640)  # rewritten: the writer's mode kept
+    write_env_file(nested, [("publishing", {"FOREM_API_KEY": "other"})])
+    assert oct(nested.stat().st_mode & 0o777) == "0o640"
+    assert "other" in nested.read_text()
 
 
 # -- the CI workflow -----------------------------------------------------------------------

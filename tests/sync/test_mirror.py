@@ -148,3 +148,22 @@ def test_podcast_episode_comments(site, env, sandbox):
     document = json.loads((folder / f"{commented['id']}.json").read_text())
     assert document["comments"] == api_get(sandbox, "/api/comments", p_id=commented["id"])
     assert comment["id_code"] in json.dumps(document)
+
+
+def test_a_slug_leading_out_of_the_comments_folder_is_not_followed(make_project):
+    from toolkit.commands.posts import post_comments
+    from toolkit.config import load_config
+
+    project = make_project('[site]\ntitle = "T"\n')
+    folder = project.content / "_mirror" / "comments"
+    folder.mkdir(parents=True)
+    # A JSON object beside the project, which a slug of `../` steps would name.
+    outside = {"article": {"url": "https://elsewhere.example/x"}, "comments": []}
+    (project.root.parent / "secret.json").write_text(json.dumps(outside))
+    project.post("p", "P", slug="../../../../secret")
+    config = load_config(project.root / "toolkit.toml", env={})
+    shown = post_comments(config, "content/p.md")
+    assert (shown.mirror_file, shown.article_url) == (None, None)
+    # The post's file name still finds its thread.
+    (folder / "p.json").write_text(json.dumps({"article": {}, "comments": []}))
+    assert post_comments(config, "content/p.md").mirror_file == "content/_mirror/comments/p.json"

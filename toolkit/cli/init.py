@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import click
@@ -69,7 +70,7 @@ def init(cli: CliContext, folder: Path, no_workflow: bool, as_json: bool) -> Non
             err=True,
         )
     if not cli.quiet:
-        go = f"cd {folder} && " if where else ""
+        go = f"cd {shlex.quote(str(folder))} && " if where else ""  # a line to paste
         if result.adopted is not None:
             click.echo(
                 f"next: {go}toolkit check, then toolkit plan to see what publishing "

@@ -54,9 +54,6 @@ def dotenv_warnings(path: Path) -> list[str]:
     return [f"{path.name} is {what} by other users (mode {mode:o}); chmod 600 {path.name}"]
 
 
-NO_CONFIG = f"no {DEFAULT_CONFIG_NAME} here: run toolkit init (or pass --config)"
-
-
 def find_config(start: Path | None = None) -> tuple[Path | None, list[Path]]:
     """The project's `toolkit.toml`, found the way git finds `.git`: in `start` (default:
     the working folder), then each parent, stopping after the repository's root (the

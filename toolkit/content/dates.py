@@ -9,8 +9,9 @@ it was read at); without git, or before the file is committed, it has no date. A
 modification time is never used: a clone or a checkout sets it.
 
 The lock is read here as data (its format is `toolkit/sync/ledger.py`'s, which this module
-does not import): the section of the configured server, as `sync.ledger.server_key` names
-it, or the lock's only section when it names no server (a lock of version 1).
+does not import): the section of the configured server, as `server_key` names it (the
+ledger names its sections with it), or the lock's only section when it names no server (a
+lock of version 1).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from toolkit import localfiles
 from toolkit.content.problems import Problem, Severity
 from toolkit.fsutil import quick_write
 
@@ -32,14 +34,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.content.post import Post
 
 GIT_TIMEOUT = 30.0  # seconds for one `git log` of the content folder
-_MAX_LOCK = 64 * 1024 * 1024  # bytes: a lock larger than this is not read for dates
+# Bytes: a lock larger than this is not read (for dates here, at all by `sync.ledger`).
+MAX_LOCK_BYTES = 64 * 1024 * 1024
 
 
 def server_key(base_url: str) -> str:
-    """The name of a server's section of the lock (as `sync.ledger.server_key`)."""
+    """The name of a server's section of the lock: its base URL, scheme and host
+    lower-cased, without credentials (the file is committed) or a final slash.
+    (`sync.ledger` names its sections with this function.)"""
     parts = urlsplit(base_url.strip())
     host = (parts.hostname or "").lower()
-    if ":" in host:
+    if ":" in host:  # IPv6
         host = f"[{host}]"
     netloc = host + (f":{parts.port}" if parts.port is not None else "")
     return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))
@@ -62,12 +67,9 @@ def lock_dates(lock_path: Path, base_url: str) -> dict[str, str]:
     """Post key -> the publication time the lock recorded for it (none when the lock is
     missing or unreadable: the dates are a help, never a reason to fail)."""
     try:
-        with lock_path.open("rb") as handle:
-            raw = handle.read(_MAX_LOCK + 1)
-        if len(raw) > _MAX_LOCK:
-            return {}
+        _, raw = localfiles.read_regular(lock_path, MAX_LOCK_BYTES)
         data = json.loads(raw)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # too large, not a file, nested too deep
         return {}
     if not isinstance(data, dict):
         return {}

@@ -84,6 +84,11 @@ def find_images(body: str, first_line: int = 1) -> list[ImageRef]:
     return refs
 
 
+# What comes right before a target the payload rewrites (`](`, a reference definition's
+# `]:`, an HTML `src=`), as one group: the sent body's targets and their writer's form
+# are told apart by it (`toolkit.content.payload`, `toolkit.sync.restore`).
+TARGET_LEAD = r"(\]\(\s*<?|\]:\s*<?|src\s*=\s*[\"'])"
+
 # Every link or image target: `](src`, a reference definition, an HTML `src`/`href`.
 _LINK_INLINE = re.compile(r"\]\(\s*(<[^>\n]*>|[^\s)]+)")
 _HTML_REF = re.compile(

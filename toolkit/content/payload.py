@@ -114,7 +114,8 @@ def _rewrite_images(post: Post, content_dir: Path, base_url: str | None) -> str:
         return body
     # Only where a source reads as an image or link target, and never inside fenced code.
     pattern = re.compile(
-        r"(\]\(\s*<?|\]:\s*<?|src\s*=\s*[\"'])("
+        images.TARGET_LEAD
+        + "("
         + "|".join(re.escape(src) for src in sorted(replacements, key=len, reverse=True))
         + r")(?=[\s)>\"']|$)"
     )

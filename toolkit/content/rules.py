@@ -1,9 +1,9 @@
 """The rules a post must follow: every one the API would answer 422 for, and the local ones.
 
 The API's rules (reference/NOTES.md): title required and at most 128 characters; at most 4
-tags, each letters and digits only, at most 30 characters; body at most 800 KB; titles
-`canonical_url` unique and http(s); `published` exactly true or false;
-no future publication date. Most are problems of `Kind.API`: the site builds such a
+tags, each letters and digits only, at most 30 characters; body at most 800 KB;
+`canonical_url` unique and http(s); `published` exactly true or false; no future
+publication date. Most are problems of `Kind.API`: the site builds such a
 post all the same. Two are the site's too: a post dated in the future is not shown before
 its date, and a body over 800 KB is not rendered (a bound on what one build computes).
 Local rules: relative images exist on disk (and, in a post `publish` would send,

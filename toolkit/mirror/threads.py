@@ -15,7 +15,8 @@ from pydantic import Field
 
 from toolkit.config import Config
 from toolkit.content import Post
-from toolkit.errors import ContentError
+from toolkit.errors import ContentError, UnsafeNameError
+from toolkit.fsutil import path_inside
 from toolkit.mirror_layout import COMMENTS, MIRROR
 
 __all__ = ["MirroredComment", "PostComments", "comments_of"]
@@ -50,10 +51,14 @@ class PostComments:
 
 def _comments_file(config: Config, post: Post) -> Path | None:
     """`_mirror/comments/<slug>.json`, else `<file stem>.json`: where `toolkit mirror`
-    writes a post's thread, and where the site looks for it."""
+    writes a post's thread, and where the site looks for it. The slug comes from the front
+    matter: a name that is not a plain file of that folder is not looked for."""
     folder = config.site.content_dir / MIRROR / COMMENTS
     for name in (f"{post.slug}.json", f"{post.stem}.json"):
-        candidate = folder / name
+        try:
+            candidate = path_inside(folder, name)
+        except UnsafeNameError:
+            continue
         if candidate.is_file() and not candidate.is_symlink():
             return candidate
     return None

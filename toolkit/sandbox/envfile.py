@@ -39,9 +39,13 @@ def write_env_file(path: Path, environment: Environment) -> None:
     """Write `env_file_text` to `path` (mode 600: it holds keys), never over a file that
     the sandbox did not write (a writer's own `.env`). Raises `SandboxError`."""
     try:
+        if path.exists() and not path.is_file():  # a FIFO or a device would block the read
+            raise SandboxError(
+                f"{path}: not a regular file; not written (choose another --env-file)"
+            )
         if path.exists():
             with path.open(encoding="utf-8", errors="replace") as handle:
-                first = handle.readline().rstrip("\n")
+                first = handle.readline(len(ENV_FILE_HEADER) + 2).rstrip("\n")
             if first != ENV_FILE_HEADER:
                 raise SandboxError(
                     f"{path}: exists and was not written by toolkit sandbox; "

@@ -140,12 +140,20 @@ def adopt(folder: Path) -> Adopted | None:
     return best
 
 
+def _plain_folder(name: str) -> bool:
+    """A relative folder of plain names (no `..`, no newline): one the generated files
+    may name as it is, and init may write in."""
+    parts = PurePosixPath(name).parts
+    return bool(parts) and all(SAFE_NAME.fullmatch(part) for part in parts)
+
+
 def configured_content_dir(folder: Path) -> str | None:
-    """`[site] content_dir` of a `toolkit.toml` already there, when it says one."""
+    """`[site] content_dir` of a `toolkit.toml` already there, when it says a plain
+    folder inside the project (another one is left to `toolkit check` to report)."""
     try:
         data = tomllib.loads((folder / DEFAULT_CONFIG_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     site = data.get("site")
     value = site.get("content_dir") if isinstance(site, dict) else None
-    return value if isinstance(value, str) and value else None
+    return value.strip("/") if isinstance(value, str) and _plain_folder(value) else None

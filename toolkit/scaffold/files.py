@@ -111,12 +111,12 @@ Set `published: true` when a post is ready.
 
 
 def makefile_text() -> str:
-    return """# This blog's everyday commands, each one line calling toolkit (installed as a tool:
+    return f"""# This blog's everyday commands, each one line calling toolkit (installed as a tool:
 # `toolkit` on PATH). `make watch PORT=8001` when port 8000 is taken.
 TOOLKIT ?= toolkit
 PORT ?= 8000
 
-.PHONY: publish watch serve check build
+.PHONY: {" ".join(MAKE_TARGETS)}
 
 # Send new and changed posts to dev.to (needs FOREM_API_KEY: see .env.example).
 publish:
@@ -144,7 +144,17 @@ def workflow_text(pin: ActionPin, branch: str = "main", content_dir: str = CONTE
     def expr(text: str) -> str:
         return "${{ " + text + " }}"
 
-    key = expr("secrets.FOREM_API_KEY")
+    def steps(mode: str) -> str:
+        """A job's steps: the repository checked out, then the action in `mode` with the key."""
+        return f"""    steps:
+      - uses: {CHECKOUT}
+        with:
+          persist-credentials: false
+      - uses: {pin.pinned}
+        with:
+          mode: {mode}
+          api-key: {expr("secrets.FOREM_API_KEY")}"""
+
     return f"""# toolkit's workflow for this blog (written by toolkit init):
 # - a pull request: every post checked (problems as annotations on the files), and what
 #   publishing would do (with the FOREM_API_KEY secret);
@@ -175,14 +185,7 @@ jobs:
     timeout-minutes: 15
     permissions:
       contents: read
-    steps:
-      - uses: {CHECKOUT}
-        with:
-          persist-credentials: false
-      - uses: {pin.pinned}
-        with:
-          mode: check
-          api-key: {key}
+{steps("check")}
 
   publish:
     name: Publish
@@ -195,14 +198,7 @@ jobs:
       cancel-in-progress: false
     permissions:
       contents: write  # to push toolkit.lock back
-    steps:
-      - uses: {CHECKOUT}
-        with:
-          persist-credentials: false
-      - uses: {pin.pinned}
-        with:
-          mode: publish
-          api-key: {key}
+{steps("publish")}
 
   site:
     name: Build the site
@@ -249,14 +245,7 @@ jobs:
       cancel-in-progress: false
     permissions:
       contents: write  # to push {content_dir}/_mirror/ back
-    steps:
-      - uses: {CHECKOUT}
-        with:
-          persist-credentials: false
-      - uses: {pin.pinned}
-        with:
-          mode: mirror
-          api-key: {key}
+{steps("mirror")}
 """
 
 

@@ -1,4 +1,4 @@
-"""A new project: start one a writer can commit at once a writer can commit at once, in a new or an existing folder.
+"""A new project: start one a writer can commit at once, in a new or an existing folder.
 
 First it looks for posts already there (`adopt`): the folder a `dev-to-git.json` names
 its files in, else a folder of front-matter Markdown (`content/`, `blog-posts/`,

@@ -203,7 +203,6 @@ class SyncEngine:
                 self.canonical_of,
                 mapped=mapped,
                 body_of=lambda post: payloads[post.key].body_markdown,
-                exists=lambda key: (self.config.root / key).exists(),
             )
             matches = bound.matches
             if report_gone:

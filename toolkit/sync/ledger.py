@@ -44,8 +44,9 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
+from toolkit import localfiles
+from toolkit.content.dates import MAX_LOCK_BYTES, server_key
 from toolkit.errors import SyncError
 from toolkit.fsutil import stable_json, write_if_changed
 
@@ -54,17 +55,6 @@ log = logging.getLogger(__name__)
 LOCK_VERSION = 2
 MAX_UNCONFIRMED = 16  # body digests kept of updates sent and never seen landed
 _warned: set[tuple[Path, str]] = set()  # (lock, server) said to have no section yet
-
-
-def server_key(base_url: str) -> str:
-    """The name of a server's section: its base URL, scheme and host lower-cased, without
-    credentials (the file is committed) or a final slash."""
-    parts = urlsplit(base_url.strip())
-    host = (parts.hostname or "").lower()
-    if ":" in host:  # IPv6
-        host = f"[{host}]"
-    netloc = host + (f":{parts.port}" if parts.port is not None else "")
-    return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))
 
 
 @dataclass(frozen=True)
@@ -184,10 +174,16 @@ class Ledger:
         path = self.path
         name = path.name
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            _, raw = localfiles.read_regular(path, MAX_LOCK_BYTES)  # it comes with the repository
+            data = json.loads(raw.decode("utf-8"))
         except FileNotFoundError:
             return None, {}
-        except (OSError, ValueError) as exc:
+        except localfiles.TooLarge:
+            raise SyncError(
+                f"{name}: larger than {MAX_LOCK_BYTES // 1024 // 1024} MB; delete it and "
+                "publish again (toolkit finds your articles by canonical_url and title)"
+            ) from None
+        except (OSError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep
             raise SyncError(
                 f"{name}: cannot be read ({exc}); fix it, or delete it and publish again "
                 "(toolkit finds your articles by canonical_url and title)"

@@ -43,8 +43,9 @@ from toolkit.content.rules import canonical_url
 from toolkit.errors import UnsafeNameError
 from toolkit.fsutil import atomic_write, path_inside, safe_name
 from toolkit.sync import sent
+from toolkit.sync.devtogit import read_map
 from toolkit.sync.ledger import Ledger, LedgerEntry
-from toolkit.sync.remote import RemoteState, match_posts
+from toolkit.sync.remote import RemoteState, bind_posts
 from toolkit.sync.restore import Names, writer_form
 
 BOM = "\ufeff".encode()
@@ -346,7 +347,14 @@ def pull_articles(
     puller = _Puller(config, ledger, overwrite=overwrite, merge=merge, dry_run=dry_run)
     posts, problems = load_posts(config)
     remote = RemoteState(client.iter_my_articles("all"))
-    matches = match_posts(remote, posts, ledger, lambda p: canonical_url(p, config.site.url))
+    bound = bind_posts(
+        remote,
+        posts,
+        ledger,
+        lambda p: canonical_url(p, config.site.url),
+        mapped=read_map(config.root),
+    )
+    matches = bound.matches
     by_key = {p.key: p for p in posts}
     owned = {m.article.id: key for key, m in matches.items() if m.article is not None}
     # Articles the ledger gives to a post that cannot be read now (a conflict left in its
@@ -357,11 +365,7 @@ def pull_articles(
     }
     # Articles whose post was deleted here (their ledger entry's file is gone and no other
     # post took them): the deletion stands, as `plan` says, until unpublished or forgotten.
-    gone = {
-        e.article_id: k
-        for k, e in ledger.entries.items()
-        if k not in by_key and k not in unreadable and not (config.root / k).exists()
-    }
+    gone = {g.entry.article_id: g.key for g in bound.gone}
     content_dir = config.site.content_dir
     slugs = {p.slug for p in posts}
 

@@ -153,22 +153,22 @@ def bind_posts(
     *,
     mapped: Mapping[str, int] | None = None,
     body_of: Callable[[Post], str] | None = None,
-    exists: Callable[[str], bool] | None = None,
 ) -> Identities:
     """Every post's article (the rules in the module's docstring), no article given to two
     posts, and the lock entries whose file is gone.
 
     `mapped`: dev-to-git.json's post key -> article id; `body_of(post)`: the body_markdown
-    the post would send (the body rules are skipped without it); `exists(key)`: whether a
-    lock entry's file is still there (default: on disk, beside toolkit.lock).
+    the post would send (the body rules are skipped without it). A lock entry's file is
+    looked for beside toolkit.lock.
     """
     posts = list(posts)
     mapped = mapped or {}
     root = ledger.path.parent
-    exists = exists or (lambda key: (root / key).exists())
     entries = dict(ledger.entries)
     present = {post.key for post in posts}
-    gone = {key: e for key, e in entries.items() if key not in present and not exists(key)}
+    gone = {
+        key: e for key, e in entries.items() if key not in present and not (root / key).exists()
+    }
     held = {e.article_id: key for key, e in entries.items() if key not in gone}
     free: dict[int, str] = {}  # article id -> the gone path whose entry holds it
     for key, e in sorted(gone.items()):

@@ -35,13 +35,14 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from toolkit.clients.forem_models import Article
+from toolkit.content.images import TARGET_LEAD
 from toolkit.content.payload import dump_front_matter
 from toolkit.content.post import FOREM_KEYS, Post, parse_date, parse_post, split_tags
 from toolkit.sync.merge import Merged, conflict_lines, line_ops, lines_of, merge_texts
 
 _ABSENT = object()
 # Where a Markdown or HTML image or link names its target.
-_TARGET = re.compile(r"(\]\(\s*<?|\]:\s*<?|src\s*=\s*[\"'])([^\s)>\"']+)")
+_TARGET = re.compile(TARGET_LEAD + r"([^\s)>\"']+)")
 
 
 @dataclass(frozen=True)

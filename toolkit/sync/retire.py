@@ -199,7 +199,6 @@ def _bound_article(
         lambda p: canonical_url(p, config.site.url),
         mapped=read_map(config.root),
         body_of=lambda p: payload_for(p, config).body_markdown,
-        exists=lambda k: (config.root / k).exists(),
     )
     match = bound.matches[key]
     if match.problem is not None:

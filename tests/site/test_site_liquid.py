@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from site_helpers import link_targets, read
 
-from toolkit.content import liquid
+from toolkit.content import liquid, liquid_scan
 from toolkit.site.markdown import MarkdownRenderer
 from toolkit.site.sanitize import clean_post_html
 
@@ -225,6 +225,55 @@ def test_katex_renders_as_mathml_block_and_inline(renderer):
     assert '<p>Bad <code class="tex-error">\\nosuch{x}</code> here.</p>' in html
     assert "<p><code>{% katex %}x{% endkatex %}</code></p>" in html
     assert '<pre tabindex="0"><code>{% katex %}indented{% endkatex %}\n</code></pre>' in html
+
+
+def test_katex_tex_cannot_put_html_links_or_styles_in_the_page(renderer):
+    """TeX is the post's: `\\text` holding HTML, `\\href` and `\\style` (which latex2mathml
+    writes as they are) leave nothing but MathML's own markup."""
+    body = (
+        "{% katex %}\\text{<script>alert(1)</script>} + \\text{<img src=x onerror=alert(1)>}"
+        "{% endkatex %}\n\n"
+        "A {% katex inline %}\\href{javascript:alert(1)}{x} + \\style{color:red}{y}"
+        "{% endkatex %} b.\n"
+    )
+    html = both(renderer, body)
+    assert "<script" not in html and "<img" not in html and "onerror" not in html
+    assert "javascript:" not in html and "href" not in html and "style=" not in html
+    assert '<div class="math-display"' in html
+    assert "<mrow><mi>x</mi></mrow>" in html and "<mi>y</mi>" in html
+
+
+def test_a_heading_with_a_formula_has_an_anchor_its_contents_entry_leads_to(renderer):
+    body = "## {% katex inline %}x^2{% endkatex %} maths\n\n## {% katex inline %}y{% endkatex %}\n"
+    path = renderer.content_dir / "post.md"
+    html = both(renderer, body)
+    toc = renderer.render_reference(body, path).toc
+    assert [entry["id"] for entry in toc] == ["maths", "section"]
+    assert '<h2 id="maths"><math' in html and 'href="#maths"' in html
+    assert '<h2 id="section"><math' in html and 'href="#section"' in html
+    assert "\ue000" not in html and "{%" not in html
+
+
+def test_a_long_paragraph_of_tags_in_lines_renders_each_once(renderer):
+    """The paragraph's markup is read once, not once per line (a paragraph of thousands
+    of lines is rendered in one pass)."""
+    lines = [f"See *{i}* {{% youtube dQw4w9WgXcQ %}} and <em>{i}</em>" for i in range(2000)]
+    html = both(renderer, "\n".join(lines) + "\n")
+    assert html.count('<div class="embed-frame"') == 2000
+    assert "{%" not in html
+    assert html.startswith('<p>See <em>0</em></p>\n<div class="embed-frame"')
+
+
+def test_check_reads_a_body_of_many_formulas_and_unclosed_katex_tags_in_one_pass():
+    """Each `{% katex %}` looks for its end once (after an opening without one, no later
+    opening has one either), and a tag's place among the formulas is looked up, not
+    searched for."""
+    closed = "{% katex inline %}x{% endkatex %} and {% nosuch %}"
+    body = "\n\n".join([closed] * 1500 + ["text {% katex %} y"] * 1500)
+    found = liquid_scan.scan(body)
+    assert [f.line for f in found] == [2 * i + 1 for i in range(3000)]
+    assert all("{% nosuch %}: the site does not render" in f.message for f in found[:1500])
+    assert all("{% katex %}: not closed by {% endkatex %}" in f.message for f in found[1500:])
 
 
 def test_task_lists_render_as_checkboxes(renderer):

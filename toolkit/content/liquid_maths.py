@@ -12,11 +12,10 @@ from dataclasses import dataclass
 
 from toolkit.content.liquid import Invalid, prose
 
-# `{% katex %}TeX{% endkatex %}` (`{% katex inline %}` for inline), over lines if need be.
-KATEX = re.compile(
-    r"\{%-?[ \t]*katex(?![\w-])((?:[^%\n]|%(?!\}))*?)-?%\}(.*?)\{%-?[ \t]*endkatex[ \t]*-?%\}",
-    re.DOTALL,
-)
+# `{% katex %}` (`{% katex inline %}` for inline) and its `{% endkatex %}`: the TeX is what
+# lies between, over lines if need be.
+KATEX_OPEN = re.compile(r"\{%-?[ \t]*katex(?![\w-])((?:[^%\n]|%(?!\}))*?)-?%\}")
+KATEX_CLOSE = re.compile(r"\{%-?[ \t]*endkatex[ \t]*-?%\}")
 KATEX_NAMES = ("katex", "endkatex")
 MAX_TEX = 20_000  # characters of one formula
 
@@ -37,10 +36,18 @@ def find_maths(body: str, text: str | None = None) -> list[Maths]:
     if "katex" not in body:
         return []
     text = prose(body) if text is None else text
-    return [
-        Maths(m.start(), m.end(), body[m.start(2) : m.end(2)], "inline" in m.group(1).split())
-        for m in KATEX.finditer(text)
-    ]
+    found: list[Maths] = []
+    at = 0
+    while (opening := KATEX_OPEN.search(text, at)) is not None:
+        closing = KATEX_CLOSE.search(text, opening.end())
+        if closing is None:  # nor does any later one close
+            break
+        inline = "inline" in opening.group(1).split()
+        found.append(
+            Maths(opening.start(), closing.end(), body[opening.end() : closing.start()], inline)
+        )
+        at = closing.end()
+    return found
 
 
 _UNKNOWN_COMMAND = re.compile(r"<m[io]>(\\[A-Za-z]+)</m[io]>")

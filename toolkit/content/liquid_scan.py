@@ -75,8 +75,11 @@ def scan(body: str) -> list[Finding]:
                 )
             )
 
+    maths_starts = [formula.start for formula in maths]  # in order, none overlapping
+
     def in_maths(offset: int) -> bool:
-        return any(formula.start <= offset < formula.end for formula in maths)
+        before = bisect.bisect_right(maths_starts, offset)
+        return before > 0 and offset < maths[before - 1].end
 
     def unclosed(line_number: int) -> None:
         found.append(

@@ -17,6 +17,9 @@ _ASCII_PUNCT = {ord(c): None for c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"}
 # The ids of the theme's pages: a heading never takes one (it is numbered instead).
 THEME_IDS = frozenset({"content", "comments", "search-query", "search-results", "search-status"})
 _THEME_ID = re.compile(r"comment-[0-9]+")
+# Where a `{% katex %}` formula stands while the engines read the body
+# (`liquid_render.extract_maths`): a heading's slug leaves it out.
+FORMULA_MARK = re.compile("\ue000([0-9]+)\ue001")
 
 
 def _without_emoji(text: str) -> str:
@@ -35,8 +38,10 @@ def _without_emoji(text: str) -> str:
 def slugify(title: str) -> str:
     """A heading's anchor as dev.to makes it: lower case, emoji left out, the ends'
     whitespace trimmed, punctuation removed, each run of whitespace one `-` (`A - Reflector`
-    is `a-reflector`). A title with nothing left is `section`."""
+    is `a-reflector`), a formula left out. A title with nothing left is `section`."""
     text = title.lower()
+    if "\ue000" in text:
+        text = FORMULA_MARK.sub("", text)
     if text.isascii():
         text = text.strip(_RUBY_STRIP).translate(_ASCII_PUNCT)
     else:

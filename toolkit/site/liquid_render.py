@@ -23,6 +23,7 @@ a post whose raw HTML is cleaned keeps its embeds as they are.
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 from dataclasses import dataclass
@@ -38,7 +39,9 @@ from toolkit.content.liquid import (
     read_tag,
 )
 from toolkit.content.liquid_maths import Maths, find_maths, mathml
+from toolkit.site.anchors import FORMULA_MARK
 from toolkit.site.markdown_fast import escape_html
+from toolkit.site.sanitize import clean_mathml
 
 _PARAGRAPH = re.compile(r"<p>(.*?)</p>\n", re.DOTALL)
 # The block elements a paragraph may sit in: a `{% details %}` and its end must sit in
@@ -60,18 +63,28 @@ class _Tag:
     paired: bool = False  # an opening or closing with its other half
 
 
-def _inside_markup(before: str) -> bool:
-    """Whether text after `before` (the lines of a paragraph above a line) would sit inside
-    an HTML tag or an inline element that is still open."""
-    if before.rfind("<") > before.rfind(">"):
-        return True
-    depth = 0
-    for match in _MARKUP.finditer(before):
-        closing, name, self_closing = match.groups()
-        if name.lower() in _VOID or self_closing:
-            continue
-        depth += -1 if closing else 1
-    return depth != 0
+class _Markup:
+    """The HTML of a paragraph, read once: whether text at an offset would sit inside an
+    HTML tag or an inline element that is still open (`inside`)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.ends: list[int] = []  # where each tag ends
+        self.depths: list[int] = []  # how many inline elements are open after it
+        depth = 0
+        for match in _MARKUP.finditer(text):
+            closing, name, self_closing = match.groups()
+            if name.lower() in _VOID or self_closing:
+                continue
+            depth += -1 if closing else 1
+            self.ends.append(match.end())
+            self.depths.append(depth)
+
+    def inside(self, offset: int) -> bool:
+        if self.text.rfind("<", 0, offset) > self.text.rfind(">", 0, offset):
+            return True
+        before = bisect.bisect_right(self.ends, offset)
+        return before > 0 and self.depths[before - 1] != 0
 
 
 def _tag_of(line: str) -> Rendering | None:
@@ -98,16 +111,18 @@ def render_tags(body_html: str) -> str:
         inner = match.group(1)
         if "{%" not in inner:
             continue
-        lines = inner.split("\n")
+        markup = _Markup(inner)
         parts: list[str | _Tag] = []
-        for index, line in enumerate(lines):
+        start = 0  # where the line starts in the paragraph
+        for line in inner.split("\n"):
             rendering = _tag_of(line)
-            if rendering is not None and not _inside_markup("\n".join(lines[:index])):
+            if rendering is not None and not markup.inside(max(0, start - 1)):
                 parts.append(_Tag(rendering, line))
             elif "{%" in line:
-                parts.extend(_split(line, "\n".join(lines[:index])))
+                parts.extend(_split(line, markup, start))
             else:
                 parts.append(line)
+            start += len(line) + 1
         if not any(isinstance(part, _Tag) for part in parts):
             continue
         pieces.append(body_html[at : match.start()])
@@ -120,9 +135,10 @@ def render_tags(body_html: str) -> str:
     return "".join(piece if isinstance(piece, str) else _paragraph(piece) for piece in pieces)
 
 
-def _split(line: str, above: str) -> list[str | _Tag]:
-    """A paragraph's line with cards and frames in the middle of its text: the text before
-    each, the tag, the text after (a tag inside an inline element stays text)."""
+def _split(line: str, markup: _Markup, start: int) -> list[str | _Tag]:
+    """A paragraph's line (at `start` in `markup`) with cards and frames in the middle of
+    its text: the text before each, the tag, the text after (a tag inside an inline
+    element stays text)."""
     parts: list[str | _Tag] = []
     at = 0
     for match in TAG.finditer(line):
@@ -132,8 +148,7 @@ def _split(line: str, above: str) -> list[str | _Tag]:
             rendering = read_tag(match.group(1), html.unescape(match.group(2) or ""))
         except Invalid:
             continue
-        before = line[: match.start()]
-        if isinstance(rendering, (Opening, Closing)) or _inside_markup(above + "\n" + before):
+        if isinstance(rendering, (Opening, Closing)) or markup.inside(start + match.start()):
             continue
         text = line[at : match.start()].strip()
         if text:
@@ -212,7 +227,7 @@ def render(rendering: Rendering) -> str:
 
 # Where a formula stands in a body until it is rendered: both engines keep it as text.
 _MARK_OPEN, _MARK_CLOSE = "\ue000", "\ue001"
-_MARK = re.compile("\ue000([0-9]+)\ue001")
+_MARK = FORMULA_MARK
 _MARK_PARAGRAPH = re.compile("<p>\ue000([0-9]+)\ue001</p>\n")
 _MARKUP_OR_TEXT = re.compile(r"(<[^>]*>)")
 
@@ -250,7 +265,7 @@ def _formula_html(formula: Formula, alone: bool) -> str:
     """A formula's MathML (in a box of its own when it is a paragraph), or its TeX in an
     error box when it cannot be rendered (`toolkit check` says why)."""
     try:
-        rendered = mathml(formula.tex, formula.inline)
+        rendered = clean_mathml(mathml(formula.tex, formula.inline))
     except Invalid:
         tex = escape_html(formula.tex.strip())
         if alone:

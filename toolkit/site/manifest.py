@@ -102,11 +102,9 @@ class ProblemRow(NamedTuple):
 
     @classmethod
     def from_json(cls, data: list[Any]) -> ProblemRow:
-        """A row as saved; one of a manifest before rows carried their kind is `Kind.POST`."""
-        line, message, severity, *kind = data
-        return cls(
-            int(line), str(message), Severity(severity), Kind(kind[0]) if kind else Kind.POST
-        )
+        """A row as saved."""
+        line, message, severity, kind = data
+        return cls(int(line), str(message), Severity(severity), Kind(kind))
 
     @classmethod
     def warning(cls, message: str) -> ProblemRow:

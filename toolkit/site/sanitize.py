@@ -16,6 +16,8 @@ they are the writer's own.
 
 from __future__ import annotations
 
+import re
+
 import nh3
 
 from toolkit.site.markdown_fast import PERMALINK_LABEL, is_theme_id
@@ -175,6 +177,65 @@ def clean_html(fragment: str, base_url: str | None = None) -> str:
         link_rel=LINK_REL,
         strip_comments=True,
         url_relative=("rewrite_with_base", base_url) if base_url else "deny",
+    )
+
+
+# The MathML a `{% katex %}` formula is written as (latex2mathml's presentation markup):
+# its elements and their layout attributes, never `href` or `style`, which TeX's `\\href`
+# and `\\style` would put there, nor an HTML element `\\text{...}` would carry.
+MATHML_TAGS = frozenset(
+    {
+        "math", "semantics", "annotation", "mrow", "mi", "mo", "mn", "ms", "mtext", "mspace",
+        "mfrac", "msqrt", "mroot", "mstyle", "merror", "mpadded", "mphantom", "menclose",
+        "msub", "msup", "msubsup", "munder", "mover", "munderover", "mmultiscripts",
+        "mprescripts", "none", "mtable", "mtr", "mtd", "mlabeledtr",
+    }
+)  # fmt: skip
+MATHML_ATTRIBUTES = frozenset(
+    {
+        "xmlns", "display", "displaystyle", "scriptlevel", "mathvariant", "mathsize",
+        "mathcolor", "mathbackground", "fence", "separator", "stretchy", "symmetric",
+        "largeop", "movablelimits", "accent", "accentunder", "form", "lspace", "rspace",
+        "minsize", "maxsize", "linethickness", "notation", "width", "height", "depth",
+        "voffset", "linebreak", "columnalign", "rowalign", "columnspacing", "rowspacing",
+        "columnlines", "rowlines", "frame", "framespacing", "equalrows", "equalcolumns",
+        "rowspan", "columnspan", "encoding",
+    }
+)  # fmt: skip
+
+
+_MATHML_TAG = re.compile(r"<(/?)([a-z]+)((?:[ ]+[a-z]+=\"[^\"<>]*\")*)[ ]*/?>")
+_MATHML_ATTRIBUTE = re.compile(r"([a-z]+)=")
+
+
+def _plain_mathml(markup: str) -> bool:
+    """Whether every element and attribute of `markup` is on the MathML lists (as
+    latex2mathml writes a formula without `\\href`, `\\style` or HTML in its text)."""
+    at = 0
+    while (start := markup.find("<", at)) != -1:
+        tag = _MATHML_TAG.match(markup, start)
+        if tag is None or tag.group(2) not in MATHML_TAGS:
+            return False
+        if any(name not in MATHML_ATTRIBUTES for name in _MATHML_ATTRIBUTE.findall(tag.group(3))):
+            return False
+        at = tag.end()
+    return True
+
+
+def clean_mathml(markup: str) -> str:
+    """A formula's MathML made safe to put in a page: MathML's elements and layout
+    attributes only (the TeX is the post's, as hostile as the rest of it). Markup with
+    nothing else is kept as it is written; any other goes through nh3."""
+    if _plain_mathml(markup):
+        return markup
+    return nh3.clean(
+        markup,
+        tags=set(MATHML_TAGS),
+        clean_content_tags=set(DROPPED_WITH_CONTENT),
+        attributes={"*": set(MATHML_ATTRIBUTES)},
+        url_schemes=set(),
+        link_rel=None,
+        strip_comments=True,
     )
 
 

@@ -218,6 +218,19 @@ def fallback_dates(
     return dates
 
 
+def project_dates(config: Config, keys: Iterable[str]) -> dict[str, str]:
+    """`fallback_dates` of `keys` in the project `config` describes, its commits' dates
+    kept in the build's state folder (by HEAD)."""
+    return fallback_dates(
+        keys,
+        root=config.root,
+        content_dir=config.site.content_dir,
+        lock_path=config.lock_path,
+        base_url=config.forem.base_url,
+        cache=config.state_dir / "build" / "git-dates.json",
+    )
+
+
 def series_notes(posts: Iterable[Post], config: Config) -> list[Problem]:
     """One warning per series whose parts (some of them) have no date at all: the site
     lists those parts by their files' names."""
@@ -229,14 +242,7 @@ def series_notes(posts: Iterable[Post], config: Config) -> list[Problem]:
     undated = [post.key for parts in series.values() for post in parts if post.date is None]
     if not undated:
         return []
-    found = fallback_dates(
-        undated,
-        root=config.root,
-        content_dir=config.site.content_dir,
-        lock_path=config.lock_path,
-        base_url=config.forem.base_url,
-        cache=config.state_dir / "build" / "git-dates.json",
-    )
+    found = project_dates(config, undated)
     notes = []
     for name, parts in sorted(series.items()):
         left = sorted(

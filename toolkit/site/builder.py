@@ -249,7 +249,7 @@ class SiteBuilder:
         run.mark("scan")
 
         self._read_changed_posts(run)
-        date_posts(run, self.config, self.state_dir)
+        date_posts(run, self.config)
         run.mark("read and render posts")
 
         def site_plan(summaries: list[Listed], whole: FullContent | None = None) -> SitePlan:

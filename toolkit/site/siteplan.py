@@ -68,7 +68,7 @@ def needs_check(record: PostRecord) -> bool:
     return any(os.path.isfile(path) != existed for path, existed in record.info["images"])
 
 
-def date_posts(run: BuildRun, config: Config, state_dir: Path) -> None:
+def date_posts(run: BuildRun, config: Config) -> None:
     """Give each post without `date:` its date from the lock or git (`content.dates`);
     a record whose date changes is summarised again."""
     records = run.manifest.posts
@@ -79,16 +79,9 @@ def date_posts(run: BuildRun, config: Config, state_dir: Path) -> None:
     ]
     found: dict[str, str] = {}
     if undated:
-        from toolkit.content.dates import fallback_dates
+        from toolkit.content.dates import project_dates
 
-        found = fallback_dates(
-            undated,
-            root=config.root,
-            content_dir=config.site.content_dir,
-            lock_path=config.lock_path,
-            base_url=config.forem.base_url,
-            cache=state_dir / "git-dates.json",
-        )
+        found = project_dates(config, undated)
         run.dated(found)
     for key, record in records.items():
         info = record.info

@@ -12,8 +12,9 @@ from forem_sandbox import ForemSandbox
 from sync_helpers import my_articles, writes
 
 from toolkit.content import dates
+from toolkit.content.dates import server_key
 from toolkit.errors import SyncError
-from toolkit.sync.ledger import Ledger, LedgerEntry, server_key
+from toolkit.sync.ledger import Ledger, LedgerEntry
 
 
 @pytest.fixture

@@ -35,6 +35,7 @@ from toolkit.config.templates import dotenv_example, short_toml
 from toolkit.errors import InitError
 from toolkit.fsutil import describe_os_error
 from toolkit.scaffold.adopt import Adopted, adopt, configured_content_dir, count_posts
+from toolkit.scaffold.generators import Detected, detect, source_toml
 from toolkit.scaffold.files import (
     CONTENT,
     MAKE_TARGETS,
@@ -67,6 +68,7 @@ class InitResult:
     content_dir: str = CONTENT
     adopted: Adopted | None = None  # the posts that were already there
     enclosing: Path | None = None  # the toolkit.toml of a project this one is inside
+    source: Detected | None = None  # the generator of the blog found there, and what was read
 
     @property
     def created(self) -> list[InitFile]:
@@ -89,10 +91,12 @@ def init_project(
     (default: `installed_action()`)."""
     if folder.exists() and not folder.is_dir():
         raise InitError(f"{folder}: not a folder")
-    adopted = adopt(folder)
+    source = detect(folder, today)  # a step of its own: the generator's files, read
+    adopted = adopt(folder) if source is None else _adopted_for(folder, source)
     content_dir = configured_content_dir(folder) or (adopted.content_dir if adopted else CONTENT)
     planned: list[tuple[str, str | None, str]] = []  # path, text (None: skip), reason
-    planned.append((DEFAULT_CONFIG_NAME, short_toml(content_dir), ""))
+    toml = short_toml(content_dir) + (source_toml(source) if source is not None else "")
+    planned.append((DEFAULT_CONFIG_NAME, toml, ""))
     welcome = f"{content_dir}/{WELCOME}"
     if adopted is not None or count_posts(folder / content_dir)[0]:
         planned.append((welcome, None, f"{content_dir}/ already has posts"))
@@ -123,8 +127,26 @@ def init_project(
     if any(f.created and f.path == DEFAULT_CONFIG_NAME for f in files):
         enclosing = find_config(folder.absolute().parent)[0]
     return InitResult(
-        folder, files, pin.uses if pin and written else None, content_dir, adopted, enclosing
+        folder,
+        files,
+        pin.uses if pin and written else None,
+        content_dir,
+        adopted,
+        enclosing,
+        source if any(f.created and f.path == DEFAULT_CONFIG_NAME for f in files) else None,
     )
+
+
+def _adopted_for(folder: Path, source: Detected) -> Adopted | None:
+    """The posts of a generator's blog: its posts folder (`.mdx` files too)."""
+    from toolkit.content.discover import WITH_MDX, walk_posts
+
+    where = folder / source.content_dir
+    try:
+        paths = walk_posts(where, suffixes=WITH_MDX) if where.is_dir() else []
+    except OSError:
+        return None
+    return Adopted(source.content_dir, len(paths)) if paths else None
 
 
 def _why_kept(path: Path, relative: str) -> str:

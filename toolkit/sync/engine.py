@@ -30,7 +30,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Protocol
@@ -43,6 +43,7 @@ from toolkit.content.payload import body_digest
 from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, NoAnswerError, ServerError
 from toolkit.sync import sent
+from toolkit.sync.adoption import adopted_on, not_on_devto, resolve_ref
 from toolkit.sync.devtogit import read_map
 from toolkit.sync.ledger import Ledger, LedgerEntry
 from toolkit.sync.plan import Action, PostPlan, decide
@@ -195,6 +196,7 @@ class SyncEngine:
         if remote is not None:
             # What the server already counts against the create limit (other runs).
             self.client.count_published(remote.articles, since="published_at")
+            sendable = self._bind_refs(sendable, remote, plans)
             payloads = {post.key: payload_for(post, self.config) for post in sendable}
             bound = bind_posts(
                 remote,
@@ -218,9 +220,36 @@ class SyncEngine:
                     recreate=recreate,
                     drafts_only=drafts_only,
                 )
+                if plan.action is Action.CREATE and match.article is None and not match.via:
+                    why = not_on_devto(post, adopted_on(self.config.source))
+                    if why is not None:
+                        plan = replace(plan, action=Action.SKIP, reason=why)
                 plans.append(plan)
         plans.sort(key=lambda p: p.key)
         return plans
+
+    @staticmethod
+    def _bind_refs(posts: list[Post], remote: RemoteState, plans: list[PostPlan]) -> list[Post]:
+        """The posts, each named by a `dev_to:` slug or address bound to its article; one
+        naming an article the account does not hold is an error plan, never sent."""
+        bound: list[Post] = []
+        for post in posts:
+            post, problem = resolve_ref(post, remote.articles)
+            if problem is None:
+                bound.append(post)
+                continue
+            line = post.line_of("id")
+            plans.append(
+                PostPlan(
+                    post.key,
+                    Action.ERROR,
+                    problem,
+                    title=post.title,
+                    post=post,
+                    problems=[Problem(post.key, line, problem)],
+                )
+            )
+        return bound
 
     @staticmethod
     def _local_plans(report: CheckReport) -> tuple[list[PostPlan], list[Post]]:
@@ -236,7 +265,17 @@ class SyncEngine:
         ]
         sendable: list[Post] = []
         for post in report.posts:
-            if post.key in errors:
+            if post.held:  # kept off dev.to by the writer: its problems are the site's
+                plans.append(
+                    PostPlan(
+                        post.key,
+                        Action.SKIP,
+                        f"{post.held}; never sent",
+                        title=post.title,
+                        post=post,
+                    )
+                )
+            elif post.key in errors:
                 problems = errors[post.key]
                 plans.append(
                     PostPlan(

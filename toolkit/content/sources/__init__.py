@@ -48,6 +48,7 @@ class Reading:
     held: str | None = None  # why the post is never sent, when it is not
     article_ref: str | None = None  # a dev.to slug or address naming its article
     ref_key: str | None = None  # the key that holds it
+    opted_in: bool = False  # `crosspost: true`: sent though it predates the adoption
     problems: tuple[Problem, ...] = ()
 
 
@@ -158,12 +159,13 @@ def read_post(
                 origins["article"] = key
                 break
     if generator == "devto":
-        if article is None and ref is None and held is None:
+        if article is None and ref is None and held is None and not source.adopted:
             return post
         new_meta = dict(meta)
         if article is not None:
             new_meta["id"] = article
-        reading = Reading(generator, origins, held, ref, ref_key, tuple(problems))
+        opted = _true(meta.get("crosspost"))
+        reading = Reading(generator, origins, held, ref, ref_key, opted, tuple(problems))
         aliases = {"id": ref_key} if ref_key else {}
         return replace(post, meta=new_meta, reading=reading, aliases=aliases)
 
@@ -251,7 +253,8 @@ def read_post(
     aliases = {name: key for name, key in origins.items() if key in meta}
     if ref_key:
         aliases["id"] = ref_key
-    reading_ = Reading(generator, origins, held, ref, ref_key, tuple(problems))
+    opted = _true(meta.get("crosspost"))
+    reading_ = Reading(generator, origins, held, ref, ref_key, opted, tuple(problems))
     return replace(post, meta=new, reading=reading_, aliases=aliases)
 
 

@@ -45,10 +45,10 @@ def normalise(written: list[str], mapping: Mapping[str, str] | None = None) -> T
             reading.unmapped.append(tag)
             continue
         if sent in reading.tags:
-            if sent != tag:
+            if sent != tag.lower():
                 reading.changed.append(f"{tag} -> {sent} (already there)")
             continue
-        if sent != tag:
+        if sent != tag.lower():  # a change of case alone is how dev.to shows every tag
             reading.changed.append(f"{tag} -> {sent}")
         reading.tags.append(sent)
     if len(reading.tags) > MAX_TAGS:

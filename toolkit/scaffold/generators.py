@@ -31,7 +31,7 @@ from typing import Any
 
 from toolkit.config.templates import toml_value
 from toolkit.content.sources import article_of
-from toolkit.content.sources.dates import slashed_order
+from toolkit.content.sources.dates import slashed_order, zone
 from toolkit.content.sources.tables import ID_KEYS
 
 MAX_CONFIG_BYTES = 256 * 1024  # a generator's configuration file; larger ones are not read
@@ -335,7 +335,9 @@ def detect(folder: Path, today: dt.date | None = None) -> Detected | None:
         found = reader(folder)
         if found is not None:
             read_posts_keys(folder / found.content_dir, found.source)
-            found.source["adopted"] = (today or dt.date.today()).isoformat()
+            if today is None:  # the day in the site's time zone, as its dates are read
+                today = dt.datetime.now(zone(found.source.get("timezone"))).date()
+            found.source["adopted"] = today.isoformat()
             return found
     return None
 

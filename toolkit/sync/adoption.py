@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-import datetime as dt
+import datetime as dt  # noqa: F401 - in annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -52,6 +52,7 @@ def resolve_ref(post: Post, articles: list[Article]) -> tuple[Post, str | None]:
 
 
 def adopted_on(source: SourceConfig) -> dt.datetime | None:
+    """`[source] adopted` as a time (midnight in the site's time zone for a day)."""
     try:
         return read_date(source.adopted, source.timezone)
     except DateUnread:
@@ -66,7 +67,9 @@ def not_on_devto(post: Post, adopted: dt.datetime | None) -> str | None:
     ):
         return None
     when = post.date
-    if when is not None and when >= adopted:
+    # Compared day by day in the site's time zone (adopted's): a post of the adoption's
+    # day is new, whatever its hour.
+    if when is not None and when.astimezone(adopted.tzinfo).date() >= adopted.date():
         return None
     dated = f"dated {when.date().isoformat()}" if when is not None else "no date"
     return (

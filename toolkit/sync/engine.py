@@ -198,14 +198,32 @@ class SyncEngine:
             self.client.count_published(remote.articles, since="published_at")
             sendable = self._bind_refs(sendable, remote, plans)
             payloads = {post.key: payload_for(post, self.config) for post in sendable}
+            adopted = adopted_on(self.config.source)
+            # With an adoption date, a post that fails `check` but has no article and
+            # predates it is not on dev.to (held, not an error): it is bound too, to know.
+            errored = [
+                p.post
+                for p in plans
+                if adopted is not None and p.action is Action.ERROR and p.post is not None
+            ]
             bound = bind_posts(
                 remote,
-                sendable,
+                [*sendable, *errored],
                 self.ledger,
                 self.canonical_of,
                 mapped=mapped,
-                body_of=lambda post: payloads[post.key].body_markdown,
+                body_of=lambda post: (
+                    payloads[post.key].body_markdown if post.key in payloads else post.body
+                ),
             )
+            for index, held in enumerate(plans):
+                match = bound.matches.get(held.key)
+                if held.post is None or match is None or held.action is not Action.ERROR:
+                    continue
+                if match.article is None and not match.via:
+                    why = not_on_devto(held.post, adopted)
+                    if why is not None:
+                        plans[index] = replace(held, action=Action.SKIP, reason=why, problems=[])
             matches = bound.matches
             if report_gone:
                 plans.extend(gone_plan(gone) for gone in bound.gone)
@@ -221,7 +239,7 @@ class SyncEngine:
                     drafts_only=drafts_only,
                 )
                 if plan.action is Action.CREATE and match.article is None and not match.via:
-                    why = not_on_devto(post, adopted_on(self.config.source))
+                    why = not_on_devto(post, adopted)
                     if why is not None:
                         plan = replace(plan, action=Action.SKIP, reason=why)
                 plans.append(plan)

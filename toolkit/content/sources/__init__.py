@@ -236,7 +236,11 @@ def read_post(
     else:
         page = permalink.page_url(post.path, meta, source, content_dir)
         if page is not None:
-            new["canonical_url"], origins["canonical_url"] = page, SITE_ORIGIN
+            named = permalink.page_key(meta, generator)
+            origins["canonical_url"] = (
+                f"{named}, under [source] url" if named is not None else SITE_ORIGIN
+            )
+            new["canonical_url"] = page
     # the slug: the last part of the page's path
     page = permalink.page_path(post.path, meta, source, content_dir)
     last = [part for part in urlsplit(page).path.split("/") if part]
@@ -270,3 +274,36 @@ def reader(config: Config) -> Any:
         return read_post(post, source, content_dir, tag_map, now)
 
     return read
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dt.datetime):
+        return value.isoformat()
+    if isinstance(value, list):
+        return ", ".join(str(item) for item in value)
+    return str(value)
+
+
+def provenance(post: Post) -> list[str]:
+    """Where each field of `post` came from, one line each (`check -v`): the field, the
+    value sent, and the key it was read from (or what else gave it)."""
+    reading = post.reading
+    if reading is None:
+        return []
+    lines = [f"{post.key}: read as {reading.generator}"]
+    for name in tables.FIELDS:
+        origin = reading.origins.get(name)
+        meta_key = "id" if name == "article" else name
+        if name == "article" and reading.article_ref and meta_key not in post.meta:
+            value: Any = reading.article_ref
+        else:
+            value = post.meta.get(meta_key)
+        if origin is None and value is None:
+            continue
+        shown = quoted(_shown(value), 80) if value is not None else "(none)"
+        lines.append(f"  {name}: {shown} <- {origin or 'the front matter'}")
+    if reading.held:
+        lines.append(f"  never sent: {reading.held}")
+    return lines

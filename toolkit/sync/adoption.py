@@ -36,7 +36,9 @@ def resolve_ref(post: Post, articles: list[Article]) -> tuple[Post, str | None]:
         return post, None
     key = reading.ref_key or "dev_to"
     slug = ref_slug(reading.article_ref)
-    found = [a for a in articles if slug and a.slug == slug]
+    address = reading.article_ref.rstrip("/")
+    found = [a for a in articles if a.url and a.url.rstrip("/") == address]
+    found = found or [a for a in articles if slug and a.slug == slug]
     if slug and not found:  # an article renamed since: its address still names it
         found = [a for a in articles if a.url and a.url.rstrip("/").endswith("/" + slug)]
     if len(found) == 1:
@@ -59,14 +61,19 @@ def adopted_on(source: SourceConfig) -> dt.datetime | None:
         return None
 
 
-def not_on_devto(post: Post, adopted: dt.datetime | None) -> str | None:
+def not_on_devto(
+    post: Post, adopted: dt.datetime | None, dated: str | None = None
+) -> str | None:
     """Why `post`, which no rule binds to an article, is not created: it predates the
-    adoption and was not opted in. None when it is sent as a new post."""
+    adoption and was not opted in. None when it is sent as a new post. `dated`: an
+    undated post's date from elsewhere (`content.dates.project_dates`: its first commit)."""
     if adopted is None or post.meta.get(OPT_IN_KEY) is True or (
         post.reading is not None and post.reading.opted_in
     ):
         return None
     when = post.date
+    if when is None and dated is not None:
+        when = read_date(dated)
     # Compared day by day in the site's time zone (adopted's): a post of the adoption's
     # day is new, whatever its hour.
     if when is not None and when.astimezone(adopted.tzinfo).date() >= adopted.date():

@@ -202,9 +202,13 @@ class SyncEngine:
             # With an adoption date, a post that fails `check` but has no article and
             # predates it is not on dev.to (held, not an error): it is bound too, to know.
             errored = [
-                p.post
+                resolve_ref(p.post, remote.articles)[0]
                 for p in plans
                 if adopted is not None and p.action is Action.ERROR and p.post is not None
+            ]
+            # One naming an article by a slug the account does not hold stays an error.
+            errored = [
+                p for p in errored if p.reading is None or p.reading.article_ref is None or p.article_id
             ]
             bound = bind_posts(
                 remote,
@@ -221,7 +225,7 @@ class SyncEngine:
                 if held.post is None or match is None or held.action is not Action.ERROR:
                     continue
                 if match.article is None and not match.via:
-                    why = not_on_devto(held.post, adopted)
+                    why = not_on_devto(held.post, adopted, self._first_dated(held.post, adopted))
                     if why is not None:
                         plans[index] = replace(held, action=Action.SKIP, reason=why, problems=[])
             matches = bound.matches
@@ -239,12 +243,20 @@ class SyncEngine:
                     drafts_only=drafts_only,
                 )
                 if plan.action is Action.CREATE and match.article is None and not match.via:
-                    why = not_on_devto(post, adopted)
+                    why = not_on_devto(post, adopted, self._first_dated(post, adopted))
                     if why is not None:
                         plan = replace(plan, action=Action.SKIP, reason=why)
                 plans.append(plan)
         plans.sort(key=lambda p: p.key)
         return plans
+
+    def _first_dated(self, post: Post, adopted: object) -> str | None:
+        """An undated post's date from its first commit, when an adoption asks."""
+        if adopted is None or post.date is not None:
+            return None
+        from toolkit.content.dates import project_dates
+
+        return project_dates(self.config, [post.key]).get(post.key)
 
     @staticmethod
     def _bind_refs(posts: list[Post], remote: RemoteState, plans: list[PostPlan]) -> list[Post]:

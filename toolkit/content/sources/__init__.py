@@ -36,7 +36,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.content.post import Post
 
 SITE_ORIGIN = "toolkit.toml ([source] url and permalink)"
-DEVTO_HOSTS = ("dev.to", "www.dev.to")
 
 
 @dataclass(frozen=True)
@@ -81,14 +80,11 @@ def article_of(value: Any) -> tuple[int | None, str | None]:
 
 
 def ref_slug(ref: str) -> str | None:
-    """The article slug a `dev_to:` value names: the slug itself, or the last part of a
-    dev.to address (`https://dev.to/user/slug`); None for another site's address."""
+    """The article slug a `dev_to:` value names: the slug itself, or the last part of an
+    article's address (`https://dev.to/user/slug`)."""
     if "://" in ref:
-        parts = urlsplit(ref)
-        path = [part for part in parts.path.split("/") if part]
-        if (parts.hostname or "").lower() not in DEVTO_HOSTS or len(path) < 2:
-            return None
-        return path[-1]
+        path = [part for part in urlsplit(ref).path.split("/") if part]
+        return path[-1] if len(path) >= 2 else None
     slug = ref.strip("/").rsplit("/", 1)[-1]
     return slug or None
 

@@ -19,7 +19,12 @@ BLOGS = Path(__file__).resolve().parent / "support" / "blogs"
 EXPECTED = {
     "hugo": (
         "content",
-        {"url": "https://hugo.example.org", "static_dir": "static", "timezone": "Europe/Berlin", "id_key": "devtoId"},
+        {
+            "url": "https://hugo.example.org",
+            "static_dir": "static",
+            "timezone": "Europe/Berlin",
+            "id_key": "devtoId",
+        },
     ),
     "jekyll": (
         "_posts",

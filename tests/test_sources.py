@@ -53,7 +53,16 @@ def test_tags_normalised_mapped_and_cut_to_four():
 
 def source(**values) -> SourceConfig:
     unset = dict.fromkeys(
-        ("url", "static_dir", "permalink", "timezone", "date_format", "id_key", "skip_key", "adopted")
+        (
+            "url",
+            "static_dir",
+            "permalink",
+            "timezone",
+            "date_format",
+            "id_key",
+            "skip_key",
+            "adopted",
+        )
     )
     return SourceConfig(**{**unset, "trailing_slash": True, **values})
 
@@ -85,7 +94,10 @@ def test_hugo_bundles_astro_routes_and_eleventy_folders(tmp_path: Path):
     assert page_url(bundle, {"url": "/copilot/"}, hugo, content) == "https://h.example/copilot/"
     assert page_url(bundle, {"slug": "s"}, hugo, content) == "https://h.example/2020/s/"
     astro = source(
-        generator="astro", url="https://a.example", permalink="/articles/:path", trailing_slash=False
+        generator="astro",
+        url="https://a.example",
+        permalink="/articles/:path",
+        trailing_slash=False,
     )
     assert page_url(content / "Using MDX.mdx", {}, astro, content) == (
         "https://a.example/articles/using-mdx"
@@ -134,7 +146,9 @@ def test_check_verbose_says_which_key_each_field_came_from(make_project):
     assert "  date: '2021-02-01T10:22:00-05:00' <- date" in lines
     assert "  tags: 'nodejs, machinelearning' <- tags" in lines
     assert "  cover_image: 'https://hugo.example.org/notes/cover.png' <- images" in lines
-    assert any(line.startswith("  canonical_url: 'https://hugo.example.org/notes/'") for line in lines)
+    assert any(
+        line.startswith("  canonical_url: 'https://hugo.example.org/notes/'") for line in lines
+    )
     assert not any(line.startswith("  article:") for line in lines)  # "0" names none
     assert "Node.js -> nodejs; machine-learning -> machinelearning" in result.output
 

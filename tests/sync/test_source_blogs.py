@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 from click.testing import CliRunner
-from sync_helpers import api_get, my_articles, writes
+from sync_helpers import my_articles, writes
 
 from toolkit.cli import main
 from toolkit.tls import shared_context
@@ -27,8 +27,15 @@ TITLE = re.compile(r"^title:[ \t]*['\"]?(.+?)['\"]?[ \t]*$", re.MULTILINE)
 # post has on the writer's site (or the original it names).
 CASES = {
     "hugo": {
-        "bound": {"First steps with GitHub Copilot": "https://hugo.example.org/first-steps-with-copilot/"},
-        "never": ["Half written", "Reading notes", "An old post never on dev.to", "A bundle without a date"],
+        "bound": {
+            "First steps with GitHub Copilot": "https://hugo.example.org/first-steps-with-copilot/"
+        },
+        "never": [
+            "Half written",
+            "Reading notes",
+            "An old post never on dev.to",
+            "A bundle without a date",
+        ],
     },
     "jekyll": {
         "bound": {
@@ -135,7 +142,11 @@ def test_init_then_publish_binds_the_old_articles_and_sends_nothing_unmeant(
     # translated by content/bodies: until then a post may be refused for one, nothing else.)
     problems = [problem for item in document["posts"] for problem in item["problems"]]
     assert [p for p in problems if ": image" not in p] == []
-    sent = {item["path"] for item in document["posts"] if item["action"] in ("create", "update", "unchanged")}
+    sent = {
+        item["path"]
+        for item in document["posts"]
+        if item["action"] in ("create", "update", "unchanged")
+    }
     articles = {a["title"]: a for a in my_articles(sandbox)}
     # 0 created for bound posts: each old article is still the only one of its title.
     for title, canonical in CASES[blog]["bound"].items():

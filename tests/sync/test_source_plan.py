@@ -53,7 +53,8 @@ def test_posts_before_the_adoption_are_not_on_devto_until_opted_in(make_project,
 
     # By path: the key in one post.
     project.write(
-        "content/old/index.md", "---\ntitle: Old one\ndate: 2019-05-01\ncrosspost: true\n---\nOld.\n"
+        "content/old/index.md",
+        "---\ntitle: Old one\ndate: 2019-05-01\ncrosspost: true\n---\nOld.\n",
     )
     sandbox.reset_stats()
     result = project.run("publish", env=env)
@@ -73,7 +74,9 @@ def test_drafts_skipped_and_future_posts_are_never_sent(make_project, env, sandb
         "content/draft/index.md",
         f"---\ntitle: Bound draft\ndate: 2024-03-01\ndraft: true\ndevtoId: {bound['id']}\n---\nX.\n",
     )
-    project.write("content/skip.md", "---\ntitle: Skipped\ndate: 2024-03-01\ndevtoSkip: true\n---\nX.\n")
+    project.write(
+        "content/skip.md", "---\ntitle: Skipped\ndate: 2024-03-01\ndevtoSkip: true\n---\nX.\n"
+    )
     project.write("content/later.md", "---\ntitle: Later\ndate: 2999-01-01\n---\nX.\n")
     plans = plan_of(project, env)
     assert plans["content/draft/index.md"]["action"] == "skip"
@@ -93,15 +96,20 @@ def test_an_old_tools_dev_to_slug_or_address_binds_its_article_and_the_lock_keep
     by_slug = create_article(sandbox, "By slug")
     by_url = create_article(sandbox, "By address")
     project.write(
-        "content/a.md", f"---\ntitle: By slug (renamed)\npubDate: 2023-01-01\ndev_to: {by_slug['slug']}\n---\nA.\n"
+        "content/a.md",
+        f"---\ntitle: By slug (renamed)\npubDate: 2023-01-01\ndev_to: {by_slug['slug']}\n---\nA.\n",
     )
     project.write(
-        "content/b.md", f"---\ntitle: By address\npubDate: 2023-01-01\ndev_to: {by_url['url']}\n---\nB.\n"
+        "content/b.md",
+        f"---\ntitle: By address\npubDate: 2023-01-01\ndev_to: {by_url['url']}\n---\nB.\n",
     )
     project.write(
-        "content/c.md", "---\ntitle: Unknown\npubDate: 2023-01-01\ndev_to: not-an-article-1a2b\n---\nC.\n"
+        "content/c.md",
+        "---\ntitle: Unknown\npubDate: 2023-01-01\ndev_to: not-an-article-1a2b\n---\nC.\n",
     )
-    project.write("content/d.md", '---\ntitle: None named\npubDate: 2024-06-01\ndevtoId: "0"\n---\nD.\n')
+    project.write(
+        "content/d.md", '---\ntitle: None named\npubDate: 2024-06-01\ndevtoId: "0"\n---\nD.\n'
+    )
     sandbox.reset_stats()
     result = project.run("publish", env=env)
     assert result.exit_code == 1, result.output  # c.md names an article the account does not hold

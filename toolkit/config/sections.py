@@ -200,7 +200,7 @@ class ForemConfig:
     )
     tags: tuple[tuple[str, str], ...] | None = option(
         TAG_MAP,
-        help='[forem.tags]: the writer\'s tags as written -> the dev.to tag sent, e.g. '
+        help="[forem.tags]: the writer's tags as written -> the dev.to tag sent, e.g. "
         '"GitHub Copilot" = "githubcopilot" (others are lower-cased, letters and digits kept).',
     )
     api_key: Secret | None = secret(

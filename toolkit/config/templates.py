@@ -31,7 +31,9 @@ def toml_value(value: Any) -> str:
     if isinstance(value, str | list):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, dict):  # an inline table
-        pairs = (f"{json.dumps(str(k), ensure_ascii=False)} = {toml_value(v)}" for k, v in value.items())
+        pairs = (
+            f"{json.dumps(str(k), ensure_ascii=False)} = {toml_value(v)}" for k, v in value.items()
+        )
         return "{ " + ", ".join(pairs) + " }"
     return str(value)
 

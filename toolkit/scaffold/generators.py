@@ -26,13 +26,14 @@ import re
 import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from toolkit.config.templates import toml_value
 from toolkit.content.sources import article_of
 from toolkit.content.sources.dates import slashed_order, zone
 from toolkit.content.sources.tables import ID_KEYS
+from toolkit.scaffold.files import SAFE_NAME
 
 MAX_CONFIG_BYTES = 256 * 1024  # a generator's configuration file; larger ones are not read
 POST_SUFFIXES = (".md", ".mdx", ".markdown")
@@ -54,7 +55,9 @@ class Detected:
 
     def describe(self) -> str:
         values = ", ".join(
-            f"{key} = {toml_value(value)}" for key, value in self.source.items() if key != "generator"
+            f"{key} = {toml_value(value)}"
+            for key, value in self.source.items()
+            if key != "generator"
         )
         name = NAMES[self.generator]
         article = "an" if name[0] in "AEIOU" else "a"
@@ -93,6 +96,17 @@ def _toml(text: str) -> dict[str, Any]:
 def _js_string(text: str, name: str) -> str | None:
     match = re.search(rf"""\b{name}\s*:\s*(['"`])([^'"`\n]+)\1""", text)
     return match.group(2).strip() if match else None
+
+
+def _folder(value: Any, default: str) -> str:
+    """A folder a generator's configuration names, when it is a plain one inside the
+    project; else `default`."""
+    if not isinstance(value, str):
+        return default
+    parts = PurePosixPath(value.strip().strip("/")).parts
+    if parts and all(SAFE_NAME.fullmatch(part) and part != ".." for part in parts):
+        return "/".join(parts)
+    return default
 
 
 def _url(value: Any) -> str | None:
@@ -168,15 +182,17 @@ def _hugo(folder: Path) -> Detected | None:
             data = _yaml(text)
         if not isinstance(data, dict) or "baseURL" not in data and "baseurl" not in data:
             continue
-        content = data.get("contentDir") if isinstance(data.get("contentDir"), str) else "content"
-        static = data.get("staticDir") if isinstance(data.get("staticDir"), str) else "static"
+        content = _folder(data.get("contentDir"), "content")
+        static = _folder(data.get("staticDir"), "static")
         source: dict[str, Any] = {"generator": "hugo"}
         if url := _url(data.get("baseURL", data.get("baseurl"))):
             source["url"] = url
         if (folder / static).is_dir():
             source["static_dir"] = static
         content_dir = content
-        sections = [p.name for p in (folder / content).iterdir()] if (folder / content).is_dir() else []
+        sections = (
+            [p.name for p in (folder / content).iterdir()] if (folder / content).is_dir() else []
+        )
         permalinks = data.get("permalinks")
         if isinstance(permalinks, dict) and isinstance(permalinks.get("page"), dict):
             permalinks = permalinks["page"]
@@ -204,7 +220,8 @@ def _jekyll(folder: Path) -> Detected | None:
     data = _yaml(text)
     source: dict[str, Any] = {"generator": "jekyll"}
     url = _url(data.get("url"))
-    baseurl = data.get("baseurl") if isinstance(data.get("baseurl"), str) else ""
+    baseurl = data.get("baseurl")
+    baseurl = baseurl if isinstance(baseurl, str) else ""
     if url:
         source["url"] = url + ("/" + baseurl.strip("/") if baseurl.strip("/") else "")
     source["static_dir"] = "."
@@ -216,7 +233,13 @@ def _jekyll(folder: Path) -> Detected | None:
 
 
 def _astro(folder: Path) -> Detected | None:
-    for name in ("astro.config.mjs", "astro.config.js", "astro.config.ts", "astro.config.mts", "astro.config.cjs"):
+    for name in (
+        "astro.config.mjs",
+        "astro.config.js",
+        "astro.config.ts",
+        "astro.config.mts",
+        "astro.config.cjs",
+    ):
         text = _read(folder / name)
         if text is not None:
             break
@@ -267,12 +290,14 @@ def _eleventy(folder: Path) -> Detected | None:
     else:
         return None
     source: dict[str, Any] = {"generator": "eleventy"}
-    input_dir = (_js_string(text, "input") or ".").strip("./") or "."
-    data_dir = _js_string(text, "data") or "_data"
-    for candidate in (f"{input_dir}/{data_dir}", "_data", data_dir.lstrip("./")):
+    input_dir = _folder(_js_string(text, "input"), ".")
+    data_dir = _folder((_js_string(text, "data") or "").removeprefix("../"), "_data")
+    for candidate in (f"{input_dir}/{data_dir}", "_data", data_dir):
         for data_name in ("metadata.js", "metadata.json", "metadata.mjs", "site.json", "site.js"):
-            data_text = _read((folder / candidate / data_name))
-            if data_text and (url := _url(_js_string(data_text, "url") or _js_string(data_text, '"url"'))):
+            data_text = _read(folder / candidate / data_name)
+            if data_text and (
+                url := _url(_js_string(data_text, "url") or _js_string(data_text, '"url"'))
+            ):
                 source["url"] = url
                 break
         if "url" in source:
@@ -304,7 +329,11 @@ def _next(folder: Path) -> Detected | None:
     if "next" not in deps:
         return None
     posts = next(
-        (name for name in ("src/posts", "posts", "_posts", "content/posts", "data/blog", "content") if (folder / name).is_dir()),
+        (
+            name
+            for name in ("src/posts", "posts", "_posts", "content/posts", "data/blog", "content")
+            if (folder / name).is_dir()
+        ),
         None,
     )
     if posts is None:
@@ -315,7 +344,12 @@ def _next(folder: Path) -> Detected | None:
     if (folder / "public").is_dir():
         source["static_dir"] = "public"
     route = "posts"
-    for pages in (folder / "pages", folder / "src" / "pages", folder / "app", folder / "src" / "app"):
+    for pages in (
+        folder / "pages",
+        folder / "src" / "pages",
+        folder / "app",
+        folder / "src" / "app",
+    ):
         if pages.is_dir():
             dynamic = sorted(p for p in pages.rglob("[[]*[]]*") if p.parent != pages or p.is_dir())
             if dynamic:

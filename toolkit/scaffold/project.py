@@ -35,7 +35,6 @@ from toolkit.config.templates import dotenv_example, short_toml
 from toolkit.errors import InitError
 from toolkit.fsutil import describe_os_error
 from toolkit.scaffold.adopt import Adopted, adopt, configured_content_dir, count_posts
-from toolkit.scaffold.generators import Detected, detect, source_toml
 from toolkit.scaffold.files import (
     CONTENT,
     MAKE_TARGETS,
@@ -51,6 +50,7 @@ from toolkit.scaffold.files import (
     welcome_text,
     workflow_text,
 )
+from toolkit.scaffold.generators import Detected, detect, source_toml
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-import datetime as dt  # noqa: F401 - in annotations
+import datetime as dt
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -50,7 +50,10 @@ def resolve_ref(post: Post, articles: list[Article]) -> tuple[Post, str | None]:
             "that names an article)"
         )
     ids = ", ".join(str(a.id) for a in found)
-    return post, f"{key}: {len(found)} articles have the slug {slug!r} (ids {ids}); name one by its id"
+    return (
+        post,
+        f"{key}: {len(found)} articles have the slug {slug!r} (ids {ids}); name one by its id",
+    )
 
 
 def adopted_on(source: SourceConfig) -> dt.datetime | None:
@@ -61,14 +64,14 @@ def adopted_on(source: SourceConfig) -> dt.datetime | None:
         return None
 
 
-def not_on_devto(
-    post: Post, adopted: dt.datetime | None, dated: str | None = None
-) -> str | None:
+def not_on_devto(post: Post, adopted: dt.datetime | None, dated: str | None = None) -> str | None:
     """Why `post`, which no rule binds to an article, is not created: it predates the
     adoption and was not opted in. None when it is sent as a new post. `dated`: an
     undated post's date from elsewhere (`content.dates.project_dates`: its first commit)."""
-    if adopted is None or post.meta.get(OPT_IN_KEY) is True or (
-        post.reading is not None and post.reading.opted_in
+    if (
+        adopted is None
+        or post.meta.get(OPT_IN_KEY) is True
+        or (post.reading is not None and post.reading.opted_in)
     ):
         return None
     when = post.date

@@ -208,7 +208,9 @@ class SyncEngine:
             ]
             # One naming an article by a slug the account does not hold stays an error.
             errored = [
-                p for p in errored if p.reading is None or p.reading.article_ref is None or p.article_id
+                p
+                for p in errored
+                if p.reading is None or p.reading.article_ref is None or p.article_id
             ]
             bound = bind_posts(
                 remote,

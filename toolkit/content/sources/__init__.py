@@ -167,11 +167,11 @@ def read_post(
 
     new: dict[str, Any] = {}
     for name in ("title", "description", "series"):
-        key, value = _first(meta, tables.keys_for(generator, name))
+        found, value = _first(meta, tables.keys_for(generator, name))
         if isinstance(value, list) and name == "series":
             value = value[0] if value else None
-        if key is not None and isinstance(value, str):
-            new[name], origins[name] = value, key
+        if found is not None and isinstance(value, str):
+            new[name], origins[name] = value, found
     # published: as the generator means it
     published = True
     origins["published"] = "(sent public unless held)"
@@ -183,9 +183,9 @@ def read_post(
         elif isinstance(meta["published"], bool):
             published = meta["published"]
             origins["published"] = "published"
-    for key in tables.DRAFT_KEYS:
-        if _true(meta.get(key)):
-            held = held or f"{key}: true (a draft on the writer's site)"
+    for draft_key in tables.DRAFT_KEYS:
+        if _true(meta.get(draft_key)):
+            held = held or f"{draft_key}: true (a draft on the writer's site)"
     new["published"] = published
     # date
     when, date_key = permalink.post_date(post.path, meta, source)
@@ -199,36 +199,35 @@ def read_post(
         if now is not None and when > now:
             held = held or f"dated {when.isoformat()}: waits until then"
     # tags
-    key, value = _first(meta, tables.keys_for(generator, "tags"))
-    if key is not None:
-        written = split_tags(value)
-        reading = normalise(written, tag_map)
-        new["tags"], origins["tags"] = reading.tags, key
-        if reading.changed:
+    tags_key, value = _first(meta, tables.keys_for(generator, "tags"))
+    if tags_key is not None:
+        tags = normalise(split_tags(value), tag_map)
+        new["tags"], origins["tags"] = tags.tags, tags_key
+        if tags.changed:
             problem(
-                key,
+                tags_key,
                 "tags as dev.to takes them (lowercase letters and digits, at most four): "
-                + "; ".join(reading.changed)
+                + "; ".join(tags.changed)
                 + " ([forem.tags] maps a tag as you want it)",
                 Severity.WARNING,
             )
-        if reading.unmapped:
-            names = ", ".join(quoted(tag, 40) for tag in reading.unmapped)
+        if tags.unmapped:
+            names = ", ".join(quoted(tag, 40) for tag in tags.unmapped)
             problem(
-                key,
+                tags_key,
                 f"tags: {names} cannot be made a dev.to tag; map it in toolkit.toml "
                 '([forem.tags] "<as written>" = "<tag>") or leave it out',
             )
     # the cover
-    key, value = _first(meta, tables.keys_for(generator, "cover_image"))
-    if key is not None:
+    cover_key, value = _first(meta, tables.keys_for(generator, "cover_image"))
+    if cover_key is not None:
         cover = _cover(value, post, meta, source, content_dir)
         if cover:
-            new["cover_image"], origins["cover_image"] = cover, key
+            new["cover_image"], origins["cover_image"] = cover, cover_key
     # canonical_url: the post's own, else its page on the writer's site
-    key, value = _first(meta, tables.keys_for(generator, "canonical_url"))
-    if key is not None and isinstance(value, str):
-        new["canonical_url"], origins["canonical_url"] = value.strip(), key
+    own_key, value = _first(meta, tables.keys_for(generator, "canonical_url"))
+    if own_key is not None and isinstance(value, str):
+        new["canonical_url"], origins["canonical_url"] = value.strip(), own_key
     else:
         page = permalink.page_url(post.path, meta, source, content_dir)
         if page is not None:

@@ -46,7 +46,9 @@ DEFAULT_PERMALINK = {
     "next": "/:path/",
     "devto": "/:slug/",
 }
-_PLACEHOLDER = re.compile(r":(year|month|day|title|slug|path|categories|output_ext|i_month|i_day|y_day|short_year)")
+_PLACEHOLDER = re.compile(
+    r":(year|month|day|title|slug|path|categories|output_ext|i_month|i_day|y_day|short_year)"
+)
 _SLUG = re.compile(r"[^a-z0-9]+")
 POST_SUFFIXES = (".md", ".mdx", ".markdown")
 
@@ -93,7 +95,8 @@ def post_date(
                 return when, key
     if source.generator == "jekyll" and (match := JEKYLL_DATED.match(path.stem)):
         try:
-            day = dt.datetime(*(int(part) for part in match.groups()[:3]))
+            year, month, day_ = (int(part) for part in match.groups()[:3])
+            day = dt.datetime(year, month, day_)
         except ValueError:
             return None, None
         return day.replace(tzinfo=zone(source.timezone)), "the file's name"

@@ -118,6 +118,11 @@ def test_an_old_tools_dev_to_slug_or_address_binds_its_article_and_the_lock_keep
     assert writes(sandbox) == {"PUT 200": 2, "POST 201": 1}  # only d.md is new
     entries = lock_entries(project)
     assert entries["content/a.md"]["article_id"] == by_slug["id"]
+    # plan -v says where each field came from.
+    verbose = project.run("plan", "-v", "content/a.md", env=env)
+    assert "content/a.md: read as astro" in verbose.output
+    assert "  date: '2023-01-01T00:00:00+00:00' <- pubDate" in verbose.output
+    assert f"  article: '{by_slug['id']}' <- dev_to" in verbose.output  # looked up
     assert entries["content/b.md"]["article_id"] == by_url["id"]
     assert "Unknown" not in {a["title"] for a in my_articles(sandbox)}
 

@@ -57,15 +57,16 @@ def _relative(path: str | Path, content_dir: Path) -> str | None:
 
 Skipped = list[tuple[Path, str]]  # (path, why it was not read)
 
-# The names of post files: Markdown, and MDX in a project written for a generator that
-# reads it (`post_suffixes`).
+# The names of post files: Markdown, and in a project written for a generator
+# (`post_suffixes`) MDX and Jekyll's `.markdown` too.
 MARKDOWN = (".md",)
-WITH_MDX = (".md", ".mdx")
+WITH_MDX = (".md", ".mdx", ".markdown")
 
 
 def post_suffixes(config: Config) -> tuple[str, ...]:
-    """The endings of the project's post files: `.mdx` too when `[source]` names a
-    generator (Astro, Next and Eleventy read MDX)."""
+    """The endings of the project's post files: `.mdx` and `.markdown` too when `[source]`
+    names a generator (Astro, Next and Eleventy read MDX; Jekyll's posts are often
+    `.markdown`)."""
     return MARKDOWN if config.source.generator == "devto" else WITH_MDX
 
 

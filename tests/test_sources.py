@@ -167,3 +167,12 @@ def test_an_unreadable_date_is_an_error_naming_its_key(make_project):
     result = project.run("check")
     assert result.exit_code == 1
     assert "content/a.md:3: created: 09/02/2020 could be month/day or day/month" in result.output
+
+
+def test_a_hostile_date_is_shown_escaped(make_project):
+    project = make_project(HUGO)
+    project.write("content/a.md", '---\ntitle: A\ndate: "\\e[31mMay 2020\\u202e"\n---\nText.\n')
+    result = project.run("check")
+    assert result.exit_code == 1
+    assert "\x1b" not in result.output and "\u202e" not in result.output
+    assert "content/a.md:3: date: '\\x1b[31mMay 2020\\u202e' is not a date" in result.output

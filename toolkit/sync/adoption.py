@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from toolkit.content.sources import ref_slug
 from toolkit.content.sources.dates import DateUnread, read_date
+from toolkit.redact import quoted
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.clients.forem_models import Article
@@ -45,7 +46,7 @@ def resolve_ref(post: Post, articles: list[Article]) -> tuple[Post, str | None]:
         return replace(post, meta={**post.meta, "id": found[0].id}), None
     if not found:
         return post, (
-            f"{key}: names the dev.to article {reading.article_ref!r}, which is not one of "
+            f"{key}: names the dev.to article {quoted(reading.article_ref, 80)}, which is not one of "
             "this account's articles; correct or remove it (toolkit never creates a post "
             "that names an article)"
         )

@@ -14,6 +14,8 @@ from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from toolkit.redact import quoted
+
 MAX_DATE_CHARS = 64
 # Eleventy's special values: the date comes from the file or from git, not the text.
 COMPUTED = frozenset({"last modified", "created", "git last modified", "git created"})
@@ -61,7 +63,7 @@ def read_date(
     if value is None or isinstance(value, bool) or not isinstance(value, str):
         if value is None:
             return None
-        raise DateUnread(f"{value!r} is not a date")
+        raise DateUnread(f"{quoted(str(value), 40)} is not a date")
     text = value.strip()
     if not text or text.lower() in COMPUTED:
         return None
@@ -87,7 +89,7 @@ def read_date(
                 int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0)
             )
         except ValueError as exc:
-            raise DateUnread(str(exc)) from None
+            raise DateUnread(f"{quoted(text, 40)}: {exc}") from None
         return moment.replace(tzinfo=_offset(off) if off else tz)
     if match := _SLASHED.match(text):
         first, second_, year = (int(part) for part in match.groups())
@@ -97,13 +99,13 @@ def read_date(
             month, day = first, second_
         else:
             raise DateUnread(
-                f"{text} could be month/day or day/month; name the form in toolkit.toml "
+                f"{quoted(text, 40, marks=False)} could be month/day or day/month; name the form in toolkit.toml "
                 '([source] date_format = "%m/%d/%Y" or "%d/%m/%Y")'
             )
         try:
             return dt.datetime(year, month, day, tzinfo=tz)
         except ValueError as exc:
-            raise DateUnread(str(exc)) from None
+            raise DateUnread(f"{quoted(text, 40)}: {exc}") from None
     for form in _WORDED:
         try:
             parsed = dt.datetime.strptime(text, form)
@@ -111,7 +113,7 @@ def read_date(
             continue
         return parsed.replace(tzinfo=tz)
     raise DateUnread(
-        f"{text} is not a date toolkit reads (ISO 8601, 2021-02-01 10:22 -0500, Jul 08 "
+        f"{quoted(text, 40)} is not a date toolkit reads (ISO 8601, 2021-02-01 10:22 -0500, Jul 08 "
         "2022); name its form in toolkit.toml ([source] date_format)"
     )
 

@@ -136,3 +136,14 @@ def test_a_devto_project_keeps_a_skipped_post_off_devto(make_project, env, sandb
     assert result.exit_code == 0, result.output
     assert writes(sandbox) == {"POST 201": 1}
     assert "Kept home" not in {a["title"] for a in my_articles(sandbox)}
+
+
+def test_pull_leaves_a_generators_posts_alone(make_project, env, sandbox):
+    project = make_project(CONFIG)
+    path = project.write("content/a.md", "---\ntitle: A\ndate: 2024-05-01\n---\nA.\n")
+    before = path.read_text(encoding="utf-8")
+    result = project.run("pull", env=env)
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: pull: the posts are written for hugo")
+    assert path.read_text(encoding="utf-8") == before
+    assert sorted(p.name for p in project.content.iterdir()) == ["a.md"]

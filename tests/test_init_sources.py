@@ -95,7 +95,7 @@ def test_hugo_permalinks_of_the_posts_section_and_a_yaml_config(tmp_path):
     assert result.exit_code == 0, result.output
     data = tomllib.loads((tmp_path / "toolkit.toml").read_text(encoding="utf-8"))
     assert data["site"]["content_dir"] == "content/posts"
-    assert data["source"]["permalink"] == "/:year/:month/:title/"
+    assert data["source"]["permalink"] == "/:year/:month/:filename/"
     assert data["source"]["id_key"] == "devto_id"
 
 

@@ -93,6 +93,12 @@ def test_hugo_bundles_astro_routes_and_eleventy_folders(tmp_path: Path):
     assert page_url(bundle, {}, hugo, content) == "https://h.example/2020/first-steps/"
     assert page_url(bundle, {"url": "/copilot/"}, hugo, content) == "https://h.example/copilot/"
     assert page_url(bundle, {"slug": "s"}, hugo, content) == "https://h.example/2020/s/"
+    # Hugo's :title is the title, slugified; :filename the bundle's folder.
+    dated = source(generator="hugo", url="https://h.example", permalink="/:year/:title/")
+    meta = {"title": "Hello, World", "date": dt.date(2020, 5, 1)}
+    assert page_url(bundle, meta, dated, content) == "https://h.example/2020/hello-world/"
+    named = source(generator="hugo", url="https://h.example", permalink="/p/:filename/")
+    assert page_url(bundle, meta, named, content) == "https://h.example/p/first-steps/"
     astro = source(
         generator="astro",
         url="https://a.example",

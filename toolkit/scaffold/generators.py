@@ -201,9 +201,7 @@ def _hugo(folder: Path) -> Detected | None:
                 content_dir = f"{content}/{section}"
                 pattern = permalinks.get(section) if isinstance(permalinks, dict) else None
                 if isinstance(pattern, str):
-                    source["permalink"] = pattern.replace(":filename", ":title").replace(
-                        ":contentbasename", ":title"
-                    )
+                    source["permalink"] = pattern
                 else:
                     source["permalink"] = f"/{section}/:path/"
                 break

@@ -6,8 +6,9 @@ file and its front matter as written, and `[source]`. In order:
 1. the page named outright (Hugo `url:`, Jekyll and Eleventy `permalink:`);
 2. `[source] permalink`, else the generator's default, with its placeholders filled:
    `:year`, `:month`, `:day` (the post's date in the site's time zone), `:title` (the
-   file's name; a Jekyll post's without its date; a bundle's folder), `:slug` (`slug:`,
-   else `:title`), `:path` (the post's folder under the posts folder and its `:slug`),
+   file's name; a Jekyll post's without its date; a bundle's folder; Hugo's: the front
+   matter's title, slugified), `:filename` (the file's name), `:slug` (`slug:`, else
+   `:title`), `:path` (the post's folder under the posts folder and its `:slug`),
    `:categories` (Jekyll), `:output_ext` (`.html`);
 3. under `[source] url`, with a final `/` when the site serves one (`trailing_slash`).
 
@@ -47,7 +48,7 @@ DEFAULT_PERMALINK = {
     "devto": "/:slug/",
 }
 _PLACEHOLDER = re.compile(
-    r":(year|month|day|title|slug|path|categories|output_ext|i_month|i_day|y_day|short_year)"
+    r":(year|month|day|title|slug|path|categories|output_ext|i_month|i_day|y_day|short_year|filename|contentbasename)"
 )
 _SLUG = re.compile(r"[^a-z0-9]+")
 POST_SUFFIXES = (".md", ".mdx", ".markdown")
@@ -145,6 +146,17 @@ def page_path(path: Path, meta: Mapping[str, Any], source: SourceConfig, content
         categories = categories.split()
     cats = "/".join(_slugged(str(c)) for c in categories) if isinstance(categories, list) else ""
 
+    # Hugo's :title is the front matter's title, slugified, and its :slug the `slug:` or
+    # that; :filename (:contentbasename) is the file's (the bundle's folder's) name.
+    written_title = _text(meta, "title") or title
+    hugo_title = _slugged(written_title)
+    if generator == "hugo":
+        slug_value = _text(meta, "slug") or hugo_title
+    elif generator == "jekyll":
+        slug_value = _text(meta, "slug") or _slugged(title)
+    else:
+        slug_value = slug
+
     def fill(match: re.Match[str]) -> str:
         name = match.group(1)
         if name in ("year", "month", "day", "i_month", "i_day", "y_day", "short_year"):
@@ -160,8 +172,10 @@ def page_path(path: Path, meta: Mapping[str, Any], source: SourceConfig, content
                 "short_year": f"{when.year % 100:02d}",
             }[name]
         return {
-            "title": title,
-            "slug": slug if generator != "jekyll" else (_text(meta, "slug") or _slugged(title)),
+            "title": hugo_title if generator == "hugo" else title,
+            "slug": slug_value,
+            "filename": title,
+            "contentbasename": title,
             "path": whole,
             "categories": cats,
             "output_ext": ".html",

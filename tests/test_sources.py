@@ -182,3 +182,10 @@ def test_a_hostile_date_is_shown_escaped(make_project):
     assert result.exit_code == 1
     assert "\x1b" not in result.output and "\u202e" not in result.output
     assert "content/a.md:3: date: '\\x1b[31mMay 2020\\u202e' is not a date" in result.output
+
+
+def test_an_eleventy_post_without_a_page_is_never_sent(make_project):
+    project = make_project(HUGO.replace('generator = "hugo"', 'generator = "eleventy"'))
+    project.write("content/a.md", "---\ntitle: A\npermalink: false\n---\nText.\n")
+    result = project.run("check", "-v")
+    assert "  never sent: permalink: false (Eleventy writes no page for it)" in result.output

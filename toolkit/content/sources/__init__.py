@@ -183,6 +183,8 @@ def read_post(
         elif isinstance(meta["published"], bool):
             published = meta["published"]
             origins["published"] = "published"
+    if generator == "eleventy" and meta.get("permalink") is False:
+        held = held or "permalink: false (Eleventy writes no page for it)"
     for draft_key in tables.DRAFT_KEYS:
         if _true(meta.get(draft_key)):
             held = held or f"{draft_key}: true (a draft on the writer's site)"

@@ -189,3 +189,17 @@ def test_an_eleventy_post_without_a_page_is_never_sent(make_project):
     project.write("content/a.md", "---\ntitle: A\npermalink: false\n---\nText.\n")
     result = project.run("check", "-v")
     assert "  never sent: permalink: false (Eleventy writes no page for it)" in result.output
+
+
+def test_forem_tags_maps_the_writers_tags(make_project):
+    project = make_project(HUGO + '\n[forem.tags]\n"GitHub Copilot" = "copilot"\n')
+    project.write("content/a.md", "---\ntitle: A\ntags: [GitHub Copilot]\n---\nText.\n")
+    result = project.run("check", "-v")
+    assert "  tags: 'copilot' <- tags" in result.output
+    assert "GitHub Copilot -> copilot" in result.output
+    (project.root / "toolkit.toml").write_text(HUGO + '\n[forem.tags]\n"C#" = "c-sharp"\n')
+    refused = project.run("check")
+    assert refused.exit_code != 0
+    assert (
+        "toolkit.toml: forem.tags: 'C#': the tag sent must be letters and digits" in refused.output
+    )

@@ -17,6 +17,7 @@ written; only its skip keys and `[source] id_key` are looked at.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -98,9 +99,9 @@ def id_keys(source: SourceConfig) -> tuple[str, ...]:
     return named + tuple(key for key in tables.ID_KEYS if key not in named)
 
 
-def _cover(
-    value: Any, post: Post, meta: Mapping[str, Any], source: SourceConfig, content_dir: Path
-) -> str | None:
+def _cover(value: Any, post: Post, page: str | None, source: SourceConfig) -> str | None:
+    """The cover as an address: a root-relative one under the site, a bundle's file under
+    its page (`page`: the post's address)."""
     if isinstance(value, list):
         value = value[0] if value else None
     if isinstance(value, dict):  # {src: ...} / {path: ...} / {url: ...}
@@ -117,10 +118,19 @@ def _cover(
     if cover.startswith("/"):
         return source.url.rstrip("/") + cover
     if permalink.is_bundle(post.path, source.generator):  # a file of the bundle
-        page = permalink.page_url(post.path, meta, source, content_dir)
         if page is not None and not page.endswith(".html"):
             return page.rstrip("/") + "/" + cover.removeprefix("./")
     return cover
+
+
+def _line_of(post: Post, key: str) -> int:
+    """The line of a top-level key of `post`'s front matter, found in its text (a key
+    written otherwise: `Post.line_of`, which parses the block again)."""
+    pattern = re.compile(rf"^{re.escape(key)}[ \t]*:", re.MULTILINE)
+    found = pattern.search(post.front_matter)
+    if found is None:
+        return post.line_of(key)
+    return post.front_matter_line + post.front_matter.count("\n", 0, found.start())
 
 
 def read_post(
@@ -138,7 +148,7 @@ def read_post(
     held: str | None = None
 
     def problem(key: str, message: str, severity: Severity = Severity.ERROR) -> None:
-        problems.append(Problem(post.key, post.line_of(key), message, severity))
+        problems.append(Problem(post.key, _line_of(post, key), message, severity))
 
     for key in skip_keys(source):
         if _true(meta.get(key)):
@@ -220,26 +230,25 @@ def read_post(
                 f"tags: {names} cannot be made a dev.to tag; map it in toolkit.toml "
                 '([forem.tags] "<as written>" = "<tag>") or leave it out',
             )
+    page = permalink.page_path(post.path, meta, source, content_dir)
+    address = permalink.url_of(page, source)
     # the cover
     cover_key, value = _first(meta, tables.keys_for(generator, "cover_image"))
     if cover_key is not None:
-        cover = _cover(value, post, meta, source, content_dir)
+        cover = _cover(value, post, address, source)
         if cover:
             new["cover_image"], origins["cover_image"] = cover, cover_key
     # canonical_url: the post's own, else its page on the writer's site
     own_key, value = _first(meta, tables.keys_for(generator, "canonical_url"))
     if own_key is not None and isinstance(value, str):
         new["canonical_url"], origins["canonical_url"] = value.strip(), own_key
-    else:
-        page = permalink.page_url(post.path, meta, source, content_dir)
-        if page is not None:
-            named = permalink.page_key(meta, generator)
-            origins["canonical_url"] = (
-                f"{named}, under [source] url" if named is not None else SITE_ORIGIN
-            )
-            new["canonical_url"] = page
+    elif address is not None:
+        named = permalink.page_key(meta, generator)
+        origins["canonical_url"] = (
+            f"{named}, under [source] url" if named is not None else SITE_ORIGIN
+        )
+        new["canonical_url"] = address
     # the slug: the last part of the page's path
-    page = permalink.page_path(post.path, meta, source, content_dir)
     last = [part for part in urlsplit(page).path.split("/") if part]
     slug = last[-1].removesuffix(".html") if last else permalink.file_title(post.path, generator)
     new["slug"] = slug

@@ -194,7 +194,11 @@ def page_url(
     """The address of the post at `path` (its front matter as written: `meta`) on the
     writer's site, or None when `[source] url` is not known. A page named by an address
     is that address."""
-    page = page_path(path, meta, source, content_dir)
+    return url_of(page_path(path, meta, source, content_dir), source)
+
+
+def url_of(page: str, source: SourceConfig) -> str | None:
+    """The address of the page at `page` (a path from `page_path`) on the writer's site."""
     if page.startswith(("http://", "https://")):
         return page
     if not source.url:

@@ -9,6 +9,8 @@ comes from `[source] id_key`, then the keys the writers' old tools kept (`ID_KEY
 
 from __future__ import annotations
 
+from functools import cache
+
 # The fields a post's front matter gives, in the order `check -v` shows them.
 FIELDS = (
     "title",
@@ -83,6 +85,7 @@ SKIP_KEYS = ("devtoSkip",)
 DRAFT_KEYS = ("draft",)
 
 
+@cache
 def keys_for(generator: str, field: str) -> tuple[str, ...]:
     """The keys `field` is read from for `generator`, in order."""
     own = DEVTO.get(field, ())

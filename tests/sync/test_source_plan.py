@@ -147,3 +147,17 @@ def test_pull_leaves_a_generators_posts_alone(make_project, env, sandbox):
     assert result.output.startswith("Error: pull: the posts are written for hugo")
     assert path.read_text(encoding="utf-8") == before
     assert sorted(p.name for p in project.content.iterdir()) == ["a.md"]
+
+
+def test_unpublish_leaves_a_jekyll_posts_published_line_alone(make_project, env, sandbox):
+    project = make_project(CONFIG.replace('"hugo"', '"jekyll"').replace("2024-01-01", "2000-01-01"))
+    path = project.write(
+        "content/2021-01-24-x.md", "---\ntitle: Rendered\npublished: true\n---\nX.\n"
+    )
+    assert project.run("publish", env=env).exit_code == 0
+    before = path.read_text(encoding="utf-8")
+    result = project.run("unpublish", "content/2021-01-24-x.md", env=env)
+    assert result.exit_code == 0, result.output
+    assert path.read_text(encoding="utf-8") == before  # Jekyll still renders it
+    assert "`devtoSkip: true` in it keeps the next `toolkit publish`" in result.output
+    assert [a["published"] for a in my_articles(sandbox) if a["title"] == "Rendered"] == [False]

@@ -34,6 +34,7 @@ __all__ = [
     "check",
     "load_post",
     "load_posts",
+    "load_project_post",
     "payload_for",
 ]
 
@@ -100,6 +101,15 @@ def load_posts(
         Problem(config.relative(path), 1, reason, Severity.WARNING) for path, reason in skipped
     ]
     return posts, problems
+
+
+def load_project_post(config: Config, path: Path, key: str) -> Post:
+    """One post of the project as `publish` reads it: parsed, then read for the generator
+    `[source]` names (`sources.read_post`); `PostError` when it cannot be parsed."""
+    from toolkit.content.post import load_post
+    from toolkit.content.sources import reader
+
+    return reader(config)(load_post(path, key))
 
 
 def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:

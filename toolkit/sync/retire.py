@@ -28,9 +28,9 @@ from typing import Any
 
 from toolkit.clients.forem import ForemClient
 from toolkit.config import Config
-from toolkit.content import PostError, payload_for
+from toolkit.content import PostError, load_project_post, payload_for
 from toolkit.content.payload import body_digest
-from toolkit.content.post import load_post, read_post_file
+from toolkit.content.post import read_post_file
 from toolkit.content.rules import canonical_url
 from toolkit.errors import SyncError
 from toolkit.fsutil import atomic_write, describe_os_error
@@ -89,7 +89,7 @@ def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> Re
     else:
         article_id, published_locally = _bound_article(config, ledger, remote, key, path)
     if not gone and entry is not None:
-        published_locally = _says_published(key, path)
+        published_locally = _says_published(config, key, path)
     article = remote.by_id.get(article_id)
     if article is None:
         raise SyncError(
@@ -117,6 +117,15 @@ def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> Re
         if remote_body is None:
             remote_body = unpublished_body(article.body_markdown or "")
         sent = ""  # unknown: the next publish compares the bodies
+        if config.source.generator != "devto":
+            # The post is the generator's: its `published:` (Jekyll: render it) is not
+            # dev.to's, so the file is left as it is.
+            published_locally = False
+            notes.append(
+                f"{key} is left as it is (written for {config.source.generator}): "
+                "`devtoSkip: true` in it keeps the next `toolkit publish` from publishing "
+                "it again"
+            )
         if published_locally:
             changed, sent, problem = _unpublish_file(config, key, path, remote_body)
             if changed:
@@ -170,15 +179,15 @@ def _unpublish_file(
     except OSError as exc:
         return False, "", describe_os_error(exc)
     try:
-        payload = payload_for(load_post(path, key), config)
+        payload = payload_for(load_project_post(config, path, key), config)
     except PostError:
         return True, "", ""
     return True, (payload.digest if payload.body_markdown == remote_body else ""), ""
 
 
-def _says_published(key: str, path: Path) -> bool:
+def _says_published(config: Config, key: str, path: Path) -> bool:
     try:
-        return load_post(path, key).published
+        return load_project_post(config, path, key).published
     except PostError:
         return False
 
@@ -189,7 +198,7 @@ def _bound_article(
     """The article a post without a lock entry is bound to, by the identity rules, and
     whether the post says `published: true`."""
     try:
-        post = load_post(path, key)
+        post = load_project_post(config, path, key)
     except PostError as exc:
         raise SyncError(str(exc.problem)) from None
     bound = bind_posts(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -268,7 +268,7 @@ def read_post(
     return replace(post, meta=new, reading=reading_, aliases=aliases)
 
 
-def reader(config: Config) -> Any:
+def reader(config: Config) -> Callable[[Post], Post]:
     """A function reading each post of the project `config` describes (`read_post`), or
     None when its posts are dev.to's as written and name no other key."""
     source = config.source

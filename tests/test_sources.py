@@ -203,3 +203,15 @@ def test_forem_tags_maps_the_writers_tags(make_project):
     assert (
         "toolkit.toml: forem.tags: 'C#': the tag sent must be letters and digits" in refused.output
     )
+
+
+def test_a_draft_of_the_site_fails_no_check_for_what_dev_to_would_refuse(make_project):
+    project = make_project(HUGO)
+    project.write("content/a.md", "---\ntitle: A\ndraft: true\ntags: [日本語]\n---\nText.\n")
+    project.write("content/b.md", "---\ntitle: B\ndate: 2999-01-01\ntags: [日本語]\n---\nText.\n")
+    result = project.run("check")
+    assert "content/a.md:4: warning: tags: '日本語' cannot be made a dev.to tag" in result.output
+    assert "(never sent: draft: true (a draft on the writer's site))" in result.output
+    # A post that waits for its date is sent then: its errors stay errors.
+    assert "content/b.md:4: tags: '日本語' cannot be made a dev.to tag" in result.output
+    assert result.exit_code == 1

@@ -152,8 +152,29 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
     from toolkit.content.dates import series_notes
 
     problems += series_notes(posts, config)
+    problems = _kept_home(posts, problems)
     unparsed = {p.path for p in problems if p.is_error} - {p.key for p in posts}
     return CheckReport(posts=posts, problems=sorted(problems), files=len(posts) + len(unparsed))
+
+
+def _kept_home(posts: list[Post], problems: list[Problem]) -> list[Problem]:
+    """The errors of a post the writer keeps off dev.to for good (a draft of their site, a
+    skip key) as warnings: they are the publishing API's, and it is never sent."""
+    held = {
+        post.key: post.held
+        for post in posts
+        if post.held and post.reading is not None and not post.reading.waits
+    }
+    if not held:
+        return problems
+    return [
+        Problem(
+            p.path, p.line, f"{p.message} (never sent: {held[p.path]})", Severity.WARNING, p.kind
+        )
+        if p.is_error and p.path in held
+        else p
+        for p in problems
+    ]
 
 
 def payload_for(post: Post, config: Config) -> Payload:

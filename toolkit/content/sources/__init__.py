@@ -49,6 +49,7 @@ class Reading:
     article_ref: str | None = None  # a dev.to slug or address naming its article
     ref_key: str | None = None  # the key that holds it
     opted_in: bool = False  # `crosspost: true`: sent though it predates the adoption
+    waits: bool = False  # held only until its date: its problems still matter
     problems: tuple[Problem, ...] = ()
 
 
@@ -171,11 +172,12 @@ def read_post(
         if article is not None:
             new_meta["id"] = article
         opted = _true(meta.get("crosspost"))
-        reading = Reading(generator, origins, held, ref, ref_key, opted, tuple(problems))
+        reading = Reading(generator, origins, held, ref, ref_key, opted, False, tuple(problems))
         aliases = {"id": ref_key} if ref_key else {}
         return replace(post, meta=new_meta, reading=reading, aliases=aliases)
 
     new: dict[str, Any] = {}
+    waits = False
     for name in ("title", "description", "series"):
         found, value = _first(meta, tables.keys_for(generator, name))
         if isinstance(value, list) and name == "series":
@@ -208,8 +210,9 @@ def read_post(
             problem(date_key, f"{date_key}: {exc}")
     if when is not None and date_key is not None:
         new["date"], origins["date"] = when, date_key
-        if now is not None and when > now:
-            held = held or f"dated {when.isoformat()}: waits until then"
+        waits = held is None and now is not None and when > now
+        if waits:
+            held = f"dated {when.isoformat()}: waits until then"
     # tags
     tags_key, value = _first(meta, tables.keys_for(generator, "tags"))
     if tags_key is not None:
@@ -264,7 +267,7 @@ def read_post(
     if ref_key:
         aliases["id"] = ref_key
     opted = _true(meta.get("crosspost"))
-    reading_ = Reading(generator, origins, held, ref, ref_key, opted, tuple(problems))
+    reading_ = Reading(generator, origins, held, ref, ref_key, opted, waits, tuple(problems))
     return replace(post, meta=new, reading=reading_, aliases=aliases)
 
 

@@ -80,6 +80,8 @@ def test_a_jekyll_post_of_midnight_utc_is_served_the_day_before_in_new_york(tmp_
     assert page_url(path, meta, config, posts) == "https://example.org/blog/2021-01-23-x/"
     # Without a date, the file's name gives it, at midnight in the site's time zone.
     assert page_url(path, {}, config, posts) == "https://example.org/blog/2021-01-24-x/"
+    own = {"permalink": "/notes/:year/:title/"}
+    assert page_url(path, own, config, posts) == "https://example.org/blog/notes/2021/x/"
     default = source(generator="jekyll", url="https://example.org", timezone=NEW_YORK)
     assert page_url(path, {"categories": "a b"}, default, posts) == (
         "https://example.org/a/b/2021/01/24/x.html"

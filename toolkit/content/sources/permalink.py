@@ -117,11 +117,13 @@ def page_path(path: Path, meta: Mapping[str, Any], source: SourceConfig, content
     the post names one outright."""
     generator = source.generator
     named = page_key(meta, generator)
+    target: str | None = None
     if named is not None:
         target = _text(meta, named) or ""
         if target.startswith(("http://", "https://")):
             return target
-        return "/" + target.lstrip("/")
+        if ":" not in target:  # a path as it is
+            return "/" + target.lstrip("/")
     title = file_title(path, generator)
     slug = _text(meta, "slug") or title
     try:
@@ -139,7 +141,8 @@ def page_path(path: Path, meta: Mapping[str, Any], source: SourceConfig, content
     when, _ = post_date(path, meta, source)
     if when is not None:
         when = when.astimezone(zone(source.timezone))
-    pattern = source.permalink or DEFAULT_PERMALINK.get(generator, "/:slug/")
+    # A post's own pattern (Jekyll's `permalink: /:year/:title/`), else the site's.
+    pattern = target or source.permalink or DEFAULT_PERMALINK.get(generator, "/:slug/")
     pattern = JEKYLL_STYLES.get(pattern, pattern) if generator == "jekyll" else pattern
     categories = meta.get("categories", meta.get("category"))
     if isinstance(categories, str):

@@ -161,3 +161,16 @@ def test_unpublish_leaves_a_jekyll_posts_published_line_alone(make_project, env,
     assert path.read_text(encoding="utf-8") == before  # Jekyll still renders it
     assert "`devtoSkip: true` in it keeps the next `toolkit publish`" in result.output
     assert [a["published"] for a in my_articles(sandbox) if a["title"] == "Rendered"] == [False]
+
+
+def test_a_devto_projects_old_id_key_binds_and_is_not_sent(make_project, env, sandbox):
+    project = make_project("[site]\ntitle = 'x'\n\n[forem]\nrate_window = 1\n")
+    old = create_article(sandbox, "Old article")
+    project.post("a", "Old article (renamed)", published=True, devto_id=old["id"])
+    sandbox.reset_stats()
+    result = project.run("publish", env=env)
+    assert result.exit_code == 0, result.output
+    assert "unknown front matter key" not in result.output
+    assert writes(sandbox) == {"PUT 200": 1}
+    body = next(a for a in my_articles(sandbox) if a["id"] == old["id"])["body_markdown"]
+    assert "devto_id" not in body

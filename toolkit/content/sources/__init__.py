@@ -168,7 +168,9 @@ def read_post(
     if generator == "devto":
         if article is None and ref is None and held is None and not source.adopted:
             return post
-        new_meta = dict(meta)
+        # The old tools' keys are toolkit's to read, never sent (nor unknown to `check`).
+        own = {*tables.ID_KEYS, *skip_keys(source)} - {"id"}
+        new_meta = {key: value for key, value in meta.items() if key not in own}
         if article is not None:
             new_meta["id"] = article
         opted = _true(meta.get("crosspost"))

@@ -457,6 +457,57 @@ def colon_hint(front_matter: str, index: int) -> str:
     return f"; a value with ': ' in it must be quoted: {name.strip()}: {quoted}"
 
 
+_QUOTED_VALUE = re.compile(r"^\s*(?:- +)?([^\s:#'\"][^:#]*?):[ \t]+(['\"])(.*)$")
+
+
+def _closing_quote(text: str, mark: str) -> int | None:
+    """Where the value in quotes starting `text` closes: its first quote that is not
+    doubled (`''`) or escaped (`\\"`); None when it is left open."""
+    index = 1
+    while index < len(text):
+        char = text[index]
+        if mark == '"' and char == "\\":
+            index += 2
+            continue
+        if char == mark:
+            if mark == "'" and text.startswith("''", index):
+                index += 2
+                continue
+            return index
+        index += 1
+    return None
+
+
+def quote_hint(front_matter: str, index: int) -> str:
+    """How to fix a value in quotes that a quote inside it ends early (`title: 'QA's
+    guide'`), which YAML reads as a value with text after it: the line with the value
+    quoted the other way when its last character closes it, else how a quote is written
+    inside quotes ("" when line `index` is not such a line)."""
+    lines = front_matter.splitlines()
+    if not 0 <= index < len(lines):
+        return ""
+    match = _QUOTED_VALUE.match(lines[index])
+    if match is None:
+        return ""
+    name, mark, rest = match[1].strip(), match[2], match[3].rstrip()
+    text = mark + rest
+    closing = _closing_quote(text, mark)
+    if closing is None or not text[closing + 1 :].strip():
+        return ""  # left open, or closed at the end: not this mistake
+    before = quoted(text[max(1, closing - 12) : closing], SHOWN)
+    hint = f"; the {mark} after {before} ends the quoted value"
+    value = text[1:-1]
+    if text.endswith(mark) and value.isprintable() and name.isprintable():
+        if mark == "'":
+            fixed = json.dumps(value.replace("''", "'"), ensure_ascii=False)
+            return f"{hint}; quote it with double quotes: {name}: {fixed}"
+        if "\\" not in value:
+            fixed = "'" + value.replace("'", "''") + "'"
+            return f"{hint}; quote it with single quotes: {name}: {fixed}"
+    inside = "''" if mark == "'" else '\\"'
+    return f"{hint}; a {mark} inside {mark}...{mark} is written {inside}"
+
+
 def parse_post(path: Path, key: str, source: str) -> Post:
     """Parse a post's text; raise `PostError` (with the file line) when it cannot be used."""
     if source.startswith("\ufeff"):
@@ -500,6 +551,8 @@ def parse_post(path: Path, key: str, source: str) -> Post:
             ) from None
         if "mapping values are not allowed" in reason and mark is not None:
             reason += colon_hint(fm_text, mark.line)
+        elif mark is not None:
+            reason += quote_hint(fm_text, mark.line)
         reason += started_at(exc, fm_line, line)
         raise PostError(Problem(key, line, f"front matter: invalid YAML: {reason}")) from None
     except RecursionError:  # pragma: no cover - MAX_DEPTH keeps the composer shallow

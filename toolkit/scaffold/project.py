@@ -8,16 +8,20 @@ at its path (an existing file is never overwritten, nor opened for writing; it i
 as skipped, with why):
 
 - `toolkit.toml`: the keys a blogger sets (title, url, where the posts are); every other
-  one is printed by `toolkit config --all` (`toolkit.config.templates`);
+  one is printed by `toolkit config --all` (`toolkit.config.templates`); in a team's
+  repository (`team.find_writers`: one folder per writer under the posts folder), the
+  `[writers]` table, one line per writer naming the variable of their key;
 - `content/_welcome.md`: a sample, when no posts were found; its name starts with `_`, so
   it is not a post (never checked, built or sent) until the writer renames it;
 - `.gitignore`: what toolkit writes (the sites, `.toolkit/`, export archives) and `.env`;
-- `.env.example`: the secret publishing needs, `FOREM_API_KEY`;
+- `.env.example`: the secret publishing needs, `FOREM_API_KEY` (and each writer's);
 - `Makefile`: `publish`, `watch`, `serve`, `check`, `build`, each calling `toolkit`;
 - `.github/workflows/toolkit.yml` (left out by `workflow=False`): pull requests checked,
   publishing on pushes to the default branch, the site on GitHub Pages when the
   repository turns it on, comments mirrored every day, all through the project's
-  composite action (`action.yml`) pinned by the commit of its release tag.
+  composite action (`action.yml`) pinned by the commit of its release tag; for a team,
+  the pull request's writers' folders checked (and, with a repository variable, one
+  editing another writer's folder refused), publishing with every writer's secret.
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from toolkit.scaffold.files import (
     welcome_text,
     workflow_text,
 )
+from toolkit.scaffold.team import Writer, find_writers
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,9 @@ class InitResult:
     content_dir: str = CONTENT
     adopted: Adopted | None = None  # the posts that were already there
     enclosing: Path | None = None  # the toolkit.toml of a project this one is inside
+    # A team's repository: one folder per writer under the posts folder, each writer's
+    # key in its own variable (a secret to add in CI); () for one writer's blog.
+    writers: tuple[Writer, ...] = ()
 
     @property
     def created(self) -> list[InitFile]:
@@ -91,21 +99,24 @@ def init_project(
         raise InitError(f"{folder}: not a folder")
     adopted = adopt(folder)
     content_dir = configured_content_dir(folder) or (adopted.content_dir if adopted else CONTENT)
+    # A team's repository: recognised in the folder of the posts adopted.
+    writers = find_writers(folder / content_dir) if adopted is not None else ()
+    variables = {writer.folder: writer.variable for writer in writers}
     planned: list[tuple[str, str | None, str]] = []  # path, text (None: skip), reason
-    planned.append((DEFAULT_CONFIG_NAME, short_toml(content_dir), ""))
+    planned.append((DEFAULT_CONFIG_NAME, short_toml(content_dir, writers=variables), ""))
     welcome = f"{content_dir}/{WELCOME}"
     if adopted is not None or count_posts(folder / content_dir)[0]:
         planned.append((welcome, None, f"{content_dir}/ already has posts"))
     else:
         planned.append((welcome, welcome_text(today or dt.date.today(), content_dir), ""))
     planned.append((".gitignore", gitignore_text(), ""))
-    planned.append((".env.example", dotenv_example(), ""))
+    planned.append((".env.example", dotenv_example(writers=variables), ""))
     planned.append((MAKEFILE, makefile_text(), ""))
     pin = None
     if workflow:
         pin, why = (action, "") if action is not None else installed_action()
         planned.append(
-            (WORKFLOW, workflow_text(pin, default_branch(folder), content_dir), "")
+            (WORKFLOW, workflow_text(pin, default_branch(folder), content_dir, variables), "")
             if pin
             else (WORKFLOW, None, why)
         )
@@ -123,7 +134,13 @@ def init_project(
     if any(f.created and f.path == DEFAULT_CONFIG_NAME for f in files):
         enclosing = find_config(folder.absolute().parent)[0]
     return InitResult(
-        folder, files, pin.uses if pin and written else None, content_dir, adopted, enclosing
+        folder,
+        files,
+        pin.uses if pin and written else None,
+        content_dir,
+        adopted,
+        enclosing,
+        writers,
     )
 
 

@@ -17,14 +17,14 @@ from toolkit.scaffold.files import (
     workflow_text,
 )
 from toolkit.scaffold.project import InitFile, InitResult, init_project
-from toolkit.scaffold.team import Writer, find_writers
+from toolkit.scaffold.team import WriterFolder, find_writers
 
 __all__ = [
     "MAKEFILE",
     "WORKFLOW",
     "ActionPin",
     "Adopted",
-    "Writer",
+    "WriterFolder",
     "InitFile",
     "InitResult",
     "action_pin",

@@ -54,7 +54,7 @@ from toolkit.scaffold.files import (
     welcome_text,
     workflow_text,
 )
-from toolkit.scaffold.team import Writer, find_writers
+from toolkit.scaffold.team import WriterFolder, find_writers
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ class InitResult:
     enclosing: Path | None = None  # the toolkit.toml of a project this one is inside
     # A team's repository: one folder per writer under the posts folder, each writer's
     # key in its own variable (a secret to add in CI); () for one writer's blog.
-    writers: tuple[Writer, ...] = ()
+    writers: tuple[WriterFolder, ...] = ()
 
     @property
     def created(self) -> list[InitFile]:

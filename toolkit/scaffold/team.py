@@ -23,7 +23,7 @@ MIN_WRITERS = 2
 
 
 @dataclass(frozen=True)
-class Writer:
+class WriterFolder:
     """One writer's folder under the posts folder, and the variable of their key."""
 
     folder: str  # its name, directly under the posts folder
@@ -31,7 +31,7 @@ class Writer:
     posts: int  # front-matter posts in it
 
 
-def find_writers(content: Path) -> tuple[Writer, ...]:
+def find_writers(content: Path) -> tuple[WriterFolder, ...]:
     """The writers of a team's repository whose posts folder is `content`, by folder
     name; () when `content` is not laid out that way (a post at its top, fewer than two
     writers' folders). A folder named by a number (a year) is never a writer."""
@@ -39,7 +39,7 @@ def find_writers(content: Path) -> tuple[Writer, ...]:
         entries = sorted(os.scandir(content), key=lambda entry: (entry.name.casefold(), entry.name))
     except OSError:
         return ()
-    writers: list[Writer] = []
+    writers: list[WriterFolder] = []
     for entry in entries:
         if entry.name.startswith((".", "_")):
             continue
@@ -56,5 +56,5 @@ def find_writers(content: Path) -> tuple[Writer, ...]:
             continue
         posts, _ = count_posts(Path(entry.path))
         if posts:
-            writers.append(Writer(entry.name, writer_variable(entry.name), posts))
+            writers.append(WriterFolder(entry.name, writer_variable(entry.name), posts))
     return tuple(writers) if len(writers) >= MIN_WRITERS else ()

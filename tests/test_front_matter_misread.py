@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -185,7 +186,7 @@ values = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None, database=None)
+@settings(max_examples=100, deadline=None, database=None)
 @given(
     st.dictionaries(identifiers, values, min_size=1, max_size=6),
     st.sampled_from([20, 40, 80]),
@@ -197,3 +198,24 @@ def test_keys_written_as_keys_are_never_misread(front, width, style):
     text = yaml.safe_dump(front, width=width, default_style=style, allow_unicode=True)
     post = parse_post(Path("/p/post.md"), "content/post.md", f"---\n{text}---\nBody.\n")
     assert misread(post) == []
+
+
+@pytest.mark.parametrize(
+    ("key", "misread_as_text"),
+    [
+        ("two words", True),
+        ("ends.", True),
+        ("QA's", True),
+        ("however,", True),
+        ("heroImage", False),
+        ("og:image", False),
+        ("devto_id", False),
+        ("x-default", False),
+        ("params.author", False),
+        ("2024", False),
+    ],
+)
+def test_which_plain_keys_read_as_text(key, misread_as_text):
+    text = f"---\ntitle: T\n{key}: value\n---\nBody.\n"
+    problems = misread(parse_post(Path("/p/post.md"), "content/post.md", text))
+    assert [p.line for p in problems] == ([3] if misread_as_text else [])

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
-from toolkit.config.keys import BASE_URL, KEY, PATH, PATTERNS, POSITIVE_INT, TEXT, URL, Key
+from toolkit.config.keys import BASE_URL, BOOLEAN, KEY, PATH, PATTERNS, POSITIVE_INT, TEXT, URL, Key
 from toolkit.config.sections import (
     DEFAULT_CONFIG_NAME,
     SECTIONS,
@@ -39,6 +39,7 @@ EXAMPLES: dict[str, Any] = {
     PATH.kind: "path/to/file",
     POSITIVE_INT.kind: 1,
     PATTERNS.kind: ["examples/", "**/README.md"],
+    BOOLEAN.kind: True,
 }
 
 
@@ -110,7 +111,7 @@ def writers_toml(writers: Mapping[str, str]) -> str:
 
 
 def short_toml(
-    content_dir: str = "content", title: str = "My posts", writers: Mapping[str, str] = {}
+    content_dir: str = "content", title: str = "My posts", writers: Mapping[str, str] | None = None
 ) -> str:
     """The `toolkit.toml` of a new project: the keys a blogger sets (the site's title and
     address, where the posts are), every other one a command away; for a team's
@@ -129,7 +130,9 @@ content_dir = {toml_value(content_dir)}
 {team}"""
 
 
-def dotenv_example(sections: tuple[str, ...] = ("forem",), writers: Mapping[str, str] = {}) -> str:
+def dotenv_example(
+    sections: tuple[str, ...] = ("forem",), writers: Mapping[str, str] | None = None
+) -> str:
     """`.env.example`: the secrets of the sections in use (`sections`; a new project
     publishes only), by name, and in a team's repository each writer's (`writers`:
     folder -> variable); what `toolkit init` writes."""

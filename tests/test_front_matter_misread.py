@@ -74,6 +74,21 @@ def test_a_key_glued_to_text_is_an_error_and_not_an_unknown_key(project):
     ]
 
 
+def test_a_key_glued_to_text_on_the_line_of_its_value_says_to_start_a_line(project):
+    project.write(
+        "content/cover.md",
+        "---\ntitle: Components\n"
+        "description: Learn how to build components. cover_image: ./assets/cover.png\n"
+        "---\nBody.\n",
+    )
+    _, lines = check_lines(project)
+    assert lines == [
+        "content/cover.md:3: front matter: invalid YAML: mapping values are not allowed in "
+        "this context; cover_image: is glued to the text before it: put cover_image: at the "
+        "start of a line of its own"
+    ]
+
+
 def test_a_quote_left_open_over_other_keys_is_an_error_at_its_line(project):
     project.write(
         "content/open.md",

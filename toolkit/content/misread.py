@@ -87,8 +87,11 @@ def _text_key_message(key: str, previous: tuple[str, int] | None) -> str:
             f'written in quotes ("a key": ...)'
         )
     before, before_line = quoted(previous[0], SHOWN, marks=False), previous[1]
-    glued = key.split()[-1] if key.split() else ""
-    if glued in KNOWN_KEYS and glued != key:
+    words = key.split()
+    glued = words[-1] if len(words) > 1 else ""
+    # A key toolkit knows after text, and no word of prose (it holds `_`, or a sentence
+    # ends before it).
+    if glued in KNOWN_KEYS and ("_" in glued or words[-2].endswith((".", "!", "?"))):
         return (
             f"front matter: {shown} is read as one key ({why}): the text before {glued} "
             f"continues {before} (line {before_line}), and this {glued} is not read; put "

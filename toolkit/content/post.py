@@ -457,6 +457,24 @@ def colon_hint(front_matter: str, index: int) -> str:
     return f"; a value with ': ' in it must be quoted: {name.strip()}: {quoted}"
 
 
+def glued_hint(front_matter: str, index: int, column: int) -> str:
+    """How to fix a key glued to the text before it (`components. cover_image: ./c.png`):
+    the word before the `:` YAML stopped at is a key toolkit knows, after other text, and
+    not a word of prose (it holds `_`, or a sentence ends before it); the hint says to
+    start a line with it ("" when that is not so)."""
+    lines = front_matter.splitlines()
+    if not 0 <= index < len(lines):
+        return ""
+    before = lines[index][:column].rstrip()
+    words = before.split()
+    if len(words) < 2 or words[-1] not in KNOWN_KEYS or before.lstrip().startswith(words[-1]):
+        return ""
+    key = words[-1]
+    if "_" not in key and not words[-2].endswith((".", "!", "?")):
+        return ""
+    return f"; {key}: is glued to the text before it: put {key}: at the start of a line of its own"
+
+
 _QUOTED_VALUE = re.compile(r"^\s*(?:- +)?([^\s:#'\"][^:#]*?):[ \t]+(['\"])(.*)$")
 
 
@@ -550,7 +568,7 @@ def parse_post(path: Path, key: str, source: str) -> Post:
                 Problem(key, line, f"front matter: nested more than {MAX_DEPTH} levels deep")
             ) from None
         if "mapping values are not allowed" in reason and mark is not None:
-            reason += colon_hint(fm_text, mark.line)
+            reason += glued_hint(fm_text, mark.line, mark.column) or colon_hint(fm_text, mark.line)
         elif mark is not None:
             reason += quote_hint(fm_text, mark.line)
         reason += started_at(exc, fm_line, line)

@@ -103,6 +103,22 @@ def test_a_quote_left_open_over_other_keys_is_an_error_at_its_line(project):
     ]
 
 
+def test_a_quote_never_closed_says_so_at_the_line_it_opened(project):
+    project.write("content/open.md", "---\ntitle: T\ndescription: 'it's open\n---\nBody.\n")
+    _, lines = check_lines(project)
+    assert lines == [
+        "content/open.md:3: front matter: invalid YAML: did not find expected key (in the "
+        "block mapping started on line 2); the ' after 'it' ends the quoted value; a ' inside "
+        "'...' is written ''"
+    ]
+    project.write("content/open.md", "---\ntitle: T\ndescription: 'never closed\n---\nBody.\n")
+    _, lines = check_lines(project)
+    assert len(lines) == 1 and lines[0].endswith(
+        "(in the quoted scalar started on line 3); that quote is never closed "
+        "(inside '...', a ' is written '')"
+    )
+
+
 def test_a_post_with_a_misread_front_matter_is_not_published(project, sandbox):
     sandbox.reset()
     env = {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}

@@ -567,11 +567,15 @@ def parse_post(path: Path, key: str, source: str) -> Post:
             raise PostError(
                 Problem(key, line, f"front matter: nested more than {MAX_DEPTH} levels deep")
             ) from None
+        hint = ""  # after where the construct started
         if "mapping values are not allowed" in reason and mark is not None:
             reason += glued_hint(fm_text, mark.line, mark.column) or colon_hint(fm_text, mark.line)
         elif mark is not None:
-            reason += quote_hint(fm_text, mark.line)
-        reason += started_at(exc, fm_line, line)
+            hint = quote_hint(fm_text, mark.line)
+        context = getattr(exc, "context", None)
+        if isinstance(context, str) and "quoted scalar" in context and "end of stream" in reason:
+            hint = "; that quote is never closed (inside '...', a ' is written '')"
+        reason += started_at(exc, fm_line, line) + hint
         raise PostError(Problem(key, line, f"front matter: invalid YAML: {reason}")) from None
     except RecursionError:  # pragma: no cover - MAX_DEPTH keeps the composer shallow
         raise PostError(Problem(key, fm_line, "front matter: nested too deeply")) from None

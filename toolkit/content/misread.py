@@ -88,8 +88,8 @@ def _text_key_message(key: str, previous: tuple[str, int] | None) -> str:
     why = "it holds spaces" if re.search(r"\s", key) else "it reads like text"
     if previous is None:
         return (
-            f"front matter: {shown} is read as a key, but {why}; a key with spaces is "
-            f'written in quotes ("a key": ...)'
+            f"front matter: {shown} is read as a key, but {why}; if it is one, write it "
+            'in quotes ("a key": ...)'
         )
     before, before_line = quoted(previous[0], SHOWN, marks=False), previous[1]
     words = key.split()

@@ -248,6 +248,15 @@ def test_own_folder_of_the_writer_who_changed_only_their_own_folder_passes(pull_
     assert "2 posts checked: 0 errors" in result.output
 
 
+def test_a_writers_folder_removed_by_the_change_is_not_checked(pull_request):
+    git(pull_request, "rm", "-q", "-r", "posts/li.wei")
+    git(pull_request, "checkout", "-q", "main", "--", "posts/jane-doe")
+    git(pull_request, "commit", "-q", "-m", "li.wei leaves")
+    result = cli(pull_request, "check", "--changed-from", "main")
+    assert result.exit_code == 0, result.output
+    assert "2 posts checked: 0 errors" in result.output
+
+
 def test_changed_from_an_unknown_revision_is_one_error_line(pull_request):
     result = cli(pull_request, "check", "--changed-from", "no-such-branch")
     assert result.exit_code == 1

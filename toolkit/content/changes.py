@@ -133,7 +133,8 @@ def check_changed(config: Config, ref: str, own_folder: str | None = None) -> Ch
 
     content = config.relative(config.site.content_dir)
     found = scope(changed_files(config.root, ref), content)
-    report = check(config, found.paths) if found.paths else CheckReport()
+    present = [path for path in found.paths if os.path.lexists(config.root / path)]  # not deleted
+    report = check(config, present) if present else CheckReport()
     if own_folder is not None:
         report.problems = sorted(report.problems + foreign_edits(found, content, own_folder))
     return report

@@ -266,3 +266,14 @@ def test_changed_from_an_unknown_revision_is_one_error_line(pull_request):
     )
     usage = cli(pull_request, "check", "--own-folder", "bob")
     assert usage.exit_code == 2 and "--own-folder needs --changed-from" in usage.output
+
+
+def test_a_hostile_file_name_in_another_writers_folder_is_printed_escaped(pull_request):
+    name = "posts/jane-doe/x\n::error::forged.md"
+    (pull_request / name).write_text("---\ntitle: X\n---\n")
+    result = cli(pull_request, "check", "--changed-from", "main", "--own-folder", "bob")
+    assert result.exit_code == 1
+    assert "posts/jane-doe/x\\n::error::forged.md:1: jane-doe/ is another writer's folder" in (
+        result.output
+    )
+    assert not any(line.startswith("::error::forged") for line in result.output.splitlines())

@@ -116,7 +116,7 @@ def foreign_edits(found: Scope, content: str, login: str) -> list[Problem]:
         if folder.lower() != own:
             problems.append(
                 Problem(
-                    name,
+                    name if name.isprintable() else quoted(name, len(name), marks=False),
                     1,
                     f"{quoted(folder, SHOWN, marks=False)}/ is another writer's folder than "
                     f"{quoted(login, SHOWN, marks=False)}'s (--own-folder): each writer "

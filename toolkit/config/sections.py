@@ -38,6 +38,7 @@ from toolkit.config.keys import (
     option,
     secret,
 )
+from toolkit.redact import quoted
 
 DEFAULT_CONFIG_NAME = "toolkit.toml"
 SECTION = "toolkit.section"  # field metadata of `Config`: the section's dataclass
@@ -332,7 +333,7 @@ class WritersSection:
         problems: list[str] = []
         variables: dict[str, str] = {}
         for folder, variable in value.items():
-            where = f"{name}: writers.{folder}"
+            where = f"{name}: writers.{quoted(folder, 100, marks=False)}"
             if not WRITER_FOLDER.fullmatch(folder) or set(folder) == {"."}:
                 problems.append(f"{where}: a writer is one folder name under the posts folder")
             elif not isinstance(variable, str) or not ENV_NAME.fullmatch(variable):

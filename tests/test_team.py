@@ -277,3 +277,20 @@ def test_a_hostile_file_name_in_another_writers_folder_is_printed_escaped(pull_r
         result.output
     )
     assert not any(line.startswith("::error::forged") for line in result.output.splitlines())
+
+
+def test_init_again_after_a_writer_joins_names_what_to_add(tmp_path):
+    root = team_repository(tmp_path / "team")
+    init_project(root, action=PIN)
+    (root / "posts" / "new-comer").mkdir()
+    (root / "posts" / "new-comer" / "hello.md").write_text("---\ntitle: Hello\n---\nText.\n")
+    result = cli(root, "init", "--no-workflow")
+    assert (
+        'skipped toolkit.toml: exists; it may want these writers: new-comer = "FOREM_API_KEY_NEW_COMER"'
+    ) in result.stderr.splitlines()
+    again = init_project(root, action=PIN)
+    [workflow] = [f for f in again.files if f.path == WORKFLOW]
+    assert workflow.reason == (
+        "exists; it may want these writers: "
+        "FOREM_API_KEY_NEW_COMER=${{ secrets.FOREM_API_KEY_NEW_COMER }}"
+    )

@@ -30,12 +30,13 @@ import datetime as dt
 import errno
 import os
 import re
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.config.loading import find_config
 from toolkit.config.sections import DEFAULT_CONFIG_NAME
-from toolkit.config.templates import dotenv_example, short_toml
+from toolkit.config.templates import dotenv_example, short_toml, toml_key
 from toolkit.errors import InitError
 from toolkit.fsutil import describe_os_error
 from toolkit.scaffold.adopt import Adopted, adopt, configured_content_dir, count_posts
@@ -124,7 +125,7 @@ def init_project(
     for relative, text, reason in planned:
         path = folder / relative
         if path.exists() or path.is_symlink():
-            files.append(InitFile(relative, False, _why_kept(path, relative)))
+            files.append(InitFile(relative, False, _why_kept(path, relative, variables)))
         elif text is None:
             files.append(InitFile(relative, False, reason))
         else:
@@ -144,7 +145,11 @@ def init_project(
     )
 
 
-def _why_kept(path: Path, relative: str) -> str:
+def _why_kept(path: Path, relative: str, writers: dict[str, str]) -> str:
+    if writers and relative in (DEFAULT_CONFIG_NAME, WORKFLOW) and path.is_file():
+        lacking = _writers_missing(path, relative, writers)
+        if lacking:
+            return f"exists; it may want these writers: {lacking}"
     if relative == ".gitignore" and path.is_file():
         try:
             have = set(path.read_text(encoding="utf-8", errors="replace").splitlines())
@@ -174,6 +179,26 @@ def _why_kept(path: Path, relative: str) -> str:
                 f"(each one line: `toolkit <target>`)"
             )
     return "exists"
+
+
+def _writers_missing(path: Path, relative: str, writers: dict[str, str]) -> str:
+    """The writers' folders an existing toolkit.toml's [writers] lacks, or the variables
+    the workflow does not name, as lines to add ("" when none is missing)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    if relative == WORKFLOW:
+        lacking = [v for v in dict.fromkeys(writers.values()) if f"secrets.{v} " not in text]
+        shown = [f"{v}=${{{{ secrets.{v} }}}}" for v in lacking]
+    else:
+        try:
+            table = tomllib.loads(text).get("writers")
+        except ValueError:
+            return ""
+        have = table if isinstance(table, dict) else {}
+        shown = [f'{toml_key(f)} = "{v}"' for f, v in writers.items() if f not in have]
+    return " ".join(shown[:4]) + (f" (and {len(shown) - 4} more)" if len(shown) > 4 else "")
 
 
 def _create(path: Path, relative: str, text: str) -> InitFile:

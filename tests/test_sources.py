@@ -217,3 +217,18 @@ def test_a_draft_of_the_site_fails_no_check_for_what_dev_to_would_refuse(make_pr
     # A post that waits for its date is sent then: its errors stay errors.
     assert "content/b.md:4: tags: '日本語' cannot be made a dev.to tag" in result.output
     assert result.exit_code == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ('adopted = "last week"', "toolkit.toml: source.adopted: must be an ISO 8601 date"),
+        ('timezone = "Mars/Olympus"', "toolkit.toml: source.timezone: must be an IANA time zone"),
+    ],
+)
+def test_an_adoption_or_time_zone_toolkit_cannot_read_is_refused(make_project, line, problem):
+    # Read as no adoption, every old post would be sent: it fails closed instead.
+    project = make_project(HUGO + line + "\n")
+    result = project.run("check")
+    assert result.exit_code != 0
+    assert problem in result.output

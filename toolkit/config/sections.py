@@ -23,6 +23,7 @@ from toolkit.config.keys import (
     CANONICAL_HOME,
     EXPORT_SOURCE,
     GENERATOR,
+    ISO_DATE,
     ISSUER,
     KEY,
     PATH,
@@ -33,6 +34,7 @@ from toolkit.config.keys import (
     STRING,
     TAG_MAP,
     TEXT,
+    TIME_ZONE,
     URL,
     Key,
     Secret,
@@ -148,7 +150,7 @@ class SourceConfig:
         BOOLEAN, default=True, help="The writer's site serves a post's page with a final /."
     )
     timezone: str | None = option(
-        TEXT,
+        TIME_ZONE,
         help="The site's time zone (IANA, e.g. America/New_York): the date in a permalink "
         "and a date written without an offset are read in it.",
     )
@@ -167,7 +169,7 @@ class SourceConfig:
         "always read).",
     )
     adopted: str | None = option(
-        TEXT,
+        ISO_DATE,
         help="When toolkit was adopted (an ISO date): a post dated before it without an "
         "article is not sent unless opted in.",
     )

@@ -14,12 +14,14 @@ from typing import Any
 from toolkit.config.keys import (
     BASE_URL,
     BOOLEAN,
+    ISO_DATE,
     KEY,
     PATH,
     PATTERNS,
     POSITIVE_INT,
     TAG_MAP,
     TEXT,
+    TIME_ZONE,
     URL,
     Key,
 )
@@ -57,6 +59,8 @@ EXAMPLES: dict[str, Any] = {
     PATTERNS.kind: ["examples/", "**/README.md"],
     BOOLEAN.kind: True,
     TAG_MAP.kind: {"GitHub Copilot": "githubcopilot"},
+    ISO_DATE.kind: "2026-01-01",
+    TIME_ZONE.kind: "America/New_York",
 }
 
 

@@ -4,6 +4,7 @@ files and writes `[source]` (tests/support/blogs/ holds the blogs)."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 import tomllib
 from pathlib import Path
@@ -106,3 +107,15 @@ def test_a_folder_of_devto_posts_gets_no_source(tmp_path):
     assert result.exit_code == 0, result.output
     assert "[source]" not in (tmp_path / "toolkit.toml").read_text(encoding="utf-8")
     assert not any(line.startswith("read ") for line in result.output.splitlines())
+
+
+def test_init_json_says_what_it_read(tmp_path):
+    root = tmp_path / "jekyll"
+    shutil.copytree(BLOGS / "jekyll", root)
+    result = CliRunner().invoke(main, ["init", str(root), "--no-workflow", "--json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["source"]["generator"] == "jekyll"
+    assert document["source"]["read_from"] == "_config.yml"
+    assert document["source"]["source"]["timezone"] == "America/New_York"
+    assert document["content_dir"] == "_posts"

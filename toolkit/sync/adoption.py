@@ -22,9 +22,13 @@ from toolkit.content.sources.dates import DateUnread, read_date
 from toolkit.redact import quoted
 
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+
     from toolkit.clients.forem_models import Article
     from toolkit.config.sections import SourceConfig
     from toolkit.content.post import Post
+    from toolkit.sync.plan import PostPlan
+    from toolkit.sync.remote import Match
 
 OPT_IN_KEY = "crosspost"
 
@@ -88,3 +92,25 @@ def not_on_devto(post: Post, adopted: dt.datetime | None, dated: str | None = No
         f"`{OPT_IN_KEY}: true` in its front matter sends it; so does an earlier [source] "
         "adopted in toolkit.toml (all of them: remove it)"
     )
+
+
+def not_bound_and_old(
+    match: Match,
+    post: Post,
+    adopted: dt.datetime | None,
+    first_dated: Callable[[Post], str | None],
+) -> str | None:
+    """`not_on_devto` for a post no identity rule bound (`match`); `first_dated(post)`:
+    an undated post's date from elsewhere, asked only when needed."""
+    if adopted is None or match.article is not None or match.via:
+        return None
+    dated = first_dated(post) if post.date is None else None
+    return not_on_devto(post, adopted, dated)
+
+
+def errored_to_bind(plans: list[PostPlan], articles: list[Article]) -> list[Post]:
+    """The posts of the error plans `plans` holds, bound by their `dev_to:` where it names
+    an article; one naming an article the account does not hold stays an error, and is
+    left out."""
+    posts = [resolve_ref(p.post, articles)[0] for p in plans if p.post is not None and p.failed]
+    return [p for p in posts if p.reading is None or p.reading.article_ref is None or p.article_id]

@@ -43,7 +43,7 @@ from toolkit.content.payload import body_digest
 from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, NoAnswerError, ServerError
 from toolkit.sync import sent
-from toolkit.sync.adoption import adopted_on, not_on_devto, resolve_ref
+from toolkit.sync.adoption import adopted_on, errored_to_bind, not_bound_and_old, resolve_ref
 from toolkit.sync.devtogit import read_map
 from toolkit.sync.ledger import Ledger, LedgerEntry
 from toolkit.sync.plan import Action, PostPlan, decide
@@ -199,19 +199,9 @@ class SyncEngine:
             sendable = self._bind_refs(sendable, remote, plans)
             payloads = {post.key: payload_for(post, self.config) for post in sendable}
             adopted = adopted_on(self.config.source)
-            # With an adoption date, a post that fails `check` but has no article and
-            # predates it is not on dev.to (held, not an error): it is bound too, to know.
-            errored = [
-                resolve_ref(p.post, remote.articles)[0]
-                for p in plans
-                if adopted is not None and p.action is Action.ERROR and p.post is not None
-            ]
-            # One naming an article by a slug the account does not hold stays an error.
-            errored = [
-                p
-                for p in errored
-                if p.reading is None or p.reading.article_ref is None or p.article_id
-            ]
+            # A post that fails `check` may be one not on dev.to (older than the
+            # adoption, bound to nothing): bound too, to know.
+            errored = errored_to_bind(plans, remote.articles) if adopted is not None else []
             bound = bind_posts(
                 remote,
                 [*sendable, *errored],
@@ -222,14 +212,12 @@ class SyncEngine:
                     payloads[post.key].body_markdown if post.key in payloads else post.body
                 ),
             )
-            for index, held in enumerate(plans):
-                match = bound.matches.get(held.key)
-                if held.post is None or match is None or held.action is not Action.ERROR:
-                    continue
-                if match.article is None and not match.via:
-                    why = not_on_devto(held.post, adopted, self._first_dated(held.post, adopted))
+            for index, failed in enumerate(plans):
+                match = bound.matches.get(failed.key)
+                if failed.post is not None and failed.action is Action.ERROR and match is not None:
+                    why = not_bound_and_old(match, failed.post, adopted, self._first_dated)
                     if why is not None:
-                        plans[index] = replace(held, action=Action.SKIP, reason=why, problems=[])
+                        plans[index] = replace(failed, action=Action.SKIP, reason=why, problems=[])
             matches = bound.matches
             if report_gone:
                 plans.extend(gone_plan(gone) for gone in bound.gone)
@@ -244,18 +232,16 @@ class SyncEngine:
                     recreate=recreate,
                     drafts_only=drafts_only,
                 )
-                if plan.action is Action.CREATE and match.article is None and not match.via:
-                    why = not_on_devto(post, adopted, self._first_dated(post, adopted))
+                if plan.action is Action.CREATE:
+                    why = not_bound_and_old(match, post, adopted, self._first_dated)
                     if why is not None:
                         plan = replace(plan, action=Action.SKIP, reason=why)
                 plans.append(plan)
         plans.sort(key=lambda p: p.key)
         return plans
 
-    def _first_dated(self, post: Post, adopted: object) -> str | None:
-        """An undated post's date from its first commit, when an adoption asks."""
-        if adopted is None or post.date is not None:
-            return None
+    def _first_dated(self, post: Post) -> str | None:
+        """An undated post's date: its first commit's."""
         from toolkit.content.dates import project_dates
 
         return project_dates(self.config, [post.key]).get(post.key)

@@ -174,3 +174,20 @@ def test_a_devto_projects_old_id_key_binds_and_is_not_sent(make_project, env, sa
     assert writes(sandbox) == {"PUT 200": 1}
     body = next(a for a in my_articles(sandbox) if a["id"] == old["id"])["body_markdown"]
     assert "devto_id" not in body
+
+
+def test_an_old_post_toolkit_would_refuse_is_not_on_devto_rather_than_an_error(
+    make_project, env, sandbox
+):
+    project = make_project(CONFIG)
+    project.write("content/old.md", "---\ntitle: Old\ndate: 2019-05-01\ntags: [日本語]\n---\nX.\n")
+    result = project.run("plan", "--json", env=env)
+    assert result.exit_code == 0, result.output
+    (plan,) = json.loads(result.stdout)["posts"]
+    assert plan["action"] == "skip" and plan["message"].startswith("not on dev.to")
+    # Opted in, it is sent: then what dev.to would refuse is an error again.
+    project.write(
+        "content/old.md",
+        "---\ntitle: Old\ndate: 2019-05-01\ntags: [日本語]\ncrosspost: true\n---\nX.\n",
+    )
+    assert project.run("plan", env=env).exit_code == 1

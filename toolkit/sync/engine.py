@@ -183,6 +183,7 @@ class SyncEngine:
         left for `toolkit publish`, so saving a file never publishes anything.
         """
         paths = list(paths)
+        adopted = adopted_on(self.config.source)
         mapped = read_map(self.config.root)  # before any request: a broken map stops here
         # Lock entries whose file is gone are said on a run over every post.
         report_gone = not paths and not drafts_only
@@ -192,13 +193,14 @@ class SyncEngine:
             report = check(self.config, paths)
             plans, sendable = self._local_plans(report)
             gone_possible = report_gone and bool(self.ledger.entries)
-            remote = remote_read.result() if sendable or gone_possible else None
+            # An adopted blog's failing post may be one not on dev.to: the list says.
+            old_possible = adopted is not None and any(p.action is Action.ERROR for p in plans)
+            remote = remote_read.result() if sendable or gone_possible or old_possible else None
         if remote is not None:
             # What the server already counts against the create limit (other runs).
             self.client.count_published(remote.articles, since="published_at")
             sendable = self._bind_refs(sendable, remote, plans)
             payloads = {post.key: payload_for(post, self.config) for post in sendable}
-            adopted = adopted_on(self.config.source)
             # A post that fails `check` may be one not on dev.to (older than the
             # adoption, bound to nothing): bound too, to know.
             errored = errored_to_bind(plans, remote.articles) if adopted is not None else []

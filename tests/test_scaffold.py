@@ -332,6 +332,25 @@ def test_the_sandbox_writes_its_lines_as_a_projects_env_and_keeps_a_writers(tmp_
     assert (blog / ".env").read_text() == "FOREM_API_KEY=the-real-one\n"
 
 
+def test_the_sandbox_rewrites_only_an_env_file_whose_whole_content_is_its_own(tmp_path):
+    """The README suggests putting the real key into the `.env` the sandbox wrote: from
+    then on it is the writer's, and the next `toolkit sandbox --env-file .env` keeps it."""
+    with sandbox_process(tmp_path, "--no-seed", "--env-file", ".env") as (lines, _):
+        assert "Written to .env too." in lines
+    ours = (tmp_path / ".env").read_text()
+    with sandbox_process(tmp_path, "--no-seed", "--env-file", ".env") as (lines, _):
+        assert "Written to .env too." in lines  # its own, untouched: rewritten
+    assert (tmp_path / ".env").read_text().splitlines()[0] == ours.splitlines()[0]
+    for changed in (
+        ours + "FOREM_API_KEY=the-real-one\n",
+        ours.replace("export FOREM_API_KEY=", "export FOREM_API_KEY=the-real-one #"),
+    ):
+        (tmp_path / ".env").write_text(changed)
+        with sandbox_process(tmp_path, "--no-seed", "--env-file", ".env") as (lines, _):
+            assert lines[-1].startswith("Error: .env: changed since toolkit sandbox wrote it")
+        assert (tmp_path / ".env").read_text() == changed
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_the_env_file_is_never_a_fifo_and_is_made_private_in_a_new_folder(tmp_path):
     from toolkit.sandbox.envfile import write_env_file
@@ -348,7 +367,7 @@ def test_the_env_file_is_never_a_fifo_and_is_made_private_in_a_new_folder(tmp_pa
     nested = tmp_path / "deep" / "er" / ".env"
     write_env_file(nested, [("publishing", {"FOREM_API_KEY": "k k"})])
     assert oct(nested.stat().st_mode & 0o777) == "0o600"
-    assert nested.read_text().splitlines()[-1] == "export FOREM_API_KEY='k k'"
+    assert nested.read_text().splitlines()[-2] == "export FOREM_API_KEY='k k'"
     nested.chmod(0o640)  # rewritten: the writer's mode kept
     write_env_file(nested, [("publishing", {"FOREM_API_KEY": "other"})])
     assert oct(nested.stat().st_mode & 0o777) == "0o640"

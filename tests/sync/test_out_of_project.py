@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from sync_helpers import SYNC_CONFIG, my_articles
 
 

@@ -123,24 +123,53 @@ def test_hostile_names_never_reach_the_generated_files(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "configured", ["../outside", "posts\n  evil: true", "ABSOLUTE", "a/../../b"]
+    "configured",
+    ["../outside", "posts\n  evil: true", "ABSOLUTE", "a/../../b", "my posts", "linked"],
 )
 def test_an_existing_toml_naming_an_odd_content_dir_is_not_written_in_nor_named(
     tmp_path, configured
 ):
+    """issue 43, 19: a toolkit.toml naming a folder init does not write in gets no sample
+    at all, neither there nor in a `content/` it does not use."""
     blog = tmp_path / "blog"
     blog.mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (blog / "linked").symlink_to(tmp_path / "elsewhere")  # a folder leading out
     configured = configured.replace("ABSOLUTE", (tmp_path / "absolute").as_posix())
     (blog / "toolkit.toml").write_text(
         f"[site]\ncontent_dir = {json.dumps(configured)}\n", encoding="utf-8"
     )
     result = init_project(blog, action=PIN)
     assert result.content_dir == "content"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["blog"]  # nothing written outside
-    assert (blog / "content" / "_welcome.md").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blog", "elsewhere"]
+    assert list((tmp_path / "elsewhere").iterdir()) == []  # nothing written outside
+    assert not (blog / "content").exists() and not (blog / "my posts").exists()
+    (sample,) = [f for f in result.files if f.path.endswith("_welcome.md")]
+    assert not sample.created
+    assert sample.reason.startswith("toolkit.toml names ")
+    assert sample.reason.endswith(" as the content folder, not one init writes in")
     workflow = (blog / WORKFLOW).read_text()
     assert "evil" not in workflow and "content/_mirror/" in workflow
     assert yaml.safe_load(workflow)["jobs"]["mirror"]["permissions"] == {"contents": "write"}
+
+
+def test_init_never_writes_through_a_folder_linked_out_of_the_project(tmp_path):
+    """issue 43, 2: the sample and the workflow are not written into a repository's
+    `content` or `.github` that are links to folders elsewhere."""
+    blog, elsewhere = tmp_path / "blog", tmp_path / "elsewhere"
+    blog.mkdir()
+    elsewhere.mkdir()
+    (blog / "content").symlink_to(elsewhere)
+    (blog / ".github").symlink_to(elsewhere)
+    result = init_project(blog, action=PIN)
+    assert list(elsewhere.iterdir()) == []
+    skipped = {f.path: f.reason for f in result.skipped}
+    assert (
+        skipped["content/_welcome.md"]
+        == skipped[WORKFLOW]
+        == ("its folder is a symlink leading out of the project; not written")
+    )
+    assert (blog / "toolkit.toml").is_file() and (blog / "Makefile").is_file()
 
 
 def test_an_existing_toml_naming_a_nested_content_dir_is_kept(tmp_path):

@@ -4,10 +4,15 @@ written; against the real sandbox."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from sync_helpers import SYNC_CONFIG, my_articles
+
+from toolkit.cli import main
 
 
 def publish(site, env) -> dict:
@@ -48,3 +53,91 @@ def test_unpublish_sets_the_posts_own_published_line_to_false_and_nothing_else(
     # The next publish leaves it a draft.
     publish(site, env)
     assert published_by_title(sandbox)["Unpublished"] is False
+
+
+def init(folder: Path):
+    with contextlib.chdir(folder):
+        return CliRunner().invoke(main, ["init", "--no-workflow"], catch_exceptions=False)
+
+
+def lock_keys(root: Path) -> list[str]:
+    lock = root / "toolkit.lock"
+    return sorted(json.loads(lock.read_text())["posts"]) if lock.exists() else []
+
+
+DIARY = "---\ntitle: My private diary\npublished: true\ntags: [testing]\n---\nSecret.\n"
+
+
+@pytest.mark.parametrize("named_by", ["known name", "dev-to-git.json"])
+def test_a_posts_folder_linked_out_of_the_project_is_never_adopted_sent_or_written(
+    make_project, env, sandbox, tmp_path_factory, named_by
+):
+    """issue 43, 2: `ln -s ../elsewhere/private posts` in a repository."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "diary.md").write_text(DIARY)
+    site = make_project(SYNC_CONFIG)
+    root = site.root
+    (root / "toolkit.toml").unlink()  # the repository as it comes, before toolkit init
+    (root / "content").rmdir()
+    (root / "posts").symlink_to(elsewhere)
+    if named_by == "dev-to-git.json":
+        (root / "dev-to-git.json").write_text(
+            json.dumps([{"id": 1, "relativePathToArticle": "posts/diary.md"}])
+        )
+    result = init(root)
+    assert result.exit_code == 0, result.output
+    assert "adopted" not in result.output
+    assert 'content_dir = "content"' in (root / "toolkit.toml").read_text()
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["diary.md"]  # nothing written there
+
+    # Told to take its posts from there, every command refuses, naming the key.
+    (root / "toolkit.toml").write_text(
+        SYNC_CONFIG.replace("[site]", '[site]\ncontent_dir = "posts"')
+    )
+    for command in (["publish"], ["new", "Hello"], ["check"]):
+        refused = site.run(*command, env=env)
+        assert refused.exit_code != 0
+        assert refused.output.startswith(
+            "Error: toolkit.toml: site.content_dir: 'posts' leads out of the project "
+            "through a symlink"
+        ), refused.output
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["diary.md"]
+    assert "My private diary" not in [a["title"] for a in my_articles(sandbox)]
+    assert lock_keys(root) == []
+
+
+def test_a_post_named_through_a_link_out_of_the_project_is_not_sent_nor_locked(
+    make_project, env, sandbox, tmp_path_factory
+):
+    """issue 43, 2: a path through such a link, and one outside the project, named to
+    publish: neither is sent, and toolkit.lock never holds an absolute path."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "diary.md").write_text(DIARY)
+    site = make_project(SYNC_CONFIG)
+    site.post("mine", "Mine", published=True, tags=["testing"])
+    (site.content / "linked").symlink_to(elsewhere)
+    for named in ("content/linked/diary.md", str(elsewhere / "diary.md"), None):
+        result = site.run("publish", *([named] if named else []), env=env)
+        assert "Traceback" not in result.output
+    assert "My private diary" not in [a["title"] for a in my_articles(sandbox)]
+    assert lock_keys(site.root) == ["content/mine.md"]
+
+
+def test_a_lock_naming_a_path_out_of_the_project_is_refused_in_one_line(make_project, env):
+    """issue 43, 2: a committed toolkit.lock whose key climbs out of the project."""
+    site = make_project(SYNC_CONFIG)
+    site.post("mine", "Mine", published=True, tags=["testing"])
+    publish(site, env)
+    lock = json.loads((site.root / "toolkit.lock").read_text())
+    entry = lock["posts"]["content/mine.md"]
+    for key in ("../elsewhere/diary.md", "/etc/passwd"):
+        lock["posts"] = {key: entry}
+        (site.root / "toolkit.lock").write_text(json.dumps(lock))
+        for command in ("plan", "pull"):
+            result = site.run(command, env=env)
+            assert result.exit_code != 0
+            assert result.output == (
+                f"Error: toolkit.lock: {key!r}: not a path in the project (toolkit.lock "
+                "names each post by its path there); delete the entry, or the file, and "
+                "publish again\n"
+            )

@@ -20,6 +20,7 @@ from typing import Any
 from toolkit.config.keys import KEY
 from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, Config
 from toolkit.errors import ConfigError
+from toolkit.redact import quoted
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
@@ -129,6 +130,45 @@ def load_config(
     return replace(config, warnings=tuple(warnings)) if warnings else config
 
 
+# The project's folders (`[site]`): none may lead out of the project through a symlink,
+# which a repository can commit; the posts' must lie in it (toolkit.lock names each post by
+# its path there, never an absolute one).
+PROJECT_FOLDERS = ("content_dir", "templates_dir", "output_dir", "premium_output_dir")
+IN_PROJECT = "content_dir"
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _folders_leading_out(name: str, root: Path, site: Mapping[str, Any]) -> list[str]:
+    """The problems of `[site]`'s folders that leave the project (`root`, a real path)."""
+    problems = []
+    top = str(root)
+    for key in PROJECT_FOLDERS:
+        value = site.get(key)
+        if not isinstance(value, str) or not value.strip():
+            continue  # its own rule said so
+        named = os.path.normpath(os.path.join(top, value))
+        real = os.path.realpath(named)
+        if _inside(named, top) and not _inside(real, top):
+            problems.append(
+                f"{name}: site.{key}: {quoted(value, 100)} leads out of the project through "
+                f"a symlink (to {quoted(real, 200)}), which toolkit never follows; "
+                + (
+                    "the posts must be in the project: make it a folder there"
+                    if key == IN_PROJECT
+                    else "make it a folder, or give the folder it leads to as the value"
+                )
+            )
+        elif key == IN_PROJECT and not _inside(real, top):
+            problems.append(
+                f"{name}: site.{key}: must be a folder in the project (toolkit.lock names "
+                f"each post by its path there), not {quoted(value, 100)}"
+            )
+    return problems
+
+
 def _build(
     name: str,
     root: Path,
@@ -183,6 +223,7 @@ def _build(
         problems.append(f'{name}: forem.canonical: "site" needs [site] url (the site\'s address)')
     if raw["site"]["images_from_site"] is True and not raw["site"]["url"]:
         problems.append(f"{name}: site.images_from_site: needs [site] url (the site's address)")
+    problems += _folders_leading_out(name, root, raw["site"])
     if problems or env_problems:
         raise ConfigError(problems + env_problems)
     sections = {

@@ -139,6 +139,15 @@ def is_post_path(path: Path, content_dir: Path, excluded: Excluded = _nothing) -
     return excluded is _nothing or not excluded("/".join(parts))
 
 
+def _named_inside(named: Path, folders: tuple[str, ...]) -> bool:
+    """Whether the name `named` (absolute) lies in one of `folders` by one of the folders
+    on its way: the name itself with its folder resolved, or any folder above it."""
+    place = os.path.join(os.path.realpath(named.parent), named.name)
+    return localfiles.within(place, folders) or any(
+        localfiles.within(os.path.realpath(parent), folders) for parent in named.parents
+    )
+
+
 def find_posts(
     content_dir: Path,
     paths: Iterable[str | Path] = (),
@@ -166,9 +175,8 @@ def find_posts(
     for given in paths:
         named = Path(os.path.abspath(given))
         path = named.resolve()
-        # Where the name itself lies (its folder resolved, not the name).
-        place = os.path.join(os.path.realpath(named.parent), named.name)
-        if localfiles.within(place, folders) and not localfiles.within(str(path), folders):
+        if not localfiles.within(str(path), folders) and _named_inside(named, folders):
+            # under the project by its name, out of it through a symlink on the way
             refused.append((named, localfiles.outside_message(str(named))))
             continue
         kind, _, reason = localfiles.classify_path(path, folders)

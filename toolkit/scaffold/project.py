@@ -29,12 +29,20 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolkit import localfiles
 from toolkit.config.loading import find_config
 from toolkit.config.sections import DEFAULT_CONFIG_NAME
 from toolkit.config.templates import dotenv_example, short_toml
 from toolkit.errors import InitError
 from toolkit.fsutil import describe_os_error
-from toolkit.scaffold.adopt import Adopted, adopt, configured_content_dir, count_posts
+from toolkit.redact import quoted
+from toolkit.scaffold.adopt import (
+    Adopted,
+    adopt,
+    configured_content_dir,
+    count_posts,
+    named_content_dir,
+)
 from toolkit.scaffold.files import (
     CONTENT,
     MAKE_TARGETS,
@@ -50,6 +58,8 @@ from toolkit.scaffold.files import (
     welcome_text,
     workflow_text,
 )
+
+OUT_OF_PROJECT = "its folder is a symlink leading out of the project; not written"
 
 
 @dataclass(frozen=True)
@@ -90,11 +100,22 @@ def init_project(
     if folder.exists() and not folder.is_dir():
         raise InitError(f"{folder}: not a folder")
     adopted = adopt(folder)
-    content_dir = configured_content_dir(folder) or (adopted.content_dir if adopted else CONTENT)
+    configured = configured_content_dir(folder)
+    named = named_content_dir(folder)
+    content_dir = configured or (adopted.content_dir if adopted else CONTENT)
     planned: list[tuple[str, str | None, str]] = []  # path, text (None: skip), reason
     planned.append((DEFAULT_CONFIG_NAME, short_toml(content_dir), ""))
     welcome = f"{content_dir}/{WELCOME}"
-    if adopted is not None or count_posts(folder / content_dir)[0]:
+    if named is not None and configured is None:  # the sample goes nowhere else
+        planned.append(
+            (
+                welcome,
+                None,
+                f"{DEFAULT_CONFIG_NAME} names {quoted(named, 100)} as the content folder, "
+                "not one init writes in",
+            )
+        )
+    elif adopted is not None or count_posts(folder / content_dir, folder)[0]:
         planned.append((welcome, None, f"{content_dir}/ already has posts"))
     else:
         planned.append((welcome, welcome_text(today or dt.date.today(), content_dir), ""))
@@ -116,6 +137,8 @@ def init_project(
             files.append(InitFile(relative, False, _why_kept(path, relative)))
         elif text is None:
             files.append(InitFile(relative, False, reason))
+        elif localfiles.leads_out(folder, path.parent):  # a committed link to elsewhere
+            files.append(InitFile(relative, False, OUT_OF_PROJECT))
         else:
             files.append(_create(path, relative, text))
     written = any(f.created and f.path == WORKFLOW for f in files)

@@ -380,6 +380,38 @@ def test_the_sandbox_rewrites_only_an_env_file_whose_whole_content_is_its_own(tm
         assert (tmp_path / ".env").read_text() == changed
 
 
+def test_the_sandbox_keeps_no_state_through_a_toolkit_folder_linked_elsewhere(tmp_path):
+    """issue 43, 5: `.toolkit` committed as a symlink; the sandbox's default database
+    is never made through it."""
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "blog").mkdir()
+    (tmp_path / "blog" / ".toolkit").symlink_to(tmp_path / "elsewhere")
+    code = "from toolkit.__main__ import run; import sys; sys.argv[0] = 'toolkit'; run()"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, "sandbox", "--port", "0", "--no-seed"],
+        cwd=tmp_path / "blog",
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:  # until it stops, or says it serves
+            lines.append(line.rstrip("\n"))
+            if line.startswith(("Press Ctrl-C", "Error")):
+                break
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)
+    assert lines[-1] == (
+        "Error: .toolkit: a symlink where toolkit keeps its own files, which it never "
+        "follows; remove the link (or choose --db)"
+    )
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_the_env_file_is_never_a_fifo_and_is_made_private_in_a_new_folder(tmp_path):
     from toolkit.sandbox.envfile import write_env_file

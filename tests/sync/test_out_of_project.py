@@ -141,3 +141,52 @@ def test_a_lock_naming_a_path_out_of_the_project_is_refused_in_one_line(make_pro
                 "names each post by its path there); delete the entry, or the file, and "
                 "publish again\n"
             )
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        ".toolkit/sent",
+        ".toolkit",
+        ".toolkit/run.lock",
+        ".toolkit/events.jsonl",
+        ".toolkit/build",
+        "content/_mirror",
+        "content/_mirror/comments",
+    ],
+)
+def test_a_state_folder_linked_out_of_the_project_is_never_written_through(
+    make_project, env, sandbox, tmp_path_factory, link
+):
+    """issue 43, 5: a repository commits `.toolkit/sent` (or another of toolkit's own
+    folders and files) as a symlink; publish, pull, mirror and build write bodies, drafts
+    included, nowhere through it: each refuses in one line naming it."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "keep.txt").write_text("the writer's own file\n")
+    site = make_project(SYNC_CONFIG)
+    site.post("live", "Live", "Live text.\n", published=True, tags=["testing"])
+    site.post("draft", "Draft", "DRAFT TEXT\n", published=False, tags=["testing"])
+    publish(site, env)
+    before = {a["title"]: a["body_markdown"] for a in my_articles(sandbox)}
+    target = elsewhere / "keep.txt" if link.endswith((".lock", ".jsonl")) else elsewhere
+    path = site.root / link
+    if path.is_dir():
+        for child in sorted(path.rglob("*"), reverse=True):
+            child.rmdir() if child.is_dir() and not child.is_symlink() else child.unlink()
+        path.rmdir()
+    path.unlink(missing_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.symlink_to(target)
+    (site.content / "live.md").write_text(
+        (site.content / "live.md").read_text().replace("Live text.", "Changed text.")
+    )
+    for command in (["publish"], ["pull"], ["mirror", "comments"], ["build"], ["check"]):
+        result = site.run(*command, env=env)
+        assert result.exit_code != 0, (command, result.output)
+        assert result.output == (
+            f"Error: {link}: a symlink (to {str(target)!r}) where toolkit keeps its own "
+            "files, which it never follows; remove the link\n"
+        )
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["keep.txt"]
+    assert (elsewhere / "keep.txt").read_text() == "the writer's own file\n"
+    assert {a["title"]: a["body_markdown"] for a in my_articles(sandbox)} == before

@@ -20,6 +20,7 @@ from typing import Any
 from toolkit.config.keys import KEY
 from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, Config
 from toolkit.errors import ConfigError
+from toolkit.mirror_layout import MIRROR, PODCASTS
 from toolkit.redact import quoted
 
 
@@ -169,6 +170,47 @@ def _folders_leading_out(name: str, root: Path, site: Mapping[str, Any]) -> list
     return problems
 
 
+# Where toolkit keeps its own files: `.toolkit/` (`Config.state_dir`) with its `build/`,
+# and the mirror's folder with its `podcasts/`. A repository can commit a symlink in any of
+# them; none is ever followed: the folder itself and each entry directly in it is checked.
+STATE = ".toolkit"
+STATE_SUBFOLDERS = ("build",)
+MIRROR_SUBFOLDERS = (PODCASTS,)
+
+
+def _own_folders(root: Path, content_dir: Path) -> list[Path]:
+    """The folders toolkit keeps its own files in (see `STATE`)."""
+    state, mirror = root / STATE, content_dir / MIRROR
+    return [
+        state,
+        *(state / name for name in STATE_SUBFOLDERS),
+        mirror,
+        *(mirror / name for name in MIRROR_SUBFOLDERS),
+    ]
+
+
+def _own_folders_with_links(root: Path, content_dir: Path) -> list[str]:
+    """One problem per symlink where toolkit keeps its own files (see `STATE`)."""
+    links: list[str] = []
+    for folder in _own_folders(root, content_dir):
+        if any(str(folder).startswith(link + os.sep) for link in links):
+            continue  # under a link already said
+        try:
+            if os.path.islink(folder):
+                links.append(str(folder))
+                continue
+            with os.scandir(folder) as entries:
+                links += [entry.path for entry in entries if entry.is_symlink()]
+        except OSError:  # not there yet, or not a folder: nothing of it is followed
+            continue
+    return [
+        f"{quoted(os.path.relpath(link, root), 200, marks=False)}: a symlink (to "
+        f"{quoted(os.path.realpath(link), 200)}) where toolkit keeps its own files, which "
+        "it never follows; remove the link"
+        for link in sorted(set(links))
+    ]
+
+
 def _build(
     name: str,
     root: Path,
@@ -239,4 +281,7 @@ def _build(
         )
         for section_name, cls in SECTIONS.items()
     }
+    links = _own_folders_with_links(root, sections["site"].content_dir)
+    if links:
+        raise ConfigError(links)
     return Config(path=path, root=root, origins=origins, **sections)

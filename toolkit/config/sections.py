@@ -51,7 +51,7 @@ class SiteConfig:
         help="Where the site is served, e.g. https://example.com/blog (its links, feed "
         'and sitemap); sent to the API only when [forem] canonical = "site" says so.',
     )
-    content_dir: Path = option(PATH, default="content", help="Folder of the posts, in the project.")
+    content_dir: Path = option(PATH, default="content", help="Folder of the posts.")
     templates_dir: Path = option(
         PATH,
         default="templates",

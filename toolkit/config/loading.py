@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import fields, replace
@@ -142,6 +143,23 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def _link_on_the_way(root: str, named: str) -> bool:
+    """Whether a folder of `named` (a normalised path under `root`), or `named` itself, is
+    a symlink: one `lstat` per part, where a real path would cost one per part of `root`
+    too, on every run."""
+    path = root
+    for part in named[len(root) :].split(os.sep):
+        if not part:
+            continue
+        path = os.path.join(path, part)
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                return True
+        except OSError:  # not there (yet): nothing further on is followed
+            return False
+    return False
+
+
 def _folders_leading_out(name: str, root: Path, site: Mapping[str, Any]) -> list[str]:
     """The problems of `[site]`'s folders that leave the project (`root`, a real path)."""
     problems = []
@@ -151,8 +169,12 @@ def _folders_leading_out(name: str, root: Path, site: Mapping[str, Any]) -> list
         if not isinstance(value, str) or not value.strip():
             continue  # its own rule said so
         named = os.path.normpath(os.path.join(top, value))
-        real = os.path.realpath(named)
-        if _inside(named, top) and not _inside(real, top):
+        if _inside(named, top):
+            if not _link_on_the_way(top, named):
+                continue
+            real = os.path.realpath(named)
+            if _inside(real, top):
+                continue  # a link that stays in the project
             problems.append(
                 f"{name}: site.{key}: {quoted(value, 100)} leads out of the project through "
                 f"a symlink (to {quoted(real, 200)}), which toolkit never follows; "
@@ -162,7 +184,7 @@ def _folders_leading_out(name: str, root: Path, site: Mapping[str, Any]) -> list
                     else "make it a folder, or give the folder it leads to as the value"
                 )
             )
-        elif key == IN_PROJECT and not _inside(real, top):
+        elif key == IN_PROJECT and not _inside(os.path.realpath(named), top):
             problems.append(
                 f"{name}: site.{key}: must be a folder in the project (toolkit.lock names "
                 f"each post by its path there), not {quoted(value, 100)}"

@@ -190,3 +190,27 @@ def test_a_state_folder_linked_out_of_the_project_is_never_written_through(
     assert sorted(p.name for p in elsewhere.iterdir()) == ["keep.txt"]
     assert (elsewhere / "keep.txt").read_text() == "the writer's own file\n"
     assert {a["title"]: a["body_markdown"] for a in my_articles(sandbox)} == before
+
+
+def test_unpublish_of_a_path_through_a_link_out_of_the_project_is_refused(
+    make_project, env, sandbox, tmp_path_factory
+):
+    """issue 43, 2: unpublish of a path through a link leading out of the project
+    neither binds nor changes it, nor the article its title names."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    site = make_project(SYNC_CONFIG)
+    site.post("mine", "Mine", "My text.\n", published=True, tags=["testing"])
+    publish(site, env)
+    (site.root / "toolkit.lock").unlink()
+    (site.content / "mine.md").rename(elsewhere / "mine.md")
+    text = (elsewhere / "mine.md").read_text().replace("My text.", "PRIVATE NOTES")
+    (elsewhere / "mine.md").write_text(text)
+    (site.content / "linked").symlink_to(elsewhere)
+    result = site.run("unpublish", "content/linked/mine.md", env=env)
+    assert result.exit_code != 0, result.output
+    assert result.output == (
+        "Error: content/linked/mine.md: leads out of the project through a symlink; not followed\n"
+    )
+    assert (elsewhere / "mine.md").read_text() == text
+    assert published_by_title(sandbox)["Mine"] is True
+    assert lock_keys(site.root) == []

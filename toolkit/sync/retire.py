@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolkit import localfiles
 from toolkit.clients.forem import ForemClient
 from toolkit.config import Config
 from toolkit.content import PostError, payload_for
@@ -62,6 +63,8 @@ def post_key(config: Config, given: str | Path) -> str:
     key = config.relative(absolute)
     if Path(key).is_absolute() or key == "." or key.startswith("../"):
         raise SyncError(f"{given}: not a path in this project ({config.root})")
+    if localfiles.leads_out(config.root, absolute):
+        raise SyncError(f"{given}: leads out of the project through a symlink; not followed")
     return key
 
 

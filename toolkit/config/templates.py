@@ -9,7 +9,7 @@ import textwrap
 from dataclasses import fields
 from typing import Any
 
-from toolkit.config.keys import BASE_URL, KEY, PATH, PATTERNS, POSITIVE_INT, TEXT, URL, Key
+from toolkit.config.keys import BASE_URL, BOOLEAN, KEY, PATH, PATTERNS, POSITIVE_INT, TEXT, URL, Key
 from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, declared_keys
 
 
@@ -31,6 +31,7 @@ EXAMPLES: dict[str, Any] = {
     PATH.kind: "path/to/file",
     POSITIVE_INT.kind: 1,
     PATTERNS.kind: ["examples/", "**/README.md"],
+    BOOLEAN.kind: True,
 }
 
 

@@ -132,11 +132,17 @@ def load_config(
     return replace(config, warnings=tuple(warnings)) if warnings else config
 
 
-# The project's folders (`[site]`): none may lead out of the project through a symlink,
-# which a repository can commit; the posts' must lie in it (toolkit.lock names each post by
-# its path there, never an absolute one).
-PROJECT_FOLDERS = ("content_dir", "templates_dir", "output_dir", "premium_output_dir")
-IN_PROJECT = "content_dir"
+# The project's folders: none named inside the project may lead out of it through a
+# symlink, which a repository can commit; the posts' must lie in it (toolkit.lock names
+# each post by its path there, never an absolute one).
+PROJECT_FOLDERS = (
+    ("site", "content_dir"),
+    ("site", "templates_dir"),
+    ("site", "output_dir"),
+    ("site", "premium_output_dir"),
+    ("source", "static_dir"),
+)
+IN_PROJECT = ("site", "content_dir")
 
 
 def _inside(path: str, root: str) -> bool:
@@ -160,12 +166,13 @@ def _link_on_the_way(root: str, named: str) -> bool:
     return False
 
 
-def _folders_leading_out(name: str, root: Path, site: Mapping[str, Any]) -> list[str]:
-    """The problems of `[site]`'s folders that leave the project (`root`, a real path)."""
+def _folders_leading_out(name: str, root: Path, raw: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The problems of the folders named that leave the project (`root`, a real path)."""
     problems = []
     top = str(root)
-    for key in PROJECT_FOLDERS:
-        value = site.get(key)
+    for section, key in PROJECT_FOLDERS:
+        value = raw.get(section, {}).get(key)
+        dotted = f"{section}.{key}"
         if not isinstance(value, str) or not value.strip():
             continue  # its own rule said so
         named = os.path.normpath(os.path.join(top, value))
@@ -176,17 +183,17 @@ def _folders_leading_out(name: str, root: Path, site: Mapping[str, Any]) -> list
             if _inside(real, top):
                 continue  # a link that stays in the project
             problems.append(
-                f"{name}: site.{key}: {quoted(value, 100)} leads out of the project through "
+                f"{name}: {dotted}: {quoted(value, 100)} leads out of the project through "
                 f"a symlink (to {quoted(real, 200)}), which toolkit never follows; "
                 + (
                     "the posts must be in the project: make it a folder there"
-                    if key == IN_PROJECT
+                    if (section, key) == IN_PROJECT
                     else "make it a folder, or give the folder it leads to as the value"
                 )
             )
-        elif key == IN_PROJECT and not _inside(os.path.realpath(named), top):
+        elif (section, key) == IN_PROJECT and not _inside(os.path.realpath(named), top):
             problems.append(
-                f"{name}: site.{key}: must be a folder in the project (toolkit.lock names "
+                f"{name}: {dotted}: must be a folder in the project (toolkit.lock names "
                 f"each post by its path there), not {quoted(value, 100)}"
             )
     return problems
@@ -287,7 +294,7 @@ def _build(
         problems.append(f'{name}: forem.canonical: "site" needs [site] url (the site\'s address)')
     if raw["site"]["images_from_site"] is True and not raw["site"]["url"]:
         problems.append(f"{name}: site.images_from_site: needs [site] url (the site's address)")
-    problems += _folders_leading_out(name, root, raw["site"])
+    problems += _folders_leading_out(name, root, raw)
     if problems or env_problems:
         raise ConfigError(problems + env_problems)
     sections = {

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.config.keys import KEY
-from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, Config
+from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, Config, WritersSection
 from toolkit.errors import ConfigError
 from toolkit.mirror_layout import MIRROR, PODCASTS
 from toolkit.redact import quoted
@@ -250,8 +250,11 @@ def _build(
 ) -> Config:
     problems: list[str] = []
     env_problems: list[str] = []  # reported after the file's
+    writers, writer_problems = WritersSection.parse(name, data.get("writers"))
     for section_name, value in data.items():
-        if section_name not in SECTIONS:
+        if section_name == "writers":
+            problems += writer_problems
+        elif section_name not in SECTIONS:
             problems.append(f"{name}: {section_name}: unknown section")
         elif not isinstance(value, dict):
             problems.append(f"{name}: {section_name}: must be a table ([{section_name}])")
@@ -313,4 +316,4 @@ def _build(
     links = _own_folders_with_links(root, sections["site"].content_dir)
     if links:
         raise ConfigError(links)
-    return Config(path=path, root=root, origins=origins, **sections)
+    return Config(path=path, root=root, origins=origins, writers=writers, **sections)

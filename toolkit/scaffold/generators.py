@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from toolkit import localfiles
 from toolkit.config.templates import toml_value
 from toolkit.content.sources import article_of
 from toolkit.content.sources.dates import slashed_order, zone
@@ -67,7 +68,11 @@ class Detected:
         )
 
 
-def _read(path: Path) -> str | None:
+def _read(root: Path, path: Path) -> str | None:
+    """The text of a generator's file, when it is a regular file of the project (one a
+    symlink leads out of `root` to is not its)."""
+    if localfiles.leads_out(root, path):
+        return None
     try:
         if not path.is_file() or path.stat().st_size > MAX_CONFIG_BYTES:
             return None
@@ -128,8 +133,8 @@ def _posts_under(folder: Path, limit: int = 5000) -> list[Path]:
     return found
 
 
-def _front(path: Path) -> dict[str, Any]:
-    text = _read(path) or ""
+def _front(root: Path, path: Path) -> dict[str, Any]:
+    text = _read(root, path) or ""
     if not text.startswith("---"):
         return {}
     end = text.find("\n---", 3)
@@ -142,7 +147,7 @@ def read_posts_keys(folder: Path, detected: dict[str, Any]) -> None:
     ids: Counter[str] = Counter()
     slashed: list[str] = []
     for path in _posts_under(folder, 500):
-        meta = _front(path)
+        meta = _front(folder, path)
         for key in ID_KEYS:
             number, ref = article_of(meta.get(key))
             if number is not None or ref is not None or key in meta and key != "id":
@@ -168,7 +173,7 @@ def _hugo(folder: Path) -> Detected | None:
         "config/_default/config.toml",
         "config/_default/hugo.yaml",
     ):
-        text = _read(folder / name)
+        text = _read(folder, folder / name)
         if text is None:
             continue
         if name.endswith(".toml"):
@@ -212,7 +217,7 @@ def _hugo(folder: Path) -> Detected | None:
 
 
 def _jekyll(folder: Path) -> Detected | None:
-    text = _read(folder / "_config.yml") or _read(folder / "_config.yaml")
+    text = _read(folder, folder / "_config.yml") or _read(folder, folder / "_config.yaml")
     if text is None or not (folder / "_posts").is_dir():
         return None
     data = _yaml(text)
@@ -238,7 +243,7 @@ def _astro(folder: Path) -> Detected | None:
         "astro.config.mts",
         "astro.config.cjs",
     ):
-        text = _read(folder / name)
+        text = _read(folder, folder / name)
         if text is not None:
             break
     else:
@@ -282,7 +287,7 @@ def _eleventy(folder: Path) -> Detected | None:
         ".eleventy.js",
         ".eleventy.cjs",
     ):
-        text = _read(folder / name)
+        text = _read(folder, folder / name)
         if text is not None:
             break
     else:
@@ -292,7 +297,7 @@ def _eleventy(folder: Path) -> Detected | None:
     data_dir = _folder((_js_string(text, "data") or "").removeprefix("../"), "_data")
     for candidate in (f"{input_dir}/{data_dir}", "_data", data_dir):
         for data_name in ("metadata.js", "metadata.json", "metadata.mjs", "site.json", "site.js"):
-            data_text = _read(folder / candidate / data_name)
+            data_text = _read(folder, folder / candidate / data_name)
             if data_text and (
                 url := _url(_js_string(data_text, "url") or _js_string(data_text, '"url"'))
             ):
@@ -314,7 +319,7 @@ def _eleventy(folder: Path) -> Detected | None:
 
 
 def _next(folder: Path) -> Detected | None:
-    text = _read(folder / "package.json")
+    text = _read(folder, folder / "package.json")
     if text is None:
         return None
     try:
@@ -353,7 +358,9 @@ def _next(folder: Path) -> Detected | None:
             if dynamic:
                 route = dynamic[0].parent.relative_to(pages).as_posix()
                 break
-    config = _read(folder / "next.config.js") or _read(folder / "next.config.mjs") or ""
+    config = (
+        _read(folder, folder / "next.config.js") or _read(folder, folder / "next.config.mjs") or ""
+    )
     source["permalink"] = f"/{route}/:path" if route not in ("", ".") else "/:path"
     source["trailing_slash"] = bool(re.search(r"trailingSlash\s*:\s*true", config))
     return Detected("next", posts, source, "package.json")
@@ -366,7 +373,9 @@ def detect(folder: Path, today: dt.date | None = None) -> Detected | None:
     for reader in (_hugo, _jekyll, _astro, _eleventy, _next):
         found = reader(folder)
         if found is not None:
-            read_posts_keys(folder / found.content_dir, found.source)
+            posts = folder / found.content_dir
+            if not localfiles.leads_out(folder, posts):  # a link out: not the project's
+                read_posts_keys(posts, found.source)
             if today is None:  # the day in the site's time zone, as its dates are read
                 today = dt.datetime.now(zone(found.source.get("timezone"))).date()
             found.source["adopted"] = today.isoformat()

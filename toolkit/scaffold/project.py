@@ -34,12 +34,20 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolkit import localfiles
 from toolkit.config.loading import find_config
 from toolkit.config.sections import DEFAULT_CONFIG_NAME
 from toolkit.config.templates import dotenv_example, short_toml, toml_key
 from toolkit.errors import InitError
 from toolkit.fsutil import describe_os_error
-from toolkit.scaffold.adopt import Adopted, adopt, configured_content_dir, count_posts
+from toolkit.redact import quoted
+from toolkit.scaffold.adopt import (
+    Adopted,
+    adopt,
+    configured_content_dir,
+    count_posts,
+    named_content_dir,
+)
 from toolkit.scaffold.files import (
     CONTENT,
     MAKE_TARGETS,
@@ -57,6 +65,8 @@ from toolkit.scaffold.files import (
 )
 from toolkit.scaffold.generators import Detected, detect, source_toml
 from toolkit.scaffold.team import WriterFolder, find_writers
+
+OUT_OF_PROJECT = "its folder is a symlink leading out of the project; not written"
 
 
 @dataclass(frozen=True)
@@ -102,7 +112,9 @@ def init_project(
         raise InitError(f"{folder}: not a folder")
     source = detect(folder, today)  # a step of its own: the generator's files, read
     adopted = adopt(folder) if source is None else _adopted_for(folder, source)
-    content_dir = configured_content_dir(folder) or (adopted.content_dir if adopted else CONTENT)
+    configured = configured_content_dir(folder)
+    named = named_content_dir(folder)
+    content_dir = configured or (adopted.content_dir if adopted else CONTENT)
     # A team's repository: recognised in the folder of the posts adopted.
     writers = find_writers(folder / content_dir) if adopted is not None else ()
     variables = {writer.folder: writer.variable for writer in writers}
@@ -111,7 +123,16 @@ def init_project(
     toml += source_toml(source) if source is not None else ""
     planned.append((DEFAULT_CONFIG_NAME, toml, ""))
     welcome = f"{content_dir}/{WELCOME}"
-    if adopted is not None or count_posts(folder / content_dir)[0]:
+    if named is not None and configured is None:  # the sample goes nowhere else
+        planned.append(
+            (
+                welcome,
+                None,
+                f"{DEFAULT_CONFIG_NAME} names {quoted(named, 100)} as the content folder, "
+                "not one init writes in",
+            )
+        )
+    elif adopted is not None or count_posts(folder / content_dir, folder)[0]:
         planned.append((welcome, None, f"{content_dir}/ already has posts"))
     else:
         planned.append((welcome, welcome_text(today or dt.date.today(), content_dir), ""))
@@ -133,6 +154,8 @@ def init_project(
             files.append(InitFile(relative, False, _why_kept(path, relative, variables)))
         elif text is None:
             files.append(InitFile(relative, False, reason))
+        elif localfiles.leads_out(folder, path.parent):  # a committed link to elsewhere
+            files.append(InitFile(relative, False, OUT_OF_PROJECT))
         else:
             files.append(_create(path, relative, text))
     written = any(f.created and f.path == WORKFLOW for f in files)
@@ -156,6 +179,8 @@ def _adopted_for(folder: Path, source: Detected) -> Adopted | None:
     from toolkit.content.discover import WITH_MDX, walk_posts
 
     where = folder / source.content_dir
+    if localfiles.leads_out(folder, where):  # a link out of the project: not its posts
+        return None
     try:
         paths = walk_posts(where, suffixes=WITH_MDX) if where.is_dir() else []
     except OSError:

@@ -45,7 +45,7 @@ from toolkit.errors import ApiError, NoAnswerError, ServerError
 from toolkit.sync import sent
 from toolkit.sync.adoption import adopted_on, errored_to_bind, not_bound_and_old, resolve_ref
 from toolkit.sync.devtogit import read_map
-from toolkit.sync.ledger import Ledger, LedgerEntry
+from toolkit.sync.ledger import NOT_IN_PROJECT, Ledger, LedgerEntry, project_key
 from toolkit.sync.plan import Action, PostPlan, decide
 from toolkit.sync.remote import Gone, RemoteState, bind_posts
 
@@ -285,7 +285,11 @@ class SyncEngine:
         ]
         sendable: list[Post] = []
         for post in report.posts:
-            if post.held:  # kept off dev.to by the writer: its problems are the site's
+            if not project_key(post.key):  # named outright, outside the project
+                plans.append(
+                    PostPlan(post.key, Action.ERROR, NOT_IN_PROJECT, title=post.title, post=post)
+                )
+            elif post.held:  # kept off dev.to by the writer: its problems are the site's
                 plans.append(
                     PostPlan(
                         post.key,

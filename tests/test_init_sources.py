@@ -119,3 +119,17 @@ def test_init_json_says_what_it_read(tmp_path):
     assert document["source"]["read_from"] == "_config.yml"
     assert document["source"]["source"]["timezone"] == "America/New_York"
     assert document["content_dir"] == "_posts"
+
+
+def test_init_reads_no_generator_file_through_a_link_out_of_the_project(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "hugo.toml").write_text('baseURL = "https://secret.example/"\n', encoding="utf-8")
+    root = tmp_path / "blog"
+    (root / "content" / "posts").mkdir(parents=True)
+    (root / "content" / "posts" / "a.md").write_text("---\ntitle: A\n---\nHi.\n", encoding="utf-8")
+    (root / "hugo.toml").symlink_to(outside / "hugo.toml")
+    result = CliRunner().invoke(main, ["init", str(root), "--no-workflow"])
+    assert result.exit_code == 0, result.output
+    assert "secret.example" not in (root / "toolkit.toml").read_text(encoding="utf-8")
+    assert "secret.example" not in result.output

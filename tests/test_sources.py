@@ -236,8 +236,12 @@ def test_an_adoption_or_time_zone_toolkit_cannot_read_is_refused(make_project, l
 
 def test_a_jekyll_markdown_file_is_a_post_not_a_misnamed_one(make_project):
     project = make_project(HUGO.replace('generator = "hugo"', 'generator = "jekyll"'))
-    project.write("content/2024-01-02-welcome.markdown", "---\ntitle: Welcome\n---\nHi.\n")
+    project.write("content/2024-01-02-welcome-to-jekyll.markdown", "---\nlayout: post\n---\nHi.\n")
     result = project.run("check", "-v")
-    assert "content/2024-01-02-welcome.markdown: read as jekyll" in result.output
+    name = "content/2024-01-02-welcome-to-jekyll.markdown"
+    assert f"{name}: read as jekyll" in result.output
     assert "  date: '2024-01-02T00:00:00+00:00' <- the file's name" in result.output
-    assert ".markdown" not in result.output.replace("content/2024-01-02-welcome.markdown", "")
+    # Jekyll titles a post without `title:` by its file's name.
+    assert "  title: 'Welcome To Jekyll' <- the file's name (as Jekyll titles it)" in result.output
+    assert ".markdown" not in result.output.replace(name, "")
+    assert result.exit_code == 0, result.output

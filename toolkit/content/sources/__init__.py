@@ -186,6 +186,10 @@ def read_post(
             value = value[0] if value else None
         if found is not None and isinstance(value, str):
             new[name], origins[name] = value, found
+    if "title" not in new and generator == "jekyll":  # Jekyll titles a post by its name
+        words = permalink.file_title(post.path, generator).replace("_", "-").split("-")
+        new["title"] = " ".join(word[:1].upper() + word[1:] for word in words if word)
+        origins["title"] = "the file's name (as Jekyll titles it)"
     # published: as the generator means it
     published = True
     origins["published"] = "(sent public unless held)"

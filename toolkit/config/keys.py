@@ -143,6 +143,20 @@ def _generator(value: Any) -> str | None:
     return None
 
 
+def _tag_map(value: Any) -> str | None:
+    """A table of tags as written -> the dev.to tag sent (letters and digits)."""
+    if not isinstance(value, dict):
+        return 'must be a table of tags as written to the tag sent, e.g. "Node.js" = "nodejs"'
+    for name, tag in value.items():
+        if not isinstance(tag, str) or not tag or not tag.isascii() or not tag.isalnum():
+            return f"{name!r}: the tag sent must be letters and digits, not {tag!r}"
+    return None
+
+
+def _pairs(value: dict[str, str], root: Path) -> tuple[tuple[str, str], ...]:
+    return tuple((str(name), tag.lower()) for name, tag in value.items())
+
+
 EXPORT_SOURCES = ("site", "content")
 
 
@@ -198,6 +212,7 @@ SECRET = Rule("secret", _nonempty_string, _secret)
 PATTERNS = Rule("list of gitignore-style patterns", _patterns, _tuple)
 CANONICAL_HOME = Rule(" | ".join(CANONICAL_HOMES), _canonical_home)
 GENERATOR = Rule(" | ".join(GENERATORS), _generator)
+TAG_MAP = Rule("table of tag = tag", _tag_map, _pairs)
 
 
 @dataclass(frozen=True)

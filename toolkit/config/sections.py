@@ -30,6 +30,7 @@ from toolkit.config.keys import (
     POSITIVE_INT,
     SECONDS,
     STRING,
+    TAG_MAP,
     TEXT,
     URL,
     Key,
@@ -196,6 +197,11 @@ class ForemConfig:
     )
     timeout: float = option(
         SECONDS, default=30, help="Seconds to wait for an answer before a request fails."
+    )
+    tags: tuple[tuple[str, str], ...] | None = option(
+        TAG_MAP,
+        help='[forem.tags]: the writer\'s tags as written -> the dev.to tag sent, e.g. '
+        '"GitHub Copilot" = "githubcopilot" (others are lower-cased, letters and digits kept).',
     )
     api_key: Secret | None = secret(
         "FOREM_API_KEY", help="API key (dev.to: Settings, Extensions, DEV API Keys)."

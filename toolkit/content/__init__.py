@@ -12,7 +12,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from toolkit.content.discover import excluded_by, find_posts
+from toolkit.content.discover import excluded_by, find_posts, post_suffixes
 from toolkit.content.problems import PostError, Problem, ProblemList, Severity
 from toolkit.localfiles import config_folders
 
@@ -70,13 +70,20 @@ def load_posts(
     Files skipped unread (a symlink leading outside the project, a FIFO) are warnings; a
     Markdown file without a front matter is not a post, said once as a note."""
     from toolkit.content.post import load_post
+    from toolkit.content.sources import reader
 
     posts: list[Post] = []
     problems: list[Problem] = []
     skipped: list[tuple[Path, str]] = []
     found = find_posts(
-        config.site.content_dir, paths, config_folders(config), skipped, excluded_by(config)
+        config.site.content_dir,
+        paths,
+        config_folders(config),
+        skipped,
+        excluded_by(config),
+        post_suffixes(config),
     )
+    read = reader(config)
     for path in found:
         try:
             post = load_post(path, config.relative(path))
@@ -84,6 +91,9 @@ def load_posts(
             problems.append(exc.problem)
             continue
         if post.has_front_matter:
+            post = read(post)
+            if post.reading is not None:
+                problems += post.reading.problems
             posts.append(post)
         else:
             problems.append(Problem(post.key, 1, NOT_A_POST, Severity.NOTE))
@@ -113,7 +123,12 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
         rest = [
             (path, config.relative(path))
             for path in find_posts(
-                config.site.content_dir, (), config_folders(config), None, excluded_by(config)
+                config.site.content_dir,
+                (),
+                config_folders(config),
+                None,
+                excluded_by(config),
+                post_suffixes(config),
             )
             if path not in named
         ]

@@ -57,6 +57,17 @@ def _relative(path: str | Path, content_dir: Path) -> str | None:
 
 Skipped = list[tuple[Path, str]]  # (path, why it was not read)
 
+# The names of post files: Markdown, and MDX in a project written for a generator that
+# reads it (`post_suffixes`).
+MARKDOWN = (".md",)
+WITH_MDX = (".md", ".mdx")
+
+
+def post_suffixes(config: Config) -> tuple[str, ...]:
+    """The endings of the project's post files: `.mdx` too when `[source]` names a
+    generator (Astro, Next and Eleventy read MDX)."""
+    return MARKDOWN if config.source.generator == "devto" else WITH_MDX
+
 
 def _hidden(name: str) -> bool:
     return name.startswith(("_", "."))
@@ -69,6 +80,7 @@ def walk_posts(
     *,
     content_dir: Path | None = None,
     excluded: Excluded = _nothing,
+    suffixes: tuple[str, ...] = MARKDOWN,
 ) -> list[Path]:
     """Every post under `folder`, sorted, so that every run sees them in the same order.
 
@@ -96,11 +108,11 @@ def walk_posts(
                     stack.append(entry.path)
                     continue
                 if entry.is_file(follow_symlinks=False):
-                    if entry.name.endswith(".md"):
+                    if entry.name.endswith(suffixes):
                         found.append(entry.path)
                     continue
                 kind, _, reason = localfiles.classify_entry(entry, folders)
-                if kind == localfiles.FILE and entry.name.endswith(".md"):
+                if kind == localfiles.FILE and entry.name.endswith(suffixes):
                     found.append(entry.path)
                 elif reason:  # what the site's scan reports too
                     refused.append((Path(entry.path), reason))
@@ -112,13 +124,18 @@ def walk_posts(
     return [Path(path) for path in found]
 
 
-def is_post_path(path: Path, content_dir: Path, excluded: Excluded = _nothing) -> bool:
+def is_post_path(
+    path: Path,
+    content_dir: Path,
+    excluded: Excluded = _nothing,
+    suffixes: tuple[str, ...] = MARKDOWN,
+) -> bool:
     """Whether `path` (absolute) would be a post of `content_dir` (if it has a front matter)."""
     try:
         parts = path.relative_to(content_dir).parts
     except ValueError:
         return False
-    if path.suffix != ".md" or any(_hidden(part) for part in parts):
+    if path.suffix not in suffixes or any(_hidden(part) for part in parts):
         return False
     return excluded is _nothing or not excluded("/".join(parts))
 
@@ -129,6 +146,7 @@ def find_posts(
     folders: tuple[str, ...] = (),
     skipped: Skipped | None = None,
     excluded: Excluded = _nothing,
+    suffixes: tuple[str, ...] = MARKDOWN,
 ) -> list[Path]:
     """The posts named by `paths` (files or folders), or all of `content_dir` when none.
 
@@ -143,7 +161,7 @@ def find_posts(
     if not paths:
         if not content_dir.is_dir():
             raise ContentError(f"{content_dir}: the content folder does not exist")
-        return walk_posts(content_dir, folders, refused, excluded=excluded)
+        return walk_posts(content_dir, folders, refused, excluded=excluded, suffixes=suffixes)
     found: set[Path] = set()
     for given in paths:
         named = Path(os.path.abspath(given))
@@ -156,7 +174,14 @@ def find_posts(
         kind, _, reason = localfiles.classify_path(path, folders)
         if kind == localfiles.FOLDER:
             found.update(
-                walk_posts(path, folders, refused, content_dir=content_dir, excluded=excluded)
+                walk_posts(
+                    path,
+                    folders,
+                    refused,
+                    content_dir=content_dir,
+                    excluded=excluded,
+                    suffixes=suffixes,
+                )
             )
         elif kind == localfiles.FILE:
             relative = _relative(path, content_dir)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
 from toolkit.content import images
@@ -81,7 +81,7 @@ class SourceBodies:
     assets_base_url: str | None = None  # the content folder's files, as `image_host` says
     commit_base: Callable[[Path], str | None] = field(default=lambda _folder: None)
     fallback_url: str | None = None  # `[site] images_from_site`: the toolkit site's url
-    page_url: Callable[[Post], str | None] | None = None
+    page_url: Callable[[Post], str | None] | None = None  # the permalink rule's
     posts: Callable[[], Mapping[str, Path]] = field(default=dict)  # a name -> a post file
     load: Callable[[Path], Post | None] = field(default=lambda _path: None)
 
@@ -205,11 +205,11 @@ def source_bodies(config: Config, environ: Mapping[str, str] | None = None) -> S
     env = os.environ if environ is None else environ
 
     def posts() -> Mapping[str, Path]:
-        from toolkit.content.discover import find_posts
+        from toolkit.content.discover import find_posts, post_suffixes
 
         names: dict[str, Path] = {}
         content = site.content_dir
-        for path in find_posts(content, ()):
+        for path in find_posts(content, (), suffixes=post_suffixes(config)):
             try:
                 relative = path.relative_to(content).with_suffix("").as_posix()
             except ValueError:
@@ -246,14 +246,34 @@ def source_bodies(config: Config, environ: Mapping[str, str] | None = None) -> S
     )
 
 
-def _page_url_of(config: Config) -> Callable[[Post], str | None] | None:
-    """The post's page on the writer's site by the permalink rule, when the project knows
-    it (`content.sources.permalink.page_url`)."""
+def _page_url_of(config: Config) -> Callable[[Post], str | None]:
+    """The post's page on the writer's site by the generator's permalink rule, from its
+    front matter as written (a post read for dev.to has dev.to's keys in `meta`)."""
+    from toolkit.content.sources.permalink import page_url
+
+    pages: dict[Path, str | None] = {}
+
+    def page(post: Post) -> str | None:
+        if post.path not in pages:
+            pages[post.path] = page_url(
+                post.path, written_meta(post), config.source, config.site.content_dir
+            )
+        return pages[post.path]
+
+    return page
+
+
+def written_meta(post: Post) -> Mapping[str, Any]:
+    """The post's front matter as the writer wrote it."""
+    if post.reading is None:
+        return post.meta
+    from toolkit.content.post import load_front_matter
+
     try:
-        from toolkit.content.sources.permalink import page_url  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return lambda post: page_url(post, config)  # type: ignore[no-any-return]
+        meta = load_front_matter(post.front_matter)
+    except Exception:  # noqa: BLE001 - it was read once already; a failure means nothing
+        return post.meta
+    return meta if isinstance(meta, dict) else post.meta
 
 
 def translated(generator: str, post: Post) -> bool:

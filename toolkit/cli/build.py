@@ -92,6 +92,12 @@ def build(
     """
     from toolkit.commands.build import build as build_site
     from toolkit.commands.build import build_premium
+    from toolkit.site.enabled import left_to_generator, site_enabled
+
+    if not site_enabled(cli.config):
+        if not cli.quiet:
+            stderr.print(left_to_generator(cli.config), markup=False, highlight=False)
+        return
 
     def run(progress: BuildProgress | None = None) -> BuildReport:
         if not premium:

@@ -49,8 +49,13 @@ def serve(cli: CliContext, host: str, port: int, folder: str | None) -> None:
       toolkit serve --host 0.0.0.0                # reachable from the local network
     """
     from toolkit.commands.serve import serve as serve_site
+    from toolkit.site.enabled import left_to_generator, site_enabled
 
     config = cli.config
+    if not site_enabled(config):
+        if not cli.quiet:
+            click.echo(left_to_generator(config), err=True)
+        return
     with stop_signals() as stop:
         if not stop.requested:
             running = serve_site(config, host=host, port=port, folder=folder)

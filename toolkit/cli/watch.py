@@ -130,8 +130,13 @@ def watch(
       toolkit watch --premium
     """
     from toolkit.commands.watch import watch as watch_session
+    from toolkit.site.enabled import left_to_generator, site_enabled
 
     config = cli.config
+    if not site_enabled(config):
+        if not cli.quiet:
+            click.echo(left_to_generator(config), err=True)
+        return
     reporter = ConsoleWatchReporter(cli.quiet, cli.verbose)
     session = watch_session(
         config,

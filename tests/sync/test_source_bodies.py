@@ -124,6 +124,6 @@ def test_a_missing_static_image_is_a_check_error(make_project):
     (blog.root / "public" / "images" / "photo.jpg").unlink()
     check = blog.run("check")
     assert check.exit_code == 1
-    assert "src/content/articles/first-post.md:11: image '/images/photo.jpg' not found" in (
+    assert "src/content/articles/first-post.md:11: image: '/images/photo.jpg' not found" in (
         check.output
     ), check.output

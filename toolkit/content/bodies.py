@@ -96,15 +96,13 @@ class SourceBodies:
 
     def page_of(self, name: str) -> str | None:
         """The page of the post a Hugo `ref` or Jekyll `post_url`/`link` names."""
-        path, _, anchor = name.partition("#")
-        key = path.strip().strip("/").removesuffix(".md").removesuffix(".mdx")
+        key = name.strip().strip("/").removesuffix(".md").removesuffix(".mdx")
         key = key.removesuffix("/index").removesuffix("/_index")
         found = self._named.get(key) or self._named.get(key.rsplit("/", 1)[-1])
         if found is None:
             return None
         post = self.load(found)
-        url = self.page_of_post(post) if post is not None else None
-        return f"{url}#{anchor}" if url and anchor else url
+        return self.page_of_post(post) if post is not None else None
 
     def site(self) -> Site:
         return Site(self.site_url, self.page_of)
@@ -267,11 +265,13 @@ def written_meta(post: Post) -> Mapping[str, Any]:
     """The post's front matter as the writer wrote it."""
     if post.reading is None:
         return post.meta
+    import yaml
+
     from toolkit.content.post import load_front_matter
 
     try:
         meta = load_front_matter(post.front_matter)
-    except Exception:  # noqa: BLE001 - it was read once already; a failure means nothing
+    except (yaml.YAMLError, ValueError, RecursionError):  # it was read once already
         return post.meta
     return meta if isinstance(meta, dict) else post.meta
 

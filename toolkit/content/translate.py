@@ -28,6 +28,7 @@ delimiters are found with `str.find` and each search resumes where the last one 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -165,12 +166,28 @@ def _last_at_most(values: list[int], value: int) -> int:
 def masked(body: str) -> str:
     """`body` with fenced code blocks and code spans blanked (same length, line breaks
     kept), in one linear pass: where the generator's syntax is read."""
+    return masked_code(body)[0]
+
+
+def masked_code(body: str) -> tuple[str, list[int]]:
+    """`masked(body)`, and the offsets where its blanked code starts (sorted): something
+    read from the rest may not reach over code."""
     lines = body.split("\n")
     mask = code_lines(lines)
-    return "\n".join(
-        " " * len(line) if inside else blank_code_spans(line)
-        for line, inside in zip(lines, mask, strict=True)
-    )
+    out: list[str] = []
+    starts: list[int] = []
+    offset = 0
+    for line, inside in zip(lines, mask, strict=True):
+        if inside:
+            if line:
+                starts.append(offset)
+            out.append(" " * len(line))
+        else:
+            spans = code_spans(line)
+            starts.extend(offset + start for start, _ in spans)
+            out.append(_blank(line, spans))
+        offset += len(line) + 1
+    return "\n".join(out), starts
 
 
 def code_lines(lines: list[str]) -> list[bool]:
@@ -192,11 +209,28 @@ def code_lines(lines: list[str]) -> list[bool]:
 
 
 def blank_code_spans(line: str) -> str:
-    """`line` with its code spans blanked: a run of n backticks opens a span that the next
-    run of exactly n closes. Linear: each run's length is looked up in an index of the
-    runs that follow it."""
-    if "`" not in line:
+    """`line` with its code spans blanked."""
+    return _blank(line, code_spans(line))
+
+
+def _blank(line: str, spans: list[tuple[int, int]]) -> str:
+    if not spans:
         return line
+    parts: list[str] = []
+    cursor = 0
+    for start, stop in spans:
+        parts += [line[cursor:start], " " * (stop - start)]
+        cursor = stop
+    parts.append(line[cursor:])
+    return "".join(parts)
+
+
+def code_spans(line: str) -> list[tuple[int, int]]:
+    """The code spans of `line` as (start, stop): a run of n backticks opens a span that
+    the next run of exactly n closes. Linear: each run's length is looked up in an index
+    of the runs that follow it."""
+    if "`" not in line:
+        return []
     runs: list[tuple[int, int]] = []  # (start, length) of each backtick run
     index = line.find("`")
     while index >= 0:
@@ -211,18 +245,16 @@ def blank_code_spans(line: str) -> str:
     for i in range(len(runs) - 1, -1, -1):
         next_same[i] = last.get(runs[i][1])
         last[runs[i][1]] = i
-    chars = list(line)
+    spans: list[tuple[int, int]] = []
     i = 0
     while i < len(runs):
         closer = next_same[i]
         if closer is None:
             i += 1
             continue
-        start = runs[i][0]
-        stop = runs[closer][0] + runs[closer][1]
-        chars[start:stop] = " " * (stop - start)
+        spans.append((runs[i][0], runs[closer][0] + runs[closer][1]))
         i = closer + 1
-    return "".join(chars)
+    return spans
 
 
 # -- parameters -------------------------------------------------------------------------
@@ -282,7 +314,7 @@ class _Rewriter:
 
     def __init__(self, body: str, site: Site) -> None:
         self.body = body
-        self.view = masked(body)
+        self.view, self.code_starts = masked_code(body)
         self.site = site
         self.edits: list[tuple[int, int, str]] = []  # (start, stop, text) of the source
         self.notes: list[tuple[int, str]] = []  # (source offset, message)
@@ -320,6 +352,11 @@ class _Rewriter:
 
     # -- helpers --
 
+    def crosses_code(self, start: int, stop: int) -> bool:
+        """Whether code lies between `start` and `stop` (the syntax read never spans it)."""
+        index = bisect_left(self.code_starts, start)
+        return index < len(self.code_starts) and self.code_starts[index] < stop
+
     def at_line_start(self, offset: int) -> bool:
         return offset == 0 or self.body[offset - 1] == "\n"
 
@@ -341,11 +378,16 @@ class _Rewriter:
         return block
 
     def page(self, offset: int, what: str, name: str) -> str:
-        url = self.site.page_of(name) if name else None
+        """The address of the post `name` names (`#anchor` kept), or `name` with a note."""
+        path, _, anchor = name.partition("#")
+        url = self.site.page_of(path) if path else None
         if url is None:
-            self.note(offset, f"{what} {name!r}: no post of that name; its link is left as written")
+            shown = name[:80]
+            self.note(
+                offset, f"{what} {shown!r}: no post of that name; its link is left as written"
+            )
             return name
-        return url
+        return f"{url}#{anchor}" if anchor else url
 
     def site_path(self, path: str) -> str:
         """Jekyll's `relative_url`: the site's base path and `path`."""
@@ -366,7 +408,9 @@ class _Rewriter:
             closing = pairs.get(index)
             if token.kind == "literal":
                 inner = token.text.strip()[2:-2].strip()
-                self.replace(token.start, token.stop, f"`{token.opener} {inner} {token.closer}`")
+                self.replace(
+                    token.start, token.stop, _code_span(f"{token.opener} {inner} {token.closer}")
+                )
             elif token.kind == "close":
                 if index not in closed:
                     self.note(token.start, f"`{{{{< /{token.name} >}}}}` closes nothing; left out")
@@ -377,6 +421,7 @@ class _Rewriter:
                 if done is not None and end is not None:
                     skip_until = end.stop
         self._site_variables(hugo=True)
+        self._escape_strays(("{{<", "{{%", "{{ site.", "{{site."))
 
     def _hugo_tokens(self) -> list[_Token]:
         view = self.view
@@ -396,7 +441,7 @@ class _Rewriter:
             if j != -1 and j < i + 3:
                 j = view.find(closer, i + 3)
                 next_close[opener] = j
-            if j < 0 or j - i > MAX_TOKEN:
+            if j < 0 or j - i > MAX_TOKEN or self.crosses_code(i, j):
                 pos = i + 3
                 continue
             inner = view[i + 3 : j]
@@ -520,6 +565,9 @@ class _Rewriter:
 
     def liquid(self) -> None:
         tokens = self._liquid_tokens()
+        where: dict[str, list[int]] = {}  # a tag's name -> the indexes of its tokens
+        for at, token in enumerate(tokens):
+            where.setdefault(token.name, []).append(at)
         index = 0
         while index < len(tokens):
             token = tokens[index]
@@ -528,9 +576,9 @@ class _Rewriter:
             start, stop = token.start, token.stop
             if name in ("raw", "highlight", "comment"):
                 end_name = "end" + name
-                closing = next(
-                    (k for k in range(index, len(tokens)) if tokens[k].name == end_name), None
-                )
+                ends = where.get(end_name, [])
+                found_at = bisect_left(ends, index)
+                closing = ends[found_at] if found_at < len(ends) else None
                 if closing is None:
                     if name != "raw":
                         self.note(start, f"{{% {name} %}} is not closed; left out")
@@ -544,7 +592,9 @@ class _Rewriter:
                     self.replace(start, end.stop, self.fence(start, end.stop, lang, code))
                 elif name == "comment":
                     self.replace(start, end.stop, "")
-                continue  # raw: kept as written, and what it holds is not read
+                else:  # raw: kept as written, and what it holds is not read
+                    self.replace(start, end.stop, self.body[start : end.stop])
+                continue
             if name in ("post_url", "link"):
                 self.replace(start, stop, self.page(start, name, args.strip()))
             elif name in ("twitter", "tweet") and args.strip().startswith("http"):
@@ -561,6 +611,16 @@ class _Rewriter:
                 self.note(start, f"{shown}: a Liquid tag dev.to does not know; left out")
                 self.replace(start, stop, "")
         self._site_variables(hugo=False)
+        self._escape_strays(("{{ site.", "{{site.", "{{- site.", "{{-site."))
+
+    def _escape_strays(self, openers: tuple[str, ...]) -> None:
+        """What opens the generator's syntax and was not read as such (never closed, or
+        too long) is written with `&#123;` for its `{`: shown the same, read as text."""
+        for opener in openers:
+            index = self.view.find(opener)
+            while index >= 0:
+                self.replace(index, index + 1, "&#123;")
+                index = self.view.find(opener, index + len(opener))
 
     def _liquid_tokens(self) -> list[_Token]:
         """`{% name args %}` on one line, outside code."""
@@ -578,7 +638,7 @@ class _Rewriter:
             if next_line != -1 and next_line < i:
                 next_line = view.find("\n", i)
             j = next_close
-            if j < 0 or (0 <= next_line < j) or j - i > MAX_TOKEN:
+            if j < 0 or (0 <= next_line < j) or j - i > MAX_TOKEN or self.crosses_code(i, j):
                 pos = i + 2
                 continue
             inner = view[i + 2 : j].strip().strip("-").strip()
@@ -606,7 +666,7 @@ class _Rewriter:
             if next_close != -1 and next_close < i + 2:
                 next_close = view.find("}}", i + 2)
             j = next_close
-            if j < 0 or j - i > 300:
+            if j < 0 or j - i > 300 or self.crosses_code(i, j):
                 pos = i + 2
                 continue
             expression = view[i + 2 : j].strip().strip("-").strip()
@@ -671,15 +731,28 @@ class _Rewriter:
         self._mdx_elements(imported)
 
     def _statement_end(self, start: int) -> int:
-        """The offset of the line break ending the statement that starts at `start`."""
+        """The offset of the line break ending the statement that starts at `start`: where
+        its brackets are closed at the end of a line that continues nothing, else before
+        a blank line or code (MDX ends an `import`/`export` block at a blank line). One
+        forward scan: the caller goes on after it."""
         view, n = self.view, len(self.view)
         depth = 0
         quote = ""
         i = start
-        limit = min(n, start + 20 * MAX_TOKEN)
-        while i < limit:
+        while i < n:
             char = view[i]
-            if quote:
+            if char == "\n":
+                if quote != "`":
+                    quote = ""  # a '...' or "..." string ends with its line
+                after = view.find("\n", i + 1)
+                following = view[i + 1 : n if after < 0 else after]
+                if not following.strip() or self.crosses_code(i, i + 2):
+                    return i
+                if depth <= 0:
+                    tail = view[max(start, i - 8) : i].rstrip()
+                    if not tail.endswith((",", "=", "+", "-", "(", "{", "[", ":", "?", "&", "|")):
+                        return i
+            elif quote:
                 if char == "\\":
                     i += 1
                 elif char == quote:
@@ -690,26 +763,26 @@ class _Rewriter:
                 depth += 1
             elif char in ")]}":
                 depth -= 1
-            elif char == "\n" and depth <= 0:
-                rest = view[start:i].rstrip()
-                if not rest.endswith((",", "=", "+", "-", "(", "{", "[", ":", "?", "&&", "||")):
-                    return i
             i += 1
-        return view.find("\n", start) if view.find("\n", start) >= 0 else n
+        return n
 
     def _mdx_elements(self, imported: dict[str, str]) -> None:
         view, body = self.view, self.body
         pos = 0
-        next_comment = next_close = -2  # the next `{/*` and `*/}` found, -1 when none is
+        # The next `{/*`, `*/}` and `<` found (-1: none is), each searched again only
+        # once the scan has passed it.
+        next_comment = next_close = next_tag = -2
         while True:
             if next_comment != -1 and next_comment < pos:
                 next_comment = view.find("{/*", pos)
-            j = view.find("<", pos)
+            if next_tag != -1 and next_tag < pos:
+                next_tag = view.find("<", pos)
+            j = next_tag
             i = next_comment
             if i >= 0 and (j < 0 or i < j):
                 if next_close != -1 and next_close < i + 3:
                     next_close = view.find("*/}", i + 3)
-                if next_close < 0 or next_close - i > MAX_TOKEN:
+                if next_close < 0 or next_close - i > MAX_TOKEN or self.crosses_code(i, next_close):
                     pos = i + 3
                     continue
                 self.replace(i, next_close + 3, "")
@@ -722,8 +795,9 @@ class _Rewriter:
                 pos = j + 1
                 continue
             end = _tag_end(view, found.end())
-            if end < 0:
-                pos = found.end()
+            if end < 0 or self.crosses_code(j, end):
+                # Not a tag: what the scan passed over is text (never scanned again).
+                pos = -end if end < 0 else found.end()
                 continue
             if found.group(1) == "/":
                 self.replace(j, end, "")  # the children stay
@@ -801,8 +875,9 @@ _ELEMENT = re.compile(r"<(/?)([A-Z][\w]*(?:\.[A-Za-z_]\w*)*)(?=[\s/>])")
 
 
 def _tag_end(view: str, start: int) -> int:
-    """Where the tag whose name ends at `start` ends (after its `>`), or -1: attribute
-    values in quotes or braces may hold `>`. Bounded by `MAX_TOKEN`."""
+    """Where the tag whose name ends at `start` ends (after its `>`), or, negated, where
+    the scan stopped without finding it: attribute values in quotes or braces may hold
+    `>`; a `<` outside them, a blank line or `MAX_TOKEN` characters end the search."""
     depth = 0
     quote = ""
     limit = min(len(view), start + MAX_TOKEN)
@@ -825,8 +900,10 @@ def _tag_end(view: str, start: int) -> int:
             depth = 1
         elif char == ">":
             return i + 1
+        elif char == "<" or (char == "\n" and view.startswith("\n", i + 1)):
+            return -i
         i += 1
-    return -1
+    return -max(i, start)
 
 
 def _attributes(text: str) -> dict[str, str]:
@@ -871,6 +948,16 @@ def _attributes(text: str) -> dict[str, str]:
         else:
             found[name] = ""
     return found
+
+
+def _code_span(text: str) -> str:
+    """`text` as a code span, its backticks kept (the fence is one longer than any run)."""
+    longest = run = 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    ticks = "`" * (longest + 1)
+    return f"{ticks} {text} {ticks}"
 
 
 def _escape_label(text: str) -> str:

@@ -388,7 +388,9 @@ class Renderer:
                 say_fallbacks=False,
             )
         post = load_post(Path(path), key)
-        return resolve_links(self._feed_markdown.render(self.source_of(post), post.path).html, slugs, prefix)
+        return resolve_links(
+            self._feed_markdown.render(self.source_of(post), post.path).html, slugs, prefix
+        )
 
     @staticmethod
     def _comments(path: str | None) -> dict[str, Any] | None:

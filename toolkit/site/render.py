@@ -291,7 +291,9 @@ class Renderer:
         # The rules of the post on its own; those between posts (a title used twice...)
         # are the builder's, over every post (`siteplan.post_problems`).
         now = dt.datetime.now(dt.UTC)
-        problems = validate_post(post, site.content_dir, now=now)
+        from toolkit.content import bodies_of
+
+        problems = validate_post(post, site.content_dir, now=now, bodies=bodies_of(self.config))
         rows = [ProblemRow.of(p) for p in sorted(problems)]
         if post.slug in RESERVED_SLUGS:
             rows.append(

@@ -331,3 +331,9 @@ def test_property_code_blocks_are_left_byte_identical(body):
     for generator, is_mdx in (("hugo", False), ("jekyll", False), ("astro", True)):
         out = translate(body, generator, SITE, mdx=is_mdx).body
         assert _fenced_blocks(out) == _fenced_blocks(body), (generator, out)
+
+
+def test_eleventy_image_shortcode_is_an_image():
+    assert translate('{% image "./possum.png", "A possum, asleep" %}', "eleventy").body == (
+        "![A possum, asleep](./possum.png)"
+    )

@@ -103,6 +103,21 @@ def test_jekyll_post_sent_with_its_site_images_fence_and_links(make_project, env
     assert "[the earlier post](https://jekyll.example.org/blog/2010-05-01-hello-world/)" in body
 
 
+def test_links_to_the_writers_site_are_sent_absolute(make_project, env, sandbox):
+    blog = _blog(make_project, "jekyll")
+    post = blog.root / "_posts" / "2021-02-01-offset-dates.md"
+    text = post.read_text(encoding="utf-8")
+    post.write_text(
+        text + "\n[About]({{ site.baseurl }}/about/) and [home](/) and `[c](/code/)`.\n",
+        encoding="utf-8",
+    )
+    blog.run("publish", env=env)
+    body = next(a["body_markdown"] for a in my_articles(sandbox) if "offset-dates" in a["slug"])
+    assert "[About](https://jekyll.example.org/blog/about/)" in body
+    assert "[home](https://jekyll.example.org/blog/)" in body
+    assert "`[c](/code/)`" in body
+
+
 def test_check_names_the_unknown_shortcode_and_component_and_still_sends(make_project):
     hugo = _blog(make_project, "hugo")
     check = hugo.run("check")

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
 from toolkit.content import images
-from toolkit.content.translate import Site, Translation, translate, translates
+from toolkit.content.translate import Site, Translation, translate
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.config import Config
@@ -180,11 +180,18 @@ class SourceBodies:
                 return page.rstrip("/") + "/" + quote(beside)
         return None
 
-    def hosts(self) -> bool:
-        """Whether some host is known at all (else a relative image is a check error)."""
-        return bool(self.assets_base_url or self.site_url or self.fallback_url) or bool(
-            self.commit_base(self.content_dir)
-        )
+    def link_url(self, target: str) -> str | None:
+        """A root-relative link's address on the writer's site (dev.to would read
+        `/2020/other/` as one of its own pages), or None for any other target."""
+        if not self.site_url or not target.startswith("/") or target.startswith("//"):
+            return None
+        if any(ord(char) < 33 or ord(char) == 127 for char in target):
+            return None
+        parts = urlsplit(self.site_url)
+        base = parts.path.rstrip("/")
+        if base and (target == base or target.startswith(base + "/")):
+            return f"{parts.scheme}://{parts.netloc}{target}"
+        return self.site_url.rstrip("/") + target
 
 
 def _real(folder: Path) -> Path:
@@ -274,7 +281,3 @@ def written_meta(post: Post) -> Mapping[str, Any]:
     except (yaml.YAMLError, ValueError, RecursionError):  # it was read once already
         return post.meta
     return meta if isinstance(meta, dict) else post.meta
-
-
-def translated(generator: str, post: Post) -> bool:
-    return translates(generator, mdx=post.path.suffix == ".mdx")

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from yaml.representer import SafeRepresenter
 
-from toolkit.content import images
+from toolkit.content import images, translate
 from toolkit.content.hosting import sent_canonical_url
 from toolkit.content.post import FOREM_KEYS, TOOLKIT_KEYS, Post
 
@@ -115,9 +115,12 @@ def _rewrite_images(post: Post, content_dir: Path, base_url: str | None) -> str:
     return rewrite_images(post.body, url_of)
 
 
-def rewrite_images(body: str, url_of: Callable[[str], str | None]) -> str:
+def rewrite_images(
+    body: str, url_of: Callable[[str], str | None], *, code_spans: bool = False
+) -> str:
     """`body` with each relative image's source replaced by `url_of(source)` (when not
-    None), where it reads as a target and outside fenced code."""
+    None), where it reads as a target and outside fenced code (and code spans, with
+    `code_spans`)."""
     replacements: dict[str, str] = {}
     for ref in images.find_images(body):
         if ref.src in replacements or not images.is_relative(ref.src):
@@ -125,6 +128,13 @@ def rewrite_images(body: str, url_of: Callable[[str], str | None]) -> str:
         url = url_of(ref.src)
         if url is not None:
             replacements[ref.src] = url
+    return replace_targets(body, replacements, code_spans=code_spans)
+
+
+def replace_targets(body: str, replacements: dict[str, str], *, code_spans: bool = False) -> str:
+    """`body` with each target of `replacements` replaced, where it reads as an image or
+    link target (`images.TARGET_LEAD`), outside fenced code (and code spans, with
+    `code_spans`)."""
     if not replacements:
         return body
     # Only where a source reads as an image or link target, and never inside fenced code.
@@ -134,21 +144,41 @@ def rewrite_images(body: str, url_of: Callable[[str], str | None]) -> str:
         + "|".join(re.escape(src) for src in sorted(replacements, key=len, reverse=True))
         + r")(?=[\s)>\"']|$)"
     )
+
+    def sub(text: str) -> str:
+        return pattern.sub(lambda m: m.group(1) + replacements[m.group(2)], text)
+
     lines = body.split("\n")
     for index, inside_code in enumerate(images.code_mask(body)):
-        if not inside_code:
-            lines[index] = pattern.sub(
-                lambda m: m.group(1) + replacements[m.group(2)], lines[index]
-            )
-    body = "\n".join(lines)
-    return body
+        if inside_code:
+            continue
+        line = lines[index]
+        spans = translate.code_spans(line) if code_spans else []
+        if not spans:
+            lines[index] = sub(line)
+            continue
+        parts, cursor = [], 0
+        for start, stop in spans:
+            parts += [sub(line[cursor:start]), line[start:stop]]
+            cursor = stop
+        parts.append(sub(line[cursor:]))
+        lines[index] = "".join(parts)
+    return "\n".join(lines)
 
 
 def sent_body(post: Post, bodies: SourceBodies) -> str:
     """The body of a post written for another generator, as dev.to reads it: translated
-    (`translate`), its images made absolute (`bodies.SourceBodies.image_url`)."""
-    body = bodies.translate(post).body
-    return rewrite_images(body, lambda src: bodies.image_url(src, post))
+    (`translate`), its images made absolute (`bodies.SourceBodies.image_url`), and its
+    links to the writer's site (`/2020/other/`) too (`bodies.SourceBodies.link_url`)."""
+    body = rewrite_images(
+        bodies.translate(post).body, lambda src: bodies.image_url(src, post), code_spans=True
+    )
+    links: dict[str, str] = {}
+    for target in images.find_references(body):
+        url = bodies.link_url(target)
+        if url is not None:
+            links[target] = url
+    return replace_targets(body, links, code_spans=True)
 
 
 def front_matter_for_api(

@@ -606,6 +606,13 @@ class _Rewriter:
                 first = positional[0] if positional else ""
                 file = positional[1] if len(positional) > 1 else ""
                 self._gist(token, first, "", file)
+            elif name in ("image", "img") and args.strip():
+                # Eleventy's image shortcode: `{% image "./x.png", "Its alt text" %}`.
+                words, _ = parse_params(args)
+                positional = [w.rstrip(",") for w in words if w.rstrip(",")]
+                alt = positional[1] if len(positional) > 1 else ""
+                image = f"![{_escape_label(alt)}]({_target(positional[0])})"
+                self.replace(start, stop, image)
             elif name not in DEVTO_TAGS:
                 shown = f"{{% {name} %}}"
                 self.note(start, f"{shown}: a Liquid tag dev.to does not know; left out")

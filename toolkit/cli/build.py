@@ -75,6 +75,10 @@ def build(
     With --json, the report (files written, unchanged, removed, problems) is one JSON
     document on stdout.
 
+    When [source] names another generator (Hugo, Jekyll...), its site is that generator's
+    unless [site] enabled = true: build then says so in one line, builds nothing and exits
+    0.
+
     With --premium, posts marked `premium: true` and the templates of templates/premium/
     are built too, into site-premium/ ([site] premium_output_dir), never into the public
     site. The licensing service ([license], LICENSE_API_TOKEN) is asked first: unless the

@@ -5,6 +5,7 @@ no `{{ site.* }}`, no MDX import) and no relative or root-relative image."""
 from __future__ import annotations
 
 import re
+import subprocess
 import shutil
 from pathlib import Path
 
@@ -65,6 +66,7 @@ def test_published_bodies_hold_no_generator_syntax_and_no_relative_image(
     blog = _blog(make_project, generator)
     before = {a["id"] for a in my_articles(sandbox)}
     result = blog.run("publish", env=env)
+    assert result.exit_code == 0, result.output
     stored = [a for a in my_articles(sandbox) if a["id"] not in before]
     assert len(stored) >= 3, result.output
     for article in stored:
@@ -142,3 +144,49 @@ def test_a_missing_static_image_is_a_check_error(make_project):
     assert "src/content/articles/first-post.md:11: image: '/images/photo.jpg' not found" in (
         check.output
     ), check.output
+
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+CI = {
+    "GITHUB_ACTIONS": "true",
+    "GITHUB_SERVER_URL": "https://github.com",
+    "GITHUB_REPOSITORY": "writer/blog",
+    "GITHUB_SHA": SHA,
+}
+
+
+def test_in_ci_images_are_the_pushed_commits_files(make_project, env, sandbox):
+    blog = _blog(make_project, "hugo")
+    subprocess.run(["git", "init", "-q", str(blog.root)], check=True)
+    result = blog.run("publish", env={**env, **CI})
+    assert result.exit_code == 0, result.output
+    raw = f"https://raw.githubusercontent.com/writer/blog/{SHA}/"
+    bodies = {a["title"]: a["body_markdown"] for a in my_articles(sandbox)}
+    first = bodies["First steps with GitHub Copilot"]
+    assert f"![the set-up]({raw}content/2020/first-steps/diagram.png)" in first
+    assert f"![screen shot]({raw}content/2020/first-steps/screen%20shot.png)" in first
+    old = next(body for title, body in bodies.items() if "/static/images/logo.png" in body)
+    assert f"{raw}static/images/logo.png" in old
+
+
+def test_with_nothing_to_host_them_root_relative_images_hold_the_post_back(make_project):
+    blog = _blog(make_project, "astro")
+    toml = blog.root / "toolkit.toml"
+    toml.write_text(
+        toml.read_text(encoding="utf-8").replace('url = "https://astro.example.org"\n', ""),
+        encoding="utf-8",
+    )
+    (blog.root / "src/content/articles/first-post.md").write_text(
+        "---\ntitle: Out\n---\n![a](../../../../outside.png)\n![b](/images/photo.jpg)\n",
+        encoding="utf-8",
+    )
+    (blog.root.parent / "outside.png").write_bytes(b"\x89PNG")
+    check = blog.run("check")
+    assert check.exit_code == 1
+    lines = [line for line in check.output.splitlines() if "first-post.md" in line]
+    assert lines == [
+        "src/content/articles/first-post.md:4: image: '../../../../outside.png' lies outside the "
+        "content and static folders (not followed)",
+        "src/content/articles/first-post.md:5: image '/images/photo.jpg' is relative and "
+        "nothing hosts it: set [source] url, or set [site] assets_base_url, or publish from CI",
+    ]

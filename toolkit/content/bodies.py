@@ -113,7 +113,8 @@ class SourceBodies:
     # -- images --
 
     def locate(self, src: str, post: Post) -> Path:
-        """The file an image's `src` names (`os.devnull` when none can be)."""
+        """The file of the content or static folder an image's `src` names (`os.devnull`
+        when none is: a name no file has, or a path leading out of both folders)."""
         if images.unusable(src) is not None:
             return Path(os.devnull)
         try:
@@ -129,7 +130,7 @@ class SourceBodies:
                     continue
                 if file.is_file() and self._inside(file):
                     return file
-        return images.resolve(src, post.path, self.content_dir)
+        return Path(os.devnull)  # nothing of the content or static folder
 
     def _places(self, written: str, post: Post) -> list[tuple[Path, str]]:
         if not written.startswith("/"):
@@ -256,14 +257,17 @@ def _page_url_of(config: Config) -> Callable[[Post], str | None]:
     front matter as written (a post read for dev.to has dev.to's keys in `meta`)."""
     from toolkit.content.sources.permalink import page_url
 
-    pages: dict[Path, str | None] = {}
+    pages: dict[tuple[Path, str], str | None] = {}
 
     def page(post: Post) -> str | None:
-        if post.path not in pages:
-            pages[post.path] = page_url(
+        key = (post.path, post.front_matter)
+        if key not in pages:
+            if len(pages) > 10_000:
+                pages.clear()
+            pages[key] = page_url(
                 post.path, written_meta(post), config.source, config.site.content_dir
             )
-        return pages[post.path]
+        return pages[key]
 
     return page
 

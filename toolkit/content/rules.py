@@ -262,6 +262,9 @@ def _check_source_image(
         ]
     file = bodies.locate(src, post)
     if not file.is_file():
+        if images.resolve(src, post.path, bodies.content_dir).is_file():
+            where = "lies outside the content and static folders (not followed)"
+            return [Problem(post.key, line, f"{label}: {quoted(src, SHOWN)} {where}")]
         return [Problem(post.key, line, f"{label}: {quoted(src, SHOWN)} not found")]
     if hosted and not post.premium and bodies.image_url(src, post) is None:
         return [

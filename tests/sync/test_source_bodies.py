@@ -5,8 +5,8 @@ no `{{ site.* }}`, no MDX import) and no relative or root-relative image."""
 from __future__ import annotations
 
 import re
-import subprocess
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest

@@ -33,6 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from toolkit.content.liquid import SUPPORTED
+
 MAX_TOKEN = 4000  # characters of one shortcode, tag or component: longer is text
 _YOUTUBE_ID = re.compile(r"[A-Za-z0-9_-]{11}")
 _DIGITS = re.compile(r"[0-9]{1,20}")
@@ -41,21 +43,17 @@ _GIST_ID = re.compile(r"[A-Za-z0-9]{1,40}")
 _FILE_NAME = re.compile(r"[\w.-]{1,200}")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
-# dev.to's Liquid tags, kept as written in a Liquid generator's post (Forem's editor guide).
-DEVTO_TAGS = frozenset(
+# dev.to's Liquid tags, kept as written in a Liquid generator's post: those the site
+# renders (`liquid.SUPPORTED`) and Forem's others (its app/liquid_tags). dev.to refuses an
+# article holding a tag it does not know, so any other tag is left out.
+DEVTO_TAGS = frozenset(SUPPORTED) | frozenset(
     {
-        "embed", "link", "post", "youtube", "vimeo", "codepen", "codesandbox", "stackblitz",
-        "jsfiddle", "github", "gist", "twitter", "tweet", "x", "user", "tag", "devcomment",
-        "podcast", "instagram", "twitch", "glitch", "speakerdeck", "slideshare",
-        "soundcloud", "spotify", "replit", "dotnetfiddle", "wikipedia", "reddit", "medium",
-        "stackoverflow", "details", "spoiler", "collapsible", "enddetails", "endspoiler",
-        "endcollapsible", "katex", "endkatex", "raw", "endraw", "organization", "listing",
-        "blogcast", "kotlin", "nextjs", "parler", "asciinema", "loom", "forem", "unsplash",
-        "mentor", "comment", "card", "cta", "endcta",
+        "katex", "endkatex", "raw", "endraw", "asciinema", "bandcamp", "blogcast", "bluesky",
+        "card", "cta", "endcta", "forem", "gitlab", "golang", "huggingface", "jsitor",
+        "kotlin", "listing", "livecodes", "loom", "nexttech", "organization", "parler",
+        "poll", "runkit", "endrunkit", "stackery", "video", "twitch",
     }
 )  # fmt: skip
-
-GENERATORS = ("devto", "hugo", "jekyll", "eleventy", "astro", "next")
 
 
 @dataclass(frozen=True)
@@ -101,20 +99,21 @@ class Translation:
     pieces: list[tuple[int, int, bool]] = field(default_factory=list)
     source_lines: list[int] = field(default_factory=lambda: [0])  # where the source's lines start
 
-    def source_offset(self, offset: int) -> int:
-        """The offset of the source a position of the translated body came from."""
-        if not self.pieces:
-            return offset
-        index = _last_at_most([p[0] for p in self.pieces], offset)
-        out_start, in_start, copied = self.pieces[index]
-        return in_start + (offset - out_start) if copied else in_start
-
     def line_map(self) -> list[int]:
-        """For each line of the translated body (index 0: line 1), the source's line."""
-        return [
-            _last_at_most(self.source_lines, self.source_offset(start)) + 1
-            for start in _line_starts(self.body)
-        ]
+        """For each line of the translated body (index 0: line 1), the source's line: one
+        walk, as the pieces and the source's lines are both in order."""
+        lines: list[int] = []
+        piece = source_line = 0
+        pieces, starts = self.pieces or [(0, 0, True)], self.source_lines
+        for start in _line_starts(self.body):
+            while piece + 1 < len(pieces) and pieces[piece + 1][0] <= start:
+                piece += 1
+            out_start, in_start, copied = pieces[piece]
+            offset = in_start + (start - out_start) if copied else in_start
+            while source_line + 1 < len(starts) and starts[source_line + 1] <= offset:
+                source_line += 1
+            lines.append(source_line + 1)
+        return lines
 
 
 def identity(body: str) -> Translation:

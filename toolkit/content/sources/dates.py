@@ -48,7 +48,9 @@ def _offset(text: str) -> dt.timezone:
     return dt.timezone(sign * dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
 
 
-def read_date(value: Any, timezone: str | None = None, date_format: str | None = None) -> dt.datetime | None:
+def read_date(
+    value: Any, timezone: str | None = None, date_format: str | None = None
+) -> dt.datetime | None:
     """`value` as an aware datetime; None when there is none (absent, empty, or one of
     Eleventy's computed dates); `DateUnread` when it is written but cannot be read."""
     tz = zone(timezone)

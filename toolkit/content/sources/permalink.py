@@ -46,7 +46,9 @@ DEFAULT_PERMALINK = {
     "next": "/:path/",
     "devto": "/:slug/",
 }
-_PLACEHOLDER = re.compile(r":(year|month|day|title|slug|path|categories|output_ext|i_month|i_day|y_day|short_year)")
+_PLACEHOLDER = re.compile(
+    r":(year|month|day|title|slug|path|categories|output_ext|i_month|i_day|y_day|short_year)"
+)
 _SLUG = re.compile(r"[^a-z0-9]+")
 POST_SUFFIXES = (".md", ".mdx", ".markdown")
 

@@ -10,6 +10,7 @@ with the project's folder and where each value came from. `SECTIONS` and
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -38,6 +39,7 @@ from toolkit.config.keys import (
     option,
     secret,
 )
+from toolkit.redact import quoted
 
 DEFAULT_CONFIG_NAME = "toolkit.toml"
 SECTION = "toolkit.section"  # field metadata of `Config`: the section's dataclass
@@ -305,6 +307,51 @@ class McpConfig:
     )
 
 
+# A variable's name as a shell and GitHub Actions take it.
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A writer's folder: one plain name, directly under the posts folder.
+WRITER_FOLDER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
+WRITER_VARIABLE_PREFIX = "FOREM_API_KEY_"
+
+
+def writer_variable(folder: str) -> str:
+    """The variable a writer's key is read from by default: `FOREM_API_KEY_` and the
+    folder's name upper-cased, every character but a letter or digit written `_`
+    (`jane-doe` -> `FOREM_API_KEY_JANE_DOE`)."""
+    return WRITER_VARIABLE_PREFIX + re.sub(r"[^A-Z0-9]", "_", folder.upper())
+
+
+@dataclass(frozen=True)
+class WritersSection:
+    """[writers]: a team's repository, one folder per writer under the posts folder; each
+    line names the variable holding that writer's API key (`jane-doe =
+    "FOREM_API_KEY_JANE_DOE"`)."""
+
+    variables: Mapping[str, str] = field(default_factory=dict)  # folder -> variable
+
+    @classmethod
+    def parse(cls, name: str, value: Any) -> tuple[WritersSection, list[str]]:
+        """The table as `toolkit.toml` gives it, and every problem as `name: key: problem`."""
+        if value is None:
+            return cls(), []
+        if not isinstance(value, dict):
+            return cls(), [f"{name}: writers: must be a table ([writers])"]
+        problems: list[str] = []
+        variables: dict[str, str] = {}
+        for folder, variable in value.items():
+            where = f"{name}: writers.{quoted(folder, 100, marks=False)}"
+            if not WRITER_FOLDER.fullmatch(folder) or set(folder) == {"."}:
+                problems.append(f"{where}: a writer is one folder name under the posts folder")
+            elif not isinstance(variable, str) or not ENV_NAME.fullmatch(variable):
+                problems.append(
+                    f"{where}: must be the name of an environment variable, e.g. "
+                    f'"{writer_variable(folder)}"'
+                )
+            else:
+                variables[folder] = variable
+        return cls(variables), problems
+
+
 def section(cls: type) -> Any:
     return field(metadata={SECTION: cls})
 
@@ -321,6 +368,7 @@ class Config:
     license: LicenseConfig = section(LicenseConfig)
     logs: LogsConfig = section(LogsConfig)
     mcp: McpConfig = section(McpConfig)
+    writers: WritersSection = field(default_factory=WritersSection)
     # Problems that do not stop loading (a `.env` open to other users); the CLI shows them.
     warnings: tuple[str, ...] = ()
     # Where each key's value came from: "default", the file's name, an environment variable,

@@ -245,7 +245,10 @@ def source_problems(post: Post, bodies: SourceBodies, hosted: bool) -> list[Prob
                 Problem(post.key, line_of(finding.line), finding.message, Severity.WARNING)
             )
     cover = post.meta.get("cover_image")
-    if isinstance(cover, str) and images.is_relative(cover.strip()):
+    if cover is not None and not isinstance(cover, str):
+        line = post.line_of("cover_image")
+        problems.append(Problem(post.key, line, "cover_image: must be a URL or a path"))
+    elif isinstance(cover, str) and images.is_relative(cover.strip()):
         problems.extend(
             _check_source_image(
                 post, cover.strip(), post.line_of("cover_image"), bodies, hosted, "cover_image"

@@ -386,7 +386,6 @@ class Toolbox:
         left out and reported as `path:line: message`; `ok` is false then."""
         from toolkit.commands.build import build
         from toolkit.commands.posts import content_only
-
         from toolkit.site.enabled import left_to_generator, site_enabled
 
         def work() -> BuildJson:

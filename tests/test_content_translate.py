@@ -54,6 +54,7 @@ def test_hugo_video_and_post_shortcodes_become_dev_to_tags():
     )
     assert hugo("{{< tweet 877500564405444608 >}}") == "{% twitter 877500564405444608 %}"
     assert hugo("{{% youtube 0RKpf3rK57I %}}") == "{% youtube 0RKpf3rK57I %}"
+    assert hugo("{{< instagram BWNjjyYFxVx >}}") == "{% instagram BWNjjyYFxVx %}"
     assert hugo("{{<youtube 0RKpf3rK57I>}}") == "{% youtube 0RKpf3rK57I %}"
 
 
@@ -103,6 +104,7 @@ def test_hugo_ref_and_relref_are_the_pages_absolute_address():
     assert hugo('[s]({{< ref "posts/other.md#who" >}})') == (
         "[s](https://example.org/blog/other/#who)"
     )
+    assert hugo('[here]({{< ref "#part" >}})') == "[here](#part)"
     missing = translate('[m]({{< ref "gone.md" >}})', "hugo", SITE)
     assert missing.body == "[m](gone.md)"
     assert missing.notes[0].message.startswith("ref 'gone.md': no post of that name")

@@ -379,6 +379,8 @@ class _Rewriter:
     def page(self, offset: int, what: str, name: str) -> str:
         """The address of the post `name` names (`#anchor` kept), or `name` with a note."""
         path, _, anchor = name.partition("#")
+        if not path and anchor:
+            return name  # `{{< ref "#part" >}}`: a part of this page
         url = self.site.page_of(path) if path else None
         if url is None:
             shown = name[:80]
@@ -501,6 +503,12 @@ class _Rewriter:
                 self._unknown(token, "needs a post's id")
         elif name == "gist":
             self._gist(token, arg("user", at=0), arg("id", at=1), arg("file", at=2))
+        elif name == "instagram":
+            post_id = arg("id")
+            if re.fullmatch(r"[A-Za-z0-9_-]{1,64}", post_id):
+                self.replace(start, stop, f"{{% instagram {post_id} %}}")
+            else:
+                self._unknown(token, "needs a post's id")
         elif name == "figure":
             self.replace(start, stop, self._figure(named))
         elif name in ("ref", "relref"):

@@ -115,6 +115,7 @@ def test_hugo_details_comment_and_shown_shortcodes():
         "{% details See %}\nHidden\n{% enddetails %}"
     )
     assert hugo("a {{% comment %}} not shown {{% /comment %}} b") == "a  b"
+    assert hugo("{{< /details >}}") == ""  # closing nothing: dev.to would refuse its end
     assert hugo("Write {{</* youtube 0RKpf3rK57I */>}} to embed.") == (
         "Write ` {{< youtube 0RKpf3rK57I >}} ` to embed."
     )

@@ -207,11 +207,6 @@ def code_lines(lines: list[str]) -> list[bool]:
     return mask
 
 
-def blank_code_spans(line: str) -> str:
-    """`line` with its code spans blanked."""
-    return _blank(line, code_spans(line))
-
-
 def _blank(line: str, spans: list[tuple[int, int]]) -> str:
     if not spans:
         return line
@@ -415,7 +410,8 @@ class _Rewriter:
             elif token.kind == "close":
                 if index not in closed:
                     self.note(token.start, f"`{{{{< /{token.name} >}}}}` closes nothing; left out")
-                self.replace(token.start, token.stop, self._hugo_close(token))
+                closes = self._hugo_close(token) if index in closed else ""
+                self.replace(token.start, token.stop, closes)
             else:
                 end = tokens[closing] if closing is not None else None
                 done = self._hugo_open(token, end)

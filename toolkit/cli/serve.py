@@ -42,6 +42,9 @@ def serve(cli: CliContext, host: str, port: int, folder: str | None) -> None:
     site as built: run `toolkit build` first (`make serve` does both), or use
     `toolkit watch` to rebuild on every save. Ctrl-C stops it.
 
+    When [source] names another generator (Hugo, Jekyll...), the site is that generator's
+    unless [site] enabled = true: this says so in one line and exits 0.
+
     \b
     Example:
       toolkit serve                               # site/ at http://127.0.0.1:8000/

@@ -123,6 +123,9 @@ def watch(
     `toolkit build --premium` does), and asks again at most once a minute while it runs;
     a refusal is shown like a bad save and the preview waits for the licence.
 
+    When [source] names another generator (Hugo, Jekyll...), the site is that generator's
+    unless [site] enabled = true: this says so in one line and exits 0.
+
     \b
     Example:
       toolkit watch                 # then open http://127.0.0.1:8000

@@ -190,3 +190,17 @@ def test_with_nothing_to_host_them_root_relative_images_hold_the_post_back(make_
         "src/content/articles/first-post.md:5: image '/images/photo.jpg' is relative and "
         "nothing hosts it: set [source] url, or set [site] assets_base_url, or publish from CI",
     ]
+
+
+def test_a_file_beside_a_post_that_is_no_bundle_is_not_under_its_page(make_project):
+    blog = _blog(make_project, "hugo")
+    (blog.root / "content/2019/near.png").write_bytes(b"\x89PNG")
+    post = blog.root / "content/2019/old-post.md"
+    post.write_text(post.read_text(encoding="utf-8") + "\n![n](near.png)\n", encoding="utf-8")
+    check = blog.run("check", "content/2019/old-post.md")
+    assert check.exit_code == 1
+    assert (
+        "content/2019/old-post.md:12: image 'near.png' is relative and nothing hosts it: your "
+        "site serves a bundle's and the static folder's files, not this one; set [site] "
+        "assets_base_url, or publish from CI"
+    ) in check.output

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
 from toolkit.content import images
+from toolkit.content.sources.permalink import is_bundle
 from toolkit.content.translate import Site, Translation, translate
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,7 +48,8 @@ STATIC_DIRS = {
     "eleventy": ("public",),
     "jekyll": (".",),
 }
-# Generators that serve a page bundle's files under the page's address.
+# Generators that serve a page bundle's files (beside `x/index.md`; Eleventy's `x/x.md`)
+# under the page's address.
 BUNDLE_SERVED = ("hugo", "eleventy")
 
 
@@ -174,7 +176,7 @@ class SourceBodies:
             in_static = images.asset_path(file, _real(self.static_dir))
             if in_static is not None:
                 return images.absolute_url(self.site_url, in_static)
-        if self.generator in BUNDLE_SERVED:
+        if self.generator in BUNDLE_SERVED and is_bundle(post.path, self.generator):
             beside = images.asset_path(file, _real(post.path.parent))
             page = self.page_of_post(post) if beside is not None else None
             if page and beside is not None:

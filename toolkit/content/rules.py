@@ -282,8 +282,13 @@ def _check_source_image(
             Problem(
                 post.key,
                 line,
-                f"{label} {quoted(src, SHOWN)} is relative and nothing hosts it: set "
-                "[source] url, or " + NOTHING_HOSTS,
+                f"{label} {quoted(src, SHOWN)} is relative and nothing hosts it: "
+                + (
+                    "your site serves a bundle's and the static folder's files, not this one; "
+                    if bodies.site_url
+                    else "set [source] url, or "
+                )
+                + NOTHING_HOSTS,
                 Severity.ERROR,
                 Kind.API,
             )

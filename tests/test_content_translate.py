@@ -134,6 +134,11 @@ def test_hugo_unknown_shortcode_is_left_out_with_a_note_naming_it_and_its_line()
     ]
 
 
+def test_a_note_shows_what_the_body_holds_escaped():
+    (note,) = translate("{{< bad\x1b[31mname >}}", "hugo", SITE).notes
+    assert "\x1b" not in note.message and "bad\\x1b[31mname" in note.message
+
+
 def test_hugo_site_address_expanded():
     assert hugo("![x]({{ .Site.BaseURL }}/images/y.png)") == (
         "![x](https://example.org/blog/images/y.png)"

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from toolkit.content.liquid import SUPPORTED
+from toolkit.redact import quoted
 
 MAX_TOKEN = 4000  # characters of one shortcode, tag or component: longer is text
 _YOUTUBE_ID = re.compile(r"[A-Za-z0-9_-]{11}")
@@ -318,7 +319,8 @@ class _Rewriter:
         self.edits.append((start, stop, text))
 
     def note(self, offset: int, message: str) -> None:
-        self.notes.append((offset, message))
+        """Say what was left out; what the body holds is shown escaped (`redact.quoted`)."""
+        self.notes.append((offset, quoted(message, 240, marks=False)))
 
     def finish(self) -> Translation:
         """Apply the edits in order; one overlapping an earlier one is dropped."""
@@ -529,7 +531,7 @@ class _Rewriter:
         return None
 
     def _unknown(self, token: _Token, why: str) -> None:
-        shown = f"{token.opener} {token.name} {token.closer}"
+        shown = f"{token.opener} {token.name[:60]} {token.closer}"
         self.note(token.start, f"{shown}: {why}; left out (what it holds is kept)")
         self.replace(token.start, token.stop, "")
 

@@ -179,7 +179,7 @@ class SourceBodies:
         if self.generator in BUNDLE_SERVED and is_bundle(post.path, self.generator):
             beside = images.asset_path(file, _real(post.path.parent))
             page = self.page_of_post(post) if beside is not None else None
-            if page and beside is not None:
+            if page and beside is not None and not page.endswith((".html", ".htm")):
                 return page.rstrip("/") + "/" + quote(beside)
         return None
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from toolkit.content.discover import excluded_by, find_posts, post_suffixes
 from toolkit.content.problems import PostError, Problem, ProblemList, Severity
 from toolkit.localfiles import config_folders
+from toolkit.redact import quoted
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable
@@ -54,6 +55,7 @@ NOT_A_POST = (
     "not a post: no front matter (a --- block with a title) at its top; left out "
     "(add one to make it a post)"
 )
+MISNAMED = "not a post: posts are `.md` files; left out (rename it to {name} to make it a post)"
 
 
 @dataclass
@@ -68,13 +70,15 @@ def load_posts(
 ) -> tuple[list[Post], list[Problem]]:
     """Parse the posts; a post that cannot be parsed becomes a problem, the rest go on.
     Files skipped unread (a symlink leading outside the project, a FIFO) are warnings; a
-    Markdown file without a front matter is not a post, said once as a note."""
+    Markdown file without a front matter is not a post, said once as a note, and so is
+    one named `.MD` or `.markdown`."""
     from toolkit.content.post import load_post
     from toolkit.content.sources import reader
 
     posts: list[Post] = []
     problems: list[Problem] = []
     skipped: list[tuple[Path, str]] = []
+    misnamed: list[Path] = []
     found = find_posts(
         config.site.content_dir,
         paths,
@@ -82,6 +86,7 @@ def load_posts(
         skipped,
         excluded_by(config),
         post_suffixes(config),
+        misnamed,
     )
     read = reader(config)
     for path in found:
@@ -99,6 +104,15 @@ def load_posts(
             problems.append(Problem(post.key, 1, NOT_A_POST, Severity.NOTE))
     problems += [
         Problem(config.relative(path), 1, reason, Severity.WARNING) for path, reason in skipped
+    ]
+    problems += [
+        Problem(
+            config.relative(path),
+            1,
+            MISNAMED.format(name=quoted(path.stem + ".md", 100)),
+            Severity.NOTE,
+        )
+        for path in misnamed
     ]
     return posts, problems
 

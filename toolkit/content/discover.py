@@ -59,7 +59,8 @@ Skipped = list[tuple[Path, str]]  # (path, why it was not read)
 
 # The names of post files: Markdown, and MDX in a project written for a generator that
 # reads it (`post_suffixes`).
-MARKDOWN = (".md",)
+POST_SUFFIX = ".md"
+MARKDOWN = (POST_SUFFIX,)
 WITH_MDX = (".md", ".mdx")
 
 
@@ -67,6 +68,16 @@ def post_suffixes(config: Config) -> tuple[str, ...]:
     """The endings of the project's post files: `.mdx` too when `[source]` names a
     generator (Astro, Next and Eleventy read MDX)."""
     return MARKDOWN if config.source.generator == "devto" else WITH_MDX
+
+
+# Markdown by another name (`.MD`, `.markdown`): never a post, but said to be left out,
+# since a writer meant it for one.
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+def misnamed(name: str) -> bool:
+    """Whether a file name says Markdown (`a.MD`, `a.markdown`) but not the `.md` posts have."""
+    return not name.endswith(POST_SUFFIX) and name.lower().endswith(MARKDOWN_SUFFIXES)
 
 
 def _hidden(name: str) -> bool:
@@ -81,12 +92,14 @@ def walk_posts(
     content_dir: Path | None = None,
     excluded: Excluded = _nothing,
     suffixes: tuple[str, ...] = MARKDOWN,
+    others: list[Path] | None = None,
 ) -> list[Path]:
     """Every post under `folder`, sorted, so that every run sees them in the same order.
 
     `folders`: where a symlink may lead (by default `folder` itself); what is refused is
     added to `skipped` when given. `excluded` is asked about each path relative to
-    `content_dir` (default `folder`); an excluded folder is not walked.
+    `content_dir` (default `folder`); an excluded folder is not walked. `others`, when
+    given, gets the Markdown files whose names keep them from being posts (`misnamed`).
     """
     folders = folders or localfiles.project_folders(folder)
     refused: Skipped = [] if skipped is None else skipped
@@ -110,10 +123,14 @@ def walk_posts(
                 if entry.is_file(follow_symlinks=False):
                     if entry.name.endswith(suffixes):
                         found.append(entry.path)
+                    elif others is not None and misnamed(entry.name):
+                        others.append(Path(entry.path))
                     continue
                 kind, _, reason = localfiles.classify_entry(entry, folders)
                 if kind == localfiles.FILE and entry.name.endswith(suffixes):
                     found.append(entry.path)
+                elif kind == localfiles.FILE and others is not None and misnamed(entry.name):
+                    others.append(Path(entry.path))
                 elif reason:  # what the site's scan reports too
                     refused.append((Path(entry.path), reason))
     if os.name == "nt":  # pragma: no cover - parts compared without case there
@@ -140,6 +157,15 @@ def is_post_path(
     return excluded is _nothing or not excluded("/".join(parts))
 
 
+def _named_inside(named: Path, folders: tuple[str, ...]) -> bool:
+    """Whether the name `named` (absolute) lies in one of `folders` by one of the folders
+    on its way: the name itself with its folder resolved, or any folder above it."""
+    place = os.path.join(os.path.realpath(named.parent), named.name)
+    return localfiles.within(place, folders) or any(
+        localfiles.within(os.path.realpath(parent), folders) for parent in named.parents
+    )
+
+
 def find_posts(
     content_dir: Path,
     paths: Iterable[str | Path] = (),
@@ -147,13 +173,15 @@ def find_posts(
     skipped: Skipped | None = None,
     excluded: Excluded = _nothing,
     suffixes: tuple[str, ...] = MARKDOWN,
+    others: list[Path] | None = None,
 ) -> list[Path]:
     """The posts named by `paths` (files or folders), or all of `content_dir` when none.
 
     `folders` are the real paths a symlink may lead into (`localfiles.config_folders`;
     by default the content folder); what is refused goes to `skipped` when given. A path
     named outright is taken as named, unless it is a symlink from inside the project to
-    outside it, or a file of the content folder that `excluded` leaves out.
+    outside it, or a file of the content folder that `excluded` leaves out. `others`, when
+    given, gets the Markdown files of the folders walked that are not posts by their name.
     """
     folders = folders or localfiles.project_folders(content_dir)
     refused: Skipped = [] if skipped is None else skipped
@@ -161,14 +189,15 @@ def find_posts(
     if not paths:
         if not content_dir.is_dir():
             raise ContentError(f"{content_dir}: the content folder does not exist")
-        return walk_posts(content_dir, folders, refused, excluded=excluded, suffixes=suffixes)
+        return walk_posts(
+            content_dir, folders, refused, excluded=excluded, suffixes=suffixes, others=others
+        )
     found: set[Path] = set()
     for given in paths:
         named = Path(os.path.abspath(given))
         path = named.resolve()
-        # Where the name itself lies (its folder resolved, not the name).
-        place = os.path.join(os.path.realpath(named.parent), named.name)
-        if localfiles.within(place, folders) and not localfiles.within(str(path), folders):
+        if not localfiles.within(str(path), folders) and _named_inside(named, folders):
+            # under the project by its name, out of it through a symlink on the way
             refused.append((named, localfiles.outside_message(str(named))))
             continue
         kind, _, reason = localfiles.classify_path(path, folders)
@@ -181,6 +210,7 @@ def find_posts(
                     content_dir=content_dir,
                     excluded=excluded,
                     suffixes=suffixes,
+                    others=others,
                 )
             )
         elif kind == localfiles.FILE:

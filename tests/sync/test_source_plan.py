@@ -191,3 +191,20 @@ def test_an_old_post_toolkit_would_refuse_is_not_on_devto_rather_than_an_error(
         "---\ntitle: Old\ndate: 2019-05-01\ntags: [日本語]\ncrosspost: true\n---\nX.\n",
     )
     assert project.run("plan", env=env).exit_code == 1
+
+
+def test_an_id_the_account_does_not_hold_is_named_by_the_key_written(make_project, env, sandbox):
+    project = make_project(CONFIG)
+    project.write(
+        "content/a.md",
+        "---\ntitle: A\ndate: 2025-05-01\ndevtoId: 987654\n---\nX.\n",
+    )
+    project.write(
+        "content/b.md",
+        "---\ntitle: B\ndate: 2025-05-01\ndevto_id: 987655\n---\nX.\n",
+    )
+    result = project.run("plan", env=env)
+    assert result.exit_code == 1, result.output
+    assert "content/a.md:4  devtoId: names article 987654, which is not one" in result.output
+    assert "content/b.md:4  devto_id: names article 987655, which is not one" in result.output
+    assert " id: names" not in result.output

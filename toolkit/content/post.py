@@ -212,6 +212,10 @@ class Post:
 
     # -- where things are in the file --------------------------------------------------
 
+    def key_named(self, name: str) -> str:
+        """The front-matter key `name` was read from (`devtoId` for `id` in a Hugo post)."""
+        return self.aliases.get(name, name)
+
     def line_of(self, key: str) -> int:
         """Line of a top-level front matter key; the block's first line when absent."""
         if self._lines is None:

@@ -245,3 +245,18 @@ def test_a_jekyll_markdown_file_is_a_post_not_a_misnamed_one(make_project):
     assert "  title: 'Welcome To Jekyll' <- the file's name (as Jekyll titles it)" in result.output
     assert ".markdown" not in result.output.replace(name, "")
     assert result.exit_code == 0, result.output
+
+
+def test_checking_one_post_compares_the_others_as_publish_reads_them(make_project):
+    # Eleventy reads no `url:`: two posts, two pages.
+    project = make_project(HUGO.replace('generator = "hugo"', 'generator = "eleventy"'))
+    project.write("content/a/index.md", "---\ntitle: A\nurl: /same/\n---\nText.\n")
+    project.write("content/b/index.md", "---\ntitle: B\nurl: /same/\n---\nText.\n")
+    assert project.run("check", "content/a/index.md").exit_code == 0
+    # Hugo's `url:` makes both one page on the writer's site: one slug and canonical_url
+    # on dev.to. Checking one of them finds it, the other read again (not remembered).
+    (project.root / "toolkit.toml").write_text(HUGO, encoding="utf-8")
+    assert project.run("check").exit_code == 1
+    one = project.run("check", "content/a/index.md")
+    assert one.exit_code == 1, one.output
+    assert "content/b/index.md" in one.output

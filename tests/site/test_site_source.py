@@ -43,10 +43,39 @@ def test_an_enabled_site_shows_the_translated_bodies(make_project):
     blog = _hugo(make_project, "enabled = true")
     result = blog.run("build", "--drafts")
     assert result.exit_code == 0, result.output
-    page = (blog.root / "site" / "first-steps" / "index.html").read_text(encoding="utf-8")
+    page = (blog.root / "site" / "first-steps-with-copilot" / "index.html").read_text(
+        encoding="utf-8"
+    )
     prose, code = page.split("<pre", 1)
     assert "{{&lt;" not in prose and "{{<" not in prose
     assert "youtube-nocookie.com/embed/30a0WrfaS2A" in page
     assert "https://x.com/i/status/1233140530017644544" in page
     # The shortcode shown in a code block stays as written.
     assert "{{&lt; youtube 30a0WrfaS2A &gt;}}" in code
+
+
+def test_an_enabled_site_reads_the_posts_as_publish_does(make_project):
+    # Hugo writes no `published:`: its posts are public unless `draft: true`, and a post
+    # kept off dev.to (`devtoSkip`) is still the writer's page.
+    blog = _hugo(make_project, "enabled = true")
+    result = blog.run("build")
+    assert result.exit_code == 0, result.output
+    site = blog.root / "site"
+    assert (site / "first-steps-with-copilot" / "index.html").is_file()  # its `url:` slug
+    assert (site / "reading-notes" / "index.html").is_file()
+    assert not (site / "half-written").exists()
+    assert "1 draft (drafts as hugo reads them) left out" in result.output
+    assert "built 4 posts" in result.output
+    # The tags are those sent to dev.to, and so are their problems.
+    page = (site / "first-steps-with-copilot" / "index.html").read_text(encoding="utf-8")
+    assert "githubcopilot" in page
+    assert "index.md:5: warning: tags as dev.to takes them" in result.output
+    # A changed [source] reads every post again.
+    toml = (blog.root / "toolkit.toml").read_text(encoding="utf-8")
+    (blog.root / "toolkit.toml").write_text(
+        toml + '\n[forem.tags]\n"GitHub Copilot" = "copilot"\n', encoding="utf-8"
+    )
+    again = blog.run("build")
+    assert again.exit_code == 0, again.output
+    page = (site / "first-steps-with-copilot" / "index.html").read_text(encoding="utf-8")
+    assert "githubcopilot" not in page and "copilot" in page, again.output

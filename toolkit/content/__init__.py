@@ -156,7 +156,9 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
             )
             if path not in named
         ]
-        others = known_posts(config.state_dir, rest)
+        from toolkit.content.sources import reader, reading_key
+
+        others = known_posts(config.state_dir, rest, reader(config), reading_key(config))
     problems += validate_posts(
         posts,
         config.site.content_dir,

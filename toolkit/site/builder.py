@@ -131,6 +131,8 @@ class SiteBuilder:
         # A premium build lays `templates/premium/` over the templates.
         self.overlay = config.site.templates_dir / theme_files.PREMIUM if premium else None
         site = config.site
+        # How the posts are read (`sources.site_reader`): their records and their pages.
+        self._reading_key = digest_of(repr(config.source), sorted(config.forem.tags or ()))
         # What the posts' records depend on besides their source: another value, and every
         # post is read again.
         self._content_key = digest_of(
@@ -140,6 +142,7 @@ class SiteBuilder:
             site.url,
             site.assets_base_url,
             site.allow_raw_html,
+            self._reading_key,
         )
         self._manifest: Manifest | None = None
         self._renderer: Renderer | None = None
@@ -245,6 +248,7 @@ class SiteBuilder:
             self.premium,
             theme_files.pygments_version(),
             site.allow_raw_html,
+            self._reading_key,
         )
         run.mark("scan")
 

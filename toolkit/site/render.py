@@ -288,12 +288,15 @@ class Renderer:
             return result
         if not post.has_front_matter:  # not a post (a code sample's README): left out
             return result
+        post = self.read(post)
         # The rules of the post on its own; those between posts (a title used twice...)
         # are the builder's, over every post (`siteplan.post_problems`).
         now = dt.datetime.now(dt.UTC)
         from toolkit.content import bodies_of
 
         problems = validate_post(post, site.content_dir, now=now, bodies=bodies_of(self.config))
+        if post.reading is not None:
+            problems += post.reading.problems
         rows = [ProblemRow.of(p) for p in sorted(problems)]
         if post.slug in RESERVED_SLUGS:
             rows.append(
@@ -320,6 +323,13 @@ class Renderer:
             result["excerpt"] = body.excerpt
             result["links"] = body.links
         return result
+
+    def read(self, post: Post) -> Post:
+        """`post` read as `publish` reads it: for the generator `[source]` names, if any
+        (`sources.site_reader`)."""
+        from toolkit.content.sources import site_reader
+
+        return site_reader(self.config)(post)
 
     def source_of(self, post: Post) -> str:
         """The Markdown a post's page shows: as written, or, when the posts are written for
@@ -367,7 +377,7 @@ class Renderer:
         if body is None:  # rendered in another process, or not at all yet
             from toolkit.content.post import load_post
 
-            post = load_post(Path(path), key)
+            post = self.read(load_post(Path(path), key))
             rendered = self.markdown.render(self.source_of(post), post.path)
             body = (rendered.html, rendered.toc)
         return Markup(resolve_links(body[0], slugs)), body[1]
@@ -389,7 +399,7 @@ class Renderer:
                 allow_raw_html=site.allow_raw_html,
                 say_fallbacks=False,
             )
-        post = load_post(Path(path), key)
+        post = self.read(load_post(Path(path), key))
         return resolve_links(
             self._feed_markdown.render(self.source_of(post), post.path).html, slugs, prefix
         )

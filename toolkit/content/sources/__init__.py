@@ -51,6 +51,7 @@ class Reading:
     opted_in: bool = False  # `crosspost: true`: sent though it predates the adoption
     waits: bool = False  # held only until its date: its problems still matter
     problems: tuple[Problem, ...] = ()
+    unrendered: bool = False  # the generator writes no page for it: a draft on any site
 
 
 def _first(meta: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:
@@ -192,20 +193,24 @@ def read_post(
         origins["title"] = "the file's name (as Jekyll titles it)"
     # published: as the generator means it
     published = True
+    unrendered = False
     origins["published"] = "(sent public unless held)"
     if "published" in meta:
         if generator == "jekyll":
             if meta["published"] is False:
                 held = held or "published: false (Jekyll does not render it)"
+                unrendered = True
             origins["published"] = "published (Jekyll: render this page)"
         elif isinstance(meta["published"], bool):
             published = meta["published"]
             origins["published"] = "published"
     if generator == "eleventy" and meta.get("permalink") is False:
         held = held or "permalink: false (Eleventy writes no page for it)"
+        unrendered = True
     for draft_key in tables.DRAFT_KEYS:
         if _true(meta.get(draft_key)):
             held = held or f"{draft_key}: true (a draft on the writer's site)"
+            unrendered = True
     new["published"] = published
     # date
     when, date_key = permalink.post_date(post.path, meta, source)
@@ -273,7 +278,9 @@ def read_post(
     if ref_key:
         aliases["id"] = ref_key
     opted = _true(meta.get("crosspost"))
-    reading_ = Reading(generator, origins, held, ref, ref_key, opted, waits, tuple(problems))
+    reading_ = Reading(
+        generator, origins, held, ref, ref_key, opted, waits, tuple(problems), unrendered
+    )
     return replace(post, meta=new, reading=reading_, aliases=aliases)
 
 
@@ -289,6 +296,32 @@ def reader(config: Config) -> Callable[[Post], Post]:
         return read_post(post, source, content_dir, tag_map, now)
 
     return read
+
+
+def reading_key(config: Config) -> str:
+    """What `reader` depends on besides the post, as text: another one, and every post is
+    read again (the site's records, `check`'s index of the other posts)."""
+    if config.source.generator == "devto" and not any(
+        (config.source.id_key, config.source.skip_key, config.source.adopted)
+    ):
+        return ""
+    return repr((config.source, sorted(config.forem.tags or ())))
+
+
+def site_reader(config: Config) -> Callable[[Post], Post]:
+    """Each post read as publish reads it (`reader`), for toolkit's own site
+    (`[site] enabled = true`): a post its generator writes no page for (`draft: true`,
+    Jekyll's `published: false`, Eleventy's `permalink: false`) is a draft there too; one
+    only kept off dev.to (a skip key) is shown."""
+    read = reader(config)
+
+    def read_for_site(post: Post) -> Post:
+        post = read(post)
+        if post.reading is not None and post.reading.unrendered and post.published:
+            post = replace(post, meta={**post.meta, "published": False})
+        return post
+
+    return read_for_site
 
 
 def _shown(value: Any) -> str:

@@ -274,10 +274,26 @@ def _check_source_image(
     file = bodies.locate(src, post)
     if not file.is_file():
         if images.resolve(src, post.path, bodies.content_dir).is_file():
-            where = "lies outside the content and static folders (not followed)"
+            where = (
+                "lies outside the content and static folders (not followed)"
+                if src.startswith("/")
+                else "lies outside the project (not followed)"
+            )
             return [Problem(post.key, line, f"{label}: {quoted(src, SHOWN)} {where}")]
         return [Problem(post.key, line, f"{label}: {quoted(src, SHOWN)} not found")]
     if hosted and not post.premium and bodies.image_url(src, post) is None:
+        if not bodies.in_folders(file):
+            return [
+                Problem(
+                    post.key,
+                    line,
+                    f"{label} {quoted(src, SHOWN)} is relative and nothing hosts it: a file "
+                    "outside the content and static folders is served only by the pushed "
+                    f"commit; publish from CI, or move it into {bodies.static_shown()}",
+                    Severity.ERROR,
+                    Kind.API,
+                )
+            ]
         return [
             Problem(
                 post.key,

@@ -260,3 +260,28 @@ def test_checking_one_post_compares_the_others_as_publish_reads_them(make_projec
     one = project.run("check", "content/a/index.md")
     assert one.exit_code == 1, one.output
     assert "content/b/index.md" in one.output
+
+
+def test_a_post_that_waits_for_its_date_passes_check_and_problems_name_the_key_written(
+    make_project,
+):
+    project = make_project(HUGO.replace('generator = "hugo"', 'generator = "astro"'))
+    project.write(
+        "content/later.md",
+        "---\ntitle: Later\npubDate: 2999-01-01\nheroImage: 7\n---\nText.\n",
+    )
+    result = project.run("check", "-v")
+    # Sent by the first publish after its date: the API never sees it in the future.
+    assert "in the future" not in result.output
+    assert "  not sent yet: dated 2999-01-01T00:00:00+00:00: waits until then" in result.output
+    project.write("content/later.md", "---\ntitle: Later\npubDate: 2999-01-01\n---\nText.\n")
+    assert project.run("check").exit_code == 0
+    project.write(
+        "content/bad.md",
+        "---\ntitle: Bad\npubDate: 2020-01-01\ncanonicalURL: ftp://x.example\n---\nText.\n",
+    )
+    refused = project.run("check", "content/bad.md")
+    assert refused.exit_code == 1
+    assert (
+        "content/bad.md:4: canonicalURL: must be an absolute http(s) URL, not 'ftp://x.example'"
+    ) in refused.output, refused.output

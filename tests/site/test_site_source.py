@@ -79,3 +79,21 @@ def test_an_enabled_site_reads_the_posts_as_publish_does(make_project):
     assert again.exit_code == 0, again.output
     page = (site / "first-steps-with-copilot" / "index.html").read_text(encoding="utf-8")
     assert "githubcopilot" not in page and "copilot" in page, again.output
+
+
+def test_an_image_outside_the_content_folder_is_said_missing_from_the_page(make_project):
+    blog = _hugo(make_project, "enabled = true")
+    (blog.root / "assets").mkdir()
+    (blog.root / "assets" / "hero.png").write_bytes(b"\x89PNG")
+    (blog.root / "content" / "hero.md").write_text(
+        "---\ntitle: Hero\ndate: 2024-01-01\nimages: [../assets/hero.png]\n---\n"
+        "![inline](../assets/hero.png)\n",
+        encoding="utf-8",
+    )
+    result = blog.run("-v", "build")
+    assert result.exit_code == 0, result.output
+    for line, label in ((4, "images"), (6, "image")):
+        assert (
+            f"content/hero.md:{line}: warning: {label}: '../assets/hero.png' is outside the "
+            "content folder: the site does not copy it, and its page shows none"
+        ) in result.output, result.output

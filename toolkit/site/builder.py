@@ -68,7 +68,7 @@ from toolkit.site.siteplan import (
 
 # Bump when the builder's output or its records change for the same inputs: every post is
 # then read again and every page redone.
-BUILDER_VERSION = "8"  # 8: a post dated in the future says so in its record (`shown_from`)
+BUILDER_VERSION = "9"  # 9: a generator's posts read as publish reads them (`site_reader`)
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable

@@ -353,5 +353,5 @@ def provenance(post: Post) -> list[str]:
         shown = quoted(_shown(value), 80) if value is not None else "(none)"
         lines.append(f"  {name}: {shown} <- {origin or 'the front matter'}")
     if reading.held:
-        lines.append(f"  never sent: {reading.held}")
+        lines.append(f"  {'not sent yet' if reading.waits else 'never sent'}: {reading.held}")
     return lines

@@ -220,7 +220,7 @@ def test_astros_assets_beside_the_content_are_the_pushed_commits_files(make_proj
     check = blog.run("check", "src/content/articles/hero.md")
     assert check.exit_code == 1
     assert (
-        "src/content/articles/hero.md:4: cover_image '../../assets/hero.png' is relative and "
+        "src/content/articles/hero.md:4: heroImage '../../assets/hero.png' is relative and "
         "nothing hosts it: a file outside the content and static folders is served only by "
         "the pushed commit; publish from CI, or move it into public/"
     ) in check.output, check.output

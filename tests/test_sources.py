@@ -285,3 +285,16 @@ def test_a_post_that_waits_for_its_date_passes_check_and_problems_name_the_key_w
     assert (
         "content/bad.md:4: canonicalURL: must be an absolute http(s) URL, not 'ftp://x.example'"
     ) in refused.output, refused.output
+
+
+def test_a_toml_front_matter_toolkit_cannot_read_is_one_line_each(make_project):
+    project = make_project(HUGO)
+    deep = "[" * 20000 + "]" * 20000
+    project.write("content/deep.md", f'+++\ntitle = "Deep"\na = {deep}\n+++\nX.\n')
+    project.write("content/open.md", '+++\ntitle = "No end"\n')
+    project.write("content/fine.md", "+++\ntitle = 'Fine'\n+++\nX.\n")
+    result = project.run("check")
+    assert result.exit_code == 1
+    assert "content/deep.md:3: front matter: invalid TOML: nested too deeply" in result.output
+    assert "content/open.md:1: front matter: the opening +++ has no closing +++" in result.output
+    assert "3 posts checked: 2 errors" in result.output

@@ -304,10 +304,13 @@ def written_meta(post: Post) -> Mapping[str, Any]:
         return post.meta
     import yaml
 
-    from toolkit.content.post import load_front_matter
+    from toolkit.content.post import load_front_matter, load_toml_front_matter
 
     try:
-        meta = load_front_matter(post.front_matter)
+        if post.toml:
+            meta: Any = load_toml_front_matter(post.front_matter)
+        else:
+            meta = load_front_matter(post.front_matter)
     except (yaml.YAMLError, ValueError, RecursionError):  # it was read once already
         return post.meta
     return meta if isinstance(meta, dict) else post.meta

@@ -94,7 +94,7 @@ def _yaml(text: str) -> dict[str, Any]:
 def _toml(text: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
 
 
@@ -135,6 +135,9 @@ def _posts_under(folder: Path, limit: int = 5000) -> list[Path]:
 
 def _front(root: Path, path: Path) -> dict[str, Any]:
     text = _read(root, path) or ""
+    if text.startswith("+++"):  # Hugo's TOML front matter
+        end = text.find("\n+++", 3)
+        return _toml(text[3:end]) if end > 0 else {}
     if not text.startswith("---"):
         return {}
     end = text.find("\n---", 3)

@@ -128,7 +128,7 @@ def _cover(value: Any, post: Post, page: str | None, source: SourceConfig) -> st
 def _line_of(post: Post, key: str) -> int:
     """The line of a top-level key of `post`'s front matter, found in its text (a key
     written otherwise: `Post.line_of`, which parses the block again)."""
-    pattern = re.compile(rf"^{re.escape(key)}[ \t]*:", re.MULTILINE)
+    pattern = re.compile(rf"^{re.escape(key)}[ \t]*[:=]", re.MULTILINE)  # YAML, TOML
     found = pattern.search(post.front_matter)
     if found is None:
         return post.line_of(key)

@@ -52,16 +52,15 @@ def is_post(path: Path) -> tuple[bool, bool]:
     except OSError:
         return False, False
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
-    if not text.startswith(("---", "+++")):
+    if not text.startswith("---"):
         return False, False
     lines = text.splitlines()
-    fence = lines[0].strip() if lines else ""
-    if fence not in ("---", "+++"):  # YAML, or Hugo's TOML
+    if not lines or lines[0].strip() != "---":
         return False, False
     for line in lines[1:]:
-        if line.strip() in (fence, "..."):
+        if line.strip() in ("---", "..."):
             break
-        if re.match(r"id\s*[:=]\s*\S", line):
+        if re.match(r"id\s*:\s*\S", line):
             return True, True
     return True, False
 

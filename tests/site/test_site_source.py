@@ -97,3 +97,15 @@ def test_an_image_outside_the_content_folder_is_said_missing_from_the_page(make_
             f"content/hero.md:{line}: warning: {label}: '../assets/hero.png' is outside the "
             "content folder: the site does not copy it, and its page shows none"
         ) in result.output, result.output
+
+
+def test_an_enabled_site_builds_every_post_publish_sends(make_project):
+    # Jekyll's posts are often `.markdown`, Astro's `.mdx`: posts of the site as of dev.to.
+    blog = _hugo(make_project, "enabled = true")
+    (blog.root / "content" / "kept.markdown").write_text(
+        "---\ntitle: Kept\ndate: 2024-01-01\n---\nIn Markdown.\n", encoding="utf-8"
+    )
+    result = blog.run("build")
+    assert result.exit_code == 0, result.output
+    assert "built 5 posts" in result.output
+    assert "In Markdown." in (blog.root / "site" / "kept" / "index.html").read_text("utf-8")

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 from toolkit import localfiles
 from toolkit.config import Config
-from toolkit.content.discover import excluded_by
+from toolkit.content.discover import excluded_by, post_suffixes
 from toolkit.content.problems import Problem, ProblemList
 from toolkit.errors import BuildError
 from toolkit.fsutil import stat_trusted
@@ -223,7 +223,11 @@ class SiteBuilder:
         run.begin()  # before any file is looked at: see `Manifest.trusts`
         run.scanned(
             scan_content(
-                site.content_dir, self.key_prefix, self.post_folders, excluded_by(self.config)
+                site.content_dir,
+                self.key_prefix,
+                self.post_folders,
+                excluded_by(self.config),
+                post_suffixes(self.config),
             )
         )
         inputs.update_templates(run, self.renderer, self.config, self.folders, self.overlay)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from toolkit.config import Config, load_config
-from toolkit.content.discover import is_post_path
+from toolkit.content.discover import is_post_path, post_suffixes
 from toolkit.errors import ConfigError, ServeError, ToolkitError
 from toolkit.serving import BackgroundServer, is_loopback
 from toolkit.site import BuildReport, SiteBuilder
@@ -283,7 +283,8 @@ class WatchSession:
 
     def _push(self, batch: set[Path]) -> None:
         if self.pusher is not None:
-            posts = {p for p in batch if is_post_path(p, self.config.site.content_dir)}
+            content, suffixes = self.config.site.content_dir, post_suffixes(self.config)
+            posts = {p for p in batch if is_post_path(p, content, suffixes=suffixes)}
             if posts:
                 self.pusher.request(posts)
 

@@ -231,3 +231,22 @@ def test_astros_assets_beside_the_content_are_the_pushed_commits_files(make_proj
     (article,) = [a for a in my_articles(sandbox) if a["title"] == "Hero"]
     assert article["cover_image"] == raw
     assert f"![inline]({raw})" in article["body_markdown"]
+
+
+def test_a_hugo_ref_to_a_page_that_is_no_post_links_its_page(make_project, env, sandbox):
+    blog = make_project(
+        '[site]\ncontent_dir = "content/posts"\n[source]\ngenerator = "hugo"\n'
+        'url = "https://hugo.example.org"\n[forem]\nrate_window = 1\n',
+        name="pages",
+    )
+    blog.write("content/about.md", "---\ntitle: About\n---\nMe.\n")
+    blog.write(
+        "content/posts/hello.md",
+        '---\ntitle: Hello\ndate: 2024-01-01\n---\nSee [me]({{< ref "about" >}}) and '
+        '[gone]({{< ref "../../secret" >}}).\n',
+    )
+    result = blog.run("publish", env=env)
+    assert result.exit_code == 0, result.output
+    (article,) = [a for a in my_articles(sandbox) if a["title"] == "Hello"]
+    assert "[me](https://hugo.example.org/about/)" in article["body_markdown"]
+    assert "https://hugo.example.org/../" not in article["body_markdown"]

@@ -105,9 +105,29 @@ class SourceBodies:
         key = key.removesuffix("/index").removesuffix("/_index")
         found = self._named.get(key) or self._named.get(key.rsplit("/", 1)[-1])
         if found is None:
-            return None
+            return self._hugo_page(key)
         post = self.load(found)
         return self.page_of_post(post) if post is not None else None
+
+    def _hugo_page(self, key: str) -> str | None:
+        """A page of the Hugo site that is no post (`ref "about"`: `content/about.md`),
+        served at its path under the site: found from the posts' folder up to the
+        project's, never outside it."""
+        if self.generator != "hugo" or not self.site_url or self.project_dir is None:
+            return None
+        if not key or any(part in ("", ".", "..") for part in key.split("/")):
+            return None
+        project = _real(self.project_dir)
+        folder = _real(self.content_dir)
+        while folder == project or project in folder.parents:
+            for name in (f"{key}.md", f"{key}/index.md", f"{key}/_index.md"):
+                file = Path(os.path.realpath(folder / name))
+                if file.is_file() and images.asset_path(file, folder) is not None:
+                    return f"{self.site_url.rstrip('/')}/{quote(key.lower())}/"
+            if folder == project:
+                break
+            folder = folder.parent
+        return None
 
     def site(self) -> Site:
         return Site(self.site_url, self.page_of)

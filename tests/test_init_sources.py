@@ -163,8 +163,7 @@ def test_init_in_a_hugo_quick_start_blog(tmp_path):
         encoding="utf-8",
     )
     (root / "content" / "posts" / "my-first-post.md").write_text(
-        "+++\ntitle = 'My First Post'\ndate = 2024-01-14T07:07:07+01:00\ndevtoId = 12\n+++\n"
-        "Text.\n",
+        "+++\ntitle = 'Hello There'\ndate = 2024-01-14T07:07:07+01:00\ndevtoId = 12\n+++\nText.\n",
         encoding="utf-8",
     )
     result = CliRunner().invoke(main, ["init", str(root), "--no-workflow"])
@@ -178,5 +177,8 @@ def test_init_in_a_hugo_quick_start_blog(tmp_path):
         main, ["--config", str(root / "toolkit.toml"), "check", "-v"], catch_exceptions=False
     )
     assert check.exit_code == 0, check.output
-    assert "  canonical_url: 'https://example.com/2024/01/my-first-post/'" in check.output
+    assert "  canonical_url: 'https://example.com/2024/01/hello-there/'" in check.output
+    assert "  slug: 'hello-there' <- the title (the permalink's :slug, as Hugo makes it)" in (
+        check.output
+    )
     assert "  article: '12' <- devtoId" in check.output

@@ -267,7 +267,11 @@ def read_post(
     slug = last[-1].removesuffix(".html") if last else permalink.file_title(post.path, generator)
     new["slug"] = slug
     origins["slug"] = permalink.page_key(meta, generator) or (
-        "slug" if "slug" in meta else "the file's name"
+        "slug"
+        if "slug" in meta
+        else "the title (the permalink's :slug, as Hugo makes it)"
+        if generator == "hugo" and re.search(r":(slug|title)\b", source.permalink or "")
+        else "the file's name"
     )
     if article is not None:
         new["id"] = article

@@ -12,7 +12,7 @@ from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
 from toolkit.content import load_posts
-from toolkit.content.rules import canonical_url
+from toolkit.content.hosting import canonical_url
 from toolkit.errors import UnsafeNameError
 from toolkit.fsutil import safe_name
 from toolkit.mirror.comments import MirrorReport, mirror_comments, mirror_podcast_comments

@@ -16,8 +16,8 @@ from pathlib import Path
 from toolkit.clients.forem import ForemClient
 from toolkit.config import Config
 from toolkit.content import load_posts, payload_for
+from toolkit.content.hosting import canonical_url
 from toolkit.content.payload import body_digest
-from toolkit.content.rules import canonical_url
 from toolkit.errors import ContentError, SyncError
 from toolkit.sync.ledger import Ledger
 from toolkit.sync.remote import RemoteState, match_posts

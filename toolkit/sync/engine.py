@@ -39,8 +39,8 @@ from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
 from toolkit.content import CheckReport, Post, Problem, check, payload_for
+from toolkit.content.hosting import canonical_url
 from toolkit.content.payload import body_digest
-from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, NoAnswerError, ServerError
 from toolkit.sync import sent
 from toolkit.sync.devtogit import read_map

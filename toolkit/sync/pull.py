@@ -36,10 +36,10 @@ from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
 from toolkit.content import conflicts, load_posts, payload_for
+from toolkit.content.hosting import canonical_url
 from toolkit.content.payload import body_digest, dump_front_matter
 from toolkit.content.post import FOREM_KEYS, Post, parse_post, slugify
 from toolkit.content.problems import PostError
-from toolkit.content.rules import canonical_url
 from toolkit.errors import UnsafeNameError
 from toolkit.fsutil import atomic_write, path_inside, safe_name
 from toolkit.sync import sent

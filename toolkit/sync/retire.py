@@ -29,9 +29,9 @@ from typing import Any
 from toolkit.clients.forem import ForemClient
 from toolkit.config import Config
 from toolkit.content import PostError, payload_for
+from toolkit.content.hosting import canonical_url
 from toolkit.content.payload import body_digest
 from toolkit.content.post import load_post, read_post_file
-from toolkit.content.rules import canonical_url
 from toolkit.errors import SyncError
 from toolkit.fsutil import atomic_write, describe_os_error
 from toolkit.sync.devtogit import read_map

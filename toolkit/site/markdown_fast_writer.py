@@ -15,7 +15,7 @@ from toolkit.site.markdown_fast_refusals import FOOTNOTE_DEF, Unsupported, web_u
 if TYPE_CHECKING:  # pragma: no cover
     from markdown_it_pyrs import Node
 
-    from toolkit.site.markdown import TocEntry
+    from toolkit.site.shapes import TocEntry
 
 # markdown-it-py's `maxNesting` (20) stops parsing deeper blocks and inlines, where the Rust
 # parser goes on; well below it, the two agree. A tree this deep is left to the reference.

@@ -19,12 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from toolkit.clients.license import CustomerLicense, LicenseNotification, UserLicense
-from toolkit.clients.license_cursor import NotificationCursor
 from toolkit.config import Config
 from toolkit.errors import ApiError, LicenseError
+from toolkit.license.cursor import NotificationCursor
+from toolkit.license.gate import customer_refusal, explain, license_settings, user_refusal
+from toolkit.license.records import CustomerLicense, LicenseNotification, UserLicense
 from toolkit.runlog.run import recorded
-from toolkit.site.premium import customer_refusal, explain, license_settings, user_refusal
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.clients import Transport
@@ -46,7 +46,7 @@ def license_status(
     config: Config, *, user: str | None = None, transport: Transport | None = None
 ) -> LicenseStatus:
     """The customer's licence (and the user's), and what a premium build would do."""
-    from toolkit.clients import license_client
+    from toolkit.license.client import license_client
 
     with recorded(config, "license") as run:
         settings = license_settings(config, user=user)
@@ -94,7 +94,7 @@ def license_notifications(
 ) -> NotificationsResult:
     """The licence notifications since the last call (all of them with `from_start`, or
     on the first call), every page, oldest first; the position is saved at the end."""
-    from toolkit.clients import license_client
+    from toolkit.license.client import license_client
 
     with recorded(config, "license") as run:
         settings = license_settings(config, customer=False)

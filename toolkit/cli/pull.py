@@ -118,5 +118,5 @@ def pull(
             highlight=False,
             markup=False,
         )
-    if result.failed or result.in_conflict:
+    if not result.ok:
         raise SystemExit(1)

@@ -10,8 +10,8 @@ from toolkit.cli.context import CliContext, common_options, json_option, pass_cl
 from toolkit.cli.output import stderr, stdout
 
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.commands.license import LicenseStatus, NotificationsResult
     from toolkit.license.records import LicenseNotification
+    from toolkit.license.status import LicenseStatus, NotificationsResult
 
 
 @click.command(name="license")

@@ -5,6 +5,7 @@ where `license notifications` stopped, and the premium gate.
 - `client`: the licensing API's client over `toolkit.clients.base`, and `license_client`,
   the one place that turns a `Config` into one;
 - `cursor`: the position `license notifications` saves between runs;
+- `status`: what `license status` and `license notifications` read from the service;
 - `gate`: the premium gate of `build --premium` and `watch --premium`, and the refusals
   `license status` words the same way.
 

@@ -8,7 +8,7 @@ from toolkit.commands.results import Document
 from toolkit.license.records import LicenseNotification
 
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.commands.license import NotificationsResult
+    from toolkit.license.status import NotificationsResult
 
 
 class NotificationsJson(Document):

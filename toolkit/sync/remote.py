@@ -56,6 +56,9 @@ class Match:
     # Not the post's article (nothing is written over it without --force), nor a new
     # one's (pull writes no second file for it).
     title_only: Article | None = None
+    # The articles a refused match is about (two claims on one, or several candidates):
+    # none of them is a new article to pull beside the post.
+    contested: tuple[int, ...] = ()
 
 
 @dataclass
@@ -73,6 +76,15 @@ class Identities:
     gone: list[Gone]
     # Lock entries whose file is there but is no post now (no front matter, excluded)
     strays: list[Gone] = field(default_factory=list)
+
+    def contested(self) -> dict[int, list[str]]:
+        """Article id -> the posts whose claim on it was refused or is its title alone."""
+        found: dict[int, list[str]] = defaultdict(list)
+        for key, match in sorted(self.matches.items()):
+            ids = match.contested + ((match.title_only.id,) if match.title_only else ())
+            for article_id in ids:
+                found[article_id].append(key)
+        return dict(found)
 
 
 FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?:.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
@@ -271,6 +283,7 @@ class _Binder:
                     "too; one article is one post: keep it only in the one that is the "
                     f"article (`id: {match.article.id}`)",
                     match.line,
+                    contested=(match.article.id,),
                 )
             self.settle(post, match)
 
@@ -317,7 +330,7 @@ class _Binder:
                     f"toolkit.lock gives article {article.id} to {', '.join(others)} too; "
                     "one article is one post: `toolkit forget` the entry that is wrong"
                 )
-                self.settle(post, Match(None, "claims", problem))
+                self.settle(post, Match(None, "claims", problem, contested=(article.id,)))
                 continue
             bound.append((post, entry, article))
         for post, entry, article in bound:
@@ -344,9 +357,12 @@ class _Binder:
                     f"the text of {keys} (renamed, and {post.key} is a new file?); add "
                     f"`id: {article.id}` to the front matter of the one that is the article"
                 )
-                self.settle(post, Match(None, "claims", problem))
+                self.settle(post, Match(None, "claims", problem, contested=(article.id,)))
                 for other in holders:
-                    self.settle(other, Match(None, "claims", problem, other.line_of("title")))
+                    line = other.line_of("title")
+                    self.settle(
+                        other, Match(None, "claims", problem, line, contested=(article.id,))
+                    )
                 rest = [p for p in rest if p not in holders]
         return sorted(rest, key=lambda p: p.key)
 
@@ -360,6 +376,8 @@ class _Binder:
                 rest.append(post)
                 continue
             if isinstance(named, Match):
+                own, mapped = post.article_id, self.mapped.get(post.key)
+                named.contested = tuple(i for i in (own, mapped) if i is not None)
                 self.settle(post, named)
                 continue
             via, article_id, line = named
@@ -381,7 +399,7 @@ class _Binder:
                     f"dev-to-git.json names article {article_id} for {', '.join(mapped_too)} "
                     "too; one article is one post: keep one of its entries"
                 )
-                self.settle(post, Match(None, "claims", problem, line))
+                self.settle(post, Match(None, "claims", problem, line, contested=(article_id,)))
             else:
                 claims.append((post, Match(article, via, line=line)))
         self.settle_claims(claims)
@@ -440,7 +458,8 @@ class _Binder:
                     f"of {'none' if not holders else 'several'} of them; add `id: "
                     f"{article.id}` to the front matter of the one it is"
                 )
-                self.settle(post, Match(None, "title", problem, post.line_of("title")))
+                line = post.line_of("title")
+                self.settle(post, Match(None, "title", problem, line, contested=(article.id,)))
             elif len(rivals) > 1 and holders[0] is not post:
                 rest.append(post)
             elif self.same_text(post, article):
@@ -525,4 +544,5 @@ def _ambiguous(candidates: list[Article], via: str, line: int) -> Match:
         f"{len(candidates)} remote articles have this {what} (ids {ids}); "
         "add `id: N` (the right one) to the front matter",
         line,
+        contested=tuple(a.id for a in candidates),
     )

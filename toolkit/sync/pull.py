@@ -40,7 +40,7 @@ from toolkit.content.payload import body_digest, dump_front_matter
 from toolkit.content.post import FOREM_KEYS, Post, parse_post, slugify
 from toolkit.content.problems import PostError
 from toolkit.errors import UnsafeNameError
-from toolkit.fsutil import atomic_write, describe_os_error, path_inside, safe_name
+from toolkit.fsutil import atomic_write, path_inside, safe_name
 from toolkit.redact import quoted
 from toolkit.sync import sent
 from toolkit.sync.binding import bind_project
@@ -208,10 +208,7 @@ class _Puller:
                 )
             target = resolved
         if not self.dry_run:
-            try:
-                atomic_write(target, data)
-            except OSError as exc:
-                return describe_os_error(exc)
+            atomic_write(target, data)
         return None
 
     def keep(self, body: str, previous: str | None = None) -> None:
@@ -505,7 +502,11 @@ def pull_articles(
             )
             continue
         text = post_text(article)
-        puller.write(path, text.encode("utf-8"))
+        problem = puller.write(path, text.encode("utf-8"))
+        if problem is not None:
+            key = config.relative(path)
+            result.outcomes.append(PullOutcome(key, PullAction.FAILED, article.id, problem))
+            continue
         puller.keep(article.body_markdown or "")
         outcome = puller.recorded(path, config.relative(path), text, article)
         if outcome.action is PullAction.OVERWRITTEN:

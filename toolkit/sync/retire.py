@@ -203,6 +203,12 @@ def _bound_article(key: str, match: Match) -> int:
         )
     if match.article is None:
         raise SyncError(f"{key}: no article on the website is this post (never published?)")
+    if match.via == "title" and match.moved_from is None:
+        raise SyncError(
+            f"{key}: only its title is article {match.article.id}'s; it is not unpublished "
+            f"on a title alone (add `id: {match.article.id}` to the front matter if it is "
+            "this post's article)"
+        )
     return match.article.id
 
 

@@ -1,6 +1,7 @@
 """The account's articles as one list read shows them, and which of them a post is.
 
-Identity of a post's article, in order (`bind_posts`):
+Identity of a post's article, in order (`bind_posts`, over every post of the project at
+once: which article one post is depends on what the others claim):
 
 1. its `toolkit.lock` entry;
 2. the `id:` of its front matter (devto-cli's convention);
@@ -12,10 +13,24 @@ Identity of a post's article, in order (`bind_posts`):
 6. for a post that none of these bind: the article of a lock entry whose file is gone,
    when that article's text (the Markdown after the front matter) is the post's.
 
-An article counts as claimed when the lock gives it to a post whose file is there, or
-when a rule above gave it to another post in this run. An `id:` or dev-to-git entry
-naming an article the account does not hold is an error naming the post, never a
-create. Two candidates are never guessed at: the post is refused with both ids named.
+One claim per article: the claims of one rule are settled together, and two posts one
+rule gives the same article (two files with one `id:`, two dev-to-git entries with one
+id, one canonical_url, two lock entries) are both refused, each naming the other. An
+article counts as claimed when the lock gives it to a post whose file is there (or is
+no post now: `Identities.strays`), or when a stronger rule gave it to another post. An
+`id:` or dev-to-git entry naming an article the account does not hold is an error
+naming the post, never a create. Two candidates are never guessed at: the post is
+refused with both ids named.
+
+A title alone is adoption's (no lock entry yet for this server): once the lock has
+entries, rule 5 binds only an article that holds the post's text or whose lock entry's
+file is gone (a rename); any other is the post's `Match.title_only`, a conflict for
+`plan`, never written over without --force.
+
+The lock and a text disagree when the lock gives an article to a file whose text is not
+the article's while another post without an entry holds it (a file name used again
+after a rename): both are refused, unless one names the article by `id:`. Named by the
+lock's own file, it stays there; named by the other, that post takes the entry over.
 
 An article whose lock entry's file is gone, bound to a post by any rule, is that post's
 now: a rename (`Match.moved_from`), and the entry moves with it. The entries whose file

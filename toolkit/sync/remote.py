@@ -349,7 +349,8 @@ class _Binder:
                 continue
             bound.append((post, entry, article))
         for post, entry, article in bound:
-            if post.article_id == article.id or self.same_text(post, article):
+            # (Without a post that has no entry, nothing can disagree with the lock.)
+            if not rest or post.article_id == article.id or self.same_text(post, article):
                 self.settle(post, Match(article, "toolkit.lock", entry=entry))
                 continue
             holders = [

@@ -134,6 +134,15 @@ def _canonical_home(value: Any) -> str | None:
     return None
 
 
+GENERATORS = ("devto", "hugo", "jekyll", "astro", "eleventy", "next")
+
+
+def _generator(value: Any) -> str | None:
+    if value not in GENERATORS:
+        return f"must be one of {', '.join(GENERATORS)}"
+    return None
+
+
 EXPORT_SOURCES = ("site", "content")
 
 
@@ -188,6 +197,7 @@ EXPORT_SOURCE = Rule(" | ".join(EXPORT_SOURCES), _export_source)
 SECRET = Rule("secret", _nonempty_string, _secret)
 PATTERNS = Rule("list of gitignore-style patterns", _patterns, _tuple)
 CANONICAL_HOME = Rule(" | ".join(CANONICAL_HOMES), _canonical_home)
+GENERATOR = Rule(" | ".join(GENERATORS), _generator)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.config.keys import KEY
-from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, Config
+from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, Config, WritersSection
 from toolkit.errors import ConfigError
 
 
@@ -139,8 +139,11 @@ def _build(
 ) -> Config:
     problems: list[str] = []
     env_problems: list[str] = []  # reported after the file's
+    writers, writer_problems = WritersSection.parse(name, data.get("writers"))
     for section_name, value in data.items():
-        if section_name not in SECTIONS:
+        if section_name == "writers":
+            problems += writer_problems
+        elif section_name not in SECTIONS:
             problems.append(f"{name}: {section_name}: unknown section")
         elif not isinstance(value, dict):
             problems.append(f"{name}: {section_name}: must be a table ([{section_name}])")
@@ -198,4 +201,4 @@ def _build(
         )
         for section_name, cls in SECTIONS.items()
     }
-    return Config(path=path, root=root, origins=origins, **sections)
+    return Config(path=path, root=root, origins=origins, writers=writers, **sections)

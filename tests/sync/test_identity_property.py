@@ -294,6 +294,15 @@ class Account:
                     f"article {article_id} ({new}) was published, but no file of its "
                     f"says published: true, after: {where}"
                 )
+        if step[0] == "unpublish" and f"content/{step[1]}.md" in files_before:
+            mine = self.file_lineage(files_before[f"content/{step[1]}.md"], before)
+            for article_id, now in after.items():
+                was = before.get(article_id)
+                if was is not None and was.get("published") and not now.get("published"):
+                    assert self.lineage_of_article(was) == mine, (
+                        f"unpublish content/{step[1]}.md ({mine}) unpublished article "
+                        f"{article_id} ({self.lineage_of_article(was)}), after: {where}"
+                    )
         if step[0] == "pull":
             files_after = self.files()
             for key, text in files_before.items():
@@ -309,11 +318,16 @@ class Account:
                     )
 
 
-@settings(
+# The profile of this test: many sequences, each judged by what it did, not how fast.
+IDENTITY = settings(
     max_examples=IDENTITY_EXAMPLES,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+
+@pytest.mark.timeout(1800)  # 500 sequences: some 80 s alone, longer on a loaded machine
+@IDENTITY
 @given(st.lists(steps, min_size=1, max_size=14))
 def test_no_article_receives_another_posts_text(own_sandbox, sequence):
     own_sandbox.reset()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from toolkit.content.discover import excluded_by, find_posts
 from toolkit.content.problems import PostError, Problem, ProblemList, Severity
 from toolkit.localfiles import config_folders
+from toolkit.redact import quoted
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable
@@ -53,6 +54,7 @@ NOT_A_POST = (
     "not a post: no front matter (a --- block with a title) at its top; left out "
     "(add one to make it a post)"
 )
+MISNAMED = "not a post: posts are `.md` files; left out (rename it to {name} to make it a post)"
 
 
 @dataclass
@@ -67,14 +69,21 @@ def load_posts(
 ) -> tuple[list[Post], list[Problem]]:
     """Parse the posts; a post that cannot be parsed becomes a problem, the rest go on.
     Files skipped unread (a symlink leading outside the project, a FIFO) are warnings; a
-    Markdown file without a front matter is not a post, said once as a note."""
+    Markdown file without a front matter is not a post, said once as a note, and so is
+    one named `.MD` or `.markdown`."""
     from toolkit.content.post import load_post
 
     posts: list[Post] = []
     problems: list[Problem] = []
     skipped: list[tuple[Path, str]] = []
+    misnamed: list[Path] = []
     found = find_posts(
-        config.site.content_dir, paths, config_folders(config), skipped, excluded_by(config)
+        config.site.content_dir,
+        paths,
+        config_folders(config),
+        skipped,
+        excluded_by(config),
+        misnamed,
     )
     for path in found:
         try:
@@ -88,6 +97,15 @@ def load_posts(
             problems.append(Problem(post.key, 1, NOT_A_POST, Severity.NOTE))
     problems += [
         Problem(config.relative(path), 1, reason, Severity.WARNING) for path, reason in skipped
+    ]
+    problems += [
+        Problem(
+            config.relative(path),
+            1,
+            MISNAMED.format(name=quoted(path.stem + ".md", 100)),
+            Severity.NOTE,
+        )
+        for path in misnamed
     ]
     return posts, problems
 

@@ -34,12 +34,20 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolkit import localfiles
 from toolkit.config.loading import find_config
 from toolkit.config.sections import DEFAULT_CONFIG_NAME
 from toolkit.config.templates import dotenv_example, short_toml, toml_key
 from toolkit.errors import InitError
 from toolkit.fsutil import describe_os_error
-from toolkit.scaffold.adopt import Adopted, adopt, configured_content_dir, count_posts
+from toolkit.redact import quoted
+from toolkit.scaffold.adopt import (
+    Adopted,
+    adopt,
+    configured_content_dir,
+    count_posts,
+    named_content_dir,
+)
 from toolkit.scaffold.files import (
     CONTENT,
     MAKE_TARGETS,
@@ -56,6 +64,8 @@ from toolkit.scaffold.files import (
     workflow_text,
 )
 from toolkit.scaffold.team import WriterFolder, find_writers
+
+OUT_OF_PROJECT = "its folder is a symlink leading out of the project; not written"
 
 
 @dataclass(frozen=True)
@@ -99,14 +109,25 @@ def init_project(
     if folder.exists() and not folder.is_dir():
         raise InitError(f"{folder}: not a folder")
     adopted = adopt(folder)
-    content_dir = configured_content_dir(folder) or (adopted.content_dir if adopted else CONTENT)
+    configured = configured_content_dir(folder)
+    named = named_content_dir(folder)
+    content_dir = configured or (adopted.content_dir if adopted else CONTENT)
     # A team's repository: recognised in the folder of the posts adopted.
     writers = find_writers(folder / content_dir) if adopted is not None else ()
     variables = {writer.folder: writer.variable for writer in writers}
     planned: list[tuple[str, str | None, str]] = []  # path, text (None: skip), reason
     planned.append((DEFAULT_CONFIG_NAME, short_toml(content_dir, writers=variables), ""))
     welcome = f"{content_dir}/{WELCOME}"
-    if adopted is not None or count_posts(folder / content_dir)[0]:
+    if named is not None and configured is None:  # the sample goes nowhere else
+        planned.append(
+            (
+                welcome,
+                None,
+                f"{DEFAULT_CONFIG_NAME} names {quoted(named, 100)} as the content folder, "
+                "not one init writes in",
+            )
+        )
+    elif adopted is not None or count_posts(folder / content_dir, folder)[0]:
         planned.append((welcome, None, f"{content_dir}/ already has posts"))
     else:
         planned.append((welcome, welcome_text(today or dt.date.today(), content_dir), ""))
@@ -128,6 +149,8 @@ def init_project(
             files.append(InitFile(relative, False, _why_kept(path, relative, variables)))
         elif text is None:
             files.append(InitFile(relative, False, reason))
+        elif localfiles.leads_out(folder, path.parent):  # a committed link to elsewhere
+            files.append(InitFile(relative, False, OUT_OF_PROJECT))
         else:
             files.append(_create(path, relative, text))
     written = any(f.created and f.path == WORKFLOW for f in files)

@@ -44,7 +44,7 @@ from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, NoAnswerError, ServerError
 from toolkit.sync import sent
 from toolkit.sync.devtogit import read_map
-from toolkit.sync.ledger import Ledger, LedgerEntry
+from toolkit.sync.ledger import NOT_IN_PROJECT, Ledger, LedgerEntry, project_key
 from toolkit.sync.plan import Action, PostPlan, decide
 from toolkit.sync.remote import Gone, RemoteState, bind_posts
 from toolkit.sync.stray import not_a_post
@@ -238,6 +238,7 @@ class SyncEngine:
     def _every_post(self, posts: list[Post], paths: list[str | Path]) -> list[Post]:
         """`posts` (those named) and every other post of the project: which article a post
         is depends on what the others claim."""
+        posts = [post for post in posts if project_key(post.key)]
         if not paths:
             return posts
         named = {post.key for post in posts}
@@ -258,7 +259,11 @@ class SyncEngine:
         ]
         sendable: list[Post] = []
         for post in report.posts:
-            if post.key in errors:
+            if not project_key(post.key):  # named outright, outside the project
+                plans.append(
+                    PostPlan(post.key, Action.ERROR, NOT_IN_PROJECT, title=post.title, post=post)
+                )
+            elif post.key in errors:
                 problems = errors[post.key]
                 plans.append(
                     PostPlan(

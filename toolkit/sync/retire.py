@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolkit import localfiles
 from toolkit.clients.forem import ForemClient
 from toolkit.config import Config
 from toolkit.content import PostError, payload_for
@@ -42,7 +43,9 @@ from toolkit.sync.ledger import Ledger, LedgerEntry
 from toolkit.sync.remote import FRONT_MATTER, Identities, Match, RemoteState
 from toolkit.sync.stray import not_a_post
 
-PUBLISHED_LINE = re.compile(r"^published[ \t]*:.*?(\r?)$", re.MULTILINE)
+# A top-level `published:` line: its value, then the comment that may follow it (kept).
+PUBLISHED_LINE = re.compile(r"^published[ \t]*:.*?([ \t]+#.*?)?(\r?)$", re.MULTILINE)
+BOM = "\ufeff"
 
 
 @dataclass
@@ -64,17 +67,22 @@ def post_key(config: Config, given: str | Path) -> str:
     key = config.relative(absolute)
     if Path(key).is_absolute() or key == "." or key.startswith("../"):
         raise SyncError(f"{given}: not a path in this project ({config.root})")
+    if localfiles.leads_out(config.root, absolute):
+        raise SyncError(f"{given}: leads out of the project through a symlink; not followed")
     return key
 
 
 def unpublished_body(body_markdown: str) -> str:
-    """The body with its front matter's `published:` lines set to `false` (the body as it
-    is when its front matter has none, or it has no front matter)."""
-    found = FRONT_MATTER.match(body_markdown)
+    """The body with its front matter's `published:` lines set to `false`, a comment on
+    the line kept (the body as it is when its front matter has none, or it has no front
+    matter). A byte-order mark before the front matter is kept, as the post reads past it."""
+    bom = BOM if body_markdown.startswith(BOM) else ""
+    text = body_markdown[len(bom) :]
+    found = FRONT_MATTER.match(text)
     if found is None:
         return body_markdown
-    block = PUBLISHED_LINE.sub(r"published: false\1", found.group(0))
-    return block + body_markdown[found.end() :]
+    block = PUBLISHED_LINE.sub(r"published: false\1\2", found.group(0))
+    return bom + block + text[found.end() :]
 
 
 def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> RetireResult:

@@ -38,16 +38,17 @@ from typing import Protocol
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
-from toolkit.content import CheckReport, Post, Problem, check, payload_for
+from toolkit.content import CheckReport, Post, Problem, check, load_posts, payload_for
 from toolkit.content.payload import body_digest
 from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, NoAnswerError, ServerError
 from toolkit.sync import sent
-from toolkit.sync.adoption import adopted_on, errored_to_bind, not_bound_and_old, resolve_ref
+from toolkit.sync.adoption import adopted_on, not_bound_and_old, resolve_ref
 from toolkit.sync.devtogit import read_map
 from toolkit.sync.ledger import NOT_IN_PROJECT, Ledger, LedgerEntry, project_key
 from toolkit.sync.plan import Action, PostPlan, decide
 from toolkit.sync.remote import Gone, RemoteState, bind_posts
+from toolkit.sync.stray import not_a_post
 
 log = logging.getLogger(__name__)
 
@@ -201,17 +202,31 @@ class SyncEngine:
             self.client.count_published(remote.articles, since="published_at")
             sendable = self._bind_refs(sendable, remote, plans)
             payloads = {post.key: payload_for(post, self.config) for post in sendable}
-            # A post that fails `check` may be one not on dev.to (older than the
-            # adoption, bound to nothing): bound too, to know.
-            errored = errored_to_bind(plans, remote.articles) if adopted is not None else []
+            # Every post of the project is bound, so that which article a post is depends
+            # on what the others claim; a post that fails `check` may be one not on dev.to
+            # (older than the adoption, bound to nothing). A `dev_to:` naming no article of
+            # the account claims nothing.
+            resolved = {post.key: post for post in sendable}
+            every = [
+                resolved.get(post.key) or resolve_ref(post, remote.articles)[0]
+                for post in self._every_post(report.posts, paths)
+            ]
             bound = bind_posts(
                 remote,
-                [*sendable, *errored],
+                [
+                    p
+                    for p in every
+                    if p.reading is None or p.reading.article_ref is None or p.article_id
+                ],
                 self.ledger,
                 self.canonical_of,
                 mapped=mapped,
                 body_of=lambda post: (
-                    payloads[post.key].body_markdown if post.key in payloads else post.body
+                    (
+                        payloads[post.key]
+                        if post.key in payloads
+                        else payload_for(post, self.config)
+                    ).body_markdown
                 ),
             )
             for index, failed in enumerate(plans):
@@ -223,13 +238,19 @@ class SyncEngine:
             matches = bound.matches
             if report_gone:
                 plans.extend(gone_plan(gone) for gone in bound.gone)
+                planned = {plan.key for plan in plans}
+                plans.extend(
+                    stray_plan(self.config, stray)
+                    for stray in bound.strays
+                    if stray.key not in planned
+                )
             for post in sendable:
                 match = matches[post.key]
                 plan = decide(
                     post,
                     payloads[post.key],
                     match,
-                    match.entry if match.entry is not None else self.ledger.get(post.key),
+                    match.entry,
                     force=force,
                     recreate=recreate,
                     drafts_only=drafts_only,
@@ -270,6 +291,16 @@ class SyncEngine:
                 )
             )
         return bound
+
+    def _every_post(self, posts: list[Post], paths: list[str | Path]) -> list[Post]:
+        """`posts` (those named) and every other post of the project: which article a post
+        is depends on what the others claim."""
+        posts = [post for post in posts if project_key(post.key)]
+        if not paths:
+            return posts
+        named = {post.key for post in posts}
+        others, _ = load_posts(self.config)
+        return posts + [post for post in others if post.key not in named]
 
     @staticmethod
     def _local_plans(report: CheckReport) -> tuple[list[PostPlan], list[Post]]:
@@ -445,6 +476,7 @@ class SyncEngine:
                 or (entry.published_at if entry is not None else None),
             ),
             save=save,
+            replaces=plan.moved_from,
         )
 
     def _mark_pending(self, plan: PostPlan) -> LedgerEntry | None:
@@ -454,7 +486,7 @@ class SyncEngine:
         if entry is None or article is None or payload is None or entry.article_id != article.id:
             return entry  # no entry: the next run finds the article by identity and compares
         pending = entry.sending(payload.digest, body_digest(payload.body_markdown))
-        self.ledger.record(plan.key, pending, save=False)
+        self.ledger.record(plan.key, pending, save=False, replaces=plan.moved_from)
         return pending
 
     @staticmethod
@@ -541,6 +573,23 @@ def gone_plan(gone: Gone) -> PostPlan:
             f"article {article_id} stays on the website; toolkit unpublish {gone.key} or forget it"
         )
     return PostPlan(gone.key, Action.GONE, reason, article=article, entry=gone.entry)
+
+
+def stray_plan(config: Config, stray: Gone) -> PostPlan:
+    """What plan and publish say of a lock entry whose file is there but is no post now."""
+    reason = (
+        f"was published as article {stray.entry.article_id} (toolkit.lock) but is no post "
+        f"now: {not_a_post(config, stray.key)}; make it a post again, or `toolkit "
+        f"unpublish {stray.key}` or `toolkit forget {stray.key}`"
+    )
+    return PostPlan(
+        stray.key,
+        Action.ERROR,
+        reason,
+        article=stray.article,
+        entry=stray.entry,
+        problems=[Problem(stray.key, 1, reason)],
+    )
 
 
 def _then(write: Callable[[], Outcome], finish: Callable[[Outcome], None]) -> None:

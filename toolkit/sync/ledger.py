@@ -250,14 +250,21 @@ class Ledger:
         with self._mutex:
             return {e.article_id for k, e in self.entries.items() if k != except_key}
 
-    def record(self, key: str, entry: LedgerEntry, *, save: bool = True) -> None:
-        """Set a post's entry (moving the article away from a path whose file is gone).
-        SyncError for a key that is not a post's path in the project."""
+    def record(
+        self, key: str, entry: LedgerEntry, *, save: bool = True, replaces: str | None = None
+    ) -> None:
+        """Set a post's entry (moving the article away from a path whose file is gone, or
+        from `replaces`: the path whose entry the post took over). SyncError for a key
+        that is not a post's path in the project."""
         if not project_key(key):
             raise SyncError(f"{quoted(key, 200)}: {NOT_IN_PROJECT}")
         with self._mutex:
             other = self._by_article.get(entry.article_id)
-            if other is not None and other != key and not (self.path.parent / other).exists():
+            if (
+                other is not None
+                and other != key
+                and (other == replaces or not (self.path.parent / other).exists())
+            ):
                 self._remove(other)
             previous = self.entries.get(key)
             if previous is not None and self._by_article.get(previous.article_id) == key:

@@ -28,8 +28,9 @@ def unpublish(cli: CliContext, path: str, lock_timeout: float, as_json: bool) ->
     (`published: false`), with its text, comments and URL kept; for a gone post the lock
     entry is then dropped. A post still there keeps its entry, and its own
     `published: true` line becomes `published: false` (nothing else of the file changes),
-    so the next publish leaves it a draft. Holds .toolkit/run.lock like publish. Needs
-    FOREM_API_KEY.
+    so the next publish leaves it a draft. The post's article is the one binding every
+    post together gives it, as plan does (never a title alone). Holds .toolkit/run.lock
+    like publish. Needs FOREM_API_KEY.
 
     \b
     Example:

@@ -11,7 +11,20 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
-from toolkit.config.keys import BASE_URL, BOOLEAN, KEY, PATH, PATTERNS, POSITIVE_INT, TEXT, URL, Key
+from toolkit.config.keys import (
+    BASE_URL,
+    BOOLEAN,
+    ISO_DATE,
+    KEY,
+    PATH,
+    PATTERNS,
+    POSITIVE_INT,
+    TAG_MAP,
+    TEXT,
+    TIME_ZONE,
+    URL,
+    Key,
+)
 from toolkit.config.sections import (
     DEFAULT_CONFIG_NAME,
     SECTIONS,
@@ -27,6 +40,11 @@ def toml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, str | list):
         return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):  # an inline table
+        pairs = (
+            f"{json.dumps(str(k), ensure_ascii=False)} = {toml_value(v)}" for k, v in value.items()
+        )
+        return "{ " + ", ".join(pairs) + " }"
     return str(value)
 
 
@@ -40,6 +58,9 @@ EXAMPLES: dict[str, Any] = {
     POSITIVE_INT.kind: 1,
     PATTERNS.kind: ["examples/", "**/README.md"],
     BOOLEAN.kind: True,
+    TAG_MAP.kind: {"GitHub Copilot": "githubcopilot"},
+    ISO_DATE.kind: "2026-01-01",
+    TIME_ZONE.kind: "America/New_York",
 }
 
 

@@ -30,7 +30,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Protocol
@@ -38,15 +38,17 @@ from typing import Protocol
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
-from toolkit.content import CheckReport, Post, Problem, check, payload_for
+from toolkit.content import CheckReport, Post, Problem, check, load_posts, payload_for
 from toolkit.content.hosting import canonical_url
 from toolkit.content.payload import body_digest
 from toolkit.errors import ApiError, NoAnswerError, ServerError
 from toolkit.sync import sent
+from toolkit.sync.adoption import adopted_on, not_bound_and_old, resolve_ref
 from toolkit.sync.devtogit import read_map
-from toolkit.sync.ledger import Ledger, LedgerEntry
+from toolkit.sync.ledger import NOT_IN_PROJECT, Ledger, LedgerEntry, project_key
 from toolkit.sync.plan import Action, PostPlan, decide
 from toolkit.sync.remote import Gone, RemoteState, bind_posts
+from toolkit.sync.stray import not_a_post
 
 log = logging.getLogger(__name__)
 
@@ -182,6 +184,7 @@ class SyncEngine:
         left for `toolkit publish`, so saving a file never publishes anything.
         """
         paths = list(paths)
+        adopted = adopted_on(self.config.source)
         mapped = read_map(self.config.root)  # before any request: a broken map stops here
         # Lock entries whose file is gone are said on a run over every post.
         report_gone = not paths and not drafts_only
@@ -191,36 +194,113 @@ class SyncEngine:
             report = check(self.config, paths)
             plans, sendable = self._local_plans(report)
             gone_possible = report_gone and bool(self.ledger.entries)
-            remote = remote_read.result() if sendable or gone_possible else None
+            # An adopted blog's failing post may be one not on dev.to: the list says.
+            old_possible = adopted is not None and any(p.action is Action.ERROR for p in plans)
+            remote = remote_read.result() if sendable or gone_possible or old_possible else None
         if remote is not None:
             # What the server already counts against the create limit (other runs).
             self.client.count_published(remote.articles, since="published_at")
+            sendable = self._bind_refs(sendable, remote, plans)
             payloads = {post.key: payload_for(post, self.config) for post in sendable}
+            # Every post of the project is bound, so that which article a post is depends
+            # on what the others claim; a post that fails `check` may be one not on dev.to
+            # (older than the adoption, bound to nothing). A `dev_to:` naming no article of
+            # the account claims nothing.
+            resolved = {post.key: post for post in sendable}
+            every = [
+                resolved.get(post.key) or resolve_ref(post, remote.articles)[0]
+                for post in self._every_post(report.posts, paths)
+            ]
             bound = bind_posts(
                 remote,
-                sendable,
+                [
+                    p
+                    for p in every
+                    if p.reading is None or p.reading.article_ref is None or p.article_id
+                ],
                 self.ledger,
                 self.canonical_of,
                 mapped=mapped,
-                body_of=lambda post: payloads[post.key].body_markdown,
+                body_of=lambda post: (
+                    (
+                        payloads[post.key]
+                        if post.key in payloads
+                        else payload_for(post, self.config)
+                    ).body_markdown
+                ),
             )
+            for index, failed in enumerate(plans):
+                match = bound.matches.get(failed.key)
+                if failed.post is not None and failed.action is Action.ERROR and match is not None:
+                    why = not_bound_and_old(match, failed.post, adopted, self._first_dated)
+                    if why is not None:
+                        plans[index] = replace(failed, action=Action.SKIP, reason=why, problems=[])
             matches = bound.matches
             if report_gone:
                 plans.extend(gone_plan(gone) for gone in bound.gone)
+                planned = {plan.key for plan in plans}
+                plans.extend(
+                    stray_plan(self.config, stray)
+                    for stray in bound.strays
+                    if stray.key not in planned
+                )
             for post in sendable:
                 match = matches[post.key]
                 plan = decide(
                     post,
                     payloads[post.key],
                     match,
-                    match.entry if match.entry is not None else self.ledger.get(post.key),
+                    match.entry,
                     force=force,
                     recreate=recreate,
                     drafts_only=drafts_only,
                 )
+                if plan.action is Action.CREATE:
+                    why = not_bound_and_old(match, post, adopted, self._first_dated)
+                    if why is not None:
+                        plan = replace(plan, action=Action.SKIP, reason=why)
                 plans.append(plan)
         plans.sort(key=lambda p: p.key)
         return plans
+
+    def _first_dated(self, post: Post) -> str | None:
+        """An undated post's date: its first commit's."""
+        from toolkit.content.dates import project_dates
+
+        return project_dates(self.config, [post.key]).get(post.key)
+
+    @staticmethod
+    def _bind_refs(posts: list[Post], remote: RemoteState, plans: list[PostPlan]) -> list[Post]:
+        """The posts, each named by a `dev_to:` slug or address bound to its article; one
+        naming an article the account does not hold is an error plan, never sent."""
+        bound: list[Post] = []
+        for post in posts:
+            post, problem = resolve_ref(post, remote.articles)
+            if problem is None:
+                bound.append(post)
+                continue
+            line = post.line_of("id")
+            plans.append(
+                PostPlan(
+                    post.key,
+                    Action.ERROR,
+                    problem,
+                    title=post.title,
+                    post=post,
+                    problems=[Problem(post.key, line, problem)],
+                )
+            )
+        return bound
+
+    def _every_post(self, posts: list[Post], paths: list[str | Path]) -> list[Post]:
+        """`posts` (those named) and every other post of the project: which article a post
+        is depends on what the others claim."""
+        posts = [post for post in posts if project_key(post.key)]
+        if not paths:
+            return posts
+        named = {post.key for post in posts}
+        others, _ = load_posts(self.config)
+        return posts + [post for post in others if post.key not in named]
 
     @staticmethod
     def _local_plans(report: CheckReport) -> tuple[list[PostPlan], list[Post]]:
@@ -236,7 +316,21 @@ class SyncEngine:
         ]
         sendable: list[Post] = []
         for post in report.posts:
-            if post.key in errors:
+            if not project_key(post.key):  # named outright, outside the project
+                plans.append(
+                    PostPlan(post.key, Action.ERROR, NOT_IN_PROJECT, title=post.title, post=post)
+                )
+            elif post.held:  # kept off dev.to by the writer: its problems are the site's
+                plans.append(
+                    PostPlan(
+                        post.key,
+                        Action.SKIP,
+                        f"{post.held}; never sent",
+                        title=post.title,
+                        post=post,
+                    )
+                )
+            elif post.key in errors:
                 problems = errors[post.key]
                 plans.append(
                     PostPlan(
@@ -382,6 +476,7 @@ class SyncEngine:
                 or (entry.published_at if entry is not None else None),
             ),
             save=save,
+            replaces=plan.moved_from,
         )
 
     def _mark_pending(self, plan: PostPlan) -> LedgerEntry | None:
@@ -391,7 +486,7 @@ class SyncEngine:
         if entry is None or article is None or payload is None or entry.article_id != article.id:
             return entry  # no entry: the next run finds the article by identity and compares
         pending = entry.sending(payload.digest, body_digest(payload.body_markdown))
-        self.ledger.record(plan.key, pending, save=False)
+        self.ledger.record(plan.key, pending, save=False, replaces=plan.moved_from)
         return pending
 
     @staticmethod
@@ -478,6 +573,23 @@ def gone_plan(gone: Gone) -> PostPlan:
             f"article {article_id} stays on the website; toolkit unpublish {gone.key} or forget it"
         )
     return PostPlan(gone.key, Action.GONE, reason, article=article, entry=gone.entry)
+
+
+def stray_plan(config: Config, stray: Gone) -> PostPlan:
+    """What plan and publish say of a lock entry whose file is there but is no post now."""
+    reason = (
+        f"was published as article {stray.entry.article_id} (toolkit.lock) but is no post "
+        f"now: {not_a_post(config, stray.key)}; make it a post again, or `toolkit "
+        f"unpublish {stray.key}` or `toolkit forget {stray.key}`"
+    )
+    return PostPlan(
+        stray.key,
+        Action.ERROR,
+        reason,
+        article=stray.article,
+        entry=stray.entry,
+        problems=[Problem(stray.key, 1, reason)],
+    )
 
 
 def _then(write: Callable[[], Outcome], finish: Callable[[Outcome], None]) -> None:

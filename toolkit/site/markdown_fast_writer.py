@@ -9,7 +9,7 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from toolkit.site.anchors import slugify, unique_slug
+from toolkit.site.anchors import Slugs, slugify, unique_slug
 from toolkit.site.markdown_fast_refusals import FOOTNOTE_DEF, Unsupported, web_url
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -102,7 +102,7 @@ class Writer:
         self.odd_spaces = odd_spaces  # whether `content` must look at the ends' spaces
         self.out: list[str] = []
         self.toc: list[TocEntry] = []
-        self.slugs: set[str] = set()
+        self.slugs = Slugs()
         self.raw_html = False
         self.emphasis = False
         self.quoted = 0  # how many quotes the walk is in

@@ -9,13 +9,18 @@ dataclass (`toolkit.config.sections`), with the `Key` under `KEY` in its metadat
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from toolkit.redact import redact_url
+from toolkit.redact import quoted, redact_url
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pathspec import GitIgnoreSpec
 
 KEY = "toolkit.key"  # field metadata: the key's declaration
 
@@ -107,17 +112,31 @@ def _archive_format(value: Any) -> str | None:
     return None
 
 
+def exclude_spec(patterns: list[str] | tuple[str, ...]) -> GitIgnoreSpec:
+    """`[content] exclude` as `pathspec` reads it, matched by RE2 (google-re2): in time
+    linear in the path, whatever the pattern (Python's `re` backtracks, and `*a*a...*ab`
+    against a long name of `a`s took minutes). `re.error` or `re2.error` for a pattern that
+    is not one (pathspec compiles each with `re` first)."""
+    from pathspec import GitIgnoreSpec
+
+    with warnings.catch_warnings():  # `re`'s FutureWarning on `[[`: RE2 says what is wrong
+        warnings.simplefilter("ignore", FutureWarning)
+        return GitIgnoreSpec.from_lines(patterns, backend="re2")
+
+
 def _patterns(value: Any) -> str | None:
-    """A list of gitignore-style patterns, as `pathspec` reads them."""
+    """A list of gitignore-style patterns, as `exclude_spec` reads them."""
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         return "must be a list of gitignore-style patterns (strings)"
-    from pathspec import GitIgnoreSpec
+    import re2
 
     for item in value:
         try:
-            GitIgnoreSpec.from_lines([item])
-        except (ValueError, TypeError) as exc:
-            return f"{item!r} is not a gitignore-style pattern ({exc})"
+            exclude_spec([item])
+        except re.error as exc:  # its message without the position in pathspec's regex
+            return f"{quoted(item, 80)} is not a gitignore-style pattern: {exc.msg}"
+        except (ValueError, TypeError, re2.error):
+            return f"{quoted(item, 80)} is not a gitignore-style pattern"
     return None
 
 

@@ -88,6 +88,8 @@ def validate_post(
         error("title", "must be text (put it in quotes)")
     elif len(title.strip()) > MAX_TITLE:
         refused("title", f"{len(title.strip())} characters; the API accepts at most {MAX_TITLE}")
+    elif "\n" in title.strip() or "\r" in title.strip():
+        refused("title", "holds a line break; the API's front matter reader cannot take it")
 
     for key in ("published", "premium", "pinned"):
         if key in meta and not isinstance(meta[key], bool):

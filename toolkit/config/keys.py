@@ -66,11 +66,62 @@ def _nonempty_string(value: Any) -> str | None:
 def _http_url(value: Any) -> str | None:
     if not isinstance(value, str):
         return "must be a string"
-    parts = urlsplit(value)
+    try:
+        parts = urlsplit(value)
+    except ValueError:  # a broken `[` host
+        return f"must be an absolute http(s) URL, not {redact_url(value)!r}"
     if parts.scheme not in ("http", "https") or not parts.netloc:
         return f"must be an absolute http(s) URL, not {redact_url(value)!r}"
     if parts.query or parts.fragment:
         return "must not carry a query or fragment"
+    return None
+
+
+# An http(s) URL as it may be spliced into what is sent and what the site writes (a
+# Markdown image target, an attribute, a feed): a host name or an IPv6 address, a port,
+# and a path of characters that need no escaping anywhere: no user:password@, query,
+# fragment, quote, bracket, backslash, space or control character, a `%` only as `%XX`.
+_HOST = r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]{2,45}\])"
+_PORT = r"(?::(?:[1-9][0-9]{0,4}))?"
+_ORIGIN = re.compile(rf"https?://{_HOST}{_PORT}")
+_PATH = re.compile(r"(?:/(?:[A-Za-z0-9._~!$&*+,;=:@-]|%[0-9A-Fa-f]{2})*)*")
+
+
+def _origin_end(value: str) -> int | None:
+    """Where the origin `value` starts with ends, or None when it starts with none."""
+    origin = _ORIGIN.match(value)
+    if origin is None or (origin.end() < len(value) and value[origin.end()] != "/"):
+        return None
+    port = origin.group().rsplit(":", 1)[-1]
+    if port.isdigit() and int(port) > 65535:
+        return None
+    return origin.end()
+
+
+def _public_url(value: Any) -> str | None:
+    """An http(s) URL spliced into what is sent (`_PATH`'s characters only)."""
+    problem = _http_url(value)
+    if problem is not None:
+        return problem
+    parts = urlsplit(value)
+    if parts.username is not None or parts.password is not None:
+        return "must not carry a user or password"
+    end = _origin_end(value)
+    if end is None:
+        return f"must be an http(s) URL of a host (and port), not {quoted(value, 80)}"
+    if _PATH.fullmatch(value, end) is None:
+        return (
+            f"{quoted(value, 80)} holds a character a URL must escape (a space, quote, "
+            "bracket or backslash: write it as %XX)"
+        )
+    return None
+
+
+def origin_problem(value: str) -> str | None:
+    """What is wrong with `value` as an http(s) origin (`https://host[:port]`), or None."""
+    end = _origin_end(value)
+    if end is None or value[end:] not in ("", "/"):
+        return f"must be an http(s) origin (https://host[:port]), not {quoted(value, 80)}"
     return None
 
 
@@ -195,7 +246,7 @@ class Rule:
 STRING = Rule("string", _string)
 TEXT = Rule("non-empty string", _nonempty_string)
 PATH = Rule("path", _nonempty_string, _path)
-URL = Rule("http(s) URL", _http_url, _no_final_slash)
+URL = Rule("http(s) URL", _public_url, _no_final_slash)
 ISSUER = Rule("http(s) URL", _http_url)
 BASE_URL = Rule("http(s) URL without /api", _base_url, _no_final_slash)
 BOOLEAN = Rule("true or false", _boolean)

@@ -6,6 +6,8 @@ finish within their timeout (a backstop, not a measure: `bench/scan.py` has the 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given
@@ -109,3 +111,22 @@ def test_an_exclude_pattern_is_matched_without_backtracking(make_project):
     check = project.run("check")
     assert check.exit_code == 0, check.output
     assert "2 posts checked" in check.output
+
+
+@pytest.mark.parametrize("prefix", ["> ", "- ", "1. ", "> * "])
+def test_a_line_of_a_hundred_thousand_containers_is_built_not_a_crash(make_project, prefix):
+    """The Rust parser recursed once for each quote or list item a line opens: 100,000 of
+    them overflowed its stack and the build died of a segmentation fault. Run in a
+    process of its own, so that such a crash fails this test only."""
+    project = make_project()
+    body = prefix * (500_000 // len(prefix)) + "deep\n\nAfter it.\n"
+    project.write("content/deep.md", "---\ntitle: Deep\npublished: true\n---\n" + body)
+    build = subprocess.run(
+        [sys.executable, "-m", "toolkit", "build"],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert build.returncode == 0, (build.returncode, build.stderr[-2000:])
+    assert "<h1>Deep</h1>" in (project.root / "site" / "deep" / "index.html").read_text()

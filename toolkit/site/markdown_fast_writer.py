@@ -10,16 +10,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolkit.site.anchors import Slugs, slugify, unique_slug
-from toolkit.site.markdown_fast_refusals import FOOTNOTE_DEF, Unsupported, web_url
+from toolkit.site.markdown_fast_refusals import FOOTNOTE_DEF, MAX_DEPTH, Unsupported, web_url
 
 if TYPE_CHECKING:  # pragma: no cover
     from markdown_it_pyrs import Node
 
     from toolkit.site.markdown import TocEntry
 
-# markdown-it-py's `maxNesting` (20) stops parsing deeper blocks and inlines, where the Rust
-# parser goes on; well below it, the two agree. A tree this deep is left to the reference.
-MAX_DEPTH = 12
 PERMALINK_SYMBOL = "#"
 # A heading's permalink is read out by this name, not as "#".
 PERMALINK_LABEL = "Link to this section"

@@ -25,6 +25,7 @@ POST_BYTES = 256 * 1024
 ROUNDS = 3
 TARGET = 2.0  # seconds, for 1 MB through one command
 
+
 def _fill(unit: str, ending: str = "") -> str:
     return unit * ((POST_BYTES - len(ending)) // len(unit)) + ending
 

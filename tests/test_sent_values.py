@@ -92,7 +92,9 @@ def test_a_cover_image_that_is_no_url_nor_path_is_an_error_and_never_on_the_site
 ):
     project = make_project('[site]\ntitle = "T"\nurl = "https://me.example"\n')
     project.post("bad", "Bad cover", "Body.\n", published=True, cover_image=cover)
-    project.post("good", "Good cover", "Body.\n", published=True, cover_image="https://i.example/c.png")
+    project.post(
+        "good", "Good cover", "Body.\n", published=True, cover_image="https://i.example/c.png"
+    )
     check = project.run("check")
     assert check.exit_code == 1
     assert "content/bad.md:4: cover_image: must be an http(s) URL or a path, not " in check.output
@@ -101,6 +103,4 @@ def test_a_cover_image_that_is_no_url_nor_path_is_an_error_and_never_on_the_site
     assert not (site / "bad").exists()
     good = (site / "good" / "index.html").read_text()
     assert '<meta property="og:image" content="https://i.example/c.png">' in good
-    assert not any(
-        cover.split(":")[0] + ":" in page.read_text() for page in site.rglob("*.html")
-    )
+    assert not any(cover.split(":")[0] + ":" in page.read_text() for page in site.rglob("*.html"))

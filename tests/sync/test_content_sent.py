@@ -366,7 +366,7 @@ def test_a_description_over_lines_is_sent_on_one_line_and_a_backslash_kept(site,
     )
     site.write(
         "content/slash.md",
-        "---\ntitle: C:\\new\\temp and \\\"more\\\"\ndescription: C:\\q is a path\n---\nBody.\n",
+        '---\ntitle: C:\\new\\temp and \\"more\\"\ndescription: C:\\q is a path\n---\nBody.\n',
     )
     assert site.run("check").exit_code == 0
     result = site.run("publish", env=env)

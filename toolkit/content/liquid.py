@@ -58,6 +58,7 @@ def find_tags(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
         else:  # no `%}` on this line: none of its tags is closed
             at = text.find("{%", eol)
 
+
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _YOUTUBE_ID = re.compile(r"[A-Za-z0-9_-]{11}")
 _DIGITS = re.compile(r"[0-9]{1,20}")

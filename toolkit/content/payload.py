@@ -90,13 +90,17 @@ def _fixed_presenter(dumper: SafeRepresenter, value: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _str_presenter)
 _Dumper.add_representer(_Fixed, _fixed_presenter)
 FIXED_KEYS = ("title", "description")
-_LINE_BREAK = re.compile(r"[ \t]*[\r\n][ \t\r\n]*")
+# What YAML reads as a line break (its own four, and CR LF).
+LINE_BREAK = re.compile("[\r\n\x85\u2028\u2029]")
+_FOLDED = re.compile("[ \t]*[\r\n\x85\u2028\u2029][ \t\r\n\x85\u2028\u2029]*")
 
 
 def one_line(text: str) -> str:
     """`text` on one line, as YAML's `>` folds it: each line break, with the blanks
-    around it, one space."""
-    return _LINE_BREAK.sub(" ", text).strip()
+    around it, one space (none at the ends). Text without a line break is as written."""
+    if LINE_BREAK.search(text) is None:
+        return text
+    return _FOLDED.sub(" ", text).strip()
 
 
 def _quoted_dates(value: Any) -> Any:

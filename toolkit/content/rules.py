@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from toolkit.content import conflicts, images
 from toolkit.content.hosting import NOTHING_HOSTS, ImageHost, sent_canonical_url
+from toolkit.content.payload import LINE_BREAK
 from toolkit.content.post import KNOWN_KEYS, Post, split_tags
 from toolkit.content.problems import Kind, Problem, Severity
 from toolkit.redact import quoted
@@ -88,7 +89,7 @@ def validate_post(
         error("title", "must be text (put it in quotes)")
     elif len(title.strip()) > MAX_TITLE:
         refused("title", f"{len(title.strip())} characters; the API accepts at most {MAX_TITLE}")
-    elif "\n" in title.strip() or "\r" in title.strip():
+    elif LINE_BREAK.search(title.strip()):
         refused("title", "holds a line break; the API's front matter reader cannot take it")
 
     for key in ("published", "premium", "pinned"):

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolkit.content.liquid import TAG, find_tags
+from toolkit.content.liquid import TAG, code_spans, find_tags
 from toolkit.content.liquid_maths import KATEX_OPEN
 from toolkit.site.markdown import MarkdownRenderer
 
@@ -130,3 +130,34 @@ def test_a_line_of_a_hundred_thousand_containers_is_built_not_a_crash(make_proje
     )
     assert build.returncode == 0, (build.returncode, build.stderr[-2000:])
     assert "<h1>Deep</h1>" in (project.root / "site" / "deep" / "index.html").read_text()
+
+
+@pytest.mark.timeout(60)
+def test_code_spans_of_a_line_of_falling_backtick_runs_are_read_once(make_project):
+    """Each run of backticks looked for its closing run to the line's end, and tried
+    again one backtick shorter: 720 KB of runs of falling lengths took minutes."""
+    runs = "".join("`" * length + "x" for length in range(1000, 1, -1))
+    line = "{% katex %}a{% endkatex %} " + runs + " `{% youtube bad %}` {% vimeo bad %}"
+    project = make_project()
+    project.write("content/ticks.md", "---\ntitle: Ticks\npublished: true\n---\n" + line + "\n")
+    check = project.run("check")
+    assert check.exit_code == 0, check.output
+    warnings = [text for text in check.output.splitlines() if ": warning: " in text]
+    assert warnings == [  # the tag in a code span is text
+        "content/ticks.md:5: warning: Liquid tag {% vimeo %}: needs a Vimeo video number; "
+        "the site shows it as written (dev.to renders it)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "blanked"),
+    [
+        ("a `b` c", "a     c"),
+        ("``a` b`` c", "         c"),  # a shorter run inside is the span's text
+        ("``a`", "``a`"),  # runs of different lengths close nothing
+        ("`a``b`", "      "),
+        ("x ```", "x ```"),
+    ],
+)
+def test_code_spans_pair_runs_of_one_length(line, blanked):
+    assert code_spans(line) == blanked

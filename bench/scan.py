@@ -2,15 +2,16 @@
 Liquid openings that nothing closes, through `toolkit check` and a cold `toolkit build`.
 
 `python -m bench scan` prints the figures and whether each meets its target (2 s for the
-whole megabyte); nothing is asserted. The megabyte is four posts of 256 KB (a body may
+whole megabyte); nothing is asserted. The megabyte is five posts of 205 KB (a body may
 hold 800 KB), each one kind of opening a quadratic scan read again for each:
 
 - one line of `{% katex ` (a 90 KB one took `check` 91 s);
 - one line of `x {%` (10,000 of them took `build` 73 s);
 - lines of `{% katex` alone, and a `%}` at the very end;
-- one line of 130,000 quote markers (`> `) before a tag;
+- one line of 100,000 quote markers (`> `) before a tag;
+- one line of backtick runs of falling lengths (720 KB took `check` minutes);
 
-and a fifth of 256 KB of `## same` headings, numbered one after the other (10,000 took
+and a sixth of 205 KB of `## same` headings, numbered one after the other (10,000 took
 `build` 19 s), measured on its own. Each command runs three times in a fresh project
 (`python -m toolkit`, interpreter start-up included); the median is shown.
 """
@@ -21,13 +22,23 @@ import shutil
 
 from bench.common import WORK, Row, median, print_rows, project, run_cli, verdict
 
-POST_BYTES = 256 * 1024
+POST_BYTES = 1024 * 1024 // 5  # five posts: 1 MB
 ROUNDS = 3
 TARGET = 2.0  # seconds, for 1 MB through one command
 
 
 def _fill(unit: str, ending: str = "") -> str:
     return unit * ((POST_BYTES - len(ending)) // len(unit)) + ending
+
+
+def _falling_runs() -> str:
+    """Runs of backticks of falling lengths on one line, with a tag: each run a code span
+    opening that nothing closes."""
+    runs, length = [], 2
+    while sum(len(run) for run in runs) < POST_BYTES - 2000:
+        runs.append("`" * length + "x")
+        length += 1
+    return "{% katex %}a{% endkatex %} " + "".join(reversed(runs))
 
 
 def _write(folder, bodies: dict[str, str]) -> int:
@@ -62,6 +73,7 @@ def main() -> None:
         "openings": _fill("x {%"),
         "katex-lines": _fill("{% katex\n", "%}"),
         "quotes": _fill("> ", "{% youtube x %}"),
+        "backticks": _falling_runs(),
     }
     size, check, build = _measure(bodies, "openings")
     shown = f"{size / 1e6:.2f} MB of unclosed openings ({', '.join(bodies)})"

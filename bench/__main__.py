@@ -8,7 +8,7 @@ import sys
 
 BENCHMARKS = [
     "site", "devices", "sandbox", "publish", "mirror", "watch", "license", "runlog", "mcp", "export",
-    "scan",
+    "bodies", "scan",
 ]  # fmt: skip
 
 

@@ -10,6 +10,7 @@ with the project's folder and where each value came from. `SECTIONS` and
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -21,6 +22,8 @@ from toolkit.config.keys import (
     BOOLEAN,
     CANONICAL_HOME,
     EXPORT_SOURCE,
+    GENERATOR,
+    ISO_DATE,
     ISSUER,
     KEY,
     PATH,
@@ -29,13 +32,16 @@ from toolkit.config.keys import (
     POSITIVE_INT,
     SECONDS,
     STRING,
+    TAG_MAP,
     TEXT,
+    TIME_ZONE,
     URL,
     Key,
     Secret,
     option,
     secret,
 )
+from toolkit.redact import quoted
 
 DEFAULT_CONFIG_NAME = "toolkit.toml"
 SECTION = "toolkit.section"  # field metadata of `Config`: the section's dataclass
@@ -89,6 +95,11 @@ class SiteConfig:
         help="Full-text search: a search page, and its index made by Pagefind after each "
         "build that changed a page.",
     )
+    enabled: bool | None = option(
+        BOOLEAN,
+        help="Build the site with toolkit; unset: yes for dev.to-style posts, no when "
+        "[source] names another generator (whose own site it is).",
+    )
     feed_full_content: bool = option(
         BOOLEAN,
         default=False,
@@ -104,6 +115,64 @@ class ContentConfig:
         PATTERNS,
         help="Files and folders of the content folder that are not posts, as gitignore "
         'patterns relative to it, e.g. ["examples/", "**/README.md"].',
+    )
+
+
+@dataclass(frozen=True)
+class SourceConfig:
+    """[source]: the generator the posts are written for (the blog a writer already keeps).
+
+    `toolkit init` fills it from the generator's own files; every key can be set by hand.
+    The posts folder is `[site] content_dir`.
+    """
+
+    generator: str = option(
+        GENERATOR,
+        default="devto",
+        help='Whose front matter and body syntax the posts are written in: "devto" (dev.to\'s '
+        "own keys), hugo, jekyll, astro, eleventy or next.",
+    )
+    url: str | None = option(
+        URL,
+        help="Where the writer's own site serves the posts, e.g. https://example.com: the "
+        "base of each post's canonical_url and of its images.",
+    )
+    static_dir: Path | None = option(
+        PATH,
+        help="The generator's folder of files served as they are at the site's root "
+        "(Hugo static/, Astro and Next public/): root-relative images are found there.",
+    )
+    permalink: str | None = option(
+        TEXT,
+        help="The path of a post's page on the writer's site, with :year, :month, :day, "
+        ":title (the file's name) and :slug placeholders, e.g. /:year/:month/:title/.",
+    )
+    trailing_slash: bool = option(
+        BOOLEAN, default=True, help="The writer's site serves a post's page with a final /."
+    )
+    timezone: str | None = option(
+        TIME_ZONE,
+        help="The site's time zone (IANA, e.g. America/New_York): the date in a permalink "
+        "and a date written without an offset are read in it.",
+    )
+    date_format: str | None = option(
+        TEXT,
+        help='How a date the posts write ambiguously is read (strptime), e.g. "%m/%d/%Y".',
+    )
+    id_key: str | None = option(
+        TEXT,
+        help="The front-matter key holding each post's dev.to article (id, devtoId, "
+        "devto_id, or dev_to with the article's slug or URL).",
+    )
+    skip_key: str | None = option(
+        TEXT,
+        help="A front-matter key that, when true, keeps a post off dev.to (devtoSkip is "
+        "always read).",
+    )
+    adopted: str | None = option(
+        ISO_DATE,
+        help="When toolkit was adopted (an ISO date): a post dated before it without an "
+        "article is not sent unless opted in.",
     )
 
 
@@ -133,6 +202,11 @@ class ForemConfig:
     )
     timeout: float = option(
         SECONDS, default=30, help="Seconds to wait for an answer before a request fails."
+    )
+    tags: tuple[tuple[str, str], ...] | None = option(
+        TAG_MAP,
+        help="[forem.tags]: the writer's tags as written -> the dev.to tag sent, e.g. "
+        '"GitHub Copilot" = "githubcopilot" (others are lower-cased, letters and digits kept).',
     )
     api_key: Secret | None = secret(
         "FOREM_API_KEY", help="API key (dev.to: Settings, Extensions, DEV API Keys)."
@@ -236,6 +310,51 @@ class McpConfig:
     )
 
 
+# A variable's name as a shell and GitHub Actions take it.
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A writer's folder: one plain name, directly under the posts folder.
+WRITER_FOLDER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
+WRITER_VARIABLE_PREFIX = "FOREM_API_KEY_"
+
+
+def writer_variable(folder: str) -> str:
+    """The variable a writer's key is read from by default: `FOREM_API_KEY_` and the
+    folder's name upper-cased, every character but a letter or digit written `_`
+    (`jane-doe` -> `FOREM_API_KEY_JANE_DOE`)."""
+    return WRITER_VARIABLE_PREFIX + re.sub(r"[^A-Z0-9]", "_", folder.upper())
+
+
+@dataclass(frozen=True)
+class WritersSection:
+    """[writers]: a team's repository, one folder per writer under the posts folder; each
+    line names the variable holding that writer's API key (`jane-doe =
+    "FOREM_API_KEY_JANE_DOE"`)."""
+
+    variables: Mapping[str, str] = field(default_factory=dict)  # folder -> variable
+
+    @classmethod
+    def parse(cls, name: str, value: Any) -> tuple[WritersSection, list[str]]:
+        """The table as `toolkit.toml` gives it, and every problem as `name: key: problem`."""
+        if value is None:
+            return cls(), []
+        if not isinstance(value, dict):
+            return cls(), [f"{name}: writers: must be a table ([writers])"]
+        problems: list[str] = []
+        variables: dict[str, str] = {}
+        for folder, variable in value.items():
+            where = f"{name}: writers.{quoted(folder, 100, marks=False)}"
+            if not WRITER_FOLDER.fullmatch(folder) or set(folder) == {"."}:
+                problems.append(f"{where}: a writer is one folder name under the posts folder")
+            elif not isinstance(variable, str) or not ENV_NAME.fullmatch(variable):
+                problems.append(
+                    f"{where}: must be the name of an environment variable, e.g. "
+                    f'"{writer_variable(folder)}"'
+                )
+            else:
+                variables[folder] = variable
+        return cls(variables), problems
+
+
 def section(cls: type) -> Any:
     return field(metadata={SECTION: cls})
 
@@ -246,11 +365,13 @@ class Config:
     root: Path  # its folder: every relative path is resolved against it
     site: SiteConfig = section(SiteConfig)
     content: ContentConfig = section(ContentConfig)
+    source: SourceConfig = section(SourceConfig)
     forem: ForemConfig = section(ForemConfig)
     archive: ArchiveConfig = section(ArchiveConfig)
     license: LicenseConfig = section(LicenseConfig)
     logs: LogsConfig = section(LogsConfig)
     mcp: McpConfig = section(McpConfig)
+    writers: WritersSection = field(default_factory=WritersSection)
     # Problems that do not stop loading (a `.env` open to other users); the CLI shows them.
     warnings: tuple[str, ...] = ()
     # Where each key's value came from: "default", the file's name, an environment variable,

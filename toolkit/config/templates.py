@@ -5,12 +5,33 @@ reference `toolkit config --all` prints (`commented_toml`), and `.env.example`."
 from __future__ import annotations
 
 import json
+import re
 import textwrap
+from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
-from toolkit.config.keys import BASE_URL, KEY, PATH, PATTERNS, POSITIVE_INT, TEXT, URL, Key
-from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, declared_keys
+from toolkit.config.keys import (
+    BASE_URL,
+    BOOLEAN,
+    ISO_DATE,
+    KEY,
+    PATH,
+    PATTERNS,
+    POSITIVE_INT,
+    TAG_MAP,
+    TEXT,
+    TIME_ZONE,
+    URL,
+    Key,
+)
+from toolkit.config.sections import (
+    DEFAULT_CONFIG_NAME,
+    SECTIONS,
+    WritersSection,
+    declared_keys,
+    writer_variable,
+)
 
 
 def toml_value(value: Any) -> str:
@@ -19,6 +40,11 @@ def toml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, str | list):
         return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):  # an inline table
+        pairs = (
+            f"{json.dumps(str(k), ensure_ascii=False)} = {toml_value(v)}" for k, v in value.items()
+        )
+        return "{ " + ", ".join(pairs) + " }"
     return str(value)
 
 
@@ -31,6 +57,10 @@ EXAMPLES: dict[str, Any] = {
     PATH.kind: "path/to/file",
     POSITIVE_INT.kind: 1,
     PATTERNS.kind: ["examples/", "**/README.md"],
+    BOOLEAN.kind: True,
+    TAG_MAP.kind: {"GitHub Copilot": "githubcopilot"},
+    ISO_DATE.kind: "2026-01-01",
+    TIME_ZONE.kind: "America/New_York",
 }
 
 
@@ -70,12 +100,44 @@ def commented_toml() -> str:
             lines += comment(" ".join(notes))
             value = key.default if key.default is not None else EXAMPLES.get(key.rule.kind, "")
             lines.append(f"# {item.name} = {toml_value(value)}")
+    lines += ["", *comment((WritersSection.__doc__ or "").strip())]
+    lines += comment(
+        "toolkit init writes one line per writer's folder, naming by default the variable "
+        "FOREM_API_KEY_ and the folder's name upper-cased, every character but a letter "
+        "or digit written _."
+    )
+    lines += ["# [writers]", f'# jane-doe = "{writer_variable("jane-doe")}"']
     return "\n".join(lines) + "\n"
 
 
-def short_toml(content_dir: str = "content", title: str = "My posts") -> str:
+def toml_key(name: str) -> str:
+    """A key as it is written in toolkit.toml: bare when it can be, else quoted."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
+
+
+def writers_toml(writers: Mapping[str, str]) -> str:
+    """The `[forem]` and `[writers]` tables of a team's repository: one line per writer's
+    folder, naming the variable of their key."""
+    lines = [
+        "",
+        "[forem]",
+        '# organization = "acme"          # optional',
+        "",
+        "[writers]",
+        "# one folder per writer under the posts folder; each writer's posts are published with the",
+        "# key in the named environment variable",
+        *(f"{toml_key(folder)} = {toml_value(variable)}" for folder, variable in writers.items()),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def short_toml(
+    content_dir: str = "content", title: str = "My posts", writers: Mapping[str, str] | None = None
+) -> str:
     """The `toolkit.toml` of a new project: the keys a blogger sets (the site's title and
-    address, where the posts are), every other one a command away."""
+    address, where the posts are), every other one a command away; for a team's
+    repository, its writers (`writers`: folder -> variable of their key)."""
+    team = writers_toml(writers) if writers else ""
     return f"""# toolkit.toml: this blog's settings. Paths are relative to this file.
 # Every other setting, with what it does: toolkit config --all
 # Secrets (your API key) never go here: see .env.example.
@@ -86,12 +148,15 @@ title = {toml_value(title)}
 # url = "https://example.com/blog"
 # The folder of your posts: Markdown files with front matter.
 content_dir = {toml_value(content_dir)}
-"""
+{team}"""
 
 
-def dotenv_example(sections: tuple[str, ...] = ("forem",)) -> str:
+def dotenv_example(
+    sections: tuple[str, ...] = ("forem",), writers: Mapping[str, str] | None = None
+) -> str:
     """`.env.example`: the secrets of the sections in use (`sections`; a new project
-    publishes only), by name; what `toolkit init` writes."""
+    publishes only), by name, and in a team's repository each writer's (`writers`:
+    folder -> variable); what `toolkit init` writes."""
     lines = [
         "# The secrets toolkit reads from the environment, or from a file named .env beside",
         "# toolkit.toml (the environment wins). Copy this file to .env, fill it in, and keep",
@@ -105,6 +170,13 @@ def dotenv_example(sections: tuple[str, ...] = ("forem",)) -> str:
                 *textwrap.wrap(key.help, width=88, initial_indent="# ", subsequent_indent="# "),
                 f"{key.env}=",
             ]
+    if writers:
+        lines += [
+            "",
+            "# A team's repository: each writer's API key, in the variable [writers] of",
+            "# toolkit.toml names (on your machine, yours; in CI, every writer's secret).",
+            *(f"{variable}=" for variable in writers.values()),
+        ]
     lines += [
         "",
         "# The other services' secrets (export, premium builds, log shipping) are named by",

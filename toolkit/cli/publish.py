@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import click
+from rich.markup import escape
 
 from toolkit.cli.context import (
     CliContext,
@@ -29,6 +30,10 @@ def _render(
     elif not cli.quiet or result.failed:
         print_summary(result, title=title, details=not listed)
     annotate(result, err=as_json)
+    for missing in result.missing_keys:  # a team's writer without a key: one line each
+        stderr.print(f"[red]✗[/] {escape(missing.message)}", highlight=False)
+    if result.missing_keys and not result.failed:
+        raise SystemExit(1)
     if result.failed:
         if not as_json and not cli.quiet:
             if result.dry_run:  # nothing was written: nothing was "kept"

@@ -19,6 +19,7 @@ from typing import Any
 
 from toolkit.config.keys import KEY
 from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, Config
+from toolkit.config.writers import parse_writers
 from toolkit.errors import ConfigError
 
 
@@ -139,7 +140,11 @@ def _build(
 ) -> Config:
     problems: list[str] = []
     env_problems: list[str] = []  # reported after the file's
+    writers, writer_problems = parse_writers(name, data.get("writers"), env, in_dotenv)
+    problems += writer_problems
     for section_name, value in data.items():
+        if section_name == "writers":
+            continue
         if section_name not in SECTIONS:
             problems.append(f"{name}: {section_name}: unknown section")
         elif not isinstance(value, dict):
@@ -183,6 +188,11 @@ def _build(
         problems.append(f'{name}: forem.canonical: "site" needs [site] url (the site\'s address)')
     if raw["site"]["images_from_site"] is True and not raw["site"]["url"]:
         problems.append(f"{name}: site.images_from_site: needs [site] url (the site's address)")
+    if raw["forem"]["organization"] is not None and raw["forem"]["organization_id"] is not None:
+        problems.append(
+            f"{name}: forem.organization_id: set one of organization and organization_id "
+            "(organization takes a username or an id)"
+        )
     if problems or env_problems:
         raise ConfigError(problems + env_problems)
     sections = {
@@ -198,4 +208,4 @@ def _build(
         )
         for section_name, cls in SECTIONS.items()
     }
-    return Config(path=path, root=root, origins=origins, **sections)
+    return Config(path=path, root=root, origins=origins, writers=writers, **sections)

@@ -23,6 +23,7 @@ from toolkit.config.keys import (
     EXPORT_SOURCE,
     ISSUER,
     KEY,
+    ORGANIZATION,
     PATH,
     PATTERNS,
     PORT,
@@ -36,6 +37,7 @@ from toolkit.config.keys import (
     option,
     secret,
 )
+from toolkit.config.writers import Writers
 
 DEFAULT_CONFIG_NAME = "toolkit.toml"
 SECTION = "toolkit.section"  # field metadata of `Config`: the section's dataclass
@@ -116,8 +118,16 @@ class ForemConfig:
         env="FOREM_BASE_URL",
         help="Origin of the publishing API, without /api.",
     )
+    organization: str | int | None = option(
+        ORGANIZATION,
+        help='Publish every article into this organisation: its username (e.g. "acme") or '
+        "its numeric id; for a writer who is a member of it (the API leaves a "
+        "non-member's article outside it). Unset, an article already in an organisation "
+        "stays there.",
+    )
     organization_id: int | None = option(
-        POSITIVE_INT, help="Publish the articles under this organisation."
+        POSITIVE_INT,
+        help="The numeric spelling of organization (organization = <id>); set one of the two.",
     )
     canonical: str = option(
         CANONICAL_HOME,
@@ -136,6 +146,11 @@ class ForemConfig:
     api_key: Secret | None = secret(
         "FOREM_API_KEY", help="API key (dev.to: Settings, Extensions, DEV API Keys)."
     )
+
+    @property
+    def organization_ref(self) -> str | int | None:
+        """The organisation to publish into, as written: a username or an id."""
+        return self.organization if self.organization is not None else self.organization_id
 
 
 @dataclass(frozen=True)
@@ -252,6 +267,8 @@ class Config:
     mcp: McpConfig = section(McpConfig)
     # Problems that do not stop loading (a `.env` open to other users); the CLI shows them.
     warnings: tuple[str, ...] = ()
+    # The `[writers]` table of a team's repository (None: one account, FOREM_API_KEY).
+    writers: Writers | None = field(default=None, compare=False, repr=False)
     # Where each key's value came from: "default", the file's name, an environment variable,
     # or "VARIABLE in .env" when the variable was read from the .env file.
     origins: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)

@@ -11,6 +11,7 @@ from typing import Any
 
 from toolkit.config.keys import BASE_URL, KEY, PATH, PATTERNS, POSITIVE_INT, TEXT, URL, Key
 from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, declared_keys
+from toolkit.config.writers import HELP
 
 
 def toml_value(value: Any) -> str:
@@ -70,6 +71,12 @@ def commented_toml() -> str:
             lines += comment(" ".join(notes))
             value = key.default if key.default is not None else EXAMPLES.get(key.rule.kind, "")
             lines.append(f"# {item.name} = {toml_value(value)}")
+    lines += [
+        "",
+        *comment(HELP),
+        "# [writers]",
+        '# jane-doe = "FOREM_API_KEY_JANE_DOE"',
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -30,7 +30,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Protocol
@@ -39,6 +39,7 @@ from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
 from toolkit.content import CheckReport, Post, Problem, check, payload_for
+from toolkit.content.accounts import Account
 from toolkit.content.payload import body_digest
 from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, NoAnswerError, ServerError
@@ -97,6 +98,7 @@ class Outcome:
     message: str  # what happened, for the per-post line
     article_id: int | None = None
     url: str | None = None
+    writer: str | None = None  # in a team's repository: the account's writer (folder)
 
     @property
     def key(self) -> str:
@@ -118,6 +120,27 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class MissingKey:
+    """A writer whose key is not set: their posts are skipped, the others go."""
+
+    writer: str  # the writer's folder, or how the posts outside them are named
+    variable: str  # the environment variable to set
+    posts: int  # how many of their posts were skipped
+
+    @property
+    def message(self) -> str:
+        return f"{self.writer}: {self.variable} is not set; {self.posts} post(s) skipped"
+
+
+@dataclass(frozen=True)
+class Organization:
+    """The organisation `[forem] organization` names, as the API gave it."""
+
+    id: int
+    username: str
+
+
+@dataclass(frozen=True)
 class PublishResult:
     """A publish or a plan, built once, complete, when its run ends."""
 
@@ -126,6 +149,9 @@ class PublishResult:
     waits: list[tuple[float, str]] = field(default_factory=list)  # rate-limit and retry pauses
     requests: int = 0
     lock_wait: str | None = None  # said while another run held the run lock
+    # A team's repository (`[writers]`): its writers without a key, whose posts were skipped.
+    team: bool = False
+    missing_keys: list[MissingKey] = field(default_factory=list)
 
     @property
     def failed(self) -> list[Outcome]:
@@ -133,7 +159,7 @@ class PublishResult:
 
     @property
     def ok(self) -> bool:
-        return not self.failed
+        return not self.failed and not self.missing_keys
 
     def count(self, action: Action, *, ok: bool | None = None) -> int:
         return sum(1 for o in self.outcomes if o.action is action and (ok is None or o.ok is ok))
@@ -147,12 +173,24 @@ class SyncEngine:
     """
 
     def __init__(
-        self, config: Config, client: ForemClient, *, progress: PublishProgress | None = None
+        self,
+        config: Config,
+        client: ForemClient,
+        *,
+        progress: PublishProgress | None = None,
+        ledger: Ledger | None = None,
+        account: Account | None = None,
+        organization: Organization | None = None,
     ):
         self.config = config
         self.client = client
         self.progress = progress or Silent()
-        self._ledger: Ledger | None = None
+        self._ledger: Ledger | None = ledger
+        # In a team's repository: the account this engine publishes with; only its posts
+        # are planned, and their lock entries record it.
+        self.account = account
+        self.organization = organization
+        self._landed: dict[str, Article] = {}  # post key -> the article a write returned
 
     @property
     def ledger(self) -> Ledger:
@@ -185,11 +223,17 @@ class SyncEngine:
         mapped = read_map(self.config.root)  # before any request: a broken map stops here
         # Lock entries whose file is gone are said on a run over every post.
         report_gone = not paths and not drafts_only
+        account = self.account
+        if account is not None and account.writer is not None and not paths:
+            paths = [self.config.site.content_dir / account.writer]
         with ThreadPoolExecutor(1, thread_name_prefix="remote-read") as reader:
             # The list read mostly waits on the network: it runs while the posts are read.
             remote_read = reader.submit(self.read_remote)
             report = check(self.config, paths)
             plans, sendable = self._local_plans(report)
+            if account is not None:  # a team's: this account's posts only
+                plans = [p for p in plans if account.owns(self.config, p.key)]
+                sendable = [p for p in sendable if account.owns(self.config, p.key)]
             gone_possible = report_gone and bool(self.ledger.entries)
             remote = remote_read.result() if sendable or gone_possible else None
         if remote is not None:
@@ -206,7 +250,11 @@ class SyncEngine:
             )
             matches = bound.matches
             if report_gone:
-                plans.extend(gone_plan(gone) for gone in bound.gone)
+                plans.extend(
+                    gone_plan(gone)
+                    for gone in bound.gone
+                    if account is None or account.owns(self.config, gone.key)
+                )
             for post in sendable:
                 match = matches[post.key]
                 plan = decide(
@@ -218,6 +266,8 @@ class SyncEngine:
                     recreate=recreate,
                     drafts_only=drafts_only,
                 )
+                if self.organization is not None:
+                    plan = into_organization(plan, self.organization)
                 plans.append(plan)
         plans.sort(key=lambda p: p.key)
         return plans
@@ -286,10 +336,26 @@ class SyncEngine:
         requests_before = self.client.requests_made
         plans = self.plan(paths, force=force, recreate=recreate, drafts_only=drafts_only)
         self.progress.planned(plans)
+        outcomes = self.execute(plans, dry_run=dry_run)
+        return PublishResult(
+            outcomes=outcomes,
+            dry_run=dry_run,
+            waits=list(waits),
+            requests=self.client.requests_made - requests_before,
+            lock_wait=lock_wait,
+        )
+
+    def execute(self, plans: list[PostPlan], *, dry_run: bool = False) -> list[Outcome]:
+        """Carry out `plans` (made by `plan`; nothing is written when `dry_run`): their
+        outcomes, in the plans' order."""
         outcomes: list[Outcome] = []
         outcomes_mutex = threading.Lock()
+        writer = self.account.writer if self.account is not None else None
 
         def finish(outcome: Outcome) -> None:
+            if writer is not None:
+                outcome = replace(outcome, writer=writer)
+            outcome = self._check_organization(outcome)
             with outcomes_mutex:
                 outcomes.append(outcome)
             self.progress.done(outcome)
@@ -300,12 +366,31 @@ class SyncEngine:
         if not dry_run:
             self._write([p for p in plans if p.needs_write], finish)
         order = {p.key: i for i, p in enumerate(plans)}
-        return PublishResult(
-            outcomes=sorted(outcomes, key=lambda o: order[o.key]),
-            dry_run=dry_run,
-            waits=list(waits),
-            requests=self.client.requests_made - requests_before,
-            lock_wait=lock_wait,
+        return sorted(outcomes, key=lambda o: order[o.key])
+
+    def _check_organization(self, outcome: Outcome) -> Outcome:
+        """A write into the organisation that the API left outside it: the account is not
+        a member (Forem drops a non-member's `organization_id` without a word)."""
+        org = self.organization
+        if (
+            org is None
+            or not outcome.ok
+            or outcome.plan.action not in (Action.CREATE, Action.UPDATE)
+        ):
+            return outcome
+        if outcome.plan.payload is None or "organization_id" not in outcome.plan.payload.data.get(
+            "article", {}
+        ):
+            return outcome
+        landed = self._landed.get(outcome.key)
+        if landed is None or landed.organization == org.username:
+            return outcome
+        who = f"{self.account.label}'s account" if self.account is not None else "the account"
+        return replace(
+            outcome,
+            ok=False,
+            message=f"{outcome.message}, but outside the organisation {org.username}: "
+            f"{who} is not a member of it (the API left organization_id out)",
         )
 
     def _write(self, writes: list[PostPlan], finish: Callable[[Outcome], None]) -> None:
@@ -368,6 +453,7 @@ class SyncEngine:
         confirmed = (remote, body_digest(plan.payload.body_markdown)) if earlier else ()
         # The base of a later `pull --merge`.
         sent.keep(self.config.state_dir, body, entry.remote_digest if entry else None)
+        self._landed[plan.key] = article
         self.ledger.record(
             plan.key,
             LedgerEntry(
@@ -380,6 +466,7 @@ class SyncEngine:
                 unconfirmed=tuple(d for d in earlier if d not in confirmed),
                 published_at=article.published_at
                 or (entry.published_at if entry is not None else None),
+                account=self.account.writer if self.account is not None else None,
             ),
             save=save,
         )
@@ -478,6 +565,31 @@ def gone_plan(gone: Gone) -> PostPlan:
             f"article {article_id} stays on the website; toolkit unpublish {gone.key} or forget it"
         )
     return PostPlan(gone.key, Action.GONE, reason, article=article, entry=gone.entry)
+
+
+def into_organization(plan: PostPlan, org: Organization) -> PostPlan:
+    """The plan of a post published into `org`: it says so, and an article outside the
+    organisation is moved into it (an update) even when nothing else changed."""
+    payload = plan.payload
+    wanted = (
+        payload is not None and payload.data.get("article", {}).get("organization_id") == org.id
+    )
+    if not wanted:
+        return plan  # the post names an organisation of its own (`organization_id:`)
+    article = plan.article
+    if plan.action is Action.CREATE:
+        return replace(plan, reason=f"{plan.reason}, into the organisation {org.username}")
+    if article is None or article.organization == org.username:
+        return plan
+    if plan.action is Action.UNCHANGED:
+        return replace(
+            plan,
+            action=Action.UPDATE,
+            reason=f"article {article.id}: moves it into the organisation {org.username}",
+        )
+    if plan.action is Action.UPDATE:
+        return replace(plan, reason=f"{plan.reason}; moves it into the organisation {org.username}")
+    return plan
 
 
 def _then(write: Callable[[], Outcome], finish: Callable[[Outcome], None]) -> None:

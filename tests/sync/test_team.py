@@ -1,0 +1,191 @@
+"""A team's repository (`[writers]`): each writer's posts published with their own key,
+into the organisation, against the real sandbox, as CI runs it (`toolkit publish`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from sync_helpers import SYNC_CONFIG
+
+from toolkit.tls import shared_context
+
+WRITERS = ("jane-doe", "omar", "lin")
+USERS = {"jane-doe": "jane", "omar": "omar", "lin": "lin"}  # folder -> sandbox username
+TEAM_CONFIG = (
+    SYNC_CONFIG
+    + """organization = "acme"
+
+[writers]
+# jane-doe reads the default variable, FOREM_API_KEY_JANE_DOE
+omar = "DEVTO_KEY_OMAR"
+"""
+)
+VARIABLES = {"jane-doe": "FOREM_API_KEY_JANE_DOE", "omar": "DEVTO_KEY_OMAR", "lin": "FOREM_API_KEY_LIN"}
+
+
+def _get(sandbox, key: str, path: str, **params: Any) -> Any:
+    response = httpx.get(
+        f"{sandbox.base_url}{path}",
+        params=params,
+        headers={"api-key": key},
+        verify=shared_context(),
+    )
+    response.raise_for_status()
+    return response.json()
+
+
+@pytest.fixture
+def team(sandbox, site):
+    """Three sandbox users in the organisation `acme`, two articles each already on the
+    sandbox (outside the organisation), and the team's repository whose posts name them
+    by `id:`."""
+    sandbox.reset()
+    users: dict[str, dict[str, Any]] = {}
+    for folder, username in USERS.items():
+        users[folder] = sandbox.control(
+            "POST", "/forem/users", {"username": username, "organizations": ["acme"]}
+        )
+        created = sandbox.control(
+            "POST",
+            "/forem/articles",
+            {
+                "username": username,
+                "articles": [
+                    {
+                        "title": f"{username} post {n}",
+                        "body_markdown": f"First text of {username} {n}.\n",
+                        "published": True,
+                    }
+                    for n in (1, 2)
+                ],
+            },
+        )
+        users[folder]["ids"] = created["ids"]
+    site.root.joinpath("toolkit.toml").write_text(TEAM_CONFIG, encoding="utf-8")
+    for folder, user in users.items():
+        for n, article_id in zip((1, 2), user["ids"], strict=True):
+            site.post(
+                f"{folder}/{user['username']}-{n}",
+                f"{user['username']} post {n}",
+                f"Edited text of {user['username']} {n}.\n",
+                published=True,
+                id=article_id,
+            )
+    env = {"FOREM_BASE_URL": sandbox.base_url}
+    env.update({VARIABLES[f]: users[f]["api_key"] for f in WRITERS})
+    sandbox.reset_stats()
+    return site, users, env
+
+
+def _last_seq(sandbox) -> int:
+    records = sandbox.requests()
+    return records[-1]["seq"] if records else 0
+
+
+def _owner_by_article(users) -> dict[int, int]:
+    return {article_id: user["key_id"] for user in users.values() for article_id in user["ids"]}
+
+
+def test_every_edit_reaches_its_writers_article_in_the_organisation(sandbox, team):
+    site, users, env = team
+    after = _last_seq(sandbox)
+
+    result = site.run("publish", "--json", env=env)
+    requests = sandbox.requests(after)
+
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["summary"]["update"] == 6 and document["summary"]["create"] == 0
+    assert {p["writer"] for p in document["posts"]} == set(WRITERS)
+    assert document["missing_keys"] == []
+    for folder, user in users.items():
+        mine = _get(sandbox, user["api_key"], "/api/articles/me/all", per_page=1000)
+        # 0 created twice: each writer still holds exactly their two articles.
+        assert sorted(a["id"] for a in mine) == sorted(user["ids"])
+        for article in mine:
+            assert "Edited text" in article["body_markdown"]
+            assert article["organization"]["username"] == "acme"
+    # 0 posts sent with another writer's key: every write to an article carried the key
+    # of the account that holds it.
+    owner = _owner_by_article(users)
+    writes = [
+        r
+        for r in requests
+        if r["method"] in ("PUT", "POST") and r["route"].startswith("/api/articles")
+    ]
+    assert len(writes) == 6
+    for record in writes:
+        assert record["method"] == "PUT"
+        article_id = int(record["path"].rsplit("/", 1)[1])
+        assert record["caller"] == owner[article_id], record
+    # Each writer's list read was made with their own key.
+    reads = [r for r in requests if r["route"] == "/api/articles/me/all"]
+    assert sorted(r["caller"] for r in reads) == sorted(u["key_id"] for u in users.values())
+    # The lock records which account holds each article.
+    lock = json.loads(site.root.joinpath("toolkit.lock").read_text())
+    accounts = {key: entry["account"] for key, entry in lock["posts"].items()}
+    assert accounts == {
+        f"content/{folder}/{USERS[folder]}-{n}.md": folder for folder in WRITERS for n in (1, 2)
+    }
+
+    again = site.run("plan", env=env)
+    assert again.exit_code == 0, again.output
+    assert "moves it into" not in again.output
+
+
+def test_a_writer_without_a_key_is_skipped_naming_the_variable(sandbox, team):
+    site, users, env = team
+    del env["DEVTO_KEY_OMAR"]
+    after = _last_seq(sandbox)
+
+    result = site.run("publish", env=env)
+    requests = sandbox.requests(after)
+
+    assert result.exit_code == 1
+    assert "omar: DEVTO_KEY_OMAR is not set; 2 post(s) skipped" in result.output
+    for folder in ("jane-doe", "lin"):
+        mine = _get(sandbox, users[folder]["api_key"], "/api/articles/me/all")
+        assert all("Edited text" in a["body_markdown"] for a in mine)
+    omar = _get(sandbox, users["omar"]["api_key"], "/api/articles/me/all")
+    assert all("First text" in a["body_markdown"] for a in omar)
+    assert [r for r in requests if r["caller"] == users["omar"]["key_id"]] == []
+    assert len([r for r in requests if r["method"] == "PUT"]) == 4
+
+
+def test_three_writers_making_ten_creates_each_meet_no_429(sandbox, team):
+    site, users, env = team
+    sandbox.set_rate_limits(True)
+    try:
+        for folder in WRITERS:
+            for n in range(10):
+                site.post(f"{folder}/{folder}-new-{n}", f"{folder} new {n}", "New.\n", published=True)
+
+        result = site.run("publish", "--json", env=env)
+    finally:
+        sandbox.set_rate_limits(False)
+
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["summary"]["create"] == 30
+    assert sandbox.count(status=429) == 0
+    for folder, user in users.items():
+        mine = _get(sandbox, user["api_key"], "/api/articles/me/all", per_page=1000)
+        assert len(mine) == 12
+        assert all(a["organization"]["username"] == "acme" for a in mine)
+
+
+def test_a_non_member_is_told_the_api_left_the_article_outside(sandbox, team):
+    site, users, env = team
+    solo = sandbox.control("POST", "/forem/users", {"username": "solo"})
+    site.post("solo/mine", "Solo post", "Alone.\n", published=True)
+    env["FOREM_API_KEY_SOLO"] = solo["api_key"]
+
+    result = site.run("publish", env=env)
+
+    assert result.exit_code == 1
+    assert "outside the organisation acme: solo's account is not a member of it" in result.output
+    mine = _get(sandbox, solo["api_key"], "/api/articles/me/all")
+    assert [a["title"] for a in mine] == ["Solo post"]
+    assert "organization" not in mine[0]

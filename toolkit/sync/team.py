@@ -1,0 +1,138 @@
+"""A publish of a team's repository (`[writers]`): each writer's posts with their own key.
+
+The posts are grouped by account (`content.accounts`: the writer whose folder holds a
+post). Each account with a key gets its own client, so its own rate limiters (dev.to's
+limits are per key), its own read of `/api/articles/me/all`, and its own engine: a post
+binds only to its writer's articles and is only ever sent with its writer's key. The
+accounts share one `Ledger`, whose entries record the account of each article. An
+account whose key is not set is skipped with one `MissingKey`; the others go, and the
+result is not ok.
+
+All accounts plan first (so that the caller is told the whole plan once); then each
+account's writes run, one account after the other (each inside its own limits).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from toolkit.clients.forem import ForemClient
+from toolkit.config import Config
+from toolkit.content.accounts import Account, account_of, writer_folders
+from toolkit.content.discover import excluded_by, find_posts
+from toolkit.localfiles import config_folders
+from toolkit.sync.engine import (
+    MissingKey,
+    Organization,
+    Outcome,
+    PublishProgress,
+    PublishResult,
+    Silent,
+    SyncEngine,
+)
+from toolkit.sync.ledger import Ledger
+from toolkit.sync.plan import PostPlan
+
+ClientFor = Callable[[Account], contextlib.AbstractContextManager[ForemClient]]
+
+
+def team_accounts(config: Config, paths: Sequence[str | Path]) -> dict[Account, int]:
+    """The accounts a publish of `paths` (default: every post) concerns, with how many
+    posts each has; an account whose only trace is a lock entry (a writer whose folder
+    is gone) counts 0 posts."""
+    found = find_posts(
+        config.site.content_dir, paths, config_folders(config), [], excluded_by(config)
+    )
+    counts: dict[Account, int] = {}
+    for path in found:
+        account = account_of(config, path)
+        counts[account] = counts.get(account, 0) + 1
+    if not paths:
+        for folder in writer_folders(config):
+            account = account_of(config, config.site.content_dir / folder / "_")
+            counts.setdefault(account, 0)
+    return dict(sorted(counts.items(), key=lambda item: item[0].folder_key))
+
+
+def resolve_organization(config: Config, client: ForemClient) -> Organization | None:
+    """`[forem] organization`, looked up once (its id and username); None when unset."""
+    ref = config.forem.organization
+    if ref is None:
+        return None
+    org_id, username = client.organization_id(ref)
+    return Organization(org_id, username)
+
+
+def with_organization(config: Config, org: Organization | None) -> Config:
+    """The configuration the payloads are made from: the organisation's id in force."""
+    if org is None:
+        return config
+    return replace(config, forem=replace(config.forem, organization_id=org.id, organization=None))
+
+
+def publish_team(
+    config: Config,
+    paths: Iterable[str | Path],
+    client_for: ClientFor,
+    *,
+    force: bool = False,
+    recreate: bool = False,
+    dry_run: bool = False,
+    drafts_only: bool = False,
+    waits: Sequence[tuple[float, str]] = (),
+    lock_wait: str | None = None,
+    progress: PublishProgress | None = None,
+) -> PublishResult:
+    """Plan (and unless `dry_run`, write) every account's posts with its own key."""
+    listener = progress or Silent()
+    paths = list(paths)
+    accounts = team_accounts(config, paths)
+    missing = [
+        MissingKey(account.label, account.variable, posts)
+        for account, posts in accounts.items()
+        if account.key is None and posts
+    ]
+    ledger = Ledger.load(config.lock_path, config.forem.base_url)
+    engines: list[tuple[SyncEngine, list[PostPlan]]] = []
+    requests = 0
+    with contextlib.ExitStack() as stack:
+        clients: list[tuple[Account, ForemClient]] = [
+            (account, stack.enter_context(client_for(account)))
+            for account in accounts
+            if account.key is not None
+        ]
+        org: Organization | None = None
+        if clients and config.forem.organization is not None:
+            org = resolve_organization(config, clients[0][1])
+        in_force = with_organization(config, org)
+        before = {id(client): client.requests_made for _, client in clients}
+        all_plans: list[PostPlan] = []
+        for account, client in clients:
+            engine = SyncEngine(
+                in_force,
+                client,
+                progress=listener,
+                ledger=ledger,
+                account=account,
+                organization=org,
+            )
+            plans = engine.plan(paths, force=force, recreate=recreate, drafts_only=drafts_only)
+            engines.append((engine, plans))
+            all_plans += plans
+        listener.planned(all_plans)
+        outcomes: list[Outcome] = []
+        for engine, plans in engines:
+            outcomes += engine.execute(plans, dry_run=dry_run)
+        requests = sum(client.requests_made - before[id(client)] for _, client in clients)
+    return PublishResult(
+        outcomes=outcomes,
+        dry_run=dry_run,
+        waits=list(waits),
+        requests=requests,
+        lock_wait=lock_wait,
+        team=True,
+        missing_keys=missing,
+    )

@@ -23,7 +23,11 @@ TEAM_CONFIG = (
 omar = "DEVTO_KEY_OMAR"
 """
 )
-VARIABLES = {"jane-doe": "FOREM_API_KEY_JANE_DOE", "omar": "DEVTO_KEY_OMAR", "lin": "FOREM_API_KEY_LIN"}
+VARIABLES = {
+    "jane-doe": "FOREM_API_KEY_JANE_DOE",
+    "omar": "DEVTO_KEY_OMAR",
+    "lin": "FOREM_API_KEY_LIN",
+}
 
 
 def _get(sandbox, key: str, path: str, **params: Any) -> Any:
@@ -161,7 +165,9 @@ def test_three_writers_making_ten_creates_each_meet_no_429(sandbox, team):
     try:
         for folder in WRITERS:
             for n in range(10):
-                site.post(f"{folder}/{folder}-new-{n}", f"{folder} new {n}", "New.\n", published=True)
+                site.post(
+                    f"{folder}/{folder}-new-{n}", f"{folder} new {n}", "New.\n", published=True
+                )
 
         result = site.run("publish", "--json", env=env)
     finally:
@@ -189,3 +195,90 @@ def test_a_non_member_is_told_the_api_left_the_article_outside(sandbox, team):
     mine = _get(sandbox, solo["api_key"], "/api/articles/me/all")
     assert [a["title"] for a in mine] == ["Solo post"]
     assert "organization" not in mine[0]
+
+
+def test_plan_groups_lines_by_writer_and_a_post_binds_to_its_writers_articles_only(sandbox, team):
+    site, users, env = team
+    # jane's post names one of omar's articles: it is not one of jane's account's.
+    site.post(
+        "jane-doe/borrowed", "Borrowed", "Not mine.\n", published=True, id=users["omar"]["ids"][0]
+    )
+
+    result = site.run("plan", env=env)
+
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    headings = [line for line in lines if line in WRITERS]
+    assert headings == ["jane-doe", "lin", "omar"]  # each writer once, their lines below
+    for folder in WRITERS:
+        start = lines.index(folder)
+        following = lines[start + 1 : start + 4]
+        assert all(f"content/{folder}/" in line for line in following[:2]), following
+    assert "content/jane-doe/borrowed.md:" in result.output
+    assert "not one of this account's articles" in result.output
+    assert "moves it into the organisation acme" in result.output
+    omar = _get(sandbox, users["omar"]["api_key"], f"/api/articles/{users['omar']['ids'][0]}")
+    assert "First text" in omar["body_markdown"]
+
+
+def test_a_post_outside_the_writers_folders_uses_forem_api_key_or_is_skipped(sandbox, team):
+    site, users, env = team
+    site.post("team-news", "Team news", "From the team.\n", published=True)
+
+    skipped = site.run("plan", "--json", env=env)
+    assert skipped.exit_code == 1
+    document = json.loads(skipped.stdout)
+    assert document["missing_keys"] == [
+        {"writer": "(outside the writers' folders)", "variable": "FOREM_API_KEY", "posts": 1}
+    ]
+    assert "content/team-news.md" not in {p["path"] for p in document["posts"]}
+
+    env["FOREM_API_KEY"] = sandbox.demo_api_key
+    published = site.run("publish", "--json", env=env)
+    assert published.exit_code == 0, published.output
+    post = next(
+        p for p in json.loads(published.stdout)["posts"] if p["path"] == "content/team-news.md"
+    )
+    assert post["writer"] is None and post["action"] == "create"
+    demo = _get(sandbox, sandbox.demo_api_key, f"/api/articles/{post['article_id']}")
+    assert demo["user"]["username"] == "demo"
+
+
+def test_unpublish_sends_with_the_writers_own_key(sandbox, team):
+    site, users, env = team
+    assert site.run("publish", env=env).exit_code == 0
+    after = _last_seq(sandbox)
+
+    result = site.run("unpublish", "content/lin/lin-1.md", env=env)
+
+    assert result.exit_code == 0, result.output
+    writes = [r for r in sandbox.requests(after) if r["method"] == "PUT"]
+    assert [r["caller"] for r in writes] == [users["lin"]["key_id"]]
+
+
+def test_comments_and_reading_lists_are_mirrored_per_writer(sandbox, team):
+    site, users, env = team
+    assert site.run("publish", env=env).exit_code == 0
+    for folder in ("jane-doe", "omar"):
+        sandbox.control(
+            "POST",
+            "/forem/comments",
+            {"article_id": users[folder]["ids"][0], "body_markdown": f"Hello {folder}"},
+        )
+    sandbox.control("POST", "/forem/readinglist", {"username": "lin", "count": 2})
+    del env["FOREM_API_KEY_JANE_DOE"]
+    after = _last_seq(sandbox)
+
+    result = site.run("mirror", env=env)
+
+    assert result.exit_code == 1
+    assert "jane-doe: FOREM_API_KEY_JANE_DOE is not set; not mirrored" in result.output
+    mirror = site.content / "_mirror"
+    omar = json.loads((mirror / "omar" / "comments" / "omar-1.json").read_text())
+    assert ["Hello omar" in c["body_html"] for c in omar["comments"]] == [True]
+    assert not (mirror / "jane-doe").exists()
+    assert len(json.loads((mirror / "lin" / "readinglist.json").read_text())) == 2
+    assert json.loads((mirror / "omar" / "readinglist.json").read_text()) == []
+    assert not (mirror / "comments").exists() and not (mirror / "readinglist.json").exists()
+    callers = {r["caller"] for r in sandbox.requests(after)}
+    assert callers == {users["omar"]["key_id"], users["lin"]["key_id"]}

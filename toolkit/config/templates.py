@@ -9,7 +9,17 @@ import textwrap
 from dataclasses import fields
 from typing import Any
 
-from toolkit.config.keys import BASE_URL, KEY, PATH, PATTERNS, POSITIVE_INT, TEXT, URL, Key
+from toolkit.config.keys import (
+    BASE_URL,
+    KEY,
+    ORGANIZATION,
+    PATH,
+    PATTERNS,
+    POSITIVE_INT,
+    TEXT,
+    URL,
+    Key,
+)
 from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, declared_keys
 from toolkit.config.writers import HELP
 
@@ -32,6 +42,7 @@ EXAMPLES: dict[str, Any] = {
     PATH.kind: "path/to/file",
     POSITIVE_INT.kind: 1,
     PATTERNS.kind: ["examples/", "**/README.md"],
+    ORGANIZATION.kind: "acme",
 }
 
 

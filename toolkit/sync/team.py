@@ -23,7 +23,9 @@ from toolkit.clients.forem import ForemClient
 from toolkit.config import Config
 from toolkit.content.accounts import Account, account_of, writer_folders
 from toolkit.content.discover import excluded_by, find_posts
+from toolkit.errors import ApiError, ConfigError
 from toolkit.localfiles import config_folders
+from toolkit.redact import quoted, redact_url
 from toolkit.sync.engine import (
     MissingKey,
     Organization,
@@ -62,7 +64,17 @@ def resolve_organization(config: Config, client: ForemClient) -> Organization | 
     ref = config.forem.organization
     if ref is None:
         return None
-    org_id, username = client.organization_id(ref)
+    try:
+        org_id, username = client.organization_id(ref)
+    except ApiError as exc:
+        if exc.status != 404:
+            raise
+        raise ConfigError(
+            [
+                f"{config.path.name}: forem.organization: no organisation {quoted(str(ref), 80)} "
+                f"on {redact_url(config.forem.base_url)}"
+            ]
+        ) from None
     return Organization(org_id, username)
 
 

@@ -71,7 +71,7 @@ def test_an_unknown_organisation_is_one_error_line(site, env, sandbox):
     assert result.exit_code == 1
     assert "Traceback" not in result.output
     assert (
-        'toolkit.toml: forem.organization: no organisation "nobody-here" on http' in result.output
+        "toolkit.toml: forem.organization: no organisation 'nobody-here' on http" in result.output
     )
 
 

@@ -286,3 +286,19 @@ def test_comments_and_reading_lists_are_mirrored_per_writer(sandbox, team):
     assert not (mirror / "comments").exists() and not (mirror / "readinglist.json").exists()
     callers = {r["caller"] for r in sandbox.requests(after)}
     assert callers == {users["omar"]["key_id"], users["lin"]["key_id"]}
+
+
+def test_a_writers_folder_removed_whole_leaves_their_articles_named_as_gone(sandbox, team):
+    site, users, env = team
+    assert site.run("publish", env=env).exit_code == 0
+    for path in (site.content / "lin").iterdir():
+        path.unlink()
+    (site.content / "lin").rmdir()
+
+    result = site.run("plan", "--json", env=env)
+
+    assert result.exit_code == 0, result.output
+    gone = [p for p in json.loads(result.stdout)["posts"] if p["action"] == "gone"]
+    assert sorted(p["path"] for p in gone) == ["content/lin/lin-1.md", "content/lin/lin-2.md"]
+    assert {p["writer"] for p in gone} == {"lin"}
+    assert sorted(p["article_id"] for p in gone) == sorted(users["lin"]["ids"])

@@ -117,7 +117,9 @@ def publish(
     created again only with --recreate. Writes are paced to the API's rate limits
     (10 published creates and 30 updates per 30 s; drafts are not paced). Shows a progress bar on a terminal, a line for
     each post written (public or draft, with its article's URL) or failed (-v: every post)
-    and a summary table. Needs FOREM_API_KEY.
+    and a summary table. Needs FOREM_API_KEY; in a team's repository ([writers] in
+    toolkit.toml), each writer's posts go with their own key (FOREM_API_KEY_<FOLDER>),
+    their lines under their name, and a writer without one is skipped (exit 1).
 
     One writer at a time: a publish holds .toolkit/run.lock (so do pull and watch's draft
     pushes). While another run holds it, publish waits up to --lock-timeout seconds, then

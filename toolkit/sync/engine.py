@@ -224,8 +224,11 @@ class SyncEngine:
         # Lock entries whose file is gone are said on a run over every post.
         report_gone = not paths and not drafts_only
         account = self.account
-        if account is not None and account.writer is not None and not paths:
-            paths = [self.config.site.content_dir / account.writer]
+        folder = (
+            self.config.site.content_dir / account.writer if account and account.writer else None
+        )
+        if folder is not None and not paths and folder.is_dir():
+            paths = [folder]  # a writer's posts: their folder (gone: every post, none theirs)
         with ThreadPoolExecutor(1, thread_name_prefix="remote-read") as reader:
             # The list read mostly waits on the network: it runs while the posts are read.
             remote_read = reader.submit(self.read_remote)

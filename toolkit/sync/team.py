@@ -41,10 +41,12 @@ from toolkit.sync.plan import PostPlan
 ClientFor = Callable[[Account], contextlib.AbstractContextManager[ForemClient]]
 
 
-def team_accounts(config: Config, paths: Sequence[str | Path]) -> dict[Account, int]:
+def team_accounts(
+    config: Config, paths: Sequence[str | Path], ledger: Ledger | None = None
+) -> dict[Account, int]:
     """The accounts a publish of `paths` (default: every post) concerns, with how many
-    posts each has; an account whose only trace is a lock entry (a writer whose folder
-    is gone) counts 0 posts."""
+    posts each has; a writer whose folder holds no post, or whose only trace is a lock
+    entry (their folder is gone: its entries are said as gone), counts 0 posts."""
     found = find_posts(
         config.site.content_dir, paths, config_folders(config), [], excluded_by(config)
     )
@@ -56,6 +58,8 @@ def team_accounts(config: Config, paths: Sequence[str | Path]) -> dict[Account, 
         for folder in writer_folders(config):
             account = account_of(config, config.site.content_dir / folder / "_")
             counts.setdefault(account, 0)
+        for key in ledger.entries if ledger is not None else ():
+            counts.setdefault(account_of(config, key), 0)
     return dict(sorted(counts.items(), key=lambda item: item[0].folder_key))
 
 
@@ -101,13 +105,13 @@ def publish_team(
     """Plan (and unless `dry_run`, write) every account's posts with its own key."""
     listener = progress or Silent()
     paths = list(paths)
-    accounts = team_accounts(config, paths)
+    ledger = Ledger.load(config.lock_path, config.forem.base_url)
+    accounts = team_accounts(config, paths, ledger)
     missing = [
         MissingKey(account.label, account.variable, posts)
         for account, posts in accounts.items()
         if account.key is None and posts
     ]
-    ledger = Ledger.load(config.lock_path, config.forem.base_url)
     engines: list[tuple[SyncEngine, list[PostPlan]]] = []
     requests = 0
     with contextlib.ExitStack() as stack:

@@ -58,7 +58,6 @@ def test_an_empty_writers_section_makes_a_team_and_its_absence_does_not(tmp_path
 def test_wrong_writers_entries_and_two_organisations_are_named(tmp_path):
     path = tmp_path / "toolkit.toml"
     path.write_text(
-        '[forem]\norganization = "acme"\norganization_id = 3\n\n'
         '[writers]\n"../up" = "A"\nbob = "1x"\nann = 3\nkim = "FOREM_API_KEY"\n',
         encoding="utf-8",
     )
@@ -78,7 +77,17 @@ def test_wrong_writers_entries_and_two_organisations_are_named(tmp_path):
         p.startswith("toolkit.toml: writers.kim: FOREM_API_KEY is the key of the posts outside")
         for p in problems
     )
-    assert any(p.startswith("toolkit.toml: forem.organization_id: set one of") for p in problems)
+
+
+def test_organization_wins_over_organization_id_with_a_warning(tmp_path):
+    path = tmp_path / "toolkit.toml"
+    path.write_text('[forem]\norganization = "acme"\norganization_id = 3\n', encoding="utf-8")
+    config = load_config(path, env={})
+    assert config.forem.organization_ref == "acme"
+    assert config.warnings == (
+        "toolkit.toml: forem.organization_id is ignored: forem.organization is set (it takes "
+        "a username or an id; keep one of the two)",
+    )
 
 
 @pytest.mark.parametrize("value", ['"acme"', "7"])

@@ -106,7 +106,7 @@ def test_every_edit_reaches_its_writers_article_in_the_organisation(sandbox, tea
     assert document["summary"]["update"] == 6 and document["summary"]["create"] == 0
     assert {p["writer"] for p in document["posts"]} == set(WRITERS)
     assert document["missing_keys"] == []
-    for folder, user in users.items():
+    for user in users.values():
         mine = _get(sandbox, user["api_key"], "/api/articles/me/all", per_page=1000)
         # 0 created twice: each writer still holds exactly their two articles.
         assert sorted(a["id"] for a in mine) == sorted(user["ids"])
@@ -180,7 +180,7 @@ def test_three_writers_making_ten_creates_each_meet_no_429(sandbox, team):
     assert sandbox.count(status=429) == 0
     # Paced per key: each writer's ten creates fit their own window, so nobody waited.
     assert document["waits"] == []
-    for folder, user in users.items():
+    for user in users.values():
         mine = _get(sandbox, user["api_key"], "/api/articles/me/all", per_page=1000)
         assert len(mine) == 12
         assert all(a["organization"]["username"] == "acme" for a in mine)

@@ -18,7 +18,7 @@ from toolkit.config import Config
 from toolkit.runlog.run import recorded
 from toolkit.sync.engine import PublishProgress, PublishResult, Silent, SyncEngine
 from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
-from toolkit.sync.team import publish_team, resolve_organization, with_organization
+from toolkit.sync.team import publish_team, resolve_organization
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.clients.base import RequestListener, WaitListener
@@ -107,9 +107,7 @@ def _publish(
             return result
         with forem_client(config, on_wait=on_wait, on_request=run.request) as client:
             org = resolve_organization(config, client)
-            engine = SyncEngine(
-                with_organization(config, org), client, progress=listener, organization=org
-            )
+            engine = SyncEngine(config, client, progress=listener, organization=org)
             if dry_run:
                 result = engine.publish(
                     paths,

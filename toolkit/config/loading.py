@@ -127,6 +127,11 @@ def load_config(
     in_dotenv = {k for k in from_file if not given_env.get(k)}
     config = _build(name, root, path.resolve(), data, environment, in_dotenv)
     warnings = dotenv_warnings(dotenv)
+    if config.forem.organization is not None and config.forem.organization_id is not None:
+        warnings.append(
+            f"{name}: forem.organization_id is ignored: forem.organization is set (it takes "
+            "a username or an id; keep one of the two)"
+        )
     return replace(config, warnings=tuple(warnings)) if warnings else config
 
 
@@ -188,11 +193,6 @@ def _build(
         problems.append(f'{name}: forem.canonical: "site" needs [site] url (the site\'s address)')
     if raw["site"]["images_from_site"] is True and not raw["site"]["url"]:
         problems.append(f"{name}: site.images_from_site: needs [site] url (the site's address)")
-    if raw["forem"]["organization"] is not None and raw["forem"]["organization_id"] is not None:
-        problems.append(
-            f"{name}: forem.organization_id: set one of organization and organization_id "
-            "(organization takes a username or an id)"
-        )
     if problems or env_problems:
         raise ConfigError(problems + env_problems)
     sections = {

@@ -127,7 +127,8 @@ class ForemConfig:
     )
     organization_id: int | None = option(
         POSITIVE_INT,
-        help="The numeric spelling of organization (organization = <id>); set one of the two.",
+        help="The numeric spelling of organization (organization = <id>), sent as it is, "
+        "nothing looked up; ignored when organization is set.",
     )
     canonical: str = option(
         CANONICAL_HOME,

@@ -38,7 +38,7 @@ from typing import Protocol
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
-from toolkit.content import CheckReport, Post, Problem, check, payload_for
+from toolkit.content import CheckReport, Payload, Post, Problem, check, payload_for
 from toolkit.content.accounts import Account
 from toolkit.content.payload import body_digest
 from toolkit.content.rules import canonical_url
@@ -133,7 +133,7 @@ class MissingKey:
 
 
 @dataclass(frozen=True)
-class Organization:
+class HomeOrganization:
     """The organisation `[forem] organization` names, as the API gave it."""
 
     id: int
@@ -180,7 +180,7 @@ class SyncEngine:
         progress: PublishProgress | None = None,
         ledger: Ledger | None = None,
         account: Account | None = None,
-        organization: Organization | None = None,
+        organization: HomeOrganization | None = None,
     ):
         self.config = config
         self.client = client
@@ -242,7 +242,7 @@ class SyncEngine:
         if remote is not None:
             # What the server already counts against the create limit (other runs).
             self.client.count_published(remote.articles, since="published_at")
-            payloads = {post.key: payload_for(post, self.config) for post in sendable}
+            payloads = {post.key: self._payload(post) for post in sendable}
             bound = bind_posts(
                 remote,
                 sendable,
@@ -274,6 +274,21 @@ class SyncEngine:
                 plans.append(plan)
         plans.sort(key=lambda p: p.key)
         return plans
+
+    def _payload(self, post: Post) -> Payload:
+        """What the API receives for `post`: with `[forem] organization`, the
+        organisation's id too (unless the post names its own). The digest stays that of
+        the post without it, so the offline state, `diff` and `pull` (which do not look
+        the organisation up) agree with it; whether an article is in the organisation is
+        read from the article itself (`into_organization`)."""
+        payload = payload_for(post, self.config)
+        article = payload.data.get("article")
+        if self.organization is None or not isinstance(article, dict):
+            return payload
+        if "organization_id" in article:
+            return payload
+        data = {**payload.data, "article": {**article, "organization_id": self.organization.id}}
+        return replace(payload, data=data)
 
     @staticmethod
     def _local_plans(report: CheckReport) -> tuple[list[PostPlan], list[Post]]:
@@ -570,7 +585,7 @@ def gone_plan(gone: Gone) -> PostPlan:
     return PostPlan(gone.key, Action.GONE, reason, article=article, entry=gone.entry)
 
 
-def into_organization(plan: PostPlan, org: Organization) -> PostPlan:
+def into_organization(plan: PostPlan, org: HomeOrganization) -> PostPlan:
     """The plan of a post published into `org`: it says so, and an article outside the
     organisation is moved into it (an update) even when nothing else changed."""
     payload = plan.payload

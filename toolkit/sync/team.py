@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from toolkit.clients.forem import ForemClient
@@ -27,8 +26,8 @@ from toolkit.errors import ApiError, ConfigError
 from toolkit.localfiles import config_folders
 from toolkit.redact import quoted, redact_url
 from toolkit.sync.engine import (
+    HomeOrganization,
     MissingKey,
-    Organization,
     Outcome,
     PublishProgress,
     PublishResult,
@@ -63,7 +62,7 @@ def team_accounts(
     return dict(sorted(counts.items(), key=lambda item: item[0].folder_key))
 
 
-def resolve_organization(config: Config, client: ForemClient) -> Organization | None:
+def resolve_organization(config: Config, client: ForemClient) -> HomeOrganization | None:
     """`[forem] organization`, looked up once (its id and username); None when unset."""
     ref = config.forem.organization
     if ref is None:
@@ -79,14 +78,7 @@ def resolve_organization(config: Config, client: ForemClient) -> Organization | 
                 f"on {redact_url(config.forem.base_url)}"
             ]
         ) from None
-    return Organization(org_id, username)
-
-
-def with_organization(config: Config, org: Organization | None) -> Config:
-    """The configuration the payloads are made from: the organisation's id in force."""
-    if org is None:
-        return config
-    return replace(config, forem=replace(config.forem, organization_id=org.id, organization=None))
+    return HomeOrganization(org_id, username)
 
 
 def publish_team(
@@ -120,15 +112,14 @@ def publish_team(
             for account in accounts
             if account.key is not None
         ]
-        org: Organization | None = None
+        org: HomeOrganization | None = None
         if clients and config.forem.organization is not None:
             org = resolve_organization(config, clients[0][1])
-        in_force = with_organization(config, org)
         before = {id(client): client.requests_made for _, client in clients}
         all_plans: list[PostPlan] = []
         for account, client in clients:
             engine = SyncEngine(
-                in_force,
+                config,
                 client,
                 progress=listener,
                 ledger=ledger,

@@ -143,7 +143,16 @@ def readme_config_rows(readme: str) -> dict[str, str]:
 
 
 def test_every_field_of_every_section_is_a_declared_key():
-    assert set(SECTIONS) == {"site", "content", "forem", "archive", "license", "logs", "mcp"}
+    assert set(SECTIONS) == {
+        "site",
+        "content",
+        "source",
+        "forem",
+        "archive",
+        "license",
+        "logs",
+        "mcp",
+    }
     for _section, _key, declared in declared_keys():
         assert declared.help and declared.rule.kind
         assert not declared.secret or declared.env  # a secret comes from its variable only

@@ -13,18 +13,27 @@ request head must be complete within `head_timeout` seconds of the connection be
 made or of the previous response (each connection's protocol is uvicorn's, behind a
 timer of ours), and its body within `body_timeout` seconds of waiting for it (the
 application's `receive`, bounded); otherwise the connection is closed.
+
+A request finds its connection through a context variable the connection's protocol sets
+while it reads (uvicorn starts each request's task there, so the task inherits it), never
+through the client's address: that is the proxy's on a proxied request, and anyone can
+name another client's in a header. No proxy header is trusted either (uvicorn's
+`proxy_headers` is off): nothing served here takes a request's address or scheme from
+what the request says about itself.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import errno
 import ipaddress
 import logging
 import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -42,6 +51,10 @@ START_TIMEOUT = 10.0
 STOP_TIMEOUT = 5.0
 HEAD_TIMEOUT = 10.0  # seconds to receive a request line and headers
 BODY_TIMEOUT = 30.0  # seconds to receive a request body, from the end of its head
+# Connections closed for a deadline are logged as one count per this many seconds, not one
+# record each: a record costs milliseconds on a terminal, and thousands of them, written
+# on the event loop, would hold the closing of the rest back (and everything else).
+CLOSED_REPORT_EVERY = 1.0
 # The make target that runs a server of this name (`make serve PORT=8001`), for the hint
 # of a port that is taken.
 MAKE_TARGETS = {"site server": "serve", "preview server": "watch"}
@@ -76,28 +89,48 @@ class _QuietStop(logging.Filter):
 _QUIET_STOP = _QuietStop()
 
 
-def _peer(address: Any) -> tuple[str, int] | None:
-    """A connection's peer as uvicorn names it in a request's `client`: (host, port)."""
-    if isinstance(address, tuple | list) and len(address) >= 2:
-        return str(address[0]), int(address[1])
-    return None
-
-
 class _Deadlines:
     """The read deadlines of one server's connections, kept in two places that share
     this: each connection (`_BoundedConnection`, around uvicorn's HTTP protocol) has a
     head deadline, and each request (`_BoundedApp`, around the application) a body
-    budget. Connections are found by their peer, which uvicorn gives every request as
-    its `client`."""
+    budget. A request finds its connection in `_CONNECTION`, which the connection sets
+    while uvicorn reads from it and starts the request's task."""
 
     def __init__(self, head_timeout: float, body_timeout: float):
         self.head_timeout = head_timeout
         self.body_timeout = body_timeout
-        self.connections: dict[tuple[str, int], _BoundedConnection] = {}
+        self.closed: Counter[str] = Counter()  # connections closed since the last report
+        self._report: asyncio.TimerHandle | None = None
 
     def protocol(self, **options: Any) -> _BoundedConnection:
         """A connection's protocol (uvicorn calls it with its protocol's arguments)."""
         return _BoundedConnection(self, H11Protocol(**options))
+
+    def closed_one(self, part: str) -> None:
+        """Count a connection closed for the deadline of `part`; logged within
+        `CLOSED_REPORT_EVERY` seconds, with the others closed meanwhile."""
+        self.closed[part] += 1
+        if self._report is None:
+            loop = asyncio.get_running_loop()
+            self._report = loop.call_later(CLOSED_REPORT_EVERY, self.report)
+
+    def report(self) -> None:
+        self._report = None
+        for part, count in sorted(self.closed.items()):
+            log.debug(
+                "closed %d connection(s): request %s not received within %s s",
+                count,
+                part,
+                self.head_timeout if part == "head" else self.body_timeout,
+            )
+        self.closed.clear()
+
+
+# The connection whose bytes are being read: set by `_BoundedConnection` around uvicorn's
+# reading, so a request's task (started there) carries its own connection.
+_CONNECTION: contextvars.ContextVar[_BoundedConnection | None] = contextvars.ContextVar(
+    "toolkit_serving_connection", default=None
+)
 
 
 class _BoundedConnection(asyncio.Protocol):
@@ -111,27 +144,28 @@ class _BoundedConnection(asyncio.Protocol):
         self.deadlines = deadlines
         self.inner = inner
         self.transport: asyncio.BaseTransport | None = None
-        self.peer: tuple[str, int] | None = None
         self._timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport
-        self.peer = _peer(transport.get_extra_info("peername"))
-        if self.peer is not None:
-            self.deadlines.connections[self.peer] = self
         self.inner.connection_made(transport)  # type: ignore[arg-type]
         self.head_expected()
 
     def data_received(self, data: bytes) -> None:
-        self.inner.data_received(data)
+        # uvicorn starts a request's task while it reads its head: the task's context is a
+        # copy of this one, with this connection in it (a pipelined request is started
+        # from the task of the one before, on the same connection).
+        token = _CONNECTION.set(self)
+        try:
+            self.inner.data_received(data)
+        finally:
+            _CONNECTION.reset(token)
 
     def eof_received(self) -> None:
         self.inner.eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.request_started()
-        if self.peer is not None and self.deadlines.connections.get(self.peer) is self:
-            del self.deadlines.connections[self.peer]
         self.inner.connection_lost(exc)
 
     def pause_writing(self) -> None:
@@ -154,14 +188,11 @@ class _BoundedConnection(asyncio.Protocol):
         self._timer = None
 
     def expired(self, part: str) -> None:
+        """Close the connection (the deadline of `part` passed); logged later, counted."""
         self._timer = None
         if self.transport is not None and not self.transport.is_closing():
-            log.debug(
-                "closing a connection from %s: request %s not received within the timeout",
-                self.peer,
-                part,
-            )
             self.transport.close()
+            self.deadlines.closed_one(part)
 
 
 class _BoundedApp:
@@ -175,9 +206,9 @@ class _BoundedApp:
         self.deadlines = deadlines
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        peer = _peer(scope.get("client")) if scope["type"] == "http" else None
-        connection = self.deadlines.connections.get(peer) if peer is not None else None
-        if connection is None:  # not an HTTP request over a connection of this server
+        connection = _CONNECTION.get() if scope["type"] == "http" else None
+        if connection is None or connection.deadlines is not self.deadlines:
+            # Not an HTTP request over a connection of this server (an in-process one).
             await self.app(scope, receive, send)
             return
         connection.request_started()
@@ -282,6 +313,7 @@ class BackgroundServer:
             access_log=False,
             lifespan="on" if self.lifespan else "off",
             ws="none",
+            proxy_headers=False,
             http=deadlines.protocol,  # type: ignore[arg-type]
             loop="asyncio",
             timeout_keep_alive=5,

@@ -3,8 +3,12 @@ its clients rely on, and the checks a browser-facing endpoint needs."""
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
+
 import pytest
-from mcp_helpers import REDIRECT, SECRET, mcp_config, pkce, query_of
+from mcp_helpers import MCP_HEADERS, PROTOCOL, REDIRECT, SECRET, mcp_config, pkce, query_of, serving
 
 from toolkit.errors import ConfigError
 from toolkit.mcp.events import EventRecorder
@@ -154,3 +158,90 @@ def test_registration_takes_only_what_the_server_supports(server, metadata, fiel
     )
     assert response.status_code == 400, response.text
     assert field in response.json()["error_description"]
+
+
+class _Records(logging.Handler):
+    """Every log record, and an event set at each new one."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+        self.arrived = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+        self.arrived.set()
+
+    def ended_or_failed(self) -> int:
+        """Sessions ended (the server's own line) or failed (any error record)."""
+        return sum(
+            record.levelno >= logging.ERROR
+            or (
+                record.name == "toolkit.mcp.server"
+                and record.getMessage() == "an MCP session ended"
+            )
+            for record in self.records
+        )
+
+    def wait_for(self, count: int) -> None:
+        deadline = time.monotonic() + 10
+        while self.ended_or_failed() < count and time.monotonic() < deadline:
+            self.arrived.wait(max(deadline - time.monotonic(), 0))
+            self.arrived.clear()
+        assert self.ended_or_failed() >= count, "the session never ended"
+
+
+def test_an_ended_session_is_not_an_error(mcp_project, clock):
+    """A client's own DELETE, and an initialize refused for a foreign Origin (403) or Host
+    (421), end their session: no error record, no traceback in the server's log."""
+    records = _Records()
+    root, server_log = logging.getLogger(), logging.getLogger("toolkit.mcp.server")
+    level = server_log.level
+    root.addHandler(records)
+    server_log.setLevel(logging.DEBUG)
+    try:
+        with serving(mcp_config(mcp_project), clock) as server:
+            _, tokens = server.tokens()
+            token = tokens["access_token"]
+            session = server.session(token)
+            deleted = server.http.delete(
+                server.url,
+                headers={
+                    "Authorization": f"Bearer {token}",
+                    "Mcp-Session-Id": session,
+                    "MCP-Protocol-Version": PROTOCOL,
+                },
+            )
+            assert deleted.status_code == 200, deleted.text
+            records.wait_for(1)
+            initialize = {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": PROTOCOL,
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "1"},
+                },
+            }
+            for header, status in (("Origin", 403), ("Host", 421)):
+                refused = server.http.post(
+                    server.url,
+                    json=initialize,
+                    headers={
+                        **MCP_HEADERS,
+                        "Authorization": f"Bearer {token}",
+                        header: "https://evil.example" if header == "Origin" else "evil.example",
+                    },
+                )
+                assert refused.status_code == status, refused.text
+            records.wait_for(3)
+    finally:
+        root.removeHandler(records)
+        server_log.setLevel(level)
+    failed = [
+        f"{record.levelname} {record.name}: {record.getMessage()}"
+        for record in records.records
+        if record.levelno >= logging.ERROR or record.exc_info
+    ]
+    assert failed == []

@@ -146,6 +146,15 @@ def _canonical_home(value: Any) -> str | None:
     return None
 
 
+GENERATORS = ("devto", "hugo", "jekyll", "astro", "eleventy", "next")
+
+
+def _generator(value: Any) -> str | None:
+    if value not in GENERATORS:
+        return f"must be one of {', '.join(GENERATORS)}"
+    return None
+
+
 EXPORT_SOURCES = ("site", "content")
 
 
@@ -201,6 +210,7 @@ SECRET = Rule("secret", _nonempty_string, _secret)
 PATTERNS = Rule("list of gitignore-style patterns", _patterns, _tuple)
 CANONICAL_HOME = Rule(" | ".join(CANONICAL_HOMES), _canonical_home)
 ORGANIZATION = Rule("username or id", _organization)
+GENERATOR = Rule(" | ".join(GENERATORS), _generator)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from toolkit.config.keys import (
     BOOLEAN,
     CANONICAL_HOME,
     EXPORT_SOURCE,
+    GENERATOR,
     ISSUER,
     KEY,
     ORGANIZATION,
@@ -90,6 +91,11 @@ class SiteConfig:
         help="Full-text search: a search page, and its index made by Pagefind after each "
         "build that changed a page.",
     )
+    enabled: bool | None = option(
+        BOOLEAN,
+        help="Build the site with toolkit; unset: yes for dev.to-style posts, no when "
+        "[source] names another generator (whose own site it is).",
+    )
     feed_full_content: bool = option(
         BOOLEAN,
         default=False,
@@ -105,6 +111,64 @@ class ContentConfig:
         PATTERNS,
         help="Files and folders of the content folder that are not posts, as gitignore "
         'patterns relative to it, e.g. ["examples/", "**/README.md"].',
+    )
+
+
+@dataclass(frozen=True)
+class SourceConfig:
+    """[source]: the generator the posts are written for (the blog a writer already keeps).
+
+    `toolkit init` fills it from the generator's own files; every key can be set by hand.
+    The posts folder is `[site] content_dir`.
+    """
+
+    generator: str = option(
+        GENERATOR,
+        default="devto",
+        help='Whose front matter and body syntax the posts are written in: "devto" (dev.to\'s '
+        "own keys), hugo, jekyll, astro, eleventy or next.",
+    )
+    url: str | None = option(
+        URL,
+        help="Where the writer's own site serves the posts, e.g. https://example.com: the "
+        "base of each post's canonical_url and of its images.",
+    )
+    static_dir: Path | None = option(
+        PATH,
+        help="The generator's folder of files served as they are at the site's root "
+        "(Hugo static/, Astro and Next public/): root-relative images are found there.",
+    )
+    permalink: str | None = option(
+        TEXT,
+        help="The path of a post's page on the writer's site, with :year, :month, :day, "
+        ":title (the file's name) and :slug placeholders, e.g. /:year/:month/:title/.",
+    )
+    trailing_slash: bool = option(
+        BOOLEAN, default=True, help="The writer's site serves a post's page with a final /."
+    )
+    timezone: str | None = option(
+        TEXT,
+        help="The site's time zone (IANA, e.g. America/New_York): the date in a permalink "
+        "and a date written without an offset are read in it.",
+    )
+    date_format: str | None = option(
+        TEXT,
+        help='How a date the posts write ambiguously is read (strptime), e.g. "%m/%d/%Y".',
+    )
+    id_key: str | None = option(
+        TEXT,
+        help="The front-matter key holding each post's dev.to article (id, devtoId, "
+        "devto_id, or dev_to with the article's slug or URL).",
+    )
+    skip_key: str | None = option(
+        TEXT,
+        help="A front-matter key that, when true, keeps a post off dev.to (devtoSkip is "
+        "always read).",
+    )
+    adopted: str | None = option(
+        TEXT,
+        help="When toolkit was adopted (an ISO date): a post dated before it without an "
+        "article is not sent unless opted in.",
     )
 
 
@@ -261,6 +325,7 @@ class Config:
     root: Path  # its folder: every relative path is resolved against it
     site: SiteConfig = section(SiteConfig)
     content: ContentConfig = section(ContentConfig)
+    source: SourceConfig = section(SourceConfig)
     forem: ForemConfig = section(ForemConfig)
     archive: ArchiveConfig = section(ArchiveConfig)
     license: LicenseConfig = section(LicenseConfig)

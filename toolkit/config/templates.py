@@ -11,6 +11,7 @@ from typing import Any
 
 from toolkit.config.keys import (
     BASE_URL,
+    BOOLEAN,
     KEY,
     ORGANIZATION,
     PATH,
@@ -43,6 +44,7 @@ EXAMPLES: dict[str, Any] = {
     POSITIVE_INT.kind: 1,
     PATTERNS.kind: ["examples/", "**/README.md"],
     ORGANIZATION.kind: "acme",
+    BOOLEAN.kind: True,
 }
 
 

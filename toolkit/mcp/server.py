@@ -182,24 +182,35 @@ class ToolkitMCP(Server[Any, Any]):
         stateless: bool = False,
     ) -> None:
         """The SDK's `run`, every message read first checked here: a `tools/call` whose
-        arguments do not fit its tool is answered with -32602 and goes no further."""
+        arguments do not fit its tool is answered with -32602 and goes no further.
+
+        A session ends when its transport closes the streams (a client's `DELETE`, an
+        `initialize` the transport refused, the server stopping): reading or answering
+        then finds them closed, which ends the check as the end of the stream does, and
+        the SDK's `run` after it."""
         checked_send, checked = anyio.create_memory_object_stream[SessionMessage | Exception]()
 
         async def check() -> None:
             async with checked_send:
-                async for item in read_stream:
-                    refusal = self._refusal(item)
-                    if refusal is None:
-                        await checked_send.send(item)
-                    else:
-                        await write_stream.send(refusal)
+                try:
+                    async for item in read_stream:
+                        refusal = self._refusal(item)
+                        if refusal is None:
+                            await checked_send.send(item)
+                        else:
+                            await write_stream.send(refusal)
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    pass  # the session ended
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(check)
-            await super().run(
-                checked, write_stream, initialization_options, raise_exceptions, stateless
-            )
-            group.cancel_scope.cancel()
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(check)
+                await super().run(
+                    checked, write_stream, initialization_options, raise_exceptions, stateless
+                )
+                group.cancel_scope.cancel()
+        finally:
+            log.debug("an MCP session ended")
 
     def _refusal(self, item: SessionMessage | Exception) -> SessionMessage | None:
         """The -32602 answer to a `tools/call` whose arguments do not fit (None: it fits,

@@ -146,11 +146,12 @@ def test_a_writer_without_a_key_is_skipped_naming_the_variable(sandbox, team):
     del env["DEVTO_KEY_OMAR"]
     after = _last_seq(sandbox)
 
-    result = site.run("publish", env=env)
+    result = site.run("publish", env={**env, "GITHUB_ACTIONS": "true"})
     requests = sandbox.requests(after)
 
     assert result.exit_code == 1
     assert "omar: DEVTO_KEY_OMAR is not set; 2 post(s) skipped" in result.output
+    assert "::error::omar: DEVTO_KEY_OMAR is not set; 2 post(s) skipped" in result.output
     for folder in ("jane-doe", "lin"):
         mine = _get(sandbox, users[folder]["api_key"], "/api/articles/me/all")
         assert all("Edited text" in a["body_markdown"] for a in mine)

@@ -228,6 +228,8 @@ def annotate(result: PublishResult, *, err: bool = False) -> None:
     for a JSON document)."""
     if not in_github_actions():
         return
+    for missing in result.missing_keys:  # a team writer without a key: the secret to add
+        click.echo(github_annotation("error", missing.message), err=err)
     for outcome in result.failed:
         problems: Sequence[Problem | None] = outcome.plan.problems or [None]
         for problem in problems:

@@ -213,8 +213,10 @@ class SyncEngine:
         force: bool = False,
         recreate: bool = False,
         drafts_only: bool = False,
+        checked: CheckReport | None = None,
     ) -> list[PostPlan]:
         """What publishing `paths` (default: every post) would do; makes no writes.
+        `checked`: the posts of `paths` already checked (a team's accounts share one check).
 
         `drafts_only` (watch) writes drafts only: a post that says `published: true` is
         left for `toolkit publish`, so saving a file never publishes anything.
@@ -227,13 +229,14 @@ class SyncEngine:
         folder = (
             self.config.site.content_dir / account.writer if account and account.writer else None
         )
-        if folder is not None and not paths and folder.is_dir():
+        if folder is not None and not paths and folder.is_dir() and checked is None:
             paths = [folder]  # a writer's posts: their folder (gone: every post, none theirs)
         with ThreadPoolExecutor(1, thread_name_prefix="remote-read") as reader:
             # The list read mostly waits on the network: it runs while the posts are read.
             remote_read = reader.submit(self.read_remote)
-            report = check(self.config, paths)
-            plans, sendable = self._local_plans(report)
+            if checked is None:
+                checked = check(self.config, paths)
+            plans, sendable = self._local_plans(checked)
             if account is not None:  # a team's: this account's posts only
                 plans = [p for p in plans if account.owns(self.config, p.key)]
                 sendable = [p for p in sendable if account.owns(self.config, p.key)]

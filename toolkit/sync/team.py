@@ -8,7 +8,8 @@ accounts share one `Ledger`, whose entries record the account of each article. A
 account whose key is not set is skipped with one `MissingKey`; the others go, and the
 result is not ok.
 
-All accounts plan first (so that the caller is told the whole plan once); then each
+The posts are checked once; the accounts then plan, a few at once (their list reads
+wait on the network), so that the caller is told the whole plan once; then each
 account's writes run, one account after the other (each inside its own limits).
 """
 
@@ -16,10 +17,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from toolkit.clients.forem import ForemClient
 from toolkit.config import Config
+from toolkit.content import check
 from toolkit.content.accounts import Account, account_of, writer_folders
 from toolkit.content.discover import excluded_by, find_posts
 from toolkit.errors import ApiError, ConfigError
@@ -37,6 +40,7 @@ from toolkit.sync.engine import (
 from toolkit.sync.ledger import Ledger
 from toolkit.sync.plan import PostPlan
 
+PLANNERS = 4  # accounts planned at once (each one list read)
 ClientFor = Callable[[Account], contextlib.AbstractContextManager[ForemClient]]
 
 
@@ -104,7 +108,6 @@ def publish_team(
         for account, posts in accounts.items()
         if account.key is None and posts
     ]
-    engines: list[tuple[SyncEngine, list[PostPlan]]] = []
     requests = 0
     with contextlib.ExitStack() as stack:
         clients: list[tuple[Account, ForemClient]] = [
@@ -116,19 +119,23 @@ def publish_team(
         if clients and config.forem.organization is not None:
             org = resolve_organization(config, clients[0][1])
         before = {id(client): client.requests_made for _, client in clients}
-        all_plans: list[PostPlan] = []
-        for account, client in clients:
-            engine = SyncEngine(
-                config,
-                client,
-                progress=listener,
-                ledger=ledger,
-                account=account,
-                organization=org,
+        checked = check(config, paths) if clients else None  # every account's posts, once
+        made = [
+            SyncEngine(
+                config, client, progress=listener, ledger=ledger, account=account, organization=org
             )
-            plans = engine.plan(paths, force=force, recreate=recreate, drafts_only=drafts_only)
-            engines.append((engine, plans))
-            all_plans += plans
+            for account, client in clients
+        ]
+
+        def plan(engine: SyncEngine) -> list[PostPlan]:
+            return engine.plan(
+                paths, force=force, recreate=recreate, drafts_only=drafts_only, checked=checked
+            )
+
+        # The list reads mostly wait on the network: a few accounts are read at once.
+        with ThreadPoolExecutor(max(1, min(PLANNERS, len(made))), "account") as planners:
+            engines = list(zip(made, planners.map(plan, made), strict=True))
+        all_plans = [p for _, plans in engines for p in plans]
         listener.planned(all_plans)
         outcomes: list[Outcome] = []
         for engine, plans in engines:

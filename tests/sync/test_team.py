@@ -303,3 +303,38 @@ def test_a_writers_folder_removed_whole_leaves_their_articles_named_as_gone(sand
     assert sorted(p["path"] for p in gone) == ["content/lin/lin-1.md", "content/lin/lin-2.md"]
     assert {p["writer"] for p in gone} == {"lin"}
     assert sorted(p["article_id"] for p in gone) == sorted(users["lin"]["ids"])
+
+
+def test_watchs_draft_pushes_send_each_writers_draft_with_their_key(sandbox, team):
+    from toolkit.commands.watch import DraftsToRemote
+    from toolkit.config import load_config
+
+    site, users, env = team
+    del env["FOREM_API_KEY_LIN"]
+    drafts = [
+        site.post(f"{folder}/{folder}-draft", f"{folder} draft", "Soon.\n", published=False)
+        for folder in WRITERS
+    ]
+    config = load_config(site.root / "toolkit.toml", env=env)
+    pusher = DraftsToRemote(config)
+    after = _last_seq(sandbox)
+    try:
+        result = pusher.publish(config, drafts)
+    finally:
+        pusher.close()
+
+    assert result is not None
+    assert sorted((o.writer, o.action.value, o.ok) for o in result.outcomes) == [
+        ("jane-doe", "create", True),
+        ("omar", "create", True),
+    ]
+    assert [m.message for m in result.missing_keys] == [
+        "lin: FOREM_API_KEY_LIN is not set; 1 post(s) skipped"
+    ]
+    creates = [r for r in sandbox.requests(after) if r["method"] == "POST"]
+    assert sorted(r["caller"] for r in creates) == sorted(
+        users[f]["key_id"] for f in ("jane-doe", "omar")
+    )
+    for folder in ("jane-doe", "omar"):
+        mine = _get(sandbox, users[folder]["api_key"], "/api/articles/me/unpublished")
+        assert [a["title"] for a in mine] == [f"{folder} draft"]

@@ -288,6 +288,22 @@ def test_comments_and_reading_lists_are_mirrored_per_writer(sandbox, team):
     callers = {r["caller"] for r in sandbox.requests(after)}
     assert callers == {users["omar"]["key_id"], users["lin"]["key_id"]}
 
+    # An assistant reads a post's thread from its writer's folder (MCP `post_comments`).
+    from toolkit.config import load_config
+    from toolkit.content.post import load_post
+    from toolkit.mirror.threads import comments_of
+
+    config = load_config(site.root / "toolkit.toml", env=env)
+    path = site.content / "omar" / "omar-1.md"
+    thread = comments_of(config, load_post(path, "content/omar/omar-1.md"))
+    assert thread.mirror_file == "content/_mirror/omar/comments/omar-1.json"
+    assert thread.total == 1
+    # The site shows each writer's mirrored threads under their posts.
+    assert site.run("build", env=env).exit_code == 0
+    pages = {p.parent.name: p.read_text() for p in (site.root / "site").rglob("index.html")}
+    assert "Hello omar" in pages["omar-1"]
+    assert "Hello omar" not in pages["omar-2"] and "Hello jane-doe" not in pages["jane-1"]
+
 
 def test_a_writers_folder_removed_whole_leaves_their_articles_named_as_gone(sandbox, team):
     site, users, env = team

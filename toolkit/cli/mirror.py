@@ -40,7 +40,9 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool, as_json:
     only articles whose comment count changed since the last mirror are fetched again.
     The reading list (every page) goes to content/_mirror/readinglist.json. A file is
     rewritten only when its content changed. Prints each file created, updated or removed
-    (--json: one JSON document with the counts and those files). Needs FOREM_API_KEY.
+    (--json: one JSON document with the counts and those files). Needs FOREM_API_KEY; in a
+    team's repository ([writers]), each writer's with their own key into
+    content/_mirror/<writer>/, and a writer without one is said (exit 1).
 
     \b
     Example:

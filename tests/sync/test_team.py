@@ -354,3 +354,17 @@ def test_watchs_draft_pushes_send_each_writers_draft_with_their_key(sandbox, tea
     for folder in ("jane-doe", "omar"):
         mine = _get(sandbox, users[folder]["api_key"], "/api/articles/me/unpublished")
         assert [a["title"] for a in mine] == [f"{folder} draft"]
+
+
+def test_diff_reads_with_the_writers_key_and_pull_says_it_works_on_one_account(sandbox, team):
+    site, users, env = team
+    after = _last_seq(sandbox)
+
+    diffed = site.run("diff", "content/omar/omar-1.md", env=env)
+
+    assert "Edited text of omar 1" in diffed.output, diffed.output
+    assert {r["caller"] for r in sandbox.requests(after)} == {users["omar"]["key_id"]}
+
+    pulled = site.run("pull", env=env)
+    assert pulled.exit_code == 1
+    assert "pull works on one account: in a team's repository ([writers])" in pulled.output

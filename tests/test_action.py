@@ -219,3 +219,58 @@ def test_mode_build_builds_the_site_for_pages(repository, tmp_path):
     assert outputs["steps.site.outputs.out"] == "./site"
     assert (repository / "site" / "hello" / "index.html").is_file()
     assert "steps.lock.outputs.changed" not in outputs  # nothing is pushed
+
+
+@pytest.fixture
+def team(tmp_path):
+    """A team's repository made by `toolkit init` (posts/<login>/, one folder per writer),
+    and a pull request's branch where jane-doe adds a post to her folder."""
+    work = tmp_path / "team"
+    git(tmp_path, "init", "-q", "-b", "main", str(work))
+    for login in ("jane-doe", "bob"):
+        (work / "posts" / login / "assets").mkdir(parents=True)
+        (work / "posts" / login / f"{login}.md").write_text(f"---\ntitle: By {login}\n---\nText.\n")
+    assert len(init_project(work, action=PIN).writers) == 2
+    git(work, "add", ".")
+    git(work, "commit", "-q", "-m", "start")
+    base = git(work, "rev-parse", "HEAD").strip()
+    git(work, "checkout", "-q", "-b", "jane")
+    (work / "posts" / "jane-doe" / "new.md").write_text("---\ntitle: New of jane\n---\nText.\n")
+    git(work, "add", ".")
+    git(work, "commit", "-q", "-m", "jane's post")
+    return work, base
+
+
+def test_mode_check_of_a_team_checks_the_changed_folders_and_refuses_anothers(
+    team, tmp_path, sandbox
+):
+    work, base = team
+    sandbox.reset()
+    inputs = {
+        "mode": "check",
+        "changed-from": base,
+        "own-folder": "jane-doe",
+        # Each writer's own key: a team's plan binds a writer's posts with theirs only.
+        "api-keys": f"FOREM_API_KEY_JANE_DOE={sandbox.demo_api_key}\n"
+        f"FOREM_API_KEY_BOB={sandbox.api_key('sam')}\n",
+        "base-url": sandbox.base_url,
+    }
+    outputs = run_action(work, tmp_path, inputs)
+    assert "Plan skipped" not in outputs["summary"]
+    with pytest.raises(AssertionError, match="step Check") as refused:
+        run_action(work, tmp_path, {**inputs, "own-folder": "bob"})
+    assert "posts/jane-doe/new.md:1: jane-doe/ is another writer's folder than bob's" in str(
+        refused.value
+    )
+
+
+def test_api_keys_are_one_writers_variable_a_line(team, tmp_path):
+    work, _ = team
+    # A fork's pull request: the secrets are empty, so nothing is asked of the API.
+    empty = {"api-keys": "FOREM_API_KEY_JANE_DOE=\nFOREM_API_KEY_BOB=\n"}
+    outputs = run_action(work, tmp_path, empty)
+    assert outputs["steps.publish.outputs.published"] == "false"
+    assert "Publishing skipped" in outputs["summary"]
+    for line in ("PATH=/tmp/x", "BASH_ENV=/tmp/x", "LD_PRELOAD=/tmp/x.so", "no equals sign"):
+        with pytest.raises(AssertionError, match="each line of api-keys is a writer's"):
+            run_action(work, tmp_path, {"api-keys": f"FOREM_API_KEY_BOB=k\n{line}\n"})

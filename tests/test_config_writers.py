@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from toolkit.config import load_config
-from toolkit.config.writers import default_variable
+from toolkit.config.writers import writer_variable
 from toolkit.content.accounts import account_of
 from toolkit.errors import ConfigError
 
@@ -20,7 +20,7 @@ from toolkit.errors import ConfigError
     ],
 )
 def test_a_writers_default_variable(folder, variable):
-    assert default_variable(folder) == variable
+    assert writer_variable(folder) == variable
 
 
 def test_posts_map_to_their_writers_account_and_key(tmp_path):
@@ -43,6 +43,8 @@ def test_posts_map_to_their_writers_account_and_key(tmp_path):
     outside = account_of(config, "posts/news.md")
     assert (outside.writer, outside.variable, outside.key.reveal()) == (None, "FOREM_API_KEY", "k")
     assert account_of(config, "posts/_mirror/x.md").writer is None
+    assert account_of(config, "posts/assets/x.md").writer is None  # never a writer's folder
+    assert account_of(config, "posts/2023/x.md").writer is None  # a year
 
 
 def test_an_empty_writers_section_makes_a_team_and_its_absence_does_not(tmp_path):
@@ -55,24 +57,28 @@ def test_an_empty_writers_section_makes_a_team_and_its_absence_does_not(tmp_path
     assert account_of(config, "content/jane/x.md").variable == "FOREM_API_KEY"
 
 
-def test_wrong_writers_entries_and_two_organisations_are_named(tmp_path):
+def test_wrong_writers_entries_are_named(tmp_path):
     path = tmp_path / "toolkit.toml"
     path.write_text(
-        '[writers]\n"../up" = "A"\nbob = "1x"\nann = 3\nkim = "FOREM_API_KEY"\n',
+        '[writers]\n"../up" = "A"\nbob = "1x"\nann = 3\nkim = "FOREM_API_KEY"\n_mirror = "X"\n',
         encoding="utf-8",
     )
     with pytest.raises(ConfigError) as caught:
         load_config(path, env={})
     problems = caught.value.problems
-    assert any(
-        p.startswith("toolkit.toml: writers.'../up': must be the name of a folder")
-        for p in problems
+    assert (
+        "toolkit.toml: writers.../up: a writer is one folder name under the posts folder"
+        in problems
     )
     assert (
         'toolkit.toml: writers.bob: must be the name of an environment variable, e.g. "FOREM_API_KEY_BOB"'
         in problems
     )
     assert any(p.startswith("toolkit.toml: writers.ann: must be the name") for p in problems)
+    assert (
+        "toolkit.toml: writers._mirror: a writer is one folder name under the posts folder"
+        in problems
+    )
     assert any(
         p.startswith("toolkit.toml: writers.kim: FOREM_API_KEY is the key of the posts outside")
         for p in problems

@@ -204,6 +204,15 @@ RAW_FRONT_MATTER = [
     "key: value: other",
     "x: |\n  block\n  text",
     "x: >-\n  folded",
+    # Front matter YAML reads otherwise than meant (`toolkit.content.misread`).
+    "title: 'A Guide to Enhancing QA'\ns Understanding of UX/UI: Tips and Insights'",
+    "title: 'A Guide to Enhancing QA's Understanding of UX/UI: Tips and Insights'",
+    "description: Learn how to build\ncomponents. cover_image: ./assets/cover.png",
+    "description: Done. cover_image: ./c.png",
+    "title: 'Open\ndescription: it is fine'",
+    'title: "Open\n\\"tags\\": [a]\nslug: x"',
+    "e.g.: x",
+    '"quoted key": x',
 ]
 
 BODY_FRAGMENTS = [

@@ -383,12 +383,17 @@ def test_from_a_checkout_the_action_is_pinned_to_the_release_tag_never_its_head(
     assert action_pin(None)[0] is None
 
 
-@pytest.mark.parametrize("what", ["action", "workflow"])
+@pytest.mark.parametrize("what", ["action", "workflow", "team workflow"])
 def test_action_and_workflow_pass_zizmor(tmp_path, what):
     if what == "action":
         target = REPOSITORY / "action.yml"
     else:
-        init_project(tmp_path, action=PIN)
+        if what == "team workflow":  # one folder per writer: every writer's secret, named
+            for writer in ("jane-doe", "bob", "li.wei"):
+                (tmp_path / "posts" / writer / "assets").mkdir(parents=True)
+                (tmp_path / "posts" / writer / "a.md").write_text("---\ntitle: A\n---\n")
+        result = init_project(tmp_path, action=PIN)
+        assert len(result.writers) == (3 if what == "team workflow" else 0)
         target = tmp_path / WORKFLOW
     zizmor = Path(sys.executable).parent / "zizmor"
     done = subprocess.run(

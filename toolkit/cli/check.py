@@ -10,26 +10,58 @@ from toolkit.cli.progress import Spinner
 @click.command()
 @click.argument("paths", nargs=-1, type=click.Path(), metavar="[PATH...]")
 @click.option("--strict", is_flag=True, help="Fail on warnings too (unknown front matter keys).")
+@click.option(
+    "--changed-from",
+    metavar="REF",
+    help="Check only what changed since the git revision REF: each writer's folder "
+    "(a folder directly under the content folder) holding a change, and changed posts "
+    "at its top.",
+)
+@click.option(
+    "--own-folder",
+    metavar="LOGIN",
+    help="With --changed-from: a change in a writer's folder other than LOGIN's "
+    "(compared without case) is an error.",
+)
 @json_option
 @common_options
 @pass_cli
-def check(cli: CliContext, paths: tuple[str, ...], strict: bool, as_json: bool) -> None:
+def check(
+    cli: CliContext,
+    paths: tuple[str, ...],
+    strict: bool,
+    changed_from: str | None,
+    own_folder: str | None,
+    as_json: bool,
+) -> None:
     """Validate posts offline: every problem the publishing API would refuse, and more.
 
     Prints one line per problem as `path:line: message` and exits 1 when any post has an
     error. PATH may be files or folders; the default is the whole content folder. With
     --json, the problems and counts are one JSON document instead.
 
+    In a team's repository (one folder per writer under the content folder), a pull
+    request's CI checks only the writers' folders it changes (--changed-from, the base
+    commit), and may refuse a change to another writer's folder than its author's
+    (--own-folder, the author's login).
+
     \b
     Example:
       toolkit check
       toolkit check content/hello.md --strict
       toolkit check --json
+      toolkit check --changed-from origin/main --own-folder jane-doe
     """
     from toolkit.commands.check import check as check_posts
 
+    if own_folder is not None and changed_from is None:
+        raise click.UsageError("--own-folder needs --changed-from (the changes to look at)")
+    if paths and changed_from is not None:
+        raise click.UsageError("--changed-from picks the posts itself: give no PATH with it")
     with Spinner("checking the posts", enabled=not cli.quiet and not as_json):
-        result = check_posts(cli.config, paths, strict=strict)
+        result = check_posts(
+            cli.config, paths, strict=strict, changed_from=changed_from, own_folder=own_folder
+        )
     report = result.report
     if as_json:
         from toolkit.commands.results import to_json

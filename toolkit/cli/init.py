@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.commands.init import InitResult
 
 
 @click.command()
@@ -58,6 +62,8 @@ def init(cli: CliContext, folder: Path, no_workflow: bool, as_json: bool) -> Non
     where = "" if folder == Path(".") else f"{folder}/"
     if result.adopted is not None:
         click.echo(f"adopted {where}{result.adopted.describe()}", err=True)
+    if result.writers:
+        _say_writers(result, where)
     for item in result.files:
         if item.created:
             click.echo(f"created {where}{item.path}")
@@ -83,3 +89,26 @@ def init(cli: CliContext, folder: Path, no_workflow: bool, as_json: bool) -> Non
                 "site as you write",
                 err=True,
             )
+
+
+def _say_writers(result: InitResult, where: str) -> None:
+    """A team's repository: its writers, and the secret each needs, one line each."""
+    count = len(result.writers)
+    click.echo(
+        f"team: {count} writers, one folder each under {where}{result.content_dir}/; "
+        "each publishes with their own key ([writers] in toolkit.toml)",
+        err=True,
+    )
+    click.echo(
+        "add one repository secret per writer (Settings, Secrets and variables, Actions), "
+        "and in .env the writer's own:",
+        err=True,
+    )
+    width = max(len(writer.variable) for writer in result.writers)
+    for writer in result.writers:
+        plural = "" if writer.posts == 1 else "s"
+        click.echo(
+            f"  {writer.variable:<{width}}  {result.content_dir}/{writer.folder}/ "
+            f"({writer.posts} post{plural})",
+            err=True,
+        )

@@ -23,10 +23,25 @@ class CheckResult:
         return not self.report.errors and not (self.strict and self.report.warnings)
 
 
-def check(config: Config, paths: Iterable[str | Path] = (), *, strict: bool = False) -> CheckResult:
-    """Every problem of the posts named (all of `content/` by default)."""
+def check(
+    config: Config,
+    paths: Iterable[str | Path] = (),
+    *,
+    strict: bool = False,
+    changed_from: str | None = None,
+    own_folder: str | None = None,
+) -> CheckResult:
+    """Every problem of the posts named (all of `content/` by default); with
+    `changed_from` (a git revision), of the writers' folders and posts changed since it,
+    and with `own_folder` (a login), a change in another writer's folder is an error."""
     with recorded(config, "check") as run:
-        result = CheckResult(check_posts(config, paths), strict)
+        if changed_from is not None:
+            from toolkit.content.changes import check_changed
+
+            report = check_changed(config, changed_from, own_folder)
+        else:
+            report = check_posts(config, paths)
+        result = CheckResult(report, strict)
         records.problems(run, result.report.problems)
         run.event(
             "check",

@@ -17,16 +17,19 @@ from toolkit.scaffold.files import (
     workflow_text,
 )
 from toolkit.scaffold.project import InitFile, InitResult, init_project
+from toolkit.scaffold.team import WriterFolder, find_writers
 
 __all__ = [
     "MAKEFILE",
     "WORKFLOW",
     "ActionPin",
     "Adopted",
+    "WriterFolder",
     "InitFile",
     "InitResult",
     "action_pin",
     "adopt",
+    "find_writers",
     "gitignore_text",
     "ignored",
     "init_project",

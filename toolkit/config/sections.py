@@ -38,7 +38,14 @@ from toolkit.config.keys import (
     option,
     secret,
 )
+
+# The rules of a writer's folder and variable live with the `[writers]` table; init's
+# detection of a team's layout reads them from here too.
+from toolkit.config.writers import ENV_NAME as ENV_NAME
+from toolkit.config.writers import WRITER_FOLDER as WRITER_FOLDER
+from toolkit.config.writers import WRITER_VARIABLE_PREFIX as WRITER_VARIABLE_PREFIX
 from toolkit.config.writers import Writers
+from toolkit.config.writers import writer_variable as writer_variable
 
 DEFAULT_CONFIG_NAME = "toolkit.toml"
 SECTION = "toolkit.section"  # field metadata of `Config`: the section's dataclass

@@ -5,7 +5,9 @@ reference `toolkit config --all` prints (`commented_toml`), and `.env.example`."
 from __future__ import annotations
 
 import json
+import re
 import textwrap
+from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
@@ -22,7 +24,7 @@ from toolkit.config.keys import (
     Key,
 )
 from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, declared_keys
-from toolkit.config.writers import HELP
+from toolkit.config.writers import HELP, writer_variable
 
 
 def toml_value(value: Any) -> str:
@@ -88,14 +90,39 @@ def commented_toml() -> str:
         "",
         *comment(HELP),
         "# [writers]",
-        '# jane-doe = "FOREM_API_KEY_JANE_DOE"',
+        f'# jane-doe = "{writer_variable("jane-doe")}"',
     ]
     return "\n".join(lines) + "\n"
 
 
-def short_toml(content_dir: str = "content", title: str = "My posts") -> str:
+def toml_key(name: str) -> str:
+    """A key as it is written in toolkit.toml: bare when it can be, else quoted."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
+
+
+def writers_toml(writers: Mapping[str, str]) -> str:
+    """The `[forem]` and `[writers]` tables of a team's repository: one line per writer's
+    folder, naming the variable of their key."""
+    lines = [
+        "",
+        "[forem]",
+        '# organization = "acme"          # optional',
+        "",
+        "[writers]",
+        "# one folder per writer under the posts folder; each writer's posts are published with the",
+        "# key in the named environment variable",
+        *(f"{toml_key(folder)} = {toml_value(variable)}" for folder, variable in writers.items()),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def short_toml(
+    content_dir: str = "content", title: str = "My posts", writers: Mapping[str, str] | None = None
+) -> str:
     """The `toolkit.toml` of a new project: the keys a blogger sets (the site's title and
-    address, where the posts are), every other one a command away."""
+    address, where the posts are), every other one a command away; for a team's
+    repository, its writers (`writers`: folder -> variable of their key)."""
+    team = writers_toml(writers) if writers else ""
     return f"""# toolkit.toml: this blog's settings. Paths are relative to this file.
 # Every other setting, with what it does: toolkit config --all
 # Secrets (your API key) never go here: see .env.example.
@@ -106,12 +133,15 @@ title = {toml_value(title)}
 # url = "https://example.com/blog"
 # The folder of your posts: Markdown files with front matter.
 content_dir = {toml_value(content_dir)}
-"""
+{team}"""
 
 
-def dotenv_example(sections: tuple[str, ...] = ("forem",)) -> str:
+def dotenv_example(
+    sections: tuple[str, ...] = ("forem",), writers: Mapping[str, str] | None = None
+) -> str:
     """`.env.example`: the secrets of the sections in use (`sections`; a new project
-    publishes only), by name; what `toolkit init` writes."""
+    publishes only), by name, and in a team's repository each writer's (`writers`:
+    folder -> variable); what `toolkit init` writes."""
     lines = [
         "# The secrets toolkit reads from the environment, or from a file named .env beside",
         "# toolkit.toml (the environment wins). Copy this file to .env, fill it in, and keep",
@@ -125,6 +155,13 @@ def dotenv_example(sections: tuple[str, ...] = ("forem",)) -> str:
                 *textwrap.wrap(key.help, width=88, initial_indent="# ", subsequent_indent="# "),
                 f"{key.env}=",
             ]
+    if writers:
+        lines += [
+            "",
+            "# A team's repository: each writer's API key, in the variable [writers] of",
+            "# toolkit.toml names (on your machine, yours; in CI, every writer's secret).",
+            *(f"{variable}=" for variable in writers.values()),
+        ]
     lines += [
         "",
         "# The other services' secrets (export, premium builds, log shipping) are named by",

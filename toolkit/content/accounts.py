@@ -53,7 +53,9 @@ def writer_folder(config: Config, path: str | Path) -> str | None:
     if not text.startswith(content + os.sep):
         return None
     parts = text[len(content) + 1 :].split(os.sep)
-    if len(parts) < 2 or not is_writer_folder(parts[0]):
+    if len(parts) < 2 or not is_writer_folder(
+        parts[0], listed=parts[0] in config.writers.variables
+    ):
         return None
     return parts[0]
 
@@ -87,4 +89,5 @@ def writer_folders(config: Config) -> list[str]:
         names = sorted(entry.name for entry in os.scandir(content) if entry.is_dir())
     except OSError:
         return []
-    return [name for name in names if is_writer_folder(name)]
+    listed = config.writers.variables if config.writers is not None else {}
+    return [name for name in names if is_writer_folder(name, listed=name in listed)]

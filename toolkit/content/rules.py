@@ -8,7 +8,8 @@ post all the same. Two are the site's too: a post dated in the future is not sho
 its date, and a body over 800 KB is not rendered (a bound on what one build computes).
 Local rules: relative images exist on disk (and, in a post `publish` would send,
 something hosts them: `hosting.image_host`), slugs are unique,
-toolkit's own keys have the right types. Unknown keys are warnings, and so are dev.to's
+toolkit's own keys have the right types, and the front matter reads as it was meant
+(`misread`: no key made of text, no quote running over keys). Unknown keys are warnings, and so are dev.to's
 Liquid tags the site cannot render (`liquid_scan.scan`) and a title another post has too
 (Forem keeps one user from having two articles of the same title *and* body only; the
 sync tells such posts apart by toolkit.lock, `id:` or canonical_url, never by title).
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from toolkit.content import conflicts, images
+from toolkit.content import conflicts, images, misread
 from toolkit.content.hosting import NOTHING_HOSTS, ImageHost, sent_canonical_url
 from toolkit.content.post import KNOWN_KEYS, Post, split_tags
 from toolkit.content.problems import Kind, Problem, Severity
@@ -143,8 +144,15 @@ def validate_post(
                 key, "must be a positive integer" + (" (the article's id)" if key == "id" else "")
             )
 
+    # Front matter YAML reads otherwise than it was meant (a title cut by a stray quote, a
+    # key glued to text): an error, in place of the unknown key's warning.
+    misreadings = misread.misread(post)
+    problems.extend(misreadings)
+    misread_lines = {problem.line for problem in misreadings}
     for key in meta:
         if key not in KNOWN_KEYS:
+            if misread.text_key(key) and post.line_of(key) in misread_lines:
+                continue
             warn(key, "unknown front matter key; the site and the API ignore it")
 
     size = len(post.source.encode("utf-8"))

@@ -43,7 +43,7 @@ class Adopted:
         return f"{self.content_dir}/: {self.posts} post{plural}{extra}"
 
 
-def _is_post(path: Path) -> tuple[bool, bool]:
+def is_post(path: Path) -> tuple[bool, bool]:
     """Whether a file starts with a front matter, and whether that holds an `id:` key."""
     try:
         with path.open("rb") as handle:
@@ -72,8 +72,8 @@ def count_posts(folder: Path) -> tuple[int, int]:
         return 0, 0
     posts = with_id = 0
     for path in paths:
-        is_post, has_id = _is_post(path)
-        posts += is_post
+        found, has_id = is_post(path)
+        posts += found
         with_id += has_id
     return posts, with_id
 

@@ -9,6 +9,7 @@ import datetime as dt
 import json
 import re
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from importlib import metadata
 from pathlib import Path
@@ -140,22 +141,52 @@ build:
 """
 
 
-def workflow_text(pin: ActionPin, branch: str = "main", content_dir: str = CONTENT) -> str:
+def workflow_text(
+    pin: ActionPin,
+    branch: str = "main",
+    content_dir: str = CONTENT,
+    writers: Mapping[str, str] | None = None,
+) -> str:
+    """The workflow of a blog; of a team's repository when `writers` (folder -> variable
+    of the writer's key) is given: see `team_header`."""
+
     def expr(text: str) -> str:
         return "${{ " + text + " }}"
 
+    def keys() -> str:
+        """The action's key inputs: the project's one, or every writer's, each named."""
+        if not writers:
+            return f"          api-key: {expr('secrets.FOREM_API_KEY')}"
+        lines = [f"{v}={expr('secrets.' + v)}" for v in dict.fromkeys(writers.values())]
+        return "          api-keys: |\n" + "\n".join(f"            {line}" for line in lines)
+
     def steps(mode: str) -> str:
         """A job's steps: the repository checked out, then the action in `mode` with the key."""
+        if mode == "check" and writers:  # the pull request's changes, against its base
+            checkout = "          persist-credentials: false\n          fetch-depth: 0"
+            scope = (
+                f"\n          changed-from: {expr('github.event.pull_request.base.sha')}"
+                "\n          own-folder: "
+                + expr(
+                    "vars.TOOLKIT_OWN_FOLDER_ONLY == 'true' && "
+                    "github.event.pull_request.user.login || ''"
+                )
+            )
+        else:
+            checkout, scope = "          persist-credentials: false", ""
         return f"""    steps:
       - uses: {CHECKOUT}
         with:
-          persist-credentials: false
+{checkout}
       - uses: {pin.pinned}
         with:
-          mode: {mode}
-          api-key: {expr("secrets.FOREM_API_KEY")}"""
+          mode: {mode}{scope}
+{keys()}"""
 
-    return f"""# toolkit's workflow for this blog (written by toolkit init):
+    header = (
+        team_header(branch, content_dir, writers)
+        if writers
+        else f"""# toolkit's workflow for this blog (written by toolkit init):
 # - a pull request: every post checked (problems as annotations on the files), and what
 #   publishing would do (with the FOREM_API_KEY secret);
 # - a push to {branch}: new and changed posts published, toolkit.lock committed back;
@@ -165,7 +196,9 @@ def workflow_text(pin: ActionPin, branch: str = "main", content_dir: str = CONTE
 # - every day: comments and the reading list mirrored into {content_dir}/_mirror/.
 # Add the FOREM_API_KEY secret (Settings, Secrets and variables, Actions); without it
 # the jobs say so in their summary and succeed.
-name: toolkit
+"""
+    )
+    return f"""{header}name: toolkit
 on:
   pull_request:
   push:
@@ -246,6 +279,29 @@ jobs:
     permissions:
       contents: write  # to push {content_dir}/_mirror/ back
 {steps("mirror")}
+"""
+
+
+def team_header(branch: str, content_dir: str, writers: Mapping[str, str]) -> str:
+    """The comment atop a team's workflow: what each job does, and the secrets to add."""
+    secrets = "\n".join(f"#   {v}" for v in dict.fromkeys(writers.values()))
+    return f"""# toolkit's workflow for this team's repository (written by toolkit init): one folder
+# per writer under {content_dir}/, each writer's posts published with their own key.
+# - a pull request: only the writers' folders it changes are checked (problems as
+#   annotations on the files), then what publishing would do. With the repository
+#   variable TOOLKIT_OWN_FOLDER_ONLY set to true (Settings, Secrets and variables,
+#   Actions, Variables), a pull request that changes another writer's folder than its
+#   author's (the folder named as the author's GitHub login) fails;
+# - a push to {branch}: new and changed posts published, each with its writer's key (one
+#   job for every writer), toolkit.lock committed back;
+# - the site on GitHub Pages, once you turn it on: Settings, Pages, Source "GitHub
+#   Actions", then the repository variable TOOLKIT_PAGES set to true;
+# - every day: comments and reading lists mirrored into {content_dir}/_mirror/.
+# Add one secret per writer (Settings, Secrets and variables, Actions), as [writers] in
+# toolkit.toml names them; a writer whose secret is missing is skipped, and said:
+{secrets}
+# A writer who joins: their folder, a line in [writers], their secret, and their line in
+# each api-keys list below.
 """
 
 

@@ -8,16 +8,20 @@ at its path (an existing file is never overwritten, nor opened for writing; it i
 as skipped, with why):
 
 - `toolkit.toml`: the keys a blogger sets (title, url, where the posts are); every other
-  one is printed by `toolkit config --all` (`toolkit.config.templates`);
+  one is printed by `toolkit config --all` (`toolkit.config.templates`); in a team's
+  repository (`team.find_writers`: one folder per writer under the posts folder), the
+  `[writers]` table, one line per writer naming the variable of their key;
 - `content/_welcome.md`: a sample, when no posts were found; its name starts with `_`, so
   it is not a post (never checked, built or sent) until the writer renames it;
 - `.gitignore`: what toolkit writes (the sites, `.toolkit/`, export archives) and `.env`;
-- `.env.example`: the secret publishing needs, `FOREM_API_KEY`;
+- `.env.example`: the secret publishing needs, `FOREM_API_KEY` (and each writer's);
 - `Makefile`: `publish`, `watch`, `serve`, `check`, `build`, each calling `toolkit`;
 - `.github/workflows/toolkit.yml` (left out by `workflow=False`): pull requests checked,
   publishing on pushes to the default branch, the site on GitHub Pages when the
   repository turns it on, comments mirrored every day, all through the project's
-  composite action (`action.yml`) pinned by the commit of its release tag.
+  composite action (`action.yml`) pinned by the commit of its release tag; for a team,
+  the pull request's writers' folders checked (and, with a repository variable, one
+  editing another writer's folder refused), publishing with every writer's secret.
 """
 
 from __future__ import annotations
@@ -26,12 +30,13 @@ import datetime as dt
 import errno
 import os
 import re
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.config.loading import find_config
 from toolkit.config.sections import DEFAULT_CONFIG_NAME
-from toolkit.config.templates import dotenv_example, short_toml
+from toolkit.config.templates import dotenv_example, short_toml, toml_key
 from toolkit.errors import InitError
 from toolkit.fsutil import describe_os_error
 from toolkit.scaffold.adopt import Adopted, adopt, configured_content_dir, count_posts
@@ -50,6 +55,7 @@ from toolkit.scaffold.files import (
     welcome_text,
     workflow_text,
 )
+from toolkit.scaffold.team import WriterFolder, find_writers
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,9 @@ class InitResult:
     content_dir: str = CONTENT
     adopted: Adopted | None = None  # the posts that were already there
     enclosing: Path | None = None  # the toolkit.toml of a project this one is inside
+    # A team's repository: one folder per writer under the posts folder, each writer's
+    # key in its own variable (a secret to add in CI); () for one writer's blog.
+    writers: tuple[WriterFolder, ...] = ()
 
     @property
     def created(self) -> list[InitFile]:
@@ -91,21 +100,24 @@ def init_project(
         raise InitError(f"{folder}: not a folder")
     adopted = adopt(folder)
     content_dir = configured_content_dir(folder) or (adopted.content_dir if adopted else CONTENT)
+    # A team's repository: recognised in the folder of the posts adopted.
+    writers = find_writers(folder / content_dir) if adopted is not None else ()
+    variables = {writer.folder: writer.variable for writer in writers}
     planned: list[tuple[str, str | None, str]] = []  # path, text (None: skip), reason
-    planned.append((DEFAULT_CONFIG_NAME, short_toml(content_dir), ""))
+    planned.append((DEFAULT_CONFIG_NAME, short_toml(content_dir, writers=variables), ""))
     welcome = f"{content_dir}/{WELCOME}"
     if adopted is not None or count_posts(folder / content_dir)[0]:
         planned.append((welcome, None, f"{content_dir}/ already has posts"))
     else:
         planned.append((welcome, welcome_text(today or dt.date.today(), content_dir), ""))
     planned.append((".gitignore", gitignore_text(), ""))
-    planned.append((".env.example", dotenv_example(), ""))
+    planned.append((".env.example", dotenv_example(writers=variables), ""))
     planned.append((MAKEFILE, makefile_text(), ""))
     pin = None
     if workflow:
         pin, why = (action, "") if action is not None else installed_action()
         planned.append(
-            (WORKFLOW, workflow_text(pin, default_branch(folder), content_dir), "")
+            (WORKFLOW, workflow_text(pin, default_branch(folder), content_dir, variables), "")
             if pin
             else (WORKFLOW, None, why)
         )
@@ -113,7 +125,7 @@ def init_project(
     for relative, text, reason in planned:
         path = folder / relative
         if path.exists() or path.is_symlink():
-            files.append(InitFile(relative, False, _why_kept(path, relative)))
+            files.append(InitFile(relative, False, _why_kept(path, relative, variables)))
         elif text is None:
             files.append(InitFile(relative, False, reason))
         else:
@@ -123,11 +135,21 @@ def init_project(
     if any(f.created and f.path == DEFAULT_CONFIG_NAME for f in files):
         enclosing = find_config(folder.absolute().parent)[0]
     return InitResult(
-        folder, files, pin.uses if pin and written else None, content_dir, adopted, enclosing
+        folder,
+        files,
+        pin.uses if pin and written else None,
+        content_dir,
+        adopted,
+        enclosing,
+        writers,
     )
 
 
-def _why_kept(path: Path, relative: str) -> str:
+def _why_kept(path: Path, relative: str, writers: dict[str, str]) -> str:
+    if writers and relative in (DEFAULT_CONFIG_NAME, WORKFLOW) and path.is_file():
+        lacking = _writers_missing(path, relative, writers)
+        if lacking:
+            return f"exists; it may want these writers: {lacking}"
     if relative == ".gitignore" and path.is_file():
         try:
             have = set(path.read_text(encoding="utf-8", errors="replace").splitlines())
@@ -157,6 +179,26 @@ def _why_kept(path: Path, relative: str) -> str:
                 f"(each one line: `toolkit <target>`)"
             )
     return "exists"
+
+
+def _writers_missing(path: Path, relative: str, writers: dict[str, str]) -> str:
+    """The writers' folders an existing toolkit.toml's [writers] lacks, or the variables
+    the workflow does not name, as lines to add ("" when none is missing)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    if relative == WORKFLOW:
+        lacking = [v for v in dict.fromkeys(writers.values()) if f"secrets.{v} " not in text]
+        shown = [f"{v}=${{{{ secrets.{v} }}}}" for v in lacking]
+    else:
+        try:
+            table = tomllib.loads(text).get("writers")
+        except ValueError:
+            return ""
+        have = table if isinstance(table, dict) else {}
+        shown = [f'{toml_key(f)} = "{v}"' for f, v in writers.items() if f not in have]
+    return " ".join(shown[:4]) + (f" (and {len(shown) - 4} more)" if len(shown) > 4 else "")
 
 
 def _create(path: Path, relative: str, text: str) -> InitFile:

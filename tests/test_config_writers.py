@@ -117,3 +117,22 @@ def test_config_all_documents_the_writers_table(project):
     assert "# [writers]" in result.output
     assert '# jane-doe = "FOREM_API_KEY_JANE_DOE"' in result.output
     assert '# organization = "acme"' in result.output
+
+
+def test_config_lists_each_writers_variable_and_whether_it_is_set(make_project):
+    project = make_project(
+        '[site]\ntitle = "Team"\n\n[writers]\nomar = "DEVTO_KEY_OMAR"\n', name="team"
+    )
+    for folder in ("jane-doe", "omar", "assets"):
+        project.write(f"content/{folder}/a-{folder}.md", "---\ntitle: A\n---\nText.\n")
+
+    result = project.run("config", env={"DEVTO_KEY_OMAR": "k"})
+
+    assert result.exit_code == 0, result.output
+    assert "writers.jane-doe: not set  (secret: FOREM_API_KEY_JANE_DOE in the environment" in (
+        result.output
+    )
+    assert "writers.omar: set  (secret: DEVTO_KEY_OMAR in the environment" in result.output
+    assert "writers.assets" not in result.output and "\nk" not in result.output
+    plain = make_project('[site]\ntitle = "One"\n', name="one").run("config")
+    assert "writers." not in plain.output

@@ -219,3 +219,31 @@ def test_a_secret_in_the_file_is_refused(tmp_path):
         "set FOREM_API_KEY in the environment or in .env"
     ]
     assert "oops" not in caught.value.message
+
+
+def test_the_projects_folders_never_lead_out_of_it(tmp_path):
+    """issue 43, 2: a folder the project names (by default or in toolkit.toml) that is a
+    symlink to elsewhere is refused, each in one line; the posts' folder must be in the
+    project, so that toolkit.lock names every post by a relative path."""
+    blog, elsewhere = tmp_path / "blog", tmp_path / "elsewhere"
+    blog.mkdir()
+    elsewhere.mkdir()
+    for name in ("content", "site", "templates"):
+        (blog / name).symlink_to(elsewhere)
+    (blog / "toolkit.toml").write_text('[site]\ntitle = "T"\n')
+    with pytest.raises(ConfigError) as refused:
+        load_config(blog / "toolkit.toml")
+    lines = [line.split(":")[1].strip() for line in refused.value.problems]
+    assert lines == ["site.content_dir", "site.templates_dir", "site.output_dir"]
+    assert all("leads out of the project through a symlink" in p for p in refused.value.problems)
+    # Named outright, elsewhere: the writer's choice, but for the posts' folder.
+    (blog / "toolkit.toml").write_text(
+        f'[site]\ntitle = "T"\ncontent_dir = "../elsewhere"\ntemplates_dir = "{elsewhere}"\n'
+        f'output_dir = "{elsewhere}"\n'
+    )
+    with pytest.raises(ConfigError) as outside:
+        load_config(blog / "toolkit.toml")
+    assert outside.value.problems == [
+        "toolkit.toml: site.content_dir: must be a folder in the project (toolkit.lock names "
+        "each post by its path there), not '../elsewhere'"
+    ]

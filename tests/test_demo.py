@@ -152,3 +152,26 @@ def test_the_readme_says_where_the_command_is_after_make_install():
     makefile = (REPOSITORY / "Makefile").read_text(encoding="utf-8")
     assert "VENV   := .venv" in makefile and "$(BIN)/python -m pip install" in makefile
     assert 'toolkit = "toolkit.__main__:run"' in (REPOSITORY / "pyproject.toml").read_text()
+
+
+def test_the_demo_copies_no_post_through_a_link_out_of_the_project(make_project, tmp_path_factory):
+    """issue 43, 2: the demo's copy of the posts in `.toolkit/demo/` leaves out what a
+    symlink leads to outside the project, as the project's own walk does."""
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "leak.md").write_text(
+        "---\ntitle: Private leak\npublished: true\ntags: [x]\n---\nPRIVATE\n"
+    )
+    project = make_project()
+    project.post("hello", "Hello there", published=True, tags=["x"])
+    (project.content / "leak.md").symlink_to(elsewhere / "leak.md")
+    (project.content / "linked").symlink_to(elsewhere)
+    result = project.run("demo")
+    assert result.exit_code == 0, result.output
+    copied = project.root / ".toolkit" / "demo" / "content"
+    assert (copied / "hello.md").is_file()
+    assert not (copied / "leak.md").exists() and not (copied / "linked").exists()
+    assert not any(
+        "PRIVATE" in path.read_text(errors="replace")
+        for path in (project.root / ".toolkit" / "demo").rglob("*")
+        if path.is_file()
+    )

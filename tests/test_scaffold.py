@@ -123,24 +123,53 @@ def test_hostile_names_never_reach_the_generated_files(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "configured", ["../outside", "posts\n  evil: true", "ABSOLUTE", "a/../../b"]
+    "configured",
+    ["../outside", "posts\n  evil: true", "ABSOLUTE", "a/../../b", "my posts", "linked"],
 )
 def test_an_existing_toml_naming_an_odd_content_dir_is_not_written_in_nor_named(
     tmp_path, configured
 ):
+    """issue 43, 19: a toolkit.toml naming a folder init does not write in gets no sample
+    at all, neither there nor in a `content/` it does not use."""
     blog = tmp_path / "blog"
     blog.mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (blog / "linked").symlink_to(tmp_path / "elsewhere")  # a folder leading out
     configured = configured.replace("ABSOLUTE", (tmp_path / "absolute").as_posix())
     (blog / "toolkit.toml").write_text(
         f"[site]\ncontent_dir = {json.dumps(configured)}\n", encoding="utf-8"
     )
     result = init_project(blog, action=PIN)
     assert result.content_dir == "content"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["blog"]  # nothing written outside
-    assert (blog / "content" / "_welcome.md").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blog", "elsewhere"]
+    assert list((tmp_path / "elsewhere").iterdir()) == []  # nothing written outside
+    assert not (blog / "content").exists() and not (blog / "my posts").exists()
+    (sample,) = [f for f in result.files if f.path.endswith("_welcome.md")]
+    assert not sample.created
+    assert sample.reason.startswith("toolkit.toml names ")
+    assert sample.reason.endswith(" as the content folder, not one init writes in")
     workflow = (blog / WORKFLOW).read_text()
     assert "evil" not in workflow and "content/_mirror/" in workflow
     assert yaml.safe_load(workflow)["jobs"]["mirror"]["permissions"] == {"contents": "write"}
+
+
+def test_init_never_writes_through_a_folder_linked_out_of_the_project(tmp_path):
+    """issue 43, 2: the sample and the workflow are not written into a repository's
+    `content` or `.github` that are links to folders elsewhere."""
+    blog, elsewhere = tmp_path / "blog", tmp_path / "elsewhere"
+    blog.mkdir()
+    elsewhere.mkdir()
+    (blog / "content").symlink_to(elsewhere)
+    (blog / ".github").symlink_to(elsewhere)
+    result = init_project(blog, action=PIN)
+    assert list(elsewhere.iterdir()) == []
+    skipped = {f.path: f.reason for f in result.skipped}
+    assert (
+        skipped["content/_welcome.md"]
+        == skipped[WORKFLOW]
+        == ("its folder is a symlink leading out of the project; not written")
+    )
+    assert (blog / "toolkit.toml").is_file() and (blog / "Makefile").is_file()
 
 
 def test_an_existing_toml_naming_a_nested_content_dir_is_kept(tmp_path):
@@ -332,6 +361,57 @@ def test_the_sandbox_writes_its_lines_as_a_projects_env_and_keeps_a_writers(tmp_
     assert (blog / ".env").read_text() == "FOREM_API_KEY=the-real-one\n"
 
 
+def test_the_sandbox_rewrites_only_an_env_file_whose_whole_content_is_its_own(tmp_path):
+    """The README suggests putting the real key into the `.env` the sandbox wrote: from
+    then on it is the writer's, and the next `toolkit sandbox --env-file .env` keeps it."""
+    with sandbox_process(tmp_path, "--no-seed", "--env-file", ".env") as (lines, _):
+        assert "Written to .env too." in lines
+    ours = (tmp_path / ".env").read_text()
+    with sandbox_process(tmp_path, "--no-seed", "--env-file", ".env") as (lines, _):
+        assert "Written to .env too." in lines  # its own, untouched: rewritten
+    assert (tmp_path / ".env").read_text().splitlines()[0] == ours.splitlines()[0]
+    for changed in (
+        ours + "FOREM_API_KEY=the-real-one\n",
+        ours.replace("export FOREM_API_KEY=", "export FOREM_API_KEY=the-real-one #"),
+    ):
+        (tmp_path / ".env").write_text(changed)
+        with sandbox_process(tmp_path, "--no-seed", "--env-file", ".env") as (lines, _):
+            assert lines[-1].startswith("Error: .env: changed since toolkit sandbox wrote it")
+        assert (tmp_path / ".env").read_text() == changed
+
+
+def test_the_sandbox_keeps_no_state_through_a_toolkit_folder_linked_elsewhere(tmp_path):
+    """issue 43, 5: `.toolkit` committed as a symlink; the sandbox's default database
+    is never made through it."""
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "blog").mkdir()
+    (tmp_path / "blog" / ".toolkit").symlink_to(tmp_path / "elsewhere")
+    code = "from toolkit.__main__ import run; import sys; sys.argv[0] = 'toolkit'; run()"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, "sandbox", "--port", "0", "--no-seed"],
+        cwd=tmp_path / "blog",
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:  # until it stops, or says it serves
+            lines.append(line.rstrip("\n"))
+            if line.startswith(("Press Ctrl-C", "Error")):
+                break
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=30)
+    assert lines[-1] == (
+        "Error: .toolkit: a symlink where toolkit keeps its own files, which it never "
+        "follows; remove the link (or choose --db)"
+    )
+    assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_the_env_file_is_never_a_fifo_and_is_made_private_in_a_new_folder(tmp_path):
     from toolkit.sandbox.envfile import write_env_file
@@ -348,7 +428,7 @@ def test_the_env_file_is_never_a_fifo_and_is_made_private_in_a_new_folder(tmp_pa
     nested = tmp_path / "deep" / "er" / ".env"
     write_env_file(nested, [("publishing", {"FOREM_API_KEY": "k k"})])
     assert oct(nested.stat().st_mode & 0o777) == "0o600"
-    assert nested.read_text().splitlines()[-1] == "export FOREM_API_KEY='k k'"
+    assert nested.read_text().splitlines()[-2] == "export FOREM_API_KEY='k k'"
     nested.chmod(0o640)  # rewritten: the writer's mode kept
     write_env_file(nested, [("publishing", {"FOREM_API_KEY": "other"})])
     assert oct(nested.stat().st_mode & 0o777) == "0o640"

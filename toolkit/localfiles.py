@@ -39,7 +39,9 @@ def project_folders(*folders: str | Path) -> tuple[str, ...]:
 
 def config_folders(config: Config) -> tuple[str, ...]:
     """The folders of a project: its root and the content and templates folders it names
-    (those may lie elsewhere when `toolkit.toml` says so; the writer chose them). The
+    (the templates may lie elsewhere when `toolkit.toml` names that place outright: the
+    writer chose it; a folder named inside the project never leads out of it, as loading
+    the configuration checks, and the posts' folder is always in the project). The
     configuration holds them resolved already, so this costs no system call."""
     site = config.site
     return tuple(
@@ -52,6 +54,13 @@ def within(real: str, folders: tuple[str, ...]) -> bool:
     return any(
         real == folder or real.startswith(folder.rstrip(os.sep) + os.sep) for folder in folders
     )
+
+
+def leads_out(root: str | Path, path: str | Path) -> bool:
+    """Whether `path` (under `root`, or named as if it were) lies outside `root` once its
+    symlinks are followed: a folder of the project that is a link to elsewhere, or lies
+    under one. What does not exist yet is judged by the folders on its way that do."""
+    return not within(os.path.realpath(path), (os.path.realpath(root),))
 
 
 def kind_of(mode: int) -> str:

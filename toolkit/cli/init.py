@@ -60,6 +60,8 @@ def init(cli: CliContext, folder: Path, no_workflow: bool, as_json: bool) -> Non
         print_json(to_json(result))
         return
     where = "" if folder == Path(".") else f"{folder}/"
+    if result.source is not None:
+        click.echo(f"read {result.source.describe()}", err=True)
     if result.adopted is not None:
         click.echo(f"adopted {where}{result.adopted.describe()}", err=True)
     if result.writers:

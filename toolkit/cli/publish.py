@@ -63,11 +63,13 @@ def plan(cli: CliContext, paths: tuple[str, ...], as_json: bool) -> None:
 
     Reads the account's articles once and compares them with your posts and toolkit.lock:
     each post is create, update, unchanged, conflict (edited or deleted on the website since
-    the last publish), skip (premium), error (fails `toolkit check`, or names an article the
-    account does not hold) or gone (its file was deleted; its article stays on the
-    website). A renamed post says `moved old -> new`. One line per post
-    says what and why, and whether its article will be public or a draft. Exits 1 on
-    conflicts or errors.
+    the last publish), skip (premium; a draft, skipped or future post of a generator's
+    blog; or not on dev.to: older than [source] adopted, with what opts it in), error
+    (fails `toolkit check`, or names an article the account does not hold) or gone (its
+    file was deleted; its article stays on the website). A renamed post says
+    `moved old -> new`. One line per post says what and why, and whether its article
+    will be public or a draft; with -v, which front-matter key each field of a
+    generator's post came from. Exits 1 on conflicts or errors.
 
     \b
     Example:
@@ -79,6 +81,13 @@ def plan(cli: CliContext, paths: tuple[str, ...], as_json: bool) -> None:
     reporter = _reporter(cli, as_json=as_json, dry_run=True)
     with reporter:
         result = plan_posts(cli.config, paths, progress=reporter)
+    if cli.verbose and not as_json:  # where each field of a generator's post came from
+        from toolkit.content.sources import provenance
+
+        for outcome in result.outcomes:
+            if outcome.plan.post is not None:
+                for line in provenance(outcome.plan.post):
+                    click.echo(line, err=True)
     _render(cli, result, as_json=as_json, title="plan", listed=reporter.enabled)
 
 

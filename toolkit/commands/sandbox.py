@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -107,8 +108,15 @@ def sandbox(
     (None: in memory), rate-limit windows of `rate_window` seconds, seeded unless `seed`
     is false; a non-loopback `host` only with `allow_remote`. Raises `SandboxError`."""
     from toolkit.sandbox import forem
-    from toolkit.sandbox.server import SandboxServer
+    from toolkit.sandbox.server import SandboxError, SandboxServer
 
+    if db_path == DEFAULT_DB:  # toolkit's own folder, which a repository can hold a link in
+        for path in (DEFAULT_DB.parent, DEFAULT_DB, DEFAULT_DB.with_suffix(".data")):
+            if os.path.islink(path):
+                raise SandboxError(
+                    f"{path}: a symlink where toolkit keeps its own files, which it never "
+                    "follows; remove the link (or choose --db)"
+                )
     server = SandboxServer(
         db_path=db_path,
         rate_window=rate_window,

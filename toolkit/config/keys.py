@@ -155,6 +155,46 @@ def _generator(value: Any) -> str | None:
     return None
 
 
+def _iso_date(value: Any) -> str | None:
+    """An ISO 8601 day or time (`2026-12-07`, `2026-12-07T09:00:00+01:00`)."""
+    import datetime as dt
+
+    if not isinstance(value, str) or not value.strip():
+        return "must be an ISO 8601 date, e.g. 2026-12-07"
+    try:
+        dt.datetime.fromisoformat(value.strip())
+    except ValueError:
+        return f"must be an ISO 8601 date, e.g. 2026-12-07, not {value[:40]!r}"
+    return None
+
+
+def _time_zone(value: Any) -> str | None:
+    """An IANA time zone the system knows (`America/New_York`)."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    if not isinstance(value, str) or not value.strip():
+        return "must be an IANA time zone, e.g. America/New_York"
+    try:
+        ZoneInfo(value.strip())
+    except (ZoneInfoNotFoundError, ValueError):
+        return f"must be an IANA time zone, e.g. America/New_York, not {value[:40]!r}"
+    return None
+
+
+def _tag_map(value: Any) -> str | None:
+    """A table of tags as written -> the dev.to tag sent (letters and digits)."""
+    if not isinstance(value, dict):
+        return 'must be a table of tags as written to the tag sent, e.g. "Node.js" = "nodejs"'
+    for name, tag in value.items():
+        if not isinstance(tag, str) or not tag or not tag.isascii() or not tag.isalnum():
+            return f"{name!r}: the tag sent must be letters and digits, not {tag!r}"
+    return None
+
+
+def _pairs(value: dict[str, str], root: Path) -> tuple[tuple[str, str], ...]:
+    return tuple((str(name), tag.lower()) for name, tag in value.items())
+
+
 EXPORT_SOURCES = ("site", "content")
 
 
@@ -211,6 +251,9 @@ PATTERNS = Rule("list of gitignore-style patterns", _patterns, _tuple)
 CANONICAL_HOME = Rule(" | ".join(CANONICAL_HOMES), _canonical_home)
 ORGANIZATION = Rule("username or id", _organization)
 GENERATOR = Rule(" | ".join(GENERATORS), _generator)
+TAG_MAP = Rule("table of tag = tag", _tag_map, _pairs)
+ISO_DATE = Rule("ISO 8601 date", _iso_date)
+TIME_ZONE = Rule("IANA time zone", _time_zone)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import fields, replace
@@ -21,6 +22,8 @@ from toolkit.config.keys import KEY
 from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, Config
 from toolkit.config.writers import parse_writers
 from toolkit.errors import ConfigError
+from toolkit.mirror_layout import MIRROR, PODCASTS
+from toolkit.redact import quoted
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
@@ -135,6 +138,114 @@ def load_config(
     return replace(config, warnings=tuple(warnings)) if warnings else config
 
 
+# The project's folders: none named inside the project may lead out of it through a
+# symlink, which a repository can commit; the posts' must lie in it (toolkit.lock names
+# each post by its path there, never an absolute one).
+PROJECT_FOLDERS = (
+    ("site", "content_dir"),
+    ("site", "templates_dir"),
+    ("site", "output_dir"),
+    ("site", "premium_output_dir"),
+    ("source", "static_dir"),
+)
+IN_PROJECT = ("site", "content_dir")
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _link_on_the_way(root: str, named: str) -> bool:
+    """Whether a folder of `named` (a normalised path under `root`), or `named` itself, is
+    a symlink: one `lstat` per part, where a real path would cost one per part of `root`
+    too, on every run."""
+    path = root
+    for part in named[len(root) :].split(os.sep):
+        if not part:
+            continue
+        path = os.path.join(path, part)
+        try:
+            if stat.S_ISLNK(os.lstat(path).st_mode):
+                return True
+        except OSError:  # not there (yet): nothing further on is followed
+            return False
+    return False
+
+
+def _folders_leading_out(name: str, root: Path, raw: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The problems of the folders named that leave the project (`root`, a real path)."""
+    problems = []
+    top = str(root)
+    for section, key in PROJECT_FOLDERS:
+        value = raw.get(section, {}).get(key)
+        dotted = f"{section}.{key}"
+        if not isinstance(value, str) or not value.strip():
+            continue  # its own rule said so
+        named = os.path.normpath(os.path.join(top, value))
+        if _inside(named, top):
+            if not _link_on_the_way(top, named):
+                continue
+            real = os.path.realpath(named)
+            if _inside(real, top):
+                continue  # a link that stays in the project
+            problems.append(
+                f"{name}: {dotted}: {quoted(value, 100)} leads out of the project through "
+                f"a symlink (to {quoted(real, 200)}), which toolkit never follows; "
+                + (
+                    "the posts must be in the project: make it a folder there"
+                    if (section, key) == IN_PROJECT
+                    else "make it a folder, or give the folder it leads to as the value"
+                )
+            )
+        elif (section, key) == IN_PROJECT and not _inside(os.path.realpath(named), top):
+            problems.append(
+                f"{name}: {dotted}: must be a folder in the project (toolkit.lock names "
+                f"each post by its path there), not {quoted(value, 100)}"
+            )
+    return problems
+
+
+# Where toolkit keeps its own files: `.toolkit/` (`Config.state_dir`) with its `build/`,
+# and the mirror's folder with its `podcasts/`. A repository can commit a symlink in any of
+# them; none is ever followed: the folder itself and each entry directly in it is checked.
+STATE = ".toolkit"
+STATE_SUBFOLDERS = ("build",)
+MIRROR_SUBFOLDERS = (PODCASTS,)
+
+
+def _own_folders(root: Path, content_dir: Path) -> list[Path]:
+    """The folders toolkit keeps its own files in (see `STATE`)."""
+    state, mirror = root / STATE, content_dir / MIRROR
+    return [
+        state,
+        *(state / name for name in STATE_SUBFOLDERS),
+        mirror,
+        *(mirror / name for name in MIRROR_SUBFOLDERS),
+    ]
+
+
+def _own_folders_with_links(root: Path, content_dir: Path) -> list[str]:
+    """One problem per symlink where toolkit keeps its own files (see `STATE`)."""
+    links: list[str] = []
+    for folder in _own_folders(root, content_dir):
+        if any(str(folder).startswith(link + os.sep) for link in links):
+            continue  # under a link already said
+        try:
+            if os.path.islink(folder):
+                links.append(str(folder))
+                continue
+            with os.scandir(folder) as entries:
+                links += [entry.path for entry in entries if entry.is_symlink()]
+        except OSError:  # not there yet, or not a folder: nothing of it is followed
+            continue
+    return [
+        f"{quoted(os.path.relpath(link, root), 200, marks=False)}: a symlink (to "
+        f"{quoted(os.path.realpath(link), 200)}) where toolkit keeps its own files, which "
+        "it never follows; remove the link"
+        for link in sorted(set(links))
+    ]
+
+
 def _build(
     name: str,
     root: Path,
@@ -193,6 +304,7 @@ def _build(
         problems.append(f'{name}: forem.canonical: "site" needs [site] url (the site\'s address)')
     if raw["site"]["images_from_site"] is True and not raw["site"]["url"]:
         problems.append(f"{name}: site.images_from_site: needs [site] url (the site's address)")
+    problems += _folders_leading_out(name, root, raw)
     if problems or env_problems:
         raise ConfigError(problems + env_problems)
     sections = {
@@ -208,4 +320,7 @@ def _build(
         )
         for section_name, cls in SECTIONS.items()
     }
+    links = _own_folders_with_links(root, sections["site"].content_dir)
+    if links:
+        raise ConfigError(links)
     return Config(path=path, root=root, origins=origins, writers=writers, **sections)

@@ -22,6 +22,7 @@ from toolkit.config.keys import (
     CANONICAL_HOME,
     EXPORT_SOURCE,
     GENERATOR,
+    ISO_DATE,
     ISSUER,
     KEY,
     ORGANIZATION,
@@ -31,7 +32,9 @@ from toolkit.config.keys import (
     POSITIVE_INT,
     SECONDS,
     STRING,
+    TAG_MAP,
     TEXT,
+    TIME_ZONE,
     URL,
     Key,
     Secret,
@@ -154,7 +157,7 @@ class SourceConfig:
         BOOLEAN, default=True, help="The writer's site serves a post's page with a final /."
     )
     timezone: str | None = option(
-        TEXT,
+        TIME_ZONE,
         help="The site's time zone (IANA, e.g. America/New_York): the date in a permalink "
         "and a date written without an offset are read in it.",
     )
@@ -173,7 +176,7 @@ class SourceConfig:
         "always read).",
     )
     adopted: str | None = option(
-        TEXT,
+        ISO_DATE,
         help="When toolkit was adopted (an ISO date): a post dated before it without an "
         "article is not sent unless opted in.",
     )
@@ -214,6 +217,11 @@ class ForemConfig:
     )
     timeout: float = option(
         SECONDS, default=30, help="Seconds to wait for an answer before a request fails."
+    )
+    tags: tuple[tuple[str, str], ...] | None = option(
+        TAG_MAP,
+        help="[forem.tags]: the writer's tags as written -> the dev.to tag sent, e.g. "
+        '"GitHub Copilot" = "githubcopilot" (others are lower-cased, letters and digits kept).',
     )
     api_key: Secret | None = secret(
         "FOREM_API_KEY", help="API key (dev.to: Settings, Extensions, DEV API Keys)."

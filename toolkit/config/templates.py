@@ -14,12 +14,15 @@ from typing import Any
 from toolkit.config.keys import (
     BASE_URL,
     BOOLEAN,
+    ISO_DATE,
     KEY,
     ORGANIZATION,
     PATH,
     PATTERNS,
     POSITIVE_INT,
+    TAG_MAP,
     TEXT,
+    TIME_ZONE,
     URL,
     Key,
 )
@@ -33,6 +36,11 @@ def toml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, str | list):
         return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):  # an inline table
+        pairs = (
+            f"{json.dumps(str(k), ensure_ascii=False)} = {toml_value(v)}" for k, v in value.items()
+        )
+        return "{ " + ", ".join(pairs) + " }"
     return str(value)
 
 
@@ -47,6 +55,9 @@ EXAMPLES: dict[str, Any] = {
     PATTERNS.kind: ["examples/", "**/README.md"],
     ORGANIZATION.kind: "acme",
     BOOLEAN.kind: True,
+    TAG_MAP.kind: {"GitHub Copilot": "githubcopilot"},
+    ISO_DATE.kind: "2026-01-01",
+    TIME_ZONE.kind: "America/New_York",
 }
 
 

@@ -12,9 +12,10 @@ import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from toolkit.content.discover import excluded_by, find_posts
+from toolkit.content.discover import excluded_by, find_posts, post_suffixes
 from toolkit.content.problems import PostError, Problem, ProblemList, Severity
 from toolkit.localfiles import config_folders
+from toolkit.redact import quoted
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable
@@ -34,6 +35,7 @@ __all__ = [
     "check",
     "load_post",
     "load_posts",
+    "load_project_post",
     "payload_for",
 ]
 
@@ -53,6 +55,7 @@ NOT_A_POST = (
     "not a post: no front matter (a --- block with a title) at its top; left out "
     "(add one to make it a post)"
 )
+MISNAMED = "not a post: posts are `.md` files; left out (rename it to {name} to make it a post)"
 
 
 @dataclass
@@ -67,15 +70,25 @@ def load_posts(
 ) -> tuple[list[Post], list[Problem]]:
     """Parse the posts; a post that cannot be parsed becomes a problem, the rest go on.
     Files skipped unread (a symlink leading outside the project, a FIFO) are warnings; a
-    Markdown file without a front matter is not a post, said once as a note."""
+    Markdown file without a front matter is not a post, said once as a note, and so is
+    one named `.MD` or `.markdown`."""
     from toolkit.content.post import load_post
+    from toolkit.content.sources import reader
 
     posts: list[Post] = []
     problems: list[Problem] = []
     skipped: list[tuple[Path, str]] = []
+    misnamed: list[Path] = []
     found = find_posts(
-        config.site.content_dir, paths, config_folders(config), skipped, excluded_by(config)
+        config.site.content_dir,
+        paths,
+        config_folders(config),
+        skipped,
+        excluded_by(config),
+        suffixes=post_suffixes(config),
+        others=misnamed,
     )
+    read = reader(config)
     for path in found:
         try:
             post = load_post(path, config.relative(path))
@@ -83,13 +96,34 @@ def load_posts(
             problems.append(exc.problem)
             continue
         if post.has_front_matter:
+            post = read(post)
+            if post.reading is not None:
+                problems += post.reading.problems
             posts.append(post)
         else:
             problems.append(Problem(post.key, 1, NOT_A_POST, Severity.NOTE))
     problems += [
         Problem(config.relative(path), 1, reason, Severity.WARNING) for path, reason in skipped
     ]
+    problems += [
+        Problem(
+            config.relative(path),
+            1,
+            MISNAMED.format(name=quoted(path.stem + ".md", 100)),
+            Severity.NOTE,
+        )
+        for path in misnamed
+    ]
     return posts, problems
+
+
+def load_project_post(config: Config, path: Path, key: str) -> Post:
+    """One post of the project as `publish` reads it: parsed, then read for the generator
+    `[source]` names (`sources.read_post`); `PostError` when it cannot be parsed."""
+    from toolkit.content.post import load_post
+    from toolkit.content.sources import reader
+
+    return reader(config)(load_post(path, key))
 
 
 def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
@@ -112,7 +146,12 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
         rest = [
             (path, config.relative(path))
             for path in find_posts(
-                config.site.content_dir, (), config_folders(config), None, excluded_by(config)
+                config.site.content_dir,
+                (),
+                config_folders(config),
+                None,
+                excluded_by(config),
+                post_suffixes(config),
             )
             if path not in named
         ]
@@ -127,8 +166,29 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
     from toolkit.content.dates import series_notes
 
     problems += series_notes(posts, config)
+    problems = _kept_home(posts, problems)
     unparsed = {p.path for p in problems if p.is_error} - {p.key for p in posts}
     return CheckReport(posts=posts, problems=sorted(problems), files=len(posts) + len(unparsed))
+
+
+def _kept_home(posts: list[Post], problems: list[Problem]) -> list[Problem]:
+    """The errors of a post the writer keeps off dev.to for good (a draft of their site, a
+    skip key) as warnings: they are the publishing API's, and it is never sent."""
+    held = {
+        post.key: post.held
+        for post in posts
+        if post.held and post.reading is not None and not post.reading.waits
+    }
+    if not held:
+        return problems
+    return [
+        Problem(
+            p.path, p.line, f"{p.message} (never sent: {held[p.path]})", Severity.WARNING, p.kind
+        )
+        if p.is_error and p.path in held
+        else p
+        for p in problems
+    ]
 
 
 def payload_for(post: Post, config: Config) -> Payload:

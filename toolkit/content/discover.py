@@ -57,6 +57,28 @@ def _relative(path: str | Path, content_dir: Path) -> str | None:
 
 Skipped = list[tuple[Path, str]]  # (path, why it was not read)
 
+POST_SUFFIX = ".md"
+# The names of post files: Markdown, and in a project written for a generator
+# (`post_suffixes`) MDX and Jekyll's `.markdown` too.
+MARKDOWN = (POST_SUFFIX,)
+WITH_MDX = (".md", ".mdx", ".markdown")
+# Markdown by another name (`.MD`, `.markdown`): never a post (unless the generator
+# reads it), but said to be left out, since a writer meant it for one.
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+def post_suffixes(config: Config) -> tuple[str, ...]:
+    """The endings of the project's post files: `.mdx` and `.markdown` too when `[source]`
+    names a generator (Astro, Next and Eleventy read MDX; Jekyll's posts are often
+    `.markdown`)."""
+    return MARKDOWN if config.source.generator == "devto" else WITH_MDX
+
+
+def misnamed(name: str, suffixes: tuple[str, ...] = MARKDOWN) -> bool:
+    """Whether a file name says Markdown (`a.MD`, `a.markdown`) but not an ending posts
+    have (`suffixes`)."""
+    return not name.endswith(suffixes) and name.lower().endswith(MARKDOWN_SUFFIXES)
+
 
 def _hidden(name: str) -> bool:
     return name.startswith(("_", "."))
@@ -69,12 +91,15 @@ def walk_posts(
     *,
     content_dir: Path | None = None,
     excluded: Excluded = _nothing,
+    suffixes: tuple[str, ...] = MARKDOWN,
+    others: list[Path] | None = None,
 ) -> list[Path]:
     """Every post under `folder`, sorted, so that every run sees them in the same order.
 
     `folders`: where a symlink may lead (by default `folder` itself); what is refused is
     added to `skipped` when given. `excluded` is asked about each path relative to
-    `content_dir` (default `folder`); an excluded folder is not walked.
+    `content_dir` (default `folder`); an excluded folder is not walked. `others`, when
+    given, gets the Markdown files whose names keep them from being posts (`misnamed`).
     """
     folders = folders or localfiles.project_folders(folder)
     refused: Skipped = [] if skipped is None else skipped
@@ -96,12 +121,20 @@ def walk_posts(
                     stack.append(entry.path)
                     continue
                 if entry.is_file(follow_symlinks=False):
-                    if entry.name.endswith(".md"):
+                    if entry.name.endswith(suffixes):
                         found.append(entry.path)
+                    elif others is not None and misnamed(entry.name, suffixes):
+                        others.append(Path(entry.path))
                     continue
                 kind, _, reason = localfiles.classify_entry(entry, folders)
-                if kind == localfiles.FILE and entry.name.endswith(".md"):
+                if kind == localfiles.FILE and entry.name.endswith(suffixes):
                     found.append(entry.path)
+                elif (
+                    kind == localfiles.FILE
+                    and others is not None
+                    and misnamed(entry.name, suffixes)
+                ):
+                    others.append(Path(entry.path))
                 elif reason:  # what the site's scan reports too
                     refused.append((Path(entry.path), reason))
     if os.name == "nt":  # pragma: no cover - parts compared without case there
@@ -112,15 +145,29 @@ def walk_posts(
     return [Path(path) for path in found]
 
 
-def is_post_path(path: Path, content_dir: Path, excluded: Excluded = _nothing) -> bool:
+def is_post_path(
+    path: Path,
+    content_dir: Path,
+    excluded: Excluded = _nothing,
+    suffixes: tuple[str, ...] = MARKDOWN,
+) -> bool:
     """Whether `path` (absolute) would be a post of `content_dir` (if it has a front matter)."""
     try:
         parts = path.relative_to(content_dir).parts
     except ValueError:
         return False
-    if path.suffix != ".md" or any(_hidden(part) for part in parts):
+    if path.suffix not in suffixes or any(_hidden(part) for part in parts):
         return False
     return excluded is _nothing or not excluded("/".join(parts))
+
+
+def _named_inside(named: Path, folders: tuple[str, ...]) -> bool:
+    """Whether the name `named` (absolute) lies in one of `folders` by one of the folders
+    on its way: the name itself with its folder resolved, or any folder above it."""
+    place = os.path.join(os.path.realpath(named.parent), named.name)
+    return localfiles.within(place, folders) or any(
+        localfiles.within(os.path.realpath(parent), folders) for parent in named.parents
+    )
 
 
 def find_posts(
@@ -129,13 +176,16 @@ def find_posts(
     folders: tuple[str, ...] = (),
     skipped: Skipped | None = None,
     excluded: Excluded = _nothing,
+    suffixes: tuple[str, ...] = MARKDOWN,
+    others: list[Path] | None = None,
 ) -> list[Path]:
     """The posts named by `paths` (files or folders), or all of `content_dir` when none.
 
     `folders` are the real paths a symlink may lead into (`localfiles.config_folders`;
     by default the content folder); what is refused goes to `skipped` when given. A path
     named outright is taken as named, unless it is a symlink from inside the project to
-    outside it, or a file of the content folder that `excluded` leaves out.
+    outside it, or a file of the content folder that `excluded` leaves out. `others`, when
+    given, gets the Markdown files of the folders walked that are not posts by their name.
     """
     folders = folders or localfiles.project_folders(content_dir)
     refused: Skipped = [] if skipped is None else skipped
@@ -143,20 +193,29 @@ def find_posts(
     if not paths:
         if not content_dir.is_dir():
             raise ContentError(f"{content_dir}: the content folder does not exist")
-        return walk_posts(content_dir, folders, refused, excluded=excluded)
+        return walk_posts(
+            content_dir, folders, refused, excluded=excluded, suffixes=suffixes, others=others
+        )
     found: set[Path] = set()
     for given in paths:
         named = Path(os.path.abspath(given))
         path = named.resolve()
-        # Where the name itself lies (its folder resolved, not the name).
-        place = os.path.join(os.path.realpath(named.parent), named.name)
-        if localfiles.within(place, folders) and not localfiles.within(str(path), folders):
+        if not localfiles.within(str(path), folders) and _named_inside(named, folders):
+            # under the project by its name, out of it through a symlink on the way
             refused.append((named, localfiles.outside_message(str(named))))
             continue
         kind, _, reason = localfiles.classify_path(path, folders)
         if kind == localfiles.FOLDER:
             found.update(
-                walk_posts(path, folders, refused, content_dir=content_dir, excluded=excluded)
+                walk_posts(
+                    path,
+                    folders,
+                    refused,
+                    content_dir=content_dir,
+                    excluded=excluded,
+                    suffixes=suffixes,
+                    others=others,
+                )
             )
         elif kind == localfiles.FILE:
             relative = _relative(path, content_dir)

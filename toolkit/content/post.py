@@ -49,6 +49,8 @@ from toolkit.redact import quoted
 if TYPE_CHECKING:  # pragma: no cover
     from yaml._yaml import Mark as CMark
 
+    from toolkit.content.sources import Reading
+
 try:  # libyaml's parser: the same events, ten times faster
     from yaml._yaml import CParser as _CParser
 
@@ -84,7 +86,8 @@ FOREM_KEYS = (
 # Keys only toolkit reads; never sent to the API.
 # `pinned: true` lists the post first on the site's home page; `id` is the article the
 # post is bound to, as devto-cli writes it (`toolkit.sync.remote` reads it).
-TOOLKIT_KEYS = ("premium", "slug", "organization_id", "pinned", "id")
+# `crosspost: true` sends a post that predates `[source] adopted` (`toolkit.sync.adoption`).
+TOOLKIT_KEYS = ("premium", "slug", "organization_id", "pinned", "id", "crosspost")
 KNOWN_KEYS = frozenset(FOREM_KEYS + TOOLKIT_KEYS)
 
 
@@ -118,6 +121,10 @@ class Post:
     # False for a Markdown file with no front matter block: not a post (a code sample's
     # README, notes); `toolkit check` says so once and everything else leaves it out.
     has_front_matter: bool = True
+    # Written for another generator (`toolkit.content.sources`): how `meta` was read from
+    # the front matter as written, and the written key of each field `meta` names.
+    reading: Reading | None = field(default=None, repr=False)
+    aliases: dict[str, str] = field(default_factory=dict, repr=False)
     _lines: dict[str, int] | None = field(default=None, repr=False)
 
     # -- the front matter, read leniently; `rules.validate_post` says what is wrong ----
@@ -189,7 +196,15 @@ class Post:
         value = self.meta.get("slug")
         if isinstance(value, str) and value.strip():
             return value.strip()
+        if self.path.stem == "index" and self.path.parent.name:  # a page bundle: its folder
+            return slugify(self.path.parent.name)
         return slugify(self.path.stem)
+
+    @property
+    def held(self) -> str | None:
+        """Why the post is never sent to the publishing API (a draft of the writer's site,
+        a skip key, a date still to come), or None."""
+        return self.reading.held if self.reading is not None else None
 
     @property
     def stem(self) -> str:
@@ -201,6 +216,7 @@ class Post:
         """Line of a top-level front matter key; the block's first line when absent."""
         if self._lines is None:
             self._lines = _key_lines(self.front_matter, self.front_matter_line)
+        key = self.aliases.get(key, key)
         return self._lines.get(key, max(self.front_matter_line - 1, 1))
 
     @cached_property

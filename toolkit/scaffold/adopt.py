@@ -11,6 +11,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from toolkit import localfiles
 from toolkit.config.sections import DEFAULT_CONFIG_NAME
 from toolkit.content.discover import walk_posts
 from toolkit.errors import SyncError
@@ -64,8 +65,11 @@ def is_post(path: Path) -> tuple[bool, bool]:
     return True, False
 
 
-def count_posts(folder: Path) -> tuple[int, int]:
-    """Front-matter posts under `folder`, and how many of them hold an `id:`."""
+def count_posts(folder: Path, project: Path | None = None) -> tuple[int, int]:
+    """Front-matter posts under `folder`, and how many of them hold an `id:`; none when
+    `folder` leads out of the `project` folder through a symlink (those are not its)."""
+    if project is not None and localfiles.leads_out(project, folder):
+        return 0, 0
     try:
         paths = walk_posts(folder) if folder.is_dir() else []
     except OSError:  # a folder that cannot be read: its posts, if any, are not known
@@ -116,10 +120,12 @@ def adopt(folder: Path) -> Adopted | None:
     mapped = _dev_to_git_folder(folder)
     if mapped is not None:
         where, named = mapped
-        posts, with_id = count_posts(folder / where)
+        if localfiles.leads_out(folder, folder / where):  # through a symlink: not the project's
+            return None
+        posts, with_id = count_posts(folder / where, folder)
         return Adopted(where, posts, with_id, named)
     for name in KNOWN_FOLDERS:
-        posts, with_id = count_posts(folder / name)
+        posts, with_id = count_posts(folder / name, folder)
         if posts:
             return Adopted(name, posts, with_id)
     best: Adopted | None = None
@@ -134,7 +140,7 @@ def adopt(folder: Path) -> Adopted | None:
             continue
         if not entry.is_dir(follow_symlinks=False):
             continue
-        posts, with_id = count_posts(Path(entry.path))
+        posts, with_id = count_posts(Path(entry.path), folder)
         if posts and (best is None or posts > best.posts):
             best = Adopted(entry.name, posts, with_id)
     return best
@@ -147,13 +153,23 @@ def _plain_folder(name: str) -> bool:
     return bool(parts) and all(SAFE_NAME.fullmatch(part) for part in parts)
 
 
-def configured_content_dir(folder: Path) -> str | None:
-    """`[site] content_dir` of a `toolkit.toml` already there, when it says a plain
-    folder inside the project (another one is left to `toolkit check` to report)."""
+def named_content_dir(folder: Path) -> str | None:
+    """`[site] content_dir` of a `toolkit.toml` already there, as it is written (None: no
+    such file, or it names none)."""
     try:
         data = tomllib.loads((folder / DEFAULT_CONFIG_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     site = data.get("site")
     value = site.get("content_dir") if isinstance(site, dict) else None
-    return value.strip("/") if isinstance(value, str) and _plain_folder(value) else None
+    return value if isinstance(value, str) else None
+
+
+def configured_content_dir(folder: Path) -> str | None:
+    """`[site] content_dir` of a `toolkit.toml` already there, when it says a plain
+    folder inside the project, not through a symlink leading out of it (another one is
+    left to `toolkit check` to report)."""
+    value = named_content_dir(folder)
+    if value is None or not _plain_folder(value):
+        return None
+    return None if localfiles.leads_out(folder, folder / value) else value.strip("/")

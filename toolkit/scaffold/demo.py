@@ -7,10 +7,12 @@ real ones (the sandbox's), given as plain values: the sandbox is the command's t
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 from pathlib import Path
 
 from toolkit.config import Config, Secret
+from toolkit.localfiles import config_folders, within
 from toolkit.mirror_layout import MIRROR
 from toolkit.runlog.shipping import quoted
 
@@ -18,13 +20,24 @@ __all__ = ["demo_config", "demo_query", "licensed_config", "prepare_workdir"]
 
 
 def prepare_workdir(config: Config) -> Path:
-    """A fresh copy of the posts (without any mirror) in `.toolkit/demo/`."""
+    """A fresh copy of the posts (without any mirror) in `.toolkit/demo/`. A symlink that
+    leads out of the project is left out, as the project's own walk leaves it: the copy
+    would otherwise hold what it leads to as a plain file of the demo's."""
     workdir = config.state_dir / "demo"
     if workdir.exists():
         shutil.rmtree(workdir)
-    shutil.copytree(
-        config.site.content_dir, workdir / "content", ignore=shutil.ignore_patterns(MIRROR, ".*")
-    )
+    folders = config_folders(config)
+    hidden = shutil.ignore_patterns(MIRROR, ".*")
+
+    def ignored(folder: str, names: list[str]) -> set[str]:
+        left_out = set(hidden(folder, names))
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.islink(path) and not within(os.path.realpath(path), folders):
+                left_out.add(name)
+        return left_out
+
+    shutil.copytree(config.site.content_dir, workdir / "content", ignore=ignored)
     return workdir
 
 

@@ -157,7 +157,9 @@ def copy_files(
     for output, (path, mtime, size) in copies.items():
         key = digest_of(path, mtime, size)
         try:
-            copied = copy_if_changed(path, output_dir / output, outputs.get(output), key, run.force)
+            copied = copy_if_changed(
+                path, output_dir / output, outputs.get(output), key, run.force, output_dir
+            )
         except UnreadableSource as exc:  # the rest goes on
             run.report(config.relative(Path(path)), ProblemRow.warning(f"not copied: {exc}"))
             continue
@@ -183,5 +185,6 @@ def copy_files(
                 theme_files.pygments_css(),
                 outputs.get(output),
                 run.force,
+                output_dir,
             ),
         )

@@ -4,6 +4,11 @@ Writes go through `toolkit.fsutil` (`quick_write`: a reader, the watch server or
 browser, never sees half a page). What was written is recorded as
 a `manifest.OutputRecord`; a file whose stat still matches its record is trusted without
 being read again.
+
+The output folder is toolkit's own, and a repository can commit a symlink in it: before a
+file is written, a folder on its way that is a symlink is removed (the link, never what
+it leads to) and made again as a folder, so nothing is written through it; a stale file
+under such a link is not removed.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 from pathlib import Path
 from typing import NamedTuple
 
@@ -46,17 +52,49 @@ def _written(path: Path, digest: str, written: bool) -> Written:
     return Written(digest, st.st_mtime_ns, st.st_size, written)
 
 
-def write_if_changed(path: Path, data: bytes, record: OutputRecord | None, force: bool) -> Written:
+def _link_on_the_way(root: Path, path: Path) -> str | None:
+    """The first folder between `root` and the file `path` that is a symlink, if any (one
+    `lstat` per folder of its name, on writes only)."""
+    top, folder = str(root), str(path.parent)
+    if not folder.startswith(top):
+        return None
+    current = top
+    for part in folder[len(top) :].split(os.sep):
+        if not part:
+            continue
+        current = os.path.join(current, part)
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return current
+        except OSError:  # not there yet: the write makes it
+            return None
+    return None
+
+
+def _unlinked_on_the_way(root: Path | None, path: Path) -> None:
+    """Remove a symlink standing where a folder of `path` goes (see the module's text)."""
+    if root is not None:
+        link = _link_on_the_way(root, path)
+        if link is not None:
+            with naming(link):
+                os.unlink(link)
+
+
+def write_if_changed(
+    path: Path, data: bytes, record: OutputRecord | None, force: bool, root: Path | None = None
+) -> Written:
     """`toolkit.fsutil.write_if_changed` for the output folder, with its manifest record.
 
     `record` is that of the last write (or None): a file whose stat still matches it is
-    trusted without being read. `force` writes whatever is there (`--clean`).
+    trusted without being read. `force` writes whatever is there (`--clean`). `root`: the
+    output folder, in which no symlinked folder is written through.
     """
     digest = digest_bytes(data)
     if not force and record is not None and record.digest == digest:
         current = stat_of(path)
         if current == (record.mtime_ns, record.size):
             return Written(digest, record.mtime_ns, record.size, False)
+    _unlinked_on_the_way(root, path)
     if record is None:  # never written by a build: mostly nothing there (a cold build)
         created = _create(path, data)
         if created is not None:
@@ -102,9 +140,15 @@ class UnreadableSource(OSError):
 
 
 def copy_if_changed(
-    source: str, path: Path, record: OutputRecord | None, key: str, force: bool
+    source: str,
+    path: Path,
+    record: OutputRecord | None,
+    key: str,
+    force: bool,
+    root: Path | None = None,
 ) -> Written:
-    """Copy a file unless the copy is already there (same source stat, untouched copy)."""
+    """Copy a file unless the copy is already there (same source stat, untouched copy);
+    `root` as for `write_if_changed`."""
     if not force and record is not None and record.key == key:
         current = stat_of(path)
         if current == (record.mtime_ns, record.size):
@@ -113,6 +157,7 @@ def copy_if_changed(
         _, data = read_regular(source)  # never waits on a FIFO put in a file's place
     except OSError as exc:
         raise UnreadableSource(exc.strerror or str(exc)) from None
+    _unlinked_on_the_way(root, path)
     quick_write(path, data)
     return _written(path, key, True)
 
@@ -123,6 +168,8 @@ def remove_outputs(output_dir: Path, names: list[str]) -> list[str]:
     folders: set[Path] = set()
     for name in names:
         path = output_dir / name
+        if _link_on_the_way(output_dir, path) is not None:
+            continue  # what lies there is not the build's
         try:
             path.unlink()
         except FileNotFoundError:

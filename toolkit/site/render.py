@@ -341,7 +341,7 @@ class Renderer:
             raise template_error(exc, template) from None
         data = text.encode("utf-8")
         return job.output, write_if_changed(
-            self.output_dir / job.output, data, job.record, job.force
+            self.output_dir / job.output, data, job.record, job.force, self.output_dir
         )
 
     def _body(self, key: str, path: str, slugs: dict[str, str]) -> tuple[Markup, list[TocEntry]]:

@@ -44,8 +44,9 @@ from toolkit.content.payload import body_digest
 from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, NoAnswerError, ServerError
 from toolkit.sync import sent
+from toolkit.sync.adoption import adopted_on, errored_to_bind, not_bound_and_old, resolve_ref
 from toolkit.sync.devtogit import read_map
-from toolkit.sync.ledger import Ledger, LedgerEntry
+from toolkit.sync.ledger import NOT_IN_PROJECT, Ledger, LedgerEntry, project_key
 from toolkit.sync.plan import Action, PostPlan, decide
 from toolkit.sync.remote import Gone, RemoteState, bind_posts
 
@@ -222,6 +223,7 @@ class SyncEngine:
         left for `toolkit publish`, so saving a file never publishes anything.
         """
         paths = list(paths)
+        adopted = adopted_on(self.config.source)
         mapped = read_map(self.config.root)  # before any request: a broken map stops here
         # Lock entries whose file is gone are said on a run over every post.
         report_gone = not paths and not drafts_only
@@ -241,19 +243,33 @@ class SyncEngine:
                 plans = [p for p in plans if account.owns(self.config, p.key)]
                 sendable = [p for p in sendable if account.owns(self.config, p.key)]
             gone_possible = report_gone and bool(self.ledger.entries)
-            remote = remote_read.result() if sendable or gone_possible else None
+            # An adopted blog's failing post may be one not on dev.to: the list says.
+            old_possible = adopted is not None and any(p.action is Action.ERROR for p in plans)
+            remote = remote_read.result() if sendable or gone_possible or old_possible else None
         if remote is not None:
             # What the server already counts against the create limit (other runs).
             self.client.count_published(remote.articles, since="published_at")
+            sendable = self._bind_refs(sendable, remote, plans)
             payloads = {post.key: self._payload(post) for post in sendable}
+            # A post that fails `check` may be one not on dev.to (older than the
+            # adoption, bound to nothing): bound too, to know.
+            errored = errored_to_bind(plans, remote.articles) if adopted is not None else []
             bound = bind_posts(
                 remote,
-                sendable,
+                [*sendable, *errored],
                 self.ledger,
                 self.canonical_of,
                 mapped=mapped,
-                body_of=lambda post: payloads[post.key].body_markdown,
+                body_of=lambda post: (
+                    payloads[post.key].body_markdown if post.key in payloads else post.body
+                ),
             )
+            for index, failed in enumerate(plans):
+                match = bound.matches.get(failed.key)
+                if failed.post is not None and failed.action is Action.ERROR and match is not None:
+                    why = not_bound_and_old(match, failed.post, adopted, self._first_dated)
+                    if why is not None:
+                        plans[index] = replace(failed, action=Action.SKIP, reason=why, problems=[])
             matches = bound.matches
             if report_gone:
                 plans.extend(
@@ -272,6 +288,10 @@ class SyncEngine:
                     recreate=recreate,
                     drafts_only=drafts_only,
                 )
+                if plan.action is Action.CREATE:
+                    why = not_bound_and_old(match, post, adopted, self._first_dated)
+                    if why is not None:
+                        plan = replace(plan, action=Action.SKIP, reason=why)
                 if self.organization is not None:
                     plan = into_organization(plan, self.organization)
                 plans.append(plan)
@@ -293,6 +313,35 @@ class SyncEngine:
         data = {**payload.data, "article": {**article, "organization_id": self.organization.id}}
         return replace(payload, data=data)
 
+    def _first_dated(self, post: Post) -> str | None:
+        """An undated post's date: its first commit's."""
+        from toolkit.content.dates import project_dates
+
+        return project_dates(self.config, [post.key]).get(post.key)
+
+    @staticmethod
+    def _bind_refs(posts: list[Post], remote: RemoteState, plans: list[PostPlan]) -> list[Post]:
+        """The posts, each named by a `dev_to:` slug or address bound to its article; one
+        naming an article the account does not hold is an error plan, never sent."""
+        bound: list[Post] = []
+        for post in posts:
+            post, problem = resolve_ref(post, remote.articles)
+            if problem is None:
+                bound.append(post)
+                continue
+            line = post.line_of("id")
+            plans.append(
+                PostPlan(
+                    post.key,
+                    Action.ERROR,
+                    problem,
+                    title=post.title,
+                    post=post,
+                    problems=[Problem(post.key, line, problem)],
+                )
+            )
+        return bound
+
     @staticmethod
     def _local_plans(report: CheckReport) -> tuple[list[PostPlan], list[Post]]:
         """Plans decided without the remote (errors, premium) and the posts left to send."""
@@ -307,7 +356,21 @@ class SyncEngine:
         ]
         sendable: list[Post] = []
         for post in report.posts:
-            if post.key in errors:
+            if not project_key(post.key):  # named outright, outside the project
+                plans.append(
+                    PostPlan(post.key, Action.ERROR, NOT_IN_PROJECT, title=post.title, post=post)
+                )
+            elif post.held:  # kept off dev.to by the writer: its problems are the site's
+                plans.append(
+                    PostPlan(
+                        post.key,
+                        Action.SKIP,
+                        f"{post.held}; never sent",
+                        title=post.title,
+                        post=post,
+                    )
+                )
+            elif post.key in errors:
                 problems = errors[post.key]
                 plans.append(
                     PostPlan(

@@ -32,6 +32,10 @@ body, and a body found there that is one of them is ours, sent again, not a webs
 In a team's repository (`[writers]`), an entry records the account that holds its article
 (`account`: the writer's folder); a lock without it reads as before.
 
+Every key is a post's path in the project, relative and plain (`content/a.md`): never an
+absolute path, nor one that climbs out with `..` (`project_key`). A file that holds
+another is refused whole, and no such key is ever recorded.
+
 An entry also keeps the article's `published_at` as the API last gave it (a publish, an
 unchanged post's check, a pull): the site dates a post without `date:` by it
 (`content.dates`).
@@ -52,12 +56,25 @@ from toolkit import localfiles
 from toolkit.content.dates import MAX_LOCK_BYTES, server_key
 from toolkit.errors import SyncError
 from toolkit.fsutil import stable_json, write_if_changed
+from toolkit.redact import quoted
 
 log = logging.getLogger(__name__)
 
 LOCK_VERSION = 2
 MAX_UNCONFIRMED = 16  # body digests kept of updates sent and never seen landed
 _warned: set[tuple[Path, str]] = set()  # (lock, server) said to have no section yet
+
+
+NOT_IN_PROJECT = "not a path in the project (toolkit.lock names each post by its path there)"
+
+
+def project_key(key: object) -> bool:
+    """Whether `key` is a post's path as the lock names it: relative to the project,
+    POSIX, every part a plain name (no `..`, `.`, empty part, backslash, NUL or drive)."""
+    if not isinstance(key, str) or not key or "\\" in key or "\x00" in key:
+        return False
+    parts = key.split("/")
+    return ":" not in parts[0] and all(part not in ("", ".", "..") for part in parts)
 
 
 @dataclass(frozen=True)
@@ -217,6 +234,11 @@ class Ledger:
             raise SyncError(f'{name}: has no "posts" table; delete it and publish again')
         entries = {}
         for key, value in posts.items():
+            if not project_key(key):
+                raise SyncError(
+                    f"{name}: {quoted(key, 200)}: {NOT_IN_PROJECT}; "
+                    "delete the entry, or the file, and publish again"
+                )
             try:
                 entries[key] = LedgerEntry(**value)
             except TypeError:
@@ -235,7 +257,10 @@ class Ledger:
             return {e.article_id for k, e in self.entries.items() if k != except_key}
 
     def record(self, key: str, entry: LedgerEntry, *, save: bool = True) -> None:
-        """Set a post's entry (moving the article away from a path whose file is gone)."""
+        """Set a post's entry (moving the article away from a path whose file is gone).
+        SyncError for a key that is not a post's path in the project."""
+        if not project_key(key):
+            raise SyncError(f"{quoted(key, 200)}: {NOT_IN_PROJECT}")
         with self._mutex:
             other = self._by_article.get(entry.article_id)
             if other is not None and other != key and not (self.path.parent / other).exists():

@@ -40,7 +40,7 @@ from toolkit.content.payload import body_digest, dump_front_matter
 from toolkit.content.post import FOREM_KEYS, Post, parse_post, slugify
 from toolkit.content.problems import PostError
 from toolkit.content.rules import canonical_url
-from toolkit.errors import UnsafeNameError
+from toolkit.errors import SyncError, UnsafeNameError
 from toolkit.fsutil import atomic_write, path_inside, safe_name
 from toolkit.sync import sent
 from toolkit.sync.devtogit import read_map
@@ -342,6 +342,14 @@ def pull_articles(
     """Write the remote articles as posts (`dry_run`: say what would be written, write
     nothing); the caller holds the run lock unless `dry_run` (`lock_wait`: what it was
     told while it waited for it, kept in the result)."""
+    if config.source.generator != "devto":
+        # Its posts are the generator's: dev.to's front matter written back would change
+        # the writer's site.
+        raise SyncError(
+            f"pull: the posts are written for {config.source.generator} ([source] generator); "
+            "toolkit does not write dev.to's version back into them (edit them in your blog "
+            "and publish)"
+        )
     result = PullResult(lock_wait=lock_wait, dry_run=dry_run)
     ledger = Ledger.load(config.lock_path, config.forem.base_url)
     puller = _Puller(config, ledger, overwrite=overwrite, merge=merge, dry_run=dry_run)

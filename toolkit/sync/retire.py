@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolkit import localfiles
 from toolkit.clients.forem import ForemClient
 from toolkit.config import Config
-from toolkit.content import PostError, payload_for
+from toolkit.content import PostError, load_project_post, payload_for
 from toolkit.content.payload import body_digest
-from toolkit.content.post import load_post, read_post_file
+from toolkit.content.post import read_post_file
 from toolkit.content.rules import canonical_url
 from toolkit.errors import SyncError
 from toolkit.fsutil import atomic_write, describe_os_error
@@ -38,7 +39,9 @@ from toolkit.sync.devtogit import read_map
 from toolkit.sync.ledger import Ledger, LedgerEntry
 from toolkit.sync.remote import FRONT_MATTER, RemoteState, bind_posts
 
-PUBLISHED_LINE = re.compile(r"^published[ \t]*:.*?(\r?)$", re.MULTILINE)
+# A top-level `published:` line: its value, then the comment that may follow it (kept).
+PUBLISHED_LINE = re.compile(r"^published[ \t]*:.*?([ \t]+#.*?)?(\r?)$", re.MULTILINE)
+BOM = "\ufeff"
 
 
 @dataclass
@@ -60,17 +63,22 @@ def post_key(config: Config, given: str | Path) -> str:
     key = config.relative(absolute)
     if Path(key).is_absolute() or key == "." or key.startswith("../"):
         raise SyncError(f"{given}: not a path in this project ({config.root})")
+    if localfiles.leads_out(config.root, absolute):
+        raise SyncError(f"{given}: leads out of the project through a symlink; not followed")
     return key
 
 
 def unpublished_body(body_markdown: str) -> str:
-    """The body with its front matter's `published:` lines set to `false` (the body as it
-    is when its front matter has none, or it has no front matter)."""
-    found = FRONT_MATTER.match(body_markdown)
+    """The body with its front matter's `published:` lines set to `false`, a comment on
+    the line kept (the body as it is when its front matter has none, or it has no front
+    matter). A byte-order mark before the front matter is kept, as the post reads past it."""
+    bom = BOM if body_markdown.startswith(BOM) else ""
+    text = body_markdown[len(bom) :]
+    found = FRONT_MATTER.match(text)
     if found is None:
         return body_markdown
-    block = PUBLISHED_LINE.sub(r"published: false\1", found.group(0))
-    return block + body_markdown[found.end() :]
+    block = PUBLISHED_LINE.sub(r"published: false\1\2", found.group(0))
+    return bom + block + text[found.end() :]
 
 
 def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> RetireResult:
@@ -89,7 +97,7 @@ def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> Re
     else:
         article_id, published_locally = _bound_article(config, ledger, remote, key, path)
     if not gone and entry is not None:
-        published_locally = _says_published(key, path)
+        published_locally = _says_published(config, key, path)
     article = remote.by_id.get(article_id)
     if article is None:
         raise SyncError(
@@ -117,6 +125,15 @@ def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> Re
         if remote_body is None:
             remote_body = unpublished_body(article.body_markdown or "")
         sent = ""  # unknown: the next publish compares the bodies
+        if config.source.generator != "devto":
+            # The post is the generator's: its `published:` (Jekyll: render it) is not
+            # dev.to's, so the file is left as it is.
+            published_locally = False
+            notes.append(
+                f"{key} is left as it is (written for {config.source.generator}): "
+                "`devtoSkip: true` in it keeps the next `toolkit publish` from publishing "
+                "it again"
+            )
         if published_locally:
             changed, sent, problem = _unpublish_file(config, key, path, remote_body)
             if changed:
@@ -170,15 +187,15 @@ def _unpublish_file(
     except OSError as exc:
         return False, "", describe_os_error(exc)
     try:
-        payload = payload_for(load_post(path, key), config)
+        payload = payload_for(load_project_post(config, path, key), config)
     except PostError:
         return True, "", ""
     return True, (payload.digest if payload.body_markdown == remote_body else ""), ""
 
 
-def _says_published(key: str, path: Path) -> bool:
+def _says_published(config: Config, key: str, path: Path) -> bool:
     try:
-        return load_post(path, key).published
+        return load_project_post(config, path, key).published
     except PostError:
         return False
 
@@ -189,7 +206,7 @@ def _bound_article(
     """The article a post without a lock entry is bound to, by the identity rules, and
     whether the post says `published: true`."""
     try:
-        post = load_post(path, key)
+        post = load_project_post(config, path, key)
     except PostError as exc:
         raise SyncError(str(exc.problem)) from None
     bound = bind_posts(

@@ -75,6 +75,10 @@ def build(
     With --json, the report (files written, unchanged, removed, problems) is one JSON
     document on stdout.
 
+    When [source] names another generator (Hugo, Jekyll...), its site is that generator's
+    unless [site] enabled = true: build then says so in one line, builds nothing and exits
+    0.
+
     With --premium, posts marked `premium: true` and the templates of templates/premium/
     are built too, into site-premium/ ([site] premium_output_dir), never into the public
     site. The licensing service ([license], LICENSE_API_TOKEN) is asked first: unless the
@@ -92,6 +96,12 @@ def build(
     """
     from toolkit.commands.build import build as build_site
     from toolkit.commands.build import build_premium
+    from toolkit.site.enabled import left_to_generator, site_enabled
+
+    if not site_enabled(cli.config):
+        if not cli.quiet:
+            stderr.print(left_to_generator(cli.config), markup=False, highlight=False)
+        return
 
     def run(progress: BuildProgress | None = None) -> BuildReport:
         if not premium:

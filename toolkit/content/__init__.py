@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
     from toolkit.config import Config
+    from toolkit.content.bodies import SourceBodies
     from toolkit.content.payload import Payload
     from toolkit.content.post import Post, load_post
 
@@ -162,6 +163,7 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
         image_host=image_host(config),
         canonical_home=canonical_home(config),
         others=others,
+        bodies=bodies_of(config),
     )
     from toolkit.content.dates import series_notes
 
@@ -202,4 +204,22 @@ def payload_for(post: Post, config: Config) -> Payload:
         assets_base_url=image_host(config).base_url,
         # `[forem] organization` (looked up by the publish) wins over organization_id.
         organization_id=config.forem.organization_id if config.forem.organization is None else None,
+        bodies=bodies_of(config),
     )
+
+
+_BODIES: list[tuple[Config, SourceBodies | None]] = []  # the last project's, reused
+
+
+def bodies_of(config: Config) -> SourceBodies | None:
+    """The project's `bodies.SourceBodies` (None for dev.to-style posts), made once per
+    config: its index of post names is read once however many posts name others."""
+    if config.source.generator == "devto":
+        return None
+    if _BODIES and _BODIES[0][0] is config:
+        return _BODIES[0][1]
+    from toolkit.content.bodies import source_bodies
+
+    made = source_bodies(config)
+    _BODIES[:] = [(config, made)]
+    return made

@@ -83,23 +83,29 @@ def _ci_base(
     return base if inside in ("", ".") else f"{base}/{quote(inside)}"
 
 
-def image_host(config: Config, environ: Mapping[str, str] | None = None) -> ImageHost:
-    """Who serves the content folder's files, from the first source known (module doc)."""
-    site = config.site
-    if site.assets_base_url:
-        return ImageHost(site.assets_base_url, "[site] assets_base_url")
+def commit_base(folder: Path, environ: Mapping[str, str] | None = None) -> str | None:
+    """In CI on GitHub, the address of `folder`'s files in the pushed commit; else None."""
     env = os.environ if environ is None else environ
     repository, sha = env.get("GITHUB_REPOSITORY", ""), env.get("GITHUB_SHA", "")
     if env.get("GITHUB_ACTIONS") == "true" and repository.strip("/") and sha.strip():
-        base = _ci_base(
-            Path(os.path.realpath(site.content_dir)),
+        return _ci_base(
+            Path(os.path.realpath(folder)),
             env.get("GITHUB_SERVER_URL", "") or GITHUB,
             repository,
             sha.strip(),
             env.get("GITHUB_WORKSPACE", ""),
         )
-        if base is not None:
-            return ImageHost(base, "the pushed commit on GitHub")
+    return None
+
+
+def image_host(config: Config, environ: Mapping[str, str] | None = None) -> ImageHost:
+    """Who serves the content folder's files, from the first source known (module doc)."""
+    site = config.site
+    if site.assets_base_url:
+        return ImageHost(site.assets_base_url, "[site] assets_base_url")
+    base = commit_base(site.content_dir, environ)
+    if base is not None:
+        return ImageHost(base, "the pushed commit on GitHub")
     if site.images_from_site and site.url:
         return ImageHost(site.url, "[site] url (images_from_site)")
     return NO_HOST

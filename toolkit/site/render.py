@@ -291,7 +291,9 @@ class Renderer:
         # The rules of the post on its own; those between posts (a title used twice...)
         # are the builder's, over every post (`siteplan.post_problems`).
         now = dt.datetime.now(dt.UTC)
-        problems = validate_post(post, site.content_dir, now=now)
+        from toolkit.content import bodies_of
+
+        problems = validate_post(post, site.content_dir, now=now, bodies=bodies_of(self.config))
         rows = [ProblemRow.of(p) for p in sorted(problems)]
         if post.slug in RESERVED_SLUGS:
             rows.append(
@@ -313,11 +315,23 @@ class Renderer:
             and in_scope(info, drafts=self.drafts, premium=self.premium)
             and not any(row.stops_site for row in rows)
         ):
-            body = self.markdown.render(post.body, post.path)
+            body = self.markdown.render(self.source_of(post), post.path)
             self.bodies[key] = (body.html, body.toc)
             result["excerpt"] = body.excerpt
             result["links"] = body.links
         return result
+
+    def source_of(self, post: Post) -> str:
+        """The Markdown a post's page shows: as written, or, when the posts are written for
+        another generator, translated as the API receives it (`payload.sent_body`)."""
+        from toolkit.content import bodies_of
+
+        bodies = bodies_of(self.config)
+        if bodies is None:
+            return post.body
+        from toolkit.content.payload import sent_body
+
+        return sent_body(post, bodies)
 
     # -- step 2 ------------------------------------------------------------------------
 
@@ -354,7 +368,7 @@ class Renderer:
             from toolkit.content.post import load_post
 
             post = load_post(Path(path), key)
-            rendered = self.markdown.render(post.body, post.path)
+            rendered = self.markdown.render(self.source_of(post), post.path)
             body = (rendered.html, rendered.toc)
         return Markup(resolve_links(body[0], slugs)), body[1]
 
@@ -376,7 +390,9 @@ class Renderer:
                 say_fallbacks=False,
             )
         post = load_post(Path(path), key)
-        return resolve_links(self._feed_markdown.render(post.body, post.path).html, slugs, prefix)
+        return resolve_links(
+            self._feed_markdown.render(self.source_of(post), post.path).html, slugs, prefix
+        )
 
     @staticmethod
     def _comments(path: str | None) -> dict[str, Any] | None:

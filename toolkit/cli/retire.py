@@ -53,8 +53,9 @@ def unpublish(cli: CliContext, path: str, lock_timeout: float, as_json: bool) ->
     (`published: false`), with its text, comments and URL kept; for a gone post the lock
     entry is then dropped. A post still there keeps its entry, and its own
     `published: true` line becomes `published: false` (nothing else of the file changes),
-    so the next publish leaves it a draft. Holds .toolkit/run.lock like publish. Needs
-    FOREM_API_KEY.
+    so the next publish leaves it a draft. The post's article is the one binding every
+    post together gives it, as plan does (never a title alone). Holds .toolkit/run.lock
+    like publish. Needs FOREM_API_KEY.
 
     \b
     Example:
@@ -79,8 +80,11 @@ def forget(cli: CliContext, path: str, lock_timeout: float, as_json: bool) -> No
     """Drop the toolkit.lock entry of a post whose file is gone; its article stays as it is.
 
     For a post you deleted on purpose and whose article should stay on the website
-    (`toolkit unpublish` takes it down instead). `plan` and `publish` then stop naming it.
-    A post whose file is still there is refused. Holds .toolkit/run.lock like publish.
+    (`toolkit unpublish` takes it down instead), or whose file is no post now (no front
+    matter, excluded). `plan` and `publish` then stop naming it. A post whose file is
+    still there is refused, and so is the old path of a renamed post (its entry moves to
+    the new path): forget reads the account's articles to bind every post first, as
+    plan does. Holds .toolkit/run.lock like publish. Needs FOREM_API_KEY.
 
     \b
     Example:

@@ -154,6 +154,17 @@ def _positive_number(value: Any) -> str | None:
     return None
 
 
+def _organization(value: Any) -> str | None:
+    """An organisation's username, or its numeric id (a TOML integer)."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return "must be the organisation's username (a string) or its numeric id"
+    if isinstance(value, int) and value < 1:
+        return "must be a positive id"
+    if isinstance(value, str) and not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", value):
+        return "must be the organisation's username (letters, digits, _ and -)"
+    return None
+
+
 ARCHIVE_FORMATS = ("zip", "rar", "7z", "tar", "tar.gz", "tar.bz2")
 
 
@@ -307,6 +318,7 @@ EXPORT_SOURCE = Rule(" | ".join(EXPORT_SOURCES), _export_source)
 SECRET = Rule("secret", _nonempty_string, _secret)
 PATTERNS = Rule("list of gitignore-style patterns", _patterns, _tuple)
 CANONICAL_HOME = Rule(" | ".join(CANONICAL_HOMES), _canonical_home)
+ORGANIZATION = Rule("username or id", _organization)
 GENERATOR = Rule(" | ".join(GENERATORS), _generator)
 TAG_MAP = Rule("table of tag = tag", _tag_map, _pairs)
 ISO_DATE = Rule("ISO 8601 date", _iso_date)

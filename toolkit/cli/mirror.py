@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import stderr, stdout
 from toolkit.cli.progress import Spinner
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.mirror import MirrorResult
 
 
 @click.command()
@@ -30,7 +35,9 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool, as_json:
     only articles whose comment count changed since the last mirror are fetched again.
     The reading list (every page) goes to content/_mirror/readinglist.json. A file is
     rewritten only when its content changed. Prints each file created, updated or removed
-    (--json: one JSON document with the counts and those files). Needs FOREM_API_KEY.
+    (--json: one JSON document with the counts and those files). Needs FOREM_API_KEY; in a
+    team's repository ([writers]), each writer's with their own key into
+    content/_mirror/<writer>/, and a writer without one is said (exit 1).
 
     \b
     Example:
@@ -54,10 +61,12 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool, as_json:
         from toolkit.commands.results.mirror import MirrorJson
 
         print_json(to_json(MirrorJson.of(result)))
+        _missing(result)
         return
     for path in result.changed:
         stdout.print(f"{result.change_of(path)} {path}", highlight=False, markup=False)
     if cli.quiet:
+        _missing(result)
         return
     parts = []
     if result.comments is not None:
@@ -79,3 +88,16 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool, as_json:
     stderr.print(
         "; ".join(parts) + f" ({result.requests} request(s))", highlight=False, markup=False
     )
+    _missing(result)
+
+
+def _missing(result: MirrorResult) -> None:
+    """A team's writers without a key: one line each, and exit 1."""
+    for missing in result.missing_keys:
+        stderr.print(
+            f"{missing.writer}: {missing.variable} is not set; not mirrored",
+            markup=False,
+            highlight=False,
+        )
+    if result.missing_keys:
+        raise SystemExit(1)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.clients.base import RequestListener, RetryPolicy, Sleep, WaitListener
     from toolkit.clients.forem import ForemClient
     from toolkit.clients.logs import LogsClient
-    from toolkit.config import Config
+    from toolkit.config import Config, Secret
 
 # What a factory's `transport` is (a test's `httpx.MockTransport`, the in-process sandbox):
 # the callers that only pass one through name it here, not the HTTP library.
@@ -57,21 +57,30 @@ def forem_client(
     sleep: Sleep | None = None,
     transport: httpx.BaseTransport | None = None,
     on_request: RequestListener | None = None,
+    key: Secret | None = None,
+    key_source: str = "",
 ) -> ForemClient:
-    """The publishing API client for this project; refuses to start without a key."""
+    """The publishing API client for this project; refuses to start without a key.
+    `key` (read from `key_source`): in a team's repository, the key of a writer's
+    account, in place of FOREM_API_KEY (each client has its own rate limiters, as the
+    API's limits are per key)."""
     from toolkit.clients.forem import ForemClient
 
-    if config.forem.api_key is None:
-        raise ConfigError([MISSING_FOREM_KEY])
-    origin = config.origins.get("forem.api_key", "FOREM_API_KEY")
-    source = (
-        "FOREM_API_KEY, read from .env"
-        if origin.endswith(" in .env")
-        else "FOREM_API_KEY, read from the environment"
-    )
+    if key is not None:
+        source = key_source
+    else:
+        if config.forem.api_key is None:
+            raise ConfigError([MISSING_FOREM_KEY])
+        key = config.forem.api_key
+        origin = config.origins.get("forem.api_key", "FOREM_API_KEY")
+        source = (
+            "FOREM_API_KEY, read from .env"
+            if origin.endswith(" in .env")
+            else "FOREM_API_KEY, read from the environment"
+        )
     return ForemClient(
         config.forem.base_url,
-        config.forem.api_key,
+        key,
         rate_window=config.forem.rate_window,
         timeout=config.forem.timeout,
         on_wait=on_wait,

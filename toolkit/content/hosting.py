@@ -8,7 +8,8 @@ first known of these hosts a relative image (`image_host`):
 2. in CI on GitHub (`GITHUB_ACTIONS=true`, `GITHUB_REPOSITORY`, `GITHUB_SHA`): the
    pushed commit's raw files, as dev-to-git and devto-cli send them
    (`https://raw.githubusercontent.com/<repository>/<sha>/<path from the repository's
-   root>`; on GitHub Enterprise Server, `<GITHUB_SERVER_URL>/<repository>/raw/<sha>/...`);
+   root>`; on GitHub Enterprise Server, `<GITHUB_SERVER_URL>/<repository>/raw/<sha>/...`,
+   where `GITHUB_SERVER_URL` must be an http(s) origin);
 3. the deployed site, when `[site] images_from_site = true` says the site at `[site] url`
    is deployed (the site copies a post's images at their path in the content folder).
 
@@ -29,6 +30,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import quote
+
+from toolkit.config.keys import origin_problem
+from toolkit.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.config import Config
@@ -87,9 +91,13 @@ def commit_base(folder: Path, environ: Mapping[str, str] | None = None) -> str |
     env = os.environ if environ is None else environ
     repository, sha = env.get("GITHUB_REPOSITORY", ""), env.get("GITHUB_SHA", "")
     if env.get("GITHUB_ACTIONS") == "true" and repository.strip("/") and sha.strip():
+        server = env.get("GITHUB_SERVER_URL", "") or GITHUB
+        problem = origin_problem(server)
+        if problem is not None:  # spliced into every image URL sent: an origin only
+            raise ConfigError([f"GITHUB_SERVER_URL: {problem}"])
         return _ci_base(
             Path(os.path.realpath(folder)),
-            env.get("GITHUB_SERVER_URL", "") or GITHUB,
+            server,
             repository,
             sha.strip(),
             env.get("GITHUB_WORKSPACE", ""),

@@ -54,6 +54,7 @@ from toolkit.site.markdown_fast import (
     PERMALINK_SYMBOL,
     TABLE_OPEN,
     FastMarkdown,
+    Slugs,
     escape_html,
     parser,
     slugify,
@@ -157,7 +158,7 @@ def heading_anchors(state: StateCore) -> None:
     from markdown_it.token import Token
 
     tokens = state.tokens
-    slugs: set[str] = set()
+    slugs = Slugs()
     for index, token in enumerate(tokens):
         if token.type != "heading_open" or int(token.tag[1]) not in ANCHOR_LEVELS:
             continue

@@ -232,12 +232,6 @@ class Post:
         key = self.aliases.get(key, key)
         return self._lines.get(key, max(self.front_matter_line - 1, 1))
 
-    @cached_property
-    def content_hash(self) -> str:
-        import hashlib
-
-        return hashlib.sha256(self.source.encode("utf-8")).hexdigest()
-
 
 def parse_date(value: Any) -> dt.datetime | None:
     if isinstance(value, dt.datetime):

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import click
+from rich.markup import escape
 
 from toolkit.cli.context import (
     CliContext,
@@ -29,6 +30,10 @@ def _render(
     elif not cli.quiet or result.failed:
         print_summary(result, title=title, details=not listed)
     annotate(result, err=as_json)
+    for missing in result.missing_keys:  # a team's writer without a key: one line each
+        stderr.print(f"[red]✗[/] {escape(missing.message)}", highlight=False)
+    if result.missing_keys and not result.failed:
+        raise SystemExit(1)
     if result.failed:
         if not as_json and not cli.quiet:
             if result.dry_run:  # nothing was written: nothing was "kept"
@@ -121,7 +126,9 @@ def publish(
     created again only with --recreate. Writes are paced to the API's rate limits
     (10 published creates and 30 updates per 30 s; drafts are not paced). Shows a progress bar on a terminal, a line for
     each post written (public or draft, with its article's URL) or failed (-v: every post)
-    and a summary table. Needs FOREM_API_KEY.
+    and a summary table. Needs FOREM_API_KEY; in a team's repository ([writers] in
+    toolkit.toml), each writer's posts go with their own key (FOREM_API_KEY_<FOLDER>),
+    their lines under their name, and a writer without one is skipped (exit 1).
 
     One writer at a time: a publish holds .toolkit/run.lock (so do pull and watch's draft
     pushes). While another run holds it, publish waits up to --lock-timeout seconds, then

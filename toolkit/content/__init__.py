@@ -219,7 +219,8 @@ def payload_for(post: Post, config: Config) -> Payload:
         config.site.content_dir,
         canonical_home=canonical_home(config),
         assets_base_url=image_host(config).base_url,
-        organization_id=config.forem.organization_id,
+        # `[forem] organization` (looked up by the publish) wins over organization_id.
+        organization_id=config.forem.organization_id if config.forem.organization is None else None,
         bodies=bodies_of(config),
     )
 

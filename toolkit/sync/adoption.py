@@ -27,7 +27,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.clients.forem_models import Article
     from toolkit.config.sections import SourceConfig
     from toolkit.content.post import Post
-    from toolkit.sync.plan import PostPlan
     from toolkit.sync.remote import Match
 
 OPT_IN_KEY = "crosspost"
@@ -106,11 +105,3 @@ def not_bound_and_old(
         return None
     dated = first_dated(post) if post.date is None else None
     return not_on_devto(post, adopted, dated)
-
-
-def errored_to_bind(plans: list[PostPlan], articles: list[Article]) -> list[Post]:
-    """The posts of the error plans `plans` holds, bound by their `dev_to:` where it names
-    an article; one naming an article the account does not hold stays an error, and is
-    left out."""
-    posts = [resolve_ref(p.post, articles)[0] for p in plans if p.post is not None and p.failed]
-    return [p for p in posts if p.reading is None or p.reading.article_ref is None or p.article_id]

@@ -240,3 +240,14 @@ def test_a_hugo_post_in_toml_front_matter_is_read_and_sent(make_project, env, sa
     assert article["tag_list"] == ["red", "green"]
     assert "+++" not in article["body_markdown"] and "## Introduction" in article["body_markdown"]
     assert not [a for a in my_articles(sandbox) if a["title"] == "Draft"]
+
+
+def test_plan_shows_no_visibility_for_a_post_kept_off_devto(make_project, env, sandbox):
+    project = make_project(CONFIG.replace('generator = "hugo"', 'generator = "jekyll"'))
+    project.write(
+        "content/hidden.md", "---\ntitle: Hidden\ndate: 2025-01-01\npublished: false\n---\n"
+    )
+    result = project.run("plan", env=env)
+    (line,) = [line for line in result.output.splitlines() if "content/hidden.md" in line]
+    assert "public" not in line and "draft" not in line.split("content/hidden.md")[0], line
+    assert "published: false (Jekyll does not render it); never sent" in line

@@ -156,7 +156,8 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
             )
             if path not in named
         ]
-        from toolkit.content.sources import reader, reading_key
+        from toolkit.content.discover import reading_key
+        from toolkit.content.sources import reader
 
         others = known_posts(config.state_dir, rest, reader(config), reading_key(config))
     problems += validate_posts(

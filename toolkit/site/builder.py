@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 from toolkit import localfiles
 from toolkit.config import Config
-from toolkit.content.discover import excluded_by, post_suffixes
+from toolkit.content.discover import excluded_by, post_suffixes, reading_key
 from toolkit.content.problems import Problem, ProblemList
 from toolkit.errors import BuildError
 from toolkit.fsutil import stat_trusted
@@ -132,7 +132,7 @@ class SiteBuilder:
         self.overlay = config.site.templates_dir / theme_files.PREMIUM if premium else None
         site = config.site
         # How the posts are read (`sources.site_reader`): their records and their pages.
-        self._reading_key = digest_of(repr(config.source), sorted(config.forem.tags or ()))
+        self._reading_key = reading_key(config)
         # What the posts' records depend on besides their source: another value, and every
         # post is read again.
         self._content_key = digest_of(

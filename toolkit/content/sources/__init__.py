@@ -287,16 +287,6 @@ def reader(config: Config) -> Callable[[Post], Post]:
     return read
 
 
-def reading_key(config: Config) -> str:
-    """What `reader` depends on besides the post, as text: another one, and every post is
-    read again (the site's records, `check`'s index of the other posts)."""
-    if config.source.generator == "devto" and not any(
-        (config.source.id_key, config.source.skip_key, config.source.adopted)
-    ):
-        return ""
-    return repr((config.source, sorted(config.forem.tags or ())))
-
-
 def site_reader(config: Config) -> Callable[[Post], Post]:
     """Each post read as publish reads it (`reader`), for toolkit's own site
     (`[site] enabled = true`): a post its generator writes no page for (`draft: true`,

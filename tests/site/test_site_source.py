@@ -109,3 +109,11 @@ def test_an_enabled_site_builds_every_post_publish_sends(make_project):
     assert result.exit_code == 0, result.output
     assert "built 5 posts" in result.output
     assert "In Markdown." in (blog.root / "site" / "kept" / "index.html").read_text("utf-8")
+
+
+def test_watch_premium_without_toolkits_site_is_refused_in_one_line(make_project):
+    blog = _hugo(make_project)
+    result = blog.run("watch", "--premium", env={"FOREM_API_KEY": "k"})
+    assert result.exit_code == 2
+    assert "--premium previews toolkit's site; [site] enabled is false" in result.output
+    assert "Traceback" not in result.output

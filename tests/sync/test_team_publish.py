@@ -356,7 +356,7 @@ def test_watchs_draft_pushes_send_each_writers_draft_with_their_key(sandbox, tea
         assert [a["title"] for a in mine] == [f"{folder} draft"]
 
 
-def test_diff_reads_with_the_writers_key_and_pull_says_it_works_on_one_account(sandbox, team):
+def test_diff_reads_with_the_writers_key(sandbox, team):
     site, users, env = team
     after = _last_seq(sandbox)
 
@@ -365,6 +365,80 @@ def test_diff_reads_with_the_writers_key_and_pull_says_it_works_on_one_account(s
     assert "Edited text of omar 1" in diffed.output, diffed.output
     assert {r["caller"] for r in sandbox.requests(after)} == {users["omar"]["key_id"]}
 
+
+def _website_changes(sandbox, users) -> None:
+    """A new article of jane's and of lin's, and lin's first one edited on the website."""
+    for folder in ("jane-doe", "lin"):
+        name = users[folder]["username"]
+        sandbox.control(
+            "POST",
+            "/forem/articles",
+            {
+                "username": name,
+                "articles": [
+                    {"title": f"New from {name}", "body_markdown": "Written there.\n"}
+                ],
+            },
+        )
+    response = httpx.put(
+        f"{sandbox.base_url}/api/articles/{users['lin']['ids'][0]}",
+        json={"article": {"body_markdown": "Edited on the website.\n"}},
+        headers={"api-key": users["lin"]["api_key"]},
+        verify=shared_context(),
+    )
+    response.raise_for_status()
+
+
+def test_pull_takes_each_writers_articles_with_their_key_into_their_folder(sandbox, team):
+    site, users, env = team
+    assert site.run("publish", env=env).exit_code == 0
+    _website_changes(sandbox, users)
+    after = _last_seq(sandbox)
+
+    pulled = site.run("pull", "--json", env=env)
+
+    assert pulled.exit_code == 0, pulled.output
+    document = json.loads(pulled.stdout)
+    changed = sorted(
+        (p["writer"], p["action"], p["path"]) for p in document["posts"] if p["action"] != "unchanged"
+    )
+    assert changed == [
+        ("jane-doe", "created", "content/jane-doe/new-from-jane.md"),
+        ("lin", "created", "content/lin/new-from-lin.md"),
+        ("lin", "overwritten", "content/lin/lin-1.md"),
+    ]
+    assert document["missing_keys"] == []
+    assert "Edited on the website." in site.root.joinpath("content/lin/lin-1.md").read_text()
+    # Each writer's articles were read with their own key, and nothing was written.
+    reads = sandbox.requests(after)
+    assert {r["caller"] for r in reads} == {u["key_id"] for u in users.values()}
+    assert {r["method"] for r in reads} == {"GET"}
+    lock = json.loads(site.root.joinpath("toolkit.lock").read_text())
+    assert {k: e["account"] for k, e in lock["posts"].items() if "new-from" in k} == {
+        "content/jane-doe/new-from-jane.md": "jane-doe",
+        "content/lin/new-from-lin.md": "lin",
+    }
+    # A publish right after creates nothing (it moves the two new ones into the
+    # organisation), and a second pull changes nothing.
+    after = _last_seq(sandbox)
+    published = site.run("publish", env=env)
+    assert "POST" not in {r["method"] for r in sandbox.requests(after)}, published.output
+    again = site.run("pull", env=env)
+    assert again.exit_code == 0, again.output
+    assert "0 created, 0 overwritten" in again.output
+
+
+def test_pull_skips_a_writer_without_a_key_naming_the_variable(sandbox, team):
+    site, users, env = team
+    assert site.run("publish", env=env).exit_code == 0
+    _website_changes(sandbox, users)
+    del env["DEVTO_KEY_OMAR"]
+    after = _last_seq(sandbox)
+
     pulled = site.run("pull", env=env)
+
     assert pulled.exit_code == 1
-    assert "pull works on one account: in a team's repository ([writers])" in pulled.output
+    assert "omar: DEVTO_KEY_OMAR is not set; not pulled" in pulled.output
+    assert "lin:\n  overwritten content/lin/lin-1.md" in pulled.stdout, pulled.stdout
+    assert site.root.joinpath("content/jane-doe/new-from-jane.md").is_file()
+    assert [r for r in sandbox.requests(after) if r["caller"] == users["omar"]["key_id"]] == []

@@ -14,13 +14,6 @@ from toolkit.errors import ConfigError
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.clients.forem import ForemClient
 
-TEAM_PULL = (
-    "pull works on one account: in a team's repository ([writers]), pull a writer's "
-    "articles in a project of their own (or publish, which binds each writer's posts "
-    "with their key)"
-)
-
-
 def client_of(config: Config, path: str | Path, **kwargs: Any) -> ForemClient:
     """The client that sends the post at `path`: the project's key, or in a team's
     repository its writer's (a `ConfigError` naming the variable when it is not set)."""
@@ -33,8 +26,3 @@ def client_of(config: Config, path: str | Path, **kwargs: Any) -> ForemClient:
         )
     return forem_client(config, key=account.key, key_source=account.source, **kwargs)
 
-
-def refuse_team(config: Config, message: str) -> None:
-    """Commands that work on one account only stop in a team's repository."""
-    if config.writers is not None:
-        raise ConfigError([message])

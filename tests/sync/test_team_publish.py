@@ -375,9 +375,7 @@ def _website_changes(sandbox, users) -> None:
             "/forem/articles",
             {
                 "username": name,
-                "articles": [
-                    {"title": f"New from {name}", "body_markdown": "Written there.\n"}
-                ],
+                "articles": [{"title": f"New from {name}", "body_markdown": "Written there.\n"}],
             },
         )
     response = httpx.put(
@@ -400,7 +398,9 @@ def test_pull_takes_each_writers_articles_with_their_key_into_their_folder(sandb
     assert pulled.exit_code == 0, pulled.output
     document = json.loads(pulled.stdout)
     changed = sorted(
-        (p["writer"], p["action"], p["path"]) for p in document["posts"] if p["action"] != "unchanged"
+        (p["writer"], p["action"], p["path"])
+        for p in document["posts"]
+        if p["action"] != "unchanged"
     )
     assert changed == [
         ("jane-doe", "created", "content/jane-doe/new-from-jane.md"),

@@ -14,6 +14,7 @@ from toolkit.errors import ConfigError
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.clients.forem import ForemClient
 
+
 def client_of(config: Config, path: str | Path, **kwargs: Any) -> ForemClient:
     """The client that sends the post at `path`: the project's key, or in a team's
     repository its writer's (a `ConfigError` naming the variable when it is not set)."""
@@ -25,4 +26,3 @@ def client_of(config: Config, path: str | Path, **kwargs: Any) -> ForemClient:
             [f"{account.variable} is not set: the API key of {account.label}, whose post this is"]
         )
     return forem_client(config, key=account.key, key_source=account.source, **kwargs)
-

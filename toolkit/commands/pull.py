@@ -10,8 +10,8 @@ from toolkit.commands import records
 from toolkit.config import Config
 from toolkit.runlog.run import recorded
 from toolkit.sync.pull import PullAction, PullOutcome, PullResult, pull_articles
-from toolkit.sync.team import pull_team
 from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
+from toolkit.sync.team import pull_team
 
 __all__ = ["PullAction", "PullOutcome", "PullResult", "pull"]
 

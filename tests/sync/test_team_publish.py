@@ -442,3 +442,30 @@ def test_pull_skips_a_writer_without_a_key_naming_the_variable(sandbox, team):
     assert "lin:\n  overwritten content/lin/lin-1.md" in pulled.stdout, pulled.stdout
     assert site.root.joinpath("content/jane-doe/new-from-jane.md").is_file()
     assert [r for r in sandbox.requests(after) if r["caller"] == users["omar"]["key_id"]] == []
+
+
+def _run_events(site, command: str) -> list[dict[str, Any]]:
+    """The events of the last run of `command` in the project's run log."""
+    lines = (site.root / ".toolkit" / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    found = [json.loads(line) for line in lines]
+    last = [e["run_id"] for e in found if e["command"] == command][-1]
+    return [e for e in found if e["run_id"] == last]
+
+
+def test_the_run_log_names_the_writer_of_each_request_post_and_missing_key(sandbox, team):
+    site, users, env = team
+    del env["DEVTO_KEY_OMAR"]
+
+    assert site.run("publish", env=env).exit_code == 1
+    assert site.run("pull", env=env).exit_code == 1
+
+    for command in ("publish", "pull"):
+        events = _run_events(site, command)
+        requests = [e for e in events if e["event"] == "request"]
+        assert requests and {e["writer"] for e in requests} == {"jane-doe", "lin"}, command
+        posts = {e["post"]: e["writer"] for e in events if e["event"] == "post"}
+        assert posts and all(key.split("/")[1] == w for key, w in posts.items()), command
+        missing = [e for e in events if e["event"] == "problem"]
+        assert [(e["writer"], e["level"]) for e in missing] == [("omar", "error")], command
+        assert "DEVTO_KEY_OMAR" in missing[0]["message"]
+        assert events[-1]["outcome"] == "failed", command

@@ -7,6 +7,7 @@ from contextlib import nullcontext
 
 from toolkit.clients import forem_client
 from toolkit.commands import records
+from toolkit.commands.accounts import account_client
 from toolkit.config import Config
 from toolkit.runlog.run import recorded
 from toolkit.sync.pull import PullAction, PullOutcome, PullResult, pull_articles
@@ -39,13 +40,7 @@ def pull(
             with writer as lock_wait:
                 result = pull_team(
                     config,
-                    lambda account: forem_client(
-                        config,
-                        on_wait=run.wait,
-                        on_request=run.request,
-                        key=account.key,
-                        key_source=account.source,
-                    ),
+                    lambda account: account_client(config, account, run),
                     overwrite=overwrite,
                     merge=merge,
                     dry_run=dry_run,

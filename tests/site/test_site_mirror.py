@@ -236,3 +236,31 @@ def test_mirror_files_are_not_copied_into_the_site(site_project):
         "pagefind/pagefind-entry.json",
         "pagefind/parts.json",
     ]
+
+
+def test_a_teams_reading_list_page_has_a_section_per_writer(site_project):
+    out = site_project.root / "site"
+    site_project.write("content/_mirror/lin/readinglist.json", json.dumps(READING_LIST))
+    site_project.write("content/_mirror/jane-doe/readinglist.json", "[]")
+    result = site_project.run("build")
+    assert result.exit_code == 0, result.output
+    page = read(out, "reading-list/index.html")
+    sections = re.findall(r'<section id="([^"]+)">\s*<h2>([^<]+)</h2>', page)
+    assert sections == [("writer-jane-doe", "jane-doe"), ("writer-lin", "lin")]
+    lin = page[page.index('<section id="writer-lin">') :]
+    assert '<a href="https://dev.to/x/typing-1" rel="noopener">Typing in Python</a>' in lin
+    assert "2 saved articles" in lin and "javascript:" not in lin
+    jane = page[page.index('<section id="writer-jane-doe">') : page.index(lin[:30])]
+    assert "Nothing saved yet." in jane
+    assert 'href="#writer-lin"' in page
+    assert 'href="../reading-list/"' in read(out, "news/index.html")  # in the nav
+
+    # A writer's list changed: the page follows; all gone, the page goes.
+    site_project.write("content/_mirror/jane-doe/readinglist.json", json.dumps(READING_LIST[:1]))
+    site_project.run("build")
+    jane = read(out, "reading-list/index.html").split('<section id="writer-jane-doe">')[1]
+    assert "1 saved article<" in jane.split("</section>")[0]
+    for writer in ("lin", "jane-doe"):
+        (site_project.content / "_mirror" / writer / "readinglist.json").unlink()
+    site_project.run("build")
+    assert not (out / "reading-list").exists()

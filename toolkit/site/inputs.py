@@ -113,18 +113,18 @@ def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
     def items_of(path: str) -> list[dict[str, Any]]:
         return mirror_files.reading_list_items(json.loads(Path(path).read_bytes()))
 
-    path = readable(scan.reading_list)
+    project = readable(scan.reading_list)
     writers = {w: p for w, s in sorted(scan.writer_reading_lists.items()) if (p := readable(s))}
     if not writers:  # one account's list, as it always was
-        if path is None:
+        if project is None:
             return None
-        project = path
-        return files[project].digest, lambda: {"items": items_of(project)}
+        only = project
+        return files[only].digest, lambda: {"items": items_of(only)}
 
     # A team's: a section per writer (after the project's own list, when there is one).
     def context() -> dict[str, Any]:
         return {
-            "items": items_of(path) if path is not None else [],
+            "items": items_of(project) if project is not None else [],
             "writers": [
                 {"name": writer, "anchor": f"writer-{slugify(writer)}", "saved": items_of(p)}
                 for writer, p in writers.items()
@@ -132,7 +132,7 @@ def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
         }
 
     digest = digest_of(
-        files[path].digest if path is not None else None,
+        files[project].digest if project is not None else None,
         *(f"{w}:{files[p].digest}" for w, p in writers.items()),
     )
     return digest, context

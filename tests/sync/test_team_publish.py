@@ -220,10 +220,26 @@ def test_plan_groups_lines_by_writer_and_a_post_binds_to_its_writers_articles_on
         following = lines[start + 1 : start + 4]
         assert all(f"content/{folder}/" in line for line in following[:2]), following
     assert "content/jane-doe/borrowed.md:" in result.output
-    assert "not one of this account's articles" in result.output
+    assert "not one of jane-doe's articles" in result.output
     assert "moves it into the organisation acme" in result.output
     omar = _get(sandbox, users["omar"]["api_key"], f"/api/articles/{users['omar']['ids'][0]}")
     assert "First text" in omar["body_markdown"]
+
+
+def test_an_id_of_another_writers_article_names_the_post_the_lock_gives_it_to(sandbox, team):
+    site, users, env = team
+    assert site.run("publish", env=env).exit_code == 0
+    article = users["omar"]["ids"][0]
+    site.post("jane-doe/borrowed", "Borrowed", "Not mine.\n", published=True, id=article)
+
+    result = site.run("plan", env=env)
+
+    assert result.exit_code == 1
+    assert (
+        f"content/jane-doe/borrowed.md:4  id: names article {article}, which is not one of "
+        f"jane-doe's articles on {sandbox.base_url} (toolkit.lock gives it to "
+        "content/omar/omar-1.md); correct or remove it"
+    ) in result.output, result.output
 
 
 def test_a_post_outside_the_writers_folders_uses_forem_api_key_or_is_skipped(sandbox, team):

@@ -439,6 +439,7 @@ def pull_articles(
         remote,
         ledger,
         ([p for p in loaded[0] if mine(p.key)], [p for p in loaded[1] if mine(p.path)]),
+        holder=account.writer if account is not None else None,
     )
     # Articles another account's posts hold: theirs, never a second file here.
     others = {e.article_id for k, e in ledger.entries.items() if not mine(k)}

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.config import Config
+from toolkit.config.writers import writer_order
 from toolkit.content.post import slugify
 from toolkit.site import theme_files
 from toolkit.site.buildrun import BuildRun
@@ -114,20 +115,27 @@ def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
         return mirror_files.reading_list_items(json.loads(Path(path).read_bytes()))
 
     project = readable(scan.reading_list)
-    writers = {w: p for w, s in sorted(scan.writer_reading_lists.items()) if (p := readable(s))}
+    writers = {
+        w: p
+        for w, s in sorted(scan.writer_reading_lists.items(), key=lambda i: writer_order(i[0]))
+        if (p := readable(s))
+    }
     if not writers:  # one account's list, as it always was
         if project is None:
             return None
         only = project
         return files[only].digest, lambda: {"items": items_of(only)}
 
-    # A team's: a section per writer (after the project's own list, when there is one).
+    # A team's: a section per writer who saved something (after the project's own list,
+    # when there is one), in the order writers are listed everywhere.
     def context() -> dict[str, Any]:
+        lists = [(writer, items_of(p)) for writer, p in writers.items()]
         return {
             "items": items_of(project) if project is not None else [],
             "writers": [
-                {"name": writer, "anchor": f"writer-{slugify(writer)}", "saved": items_of(p)}
-                for writer, p in writers.items()
+                {"name": writer, "anchor": f"writer-{slugify(writer)}", "saved": saved}
+                for writer, saved in lists
+                if saved
             ],
         }
 

@@ -324,6 +324,8 @@ def test_writers_are_listed_in_one_order_whatever_the_case_of_their_folders(tmp_
     rows = re.findall(r"^writers\.(\S+):", shown.stdout, re.M)
     assert rows == ["alice", "Bob42", "carol"]
     assert "The API key of the writer whose posts are in posts/Bob42/." in shown.stdout
+    project_key = shown.stdout.split("forem.api_key:")[1].splitlines()[1]
+    assert project_key.strip().startswith("Only for posts directly in the posts folder")
 
     published = cli(root, "publish")  # no writer's key is set: nothing is sent
     assert published.exit_code == 1

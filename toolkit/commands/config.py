@@ -8,7 +8,8 @@ from typing import Any
 
 from toolkit.config import Config, Secret
 from toolkit.config.sections import declared_keys
-from toolkit.config.writers import writer_order, writer_variable
+from toolkit.config.templates import TEAM_PROJECT_KEY
+from toolkit.config.writers import PROJECT_VARIABLE, writer_order, writer_variable
 from toolkit.redact import redact_url
 from toolkit.runlog.run import recorded
 
@@ -62,7 +63,9 @@ def _keys(config: Config) -> list[ConfigKey]:
                 else None,
                 env=declared.env,
                 secret=declared.secret,
-                help=declared.help,
+                help=TEAM_PROJECT_KEY
+                if config.writers is not None and declared.env == PROJECT_VARIABLE
+                else declared.help,
                 value=shown(config, value, secret=declared.secret),
                 origin=config.origins.get(dotted, "default"),
             )

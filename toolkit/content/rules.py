@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from toolkit.content import conflicts, images, misread
-from toolkit.content.hosting import NOTHING_HOSTS, ImageHost, sent_canonical_url
+from toolkit.content.hosting import NOTHING_HOSTS, ImageHost, canonical_url
 from toolkit.content.payload import LINE_BREAK
 from toolkit.content.post import KNOWN_KEYS, Post, split_tags
 from toolkit.content.problems import Kind, Problem, Severity
@@ -378,21 +378,9 @@ def validate_posts(
     problems.extend(_duplicates(posts, everyone, "title", lambda p: p.title or None))
     problems.extend(_duplicates(posts, everyone, "slug", lambda p: p.slug))
     problems.extend(
-        _duplicates(
-            posts, everyone, "canonical_url", lambda p: sent_canonical_url(p, canonical_home)
-        )
+        _duplicates(posts, everyone, "canonical_url", lambda p: canonical_url(p, canonical_home))
     )
     return sorted(problems)
-
-
-def canonical_url(post: Unique, site_url: str | None) -> str | None:
-    """The post's canonical URL on the site: its own, or its page there when `[site] url`
-    is set. What the API receives is `hosting.sent_canonical_url`."""
-    if post.canonical_url:
-        return post.canonical_url.strip()
-    if site_url:
-        return f"{site_url.rstrip('/')}/{post.slug}/"
-    return None
 
 
 def site_canonical_url(post: Unique, site_url: str | None) -> str | None:

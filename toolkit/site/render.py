@@ -32,7 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from markupsafe import Markup
 
     from toolkit.content.post import Post
-    from toolkit.site.markdown import MarkdownRenderer, TocEntry
+    from toolkit.site.markdown import MarkdownRenderer
+    from toolkit.site.shapes import TocEntry
 
 _WORD = re.compile(r"\w+")
 WORDS_PER_MINUTE = 275

@@ -69,6 +69,10 @@ class PullAction(StrEnum):
     FAILED = "failed"
 
 
+# The actions whose post pull has not done its job for: the run fails (exit 1).
+NOT_OK = frozenset({PullAction.DIFFERS, PullAction.CONFLICT, PullAction.FAILED})
+
+
 @dataclass
 class PullOutcome:
     path: str
@@ -78,6 +82,13 @@ class PullOutcome:
     # In a team's repository: the writer whose account holds the article (their folder);
     # only a team's documents carry it (`commands.results.sync.TeamPullJson`).
     writer: Annotated[str | None, Field(exclude=True)] = field(default=None, kw_only=True)
+
+    @property
+    def ok(self) -> bool:
+        """Whether pull did its job for this post. A post changed on both sides (`differs`,
+        `conflict`) or that failed is not; one deleted here (`gone`) is: pull leaves it
+        deleted on purpose, as publish does, and names what would take it off the website."""
+        return self.action not in NOT_OK
 
 
 @dataclass
@@ -100,6 +111,12 @@ class PullResult:
     def in_conflict(self) -> list[PullOutcome]:
         """Posts left changed on both sides: the run has not done its job for them."""
         return [o for o in self.outcomes if o.action in (PullAction.DIFFERS, PullAction.CONFLICT)]
+
+    @property
+    def ok(self) -> bool:
+        """Every post's outcome is ok: nothing failed, nothing is left in conflict (and
+        in a team's repository, no writer was skipped for want of a key)."""
+        return all(o.ok for o in self.outcomes) and not self.missing_keys
 
 
 def post_text(article: Article) -> str:

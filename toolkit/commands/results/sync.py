@@ -140,7 +140,7 @@ class PullJson(Document):
         summary = {a: sum(1 for o in result.outcomes if o.action.value == a) for a in actions}
         if result.team:
             return TeamPullJson(
-                ok=not (result.failed or result.in_conflict or result.missing_keys),
+                ok=result.ok,
                 summary=summary,
                 lock_wait=result.lock_wait,
                 dry_run=result.dry_run,
@@ -151,7 +151,7 @@ class PullJson(Document):
                 ],
             )
         return cls(
-            ok=not (result.failed or result.in_conflict),
+            ok=result.ok,
             summary=summary,
             lock_wait=result.lock_wait,
             dry_run=result.dry_run,

@@ -295,3 +295,40 @@ def test_init_again_after_a_writer_joins_names_what_to_add(tmp_path):
         "exists; it may want these writers: "
         "FOREM_API_KEY_NEW_COMER=${{ secrets.FOREM_API_KEY_NEW_COMER }}"
     )
+
+
+def test_a_teams_env_example_and_makefile_name_the_writers_keys_not_forem_api_key(tmp_path):
+    root = team_repository(tmp_path / "team")
+    assert cli(root, "init", "--no-workflow").exit_code == 0
+    example = (root / ".env.example").read_text()
+    # A writer filling in FOREM_API_KEY would see their posts skipped: their own line
+    # comes first, and FOREM_API_KEY says what it is for in a team's repository.
+    assert example.index("FOREM_API_KEY_BOB=") < example.index("\nFOREM_API_KEY=")
+    assert "fill\n# in your own line only" in example
+    project_key = example[: example.index("\nFOREM_API_KEY=")].rsplit("\n\n", 1)[1]
+    assert project_key.startswith("# Only for posts directly in the posts folder")
+    assert "DEV API Keys)." not in project_key
+    makefile = (root / "Makefile").read_text()
+    assert "needs each writer's key, in the variable [writers] of toolkit.toml names" in makefile
+    assert "needs FOREM_API_KEY" not in makefile
+
+
+def test_writers_are_listed_in_one_order_whatever_the_case_of_their_folders(tmp_path):
+    root = tmp_path / "team"
+    for login in ("carol", "Bob42", "alice"):
+        folder = root / "posts" / login
+        folder.mkdir(parents=True)
+        (folder / f"{login}-post.md").write_text(f"---\ntitle: By {login}\n---\nText.\n")
+    assert cli(root, "init", "--no-workflow").exit_code == 0
+
+    shown = cli(root, "config")
+    rows = re.findall(r"^writers\.(\S+):", shown.stdout, re.M)
+    assert rows == ["alice", "Bob42", "carol"]
+    assert "The API key of the writer whose posts are in posts/Bob42/." in shown.stdout
+    project_key = shown.stdout.split("forem.api_key:")[1].splitlines()[1]
+    assert project_key.strip().startswith("Only for posts directly in the posts folder")
+
+    published = cli(root, "publish")  # no writer's key is set: nothing is sent
+    assert published.exit_code == 1
+    skipped = re.findall(r"(\S+): FOREM_API_KEY_\w+ is not set", published.output)
+    assert skipped == ["alice", "Bob42", "carol"]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from toolkit.clients import forem_client
 from toolkit.commands import records
+from toolkit.commands.accounts import account_client
 from toolkit.config import Config
 from toolkit.content.accounts import Account, accounts_of
 from toolkit.license.gate import RECHECK_SECONDS, PremiumGate
@@ -60,6 +61,8 @@ class DraftsToRemote:
 
     def _client_of(self, config: Config, account: Account | None) -> ForemClient:
         run = self._run
+        if run is not None and account is not None:  # a team's writer: events name them
+            return account_client(config, account, run, sleep=self._sleep)
         return forem_client(
             config,
             sleep=self._sleep,

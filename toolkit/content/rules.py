@@ -435,6 +435,9 @@ def site_tag(tag: str) -> bool:
     return bool(TAG_PATTERN.match(tag)) and len(tag) <= MAX_TAG_LENGTH
 
 
+NAMED_OTHERS = 3  # the posts a duplicate's problem names; the rest are counted
+
+
 def _duplicates(
     posts: list[Post], everyone: list[Unique], key: str, value_of: Callable[[Unique], str | None]
 ) -> list[Problem]:
@@ -446,7 +449,7 @@ def _duplicates(
             holders[value.lower() if key == "title" else value].append(post)
     what = {
         "title": "dev.to allows it; toolkit tells their articles apart by toolkit.lock",
-        "slug": "each post needs its own page",
+        "slug": "each post needs its own page: rename one, or give it a `slug:`",
         "canonical_url": "the API requires canonical URLs to be unique",
     }[key]
     severity = Severity.WARNING if key == "title" else Severity.ERROR
@@ -456,7 +459,10 @@ def _duplicates(
         value = value_of(post)
         group = holders[value.lower() if key == "title" else value] if value else []
         if len(group) > 1:
-            others = ", ".join(p.key for p in group if p is not post)
+            named = [p.key for p in group if p is not post]
+            others = ", ".join(named[:NAMED_OTHERS])
+            if len(named) > NAMED_OTHERS:  # a line stays readable whatever their number
+                others += f" and {len(named) - NAMED_OTHERS} other post(s)"
             problems.append(
                 Problem(
                     post.key,

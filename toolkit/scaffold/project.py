@@ -139,7 +139,7 @@ def init_project(
         planned.append((welcome, welcome_text(today or dt.date.today(), content_dir), ""))
     planned.append((".gitignore", gitignore_text(), ""))
     planned.append((".env.example", dotenv_example(writers=variables), ""))
-    planned.append((MAKEFILE, makefile_text(), ""))
+    planned.append((MAKEFILE, makefile_text(team=bool(variables)), ""))
     pin = None
     if workflow:
         pin, why = (action, "") if action is not None else installed_action()

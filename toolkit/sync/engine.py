@@ -271,6 +271,7 @@ class SyncEngine:
                 self.ledger,
                 self.canonical_of,
                 mapped=mapped,
+                holder=account.writer if account is not None else None,
                 body_of=lambda post: (
                     (
                         payloads[post.key]

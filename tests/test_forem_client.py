@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from toolkit import USER_AGENT
-from toolkit.clients import forem_client
+from toolkit.clients import Clients
 from toolkit.clients.base import RetryPolicy
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article, Comment, Listing, User, read_tags
@@ -389,7 +389,7 @@ def test_tags_are_always_sent_as_an_array(project):
     project.post("tagged", "Tagged post", tags="a, b")
     config = load_config(project.root / "toolkit.toml", env={"FOREM_API_KEY": "k"})
     api = RecordingApi()
-    with forem_client(config, transport=httpx.MockTransport(api.handle)) as client:
+    with Clients(config, transport=httpx.MockTransport(api.handle)).forem() as client:
         SyncEngine(config, client).publish()
         api.articles = [
             {"id": 41, "title": "Tagged post", "published": False, "body_markdown": "an older body"}
@@ -446,11 +446,13 @@ def test_the_factory_builds_the_client_from_the_config(project):
         env={"FOREM_API_KEY": "k3y", "FOREM_BASE_URL": "https://forem.example"},
     )
     seen: list = []
-    with forem_client(config, transport=scripted(httpx.Response(200, json=[]), seen=seen)) as forem:
+    with Clients(
+        config, transport=scripted(httpx.Response(200, json=[]), seen=seen)
+    ).forem() as forem:
         assert forem.base_url == "https://forem.example"
         assert forem.create_limiter.window == config.forem.rate_window
         assert forem.my_articles() == []
         assert not hasattr(forem, "on_wait")  # given at construction, never swapped
     assert seen[0].headers["api-key"] == "k3y"
     with pytest.raises(ConfigError, match="FOREM_API_KEY is not set"):
-        forem_client(load_config(project.root / "toolkit.toml", env={}))
+        Clients(load_config(project.root / "toolkit.toml", env={})).forem()

@@ -36,7 +36,7 @@ from forem_sandbox import ForemSandbox
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolkit.clients import forem_client
+from toolkit.clients import Clients
 from toolkit.config import load_config
 from toolkit.errors import ToolkitError
 from toolkit.sync.engine import SyncEngine
@@ -146,7 +146,7 @@ class Account:
         self.log.append(" ".join(str(a) for a in step))
         config = load_config(self.root / "toolkit.toml", env=self.env)
         if kind in TOOLKIT_STEPS:
-            with forem_client(config, transport=self.sandbox.transport()) as client:
+            with Clients(config, transport=self.sandbox.transport()).forem() as client:
                 try:
                     if kind == "publish":
                         SyncEngine(config, client).publish(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from toolkit.clients import Clients
 from toolkit.commands.accounts import client_of
 from toolkit.config import Config
 from toolkit.runlog.run import recorded
@@ -15,7 +16,7 @@ __all__ = ["PostDiff", "diff"]
 def diff(config: Config, path: str | Path) -> PostDiff:
     """What `publish` would send for the post at `path` against what the website holds."""
     with recorded(config, "diff") as run:
-        with client_of(config, path, run) as client:
+        with client_of(Clients.of(config, run), path) as client:
             result = diff_post(config, client, path)
         run.event(
             "post",

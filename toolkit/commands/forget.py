@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from toolkit.clients import forem_client
+from toolkit.clients import Clients
 from toolkit.commands import records
 from toolkit.config import Config
 from toolkit.runlog.run import recorded
@@ -27,7 +27,7 @@ def forget(
     toolkit.lock)."""
     with recorded(config, "forget") as run:
         with (
-            forem_client(config, on_wait=run.wait, on_request=run.request) as client,
+            Clients.of(config, run).forem() as client,
             writer_run(config, "forget", timeout=lock_timeout, on_wait=on_blocked) as lock_wait,
         ):
             result = forget_post(config, client, path)

@@ -8,8 +8,7 @@ what is new; `from_start` lists them all again.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from toolkit.clients import Clients, Transport
 from toolkit.config import Config
 from toolkit.license.cursor import NotificationCursor
 from toolkit.license.gate import license_settings
@@ -22,9 +21,6 @@ from toolkit.license.status import (
 )
 from toolkit.runlog.run import recorded
 
-if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.clients import Transport
-
 
 def license_status(
     config: Config, *, user: str | None = None, transport: Transport | None = None
@@ -34,7 +30,7 @@ def license_status(
 
     with recorded(config, "license") as run:
         settings = license_settings(config, user=user)
-        with license_client(config, transport=transport, on_request=run.request) as client:
+        with license_client(Clients.of(config, run, transport=transport)) as client:
             status = read_status(client, settings)
         run.event(
             "license",
@@ -59,7 +55,7 @@ def license_notifications(
     with recorded(config, "license") as run:
         settings = license_settings(config, customer=False)
         cursor = NotificationCursor.load(config, settings.application_id)
-        with license_client(config, transport=transport, on_request=run.request) as client:
+        with license_client(Clients.of(config, run, transport=transport)) as client:
             result = read_notifications(
                 client,
                 cursor,

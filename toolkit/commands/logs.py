@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolkit.clients import logs_client
+from toolkit.clients import Clients
 from toolkit.config import Config
 from toolkit.redact import redact_url
 from toolkit.runlog.run import recorded
@@ -82,7 +82,7 @@ def query(
                 answer.records,
                 answer.skipped,
             )
-        with logs_client(config, on_request=run.request) as client:
+        with Clients.of(config, run).logs() as client:
             remote = client.query(sql, times.start, times.end)
         return LogQuery(
             sql,

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from toolkit.clients import forem_client
+from toolkit.clients import Clients
 from toolkit.commands import records
-from toolkit.commands.accounts import account_client
 from toolkit.config import Config
 from toolkit.mirror import MirrorResult, run_mirror, run_team_mirror
 from toolkit.runlog.run import recorded
@@ -26,10 +25,11 @@ def mirror(
     every comment thread, not only those whose comment count changed.
     """
     with recorded(config, "mirror") as run:
+        clients = Clients.of(config, run)
         if config.writers is not None:  # a team's: each writer with their own key
             result = run_team_mirror(
                 config,
-                lambda account: account_client(config, account, run),
+                clients,
                 comments=comments,
                 readinglist=readinglist,
                 podcast=podcast,
@@ -37,7 +37,7 @@ def mirror(
             )
             records.mirror(run, result)
             return result
-        with forem_client(config, on_wait=run.wait, on_request=run.request) as client:
+        with clients.forem() as client:
             result = run_mirror(
                 config,
                 client,

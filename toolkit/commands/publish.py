@@ -8,21 +8,16 @@ requests, pauses and post outcomes go to the run log.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from toolkit.clients import forem_client
+from toolkit.clients import Clients
 from toolkit.commands import records
 from toolkit.config import Config
 from toolkit.runlog.run import recorded
 from toolkit.sync.engine import PublishProgress, PublishResult, Silent, SyncEngine
 from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
 from toolkit.sync.team import publish_team, resolve_organization
-
-if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.clients.forem import ForemClient
-    from toolkit.content.accounts import Account
 
 __all__ = ["PublishProgress", "PublishResult", "plan", "publish"]
 
@@ -83,17 +78,18 @@ def _publish(
     waits: list[tuple[float, str]] = []
     with recorded(config, command) as run:
 
-        def on_wait(seconds: float, reason: str, writer: str | None = None) -> None:
+        def on_wait(seconds: float, reason: str, *, writer: str | None = None) -> None:
             waits.append((seconds, reason))
             run.wait(seconds, reason, writer=writer)
             listener.waiting(seconds, reason)
+
+        clients = Clients.of(config, run, on_wait=on_wait)
 
         if config.writers is not None:  # a team's: each writer's posts with their key
             result = _publish_team(
                 config,
                 paths,
-                on_wait=on_wait,
-                on_request=run.request,
+                clients=clients,
                 listener=listener,
                 waits=waits,
                 force=force,
@@ -104,7 +100,7 @@ def _publish(
             )
             records.publish(run, result)
             return result
-        with forem_client(config, on_wait=on_wait, on_request=run.request) as client:
+        with clients.forem() as client:
             org = resolve_organization(config, client)
             engine = SyncEngine(config, client, progress=listener, organization=org)
             if dry_run:
@@ -136,8 +132,7 @@ def _publish_team(
     config: Config,
     paths: Iterable[str | Path],
     *,
-    on_wait: Callable[[float, str, str | None], None],
-    on_request: Callable[..., None],
+    clients: Clients,
     listener: PublishProgress,
     waits: list[tuple[float, str]],
     force: bool,
@@ -147,23 +142,12 @@ def _publish_team(
     lock_timeout: float,
 ) -> PublishResult:
     """A team's publish: one client per writer's key (`sync.team`); its requests and
-    waits are recorded under the writer's name (`on_request(report, writer=...)`)."""
-
-    def client_for(account: Account) -> ForemClient:
-        writer = account.writer
-        return forem_client(
-            config,
-            on_wait=lambda seconds, reason: on_wait(seconds, reason, writer),
-            on_request=lambda report: on_request(report, writer=writer),
-            key=account.key,
-            key_source=account.source,
-        )
-
+    waits are recorded under the writer's name."""
     if dry_run:
         return publish_team(
             config,
             paths,
-            client_for,
+            clients,
             force=force,
             recreate=recreate,
             drafts_only=drafts_only,
@@ -175,7 +159,7 @@ def _publish_team(
         return publish_team(
             config,
             paths,
-            client_for,
+            clients,
             force=force,
             recreate=recreate,
             drafts_only=drafts_only,

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import nullcontext
 
-from toolkit.clients import forem_client
+from toolkit.clients import Clients
 from toolkit.commands import records
-from toolkit.commands.accounts import account_client
 from toolkit.config import Config
 from toolkit.runlog.run import recorded
 from toolkit.sync.pull import PullAction, PullOutcome, PullResult, pull_articles
@@ -31,6 +30,7 @@ def pull(
     `on_blocked(message)` is told when another run holds it and this one waits (up to
     `lock_timeout` seconds). `dry_run` writes nothing and, like `plan`, takes no lock."""
     with recorded(config, "pull") as run:
+        clients = Clients.of(config, run)
         writer = (
             nullcontext(None)
             if dry_run
@@ -40,7 +40,7 @@ def pull(
             with writer as lock_wait:
                 result = pull_team(
                     config,
-                    lambda account: account_client(config, account, run),
+                    clients,
                     overwrite=overwrite,
                     merge=merge,
                     dry_run=dry_run,
@@ -49,7 +49,7 @@ def pull(
             records.pull(run, result)
             return result
         with (
-            forem_client(config, on_wait=run.wait, on_request=run.request) as client,
+            clients.forem() as client,
             writer as lock_wait,
         ):
             result = pull_articles(

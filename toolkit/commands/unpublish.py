@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from toolkit.clients import Clients
 from toolkit.commands import records
 from toolkit.commands.accounts import client_of
 from toolkit.config import Config
@@ -26,7 +27,7 @@ def unpublish(
     deleted, holding the run lock (`on_blocked(message)` while another run holds it)."""
     with recorded(config, "unpublish") as run:
         with (
-            client_of(config, path, run) as client,
+            client_of(Clients.of(config, run), path) as client,
             writer_run(config, "unpublish", timeout=lock_timeout, on_wait=on_blocked) as lock_wait,
         ):
             result = unpublish_post(config, client, path)

@@ -17,9 +17,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkit.clients import forem_client
+from toolkit.clients import Clients
 from toolkit.commands import records
-from toolkit.commands.accounts import account_client
 from toolkit.config import Config
 from toolkit.content.accounts import Account, accounts_of
 from toolkit.license.gate import RECHECK_SECONDS, PremiumGate
@@ -60,17 +59,8 @@ class DraftsToRemote:
         self._client = None if self._team else self._client_of(config, None)
 
     def _client_of(self, config: Config, account: Account | None) -> ForemClient:
-        run = self._run
-        if run is not None and account is not None:  # a team's writer: events name them
-            return account_client(config, account, run, sleep=self._sleep)
-        return forem_client(
-            config,
-            sleep=self._sleep,
-            on_wait=run.wait if run is not None else None,
-            on_request=run.request if run is not None else None,
-            key=account.key if account is not None else None,
-            key_source=account.source if account is not None else "",
-        )
+        clients = Clients.of(config, self._run, sleep=self._sleep)
+        return clients.forem() if account is None else clients.forem_of(account)
 
     def _sleep(self, seconds: float) -> None:
         if self._cancelled.wait(seconds):

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 from pydantic import PlainSerializer
 
-from toolkit.clients import archive_client
+from toolkit.clients import Clients
 from toolkit.config import Config
 from toolkit.config.keys import ARCHIVE_FORMATS, EXPORT_SOURCES
 from toolkit.errors import (
@@ -200,15 +200,13 @@ def _run(
     told.listener.collected(len(files.files), files.size)
     waits: list[tuple[float, str]] = []
 
-    def on_wait(seconds: float, reason: str) -> None:
-        run.wait(seconds, reason)
+    def on_wait(seconds: float, reason: str, *, writer: str | None = None) -> None:
+        run.wait(seconds, reason, writer=writer)
         with told.lock:
             waits.append((seconds, reason))
             told.listener.paused(seconds, reason)
 
-    with archive_client(
-        config, on_wait=on_wait, transport=transport, on_request=run.request
-    ) as client:
+    with Clients.of(config, run, on_wait=on_wait, transport=transport).archive() as client:
         job = client.create_job(
             _job_tasks(files, fmt, target.name, config.archive.task_timeout), tag="toolkit-export"
         )

@@ -38,7 +38,7 @@ from toolkit.clients.base import (
     Sleep,
     WaitListener,
 )
-from toolkit.config import Config, Secret
+from toolkit.config import Secret
 from toolkit.errors import ApiError, ConfigError
 from toolkit.license.records import (
     CustomerLicense,
@@ -52,6 +52,7 @@ from toolkit.license.records import (
 from toolkit.redact import quoted
 
 if TYPE_CHECKING:
+    from toolkit.clients import Clients
     from toolkit.clients.bounds import DeadlineTransport
 
 PREFIX = "/appsmarket/v2"
@@ -247,25 +248,19 @@ MISSING_LICENSE_TOKEN = (
 )
 
 
-def license_client(
-    config: Config,
-    *,
-    on_wait: WaitListener | None = None,
-    sleep: Sleep | None = None,
-    transport: httpx.BaseTransport | None = None,
-    on_request: RequestListener | None = None,
-) -> LicenseClient:
-    """The licensing API client for this project; refuses to start without a token (the
-    one place that turns a `Config` into one, as `toolkit.clients`' factories do for the
-    other interfaces)."""
+def license_client(clients: Clients) -> LicenseClient:
+    """The licensing API client for this project, wired as `clients`' others are; refuses
+    to start without a token (the one place that turns a `Config` into one, as
+    `toolkit.clients.Clients` does for the other interfaces)."""
+    config = clients.config
     if config.license.token is None:
         raise ConfigError([MISSING_LICENSE_TOKEN])
     return LicenseClient(
         config.license.base_url,
         config.license.token,
         timeout=config.license.timeout,
-        on_wait=on_wait,
-        sleep=sleep,
-        transport=transport,
-        on_request=on_request,
+        on_wait=clients.wait_listener(),
+        sleep=clients.sleep,
+        transport=clients.transport,
+        on_request=clients.request_listener(),
     )

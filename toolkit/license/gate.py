@@ -42,7 +42,8 @@ from toolkit.redact import clipped
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
-    from toolkit.clients.base import RequestListener, Sleep
+    from toolkit.clients import WriterRequest
+    from toolkit.clients.base import Sleep
     from toolkit.license.records import CustomerLicense, UserLicense
 
 REFUSED = "premium build refused"
@@ -199,7 +200,7 @@ class PremiumGate:
         clock: Callable[[], float] = time.monotonic,
         transport: httpx.BaseTransport | None = None,
         sleep: Sleep | None = None,
-        on_request: RequestListener | None = None,
+        on_request: WriterRequest | None = None,
     ):
         self.config = config
         self._on_request = on_request
@@ -235,6 +236,7 @@ class PremiumGate:
         return self._answer
 
     def _ask(self, settings: LicenseSettings) -> LicenseCheck:
+        from toolkit.clients import Clients
         from toolkit.clients.bounds import deadline
         from toolkit.license.client import license_client
 
@@ -244,10 +246,12 @@ class PremiumGate:
         with (
             deadline(self.config.license.timeout),
             license_client(
-                self.config,
-                transport=self._license_transport,
-                sleep=self._sleep,
-                on_request=self._on_request,
+                Clients(
+                    self.config,
+                    on_request=self._on_request,
+                    sleep=self._sleep,
+                    transport=self._license_transport,
+                )
             ) as client,
         ):
             subject = f"customer {settings.customer_id}"

@@ -5,11 +5,10 @@ The site shows it (comments under posts, a reading-list page); git keeps its his
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from toolkit.clients import Clients
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
@@ -91,7 +90,7 @@ def slug_names(
     posts, _ = load_posts(config)
     if account is not None:
         posts = [post for post in posts if account.owns(config, post.key)]
-    lock = Ledger.load(config.lock_path, config.forem.base_url)
+    lock = Ledger.of(config)
     matches = match_posts(remote, posts, lock, lambda p: canonical_url(p, config.site.url))
     by_key = {post.key: post for post in posts}
     local = {m.article.id: by_key[key].slug for key, m in matches.items() if m.article is not None}
@@ -160,7 +159,7 @@ def run_mirror(
 
 def run_team_mirror(
     config: Config,
-    client_for: Callable[[Account], AbstractContextManager[ForemClient]],
+    clients: Clients,
     *,
     comments: bool = True,
     readinglist: bool = True,
@@ -182,7 +181,7 @@ def run_team_mirror(
         if account.key is None:
             result.missing_keys.append(MissingKey(account.label, account.variable, 0))
             continue
-        with client_for(account) as client:
+        with clients.forem_of(account) as client:
             result.add(
                 run_mirror(
                     config,

@@ -1,7 +1,7 @@
 """One run of a command, recorded: the one place a command opens its event writer.
 
     with recorded(config, "publish") as run:
-        client = forem_client(config, on_wait=run.wait, on_request=run.request)
+        client = Clients.of(config, run).forem()
         ...
         run.outcome = "failed" if result.failed else "ok"
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -111,18 +111,6 @@ class Run:
         """The wait listener of the run's clients: one event per pause."""
         self.writer.emit("wait", wait_ms=round(seconds * 1000, 3), reason=reason, writer=writer)
 
-    def listeners_of(
-        self, writer: str | None
-    ) -> tuple[Callable[[float, str], None], Callable[[RequestReport], None]]:
-        """The wait and request listeners of a team's writer's client (their events name
-        them); with `writer` None, `wait` and `request` as they are."""
-        if writer is None:
-            return self.wait, self.request
-        return (
-            lambda seconds, reason: self.wait(seconds, reason, writer=writer),
-            lambda report: self.request(report, writer=writer),
-        )
-
     # -- its life ---------------------------------------------------------------------------
 
     def start(self) -> Run:
@@ -155,15 +143,13 @@ class Run:
 
     def ship(self) -> ShipReport:
         """Ship the project's unshipped events; a failure is a warning, never an error."""
-        from toolkit.clients import logs_client
+        from toolkit.clients import Clients
         from toolkit.clients.base import RetryPolicy
         from toolkit.runlog.backlog import CURSOR_NAME, Cursor
         from toolkit.runlog.shipping import Shipper, ShipReport
 
         try:
-            client = logs_client(
-                self.config,
-                on_request=self.request,
+            client = Clients.of(self.config, self).logs(
                 retry=RetryPolicy(attempts=2, backoff=0.2),
                 timeout=SHIP_TIMEOUT,
             )

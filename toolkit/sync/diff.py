@@ -48,7 +48,7 @@ def diff_post(config: Config, client: ForemClient, path: str | Path) -> PostDiff
     if len(posts) != 1 or not posts[0].path.resolve().is_relative_to(content_dir.resolve()):
         raise ContentError(f"{path}: not a post under {config.relative(content_dir)}/")
     post = posts[0]
-    ledger = Ledger.load(config.lock_path, config.forem.base_url)
+    ledger = Ledger.of(config)
     remote = RemoteState(client.iter_my_articles("all"))
     # Bound with every post, as publish binds it.
     everyone, problems = load_posts(config)

@@ -197,7 +197,7 @@ class SyncEngine:
     @property
     def ledger(self) -> Ledger:
         if self._ledger is None:
-            self._ledger = Ledger.load(self.config.lock_path, self.config.forem.base_url)
+            self._ledger = Ledger.of(self.config)
         return self._ledger
 
     # -- reading ---------------------------------------------------------------------------

@@ -50,13 +50,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit import localfiles
 from toolkit.content.dates import MAX_LOCK_BYTES, server_key
 from toolkit.errors import SyncError
 from toolkit.fsutil import stable_json, write_if_changed
 from toolkit.redact import quoted
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.config import Config
 
 log = logging.getLogger(__name__)
 
@@ -172,6 +175,12 @@ class Ledger:
         # This run's own changes, applied on top of the file as it is when saving.
         self._set: dict[str, LedgerEntry] = {}
         self._removed: set[str] = set()
+
+    @classmethod
+    def of(cls, config: Config) -> Ledger:
+        """The project's lock (`toolkit.lock`), its section of the project's publishing
+        API (`[forem] base_url`)."""
+        return cls.load(config.lock_path, config.forem.base_url)
 
     @classmethod
     def load(cls, path: Path, server: str) -> Ledger:

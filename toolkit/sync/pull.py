@@ -440,7 +440,7 @@ def pull_articles(
         )
     result = PullResult(lock_wait=lock_wait, dry_run=dry_run)
     if ledger is None:
-        ledger = Ledger.load(config.lock_path, config.forem.base_url)
+        ledger = Ledger.of(config)
     puller = _Puller(
         config, ledger, overwrite=overwrite, merge=merge, dry_run=dry_run, account=account
     )

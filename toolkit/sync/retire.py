@@ -87,7 +87,7 @@ def unpublished_body(body_markdown: str) -> str:
 
 def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> RetireResult:
     key = post_key(config, given)
-    ledger = Ledger.load(config.lock_path, config.forem.base_url)
+    ledger = Ledger.of(config)
     path = config.root / key
     gone = not path.exists()
     entry = ledger.get(key)
@@ -241,7 +241,7 @@ def _not_taken_over(key: str, bound: Identities) -> None:
 
 def forget_post(config: Config, client: ForemClient, given: str | Path) -> RetireResult:
     key = post_key(config, given)
-    ledger = Ledger.load(config.lock_path, config.forem.base_url)
+    ledger = Ledger.of(config)
     entry = ledger.get(key)
     if entry is None:
         raise SyncError(f"{key}: toolkit.lock has no entry for it")

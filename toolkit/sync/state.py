@@ -210,13 +210,13 @@ def sync_states(config: Config, cache: PostCache) -> PostList:
     """Every post of `cache` with its sync state, in path order; files that cannot be
     parsed are problems (`path:line: message`) and the others are listed."""
     posts, problems = cache.load()
-    ledger = Ledger.load(config.lock_path, config.forem.base_url)
+    ledger = Ledger.of(config)
     return PostList([post_summary(post, ledger, cache.digest) for post in posts], problems)
 
 
 def post_document(config: Config, post: Post) -> PostDocument:
     """One post: its sync state, front matter, body and whole text."""
-    ledger = Ledger.load(config.lock_path, config.forem.base_url)
+    ledger = Ledger.of(config)
     return PostDocument(
         post_summary(post, ledger, lambda p: payload_for(p, config).digest),
         _iso(post.meta),

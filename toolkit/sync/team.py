@@ -16,10 +16,11 @@ account's writes run, one account after the other (each inside its own limits).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from toolkit.clients import Clients
 from toolkit.clients.forem import ForemClient
 from toolkit.config import Config
 from toolkit.content import check
@@ -42,7 +43,6 @@ from toolkit.sync.plan import PostPlan
 from toolkit.sync.pull import PullResult, pull_articles
 
 PLANNERS = 4  # accounts planned at once (each one list read)
-ClientFor = Callable[[Account], contextlib.AbstractContextManager[ForemClient]]
 
 
 def team_accounts(
@@ -89,7 +89,7 @@ def resolve_organization(config: Config, client: ForemClient) -> HomeOrganizatio
 def publish_team(
     config: Config,
     paths: Iterable[str | Path],
-    client_for: ClientFor,
+    clients: Clients,
     *,
     force: bool = False,
     recreate: bool = False,
@@ -102,7 +102,7 @@ def publish_team(
     """Plan (and unless `dry_run`, write) every account's posts with its own key."""
     listener = progress or Silent()
     paths = list(paths)
-    ledger = Ledger.load(config.lock_path, config.forem.base_url)
+    ledger = Ledger.of(config)
     accounts = team_accounts(config, paths, ledger)
     missing = [
         MissingKey(account.label, account.variable, posts)
@@ -111,21 +111,21 @@ def publish_team(
     ]
     requests = 0
     with contextlib.ExitStack() as stack:
-        clients: list[tuple[Account, ForemClient]] = [
-            (account, stack.enter_context(client_for(account)))
+        writers: list[tuple[Account, ForemClient]] = [
+            (account, stack.enter_context(clients.forem_of(account)))
             for account in accounts
             if account.key is not None
         ]
         org: HomeOrganization | None = None
-        if clients and config.forem.organization is not None:
-            org = resolve_organization(config, clients[0][1])
-        before = {id(client): client.requests_made for _, client in clients}
-        checked = check(config, paths) if clients else None  # every account's posts, once
+        if writers and config.forem.organization is not None:
+            org = resolve_organization(config, writers[0][1])
+        before = {id(client): client.requests_made for _, client in writers}
+        checked = check(config, paths) if writers else None  # every account's posts, once
         made = [
             SyncEngine(
                 config, client, progress=listener, ledger=ledger, account=account, organization=org
             )
-            for account, client in clients
+            for account, client in writers
         ]
 
         def plan(engine: SyncEngine) -> list[PostPlan]:
@@ -141,7 +141,7 @@ def publish_team(
         outcomes: list[Outcome] = []
         for engine, plans in engines:
             outcomes += engine.execute(plans, dry_run=dry_run)
-        requests = sum(client.requests_made - before[id(client)] for _, client in clients)
+        requests = sum(client.requests_made - before[id(client)] for _, client in writers)
     return PublishResult(
         outcomes=outcomes,
         dry_run=dry_run,
@@ -155,7 +155,7 @@ def publish_team(
 
 def pull_team(
     config: Config,
-    client_for: ClientFor,
+    clients: Clients,
     *,
     overwrite: bool = False,
     merge: bool = False,
@@ -166,13 +166,13 @@ def pull_team(
     project's account, when posts outside every writer's folder or its lock entries say
     there is one, into the posts folder). A writer without a key is a `MissingKey`; the
     others are pulled. The accounts share one `Ledger`; the caller holds the run lock."""
-    ledger = Ledger.load(config.lock_path, config.forem.base_url)
+    ledger = Ledger.of(config)
     result = PullResult(lock_wait=lock_wait, dry_run=dry_run, team=True)
     for account, posts in team_accounts(config, [], ledger).items():
         if account.key is None:
             result.missing_keys.append(MissingKey(account.label, account.variable, posts))
             continue
-        with client_for(account) as client:
+        with clients.forem_of(account) as client:
             pulled = pull_articles(
                 config,
                 client,

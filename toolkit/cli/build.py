@@ -9,7 +9,10 @@ import click
 
 from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import github_annotation, in_github_actions, is_terminal, print_line, stderr
+from toolkit.commands.build import build as build_site
+from toolkit.commands.build import build_premium
 from toolkit.content.problems import group_warnings
+from toolkit.site.enabled import left_to_generator, site_enabled
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.commands.build import BuildProgress
@@ -94,9 +97,6 @@ def build(
       toolkit build --premium        # the premium site, into site-premium/
       toolkit build --json           # the report as one JSON document
     """
-    from toolkit.commands.build import build as build_site
-    from toolkit.commands.build import build_premium
-    from toolkit.site.enabled import left_to_generator, site_enabled
 
     if not site_enabled(cli.config):
         if not cli.quiet:

@@ -5,6 +5,8 @@ import click
 from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import github_annotation, in_github_actions
 from toolkit.cli.progress import Spinner
+from toolkit.commands.check import check as check_posts
+from toolkit.content.sources import provenance
 
 
 @click.command()
@@ -54,7 +56,6 @@ def check(
       toolkit check --json
       toolkit check --changed-from origin/main --own-folder jane-doe
     """
-    from toolkit.commands.check import check as check_posts
 
     if own_folder is not None and changed_from is None:
         raise click.UsageError("--own-folder needs --changed-from (the changes to look at)")
@@ -66,8 +67,6 @@ def check(
         )
     report = result.report
     if cli.verbose and not as_json:  # where each field of a generator's post came from
-        from toolkit.content.sources import provenance
-
         for post in report.posts:
             for line in provenance(post):
                 click.echo(line)

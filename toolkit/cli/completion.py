@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from click.shell_completion import get_completion_class
 
 SHELLS = ("bash", "zsh", "fish")
 PROG_NAME = "toolkit"  # the console script the shell completes, however this one was started
@@ -25,7 +26,6 @@ def completion(ctx: click.Context, shell: str) -> None:
       toolkit completion zsh > ~/.zfunc/_toolkit
       toolkit completion fish > ~/.config/fish/completions/toolkit.fish
     """
-    from click.shell_completion import get_completion_class
 
     found = get_completion_class(shell)
     if found is None:  # pragma: no cover - the choice holds click's own shells only

@@ -7,6 +7,9 @@ import json
 import click
 
 from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
+from toolkit.commands.config import config_keys
+from toolkit.commands.results import to_json
+from toolkit.config.templates import commented_toml
 
 
 def _toml(value: object) -> str:
@@ -41,21 +44,16 @@ def config(cli: CliContext, reference: bool, as_json: bool) -> None:
       toolkit config --all        # the reference of every setting, to copy from
     """
     if reference:
-        from toolkit.config.templates import commented_toml
-
         if as_json:
             raise click.UsageError("--all and --json exclude each other")
         click.echo(commented_toml(), nl=False)
         return
-    from toolkit.commands.config import config_keys
 
     configuration = cli.config_or_defaults()
     if not configuration.path.is_file() and not cli.quiet:
         click.echo(f"no {configuration.path.name} found; these are the defaults", err=True)
     keys = config_keys(configuration)
     if as_json:
-        from toolkit.commands.results import to_json
-
         print_json(to_json(keys))
         return
     for key in keys:

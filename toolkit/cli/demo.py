@@ -6,8 +6,11 @@ import click
 from rich.markup import escape
 
 from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.cli.logs import print_table
 from toolkit.cli.output import shown_path, stderr, stdout, toolkit_command
 from toolkit.cli.sync_report import ConsoleReporter, print_summary
+from toolkit.commands.demo import demo as run_demo
+from toolkit.commands.pull import PullAction
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.commands.demo import DemoReport
@@ -35,8 +38,6 @@ def demo(cli: CliContext) -> None:
     Example:
       toolkit demo          # what `make demo` runs
     """
-    from toolkit.commands.demo import demo as run_demo
-    from toolkit.commands.pull import PullAction
 
     def step(message: str) -> None:
         if not cli.quiet:
@@ -69,8 +70,6 @@ def demo(cli: CliContext) -> None:
         stdout.print(str(problem), highlight=False, markup=False)
     _print_premium(report)
     if report.logs is not None:
-        from toolkit.cli.logs import print_table
-
         stdout.print(
             f"\nThe run log, asked on the sandbox's log stream:\n  {report.logs.sql}",
             highlight=False,

@@ -6,6 +6,8 @@ import click
 
 from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import stderr, stdout
+from toolkit.commands.diff import diff as diff_post
+from toolkit.commands.results import to_json
 
 
 @click.command()
@@ -29,12 +31,9 @@ def diff(cli: CliContext, path: str, as_json: bool) -> None:
       toolkit diff content/hello.md
       toolkit diff content/hello.md --json
     """
-    from toolkit.commands.diff import diff as diff_post
 
     result = diff_post(cli.config, path)
     if as_json:
-        from toolkit.commands.results import to_json
-
         print_json(to_json(result))
         return
     if result.diff:

@@ -10,6 +10,8 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColum
 from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import stderr, stdout
 from toolkit.cli.progress import Countdown, status_column
+from toolkit.commands.export import export as run_export
+from toolkit.commands.results import to_json
 from toolkit.config.keys import ARCHIVE_FORMATS, EXPORT_SOURCES
 
 
@@ -141,13 +143,10 @@ def export(
       toolkit export --source content --format tar.gz --output posts.tar.gz
       CLOUDCONVERT_BASE_URL=http://127.0.0.1:8787 toolkit export --json
     """
-    from toolkit.commands.export import export as run_export
 
     with ExportReporter(quiet=cli.quiet, enabled=not as_json) as reporter:
         result = run_export(cli.config, source=source, fmt=fmt, output=output, progress=reporter)
     if as_json:
-        from toolkit.commands.results import to_json
-
         print_json(to_json(result))
         return
     for path, reason in result.skipped:

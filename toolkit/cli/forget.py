@@ -12,6 +12,7 @@ from toolkit.cli.context import (
     pass_cli,
 )
 from toolkit.cli.retire_report import path_argument, render, say
+from toolkit.commands.forget import forget as forget_post
 
 
 @click.command()
@@ -35,7 +36,6 @@ def forget(cli: CliContext, path: str, lock_timeout: float, as_json: bool) -> No
       toolkit forget content/old-post.md
       toolkit forget content/old-post.md --json
     """
-    from toolkit.commands.forget import forget as forget_post
 
     result = forget_post(
         cli.config, path, lock_timeout=lock_timeout, on_blocked=None if cli.quiet else say

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 import click
 
 from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
+from toolkit.commands.results import to_json
+from toolkit.scaffold.project import init_project
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.scaffold.project import InitResult
@@ -51,12 +53,9 @@ def init(cli: CliContext, folder: Path, no_workflow: bool, as_json: bool) -> Non
       toolkit init --no-workflow        # here, without the CI workflow
       toolkit init --json               # what was written, adopted and skipped, as JSON
     """
-    from toolkit.scaffold.project import init_project
 
     result = init_project(folder, workflow=not no_workflow)
     if as_json:
-        from toolkit.commands.results import to_json
-
         print_json(to_json(result))
         return
     where = "" if folder == Path(".") else f"{folder}/"

@@ -8,6 +8,10 @@ from rich.markup import escape
 
 from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import stderr, stdout
+from toolkit.commands.license import license_notifications, license_status
+from toolkit.commands.results import to_json
+from toolkit.commands.results.license import NotificationsJson
+from toolkit.license.gate import shown
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.license.records import LicenseNotification
@@ -58,32 +62,23 @@ def license_command(
     if user is not None and not user.strip():
         raise click.BadParameter("must not be empty", param_hint="--user")
     if what == "status":
-        from toolkit.commands.license import license_status
-
         status = license_status(cli.config, user=user)
         if as_json:
-            from toolkit.commands.results import to_json
-
             print_json(to_json(status))
         else:
             _print_status(status)
         return
-    from toolkit.commands.license import license_notifications
 
     result = license_notifications(cli.config, from_start=show_all)
     if result.notice and not cli.quiet:
         stderr.print(f"[yellow]{escape(result.notice)}[/]", highlight=False)
     if as_json:
-        from toolkit.commands.results import to_json
-        from toolkit.commands.results.license import NotificationsJson
-
         print_json(to_json(NotificationsJson.of(result)))
         return
     _print_notifications(result, quiet=cli.quiet)
 
 
 def _print_status(status: LicenseStatus) -> None:
-    from toolkit.license.gate import shown
 
     customer = status.customer
     mark = "green" if customer.active else "red"
@@ -128,7 +123,6 @@ def _when(notification: LicenseNotification) -> str:
 
 
 def _print_notifications(result: NotificationsResult, *, quiet: bool) -> None:
-    from toolkit.license.gate import shown
 
     for item in result.notifications:
         events = "; ".join(shown(event) for event in item.events()) or "(no event)"

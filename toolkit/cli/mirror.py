@@ -9,6 +9,9 @@ import click
 from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import stderr, stdout
 from toolkit.cli.progress import Spinner
+from toolkit.commands.mirror import mirror as mirror_remote
+from toolkit.commands.results import to_json
+from toolkit.commands.results.mirror import MirrorJson
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.mirror import MirrorResult
@@ -45,7 +48,6 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool, as_json:
       toolkit mirror comments --podcast my-podcast
       toolkit mirror --json
     """
-    from toolkit.commands.mirror import mirror as mirror_remote
 
     spinning = not cli.quiet and not as_json
     with Spinner("mirror: reading comments and the reading list", enabled=spinning):
@@ -57,9 +59,6 @@ def mirror(cli: CliContext, what: str, podcast: str | None, full: bool, as_json:
             full=full,
         )
     if as_json:
-        from toolkit.commands.results import to_json
-        from toolkit.commands.results.mirror import MirrorJson
-
         print_json(to_json(MirrorJson.of(result)))
         _missing(result)
         return

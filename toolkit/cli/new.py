@@ -6,6 +6,9 @@ import click
 
 from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import stderr
+from toolkit.commands.results import to_json
+from toolkit.commands.results.content import NewJson
+from toolkit.content.draft import write_draft
 
 
 @click.command()
@@ -35,13 +38,9 @@ def new(cli: CliContext, title: str, tags: tuple[str, ...], as_json: bool) -> No
       toolkit new "Part 1: Setup" --tags python,tooling
       toolkit new "Notes" --json
     """
-    from toolkit.content.draft import write_draft
 
     created = write_draft(cli.config, title, tags=tags)
     if as_json:
-        from toolkit.commands.results import to_json
-        from toolkit.commands.results.content import NewJson
-
         print_json(to_json(NewJson.of(created)))
     else:
         click.echo(created.key)

@@ -14,6 +14,9 @@ from toolkit.cli.context import (
 )
 from toolkit.cli.output import stderr
 from toolkit.cli.sync_report import ConsoleReporter, annotate, print_json, print_summary
+from toolkit.commands.publish import plan as plan_posts
+from toolkit.commands.publish import publish as publish_posts
+from toolkit.content.sources import provenance
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.sync.engine import PublishResult
@@ -76,14 +79,11 @@ def plan(cli: CliContext, paths: tuple[str, ...], as_json: bool) -> None:
       toolkit plan
       toolkit plan content/hello.md --json
     """
-    from toolkit.commands.publish import plan as plan_posts
 
     reporter = _reporter(cli, as_json=as_json, dry_run=True)
     with reporter:
         result = plan_posts(cli.config, paths, progress=reporter)
     if cli.verbose and not as_json:  # where each field of a generator's post came from
-        from toolkit.content.sources import provenance
-
         for outcome in result.outcomes:
             if outcome.plan.post is not None:
                 for line in provenance(outcome.plan.post):
@@ -140,7 +140,6 @@ def publish(
       toolkit publish content/hello.md --dry-run
       FOREM_BASE_URL=http://127.0.0.1:8787 toolkit publish --json
     """
-    from toolkit.commands.publish import publish as publish_posts
 
     reporter = _reporter(cli, as_json=as_json, dry_run=dry_run)
     with reporter:

@@ -14,6 +14,10 @@ from toolkit.cli.context import (
 )
 from toolkit.cli.output import stderr, stdout
 from toolkit.cli.progress import Spinner
+from toolkit.commands.pull import PullAction
+from toolkit.commands.pull import pull as pull_articles
+from toolkit.commands.results import to_json
+from toolkit.commands.results.sync import PullJson
 
 
 def _say(message: str) -> None:
@@ -75,8 +79,6 @@ def pull(
     """
     if overwrite and merge:
         raise click.UsageError("--overwrite and --merge: choose one")
-    from toolkit.commands.pull import PullAction
-    from toolkit.commands.pull import pull as pull_articles
 
     spinner = Spinner("pull: reading the account's articles", enabled=not cli.quiet and not as_json)
 
@@ -94,9 +96,6 @@ def pull(
             on_blocked=None if cli.quiet else blocked,
         )
     if as_json:
-        from toolkit.commands.results import to_json
-        from toolkit.commands.results.sync import PullJson
-
         print_json(to_json(PullJson.of(result)))
     heading: str | None = None
     for outcome in result.outcomes:

@@ -9,6 +9,7 @@ import click
 
 from toolkit.cli.context import CliContext, print_json
 from toolkit.cli.output import stderr
+from toolkit.commands.results import to_json
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.sync.retire import RetireResult
@@ -22,8 +23,6 @@ def say(message: str) -> None:
 
 def render(cli: CliContext, result: RetireResult, *, as_json: bool) -> None:
     if as_json:
-        from toolkit.commands.results import to_json
-
         print_json(to_json(result))
     elif not cli.quiet:
         click.echo(f"{result.path}: {result.message}")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import click
 
 from toolkit.cli.context import CliContext, common_options, pass_cli
+from toolkit.commands.serve import serve as serve_site
 from toolkit.signals import stop_signals
+from toolkit.site.enabled import left_to_generator, site_enabled
 
 
 @click.command()
@@ -51,8 +53,6 @@ def serve(cli: CliContext, host: str, port: int, folder: str | None) -> None:
       toolkit serve --port 8001 --dir .toolkit/demo/site
       toolkit serve --host 0.0.0.0                # reachable from the local network
     """
-    from toolkit.commands.serve import serve as serve_site
-    from toolkit.site.enabled import left_to_generator, site_enabled
 
     config = cli.config
     if not site_enabled(config):

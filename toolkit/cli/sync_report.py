@@ -23,6 +23,8 @@ from rich.table import Table
 from toolkit.cli.context import print_json as print_document
 from toolkit.cli.output import github_annotation, in_github_actions, stderr, stdout
 from toolkit.cli.progress import Countdown, Spinner, status_column
+from toolkit.commands.results import to_json
+from toolkit.commands.results.sync import PublishJson
 from toolkit.sync.engine import Outcome, PublishResult
 from toolkit.sync.plan import Action, PostPlan
 
@@ -223,8 +225,6 @@ def print_summary(result: PublishResult, *, title: str, details: bool = True) ->
 def print_json(result: PublishResult) -> None:
     """The command's document (`toolkit.commands.results`), the one the MCP server's
     `plan` and `push_drafts` tools return: posts marked published are sent by the CLI."""
-    from toolkit.commands.results import to_json
-    from toolkit.commands.results.sync import PublishJson
 
     print_document(to_json(PublishJson.of(result, published_allowed=True)))
 

@@ -12,6 +12,7 @@ from toolkit.cli.context import (
     pass_cli,
 )
 from toolkit.cli.retire_report import path_argument, render, say
+from toolkit.commands.unpublish import unpublish as unpublish_post
 
 
 @click.command()
@@ -37,7 +38,6 @@ def unpublish(cli: CliContext, path: str, lock_timeout: float, as_json: bool) ->
       toolkit unpublish content/old-post.md
       toolkit unpublish content/old-post.md --json
     """
-    from toolkit.commands.unpublish import unpublish as unpublish_post
 
     result = unpublish_post(
         cli.config, path, lock_timeout=lock_timeout, on_blocked=None if cli.quiet else say

@@ -7,7 +7,9 @@ from rich.markup import escape
 
 from toolkit.cli.context import CliContext, common_options, lock_timeout_option, pass_cli
 from toolkit.cli.output import stderr
+from toolkit.commands.watch import watch as watch_session
 from toolkit.signals import stop_signals
+from toolkit.site.enabled import left_to_generator, site_enabled
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.site import BuildReport
@@ -134,8 +136,6 @@ def watch(
       toolkit watch --no-push --port 8001
       toolkit watch --premium
     """
-    from toolkit.commands.watch import watch as watch_session
-    from toolkit.site.enabled import left_to_generator, site_enabled
 
     config = cli.config
     site = site_enabled(config)

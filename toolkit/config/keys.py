@@ -9,6 +9,7 @@ dataclass (`toolkit.config.sections`), with the `Key` under `KEY` in its metadat
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import warnings
 from collections.abc import Callable
@@ -226,7 +227,6 @@ def _generator(value: Any) -> str | None:
 
 def _iso_date(value: Any) -> str | None:
     """An ISO 8601 day or time (`2026-12-07`, `2026-12-07T09:00:00+01:00`)."""
-    import datetime as dt
 
     if not isinstance(value, str) or not value.strip():
         return "must be an ISO 8601 date, e.g. 2026-12-07"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkit import localfiles
+from toolkit.config.keys import exclude_spec
 from toolkit.errors import ContentError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,7 +39,6 @@ def exclusion(patterns: tuple[str, ...] | None) -> Excluded:
     """What `[content] exclude` leaves out, as a predicate on content-relative paths."""
     if not patterns:
         return _nothing
-    from toolkit.config.keys import exclude_spec
 
     return exclude_spec(patterns).match_file
 

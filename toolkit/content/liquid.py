@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from toolkit.content.images import code_mask
+
 # A tag as it is written: `{% name argument %}` (the argument may be empty, and may hold a
 # `%` that does not end the tag: `file=src%2Fmain.ts`).
 TAG = re.compile(r"\{%-?[ \t]*([A-Za-z_][\w-]*)(?:[ \t]+((?:[^%\n]|%(?!\}))*?))?[ \t]*-?%\}")
@@ -443,7 +445,6 @@ def prose(body: str) -> str:
     kept): what is left is where tags are read."""
     if "`" not in body and "~~~" not in body:
         return body
-    from toolkit.content.images import code_mask
 
     lines = body.split("\n")
     mask = code_mask(body)

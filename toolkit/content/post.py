@@ -21,6 +21,7 @@ import datetime as dt
 import json
 import os
 import re
+import tomllib
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -494,7 +495,6 @@ def _toml_key_lines(front_matter: str, first_line: int) -> dict[str, int]:
 def load_toml_front_matter(text: str) -> dict[str, Any]:
     """A TOML front matter block's value; `ValueError` when it cannot be read (a nesting
     too deep for the parser is one too)."""
-    import tomllib
 
     try:
         return tomllib.loads(text)

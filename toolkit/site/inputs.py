@@ -13,7 +13,7 @@ from typing import Any
 from toolkit.config import Config
 from toolkit.config.writers import writer_order
 from toolkit.content.post import slugify
-from toolkit.site import theme_files
+from toolkit.site import mirror_files, theme_files
 from toolkit.site.buildrun import BuildRun
 from toolkit.site.manifest import FileRecord, FileTrouble, Manifest, ProblemRow, digest_of
 from toolkit.site.mirror_files import MIRROR, MirrorError
@@ -69,7 +69,6 @@ def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
     """Digests of the mirror files, each checked once when it changes; broken ones are
     reported. Returns the reading list as (digest, loader of its template context), or
     None: one account's list; in a team's repository each writer's too."""
-    from toolkit.site import mirror_files
 
     scan, files = run.scan, run.manifest.files
     checked: list[tuple[str, int, int, Callable[[Any], None]]] = [

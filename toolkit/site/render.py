@@ -21,11 +21,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from toolkit.config import Config
+from toolkit.content import bodies_of
+from toolkit.content.post import load_post, post_from_bytes, read_post_file
 from toolkit.content.problems import PostError, Severity
 from toolkit.errors import BuildError
 from toolkit.localfiles import config_folders
+from toolkit.redact import quoted
 from toolkit.site.manifest import OutputRecord, PostInfo, ProblemRow
-from toolkit.site.output import Written, write_if_changed
+from toolkit.site.mirror_files import MirrorError, comment_thread, read_json
+from toolkit.site.output import Written, digest_bytes, write_if_changed
 from toolkit.site.theme_files import PAGE_TEMPLATES, PREMIUM, make_environment
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -261,9 +265,7 @@ class Renderer:
             }
 
     def _prepare_one(self, key: str, path: str, render: bool) -> Prepared:
-        from toolkit.content.post import post_from_bytes, read_post_file
         from toolkit.content.rules import validate_post
-        from toolkit.site.output import digest_bytes
 
         site = self.config.site
         result: Prepared = {
@@ -295,7 +297,6 @@ class Renderer:
         # The rules of the post on its own; those between posts (a title used twice...)
         # are the builder's, over every post (`siteplan.post_problems`).
         now = dt.datetime.now(dt.UTC)
-        from toolkit.content import bodies_of
 
         bodies = bodies_of(self.config)
         problems = validate_post(post, site.content_dir, now=now, bodies=bodies)
@@ -340,7 +341,6 @@ class Renderer:
     def source_of(self, post: Post) -> str:
         """The Markdown a post's page shows: as written, or, when the posts are written for
         another generator, translated as the API receives it (`payload.sent_body`)."""
-        from toolkit.content import bodies_of
 
         bodies = bodies_of(self.config)
         if bodies is None:
@@ -381,8 +381,6 @@ class Renderer:
 
         body = self.bodies.pop(key, None)
         if body is None:  # rendered in another process, or not at all yet
-            from toolkit.content.post import load_post
-
             post = self.read(load_post(Path(path), key))
             rendered = self.markdown.render(self.source_of(post), post.path)
             body = (rendered.html, rendered.toc)
@@ -392,7 +390,6 @@ class Renderer:
         """A post's HTML for the feed ([site] feed_full_content): its links and images
         absolute under [site] url when there is one, else relative to the post's page
         (the feed's `xml:base`)."""
-        from toolkit.content.post import load_post
         from toolkit.site.markdown import MarkdownRenderer, resolve_links
 
         site = self.config.site
@@ -414,7 +411,6 @@ class Renderer:
     def _comments(path: str | None) -> dict[str, Any] | None:
         if path is None:
             return None
-        from toolkit.site.mirror_files import MirrorError, comment_thread, read_json
 
         try:
             return comment_thread(read_json(Path(path)))
@@ -427,7 +423,6 @@ def uncopied_images(post: Post, bodies: SourceBodies) -> list[ProblemRow]:
     file the post names outside the content folder (Astro's `../../assets/`), which the
     site does not copy, and nothing hosts (`SourceBodies.image_url`)."""
     from toolkit.content import images
-    from toolkit.redact import quoted
 
     content = Path(os.path.realpath(bodies.content_dir))
     found = [(ref.src, ref.line, "image") for ref in images.find_images(post.body, post.body_line)]

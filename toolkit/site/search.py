@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import BuildError
 from toolkit.fsutil import write_if_changed
+from toolkit.site.parallel import available_cores
 
 if TYPE_CHECKING:  # pragma: no cover
     import subprocess
@@ -285,8 +286,6 @@ class _Indexer:
         self, binary: str, output_dir: Path, work_dir: Path, parts: dict[int, dict[str, str]]
     ):
         import tempfile
-
-        from toolkit.site.parallel import available_cores
 
         self.binary = binary
         self.output_dir = output_dir

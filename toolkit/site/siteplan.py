@@ -13,6 +13,8 @@ from typing import NamedTuple
 from urllib.parse import quote
 
 from toolkit.config import Config
+from toolkit.content import bodies_of
+from toolkit.content.post import load_post
 from toolkit.content.problems import Kind, PostError, Severity
 from toolkit.site.buildrun import BuildRun
 from toolkit.site.manifest import (
@@ -155,7 +157,6 @@ def post_problems(
                 holders.setdefault((name, value), []).append(key)
     involved = sorted({k for keys in holders.values() if len(keys) > 1 for k in keys})
     if involved:
-        from toolkit.content.post import load_post
         from toolkit.content.rules import validate_posts
         from toolkit.content.sources import site_reader
 
@@ -167,7 +168,6 @@ def post_problems(
                 posts.append(read(load_post(Path(_path_of(config, key_prefix, key)), key)))
             except PostError:
                 continue  # changed under our feet; the next build sees it
-        from toolkit.content import bodies_of
 
         for problem in validate_posts(posts, site.content_dir, bodies=bodies_of(config)):
             row = ProblemRow.of(problem)

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pygments
+
 from toolkit import localfiles
 from toolkit.errors import BuildError
 from toolkit.site.manifest import FileTable, ThemeFile
@@ -278,7 +280,6 @@ def closure_digests(
 
 
 def pygments_version() -> str:
-    import pygments  # the package itself is small; the lexers are imported when used
 
     return pygments.__version__
 

@@ -19,6 +19,7 @@ import datetime as dt
 import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -424,7 +425,6 @@ class ForemClient(ApiClient):
         /api/organizations/{username} in the API's version 1 (`Accept:
         application/vnd.forem.api-v1+json`), whose answer carries the id (version 0's
         does not) and which takes an id in place of the username."""
-        from urllib.parse import quote
 
         data = json_body(
             self.send(

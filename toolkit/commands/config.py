@@ -10,6 +10,7 @@ from toolkit.config import Config, Secret
 from toolkit.config.sections import declared_keys
 from toolkit.config.templates import TEAM_PROJECT_KEY
 from toolkit.config.writers import PROJECT_VARIABLE, writer_order, writer_variable
+from toolkit.content.accounts import account_of, writer_folders
 from toolkit.redact import redact_url
 from toolkit.runlog.run import recorded
 
@@ -78,7 +79,6 @@ def _writer_keys(config: Config) -> list[ConfigKey]:
     posts folder), the variable of their key and whether it is set."""
     if config.writers is None:
         return []
-    from toolkit.content.accounts import account_of, writer_folders
 
     writers = config.writers
     folders = sorted({*writers.variables, *writer_folders(config)}, key=writer_order)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from toolkit.clients import Clients, Transport
 from toolkit.config import Config
+from toolkit.license.client import license_client
 from toolkit.license.cursor import NotificationCursor
 from toolkit.license.gate import license_settings
 from toolkit.license.status import (
@@ -26,7 +27,6 @@ def license_status(
     config: Config, *, user: str | None = None, transport: Transport | None = None
 ) -> LicenseStatus:
     """The customer's licence (and the user's), and what a premium build would do."""
-    from toolkit.license.client import license_client
 
     with recorded(config, "license") as run:
         settings = license_settings(config, user=user)
@@ -50,7 +50,6 @@ def license_notifications(
 ) -> NotificationsResult:
     """The licence notifications since the last call (all of them with `from_start`, or
     on the first call), every page, oldest first; the position is saved at the end."""
-    from toolkit.license.client import license_client
 
     with recorded(config, "license") as run:
         settings = license_settings(config, customer=False)

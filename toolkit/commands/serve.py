@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from toolkit.config import Config
 from toolkit.errors import ServeError
+from toolkit.site.serve import root_path_of, start_site
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.site.serve import RunningSite
@@ -19,7 +20,6 @@ def serve(
     (port 0: any free port) with clean URLs and the site's 404 page; a host that is not
     loopback exposes the site to the network (`RunningSite.exposed`). Raises `ServeError`
     when there is no built site there or the port is taken."""
-    from toolkit.site.serve import root_path_of, start_site
 
     if not host.strip():
         raise ServeError("the host to serve the site on is empty")

@@ -23,6 +23,7 @@ and an unreachable service is answered quickly (and closed) rather than waited o
 
 from __future__ import annotations
 
+import ssl
 import string
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,7 @@ from toolkit.clients.base import (
     Sleep,
     WaitListener,
 )
+from toolkit.clients.bounds import DeadlineTransport
 from toolkit.config import Secret
 from toolkit.errors import ApiError, ConfigError
 from toolkit.license.records import (
@@ -71,9 +73,6 @@ def plain_http_transport() -> DeadlineTransport:
     what a licence check would cost there); an origin without TLS needs none. The context
     given instead trusts no authority, so anything sent over TLS through it would fail
     verification rather than go unverified."""
-    import ssl
-
-    from toolkit.clients.bounds import DeadlineTransport
 
     return DeadlineTransport(ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))
 

@@ -40,6 +40,7 @@ from toolkit.clients.forem_models import Article
 from toolkit.config import Config
 from toolkit.content import CheckReport, Payload, Post, Problem, check, load_posts, payload_for
 from toolkit.content.accounts import Account
+from toolkit.content.dates import project_dates
 from toolkit.content.hosting import canonical_url
 from toolkit.content.payload import body_digest
 from toolkit.errors import ApiError, NoAnswerError, ServerError
@@ -338,7 +339,6 @@ class SyncEngine:
 
     def _first_dated(self, post: Post) -> str | None:
         """An undated post's date: its first commit's."""
-        from toolkit.content.dates import project_dates
 
         return project_dates(self.config, [post.key]).get(post.key)
 

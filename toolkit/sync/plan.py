@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 from toolkit.clients.forem_models import Article
 from toolkit.content import Payload, Post, Problem, images
 from toolkit.content.payload import body_digest
+from toolkit.content.post import parse_post
 from toolkit.content.problems import PostError
 from toolkit.sync.ledger import LedgerEntry
 from toolkit.sync.remote import Match
@@ -257,7 +258,6 @@ def what_changed(post: Post, now: str, before: str) -> str:
     (toolkit.toml changed a value toolkit writes: a canonical URL, image URLs), toolkit's
     template of the article (the same values, written otherwise), the front matter (the
     keys named) or the body."""
-    from toolkit.content.post import parse_post
 
     try:
         sent = parse_post(post.path, post.key, before)

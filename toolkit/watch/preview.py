@@ -22,6 +22,7 @@ import asyncio
 import json
 import threading
 from collections.abc import AsyncIterator, Callable
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -167,7 +168,6 @@ __LINES__
 
 def error_page(title: str, what: str, lines: list[str]) -> str:
     """The preview's page for a mistake: what happened and each line of it, escaped."""
-    from html import escape
 
     items = "\n".join(f"<li>{escape(line)}</li>" for line in lines)
     return (

@@ -1,7 +1,7 @@
 """The API's reading of a front matter block in `body_markdown` (reference/NOTES.md).
 
-Forem first "fixes" the Markdown (CRLF -> LF, quotes around an unquoted `title` and
-`description`, `#tag` lists to commas), then loads the block with Ruby's
+Forem first "fixes" the Markdown (quotes around an unquoted `title` and `description`,
+CRLF -> LF, `#tag` lists to commas), then loads the block with Ruby's
 `YAML.safe_load`: no aliases, no classes beyond strings, numbers, booleans, nil,
 lists and maps. An unquoted date (`date: 2021-01-01`) is therefore an error
 ("Tried to load unspecified class: Date"), and a YAML syntax error comes back as a
@@ -34,8 +34,11 @@ _FIRST_BLOCK = re.compile(r"-{3}.*?-{3}", re.DOTALL)
 
 def _quote_section(markdown: str, section: str) -> str:
     """Forem's `add_quotes_to_section`: wrap an unquoted value in double quotes, so
-    `title: Episode 2: the sequel` stays one string."""
-    line = re.compile(rf"^{section}: ?(.*?)\n", re.MULTILINE)
+    `title: Episode 2: the sequel` stays one string. Its pattern is not anchored to a
+    line's start, as Forem's is not: `section: ` anywhere in the block (in another key's
+    value, in a key such as `subtitle:`) is wrapped to its line's end, which can break
+    the YAML (`title: 'A description: b'` becomes `title: 'A description: "b'"`)."""
+    line = re.compile(rf"{section}: ?(.*?)(?:\r\n|\n)", re.DOTALL)
 
     def quote(match: re.Match[str]) -> str:
         value = match.group(1)
@@ -49,12 +52,12 @@ def _quote_section(markdown: str, section: str) -> str:
 
 def fix(markdown: str) -> str:
     """Forem's MarkdownFixer, as far as it changes how the front matter reads."""
-    text = markdown.replace("\r\n", "\n")
-    text = _quote_section(text, "title")
+    text = _quote_section(markdown, "title")  # in the order of Forem's FixAll
     text = _quote_section(text, "description")
     text = _FIRST_BLOCK.sub(
         lambda block: re.sub(r"(?im)^published: ", "published: ", block.group(0)), text, count=1
     )
+    text = text.replace("\r\n", "\n")
     # `tags: #a #b` -> `tags: a,b`
     text = re.sub(
         r"\ntags:.*\n",

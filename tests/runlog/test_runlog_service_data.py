@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 from runlog_helpers import LogService, ingest
 
-from toolkit.sandbox.server import SandboxServer
+from toolkit_sandbox.server import SandboxServer
 
 ROUTES = ["/api/articles", "/api/articles/{id}", "/api/articles/me/all", "/api/comments"]
 

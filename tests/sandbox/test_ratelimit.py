@@ -11,7 +11,7 @@ import pytest
 from forem_sandbox import ForemSandbox
 from sandbox_client import Api
 
-from toolkit.sandbox.forem.ratelimit import RateLimiter
+from toolkit_sandbox.forem.ratelimit import RateLimiter
 
 
 class Clock:

@@ -3,7 +3,7 @@
 The sandbox is one ASGI application composed of interfaces (`app.default_interfaces()`):
 the publishing API (A, `forem/`), the archive tasks (C, `archive/`), licensing (D,
 `licensing/`) and the log stream (E, `logs/`). Each lives in its own folder under
-`toolkit/sandbox/` and exposes one `Interface`; adding one is that folder plus one line
+`sandbox/toolkit_sandbox/` and exposes one `Interface`; adding one is that folder plus one line
 in `default_interfaces()`.
 
 What an interface declares, the application does for it, once for all of them:

@@ -8,7 +8,7 @@ import sys
 
 BENCHMARKS = [
     "site", "devices", "sandbox", "publish", "team", "mirror", "watch", "license", "runlog", "mcp",
-    "export", "bodies",
+    "export", "bodies", "scan",
 ]  # fmt: skip
 
 

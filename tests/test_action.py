@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from toolkit.commands.init import ActionPin, init_project
+from toolkit.scaffold.files import ActionPin
+from toolkit.scaffold.project import init_project
 
 REPOSITORY = Path(__file__).parent.parent
 ACTION = yaml.safe_load((REPOSITORY / "action.yml").read_text(encoding="utf-8"))

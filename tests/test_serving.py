@@ -291,6 +291,7 @@ def test_no_proxy_header_is_trusted() -> None:
         response = httpx.get(
             server.base_url,
             headers={"X-Forwarded-For": "203.0.113.7", "X-Forwarded-Proto": "https"},
+            verify=shared_context(),
         )
         assert response.text == "127.0.0.1 http"
 

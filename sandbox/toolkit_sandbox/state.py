@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit_sandbox.faults import Faults
-from toolkit_sandbox.interface import Runtime
+from toolkit_sandbox.protocols import Runtime
 from toolkit_sandbox.recorder import Recorder
 from toolkit_sandbox.store import Store
 

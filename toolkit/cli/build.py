@@ -13,8 +13,8 @@ from toolkit.content.problems import group_warnings
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.commands.build import BuildProgress
+    from toolkit.license.gate import LicenseCheck
     from toolkit.site import BuildReport
-    from toolkit.site.premium import LicenseCheck
 
 
 def _shown(path: Path) -> str:
@@ -167,7 +167,7 @@ def build(
 
 def license_line(check: LicenseCheck) -> str:
     """`licence: customer acme.example ACTIVE (application 8123...)`, and the user's."""
-    from toolkit.site.premium import shown
+    from toolkit.license.gate import shown
 
     line = (
         f"licence: customer {shown(check.customer.customer_id)} ACTIVE "

@@ -21,9 +21,9 @@ from toolkit.clients import forem_client
 from toolkit.commands import records
 from toolkit.config import Config
 from toolkit.content.accounts import Account, accounts_of
+from toolkit.license.gate import RECHECK_SECONDS, PremiumGate
 from toolkit.runlog.run import Run
 from toolkit.site import BuildReport
-from toolkit.site.premium import RECHECK_SECONDS, PremiumGate
 from toolkit.sync.engine import MissingKey, Outcome, PublishResult, SyncEngine
 from toolkit.sync.runlock import writer_run
 from toolkit.watch import WatchOptions, WatchReporter, WatchSession

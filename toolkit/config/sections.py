@@ -79,7 +79,8 @@ class SiteConfig:
     assets_base_url: str | None = option(
         URL,
         help="Absolute base under which the content folder's files are served: relative "
-        "images are sent to the API as URLs under it.",
+        "images are sent to the API as URLs under it (an http(s) URL of plain characters: "
+        "no user:password@, quote, bracket or space).",
     )
     images_from_site: bool = option(
         BOOLEAN,

@@ -1,7 +1,8 @@
 """Which files are posts: `.md` files under the content folder, skipping `_` and `.` names
 and what `[content] exclude` names (gitignore-style patterns relative to the content
-folder, matched by `pathspec` as git matches a `.gitignore`). A `.md` file without a
-front matter is not a post either; that is known once it is read (`Post.has_front_matter`).
+folder, matched by `pathspec` as git matches a `.gitignore`, in time linear in the path:
+`config.keys.exclude_spec`). A `.md` file without a front matter is not a post either;
+that is known once it is read (`Post.has_front_matter`).
 
 A post is a regular file, or a symlink to one inside the project (`toolkit.localfiles`).
 A symlink leading outside the project, a FIFO or a device is skipped without being
@@ -37,10 +38,9 @@ def exclusion(patterns: tuple[str, ...] | None) -> Excluded:
     """What `[content] exclude` leaves out, as a predicate on content-relative paths."""
     if not patterns:
         return _nothing
-    from pathspec import GitIgnoreSpec
+    from toolkit.config.keys import exclude_spec
 
-    spec = GitIgnoreSpec.from_lines(patterns)
-    return spec.match_file
+    return exclude_spec(patterns).match_file
 
 
 def excluded_by(config: Config) -> Excluded:

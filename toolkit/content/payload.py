@@ -5,8 +5,9 @@
 written again: toolkit's own keys removed, dates as quoted strings (the API answers 422
 to an unquoted YAML date), relative images (body and `cover_image`) made absolute under
 the base `hosting.image_host` found, an empty `description` left out (dev.to then makes
-one from the body; sent as `null`, Forem's front-matter fixer would print "null"), and
-`canonical_url` only when the writer asked for it (`hosting.sent_canonical_url`). The
+one from the body; sent as `null`, Forem's front-matter fixer would print "null"), a
+`description` written over lines sent as one line (the fixer breaks a YAML block), and
+`canonical_url` only when the writer asked for it (`hosting.canonical_url`). The
 front matter wins over the JSON fields on the API side, so both are built from the same
 values and never disagree.
 """
@@ -26,7 +27,7 @@ import yaml
 from yaml.representer import SafeRepresenter
 
 from toolkit.content import images, translate
-from toolkit.content.hosting import sent_canonical_url
+from toolkit.content.hosting import canonical_url
 from toolkit.content.post import FOREM_KEYS, TOOLKIT_KEYS, Post
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,7 +77,34 @@ def _str_presenter(dumper: SafeRepresenter, value: str) -> yaml.ScalarNode:
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
+class _Fixed(str):
+    """The value of a key Forem's front-matter fixer rewrites (`title`, `description`):
+    it wraps what follows `key: ` up to the line's end in double quotes unless it is
+    quoted already (`MarkdownProcessor::Fixer::Base.add_quotes_to_section`). So the value
+    is written on one line (a `|` block became `"|"` and its lines a YAML error: 422 on
+    every publish), and in double quotes when it holds a backslash (wrapped as it was, a
+    plain `C:\new` would be read as an escape)."""
+
+
+def _fixed_presenter(dumper: SafeRepresenter, value: str) -> yaml.ScalarNode:
+    style = '"' if "\\" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(value), style=style)
+
+
 _Dumper.add_representer(str, _str_presenter)
+_Dumper.add_representer(_Fixed, _fixed_presenter)
+FIXED_KEYS = ("title", "description")
+# What YAML reads as a line break (its own four, and CR LF).
+LINE_BREAK = re.compile("[\r\n\x85\u2028\u2029]")
+_FOLDED = re.compile("[ \t]*[\r\n\x85\u2028\u2029][ \t\r\n\x85\u2028\u2029]*")
+
+
+def one_line(text: str) -> str:
+    """`text` on one line, as YAML's `>` folds it: each line break, with the blanks
+    around it, one space (none at the ends). Text without a line break is as written."""
+    if LINE_BREAK.search(text) is None:
+        return text
+    return _FOLDED.sub(" ", text).strip()
 
 
 def _quoted_dates(value: Any) -> Any:
@@ -99,7 +127,7 @@ def dump_front_matter(meta: dict[str, Any]) -> str:
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=False,
-        width=10_000,
+        width=1 << 30,  # a value on one line, however long (see `_Fixed`)
     )
 
 
@@ -197,7 +225,7 @@ def front_matter_for_api(
         meta.pop("description", None)
     if post.tags or "tags" in meta:
         meta["tags"] = ", ".join(post.tags)
-    canonical = sent_canonical_url(post, canonical_home)
+    canonical = canonical_url(post, canonical_home)
     if canonical:
         meta["canonical_url"] = canonical
     else:
@@ -216,6 +244,9 @@ def front_matter_for_api(
     meta["published"] = post.published
     if post.title:
         meta["title"] = post.title
+    for key in FIXED_KEYS:  # a title with a line break is `check`'s error
+        if isinstance(meta.get(key), str):
+            meta[key] = _Fixed(one_line(meta[key]))
     ordered = {key: meta[key] for key in FOREM_KEYS if key in meta}
     ordered.update((key, value) for key, value in meta.items() if key not in ordered)
     return ordered

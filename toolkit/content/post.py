@@ -24,7 +24,6 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,8 +47,6 @@ from toolkit.redact import quoted
 
 if TYPE_CHECKING:  # pragma: no cover
     from yaml._yaml import Mark as CMark
-
-    from toolkit.content.sources import Reading
 
 try:  # libyaml's parser: the same events, ten times faster
     from yaml._yaml import CParser as _CParser
@@ -106,6 +103,21 @@ def split_tags(value: Any) -> list[str]:
     if not isinstance(items, list):
         return [str(items)]
     return [str(item).strip() for item in items if str(item).strip()]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How a post's front matter was read for dev.to, when it was written for another
+    generator (`toolkit.content.sources` reads it)."""
+
+    generator: str
+    origins: dict[str, str] = field(default_factory=dict)  # field -> the key it came from
+    held: str | None = None  # why the post is never sent, when it is not
+    article_ref: str | None = None  # a dev.to slug or address naming its article
+    ref_key: str | None = None  # the key that holds it
+    opted_in: bool = False  # `crosspost: true`: sent though it predates the adoption
+    waits: bool = False  # held only until its date: its problems still matter
+    problems: tuple[Problem, ...] = ()
 
 
 @dataclass
@@ -218,12 +230,6 @@ class Post:
             self._lines = _key_lines(self.front_matter, self.front_matter_line)
         key = self.aliases.get(key, key)
         return self._lines.get(key, max(self.front_matter_line - 1, 1))
-
-    @cached_property
-    def content_hash(self) -> str:
-        import hashlib
-
-        return hashlib.sha256(self.source.encode("utf-8")).hexdigest()
 
 
 def parse_date(value: Any) -> dt.datetime | None:

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from toolkit.content import conflicts, images, misread
-from toolkit.content.hosting import NOTHING_HOSTS, ImageHost, sent_canonical_url
+from toolkit.content.hosting import NOTHING_HOSTS, ImageHost, canonical_url
+from toolkit.content.payload import LINE_BREAK
 from toolkit.content.post import KNOWN_KEYS, Post, split_tags
 from toolkit.content.problems import Kind, Problem, Severity
 from toolkit.redact import quoted
@@ -95,6 +96,8 @@ def validate_post(
         error("title", "must be text (put it in quotes)")
     elif len(title.strip()) > MAX_TITLE:
         refused("title", f"{len(title.strip())} characters; the API accepts at most {MAX_TITLE}")
+    elif LINE_BREAK.search(title.strip()):
+        refused("title", "holds a line break; the API's front matter reader cannot take it")
 
     for key in ("published", "premium", "pinned"):
         if key in meta and not isinstance(meta[key], bool):
@@ -199,6 +202,8 @@ def validate_post(
     cover = meta.get("cover_image")
     if cover is not None and not isinstance(cover, str):
         error("cover_image", "must be a URL or a path")
+    elif isinstance(cover, str) and cover.strip() and site_cover(cover) is None:
+        error("cover_image", f"must be an http(s) URL or a path, not {quoted(cover, SHOWN)}")
     elif isinstance(cover, str) and images.is_relative(cover.strip()):
         problems.extend(
             _check_image(
@@ -373,21 +378,9 @@ def validate_posts(
     problems.extend(_duplicates(posts, everyone, "title", lambda p: p.title or None))
     problems.extend(_duplicates(posts, everyone, "slug", lambda p: p.slug))
     problems.extend(
-        _duplicates(
-            posts, everyone, "canonical_url", lambda p: sent_canonical_url(p, canonical_home)
-        )
+        _duplicates(posts, everyone, "canonical_url", lambda p: canonical_url(p, canonical_home))
     )
     return sorted(problems)
-
-
-def canonical_url(post: Unique, site_url: str | None) -> str | None:
-    """The post's canonical URL on the site: its own, or its page there when `[site] url`
-    is set. What the API receives is `hosting.sent_canonical_url`."""
-    if post.canonical_url:
-        return post.canonical_url.strip()
-    if site_url:
-        return f"{site_url.rstrip('/')}/{post.slug}/"
-    return None
 
 
 def site_canonical_url(post: Unique, site_url: str | None) -> str | None:
@@ -398,6 +391,15 @@ def site_canonical_url(post: Unique, site_url: str | None) -> str | None:
     if own and _http_url(own):
         return own
     return f"{site_url.rstrip('/')}/{post.slug}/" if site_url else None
+
+
+def site_cover(cover: str | None) -> str | None:
+    """The cover image the site's page shows (its `<img>`, `og:image`): a path or an
+    http(s) URL; another (`javascript:...`) is `check`'s error, and none is shown."""
+    cover = cover.strip() if cover else None
+    if cover and (images.is_relative(cover) or _http_url(cover)):
+        return cover
+    return None
 
 
 def site_tag(tag: str) -> bool:

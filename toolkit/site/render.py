@@ -32,7 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from markupsafe import Markup
 
     from toolkit.content.post import Post
-    from toolkit.site.markdown import MarkdownRenderer, TocEntry
+    from toolkit.site.markdown import MarkdownRenderer
+    from toolkit.site.shapes import TocEntry
 
 _WORD = re.compile(r"\w+")
 WORDS_PER_MINUTE = 275
@@ -409,10 +410,10 @@ class Renderer:
 def post_info(post: Post, site_url: str | None, content_dir: Path) -> PostInfo:
     """What the rest of the site needs to know about a post: JSON, kept in the manifest."""
     from toolkit.content import images
-    from toolkit.content.rules import site_canonical_url, site_tag
+    from toolkit.content.rules import site_canonical_url, site_cover, site_tag
 
     date = post.date
-    cover = post.cover_image.strip() if post.cover_image else None
+    cover = site_cover(post.cover_image)
     cover_file = None  # the cover's path under the content folder, when it is a file there
     # [file, whether it existed] of each relative image: the post's problems depend on them
     relative_images: list[list[Any]] = []

@@ -26,7 +26,6 @@ from toolkit.site.pages import (
     Context,
     FullContent,
     SitePlan,
-    Summary,
     index_order,
     root_of,
     series_context,
@@ -34,6 +33,7 @@ from toolkit.site.pages import (
     summary_of,
 )
 from toolkit.site.render import PrepareJob, Renderer, in_scope, reading_time
+from toolkit.site.shapes import Summary
 
 # Reads, checks and renders posts (`SiteBuilder._prepare`).
 Prepare = Callable[[BuildRun, list[PrepareJob]], None]

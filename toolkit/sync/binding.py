@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from toolkit.config import Config
 from toolkit.content import load_posts, payload_for
+from toolkit.content.hosting import canonical_url
 from toolkit.content.post import Post
 from toolkit.content.problems import Problem
-from toolkit.content.rules import canonical_url
 from toolkit.sync.devtogit import read_map
 from toolkit.sync.ledger import Ledger
 from toolkit.sync.remote import Identities, RemoteState, bind_posts

@@ -40,8 +40,8 @@ from toolkit.clients.forem_models import Article
 from toolkit.config import Config
 from toolkit.content import CheckReport, Payload, Post, Problem, check, load_posts, payload_for
 from toolkit.content.accounts import Account
+from toolkit.content.hosting import canonical_url
 from toolkit.content.payload import body_digest
-from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, NoAnswerError, ServerError
 from toolkit.sync import sent
 from toolkit.sync.adoption import adopted_on, not_bound_and_old, resolve_ref

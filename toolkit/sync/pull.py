@@ -65,12 +65,23 @@ class PullAction(StrEnum):
     FAILED = "failed"
 
 
+# The actions whose post pull has not done its job for: the run fails (exit 1).
+NOT_OK = frozenset({PullAction.DIFFERS, PullAction.CONFLICT, PullAction.FAILED})
+
+
 @dataclass
 class PullOutcome:
     path: str
     action: PullAction
     article_id: int
     message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Whether pull did its job for this post. A post changed on both sides (`differs`,
+        `conflict`) or that failed is not; one deleted here (`gone`) is: pull leaves it
+        deleted on purpose, as publish does, and names what would take it off the website."""
+        return self.action not in NOT_OK
 
 
 @dataclass
@@ -90,6 +101,11 @@ class PullResult:
     def in_conflict(self) -> list[PullOutcome]:
         """Posts left changed on both sides: the run has not done its job for them."""
         return [o for o in self.outcomes if o.action in (PullAction.DIFFERS, PullAction.CONFLICT)]
+
+    @property
+    def ok(self) -> bool:
+        """Every post's outcome is ok: nothing failed, nothing is left in conflict."""
+        return all(o.ok for o in self.outcomes)
 
 
 def post_text(article: Article) -> str:

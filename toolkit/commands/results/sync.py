@@ -138,7 +138,7 @@ class PullJson(Document):
     def of(cls, result: PullResult) -> PullJson:
         actions = sorted({o.action.value for o in result.outcomes} | {"created", "unchanged"})
         return cls(
-            ok=not (result.failed or result.in_conflict),
+            ok=result.ok,
             summary={a: sum(1 for o in result.outcomes if o.action.value == a) for a in actions},
             lock_wait=result.lock_wait,
             dry_run=result.dry_run,

@@ -19,12 +19,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from toolkit.content.post import split_tags
+from toolkit.content.post import Reading, split_tags
 from toolkit.content.problems import Problem, Severity
 from toolkit.content.sources import permalink, tables
 from toolkit.content.sources.dates import DateUnread, read_date
@@ -37,20 +37,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.content.post import Post
 
 SITE_ORIGIN = "toolkit.toml ([source] url and permalink)"
-
-
-@dataclass(frozen=True)
-class Reading:
-    """How a post's front matter was read for dev.to."""
-
-    generator: str
-    origins: dict[str, str] = field(default_factory=dict)  # field -> the key it came from
-    held: str | None = None  # why the post is never sent, when it is not
-    article_ref: str | None = None  # a dev.to slug or address naming its article
-    ref_key: str | None = None  # the key that holds it
-    opted_in: bool = False  # `crosspost: true`: sent though it predates the adoption
-    waits: bool = False  # held only until its date: its problems still matter
-    problems: tuple[Problem, ...] = ()
 
 
 def _first(meta: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:

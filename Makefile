@@ -19,23 +19,24 @@ WORKERS ?= $(shell $(PYTHON) -c "import os; n = len(os.sched_getaffinity(0)) if 
 # `install` (and so `demo`, `site`, `publish`...) installs the runtime, the sandbox (its
 # own distribution, toolkit-sandbox, in sandbox/: `toolkit demo` runs it) and the run
 # log's SQL engine (the `sql` extra, for the demo's log queries); `test` and `lint` add
-# the dev extras (pytest, linters, the browser and vendor-SDK tools). Both distributions
-# are installed in one pip command, editable, so that each finds the other here rather
-# than on an index. Each is re-installed only when the projects' metadata changed
-# (idempotent).
+# the dev extras (pytest, linters, the browser and vendor-SDK tools). Both are installed
+# editable, toolkit first, so that the sandbox finds its `toolkit` here rather than on an
+# index (where another project holds that name). Each is re-installed only when the
+# projects' metadata changed (idempotent).
 DEV_STAMP := $(VENV)/.installed-dev-stamp
 
 install: $(STAMP)
 
 $(STAMP): pyproject.toml sandbox/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ./sandbox -e '.[sql]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[sql]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ./sandbox
 	touch $(STAMP)
 
 install-dev: $(DEV_STAMP)
 
 $(DEV_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e './sandbox[7z]' -e '.[dev,sdk]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,sdk]'
 	touch $(DEV_STAMP)
 
 # Bytecode caching on even where the environment turns it off: every worker and every
@@ -60,7 +61,9 @@ test-min:
 	test -x $(MIN_VENV)/bin/python || $(PYTHON) -m venv $(MIN_VENV)
 	$(MIN_VENV)/bin/python .ci/min_constraints.py > $(MIN_VENV)/constraints.txt
 	$(MIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
-		-c $(MIN_VENV)/constraints.txt -e ./sandbox -e '.[dev]'
+		-c $(MIN_VENV)/constraints.txt -e '.[dev]'
+	$(MIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		-c $(MIN_VENV)/constraints.txt -e ./sandbox
 	$(MIN_VENV)/bin/python -m pip freeze --exclude-editable > $(MIN_VENV)/installed.txt
 	env -u PYTHONDONTWRITEBYTECODE $(MIN_VENV)/bin/python -m pytest -n $(WORKERS) $(MIN_TESTS)
 

@@ -88,10 +88,15 @@ def test_a_module_of_an_extra_is_imported_only_where_it_is_used():
     assert loaded_with_a_module == []
 
 
-def test_toolkit_names_the_sandbox_in_an_extra_and_imports_it_only_where_it_is_used():
-    _, extras = _declared()
+def test_the_sandbox_requires_this_toolkit_and_toolkit_imports_it_only_where_it_is_used():
+    toolkit = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     sandbox = tomllib.loads((SANDBOX / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    assert extras["sandbox"] == {_name(sandbox["name"])} == {"toolkit-sandbox"}
+    assert sandbox["name"] == "toolkit-sandbox" and sandbox["version"] == toolkit["version"]
+    # This repository's toolkit, at its version exactly: another project holds the name
+    # `toolkit` on PyPI, and no extra of toolkit's names the sandbox (none would be found).
+    assert f"toolkit=={toolkit['version']}" in sandbox["dependencies"]
+    named = {r for extra in toolkit["optional-dependencies"].values() for r in extra}
+    assert not [r for r in named if _name(r) == "toolkit-sandbox"]
     assert (SANDBOX / SANDBOX_PACKAGE / "__init__.py").is_file()
     uses = _imports()[SANDBOX_PACKAGE]
     assert {path for path, _ in uses} == {"toolkit/commands/sandbox.py", "toolkit/commands/demo.py"}

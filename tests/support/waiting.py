@@ -12,7 +12,7 @@ T = TypeVar("T")
 
 
 def until(
-    condition: Callable[[], T],
+    condition: Callable[[], T | None],
     timeout: float = 20.0,
     interval: float = 0.02,
     what: str = "condition",
@@ -25,7 +25,7 @@ def until(
     while True:
         value = condition()
         if value:
-            return value
+            return value  # not None: truthy
         if time.monotonic() >= deadline:
             raise AssertionError(f"{what} not met within {timeout} s")
         time.sleep(interval)

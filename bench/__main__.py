@@ -7,7 +7,8 @@ import os
 import sys
 
 BENCHMARKS = [
-    "site", "devices", "sandbox", "publish", "mirror", "watch", "license", "runlog", "mcp", "export"
+    "site", "devices", "sandbox", "publish", "team", "mirror", "watch", "license", "runlog", "mcp",
+    "export", "bodies", "scan",
 ]  # fmt: skip
 
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from toolkit.commands.init import ActionPin, init_project
+from toolkit.scaffold.files import ActionPin
+from toolkit.scaffold.project import init_project
 
 REPOSITORY = Path(__file__).parent.parent
 ACTION = yaml.safe_load((REPOSITORY / "action.yml").read_text(encoding="utf-8"))
@@ -252,7 +253,9 @@ def test_mode_check_of_a_team_checks_the_changed_folders_and_refuses_anothers(
         "mode": "check",
         "changed-from": base,
         "own-folder": "jane-doe",
-        "api-key": sandbox.demo_api_key,
+        # Each writer's own key: a team's plan binds a writer's posts with theirs only.
+        "api-keys": f"FOREM_API_KEY_JANE_DOE={sandbox.demo_api_key}\n"
+        f"FOREM_API_KEY_BOB={sandbox.api_key('sam')}\n",
         "base-url": sandbox.base_url,
     }
     outputs = run_action(work, tmp_path, inputs)

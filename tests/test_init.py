@@ -18,11 +18,12 @@ import pytest
 from click.testing import CliRunner
 
 from toolkit.cli import main
-from toolkit.commands.init import MAKEFILE, WORKFLOW, ActionPin, ignored, init_project
 from toolkit.config import load_config
 from toolkit.config.keys import KEY
 from toolkit.config.sections import SECTIONS, declared_keys
 from toolkit.config.templates import commented_toml, dotenv_example, short_toml
+from toolkit.scaffold.files import MAKEFILE, WORKFLOW, ActionPin, ignored
+from toolkit.scaffold.project import init_project
 
 REPOSITORY = Path(__file__).parent.parent
 PIN = ActionPin("toolkit-docs/toolkit", "0123456789abcdef0123456789abcdef01234567", "v0.1.0")
@@ -362,7 +363,7 @@ def test_from_a_checkout_the_action_is_pinned_to_the_release_tag_never_its_head(
     import json
 
     from toolkit import __version__
-    from toolkit.commands.init import action_pin
+    from toolkit.scaffold.files import action_pin
 
     folder = _checkout(tmp_path, f"v{__version__}")
     tagged = subprocess.run(

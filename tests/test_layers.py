@@ -1,13 +1,16 @@
 """The layers of `toolkit` as import contracts (`[tool.importlinter]` in pyproject.toml):
-`make test` fails, as `make lint` does, when an import climbs back up a layer."""
+`make test` fails, as `make lint` does, when an import climbs back up a layer or two
+modules import each other."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -76,3 +79,61 @@ def test_the_contracts_catch_an_import_that_climbs(tmp_path, module, line, broke
     result = lint_imports(tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert broken in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "broken"),
+    [
+        # What content/hosting.py did: naming rules.Unique, rules importing hosting back.
+        (
+            "content/hosting.py",
+            "if TYPE_CHECKING:\n    from toolkit.content.rules import Unique\n",
+            "No cycles are allowed in toolkit.content.",
+        ),
+        # What sandbox/control.py did: naming the application that imports it.
+        (
+            "sandbox/control.py",
+            "if TYPE_CHECKING:\n    from toolkit.sandbox.app import SandboxApp\n",
+            "No cycles are allowed in toolkit.sandbox.",
+        ),
+    ],
+    ids=["content-hosting-rules", "sandbox-control-app"],
+)
+def test_the_contracts_catch_an_import_cycle_within_a_package(tmp_path, module, line, broken):
+    """Inside one package no layer is crossed, so only the acyclic contract sees these."""
+    test_the_contracts_catch_an_import_that_climbs(tmp_path, module, line, broken)
+
+
+def test_the_acyclic_contract_catches_a_cycle_planted_deep_in_a_package(tmp_path):
+    """The contract of pyproject.toml, as written there, over a small package whose
+    modules import each other in a loop two levels down; without the loop it is kept."""
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        contracts = tomllib.load(f)["tool"]["importlinter"]["contracts"]
+    (acyclic,) = [c for c in contracts if c["type"] == "acyclic_siblings"]
+    lines = [
+        "[tool.importlinter]",
+        'root_package = "planted"',
+        "",
+        "[[tool.importlinter.contracts]]",
+    ]
+    for key, value in {**acyclic, "ancestors": ["planted"]}.items():
+        lines.append(f"{key} = {json.dumps(value)}")
+    (tmp_path / "pyproject.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    package = tmp_path / "planted" / "inner"
+    package.mkdir(parents=True)
+    (tmp_path / "planted" / "__init__.py").write_text("", encoding="utf-8")
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "a.py").write_text("from planted.inner import b\n", encoding="utf-8")
+    (package / "b.py").write_text("from planted.inner import c\n", encoding="utf-8")
+    (package / "c.py").write_text("x = 1\n", encoding="utf-8")
+
+    kept = lint_imports(tmp_path)
+    assert kept.returncode == 0, kept.stdout + kept.stderr
+
+    (package / "c.py").write_text(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from planted.inner import a\n",
+        encoding="utf-8",
+    )
+    broken = lint_imports(tmp_path)
+    assert broken.returncode == 1, broken.stdout + broken.stderr
+    assert "No cycles are allowed in planted.inner." in broken.stdout, broken.stdout

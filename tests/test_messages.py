@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from toolkit import __version__
 from toolkit.cli import main
-from toolkit.commands.init import ignored
+from toolkit.scaffold.files import ignored
 
 REPOSITORY = Path(__file__).parent.parent
 
@@ -129,7 +129,7 @@ def test_a_port_that_is_taken_names_port_and_the_make_variable(project):
     assert "PORT ?= 8000" in makefile
     assert "toolkit serve --port $(PORT)" in makefile and "toolkit watch --port $(PORT)" in makefile
     # The Makefile of a writer's project (toolkit init) takes the same variable.
-    from toolkit.commands.init import makefile_text
+    from toolkit.scaffold.files import makefile_text
 
     made = makefile_text()
     assert "PORT ?= 8000" in made

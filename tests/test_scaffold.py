@@ -22,7 +22,8 @@ from click.testing import CliRunner
 
 from toolkit import USER_AGENT
 from toolkit.cli import main
-from toolkit.commands.init import WORKFLOW, ActionPin, init_project
+from toolkit.scaffold.files import WORKFLOW, ActionPin
+from toolkit.scaffold.project import init_project
 from toolkit.tls import shared_context
 
 PIN = ActionPin("toolkit-docs/toolkit", "0123456789abcdef0123456789abcdef01234567", "v0.1.0")

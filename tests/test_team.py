@@ -16,10 +16,11 @@ import yaml
 from click.testing import CliRunner
 
 from toolkit.cli import main
-from toolkit.commands.init import WORKFLOW, ActionPin, init_project
 from toolkit.config import load_config
 from toolkit.config.sections import writer_variable
 from toolkit.errors import ConfigError
+from toolkit.scaffold.files import WORKFLOW, ActionPin
+from toolkit.scaffold.project import init_project
 
 PIN = ActionPin("toolkit-docs/toolkit", "0123456789abcdef0123456789abcdef01234567", "v0.1.0")
 WRITERS = {"jane-doe": 3, "bob": 2, "li.wei": 1}

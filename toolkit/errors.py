@@ -9,7 +9,7 @@ sandbox)::
     ├── InitError                 `toolkit init` cannot start a project in that folder
     ├── BuildError                the site cannot be built (templates, output folder)
     ├── SyncError                 the sync refused to go on (an unusable toolkit.lock or run lock)
-    │   └── RunLockBusy           another toolkit run held .toolkit/run.lock too long; `holder`
+    │   └── RunLockBusy           another toolkit run held .toolkit/run.lock too long
     ├── UnsafeNameError           a name from outside cannot become a file name inside its folder
     ├── ServeError                a local server (preview, serve, sandbox) cannot start or listen there
     ├── RunLogError               the local run log cannot be queried: a bad query or time range
@@ -48,8 +48,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
-
-    from toolkit.sync.runlock import Holder
 
 
 class ToolkitError(Exception):
@@ -97,11 +95,8 @@ class SyncError(ToolkitError):
 
 
 class RunLockBusy(SyncError):
-    """Another toolkit run held the run lock for longer than this one would wait."""
-
-    def __init__(self, message: str, holder: Holder | None):
-        super().__init__(message)
-        self.holder = holder
+    """Another toolkit run held the run lock for longer than this one would wait (the
+    message names the holder)."""
 
 
 class UnsafeNameError(ToolkitError):

@@ -4,7 +4,9 @@ commands that show them.
 
 - `_mirror/comments/<slug>.json` (or `<post stem>.json`): a post's comment threads;
 - `_mirror/podcasts/<podcast>/<episode id>.json`: a podcast episode's threads;
-- `_mirror/readinglist.json`: the reading list.
+- `_mirror/readinglist.json`: the reading list;
+- in a team's repository (`[writers]`), each writer's comments and reading list the
+  same way under `_mirror/<writer>/` (the folder's name made safe).
 """
 
 from __future__ import annotations

@@ -108,3 +108,18 @@ def test_publishing_over_stdio_needs_the_scope_named(mcp_project):
     result = run_stdio(mcp_project, work)
     assert result.isError is True
     assert "needs the scope publish" in result.content[0].text
+
+
+def test_build_site_leaves_another_generators_site_to_it(make_project):
+    project = make_project('[source]\ngenerator = "hugo"\n')
+
+    async def work(client: ClientSession) -> Any:
+        return await client.call_tool("build_site", {})
+
+    result = run_stdio(project, work)
+    assert result.isError is True
+    assert result.content[0].text == (
+        "Error: the site is hugo's ([site] enabled = false): toolkit builds nothing; set "
+        "[site] enabled = true in toolkit.toml to build it with toolkit"
+    )
+    assert not (project.root / "site").exists()

@@ -493,3 +493,25 @@ def test_the_cache_gives_what_a_fresh_read_gives(site, tmp_path):
     assert list_posts(config, cache=cache) == fresh
     assert list_posts(config, cache=cache) == fresh  # from the cache this time
     assert [p.path for p in fresh.problems] == ["content/broken.md", "content/link.md"]
+
+
+def test_plan_and_push_drafts_of_one_path_bind_it_with_every_post(site, env, sandbox):
+    """The post named is bound with every other (#43): `b.md`, with the title of the
+    article `a.md` names by `id:`, is a new post, not that article."""
+    seeded = {"body_markdown": "---\ntitle: Same title\npublished: true\n---\nIts text.\n"}
+    response = httpx.post(
+        f"{sandbox.base_url}/__sandbox/forem/articles",
+        json={"username": "demo", "articles": [{**seeded, "published": True}]},
+        verify=shared_context(),
+    )
+    (article_id,) = response.json()["ids"]
+    site.write("content/a.md", f"---\ntitle: Same title\nid: {article_id}\n---\nIts text.\n")
+    site.write("content/b.md", "---\ntitle: Same title\n---\nA draft of another post.\n")
+    planned = call(site, "plan", {"paths": ["content/b.md"]}, env=env)
+    (post,) = planned.structuredContent["posts"]
+    assert (post["path"], post["action"]) == ("content/b.md", "create")
+    pushed = call(site, "push_drafts", {"paths": ["content/b.md"]}, env=env)
+    assert pushed.structuredContent["posts"][0]["action"] == "create"
+    remote = {a["id"]: a for a in api_get(sandbox, "/api/articles/me/all", per_page=1000)}
+    assert remote[article_id]["published"] is True
+    assert remote[article_id]["body_markdown"].endswith("Its text.\n")

@@ -339,16 +339,30 @@ def test_a_query_stops_when_its_client_leaves(server, mcp_project):
     assert query_workers() == []
 
 
-def test_a_tool_checks_its_arguments_strictly_itself(mcp_project):
-    """Past the -32602 check of every message, the tool's own handler refuses the same
-    arguments: a tool error naming the argument, and the tool does not run."""
+def test_a_call_s_arguments_are_checked_once(mcp_project):
+    """Over stdio the session checks a tool call's arguments as it reads the message, and
+    the tool's handler does not check them again: one strict validation a call."""
     config = load_config(mcp_project.root / "toolkit.toml", env={})
     events = EventRecorder()
     server = ToolkitMCP(config, events, local_scopes=scopes.ALL)
-    result = anyio.run(server.run_tool, "build_site", {"clean": "yes"})
-    assert result.isError and isinstance(result.content[0], TextContent)
-    assert result.content[0].text.startswith("Error: Invalid params: clean:")
-    assert events.events == []  # the tool did not run
+    checked: list[object] = []
+    model = server.argument_validators["list_posts"]
+
+    class Counted(model):  # type: ignore[valid-type, misc]
+        @classmethod
+        def model_validate(cls, obj: Any, **kwargs: Any) -> Any:
+            checked.append(obj)
+            return super().model_validate(obj, **kwargs)
+
+    server.argument_validators["list_posts"] = Counted
+
+    async def run() -> None:
+        async with create_connected_server_and_client_session(server) as client:
+            result = await client.call_tool("list_posts", {})
+            assert not result.isError, result.content
+
+    anyio.run(run)
+    assert checked == [{}]
     unknown = anyio.run(server.run_tool, "no_such_tool", {})
     assert unknown.isError and isinstance(unknown.content[0], TextContent)
     assert unknown.content[0].text == "Error: Unknown tool: no_such_tool"

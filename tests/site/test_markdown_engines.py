@@ -468,7 +468,7 @@ def test_both_engines_write_dev_to_posts_alike(renderer, content, body):
 
 
 def test_a_duplicate_slug_is_numbered_and_a_theme_id_is_never_taken():
-    slugs: set[str] = set()
+    slugs = markdown_fast.Slugs()
     assert [markdown_fast.unique_slug(s, slugs) for s in ("intro", "intro", "intro")] == [
         "intro",
         "intro-1",

@@ -131,7 +131,7 @@ def test_post_page_has_absolute_canonical_and_open_graph(site_project):
 def test_canonical_url_matches_what_the_api_is_sent(site_project):
     from toolkit.config import load_config
     from toolkit.content import load_posts
-    from toolkit.content.rules import canonical_url
+    from toolkit.content.hosting import canonical_url
 
     _, out = build(site_project)
     config = load_config(site_project.root / "toolkit.toml")

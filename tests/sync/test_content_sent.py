@@ -353,3 +353,37 @@ def test_a_draft_published_by_an_update_counts_as_a_create(make_project):
         result = site.run("publish", env=env)
         assert result.exit_code == 0, result.output
         assert 429 not in {row["status"] for row in server.stats()}
+
+
+def test_a_description_over_lines_is_sent_on_one_line_and_a_backslash_kept(site, env, sandbox):
+    # Forem's front-matter fixer quotes what follows `description: ` on its line: a YAML
+    # block (`|`) became `"|"` and its lines a YAML error, a 422 on every publish; a
+    # plain backslash became an escape.
+    site.write(
+        "content/folded.md",
+        "---\ntitle: Folded\ndescription: >\n  One long\n  description\n---\nBody.\n",
+    )
+    site.write(
+        "content/quoted.md",
+        '---\ntitle: Quoted\ndescription: "First line\\n  second line\\n"\n---\nBody.\n',
+    )
+    site.write(
+        "content/slash.md",
+        '---\ntitle: C:\\new\\temp and \\"more\\"\ndescription: C:\\q is a path\n---\nBody.\n',
+    )
+    assert site.run("check").exit_code == 0
+    result = site.run("publish", env=env)
+    assert result.exit_code == 0, result.output
+    stored = {a["title"]: a for a in my_articles(sandbox)}
+    assert stored["Folded"]["description"] == "One long description"
+    assert stored["Quoted"]["description"] == "First line second line"
+    slash = stored['C:\\new\\temp and \\"more\\"']
+    assert slash["description"] == "C:\\q is a path"
+    assert _front(stored["Folded"]["body_markdown"])["description"] == "One long description"
+
+
+def test_a_title_with_a_line_break_is_an_error_of_check(site):
+    site.write("content/two.md", '---\ntitle: "Two\\nlines"\n---\nBody.\n')
+    result = site.run("check")
+    assert result.exit_code == 1
+    assert "content/two.md:2: title: holds a line break" in result.output

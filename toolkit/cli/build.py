@@ -13,8 +13,8 @@ from toolkit.content.problems import group_warnings
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.commands.build import BuildProgress
+    from toolkit.license.gate import LicenseCheck
     from toolkit.site import BuildReport
-    from toolkit.site.premium import LicenseCheck
 
 
 def _shown(path: Path) -> str:
@@ -75,6 +75,10 @@ def build(
     With --json, the report (files written, unchanged, removed, problems) is one JSON
     document on stdout.
 
+    When [source] names another generator (Hugo, Jekyll...), its site is that generator's
+    unless [site] enabled = true: build then says so in one line, builds nothing and exits
+    0.
+
     With --premium, posts marked `premium: true` and the templates of templates/premium/
     are built too, into site-premium/ ([site] premium_output_dir), never into the public
     site. The licensing service ([license], LICENSE_API_TOKEN) is asked first: unless the
@@ -92,6 +96,12 @@ def build(
     """
     from toolkit.commands.build import build as build_site
     from toolkit.commands.build import build_premium
+    from toolkit.site.enabled import left_to_generator, site_enabled
+
+    if not site_enabled(cli.config):
+        if not cli.quiet:
+            stderr.print(left_to_generator(cli.config), markup=False, highlight=False)
+        return
 
     def run(progress: BuildProgress | None = None) -> BuildReport:
         if not premium:
@@ -157,7 +167,7 @@ def build(
 
 def license_line(check: LicenseCheck) -> str:
     """`licence: customer acme.example ACTIVE (application 8123...)`, and the user's."""
-    from toolkit.site.premium import shown
+    from toolkit.license.gate import shown
 
     line = (
         f"licence: customer {shown(check.customer.customer_id)} ACTIVE "

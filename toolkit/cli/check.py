@@ -38,7 +38,9 @@ def check(
 
     Prints one line per problem as `path:line: message` and exits 1 when any post has an
     error. PATH may be files or folders; the default is the whole content folder. With
-    --json, the problems and counts are one JSON document instead.
+    --json, the problems and counts are one JSON document instead. With -v, a post
+    written for another generator ([source]) says, field by field, which front-matter
+    key (or toolkit.toml) each value came from.
 
     In a team's repository (one folder per writer under the content folder), a pull
     request's CI checks only the writers' folders it changes (--changed-from, the base
@@ -63,6 +65,12 @@ def check(
             cli.config, paths, strict=strict, changed_from=changed_from, own_folder=own_folder
         )
     report = result.report
+    if cli.verbose and not as_json:  # where each field of a generator's post came from
+        from toolkit.content.sources import provenance
+
+        for post in report.posts:
+            for line in provenance(post):
+                click.echo(line)
     if as_json:
         from toolkit.commands.results import to_json
         from toolkit.commands.results.content import CheckJson

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import click
+from rich.markup import escape
 
 from toolkit.cli.context import (
     CliContext,
@@ -29,6 +30,10 @@ def _render(
     elif not cli.quiet or result.failed:
         print_summary(result, title=title, details=not listed)
     annotate(result, err=as_json)
+    for missing in result.missing_keys:  # a team's writer without a key: one line each
+        stderr.print(f"[red]✗[/] {escape(missing.message)}", highlight=False)
+    if result.missing_keys and not result.failed:
+        raise SystemExit(1)
     if result.failed:
         if not as_json and not cli.quiet:
             if result.dry_run:  # nothing was written: nothing was "kept"
@@ -58,11 +63,13 @@ def plan(cli: CliContext, paths: tuple[str, ...], as_json: bool) -> None:
 
     Reads the account's articles once and compares them with your posts and toolkit.lock:
     each post is create, update, unchanged, conflict (edited or deleted on the website since
-    the last publish), skip (premium), error (fails `toolkit check`, or names an article the
-    account does not hold) or gone (its file was deleted; its article stays on the
-    website). A renamed post says `moved old -> new`. One line per post
-    says what and why, and whether its article will be public or a draft. Exits 1 on
-    conflicts or errors.
+    the last publish), skip (premium; a draft, skipped or future post of a generator's
+    blog; or not on dev.to: older than [source] adopted, with what opts it in), error
+    (fails `toolkit check`, or names an article the account does not hold) or gone (its
+    file was deleted; its article stays on the website). A renamed post says
+    `moved old -> new`. One line per post says what and why, and whether its article
+    will be public or a draft; with -v, which front-matter key each field of a
+    generator's post came from. Exits 1 on conflicts or errors.
 
     \b
     Example:
@@ -74,6 +81,13 @@ def plan(cli: CliContext, paths: tuple[str, ...], as_json: bool) -> None:
     reporter = _reporter(cli, as_json=as_json, dry_run=True)
     with reporter:
         result = plan_posts(cli.config, paths, progress=reporter)
+    if cli.verbose and not as_json:  # where each field of a generator's post came from
+        from toolkit.content.sources import provenance
+
+        for outcome in result.outcomes:
+            if outcome.plan.post is not None:
+                for line in provenance(outcome.plan.post):
+                    click.echo(line, err=True)
     _render(cli, result, as_json=as_json, title="plan", listed=reporter.enabled)
 
 
@@ -112,7 +126,9 @@ def publish(
     created again only with --recreate. Writes are paced to the API's rate limits
     (10 published creates and 30 updates per 30 s; drafts are not paced). Shows a progress bar on a terminal, a line for
     each post written (public or draft, with its article's URL) or failed (-v: every post)
-    and a summary table. Needs FOREM_API_KEY.
+    and a summary table. Needs FOREM_API_KEY; in a team's repository ([writers] in
+    toolkit.toml), each writer's posts go with their own key (FOREM_API_KEY_<FOLDER>),
+    their lines under their name, and a writer without one is skipped (exit 1).
 
     One writer at a time: a publish holds .toolkit/run.lock (so do pull and watch's draft
     pushes). While another run holds it, publish waits up to --lock-timeout seconds, then

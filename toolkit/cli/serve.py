@@ -42,6 +42,9 @@ def serve(cli: CliContext, host: str, port: int, folder: str | None) -> None:
     site as built: run `toolkit build` first (`make serve` does both), or use
     `toolkit watch` to rebuild on every save. Ctrl-C stops it.
 
+    When [source] names another generator (Hugo, Jekyll...), the site is that generator's
+    unless [site] enabled = true: this says so in one line and exits 0.
+
     \b
     Example:
       toolkit serve                               # site/ at http://127.0.0.1:8000/
@@ -49,8 +52,13 @@ def serve(cli: CliContext, host: str, port: int, folder: str | None) -> None:
       toolkit serve --host 0.0.0.0                # reachable from the local network
     """
     from toolkit.commands.serve import serve as serve_site
+    from toolkit.site.enabled import left_to_generator, site_enabled
 
     config = cli.config
+    if not site_enabled(config):
+        if not cli.quiet:
+            click.echo(left_to_generator(config), err=True)
+        return
     with stop_signals() as stop:
         if not stop.requested:
             running = serve_site(config, host=host, port=port, folder=folder)

@@ -96,6 +96,7 @@ class ConsoleReporter:
         )
         self._said = threading.Lock()
         self._said_until = float("-inf")  # the end of the last pause said (monotonic)
+        self._writer: str | None = None  # the writer whose lines are being printed
 
     def planned(self, plans: list[PostPlan]) -> None:
         self.reading.stop()
@@ -141,6 +142,10 @@ class ConsoleReporter:
         console = (
             stdout if self.dry_run else (self.progress.console if self.progress else self.console)
         )
+        if outcome.writer is not None and outcome.writer != self._writer:
+            # A team's repository: the lines of each writer under their name.
+            self._writer = outcome.writer
+            console.print(f"[bold]{escape(outcome.writer)}[/]", highlight=False)
         console.print(line, markup=True, highlight=False)
         if not outcome.ok:
             for problem in outcome.plan.problems[1:]:
@@ -223,6 +228,8 @@ def annotate(result: PublishResult, *, err: bool = False) -> None:
     for a JSON document)."""
     if not in_github_actions():
         return
+    for missing in result.missing_keys:  # a team writer without a key: the secret to add
+        click.echo(github_annotation("error", missing.message), err=err)
     for outcome in result.failed:
         problems: Sequence[Problem | None] = outcome.plan.problems or [None]
         for problem in problems:

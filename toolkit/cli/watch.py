@@ -123,6 +123,9 @@ def watch(
     `toolkit build --premium` does), and asks again at most once a minute while it runs;
     a refusal is shown like a bad save and the preview waits for the licence.
 
+    When [source] names another generator (Hugo, Jekyll...), the site is that generator's
+    unless [site] enabled = true: this says so in one line and exits 0.
+
     \b
     Example:
       toolkit watch                 # then open http://127.0.0.1:8000
@@ -130,8 +133,13 @@ def watch(
       toolkit watch --premium
     """
     from toolkit.commands.watch import watch as watch_session
+    from toolkit.site.enabled import left_to_generator, site_enabled
 
     config = cli.config
+    if not site_enabled(config):
+        if not cli.quiet:
+            click.echo(left_to_generator(config), err=True)
+        return
     reporter = ConsoleWatchReporter(cli.quiet, cli.verbose)
     session = watch_session(
         config,

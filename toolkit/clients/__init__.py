@@ -28,9 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.clients.archive import ArchiveClient
     from toolkit.clients.base import RequestListener, RetryPolicy, Sleep, WaitListener
     from toolkit.clients.forem import ForemClient
-    from toolkit.clients.license import LicenseClient
     from toolkit.clients.logs import LogsClient
-    from toolkit.config import Config
+    from toolkit.config import Config, Secret
 
 # What a factory's `transport` is (a test's `httpx.MockTransport`, the in-process sandbox):
 # the callers that only pass one through name it here, not the HTTP library.
@@ -40,11 +39,6 @@ MISSING_FOREM_KEY = (
     "FOREM_API_KEY is not set: put your API key (dev.to: Settings → Extensions → DEV API Keys) "
     "in the environment or in a .env file beside toolkit.toml; `toolkit demo` runs everything "
     "offline against the built-in sandbox"
-)
-MISSING_LICENSE_TOKEN = (
-    "LICENSE_API_TOKEN is not set: put an OAuth access token with the scope "
-    "https://www.googleapis.com/auth/appsmarketplace.license in the environment or in a .env "
-    "file beside toolkit.toml; `toolkit demo` shows a premium build against the built-in sandbox"
 )
 MISSING_LOGS_URL = (
     "no log service: set [logs] base_url in toolkit.toml or LOGS_BASE_URL in the environment "
@@ -63,21 +57,30 @@ def forem_client(
     sleep: Sleep | None = None,
     transport: httpx.BaseTransport | None = None,
     on_request: RequestListener | None = None,
+    key: Secret | None = None,
+    key_source: str = "",
 ) -> ForemClient:
-    """The publishing API client for this project; refuses to start without a key."""
+    """The publishing API client for this project; refuses to start without a key.
+    `key` (read from `key_source`): in a team's repository, the key of a writer's
+    account, in place of FOREM_API_KEY (each client has its own rate limiters, as the
+    API's limits are per key)."""
     from toolkit.clients.forem import ForemClient
 
-    if config.forem.api_key is None:
-        raise ConfigError([MISSING_FOREM_KEY])
-    origin = config.origins.get("forem.api_key", "FOREM_API_KEY")
-    source = (
-        "FOREM_API_KEY, read from .env"
-        if origin.endswith(" in .env")
-        else "FOREM_API_KEY, read from the environment"
-    )
+    if key is not None:
+        source = key_source
+    else:
+        if config.forem.api_key is None:
+            raise ConfigError([MISSING_FOREM_KEY])
+        key = config.forem.api_key
+        origin = config.origins.get("forem.api_key", "FOREM_API_KEY")
+        source = (
+            "FOREM_API_KEY, read from .env"
+            if origin.endswith(" in .env")
+            else "FOREM_API_KEY, read from the environment"
+        )
     return ForemClient(
         config.forem.base_url,
-        config.forem.api_key,
+        key,
         rate_window=config.forem.rate_window,
         timeout=config.forem.timeout,
         on_wait=on_wait,
@@ -85,30 +88,6 @@ def forem_client(
         transport=transport,
         on_request=on_request,
         key_source=source,
-    )
-
-
-def license_client(
-    config: Config,
-    *,
-    on_wait: WaitListener | None = None,
-    sleep: Sleep | None = None,
-    transport: httpx.BaseTransport | None = None,
-    on_request: RequestListener | None = None,
-) -> LicenseClient:
-    """The licensing API client for this project; refuses to start without a token."""
-    from toolkit.clients.license import LicenseClient
-
-    if config.license.token is None:
-        raise ConfigError([MISSING_LICENSE_TOKEN])
-    return LicenseClient(
-        config.license.base_url,
-        config.license.token,
-        timeout=config.license.timeout,
-        on_wait=on_wait,
-        sleep=sleep,
-        transport=transport,
-        on_request=on_request,
     )
 
 

@@ -46,8 +46,9 @@ from toolkit.clients.forem_models import (
 from toolkit.clients.ratelimit import SlidingWindowLimiter
 from toolkit.clients.responses import json_body
 from toolkit.config import Secret
-from toolkit.errors import Unauthorized
+from toolkit.errors import ApiError, Unauthorized
 
+API_V1 = "application/vnd.forem.api-v1+json"
 CREATE_LIMIT = 10
 UPDATE_LIMIT = 30
 DEFAULT_WINDOW = 30.0
@@ -417,6 +418,27 @@ class ForemClient(ApiClient):
         return Organization.from_json(
             self.get_json(f"/api/organizations/{username}", route="/api/organizations/{username}")
         )
+
+    def organization_id(self, ref: str | int) -> tuple[int, str]:
+        """The id and username of an organisation named by its username or id: GET
+        /api/organizations/{username} in the API's version 1 (`Accept:
+        application/vnd.forem.api-v1+json`), whose answer carries the id (version 0's
+        does not) and which takes an id in place of the username."""
+        from urllib.parse import quote
+
+        data = json_body(
+            self.send(
+                "GET",
+                f"/api/organizations/{quote(str(ref), safe='')}",
+                route="/api/organizations/{username}",
+                headers={"Accept": API_V1},
+            )
+        )
+        org_id = data.get("id") if isinstance(data, dict) else None
+        username = data.get("username") if isinstance(data, dict) else None
+        if isinstance(org_id, bool) or not isinstance(org_id, int) or not isinstance(username, str):
+            raise ApiError(f"the API's answer about organisation {ref} has no id and username")
+        return org_id, username
 
     def organization_users(
         self, username: str, *, page: int | None = None, per_page: int | None = None

@@ -131,10 +131,14 @@ class Article(ForemRecord):
     body_html: OptionalText = None
     cover_image: OptionalText = None
     user: Annotated[UserRef | None, BeforeValidator(_object_or_none)] = None
+    # The username of the organisation the article is in (None: none).
+    organization: OptionalText = None
     raw: Raw
 
     @classmethod
     def prepared(cls, data: dict[str, Any]) -> dict[str, Any]:
+        org = data.get("organization")
+        data = {**data, "organization": org.get("username") if isinstance(org, dict) else None}
         published = data.get("published")
         if published is None and "published_at" in data:
             published = bool(data.get("published_at"))

@@ -8,6 +8,7 @@ from typing import Any
 
 from toolkit.config import Config, Secret
 from toolkit.config.sections import declared_keys
+from toolkit.config.writers import writer_variable
 from toolkit.redact import redact_url
 from toolkit.runlog.run import recorded
 
@@ -66,4 +67,32 @@ def _keys(config: Config) -> list[ConfigKey]:
                 origin=config.origins.get(dotted, "default"),
             )
         )
-    return keys
+    return keys + _writer_keys(config)
+
+
+def _writer_keys(config: Config) -> list[ConfigKey]:
+    """A team's repository: one row per writer (listed in `[writers]`, or a folder of the
+    posts folder), the variable of their key and whether it is set."""
+    if config.writers is None:
+        return []
+    from toolkit.content.accounts import account_of, writer_folders
+
+    writers = config.writers
+    folders = sorted({*writers.variables, *writer_folders(config)})
+    rows = []
+    for folder in folders:
+        account = account_of(config, config.site.content_dir / folder / "_")
+        rows.append(
+            ConfigKey(
+                name=f"writers.{folder}",
+                kind="environment variable",
+                default=writer_variable(folder),
+                default_from=None,
+                env=account.variable,
+                secret=True,
+                help=f"The API key of the writer whose posts are in {folder}/.",
+                value="set" if account.key is not None else "not set",
+                origin=config.path.name if folder in writers.variables else "default",
+            )
+        )
+    return rows

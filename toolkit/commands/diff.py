@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from toolkit.clients import forem_client
+from toolkit.commands.accounts import client_of
 from toolkit.config import Config
 from toolkit.runlog.run import recorded
 from toolkit.sync.diff import PostDiff, diff_post
@@ -15,7 +15,7 @@ __all__ = ["PostDiff", "diff"]
 def diff(config: Config, path: str | Path) -> PostDiff:
     """What `publish` would send for the post at `path` against what the website holds."""
     with recorded(config, "diff") as run:
-        with forem_client(config, on_wait=run.wait, on_request=run.request) as client:
+        with client_of(config, path, on_wait=run.wait, on_request=run.request) as client:
             result = diff_post(config, client, path)
         run.event(
             "post",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from toolkit.clients import forem_client
 from toolkit.commands import records
 from toolkit.config import Config
 from toolkit.runlog.run import recorded
@@ -22,10 +23,14 @@ def forget(
     on_blocked: Callable[[str], None] | None = None,
 ) -> RetireResult:
     """Drop the lock entry of the gone post `path`; its article stays on the website.
-    Holds the run lock (it writes toolkit.lock)."""
+    Reads the account's articles to bind every post first; holds the run lock (it writes
+    toolkit.lock)."""
     with recorded(config, "forget") as run:
-        with writer_run(config, "forget", timeout=lock_timeout, on_wait=on_blocked) as lock_wait:
-            result = forget_post(config, path)
+        with (
+            forem_client(config, on_wait=run.wait, on_request=run.request) as client,
+            writer_run(config, "forget", timeout=lock_timeout, on_wait=on_blocked) as lock_wait,
+        ):
+            result = forget_post(config, client, path)
         if lock_wait:
             run.event("wait", action="run lock", reason=lock_wait)
         records.retire(run, result)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from toolkit.clients import forem_client
 from toolkit.commands import records
 from toolkit.config import Config
-from toolkit.mirror import MirrorResult, run_mirror
+from toolkit.mirror import MirrorResult, run_mirror, run_team_mirror
 from toolkit.runlog.run import recorded
 
 __all__ = ["MirrorResult", "mirror"]
@@ -25,6 +25,23 @@ def mirror(
     every comment thread, not only those whose comment count changed.
     """
     with recorded(config, "mirror") as run:
+        if config.writers is not None:  # a team's: each writer with their own key
+            result = run_team_mirror(
+                config,
+                lambda account: forem_client(
+                    config,
+                    on_wait=run.wait,
+                    on_request=run.request,
+                    key=account.key,
+                    key_source=account.source,
+                ),
+                comments=comments,
+                readinglist=readinglist,
+                podcast=podcast,
+                full=full,
+            )
+            records.mirror(run, result)
+            return result
         with forem_client(config, on_wait=run.wait, on_request=run.request) as client:
             result = run_mirror(
                 config,

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkit.config import Config
-from toolkit.content import Post, PostError, load_post
+from toolkit.content import Post, PostError, load_project_post
 from toolkit.content.discover import find_posts, is_post_path
 from toolkit.errors import ContentError
 from toolkit.mirror.threads import MirroredComment, PostComments, comments_of
@@ -112,7 +112,7 @@ def list_posts(config: Config, *, cache: PostCache | None = None) -> PostList:
 def _load(config: Config, given: str | Path) -> Post:
     path = post_path(config, given)
     try:
-        return load_post(path, config.relative(path))
+        return load_project_post(config, path, config.relative(path))
     except PostError as exc:
         raise ContentError(str(exc.problem)) from None
 

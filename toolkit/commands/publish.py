@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolkit.clients import forem_client
 from toolkit.commands import records
@@ -17,6 +18,12 @@ from toolkit.config import Config
 from toolkit.runlog.run import recorded
 from toolkit.sync.engine import PublishProgress, PublishResult, Silent, SyncEngine
 from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
+from toolkit.sync.team import publish_team, resolve_organization
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.clients.base import RequestListener, WaitListener
+    from toolkit.clients.forem import ForemClient
+    from toolkit.content.accounts import Account
 
 __all__ = ["PublishProgress", "PublishResult", "plan", "publish"]
 
@@ -82,8 +89,25 @@ def _publish(
             run.wait(seconds, reason)
             listener.waiting(seconds, reason)
 
+        if config.writers is not None:  # a team's: each writer's posts with their key
+            result = _publish_team(
+                config,
+                paths,
+                on_wait=on_wait,
+                on_request=run.request,
+                listener=listener,
+                waits=waits,
+                force=force,
+                recreate=recreate,
+                dry_run=dry_run,
+                drafts_only=drafts_only,
+                lock_timeout=lock_timeout,
+            )
+            records.publish(run, result)
+            return result
         with forem_client(config, on_wait=on_wait, on_request=run.request) as client:
-            engine = SyncEngine(config, client, progress=listener)
+            org = resolve_organization(config, client)
+            engine = SyncEngine(config, client, progress=listener, organization=org)
             if dry_run:
                 result = engine.publish(
                     paths,
@@ -107,3 +131,54 @@ def _publish(
                     )
         records.publish(run, result)
     return result
+
+
+def _publish_team(
+    config: Config,
+    paths: Iterable[str | Path],
+    *,
+    on_wait: WaitListener,
+    on_request: RequestListener,
+    listener: PublishProgress,
+    waits: list[tuple[float, str]],
+    force: bool,
+    recreate: bool,
+    drafts_only: bool,
+    dry_run: bool,
+    lock_timeout: float,
+) -> PublishResult:
+    """A team's publish: one client per writer's key (`sync.team`)."""
+
+    def client_for(account: Account) -> ForemClient:
+        return forem_client(
+            config,
+            on_wait=on_wait,
+            on_request=on_request,
+            key=account.key,
+            key_source=account.source,
+        )
+
+    if dry_run:
+        return publish_team(
+            config,
+            paths,
+            client_for,
+            force=force,
+            recreate=recreate,
+            drafts_only=drafts_only,
+            dry_run=True,
+            waits=waits,
+            progress=listener,
+        )
+    with writer_run(config, "publish", timeout=lock_timeout, on_wait=listener.blocked) as lock_wait:
+        return publish_team(
+            config,
+            paths,
+            client_for,
+            force=force,
+            recreate=recreate,
+            drafts_only=drafts_only,
+            waits=waits,
+            lock_wait=lock_wait,
+            progress=listener,
+        )

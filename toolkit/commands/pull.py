@@ -7,6 +7,7 @@ from contextlib import nullcontext
 
 from toolkit.clients import forem_client
 from toolkit.commands import records
+from toolkit.commands.accounts import TEAM_PULL, refuse_team
 from toolkit.config import Config
 from toolkit.runlog.run import recorded
 from toolkit.sync.pull import PullAction, PullOutcome, PullResult, pull_articles
@@ -28,6 +29,7 @@ def pull(
     their own; `merge`: merge the website's changes into them), holding the run lock;
     `on_blocked(message)` is told when another run holds it and this one waits (up to
     `lock_timeout` seconds). `dry_run` writes nothing and, like `plan`, takes no lock."""
+    refuse_team(config, TEAM_PULL)
     with recorded(config, "pull") as run:
         writer = (
             nullcontext(None)

@@ -64,15 +64,13 @@ def pull(run: Run, result: PullResult) -> None:
             "post",
             post=outcome.path,
             action=outcome.action.value,
-            outcome="ok"
-            if outcome.action.value in ("created", "overwritten", "merged", "kept", "unchanged")
-            else "failed",
+            outcome="ok" if outcome.ok else "failed",
             message=outcome.message or None,
             article_id=outcome.article_id,
         )
     if result.lock_wait:
         run.event("wait", action="run lock", reason=result.lock_wait)
-    if result.failed or result.in_conflict:
+    if not result.ok:
         run.outcome = "failed"
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from toolkit.clients import forem_client
 from toolkit.commands import records
+from toolkit.commands.accounts import client_of
 from toolkit.config import Config
 from toolkit.runlog.run import recorded
 from toolkit.sync.retire import RetireResult, unpublish_post
@@ -26,7 +26,7 @@ def unpublish(
     deleted, holding the run lock (`on_blocked(message)` while another run holds it)."""
     with recorded(config, "unpublish") as run:
         with (
-            forem_client(config, on_wait=run.wait, on_request=run.request) as client,
+            client_of(config, path, on_wait=run.wait, on_request=run.request) as client,
             writer_run(config, "unpublish", timeout=lock_timeout, on_wait=on_blocked) as lock_wait,
         ):
             result = unpublish_post(config, client, path)

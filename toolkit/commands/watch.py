@@ -2,7 +2,7 @@
 
 `watch()` returns the session unstarted: the caller starts it, waits (for Ctrl-C), and
 stops it. Pushes go through `DraftsToRemote`: one client, and so one pair of rate
-limiters, for the whole session; each push holds the run lock like `toolkit publish`,
+limiters, for the whole session (in a team's repository, one per writer's key); each push holds the run lock like `toolkit publish`,
 waits a few seconds for another run that holds it, then gives up (the pusher says so and
 tries again with the next save).
 
@@ -15,16 +15,21 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolkit.clients import forem_client
 from toolkit.commands import records
 from toolkit.config import Config
+from toolkit.content.accounts import Account, accounts_of
+from toolkit.license.gate import RECHECK_SECONDS, PremiumGate
 from toolkit.runlog.run import Run
 from toolkit.site import BuildReport
-from toolkit.site.premium import RECHECK_SECONDS, PremiumGate
-from toolkit.sync.engine import Outcome, PublishResult, SyncEngine
+from toolkit.sync.engine import MissingKey, Outcome, PublishResult, SyncEngine
 from toolkit.sync.runlock import writer_run
 from toolkit.watch import WatchOptions, WatchReporter, WatchSession
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.clients.forem import ForemClient
 
 __all__ = ["PUSH_LOCK_TIMEOUT", "DraftsToRemote", "WatchReporter", "WatchSession", "watch"]
 
@@ -46,11 +51,22 @@ class DraftsToRemote:
     ):
         self.lock_timeout = lock_timeout
         self._cancelled = threading.Event()
-        self._client = forem_client(
+        self._run = run
+        # A team's repository: one client per writer's key, made on the first push of
+        # one of their posts; otherwise one client for the session.
+        self._team = config.writers is not None
+        self._clients: dict[Account, ForemClient] = {}
+        self._client = None if self._team else self._client_of(config, None)
+
+    def _client_of(self, config: Config, account: Account | None) -> ForemClient:
+        run = self._run
+        return forem_client(
             config,
             sleep=self._sleep,
             on_wait=run.wait if run is not None else None,
             on_request=run.request if run is not None else None,
+            key=account.key if account is not None else None,
+            key_source=account.source if account is not None else "",
         )
 
     def _sleep(self, seconds: float) -> None:
@@ -62,16 +78,38 @@ class DraftsToRemote:
             with writer_run(
                 config, "watch (draft push)", timeout=self.lock_timeout, sleep=self._sleep
             ):
-                return SyncEngine(config, self._client).publish(paths, drafts_only=True)
+                if self._client is not None:
+                    return SyncEngine(config, self._client).publish(paths, drafts_only=True)
+                return self._publish_team(config, paths)
         except Cancelled:
             return None
+
+    def _publish_team(self, config: Config, paths: list[Path]) -> PublishResult:
+        """Each writer's saved drafts with their own key; a writer without one is said."""
+        outcomes: list[Outcome] = []
+        missing: list[MissingKey] = []
+        requests = 0
+        for account, keys in accounts_of(config, [str(p) for p in paths]).items():
+            if account.key is None:
+                missing.append(MissingKey(account.label, account.variable, len(keys)))
+                continue
+            if account not in self._clients:
+                self._clients[account] = self._client_of(config, account)
+            engine = SyncEngine(config, self._clients[account], account=account)
+            result = engine.publish(keys, drafts_only=True)
+            outcomes += result.outcomes
+            requests += result.requests
+        return PublishResult(outcomes=outcomes, requests=requests, team=True, missing_keys=missing)
 
     def cancel(self) -> None:
         self._cancelled.set()
 
     def close(self) -> None:
         self._cancelled.set()
-        self._client.close()
+        if self._client is not None:
+            self._client.close()
+        for client in self._clients.values():
+            client.close()
 
 
 class RecordingReporter:
@@ -131,7 +169,7 @@ def watch(
         else:
             gate = None
         notices: tuple[str, ...] = ()
-        if push and config.forem.api_key is None:
+        if push and config.forem.api_key is None and config.writers is None:
             notices, push = (NO_KEY,), False
         publisher = DraftsToRemote(config, lock_timeout=lock_timeout, run=run) if push else None
         return WatchSession(

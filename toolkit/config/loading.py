@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.config.keys import KEY
-from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, Config, WritersSection
+from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, Config
+from toolkit.config.writers import parse_writers
 from toolkit.errors import ConfigError
 from toolkit.mirror_layout import MIRROR, PODCASTS
 from toolkit.redact import quoted
@@ -129,6 +130,11 @@ def load_config(
     in_dotenv = {k for k in from_file if not given_env.get(k)}
     config = _build(name, root, path.resolve(), data, environment, in_dotenv)
     warnings = dotenv_warnings(dotenv)
+    if config.forem.organization is not None and config.forem.organization_id is not None:
+        warnings.append(
+            f"{name}: forem.organization_id is ignored: forem.organization is set (it takes "
+            "a username or an id; keep one of the two)"
+        )
     return replace(config, warnings=tuple(warnings)) if warnings else config
 
 
@@ -250,11 +256,12 @@ def _build(
 ) -> Config:
     problems: list[str] = []
     env_problems: list[str] = []  # reported after the file's
-    writers, writer_problems = WritersSection.parse(name, data.get("writers"))
+    writers, writer_problems = parse_writers(name, data.get("writers"), env, in_dotenv)
+    problems += writer_problems
     for section_name, value in data.items():
         if section_name == "writers":
-            problems += writer_problems
-        elif section_name not in SECTIONS:
+            continue
+        if section_name not in SECTIONS:
             problems.append(f"{name}: {section_name}: unknown section")
         elif not isinstance(value, dict):
             problems.append(f"{name}: {section_name}: must be a table ([{section_name}])")

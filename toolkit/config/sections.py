@@ -10,7 +10,6 @@ with the project's folder and where each value came from. `SECTIONS` and
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -23,22 +22,33 @@ from toolkit.config.keys import (
     CANONICAL_HOME,
     EXPORT_SOURCE,
     GENERATOR,
+    ISO_DATE,
     ISSUER,
     KEY,
+    ORGANIZATION,
     PATH,
     PATTERNS,
     PORT,
     POSITIVE_INT,
     SECONDS,
     STRING,
+    TAG_MAP,
     TEXT,
+    TIME_ZONE,
     URL,
     Key,
     Secret,
     option,
     secret,
 )
-from toolkit.redact import quoted
+
+# The rules of a writer's folder and variable live with the `[writers]` table; init's
+# detection of a team's layout reads them from here too.
+from toolkit.config.writers import ENV_NAME as ENV_NAME
+from toolkit.config.writers import WRITER_FOLDER as WRITER_FOLDER
+from toolkit.config.writers import WRITER_VARIABLE_PREFIX as WRITER_VARIABLE_PREFIX
+from toolkit.config.writers import Writers
+from toolkit.config.writers import writer_variable as writer_variable
 
 DEFAULT_CONFIG_NAME = "toolkit.toml"
 SECTION = "toolkit.section"  # field metadata of `Config`: the section's dataclass
@@ -69,7 +79,8 @@ class SiteConfig:
     assets_base_url: str | None = option(
         URL,
         help="Absolute base under which the content folder's files are served: relative "
-        "images are sent to the API as URLs under it.",
+        "images are sent to the API as URLs under it (an http(s) URL of plain characters: "
+        "no user:password@, quote, bracket or space).",
     )
     images_from_site: bool = option(
         BOOLEAN,
@@ -147,7 +158,7 @@ class SourceConfig:
         BOOLEAN, default=True, help="The writer's site serves a post's page with a final /."
     )
     timezone: str | None = option(
-        TEXT,
+        TIME_ZONE,
         help="The site's time zone (IANA, e.g. America/New_York): the date in a permalink "
         "and a date written without an offset are read in it.",
     )
@@ -166,7 +177,7 @@ class SourceConfig:
         "always read).",
     )
     adopted: str | None = option(
-        TEXT,
+        ISO_DATE,
         help="When toolkit was adopted (an ISO date): a post dated before it without an "
         "article is not sent unless opted in.",
     )
@@ -182,8 +193,17 @@ class ForemConfig:
         env="FOREM_BASE_URL",
         help="Origin of the publishing API, without /api.",
     )
+    organization: str | int | None = option(
+        ORGANIZATION,
+        help='Publish every article into this organisation: its username (e.g. "acme") or '
+        "its numeric id; for a writer who is a member of it (the API leaves a "
+        "non-member's article outside it). Unset, an article already in an organisation "
+        "stays there.",
+    )
     organization_id: int | None = option(
-        POSITIVE_INT, help="Publish the articles under this organisation."
+        POSITIVE_INT,
+        help="The numeric spelling of organization (organization = <id>), sent as it is, "
+        "nothing looked up; ignored when organization is set.",
     )
     canonical: str = option(
         CANONICAL_HOME,
@@ -199,9 +219,19 @@ class ForemConfig:
     timeout: float = option(
         SECONDS, default=30, help="Seconds to wait for an answer before a request fails."
     )
+    tags: tuple[tuple[str, str], ...] | None = option(
+        TAG_MAP,
+        help="[forem.tags]: the writer's tags as written -> the dev.to tag sent, e.g. "
+        '"GitHub Copilot" = "githubcopilot" (others are lower-cased, letters and digits kept).',
+    )
     api_key: Secret | None = secret(
         "FOREM_API_KEY", help="API key (dev.to: Settings, Extensions, DEV API Keys)."
     )
+
+    @property
+    def organization_ref(self) -> str | int | None:
+        """The organisation to publish into, as written: a username or an id."""
+        return self.organization if self.organization is not None else self.organization_id
 
 
 @dataclass(frozen=True)
@@ -301,51 +331,6 @@ class McpConfig:
     )
 
 
-# A variable's name as a shell and GitHub Actions take it.
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# A writer's folder: one plain name, directly under the posts folder.
-WRITER_FOLDER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
-WRITER_VARIABLE_PREFIX = "FOREM_API_KEY_"
-
-
-def writer_variable(folder: str) -> str:
-    """The variable a writer's key is read from by default: `FOREM_API_KEY_` and the
-    folder's name upper-cased, every character but a letter or digit written `_`
-    (`jane-doe` -> `FOREM_API_KEY_JANE_DOE`)."""
-    return WRITER_VARIABLE_PREFIX + re.sub(r"[^A-Z0-9]", "_", folder.upper())
-
-
-@dataclass(frozen=True)
-class WritersSection:
-    """[writers]: a team's repository, one folder per writer under the posts folder; each
-    line names the variable holding that writer's API key (`jane-doe =
-    "FOREM_API_KEY_JANE_DOE"`)."""
-
-    variables: Mapping[str, str] = field(default_factory=dict)  # folder -> variable
-
-    @classmethod
-    def parse(cls, name: str, value: Any) -> tuple[WritersSection, list[str]]:
-        """The table as `toolkit.toml` gives it, and every problem as `name: key: problem`."""
-        if value is None:
-            return cls(), []
-        if not isinstance(value, dict):
-            return cls(), [f"{name}: writers: must be a table ([writers])"]
-        problems: list[str] = []
-        variables: dict[str, str] = {}
-        for folder, variable in value.items():
-            where = f"{name}: writers.{quoted(folder, 100, marks=False)}"
-            if not WRITER_FOLDER.fullmatch(folder) or set(folder) == {"."}:
-                problems.append(f"{where}: a writer is one folder name under the posts folder")
-            elif not isinstance(variable, str) or not ENV_NAME.fullmatch(variable):
-                problems.append(
-                    f"{where}: must be the name of an environment variable, e.g. "
-                    f'"{writer_variable(folder)}"'
-                )
-            else:
-                variables[folder] = variable
-        return cls(variables), problems
-
-
 def section(cls: type) -> Any:
     return field(metadata={SECTION: cls})
 
@@ -362,9 +347,10 @@ class Config:
     license: LicenseConfig = section(LicenseConfig)
     logs: LogsConfig = section(LogsConfig)
     mcp: McpConfig = section(McpConfig)
-    writers: WritersSection = field(default_factory=WritersSection)
     # Problems that do not stop loading (a `.env` open to other users); the CLI shows them.
     warnings: tuple[str, ...] = ()
+    # The `[writers]` table of a team's repository (None: one account, FOREM_API_KEY).
+    writers: Writers | None = field(default=None, compare=False, repr=False)
     # Where each key's value came from: "default", the file's name, an environment variable,
     # or "VARIABLE in .env" when the variable was read from the .env file.
     origins: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)

@@ -11,14 +11,23 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
-from toolkit.config.keys import BASE_URL, BOOLEAN, KEY, PATH, PATTERNS, POSITIVE_INT, TEXT, URL, Key
-from toolkit.config.sections import (
-    DEFAULT_CONFIG_NAME,
-    SECTIONS,
-    WritersSection,
-    declared_keys,
-    writer_variable,
+from toolkit.config.keys import (
+    BASE_URL,
+    BOOLEAN,
+    ISO_DATE,
+    KEY,
+    ORGANIZATION,
+    PATH,
+    PATTERNS,
+    POSITIVE_INT,
+    TAG_MAP,
+    TEXT,
+    TIME_ZONE,
+    URL,
+    Key,
 )
+from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, declared_keys
+from toolkit.config.writers import HELP, writer_variable
 
 
 def toml_value(value: Any) -> str:
@@ -27,6 +36,11 @@ def toml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, str | list):
         return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):  # an inline table
+        pairs = (
+            f"{json.dumps(str(k), ensure_ascii=False)} = {toml_value(v)}" for k, v in value.items()
+        )
+        return "{ " + ", ".join(pairs) + " }"
     return str(value)
 
 
@@ -39,7 +53,11 @@ EXAMPLES: dict[str, Any] = {
     PATH.kind: "path/to/file",
     POSITIVE_INT.kind: 1,
     PATTERNS.kind: ["examples/", "**/README.md"],
+    ORGANIZATION.kind: "acme",
     BOOLEAN.kind: True,
+    TAG_MAP.kind: {"GitHub Copilot": "githubcopilot"},
+    ISO_DATE.kind: "2026-01-01",
+    TIME_ZONE.kind: "America/New_York",
 }
 
 
@@ -79,13 +97,12 @@ def commented_toml() -> str:
             lines += comment(" ".join(notes))
             value = key.default if key.default is not None else EXAMPLES.get(key.rule.kind, "")
             lines.append(f"# {item.name} = {toml_value(value)}")
-    lines += ["", *comment((WritersSection.__doc__ or "").strip())]
-    lines += comment(
-        "toolkit init writes one line per writer's folder, naming by default the variable "
-        "FOREM_API_KEY_ and the folder's name upper-cased, every character but a letter "
-        "or digit written _."
-    )
-    lines += ["# [writers]", f'# jane-doe = "{writer_variable("jane-doe")}"']
+    lines += [
+        "",
+        *comment(HELP),
+        "# [writers]",
+        f'# jane-doe = "{writer_variable("jane-doe")}"',
+    ]
     return "\n".join(lines) + "\n"
 
 

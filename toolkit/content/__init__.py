@@ -12,7 +12,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from toolkit.content.discover import excluded_by, find_posts
+from toolkit.content.discover import excluded_by, find_posts, post_suffixes
 from toolkit.content.problems import PostError, Problem, ProblemList, Severity
 from toolkit.localfiles import config_folders
 from toolkit.redact import quoted
@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
     from toolkit.config import Config
+    from toolkit.content.bodies import SourceBodies
     from toolkit.content.payload import Payload
     from toolkit.content.post import Post, load_post
 
@@ -35,6 +36,7 @@ __all__ = [
     "check",
     "load_post",
     "load_posts",
+    "load_project_post",
     "payload_for",
 ]
 
@@ -72,6 +74,7 @@ def load_posts(
     Markdown file without a front matter is not a post, said once as a note, and so is
     one named `.MD` or `.markdown`."""
     from toolkit.content.post import load_post
+    from toolkit.content.sources import reader
 
     posts: list[Post] = []
     problems: list[Problem] = []
@@ -83,8 +86,10 @@ def load_posts(
         config_folders(config),
         skipped,
         excluded_by(config),
-        misnamed,
+        suffixes=post_suffixes(config),
+        others=misnamed,
     )
+    read = reader(config)
     for path in found:
         try:
             post = load_post(path, config.relative(path))
@@ -92,6 +97,9 @@ def load_posts(
             problems.append(exc.problem)
             continue
         if post.has_front_matter:
+            post = read(post)
+            if post.reading is not None:
+                problems += post.reading.problems
             posts.append(post)
         else:
             problems.append(Problem(post.key, 1, NOT_A_POST, Severity.NOTE))
@@ -108,6 +116,15 @@ def load_posts(
         for path in misnamed
     ]
     return posts, problems
+
+
+def load_project_post(config: Config, path: Path, key: str) -> Post:
+    """One post of the project as `publish` reads it: parsed, then read for the generator
+    `[source]` names (`sources.read_post`); `PostError` when it cannot be parsed."""
+    from toolkit.content.post import load_post
+    from toolkit.content.sources import reader
+
+    return reader(config)(load_post(path, key))
 
 
 def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
@@ -130,7 +147,12 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
         rest = [
             (path, config.relative(path))
             for path in find_posts(
-                config.site.content_dir, (), config_folders(config), None, excluded_by(config)
+                config.site.content_dir,
+                (),
+                config_folders(config),
+                None,
+                excluded_by(config),
+                post_suffixes(config),
             )
             if path not in named
         ]
@@ -141,12 +163,34 @@ def check(config: Config, paths: Iterable[str | Path] = ()) -> CheckReport:
         image_host=image_host(config),
         canonical_home=canonical_home(config),
         others=others,
+        bodies=bodies_of(config),
     )
     from toolkit.content.dates import series_notes
 
     problems += series_notes(posts, config)
+    problems = _kept_home(posts, problems)
     unparsed = {p.path for p in problems if p.is_error} - {p.key for p in posts}
     return CheckReport(posts=posts, problems=sorted(problems), files=len(posts) + len(unparsed))
+
+
+def _kept_home(posts: list[Post], problems: list[Problem]) -> list[Problem]:
+    """The errors of a post the writer keeps off dev.to for good (a draft of their site, a
+    skip key) as warnings: they are the publishing API's, and it is never sent."""
+    held = {
+        post.key: post.held
+        for post in posts
+        if post.held and post.reading is not None and not post.reading.waits
+    }
+    if not held:
+        return problems
+    return [
+        Problem(
+            p.path, p.line, f"{p.message} (never sent: {held[p.path]})", Severity.WARNING, p.kind
+        )
+        if p.is_error and p.path in held
+        else p
+        for p in problems
+    ]
 
 
 def payload_for(post: Post, config: Config) -> Payload:
@@ -158,5 +202,24 @@ def payload_for(post: Post, config: Config) -> Payload:
         config.site.content_dir,
         canonical_home=canonical_home(config),
         assets_base_url=image_host(config).base_url,
-        organization_id=config.forem.organization_id,
+        # `[forem] organization` (looked up by the publish) wins over organization_id.
+        organization_id=config.forem.organization_id if config.forem.organization is None else None,
+        bodies=bodies_of(config),
     )
+
+
+_BODIES: list[tuple[Config, SourceBodies | None]] = []  # the last project's, reused
+
+
+def bodies_of(config: Config) -> SourceBodies | None:
+    """The project's `bodies.SourceBodies` (None for dev.to-style posts), made once per
+    config: its index of post names is read once however many posts name others."""
+    if config.source.generator == "devto":
+        return None
+    if _BODIES and _BODIES[0][0] is config:
+        return _BODIES[0][1]
+    from toolkit.content.bodies import source_bodies
+
+    made = source_bodies(config)
+    _BODIES[:] = [(config, made)]
+    return made

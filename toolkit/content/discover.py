@@ -1,7 +1,8 @@
 """Which files are posts: `.md` files under the content folder, skipping `_` and `.` names
 and what `[content] exclude` names (gitignore-style patterns relative to the content
-folder, matched by `pathspec` as git matches a `.gitignore`). A `.md` file without a
-front matter is not a post either; that is known once it is read (`Post.has_front_matter`).
+folder, matched by `pathspec` as git matches a `.gitignore`, in time linear in the path:
+`config.keys.exclude_spec`). A `.md` file without a front matter is not a post either;
+that is known once it is read (`Post.has_front_matter`).
 
 A post is a regular file, or a symlink to one inside the project (`toolkit.localfiles`).
 A symlink leading outside the project, a FIFO or a device is skipped without being
@@ -37,10 +38,9 @@ def exclusion(patterns: tuple[str, ...] | None) -> Excluded:
     """What `[content] exclude` leaves out, as a predicate on content-relative paths."""
     if not patterns:
         return _nothing
-    from pathspec import GitIgnoreSpec
+    from toolkit.config.keys import exclude_spec
 
-    spec = GitIgnoreSpec.from_lines(patterns)
-    return spec.match_file
+    return exclude_spec(patterns).match_file
 
 
 def excluded_by(config: Config) -> Excluded:
@@ -58,14 +58,26 @@ def _relative(path: str | Path, content_dir: Path) -> str | None:
 Skipped = list[tuple[Path, str]]  # (path, why it was not read)
 
 POST_SUFFIX = ".md"
-# Markdown by another name (`.MD`, `.markdown`): never a post, but said to be left out,
-# since a writer meant it for one.
+# The names of post files: Markdown, and in a project written for a generator
+# (`post_suffixes`) MDX and Jekyll's `.markdown` too.
+MARKDOWN = (POST_SUFFIX,)
+WITH_MDX = (".md", ".mdx", ".markdown")
+# Markdown by another name (`.MD`, `.markdown`): never a post (unless the generator
+# reads it), but said to be left out, since a writer meant it for one.
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 
 
-def misnamed(name: str) -> bool:
-    """Whether a file name says Markdown (`a.MD`, `a.markdown`) but not the `.md` posts have."""
-    return not name.endswith(POST_SUFFIX) and name.lower().endswith(MARKDOWN_SUFFIXES)
+def post_suffixes(config: Config) -> tuple[str, ...]:
+    """The endings of the project's post files: `.mdx` and `.markdown` too when `[source]`
+    names a generator (Astro, Next and Eleventy read MDX; Jekyll's posts are often
+    `.markdown`)."""
+    return MARKDOWN if config.source.generator == "devto" else WITH_MDX
+
+
+def misnamed(name: str, suffixes: tuple[str, ...] = MARKDOWN) -> bool:
+    """Whether a file name says Markdown (`a.MD`, `a.markdown`) but not an ending posts
+    have (`suffixes`)."""
+    return not name.endswith(suffixes) and name.lower().endswith(MARKDOWN_SUFFIXES)
 
 
 def _hidden(name: str) -> bool:
@@ -79,6 +91,7 @@ def walk_posts(
     *,
     content_dir: Path | None = None,
     excluded: Excluded = _nothing,
+    suffixes: tuple[str, ...] = MARKDOWN,
     others: list[Path] | None = None,
 ) -> list[Path]:
     """Every post under `folder`, sorted, so that every run sees them in the same order.
@@ -108,15 +121,19 @@ def walk_posts(
                     stack.append(entry.path)
                     continue
                 if entry.is_file(follow_symlinks=False):
-                    if entry.name.endswith(POST_SUFFIX):
+                    if entry.name.endswith(suffixes):
                         found.append(entry.path)
-                    elif others is not None and misnamed(entry.name):
+                    elif others is not None and misnamed(entry.name, suffixes):
                         others.append(Path(entry.path))
                     continue
                 kind, _, reason = localfiles.classify_entry(entry, folders)
-                if kind == localfiles.FILE and entry.name.endswith(POST_SUFFIX):
+                if kind == localfiles.FILE and entry.name.endswith(suffixes):
                     found.append(entry.path)
-                elif kind == localfiles.FILE and others is not None and misnamed(entry.name):
+                elif (
+                    kind == localfiles.FILE
+                    and others is not None
+                    and misnamed(entry.name, suffixes)
+                ):
                     others.append(Path(entry.path))
                 elif reason:  # what the site's scan reports too
                     refused.append((Path(entry.path), reason))
@@ -128,13 +145,18 @@ def walk_posts(
     return [Path(path) for path in found]
 
 
-def is_post_path(path: Path, content_dir: Path, excluded: Excluded = _nothing) -> bool:
+def is_post_path(
+    path: Path,
+    content_dir: Path,
+    excluded: Excluded = _nothing,
+    suffixes: tuple[str, ...] = MARKDOWN,
+) -> bool:
     """Whether `path` (absolute) would be a post of `content_dir` (if it has a front matter)."""
     try:
         parts = path.relative_to(content_dir).parts
     except ValueError:
         return False
-    if path.suffix != POST_SUFFIX or any(_hidden(part) for part in parts):
+    if path.suffix not in suffixes or any(_hidden(part) for part in parts):
         return False
     return excluded is _nothing or not excluded("/".join(parts))
 
@@ -154,6 +176,7 @@ def find_posts(
     folders: tuple[str, ...] = (),
     skipped: Skipped | None = None,
     excluded: Excluded = _nothing,
+    suffixes: tuple[str, ...] = MARKDOWN,
     others: list[Path] | None = None,
 ) -> list[Path]:
     """The posts named by `paths` (files or folders), or all of `content_dir` when none.
@@ -170,7 +193,9 @@ def find_posts(
     if not paths:
         if not content_dir.is_dir():
             raise ContentError(f"{content_dir}: the content folder does not exist")
-        return walk_posts(content_dir, folders, refused, excluded=excluded, others=others)
+        return walk_posts(
+            content_dir, folders, refused, excluded=excluded, suffixes=suffixes, others=others
+        )
     found: set[Path] = set()
     for given in paths:
         named = Path(os.path.abspath(given))
@@ -188,6 +213,7 @@ def find_posts(
                     refused,
                     content_dir=content_dir,
                     excluded=excluded,
+                    suffixes=suffixes,
                     others=others,
                 )
             )

@@ -8,7 +8,8 @@ first known of these hosts a relative image (`image_host`):
 2. in CI on GitHub (`GITHUB_ACTIONS=true`, `GITHUB_REPOSITORY`, `GITHUB_SHA`): the
    pushed commit's raw files, as dev-to-git and devto-cli send them
    (`https://raw.githubusercontent.com/<repository>/<sha>/<path from the repository's
-   root>`; on GitHub Enterprise Server, `<GITHUB_SERVER_URL>/<repository>/raw/<sha>/...`);
+   root>`; on GitHub Enterprise Server, `<GITHUB_SERVER_URL>/<repository>/raw/<sha>/...`,
+   where `GITHUB_SERVER_URL` must be an http(s) origin);
 3. the deployed site, when `[site] images_from_site = true` says the site at `[site] url`
    is deployed (the site copies a post's images at their path in the content folder).
 
@@ -27,12 +28,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import quote
+
+from toolkit.config.keys import origin_problem
+from toolkit.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.config import Config
-    from toolkit.content.rules import Unique
 
 GITHUB = "https://github.com"
 GITHUB_RAW = "https://raw.githubusercontent.com"
@@ -83,23 +86,33 @@ def _ci_base(
     return base if inside in ("", ".") else f"{base}/{quote(inside)}"
 
 
+def commit_base(folder: Path, environ: Mapping[str, str] | None = None) -> str | None:
+    """In CI on GitHub, the address of `folder`'s files in the pushed commit; else None."""
+    env = os.environ if environ is None else environ
+    repository, sha = env.get("GITHUB_REPOSITORY", ""), env.get("GITHUB_SHA", "")
+    if env.get("GITHUB_ACTIONS") == "true" and repository.strip("/") and sha.strip():
+        server = env.get("GITHUB_SERVER_URL", "") or GITHUB
+        problem = origin_problem(server)
+        if problem is not None:  # spliced into every image URL sent: an origin only
+            raise ConfigError([f"GITHUB_SERVER_URL: {problem}"])
+        return _ci_base(
+            Path(os.path.realpath(folder)),
+            server,
+            repository,
+            sha.strip(),
+            env.get("GITHUB_WORKSPACE", ""),
+        )
+    return None
+
+
 def image_host(config: Config, environ: Mapping[str, str] | None = None) -> ImageHost:
     """Who serves the content folder's files, from the first source known (module doc)."""
     site = config.site
     if site.assets_base_url:
         return ImageHost(site.assets_base_url, "[site] assets_base_url")
-    env = os.environ if environ is None else environ
-    repository, sha = env.get("GITHUB_REPOSITORY", ""), env.get("GITHUB_SHA", "")
-    if env.get("GITHUB_ACTIONS") == "true" and repository.strip("/") and sha.strip():
-        base = _ci_base(
-            Path(os.path.realpath(site.content_dir)),
-            env.get("GITHUB_SERVER_URL", "") or GITHUB,
-            repository,
-            sha.strip(),
-            env.get("GITHUB_WORKSPACE", ""),
-        )
-        if base is not None:
-            return ImageHost(base, "the pushed commit on GitHub")
+    base = commit_base(site.content_dir, environ)
+    if base is not None:
+        return ImageHost(base, "the pushed commit on GitHub")
     if site.images_from_site and site.url:
         return ImageHost(site.url, "[site] url (images_from_site)")
     return NO_HOST
@@ -110,9 +123,20 @@ def canonical_home(config: Config) -> str | None:
     return config.site.url if config.forem.canonical == "site" else None
 
 
-def sent_canonical_url(post: Unique, home: str | None) -> str | None:
-    """The `canonical_url` the API receives: the post's own, else its page under `home`
-    (the site, when `[forem] canonical = "site"`), else none."""
+class Addressed(Protocol):
+    """What a post's canonical URL is made of (a `Post`, or a `known.KnownPost`)."""
+
+    @property
+    def slug(self) -> str: ...
+    @property
+    def canonical_url(self) -> str | None: ...
+
+
+def canonical_url(post: Addressed, home: str | None) -> str | None:
+    """The post's canonical URL: its own, else its page under `home`, else none. What the
+    API receives is this with `home` the site when `[forem] canonical = "site"`
+    (`canonical_home`); a remote article is matched to its post with `home` the site
+    whenever `[site] url` is set."""
     if post.canonical_url:
         return post.canonical_url.strip()
     if home:

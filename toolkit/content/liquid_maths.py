@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from toolkit.content.liquid import Invalid, prose
+from toolkit.content.liquid import Invalid, find_tags, prose
 
 # `{% katex %}` (`{% katex inline %}` for inline) and its `{% endkatex %}`: the TeX is what
 # lies between, over lines if need be.
@@ -38,7 +38,9 @@ def find_maths(body: str, text: str | None = None) -> list[Maths]:
     text = prose(body) if text is None else text
     found: list[Maths] = []
     at = 0
-    while (opening := KATEX_OPEN.search(text, at)) is not None:
+    for opening in find_tags(KATEX_OPEN, text):
+        if opening.start() < at:
+            continue  # in the formula before
         closing = KATEX_CLOSE.search(text, opening.end())
         if closing is None:  # nor does any later one close
             break

@@ -10,7 +10,15 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from toolkit.content.liquid import TAG, Closing, Invalid, Opening, code_spans, read_tag
+from toolkit.content.liquid import (
+    TAG,
+    Closing,
+    Invalid,
+    Opening,
+    code_spans,
+    find_tags,
+    read_tag,
+)
 from toolkit.content.liquid_maths import KATEX_NAMES, find_maths, mathml
 
 
@@ -30,16 +38,17 @@ _MARKUP = re.compile(r"[<`*\[\\]")
 def _where(line: str) -> tuple[int, int, int, str]:
     """A line's quote depth, its indent (after the quote markers), the column its text
     starts at (after the list markers too) and that text."""
-    depth = 0
-    while (quote := _QUOTES.match(line)) is not None:
+    depth = at = 0  # read by offset: a line of 100,000 markers is not copied each time
+    while (quote := _QUOTES.match(line, at)) is not None:
         depth += 1
-        line = line[quote.end() :]
-    text = line.lstrip(" ")
-    column = indent = len(line) - len(text)
-    while (item := _ITEM.match(text)) is not None and item.end() > 0:
-        column += item.end()
-        text = text[item.end() :]
-    return depth, indent, column, text
+        at = quote.end()
+    start = at
+    while at < len(line) and line[at] == " ":
+        at += 1
+    indent = at - start
+    while (item := _ITEM.match(line, at)) is not None and item.end() > at:
+        at = item.end()
+    return depth, indent, at - start, line[at:]
 
 
 def scan(body: str) -> list[Finding]:
@@ -102,7 +111,7 @@ def scan(body: str) -> list[Finding]:
         if "{%" not in line:
             continue
         text = code_spans(text).strip()
-        for match in TAG.finditer(code_spans(line)):
+        for match in find_tags(TAG, code_spans(line)):
             if in_maths(starts[index] + match.start()):
                 continue
             name, argument = match.group(1), match.group(2) or ""

@@ -5,8 +5,9 @@
 written again: toolkit's own keys removed, dates as quoted strings (the API answers 422
 to an unquoted YAML date), relative images (body and `cover_image`) made absolute under
 the base `hosting.image_host` found, an empty `description` left out (dev.to then makes
-one from the body; sent as `null`, Forem's front-matter fixer would print "null"), and
-`canonical_url` only when the writer asked for it (`hosting.sent_canonical_url`). The
+one from the body; sent as `null`, Forem's front-matter fixer would print "null"), a
+`description` written over lines sent as one line (the fixer breaks a YAML block), and
+`canonical_url` only when the writer asked for it (`hosting.canonical_url`). The
 front matter wins over the JSON fields on the API side, so both are built from the same
 values and never disagree.
 """
@@ -17,6 +18,7 @@ import datetime as dt
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,9 +26,12 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from yaml.representer import SafeRepresenter
 
-from toolkit.content import images
-from toolkit.content.hosting import sent_canonical_url
+from toolkit.content import images, translate
+from toolkit.content.hosting import canonical_url
 from toolkit.content.post import FOREM_KEYS, TOOLKIT_KEYS, Post
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.content.bodies import SourceBodies
 
 
 @dataclass(frozen=True)
@@ -72,7 +77,34 @@ def _str_presenter(dumper: SafeRepresenter, value: str) -> yaml.ScalarNode:
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
+class _Fixed(str):
+    """The value of a key Forem's front-matter fixer rewrites (`title`, `description`):
+    it wraps what follows `key: ` up to the line's end in double quotes unless it is
+    quoted already (`MarkdownProcessor::Fixer::Base.add_quotes_to_section`). So the value
+    is written on one line (a `|` block became `"|"` and its lines a YAML error: 422 on
+    every publish), and in double quotes when it holds a backslash (wrapped as it was, a
+    plain `C:\new` would be read as an escape)."""
+
+
+def _fixed_presenter(dumper: SafeRepresenter, value: str) -> yaml.ScalarNode:
+    style = '"' if "\\" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(value), style=style)
+
+
 _Dumper.add_representer(str, _str_presenter)
+_Dumper.add_representer(_Fixed, _fixed_presenter)
+FIXED_KEYS = ("title", "description")
+# What YAML reads as a line break (its own four, and CR LF).
+LINE_BREAK = re.compile("[\r\n\x85\u2028\u2029]")
+_FOLDED = re.compile("[ \t]*[\r\n\x85\u2028\u2029][ \t\r\n\x85\u2028\u2029]*")
+
+
+def one_line(text: str) -> str:
+    """`text` on one line, as YAML's `>` folds it: each line break, with the blanks
+    around it, one space (none at the ends). Text without a line break is as written."""
+    if LINE_BREAK.search(text) is None:
+        return text
+    return _FOLDED.sub(" ", text).strip()
 
 
 def _quoted_dates(value: Any) -> Any:
@@ -95,21 +127,42 @@ def dump_front_matter(meta: dict[str, Any]) -> str:
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=False,
-        width=10_000,
+        width=1 << 30,  # a value on one line, however long (see `_Fixed`)
     )
 
 
 def _rewrite_images(post: Post, content_dir: Path, base_url: str | None) -> str:
-    body = post.body
     if not base_url:
-        return body
+        return post.body
+
+    def url_of(src: str) -> str | None:
+        file = images.resolve(src, post.path, content_dir)
+        relative = images.asset_path(file, content_dir)
+        return images.absolute_url(base_url, relative) if relative is not None else None
+
+    return rewrite_images(post.body, url_of)
+
+
+def rewrite_images(
+    body: str, url_of: Callable[[str], str | None], *, code_spans: bool = False
+) -> str:
+    """`body` with each relative image's source replaced by `url_of(source)` (when not
+    None), where it reads as a target and outside fenced code (and code spans, with
+    `code_spans`)."""
     replacements: dict[str, str] = {}
-    for ref in images.find_images(body, post.body_line):
+    for ref in images.find_images(body):
         if ref.src in replacements or not images.is_relative(ref.src):
             continue
-        relative = images.asset_path(images.resolve(ref.src, post.path, content_dir), content_dir)
-        if relative is not None:
-            replacements[ref.src] = images.absolute_url(base_url, relative)
+        url = url_of(ref.src)
+        if url is not None:
+            replacements[ref.src] = url
+    return replace_targets(body, replacements, code_spans=code_spans)
+
+
+def replace_targets(body: str, replacements: dict[str, str], *, code_spans: bool = False) -> str:
+    """`body` with each target of `replacements` replaced, where it reads as an image or
+    link target (`images.TARGET_LEAD`), outside fenced code (and code spans, with
+    `code_spans`)."""
     if not replacements:
         return body
     # Only where a source reads as an image or link target, and never inside fenced code.
@@ -119,18 +172,49 @@ def _rewrite_images(post: Post, content_dir: Path, base_url: str | None) -> str:
         + "|".join(re.escape(src) for src in sorted(replacements, key=len, reverse=True))
         + r")(?=[\s)>\"']|$)"
     )
+
+    def sub(text: str) -> str:
+        return pattern.sub(lambda m: m.group(1) + replacements[m.group(2)], text)
+
     lines = body.split("\n")
     for index, inside_code in enumerate(images.code_mask(body)):
-        if not inside_code:
-            lines[index] = pattern.sub(
-                lambda m: m.group(1) + replacements[m.group(2)], lines[index]
-            )
-    body = "\n".join(lines)
-    return body
+        if inside_code:
+            continue
+        line = lines[index]
+        spans = translate.code_spans(line) if code_spans else []
+        if not spans:
+            lines[index] = sub(line)
+            continue
+        parts, cursor = [], 0
+        for start, stop in spans:
+            parts += [sub(line[cursor:start]), line[start:stop]]
+            cursor = stop
+        parts.append(sub(line[cursor:]))
+        lines[index] = "".join(parts)
+    return "\n".join(lines)
+
+
+def sent_body(post: Post, bodies: SourceBodies) -> str:
+    """The body of a post written for another generator, as dev.to reads it: translated
+    (`translate`), its images made absolute (`bodies.SourceBodies.image_url`), and its
+    links to the writer's site (`/2020/other/`) too (`bodies.SourceBodies.link_url`)."""
+    body = rewrite_images(
+        bodies.translate(post).body, lambda src: bodies.image_url(src, post), code_spans=True
+    )
+    links: dict[str, str] = {}
+    for target in images.find_references(body):
+        url = bodies.link_url(target)
+        if url is not None:
+            links[target] = url
+    return replace_targets(body, links, code_spans=True)
 
 
 def front_matter_for_api(
-    post: Post, content_dir: Path, canonical_home: str | None, assets_base_url: str | None
+    post: Post,
+    content_dir: Path,
+    canonical_home: str | None,
+    assets_base_url: str | None,
+    bodies: SourceBodies | None = None,
 ) -> dict[str, Any]:
     """The front matter as the API will read it, in a fixed key order."""
     meta = dict(post.meta)
@@ -141,13 +225,17 @@ def front_matter_for_api(
         meta.pop("description", None)
     if post.tags or "tags" in meta:
         meta["tags"] = ", ".join(post.tags)
-    canonical = sent_canonical_url(post, canonical_home)
+    canonical = canonical_url(post, canonical_home)
     if canonical:
         meta["canonical_url"] = canonical
     else:
         meta.pop("canonical_url", None)  # an empty one: nothing asked for
     cover = post.cover_image
-    if cover and images.is_relative(cover.strip()) and assets_base_url:
+    if cover and images.is_relative(cover.strip()) and bodies is not None:
+        url = bodies.image_url(cover.strip(), post)
+        if url is not None:
+            meta["cover_image"] = url
+    elif cover and images.is_relative(cover.strip()) and assets_base_url:
         relative = images.asset_path(
             images.resolve(cover.strip(), post.path, content_dir), content_dir
         )
@@ -156,6 +244,9 @@ def front_matter_for_api(
     meta["published"] = post.published
     if post.title:
         meta["title"] = post.title
+    for key in FIXED_KEYS:  # a title with a line break is `check`'s error
+        if isinstance(meta.get(key), str):
+            meta[key] = _Fixed(one_line(meta[key]))
     ordered = {key: meta[key] for key in FOREM_KEYS if key in meta}
     ordered.update((key, value) for key, value in meta.items() if key not in ordered)
     return ordered
@@ -168,12 +259,17 @@ def build_payload(
     canonical_home: str | None = None,
     assets_base_url: str | None = None,
     organization_id: int | None = None,
+    bodies: SourceBodies | None = None,
 ) -> Payload:
     """The deterministic payload of a post that passed validation. `assets_base_url`:
     where the content folder's files are served (`hosting.image_host`); `canonical_home`:
-    the site's address when the site is the posts' canonical home."""
-    meta = front_matter_for_api(post, content_dir, canonical_home, assets_base_url)
-    body = _rewrite_images(post, content_dir, assets_base_url)
+    the site's address when the site is the posts' canonical home; `bodies`: the
+    project's generator, when the posts are written for another one (`bodies`)."""
+    meta = front_matter_for_api(post, content_dir, canonical_home, assets_base_url, bodies)
+    if bodies is None:
+        body = _rewrite_images(post, content_dir, assets_base_url)
+    else:
+        body = sent_body(post, bodies)
     body_markdown = f"---\n{dump_front_matter(meta)}---\n{body}"
     article: dict[str, Any] = {
         "title": post.title,

@@ -24,7 +24,6 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,7 +83,8 @@ FOREM_KEYS = (
 # Keys only toolkit reads; never sent to the API.
 # `pinned: true` lists the post first on the site's home page; `id` is the article the
 # post is bound to, as devto-cli writes it (`toolkit.sync.remote` reads it).
-TOOLKIT_KEYS = ("premium", "slug", "organization_id", "pinned", "id")
+# `crosspost: true` sends a post that predates `[source] adopted` (`toolkit.sync.adoption`).
+TOOLKIT_KEYS = ("premium", "slug", "organization_id", "pinned", "id", "crosspost")
 KNOWN_KEYS = frozenset(FOREM_KEYS + TOOLKIT_KEYS)
 
 
@@ -105,6 +105,21 @@ def split_tags(value: Any) -> list[str]:
     return [str(item).strip() for item in items if str(item).strip()]
 
 
+@dataclass(frozen=True)
+class Reading:
+    """How a post's front matter was read for dev.to, when it was written for another
+    generator (`toolkit.content.sources` reads it)."""
+
+    generator: str
+    origins: dict[str, str] = field(default_factory=dict)  # field -> the key it came from
+    held: str | None = None  # why the post is never sent, when it is not
+    article_ref: str | None = None  # a dev.to slug or address naming its article
+    ref_key: str | None = None  # the key that holds it
+    opted_in: bool = False  # `crosspost: true`: sent though it predates the adoption
+    waits: bool = False  # held only until its date: its problems still matter
+    problems: tuple[Problem, ...] = ()
+
+
 @dataclass
 class Post:
     path: Path  # absolute path of the file
@@ -118,6 +133,10 @@ class Post:
     # False for a Markdown file with no front matter block: not a post (a code sample's
     # README, notes); `toolkit check` says so once and everything else leaves it out.
     has_front_matter: bool = True
+    # Written for another generator (`toolkit.content.sources`): how `meta` was read from
+    # the front matter as written, and the written key of each field `meta` names.
+    reading: Reading | None = field(default=None, repr=False)
+    aliases: dict[str, str] = field(default_factory=dict, repr=False)
     _lines: dict[str, int] | None = field(default=None, repr=False)
 
     # -- the front matter, read leniently; `rules.validate_post` says what is wrong ----
@@ -189,7 +208,15 @@ class Post:
         value = self.meta.get("slug")
         if isinstance(value, str) and value.strip():
             return value.strip()
+        if self.path.stem == "index" and self.path.parent.name:  # a page bundle: its folder
+            return slugify(self.path.parent.name)
         return slugify(self.path.stem)
+
+    @property
+    def held(self) -> str | None:
+        """Why the post is never sent to the publishing API (a draft of the writer's site,
+        a skip key, a date still to come), or None."""
+        return self.reading.held if self.reading is not None else None
 
     @property
     def stem(self) -> str:
@@ -201,13 +228,8 @@ class Post:
         """Line of a top-level front matter key; the block's first line when absent."""
         if self._lines is None:
             self._lines = _key_lines(self.front_matter, self.front_matter_line)
+        key = self.aliases.get(key, key)
         return self._lines.get(key, max(self.front_matter_line - 1, 1))
-
-    @cached_property
-    def content_hash(self) -> str:
-        import hashlib
-
-        return hashlib.sha256(self.source.encode("utf-8")).hexdigest()
 
 
 def parse_date(value: Any) -> dt.datetime | None:

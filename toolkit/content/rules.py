@@ -23,14 +23,18 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from toolkit.content import conflicts, images, misread
-from toolkit.content.hosting import NOTHING_HOSTS, ImageHost, sent_canonical_url
+from toolkit.content.hosting import NOTHING_HOSTS, ImageHost, canonical_url
+from toolkit.content.payload import LINE_BREAK
 from toolkit.content.post import KNOWN_KEYS, Post, split_tags
 from toolkit.content.problems import Kind, Problem, Severity
 from toolkit.redact import quoted
+
+if TYPE_CHECKING:  # pragma: no cover
+    from toolkit.content.bodies import SourceBodies
 
 MAX_TITLE = 128
 MAX_TAGS = 4
@@ -60,12 +64,15 @@ def validate_post(
     *,
     image_host: ImageHost | None = None,
     now: dt.datetime | None = None,
+    bodies: SourceBodies | None = None,
 ) -> list[Problem]:
     """Problems of one post on its own (the rules across posts are in `validate_posts`).
 
     `image_host`: who serves the content folder's files to the API's readers; given, a
     relative image of a post `publish` would send is an error when nothing does (None:
-    the hosting is not checked, as for the site, which copies the images itself)."""
+    the hosting is not checked, as for the site, which copies the images itself).
+    `bodies`: the posts are written for another generator; their translated bodies are
+    checked (`source_problems`)."""
     problems: list[Problem] = []
     meta = post.meta
 
@@ -89,6 +96,8 @@ def validate_post(
         error("title", "must be text (put it in quotes)")
     elif len(title.strip()) > MAX_TITLE:
         refused("title", f"{len(title.strip())} characters; the API accepts at most {MAX_TITLE}")
+    elif LINE_BREAK.search(title.strip()):
+        refused("title", "holds a line break; the API's front matter reader cannot take it")
 
     for key in ("published", "premium", "pinned"):
         if key in meta and not isinstance(meta[key], bool):
@@ -177,6 +186,9 @@ def validate_post(
             )
         )
 
+    if bodies is not None:
+        problems.extend(source_problems(post, bodies, image_host is not None))
+        return problems
     if "{%" in post.body:  # Liquid tags (none: `liquid_scan.scan` finds nothing)
         from toolkit.content import liquid_scan
 
@@ -190,6 +202,8 @@ def validate_post(
     cover = meta.get("cover_image")
     if cover is not None and not isinstance(cover, str):
         error("cover_image", "must be a URL or a path")
+    elif isinstance(cover, str) and cover.strip() and site_cover(cover) is None:
+        error("cover_image", f"must be an http(s) URL or a path, not {quoted(cover, SHOWN)}")
     elif isinstance(cover, str) and images.is_relative(cover.strip()):
         problems.extend(
             _check_image(
@@ -208,6 +222,83 @@ def validate_post(
                 checked[ref.src] = _check_image(post, ref.src, 0, content_dir, image_host, "image")
             problems.extend(replace(p, line=ref.line) for p in checked[ref.src])
     return problems
+
+
+def source_problems(post: Post, bodies: SourceBodies, hosted: bool) -> list[Problem]:
+    """The body rules of a post written for another generator, on its translated body:
+    what the translation left out (a warning each), dev.to's Liquid tags, and its images
+    as the generator's site finds them (`bodies`); with `hosted`, an image nothing can
+    make absolute is an error (`publish` would send it)."""
+    problems: list[Problem] = []
+    translation = bodies.translate(post)
+    for note in translation.notes:
+        problems.append(
+            Problem(post.key, post.body_line + note.line - 1, note.message, Severity.WARNING)
+        )
+    body = translation.body
+    lines = translation.line_map() if body != post.body else None
+
+    def line_of(line: int) -> int:
+        source = lines[min(line, len(lines)) - 1] if lines else line
+        return post.body_line + source - 1
+
+    if "{%" in body:
+        from toolkit.content import liquid_scan
+
+        for finding in liquid_scan.scan(body):
+            problems.append(
+                Problem(post.key, line_of(finding.line), finding.message, Severity.WARNING)
+            )
+    cover = post.meta.get("cover_image")
+    if cover is not None and not isinstance(cover, str):
+        line = post.line_of("cover_image")
+        problems.append(Problem(post.key, line, "cover_image: must be a URL or a path"))
+    elif isinstance(cover, str) and images.is_relative(cover.strip()):
+        problems.extend(
+            _check_source_image(
+                post, cover.strip(), post.line_of("cover_image"), bodies, hosted, "cover_image"
+            )
+        )
+    checked: dict[str, list[Problem]] = {}
+    for ref in images.find_images(body):
+        if images.is_relative(ref.src):
+            if ref.src not in checked:
+                checked[ref.src] = _check_source_image(post, ref.src, 0, bodies, hosted, "image")
+            problems.extend(replace(p, line=line_of(ref.line)) for p in checked[ref.src])
+    return problems
+
+
+def _check_source_image(
+    post: Post, src: str, line: int, bodies: SourceBodies, hosted: bool, label: str
+) -> list[Problem]:
+    why = images.unusable(src)
+    if why is not None:
+        return [
+            Problem(post.key, line, f"{label}: {quoted(src, SHOWN)} cannot be a file name: {why}")
+        ]
+    file = bodies.locate(src, post)
+    if not file.is_file():
+        if images.resolve(src, post.path, bodies.content_dir).is_file():
+            where = "lies outside the content and static folders (not followed)"
+            return [Problem(post.key, line, f"{label}: {quoted(src, SHOWN)} {where}")]
+        return [Problem(post.key, line, f"{label}: {quoted(src, SHOWN)} not found")]
+    if hosted and not post.premium and bodies.image_url(src, post) is None:
+        return [
+            Problem(
+                post.key,
+                line,
+                f"{label} {quoted(src, SHOWN)} is relative and nothing hosts it: "
+                + (
+                    "your site serves a bundle's and the static folder's files, not this one; "
+                    if bodies.site_url
+                    else "set [source] url, or "
+                )
+                + NOTHING_HOSTS,
+                Severity.ERROR,
+                Kind.API,
+            )
+        ]
+    return []
 
 
 def _check_image(
@@ -272,6 +363,7 @@ def validate_posts(
     canonical_home: str | None = None,
     now: dt.datetime | None = None,
     others: Iterable[Unique] = (),
+    bodies: SourceBodies | None = None,
 ) -> list[Problem]:
     """Every problem of `posts`, including a title, slug or canonical URL that another post
     (of `posts` or of `others`, the rest of the content folder) uses too. `canonical_home`:
@@ -279,26 +371,16 @@ def validate_posts(
     posts = list(posts)
     problems: list[Problem] = []
     for post in posts:
-        problems.extend(validate_post(post, content_dir, image_host=image_host, now=now))
+        problems.extend(
+            validate_post(post, content_dir, image_host=image_host, now=now, bodies=bodies)
+        )
     everyone: list[Unique] = [*posts, *others]
     problems.extend(_duplicates(posts, everyone, "title", lambda p: p.title or None))
     problems.extend(_duplicates(posts, everyone, "slug", lambda p: p.slug))
     problems.extend(
-        _duplicates(
-            posts, everyone, "canonical_url", lambda p: sent_canonical_url(p, canonical_home)
-        )
+        _duplicates(posts, everyone, "canonical_url", lambda p: canonical_url(p, canonical_home))
     )
     return sorted(problems)
-
-
-def canonical_url(post: Unique, site_url: str | None) -> str | None:
-    """The post's canonical URL on the site: its own, or its page there when `[site] url`
-    is set. What the API receives is `hosting.sent_canonical_url`."""
-    if post.canonical_url:
-        return post.canonical_url.strip()
-    if site_url:
-        return f"{site_url.rstrip('/')}/{post.slug}/"
-    return None
 
 
 def site_canonical_url(post: Unique, site_url: str | None) -> str | None:
@@ -309,6 +391,15 @@ def site_canonical_url(post: Unique, site_url: str | None) -> str | None:
     if own and _http_url(own):
         return own
     return f"{site_url.rstrip('/')}/{post.slug}/" if site_url else None
+
+
+def site_cover(cover: str | None) -> str | None:
+    """The cover image the site's page shows (its `<img>`, `og:image`): a path or an
+    http(s) URL; another (`javascript:...`) is `check`'s error, and none is shown."""
+    cover = cover.strip() if cover else None
+    if cover and (images.is_relative(cover) or _http_url(cover)):
+        return cover
+    return None
 
 
 def site_tag(tag: str) -> bool:

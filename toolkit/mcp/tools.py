@@ -386,8 +386,11 @@ class Toolbox:
         left out and reported as `path:line: message`; `ok` is false then."""
         from toolkit.commands.build import build
         from toolkit.commands.posts import content_only
+        from toolkit.site.enabled import left_to_generator, site_enabled
 
         def work() -> BuildJson:
+            if not site_enabled(self.config):  # the writer's generator builds the site
+                raise ContentError(left_to_generator(self.config))
             with self._build_lock:
                 report = build(
                     self.config, clean=clean, drafts=drafts, post_folders=content_only(self.config)

@@ -15,8 +15,9 @@ from pydantic import Field
 
 from toolkit.config import Config
 from toolkit.content import Post
+from toolkit.content.accounts import writer_folder
 from toolkit.errors import ContentError, UnsafeNameError
-from toolkit.fsutil import path_inside
+from toolkit.fsutil import path_inside, safe_name
 from toolkit.mirror_layout import COMMENTS, MIRROR
 
 __all__ = ["MirroredComment", "PostComments", "comments_of"]
@@ -54,6 +55,12 @@ def _comments_file(config: Config, post: Post) -> Path | None:
     writes a post's thread, and where the site looks for it. The slug comes from the front
     matter: a name that is not a plain file of that folder is not looked for."""
     folder = config.site.content_dir / MIRROR / COMMENTS
+    writer = writer_folder(config, post.path)
+    if writer is not None:  # a team's repository: the writer's own mirror folder
+        try:
+            folder = path_inside(config.site.content_dir / MIRROR, safe_name(writer)) / COMMENTS
+        except UnsafeNameError:
+            return None
     for name in (f"{post.slug}.json", f"{post.stem}.json"):
         try:
             candidate = path_inside(folder, name)

@@ -255,17 +255,6 @@ def split_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
         start = end
 
 
-def read_lines(paths: Sequence[Path]) -> Iterator[tuple[Path, int, bytes]]:
-    """`(file, offset after the line, line)` for every complete, non-blank line."""
-    for path in paths:
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            continue
-        for end, line in split_lines(data):
-            yield path, end, line
-
-
 class EventWriter:
     """Writes the events of one run: numbers them, stamps them with the run's id, command
     and version, keeps the declared fields only, and never lets the log break the run

@@ -33,7 +33,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from starlette.datastructures import Headers, State
 from starlette.exceptions import HTTPException
@@ -542,9 +542,9 @@ def create_app(
     """The sandbox application over an opened store (whose interfaces it serves unless
     `interfaces` says otherwise). `extra_routes` serve paths no interface owns; they are
     recorded with no interface."""
-    interfaces = list(
-        interfaces if interfaces is not None else store.interfaces or default_interfaces()
-    )
+    # The store holds the interfaces it was opened with (it reads them as a `Schema`).
+    opened = cast("tuple[Interface, ...]", store.interfaces)
+    interfaces = list(interfaces if interfaces is not None else opened or default_interfaces())
     state = state or SandboxState(store=store)
     for interface in interfaces:
         if interface.state is not None and interface.name not in state.interfaces:

@@ -24,7 +24,7 @@ from toolkit.sandbox.interface import Answer, Call, Context, Endpoint, Endpoints
 from toolkit.sandbox.limits import INT_MAX, parse_json, query_int
 
 if TYPE_CHECKING:
-    from toolkit.sandbox.app import SandboxApp
+    from toolkit.sandbox.protocols import Application
 
 PREFIX = "/__sandbox"
 
@@ -52,7 +52,7 @@ class ControlCtx(Context):
 
     def __init__(self, request: Request):
         super().__init__(request)
-        self.app: SandboxApp = request.app
+        self.app: Application = request.app
 
     def int_param(self, name: str) -> int | None:
         """A query integer, clamped into the store's range; absent or not one: None."""

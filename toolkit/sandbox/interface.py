@@ -42,13 +42,15 @@ import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, wraps
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute
 from starlette.types import Scope
+
+from toolkit.sandbox.protocols import Runtime
 
 if TYPE_CHECKING:
     from toolkit.sandbox.state import SandboxState
@@ -64,13 +66,6 @@ Guard = Callable[[Scope, "SandboxState"], "Response | None"]
 Answer = dict[str, Any] | list[Any] | Response
 # A route's endpoint as starlette calls it: what the handler decorators return.
 Endpoint = Callable[[Request], Awaitable[Response]]
-
-
-class Runtime(Protocol):
-    """An interface's runtime state in a running sandbox (`Interface.state`)."""
-
-    def reset(self) -> None:
-        """Back to the start, with the rest of the sandbox (POST /__sandbox/reset)."""
 
 
 log = logging.getLogger("toolkit.sandbox")

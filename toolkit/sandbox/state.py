@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.sandbox.faults import Faults
-from toolkit.sandbox.interface import Runtime
+from toolkit.sandbox.protocols import Runtime
 from toolkit.sandbox.recorder import Recorder
 from toolkit.sandbox.store import Store
 

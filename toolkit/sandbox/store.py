@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from toolkit.sandbox.interface import Interface
+from toolkit.sandbox.protocols import Schema
 
 META_DDL = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -37,7 +37,7 @@ class StoreError(Exception):
 
 
 class Store:
-    def __init__(self, path: Path | None = None, interfaces: Sequence[Interface] = ()):
+    def __init__(self, path: Path | None = None, interfaces: Sequence[Schema] = ()):
         self.path = path
         self.interfaces = tuple(interfaces)
         if path is None:
@@ -166,5 +166,5 @@ def inserted_id(cursor: sqlite3.Cursor) -> int:
     return rowid
 
 
-def _version_key(interface: Interface) -> str:
+def _version_key(interface: Schema) -> str:
     return f"schema_version:{interface.name}"

@@ -63,6 +63,7 @@ from toolkit.scaffold.files import (
     welcome_text,
     workflow_text,
 )
+from toolkit.scaffold.generators import Detected, detect, source_toml
 from toolkit.scaffold.team import WriterFolder, find_writers
 
 OUT_OF_PROJECT = "its folder is a symlink leading out of the project; not written"
@@ -86,6 +87,7 @@ class InitResult:
     # A team's repository: one folder per writer under the posts folder, each writer's
     # key in its own variable (a secret to add in CI); () for one writer's blog.
     writers: tuple[WriterFolder, ...] = ()
+    source: Detected | None = None  # the generator of the blog found there, and what was read
 
     @property
     def created(self) -> list[InitFile]:
@@ -108,7 +110,8 @@ def init_project(
     (default: `installed_action()`)."""
     if folder.exists() and not folder.is_dir():
         raise InitError(f"{folder}: not a folder")
-    adopted = adopt(folder)
+    source = detect(folder, today)  # a step of its own: the generator's files, read
+    adopted = adopt(folder) if source is None else _adopted_for(folder, source)
     configured = configured_content_dir(folder)
     named = named_content_dir(folder)
     content_dir = configured or (adopted.content_dir if adopted else CONTENT)
@@ -116,7 +119,9 @@ def init_project(
     writers = find_writers(folder / content_dir) if adopted is not None else ()
     variables = {writer.folder: writer.variable for writer in writers}
     planned: list[tuple[str, str | None, str]] = []  # path, text (None: skip), reason
-    planned.append((DEFAULT_CONFIG_NAME, short_toml(content_dir, writers=variables), ""))
+    toml = short_toml(content_dir, writers=variables)
+    toml += source_toml(source) if source is not None else ""
+    planned.append((DEFAULT_CONFIG_NAME, toml, ""))
     welcome = f"{content_dir}/{WELCOME}"
     if named is not None and configured is None:  # the sample goes nowhere else
         planned.append(
@@ -165,7 +170,22 @@ def init_project(
         adopted,
         enclosing,
         writers,
+        source if any(f.created and f.path == DEFAULT_CONFIG_NAME for f in files) else None,
     )
+
+
+def _adopted_for(folder: Path, source: Detected) -> Adopted | None:
+    """The posts of a generator's blog: its posts folder (`.mdx` files too)."""
+    from toolkit.content.discover import WITH_MDX, walk_posts
+
+    where = folder / source.content_dir
+    if localfiles.leads_out(folder, where):  # a link out of the project: not its posts
+        return None
+    try:
+        paths = walk_posts(where, suffixes=WITH_MDX) if where.is_dir() else []
+    except OSError:
+        return None
+    return Adopted(source.content_dir, len(paths)) if paths else None
 
 
 def _why_kept(path: Path, relative: str, writers: dict[str, str]) -> str:

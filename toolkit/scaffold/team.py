@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.config.sections import WRITER_FOLDER, writer_variable
+from toolkit.config.writers import NOT_WRITERS
 from toolkit.scaffold.adopt import count_posts, is_post
 
-# Folders beside writers' posts that are never a writer (their images, drafts).
-NOT_WRITERS = {"assets", "images", "img", "static", "media", "drafts", "files"}
 MIN_WRITERS = 2
 
 

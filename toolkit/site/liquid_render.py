@@ -36,6 +36,7 @@ from toolkit.content.liquid import (
     Invalid,
     Opening,
     Rendering,
+    find_tags,
     read_tag,
 )
 from toolkit.content.liquid_maths import Maths, find_maths, mathml
@@ -141,7 +142,7 @@ def _split(line: str, markup: _Markup, start: int) -> list[str | _Tag]:
     element stays text)."""
     parts: list[str | _Tag] = []
     at = 0
-    for match in TAG.finditer(line):
+    for match in find_tags(TAG, line):
         if "<" in match.group():
             continue
         try:

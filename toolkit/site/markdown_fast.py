@@ -20,7 +20,7 @@ import re
 from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
-from toolkit.site.anchors import is_theme_id, slugify, unique_slug
+from toolkit.site.anchors import Slugs, is_theme_id, slugify, unique_slug
 from toolkit.site.markdown_fast_refusals import Unsupported, refuse_source
 from toolkit.site.markdown_fast_writer import (
     ANCHOR_LEVELS,
@@ -44,6 +44,7 @@ __all__ = [
     "FastMarkdown",
     "Hooks",
     "Rendered",
+    "Slugs",
     "Unsupported",
     "escape_html",
     "is_theme_id",

@@ -42,12 +42,27 @@ _FENCE_OPEN = re.compile(r"( *)(`{3,}(?=[^`]*$)|~{3,}).*")
 _WEB_HOST = re.compile(r"(?:[Hh][Tt][Tt][Pp][Ss]?:)?//([^/?#]*)")  # a web address's host
 
 
+# markdown-it-py's `maxNesting` (20) stops parsing deeper blocks and inlines, where the Rust
+# parser goes on; well below it, the two agree. A tree this deep is left to the reference.
+MAX_DEPTH = 12
+# A line opening more than `MAX_DEPTH` quotes or list items (each marker's blanks taken
+# whole: no backtracking between them).
+_DEEP_LINE = re.compile(
+    rf"^(?>[ \t]*(?:>|(?:[-*+]|[0-9]{{1,9}}[.)])(?=[ \t]))){{{MAX_DEPTH + 1}}}", re.MULTILINE
+)
+
+
 class Unsupported(Exception):
     """A post the fast path does not write as markdown-it-py does; the message says why."""
 
 
 def refuse_source(body: str) -> str | None:
     """Why the source alone keeps a post off the fast path (None: it does not)."""
+    if _DEEP_LINE.search(body) is not None:
+        # More quotes and list items opened on one line than the writer takes
+        # (`MAX_DEPTH`): the Rust parser recurses once for each, and 100,000 of them
+        # overflowed its stack (a crash, not an exception).
+        return "nested too deeply"
     if body.count("[") > 16 and any(
         part.count("[") > 16 and _bracket_depth(part) > 16 for part in body.split("\n\n")
     ):

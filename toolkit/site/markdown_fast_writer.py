@@ -9,17 +9,14 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from toolkit.site.anchors import slugify, unique_slug
-from toolkit.site.markdown_fast_refusals import FOOTNOTE_DEF, Unsupported, web_url
+from toolkit.site.anchors import Slugs, slugify, unique_slug
+from toolkit.site.markdown_fast_refusals import FOOTNOTE_DEF, MAX_DEPTH, Unsupported, web_url
 
 if TYPE_CHECKING:  # pragma: no cover
     from markdown_it_pyrs import Node
 
-    from toolkit.site.markdown import TocEntry
+    from toolkit.site.shapes import TocEntry
 
-# markdown-it-py's `maxNesting` (20) stops parsing deeper blocks and inlines, where the Rust
-# parser goes on; well below it, the two agree. A tree this deep is left to the reference.
-MAX_DEPTH = 12
 PERMALINK_SYMBOL = "#"
 # A heading's permalink is read out by this name, not as "#".
 PERMALINK_LABEL = "Link to this section"
@@ -102,7 +99,7 @@ class Writer:
         self.odd_spaces = odd_spaces  # whether `content` must look at the ends' spaces
         self.out: list[str] = []
         self.toc: list[TocEntry] = []
-        self.slugs: set[str] = set()
+        self.slugs = Slugs()
         self.raw_html = False
         self.emphasis = False
         self.quoted = 0  # how many quotes the walk is in

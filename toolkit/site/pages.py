@@ -23,32 +23,18 @@ import datetime as dt
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any
 from urllib.parse import quote
 
 from toolkit.site.manifest import PostInfo, digest_of, digest_of_strings
 from toolkit.site.mirror_files import display_date
+from toolkit.site.shapes import Summary
 
 FEED_ENTRIES = 20
 EPOCH = "1970-01-01T00:00:00+00:00"
 
 Context = dict[str, Any]  # what a template is rendered with
 Order = tuple[int, float, str, str]  # a sort key of posts
-
-
-class Summary(TypedDict):
-    """What a listing shows of a post (`summary_of`)."""
-
-    slug: str
-    title: str
-    date: str | None
-    date_display: str
-    reading_time: int
-    tags: list[str]
-    description: str
-    draft: bool
-    pinned: bool  # listed first on the home page (`pinned: true`)
-    series: str | None  # the order of a series' pinned parts on the home page
 
 
 Listed = tuple[Summary, str]  # a post in a listing: its summary, and the summary's digest

@@ -32,7 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from markupsafe import Markup
 
     from toolkit.content.post import Post
-    from toolkit.site.markdown import MarkdownRenderer, TocEntry
+    from toolkit.site.markdown import MarkdownRenderer
+    from toolkit.site.shapes import TocEntry
 
 _WORD = re.compile(r"\w+")
 WORDS_PER_MINUTE = 275
@@ -291,7 +292,9 @@ class Renderer:
         # The rules of the post on its own; those between posts (a title used twice...)
         # are the builder's, over every post (`siteplan.post_problems`).
         now = dt.datetime.now(dt.UTC)
-        problems = validate_post(post, site.content_dir, now=now)
+        from toolkit.content import bodies_of
+
+        problems = validate_post(post, site.content_dir, now=now, bodies=bodies_of(self.config))
         rows = [ProblemRow.of(p) for p in sorted(problems)]
         if post.slug in RESERVED_SLUGS:
             rows.append(
@@ -313,11 +316,23 @@ class Renderer:
             and in_scope(info, drafts=self.drafts, premium=self.premium)
             and not any(row.stops_site for row in rows)
         ):
-            body = self.markdown.render(post.body, post.path)
+            body = self.markdown.render(self.source_of(post), post.path)
             self.bodies[key] = (body.html, body.toc)
             result["excerpt"] = body.excerpt
             result["links"] = body.links
         return result
+
+    def source_of(self, post: Post) -> str:
+        """The Markdown a post's page shows: as written, or, when the posts are written for
+        another generator, translated as the API receives it (`payload.sent_body`)."""
+        from toolkit.content import bodies_of
+
+        bodies = bodies_of(self.config)
+        if bodies is None:
+            return post.body
+        from toolkit.content.payload import sent_body
+
+        return sent_body(post, bodies)
 
     # -- step 2 ------------------------------------------------------------------------
 
@@ -354,7 +369,7 @@ class Renderer:
             from toolkit.content.post import load_post
 
             post = load_post(Path(path), key)
-            rendered = self.markdown.render(post.body, post.path)
+            rendered = self.markdown.render(self.source_of(post), post.path)
             body = (rendered.html, rendered.toc)
         return Markup(resolve_links(body[0], slugs)), body[1]
 
@@ -376,7 +391,9 @@ class Renderer:
                 say_fallbacks=False,
             )
         post = load_post(Path(path), key)
-        return resolve_links(self._feed_markdown.render(post.body, post.path).html, slugs, prefix)
+        return resolve_links(
+            self._feed_markdown.render(self.source_of(post), post.path).html, slugs, prefix
+        )
 
     @staticmethod
     def _comments(path: str | None) -> dict[str, Any] | None:
@@ -393,10 +410,10 @@ class Renderer:
 def post_info(post: Post, site_url: str | None, content_dir: Path) -> PostInfo:
     """What the rest of the site needs to know about a post: JSON, kept in the manifest."""
     from toolkit.content import images
-    from toolkit.content.rules import site_canonical_url, site_tag
+    from toolkit.content.rules import site_canonical_url, site_cover, site_tag
 
     date = post.date
-    cover = post.cover_image.strip() if post.cover_image else None
+    cover = site_cover(post.cover_image)
     cover_file = None  # the cover's path under the content folder, when it is a file there
     # [file, whether it existed] of each relative image: the post's problems depend on them
     relative_images: list[list[Any]] = []

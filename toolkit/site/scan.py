@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit import localfiles
+from toolkit.mirror_layout import PODCASTS
 from toolkit.site.mirror_files import COMMENTS, MIRROR, READING_LIST
 
 Stat = tuple[str, int, int]  # absolute path, mtime_ns, size
@@ -106,9 +107,7 @@ def _folder(path: Path, folders: tuple[str, ...], shown: str, scan: ContentScan)
     return kind == localfiles.FOLDER
 
 
-def _scan_mirror(mirror: Path, shown: str, folders: tuple[str, ...], scan: ContentScan) -> None:
-    if not _folder(mirror, folders, shown.rstrip("/"), scan):
-        return
+def _scan_comments(mirror: Path, shown: str, folders: tuple[str, ...], scan: ContentScan) -> None:
     comments = mirror / COMMENTS
     if _folder(comments, folders, shown + COMMENTS, scan):
         with os.scandir(comments) as entries:
@@ -116,7 +115,21 @@ def _scan_mirror(mirror: Path, shown: str, folders: tuple[str, ...], scan: Conte
                 if entry.name.endswith(".json"):
                     found = _file(entry, folders, f"{shown}{COMMENTS}/{entry.name}", scan)
                     if found is not None:
-                        scan.comments[entry.name] = found
+                        scan.comments.setdefault(entry.name, found)
+
+
+def _scan_mirror(mirror: Path, shown: str, folders: tuple[str, ...], scan: ContentScan) -> None:
+    if not _folder(mirror, folders, shown.rstrip("/"), scan):
+        return
+    _scan_comments(mirror, shown, folders, scan)
+    # A team's repository: each writer's threads in `_mirror/<writer>/comments/`.
+    with os.scandir(mirror) as entries:
+        writers = sorted(
+            e.name for e in entries if e.is_dir() and e.name not in (COMMENTS, PODCASTS)
+        )
+    for writer in writers:
+        if _folder(mirror / writer, folders, shown + writer, scan):
+            _scan_comments(mirror / writer, f"{shown}{writer}/", folders, scan)
     reading_list = mirror / READING_LIST
     kind, st, reason = localfiles.classify_path(reading_list, folders)
     if kind == localfiles.FILE and st is not None:

@@ -26,7 +26,6 @@ from toolkit.site.pages import (
     Context,
     FullContent,
     SitePlan,
-    Summary,
     index_order,
     root_of,
     series_context,
@@ -34,6 +33,7 @@ from toolkit.site.pages import (
     summary_of,
 )
 from toolkit.site.render import PrepareJob, Renderer, in_scope, reading_time
+from toolkit.site.shapes import Summary
 
 # Reads, checks and renders posts (`SiteBuilder._prepare`).
 Prepare = Callable[[BuildRun, list[PrepareJob]], None]
@@ -165,7 +165,9 @@ def post_problems(
                 posts.append(load_post(Path(_path_of(config, key_prefix, key)), key))
             except PostError:
                 continue  # changed under our feet; the next build sees it
-        for problem in validate_posts(posts, site.content_dir):
+        from toolkit.content import bodies_of
+
+        for problem in validate_posts(posts, site.content_dir, bodies=bodies_of(config)):
             row = ProblemRow.of(problem)
             if row not in result[problem.path]:
                 result[problem.path] = [*result[problem.path], row]

@@ -17,10 +17,10 @@ from toolkit.clients.forem import ForemClient
 from toolkit.config import Config
 from toolkit.content import load_posts, payload_for
 from toolkit.content.payload import body_digest
-from toolkit.content.rules import canonical_url
 from toolkit.errors import ContentError, SyncError
+from toolkit.sync.binding import bind_project
 from toolkit.sync.ledger import Ledger
-from toolkit.sync.remote import RemoteState, match_posts
+from toolkit.sync.remote import RemoteState
 
 IN_SYNC = "in sync"
 CHANGED_HERE = "changed here"
@@ -50,12 +50,14 @@ def diff_post(config: Config, client: ForemClient, path: str | Path) -> PostDiff
     post = posts[0]
     ledger = Ledger.load(config.lock_path, config.forem.base_url)
     remote = RemoteState(client.iter_my_articles("all"))
-    match = match_posts(remote, posts, ledger, lambda p: canonical_url(p, config.site.url))[
-        post.key
-    ]
+    # Bound with every post, as publish binds it.
+    everyone, problems = load_posts(config)
+    others = [p for p in everyone if p.key != post.key]
+    match = bind_project(config, remote, ledger, ([post, *others], problems))[0].matches[post.key]
     if match.problem:
         raise SyncError(f"{post.key}: {match.problem}")
-    article = match.article
+    # A title alone (outside adoption) is shown, never taken as the post's article.
+    article = match.article or match.title_only
     if article is None:
         return PostDiff(post.key, NOT_THERE)
     payload = payload_for(post, config)
@@ -69,7 +71,7 @@ def diff_post(config: Config, client: ForemClient, path: str | Path) -> PostDiff
             f"article {article.id} (on the website)",
         )
     )
-    entry = match.entry or ledger.get(post.key)
+    entry = match.entry
     if payload.body_markdown == theirs and bool(article.published) == post.published:
         status = IN_SYNC
     elif entry is None:

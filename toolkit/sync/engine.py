@@ -30,7 +30,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Protocol
@@ -38,15 +38,18 @@ from typing import Protocol
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
-from toolkit.content import CheckReport, Post, Problem, check, payload_for
+from toolkit.content import CheckReport, Payload, Post, Problem, check, load_posts, payload_for
+from toolkit.content.accounts import Account
+from toolkit.content.hosting import canonical_url
 from toolkit.content.payload import body_digest
-from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, NoAnswerError, ServerError
 from toolkit.sync import sent
+from toolkit.sync.adoption import adopted_on, not_bound_and_old, resolve_ref
 from toolkit.sync.devtogit import read_map
 from toolkit.sync.ledger import NOT_IN_PROJECT, Ledger, LedgerEntry, project_key
 from toolkit.sync.plan import Action, PostPlan, decide
 from toolkit.sync.remote import Gone, RemoteState, bind_posts
+from toolkit.sync.stray import not_a_post
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +100,7 @@ class Outcome:
     message: str  # what happened, for the per-post line
     article_id: int | None = None
     url: str | None = None
+    writer: str | None = None  # in a team's repository: the account's writer (folder)
 
     @property
     def key(self) -> str:
@@ -118,6 +122,27 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class MissingKey:
+    """A writer whose key is not set: their posts are skipped, the others go."""
+
+    writer: str  # the writer's folder, or how the posts outside them are named
+    variable: str  # the environment variable to set
+    posts: int  # how many of their posts were skipped
+
+    @property
+    def message(self) -> str:
+        return f"{self.writer}: {self.variable} is not set; {self.posts} post(s) skipped"
+
+
+@dataclass(frozen=True)
+class HomeOrganization:
+    """The organisation `[forem] organization` names, as the API gave it."""
+
+    id: int
+    username: str
+
+
+@dataclass(frozen=True)
 class PublishResult:
     """A publish or a plan, built once, complete, when its run ends."""
 
@@ -126,6 +151,9 @@ class PublishResult:
     waits: list[tuple[float, str]] = field(default_factory=list)  # rate-limit and retry pauses
     requests: int = 0
     lock_wait: str | None = None  # said while another run held the run lock
+    # A team's repository (`[writers]`): its writers without a key, whose posts were skipped.
+    team: bool = False
+    missing_keys: list[MissingKey] = field(default_factory=list)
 
     @property
     def failed(self) -> list[Outcome]:
@@ -133,7 +161,7 @@ class PublishResult:
 
     @property
     def ok(self) -> bool:
-        return not self.failed
+        return not self.failed and not self.missing_keys
 
     def count(self, action: Action, *, ok: bool | None = None) -> int:
         return sum(1 for o in self.outcomes if o.action is action and (ok is None or o.ok is ok))
@@ -147,12 +175,24 @@ class SyncEngine:
     """
 
     def __init__(
-        self, config: Config, client: ForemClient, *, progress: PublishProgress | None = None
+        self,
+        config: Config,
+        client: ForemClient,
+        *,
+        progress: PublishProgress | None = None,
+        ledger: Ledger | None = None,
+        account: Account | None = None,
+        organization: HomeOrganization | None = None,
     ):
         self.config = config
         self.client = client
         self.progress = progress or Silent()
-        self._ledger: Ledger | None = None
+        self._ledger: Ledger | None = ledger
+        # In a team's repository: the account this engine publishes with; only its posts
+        # are planned, and their lock entries record it.
+        self.account = account
+        self.organization = organization
+        self._landed: dict[str, Article] = {}  # post key -> the article a write returned
 
     @property
     def ledger(self) -> Ledger:
@@ -175,52 +215,166 @@ class SyncEngine:
         force: bool = False,
         recreate: bool = False,
         drafts_only: bool = False,
+        checked: CheckReport | None = None,
     ) -> list[PostPlan]:
         """What publishing `paths` (default: every post) would do; makes no writes.
+        `checked`: the posts of `paths` already checked (a team's accounts share one check).
 
         `drafts_only` (watch) writes drafts only: a post that says `published: true` is
         left for `toolkit publish`, so saving a file never publishes anything.
         """
         paths = list(paths)
+        adopted = adopted_on(self.config.source)
         mapped = read_map(self.config.root)  # before any request: a broken map stops here
         # Lock entries whose file is gone are said on a run over every post.
         report_gone = not paths and not drafts_only
+        account = self.account
+        folder = (
+            self.config.site.content_dir / account.writer if account and account.writer else None
+        )
+        if folder is not None and not paths and folder.is_dir() and checked is None:
+            paths = [folder]  # a writer's posts: their folder (gone: every post, none theirs)
         with ThreadPoolExecutor(1, thread_name_prefix="remote-read") as reader:
             # The list read mostly waits on the network: it runs while the posts are read.
             remote_read = reader.submit(self.read_remote)
-            report = check(self.config, paths)
-            plans, sendable = self._local_plans(report)
+            if checked is None:
+                checked = check(self.config, paths)
+            plans, sendable = self._local_plans(checked)
+            if account is not None:  # a team's: this account's posts only
+                plans = [p for p in plans if account.owns(self.config, p.key)]
+                sendable = [p for p in sendable if account.owns(self.config, p.key)]
             gone_possible = report_gone and bool(self.ledger.entries)
-            remote = remote_read.result() if sendable or gone_possible else None
+            # An adopted blog's failing post may be one not on dev.to: the list says.
+            old_possible = adopted is not None and any(p.action is Action.ERROR for p in plans)
+            remote = remote_read.result() if sendable or gone_possible or old_possible else None
         if remote is not None:
             # What the server already counts against the create limit (other runs).
             self.client.count_published(remote.articles, since="published_at")
-            payloads = {post.key: payload_for(post, self.config) for post in sendable}
+            sendable = self._bind_refs(sendable, remote, plans)
+            payloads = {post.key: self._payload(post) for post in sendable}
+            # Every post of the project is bound, so that which article a post is depends
+            # on what the others claim; a post that fails `check` may be one not on dev.to
+            # (older than the adoption, bound to nothing). A `dev_to:` naming no article of
+            # the account claims nothing.
+            resolved = {post.key: post for post in sendable}
+            every = [
+                resolved.get(post.key) or resolve_ref(post, remote.articles)[0]
+                for post in self._every_post(checked.posts, paths)
+            ]
             bound = bind_posts(
                 remote,
-                sendable,
+                [
+                    p
+                    for p in every
+                    if p.reading is None or p.reading.article_ref is None or p.article_id
+                ],
                 self.ledger,
                 self.canonical_of,
                 mapped=mapped,
-                body_of=lambda post: payloads[post.key].body_markdown,
+                body_of=lambda post: (
+                    (
+                        payloads[post.key]
+                        if post.key in payloads
+                        else payload_for(post, self.config)
+                    ).body_markdown
+                ),
             )
+            for index, failed in enumerate(plans):
+                match = bound.matches.get(failed.key)
+                if failed.post is not None and failed.action is Action.ERROR and match is not None:
+                    why = not_bound_and_old(match, failed.post, adopted, self._first_dated)
+                    if why is not None:
+                        plans[index] = replace(failed, action=Action.SKIP, reason=why, problems=[])
             matches = bound.matches
             if report_gone:
-                plans.extend(gone_plan(gone) for gone in bound.gone)
+                plans.extend(
+                    gone_plan(gone)
+                    for gone in bound.gone
+                    if account is None or account.owns(self.config, gone.key)
+                )
+                planned = {plan.key for plan in plans}
+                plans.extend(
+                    stray_plan(self.config, stray)
+                    for stray in bound.strays
+                    if stray.key not in planned
+                    and (account is None or account.owns(self.config, stray.key))
+                )
             for post in sendable:
                 match = matches[post.key]
                 plan = decide(
                     post,
                     payloads[post.key],
                     match,
-                    match.entry if match.entry is not None else self.ledger.get(post.key),
+                    match.entry,
                     force=force,
                     recreate=recreate,
                     drafts_only=drafts_only,
                 )
+                if plan.action is Action.CREATE:
+                    why = not_bound_and_old(match, post, adopted, self._first_dated)
+                    if why is not None:
+                        plan = replace(plan, action=Action.SKIP, reason=why)
+                if self.organization is not None:
+                    plan = into_organization(plan, self.organization)
                 plans.append(plan)
         plans.sort(key=lambda p: p.key)
         return plans
+
+    def _payload(self, post: Post) -> Payload:
+        """What the API receives for `post`: with `[forem] organization`, the
+        organisation's id too (unless the post names its own). The digest stays that of
+        the post without it, so the offline state, `diff` and `pull` (which do not look
+        the organisation up) agree with it; whether an article is in the organisation is
+        read from the article itself (`into_organization`)."""
+        payload = payload_for(post, self.config)
+        article = payload.data.get("article")
+        if self.organization is None or not isinstance(article, dict):
+            return payload
+        if "organization_id" in article:
+            return payload
+        data = {**payload.data, "article": {**article, "organization_id": self.organization.id}}
+        return replace(payload, data=data)
+
+    def _first_dated(self, post: Post) -> str | None:
+        """An undated post's date: its first commit's."""
+        from toolkit.content.dates import project_dates
+
+        return project_dates(self.config, [post.key]).get(post.key)
+
+    @staticmethod
+    def _bind_refs(posts: list[Post], remote: RemoteState, plans: list[PostPlan]) -> list[Post]:
+        """The posts, each named by a `dev_to:` slug or address bound to its article; one
+        naming an article the account does not hold is an error plan, never sent."""
+        bound: list[Post] = []
+        for post in posts:
+            post, problem = resolve_ref(post, remote.articles)
+            if problem is None:
+                bound.append(post)
+                continue
+            line = post.line_of("id")
+            plans.append(
+                PostPlan(
+                    post.key,
+                    Action.ERROR,
+                    problem,
+                    title=post.title,
+                    post=post,
+                    problems=[Problem(post.key, line, problem)],
+                )
+            )
+        return bound
+
+    def _every_post(self, posts: list[Post], paths: list[str | Path]) -> list[Post]:
+        """`posts` (those named) and every other post of the project: which article a post
+        is depends on what the others claim."""
+        account = self.account
+        posts = [post for post in posts if project_key(post.key)]
+        if paths:
+            named = {post.key for post in posts}
+            others, _ = load_posts(self.config)
+            posts += [post for post in others if post.key not in named]
+        # A team's account: its writer's posts only (the others claim other accounts').
+        return [p for p in posts if account is None or account.owns(self.config, p.key)]
 
     @staticmethod
     def _local_plans(report: CheckReport) -> tuple[list[PostPlan], list[Post]]:
@@ -239,6 +393,16 @@ class SyncEngine:
             if not project_key(post.key):  # named outright, outside the project
                 plans.append(
                     PostPlan(post.key, Action.ERROR, NOT_IN_PROJECT, title=post.title, post=post)
+                )
+            elif post.held:  # kept off dev.to by the writer: its problems are the site's
+                plans.append(
+                    PostPlan(
+                        post.key,
+                        Action.SKIP,
+                        f"{post.held}; never sent",
+                        title=post.title,
+                        post=post,
+                    )
                 )
             elif post.key in errors:
                 problems = errors[post.key]
@@ -290,10 +454,26 @@ class SyncEngine:
         requests_before = self.client.requests_made
         plans = self.plan(paths, force=force, recreate=recreate, drafts_only=drafts_only)
         self.progress.planned(plans)
+        outcomes = self.execute(plans, dry_run=dry_run)
+        return PublishResult(
+            outcomes=outcomes,
+            dry_run=dry_run,
+            waits=list(waits),
+            requests=self.client.requests_made - requests_before,
+            lock_wait=lock_wait,
+        )
+
+    def execute(self, plans: list[PostPlan], *, dry_run: bool = False) -> list[Outcome]:
+        """Carry out `plans` (made by `plan`; nothing is written when `dry_run`): their
+        outcomes, in the plans' order."""
         outcomes: list[Outcome] = []
         outcomes_mutex = threading.Lock()
+        writer = self.account.writer if self.account is not None else None
 
         def finish(outcome: Outcome) -> None:
+            if writer is not None:
+                outcome = replace(outcome, writer=writer)
+            outcome = self._check_organization(outcome)
             with outcomes_mutex:
                 outcomes.append(outcome)
             self.progress.done(outcome)
@@ -304,12 +484,31 @@ class SyncEngine:
         if not dry_run:
             self._write([p for p in plans if p.needs_write], finish)
         order = {p.key: i for i, p in enumerate(plans)}
-        return PublishResult(
-            outcomes=sorted(outcomes, key=lambda o: order[o.key]),
-            dry_run=dry_run,
-            waits=list(waits),
-            requests=self.client.requests_made - requests_before,
-            lock_wait=lock_wait,
+        return sorted(outcomes, key=lambda o: order[o.key])
+
+    def _check_organization(self, outcome: Outcome) -> Outcome:
+        """A write into the organisation that the API left outside it: the account is not
+        a member (Forem drops a non-member's `organization_id` without a word)."""
+        org = self.organization
+        if (
+            org is None
+            or not outcome.ok
+            or outcome.plan.action not in (Action.CREATE, Action.UPDATE)
+        ):
+            return outcome
+        if outcome.plan.payload is None or "organization_id" not in outcome.plan.payload.data.get(
+            "article", {}
+        ):
+            return outcome
+        landed = self._landed.get(outcome.key)
+        if landed is None or landed.organization == org.username:
+            return outcome
+        who = f"{self.account.label}'s account" if self.account is not None else "the account"
+        return replace(
+            outcome,
+            ok=False,
+            message=f"{outcome.message}, but outside the organisation {org.username}: "
+            f"{who} is not a member of it (the API left organization_id out)",
         )
 
     def _write(self, writes: list[PostPlan], finish: Callable[[Outcome], None]) -> None:
@@ -372,6 +571,7 @@ class SyncEngine:
         confirmed = (remote, body_digest(plan.payload.body_markdown)) if earlier else ()
         # The base of a later `pull --merge`.
         sent.keep(self.config.state_dir, body, entry.remote_digest if entry else None)
+        self._landed[plan.key] = article
         self.ledger.record(
             plan.key,
             LedgerEntry(
@@ -384,8 +584,10 @@ class SyncEngine:
                 unconfirmed=tuple(d for d in earlier if d not in confirmed),
                 published_at=article.published_at
                 or (entry.published_at if entry is not None else None),
+                account=self.account.writer if self.account is not None else None,
             ),
             save=save,
+            replaces=plan.moved_from,
         )
 
     def _mark_pending(self, plan: PostPlan) -> LedgerEntry | None:
@@ -395,7 +597,7 @@ class SyncEngine:
         if entry is None or article is None or payload is None or entry.article_id != article.id:
             return entry  # no entry: the next run finds the article by identity and compares
         pending = entry.sending(payload.digest, body_digest(payload.body_markdown))
-        self.ledger.record(plan.key, pending, save=False)
+        self.ledger.record(plan.key, pending, save=False, replaces=plan.moved_from)
         return pending
 
     @staticmethod
@@ -482,6 +684,48 @@ def gone_plan(gone: Gone) -> PostPlan:
             f"article {article_id} stays on the website; toolkit unpublish {gone.key} or forget it"
         )
     return PostPlan(gone.key, Action.GONE, reason, article=article, entry=gone.entry)
+
+
+def stray_plan(config: Config, stray: Gone) -> PostPlan:
+    """What plan and publish say of a lock entry whose file is there but is no post now."""
+    reason = (
+        f"was published as article {stray.entry.article_id} (toolkit.lock) but is no post "
+        f"now: {not_a_post(config, stray.key)}; make it a post again, or `toolkit "
+        f"unpublish {stray.key}` or `toolkit forget {stray.key}`"
+    )
+    return PostPlan(
+        stray.key,
+        Action.ERROR,
+        reason,
+        article=stray.article,
+        entry=stray.entry,
+        problems=[Problem(stray.key, 1, reason)],
+    )
+
+
+def into_organization(plan: PostPlan, org: HomeOrganization) -> PostPlan:
+    """The plan of a post published into `org`: it says so, and an article outside the
+    organisation is moved into it (an update) even when nothing else changed."""
+    payload = plan.payload
+    wanted = (
+        payload is not None and payload.data.get("article", {}).get("organization_id") == org.id
+    )
+    if not wanted:
+        return plan  # the post names an organisation of its own (`organization_id:`)
+    article = plan.article
+    if plan.action is Action.CREATE:
+        return replace(plan, reason=f"{plan.reason}, into the organisation {org.username}")
+    if article is None or article.organization == org.username:
+        return plan
+    if plan.action is Action.UNCHANGED:
+        return replace(
+            plan,
+            action=Action.UPDATE,
+            reason=f"article {article.id}: moves it into the organisation {org.username}",
+        )
+    if plan.action is Action.UPDATE:
+        return replace(plan, reason=f"{plan.reason}; moves it into the organisation {org.username}")
+    return plan
 
 
 def _then(write: Callable[[], Outcome], finish: Callable[[Outcome], None]) -> None:

@@ -29,6 +29,9 @@ its own success was seen stays in `unconfirmed` (the body digests sent and never
 landed, the last `MAX_UNCONFIRMED`): a server may still commit it late, over the newer
 body, and a body found there that is one of them is ours, sent again, not a website edit.
 
+In a team's repository (`[writers]`), an entry records the account that holds its article
+(`account`: the writer's folder); a lock without it reads as before.
+
 Every key is a post's path in the project, relative and plain (`content/a.md`): never an
 absolute path, nor one that climbs out with `..` (`project_key`). A file that holds
 another is refused whole, and no such key is ever recorded.
@@ -92,6 +95,9 @@ class LedgerEntry:
     # The remote `published_at` (ISO 8601) last seen: the site's date of a post without
     # `date:`. Absent from entries written before it was recorded.
     published_at: str | None = None
+    # In a team's repository, the writer whose account holds the article (their folder);
+    # absent from the entries of one account and from those written before it was recorded.
+    account: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.unconfirmed, tuple):  # a JSON list, from the file
@@ -114,7 +120,7 @@ class LedgerEntry:
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)
-        for key in ("pending_digest", "pending_body_digest", "published_at"):
+        for key in ("pending_digest", "pending_body_digest", "published_at", "account"):
             if data[key] is None:
                 del data[key]  # absent rather than null: no lock diff for unchanged entries
         if self.unconfirmed:
@@ -250,14 +256,21 @@ class Ledger:
         with self._mutex:
             return {e.article_id for k, e in self.entries.items() if k != except_key}
 
-    def record(self, key: str, entry: LedgerEntry, *, save: bool = True) -> None:
-        """Set a post's entry (moving the article away from a path whose file is gone).
-        SyncError for a key that is not a post's path in the project."""
+    def record(
+        self, key: str, entry: LedgerEntry, *, save: bool = True, replaces: str | None = None
+    ) -> None:
+        """Set a post's entry (moving the article away from a path whose file is gone, or
+        from `replaces`: the path whose entry the post took over). SyncError for a key
+        that is not a post's path in the project."""
         if not project_key(key):
             raise SyncError(f"{quoted(key, 200)}: {NOT_IN_PROJECT}")
         with self._mutex:
             other = self._by_article.get(entry.article_id)
-            if other is not None and other != key and not (self.path.parent / other).exists():
+            if (
+                other is not None
+                and other != key
+                and (other == replaces or not (self.path.parent / other).exists())
+            ):
                 self._remove(other)
             previous = self.entries.get(key)
             if previous is not None and self._by_article.get(previous.article_id) == key:

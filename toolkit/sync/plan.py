@@ -4,6 +4,8 @@ No I/O here: `decide` is a pure function of its inputs, which keeps the rules (b
 readable and testable on their own.
 
 - no remote article is this post                      -> create
+- outside adoption, only the title of an article the
+  lock never held is the post's                       -> conflict (update with --force)
 - the post names an article the account does not
   hold, or two articles could be it                   -> error
 - the lock's article is gone from the website         -> conflict (create with --recreate)
@@ -136,6 +138,22 @@ def _decide(
 ) -> PostPlan:
     """`plan` (the post, its payload, its article and entry) with its action and reason."""
     draft = "" if post.published else " as a draft"
+    if match.title_only is not None and match.article is None:
+        weak = match.title_only
+        if not force:
+            return replace(
+                plan,
+                action=Action.CONFLICT,
+                article=weak,
+                reason=(
+                    f"article {weak.id} has this title but not this post's text, and "
+                    "toolkit.lock never gave it to a post (written on the website?); "
+                    "`toolkit publish --force` sends this post over it, another title "
+                    "makes a new article"
+                ),
+            )
+        match = replace(match, article=weak, title_only=None)
+        plan = replace(plan, article=weak)
     if match.problem:
         gone = match.via == "toolkit.lock"  # the lock's article was deleted remotely
         if gone and recreate:

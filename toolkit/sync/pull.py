@@ -35,18 +35,20 @@ import yaml
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
-from toolkit.content import conflicts, load_posts, payload_for
+from toolkit.content import conflicts, payload_for
 from toolkit.content.payload import body_digest, dump_front_matter
 from toolkit.content.post import FOREM_KEYS, Post, parse_post, slugify
 from toolkit.content.problems import PostError
-from toolkit.content.rules import canonical_url
-from toolkit.errors import UnsafeNameError
+from toolkit.errors import SyncError, UnsafeNameError
 from toolkit.fsutil import atomic_write, path_inside, safe_name
+from toolkit.redact import quoted
 from toolkit.sync import sent
-from toolkit.sync.devtogit import read_map
+from toolkit.sync.binding import bind_project
 from toolkit.sync.ledger import Ledger, LedgerEntry
-from toolkit.sync.remote import RemoteState, bind_posts
+from toolkit.sync.merge import line_ops
+from toolkit.sync.remote import RemoteState
 from toolkit.sync.restore import Names, writer_form
+from toolkit.sync.stray import not_a_post
 
 BOM = "\ufeff".encode()
 
@@ -63,12 +65,23 @@ class PullAction(StrEnum):
     FAILED = "failed"
 
 
+# The actions whose post pull has not done its job for: the run fails (exit 1).
+NOT_OK = frozenset({PullAction.DIFFERS, PullAction.CONFLICT, PullAction.FAILED})
+
+
 @dataclass
 class PullOutcome:
     path: str
     action: PullAction
     article_id: int
     message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Whether pull did its job for this post. A post changed on both sides (`differs`,
+        `conflict`) or that failed is not; one deleted here (`gone`) is: pull leaves it
+        deleted on purpose, as publish does, and names what would take it off the website."""
+        return self.action not in NOT_OK
 
 
 @dataclass
@@ -88,6 +101,11 @@ class PullResult:
     def in_conflict(self) -> list[PullOutcome]:
         """Posts left changed on both sides: the run has not done its job for them."""
         return [o for o in self.outcomes if o.action in (PullAction.DIFFERS, PullAction.CONFLICT)]
+
+    @property
+    def ok(self) -> bool:
+        """Every post's outcome is ok: nothing failed, nothing is left in conflict."""
+        return all(o.ok for o in self.outcomes)
 
 
 def post_text(article: Article) -> str:
@@ -135,17 +153,45 @@ def file_stem_for(article: Article, taken: Callable[[str], bool]) -> str:
 
 def _as_file(path: Path, text: str) -> bytes:
     """`text` (as parsed: no byte order mark, plain newlines) in the form of the file at
-    `path`: its byte order mark and its line ends (as its first line has them) kept."""
+    `path`: its byte order mark kept, and each line the same as one of the file's keeps
+    that line's end; a line new or changed takes the end of the file's first line."""
     try:
         with path.open("rb") as handle:
-            start = handle.read(64 * 1024)
+            data = handle.read()
     except OSError:
-        start = b""
-    bom = BOM if start.startswith(BOM) else b""
-    first = start.split(b"\n", 1)
-    if len(first) == 2 and first[0].endswith(b"\r"):
-        text = text.replace("\n", "\r\n")
-    return bom + text.encode("utf-8")
+        data = b""
+    bom = BOM if data.startswith(BOM) else b""
+    old_lines, old_ends = _split_lines(data[len(bom) :].decode("utf-8", "surrogateescape"))
+    new_lines, new_ends = _split_lines(text)
+    usual = "\r\n" if old_ends[:1] == ["\r\n"] else "\n"
+    ends = [usual if end else "" for end in new_ends]
+    if "\r\n" in old_ends:  # otherwise every end is a plain newline already
+        for op, a_start, a_end, b_start, _ in line_ops(old_lines, new_lines):
+            if op != "equal":
+                continue
+            for offset in range(a_end - a_start):
+                old_end, j = old_ends[a_start + offset], b_start + offset
+                if old_end and new_ends[j]:
+                    ends[j] = old_end
+    return bom + "".join(line + end for line, end in zip(new_lines, ends, strict=True)).encode(
+        "utf-8", "surrogateescape"
+    )
+
+
+def _split_lines(text: str) -> tuple[list[str], list[str]]:
+    """The lines of `text` without their ends, and each one's end (`\r\n`, `\n`, or ""
+    for a last line without one)."""
+    parts = text.split("\n")
+    lines: list[str] = []
+    ends: list[str] = []
+    for part in parts[:-1]:
+        crlf = part.endswith("\r")
+        lines.append(part[:-1] if crlf else part)
+        ends.append("\r\n" if crlf else "\n")
+    if parts[-1]:
+        lines.append(parts[-1])
+        ends.append("")
+    return lines, ends
 
 
 def _names(key: str, article: Article) -> Names:
@@ -163,10 +209,23 @@ class _Puller:
         self.overwrite = overwrite
         self.merge = merge
         self.dry_run = dry_run  # decide everything, write nothing
+        self.moves: dict[str, str] = {}  # post key -> the path whose lock entry it takes over
 
-    def write(self, path: Path, data: bytes) -> None:
+    def write(self, path: Path, data: bytes) -> str | None:
+        """Write a post's file; a symlinked post is written through to its target when
+        that stays in the project, else refused: why it was not written (None: it was)."""
+        target = path
+        if path.is_symlink():
+            resolved = path.resolve()
+            if not resolved.is_relative_to(self.config.root.resolve()):
+                return (
+                    f"a symlink to {quoted(str(resolved), 120)}, outside the project: "
+                    "not written through"
+                )
+            target = resolved
         if not self.dry_run:
-            atomic_write(path, data)
+            atomic_write(target, data)
+        return None
 
     def keep(self, body: str, previous: str | None = None) -> None:
         if not self.dry_run:
@@ -174,7 +233,7 @@ class _Puller:
 
     def record(self, key: str, entry: LedgerEntry) -> None:
         if not self.dry_run:
-            self.ledger.record(key, entry)
+            self.ledger.record(key, entry, replaces=self.moves.get(key))
 
     def base_of(self, post: Post, entry: LedgerEntry) -> str | None:
         """The body last sent: kept under `.toolkit/sent/`, else the committed version of
@@ -270,7 +329,9 @@ class _Puller:
                 return PullOutcome(key, PullAction.FAILED, article.id, str(exc).splitlines()[0])
             text, clashes = post_text(article), 0  # the website's version as it is
         if text != post.source:
-            self.write(post.path, _as_file(post.path, text))
+            problem = self.write(post.path, _as_file(post.path, text))
+            if problem is not None:
+                return PullOutcome(key, PullAction.FAILED, article.id, problem)
         self.keep(raw, entry.remote_digest if entry else None)
         if clashes:
             assert entry is not None  # a merge needs the lock's record
@@ -342,19 +403,22 @@ def pull_articles(
     """Write the remote articles as posts (`dry_run`: say what would be written, write
     nothing); the caller holds the run lock unless `dry_run` (`lock_wait`: what it was
     told while it waited for it, kept in the result)."""
+    if config.source.generator != "devto":
+        # Its posts are the generator's: dev.to's front matter written back would change
+        # the writer's site.
+        raise SyncError(
+            f"pull: the posts are written for {config.source.generator} ([source] generator); "
+            "toolkit does not write dev.to's version back into them (edit them in your blog "
+            "and publish)"
+        )
     result = PullResult(lock_wait=lock_wait, dry_run=dry_run)
     ledger = Ledger.load(config.lock_path, config.forem.base_url)
     puller = _Puller(config, ledger, overwrite=overwrite, merge=merge, dry_run=dry_run)
-    posts, problems = load_posts(config)
     remote = RemoteState(client.iter_my_articles("all"))
-    bound = bind_posts(
-        remote,
-        posts,
-        ledger,
-        lambda p: canonical_url(p, config.site.url),
-        mapped=read_map(config.root),
-    )
+    # Every post bound at once, as publish binds them.
+    bound, posts, problems = bind_project(config, remote, ledger)
     matches = bound.matches
+    puller.moves = {key: m.moved_from for key, m in matches.items() if m.moved_from}
     by_key = {p.key: p for p in posts}
     owned = {m.article.id: key for key, m in matches.items() if m.article is not None}
     # Articles the ledger gives to a post that cannot be read now (a conflict left in its
@@ -366,6 +430,10 @@ def pull_articles(
     # Articles whose post was deleted here (their ledger entry's file is gone and no other
     # post took them): the deletion stands, as `plan` says, until unpublished or forgotten.
     gone = {g.entry.article_id: g.key for g in bound.gone}
+    # Articles whose post is no post now (no front matter, excluded): never a second file.
+    strays = {g.entry.article_id: g.key for g in bound.strays}
+    # Articles two posts claim, or only a post's title binds: never a new file beside them.
+    contested = bound.contested()
     content_dir = config.site.content_dir
     slugs = {p.slug for p in posts}
 
@@ -385,8 +453,12 @@ def pull_articles(
                 held = []
             if held and overwrite:  # a merge given up: the website's version, as it is
                 text = post_text(article)
-                puller.write(config.root / bad, text.encode("utf-8"))
-                result.outcomes.append(puller.recorded(config.root / bad, bad, text, article))
+                problem = puller.write(config.root / bad, text.encode("utf-8"))
+                result.outcomes.append(
+                    puller.recorded(config.root / bad, bad, text, article)
+                    if problem is None
+                    else PullOutcome(bad, PullAction.FAILED, article.id, problem)
+                )
                 continue
             result.outcomes.append(
                 PullOutcome(
@@ -410,6 +482,35 @@ def pull_articles(
                 )
             )
             continue
+        if article.id in strays:
+            stray = strays[article.id]
+            result.outcomes.append(
+                PullOutcome(
+                    stray,
+                    PullAction.FAILED,
+                    article.id,
+                    f"is no post now ({not_a_post(config, stray)}); not pulled again beside "
+                    f"it: make it a post again, or `toolkit forget {stray}`",
+                )
+            )
+            continue
+        if article.id in contested:
+            claimant = contested[article.id][0]
+            weak = matches[claimant].title_only
+            result.outcomes.append(
+                PullOutcome(
+                    claimant,
+                    PullAction.KEPT if weak is not None else PullAction.FAILED,
+                    article.id,
+                    (
+                        f"has the title of article {article.id} but not its text; not "
+                        f"pulled beside it: `toolkit diff {claimant}` shows both"
+                    )
+                    if weak is not None
+                    else f"not pulled beside it: {matches[claimant].problem}",
+                )
+            )
+            continue
         stem = file_stem_for(article, taken)
         slugs.add(stem)
         try:
@@ -425,7 +526,11 @@ def pull_articles(
             )
             continue
         text = post_text(article)
-        puller.write(path, text.encode("utf-8"))
+        problem = puller.write(path, text.encode("utf-8"))
+        if problem is not None:
+            key = config.relative(path)
+            result.outcomes.append(PullOutcome(key, PullAction.FAILED, article.id, problem))
+            continue
         puller.keep(article.body_markdown or "")
         outcome = puller.recorded(path, config.relative(path), text, article)
         if outcome.action is PullAction.OVERWRITTEN:

@@ -1,6 +1,7 @@
 """The account's articles as one list read shows them, and which of them a post is.
 
-Identity of a post's article, in order (`bind_posts`):
+Identity of a post's article, in order (`bind_posts`, over every post of the project at
+once: which article one post is depends on what the others claim):
 
 1. its `toolkit.lock` entry;
 2. the `id:` of its front matter (devto-cli's convention);
@@ -12,10 +13,24 @@ Identity of a post's article, in order (`bind_posts`):
 6. for a post that none of these bind: the article of a lock entry whose file is gone,
    when that article's text (the Markdown after the front matter) is the post's.
 
-An article counts as claimed when the lock gives it to a post whose file is there, or
-when a rule above gave it to another post in this run. An `id:` or dev-to-git entry
-naming an article the account does not hold is an error naming the post, never a
-create. Two candidates are never guessed at: the post is refused with both ids named.
+One claim per article: the claims of one rule are settled together, and two posts one
+rule gives the same article (two files with one `id:`, two dev-to-git entries with one
+id, one canonical_url, two lock entries) are both refused, each naming the other. An
+article counts as claimed when the lock gives it to a post whose file is there (or is
+no post now: `Identities.strays`), or when a stronger rule gave it to another post. An
+`id:` or dev-to-git entry naming an article the account does not hold is an error
+naming the post, never a create. Two candidates are never guessed at: the post is
+refused with both ids named.
+
+A title alone is adoption's (no lock entry yet for this server): once the lock has
+entries, rule 5 binds only an article that holds the post's text or whose lock entry's
+file is gone (a rename); any other is the post's `Match.title_only`, a conflict for
+`plan`, never written over without --force.
+
+The lock and a text disagree when the lock gives an article to a file whose text is not
+the article's while another post without an entry holds it (a file name used again
+after a rename): both are refused, unless one names the article by `id:`. Named by the
+lock's own file, it stays there; named by the other, that post takes the entry over.
 
 An article whose lock entry's file is gone, bound to a post by any rule, is that post's
 now: a rename (`Match.moved_from`), and the entry moves with it. The entries whose file
@@ -25,14 +40,16 @@ until `toolkit unpublish` or `toolkit forget` (`retire.py`).
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from toolkit.clients.forem_models import Article
+from toolkit.content.problems import PostError
 from toolkit.sync.devtogit import read_map
 from toolkit.sync.ledger import Ledger, LedgerEntry
 
@@ -49,7 +66,14 @@ class Match:
     problem: str | None = None  # why the post cannot be matched safely
     line: int = 1  # the post's line the problem is about
     entry: LedgerEntry | None = None  # the lock entry that goes with the article, if any
-    moved_from: str | None = None  # the gone path whose entry this post takes over
+    moved_from: str | None = None  # the path whose lock entry this post takes over
+    # Outside adoption: the one unclaimed article with the post's title and not its text.
+    # Not the post's article (nothing is written over it without --force), nor a new
+    # one's (pull writes no second file for it).
+    title_only: Article | None = None
+    # The articles a refused match is about (two claims on one, or several candidates):
+    # none of them is a new article to pull beside the post.
+    contested: tuple[int, ...] = ()
 
 
 @dataclass
@@ -65,6 +89,17 @@ class Gone:
 class Identities:
     matches: dict[str, Match]  # post key -> its match
     gone: list[Gone]
+    # Lock entries whose file is there but is no post now (no front matter, excluded)
+    strays: list[Gone] = field(default_factory=list)
+
+    def contested(self) -> dict[int, list[str]]:
+        """Article id -> the posts whose claim on it was refused or is its title alone."""
+        found: dict[int, list[str]] = defaultdict(list)
+        for key, match in sorted(self.matches.items()):
+            ids = match.contested + ((match.title_only.id,) if match.title_only else ())
+            for article_id in ids:
+                found[article_id].append(key)
+        return dict(found)
 
 
 FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?:.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
@@ -137,11 +172,13 @@ def match_posts(
     posts: Iterable[Post],
     ledger: Ledger,
     canonical_of: Callable[[Post], str | None],
+    *,
+    body_of: Callable[[Post], str] | None = None,
 ) -> dict[str, Match]:
     """The match of every post (keyed by post path): `bind_posts` with the project's
-    dev-to-git.json (beside toolkit.lock), without the body rules."""
+    dev-to-git.json (beside toolkit.lock)."""
     return bind_posts(
-        remote, posts, ledger, canonical_of, mapped=read_map(ledger.path.parent)
+        remote, posts, ledger, canonical_of, mapped=read_map(ledger.path.parent), body_of=body_of
     ).matches
 
 
@@ -155,148 +192,334 @@ def bind_posts(
     body_of: Callable[[Post], str] | None = None,
 ) -> Identities:
     """Every post's article (the rules in the module's docstring), no article given to two
-    posts, and the lock entries whose file is gone.
+    posts, and the lock entries whose file is gone or is no post now.
 
-    `mapped`: dev-to-git.json's post key -> article id; `body_of(post)`: the body_markdown
-    the post would send (the body rules are skipped without it). A lock entry's file is
-    looked for beside toolkit.lock.
+    `posts` are all the project's posts (binding some alone could give one of them an
+    article another post is); `mapped`: dev-to-git.json's post key -> article id;
+    `body_of(post)`: the body_markdown the post would send (without it no two texts are
+    ever the same). A lock entry's file is looked for beside toolkit.lock.
     """
-    posts = list(posts)
-    mapped = mapped or {}
-    root = ledger.path.parent
-    entries = dict(ledger.entries)
-    present = {post.key for post in posts}
-    gone = {
-        key: e for key, e in entries.items() if key not in present and not (root / key).exists()
-    }
-    held = {e.article_id: key for key, e in entries.items() if key not in gone}
-    free: dict[int, str] = {}  # article id -> the gone path whose entry holds it
-    for key, e in sorted(gone.items()):
-        free.setdefault(e.article_id, key)
-    owner: dict[int, str] = {}  # article id -> the post bound to it in this run
-    matches: dict[str, Match] = {}
-    texts: dict[str, str] = {}
+    return _Binder(remote, list(posts), ledger, canonical_of, mapped or {}, body_of).run()
 
-    def text(post: Post) -> str:
-        if post.key not in texts:
-            texts[post.key] = text_of(body_of(post)) if body_of is not None else ""
-        return texts[post.key]
 
-    def same_text(post: Post, article: Article) -> bool:
-        mine = text(post)
+class _Binder:
+    """One binding of every post: the rules in order, each rule's claims settled together
+    (two claims on one article: both refused)."""
+
+    def __init__(
+        self,
+        remote: RemoteState,
+        posts: list[Post],
+        ledger: Ledger,
+        canonical_of: Callable[[Post], str | None],
+        mapped: Mapping[str, int],
+        body_of: Callable[[Post], str] | None,
+    ):
+        self.remote = remote
+        self.posts = posts
+        self.ledger = ledger
+        self.canonical_of = canonical_of
+        self.mapped = mapped
+        self.body_of = body_of
+        root = ledger.path.parent
+        self.entries = dict(ledger.entries)
+        self.adopting = not self.entries  # no ledger yet: a title alone may bind
+        present = {post.key for post in posts}
+        self.gone = {
+            key: e
+            for key, e in self.entries.items()
+            if key not in present and not os.path.lexists(root / key)
+        }
+        self.strays = {
+            key: e for key, e in self.entries.items() if key not in present and key not in self.gone
+        }
+        # article id -> the paths whose lock entry holds it (their file is there)
+        self.held: dict[int, list[str]] = defaultdict(list)
+        for key, e in sorted(self.entries.items()):
+            if key not in self.gone:
+                self.held[e.article_id].append(key)
+        self.free: dict[int, str] = {}  # article id -> the gone path whose entry holds it
+        for key, e in sorted(self.gone.items()):
+            self.free.setdefault(e.article_id, key)
+        # article id -> the paths dev-to-git.json names for it
+        self.map_keys: dict[int, list[str]] = defaultdict(list)
+        for key, article_id in sorted(mapped.items()):
+            self.map_keys[article_id].append(key)
+        self.released: dict[int, str] = {}  # article id -> the path the lock gave it to
+        self.owner: dict[int, str] = {}  # article id -> the post bound to it in this run
+        self.matches: dict[str, Match] = {}
+        self._texts: dict[str, str] = {}
+
+    # -- what the rules ask --------------------------------------------------------------
+
+    def text(self, post: Post) -> str:
+        if post.key not in self._texts:
+            try:
+                body = self.body_of(post) if self.body_of is not None else ""
+            except (PostError, ValueError):
+                body = ""
+            self._texts[post.key] = text_of(body)
+        return self._texts[post.key]
+
+    def same_text(self, post: Post, article: Article) -> bool:
+        mine = self.text(post)
         return bool(mine) and text_of(article.body_markdown or "") == mine
 
-    def bind(post: Post, match: Match) -> None:
+    def taken(self, article: Article) -> bool:
+        return bool(self.held.get(article.id)) or article.id in self.owner
+
+    def settle(self, post: Post, match: Match) -> None:
         article = match.article
         if article is not None:
-            first = owner.setdefault(article.id, post.key)
-            if first != post.key:
+            self.owner[article.id] = post.key
+            if match.via != "toolkit.lock" and article.id in self.released:
+                match.moved_from = self.released[article.id]
+                match.entry = self.entries[match.moved_from]
+            elif match.via != "toolkit.lock" and article.id in self.free:
+                match.moved_from = self.free[article.id]
+                match.entry = self.gone[match.moved_from]
+        self.matches[post.key] = match
+
+    def settle_claims(self, claims: list[tuple[Post, Match]]) -> None:
+        """Settle one rule's claims: an article two posts claim is neither's."""
+        by_article: dict[int, list[Post]] = defaultdict(list)
+        for post, match in claims:
+            if match.article is not None:
+                by_article[match.article.id].append(post)
+        for post, match in claims:
+            rivals = by_article[match.article.id] if match.article is not None else [post]
+            if len(rivals) > 1:
+                assert match.article is not None
+                others = ", ".join(p.key for p in rivals if p is not post)
                 match = Match(
                     None,
-                    match.via,
-                    f"matches article {article.id}, which is already {first}'s; "
-                    "give one of them another title or canonical_url, or an `id:`",
+                    "claims",
+                    f"{_rule_name(match.via)} gives article {match.article.id} to {others} "
+                    "too; one article is one post: keep it only in the one that is the "
+                    f"article (`id: {match.article.id}`)",
                     match.line,
+                    contested=(match.article.id,),
                 )
-            elif match.via != "toolkit.lock" and article.id in free:
-                match.moved_from = free[article.id]
-                match.entry = gone[match.moved_from]
-        matches[post.key] = match
+            self.settle(post, match)
 
-    def taken(article: Article) -> bool:
-        return article.id in held or article.id in owner
+    # -- the rules, strongest first ------------------------------------------------------
 
-    by_title: list[tuple[Post, list[Article]]] = []
-    for post in posts:
-        entry = entries.get(post.key)
-        if entry is not None:
-            article = remote.by_id.get(entry.article_id)
+    def run(self) -> Identities:
+        rest = self.by_lock()
+        rest = self.by_name(rest)
+        rest = self.by_canonical_url(rest)
+        rest = self.by_title(rest)
+        self.by_text(rest)
+        moved = {m.moved_from for m in self.matches.values() if m.moved_from}
+        left = [
+            Gone(key, e, self.remote.by_id.get(e.article_id))
+            for key, e in sorted(self.gone.items())
+            if key not in moved
+        ]
+        strays = [
+            Gone(key, e, self.remote.by_id.get(e.article_id))
+            for key, e in sorted(self.strays.items())
+        ]
+        return Identities(self.matches, left, strays)
+
+    def by_lock(self) -> list[Post]:
+        """Rule 1; the posts left for the others. A lock entry whose article holds the text
+        of another post and not its own is refused with that post (a file name used again
+        after a rename), unless one of them names the article (`id:`)."""
+        rest: list[Post] = []
+        bound: list[tuple[Post, LedgerEntry, Article]] = []
+        for post in self.posts:
+            entry = self.entries.get(post.key)
+            if entry is None:
+                rest.append(post)
+                continue
+            article = self.remote.by_id.get(entry.article_id)
             if article is None:
-                bind(post, remote.identify(entry, None, post.title))
-            else:
-                bind(post, Match(article, "toolkit.lock", entry=entry))
-            continue
-        named = _named(post, mapped.get(post.key))
-        if isinstance(named, Match):
-            bind(post, named)
-            continue
-        if named is not None:
-            via, article_id, line = named
-            article = remote.by_id.get(article_id)
-            holder = held.get(article_id)
-            if article is None:
-                bind(post, Match(None, via, _unknown(via, article_id, ledger.server), line))
-            elif holder is not None and holder != post.key:
+                match = self.remote.identify(entry, None, post.title)
+                match.entry = entry
+                self.settle(post, match)
+                continue
+            others = [k for k in self.held[article.id] if k != post.key]
+            if others:
                 problem = (
-                    f"{via} names article {article_id}, which toolkit.lock gives to {holder}; "
-                    "one article is one post"
+                    f"toolkit.lock gives article {article.id} to {', '.join(others)} too; "
+                    "one article is one post: `toolkit forget` the entry that is wrong"
                 )
-                bind(post, Match(None, via, problem, line))
+                self.settle(post, Match(None, "claims", problem, contested=(article.id,)))
+                continue
+            bound.append((post, entry, article))
+        for post, entry, article in bound:
+            # (Without a post that has no entry, nothing can disagree with the lock.)
+            if not rest or post.article_id == article.id or self.same_text(post, article):
+                self.settle(post, Match(article, "toolkit.lock", entry=entry))
+                continue
+            holders = [
+                p
+                for p in rest
+                if _named_id(p, self.mapped) in (None, article.id) and self.same_text(p, article)
+            ]
+            naming = [p for p in holders if _named_id(p, self.mapped) == article.id]
+            if not holders:
+                self.settle(post, Match(article, "toolkit.lock", entry=entry))
+            elif len(naming) == 1:
+                # The writer says which file is the article: it takes the entry over.
+                self.held[article.id].remove(post.key)
+                self.released[article.id] = post.key
+                rest.append(post)
             else:
-                bind(post, Match(article, via, line=line))
-            continue
-        canonical = canonical_of(post)
-        candidates = [a for a in remote.by_canonical(canonical) if not taken(a)]
-        if len(candidates) == 1:
-            bind(post, Match(candidates[0], "canonical_url"))
-            continue
-        if len(candidates) > 1:
-            bind(post, _ambiguous(candidates, "canonical_url", post.line_of("canonical_url")))
-            continue
-        by_title.append((post, []))
-    # Titles last: an article a stronger rule bound is no candidate.
-    for post, candidates in by_title:
-        candidates.extend(a for a in remote.by_title(post.title) if not taken(a))
-        if len(candidates) > 1 and body_of is not None:
-            same = [a for a in candidates if same_text(post, a)]
-            if same:
-                candidates[:] = same
-    wanted: dict[int, list[Post]] = defaultdict(list)
-    for post, candidates in by_title:
-        if len(candidates) == 1:
-            wanted[candidates[0].id].append(post)
-    for post, candidates in by_title:
-        if len(candidates) > 1:
-            bind(post, _ambiguous(candidates, "title", post.line_of("title")))
-            continue
-        if candidates:
+                keys = ", ".join(p.key for p in holders)
+                problem = (
+                    f"toolkit.lock gives article {article.id} to {post.key}, but it holds "
+                    f"the text of {keys} (renamed, and {post.key} is a new file?); add "
+                    f"`id: {article.id}` to the front matter of the one that is the article"
+                )
+                self.settle(post, Match(None, "claims", problem, contested=(article.id,)))
+                for other in holders:
+                    line = other.line_of("title")
+                    self.settle(
+                        other, Match(None, "claims", problem, line, contested=(article.id,))
+                    )
+                rest = [p for p in rest if p not in holders]
+        return sorted(rest, key=lambda p: p.key)
+
+    def by_name(self, posts: list[Post]) -> list[Post]:
+        """Rules 2 and 3: the article a post's `id:` or dev-to-git.json names."""
+        rest: list[Post] = []
+        claims: list[tuple[Post, Match]] = []
+        for post in posts:
+            named = _named(post, self.mapped.get(post.key))
+            if named is None:
+                rest.append(post)
+                continue
+            if isinstance(named, Match):
+                own, mapped = post.article_id, self.mapped.get(post.key)
+                named.contested = tuple(i for i in (own, mapped) if i is not None)
+                self.settle(post, named)
+                continue
+            via, article_id, line = named
+            article = self.remote.by_id.get(article_id)
+            holders = [k for k in self.held.get(article_id, []) if k != post.key]
+            mapped_too = [k for k in self.map_keys.get(article_id, []) if k != post.key]
+            if article is None:
+                self.settle(
+                    post, Match(None, via, _unknown(via, article_id, self.ledger.server), line)
+                )
+            elif holders:
+                problem = (
+                    f"{via} names article {article_id}, which toolkit.lock gives to "
+                    f"{', '.join(holders)}; one article is one post"
+                )
+                self.settle(post, Match(None, via, problem, line))
+            elif via == "dev-to-git.json" and mapped_too:
+                problem = (
+                    f"dev-to-git.json names article {article_id} for {', '.join(mapped_too)} "
+                    "too; one article is one post: keep one of its entries"
+                )
+                self.settle(post, Match(None, "claims", problem, line, contested=(article_id,)))
+            else:
+                claims.append((post, Match(article, via, line=line)))
+        self.settle_claims(claims)
+        return rest
+
+    def by_canonical_url(self, posts: list[Post]) -> list[Post]:
+        """Rule 4: the one unclaimed article whose canonical_url is the post's."""
+        rest: list[Post] = []
+        claims: list[tuple[Post, Match]] = []
+        for post in posts:
+            canonical = self.canonical_of(post)
+            candidates = [a for a in self.remote.by_canonical(canonical) if not self.taken(a)]
+            if len(candidates) == 1:
+                claims.append((post, Match(candidates[0], "canonical_url")))
+            elif len(candidates) > 1:
+                self.settle(
+                    post, _ambiguous(candidates, "canonical_url", post.line_of("canonical_url"))
+                )
+            else:
+                rest.append(post)
+        self.settle_claims(claims)
+        return rest
+
+    def by_title(self, posts: list[Post]) -> list[Post]:
+        """Rule 5: the one unclaimed article with the post's title. Outside adoption (once
+        toolkit.lock has entries) a title alone binds only an article whose lock entry's
+        file is gone (a rename); an article the lock never held needs the post's text too,
+        else the post is told it (`Match.title_only`) and nothing is written over it."""
+        rest: list[Post] = []
+        by_title: list[tuple[Post, list[Article]]] = []
+        for post in posts:
+            candidates = [a for a in self.remote.by_title(post.title) if not self.taken(a)]
+            if len(candidates) > 1:
+                same = [a for a in candidates if self.same_text(post, a)]
+                if same:
+                    candidates = same
+            by_title.append((post, candidates))
+        wanted: dict[int, list[Post]] = defaultdict(list)
+        for post, candidates in by_title:
+            if len(candidates) == 1:
+                wanted[candidates[0].id].append(post)
+        for post, candidates in by_title:
+            if len(candidates) > 1:
+                self.settle(post, _ambiguous(candidates, "title", post.line_of("title")))
+                continue
+            if not candidates:
+                rest.append(post)
+                continue
             article = candidates[0]
             rivals = wanted[article.id]
-            if len(rivals) == 1:
-                bind(post, Match(article, "title"))
-                continue
-            holders = [p for p in rivals if same_text(p, article)]
-            if len(holders) != 1:
+            holders = [p for p in rivals if self.same_text(p, article)]
+            if len(rivals) > 1 and len(holders) != 1:
                 keys = ", ".join(p.key for p in rivals)
                 problem = (
                     f"{keys} have the title of article {article.id} and it holds the text "
                     f"of {'none' if not holders else 'several'} of them; add `id: "
                     f"{article.id}` to the front matter of the one it is"
                 )
-                bind(post, Match(None, "title", problem, post.line_of("title")))
-                continue
-            if holders[0] is post:
-                bind(post, Match(article, "title and body"))
-                continue
-        # The text of an article whose file is gone: the same post, renamed.
-        same = [
-            remote.by_id[article_id]
-            for article_id in free
-            if article_id in remote.by_id
-            and article_id not in owner
-            and same_text(post, remote.by_id[article_id])
-        ]
-        if len(same) > 1:
-            bind(post, _ambiguous(same, "body", 1))
-        else:
-            bind(post, Match(same[0] if same else None, "body" if same else ""))
-    moved = {m.moved_from for m in matches.values() if m.moved_from}
-    left = [
-        Gone(key, e, remote.by_id.get(e.article_id))
-        for key, e in sorted(gone.items())
-        if key not in moved
-    ]
-    return Identities(matches, left)
+                line = post.line_of("title")
+                self.settle(post, Match(None, "title", problem, line, contested=(article.id,)))
+            elif len(rivals) > 1 and holders[0] is not post:
+                rest.append(post)
+            elif self.same_text(post, article):
+                self.settle(post, Match(article, "title and body"))
+            elif self.adopting or article.id in self.free:
+                self.settle(post, Match(article, "title"))
+            else:
+                self.settle(post, Match(None, "title", title_only=article))
+        return rest
+
+    def by_text(self, posts: list[Post]) -> None:
+        """Rule 6: the article of a gone post's lock entry whose text is the post's."""
+        claims: list[tuple[Post, Match]] = []
+        for post in posts:
+            same = [
+                self.remote.by_id[article_id]
+                for article_id in self.free
+                if article_id in self.remote.by_id
+                and article_id not in self.owner
+                and self.same_text(post, self.remote.by_id[article_id])
+            ]
+            if len(same) > 1:
+                self.settle(post, _ambiguous(same, "body", 1))
+            elif same:
+                claims.append((post, Match(same[0], "body")))
+            else:
+                self.settle(post, Match(None, ""))
+        self.settle_claims(claims)
+
+
+def _rule_name(via: str) -> str:
+    return {
+        "id": "id:",
+        "body": "its text",
+        "canonical_url": "the canonical_url",
+    }.get(via, via)
+
+
+def _named_id(post: Post, mapped: Mapping[str, int]) -> int | None:
+    """The article id the post's `id:` or dev-to-git.json names (None: neither)."""
+    named = _named(post, mapped.get(post.key))
+    if isinstance(named, Match):
+        return 0  # two names that disagree: not the article's
+    return named[1] if named is not None else None
 
 
 def _named(post: Post, mapped_id: int | None) -> tuple[str, int, int] | Match | None:
@@ -337,4 +560,5 @@ def _ambiguous(candidates: list[Article], via: str, line: int) -> Match:
         f"{len(candidates)} remote articles have this {what} (ids {ids}); "
         "add `id: N` (the right one) to the front matter",
         line,
+        contested=tuple(a.id for a in candidates),
     )

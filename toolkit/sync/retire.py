@@ -12,8 +12,12 @@ to speak of). A post still there has its own top-level `published: true` line se
 of truth and the next publish would otherwise publish it again; its entry records the
 new remote body.
 
-`forget_post` drops the lock entry of a post whose file is gone; the article stays as
-it is on the website.
+`forget_post` drops the lock entry of a post whose file is gone (or is no post now);
+the article stays as it is on the website.
+
+Both bind every post of the project first (`binding.bind_project`), as `plan` does: the
+article of the post named is the one its binding with all the others gives it, and the
+entry of a gone file that a renamed post took over is that post's (named, not touched).
 
 Both are called with the run lock held (`toolkit.commands`).
 """
@@ -29,15 +33,15 @@ from typing import Any
 from toolkit import localfiles
 from toolkit.clients.forem import ForemClient
 from toolkit.config import Config
-from toolkit.content import PostError, payload_for
+from toolkit.content import PostError, load_project_post, payload_for
 from toolkit.content.payload import body_digest
-from toolkit.content.post import load_post, read_post_file
-from toolkit.content.rules import canonical_url
+from toolkit.content.post import read_post_file
 from toolkit.errors import SyncError
 from toolkit.fsutil import atomic_write, describe_os_error
-from toolkit.sync.devtogit import read_map
+from toolkit.sync.binding import bind_project
 from toolkit.sync.ledger import Ledger, LedgerEntry
-from toolkit.sync.remote import FRONT_MATTER, RemoteState, bind_posts
+from toolkit.sync.remote import FRONT_MATTER, Identities, Match, RemoteState
+from toolkit.sync.stray import not_a_post
 
 # A top-level `published:` line: its value, then the comment that may follow it (kept).
 PUBLISHED_LINE = re.compile(r"^published[ \t]*:.*?([ \t]+#.*?)?(\r?)$", re.MULTILINE)
@@ -87,17 +91,27 @@ def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> Re
     path = config.root / key
     gone = not path.exists()
     entry = ledger.get(key)
-    remote = RemoteState(client.iter_my_articles("all"))
     if gone and entry is None:
         raise SyncError(f"{key}: no such post, and toolkit.lock has no entry for it")
+    remote = RemoteState(client.iter_my_articles("all"))
+    bound, posts, _ = bind_project(config, remote, ledger)
     notes: list[str] = []
     published_locally = False
-    if entry is not None:
+    replaces: str | None = None
+    match = bound.matches.get(key)
+    if match is not None:  # a post: the article every post's binding gives it
+        post = next(p for p in posts if p.key == key)
+        article_id = _bound_article(key, match)
+        published_locally = post.published
+        replaces = match.moved_from
+    elif gone:
+        assert entry is not None
+        _not_taken_over(key, bound)
+        article_id = entry.article_id
+    elif entry is not None:  # there, but no post now: its entry's article
         article_id = entry.article_id
     else:
-        article_id, published_locally = _bound_article(config, ledger, remote, key, path)
-    if not gone and entry is not None:
-        published_locally = _says_published(key, path)
+        raise SyncError(f"{key}: {not_a_post(config, key)}, and toolkit.lock has no entry for it")
     article = remote.by_id.get(article_id)
     if article is None:
         raise SyncError(
@@ -125,6 +139,15 @@ def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> Re
         if remote_body is None:
             remote_body = unpublished_body(article.body_markdown or "")
         sent = ""  # unknown: the next publish compares the bodies
+        if config.source.generator != "devto":
+            # The post is the generator's: its `published:` (Jekyll: render it) is not
+            # dev.to's, so the file is left as it is.
+            published_locally = False
+            notes.append(
+                f"{key} is left as it is (written for {config.source.generator}): "
+                "`devtoSkip: true` in it keeps the next `toolkit publish` from publishing "
+                "it again"
+            )
         if published_locally:
             changed, sent, problem = _unpublish_file(config, key, path, remote_body)
             if changed:
@@ -144,6 +167,7 @@ def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> Re
                 remote_edited_at=current.edited_at,
                 published=False,
             ),
+            replaces=replaces,
         )
     return RetireResult(
         key,
@@ -178,61 +202,65 @@ def _unpublish_file(
     except OSError as exc:
         return False, "", describe_os_error(exc)
     try:
-        payload = payload_for(load_post(path, key), config)
+        payload = payload_for(load_project_post(config, path, key), config)
     except PostError:
         return True, "", ""
     return True, (payload.digest if payload.body_markdown == remote_body else ""), ""
 
 
-def _says_published(key: str, path: Path) -> bool:
-    try:
-        return load_post(path, key).published
-    except PostError:
-        return False
-
-
-def _bound_article(
-    config: Config, ledger: Ledger, remote: RemoteState, key: str, path: Path
-) -> tuple[int, bool]:
-    """The article a post without a lock entry is bound to, by the identity rules, and
-    whether the post says `published: true`."""
-    try:
-        post = load_post(path, key)
-    except PostError as exc:
-        raise SyncError(str(exc.problem)) from None
-    bound = bind_posts(
-        remote,
-        [post],
-        ledger,
-        lambda p: canonical_url(p, config.site.url),
-        mapped=read_map(config.root),
-        body_of=lambda p: payload_for(p, config).body_markdown,
-    )
-    match = bound.matches[key]
+def _bound_article(key: str, match: Match) -> int:
+    """The article a post is, bound with every other post; SyncError when it is none."""
     if match.problem is not None:
         raise SyncError(f"{key}:{match.line}: {match.problem}")
+    if match.title_only is not None:
+        raise SyncError(
+            f"{key}: only its title is article {match.title_only.id}'s, which toolkit.lock "
+            "never gave to a post; it is not unpublished on a title alone "
+            f"(`toolkit diff {key}` shows both)"
+        )
     if match.article is None:
         raise SyncError(f"{key}: no article on the website is this post (never published?)")
-    return match.article.id, post.published
+    if match.via == "title" and match.moved_from is None:
+        raise SyncError(
+            f"{key}: only its title is article {match.article.id}'s; it is not unpublished "
+            f"on a title alone (add `id: {match.article.id}` to the front matter if it is "
+            "this post's article)"
+        )
+    return match.article.id
 
 
-def forget_post(config: Config, given: str | Path) -> RetireResult:
+def _not_taken_over(key: str, bound: Identities) -> None:
+    """SyncError when the lock entry of `key` (a gone file) is another post's now."""
+    for other, match in sorted(bound.matches.items()):
+        if match.moved_from == key and match.article is not None:
+            raise SyncError(
+                f"{key} is {other} now (article {match.article.id}, renamed): its entry "
+                f"moves there at the next publish; `toolkit unpublish {other}` unpublishes it"
+            )
+
+
+def forget_post(config: Config, client: ForemClient, given: str | Path) -> RetireResult:
     key = post_key(config, given)
     ledger = Ledger.load(config.lock_path, config.forem.base_url)
     entry = ledger.get(key)
     if entry is None:
         raise SyncError(f"{key}: toolkit.lock has no entry for it")
-    if (config.root / key).exists():
+    remote = RemoteState(client.iter_my_articles("all"))
+    bound, _, problems = bind_project(config, remote, ledger)
+    unreadable = {p.path for p in problems if p.is_error}
+    if key in bound.matches or key in unreadable:
         raise SyncError(
-            f"{key} is still there: forget is for a post whose file is gone "
-            f"(delete it first, or `toolkit unpublish {key}` to take its article down)"
+            f"{key} is still there: forget is for a post whose file is gone or is no post "
+            f"now (delete it first, or `toolkit unpublish {key}` to take its article down)"
         )
+    _not_taken_over(key, bound)
     ledger.forget(key)
     return RetireResult(
         key,
         "forgotten",
         entry.article_id,
         entry.url,
-        True,
+        not (config.root / key).exists(),
         f"toolkit.lock forgets {key}; article {entry.article_id} stays on the website as it is",
+        requests=client.requests_made,
     )

@@ -20,7 +20,14 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from toolkit.config import Config
-from toolkit.content import Post, PostError, Problem, Severity, load_post, payload_for
+from toolkit.content import (
+    Post,
+    PostError,
+    Problem,
+    Severity,
+    load_project_post,
+    payload_for,
+)
 from toolkit.content.discover import excluded_by, find_posts
 from toolkit.sync.ledger import Ledger, LedgerEntry
 
@@ -174,7 +181,7 @@ class PostCache:
                 else:
                     self._digests.pop(path, None)
                     try:
-                        item = load_post(path, config.relative(path))
+                        item = load_project_post(config, path, config.relative(path))
                     except PostError as exc:
                         item = exc.problem
                 kept[path] = (identity, item)

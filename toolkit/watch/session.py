@@ -30,7 +30,7 @@ from toolkit.watch.preview import Broadcaster, create_preview_app
 from toolkit.watch.push import DraftPublisher, DraftPusher
 
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.site.premium import PremiumGate
+    from toolkit.license.gate import PremiumGate
 
 log = logging.getLogger(__name__)
 

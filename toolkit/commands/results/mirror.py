@@ -48,6 +48,22 @@ class MirrorJson(Document):
 
     @classmethod
     def of(cls, result: MirrorResult) -> MirrorJson:
+        if result.team:
+            return TeamMirrorJson(
+                ok=not result.missing_keys,
+                comments=MirrorReportJson.of(result.comments),
+                podcast=MirrorReportJson.of(result.podcast),
+                readinglist_items=result.readinglist_items,
+                readinglist_written=result.readinglist_written,
+                requests=result.requests,
+                changed=[
+                    MirroredFileJson(path=p, change=result.change_of(p)) for p in result.changed
+                ],
+                missing_keys=[
+                    MissingWriterJson(writer=m.writer, variable=m.variable)
+                    for m in result.missing_keys
+                ],
+            )
         return cls(
             ok=True,
             comments=MirrorReportJson.of(result.comments),
@@ -57,3 +73,14 @@ class MirrorJson(Document):
             requests=result.requests,
             changed=[MirroredFileJson(path=p, change=result.change_of(p)) for p in result.changed],
         )
+
+
+class MissingWriterJson(Document):
+    writer: str = Field(description="the writer whose key is not set (their folder)")
+    variable: str = Field(description="the environment variable to set")
+
+
+class TeamMirrorJson(MirrorJson):
+    """mirror in a team's repository: each writer's files under content/_mirror/<writer>/."""
+
+    missing_keys: list[MissingWriterJson] = Field(description="writers not mirrored: no key")

@@ -73,6 +73,21 @@ class PublishJson(Document):
 
     @classmethod
     def of(cls, result: PublishResult, *, published_allowed: bool) -> PublishJson:
+        if result.team:
+            return TeamPublishJson(
+                dry_run=result.dry_run,
+                published_allowed=published_allowed,
+                ok=result.ok,
+                summary={a.value: result.count(a) for a in Action},
+                failed=len(result.failed),
+                requests=result.requests,
+                waits=[WaitJson(seconds=round(s, 3), reason=r) for s, r in result.waits],
+                posts=[TeamOutcomeJson.of_writer(o) for o in result.outcomes],
+                missing_keys=[
+                    MissingKeyJson(writer=m.writer, variable=m.variable, posts=m.posts)
+                    for m in result.missing_keys
+                ],
+            )
         return cls(
             dry_run=result.dry_run,
             published_allowed=published_allowed,
@@ -83,6 +98,33 @@ class PublishJson(Document):
             waits=[WaitJson(seconds=round(s, 3), reason=r) for s, r in result.waits],
             posts=[OutcomeJson.of(o) for o in result.outcomes],
         )
+
+
+class TeamOutcomeJson(OutcomeJson):
+    """A post of a team's repository (`[writers]`)."""
+
+    writer: str | None = Field(
+        description="the writer whose account publishes the post (their folder); null: "
+        "a post outside every writer's folder, published with FOREM_API_KEY"
+    )
+
+    @classmethod
+    def of_writer(cls, outcome: Outcome) -> TeamOutcomeJson:
+        return cls(**OutcomeJson.of(outcome).model_dump(), writer=outcome.writer)
+
+
+class MissingKeyJson(Document):
+    writer: str = Field(description="the writer whose key is not set (their folder)")
+    variable: str = Field(description="the environment variable to set")
+    posts: int = Field(description="their posts, skipped")
+
+
+class TeamPublishJson(PublishJson):
+    """plan and publish in a team's repository: each post's writer, and the writers
+    skipped for want of a key."""
+
+    posts: list[TeamOutcomeJson]  # type: ignore[assignment]
+    missing_keys: list[MissingKeyJson]
 
 
 class PullJson(Document):
@@ -96,7 +138,7 @@ class PullJson(Document):
     def of(cls, result: PullResult) -> PullJson:
         actions = sorted({o.action.value for o in result.outcomes} | {"created", "unchanged"})
         return cls(
-            ok=not (result.failed or result.in_conflict),
+            ok=result.ok,
             summary={a: sum(1 for o in result.outcomes if o.action.value == a) for a in actions},
             lock_wait=result.lock_wait,
             dry_run=result.dry_run,

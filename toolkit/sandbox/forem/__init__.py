@@ -17,17 +17,17 @@ from typing import TYPE_CHECKING
 from toolkit.sandbox.interface import Interface
 
 if TYPE_CHECKING:
-    from toolkit.sandbox.server import SandboxServer
+    from toolkit.sandbox.protocols import ControlClient
 
 
-def accounts(sandbox: SandboxServer) -> list[dict[str, str]]:
+def accounts(sandbox: ControlClient) -> list[dict[str, str]]:
     """A running sandbox's accounts with API keys, `[{"username", "api_key", "role"}]`,
     as `GET /__sandbox/forem/accounts` answers."""
     found: list[dict[str, str]] = sandbox.control("GET", "/forem/accounts")
     return found
 
 
-def api_key(sandbox: SandboxServer, username: str | None = None) -> str:
+def api_key(sandbox: ControlClient, username: str | None = None) -> str:
     """The API key of one account of a running sandbox, the demo account's by default
     (KeyError: no such account)."""
     from toolkit.sandbox.forem.seed import DEMO_USERNAME

@@ -9,6 +9,7 @@ endpoint's docstring is its entry in `GET /__sandbox`; README.md documents the s
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable
 from typing import Any
@@ -25,6 +26,7 @@ from toolkit.sandbox.forem.comments import add_comment, comment_tree, delete_com
 from toolkit.sandbox.forem.http import NAME
 from toolkit.sandbox.forem.state import ForemState
 from toolkit.sandbox.interface import Endpoint, ErrorAnswer
+from toolkit.sandbox.store import inserted_id
 
 
 class ForemControlCtx(ControlCtx):
@@ -55,6 +57,52 @@ async def accounts(ctx: ForemControlCtx) -> list[dict[str, str]]:
     """the seeded accounts: [{username, api_key, role}]"""
     with ctx.store.read() as db:
         return seed.accounts(db)
+
+
+USERNAME = re.compile(r"[a-z0-9_]{1,30}")
+
+
+@forem_control(status=201)
+async def add_user(ctx: ForemControlCtx) -> dict[str, Any]:
+    """add a user with an API key: {username, name?, organizations?: [username]} -> {username, api_key, key_id}
+
+    The user's key is derived from the username, like the seeded accounts'; each
+    organisation named takes the user as a member."""
+    body = await ctx.object()
+    username, name, orgs = body.get("username"), body.get("name"), body.get("organizations", [])
+    if not isinstance(username, str) or not USERNAME.fullmatch(username):
+        raise ErrorAnswer(422, "username must be 1 to 30 of a-z, 0-9 and _")
+    if name is not None and not isinstance(name, str):
+        raise ErrorAnswer(422, "name must be a string")
+    if not isinstance(orgs, list) or not all(isinstance(org, str) for org in orgs):
+        raise ErrorAnswer(422, "organizations must be a list of organisation usernames")
+    now = ctx.now()
+    key = seed.api_key_for(username)
+    with ctx.store.transaction() as db:
+        if db.execute("SELECT 1 FROM users WHERE username = ?", (username,)).fetchone():
+            raise ErrorAnswer(422, f"username {username!r} is taken")
+        user_id = inserted_id(
+            db.execute(
+                "INSERT INTO users (username, name, email, created_at) VALUES (?, ?, ?, ?)",
+                (username, name or username, f"{username}@example.com", now),
+            )
+        )
+        key_id = inserted_id(
+            db.execute(
+                "INSERT INTO api_keys (user_id, secret, created_at) VALUES (?, ?, ?)",
+                (user_id, key, now),
+            )
+        )
+        for org in orgs:
+            row = db.execute("SELECT id FROM organizations WHERE username = ?", (org,)).fetchone()
+            if row is None:
+                raise ErrorAnswer(422, f"no organisation {org!r}")
+            db.execute(
+                "INSERT OR IGNORE INTO org_memberships (user_id, organization_id, role) "
+                "VALUES (?, ?, 'member')",
+                (user_id, row["id"]),
+            )
+    return {"username": username, "api_key": key, "key_id": key_id}
 
 
 @forem_control()
@@ -275,6 +323,7 @@ async def add_to_reading_list(ctx: ForemControlCtx) -> dict[str, Any]:
 # Paths relative to /__sandbox/forem (app.py mounts them).
 routes = [
     Route("/accounts", accounts, methods=["GET"]),
+    Route("/users", add_user, methods=["POST"]),
     Route("/credits", credits, methods=["GET"]),
     Route("/invitations", invitations, methods=["GET"]),
     Route("/rate-limits", rate_limits, methods=["GET", "POST"]),

@@ -52,9 +52,30 @@ def _organization(ctx: Ctx) -> sqlite3.Row:
     return row
 
 
+V1 = "application/vnd.forem.api-v1+json"
+
+
 @endpoint()
 async def show_organization(ctx: Ctx) -> dict[str, Any]:
-    return ser.organization(_organization(ctx), ctx.base)
+    """Version 0 by username; version 1 (`Accept: application/vnd.forem.api-v1+json`)
+    first by id, then by username, and its answer carries the id (Forem:
+    app/controllers/api/v1/organizations_controller.rb `show`)."""
+    if V1 not in ctx.request.headers.get("accept", ""):
+        return ser.organization(_organization(ctx), ctx.base)
+    given = ctx.path_param("username")
+    row: sqlite3.Row | None = None
+    with ctx.store.read() as db:
+        if given.isascii() and given.isdigit() and len(given) <= 18:
+            row = db.execute("SELECT * FROM organizations WHERE id = ?", (int(given),)).fetchone()
+        if row is None:
+            row = db.execute("SELECT * FROM organizations WHERE username = ?", (given,)).fetchone()
+    if row is None:
+        raise ErrorAnswer(404)
+    return {
+        "type_of": "organization",
+        "id": row["id"],
+        **{k: v for k, v in ser.organization(row, ctx.base).items() if k != "type_of"},
+    }
 
 
 @endpoint()

@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import httpx
 
     from toolkit.clients.base import RequestListener, Sleep
-    from toolkit.clients.license import CustomerLicense, UserLicense
+    from toolkit.license.records import CustomerLicense, UserLicense
 
 REFUSED = "premium build refused"
 RECHECK_SECONDS = 60.0  # how often `toolkit watch --premium` asks again, at most
@@ -235,8 +235,8 @@ class PremiumGate:
         return self._answer
 
     def _ask(self, settings: LicenseSettings) -> LicenseCheck:
-        from toolkit.clients import license_client
         from toolkit.clients.bounds import deadline
+        from toolkit.license.client import license_client
 
         self.asked += 1
         app = settings.application_id

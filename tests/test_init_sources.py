@@ -1,0 +1,135 @@
+"""`toolkit init` in a blog kept with another generator: it knows the generator by its own
+files and writes `[source]` (tests/support/blogs/ holds the blogs)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from toolkit.cli import main
+from toolkit.config.loading import load_config
+
+BLOGS = Path(__file__).resolve().parent / "support" / "blogs"
+
+EXPECTED = {
+    "hugo": (
+        "content",
+        {
+            "url": "https://hugo.example.org",
+            "static_dir": "static",
+            "timezone": "Europe/Berlin",
+            "id_key": "devtoId",
+        },
+    ),
+    "jekyll": (
+        "_posts",
+        {
+            "url": "https://jekyll.example.org/blog",
+            "permalink": "/:year-:month-:day-:title/",
+            "timezone": "America/New_York",
+            "id_key": "devto_id",
+        },
+    ),
+    "astro": (
+        "src/content/articles",
+        {
+            "url": "https://astro.example.org",
+            "static_dir": "public",
+            "permalink": "/articles/:path",
+            "trailing_slash": False,
+            "id_key": "dev_to",
+        },
+    ),
+    "eleventy": (
+        "content/blog",
+        {"url": "https://eleventy.example.org", "permalink": "/blog/:path/", "id_key": "devtoId"},
+    ),
+    "next": (
+        "posts",
+        {
+            "url": "https://next.example.org",
+            "static_dir": "public",
+            "permalink": "/posts/:path",
+            "date_format": "%m/%d/%Y",
+            "id_key": "devto_id",
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("blog", sorted(EXPECTED))
+def test_init_reads_the_generator_and_writes_source(blog, tmp_path):
+    root = tmp_path / blog
+    shutil.copytree(BLOGS / blog, root)
+    result = CliRunner().invoke(main, ["init", str(root), "--no-workflow"])
+    assert result.exit_code == 0, result.output
+    content_dir, values = EXPECTED[blog]
+    said = [line for line in result.output.splitlines() if line.startswith("read ")]
+    assert len(said) == 1 and "written to toolkit.toml" in said[0]
+    data = tomllib.loads((root / "toolkit.toml").read_text(encoding="utf-8"))
+    assert data["site"]["content_dir"] == content_dir
+    assert data["source"]["generator"] == blog
+    for key, value in values.items():
+        assert data["source"][key] == value, key
+    assert dt.date.fromisoformat(data["source"]["adopted"])
+    config = load_config(root / "toolkit.toml", env={})  # what it wrote is valid
+    assert config.source.generator == blog
+    assert not (root / "content" / "_welcome.md").exists()
+
+
+def test_hugo_permalinks_of_the_posts_section_and_a_yaml_config(tmp_path):
+    (tmp_path / "content" / "posts" / "hello").mkdir(parents=True)
+    (tmp_path / "content" / "posts" / "hello" / "index.md").write_text(
+        "---\ntitle: Hello\ndevto_id: 12\n---\nHi.\n", encoding="utf-8"
+    )
+    (tmp_path / "config.yaml").write_text(
+        "baseURL: https://example.org/\npermalinks:\n  posts: /:year/:month/:filename/\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(main, ["init", str(tmp_path), "--no-workflow"])
+    assert result.exit_code == 0, result.output
+    data = tomllib.loads((tmp_path / "toolkit.toml").read_text(encoding="utf-8"))
+    assert data["site"]["content_dir"] == "content/posts"
+    assert data["source"]["permalink"] == "/:year/:month/:filename/"
+    assert data["source"]["id_key"] == "devto_id"
+
+
+def test_a_folder_of_devto_posts_gets_no_source(tmp_path):
+    (tmp_path / "posts").mkdir()
+    (tmp_path / "posts" / "a.md").write_text("---\ntitle: A\n---\nHi.\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["init", str(tmp_path), "--no-workflow"])
+    assert result.exit_code == 0, result.output
+    assert "[source]" not in (tmp_path / "toolkit.toml").read_text(encoding="utf-8")
+    assert not any(line.startswith("read ") for line in result.output.splitlines())
+
+
+def test_init_json_says_what_it_read(tmp_path):
+    root = tmp_path / "jekyll"
+    shutil.copytree(BLOGS / "jekyll", root)
+    result = CliRunner().invoke(main, ["init", str(root), "--no-workflow", "--json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["source"]["generator"] == "jekyll"
+    assert document["source"]["read_from"] == "_config.yml"
+    assert document["source"]["source"]["timezone"] == "America/New_York"
+    assert document["content_dir"] == "_posts"
+
+
+def test_init_reads_no_generator_file_through_a_link_out_of_the_project(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "hugo.toml").write_text('baseURL = "https://secret.example/"\n', encoding="utf-8")
+    root = tmp_path / "blog"
+    (root / "content" / "posts").mkdir(parents=True)
+    (root / "content" / "posts" / "a.md").write_text("---\ntitle: A\n---\nHi.\n", encoding="utf-8")
+    (root / "hugo.toml").symlink_to(outside / "hugo.toml")
+    result = CliRunner().invoke(main, ["init", str(root), "--no-workflow"])
+    assert result.exit_code == 0, result.output
+    assert "secret.example" not in (root / "toolkit.toml").read_text(encoding="utf-8")
+    assert "secret.example" not in result.output

@@ -7,6 +7,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 BLOG = Path(__file__).resolve().parents[1] / "support" / "blogs" / "hugo"
 SOURCE = """
 [site]
@@ -39,6 +41,7 @@ def test_build_serve_and_watch_leave_another_generators_site_to_it(make_project)
     assert blog.run("-q", "build").output == ""
 
 
+@pytest.mark.e2e
 def test_an_enabled_site_shows_the_translated_bodies(make_project):
     blog = _hugo(make_project, "enabled = true")
     result = blog.run("build", "--drafts")

@@ -51,7 +51,12 @@ class Watch:
     false until the next one."""
 
     def __init__(
-        self, root: Path, *args: str, env: dict[str, str] | None = None, verbose: bool = False
+        self,
+        root: Path,
+        *args: str,
+        env: dict[str, str] | None = None,
+        verbose: bool = False,
+        started: str = "Serving http",
     ):
         self.lines: list[str] = []
         self.events: list[tuple[str, object]] = []
@@ -78,7 +83,9 @@ class Watch:
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        line = self.until(lambda: next((x for x in self.lines if "Serving http" in x), None), 20)
+        line = self.until(lambda: next((x for x in self.lines if started in x), None), 20)
+        if started != "Serving http":  # no preview: nothing served
+            return
         served = re.search(r"(http://\S+?)/?\s", line + " ")
         assert served is not None, line
         self.url = served.group(1)
@@ -517,3 +524,29 @@ def test_a_push_waits_for_another_run_and_says_so_when_it_gives_up(site, watch, 
         verify=shared_context(),
     ).json()
     assert any("Version 2." in a["body_markdown"] for a in mine if a["title"] == "Draft note")
+
+
+def test_a_generators_blog_without_a_site_still_pushes_its_drafts(make_project, sandbox):
+    hugo = CONFIG.replace("[forem]", '[source]\ngenerator = "hugo"\n\n[forem]')
+    project = make_project(hugo)
+    sandbox.reset()
+    env = {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
+    w = Watch(project.root, env=env, started="Watching content/ and toolkit.toml")
+    try:
+        assert "the site is hugo's ([site] enabled = false)" in w.output()
+        assert "Serving" not in w.output()
+        note = project.content / "note.markdown"  # a post of the generator's as much as .md
+        note.write_text("---\ntitle: Note\npublished: false\n---\nVersion 1.\n")
+        w.until(lambda: "draft content/note.markdown: created article" in w.output())
+        note.write_text("---\ntitle: Note\npublished: false\n---\nVersion 2.\n")
+        w.until(lambda: "draft content/note.markdown: updated article" in w.output())
+        mine = httpx.get(
+            f"{sandbox.base_url}/api/articles/me/unpublished",
+            headers={"api-key": sandbox.demo_api_key},
+            verify=shared_context(),
+        ).json()
+        (article,) = [a for a in mine if a["title"] == "Note"]
+        assert "Version 2." in article["body_markdown"]
+        assert not (project.root / ".toolkit" / "preview").exists()
+    finally:
+        assert w.stop() == 0

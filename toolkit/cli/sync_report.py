@@ -43,8 +43,10 @@ STYLE = {
 
 
 def visibility(outcome: Outcome) -> str:
-    """What the article is or will be on the website: public or a draft ("" unknown)."""
-    if outcome.published is None:
+    """What the article is or will be on the website: public or a draft ("" unknown, or a
+    post the writer keeps off dev.to, whose `published:` says nothing of it)."""
+    post = outcome.plan.post
+    if outcome.published is None or (post is not None and post.held):
         return ""
     return "public" if outcome.published else "draft"
 

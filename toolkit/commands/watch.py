@@ -154,12 +154,14 @@ def watch(
     lock_timeout: float = PUSH_LOCK_TIMEOUT,
     premium: bool = False,
     gate: PremiumGate | None = None,
+    site: bool = True,
 ) -> WatchSession:
     """A session serving the preview on `host:port` (loopback only), with drafts shown
     unless `drafts` is false, pushing saved drafts unless `push` is false or no API key
     is set (then `notices` says so). `premium`: the premium site, asking the licensing
-    service (`gate`, default one that asks again at most once a minute) before a rebuild."""
-    options = WatchOptions(host=host, port=port, drafts=drafts)
+    service (`gate`, default one that asks again at most once a minute) before a rebuild.
+    `site` false: no build and no preview, the saved drafts pushed only."""
+    options = WatchOptions(host=host, port=port, drafts=drafts, site=site)
     run = Run(config, "watch").start()
     recording = RecordingReporter(run, reporter)
     publisher = None

@@ -119,7 +119,8 @@ def init_project(
     writers = find_writers(folder / content_dir) if adopted is not None else ()
     variables = {writer.folder: writer.variable for writer in writers}
     planned: list[tuple[str, str | None, str]] = []  # path, text (None: skip), reason
-    toml = short_toml(content_dir, writers=variables)
+    title = source.title if source is not None and source.title else "My posts"
+    toml = short_toml(content_dir, title=title, writers=variables)
     toml += source_toml(source) if source is not None else ""
     planned.append((DEFAULT_CONFIG_NAME, toml, ""))
     welcome = f"{content_dir}/{WELCOME}"

@@ -62,11 +62,13 @@ def scan_content(
     prefix: str,
     folders: tuple[str, ...] = (),
     excluded: Callable[[str], bool] | None = None,
+    suffixes: tuple[str, ...] = (".md",),
 ) -> ContentScan:
     """Every post, file and mirror file of `content_dir`. `folders` are the real paths a
     symlink may lead into (`localfiles.config_folders`); by default the content folder.
     A `.md` file that `excluded` (`[content] exclude`) names is not a post: a file like
-    any other, copied only when a post refers to it."""
+    any other, copied only when a post refers to it. `suffixes`: the endings of post files
+    (`discover.post_suffixes`: `.mdx` and `.markdown` too for another generator's posts)."""
     folders = folders or localfiles.project_folders(content_dir)
     scan = ContentScan()
     stack = [(str(content_dir), "")]
@@ -89,7 +91,7 @@ def scan_content(
                     found = _file(entry, folders, shown, scan)
                     if found is None:
                         continue
-                if name.endswith(".md") and not (excluded and excluded(relative + name)):
+                if name.endswith(suffixes) and not (excluded and excluded(relative + name)):
                     scan.posts[shown] = found
                 else:
                     scan.assets[relative + name] = found

@@ -399,7 +399,10 @@ class SyncEngine:
                     PostPlan(
                         post.key,
                         Action.SKIP,
-                        f"{post.held}; never sent",
+                        # A post waiting for its date is sent by the first publish after it.
+                        post.held
+                        if post.reading is not None and post.reading.waits
+                        else f"{post.held}; never sent",
                         title=post.title,
                         post=post,
                     )

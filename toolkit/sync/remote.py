@@ -401,12 +401,11 @@ class _Binder:
             holders = [k for k in self.held.get(article_id, []) if k != post.key]
             mapped_too = [k for k in self.map_keys.get(article_id, []) if k != post.key]
             if article is None:
-                self.settle(
-                    post, Match(None, via, _unknown(via, article_id, self.ledger.server), line)
-                )
+                unknown = _unknown(_said(post, via), article_id, self.ledger.server)
+                self.settle(post, Match(None, via, unknown, line))
             elif holders:
                 problem = (
-                    f"{via} names article {article_id}, which toolkit.lock gives to "
+                    f"{_said(post, via)} names article {article_id}, which toolkit.lock gives to "
                     f"{', '.join(holders)}; one article is one post"
                 )
                 self.settle(post, Match(None, via, problem, line))
@@ -530,7 +529,7 @@ def _named(post: Post, mapped_id: int | None) -> tuple[str, int, int] | Match | 
         return Match(
             None,
             "id",
-            f"id: {own}, but dev-to-git.json names article {mapped_id} for this file; "
+            f"{post.key_named('id')}: {own}, but dev-to-git.json names article {mapped_id} for this file; "
             "make them agree",
             post.line_of("id"),
         )
@@ -541,9 +540,13 @@ def _named(post: Post, mapped_id: int | None) -> tuple[str, int, int] | Match | 
     return None
 
 
-def _unknown(via: str, article_id: int, server: str) -> str:
+def _said(post: Post, via: str) -> str:
+    """The rule `via` as a message names it: the key the post wrote its id in."""
+    return f"{post.key_named('id')}:" if via == "id" else via
+
+
+def _unknown(named: str, article_id: int, server: str) -> str:
     where = f" on {server}" if server else ""
-    named = "id:" if via == "id" else "dev-to-git.json"
     return (
         f"{named} names article {article_id}, which is not one of this account's "
         f"articles{where}; correct or remove it (toolkit never creates a post that "

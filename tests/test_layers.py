@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+# Every test here starts a process or opens a socket (tests/support/plugin.py).
+pytestmark = pytest.mark.e2e
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

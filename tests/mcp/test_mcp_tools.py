@@ -337,6 +337,7 @@ def test_a_bad_since_is_one_line(site):
 # -- build ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_build_site_builds_what_toolkit_build_builds(site):
     site.post("hello", "Hello", published=True)
     result = call(site, "build_site").structuredContent
@@ -408,6 +409,7 @@ customer_id = "{seed.LICENSED_CUSTOMER}"
     assert refused.content[0].text.startswith("Error: LICENSE_API_TOKEN is not set")
 
 
+@pytest.mark.e2e
 def test_query_run_log_answers_from_the_local_log(site):
     assert site.run("check").exit_code == 0  # a run to ask about
     sql = (

@@ -13,6 +13,9 @@ from runlog_helpers import LogService, ingest
 
 from toolkit_sandbox.server import SandboxServer
 
+# Every test here starts a process or opens a socket (tests/support/plugin.py).
+pytestmark = pytest.mark.e2e
+
 ROUTES = ["/api/articles", "/api/articles/{id}", "/api/articles/me/all", "/api/comments"]
 
 

@@ -147,8 +147,12 @@ def build(
             )
         if report.drafts_left_out:
             count = report.drafts_left_out
+            generator = cli.config.source.generator
+            kind = (
+                "published: false" if generator == "devto" else f"drafts as {generator} reads them"
+            )
             stderr.print(
-                f"{count} draft{'s' if count != 1 else ''} (published: false) left out: "
+                f"{count} draft{'s' if count != 1 else ''} ({kind}) left out: "
                 "toolkit build --drafts includes them, toolkit watch shows them as you "
                 "write",
                 markup=False,

@@ -52,7 +52,9 @@ def pull(
     """Import the account's articles as local posts (onboarding, and taking website edits).
 
     An article that no local post maps to becomes content/<slug>.md (never written over an
-    existing file). A post whose article was edited on the website takes the lines that
+    existing file). In a team's repository ([writers]) each writer's articles are pulled
+    with their key into their folder, under their name; a writer without a key is skipped
+    with one line naming the variable, and pull exits 1. A post whose article was edited on the website takes the lines that
     changed there when the post has no unpublished changes of its own; the rest of the
     file stays as you wrote it (relative images, front matter style, key order, comments),
     so a pull with nothing new changes no byte. When both sides changed, the post is left
@@ -96,12 +98,18 @@ def pull(
         from toolkit.commands.results.sync import PullJson
 
         print_json(to_json(PullJson.of(result)))
+    heading: str | None = None
     for outcome in result.outcomes:
         if as_json or (outcome.action is PullAction.UNCHANGED and cli.verbose < 1):
             continue
+        if result.team and outcome.writer != heading:  # a team's: under each writer's name
+            heading = outcome.writer
+            name = heading or "(outside the writers' folders)"
+            stdout.print(f"{name}:", markup=False, highlight=False)
         note = f"  {outcome.message}" if outcome.message else ""
         stdout.print(
-            f"{outcome.action.value:<11} {outcome.path} (article {outcome.article_id}){note}",
+            f"{'  ' if result.team else ''}{outcome.action.value:<11} {outcome.path} "
+            f"(article {outcome.article_id}){note}",
             highlight=False,
             markup=False,
         )
@@ -117,6 +125,12 @@ def pull(
             + (" (dry run: nothing was written)" if result.dry_run else ""),
             highlight=False,
             markup=False,
+        )
+    for missing in result.missing_keys:  # a team's writer without a key: one line each
+        stderr.print(
+            f"{missing.writer}: {missing.variable} is not set; not pulled",
+            markup=False,
+            highlight=False,
         )
     if not result.ok:
         raise SystemExit(1)

@@ -73,6 +73,11 @@ FIELDS: dict[str, tuple[str, str]] = {
     "wait_ms": ("number", "a pause: rate limit, Retry-After, retry backoff, run lock"),
     "reason": ("string", "why it waited"),
     "article_id": ("number", "the article of a post"),
+    "writer": (
+        "string",
+        "in a team's repository ([writers]): the writer (their folder) whose key made a "
+        "request or a wait, or whose post it is; absent with one account",
+    ),
     "message": ("string", "what happened, in words (an error's message)"),
     "error": ("string", "the kind of error (the exception's class)"),
     "posts": ("number", "posts built or checked"),

@@ -41,8 +41,9 @@ Listed = tuple[Summary, str]  # a post in a listing: its summary, and the summar
 # The whole posts of the feed ([site] feed_full_content), by slug: the digest of what a
 # post's HTML depends on, and the loader of that HTML.
 FullContent = dict[str, tuple[str, Callable[[], str]]]
-# The mirror's reading list: the digest of its file, and the loader of its items.
-ReadingList = tuple[str, Callable[[], list[dict[str, Any]]]]
+# The reading list: (digest of its files, loader of its template context: `items`, and in
+# a team's repository `writers`, each with its `name`, `anchor` and `saved` items).
+ReadingList = tuple[str, Callable[[], dict[str, Any]]]
 
 
 @dataclass
@@ -291,7 +292,7 @@ class SitePlan:
             )
         )
         if self.reading_list is not None:
-            digest, items = self.reading_list
+            digest, lists = self.reading_list
             output = "reading-list/index.html"
             pages.append(
                 Page(
@@ -302,7 +303,7 @@ class SitePlan:
                         output,
                         self.page_meta("Reading list", "reading-list/"),
                         "reading-list",
-                        items=items(),
+                        **lists(),
                     ),
                 )
             )

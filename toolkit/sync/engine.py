@@ -271,6 +271,7 @@ class SyncEngine:
                 self.ledger,
                 self.canonical_of,
                 mapped=mapped,
+                holder=account.writer if account is not None else None,
                 body_of=lambda post: (
                     (
                         payloads[post.key]
@@ -399,7 +400,10 @@ class SyncEngine:
                     PostPlan(
                         post.key,
                         Action.SKIP,
-                        f"{post.held}; never sent",
+                        # A post waiting for its date is sent by the first publish after it.
+                        post.held
+                        if post.reading is not None and post.reading.waits
+                        else f"{post.held}; never sent",
                         title=post.title,
                         post=post,
                     )

@@ -113,7 +113,7 @@ def _cover(value: Any, post: Post, page: str | None, source: SourceConfig) -> st
 def _line_of(post: Post, key: str) -> int:
     """The line of a top-level key of `post`'s front matter, found in its text (a key
     written otherwise: `Post.line_of`, which parses the block again)."""
-    pattern = re.compile(rf"^{re.escape(key)}[ \t]*:", re.MULTILINE)
+    pattern = re.compile(rf"^{re.escape(key)}[ \t]*[:=]", re.MULTILINE)  # YAML, TOML
     found = pattern.search(post.front_matter)
     if found is None:
         return post.line_of(key)
@@ -178,20 +178,24 @@ def read_post(
         origins["title"] = "the file's name (as Jekyll titles it)"
     # published: as the generator means it
     published = True
+    unrendered = False
     origins["published"] = "(sent public unless held)"
     if "published" in meta:
         if generator == "jekyll":
             if meta["published"] is False:
                 held = held or "published: false (Jekyll does not render it)"
+                unrendered = True
             origins["published"] = "published (Jekyll: render this page)"
         elif isinstance(meta["published"], bool):
             published = meta["published"]
             origins["published"] = "published"
     if generator == "eleventy" and meta.get("permalink") is False:
         held = held or "permalink: false (Eleventy writes no page for it)"
+        unrendered = True
     for draft_key in tables.DRAFT_KEYS:
         if _true(meta.get(draft_key)):
             held = held or f"{draft_key}: true (a draft on the writer's site)"
+            unrendered = True
     new["published"] = published
     # date
     when, date_key = permalink.post_date(post.path, meta, source)
@@ -248,7 +252,11 @@ def read_post(
     slug = last[-1].removesuffix(".html") if last else permalink.file_title(post.path, generator)
     new["slug"] = slug
     origins["slug"] = permalink.page_key(meta, generator) or (
-        "slug" if "slug" in meta else "the file's name"
+        "slug"
+        if "slug" in meta
+        else "the title (the permalink's :slug, as Hugo makes it)"
+        if generator == "hugo" and re.search(r":(slug|title)\b", source.permalink or "")
+        else "the file's name"
     )
     if article is not None:
         new["id"] = article
@@ -259,7 +267,9 @@ def read_post(
     if ref_key:
         aliases["id"] = ref_key
     opted = _true(meta.get("crosspost"))
-    reading_ = Reading(generator, origins, held, ref, ref_key, opted, waits, tuple(problems))
+    reading_ = Reading(
+        generator, origins, held, ref, ref_key, opted, waits, tuple(problems), unrendered
+    )
     return replace(post, meta=new, reading=reading_, aliases=aliases)
 
 
@@ -275,6 +285,22 @@ def reader(config: Config) -> Callable[[Post], Post]:
         return read_post(post, source, content_dir, tag_map, now)
 
     return read
+
+
+def site_reader(config: Config) -> Callable[[Post], Post]:
+    """Each post read as publish reads it (`reader`), for toolkit's own site
+    (`[site] enabled = true`): a post its generator writes no page for (`draft: true`,
+    Jekyll's `published: false`, Eleventy's `permalink: false`) is a draft there too; one
+    only kept off dev.to (a skip key) is shown."""
+    read = reader(config)
+
+    def read_for_site(post: Post) -> Post:
+        post = read(post)
+        if post.reading is not None and post.reading.unrendered and post.published:
+            post = replace(post, meta={**post.meta, "published": False})
+        return post
+
+    return read_for_site
 
 
 def _shown(value: Any) -> str:
@@ -306,5 +332,5 @@ def provenance(post: Post) -> list[str]:
         shown = quoted(_shown(value), 80) if value is not None else "(none)"
         lines.append(f"  {name}: {shown} <- {origin or 'the front matter'}")
     if reading.held:
-        lines.append(f"  never sent: {reading.held}")
+        lines.append(f"  {'not sent yet' if reading.waits else 'never sent'}: {reading.held}")
     return lines

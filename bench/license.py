@@ -32,7 +32,7 @@ CONFIG_NAME = "toolkit-license.toml"
 def licensed_config(ours: Path) -> Path:
     """The corpus's configuration with a `[license]` section for the sandbox's demo
     application and licensed customer."""
-    from toolkit.sandbox.licensing import seed
+    from toolkit_sandbox.licensing import seed
 
     base = (ours / "toolkit.toml").read_text(encoding="utf-8")
     path = ours / CONFIG_NAME
@@ -52,7 +52,7 @@ def licence_requests(sandbox: SandboxProcess) -> int:
 def import_cost() -> float:
     """Seconds to import the licensing client (httpx and friends) in a fresh interpreter."""
     code = (
-        "import time; t = time.perf_counter(); import toolkit.clients.license; "
+        "import time; t = time.perf_counter(); import toolkit.license.client; "
         "print(time.perf_counter() - t)"
     )
     runs = [
@@ -90,7 +90,7 @@ def main() -> None:
         asked = licence_requests(sandbox)
 
         from toolkit.config import load_config
-        from toolkit.site.premium import PremiumGate
+        from toolkit.license.gate import PremiumGate
 
         loaded = load_config(config, env=env)
         PremiumGate(loaded).check()  # the client imported, the connection path warm

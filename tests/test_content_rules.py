@@ -291,3 +291,15 @@ def test_a_damaged_or_foreign_cache_is_ignored(project, cache):
     assert lines == [
         "content/a.md:2: warning: title: also used by content/b.md (dev.to allows it; toolkit tells their articles apart by toolkit.lock)"
     ]
+
+
+def test_a_value_many_posts_share_names_three_and_counts_the_others(project):
+    for name in ("a", "b", "c", "d", "e", "f"):
+        project.write(f"content/{name}/post.md", "---\ntitle: T " + name + "\n---\nBody\n")
+    _, lines = check_lines(project)
+    assert lines[0] == (
+        "content/a/post.md:1: slug: also used by content/b/post.md, content/c/post.md, "
+        "content/d/post.md and 2 other post(s) (each post needs its own page: rename one, "
+        "or give it a `slug:`)"
+    )
+    assert len(lines) == 6

@@ -8,6 +8,7 @@ import json
 import shutil
 import tomllib
 from pathlib import Path
+from typing import cast
 
 import pytest
 from click.testing import CliRunner
@@ -75,7 +76,7 @@ def test_init_reads_the_generator_and_writes_source(blog, tmp_path):
     data = tomllib.loads((root / "toolkit.toml").read_text(encoding="utf-8"))
     assert data["site"]["content_dir"] == content_dir
     assert data["source"]["generator"] == blog
-    for key, value in values.items():
+    for key, value in cast(dict[str, object], values).items():
         assert data["source"][key] == value, key
     assert dt.date.fromisoformat(data["source"]["adopted"])
     config = load_config(root / "toolkit.toml", env={})  # what it wrote is valid
@@ -133,3 +134,52 @@ def test_init_reads_no_generator_file_through_a_link_out_of_the_project(tmp_path
     assert result.exit_code == 0, result.output
     assert "secret.example" not in (root / "toolkit.toml").read_text(encoding="utf-8")
     assert "secret.example" not in result.output
+
+
+TITLES = {
+    "hugo": "Notes from the workshop",
+    "jekyll": "Field notes",
+    "eleventy": "Eleventy notes",
+    "astro": "My posts",  # its title is in its own code, not its config
+    "next": "My posts",
+}
+
+
+@pytest.mark.parametrize("blog", sorted(TITLES))
+def test_init_titles_the_site_as_the_generator_does(blog, tmp_path):
+    root = tmp_path / blog
+    shutil.copytree(BLOGS / blog, root)
+    assert CliRunner().invoke(main, ["init", str(root), "--no-workflow"]).exit_code == 0
+    data = tomllib.loads((root / "toolkit.toml").read_text(encoding="utf-8"))
+    assert data["site"]["title"] == TITLES[blog]
+
+
+def test_init_in_a_hugo_quick_start_blog(tmp_path):
+    # `hugo new site`, `[permalinks]` for the posts section, `hugo new posts/x.md` (TOML).
+    root = tmp_path / "blog"
+    (root / "content" / "posts").mkdir(parents=True)
+    (root / "config.toml").write_text(
+        'baseURL = "https://example.com/"\ntitle = "My New Hugo Site"\n\n'
+        '[permalinks]\n  posts = "/:year/:month/:slug/"\n',
+        encoding="utf-8",
+    )
+    (root / "content" / "posts" / "my-first-post.md").write_text(
+        "+++\ntitle = 'Hello There'\ndate = 2024-01-14T07:07:07+01:00\ndevtoId = 12\n+++\nText.\n",
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(main, ["init", str(root), "--no-workflow"])
+    assert result.exit_code == 0, result.output
+    assert "content/posts/: 1 post\n" in result.output
+    data = tomllib.loads((root / "toolkit.toml").read_text(encoding="utf-8"))
+    assert data["site"] == {"title": "My New Hugo Site", "content_dir": "content/posts"}
+    assert data["source"]["permalink"] == "/:year/:month/:slug/"
+    assert data["source"]["id_key"] == "devtoId"
+    check = CliRunner().invoke(
+        main, ["--config", str(root / "toolkit.toml"), "check", "-v"], catch_exceptions=False
+    )
+    assert check.exit_code == 0, check.output
+    assert "  canonical_url: 'https://example.com/2024/01/hello-there/'" in check.output
+    assert "  slug: 'hello-there' <- the title (the permalink's :slug, as Hugo makes it)" in (
+        check.output
+    )
+    assert "  article: '12' <- devtoId" in check.output

@@ -16,6 +16,9 @@ import pytest
 from toolkit.serving import BackgroundServer
 from toolkit.tls import shared_context
 
+# Every test here starts a process or opens a socket (tests/support/plugin.py).
+pytestmark = pytest.mark.e2e
+
 TIMEOUT = 0.5
 
 
@@ -291,6 +294,7 @@ def test_no_proxy_header_is_trusted() -> None:
         response = httpx.get(
             server.base_url,
             headers={"X-Forwarded-For": "203.0.113.7", "X-Forwarded-Proto": "https"},
+            verify=shared_context(),
         )
         assert response.text == "127.0.0.1 http"
 

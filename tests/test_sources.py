@@ -27,14 +27,17 @@ NEW_YORK = "America/New_York"
     ],
 )
 def test_dates_in_the_generators_forms_with_their_offsets(written, expected):
-    assert read_date(written, NEW_YORK).isoformat() == expected
+    read = read_date(written, NEW_YORK)
+    assert read is not None and read.isoformat() == expected
 
 
 def test_a_month_day_date_that_reads_both_ways_needs_its_form_named():
     with pytest.raises(DateUnread, match="date_format"):
         read_date("09/02/2020")
-    assert read_date("09/02/2020", date_format="%m/%d/%Y").date() == dt.date(2020, 9, 2)
-    assert read_date("09/02/2020", date_format="%d/%m/%Y").date() == dt.date(2020, 2, 9)
+    month_first = read_date("09/02/2020", date_format="%m/%d/%Y")
+    day_first = read_date("09/02/2020", date_format="%d/%m/%Y")
+    assert month_first is not None and month_first.date() == dt.date(2020, 9, 2)
+    assert day_first is not None and day_first.date() == dt.date(2020, 2, 9)
     assert slashed_order(["09/02/2020", "01/13/2020"]) == "%m/%d/%Y"
     assert slashed_order(["09/02/2020"]) is None
     assert read_date("git Created") is None  # Eleventy's: no date written
@@ -245,3 +248,56 @@ def test_a_jekyll_markdown_file_is_a_post_not_a_misnamed_one(make_project):
     assert "  title: 'Welcome To Jekyll' <- the file's name (as Jekyll titles it)" in result.output
     assert ".markdown" not in result.output.replace(name, "")
     assert result.exit_code == 0, result.output
+
+
+def test_checking_one_post_compares_the_others_as_publish_reads_them(make_project):
+    # Eleventy reads no `url:`: two posts, two pages.
+    project = make_project(HUGO.replace('generator = "hugo"', 'generator = "eleventy"'))
+    project.write("content/a/index.md", "---\ntitle: A\nurl: /same/\n---\nText.\n")
+    project.write("content/b/index.md", "---\ntitle: B\nurl: /same/\n---\nText.\n")
+    assert project.run("check", "content/a/index.md").exit_code == 0
+    # Hugo's `url:` makes both one page on the writer's site: one slug and canonical_url
+    # on dev.to. Checking one of them finds it, the other read again (not remembered).
+    (project.root / "toolkit.toml").write_text(HUGO, encoding="utf-8")
+    assert project.run("check").exit_code == 1
+    one = project.run("check", "content/a/index.md")
+    assert one.exit_code == 1, one.output
+    assert "content/b/index.md" in one.output
+
+
+def test_a_post_that_waits_for_its_date_passes_check_and_problems_name_the_key_written(
+    make_project,
+):
+    project = make_project(HUGO.replace('generator = "hugo"', 'generator = "astro"'))
+    project.write(
+        "content/later.md",
+        "---\ntitle: Later\npubDate: 2999-01-01\nheroImage: 7\n---\nText.\n",
+    )
+    result = project.run("check", "-v")
+    # Sent by the first publish after its date: the API never sees it in the future.
+    assert "in the future" not in result.output
+    assert "  not sent yet: dated 2999-01-01T00:00:00+00:00: waits until then" in result.output
+    project.write("content/later.md", "---\ntitle: Later\npubDate: 2999-01-01\n---\nText.\n")
+    assert project.run("check").exit_code == 0
+    project.write(
+        "content/bad.md",
+        "---\ntitle: Bad\npubDate: 2020-01-01\ncanonicalURL: ftp://x.example\n---\nText.\n",
+    )
+    refused = project.run("check", "content/bad.md")
+    assert refused.exit_code == 1
+    assert (
+        "content/bad.md:4: canonicalURL: must be an absolute http(s) URL, not 'ftp://x.example'"
+    ) in refused.output, refused.output
+
+
+def test_a_toml_front_matter_toolkit_cannot_read_is_one_line_each(make_project):
+    project = make_project(HUGO)
+    deep = "[" * 20000 + "]" * 20000
+    project.write("content/deep.md", f'+++\ntitle = "Deep"\na = {deep}\n+++\nX.\n')
+    project.write("content/open.md", '+++\ntitle = "No end"\n')
+    project.write("content/fine.md", "+++\ntitle = 'Fine'\n+++\nX.\n")
+    result = project.run("check")
+    assert result.exit_code == 1
+    assert "content/deep.md:3: front matter: invalid TOML: nested too deeply" in result.output
+    assert "content/open.md:1: front matter: the opening +++ has no closing +++" in result.output
+    assert "3 posts checked: 2 errors" in result.output

@@ -16,10 +16,11 @@ import yaml
 from click.testing import CliRunner
 
 from toolkit.cli import main
-from toolkit.commands.init import WORKFLOW, ActionPin, init_project
 from toolkit.config import load_config
 from toolkit.config.sections import writer_variable
 from toolkit.errors import ConfigError
+from toolkit.scaffold.files import WORKFLOW, ActionPin
+from toolkit.scaffold.project import init_project
 
 PIN = ActionPin("toolkit-docs/toolkit", "0123456789abcdef0123456789abcdef01234567", "v0.1.0")
 WRITERS = {"jane-doe": 3, "bob": 2, "li.wei": 1}
@@ -90,7 +91,7 @@ def test_init_recognises_a_team_and_lists_each_writers_secret(tmp_path):
     ) in text
     assert '[forem]\n# organization = "acme"          # optional\n' in text
     config = load_config(root / "toolkit.toml", env={})
-    assert dict(config.writers.variables) == VARIABLES
+    assert config.writers is not None and dict(config.writers.variables) == VARIABLES
     assert config.site.content_dir == root / "posts"
     example = (root / ".env.example").read_text()
     assert all(f"\n{variable}=\n" in example for variable in VARIABLES.values())
@@ -161,6 +162,7 @@ def action_step(job: dict) -> dict:
     return step
 
 
+@pytest.mark.e2e
 def test_the_team_workflow_publishes_in_one_job_with_every_writers_secret(tmp_path):
     text, workflow = team_workflow(tmp_path)
     assert workflow["permissions"] == {}
@@ -175,6 +177,7 @@ def test_the_team_workflow_publishes_in_one_job_with_every_writers_secret(tmp_pa
     assert all(variable in text.split("name: toolkit")[0] for variable in VARIABLES.values())
 
 
+@pytest.mark.e2e
 def test_the_team_workflow_checks_only_the_changed_folders_and_can_refuse_others(tmp_path):
     _, workflow = team_workflow(tmp_path)
     check = workflow["jobs"]["check"]
@@ -218,6 +221,7 @@ def pull_request(tmp_path):
     return root
 
 
+@pytest.mark.e2e
 def test_check_changed_from_checks_only_the_changed_writers_folders(pull_request):
     (pull_request / "posts" / "li.wei" / "li.wei-0.md").write_text("---\ntitle: [\n---\n")
     git(pull_request, "stash", "-q")  # li.wei's broken post is not in the change set
@@ -228,6 +232,7 @@ def test_check_changed_from_checks_only_the_changed_writers_folders(pull_request
     assert "5 posts checked: 1 error" in result.output  # bob's 2 and jane-doe's 3
 
 
+@pytest.mark.e2e
 def test_own_folder_refuses_a_change_to_another_writers_folder(pull_request):
     result = cli(pull_request, "check", "--changed-from", "main", "--own-folder", "Bob")
     assert result.exit_code == 1
@@ -240,6 +245,7 @@ def test_own_folder_refuses_a_change_to_another_writers_folder(pull_request):
     )
 
 
+@pytest.mark.e2e
 def test_own_folder_of_the_writer_who_changed_only_their_own_folder_passes(pull_request):
     git(pull_request, "checkout", "-q", "main", "--", "posts/jane-doe")
     git(pull_request, "commit", "-q", "-m", "only bob's")
@@ -248,6 +254,7 @@ def test_own_folder_of_the_writer_who_changed_only_their_own_folder_passes(pull_
     assert "2 posts checked: 0 errors" in result.output
 
 
+@pytest.mark.e2e
 def test_a_writers_folder_removed_by_the_change_is_not_checked(pull_request):
     git(pull_request, "rm", "-q", "-r", "posts/li.wei")
     git(pull_request, "checkout", "-q", "main", "--", "posts/jane-doe")
@@ -257,6 +264,7 @@ def test_a_writers_folder_removed_by_the_change_is_not_checked(pull_request):
     assert "2 posts checked: 0 errors" in result.output
 
 
+@pytest.mark.e2e
 def test_changed_from_an_unknown_revision_is_one_error_line(pull_request):
     result = cli(pull_request, "check", "--changed-from", "no-such-branch")
     assert result.exit_code == 1
@@ -268,6 +276,7 @@ def test_changed_from_an_unknown_revision_is_one_error_line(pull_request):
     assert usage.exit_code == 2 and "--own-folder needs --changed-from" in usage.output
 
 
+@pytest.mark.e2e
 def test_a_hostile_file_name_in_another_writers_folder_is_printed_escaped(pull_request):
     name = "posts/jane-doe/x\n::error::forged.md"
     (pull_request / name).write_text("---\ntitle: X\n---\n")
@@ -279,6 +288,7 @@ def test_a_hostile_file_name_in_another_writers_folder_is_printed_escaped(pull_r
     assert not any(line.startswith("::error::forged") for line in result.output.splitlines())
 
 
+@pytest.mark.e2e
 def test_init_again_after_a_writer_joins_names_what_to_add(tmp_path):
     root = team_repository(tmp_path / "team")
     init_project(root, action=PIN)
@@ -294,3 +304,40 @@ def test_init_again_after_a_writer_joins_names_what_to_add(tmp_path):
         "exists; it may want these writers: "
         "FOREM_API_KEY_NEW_COMER=${{ secrets.FOREM_API_KEY_NEW_COMER }}"
     )
+
+
+def test_a_teams_env_example_and_makefile_name_the_writers_keys_not_forem_api_key(tmp_path):
+    root = team_repository(tmp_path / "team")
+    assert cli(root, "init", "--no-workflow").exit_code == 0
+    example = (root / ".env.example").read_text()
+    # A writer filling in FOREM_API_KEY would see their posts skipped: their own line
+    # comes first, and FOREM_API_KEY says what it is for in a team's repository.
+    assert example.index("FOREM_API_KEY_BOB=") < example.index("\nFOREM_API_KEY=")
+    assert "fill\n# in your own line only" in example
+    project_key = example[: example.index("\nFOREM_API_KEY=")].rsplit("\n\n", 1)[1]
+    assert project_key.startswith("# Only for posts directly in the posts folder")
+    assert "DEV API Keys)." not in project_key
+    makefile = (root / "Makefile").read_text()
+    assert "needs each writer's key, in the variable [writers] of toolkit.toml names" in makefile
+    assert "needs FOREM_API_KEY" not in makefile
+
+
+def test_writers_are_listed_in_one_order_whatever_the_case_of_their_folders(tmp_path):
+    root = tmp_path / "team"
+    for login in ("carol", "Bob42", "alice"):
+        folder = root / "posts" / login
+        folder.mkdir(parents=True)
+        (folder / f"{login}-post.md").write_text(f"---\ntitle: By {login}\n---\nText.\n")
+    assert cli(root, "init", "--no-workflow").exit_code == 0
+
+    shown = cli(root, "config")
+    rows = re.findall(r"^writers\.(\S+):", shown.stdout, re.M)
+    assert rows == ["alice", "Bob42", "carol"]
+    assert "The API key of the writer whose posts are in posts/Bob42/." in shown.stdout
+    project_key = shown.stdout.split("forem.api_key:")[1].splitlines()[1]
+    assert project_key.strip().startswith("Only for posts directly in the posts folder")
+
+    published = cli(root, "publish")  # no writer's key is set: nothing is sent
+    assert published.exit_code == 1
+    skipped = re.findall(r"(\S+): FOREM_API_KEY_\w+ is not set", published.output)
+    assert skipped == ["alice", "Bob42", "carol"]

@@ -20,6 +20,9 @@ import pytest
 
 from toolkit.tls import shared_context
 
+# Every test here starts a process or opens a socket (tests/support/plugin.py).
+pytestmark = pytest.mark.e2e
+
 CONFIG = """
 [site]
 title = "Watched site"
@@ -48,7 +51,12 @@ class Watch:
     false until the next one."""
 
     def __init__(
-        self, root: Path, *args: str, env: dict[str, str] | None = None, verbose: bool = False
+        self,
+        root: Path,
+        *args: str,
+        env: dict[str, str] | None = None,
+        verbose: bool = False,
+        started: str = "Serving http",
     ):
         self.lines: list[str] = []
         self.events: list[tuple[str, object]] = []
@@ -75,7 +83,9 @@ class Watch:
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        line = self.until(lambda: next((x for x in self.lines if "Serving http" in x), None), 20)
+        line = self.until(lambda: next((x for x in self.lines if started in x), None), 20)
+        if started != "Serving http":  # no preview: nothing served
+            return
         served = re.search(r"(http://\S+?)/?\s", line + " ")
         assert served is not None, line
         self.url = served.group(1)
@@ -388,11 +398,14 @@ def test_quick_saves_make_one_rebuild_and_one_remote_update(site, watch, sandbox
     # the note would come before them.
     site.post("other", "Other draft", "Other 1.\n", published=False)
     w.until(lambda: w.said(mark, "draft content/other.md"))
+    # The saves are one batch unless the writing itself was held up past the quiet time
+    # (a busy machine can pause this process between two writes): then two, never more.
     reloads = w.events_since(mark, "reload")
-    assert len(reloads) == 2, reloads
-    assert "content/note.md" in reloads[0]["changed"]
+    assert 2 <= len(reloads) <= 3, reloads
+    assert all(r["changed"] == ["content/note.md"] for r in reloads[:-1]), reloads
+    assert reloads[-1]["changed"] == ["content/other.md"], reloads
     rebuilds = w.said(mark, "rebuilt after")
-    assert len(rebuilds) == 2 and "content/note.md" in rebuilds[0], rebuilds
+    assert len(rebuilds) == len(reloads) and "content/note.md" in rebuilds[0], rebuilds
     assert len(w.said(mark, "draft content/note.md")) == 1
     assert sandbox.count("PUT", "/api/articles/{id}") == 2  # the note's and the other's
     assert sandbox.count("POST", "/api/articles") == 0
@@ -514,3 +527,29 @@ def test_a_push_waits_for_another_run_and_says_so_when_it_gives_up(site, watch, 
         verify=shared_context(),
     ).json()
     assert any("Version 2." in a["body_markdown"] for a in mine if a["title"] == "Draft note")
+
+
+def test_a_generators_blog_without_a_site_still_pushes_its_drafts(make_project, sandbox):
+    hugo = CONFIG.replace("[forem]", '[source]\ngenerator = "hugo"\n\n[forem]')
+    project = make_project(hugo)
+    sandbox.reset()
+    env = {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
+    w = Watch(project.root, env=env, started="Watching content/ and toolkit.toml")
+    try:
+        assert "the site is hugo's ([site] enabled = false)" in w.output()
+        assert "Serving" not in w.output()
+        note = project.content / "note.markdown"  # a post of the generator's as much as .md
+        note.write_text("---\ntitle: Note\npublished: false\n---\nVersion 1.\n")
+        w.until(lambda: "draft content/note.markdown: created article" in w.output())
+        note.write_text("---\ntitle: Note\npublished: false\n---\nVersion 2.\n")
+        w.until(lambda: "draft content/note.markdown: updated article" in w.output())
+        mine = httpx.get(
+            f"{sandbox.base_url}/api/articles/me/unpublished",
+            headers={"api-key": sandbox.demo_api_key},
+            verify=shared_context(),
+        ).json()
+        (article,) = [a for a in mine if a["title"] == "Note"]
+        assert "Version 2." in article["body_markdown"]
+        assert not (project.root / ".toolkit" / "preview").exists()
+    finally:
+        assert w.stop() == 0

@@ -1,7 +1,7 @@
 """Exceptions the core raises; the CLI shows each as one line (`Error: ...`) and exits 1.
 
-The hierarchy (every class is defined here except `SandboxError`, which belongs to the
-sandbox)::
+The hierarchy (every class is defined here; `SandboxError` is raised by the sandbox, a
+distribution of its own, `toolkit_sandbox`, which imports it from here)::
 
     ToolkitError                  root of every expected failure; `message` says what went wrong
     ├── ConfigError               toolkit.toml or the environment is invalid; `problems`, one per line
@@ -9,12 +9,12 @@ sandbox)::
     ├── InitError                 `toolkit init` cannot start a project in that folder
     ├── BuildError                the site cannot be built (templates, output folder)
     ├── SyncError                 the sync refused to go on (an unusable toolkit.lock or run lock)
-    │   └── RunLockBusy           another toolkit run held .toolkit/run.lock too long; `holder`
+    │   └── RunLockBusy           another toolkit run held .toolkit/run.lock too long
     ├── UnsafeNameError           a name from outside cannot become a file name inside its folder
     ├── ServeError                a local server (preview, serve, sandbox) cannot start or listen there
     ├── RunLogError               the local run log cannot be queried: a bad query or time range
     ├── AuthorizationError        the MCP server refused: a tool outside the token's scopes, a client
-    ├── SandboxError              (toolkit.sandbox) the sandbox cannot start: port, host, database
+    ├── SandboxError              the sandbox cannot start (port, host, database) or is not installed
     ├── LicenseError              the licensing service refused or could not answer; `cause`
     │   └── PremiumRefused        a premium build may not run: the licence is not active, or unknown
     ├── ExportError               an export left no archive to trust at its output path
@@ -48,8 +48,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx
-
-    from toolkit.sync.runlock import Holder
 
 
 class ToolkitError(Exception):
@@ -97,11 +95,8 @@ class SyncError(ToolkitError):
 
 
 class RunLockBusy(SyncError):
-    """Another toolkit run held the run lock for longer than this one would wait."""
-
-    def __init__(self, message: str, holder: Holder | None):
-        super().__init__(message)
-        self.holder = holder
+    """Another toolkit run held the run lock for longer than this one would wait (the
+    message names the holder)."""
 
 
 class UnsafeNameError(ToolkitError):
@@ -111,6 +106,11 @@ class UnsafeNameError(ToolkitError):
 
 class ServeError(ToolkitError):
     """A local server could not start (a busy port, a bad or non-loopback address)."""
+
+
+class SandboxError(ToolkitError):
+    """The sandbox cannot start: a busy port, a remote host without permission, a bad DB, or
+    the sandbox (the distribution `toolkit-sandbox`) is not installed."""
 
 
 class LicenseError(ToolkitError):

@@ -16,7 +16,7 @@ from license_helpers import APP, LICENSED, premium_config
 
 from toolkit.config import load_config
 from toolkit.errors import PremiumRefused
-from toolkit.site.premium import PremiumGate
+from toolkit.license.gate import PremiumGate
 
 TOKEN = "ya29.hostile-test-token"
 USER = "ana@acme.example"
@@ -114,7 +114,7 @@ def test_a_user_licence_enabled_as_a_string_is_not_enabled(make_project):
 
 
 def test_the_plain_http_transport_trusts_no_authority():
-    from toolkit.clients.license import plain_http_transport
+    from toolkit.license.client import plain_http_transport
 
     transport = plain_http_transport()
     context = transport.ssl_context  # what a TLS connection would be verified with
@@ -263,7 +263,7 @@ def test_ids_differing_in_ascii_case_only_name_the_same_customer_and_user(make_p
 
 
 def client_answering(*pages: dict):
-    from toolkit.clients.license import LicenseClient
+    from toolkit.license.client import LicenseClient
 
     answers = iter(pages)
     return LicenseClient(

@@ -12,7 +12,7 @@ from license_helpers import LICENSED
 
 from toolkit.config import load_config
 from toolkit.errors import PremiumRefused
-from toolkit.site.premium import RECHECK_SECONDS, PremiumGate
+from toolkit.license.gate import RECHECK_SECONDS, PremiumGate
 
 
 class Clock:

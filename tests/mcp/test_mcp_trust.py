@@ -241,6 +241,7 @@ def query(server: ToolkitMCP, sql: str) -> Any:
     return anyio.run(run)
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(90)
 def test_a_query_past_its_deadline_is_stopped(mcp_project):
     local_log(mcp_project)
@@ -249,6 +250,7 @@ def test_a_query_past_its_deadline_is_stopped(mcp_project):
     assert "ran longer than 1 s and was stopped" in result.content[0].text
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(90)
 def test_a_query_past_its_memory_bound_fails_as_one_line(mcp_project):
     local_log(mcp_project)
@@ -263,6 +265,7 @@ def test_a_query_past_its_memory_bound_fails_as_one_line(mcp_project):
     assert text.startswith("Error: ") and "Resources exhausted" in text and "\n" not in text
 
 
+@pytest.mark.e2e
 def test_a_query_answers_at_most_the_row_bound(mcp_project):
     local_log(mcp_project)
     result = query(query_server(mcp_project, rows=3), "SELECT event FROM toolkit")
@@ -273,6 +276,7 @@ def test_a_query_answers_at_most_the_row_bound(mcp_project):
     assert small.structuredContent["truncated"] is False
 
 
+@pytest.mark.e2e
 def test_an_answer_past_its_size_bound_says_so_in_one_line(mcp_project):
     local_log(mcp_project)
     server = query_server(mcp_project, answer_bytes=1024 * 1024)
@@ -335,16 +339,30 @@ def test_a_query_stops_when_its_client_leaves(server, mcp_project):
     assert query_workers() == []
 
 
-def test_a_tool_checks_its_arguments_strictly_itself(mcp_project):
-    """Past the -32602 check of every message, the tool's own handler refuses the same
-    arguments: a tool error naming the argument, and the tool does not run."""
+def test_a_call_s_arguments_are_checked_once(mcp_project):
+    """Over stdio the session checks a tool call's arguments as it reads the message, and
+    the tool's handler does not check them again: one strict validation a call."""
     config = load_config(mcp_project.root / "toolkit.toml", env={})
     events = EventRecorder()
     server = ToolkitMCP(config, events, local_scopes=scopes.ALL)
-    result = anyio.run(server.run_tool, "build_site", {"clean": "yes"})
-    assert result.isError and isinstance(result.content[0], TextContent)
-    assert result.content[0].text.startswith("Error: Invalid params: clean:")
-    assert events.events == []  # the tool did not run
+    checked: list[object] = []
+    model = server.argument_validators["list_posts"]
+
+    class Counted(model):  # type: ignore[valid-type, misc]
+        @classmethod
+        def model_validate(cls, obj: Any, **kwargs: Any) -> Any:
+            checked.append(obj)
+            return super().model_validate(obj, **kwargs)
+
+    server.argument_validators["list_posts"] = Counted
+
+    async def run() -> None:
+        async with create_connected_server_and_client_session(server) as client:
+            result = await client.call_tool("list_posts", {})
+            assert not result.isError, result.content
+
+    anyio.run(run)
+    assert checked == [{}]
     unknown = anyio.run(server.run_tool, "no_such_tool", {})
     assert unknown.isError and isinstance(unknown.content[0], TextContent)
     assert unknown.content[0].text == "Error: Unknown tool: no_such_tool"

@@ -95,6 +95,44 @@ def test_every_command_records_its_run(site, forem_env, sandbox):
     assert mirror["requests"] > 0 and "items" in mirror
 
 
+def test_pull_records_each_post_as_its_json_and_exit_code_say(site, forem_env, sandbox):
+    """A post deleted here is not pulled back, on purpose: pull exits 0 and its JSON says
+    ok, and so does the run log, post by post; a post changed on both sides is not ok in
+    any of the three."""
+    site.post("kept", "Kept here", published=True)
+    site.post("deleted", "Deleted here", published=True)
+    site.post("both", "Changed on both sides", "First text.\n", published=True)
+    assert site.run("publish", env=forem_env).exit_code == 0
+    (site.content / "deleted.md").unlink()
+    pulled = site.run("pull", "--json", env=forem_env)
+    assert pulled.exit_code == 0, pulled.output
+    document = json.loads(pulled.stdout)
+    assert document["ok"] is True
+    assert {p["path"]: p["action"] for p in document["posts"]}["content/deleted.md"] == "gone"
+    run = run_of(site.root, "pull")
+    by_post = {e["post"]: e for e in run if e["event"] == "post"}
+    assert by_post["content/deleted.md"]["action"] == "gone"
+    assert by_post["content/deleted.md"]["outcome"] == "ok"
+    assert by_post["content/kept.md"]["outcome"] == "ok"
+    assert run[-1]["outcome"] == "ok"
+
+    article = document["posts"][[p["path"] for p in document["posts"]].index("content/both.md")]
+    sandbox.control(
+        "POST",
+        f"/forem/articles/{article['article_id']}/edit",
+        {"body_markdown": "---\ntitle: Changed on both sides\npublished: true\n---\nWeb.\n"},
+    )
+    site.post("both", "Changed on both sides", "Local text.\n", published=True)
+    differs = site.run("pull", "--json", env=forem_env)
+    assert differs.exit_code == 1, differs.output
+    assert json.loads(differs.stdout)["ok"] is False
+    run = run_of(site.root, "pull")
+    by_post = {e["post"]: e for e in run if e["event"] == "post"}
+    assert by_post["content/both.md"]["action"] == "differs"
+    assert by_post["content/both.md"]["outcome"] == "failed"
+    assert run[-1]["outcome"] == "failed"
+
+
 def test_requests_are_recorded_by_route_template_as_the_sandbox_names_them(
     site, forem_env, sandbox
 ):
@@ -150,6 +188,7 @@ def test_an_error_ends_the_run_with_its_message(site, sandbox):
     assert run[-1]["outcome"] == "error"
 
 
+@pytest.mark.e2e
 def test_a_watch_session_is_one_run(site):
     from toolkit.commands.watch import watch
     from toolkit.config import load_config
@@ -268,6 +307,7 @@ for index in range(int(sys.argv[3])):
 """
 
 
+@pytest.mark.e2e
 def test_processes_and_threads_writing_at_once_never_split_or_lose_a_line(tmp_path):
     folder = tmp_path / ".toolkit"
     processes = [

@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from site_helpers import changed, parse_page, read, snapshot
+
+# Every test here starts a process or opens a socket (tests/support/plugin.py).
+pytestmark = pytest.mark.e2e
 
 
 def comment(id_code: str, body_html: str, name: str, children=(), username: str | None = None):
@@ -236,3 +240,36 @@ def test_mirror_files_are_not_copied_into_the_site(site_project):
         "pagefind/pagefind-entry.json",
         "pagefind/parts.json",
     ]
+
+
+def test_a_teams_reading_list_page_has_a_section_per_writer(site_project):
+    out = site_project.root / "site"
+    site_project.write("content/_mirror/lin/readinglist.json", json.dumps(READING_LIST))
+    site_project.write("content/_mirror/Bob/readinglist.json", json.dumps(READING_LIST[:1]))
+    site_project.write("content/_mirror/jane-doe/readinglist.json", "[]")
+    result = site_project.run("build")
+    assert result.exit_code == 0, result.output
+    page = read(out, "reading-list/index.html")
+    sections = re.findall(r'<section id="([^"]+)">\s*<h2>([^<]+)</h2>', page)
+    # The writers who saved something, in the order writers are listed everywhere.
+    assert sections == [("writer-bob", "Bob"), ("writer-lin", "lin")]
+    lin = page[page.index('<section id="writer-lin">') :]
+    assert '<a href="https://dev.to/x/typing-1" rel="noopener">Typing in Python</a>' in lin
+    assert "2 saved articles" in lin and "javascript:" not in lin
+    assert "jane-doe" not in page and "Nothing saved yet." not in page
+    assert 'href="#writer-lin"' in page
+    assert 'href="../reading-list/"' in read(out, "news/index.html")  # in the nav
+
+    # A writer's list changed: the page follows; all empty, it says so; all gone, it goes.
+    site_project.write("content/_mirror/jane-doe/readinglist.json", json.dumps(READING_LIST[:1]))
+    site_project.run("build")
+    jane = read(out, "reading-list/index.html").split('<section id="writer-jane-doe">')[1]
+    assert "1 saved article<" in jane.split("</section>")[0]
+    for writer in ("lin", "jane-doe", "Bob"):
+        site_project.write(f"content/_mirror/{writer}/readinglist.json", "[]")
+    site_project.run("build")
+    assert "Nothing saved yet." in read(out, "reading-list/index.html")
+    for writer in ("lin", "jane-doe", "Bob"):
+        (site_project.content / "_mirror" / writer / "readinglist.json").unlink()
+    site_project.run("build")
+    assert not (out / "reading-list").exists()

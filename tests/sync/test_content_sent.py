@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pytest
 import yaml
 from forem_sandbox import ForemSandbox
 from sync_helpers import SYNC_CONFIG, my_articles, titles, writes
@@ -320,6 +321,7 @@ def test_a_create_refused_with_422_does_not_use_up_pacing(make_project, env, san
     assert writes(sandbox) == {"POST 422": 5, "POST 201": 10}
 
 
+@pytest.mark.e2e
 def test_a_second_run_inside_the_window_counts_the_first_runs_creates(make_project):
     """Forem counts the published articles created in the window, whoever created them:
     a run right after another that filled the window waits instead of meeting a 429."""
@@ -337,6 +339,7 @@ def test_a_second_run_inside_the_window_counts_the_first_runs_creates(make_proje
         assert writes(server) == {"POST 201": 12}
 
 
+@pytest.mark.e2e
 def test_a_draft_published_by_an_update_counts_as_a_create(make_project):
     with ForemSandbox(db_path=None, rate_window=5.0) as server:
         env = {"FOREM_BASE_URL": server.base_url, "FOREM_API_KEY": server.demo_api_key}

@@ -116,3 +116,27 @@ def test_an_empty_description_left_out_is_toolkits_template(tmp_path):
     assert what_changed(post, now, before).startswith("toolkit's template of the article")
     given = "---\ntitle: A\ndescription: Now said\n---\nT.\n"
     assert what_changed(post, given, before) == "the front matter changed (description)"
+
+
+def test_an_article_written_on_the_website_is_not_said_to_have_changed_keys(
+    make_project, env, sandbox
+):
+    # An article written in the website's editor: its text holds no front matter.
+    made = sandbox.control(
+        "POST",
+        "/forem/articles",
+        {
+            "username": "demo",
+            "articles": [
+                {"title": "Hello reasons", "body_markdown": "Old text.\n", "published": True}
+            ],
+        },
+    )
+    site = make_project(CONFIG.format(assets="https://cdn.example/one"))
+    site.post("hello", "Hello reasons", "New text.\n", published=True, id=made["ids"][0])
+    action, reason = reason_of(site, env)
+    assert action == "update"
+    assert reason.endswith(
+        "differs from the post (the article's text on the website has no front matter; "
+        "the body changed)"
+    ), reason

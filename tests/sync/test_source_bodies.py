@@ -186,7 +186,7 @@ def test_with_nothing_to_host_them_root_relative_images_hold_the_post_back(make_
     lines = [line for line in check.output.splitlines() if "first-post.md" in line]
     assert lines == [
         "src/content/articles/first-post.md:4: image: '../../../../outside.png' lies outside the "
-        "content and static folders (not followed)",
+        "project (not followed)",
         "src/content/articles/first-post.md:5: image '/images/photo.jpg' is relative and "
         "nothing hosts it: set [source] url, or set [site] assets_base_url, or publish from CI",
     ]
@@ -204,3 +204,49 @@ def test_a_file_beside_a_post_that_is_no_bundle_is_not_under_its_page(make_proje
         "site serves a bundle's and the static folder's files, not this one; set [site] "
         "assets_base_url, or publish from CI"
     ) in check.output
+
+
+def test_astros_assets_beside_the_content_are_the_pushed_commits_files(make_project, env, sandbox):
+    # Astro's blog keeps the images it optimises in src/assets/, named from the post's
+    # folder: the writer's site serves them under names of its own, the commit as they are.
+    blog = _blog(make_project, "astro")
+    (blog.root / "src/assets").mkdir()
+    (blog.root / "src/assets/hero.png").write_bytes(b"\x89PNG")
+    (blog.root / "src/content/articles/hero.md").write_text(
+        "---\ntitle: Hero\npubDate: 2024-05-01\nheroImage: ../../assets/hero.png\n---\n"
+        "![inline](../../assets/hero.png)\n",
+        encoding="utf-8",
+    )
+    check = blog.run("check", "src/content/articles/hero.md")
+    assert check.exit_code == 1
+    assert (
+        "src/content/articles/hero.md:4: heroImage '../../assets/hero.png' is relative and "
+        "nothing hosts it: a file outside the content and static folders is served only by "
+        "the pushed commit; publish from CI, or move it into public/"
+    ) in check.output, check.output
+    subprocess.run(["git", "init", "-q", str(blog.root)], check=True)
+    result = blog.run("publish", env={**env, **CI})
+    assert result.exit_code == 0, result.output
+    raw = f"https://raw.githubusercontent.com/writer/blog/{SHA}/src/assets/hero.png"
+    (article,) = [a for a in my_articles(sandbox) if a["title"] == "Hero"]
+    assert article["cover_image"] == raw
+    assert f"![inline]({raw})" in article["body_markdown"]
+
+
+def test_a_hugo_ref_to_a_page_that_is_no_post_links_its_page(make_project, env, sandbox):
+    blog = make_project(
+        '[site]\ncontent_dir = "content/posts"\n[source]\ngenerator = "hugo"\n'
+        'url = "https://hugo.example.org"\n[forem]\nrate_window = 1\n',
+        name="pages",
+    )
+    blog.write("content/about.md", "---\ntitle: About\n---\nMe.\n")
+    blog.write(
+        "content/posts/hello.md",
+        '---\ntitle: Hello\ndate: 2024-01-01\n---\nSee [me]({{< ref "about" >}}) and '
+        '[gone]({{< ref "../../secret" >}}).\n',
+    )
+    result = blog.run("publish", env=env)
+    assert result.exit_code == 0, result.output
+    (article,) = [a for a in my_articles(sandbox) if a["title"] == "Hello"]
+    assert "[me](https://hugo.example.org/about/)" in article["body_markdown"]
+    assert "https://hugo.example.org/../" not in article["body_markdown"]

@@ -83,6 +83,8 @@ def test_drafts_skipped_and_future_posts_are_never_sent(make_project, env, sandb
     assert "draft: true" in plans["content/draft/index.md"]["message"]
     assert plans["content/skip.md"]["message"].startswith("devtoSkip: true keeps it off dev.to")
     assert plans["content/later.md"]["message"].startswith("dated 2999-01-01")
+    assert "never sent" not in plans["content/later.md"]["message"]  # sent once it is time
+    assert plans["content/skip.md"]["message"].endswith("; never sent")
     sandbox.reset_stats()
     result = project.run("publish", env=env)
     assert result.exit_code == 0, result.output
@@ -191,3 +193,61 @@ def test_an_old_post_toolkit_would_refuse_is_not_on_devto_rather_than_an_error(
         "---\ntitle: Old\ndate: 2019-05-01\ntags: [日本語]\ncrosspost: true\n---\nX.\n",
     )
     assert project.run("plan", env=env).exit_code == 1
+
+
+def test_an_id_the_account_does_not_hold_is_named_by_the_key_written(make_project, env, sandbox):
+    project = make_project(CONFIG)
+    project.write(
+        "content/a.md",
+        "---\ntitle: A\ndate: 2025-05-01\ndevtoId: 987654\n---\nX.\n",
+    )
+    project.write(
+        "content/b.md",
+        "---\ntitle: B\ndate: 2025-05-01\ndevto_id: 987655\n---\nX.\n",
+    )
+    result = project.run("plan", env=env)
+    assert result.exit_code == 1, result.output
+    assert "content/a.md:4  devtoId: names article 987654, which is not one" in result.output
+    assert "content/b.md:4  devto_id: names article 987655, which is not one" in result.output
+    assert " id: names" not in result.output
+
+
+def test_a_hugo_post_in_toml_front_matter_is_read_and_sent(make_project, env, sandbox):
+    # `hugo new` writes TOML between +++ lines.
+    project = make_project(CONFIG)
+    project.write(
+        "content/first.md",
+        "+++\ntitle = 'My First Post'\ndate = 2024-03-01T09:00:00-07:00\ndraft = false\n"
+        "tags = ['red', 'Green']\nurl = '/first/'\n+++\n## Introduction\n\nText.\n",
+    )
+    project.write(
+        "content/draft.md", "+++\ntitle = 'Draft'\ndate = 2024-03-01\ndraft = true\n+++\nX.\n"
+    )
+    project.write("content/bad.md", "+++\ntitle = 'Bad'\ndate = 2024-03-01\ntags = [\n+++\nX.\n")
+    check = project.run("check", "-v", "content/first.md", "content/bad.md")
+    assert "content/first.md: read as hugo" in check.output
+    assert "  date: '2024-03-01T09:00:00-07:00' <- date" in check.output
+    assert "  slug: 'first' <- url" in check.output
+    assert "content/bad.md:4: front matter: invalid TOML: " in check.output, check.output
+    project.write("content/bad.md", "+++\ntitle = 'Bad'\ndate = 2024-03-01\ntags = ['C#!']\n+++\n")
+    refused = project.run("check", "content/bad.md")
+    assert "content/bad.md:4: warning: tags as dev.to takes them" in refused.output, refused.output
+    project.write("content/bad.md", "+++\ntitle = 'Bad'\ncrosspost = true\n+++\nX.\n")
+    result = project.run("publish", env=env)
+    assert result.exit_code == 0, result.output
+    (article,) = [a for a in my_articles(sandbox) if a["title"] == "My First Post"]
+    assert article["canonical_url"] == "https://hugo.example.org/first/"
+    assert article["tag_list"] == ["red", "green"]
+    assert "+++" not in article["body_markdown"] and "## Introduction" in article["body_markdown"]
+    assert not [a for a in my_articles(sandbox) if a["title"] == "Draft"]
+
+
+def test_plan_shows_no_visibility_for_a_post_kept_off_devto(make_project, env, sandbox):
+    project = make_project(CONFIG.replace('generator = "hugo"', 'generator = "jekyll"'))
+    project.write(
+        "content/hidden.md", "---\ntitle: Hidden\ndate: 2025-01-01\npublished: false\n---\n"
+    )
+    result = project.run("plan", env=env)
+    (line,) = [line for line in result.output.splitlines() if "content/hidden.md" in line]
+    assert "public" not in line and "draft" not in line.split("content/hidden.md")[0], line
+    assert "published: false (Jekyll does not render it); never sent" in line

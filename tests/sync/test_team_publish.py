@@ -220,10 +220,26 @@ def test_plan_groups_lines_by_writer_and_a_post_binds_to_its_writers_articles_on
         following = lines[start + 1 : start + 4]
         assert all(f"content/{folder}/" in line for line in following[:2]), following
     assert "content/jane-doe/borrowed.md:" in result.output
-    assert "not one of this account's articles" in result.output
+    assert "not one of jane-doe's articles" in result.output
     assert "moves it into the organisation acme" in result.output
     omar = _get(sandbox, users["omar"]["api_key"], f"/api/articles/{users['omar']['ids'][0]}")
     assert "First text" in omar["body_markdown"]
+
+
+def test_an_id_of_another_writers_article_names_the_post_the_lock_gives_it_to(sandbox, team):
+    site, users, env = team
+    assert site.run("publish", env=env).exit_code == 0
+    article = users["omar"]["ids"][0]
+    site.post("jane-doe/borrowed", "Borrowed", "Not mine.\n", published=True, id=article)
+
+    result = site.run("plan", env=env)
+
+    assert result.exit_code == 1
+    assert (
+        f"content/jane-doe/borrowed.md:4  id: names article {article}, which is not one of "
+        f"jane-doe's articles on {sandbox.base_url} (toolkit.lock gives it to "
+        "content/omar/omar-1.md); correct or remove it"
+    ) in result.output, result.output
 
 
 def test_a_post_outside_the_writers_folders_uses_forem_api_key_or_is_skipped(sandbox, team):
@@ -356,7 +372,7 @@ def test_watchs_draft_pushes_send_each_writers_draft_with_their_key(sandbox, tea
         assert [a["title"] for a in mine] == [f"{folder} draft"]
 
 
-def test_diff_reads_with_the_writers_key_and_pull_says_it_works_on_one_account(sandbox, team):
+def test_diff_reads_with_the_writers_key(sandbox, team):
     site, users, env = team
     after = _last_seq(sandbox)
 
@@ -365,6 +381,107 @@ def test_diff_reads_with_the_writers_key_and_pull_says_it_works_on_one_account(s
     assert "Edited text of omar 1" in diffed.output, diffed.output
     assert {r["caller"] for r in sandbox.requests(after)} == {users["omar"]["key_id"]}
 
+
+def _website_changes(sandbox, users) -> None:
+    """A new article of jane's and of lin's, and lin's first one edited on the website."""
+    for folder in ("jane-doe", "lin"):
+        name = users[folder]["username"]
+        sandbox.control(
+            "POST",
+            "/forem/articles",
+            {
+                "username": name,
+                "articles": [{"title": f"New from {name}", "body_markdown": "Written there.\n"}],
+            },
+        )
+    response = httpx.put(
+        f"{sandbox.base_url}/api/articles/{users['lin']['ids'][0]}",
+        json={"article": {"body_markdown": "Edited on the website.\n"}},
+        headers={"api-key": users["lin"]["api_key"]},
+        verify=shared_context(),
+    )
+    response.raise_for_status()
+
+
+def test_pull_takes_each_writers_articles_with_their_key_into_their_folder(sandbox, team):
+    site, users, env = team
+    assert site.run("publish", env=env).exit_code == 0
+    _website_changes(sandbox, users)
+    after = _last_seq(sandbox)
+
+    pulled = site.run("pull", "--json", env=env)
+
+    assert pulled.exit_code == 0, pulled.output
+    document = json.loads(pulled.stdout)
+    changed = sorted(
+        (p["writer"], p["action"], p["path"])
+        for p in document["posts"]
+        if p["action"] != "unchanged"
+    )
+    assert changed == [
+        ("jane-doe", "created", "content/jane-doe/new-from-jane.md"),
+        ("lin", "created", "content/lin/new-from-lin.md"),
+        ("lin", "overwritten", "content/lin/lin-1.md"),
+    ]
+    assert document["missing_keys"] == []
+    assert "Edited on the website." in site.root.joinpath("content/lin/lin-1.md").read_text()
+    # Each writer's articles were read with their own key, and nothing was written.
+    reads = sandbox.requests(after)
+    assert {r["caller"] for r in reads} == {u["key_id"] for u in users.values()}
+    assert {r["method"] for r in reads} == {"GET"}
+    lock = json.loads(site.root.joinpath("toolkit.lock").read_text())
+    assert {k: e["account"] for k, e in lock["posts"].items() if "new-from" in k} == {
+        "content/jane-doe/new-from-jane.md": "jane-doe",
+        "content/lin/new-from-lin.md": "lin",
+    }
+    # A publish right after creates nothing (it moves the two new ones into the
+    # organisation), and a second pull changes nothing.
+    after = _last_seq(sandbox)
+    published = site.run("publish", env=env)
+    assert "POST" not in {r["method"] for r in sandbox.requests(after)}, published.output
+    again = site.run("pull", env=env)
+    assert again.exit_code == 0, again.output
+    assert "0 created, 0 overwritten" in again.output
+
+
+def test_pull_skips_a_writer_without_a_key_naming_the_variable(sandbox, team):
+    site, users, env = team
+    assert site.run("publish", env=env).exit_code == 0
+    _website_changes(sandbox, users)
+    del env["DEVTO_KEY_OMAR"]
+    after = _last_seq(sandbox)
+
     pulled = site.run("pull", env=env)
+
     assert pulled.exit_code == 1
-    assert "pull works on one account: in a team's repository ([writers])" in pulled.output
+    assert "omar: DEVTO_KEY_OMAR is not set; not pulled" in pulled.output
+    assert "lin:\n  overwritten content/lin/lin-1.md" in pulled.stdout, pulled.stdout
+    assert site.root.joinpath("content/jane-doe/new-from-jane.md").is_file()
+    assert [r for r in sandbox.requests(after) if r["caller"] == users["omar"]["key_id"]] == []
+
+
+def _run_events(site, command: str) -> list[dict[str, Any]]:
+    """The events of the last run of `command` in the project's run log."""
+    lines = (site.root / ".toolkit" / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    found = [json.loads(line) for line in lines]
+    last = [e["run_id"] for e in found if e["command"] == command][-1]
+    return [e for e in found if e["run_id"] == last]
+
+
+def test_the_run_log_names_the_writer_of_each_request_post_and_missing_key(sandbox, team):
+    site, users, env = team
+    del env["DEVTO_KEY_OMAR"]
+
+    assert site.run("publish", env=env).exit_code == 1
+    assert site.run("pull", env=env).exit_code == 1
+
+    for command in ("publish", "pull"):
+        events = _run_events(site, command)
+        requests = [e for e in events if e["event"] == "request"]
+        assert requests and {e["writer"] for e in requests} == {"jane-doe", "lin"}, command
+        posts = {e["post"]: e["writer"] for e in events if e["event"] == "post"}
+        assert posts and all(key.split("/")[1] == w for key, w in posts.items()), command
+        missing = [e for e in events if e["event"] == "problem"]
+        assert [(e["writer"], e["level"]) for e in missing] == [("omar", "error")], command
+        assert "DEVTO_KEY_OMAR" in missing[0]["message"]
+        assert events[-1]["outcome"] == "failed", command

@@ -47,7 +47,7 @@ COMMANDS = {
         "Sync posts to the publishing API: create new ones, update changed ones.",
     ),
     "pull": (
-        "toolkit.cli.mirror:pull",
+        "toolkit.cli.pull:pull",
         "Import the account's articles as local posts (onboarding, and taking website edits).",
     ),
     "diff": (
@@ -55,11 +55,11 @@ COMMANDS = {
         "Show a post against its article on the website, as a unified diff.",
     ),
     "unpublish": (
-        "toolkit.cli.retire:unpublish",
+        "toolkit.cli.unpublish:unpublish",
         "Set a post's article unpublished on the website, on purpose (never a delete).",
     ),
     "forget": (
-        "toolkit.cli.retire:forget",
+        "toolkit.cli.forget:forget",
         "Drop the toolkit.lock entry of a post whose file is gone; its article stays as it is.",
     ),
     "mirror": (

@@ -13,8 +13,8 @@ from toolkit.content.problems import group_warnings
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.commands.build import BuildProgress
+    from toolkit.license.gate import LicenseCheck
     from toolkit.site import BuildReport
-    from toolkit.site.premium import LicenseCheck
 
 
 def _shown(path: Path) -> str:
@@ -147,8 +147,12 @@ def build(
             )
         if report.drafts_left_out:
             count = report.drafts_left_out
+            generator = cli.config.source.generator
+            kind = (
+                "published: false" if generator == "devto" else f"drafts as {generator} reads them"
+            )
             stderr.print(
-                f"{count} draft{'s' if count != 1 else ''} (published: false) left out: "
+                f"{count} draft{'s' if count != 1 else ''} ({kind}) left out: "
                 "toolkit build --drafts includes them, toolkit watch shows them as you "
                 "write",
                 markup=False,
@@ -167,7 +171,7 @@ def build(
 
 def license_line(check: LicenseCheck) -> str:
     """`licence: customer acme.example ACTIVE (application 8123...)`, and the user's."""
-    from toolkit.site.premium import shown
+    from toolkit.license.gate import shown
 
     line = (
         f"licence: customer {shown(check.customer.customer_id)} ACTIVE "

@@ -11,7 +11,7 @@ import click
 from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.commands.init import InitResult
+    from toolkit.scaffold.project import InitResult
 
 
 @click.command()
@@ -51,7 +51,7 @@ def init(cli: CliContext, folder: Path, no_workflow: bool, as_json: bool) -> Non
       toolkit init --no-workflow        # here, without the CI workflow
       toolkit init --json               # what was written, adopted and skipped, as JSON
     """
-    from toolkit.commands.init import init_project
+    from toolkit.scaffold.project import init_project
 
     result = init_project(folder, workflow=not no_workflow)
     if as_json:

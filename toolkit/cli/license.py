@@ -10,8 +10,8 @@ from toolkit.cli.context import CliContext, common_options, json_option, pass_cl
 from toolkit.cli.output import stderr, stdout
 
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.clients.license import LicenseNotification
-    from toolkit.commands.license import LicenseStatus, NotificationsResult
+    from toolkit.license.records import LicenseNotification
+    from toolkit.license.status import LicenseStatus, NotificationsResult
 
 
 @click.command(name="license")
@@ -83,7 +83,7 @@ def license_command(
 
 
 def _print_status(status: LicenseStatus) -> None:
-    from toolkit.site.premium import shown
+    from toolkit.license.gate import shown
 
     customer = status.customer
     mark = "green" if customer.active else "red"
@@ -128,7 +128,7 @@ def _when(notification: LicenseNotification) -> str:
 
 
 def _print_notifications(result: NotificationsResult, *, quiet: bool) -> None:
-    from toolkit.site.premium import shown
+    from toolkit.license.gate import shown
 
     for item in result.notifications:
         events = "; ".join(shown(event) for event in item.events()) or "(no event)"

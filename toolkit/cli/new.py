@@ -35,9 +35,9 @@ def new(cli: CliContext, title: str, tags: tuple[str, ...], as_json: bool) -> No
       toolkit new "Part 1: Setup" --tags python,tooling
       toolkit new "Notes" --json
     """
-    from toolkit.commands.new import new_post
+    from toolkit.content.draft import write_draft
 
-    created = new_post(cli.config, title, tags=tags)
+    created = write_draft(cli.config, title, tags=tags)
     if as_json:
         from toolkit.commands.results import to_json
         from toolkit.commands.results.content import NewJson

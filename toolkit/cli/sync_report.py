@@ -43,8 +43,10 @@ STYLE = {
 
 
 def visibility(outcome: Outcome) -> str:
-    """What the article is or will be on the website: public or a draft ("" unknown)."""
-    if outcome.published is None:
+    """What the article is or will be on the website: public or a draft ("" unknown, or a
+    post the writer keeps off dev.to, whose `published:` says nothing of it)."""
+    post = outcome.plan.post
+    if outcome.published is None or (post is not None and post.held):
         return ""
     return "public" if outcome.published else "draft"
 
@@ -97,6 +99,9 @@ class ConsoleReporter:
         self._said = threading.Lock()
         self._said_until = float("-inf")  # the end of the last pause said (monotonic)
         self._writer: str | None = None  # the writer whose lines are being printed
+        # An account's writes finish on several threads: a writer's name and the lines
+        # under it are printed by one at a time.
+        self._printing = threading.Lock()
 
     def planned(self, plans: list[PostPlan]) -> None:
         self.reading.stop()
@@ -142,14 +147,15 @@ class ConsoleReporter:
         console = (
             stdout if self.dry_run else (self.progress.console if self.progress else self.console)
         )
-        if outcome.writer is not None and outcome.writer != self._writer:
-            # A team's repository: the lines of each writer under their name.
-            self._writer = outcome.writer
-            console.print(f"[bold]{escape(outcome.writer)}[/]", highlight=False)
-        console.print(line, markup=True, highlight=False)
-        if not outcome.ok:
-            for problem in outcome.plan.problems[1:]:
-                console.print(f"  {problem}", highlight=False, markup=False)
+        with self._printing:
+            if outcome.writer is not None and outcome.writer != self._writer:
+                # A team's repository: the lines of each writer under their name.
+                self._writer = outcome.writer
+                console.print(f"[bold]{escape(outcome.writer)}[/]", highlight=False)
+            console.print(line, markup=True, highlight=False)
+            if not outcome.ok:
+                for problem in outcome.plan.problems[1:]:
+                    console.print(f"  {problem}", highlight=False, markup=False)
 
     def waiting(self, seconds: float, reason: str) -> None:
         """A pause (a rate limit, a retry): on a terminal, a line that counts the seconds

@@ -124,7 +124,9 @@ def watch(
     a refusal is shown like a bad save and the preview waits for the licence.
 
     When [source] names another generator (Hugo, Jekyll...), the site is that generator's
-    unless [site] enabled = true: this says so in one line and exits 0.
+    unless [site] enabled = true: watch builds and serves nothing, and only keeps the
+    remote drafts of the saved posts (`published: false`) up to date; with --no-push or
+    no FOREM_API_KEY, it says so in one line and exits 0.
 
     \b
     Example:
@@ -136,10 +138,13 @@ def watch(
     from toolkit.site.enabled import left_to_generator, site_enabled
 
     config = cli.config
-    if not site_enabled(config):
+    site = site_enabled(config)
+    if not site and (not push or config.forem.api_key is None):
         if not cli.quiet:
             click.echo(left_to_generator(config), err=True)
         return
+    if premium and not site:
+        raise click.UsageError("--premium previews toolkit's site; [site] enabled is false")
     reporter = ConsoleWatchReporter(cli.quiet, cli.verbose)
     session = watch_session(
         config,
@@ -150,6 +155,7 @@ def watch(
         drafts=drafts,
         lock_timeout=lock_timeout,
         premium=premium,
+        site=site,
     )
     for notice in session.notices:
         reporter.say(f"[yellow]{escape(notice)}[/]")
@@ -159,15 +165,23 @@ def watch(
         if not stop.requested:
             session.start()
             try:
-                watched = (
-                    f"{config.relative(config.site.content_dir)}/, "
-                    f"{config.relative(config.site.templates_dir)}/ and "
-                    f"{config.path.name}"
-                )
-                reporter.say(
-                    f"[bold]Serving {escape(session.url)}[/] — watching "
-                    f"{escape(watched)} (Ctrl-C to stop)"
-                )
+                if site:
+                    watched = (
+                        f"{config.relative(config.site.content_dir)}/, "
+                        f"{config.relative(config.site.templates_dir)}/ and "
+                        f"{config.path.name}"
+                    )
+                    reporter.say(
+                        f"[bold]Serving {escape(session.url)}[/] — watching "
+                        f"{escape(watched)} (Ctrl-C to stop)"
+                    )
+                else:
+                    watched = f"{config.relative(config.site.content_dir)}/ and {config.path.name}"
+                    reporter.say(escape(left_to_generator(config)))
+                    reporter.say(
+                        f"[bold]Watching {escape(watched)}[/]: the remote draft of each saved "
+                        "post follows, no preview (Ctrl-C to stop)"
+                    )
                 stop.wait()
             finally:
                 session.stop()

@@ -28,7 +28,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.clients.archive import ArchiveClient
     from toolkit.clients.base import RequestListener, RetryPolicy, Sleep, WaitListener
     from toolkit.clients.forem import ForemClient
-    from toolkit.clients.license import LicenseClient
     from toolkit.clients.logs import LogsClient
     from toolkit.config import Config, Secret
 
@@ -40,11 +39,6 @@ MISSING_FOREM_KEY = (
     "FOREM_API_KEY is not set: put your API key (dev.to: Settings → Extensions → DEV API Keys) "
     "in the environment or in a .env file beside toolkit.toml; `toolkit demo` runs everything "
     "offline against the built-in sandbox"
-)
-MISSING_LICENSE_TOKEN = (
-    "LICENSE_API_TOKEN is not set: put an OAuth access token with the scope "
-    "https://www.googleapis.com/auth/appsmarketplace.license in the environment or in a .env "
-    "file beside toolkit.toml; `toolkit demo` shows a premium build against the built-in sandbox"
 )
 MISSING_LOGS_URL = (
     "no log service: set [logs] base_url in toolkit.toml or LOGS_BASE_URL in the environment "
@@ -94,30 +88,6 @@ def forem_client(
         transport=transport,
         on_request=on_request,
         key_source=source,
-    )
-
-
-def license_client(
-    config: Config,
-    *,
-    on_wait: WaitListener | None = None,
-    sleep: Sleep | None = None,
-    transport: httpx.BaseTransport | None = None,
-    on_request: RequestListener | None = None,
-) -> LicenseClient:
-    """The licensing API client for this project; refuses to start without a token."""
-    from toolkit.clients.license import LicenseClient
-
-    if config.license.token is None:
-        raise ConfigError([MISSING_LICENSE_TOKEN])
-    return LicenseClient(
-        config.license.base_url,
-        config.license.token,
-        timeout=config.license.timeout,
-        on_wait=on_wait,
-        sleep=sleep,
-        transport=transport,
-        on_request=on_request,
     )
 
 

@@ -13,28 +13,32 @@ from toolkit.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.clients.forem import ForemClient
-
-TEAM_PULL = (
-    "pull works on one account: in a team's repository ([writers]), pull a writer's "
-    "articles in a project of their own (or publish, which binds each writer's posts "
-    "with their key)"
-)
+    from toolkit.content.accounts import Account
+    from toolkit.runlog.run import Run
 
 
-def client_of(config: Config, path: str | Path, **kwargs: Any) -> ForemClient:
+def account_client(config: Config, account: Account, run: Run, **kwargs: Any) -> ForemClient:
+    """A team's writer's client: their key, and their requests and waits recorded in
+    `run` under their name."""
+    on_wait, on_request = run.listeners_of(account.writer)
+    return forem_client(
+        config,
+        on_wait=on_wait,
+        on_request=on_request,
+        key=account.key,
+        key_source=account.source,
+        **kwargs,
+    )
+
+
+def client_of(config: Config, path: str | Path, run: Run) -> ForemClient:
     """The client that sends the post at `path`: the project's key, or in a team's
     repository its writer's (a `ConfigError` naming the variable when it is not set)."""
     if config.writers is None:
-        return forem_client(config, **kwargs)
+        return forem_client(config, on_wait=run.wait, on_request=run.request)
     account = account_of(config, Path(path).absolute())
     if account.key is None:
         raise ConfigError(
             [f"{account.variable} is not set: the API key of {account.label}, whose post this is"]
         )
-    return forem_client(config, key=account.key, key_source=account.source, **kwargs)
-
-
-def refuse_team(config: Config, message: str) -> None:
-    """Commands that work on one account only stop in a team's repository."""
-    if config.writers is not None:
-        raise ConfigError([message])
+    return account_client(config, account, run)

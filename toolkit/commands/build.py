@@ -14,7 +14,7 @@ from toolkit.runlog.run import recorded
 from toolkit.site import BuildReport, SiteBuilder
 
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.site.premium import LicenseCheck, PremiumGate
+    from toolkit.license.gate import LicenseCheck, PremiumGate
 
 BuildProgress = Callable[[int, int], None]  # (pages in all, pages done)
 
@@ -79,7 +79,7 @@ def build_premium(
     `PremiumGate`); a refusal or no answer raises `PremiumRefused` and leaves every file
     as it was.
     """
-    from toolkit.site.premium import PremiumGate
+    from toolkit.license.gate import PremiumGate
 
     with recorded(config, "build") as run:
         target = premium_output_dir(config, out)

@@ -8,7 +8,8 @@ from typing import Any
 
 from toolkit.config import Config, Secret
 from toolkit.config.sections import declared_keys
-from toolkit.config.writers import writer_variable
+from toolkit.config.templates import TEAM_PROJECT_KEY
+from toolkit.config.writers import PROJECT_VARIABLE, writer_order, writer_variable
 from toolkit.redact import redact_url
 from toolkit.runlog.run import recorded
 
@@ -62,7 +63,9 @@ def _keys(config: Config) -> list[ConfigKey]:
                 else None,
                 env=declared.env,
                 secret=declared.secret,
-                help=declared.help,
+                help=TEAM_PROJECT_KEY
+                if config.writers is not None and declared.env == PROJECT_VARIABLE
+                else declared.help,
                 value=shown(config, value, secret=declared.secret),
                 origin=config.origins.get(dotted, "default"),
             )
@@ -78,7 +81,7 @@ def _writer_keys(config: Config) -> list[ConfigKey]:
     from toolkit.content.accounts import account_of, writer_folders
 
     writers = config.writers
-    folders = sorted({*writers.variables, *writer_folders(config)})
+    folders = sorted({*writers.variables, *writer_folders(config)}, key=writer_order)
     rows = []
     for folder in folders:
         account = account_of(config, config.site.content_dir / folder / "_")
@@ -90,7 +93,8 @@ def _writer_keys(config: Config) -> list[ConfigKey]:
                 default_from=None,
                 env=account.variable,
                 secret=True,
-                help=f"The API key of the writer whose posts are in {folder}/.",
+                help="The API key of the writer whose posts are in "
+                f"{config.relative(config.site.content_dir / folder)}/.",
                 value="set" if account.key is not None else "not set",
                 origin=config.path.name if folder in writers.variables else "default",
             )

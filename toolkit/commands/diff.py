@@ -15,7 +15,7 @@ __all__ = ["PostDiff", "diff"]
 def diff(config: Config, path: str | Path) -> PostDiff:
     """What `publish` would send for the post at `path` against what the website holds."""
     with recorded(config, "diff") as run:
-        with client_of(config, path, on_wait=run.wait, on_request=run.request) as client:
+        with client_of(config, path, run) as client:
             result = diff_post(config, client, path)
         run.event(
             "post",

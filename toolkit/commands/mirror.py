@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from toolkit.clients import forem_client
 from toolkit.commands import records
+from toolkit.commands.accounts import account_client
 from toolkit.config import Config
 from toolkit.mirror import MirrorResult, run_mirror, run_team_mirror
 from toolkit.runlog.run import recorded
@@ -28,13 +29,7 @@ def mirror(
         if config.writers is not None:  # a team's: each writer with their own key
             result = run_team_mirror(
                 config,
-                lambda account: forem_client(
-                    config,
-                    on_wait=run.wait,
-                    on_request=run.request,
-                    key=account.key,
-                    key_source=account.source,
-                ),
+                lambda account: account_client(config, account, run),
                 comments=comments,
                 readinglist=readinglist,
                 podcast=podcast,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from toolkit.config import Config
 from toolkit.content import Post, PostError, load_project_post
-from toolkit.content.discover import find_posts, is_post_path
+from toolkit.content.discover import find_posts, is_post_path, post_suffixes
 from toolkit.errors import ContentError
 from toolkit.mirror.threads import MirroredComment, PostComments, comments_of
 from toolkit.redact import quoted
@@ -95,7 +95,8 @@ def post_path(config: Config, given: str | Path) -> Path:
     is a post (no `_` or `.` part), and there."""
     path = _inside_content(config, given)
     real = Path(os.path.realpath(path))
-    if not is_post_path(real, Path(os.path.realpath(config.site.content_dir))):
+    content = Path(os.path.realpath(config.site.content_dir))
+    if not is_post_path(real, content, suffixes=post_suffixes(config)):
         raise _refuse(given, config, "not a post")
     if not real.is_file():
         raise _refuse(given, config, "no such post")

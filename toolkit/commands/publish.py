@@ -8,7 +8,7 @@ requests, pauses and post outcomes go to the run log.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +21,6 @@ from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
 from toolkit.sync.team import publish_team, resolve_organization
 
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.clients.base import RequestListener, WaitListener
     from toolkit.clients.forem import ForemClient
     from toolkit.content.accounts import Account
 
@@ -84,9 +83,9 @@ def _publish(
     waits: list[tuple[float, str]] = []
     with recorded(config, command) as run:
 
-        def on_wait(seconds: float, reason: str) -> None:
+        def on_wait(seconds: float, reason: str, writer: str | None = None) -> None:
             waits.append((seconds, reason))
-            run.wait(seconds, reason)
+            run.wait(seconds, reason, writer=writer)
             listener.waiting(seconds, reason)
 
         if config.writers is not None:  # a team's: each writer's posts with their key
@@ -137,8 +136,8 @@ def _publish_team(
     config: Config,
     paths: Iterable[str | Path],
     *,
-    on_wait: WaitListener,
-    on_request: RequestListener,
+    on_wait: Callable[[float, str, str | None], None],
+    on_request: Callable[..., None],
     listener: PublishProgress,
     waits: list[tuple[float, str]],
     force: bool,
@@ -147,13 +146,15 @@ def _publish_team(
     dry_run: bool,
     lock_timeout: float,
 ) -> PublishResult:
-    """A team's publish: one client per writer's key (`sync.team`)."""
+    """A team's publish: one client per writer's key (`sync.team`); its requests and
+    waits are recorded under the writer's name (`on_request(report, writer=...)`)."""
 
     def client_for(account: Account) -> ForemClient:
+        writer = account.writer
         return forem_client(
             config,
-            on_wait=on_wait,
-            on_request=on_request,
+            on_wait=lambda seconds, reason: on_wait(seconds, reason, writer),
+            on_request=lambda report: on_request(report, writer=writer),
             key=account.key,
             key_source=account.source,
         )

@@ -1,4 +1,4 @@
-"""`pull`: the account's articles as local posts."""
+"""`pull`: the account's articles as local posts (a team's: each writer's, with their key)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from contextlib import nullcontext
 
 from toolkit.clients import forem_client
 from toolkit.commands import records
-from toolkit.commands.accounts import TEAM_PULL, refuse_team
+from toolkit.commands.accounts import account_client
 from toolkit.config import Config
 from toolkit.runlog.run import recorded
 from toolkit.sync.pull import PullAction, PullOutcome, PullResult, pull_articles
 from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
+from toolkit.sync.team import pull_team
 
 __all__ = ["PullAction", "PullOutcome", "PullResult", "pull"]
 
@@ -29,13 +30,24 @@ def pull(
     their own; `merge`: merge the website's changes into them), holding the run lock;
     `on_blocked(message)` is told when another run holds it and this one waits (up to
     `lock_timeout` seconds). `dry_run` writes nothing and, like `plan`, takes no lock."""
-    refuse_team(config, TEAM_PULL)
     with recorded(config, "pull") as run:
         writer = (
             nullcontext(None)
             if dry_run
             else writer_run(config, "pull", timeout=lock_timeout, on_wait=on_blocked)
         )
+        if config.writers is not None:  # a team's: each writer's articles with their key
+            with writer as lock_wait:
+                result = pull_team(
+                    config,
+                    lambda account: account_client(config, account, run),
+                    overwrite=overwrite,
+                    merge=merge,
+                    dry_run=dry_run,
+                    lock_wait=lock_wait,
+                )
+            records.pull(run, result)
+            return result
         with (
             forem_client(config, on_wait=run.wait, on_request=run.request) as client,
             writer as lock_wait,

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.mirror import MirrorResult
     from toolkit.runlog.run import Run
     from toolkit.site import BuildReport
-    from toolkit.sync.engine import Outcome, PublishResult
+    from toolkit.sync.engine import MissingKey, Outcome, PublishResult
     from toolkit.sync.pull import PullResult
     from toolkit.sync.retire import RetireResult
 
@@ -47,11 +47,20 @@ def outcomes(run: Run, done: Iterable[Outcome]) -> None:
             outcome="ok" if outcome.ok else "failed",
             message=outcome.message,
             article_id=outcome.article_id,
+            writer=outcome.writer,
         )
+
+
+def missing_keys(run: Run, missing: Iterable[MissingKey]) -> None:
+    """A team's writers skipped for want of a key: one problem each, and the run failed."""
+    for each in missing:
+        run.event("problem", level="error", message=each.message, writer=each.writer)
+        run.outcome = "failed"
 
 
 def publish(run: Run, result: PublishResult) -> None:
     outcomes(run, result.outcomes)
+    missing_keys(run, result.missing_keys)
     if result.lock_wait:
         run.event("wait", action="run lock", reason=result.lock_wait)
     if result.failed:
@@ -64,15 +73,15 @@ def pull(run: Run, result: PullResult) -> None:
             "post",
             post=outcome.path,
             action=outcome.action.value,
-            outcome="ok"
-            if outcome.action.value in ("created", "overwritten", "merged", "kept", "unchanged")
-            else "failed",
+            outcome="ok" if outcome.ok else "failed",
             message=outcome.message or None,
             article_id=outcome.article_id,
+            writer=outcome.writer,
         )
     if result.lock_wait:
         run.event("wait", action="run lock", reason=result.lock_wait)
-    if result.failed or result.in_conflict:
+    missing_keys(run, result.missing_keys)
+    if not result.ok:
         run.outcome = "failed"
 
 
@@ -119,3 +128,4 @@ def mirror(run: Run, result: MirrorResult) -> None:
         items=result.readinglist_items,
         requests=result.requests,
     )
+    missing_keys(run, result.missing_keys)

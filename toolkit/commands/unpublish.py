@@ -26,7 +26,7 @@ def unpublish(
     deleted, holding the run lock (`on_blocked(message)` while another run holds it)."""
     with recorded(config, "unpublish") as run:
         with (
-            client_of(config, path, on_wait=run.wait, on_request=run.request) as client,
+            client_of(config, path, run) as client,
             writer_run(config, "unpublish", timeout=lock_timeout, on_wait=on_blocked) as lock_wait,
         ):
             result = unpublish_post(config, client, path)

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING
 
 from toolkit.clients import forem_client
 from toolkit.commands import records
+from toolkit.commands.accounts import account_client
 from toolkit.config import Config
 from toolkit.content.accounts import Account, accounts_of
+from toolkit.license.gate import RECHECK_SECONDS, PremiumGate
 from toolkit.runlog.run import Run
 from toolkit.site import BuildReport
-from toolkit.site.premium import RECHECK_SECONDS, PremiumGate
 from toolkit.sync.engine import MissingKey, Outcome, PublishResult, SyncEngine
 from toolkit.sync.runlock import writer_run
 from toolkit.watch import WatchOptions, WatchReporter, WatchSession
@@ -60,6 +61,8 @@ class DraftsToRemote:
 
     def _client_of(self, config: Config, account: Account | None) -> ForemClient:
         run = self._run
+        if run is not None and account is not None:  # a team's writer: events name them
+            return account_client(config, account, run, sleep=self._sleep)
         return forem_client(
             config,
             sleep=self._sleep,
@@ -154,12 +157,14 @@ def watch(
     lock_timeout: float = PUSH_LOCK_TIMEOUT,
     premium: bool = False,
     gate: PremiumGate | None = None,
+    site: bool = True,
 ) -> WatchSession:
     """A session serving the preview on `host:port` (loopback only), with drafts shown
     unless `drafts` is false, pushing saved drafts unless `push` is false or no API key
     is set (then `notices` says so). `premium`: the premium site, asking the licensing
-    service (`gate`, default one that asks again at most once a minute) before a rebuild."""
-    options = WatchOptions(host=host, port=port, drafts=drafts)
+    service (`gate`, default one that asks again at most once a minute) before a rebuild.
+    `site` false: no build and no preview, the saved drafts pushed only."""
+    options = WatchOptions(host=host, port=port, drafts=drafts, site=site)
     run = Run(config, "watch").start()
     recording = RecordingReporter(run, reporter)
     publisher = None

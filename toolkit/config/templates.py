@@ -27,7 +27,7 @@ from toolkit.config.keys import (
     Key,
 )
 from toolkit.config.sections import DEFAULT_CONFIG_NAME, SECTIONS, declared_keys
-from toolkit.config.writers import HELP, writer_variable
+from toolkit.config.writers import HELP, PROJECT_VARIABLE, writer_variable
 
 
 def toml_value(value: Any) -> str:
@@ -147,6 +147,13 @@ content_dir = {toml_value(content_dir)}
 {team}"""
 
 
+# FOREM_API_KEY in a team's repository: not a writer's key.
+TEAM_PROJECT_KEY = (
+    "Only for posts directly in the posts folder, outside every writer's folder (leave it "
+    "empty when there are none): a writer's posts are never sent with it."
+)
+
+
 def dotenv_example(
     sections: tuple[str, ...] = ("forem",), writers: Mapping[str, str] | None = None
 ) -> str:
@@ -159,20 +166,22 @@ def dotenv_example(
         "# .env to yourself (chmod 600 .env; it is git-ignored). In CI, set them as secrets",
         "# of the repository instead.",
     ]
-    for section_name, _, key in declared_keys():
-        if key.secret and key.env and section_name in sections:
-            lines += [
-                "",
-                *textwrap.wrap(key.help, width=88, initial_indent="# ", subsequent_indent="# "),
-                f"{key.env}=",
-            ]
-    if writers:
+    if writers:  # a writer's key is their own variable: FOREM_API_KEY would go unused
         lines += [
             "",
-            "# A team's repository: each writer's API key, in the variable [writers] of",
-            "# toolkit.toml names (on your machine, yours; in CI, every writer's secret).",
+            "# A team's repository: each writer's API key (dev.to: Settings, Extensions, DEV",
+            "# API Keys), in the variable [writers] of toolkit.toml names. On your machine, fill",
+            "# in your own line only; in CI, every writer's is a secret of the repository.",
             *(f"{variable}=" for variable in writers.values()),
         ]
+    for section_name, _, key in declared_keys():
+        if key.secret and key.env and section_name in sections:
+            text = key.help if not writers or key.env != PROJECT_VARIABLE else TEAM_PROJECT_KEY
+            lines += [
+                "",
+                *textwrap.wrap(text, width=88, initial_indent="# ", subsequent_indent="# "),
+                f"{key.env}=",
+            ]
     lines += [
         "",
         "# The other services' secrets (export, premium builds, log shipping) are named by",

@@ -41,6 +41,12 @@ HELP = (
 )
 
 
+def writer_order(folder: str) -> tuple[str, str]:
+    """The order writers are listed in everywhere (init, config, plan, publish, pull): by
+    folder name, without case (`Bob42` between `alice` and `carol`)."""
+    return folder.casefold(), folder
+
+
 def writer_variable(folder: str) -> str:
     """The variable a writer's key is read from by default: `FOREM_API_KEY_` and the
     folder's name upper-cased, every character but a letter or digit written `_`

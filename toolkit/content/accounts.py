@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from toolkit.config import Config, Secret
-from toolkit.config.writers import PROJECT_VARIABLE, is_writer_folder
+from toolkit.config.writers import PROJECT_VARIABLE, is_writer_folder, writer_order
 
 
 @dataclass(frozen=True)
@@ -34,9 +34,10 @@ class Account:
         return self.writer if self.writer is not None else "(outside the writers' folders)"
 
     @property
-    def folder_key(self) -> str:
-        """The order of accounts: the writers by folder, the project's account last."""
-        return self.writer if self.writer is not None else "\uffff"
+    def folder_key(self) -> tuple[int, str, str]:
+        """The order of accounts: the writers by folder (`writer_order`), the project's
+        account last."""
+        return (0, *writer_order(self.writer)) if self.writer is not None else (1, "", "")
 
     def owns(self, config: Config, key: str) -> bool:
         """Whether the post at `key` (a project-relative path) is this account's."""
@@ -86,7 +87,7 @@ def writer_folders(config: Config) -> list[str]:
     """The writers' folders found directly under the posts folder, sorted."""
     content = config.site.content_dir
     try:
-        names = sorted(entry.name for entry in os.scandir(content) if entry.is_dir())
+        names = sorted((e.name for e in os.scandir(content) if e.is_dir()), key=writer_order)
     except OSError:
         return []
     listed = config.writers.variables if config.writers is not None else {}

@@ -11,15 +11,17 @@ Images, resolved as the writer's generator serves them:
   static folder (`[source] static_dir`, else the generator's: Hugo `static/`, Astro and Next
   `public/` or `src/public/`, Eleventy `public/`, Jekyll the site's root), else of the
   content folder;
-- a relative path is beside the post (a page bundle's siblings), as today;
+- a relative path is beside the post (a page bundle's siblings), or anywhere in the project
+  it leads to from the post's folder (Astro's `../../assets/hero.png`: `src/assets/`, whose
+  files the site serves under names of its own);
 - a percent-encoded name (`screen%20shot.png`) is the file of the decoded name, else of the
   name as written.
 
 Such a file is made absolute by the first of: `[site] assets_base_url` (the content folder's
 files), the pushed commit's raw file in CI (`hosting.commit_base`), the writer's site (a
 static file at its path there; a bundle's sibling under the post's page, where Hugo and
-Eleventy serve them), `[site] images_from_site`. None known: `toolkit check` says so, as for
-any relative image.
+Eleventy serve them), `[site] images_from_site`. A file of neither folder has only the
+pushed commit to serve it. None known: `toolkit check` says so, as for any relative image.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ class SourceBodies:
     generator: str
     content_dir: Path
     static_dir: Path | None = None
+    project_dir: Path | None = None  # where a relative image may lead (the project)
     site_url: str | None = None
     assets_base_url: str | None = None  # the content folder's files, as `image_host` says
     commit_base: Callable[[Path], str | None] = field(default=lambda _folder: None)
@@ -102,9 +105,29 @@ class SourceBodies:
         key = key.removesuffix("/index").removesuffix("/_index")
         found = self._named.get(key) or self._named.get(key.rsplit("/", 1)[-1])
         if found is None:
-            return None
+            return self._hugo_page(key)
         post = self.load(found)
         return self.page_of_post(post) if post is not None else None
+
+    def _hugo_page(self, key: str) -> str | None:
+        """A page of the Hugo site that is no post (`ref "about"`: `content/about.md`),
+        served at its path under the site: found from the posts' folder up to the
+        project's, never outside it."""
+        if self.generator != "hugo" or not self.site_url or self.project_dir is None:
+            return None
+        if not key or any(part in ("", ".", "..") for part in key.split("/")):
+            return None
+        project = _real(self.project_dir)
+        folder = _real(self.content_dir)
+        while folder == project or project in folder.parents:
+            for name in (f"{key}.md", f"{key}/index.md", f"{key}/_index.md"):
+                file = Path(os.path.realpath(folder / name))
+                if file.is_file() and images.asset_path(file, folder) is not None:
+                    return f"{self.site_url.rstrip('/')}/{quote(key.lower())}/"
+            if folder == project:
+                break
+            folder = folder.parent
+        return None
 
     def site(self) -> Site:
         return Site(self.site_url, self.page_of)
@@ -130,7 +153,7 @@ class SourceBodies:
                     file = Path(os.path.realpath(folder / relative))
                 except (OSError, ValueError):
                     continue
-                if file.is_file() and self._inside(file):
+                if file.is_file() and self._inside(file, relative=not written.startswith("/")):
                     return file
         return Path(os.devnull)  # nothing of the content or static folder
 
@@ -143,8 +166,11 @@ class SourceBodies:
         places = [(self.static_dir, written.lstrip("/"))] if self.static_dir else []
         return [*places, (self.content_dir, written.lstrip("/"))]
 
-    def _inside(self, file: Path) -> bool:
-        for folder in (self.content_dir, self.static_dir):
+    def _inside(self, file: Path, relative: bool = False) -> bool:
+        """`file` is one of the content or static folder, or of the project for a path
+        relative to the post (`relative`)."""
+        folders = (self.content_dir, self.static_dir, self.project_dir if relative else None)
+        for folder in folders:
             if folder is not None and images.asset_path(file, _real(folder)) is not None:
                 return True
         return False
@@ -168,6 +194,23 @@ class SourceBodies:
         if in_content is not None and self.fallback_url:
             return images.absolute_url(self.fallback_url, in_content)
         return None
+
+    def in_folders(self, file: Path) -> bool:
+        """`file` is one of the content or static folder (else only the pushed commit
+        serves it)."""
+        return self._inside(file)
+
+    def static_shown(self) -> str:
+        """The static folder as a message names it (`public/`)."""
+        folder = self.static_dir
+        if folder is None:
+            return "the static folder"
+        if self.project_dir is not None:
+            try:
+                folder = folder.relative_to(self.project_dir)
+            except ValueError:
+                pass
+        return f"{folder.as_posix()}/" if folder != Path(".") else "the project's top folder"
 
     def _served(self, file: Path, post: Post) -> str | None:
         """Where the writer's site serves `file`."""
@@ -244,6 +287,7 @@ def source_bodies(config: Config, environ: Mapping[str, str] | None = None) -> S
         generator=generator,
         content_dir=site.content_dir,
         static_dir=static_dir(config),
+        project_dir=config.root,
         site_url=config.source.url,
         assets_base_url=site.assets_base_url,
         commit_base=lambda folder: commit_base(folder, env),
@@ -280,10 +324,13 @@ def written_meta(post: Post) -> Mapping[str, Any]:
         return post.meta
     import yaml
 
-    from toolkit.content.post import load_front_matter
+    from toolkit.content.post import load_front_matter, load_toml_front_matter
 
     try:
-        meta = load_front_matter(post.front_matter)
+        if post.toml:
+            meta: Any = load_toml_front_matter(post.front_matter)
+        else:
+            meta = load_front_matter(post.front_matter)
     except (yaml.YAMLError, ValueError, RecursionError):  # it was read once already
         return post.meta
     return meta if isinstance(meta, dict) else post.meta

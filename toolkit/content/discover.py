@@ -74,6 +74,16 @@ def post_suffixes(config: Config) -> tuple[str, ...]:
     return MARKDOWN if config.source.generator == "devto" else WITH_MDX
 
 
+def reading_key(config: Config) -> str:
+    """What `sources.reader` depends on besides the post, as text: another one, and every
+    post is read again (the site's records, `check`'s index of the other posts)."""
+    if config.source.generator == "devto" and not any(
+        (config.source.id_key, config.source.skip_key, config.source.adopted)
+    ):
+        return ""
+    return repr((config.source, sorted(config.forem.tags or ())))
+
+
 def misnamed(name: str, suffixes: tuple[str, ...] = MARKDOWN) -> bool:
     """Whether a file name says Markdown (`a.MD`, `a.markdown`) but not an ending posts
     have (`suffixes`)."""

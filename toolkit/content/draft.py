@@ -65,8 +65,16 @@ def write_draft(
         raise ContentError("; ".join(p.message for p in errors))
     # The other posts' titles and slugs (no content folder yet: none).
     found = find_posts(folder, (), config_folders(config)) if folder.is_dir() else []
+    from toolkit.content.discover import reading_key
+    from toolkit.content.sources import reader
+
     others = (
-        known_posts(config.state_dir, [(path, config.relative(path)) for path in found])
+        known_posts(
+            config.state_dir,
+            [(path, config.relative(path)) for path in found],
+            reader(config),
+            reading_key(config),
+        )
         if found
         else []
     )

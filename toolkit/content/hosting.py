@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import quote
 
 from toolkit.config.keys import origin_problem
@@ -36,7 +36,6 @@ from toolkit.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.config import Config
-    from toolkit.content.rules import Unique
 
 GITHUB = "https://github.com"
 GITHUB_RAW = "https://raw.githubusercontent.com"
@@ -124,9 +123,20 @@ def canonical_home(config: Config) -> str | None:
     return config.site.url if config.forem.canonical == "site" else None
 
 
-def sent_canonical_url(post: Unique, home: str | None) -> str | None:
-    """The `canonical_url` the API receives: the post's own, else its page under `home`
-    (the site, when `[forem] canonical = "site"`), else none."""
+class Addressed(Protocol):
+    """What a post's canonical URL is made of (a `Post`, or a `known.KnownPost`)."""
+
+    @property
+    def slug(self) -> str: ...
+    @property
+    def canonical_url(self) -> str | None: ...
+
+
+def canonical_url(post: Addressed, home: str | None) -> str | None:
+    """The post's canonical URL: its own, else its page under `home`, else none. What the
+    API receives is this with `home` the site when `[forem] canonical = "site"`
+    (`canonical_home`); a remote article is matched to its post with `home` the site
+    whenever `[site] url` is set."""
     if post.canonical_url:
         return post.canonical_url.strip()
     if home:

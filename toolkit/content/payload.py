@@ -7,7 +7,7 @@ to an unquoted YAML date), relative images (body and `cover_image`) made absolut
 the base `hosting.image_host` found, an empty `description` left out (dev.to then makes
 one from the body; sent as `null`, Forem's front-matter fixer would print "null"), a
 `description` written over lines sent as one line (the fixer breaks a YAML block), and
-`canonical_url` only when the writer asked for it (`hosting.sent_canonical_url`). The
+`canonical_url` only when the writer asked for it (`hosting.canonical_url`). The
 front matter wins over the JSON fields on the API side, so both are built from the same
 values and never disagree.
 """
@@ -27,7 +27,7 @@ import yaml
 from yaml.representer import SafeRepresenter
 
 from toolkit.content import images, translate
-from toolkit.content.hosting import sent_canonical_url
+from toolkit.content.hosting import canonical_url
 from toolkit.content.post import FOREM_KEYS, TOOLKIT_KEYS, Post
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -291,7 +291,7 @@ def front_matter_for_api(
         meta.pop("description", None)
     if post.tags or "tags" in meta:
         meta["tags"] = ", ".join(post.tags)
-    canonical = sent_canonical_url(post, canonical_home)
+    canonical = canonical_url(post, canonical_home)
     if canonical:
         meta["canonical_url"] = canonical
     else:

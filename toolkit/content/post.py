@@ -24,7 +24,6 @@ import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,8 +47,6 @@ from toolkit.redact import quoted
 
 if TYPE_CHECKING:  # pragma: no cover
     from yaml._yaml import Mark as CMark
-
-    from toolkit.content.sources import Reading
 
 try:  # libyaml's parser: the same events, ten times faster
     from yaml._yaml import CParser as _CParser
@@ -108,6 +105,22 @@ def split_tags(value: Any) -> list[str]:
     return [str(item).strip() for item in items if str(item).strip()]
 
 
+@dataclass(frozen=True)
+class Reading:
+    """How a post's front matter was read for dev.to, when it was written for another
+    generator (`toolkit.content.sources` reads it)."""
+
+    generator: str
+    origins: dict[str, str] = field(default_factory=dict)  # field -> the key it came from
+    held: str | None = None  # why the post is never sent, when it is not
+    article_ref: str | None = None  # a dev.to slug or address naming its article
+    ref_key: str | None = None  # the key that holds it
+    opted_in: bool = False  # `crosspost: true`: sent though it predates the adoption
+    waits: bool = False  # held only until its date: its problems still matter
+    problems: tuple[Problem, ...] = ()
+    unrendered: bool = False  # the generator writes no page for it: a draft on any site
+
+
 @dataclass
 class Post:
     path: Path  # absolute path of the file
@@ -115,7 +128,7 @@ class Post:
     source: str  # the whole file
     meta: dict[str, Any]  # the front matter, as YAML loaded it ({} when there is none)
     body: str  # the Markdown after the front matter
-    front_matter: str = ""  # the raw YAML text of the block
+    front_matter: str = ""  # the raw text of the block (YAML, or TOML between +++ lines)
     front_matter_line: int = 1  # line of the file where the YAML text starts
     body_line: int = 1  # line of the file where the body starts
     # False for a Markdown file with no front matter block: not a post (a code sample's
@@ -125,6 +138,7 @@ class Post:
     # the front matter as written, and the written key of each field `meta` names.
     reading: Reading | None = field(default=None, repr=False)
     aliases: dict[str, str] = field(default_factory=dict, repr=False)
+    toml: bool = False  # the block is TOML between `+++` lines (Hugo's), not YAML
     _lines: dict[str, int] | None = field(default=None, repr=False)
 
     # -- the front matter, read leniently; `rules.validate_post` says what is wrong ----
@@ -212,18 +226,20 @@ class Post:
 
     # -- where things are in the file --------------------------------------------------
 
+    def key_named(self, name: str) -> str:
+        """The front-matter key `name` was read from (`devtoId` for `id` in a Hugo post)."""
+        return self.aliases.get(name, name)
+
     def line_of(self, key: str) -> int:
         """Line of a top-level front matter key; the block's first line when absent."""
         if self._lines is None:
-            self._lines = _key_lines(self.front_matter, self.front_matter_line)
+            self._lines = (
+                _toml_key_lines(self.front_matter, self.front_matter_line)
+                if self.toml
+                else _key_lines(self.front_matter, self.front_matter_line)
+            )
         key = self.aliases.get(key, key)
         return self._lines.get(key, max(self.front_matter_line - 1, 1))
-
-    @cached_property
-    def content_hash(self) -> str:
-        import hashlib
-
-        return hashlib.sha256(self.source.encode("utf-8")).hexdigest()
 
 
 def parse_date(value: Any) -> dt.datetime | None:
@@ -458,6 +474,75 @@ def _key_lines(front_matter: str, first_line: int) -> dict[str, int]:
     return lines
 
 
+# A top-level key of a TOML block: bare or quoted, before the first [table] header.
+_TOML_KEY = re.compile(r"""^[ \t]*([A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')[ \t]*=""")
+_TOML_TABLE = re.compile(r"^[ \t]*\[")
+TOML_BOUNDARY = re.compile(r"^\+\+\+[ \t]*\r?$", re.MULTILINE)
+
+
+def _toml_key_lines(front_matter: str, first_line: int) -> dict[str, int]:
+    lines: dict[str, int] = {}
+    for index, line in enumerate(front_matter.split("\n")):
+        if _TOML_TABLE.match(line):
+            break
+        found = _TOML_KEY.match(line)
+        if found is not None:
+            lines.setdefault(found.group(1).strip("\"'"), first_line + index)
+    return lines
+
+
+def load_toml_front_matter(text: str) -> dict[str, Any]:
+    """A TOML front matter block's value; `ValueError` when it cannot be read (a nesting
+    too deep for the parser is one too)."""
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _parse_toml(path: Path, key: str, source: str, opening: re.Match[str]) -> Post:
+    """A post whose front matter is TOML between `+++` lines (Hugo's own form)."""
+    closing = TOML_BOUNDARY.search(source, opening.end())
+    if closing is None:
+        raise PostError(Problem(key, 1, "front matter: the opening +++ has no closing +++"))
+    fm_text = source[opening.end() : closing.start()].removeprefix("\n")
+    body_start = closing.end()
+    if source.startswith("\n", body_start):
+        body_start += 1
+    if len(fm_text) > MAX_FRONT_MATTER_CHARS:
+        raise PostError(
+            Problem(
+                key,
+                2,
+                f"front matter: longer than {MAX_FRONT_MATTER_CHARS // 1024} KB, "
+                "the most toolkit reads (is a closing +++ missing?)",
+            )
+        )
+    try:
+        meta = load_toml_front_matter(fm_text)
+    except ValueError as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else "unreadable"
+        at = re.search(r"\(at line (\d+)", reason)
+        if at is not None:
+            line = 1 + int(at.group(1))
+        else:  # "at end of document": the block's last line
+            line = 1 + max(len(fm_text.rstrip("\n").split("\n")), 1)
+        raise PostError(Problem(key, line, f"front matter: invalid TOML: {reason}")) from None
+    return Post(
+        path=path,
+        key=key,
+        source=source,
+        meta={str(k): v for k, v in meta.items()},
+        body=source[body_start:],
+        front_matter=fm_text,
+        front_matter_line=2,
+        body_line=source.count("\n", 0, body_start) + 1,
+        toml=True,
+    )
+
+
 def colon_hint(front_matter: str, index: int) -> str:
     """How to fix the most common YAML mistake of a front matter: a value holding `: `
     (`title: Part 1: Setup`), which YAML reads as a second key. Quoting the value fixes it;
@@ -547,6 +632,8 @@ def parse_post(path: Path, key: str, source: str) -> Post:
     if source.startswith("\ufeff"):
         source = source[1:]
     opening = HANDLER.FM_BOUNDARY.match(source)
+    if opening is None and (toml := TOML_BOUNDARY.match(source)) is not None:
+        return _parse_toml(path, key, source, toml)
     if opening is None:
         return Post(path=path, key=key, source=source, meta={}, body=source, has_front_matter=False)
     closing = HANDLER.FM_BOUNDARY.search(source, opening.end())

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from toolkit.content import conflicts, images, misread
-from toolkit.content.hosting import NOTHING_HOSTS, ImageHost, sent_canonical_url
+from toolkit.content.hosting import NOTHING_HOSTS, ImageHost, canonical_url
 from toolkit.content.payload import LINE_BREAK
 from toolkit.content.post import KNOWN_KEYS, Post, split_tags
 from toolkit.content.problems import Kind, Problem, Severity
@@ -40,6 +40,7 @@ MAX_TITLE = 128
 MAX_TAGS = 4
 MAX_TAG_LENGTH = 30
 MAX_BODY_BYTES = 800 * 1024
+FUTURE = "in the future; the API refuses a future publication date"
 SHOWN = 80  # characters of a value from a post shown in a message
 TAG_PATTERN = re.compile(r"^[a-z0-9]+$")
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -76,17 +77,21 @@ def validate_post(
     problems: list[Problem] = []
     meta = post.meta
 
+    # A field is named by the key the post wrote it in (`pubDate:` for an Astro post's date).
     def error(key: str, message: str, line: int | None = None) -> None:
-        problems.append(Problem(post.key, line or post.line_of(key), f"{key}: {message}"))
+        named = post.key_named(key)
+        problems.append(Problem(post.key, line or post.line_of(key), f"{named}: {message}"))
 
     def refused(key: str, message: str) -> None:  # a rule only the publishing API has
+        named = post.key_named(key)
         problems.append(
-            Problem(post.key, post.line_of(key), f"{key}: {message}", Severity.ERROR, Kind.API)
+            Problem(post.key, post.line_of(key), f"{named}: {message}", Severity.ERROR, Kind.API)
         )
 
     def warn(key: str, message: str, line: int | None = None) -> None:
+        named = post.key_named(key)
         problems.append(
-            Problem(post.key, line or post.line_of(key), f"{key}: {message}", Severity.WARNING)
+            Problem(post.key, line or post.line_of(key), f"{named}: {message}", Severity.WARNING)
         )
 
     title = meta.get("title")
@@ -138,7 +143,7 @@ def validate_post(
             error("date", f"not a date: {meta['date']!r} (use YYYY-MM-DD or an ISO 8601 time)")
         elif post.published and date > (now or dt.datetime.now(dt.UTC)):
             # The site's rule too: a post is shown from its date on (the build looks again then).
-            error("date", "in the future; the API refuses a future publication date")
+            error("date", FUTURE)
 
     slug = meta.get("slug")
     if slug is not None and (not isinstance(slug, str) or not SLUG_PATTERN.match(slug)):
@@ -252,11 +257,17 @@ def source_problems(post: Post, bodies: SourceBodies, hosted: bool) -> list[Prob
     cover = post.meta.get("cover_image")
     if cover is not None and not isinstance(cover, str):
         line = post.line_of("cover_image")
-        problems.append(Problem(post.key, line, "cover_image: must be a URL or a path"))
+        named = post.key_named("cover_image")
+        problems.append(Problem(post.key, line, f"{named}: must be a URL or a path"))
     elif isinstance(cover, str) and images.is_relative(cover.strip()):
         problems.extend(
             _check_source_image(
-                post, cover.strip(), post.line_of("cover_image"), bodies, hosted, "cover_image"
+                post,
+                cover.strip(),
+                post.line_of("cover_image"),
+                bodies,
+                hosted,
+                post.key_named("cover_image"),
             )
         )
     checked: dict[str, list[Problem]] = {}
@@ -279,10 +290,26 @@ def _check_source_image(
     file = bodies.locate(src, post)
     if not file.is_file():
         if images.resolve(src, post.path, bodies.content_dir).is_file():
-            where = "lies outside the content and static folders (not followed)"
+            where = (
+                "lies outside the content and static folders (not followed)"
+                if src.startswith("/")
+                else "lies outside the project (not followed)"
+            )
             return [Problem(post.key, line, f"{label}: {quoted(src, SHOWN)} {where}")]
         return [Problem(post.key, line, f"{label}: {quoted(src, SHOWN)} not found")]
     if hosted and not post.premium and bodies.image_url(src, post) is None:
+        if not bodies.in_folders(file):
+            return [
+                Problem(
+                    post.key,
+                    line,
+                    f"{label} {quoted(src, SHOWN)} is relative and nothing hosts it: a file "
+                    "outside the content and static folders is served only by the pushed "
+                    f"commit; publish from CI, or move it into {bodies.static_shown()}",
+                    Severity.ERROR,
+                    Kind.API,
+                )
+            ]
         return [
             Problem(
                 post.key,
@@ -378,21 +405,9 @@ def validate_posts(
     problems.extend(_duplicates(posts, everyone, "title", lambda p: p.title or None))
     problems.extend(_duplicates(posts, everyone, "slug", lambda p: p.slug))
     problems.extend(
-        _duplicates(
-            posts, everyone, "canonical_url", lambda p: sent_canonical_url(p, canonical_home)
-        )
+        _duplicates(posts, everyone, "canonical_url", lambda p: canonical_url(p, canonical_home))
     )
     return sorted(problems)
-
-
-def canonical_url(post: Unique, site_url: str | None) -> str | None:
-    """The post's canonical URL on the site: its own, or its page there when `[site] url`
-    is set. What the API receives is `hosting.sent_canonical_url`."""
-    if post.canonical_url:
-        return post.canonical_url.strip()
-    if site_url:
-        return f"{site_url.rstrip('/')}/{post.slug}/"
-    return None
 
 
 def site_canonical_url(post: Unique, site_url: str | None) -> str | None:
@@ -420,6 +435,9 @@ def site_tag(tag: str) -> bool:
     return bool(TAG_PATTERN.match(tag)) and len(tag) <= MAX_TAG_LENGTH
 
 
+NAMED_OTHERS = 3  # the posts a duplicate's problem names; the rest are counted
+
+
 def _duplicates(
     posts: list[Post], everyone: list[Unique], key: str, value_of: Callable[[Unique], str | None]
 ) -> list[Problem]:
@@ -431,7 +449,7 @@ def _duplicates(
             holders[value.lower() if key == "title" else value].append(post)
     what = {
         "title": "dev.to allows it; toolkit tells their articles apart by toolkit.lock",
-        "slug": "each post needs its own page",
+        "slug": "each post needs its own page: rename one, or give it a `slug:`",
         "canonical_url": "the API requires canonical URLs to be unique",
     }[key]
     severity = Severity.WARNING if key == "title" else Severity.ERROR
@@ -441,12 +459,15 @@ def _duplicates(
         value = value_of(post)
         group = holders[value.lower() if key == "title" else value] if value else []
         if len(group) > 1:
-            others = ", ".join(p.key for p in group if p is not post)
+            named = [p.key for p in group if p is not post]
+            others = ", ".join(named[:NAMED_OTHERS])
+            if len(named) > NAMED_OTHERS:  # a line stays readable whatever their number
+                others += f" and {len(named) - NAMED_OTHERS} other post(s)"
             problems.append(
                 Problem(
                     post.key,
                     post.line_of(key),
-                    f"{key}: also used by {others} ({what})",
+                    f"{post.key_named(key)}: also used by {others} ({what})",
                     severity,
                     kind,
                 )

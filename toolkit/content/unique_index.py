@@ -9,6 +9,9 @@ than `fsutil.RACY_NS` before the cache was saved is not trusted (an edit within 
 the clock, keeping its size, would not change its stat): it is parsed again, and the cache
 saved anew so that the next check can trust it.
 
+Each post is read as publish reads it (`read`: for the generator `[source]` names); the
+cache remembers how (`reading`), and reading otherwise parses every post again.
+
 The file is a cache: one that cannot be read, or an entry of the wrong shape, is ignored
 and the post parsed again; a reader never sees it half written, and it is written only when something changed.
 """
@@ -19,11 +22,16 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.content.post import load_post
 from toolkit.content.problems import PostError
 from toolkit.fsutil import quick_write, stat_trusted
+
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+
+    from toolkit.content.post import Post
 
 CACHE = "known-posts.json"  # under the state folder
 VERSION = 1  # bump when what is kept changes
@@ -69,13 +77,18 @@ def _entry(value: Any) -> tuple[list[int], KnownPost | None] | None:
     return stat, KnownPost(key, title, slug, canonical)
 
 
-def _read(cache: Path) -> tuple[dict[str, Any], int]:
-    """The cache's entries and when it was saved (nanoseconds since the epoch)."""
+def _read(cache: Path, reading: str) -> tuple[dict[str, Any], int]:
+    """The cache's entries and when it was saved (nanoseconds since the epoch); none when
+    its posts were read otherwise than `reading` says."""
     try:
         document = json.loads(cache.read_bytes())
     except (OSError, ValueError):
         return {}, 0
-    if not isinstance(document, dict) or document.get("version") != VERSION:
+    if (
+        not isinstance(document, dict)
+        or document.get("version") != VERSION
+        or document.get("reading", "") != reading
+    ):
         return {}, 0
     posts, saved = document.get("posts"), document.get("saved")
     if not isinstance(posts, dict) or type(saved) is not int:
@@ -83,11 +96,17 @@ def _read(cache: Path) -> tuple[dict[str, Any], int]:
     return posts, saved
 
 
-def known_posts(state_dir: Path, found: list[tuple[Path, str]]) -> list[KnownPost]:
+def known_posts(
+    state_dir: Path,
+    found: list[tuple[Path, str]],
+    read: Callable[[Post], Post] | None = None,
+    reading: str = "",
+) -> list[KnownPost]:
     """The unique values of the posts `found` ((path, key) pairs), parsing only those whose
-    file changed since the cache saw it; posts that cannot be parsed are left out."""
+    file changed since the cache saw it; posts that cannot be parsed are left out. `read`:
+    how a parsed post is read (`sources.reader`), which `reading` names for the cache."""
     cache = state_dir / CACHE
-    before, saved = _read(cache)
+    before, saved = _read(cache, reading)
     now: dict[str, Any] = {}
     known: list[KnownPost] = []
     racy = False
@@ -112,6 +131,8 @@ def known_posts(state_dir: Path, found: list[tuple[Path, str]]) -> list[KnownPos
             except PostError:
                 post = None
             else:  # a file without a front matter is not a post
+                if read is not None and parsed.has_front_matter:
+                    parsed = read(parsed)
                 post = (
                     KnownPost(key, parsed.title, parsed.slug, parsed.canonical_url)
                     if parsed.has_front_matter
@@ -124,7 +145,10 @@ def known_posts(state_dir: Path, found: list[tuple[Path, str]]) -> list[KnownPos
         if post is not None:
             known.append(post)
     if now != before or racy:
-        _write(cache, {"version": VERSION, "saved": started, "posts": now})
+        document = {"version": VERSION, "saved": started, "posts": now}
+        if reading:
+            document["reading"] = reading
+        _write(cache, document)
     return known
 
 

@@ -230,8 +230,13 @@ def build_app(
     registration = ClientRegistrationOptions(
         enabled=True, valid_scopes=list(scope_names.ALL), default_scopes=list(scope_names.DEFAULT)
     )
+    # The gate below (ScopeGate) checks every tool call's arguments: the session does not.
     server = ToolkitMCP(
-        config, listener, transport="http", transport_security=site.transport_security()
+        config,
+        listener,
+        transport="http",
+        transport_security=site.transport_security(),
+        gated=True,
     )
     sessions = server.http_sessions()
     issuer = AnyHttpUrl(site.issuer_url)

@@ -120,9 +120,11 @@ class ToolkitMCP(Server[Any, Any]):
     every tool call. `transport_security` is what its HTTP transport checks (Host, Origin).
 
     Every tool's arguments are validated strictly (a boolean is `true` or `false`, never
-    `"true"`, 1 or "yes"): a call whose arguments do not fit is refused as the JSON-RPC
-    error -32602 (invalid params) before it reaches the server's dispatch (`run`), and
-    the tool checks them again itself before it runs."""
+    `"true"`, 1 or "yes"), once, before the call reaches the server's dispatch: a call
+    whose arguments do not fit is refused as the JSON-RPC error -32602 (invalid params).
+    Over HTTP the transport's gate (`guards.ScopeGate`, `gated`) checks every message
+    before the session sees it; otherwise the session checks each as it reads it (`run`).
+    A tool's handler does not check them again."""
 
     def __init__(
         self,
@@ -132,9 +134,11 @@ class ToolkitMCP(Server[Any, Any]):
         transport: str = "stdio",
         local_scopes: tuple[str, ...] = (),
         transport_security: TransportSecuritySettings | None = None,
+        gated: bool = False,
     ):
         super().__init__(name="toolkit", version=__version__, instructions=INSTRUCTIONS)
         self.config = config
+        self.gated = gated  # the transport checks the arguments of every tool call itself
         self.transport_security = transport_security
         self.toolbox = Toolbox(config, listener, transport=transport, local_scopes=local_scopes)
         self.tools: dict[str, Tool] = {}
@@ -155,7 +159,7 @@ class ToolkitMCP(Server[Any, Any]):
                 ),
                 structured_output=True,
             )
-        # Each tool's arguments as a model, for the strict check here and at the HTTP gate.
+        # Each tool's arguments as a model, for the strict check here or at the HTTP gate.
         self.argument_validators: dict[str, type[BaseModel]] = {
             name: tool.fn_metadata.arg_model for name, tool in self.tools.items()
         }
@@ -181,13 +185,22 @@ class ToolkitMCP(Server[Any, Any]):
         raise_exceptions: bool = False,
         stateless: bool = False,
     ) -> None:
-        """The SDK's `run`, every message read first checked here: a `tools/call` whose
-        arguments do not fit its tool is answered with -32602 and goes no further.
+        """The SDK's `run`, every message read first checked here (unless the transport's
+        gate checked it): a `tools/call` whose arguments do not fit its tool is answered
+        with -32602 and goes no further.
 
         A session ends when its transport closes the streams (a client's `DELETE`, an
         `initialize` the transport refused, the server stopping): reading or answering
         then finds them closed, which ends the check as the end of the stream does, and
         the SDK's `run` after it."""
+        if self.gated:
+            try:
+                await super().run(
+                    read_stream, write_stream, initialization_options, raise_exceptions, stateless
+                )
+            finally:
+                log.debug("an MCP session ended")
+            return
         checked_send, checked = anyio.create_memory_object_stream[SessionMessage | Exception]()
 
         async def check() -> None:
@@ -244,15 +257,12 @@ class ToolkitMCP(Server[Any, Any]):
         ]
 
     async def run_tool(self, name: str, arguments: dict[str, Any]) -> CallToolResult:
-        """Run tool `name` on `arguments` (checked strictly first); a failure is a tool
-        error whose text is the CLI's own line."""
+        """Run tool `name` on `arguments` (already checked strictly, as the message was
+        read); a failure is a tool error whose text is the CLI's own line."""
         try:
             tool = self.tools.get(name)
             if tool is None:
                 raise ToolError(f"Unknown tool: {name}")
-            problem = argument_problem(self.argument_validators, name, arguments)
-            if problem is not None:
-                raise ToolError(f"Invalid params: {problem}")
             outcome: Any = await tool.run(arguments, convert_result=True)
         except Exception as exc:
             cause = exc.__cause__ if exc.__cause__ is not None else exc

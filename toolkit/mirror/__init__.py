@@ -15,7 +15,7 @@ from toolkit.clients.forem_models import Article
 from toolkit.config import Config
 from toolkit.content import load_posts
 from toolkit.content.accounts import Account, account_of, writer_folders
-from toolkit.content.rules import canonical_url
+from toolkit.content.hosting import canonical_url
 from toolkit.errors import UnsafeNameError
 from toolkit.fsutil import path_inside, safe_name
 from toolkit.mirror.comments import MirrorReport, mirror_comments, mirror_podcast_comments

@@ -73,6 +73,11 @@ FIELDS: dict[str, tuple[str, str]] = {
     "wait_ms": ("number", "a pause: rate limit, Retry-After, retry backoff, run lock"),
     "reason": ("string", "why it waited"),
     "article_id": ("number", "the article of a post"),
+    "writer": (
+        "string",
+        "in a team's repository ([writers]): the writer (their folder) whose key made a "
+        "request or a wait, or whose post it is; absent with one account",
+    ),
     "message": ("string", "what happened, in words (an error's message)"),
     "error": ("string", "the kind of error (the exception's class)"),
     "posts": ("number", "posts built or checked"),
@@ -253,17 +258,6 @@ def split_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
         if line:
             yield end, line
         start = end
-
-
-def read_lines(paths: Sequence[Path]) -> Iterator[tuple[Path, int, bytes]]:
-    """`(file, offset after the line, line)` for every complete, non-blank line."""
-    for path in paths:
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            continue
-        for end, line in split_lines(data):
-            yield path, end, line
 
 
 class EventWriter:

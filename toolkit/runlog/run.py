@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -93,8 +93,9 @@ class Run:
     def event(self, event: str, **fields: Value) -> None:
         self.writer.emit(event, **fields)
 
-    def request(self, report: RequestReport) -> None:
-        """The request listener of the run's clients: one event per attempt."""
+    def request(self, report: RequestReport, *, writer: str | None = None) -> None:
+        """The request listener of the run's clients: one event per attempt (`writer`:
+        in a team's repository, whose key the client holds)."""
         self.writer.emit(
             "request",
             method=report.method,
@@ -103,11 +104,24 @@ class Run:
             duration_ms=report.duration_ms,
             retries=report.retries,
             message=report.error,
+            writer=writer,
         )
 
-    def wait(self, seconds: float, reason: str) -> None:
+    def wait(self, seconds: float, reason: str, *, writer: str | None = None) -> None:
         """The wait listener of the run's clients: one event per pause."""
-        self.writer.emit("wait", wait_ms=round(seconds * 1000, 3), reason=reason)
+        self.writer.emit("wait", wait_ms=round(seconds * 1000, 3), reason=reason, writer=writer)
+
+    def listeners_of(
+        self, writer: str | None
+    ) -> tuple[Callable[[float, str], None], Callable[[RequestReport], None]]:
+        """The wait and request listeners of a team's writer's client (their events name
+        them); with `writer` None, `wait` and `request` as they are."""
+        if writer is None:
+            return self.wait, self.request
+        return (
+            lambda seconds, reason: self.wait(seconds, reason, writer=writer),
+            lambda report: self.request(report, writer=writer),
+        )
 
     # -- its life ---------------------------------------------------------------------------
 

@@ -111,7 +111,12 @@ Set `published: true` when a post is ready.
 """
 
 
-def makefile_text() -> str:
+def makefile_text(team: bool = False) -> str:
+    key = (
+        "each writer's key, in the variable [writers] of toolkit.toml names"
+        if team
+        else "FOREM_API_KEY"
+    )
     return f"""# This blog's everyday commands, each one line calling toolkit (installed as a tool:
 # `toolkit` on PATH). `make watch PORT=8001` when port 8000 is taken.
 TOOLKIT ?= toolkit
@@ -119,7 +124,7 @@ PORT ?= 8000
 
 .PHONY: {" ".join(MAKE_TARGETS)}
 
-# Send new and changed posts to dev.to (needs FOREM_API_KEY: see .env.example).
+# Send new and changed posts to dev.to (needs {key}: see .env.example).
 publish:
 	$(TOOLKIT) publish
 

@@ -53,6 +53,7 @@ class Detected:
     content_dir: str  # relative, POSIX
     source: dict[str, Any] = field(default_factory=dict)  # [source] keys -> values
     read_from: str = ""  # the generator's file it was read from
+    title: str | None = None  # the site's title there: `[site] title`
 
     def describe(self) -> str:
         values = ", ".join(
@@ -94,13 +95,23 @@ def _yaml(text: str) -> dict[str, Any]:
 def _toml(text: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
 
 
 def _js_string(text: str, name: str) -> str | None:
     match = re.search(rf"""\b{name}\s*:\s*(['"`])([^'"`\n]+)\1""", text)
     return match.group(2).strip() if match else None
+
+
+def _title(value: Any) -> str | None:
+    """A site's title as its generator's file gives it, when it is one line of text."""
+    if not isinstance(value, str):
+        return None
+    title = " ".join(value.split())
+    if not title or len(title) > 200 or any(ord(c) < 32 or ord(c) == 127 for c in title):
+        return None
+    return title
 
 
 def _folder(value: Any, default: str) -> str:
@@ -135,6 +146,9 @@ def _posts_under(folder: Path, limit: int = 5000) -> list[Path]:
 
 def _front(root: Path, path: Path) -> dict[str, Any]:
     text = _read(root, path) or ""
+    if text.startswith("+++"):  # Hugo's TOML front matter
+        end = text.find("\n+++", 3)
+        return _toml(text[3:end]) if end > 0 else {}
     if not text.startswith("---"):
         return {}
     end = text.find("\n---", 3)
@@ -212,7 +226,7 @@ def _hugo(folder: Path) -> Detected | None:
                 break
         if isinstance(data.get("timeZone"), str):
             source["timezone"] = data["timeZone"]
-        return Detected("hugo", content_dir, source, name)
+        return Detected("hugo", content_dir, source, name, _title(data.get("title")))
     return None
 
 
@@ -232,7 +246,7 @@ def _jekyll(folder: Path) -> Detected | None:
     source["permalink"] = permalink if isinstance(permalink, str) and permalink else "date"
     if isinstance(data.get("timezone"), str):
         source["timezone"] = data["timezone"]
-    return Detected("jekyll", "_posts", source, "_config.yml")
+    return Detected("jekyll", "_posts", source, "_config.yml", _title(data.get("title")))
 
 
 def _astro(folder: Path) -> Detected | None:
@@ -293,6 +307,7 @@ def _eleventy(folder: Path) -> Detected | None:
     else:
         return None
     source: dict[str, Any] = {"generator": "eleventy"}
+    title = None
     input_dir = _folder(_js_string(text, "input"), ".")
     data_dir = _folder((_js_string(text, "data") or "").removeprefix("../"), "_data")
     for candidate in (f"{input_dir}/{data_dir}", "_data", data_dir):
@@ -302,6 +317,7 @@ def _eleventy(folder: Path) -> Detected | None:
                 url := _url(_js_string(data_text, "url") or _js_string(data_text, '"url"'))
             ):
                 source["url"] = url
+                title = _title(_js_string(data_text, "title") or _js_string(data_text, '"title"'))
                 break
         if "url" in source:
             break
@@ -315,7 +331,7 @@ def _eleventy(folder: Path) -> Detected | None:
     if (folder / "public").is_dir():
         source["static_dir"] = "public"
     source["permalink"] = f"/{sub}/:path/" if sub else "/:path/"
-    return Detected("eleventy", content_dir, source, name)
+    return Detected("eleventy", content_dir, source, name, title)
 
 
 def _next(folder: Path) -> Detected | None:

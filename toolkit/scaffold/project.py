@@ -119,7 +119,8 @@ def init_project(
     writers = find_writers(folder / content_dir) if adopted is not None else ()
     variables = {writer.folder: writer.variable for writer in writers}
     planned: list[tuple[str, str | None, str]] = []  # path, text (None: skip), reason
-    toml = short_toml(content_dir, writers=variables)
+    title = source.title if source is not None and source.title else "My posts"
+    toml = short_toml(content_dir, title=title, writers=variables)
     toml += source_toml(source) if source is not None else ""
     planned.append((DEFAULT_CONFIG_NAME, toml, ""))
     welcome = f"{content_dir}/{WELCOME}"
@@ -138,7 +139,7 @@ def init_project(
         planned.append((welcome, welcome_text(today or dt.date.today(), content_dir), ""))
     planned.append((".gitignore", gitignore_text(), ""))
     planned.append((".env.example", dotenv_example(writers=variables), ""))
-    planned.append((MAKEFILE, makefile_text(), ""))
+    planned.append((MAKEFILE, makefile_text(team=bool(variables)), ""))
     pin = None
     if workflow:
         pin, why = (action, "") if action is not None else installed_action()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.config.sections import WRITER_FOLDER, writer_variable
-from toolkit.config.writers import NOT_WRITERS
+from toolkit.config.writers import NOT_WRITERS, writer_order
 from toolkit.scaffold.adopt import count_posts, is_post
 
 MIN_WRITERS = 2
@@ -35,7 +35,7 @@ def find_writers(content: Path) -> tuple[WriterFolder, ...]:
     name; () when `content` is not laid out that way (a post at its top, fewer than two
     writers' folders). A folder named by a number (a year) is never a writer."""
     try:
-        entries = sorted(os.scandir(content), key=lambda entry: (entry.name.casefold(), entry.name))
+        entries = sorted(os.scandir(content), key=lambda entry: writer_order(entry.name))
     except OSError:
         return ()
     writers: list[WriterFolder] = []

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 from toolkit import localfiles
 from toolkit.config import Config
-from toolkit.content.discover import excluded_by
+from toolkit.content.discover import excluded_by, post_suffixes, reading_key
 from toolkit.content.problems import Problem, ProblemList
 from toolkit.errors import BuildError
 from toolkit.fsutil import stat_trusted
@@ -68,7 +68,7 @@ from toolkit.site.siteplan import (
 
 # Bump when the builder's output or its records change for the same inputs: every post is
 # then read again and every page redone.
-BUILDER_VERSION = "8"  # 8: a post dated in the future says so in its record (`shown_from`)
+BUILDER_VERSION = "9"  # 9: a generator's posts read as publish reads them (`site_reader`)
 
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
@@ -131,6 +131,8 @@ class SiteBuilder:
         # A premium build lays `templates/premium/` over the templates.
         self.overlay = config.site.templates_dir / theme_files.PREMIUM if premium else None
         site = config.site
+        # How the posts are read (`sources.site_reader`): their records and their pages.
+        self._reading_key = reading_key(config)
         # What the posts' records depend on besides their source: another value, and every
         # post is read again.
         self._content_key = digest_of(
@@ -140,6 +142,7 @@ class SiteBuilder:
             site.url,
             site.assets_base_url,
             site.allow_raw_html,
+            self._reading_key,
         )
         self._manifest: Manifest | None = None
         self._renderer: Renderer | None = None
@@ -220,7 +223,11 @@ class SiteBuilder:
         run.begin()  # before any file is looked at: see `Manifest.trusts`
         run.scanned(
             scan_content(
-                site.content_dir, self.key_prefix, self.post_folders, excluded_by(self.config)
+                site.content_dir,
+                self.key_prefix,
+                self.post_folders,
+                excluded_by(self.config),
+                post_suffixes(self.config),
             )
         )
         inputs.update_templates(run, self.renderer, self.config, self.folders, self.overlay)
@@ -245,6 +252,7 @@ class SiteBuilder:
             self.premium,
             theme_files.pygments_version(),
             site.allow_raw_html,
+            self._reading_key,
         )
         run.mark("scan")
 

@@ -84,9 +84,6 @@ class BuildRun:
     def report(self, path: str, row: ProblemRow) -> None:
         self.problems.append((path, row))
 
-    def report_all(self, problems: list[tuple[str, ProblemRow]]) -> None:
-        self.problems.extend(problems)
-
     def must_save(self) -> None:
         """A record of the manifest changed: it is saved at the end."""
         self.dirty = True

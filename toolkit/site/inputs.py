@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.config import Config
+from toolkit.config.writers import writer_order
+from toolkit.content.post import slugify
 from toolkit.site import theme_files
 from toolkit.site.buildrun import BuildRun
 from toolkit.site.manifest import FileRecord, FileTrouble, Manifest, ProblemRow, digest_of
@@ -18,6 +20,7 @@ from toolkit.site.mirror_files import MIRROR, MirrorError
 from toolkit.site.output import UnreadableSource, copy_if_changed, write_if_changed
 from toolkit.site.pages import ReadingList
 from toolkit.site.render import Renderer
+from toolkit.site.scan import Stat
 from toolkit.site.siteplan import outdated
 
 
@@ -64,7 +67,8 @@ def report_skipped(run: BuildRun, skipped: dict[str, str], config: Config) -> No
 
 def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
     """Digests of the mirror files, each checked once when it changes; broken ones are
-    reported. Returns the reading list as (digest, loader of its items), or None."""
+    reported. Returns the reading list as (digest, loader of its template context), or
+    None: one account's list; in a team's repository each writer's too."""
     from toolkit.site import mirror_files
 
     scan, files = run.scan, run.manifest.files
@@ -72,8 +76,10 @@ def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
         (path, mtime, size, mirror_files.check_comments)
         for path, mtime, size in scan.comments.values()
     ]
-    if scan.reading_list is not None:
-        checked.append((*scan.reading_list, mirror_files.check_reading_list))
+    lists = ([scan.reading_list] if scan.reading_list is not None else []) + list(
+        scan.writer_reading_lists.values()
+    )
+    checked += [(*stat, mirror_files.check_reading_list) for stat in lists]
     for path, mtime, size, check in checked:
         entry = files.get(path)
         digest = (
@@ -101,14 +107,43 @@ def check_mirror_files(run: BuildRun, config: Config) -> ReadingList | None:
     for path in [p for p in files if p.startswith(mirror_dir) and p not in live]:
         del files[path]  # gone
         run.must_save()
-    if scan.reading_list is None or files[scan.reading_list[0]].trouble:
-        return None
-    path = scan.reading_list[0]
 
-    def items() -> list[dict[str, Any]]:
+    def readable(stat: Stat | None) -> str | None:
+        return stat[0] if stat is not None and not files[stat[0]].trouble else None
+
+    def items_of(path: str) -> list[dict[str, Any]]:
         return mirror_files.reading_list_items(json.loads(Path(path).read_bytes()))
 
-    return files[path].digest, items
+    project = readable(scan.reading_list)
+    writers = {
+        w: p
+        for w, s in sorted(scan.writer_reading_lists.items(), key=lambda i: writer_order(i[0]))
+        if (p := readable(s))
+    }
+    if not writers:  # one account's list, as it always was
+        if project is None:
+            return None
+        only = project
+        return files[only].digest, lambda: {"items": items_of(only)}
+
+    # A team's: a section per writer who saved something (after the project's own list,
+    # when there is one), in the order writers are listed everywhere.
+    def context() -> dict[str, Any]:
+        lists = [(writer, items_of(p)) for writer, p in writers.items()]
+        return {
+            "items": items_of(project) if project is not None else [],
+            "writers": [
+                {"name": writer, "anchor": f"writer-{slugify(writer)}", "saved": saved}
+                for writer, saved in lists
+                if saved
+            ],
+        }
+
+    digest = digest_of(
+        files[project].digest if project is not None else None,
+        *(f"{w}:{files[p].digest}" for w, p in writers.items()),
+    )
+    return digest, context
 
 
 def referenced(run: BuildRun, posts: list[str]) -> set[str]:

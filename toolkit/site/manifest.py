@@ -38,7 +38,7 @@ from toolkit.content.problems import Kind, Problem, Severity
 from toolkit.fsutil import naming, stat_trusted
 
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.site.pages import Summary
+    from toolkit.site.shapes import Summary
 
 FORMAT = 3  # 2: posts say whether they are pinned; 3: dates from the lock or git, anchors
 # The records below are NamedTuples, written as the JSON arrays they always were: a

@@ -42,7 +42,7 @@ import re
 from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 from toolkit.content import images
@@ -61,6 +61,7 @@ from toolkit.site.markdown_fast import (
     unique_slug,
 )
 from toolkit.site.markdown_fast_refusals import Unsupported
+from toolkit.site.shapes import TocEntry
 
 if TYPE_CHECKING:  # pragma: no cover
     from markdown_it import MarkdownIt
@@ -113,14 +114,6 @@ EXCERPT_LENGTH = 200
 
 
 TOC_LEVELS = ("h2", "h3")  # the headings listed in a post's table of contents
-
-
-class TocEntry(TypedDict):
-    """A heading of the table of contents: its level (2 or 3), anchor and text."""
-
-    level: int
-    id: str
-    text: str
 
 
 @dataclass

@@ -15,7 +15,7 @@ from toolkit.site.markdown_fast_refusals import FOOTNOTE_DEF, MAX_DEPTH, Unsuppo
 if TYPE_CHECKING:  # pragma: no cover
     from markdown_it_pyrs import Node
 
-    from toolkit.site.markdown import TocEntry
+    from toolkit.site.shapes import TocEntry
 
 PERMALINK_SYMBOL = "#"
 # A heading's permalink is read out by this name, not as "#".

@@ -23,11 +23,12 @@ import datetime as dt
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any
 from urllib.parse import quote
 
 from toolkit.site.manifest import PostInfo, digest_of, digest_of_strings
 from toolkit.site.mirror_files import display_date
+from toolkit.site.shapes import Summary
 
 FEED_ENTRIES = 20
 EPOCH = "1970-01-01T00:00:00+00:00"
@@ -36,27 +37,13 @@ Context = dict[str, Any]  # what a template is rendered with
 Order = tuple[int, float, str, str]  # a sort key of posts
 
 
-class Summary(TypedDict):
-    """What a listing shows of a post (`summary_of`)."""
-
-    slug: str
-    title: str
-    date: str | None
-    date_display: str
-    reading_time: int
-    tags: list[str]
-    description: str
-    draft: bool
-    pinned: bool  # listed first on the home page (`pinned: true`)
-    series: str | None  # the order of a series' pinned parts on the home page
-
-
 Listed = tuple[Summary, str]  # a post in a listing: its summary, and the summary's digest
 # The whole posts of the feed ([site] feed_full_content), by slug: the digest of what a
 # post's HTML depends on, and the loader of that HTML.
 FullContent = dict[str, tuple[str, Callable[[], str]]]
-# The mirror's reading list: the digest of its file, and the loader of its items.
-ReadingList = tuple[str, Callable[[], list[dict[str, Any]]]]
+# The reading list: (digest of its files, loader of its template context: `items`, and in
+# a team's repository `writers`, each with its `name`, `anchor` and `saved` items).
+ReadingList = tuple[str, Callable[[], dict[str, Any]]]
 
 
 @dataclass
@@ -305,7 +292,7 @@ class SitePlan:
             )
         )
         if self.reading_list is not None:
-            digest, items = self.reading_list
+            digest, lists = self.reading_list
             output = "reading-list/index.html"
             pages.append(
                 Page(
@@ -316,7 +303,7 @@ class SitePlan:
                         output,
                         self.page_meta("Reading list", "reading-list/"),
                         "reading-list",
-                        items=items(),
+                        **lists(),
                     ),
                 )
             )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
@@ -31,8 +32,10 @@ if TYPE_CHECKING:  # pragma: no cover
     import jinja2
     from markupsafe import Markup
 
+    from toolkit.content.bodies import SourceBodies
     from toolkit.content.post import Post
-    from toolkit.site.markdown import MarkdownRenderer, TocEntry
+    from toolkit.site.markdown import MarkdownRenderer
+    from toolkit.site.shapes import TocEntry
 
 _WORD = re.compile(r"\w+")
 WORDS_PER_MINUTE = 275
@@ -288,13 +291,19 @@ class Renderer:
             return result
         if not post.has_front_matter:  # not a post (a code sample's README): left out
             return result
+        post = self.read(post)
         # The rules of the post on its own; those between posts (a title used twice...)
         # are the builder's, over every post (`siteplan.post_problems`).
         now = dt.datetime.now(dt.UTC)
         from toolkit.content import bodies_of
 
-        problems = validate_post(post, site.content_dir, now=now, bodies=bodies_of(self.config))
+        bodies = bodies_of(self.config)
+        problems = validate_post(post, site.content_dir, now=now, bodies=bodies)
+        if post.reading is not None:
+            problems += post.reading.problems
         rows = [ProblemRow.of(p) for p in sorted(problems)]
+        if bodies is not None:
+            rows += uncopied_images(post, bodies)
         if post.slug in RESERVED_SLUGS:
             rows.append(
                 ProblemRow(
@@ -320,6 +329,13 @@ class Renderer:
             result["excerpt"] = body.excerpt
             result["links"] = body.links
         return result
+
+    def read(self, post: Post) -> Post:
+        """`post` read as `publish` reads it: for the generator `[source]` names, if any
+        (`sources.site_reader`)."""
+        from toolkit.content.sources import site_reader
+
+        return site_reader(self.config)(post)
 
     def source_of(self, post: Post) -> str:
         """The Markdown a post's page shows: as written, or, when the posts are written for
@@ -367,7 +383,7 @@ class Renderer:
         if body is None:  # rendered in another process, or not at all yet
             from toolkit.content.post import load_post
 
-            post = load_post(Path(path), key)
+            post = self.read(load_post(Path(path), key))
             rendered = self.markdown.render(self.source_of(post), post.path)
             body = (rendered.html, rendered.toc)
         return Markup(resolve_links(body[0], slugs)), body[1]
@@ -389,7 +405,7 @@ class Renderer:
                 allow_raw_html=site.allow_raw_html,
                 say_fallbacks=False,
             )
-        post = load_post(Path(path), key)
+        post = self.read(load_post(Path(path), key))
         return resolve_links(
             self._feed_markdown.render(self.source_of(post), post.path).html, slugs, prefix
         )
@@ -404,6 +420,38 @@ class Renderer:
             return comment_thread(read_json(Path(path)))
         except MirrorError:
             return None  # the builder reports the file; the page goes without it
+
+
+def uncopied_images(post: Post, bodies: SourceBodies) -> list[ProblemRow]:
+    """The images of a post kept for another generator that its page here cannot show: a
+    file the post names outside the content folder (Astro's `../../assets/`), which the
+    site does not copy, and nothing hosts (`SourceBodies.image_url`)."""
+    from toolkit.content import images
+    from toolkit.redact import quoted
+
+    content = Path(os.path.realpath(bodies.content_dir))
+    found = [(ref.src, ref.line, "image") for ref in images.find_images(post.body, post.body_line)]
+    cover = post.cover_image
+    if isinstance(cover, str):
+        found.append((cover.strip(), post.line_of("cover_image"), post.key_named("cover_image")))
+    rows: list[ProblemRow] = []
+    for src, line, label in found:
+        if not images.is_relative(src) or src.startswith("/"):
+            continue
+        file = bodies.locate(src, post)
+        if not file.is_file() or images.asset_path(file, content) is not None:
+            continue
+        if bodies.image_url(src, post) is None:
+            rows.append(
+                ProblemRow(
+                    line,
+                    f"{label}: {quoted(src, 80)} is outside the content folder: the site does "
+                    "not copy it, and its page shows none (publish from CI, or move it into "
+                    "the content folder)",
+                    Severity.WARNING,
+                )
+            )
+    return rows
 
 
 def post_info(post: Post, site_url: str | None, content_dir: Path) -> PostInfo:

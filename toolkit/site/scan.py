@@ -32,6 +32,8 @@ class ContentScan:
     assets: dict[str, Stat] = field(default_factory=dict)  # content-relative path -> stat
     comments: dict[str, Stat] = field(default_factory=dict)  # file name -> stat
     reading_list: Stat | None = None
+    # A team's repository: each writer's reading list (`_mirror/<writer>/readinglist.json`).
+    writer_reading_lists: dict[str, Stat] = field(default_factory=dict)  # writer -> stat
     skipped: dict[str, str] = field(default_factory=dict)  # project-relative path -> why
 
 
@@ -62,11 +64,13 @@ def scan_content(
     prefix: str,
     folders: tuple[str, ...] = (),
     excluded: Callable[[str], bool] | None = None,
+    suffixes: tuple[str, ...] = (".md",),
 ) -> ContentScan:
     """Every post, file and mirror file of `content_dir`. `folders` are the real paths a
     symlink may lead into (`localfiles.config_folders`); by default the content folder.
     A `.md` file that `excluded` (`[content] exclude`) names is not a post: a file like
-    any other, copied only when a post refers to it."""
+    any other, copied only when a post refers to it. `suffixes`: the endings of post files
+    (`discover.post_suffixes`: `.mdx` and `.markdown` too for another generator's posts)."""
     folders = folders or localfiles.project_folders(content_dir)
     scan = ContentScan()
     stack = [(str(content_dir), "")]
@@ -89,7 +93,7 @@ def scan_content(
                     found = _file(entry, folders, shown, scan)
                     if found is None:
                         continue
-                if name.endswith(".md") and not (excluded and excluded(relative + name)):
+                if name.endswith(suffixes) and not (excluded and excluded(relative + name)):
                     scan.posts[shown] = found
                 else:
                     scan.assets[relative + name] = found
@@ -130,9 +134,19 @@ def _scan_mirror(mirror: Path, shown: str, folders: tuple[str, ...], scan: Conte
     for writer in writers:
         if _folder(mirror / writer, folders, shown + writer, scan):
             _scan_comments(mirror / writer, f"{shown}{writer}/", folders, scan)
-    reading_list = mirror / READING_LIST
+            found = _reading_list(mirror / writer, f"{shown}{writer}/", folders, scan)
+            if found is not None:
+                scan.writer_reading_lists[writer] = found
+    scan.reading_list = _reading_list(mirror, shown, folders, scan)
+
+
+def _reading_list(
+    folder: Path, shown: str, folders: tuple[str, ...], scan: ContentScan
+) -> Stat | None:
+    reading_list = folder / READING_LIST
     kind, st, reason = localfiles.classify_path(reading_list, folders)
     if kind == localfiles.FILE and st is not None:
-        scan.reading_list = (str(reading_list), st.st_mtime_ns, st.st_size)
-    elif reason:
+        return (str(reading_list), st.st_mtime_ns, st.st_size)
+    if reason:
         scan.skipped[shown + READING_LIST] = reason
+    return None

@@ -26,7 +26,6 @@ from toolkit.site.pages import (
     Context,
     FullContent,
     SitePlan,
-    Summary,
     index_order,
     root_of,
     series_context,
@@ -34,6 +33,7 @@ from toolkit.site.pages import (
     summary_of,
 )
 from toolkit.site.render import PrepareJob, Renderer, in_scope, reading_time
+from toolkit.site.shapes import Summary
 
 # Reads, checks and renders posts (`SiteBuilder._prepare`).
 Prepare = Callable[[BuildRun, list[PrepareJob]], None]
@@ -157,12 +157,14 @@ def post_problems(
     if involved:
         from toolkit.content.post import load_post
         from toolkit.content.rules import validate_posts
+        from toolkit.content.sources import site_reader
 
         site = config.site
+        read = site_reader(config)
         posts = []
         for key in involved:
             try:
-                posts.append(load_post(Path(_path_of(config, key_prefix, key)), key))
+                posts.append(read(load_post(Path(_path_of(config, key_prefix, key)), key)))
             except PostError:
                 continue  # changed under our feet; the next build sees it
         from toolkit.content import bodies_of

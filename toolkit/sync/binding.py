@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from toolkit.config import Config
 from toolkit.content import load_posts, payload_for
+from toolkit.content.hosting import canonical_url
 from toolkit.content.post import Post
 from toolkit.content.problems import Problem
-from toolkit.content.rules import canonical_url
 from toolkit.sync.devtogit import read_map
 from toolkit.sync.ledger import Ledger
 from toolkit.sync.remote import Identities, RemoteState, bind_posts
@@ -19,9 +19,11 @@ def bind_project(
     remote: RemoteState,
     ledger: Ledger,
     loaded: tuple[list[Post], list[Problem]] | None = None,
+    holder: str | None = None,
 ) -> tuple[Identities, list[Post], list[Problem]]:
     """The identities of every post of `config` (`loaded`: its posts and problems, when
-    the caller has read them), with the posts and problems they were bound from."""
+    the caller has read them), with the posts and problems they were bound from
+    (`holder`: a team's writer whose key read `remote`)."""
     posts, problems = loaded if loaded is not None else load_posts(config)
     bound = bind_posts(
         remote,
@@ -30,5 +32,6 @@ def bind_project(
         lambda post: canonical_url(post, config.site.url),
         mapped=read_map(config.root),
         body_of=lambda post: payload_for(post, config).body_markdown,
+        holder=holder,
     )
     return bound, posts, problems

@@ -40,8 +40,8 @@ from toolkit.clients.forem_models import Article
 from toolkit.config import Config
 from toolkit.content import CheckReport, Payload, Post, Problem, check, load_posts, payload_for
 from toolkit.content.accounts import Account
+from toolkit.content.hosting import canonical_url
 from toolkit.content.payload import body_digest
-from toolkit.content.rules import canonical_url
 from toolkit.errors import ApiError, NoAnswerError, ServerError
 from toolkit.sync import sent
 from toolkit.sync.adoption import adopted_on, not_bound_and_old, resolve_ref
@@ -271,6 +271,7 @@ class SyncEngine:
                 self.ledger,
                 self.canonical_of,
                 mapped=mapped,
+                holder=account.writer if account is not None else None,
                 body_of=lambda post: (
                     (
                         payloads[post.key]
@@ -399,7 +400,10 @@ class SyncEngine:
                     PostPlan(
                         post.key,
                         Action.SKIP,
-                        f"{post.held}; never sent",
+                        # A post waiting for its date is sent by the first publish after it.
+                        post.held
+                        if post.reading is not None and post.reading.waits
+                        else f"{post.held}; never sent",
                         title=post.title,
                         post=post,
                     )

@@ -264,6 +264,11 @@ def what_changed(post: Post, now: str, before: str) -> str:
         sending = parse_post(post.path, post.key, now)
     except PostError:
         return "the post changed since the last publish"
+    if not sent.meta and sending.meta:
+        # Written on the website: its title, tags... are the article's fields, not its
+        # text, so no key of its can be said to have changed.
+        written = "the article's text on the website has no front matter"
+        return written + ("; the body changed" if sent.body != sending.body else "")
     settings: list[str] = []
     front: list[str] = []
     for key in sorted(set(sent.meta) | set(sending.meta)):

@@ -29,13 +29,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
 import yaml
+from pydantic import Field
 
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
-from toolkit.content import conflicts, payload_for
+from toolkit.content import conflicts, load_posts, payload_for
+from toolkit.content.accounts import Account
 from toolkit.content.payload import body_digest, dump_front_matter
 from toolkit.content.post import FOREM_KEYS, Post, parse_post, slugify
 from toolkit.content.problems import PostError
@@ -44,6 +47,7 @@ from toolkit.fsutil import atomic_write, path_inside, safe_name
 from toolkit.redact import quoted
 from toolkit.sync import sent
 from toolkit.sync.binding import bind_project
+from toolkit.sync.engine import MissingKey
 from toolkit.sync.ledger import Ledger, LedgerEntry
 from toolkit.sync.merge import line_ops
 from toolkit.sync.remote import RemoteState
@@ -65,12 +69,26 @@ class PullAction(StrEnum):
     FAILED = "failed"
 
 
+# The actions whose post pull has not done its job for: the run fails (exit 1).
+NOT_OK = frozenset({PullAction.DIFFERS, PullAction.CONFLICT, PullAction.FAILED})
+
+
 @dataclass
 class PullOutcome:
     path: str
     action: PullAction
     article_id: int
     message: str = ""
+    # In a team's repository: the writer whose account holds the article (their folder);
+    # only a team's documents carry it (`commands.results.sync.TeamPullJson`).
+    writer: Annotated[str | None, Field(exclude=True)] = field(default=None, kw_only=True)
+
+    @property
+    def ok(self) -> bool:
+        """Whether pull did its job for this post. A post changed on both sides (`differs`,
+        `conflict`) or that failed is not; one deleted here (`gone`) is: pull leaves it
+        deleted on purpose, as publish does, and names what would take it off the website."""
+        return self.action not in NOT_OK
 
 
 @dataclass
@@ -78,6 +96,9 @@ class PullResult:
     outcomes: list[PullOutcome] = field(default_factory=list)
     lock_wait: str | None = None  # said while another run held the run lock
     dry_run: bool = False  # nothing was written
+    # A team's repository (`[writers]`): each writer pulled with their key; those without.
+    team: bool = False
+    missing_keys: list[MissingKey] = field(default_factory=list)
 
     def count(self, action: PullAction) -> int:
         return sum(1 for o in self.outcomes if o.action is action)
@@ -90,6 +111,12 @@ class PullResult:
     def in_conflict(self) -> list[PullOutcome]:
         """Posts left changed on both sides: the run has not done its job for them."""
         return [o for o in self.outcomes if o.action in (PullAction.DIFFERS, PullAction.CONFLICT)]
+
+    @property
+    def ok(self) -> bool:
+        """Every post's outcome is ok: nothing failed, nothing is left in conflict (and
+        in a team's repository, no writer was skipped for want of a key)."""
+        return all(o.ok for o in self.outcomes) and not self.missing_keys
 
 
 def post_text(article: Article) -> str:
@@ -186,9 +213,17 @@ class _Puller:
     """One pull: the ledger (toolkit.lock), the posts, and what each article comes to."""
 
     def __init__(
-        self, config: Config, ledger: Ledger, *, overwrite: bool, merge: bool, dry_run: bool = False
+        self,
+        config: Config,
+        ledger: Ledger,
+        *,
+        overwrite: bool,
+        merge: bool,
+        dry_run: bool = False,
+        account: Account | None = None,
     ):
         self.config = config
+        self.account = account  # a team's writer: their entries record them
         self.ledger = ledger
         self.overwrite = overwrite
         self.merge = merge
@@ -369,6 +404,7 @@ class _Puller:
                 remote_edited_at=article.edited_at,
                 published=bool(article.published),
                 published_at=article.published_at,
+                account=self.account.writer if self.account is not None else None,
             ),
         )
         action = PullAction.OVERWRITTEN if merged_from is None else PullAction.MERGED
@@ -383,10 +419,17 @@ def pull_articles(
     merge: bool = False,
     dry_run: bool = False,
     lock_wait: str | None = None,
+    account: Account | None = None,
+    ledger: Ledger | None = None,
 ) -> PullResult:
     """Write the remote articles as posts (`dry_run`: say what would be written, write
     nothing); the caller holds the run lock unless `dry_run` (`lock_wait`: what it was
-    told while it waited for it, kept in the result)."""
+    told while it waited for it, kept in the result).
+
+    `account`: in a team's repository, the writer `client` holds the key of: only their
+    posts are bound, a new post is written into their folder, and an article another
+    account's post holds (the organisation's lead pulling with FOREM_API_KEY) is left to
+    it. `ledger`: the lock the accounts of one run share."""
     if config.source.generator != "devto":
         # Its posts are the generator's: dev.to's front matter written back would change
         # the writer's site.
@@ -396,11 +439,27 @@ def pull_articles(
             "and publish)"
         )
     result = PullResult(lock_wait=lock_wait, dry_run=dry_run)
-    ledger = Ledger.load(config.lock_path, config.forem.base_url)
-    puller = _Puller(config, ledger, overwrite=overwrite, merge=merge, dry_run=dry_run)
+    if ledger is None:
+        ledger = Ledger.load(config.lock_path, config.forem.base_url)
+    puller = _Puller(
+        config, ledger, overwrite=overwrite, merge=merge, dry_run=dry_run, account=account
+    )
     remote = RemoteState(client.iter_my_articles("all"))
-    # Every post bound at once, as publish binds them.
-    bound, posts, problems = bind_project(config, remote, ledger)
+
+    def mine(key: str) -> bool:
+        return account is None or account.owns(config, key)
+
+    # Every post bound at once, as publish binds them (a team's: the account's posts).
+    loaded = load_posts(config)
+    bound, posts, problems = bind_project(
+        config,
+        remote,
+        ledger,
+        ([p for p in loaded[0] if mine(p.key)], [p for p in loaded[1] if mine(p.path)]),
+        holder=account.writer if account is not None else None,
+    )
+    # Articles another account's posts hold: theirs, never a second file here.
+    others = {e.article_id for k, e in ledger.entries.items() if not mine(k)}
     matches = bound.matches
     puller.moves = {key: m.moved_from for key, m in matches.items() if m.moved_from}
     by_key = {p.key: p for p in posts}
@@ -413,18 +472,22 @@ def pull_articles(
     }
     # Articles whose post was deleted here (their ledger entry's file is gone and no other
     # post took them): the deletion stands, as `plan` says, until unpublished or forgotten.
-    gone = {g.entry.article_id: g.key for g in bound.gone}
+    gone = {g.entry.article_id: g.key for g in bound.gone if mine(g.key)}
     # Articles whose post is no post now (no front matter, excluded): never a second file.
-    strays = {g.entry.article_id: g.key for g in bound.strays}
+    strays = {g.entry.article_id: g.key for g in bound.strays if mine(g.key)}
     # Articles two posts claim, or only a post's title binds: never a new file beside them.
     contested = bound.contested()
     content_dir = config.site.content_dir
+    if account is not None and account.writer is not None:
+        content_dir = content_dir / account.writer  # a writer's new posts: their folder
     slugs = {p.slug for p in posts}
 
     def taken(stem: str) -> bool:
         return stem in slugs or (content_dir / f"{stem}.md").exists()
 
     for article in sorted(remote.articles, key=lambda a: a.id):
+        if article.id in others and article.id not in owned:
+            continue
         key = owned.get(article.id)
         if key is not None:
             result.outcomes.append(puller.take(by_key[key], article, matches[key].entry))
@@ -520,4 +583,7 @@ def pull_articles(
         if outcome.action is PullAction.OVERWRITTEN:
             outcome.action = PullAction.CREATED
         result.outcomes.append(outcome)
+    if account is not None:
+        for outcome in result.outcomes:
+            outcome.writer = account.writer
     return result

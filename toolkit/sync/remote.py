@@ -190,6 +190,7 @@ def bind_posts(
     *,
     mapped: Mapping[str, int] | None = None,
     body_of: Callable[[Post], str] | None = None,
+    holder: str | None = None,
 ) -> Identities:
     """Every post's article (the rules in the module's docstring), no article given to two
     posts, and the lock entries whose file is gone or is no post now.
@@ -197,9 +198,12 @@ def bind_posts(
     `posts` are all the project's posts (binding some alone could give one of them an
     article another post is); `mapped`: dev-to-git.json's post key -> article id;
     `body_of(post)`: the body_markdown the post would send (without it no two texts are
-    ever the same). A lock entry's file is looked for beside toolkit.lock.
+    ever the same). A lock entry's file is looked for beside toolkit.lock. `holder`: in a
+    team's repository, whose key read `remote` (how a problem names the account).
     """
-    return _Binder(remote, list(posts), ledger, canonical_of, mapped or {}, body_of).run()
+    binder = _Binder(remote, list(posts), ledger, canonical_of, mapped or {}, body_of)
+    binder.holder = holder
+    return binder.run()
 
 
 class _Binder:
@@ -221,6 +225,7 @@ class _Binder:
         self.canonical_of = canonical_of
         self.mapped = mapped
         self.body_of = body_of
+        self.holder: str | None = None  # a team's: whose key read `remote`
         root = ledger.path.parent
         self.entries = dict(ledger.entries)
         self.adopting = not self.entries  # no ledger yet: a title alone may bind
@@ -401,12 +406,13 @@ class _Binder:
             holders = [k for k in self.held.get(article_id, []) if k != post.key]
             mapped_too = [k for k in self.map_keys.get(article_id, []) if k != post.key]
             if article is None:
-                self.settle(
-                    post, Match(None, via, _unknown(via, article_id, self.ledger.server), line)
+                unknown = _unknown(
+                    _said(post, via), article_id, self.ledger.server, self.holder, self.entries
                 )
+                self.settle(post, Match(None, via, unknown, line))
             elif holders:
                 problem = (
-                    f"{via} names article {article_id}, which toolkit.lock gives to "
+                    f"{_said(post, via)} names article {article_id}, which toolkit.lock gives to "
                     f"{', '.join(holders)}; one article is one post"
                 )
                 self.settle(post, Match(None, via, problem, line))
@@ -530,7 +536,7 @@ def _named(post: Post, mapped_id: int | None) -> tuple[str, int, int] | Match | 
         return Match(
             None,
             "id",
-            f"id: {own}, but dev-to-git.json names article {mapped_id} for this file; "
+            f"{post.key_named('id')}: {own}, but dev-to-git.json names article {mapped_id} for this file; "
             "make them agree",
             post.line_of("id"),
         )
@@ -541,13 +547,28 @@ def _named(post: Post, mapped_id: int | None) -> tuple[str, int, int] | Match | 
     return None
 
 
-def _unknown(via: str, article_id: int, server: str) -> str:
+def _said(post: Post, via: str) -> str:
+    """The rule `via` as a message names it: the key the post wrote its id in."""
+    return f"{post.key_named('id')}:" if via == "id" else via
+
+
+def _unknown(
+    named: str,
+    article_id: int,
+    server: str,
+    holder: str | None = None,
+    entries: Mapping[str, LedgerEntry] | None = None,
+) -> str:
+    """`named`: the rule as said (`_said`); `holder`: a team's account, named (and the post
+    toolkit.lock gives the article to, another writer's, said)."""
     where = f" on {server}" if server else ""
-    named = "id:" if via == "id" else "dev-to-git.json"
+    whose = f"{holder}'s" if holder is not None else "this account's"
+    held = [k for k, e in (entries or {}).items() if e.article_id == article_id]
+    elsewhere = f" (toolkit.lock gives it to {held[0]})" if holder is not None and held else ""
     return (
-        f"{named} names article {article_id}, which is not one of this account's "
-        f"articles{where}; correct or remove it (toolkit never creates a post that "
-        "names an article)"
+        f"{named} names article {article_id}, which is not one of {whose} "
+        f"articles{where}{elsewhere}; correct or remove it (toolkit never creates a post "
+        "that names an article)"
     )
 
 

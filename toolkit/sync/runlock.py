@@ -154,7 +154,7 @@ def run_lock(
 
         if not oslock.lock_within(fd, timeout, poll=POLL, sleep=sleep, clock=clock, on_busy=busy):
             holder = read_holder(path)
-            raise RunLockBusy(busy_message(display, holder, timeout), holder)
+            raise RunLockBusy(busy_message(display, holder, timeout))
         try:
             with naming(path):  # a full disk names the lock file
                 _write_holder(fd, command)

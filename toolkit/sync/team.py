@@ -1,4 +1,4 @@
-"""A publish of a team's repository (`[writers]`): each writer's posts with their own key.
+"""A publish (and a pull) of a team's repository (`[writers]`): each writer's posts with their own key.
 
 The posts are grouped by account (`content.accounts`: the writer whose folder holds a
 post). Each account with a key gets its own client, so its own rate limiters (dev.to's
@@ -39,6 +39,7 @@ from toolkit.sync.engine import (
 )
 from toolkit.sync.ledger import Ledger
 from toolkit.sync.plan import PostPlan
+from toolkit.sync.pull import PullResult, pull_articles
 
 PLANNERS = 4  # accounts planned at once (each one list read)
 ClientFor = Callable[[Account], contextlib.AbstractContextManager[ForemClient]]
@@ -150,3 +151,36 @@ def publish_team(
         team=True,
         missing_keys=missing,
     )
+
+
+def pull_team(
+    config: Config,
+    client_for: ClientFor,
+    *,
+    overwrite: bool = False,
+    merge: bool = False,
+    dry_run: bool = False,
+    lock_wait: str | None = None,
+) -> PullResult:
+    """A team's pull: each writer's articles with their own key, into their folder (the
+    project's account, when posts outside every writer's folder or its lock entries say
+    there is one, into the posts folder). A writer without a key is a `MissingKey`; the
+    others are pulled. The accounts share one `Ledger`; the caller holds the run lock."""
+    ledger = Ledger.load(config.lock_path, config.forem.base_url)
+    result = PullResult(lock_wait=lock_wait, dry_run=dry_run, team=True)
+    for account, posts in team_accounts(config, [], ledger).items():
+        if account.key is None:
+            result.missing_keys.append(MissingKey(account.label, account.variable, posts))
+            continue
+        with client_for(account) as client:
+            pulled = pull_articles(
+                config,
+                client,
+                overwrite=overwrite,
+                merge=merge,
+                dry_run=dry_run,
+                account=account,
+                ledger=ledger,
+            )
+        result.outcomes += pulled.outcomes
+    return result

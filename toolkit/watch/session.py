@@ -6,6 +6,10 @@ draft pusher. Each batch is handled on the coalescer's thread: reload the config
 `toolkit.toml` changed, rebuild incrementally, tell the browsers, queue the saved posts
 for the pusher. The session reports through `WatchReporter`; it never prints. It is made
 by `toolkit.commands.watch`, which gives it the draft publisher (or none).
+
+Without a site (`WatchOptions.site` false: `[source]` names another generator, whose site
+it is) there is no build and no preview server: only the posts are watched and the saved
+ones pushed.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from toolkit.config import Config, load_config
-from toolkit.content.discover import is_post_path
+from toolkit.content.discover import is_post_path, post_suffixes
 from toolkit.errors import ConfigError, ServeError, ToolkitError
 from toolkit.serving import BackgroundServer, is_loopback
 from toolkit.site import BuildReport, SiteBuilder
@@ -30,7 +34,7 @@ from toolkit.watch.preview import Broadcaster, create_preview_app
 from toolkit.watch.push import DraftPublisher, DraftPusher
 
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.site.premium import PremiumGate
+    from toolkit.license.gate import PremiumGate
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +60,7 @@ class WatchOptions:
     host: str = "127.0.0.1"
     port: int = 8000
     drafts: bool = True
+    site: bool = True  # build and serve the preview; false: only push the saved drafts
 
 
 class WatchSession:
@@ -91,14 +96,14 @@ class WatchSession:
         self.on_end = on_end
         self.output_dir = config.state_dir / (PREMIUM_PREVIEW if gate is not None else "preview")
         self.broadcaster = Broadcaster()
-        self.builder = self._builder(config)
+        self.builder = self._builder(config) if options.site else None
         self.pusher: DraftPusher | None = None
         self.server: BackgroundServer | None = None
         self.coalescer = Coalescer(self._handle)
         self.folders = FolderWatch(self._relevant, self.coalescer.add, self._polled)
         # What the OS's notifications miss is found by looking (see `toolkit.watch.changes`).
         self.sweep = Sweep(
-            lambda: (self.config.site.content_dir, self.config.site.templates_dir),
+            lambda: self._folders(self.config),
             self._relevant,
             self.coalescer.add,
         )
@@ -109,6 +114,13 @@ class WatchSession:
         # again when a build changed a page since it was last made.
         self._site_lock = threading.Lock()
         self._index_stale = True
+
+    def _folders(self, config: Config) -> tuple[Path, ...]:
+        """The folders watched: the posts', and the templates' when there is a site."""
+        site = config.site
+        if not self.options.site:
+            return (site.content_dir,)
+        return (site.content_dir, site.templates_dir)
 
     def _builder(self, config: Config) -> SiteBuilder:
         if self.gate is not None:
@@ -147,6 +159,20 @@ class WatchSession:
             on_end(error)
 
     def _start(self) -> None:
+        if self.options.site:
+            self._start_site()
+        if self.publisher is not None:
+            self.pusher = DraftPusher(
+                self.config, self.publisher, self.reporter.pushed, self.reporter.push_failed
+            )
+            self.pusher.start()
+        self.coalescer.start()
+        self.folders.add(self.config.path.parent, recursive=False)  # toolkit.toml, new folders
+        self._watch_site_folders()
+        self.folders.start()
+        self.sweep.start()
+
+    def _start_site(self) -> None:
         try:
             report = self._build()
         except ToolkitError as exc:  # a broken template: shown on the pages, and fixable
@@ -164,23 +190,12 @@ class WatchSession:
             self.options.port,
             name="preview server",
         ).start()
-        if self.publisher is not None:
-            self.pusher = DraftPusher(
-                self.config, self.publisher, self.reporter.pushed, self.reporter.push_failed
-            )
-            self.pusher.start()
-        self.coalescer.start()
-        self.folders.add(self.config.path.parent, recursive=False)  # toolkit.toml, new folders
-        self._watch_site_folders()
-        self.folders.start()
-        self.sweep.start()
 
     def _watch_site_folders(self, batch: Collection[Path] = ()) -> None:
         """Watch the content and templates folders: one made since the start, and one
         deleted and made again (its old watch ended with it; an event on the folder
         itself in `batch` says so), said once each way."""
-        site = self.config.site
-        for folder in (site.content_dir, site.templates_dir):
+        for folder in self._folders(self.config):
             shown = f"{self.config.relative(folder)}/"
             if not folder.is_dir():
                 if self.folders.watching(folder) and folder not in self._gone:
@@ -229,19 +244,21 @@ class WatchSession:
     # -- what a change does --------------------------------------------------------------
 
     def _relevant(self, path: Path) -> bool:
-        site = self.config.site
         if path == self.config.path:
             return True
         if path.name.startswith(".") or path.name.endswith("~"):
             return False  # editor swap and backup files
         return any(
-            folder == path or folder in path.parents
-            for folder in (site.content_dir, site.templates_dir)
+            folder == path or folder in path.parents for folder in self._folders(self.config)
         )
 
     def _handle(self, batch: set[Path]) -> None:
         started = time.perf_counter()
         if self.config.path in batch and not self._reload_config():
+            return
+        if not self.options.site:
+            self._watch_site_folders(batch)
+            self._push(batch)
             return
         try:
             self._watch_site_folders(batch)  # one of them may have just been made (again)
@@ -262,8 +279,12 @@ class WatchSession:
             return
         changed = sorted(self.config.relative(p) for p in batch)
         self._after_build(report, changed, time.perf_counter() - started)
+        self._push(batch)
+
+    def _push(self, batch: set[Path]) -> None:
         if self.pusher is not None:
-            posts = {p for p in batch if is_post_path(p, self.config.site.content_dir)}
+            content, suffixes = self.config.site.content_dir, post_suffixes(self.config)
+            posts = {p for p in batch if is_post_path(p, content, suffixes=suffixes)}
             if posts:
                 self.pusher.request(posts)
 
@@ -280,12 +301,14 @@ class WatchSession:
                 "toolkit.toml: content_dir and templates_dir changes need a restart of watch"
             )
         self.config = config
-        self.builder = self._builder(config)
+        if self.options.site:
+            self.builder = self._builder(config)
         if self.pusher is not None:
             self.pusher.config = config
         return True
 
     def _build(self) -> BuildReport:
+        assert self.builder is not None  # only with a site
         with self._site_lock:
             self.sweep.mark()
             report = self.builder.build()
@@ -299,7 +322,7 @@ class WatchSession:
         if not self.config.site.search:
             return
         with self._site_lock:
-            if not self._index_stale:
+            if not self._index_stale or self.builder is None:
                 return
             try:
                 self.builder.make_search_index()

@@ -12,8 +12,8 @@ from toolkit.commands.results import Document, ProblemJson
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.commands.check import CheckResult
-    from toolkit.commands.new import NewPost
     from toolkit.commands.posts import PostComments, PostDocument, PostList
+    from toolkit.content.draft import NewPost
 
 
 class PostListJson(Document):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolkit.clients.license import LicenseNotification
 from toolkit.commands.results import Document
+from toolkit.license.records import LicenseNotification
 
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.commands.license import NotificationsResult
+    from toolkit.license.status import NotificationsResult
 
 
 class NotificationsJson(Document):

@@ -137,10 +137,53 @@ class PullJson(Document):
     @classmethod
     def of(cls, result: PullResult) -> PullJson:
         actions = sorted({o.action.value for o in result.outcomes} | {"created", "unchanged"})
+        summary = {a: sum(1 for o in result.outcomes if o.action.value == a) for a in actions}
+        if result.team:
+            return TeamPullJson(
+                ok=result.ok,
+                summary=summary,
+                lock_wait=result.lock_wait,
+                dry_run=result.dry_run,
+                posts=[TeamPullOutcomeJson.of_writer(o) for o in result.outcomes],
+                missing_keys=[
+                    MissingKeyJson(writer=m.writer, variable=m.variable, posts=m.posts)
+                    for m in result.missing_keys
+                ],
+            )
         return cls(
-            ok=not (result.failed or result.in_conflict),
-            summary={a: sum(1 for o in result.outcomes if o.action.value == a) for a in actions},
+            ok=result.ok,
+            summary=summary,
             lock_wait=result.lock_wait,
             dry_run=result.dry_run,
             posts=result.outcomes,
         )
+
+
+class TeamPullOutcomeJson(Document):
+    """A post of a team's pull: its writer beside what was done."""
+
+    path: str
+    action: str
+    article_id: int
+    message: str
+    writer: str | None = Field(
+        description="the writer whose key pulled it (their folder); null: FOREM_API_KEY"
+    )
+
+    @classmethod
+    def of_writer(cls, outcome: PullOutcome) -> TeamPullOutcomeJson:
+        return cls(
+            path=outcome.path,
+            action=outcome.action.value,
+            article_id=outcome.article_id,
+            message=outcome.message,
+            writer=outcome.writer,
+        )
+
+
+class TeamPullJson(PullJson):
+    """pull in a team's repository: each post's writer, and the writers skipped for want
+    of a key."""
+
+    posts: list[TeamPullOutcomeJson]  # type: ignore[assignment]
+    missing_keys: list[MissingKeyJson]

@@ -19,12 +19,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from toolkit.content.post import split_tags
+from toolkit.content.post import Reading, split_tags
 from toolkit.content.problems import Problem, Severity
 from toolkit.content.sources import permalink, tables
 from toolkit.content.sources.dates import DateUnread, read_date
@@ -37,20 +37,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.content.post import Post
 
 SITE_ORIGIN = "toolkit.toml ([source] url and permalink)"
-
-
-@dataclass(frozen=True)
-class Reading:
-    """How a post's front matter was read for dev.to."""
-
-    generator: str
-    origins: dict[str, str] = field(default_factory=dict)  # field -> the key it came from
-    held: str | None = None  # why the post is never sent, when it is not
-    article_ref: str | None = None  # a dev.to slug or address naming its article
-    ref_key: str | None = None  # the key that holds it
-    opted_in: bool = False  # `crosspost: true`: sent though it predates the adoption
-    waits: bool = False  # held only until its date: its problems still matter
-    problems: tuple[Problem, ...] = ()
 
 
 def _first(meta: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:
@@ -127,7 +113,7 @@ def _cover(value: Any, post: Post, page: str | None, source: SourceConfig) -> st
 def _line_of(post: Post, key: str) -> int:
     """The line of a top-level key of `post`'s front matter, found in its text (a key
     written otherwise: `Post.line_of`, which parses the block again)."""
-    pattern = re.compile(rf"^{re.escape(key)}[ \t]*:", re.MULTILINE)
+    pattern = re.compile(rf"^{re.escape(key)}[ \t]*[:=]", re.MULTILINE)  # YAML, TOML
     found = pattern.search(post.front_matter)
     if found is None:
         return post.line_of(key)
@@ -192,20 +178,24 @@ def read_post(
         origins["title"] = "the file's name (as Jekyll titles it)"
     # published: as the generator means it
     published = True
+    unrendered = False
     origins["published"] = "(sent public unless held)"
     if "published" in meta:
         if generator == "jekyll":
             if meta["published"] is False:
                 held = held or "published: false (Jekyll does not render it)"
+                unrendered = True
             origins["published"] = "published (Jekyll: render this page)"
         elif isinstance(meta["published"], bool):
             published = meta["published"]
             origins["published"] = "published"
     if generator == "eleventy" and meta.get("permalink") is False:
         held = held or "permalink: false (Eleventy writes no page for it)"
+        unrendered = True
     for draft_key in tables.DRAFT_KEYS:
         if _true(meta.get(draft_key)):
             held = held or f"{draft_key}: true (a draft on the writer's site)"
+            unrendered = True
     new["published"] = published
     # date
     when, date_key = permalink.post_date(post.path, meta, source)
@@ -262,7 +252,11 @@ def read_post(
     slug = last[-1].removesuffix(".html") if last else permalink.file_title(post.path, generator)
     new["slug"] = slug
     origins["slug"] = permalink.page_key(meta, generator) or (
-        "slug" if "slug" in meta else "the file's name"
+        "slug"
+        if "slug" in meta
+        else "the title (the permalink's :slug, as Hugo makes it)"
+        if generator == "hugo" and re.search(r":(slug|title)\b", source.permalink or "")
+        else "the file's name"
     )
     if article is not None:
         new["id"] = article
@@ -273,7 +267,9 @@ def read_post(
     if ref_key:
         aliases["id"] = ref_key
     opted = _true(meta.get("crosspost"))
-    reading_ = Reading(generator, origins, held, ref, ref_key, opted, waits, tuple(problems))
+    reading_ = Reading(
+        generator, origins, held, ref, ref_key, opted, waits, tuple(problems), unrendered
+    )
     return replace(post, meta=new, reading=reading_, aliases=aliases)
 
 
@@ -289,6 +285,22 @@ def reader(config: Config) -> Callable[[Post], Post]:
         return read_post(post, source, content_dir, tag_map, now)
 
     return read
+
+
+def site_reader(config: Config) -> Callable[[Post], Post]:
+    """Each post read as publish reads it (`reader`), for toolkit's own site
+    (`[site] enabled = true`): a post its generator writes no page for (`draft: true`,
+    Jekyll's `published: false`, Eleventy's `permalink: false`) is a draft there too; one
+    only kept off dev.to (a skip key) is shown."""
+    read = reader(config)
+
+    def read_for_site(post: Post) -> Post:
+        post = read(post)
+        if post.reading is not None and post.reading.unrendered and post.published:
+            post = replace(post, meta={**post.meta, "published": False})
+        return post
+
+    return read_for_site
 
 
 def _shown(value: Any) -> str:
@@ -320,5 +332,5 @@ def provenance(post: Post) -> list[str]:
         shown = quoted(_shown(value), 80) if value is not None else "(none)"
         lines.append(f"  {name}: {shown} <- {origin or 'the front matter'}")
     if reading.held:
-        lines.append(f"  never sent: {reading.held}")
+        lines.append(f"  {'not sent yet' if reading.waits else 'never sent'}: {reading.held}")
     return lines

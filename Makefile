@@ -14,18 +14,23 @@ LINT_CHECKS := lint-ruff lint-imports lint-workflows typecheck
 # runs the suite in one process.
 WORKERS ?= $(shell $(PYTHON) -c "import os; n = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count(); print((n or 1) + 1)")
 
-.PHONY: install install-dev test test-min site serve demo publish watch bench lint lint-ruff lint-imports lint-workflows typecheck clean
+.PHONY: install install-dev test test-fast test-min site serve demo publish watch bench lint lint-ruff lint-imports lint-workflows typecheck clean
 
-# `install` (and so `demo`, `site`, `publish`...) installs the runtime and the run log's
-# SQL engine (the `sql` extra, for the demo's log queries); `test` and `lint` add the dev extras (pytest, linters, the browser and vendor-SDK tools).
-# Each is re-installed only when the project's metadata changed (idempotent).
+# `install` (and so `demo`, `site`, `publish`...) installs the runtime, the sandbox (its
+# own distribution, toolkit-sandbox, in sandbox/: `toolkit demo` runs it) and the run
+# log's SQL engine (the `sql` extra, for the demo's log queries); `test` and `lint` add
+# the dev extras (pytest, linters, the browser and vendor-SDK tools). Both are installed
+# editable, toolkit first, so that the sandbox finds its `toolkit` here rather than on an
+# index (where another project holds that name). Each is re-installed only when the
+# projects' metadata changed (idempotent).
 DEV_STAMP := $(VENV)/.installed-dev-stamp
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml sandbox/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[sql]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ./sandbox
 	touch $(STAMP)
 
 install-dev: $(DEV_STAMP)
@@ -40,8 +45,22 @@ $(DEV_STAMP): $(STAMP)
 # and a total under `[tool.coverage.report] fail_under` fails the run (`make test COV=`
 # leaves coverage out, for a quicker run while working; CI keeps it).
 COV ?= --cov --cov-report=term:skip-covered
+# Coverage's `sys.monitoring` core costs least, and measures branches (which the floor
+# counts) from Python 3.14 on: there it is asked for by name. On 3.12 and 3.13 coverage
+# would refuse it with branches on (a warning, then its default core), and 3.11 has no
+# `sys.monitoring`; both keep the default core.
+COVERAGE_CORE ?= $(shell $(PYTHON) -c "import sys; print('sysmon' if sys.version_info >= (3, 14) else '')")
+COVERAGE_ENV := $(if $(COVERAGE_CORE),COVERAGE_CORE=$(COVERAGE_CORE))
 test: install-dev
-	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(WORKERS) $(COV)
+	env -u PYTHONDONTWRITEBYTECODE $(COVERAGE_ENV) $(BIN)/python -m pytest -n $(WORKERS) $(COV)
+
+# The inner loop: the tests that need no process, network or browser (the `fast` ones of
+# tests/support/plugin.py, chosen from the fixtures each test uses and its folder), without
+# coverage. A selected test that starts a process or opens a socket all the same fails,
+# naming what it did. `make test` (all of them) is what CI runs.
+FAST_WORKERS ?= 2
+test-fast: install-dev
+	env -u PYTHONDONTWRITEBYTECODE TOOLKIT_TEST_FAST=1 $(BIN)/python -m pytest -q -n $(FAST_WORKERS)
 
 # The lower bounds of pyproject.toml, tested: every dependency pinned at its `>=` version
 # (.ci/min_constraints.py) in a venv of its own, the development tools as they come, then
@@ -57,6 +76,8 @@ test-min:
 	$(MIN_VENV)/bin/python .ci/min_constraints.py > $(MIN_VENV)/constraints.txt
 	$(MIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
 		-c $(MIN_VENV)/constraints.txt -e '.[dev]'
+	$(MIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		-c $(MIN_VENV)/constraints.txt -e ./sandbox
 	$(MIN_VENV)/bin/python -m pip freeze --exclude-editable > $(MIN_VENV)/installed.txt
 	env -u PYTHONDONTWRITEBYTECODE $(MIN_VENV)/bin/python -m pytest -n $(WORKERS) $(MIN_TESTS)
 

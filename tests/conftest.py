@@ -15,6 +15,9 @@ from hypothesis import HealthCheck, settings
 
 from toolkit.cli import main
 
+# Each test's kind, `make test-fast` and the suite's timings (tests/support/plugin.py).
+pytest_plugins = ("tests.support.plugin",)
+
 # Property tests judge their inputs, not the machine's speed: no deadline per example and
 # no health check that times the generation, which a loaded machine fails at random.
 settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])

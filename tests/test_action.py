@@ -170,6 +170,7 @@ def test_the_action_publishes_and_pushes_the_lock_only_when_it_changed(
     assert git(origin, "rev-parse", "main") == head
 
 
+@pytest.mark.e2e
 def test_without_an_api_key_the_action_says_so_and_succeeds(repository, tmp_path):
     outputs = run_action(repository, tmp_path, {"api-key": ""})
     assert outputs["steps.publish.outputs.published"] == "false"
@@ -215,6 +216,7 @@ def test_mode_mirror_commits_the_mirror_back(repository, tmp_path, sandbox):
     assert git(origin, "show", "main:content/_mirror/readinglist.json")
 
 
+@pytest.mark.e2e
 def test_mode_build_builds_the_site_for_pages(repository, tmp_path):
     outputs = run_action(repository, tmp_path, {"mode": "build"})
     assert outputs["steps.site.outputs.out"] == "./site"
@@ -265,6 +267,7 @@ def test_mode_check_of_a_team_checks_the_changed_folders_and_refuses_anothers(
     )
 
 
+@pytest.mark.e2e
 def test_api_keys_are_one_writers_variable_a_line(team, tmp_path):
     work, _ = team
     # A fork's pull request: the secrets are empty, so nothing is asked of the API.

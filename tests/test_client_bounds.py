@@ -99,6 +99,7 @@ def nested(depth: int) -> bytes:
 # -- a total deadline per request ------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_an_answer_dripped_a_byte_at_a_time_ends_at_the_requests_deadline():
     """Each byte comes well within the time a read may take, but the whole answer would
     take seconds: the request ends at its deadline instead of waiting for all of it."""
@@ -112,6 +113,7 @@ def test_an_answer_dripped_a_byte_at_a_time_ends_at_the_requests_deadline():
     assert server.sent and server.sent[0] < len(body)  # it never got the whole answer
 
 
+@pytest.mark.e2e
 def test_an_overall_deadline_ends_every_request_and_retry_inside_it():
     body = json.dumps({"title": "x" * 200}).encode()
     with serving(body, drip=1) as server:
@@ -126,6 +128,7 @@ def test_an_overall_deadline_ends_every_request_and_retry_inside_it():
     assert len(server.sent) == 1  # no retry once the time is used up
 
 
+@pytest.mark.e2e
 def test_a_premium_build_against_a_dripping_licensing_service_is_refused(make_project):
     """The licensing service answers ACTIVE for exactly the licence asked about, but one
     byte at a time: the gate's one deadline (`[license] timeout`) refuses the build."""
@@ -160,6 +163,7 @@ def test_a_premium_build_against_a_dripping_licensing_service_is_refused(make_pr
 # -- answers read with a size and a depth bound ----------------------------------------
 
 
+@pytest.mark.e2e
 def test_a_deeply_nested_answer_is_one_line_naming_the_service(make_project):
     project = make_project()
     project.post("hello", "Hello", published=True)
@@ -174,6 +178,7 @@ def test_a_deeply_nested_answer_is_one_line_naming_the_service(make_project):
     assert "Traceback" not in result.output
 
 
+@pytest.mark.e2e
 def test_a_deeply_nested_licence_answer_refuses_the_premium_build(make_project):
     config = (
         '[site]\ntitle = "P"\nurl = "https://example.com"\n\n[license]\n'
@@ -193,6 +198,7 @@ def test_a_deeply_nested_licence_answer_refuses_the_premium_build(make_project):
     assert "Traceback" not in result.output
 
 
+@pytest.mark.e2e
 def test_an_answer_nested_within_the_bound_is_read(monkeypatch):
     monkeypatch.setattr(responses, "MAX_JSON_DEPTH", 8)
     body = b'{"a": [{"b": "[[[[[[[[[[ not structure \\" [[[["}]}'
@@ -203,6 +209,7 @@ def test_an_answer_nested_within_the_bound_is_read(monkeypatch):
             api.get_json("/x")
 
 
+@pytest.mark.e2e
 def test_an_answer_larger_than_the_bound_is_refused_unread(monkeypatch):
     monkeypatch.setattr(responses, "MAX_ANSWER_BYTES", 1000)
     with serving(b'"' + b"x" * 5000 + b'"') as server, ApiClient(server.base_url) as api:
@@ -227,6 +234,7 @@ def test_a_client_cannot_be_made_over_a_network_transport_without_the_deadline()
         ApiClient("http://127.0.0.1:9", transport=httpx.HTTPTransport())
 
 
+@pytest.mark.e2e
 def test_a_request_through_the_environments_proxy_keeps_its_deadline(monkeypatch):
     """A proxy named by the environment drips its answer: the request through it still
     ends at its deadline (the proxy's transport is bounded as the direct one is)."""
@@ -243,6 +251,7 @@ def test_a_request_through_the_environments_proxy_keeps_its_deadline(monkeypatch
     assert proxy.sent and proxy.sent[0] < len(body)  # the proxy was asked, never finished
 
 
+@pytest.mark.e2e
 def test_hosts_the_environment_exempts_from_the_proxy_are_reached_directly(monkeypatch):
     with serving(b'{"ok": true}') as server:
         monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there

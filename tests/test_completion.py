@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 
+@pytest.mark.e2e
 def test_bash_script_holds_the_complete_function(project):
     result = project.run("completion", "bash")
     assert result.exit_code == 0, result.output

@@ -83,6 +83,7 @@ def test_the_lock_dates_are_read_tolerantly(tmp_path):
     }
 
 
+@pytest.mark.e2e
 @needs_git
 def test_a_post_is_dated_by_the_commit_that_added_it(tmp_path):
     repo = tmp_path / "repo"
@@ -127,6 +128,7 @@ def test_a_post_is_dated_by_the_commit_that_added_it(tmp_path):
     }
 
 
+@pytest.mark.e2e
 @needs_git
 def test_the_site_orders_an_undated_series_by_its_commits(make_project):
     project = make_project('[site]\ntitle = "T"\nurl = "https://example.com/"\n')

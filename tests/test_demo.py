@@ -7,6 +7,8 @@ import re
 import zipfile
 from pathlib import Path
 
+import pytest
+
 REPOSITORY = Path(__file__).resolve().parent.parent
 README = " ".join((REPOSITORY / "README.md").read_text(encoding="utf-8").split())
 
@@ -154,6 +156,7 @@ def test_the_readme_says_where_the_command_is_after_make_install():
     assert 'toolkit = "toolkit.__main__:run"' in (REPOSITORY / "pyproject.toml").read_text()
 
 
+@pytest.mark.e2e
 def test_the_demo_copies_no_post_through_a_link_out_of_the_project(make_project, tmp_path_factory):
     """issue 43, 2: the demo's copy of the posts in `.toolkit/demo/` leaves out what a
     symlink leads to outside the project, as the project's own walk does."""

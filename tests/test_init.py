@@ -116,6 +116,7 @@ def test_the_short_toml_holds_what_a_blogger_sets_and_loads(tmp_path):
     )
 
 
+@pytest.mark.e2e
 def test_nothing_a_writer_reads_speaks_of_interfaces(tmp_path):
     """The scaffold and the reference use the services' names, not the spec's labels."""
     init_project(tmp_path, action=PIN)
@@ -126,6 +127,7 @@ def test_nothing_a_writer_reads_speaks_of_interfaces(tmp_path):
         assert not re.search(r"\binterface [A-E]\b", text), text[:200]
 
 
+@pytest.mark.e2e
 def test_init_makes_a_project_that_works(tmp_path):
     result = cli(tmp_path, "init", "blog", "--no-workflow")
     assert result.exit_code == 0, result.output
@@ -151,6 +153,7 @@ def test_init_makes_a_project_that_works(tmp_path):
     assert "2 posts checked: 0 errors" in cli(folder, "check").stderr
 
 
+@pytest.mark.e2e
 def test_what_init_writes_is_git_ignored_and_committable(tmp_path):
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     subprocess.run([*git, "init", "-q", str(tmp_path)], check=True)
@@ -204,6 +207,7 @@ def test_a_writers_makefile_is_kept_and_the_missing_targets_named(tmp_path):
     ) in result.stderr.splitlines()
 
 
+@pytest.mark.e2e
 def test_init_in_an_existing_repository_with_posts(tmp_path):
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     subprocess.run([*git, "init", "-q", str(tmp_path)], check=True)
@@ -283,6 +287,7 @@ def test_without_toolkit_toml_a_command_says_where_it_looked(tmp_path):
     assert sorted(p.name for p in tmp_path.rglob("*")) == [".git", "drafts", "notes"]
 
 
+@pytest.mark.e2e
 def test_the_project_is_found_from_a_subfolder_as_git_finds_its_repository(tmp_path):
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
     subprocess.run([*git, "init", "-q", str(tmp_path)], check=True)
@@ -328,6 +333,7 @@ def test_toolkit_config_shows_the_defaults_without_toolkit_toml(tmp_path):
     assert list(tmp_path.iterdir()) == []  # no run log either
 
 
+@pytest.mark.e2e
 def test_the_workflow_uses_the_action_pinned_by_commit_with_its_version(tmp_path):
     result = init_project(tmp_path, action=PIN)
     assert result.action == PIN.uses
@@ -352,6 +358,7 @@ def _checkout(tmp_path: Path, tag: str | None) -> Path:
     return folder
 
 
+@pytest.mark.e2e
 def test_from_a_checkout_the_action_is_pinned_to_the_release_tag_never_its_head(tmp_path):
     import json
 
@@ -384,6 +391,7 @@ def test_from_a_checkout_the_action_is_pinned_to_the_release_tag_never_its_head(
     assert action_pin(None)[0] is None
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("what", ["action", "workflow", "team workflow"])
 def test_action_and_workflow_pass_zizmor(tmp_path, what):
     if what == "action":
@@ -451,6 +459,7 @@ def run_blog_commands(commands: list[str], folder: Path) -> list[str]:
     return problems
 
 
+@pytest.mark.e2e
 def test_the_readme_blog_path_works_as_written(tmp_path):
     commands = blog_commands(README)
     assert commands[0].startswith("pipx install git+https://github.com/toolkit-docs/toolkit")
@@ -465,6 +474,7 @@ def test_the_readme_blog_path_works_as_written(tmp_path):
     assert (tmp_path / "my-blog" / "site" / "hello" / "index.html").is_file()
 
 
+@pytest.mark.e2e
 def test_a_wrong_readme_blog_command_is_found(tmp_path):
     commands = [
         c.replace("toolkit check", "toolkit check --no-such-option") for c in blog_commands(README)

@@ -115,6 +115,7 @@ def project(root: Path) -> Path:
     return root
 
 
+@pytest.mark.e2e
 def test_sigint_at_any_moment_stops_cleanly(tmp_path: Path) -> None:
     jobs = [
         (number, command, tmp_path if command == SANDBOX else project(tmp_path / str(number)))

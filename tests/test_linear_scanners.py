@@ -67,6 +67,7 @@ HOSTILE = [
 ]
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("body", HOSTILE, ids=["katex", "openings", "quotes"])
 def test_check_and_build_read_a_line_of_unclosed_openings_once(make_project, body):
@@ -113,6 +114,7 @@ def test_an_exclude_pattern_is_matched_without_backtracking(make_project):
     assert "2 posts checked" in check.output
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("prefix", ["> ", "- ", "1. ", "> * "])
 def test_a_line_of_a_hundred_thousand_containers_is_built_not_a_crash(make_project, prefix):
     """The Rust parser recursed once for each quote or list item a line opens: 100,000 of

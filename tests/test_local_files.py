@@ -86,6 +86,7 @@ def linked(project, tmp_path):
     return project
 
 
+@pytest.mark.e2e
 def test_build_follows_no_symlink_out_of_the_project(linked):
     result = linked.run("build")
     site = site_bytes(linked)
@@ -129,6 +130,7 @@ def test_check_and_plan_read_no_post_through_a_symlink_out_of_the_project(linked
     assert SECRET not in plan.output
 
 
+@pytest.mark.e2e
 def test_an_image_outside_the_content_folder_is_neither_copied_nor_read(project, tmp_path):
     (tmp_path / "outside.png").write_text(SECRET)
     good_post(project, "first", "First post")
@@ -180,6 +182,7 @@ def test_check_reports_an_impossible_date_at_its_line(bad_date):
     assert "3 posts checked: 1 error" in result.output
 
 
+@pytest.mark.e2e
 def test_build_leaves_out_the_post_with_an_impossible_date_and_builds_the_others(bad_date):
     result = bad_date.run("build")
     assert result.exit_code == 1
@@ -200,6 +203,7 @@ def test_publish_sends_the_others_when_one_date_is_impossible(bad_date, sandbox)
     assert sandbox.count("POST", "/api/articles") == 2
 
 
+@pytest.mark.e2e
 def test_one_bad_post_stops_no_build_worker(bad_date):
     """Worker processes report the post's problem like the parent does."""
     from toolkit.config import load_config
@@ -223,6 +227,7 @@ def checked(project, *args: str, timeout: float = 60) -> subprocess.CompletedPro
     return result
 
 
+@pytest.mark.e2e
 def test_deep_nesting_is_refused_in_bounded_time(project):
     good_post(project, "first", "First post")
     project.write("content/open.md", "---\ntitle: Open\nx: " + "[" * 10_000 + "\n---\nx\n")
@@ -262,6 +267,7 @@ def test_explicit_tags_other_than_plain_scalars_are_refused(project, value, tag)
     ) in result.output.splitlines()
 
 
+@pytest.mark.e2e
 def test_plain_scalar_tags_are_kept(project):
     project.write(
         "content/tagged.md",
@@ -308,6 +314,7 @@ def test_an_alias_bomb_is_refused_before_it_expands(project, sandbox):
     assert posts["content/first.md"]["action"] == "create"
 
 
+@pytest.mark.e2e
 def test_a_file_that_is_not_utf8_is_reported_and_skipped(project):
     good_post(project, "first", "First post")
     (project.content / "latin1.md").write_bytes("---\ntitle: Café\n---\nNaïve.\n".encode("latin-1"))
@@ -318,6 +325,7 @@ def test_a_file_that_is_not_utf8_is_reported_and_skipped(project):
     assert (project.root / "site" / "first" / "index.html").is_file()
 
 
+@pytest.mark.e2e
 def test_a_fifo_named_like_a_post_is_skipped_without_being_opened(project):
     good_post(project, "first", "First post")
     os.mkfifo(project.content / "pipe.md")
@@ -338,6 +346,7 @@ def test_a_fifo_named_like_a_post_is_skipped_without_being_opened(project):
     assert (project.root / "site" / "first" / "index.html").is_file()
 
 
+@pytest.mark.e2e
 def test_a_huge_post_is_refused_before_it_is_read(project):
     good_post(project, "first", "First post")
     with open(project.content / "huge.md", "wb") as handle:
@@ -353,6 +362,7 @@ def test_a_huge_post_is_refused_before_it_is_read(project):
     assert (project.root / "site" / "first" / "index.html").is_file()
 
 
+@pytest.mark.e2e
 def test_a_large_post_full_of_images_is_checked_in_linear_time(project):
     """Under the file cap but over the API's 800 KB: every image is still found, fast."""
     good_post(project, "first", "First post")

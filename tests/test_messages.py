@@ -6,6 +6,7 @@ import contextlib
 import subprocess
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from toolkit import __version__
@@ -20,6 +21,7 @@ def sandbox_env(sandbox) -> dict[str, str]:
     return {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
 
 
+@pytest.mark.e2e
 def test_build_says_how_many_drafts_it_left_out_and_how_to_see_them(project):
     project.post("live", "Live", published=True)
     project.post("one", "Draft one")
@@ -74,6 +76,7 @@ def test_the_mcp_server_reports_toolkits_version(project):
     assert (options.server_name, options.server_version) == ("toolkit", __version__)
 
 
+@pytest.mark.e2e
 def test_exports_default_archive_is_git_ignored_here_and_in_new_projects():
     names = [line.lstrip("/") for line in ignored() if not line.endswith("/") and line != ".env"]
     assert "site.zip" in names and "content.tar.gz" in names
@@ -104,6 +107,7 @@ def test_a_refused_api_key_names_the_variable_and_where_it_was_read_from(project
     assert "not-the-right-key" not in from_file.output + from_environment.output
 
 
+@pytest.mark.e2e
 def test_a_port_that_is_taken_names_port_and_the_make_variable(project):
     import socket
 

@@ -47,6 +47,7 @@ def preview(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[httpx.Cl
         yield client, out
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     "path",
     [
@@ -100,6 +101,7 @@ def test_pages_inside_still_work(preview) -> None:
     assert client.head("/posts/index.html").status_code == 200
 
 
+@pytest.mark.e2e
 def test_an_event_stream_opened_during_a_failed_build_says_so(tmp_path: Path) -> None:
     """A page loaded just before a build failed opens its stream after the failure's
     reload was sent: the stream's first events say the failure, so the page reloads."""

@@ -46,6 +46,7 @@ def closed_port() -> int:
         return sock.getsockname()[1]
 
 
+@pytest.mark.e2e
 def test_a_failed_connection_does_not_show_the_password():
     base = f"http://user:secret@127.0.0.1:{closed_port()}"
     with ForemClient(base, Secret("key"), retry=RetryPolicy(attempts=1)) as client:

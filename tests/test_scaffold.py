@@ -111,6 +111,7 @@ def test_init_finds_a_folder_of_posts_by_any_name(tmp_path):
     assert "adopted writing/: 2 posts" in result.stderr.splitlines()
 
 
+@pytest.mark.e2e
 def test_hostile_names_never_reach_the_generated_files(tmp_path):
     post(tmp_path, "evil\nname: x/a.md", "A")
     subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
@@ -123,6 +124,7 @@ def test_hostile_names_never_reach_the_generated_files(tmp_path):
     assert workflow[True]["push"] == {"branches": ["main"]}
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     "configured",
     ["../outside", "posts\n  evil: true", "ABSOLUTE", "a/../../b", "my posts", "linked"],
@@ -154,6 +156,7 @@ def test_an_existing_toml_naming_an_odd_content_dir_is_not_written_in_nor_named(
     assert yaml.safe_load(workflow)["jobs"]["mirror"]["permissions"] == {"contents": "write"}
 
 
+@pytest.mark.e2e
 def test_init_never_writes_through_a_folder_linked_out_of_the_project(tmp_path):
     """issue 43, 2: the sample and the workflow are not written into a repository's
     `content` or `.github` that are links to folders elsewhere."""
@@ -173,6 +176,7 @@ def test_init_never_writes_through_a_folder_linked_out_of_the_project(tmp_path):
     assert (blog / "toolkit.toml").is_file() and (blog / "Makefile").is_file()
 
 
+@pytest.mark.e2e
 def test_an_existing_toml_naming_a_nested_content_dir_is_kept(tmp_path):
     (tmp_path / "toolkit.toml").write_text('[site]\ncontent_dir = "src/posts/"\n')
     post(tmp_path, "src/posts/a.md", "A")
@@ -259,6 +263,7 @@ def git(folder: Path, *args: str) -> str:
     return done.stdout
 
 
+@pytest.mark.e2e
 def test_make_publish_against_the_sandbox_sends_the_writers_posts_not_the_sample(tmp_path):
     """The README's "Use it for your blog", walked: init, posts, `toolkit check` from a
     subfolder, `make publish` as CI runs it (images served from the pushed commit), then a
@@ -335,6 +340,7 @@ def test_make_publish_against_the_sandbox_sends_the_writers_posts_not_the_sample
         assert git(blog, "status", "--porcelain", "--", "content") == ""
 
 
+@pytest.mark.e2e
 def test_the_sandbox_writes_its_lines_as_a_projects_env_and_keeps_a_writers(tmp_path):
     assert cli(tmp_path, "init", "blog", "--no-workflow").exit_code == 0
     blog = tmp_path / "blog"
@@ -362,6 +368,7 @@ def test_the_sandbox_writes_its_lines_as_a_projects_env_and_keeps_a_writers(tmp_
     assert (blog / ".env").read_text() == "FOREM_API_KEY=the-real-one\n"
 
 
+@pytest.mark.e2e
 def test_the_sandbox_rewrites_only_an_env_file_whose_whole_content_is_its_own(tmp_path):
     """The README suggests putting the real key into the `.env` the sandbox wrote: from
     then on it is the writer's, and the next `toolkit sandbox --env-file .env` keeps it."""
@@ -381,6 +388,7 @@ def test_the_sandbox_rewrites_only_an_env_file_whose_whole_content_is_its_own(tm
         assert (tmp_path / ".env").read_text() == changed
 
 
+@pytest.mark.e2e
 def test_the_sandbox_keeps_no_state_through_a_toolkit_folder_linked_elsewhere(tmp_path):
     """issue 43, 5: `.toolkit` committed as a symlink; the sandbox's default database
     is never made through it."""
@@ -415,8 +423,8 @@ def test_the_sandbox_keeps_no_state_through_a_toolkit_folder_linked_elsewhere(tm
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_the_env_file_is_never_a_fifo_and_is_made_private_in_a_new_folder(tmp_path):
-    from toolkit.sandbox.envfile import write_env_file
-    from toolkit.sandbox.server import SandboxError
+    from toolkit_sandbox.envfile import write_env_file
+    from toolkit_sandbox.server import SandboxError
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -439,6 +447,7 @@ def test_the_env_file_is_never_a_fifo_and_is_made_private_in_a_new_folder(tmp_pa
 # -- the CI workflow -----------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_the_workflow_checks_pull_requests_publishes_the_default_branch_and_deploys_pages(
     tmp_path,
 ):
@@ -472,6 +481,7 @@ def test_the_workflow_checks_pull_requests_publishes_the_default_branch_and_depl
 # -- a plain install: the `sql` extra left out -----------------------------------------------
 
 
+@pytest.mark.e2e
 def test_logs_local_without_the_sql_extra_says_which_extra_in_one_line(tmp_path):
     assert cli(tmp_path, "init", "--no-workflow").exit_code == 0
     code = WITHOUT_SQL + "from toolkit.__main__ import run; run()"
@@ -489,6 +499,7 @@ def test_logs_local_without_the_sql_extra_says_which_extra_in_one_line(tmp_path)
     ]
 
 
+@pytest.mark.e2e
 def test_the_sandbox_without_the_sql_extra_starts_and_says_the_log_service_is_left_out(tmp_path):
     with sandbox_process(tmp_path, prelude=WITHOUT_SQL) as (lines, env):
         assert lines[-1] == "Press Ctrl-C to stop."

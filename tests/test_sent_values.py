@@ -86,6 +86,7 @@ def test_an_exclude_pattern_that_is_not_one_is_one_line_in_every_command(make_pr
         ], (command, result.output)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("cover", ["javascript:alert(1)", "data:image/svg+xml,<svg/>", "ftp://x/y"])
 def test_a_cover_image_that_is_no_url_nor_path_is_an_error_and_never_on_the_site(
     make_project, cover

@@ -118,6 +118,7 @@ def test_clean_urls_the_real_404_and_the_sites_root_path(demo_site):
         assert client.head("/").status_code == 200
 
 
+@pytest.mark.e2e
 def test_a_folder_redirect_stays_on_the_site_and_keeps_its_name(tmp_path):
     """`//name` must not become a link to the host `name`, nor `/a%3Fb` lose `b` to the
     query: the redirect to the folder's slash is relative, its name quoted."""
@@ -147,6 +148,7 @@ def test_serve_refuses_a_folder_with_no_built_site(project):
     assert "site/ holds no built site (no index.html); run `toolkit build` first" in result.output
 
 
+@pytest.mark.e2e
 def test_serve_runs_until_ctrl_c(project):
     project.post("hello", "Hello", published=True, date="2024-01-01")
     assert project.run("build").exit_code == 0
@@ -174,6 +176,7 @@ def test_serve_runs_until_ctrl_c(project):
             process.stdout.close()
 
 
+@pytest.mark.e2e
 def test_serve_on_a_host_that_is_not_loopback_says_it_exposes_the_site(project):
     project.post("hello", "Hello", published=True, date="2024-01-01")
     assert project.run("build").exit_code == 0

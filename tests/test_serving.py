@@ -16,6 +16,9 @@ import pytest
 from toolkit.serving import BackgroundServer
 from toolkit.tls import shared_context
 
+# Every test here starts a process or opens a socket (tests/support/plugin.py).
+pytestmark = pytest.mark.e2e
+
 TIMEOUT = 0.5
 
 

@@ -91,7 +91,7 @@ def test_init_recognises_a_team_and_lists_each_writers_secret(tmp_path):
     ) in text
     assert '[forem]\n# organization = "acme"          # optional\n' in text
     config = load_config(root / "toolkit.toml", env={})
-    assert dict(config.writers.variables) == VARIABLES
+    assert config.writers is not None and dict(config.writers.variables) == VARIABLES
     assert config.site.content_dir == root / "posts"
     example = (root / ".env.example").read_text()
     assert all(f"\n{variable}=\n" in example for variable in VARIABLES.values())
@@ -162,6 +162,7 @@ def action_step(job: dict) -> dict:
     return step
 
 
+@pytest.mark.e2e
 def test_the_team_workflow_publishes_in_one_job_with_every_writers_secret(tmp_path):
     text, workflow = team_workflow(tmp_path)
     assert workflow["permissions"] == {}
@@ -176,6 +177,7 @@ def test_the_team_workflow_publishes_in_one_job_with_every_writers_secret(tmp_pa
     assert all(variable in text.split("name: toolkit")[0] for variable in VARIABLES.values())
 
 
+@pytest.mark.e2e
 def test_the_team_workflow_checks_only_the_changed_folders_and_can_refuse_others(tmp_path):
     _, workflow = team_workflow(tmp_path)
     check = workflow["jobs"]["check"]
@@ -219,6 +221,7 @@ def pull_request(tmp_path):
     return root
 
 
+@pytest.mark.e2e
 def test_check_changed_from_checks_only_the_changed_writers_folders(pull_request):
     (pull_request / "posts" / "li.wei" / "li.wei-0.md").write_text("---\ntitle: [\n---\n")
     git(pull_request, "stash", "-q")  # li.wei's broken post is not in the change set
@@ -229,6 +232,7 @@ def test_check_changed_from_checks_only_the_changed_writers_folders(pull_request
     assert "5 posts checked: 1 error" in result.output  # bob's 2 and jane-doe's 3
 
 
+@pytest.mark.e2e
 def test_own_folder_refuses_a_change_to_another_writers_folder(pull_request):
     result = cli(pull_request, "check", "--changed-from", "main", "--own-folder", "Bob")
     assert result.exit_code == 1
@@ -241,6 +245,7 @@ def test_own_folder_refuses_a_change_to_another_writers_folder(pull_request):
     )
 
 
+@pytest.mark.e2e
 def test_own_folder_of_the_writer_who_changed_only_their_own_folder_passes(pull_request):
     git(pull_request, "checkout", "-q", "main", "--", "posts/jane-doe")
     git(pull_request, "commit", "-q", "-m", "only bob's")
@@ -249,6 +254,7 @@ def test_own_folder_of_the_writer_who_changed_only_their_own_folder_passes(pull_
     assert "2 posts checked: 0 errors" in result.output
 
 
+@pytest.mark.e2e
 def test_a_writers_folder_removed_by_the_change_is_not_checked(pull_request):
     git(pull_request, "rm", "-q", "-r", "posts/li.wei")
     git(pull_request, "checkout", "-q", "main", "--", "posts/jane-doe")
@@ -258,6 +264,7 @@ def test_a_writers_folder_removed_by_the_change_is_not_checked(pull_request):
     assert "2 posts checked: 0 errors" in result.output
 
 
+@pytest.mark.e2e
 def test_changed_from_an_unknown_revision_is_one_error_line(pull_request):
     result = cli(pull_request, "check", "--changed-from", "no-such-branch")
     assert result.exit_code == 1
@@ -269,6 +276,7 @@ def test_changed_from_an_unknown_revision_is_one_error_line(pull_request):
     assert usage.exit_code == 2 and "--own-folder needs --changed-from" in usage.output
 
 
+@pytest.mark.e2e
 def test_a_hostile_file_name_in_another_writers_folder_is_printed_escaped(pull_request):
     name = "posts/jane-doe/x\n::error::forged.md"
     (pull_request / name).write_text("---\ntitle: X\n---\n")
@@ -280,6 +288,7 @@ def test_a_hostile_file_name_in_another_writers_folder_is_printed_escaped(pull_r
     assert not any(line.startswith("::error::forged") for line in result.output.splitlines())
 
 
+@pytest.mark.e2e
 def test_init_again_after_a_writer_joins_names_what_to_add(tmp_path):
     root = team_repository(tmp_path / "team")
     init_project(root, action=PIN)

@@ -20,6 +20,9 @@ import pytest
 
 from toolkit.tls import shared_context
 
+# Every test here starts a process or opens a socket (tests/support/plugin.py).
+pytestmark = pytest.mark.e2e
+
 CONFIG = """
 [site]
 title = "Watched site"

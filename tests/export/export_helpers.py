@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import tarfile
-import time
 import zipfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -103,17 +101,6 @@ def last_run(root: Path, command: str = "export") -> list[dict[str, Any]]:
     runs = [event["run_id"] for event in events if event["command"] == command]
     assert runs, f"no run of {command}"
     return [event for event in events if event["run_id"] == runs[-1]]
-
-
-def until(condition: Callable[[], bool], timeout: float = 5.0) -> bool:
-    """Whether `condition` holds within `timeout` seconds (asked every 10 ms): for what
-    the sandbox does on its own threads after an answer (a worker stopping)."""
-    ends = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > ends:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 def tree(folder: Path) -> dict[str, bytes]:

@@ -7,7 +7,8 @@ import json
 import time
 
 import pytest
-from export_helpers import until
+
+from tests.support.waiting import until
 
 
 def error_lines(result) -> list[str]:
@@ -122,7 +123,7 @@ def test_a_task_timeout_ends_the_task_with_timeout(archive, exportable):
     assert time.monotonic() - started < 30  # ended by the timeout, not by the slow task
     assert nothing_written(exportable)
     # The worker ends, and the half-built archive is gone with it; the uploads are kept.
-    assert until(lambda: archive.control("GET", "/files")["workers"] == 0)
+    until(lambda: archive.control("GET", "/files")["workers"] == 0)
     assert all(not entry["path"].endswith(".part") for entry in archive.files())
 
 

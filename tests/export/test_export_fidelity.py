@@ -16,7 +16,8 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from export_helpers import until
+
+from tests.support.waiting import until
 
 
 def job_body(**fields) -> dict:
@@ -140,7 +141,7 @@ def test_the_sync_api_creates_a_job_and_answers_it_finished(archive):
             waiting[:] = found
             return bool(found)
 
-        assert until(listed, timeout=10)
+        until(listed, timeout=10)
         assert answers.empty()  # held: the job is not done
         assert archive.upload(client, waiting[0], "a.txt", b"a").status_code == 201
         holder.join(timeout=30)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from export_helpers import until
 
+from tests.support.waiting import until
 from toolkit.tls import shared_context
 
 
@@ -100,7 +100,7 @@ def test_a_job_waits_processes_and_finishes(archive):
         )
         assert client.get(f"/v2/tasks/{pack}").status_code == 404
     assert archive.credits() == 1000  # given back
-    assert until(lambda: archive.control("GET", "/files")["workers"] == 0)
+    until(lambda: archive.control("GET", "/files")["workers"] == 0)
     assert not [e for e in archive.files() if e["path"].startswith(pack)]
 
 
@@ -297,7 +297,7 @@ def test_a_reset_removes_tasks_files_and_stops_workers(archive):
         archive.sandbox.reset()
         assert client.get(f"/v2/jobs/{job['id']}").status_code == 404
     assert archive.files() == []
-    assert until(lambda: archive.control("GET", "/files")["workers"] == 0)
+    until(lambda: archive.control("GET", "/files")["workers"] == 0)
     assert archive.control("GET", "/settings")["wait_cap"] == 3600.0
 
 

@@ -7,7 +7,11 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
+
+# Every test here starts a process or opens a socket (tests/support/plugin.py).
+pytestmark = pytest.mark.e2e
 
 WORKFLOW = Path(__file__).resolve().parents[2] / ".github" / "workflows" / "publish.yml"
 

@@ -30,6 +30,9 @@ from mcp_helpers import (
 from toolkit.mcp.consent import ATTEMPTS_PER_REQUEST, GUESSES_IN_ALL
 from toolkit.tls import shared_context
 
+# Every test here starts a process or opens a socket (tests/support/plugin.py).
+pytestmark = pytest.mark.e2e
+
 
 def start(server: Any, client: Any, **extra: str) -> Any:
     _, challenge = pkce()

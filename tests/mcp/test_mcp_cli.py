@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 
+import pytest
 from mcp_helpers import SECRET
 
 
@@ -57,6 +58,7 @@ def test_options_of_one_transport_are_refused_for_the_other(mcp_project):
     assert http.exit_code == 2 and "--scope is for stdio" in http.output
 
 
+@pytest.mark.e2e
 def test_ctrl_c_stops_a_stdio_server_whose_client_keeps_stdin_open(mcp_project):
     process = subprocess.Popen(
         [
@@ -87,6 +89,7 @@ def test_ctrl_c_stops_a_stdio_server_whose_client_keeps_stdin_open(mcp_project):
                 stream.close()
 
 
+@pytest.mark.e2e
 def test_ctrl_c_stops_the_http_server(mcp_project):
     process = subprocess.Popen(
         [
@@ -123,6 +126,7 @@ def test_ctrl_c_stops_the_http_server(mcp_project):
                 stream.close()
 
 
+@pytest.mark.e2e
 def test_help_and_a_build_with_nothing_to_do_never_import_the_sdk(mcp_project):
     mcp_project.run("build")
     script = (

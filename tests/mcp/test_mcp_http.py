@@ -190,6 +190,7 @@ def test_the_sdk_client_refreshes_an_expired_token(server):
     assert old.status_code == 401
 
 
+@pytest.mark.e2e
 def test_tokens_and_clients_survive_a_restart(mcp_project):
     clock = Clock()
     first = http_server(mcp_config(mcp_project), port=0, clock=clock, listener=EventRecorder())
@@ -314,6 +315,7 @@ def test_a_non_loopback_address_needs_tls(mcp_project, host):
     assert result.output.startswith(f"Error: {host} is not a loopback address")
 
 
+@pytest.mark.e2e
 def test_an_issuer_with_a_path_is_refused(make_project):
     project = make_project('[site]\ntitle = "T"\n[mcp]\nissuer_url = "https://example.com/mcp"\n')
     with pytest.raises(ConfigError, match="must be an origin"):
@@ -357,6 +359,7 @@ def self_signed(folder) -> tuple[Any, Any]:
     return cert_path, key_path
 
 
+@pytest.mark.e2e
 def test_tls_serves_https(mcp_project, tmp_path):
     cert, key = self_signed(tmp_path)
     running = http_server(

@@ -82,6 +82,7 @@ def test_the_issuer_has_no_trailing_slash(server):
     assert resource["authorization_servers"] == [server.base]
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("host", ["::1", "127.0.0.2"])
 def test_other_loopback_addresses_start(mcp_project, host):
     try:
@@ -191,6 +192,7 @@ class _Records(logging.Handler):
         assert self.ended_or_failed() >= count, "the session never ended"
 
 
+@pytest.mark.e2e
 def test_an_ended_session_is_not_an_error(mcp_project, clock):
     """A client's own DELETE, and an initialize refused for a foreign Origin (403) or Host
     (421), end their session: no error record, no traceback in the server's log."""

@@ -8,8 +8,12 @@ import sys
 from typing import Any
 
 import anyio
+import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+
+# Every test here starts a process or opens a socket (tests/support/plugin.py).
+pytestmark = pytest.mark.e2e
 
 
 def run_stdio(project: Any, work: Any, *args: str, env: dict[str, str] | None = None) -> Any:

@@ -337,6 +337,7 @@ def test_a_bad_since_is_one_line(site):
 # -- build ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_build_site_builds_what_toolkit_build_builds(site):
     site.post("hello", "Hello", published=True)
     result = call(site, "build_site").structuredContent
@@ -383,7 +384,7 @@ def test_every_declared_tool_is_offered(site):
 
 
 def test_licence_status_is_what_toolkit_license_status_says(make_project, sandbox):
-    from toolkit.sandbox.licensing import seed
+    from toolkit_sandbox.licensing import seed
 
     project = make_project(
         SYNC_CONFIG
@@ -408,6 +409,7 @@ customer_id = "{seed.LICENSED_CUSTOMER}"
     assert refused.content[0].text.startswith("Error: LICENSE_API_TOKEN is not set")
 
 
+@pytest.mark.e2e
 def test_query_run_log_answers_from_the_local_log(site):
     assert site.run("check").exit_code == 0  # a run to ask about
     sql = (
@@ -429,7 +431,7 @@ def test_query_run_log_answers_from_the_local_log(site):
 def test_export_archive_makes_the_archive_toolkit_export_makes(site, sandbox, tmp_path):
     import zipfile
 
-    from toolkit.sandbox.archive.seed import DEMO_API_KEY
+    from toolkit_sandbox.archive.seed import DEMO_API_KEY
 
     sandbox.reset()
     (site.root / "site").mkdir()

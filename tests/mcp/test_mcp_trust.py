@@ -241,6 +241,7 @@ def query(server: ToolkitMCP, sql: str) -> Any:
     return anyio.run(run)
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(90)
 def test_a_query_past_its_deadline_is_stopped(mcp_project):
     local_log(mcp_project)
@@ -249,6 +250,7 @@ def test_a_query_past_its_deadline_is_stopped(mcp_project):
     assert "ran longer than 1 s and was stopped" in result.content[0].text
 
 
+@pytest.mark.e2e
 @pytest.mark.timeout(90)
 def test_a_query_past_its_memory_bound_fails_as_one_line(mcp_project):
     local_log(mcp_project)
@@ -263,6 +265,7 @@ def test_a_query_past_its_memory_bound_fails_as_one_line(mcp_project):
     assert text.startswith("Error: ") and "Resources exhausted" in text and "\n" not in text
 
 
+@pytest.mark.e2e
 def test_a_query_answers_at_most_the_row_bound(mcp_project):
     local_log(mcp_project)
     result = query(query_server(mcp_project, rows=3), "SELECT event FROM toolkit")
@@ -273,6 +276,7 @@ def test_a_query_answers_at_most_the_row_bound(mcp_project):
     assert small.structuredContent["truncated"] is False
 
 
+@pytest.mark.e2e
 def test_an_answer_past_its_size_bound_says_so_in_one_line(mcp_project):
     local_log(mcp_project)
     server = query_server(mcp_project, answer_bytes=1024 * 1024)

@@ -311,6 +311,7 @@ def test_a_table_sent_to_a_pipe_is_not_wrapped(site):
     assert any(route in line and line.split()[0] == "200" for line in lines), result.stdout
 
 
+@pytest.mark.e2e
 def test_the_cli_and_a_no_change_build_do_not_import_the_query_engine(site):
     site.post("one", "Fast post", published=True)
     assert site.run("build").exit_code == 0

@@ -188,6 +188,7 @@ def test_an_error_ends_the_run_with_its_message(site, sandbox):
     assert run[-1]["outcome"] == "error"
 
 
+@pytest.mark.e2e
 def test_a_watch_session_is_one_run(site):
     from toolkit.commands.watch import watch
     from toolkit.config import load_config
@@ -306,6 +307,7 @@ for index in range(int(sys.argv[3])):
 """
 
 
+@pytest.mark.e2e
 def test_processes_and_threads_writing_at_once_never_split_or_lose_a_line(tmp_path):
     folder = tmp_path / ".toolkit"
     processes = [

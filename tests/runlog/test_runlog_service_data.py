@@ -11,7 +11,10 @@ from collections import Counter
 import pytest
 from runlog_helpers import LogService, ingest
 
-from toolkit.sandbox.server import SandboxServer
+from toolkit_sandbox.server import SandboxServer
+
+# Every test here starts a process or opens a socket (tests/support/plugin.py).
+pytestmark = pytest.mark.e2e
 
 ROUTES = ["/api/articles", "/api/articles/{id}", "/api/articles/me/all", "/api/comments"]
 

@@ -8,6 +8,7 @@ import json
 
 from runlog_helpers import RUNLOG_CONFIG, assert_shipped_once, events, later, ship_with, shipper
 
+from tests.support.waiting import until
 from toolkit.config import load_config
 from toolkit.runlog.backlog import CURSOR_NAME, Cursor, Mark
 from toolkit.runlog.events import EventLog, EventWriter
@@ -223,15 +224,12 @@ def test_another_stream_gets_the_whole_log(site, env, service, stream):
 
 def wait_for_rows(service, stream: str, count: int) -> None:
     """Wait (at most 30 s) until the stream holds `count` events: a request stored late."""
-    import time
 
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+    def held() -> bool:
         answer = service.query(f'SELECT COUNT(*) AS n FROM "{stream}"')
-        if answer.status_code == 200 and answer.json() == [{"n": count}]:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"the stream never held {count} events")
+        return answer.status_code == 200 and answer.json() == [{"n": count}]
+
+    until(held, timeout=30, interval=0.05, what=f"the stream holding {count} events")
 
 
 def test_a_request_stored_after_the_client_gave_up_is_not_sent_again(

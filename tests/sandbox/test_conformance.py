@@ -448,6 +448,7 @@ def capi(conformance_sandbox) -> Iterator[Api]:
     client.close()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_answer_fits_the_published_schema(capi: Api, case: Case) -> None:
     response = case.call(capi)

@@ -10,8 +10,9 @@ import httpx
 import pytest
 from sandbox_client import Api
 
-from toolkit.sandbox.forem.seed import api_key_for
+from tests.support.waiting import until
 from toolkit.tls import shared_context
+from toolkit_sandbox.forem.seed import api_key_for
 
 
 def test_accounts_are_the_seeded_ones_with_fixed_keys(api: Api) -> None:
@@ -151,16 +152,6 @@ def test_a_fault_is_released_once_and_only_a_delay_waits_for_a_release(api: Api)
     assert api.post(f"/__sandbox/faults/{cleared['id']}/release").status_code == 404
 
 
-def wait_for(condition, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"condition not met within {timeout} s")
-
-
 def _titles(api: Api) -> list[str]:
     return [
         a["title"]
@@ -173,7 +164,7 @@ def test_a_delayed_request_is_handled_late_when_its_client_gave_up(api: Api, cap
     """The body is read before the delay: a client that stops waiting does not turn the
     request into an error; it is handled and committed late, quietly. (Held until the
     fault is released, so that "still held" does not depend on the machine's speed.)"""
-    caplog.set_level(logging.INFO, logger="toolkit.sandbox")
+    caplog.set_level(logging.INFO, logger="toolkit_sandbox")
     fault = api.server.fault("POST", "/api/articles", delay_ms=60_000, until_released=True)
     assert fault["until_released"] is True
     with pytest.raises(httpx.ReadTimeout):
@@ -185,7 +176,7 @@ def test_a_delayed_request_is_handled_late_when_its_client_gave_up(api: Api, cap
         )
     assert "Committed late" not in _titles(api)  # still held
     api.server.release(fault)
-    wait_for(lambda: api.server.count("POST", "/api/articles", 201))
+    until(lambda: api.server.count("POST", "/api/articles", 201))
     assert "Committed late" in _titles(api)
     assert api.server.count("POST", "/api/articles") == 1
     assert any("client left while a delay fault held" in r.getMessage() for r in caplog.records)

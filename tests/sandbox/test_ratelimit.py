@@ -11,7 +11,8 @@ import pytest
 from forem_sandbox import ForemSandbox
 from sandbox_client import Api
 
-from toolkit.sandbox.forem.ratelimit import RateLimiter
+from tests.support.waiting import until_time
+from toolkit_sandbox.forem.ratelimit import RateLimiter
 
 
 class Clock:
@@ -65,6 +66,21 @@ def limited(_limited_sandbox, make_api) -> Api:
     return make_api(_limited_sandbox, in_process=True)
 
 
+@pytest.fixture(scope="module")
+def _counting_sandbox() -> Iterator[ForemSandbox]:
+    with ForemSandbox(rate_window=60.0) as server:
+        yield server
+
+
+@pytest.fixture
+def counting(_counting_sandbox, make_api) -> Api:
+    """As `limited`, with a window no busy machine outlasts: for the tests whose subject is
+    what counts, not when the window ends."""
+    _counting_sandbox.reset()
+    _counting_sandbox.reset_stats()
+    return make_api(_counting_sandbox, in_process=True)
+
+
 def create(api: Api, title: str, user: str = "demo", published: bool = True, **fields):
     return api.post(
         "/api/articles",
@@ -83,7 +99,7 @@ def test_the_eleventh_published_create_in_a_window_is_429(limited: Api) -> None:
     # Checked before saving: a draft is refused too while the published count is full.
     assert create(limited, "A draft", published=False).status_code == 429
     assert create(limited, "Post 10", user="sam").status_code == 201  # per user
-    time.sleep(max(0.0, started + 2.05 - time.monotonic()))
+    until_time(started + 2.05)  # the window's end: the clock is the subject here
     assert create(limited, "Post 10").status_code == 201
     assert limited.server.count("POST", "/api/articles", 429) == 2
 
@@ -110,29 +126,29 @@ def test_a_draft_published_inside_the_window_counts(limited: Api) -> None:
     assert create(limited, "Now full", published=False).status_code == 429  # 11 published
 
 
-def test_thirty_successful_updates_then_429(limited: Api) -> None:
+def test_thirty_successful_updates_then_429(counting: Api) -> None:
     def update(article_id: int = 1003, **article):
-        return limited.put(f"/api/articles/{article_id}", user="demo", json={"article": article})
+        return counting.put(f"/api/articles/{article_id}", user="demo", json={"article": article})
 
     for _ in range(12):
         assert update(main_image="not a url").status_code == 422  # failures never count
     for number in range(30):
         assert update(description=f"v{number}").status_code == 200
     refused = update(description="x")
-    assert refused.status_code == 429 and refused.headers["Retry-After"] == "2"
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "60"
     # The limit is checked after the 404 and the 422s: those answers stay what they are.
     assert update(1007, title="Not mine").status_code == 404
     assert update(999999, title="Nobody's").status_code == 404
-    assert limited.put("/api/articles/1003", user="demo", json={"article": {}}).status_code == 422
-    assert limited.put("/api/articles/1003", user="demo", json={"article": "x"}).status_code == 422
-    assert limited.put("/api/articles/1003", json={"article": {"title": "x"}}).status_code == 401
+    assert counting.put("/api/articles/1003", user="demo", json={"article": {}}).status_code == 422
+    assert counting.put("/api/articles/1003", user="demo", json={"article": "x"}).status_code == 422
+    assert counting.put("/api/articles/1003", json={"article": {"title": "x"}}).status_code == 401
     assert (
-        limited.put(
+        counting.put(
             "/api/articles/1008", user="sam", json={"article": {"description": "sam"}}
         ).status_code
         == 200
     )  # per user
-    assert create(limited, "A create").status_code == 201  # creates have their own count
+    assert create(counting, "A create").status_code == 201  # creates have their own count
 
 
 def test_missing_article_param_is_422_even_at_the_create_limit(limited: Api) -> None:

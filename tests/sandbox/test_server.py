@@ -16,9 +16,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from toolkit.sandbox.forem.seed import api_key_for
-from toolkit.sandbox.server import SandboxError, SandboxServer, is_loopback
 from toolkit.tls import shared_context
+from toolkit_sandbox.forem.seed import api_key_for
+from toolkit_sandbox.server import SandboxError, SandboxServer, is_loopback
 
 
 def test_state_persists_across_restarts_with_a_database_file(
@@ -84,6 +84,7 @@ def test_only_loopback_unless_allowed() -> None:
     SandboxServer(host="0.0.0.0", allow_remote=True)  # allowed (not started here)
 
 
+@pytest.mark.e2e
 def test_a_busy_port_is_a_clear_error() -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -148,6 +149,7 @@ def run_cli(*args: str, cwd: Path) -> subprocess.Popen:
     )
 
 
+@pytest.mark.e2e
 def test_cli_prints_url_and_key_serves_and_stops_cleanly(tmp_path: Path) -> None:
     process = run_cli("--port", "0", "--rate-window", "5", cwd=tmp_path)
     try:
@@ -174,6 +176,7 @@ def test_cli_prints_url_and_key_serves_and_stops_cleanly(tmp_path: Path) -> None
     assert (tmp_path / ".toolkit" / "sandbox.db").is_file()  # the default database
 
 
+@pytest.mark.e2e
 def test_cli_stops_on_sigterm_too(tmp_path: Path) -> None:
     process = run_cli("--memory", "--port", "0", cwd=tmp_path)
     try:
@@ -186,6 +189,7 @@ def test_cli_stops_on_sigterm_too(tmp_path: Path) -> None:
     assert not (tmp_path / ".toolkit").exists()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
@@ -210,8 +214,9 @@ def test_cli_help_has_an_example() -> None:
     assert "Example:" in result.output and "--memory" in result.output
 
 
+@pytest.mark.e2e
 def test_interfaces_get_a_data_folder_removed_at_stop_in_memory_mode():
-    from toolkit.sandbox.server import SandboxServer
+    from toolkit_sandbox.server import SandboxServer
 
     with SandboxServer(db_path=None) as server:
         assert server.state is not None
@@ -221,8 +226,9 @@ def test_interfaces_get_a_data_folder_removed_at_stop_in_memory_mode():
     assert not folder.exists()
 
 
+@pytest.mark.e2e
 def test_a_database_file_keeps_its_data_folder_beside_it(tmp_path):
-    from toolkit.sandbox.server import SandboxServer
+    from toolkit_sandbox.server import SandboxServer
 
     with SandboxServer(db_path=tmp_path / "sandbox.db") as server:
         assert server.state is not None

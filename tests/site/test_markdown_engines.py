@@ -140,7 +140,7 @@ def test_the_user_guide_renders_the_same_with_both_engines():
 
 
 def test_the_demo_articles_render_the_same_with_both_engines(renderer, content):
-    from toolkit.sandbox.forem import seed, seed_data
+    from toolkit_sandbox.forem import seed, seed_data
 
     posts = []
     for article in seed_data.ARTICLES:
@@ -562,6 +562,7 @@ def test_a_failure_of_the_fast_path_leaves_the_post_to_the_reference(content, ca
     )
 
 
+@pytest.mark.e2e
 def test_a_refused_post_is_said_in_verbose_output_and_built_all_the_same(make_project):
     # The full-content feed renders every post a second time: the post is said once.
     project = make_project(
@@ -583,6 +584,7 @@ def test_a_refused_post_is_said_in_verbose_output_and_built_all_the_same(make_pr
     assert '<li id="fn1" class="footnote-item"><p>Inline one.' in page
 
 
+@pytest.mark.e2e
 def test_without_markdown_it_pyrs_the_reference_renders_everything_silently(make_project):
     project = make_project()
     project.post("inline", "Inline", "A note.^[Inline one.]\n", published=True)

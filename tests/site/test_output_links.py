@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
+# Every test here starts a process or opens a socket (tests/support/plugin.py).
+pytestmark = pytest.mark.e2e
+
 
 def test_a_build_never_writes_through_a_folder_of_the_site_linked_elsewhere(
     project, tmp_path_factory

@@ -18,6 +18,9 @@ from pathlib import Path
 import pytest
 from site_helpers import EMBEDS, HEADINGS, MATHS, read
 
+# Every test here starts a process or opens a socket (tests/support/plugin.py).
+pytestmark = pytest.mark.e2e
+
 CONFIG = """
 [site]
 title = "dev.to site"

@@ -9,6 +9,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
 from site_helpers import changed, read, snapshot
 
 from toolkit.config import load_config
@@ -29,6 +30,7 @@ def tree_bytes(folder: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.e2e
 def test_two_clean_builds_in_different_folders_are_identical(site_project):
     first = builder(site_project, drafts=True, out=site_project.root / "one").build(clean=True)
     second = builder(site_project, drafts=True, out=site_project.root / "two").build(clean=True)
@@ -38,6 +40,7 @@ def test_two_clean_builds_in_different_folders_are_identical(site_project):
     assert one == two
 
 
+@pytest.mark.e2e
 def test_parallel_build_gives_the_same_bytes_as_in_process(site_project, tmp_path):
     """The forked workers (used for big builds) against the in-process path. They run in a
     fresh interpreter, so that the fork never copies a thread of the test session."""
@@ -87,6 +90,7 @@ def test_parallel_build_gives_the_same_bytes_as_in_process(site_project, tmp_pat
     assert "<!-- x -->" in read(in_process, "intro/index.html")
 
 
+@pytest.mark.e2e
 def test_a_build_with_nothing_to_do_writes_nothing(site_project):
     out = site_project.root / "site"
     site_project.run("build")
@@ -102,6 +106,7 @@ def test_a_build_with_nothing_to_do_writes_nothing(site_project):
     assert snapshot(out) == before
 
 
+@pytest.mark.e2e
 def test_an_edited_post_rewrites_its_page_and_the_listings_that_show_it(site_project):
     out = site_project.root / "site"
     site_project.run("build")
@@ -143,6 +148,7 @@ def _rewrite_keeping_stat(path: Path, old: str, new: str) -> None:
     assert (path.stat().st_size, path.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
 
 
+@pytest.mark.e2e
 def test_an_edit_that_keeps_the_stat_of_a_just_saved_file_is_seen(site_project):
     out = site_project.root / "site"
     site_project.post(
@@ -167,6 +173,7 @@ def test_an_edit_that_keeps_the_stat_of_a_just_saved_file_is_seen(site_project):
     assert 'class="post bbbb"' in read(out, "news/index.html")
 
 
+@pytest.mark.e2e
 def test_a_file_saved_well_before_the_last_build_is_judged_by_its_stat(site_project):
     """The no-change path reads no post: an old file whose stat is as recorded is taken
     as it was (its bytes are not even read)."""
@@ -183,6 +190,7 @@ def test_a_file_saved_well_before_the_last_build_is_judged_by_its_stat(site_proj
     assert "The first words." in read(out, "news/index.html")
 
 
+@pytest.mark.e2e
 def test_an_edit_that_listings_do_not_show_rewrites_only_the_page(site_project):
     out = site_project.root / "site"
     site_project.run("build")
@@ -193,6 +201,7 @@ def test_an_edit_that_listings_do_not_show_rewrites_only_the_page(site_project):
     assert changed(before, snapshot(out)) == {"usage/index.html"}
 
 
+@pytest.mark.e2e
 def test_a_series_title_change_rewrites_the_other_parts(site_project):
     out = site_project.root / "site"
     site_project.run("build")
@@ -215,6 +224,7 @@ def test_a_series_title_change_rewrites_the_other_parts(site_project):
     assert "Using it →" in read(out, "setup/index.html")
 
 
+@pytest.mark.e2e
 def test_a_template_edit_rerenders_the_pages_that_use_it(site_project):
     out = site_project.root / "site"
     site_project.run("build")
@@ -245,6 +255,7 @@ def test_a_template_edit_rerenders_the_pages_that_use_it(site_project):
     assert "feed.xml" not in written and "sitemap.xml" not in written
 
 
+@pytest.mark.e2e
 def test_a_removed_post_disappears_with_its_folder(site_project):
     out = site_project.root / "site"
     site_project.run("build")
@@ -258,6 +269,7 @@ def test_a_removed_post_disappears_with_its_folder(site_project):
     assert "News" not in read(out, "index.html")
 
 
+@pytest.mark.e2e
 def test_files_we_did_not_write_are_left_alone(site_project):
     out = site_project.root / "site"
     site_project.run("build")
@@ -267,6 +279,7 @@ def test_files_we_did_not_write_are_left_alone(site_project):
     assert (out / "CNAME").is_file()
 
 
+@pytest.mark.e2e
 def test_an_output_file_changed_or_removed_by_hand_is_written_again(site_project):
     out = site_project.root / "site"
     site_project.run("build")
@@ -279,6 +292,7 @@ def test_an_output_file_changed_or_removed_by_hand_is_written_again(site_project
     assert "Fresh news." in read(out, "news/index.html")
 
 
+@pytest.mark.e2e
 def test_clean_writes_everything_again(site_project):
     out = site_project.root / "site"
     site_project.run("build")
@@ -288,6 +302,7 @@ def test_clean_writes_everything_again(site_project):
     assert changed(before, snapshot(out)) == set(before)
 
 
+@pytest.mark.e2e
 def test_a_lost_manifest_rewrites_nothing_that_is_the_same(site_project):
     out = site_project.root / "site"
     site_project.run("build")
@@ -305,6 +320,7 @@ def test_a_lost_manifest_rewrites_nothing_that_is_the_same(site_project):
     }
 
 
+@pytest.mark.e2e
 def test_the_manifest_lives_in_the_state_folder_not_in_the_output(site_project):
     site_project.run("build")
     site_project.run("build", "--drafts")
@@ -318,6 +334,7 @@ def test_the_manifest_lives_in_the_state_folder_not_in_the_output(site_project):
     ]
 
 
+@pytest.mark.e2e
 def test_the_builder_object_can_be_called_again_and_again(site_project):
     site = builder(site_project)
     first = site.build()
@@ -342,6 +359,7 @@ def test_the_builder_object_can_be_called_again_and_again(site_project):
     assert builder(site_project).build().written == []
 
 
+@pytest.mark.e2e
 def test_progress_is_reported(site_project):
     calls = []
     builder(site_project).build(progress=lambda total, done: calls.append((total, done)))
@@ -380,6 +398,7 @@ def code_block(page: str) -> str:
     return page.split("<pre", 1)[1].split("</pre>", 1)[0]
 
 
+@pytest.mark.e2e
 def test_code_highlighted_for_a_few_posts_is_kept_and_a_damaged_copy_is_not_taken(project):
     # A post edited and built again takes its unchanged code from the last build's
     # highlighting; a copy cut short is highlighted again, and the page stays the same.
@@ -400,6 +419,7 @@ def test_code_highlighted_for_a_few_posts_is_kept_and_a_damaged_copy_is_not_take
         assert code_block(again) == code_block(first)
 
 
+@pytest.mark.e2e
 def test_a_build_that_finds_all_as_it_was_reports_what_the_last_one_found(site_project):
     """A build that finds the posts, settings, templates and pages as the last build left
     them does not work the site out again (`replay.replay`), and reports the same: the
@@ -419,6 +439,7 @@ def test_a_build_that_finds_all_as_it_was_reports_what_the_last_one_found(site_p
     assert site_project.run("build").output == site_project.run("build").output
 
 
+@pytest.mark.e2e
 def test_anything_the_plan_depends_on_makes_the_next_build_work_it_out_again(site_project):
     out = site_project.root / "site"
     site_project.run("build")
@@ -446,6 +467,7 @@ def test_anything_the_plan_depends_on_makes_the_next_build_work_it_out_again(sit
     assert "plan, as the last build's" in builder(site_project).build().timings
 
 
+@pytest.mark.e2e
 def test_an_edit_of_a_body_alone_rewrites_its_page_from_the_last_plan(site_project):
     """A post whose body alone changed (the same front matter, problems and summary) gets
     its page's key again; every other page is kept as the last build's plan left it, and
@@ -472,6 +494,7 @@ def test_an_edit_of_a_body_alone_rewrites_its_page_from_the_last_plan(site_proje
     assert {name: data for name, data in tree_bytes(site).items() if name in fresh} == fresh
 
 
+@pytest.mark.e2e
 def test_a_post_in_place_of_a_removed_one_is_worked_out_in_full(site_project):
     site = site_project.root / "site"
     site_project.run("build")
@@ -483,6 +506,7 @@ def test_a_post_in_place_of_a_removed_one_is_worked_out_in_full(site_project):
     assert "Fresher" in read(site, "index.html") and "Fresher" in read(site, "feed.xml")
 
 
+@pytest.mark.e2e
 def test_with_whole_posts_in_the_feed_an_edit_of_a_body_rewrites_the_feed(site_project):
     config = site_project.root / "toolkit.toml"
     config.write_text(config.read_text(encoding="utf-8") + "feed_full_content = true\n")
@@ -501,6 +525,7 @@ def test_with_whole_posts_in_the_feed_an_edit_of_a_body_rewrites_the_feed(site_p
     assert "A second paragraph" in read(site, "feed.xml")
 
 
+@pytest.mark.e2e
 def test_the_command_leaves_its_objects_to_the_end_of_the_process(site_project):
     """`toolkit` (the console script's `run`) collects cycles rarely while a command that
     ends runs, and freezes what it holds once it is done, so that Python's collection on
@@ -535,6 +560,7 @@ def test_the_command_leaves_its_objects_to_the_end_of_the_process(site_project):
     assert lines[-1] == "True (700, 10, 10)"
 
 
+@pytest.mark.e2e
 def test_a_post_dated_in_the_future_says_so_in_its_record_and_is_checked_on_every_build(
     site_project,
 ):

@@ -354,6 +354,7 @@ def test_the_published_body_keeps_the_tags_as_written(project):
     assert "pinned" not in article["body_markdown"] and "pinned" not in json.dumps(article)
 
 
+@pytest.mark.e2e
 def test_a_pinned_post_comes_first_on_the_home_page_only(site_project):
     site_project.post(
         "old",
@@ -391,6 +392,7 @@ def test_a_pinned_post_comes_first_on_the_home_page_only(site_project):
     assert "Pinned" not in home and titles[0] == "News"
 
 
+@pytest.mark.e2e
 def test_the_pinned_parts_of_a_series_land_in_the_series_order(site_project):
     """Pinned parts of a series are listed together, part 1 first, where the newest of
     them stands among the pinned posts (newest first)."""

@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from site_helpers import changed, parse_page, read, snapshot
+
+# Every test here starts a process or opens a socket (tests/support/plugin.py).
+pytestmark = pytest.mark.e2e
 
 
 def comment(id_code: str, body_html: str, name: str, children=(), username: str | None = None):

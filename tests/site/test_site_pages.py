@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import pytest
 from site_helpers import is_external, parse_page, read
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -18,6 +19,7 @@ def build(project, *args):
     return result, project.root / "site"
 
 
+@pytest.mark.e2e
 def test_every_internal_link_and_asset_resolves_to_a_file(site_project):
     result, out = build(site_project, "--drafts")
     assert result.exit_code == 0, result.output
@@ -40,6 +42,7 @@ def test_every_internal_link_and_asset_resolves_to_a_file(site_project):
     assert checked > 100
 
 
+@pytest.mark.e2e
 def test_the_theme_loads_nothing_from_outside(site_project):
     _, out = build(site_project)
     for page in out.rglob("*.html"):
@@ -51,6 +54,7 @@ def test_the_theme_loads_nothing_from_outside(site_project):
         assert not re.search(r"url\(|@import|https?://", sheet.read_text(encoding="utf-8"))
 
 
+@pytest.mark.e2e
 def test_index_is_paginated_newest_first_with_undated_posts_last(site_project):
     _, out = build(site_project)
     titles = []
@@ -64,6 +68,7 @@ def test_index_is_paginated_newest_first_with_undated_posts_last(site_project):
     assert "Page 2 of 3" in second
 
 
+@pytest.mark.e2e
 def test_tag_pages_list_their_posts_and_are_paginated(site_project):
     _, out = build(site_project)
     python = read(out, "tags/python/index.html")
@@ -81,6 +86,7 @@ def test_tag_pages_list_their_posts_and_are_paginated(site_project):
     assert "Page 2 of 2" in read(out, "tags/tools/page/2/index.html")
 
 
+@pytest.mark.e2e
 def test_series_navigation(site_project):
     _, out = build(site_project)
     setup = read(out, "setup/index.html")
@@ -94,6 +100,7 @@ def test_series_navigation(site_project):
     assert "Part 3 of 3" in usage and 'rel="next"' not in usage
 
 
+@pytest.mark.e2e
 def test_post_page_has_absolute_canonical_and_open_graph(site_project):
     site_project.post(
         "elsewhere",
@@ -120,6 +127,7 @@ def test_post_page_has_absolute_canonical_and_open_graph(site_project):
     assert home.meta["og:type"] == ["website"]
 
 
+@pytest.mark.e2e
 def test_canonical_url_matches_what_the_api_is_sent(site_project):
     from toolkit.config import load_config
     from toolkit.content import load_posts
@@ -134,6 +142,7 @@ def test_canonical_url_matches_what_the_api_is_sent(site_project):
             assert parse_page(page).canonical == canonical_url(post, config.site.url)
 
 
+@pytest.mark.e2e
 def test_post_body_markdown_features(site_project):
     _, out = build(site_project)
     intro = read(out, "intro/index.html")
@@ -157,12 +166,14 @@ def test_post_body_markdown_features(site_project):
     assert (out / "guide" / "img" / "shot.png").is_file() and (out / "logo.png").is_file()
 
 
+@pytest.mark.e2e
 def test_reading_time_is_words_over_275(project):
     project.post("long", "Long read", published=True, body="word " * 551)
     build(project)
     assert "3 min read" in read(project.root / "site", "long/index.html")
 
 
+@pytest.mark.e2e
 def test_atom_feed(site_project):
     _, out = build(site_project)
     feed = ET.parse(out / "feed.xml").getroot()
@@ -190,6 +201,7 @@ def test_atom_feed(site_project):
         assert entry.findtext(f"{ATOM}updated")
 
 
+@pytest.mark.e2e
 def test_sitemap(site_project):
     _, out = build(site_project, "--drafts")
     urls = {
@@ -205,6 +217,7 @@ def test_sitemap(site_project):
     assert all(loc.startswith(base) for loc in urls)
 
 
+@pytest.mark.e2e
 def test_not_found_page(site_project):
     _, out = build(site_project)
     page = parse_page(out / "404.html")
@@ -215,6 +228,7 @@ def test_not_found_page(site_project):
     assert ("link", "./static/style.css") in page.urls
 
 
+@pytest.mark.e2e
 def test_site_without_url_still_builds_with_relative_links(make_project):
     project = make_project('[site]\ntitle = "No URL"\n')
     project.post("hello", "Hello", published=True, date="2024-01-01")
@@ -228,6 +242,7 @@ def test_site_without_url_still_builds_with_relative_links(make_project):
     assert parse_page(out / "404.html").base == "/"
 
 
+@pytest.mark.e2e
 def test_empty_site(project):
     result, out = build(project)
     assert result.exit_code == 0, result.output
@@ -235,6 +250,7 @@ def test_empty_site(project):
     assert ET.parse(out / "feed.xml").getroot().find(f"{ATOM}entry") is None
 
 
+@pytest.mark.e2e
 def test_theme_works_without_a_templates_folder_and_can_be_overridden(site_project):
     result, out = build(site_project)
     assert result.exit_code == 0

@@ -9,7 +9,11 @@ import re
 import shutil
 import xml.etree.ElementTree as ET
 
+import pytest
 from site_helpers import changed, parse_page, read, snapshot
+
+# Every test here starts a process or opens a socket (tests/support/plugin.py).
+pytestmark = pytest.mark.e2e
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 LONG = (

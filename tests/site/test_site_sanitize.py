@@ -7,6 +7,7 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
 from hostile import article
 
 CONFIG = """
@@ -110,6 +111,7 @@ def build(project, *args: str):
     return project.root / "site"
 
 
+@pytest.mark.e2e
 def test_raw_html_that_runs_script_is_cleaned_from_the_site(make_project):
     project = make_project(CONFIG)
     project.post("attack", "Attack", ATTACKS, published=True, date="2024-01-01")
@@ -123,6 +125,7 @@ def test_raw_html_that_runs_script_is_cleaned_from_the_site(make_project):
     assert '<img src="https://example.com/x.png">' in body and "<p>hover</p>" in body
 
 
+@pytest.mark.e2e
 def test_allow_raw_html_keeps_it_as_written(make_project):
     project = make_project(RAW_CONFIG)
     project.post("attack", "Attack", ATTACKS, published=True, date="2024-01-01")
@@ -135,6 +138,7 @@ def test_allow_raw_html_keeps_it_as_written(make_project):
     assert "href=\"javascript:alert('from-javascript-url')\"" in body
 
 
+@pytest.mark.e2e
 def test_changing_allow_raw_html_rebuilds_the_posts(make_project):
     project = make_project(CONFIG)
     project.post("attack", "Attack", ATTACKS, published=True, date="2024-01-01")
@@ -167,6 +171,7 @@ def rich_project(make_project, config: str, name: str):
     return project
 
 
+@pytest.mark.e2e
 def test_the_renderers_own_html_survives_the_cleaning(make_project):
     cleaned = body_of(build(rich_project(make_project, CONFIG, "cleaned")) / "rich/index.html")
     kept = body_of(build(rich_project(make_project, RAW_CONFIG, "kept")) / "rich/index.html")
@@ -196,6 +201,7 @@ def test_the_renderers_own_html_survives_the_cleaning(make_project):
         assert snippet in kept, snippet
 
 
+@pytest.mark.e2e
 def test_a_post_without_raw_html_is_byte_for_byte_the_same(make_project):
     def project(config: str, name: str):
         made = rich_project(make_project, config, name)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+import pytest
 from site_helpers import CONFIG, parse_page, read
 
 
+@pytest.mark.e2e
 def test_drafts_only_with_drafts_and_marked(site_project):
     out = site_project.root / "site"
     result = site_project.run("build")
@@ -31,6 +33,7 @@ def test_drafts_only_with_drafts_and_marked(site_project):
     assert not (out / "draft").exists()
 
 
+@pytest.mark.e2e
 def test_premium_posts_are_left_out(site_project):
     out = site_project.root / "site"
     site_project.run("build", "--drafts")
@@ -40,6 +43,7 @@ def test_premium_posts_are_left_out(site_project):
             assert "Premium post" not in page.read_text(encoding="utf-8"), page
 
 
+@pytest.mark.e2e
 def test_premium_flag_of_the_builder(site_project):
     from toolkit.config import load_config
     from toolkit.site import SiteBuilder
@@ -49,6 +53,7 @@ def test_premium_flag_of_the_builder(site_project):
     assert "paid/index.html" in report.written
 
 
+@pytest.mark.e2e
 def test_posts_with_errors_are_reported_and_skipped_the_rest_is_built(site_project):
     site_project.post("bad", "Bad date", published=True, date="someday")
     site_project.write("content/broken.md", "---\ntitle: [unclosed\n---\nBody\n")
@@ -101,6 +106,7 @@ def write_refused_posts(project) -> None:
     project.post("odd", "Odd tags", published=True, tags=["ok", "../up", "no-hyphens"])
 
 
+@pytest.mark.e2e
 def test_a_post_only_the_api_refuses_is_on_the_site(site_project):
     write_refused_posts(site_project)
     site_project.write("content/broken.md", "---\ntitle: [unclosed\n---\nBody\n")
@@ -172,6 +178,7 @@ def test_a_post_only_the_api_refuses_is_still_refused_by_check_plan_and_publish(
     assert titles.isdisjoint({"Five tags", "L" * 140, "Odd canonical"}), titles
 
 
+@pytest.mark.e2e
 def test_warnings_do_not_fail_the_build(site_project):
     site_project.post("odd", "Odd key", published=True, colour="blue")
     result = site_project.run("build")
@@ -182,6 +189,7 @@ def test_warnings_do_not_fail_the_build(site_project):
     assert "warning: colour" in result.output
 
 
+@pytest.mark.e2e
 def test_missing_image_is_an_error_until_the_image_exists(site_project):
     site_project.post("pic", "Picture", published=True, body="![x](pics/a.png)\n")
     result = site_project.run("build")
@@ -194,6 +202,7 @@ def test_missing_image_is_an_error_until_the_image_exists(site_project):
     assert '<img src="../pics/a.png" alt="x"' in read(site_project.root / "site", "pic/index.html")
 
 
+@pytest.mark.e2e
 def test_reserved_slug_is_an_error(project):
     project.post("tags", "About tags", published=True)
     result = project.run("build")
@@ -203,6 +212,7 @@ def test_reserved_slug_is_an_error(project):
     )
 
 
+@pytest.mark.e2e
 def test_summary_line_and_quiet(site_project):
     result = site_project.run("build")
     assert result.exit_code == 0
@@ -213,6 +223,7 @@ def test_summary_line_and_quiet(site_project):
     assert result.output == ""
 
 
+@pytest.mark.e2e
 def test_out_overrides_the_configured_output_dir(site_project):
     result = site_project.run("build", "--out", "elsewhere")
     assert result.exit_code == 0, result.output
@@ -246,6 +257,7 @@ def test_template_error_is_one_line_with_file_and_line(site_project):
     assert "templates/post.html:2:" in result.output
 
 
+@pytest.mark.e2e
 def test_a_content_file_where_the_site_has_its_own_is_not_copied(site_project):
     site_project.write("content/index.html", "<p>mine</p>\n")
     site_project.write("content/static/style.css", "/* mine */\n")
@@ -272,6 +284,7 @@ def test_a_content_file_where_the_site_has_its_own_is_not_copied(site_project):
     assert read(out, "static/style.css") != "/* mine */\n"
 
 
+@pytest.mark.e2e
 def test_problems_of_posts_not_on_this_site_are_not_this_builds(site_project):
     """A draft with an error does not fail a build without drafts (`toolkit check` and a
     build with --drafts report it); a file that cannot be read at all always does."""
@@ -284,6 +297,7 @@ def test_problems_of_posts_not_on_this_site_are_not_this_builds(site_project):
     assert "content/wip.md:4: date: not a date: 'someday'" in result.output
 
 
+@pytest.mark.e2e
 def test_a_build_without_drafts_after_one_with_them_removes_the_drafts(site_project):
     out = site_project.root / "site"
     site_project.run("build", "--drafts")
@@ -299,6 +313,7 @@ def test_a_build_without_drafts_after_one_with_them_removes_the_drafts(site_proj
     assert (out / "draft" / "index.html").is_file()
 
 
+@pytest.mark.e2e
 def test_the_site_copies_what_posts_refer_to_and_not_the_rest_of_the_folder(make_project):
     project = make_project()
     project.write(

@@ -45,6 +45,7 @@ def parts_of(out):
     return json.loads(read(out, "pagefind/parts.json"))["parts"]
 
 
+@pytest.mark.e2e
 def test_a_small_site_has_one_part_as_before(project):
     write_posts(project, 3)
     out = build(project)
@@ -55,6 +56,7 @@ def test_a_small_site_has_one_part_as_before(project):
     assert (out / "pagefind" / "pagefind.js").is_file()
 
 
+@pytest.mark.e2e
 def test_a_changed_post_reindexes_its_part_only_and_matches_a_clean_build(project, monkeypatch):
     monkeypatch.setattr(search, "PART_PAGES", 2)  # 9 posts: 8 parts
     write_posts(project, 9)
@@ -118,6 +120,7 @@ def test_a_changed_post_reindexes_its_part_only_and_matches_a_clean_build(projec
     assert index_files(out) == index_files(fresh)
 
 
+@pytest.mark.e2e
 def test_a_build_with_nothing_to_do_runs_no_indexing(project, monkeypatch):
     monkeypatch.setattr(search, "PART_PAGES", 2)
     write_posts(project, 5)
@@ -150,6 +153,7 @@ def test_the_number_of_parts_grows_with_the_site(pages, parts):
     assert search.part_count(pages) == parts
 
 
+@pytest.mark.e2e
 def test_builds_with_other_flags_into_one_folder_keep_its_index_true(project, monkeypatch):
     """The index's record is the output folder's: a build with --drafts, one without, then
     one with again index what each has, as one from nothing would."""
@@ -179,6 +183,7 @@ def test_builds_with_other_flags_into_one_folder_keep_its_index_true(project, mo
     assert index_files(out) == index_files(fresh)
 
 
+@pytest.mark.e2e
 def test_a_symlink_in_place_of_a_part_is_replaced_not_written_through(
     project, monkeypatch, tmp_path
 ):
@@ -200,6 +205,7 @@ def test_a_symlink_in_place_of_a_part_is_replaced_not_written_through(
     assert not folder.is_symlink() and (folder / "pagefind-entry.json").is_file()
 
 
+@pytest.mark.e2e
 def test_a_build_failing_after_pagefind_started_leaves_no_index_work_behind(project):
     # Pagefind starts once the pages are written, before the manifest is saved: a save
     # that fails stops it and removes its temporary folder.

@@ -7,6 +7,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 BLOG = Path(__file__).resolve().parents[1] / "support" / "blogs" / "hugo"
 SOURCE = """
 [site]
@@ -39,6 +41,7 @@ def test_build_serve_and_watch_leave_another_generators_site_to_it(make_project)
     assert blog.run("-q", "build").output == ""
 
 
+@pytest.mark.e2e
 def test_an_enabled_site_shows_the_translated_bodies(make_project):
     blog = _hugo(make_project, "enabled = true")
     result = blog.run("build", "--drafts")
@@ -54,6 +57,7 @@ def test_an_enabled_site_shows_the_translated_bodies(make_project):
     assert "{{&lt; youtube 30a0WrfaS2A &gt;}}" in code
 
 
+@pytest.mark.e2e
 def test_an_enabled_site_reads_the_posts_as_publish_does(make_project):
     # Hugo writes no `published:`: its posts are public unless `draft: true`, and a post
     # kept off dev.to (`devtoSkip`) is still the writer's page.
@@ -81,6 +85,7 @@ def test_an_enabled_site_reads_the_posts_as_publish_does(make_project):
     assert "githubcopilot" not in page and "copilot" in page, again.output
 
 
+@pytest.mark.e2e
 def test_an_image_outside_the_content_folder_is_said_missing_from_the_page(make_project):
     blog = _hugo(make_project, "enabled = true")
     (blog.root / "assets").mkdir()
@@ -99,6 +104,7 @@ def test_an_image_outside_the_content_folder_is_said_missing_from_the_page(make_
         ) in result.output, result.output
 
 
+@pytest.mark.e2e
 def test_an_enabled_site_builds_every_post_publish_sends(make_project):
     # Jekyll's posts are often `.markdown`, Astro's `.mdx`: posts of the site as of dev.to.
     blog = _hugo(make_project, "enabled = true")

@@ -3,9 +3,12 @@ project's build reuses the theme's, and an edited template is never served stale
 
 from __future__ import annotations
 
+import pytest
+
 from toolkit.site import theme_files
 
 
+@pytest.mark.e2e
 def test_a_second_build_reuses_the_theme_and_an_edit_is_compiled_anew(make_project):
     first, second = make_project(name="first"), make_project(name="second")
     for project in (first, second):

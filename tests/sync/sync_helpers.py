@@ -10,9 +10,7 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -92,17 +90,6 @@ def last_seq(sandbox) -> int:
 def records_after(sandbox, seq: int, method: str, route: str) -> list[dict]:
     """Request records after `seq` for one method and route template."""
     return [r for r in sandbox.requests(after=seq) if r["method"] == method and r["route"] == route]
-
-
-def wait_for(condition: Callable[[], Any], timeout: float = 20.0, interval: float = 0.02) -> Any:
-    """Poll until `condition()` is truthy; fail the test when it never is."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout} s")
 
 
 def start_toolkit(project, *args: str, env: dict[str, str]) -> subprocess.Popen:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pytest
 import yaml
 from forem_sandbox import ForemSandbox
 from sync_helpers import SYNC_CONFIG, my_articles, titles, writes
@@ -320,6 +321,7 @@ def test_a_create_refused_with_422_does_not_use_up_pacing(make_project, env, san
     assert writes(sandbox) == {"POST 422": 5, "POST 201": 10}
 
 
+@pytest.mark.e2e
 def test_a_second_run_inside_the_window_counts_the_first_runs_creates(make_project):
     """Forem counts the published articles created in the window, whoever created them:
     a run right after another that filled the window waits instead of meeting a 429."""
@@ -337,6 +339,7 @@ def test_a_second_run_inside_the_window_counts_the_first_runs_creates(make_proje
         assert writes(server) == {"POST 201": 12}
 
 
+@pytest.mark.e2e
 def test_a_draft_published_by_an_update_counts_as_a_create(make_project):
     with ForemSandbox(db_path=None, rate_window=5.0) as server:
         env = {"FOREM_BASE_URL": server.base_url, "FOREM_API_KEY": server.demo_api_key}
@@ -377,6 +380,34 @@ def test_a_description_over_lines_is_sent_on_one_line_and_a_backslash_kept(site,
     slash = stored['C:\\new\\temp and \\"more\\"']
     assert slash["description"] == "C:\\q is a path"
     assert _front(stored["Folded"]["body_markdown"])["description"] == "One long description"
+
+
+def test_text_the_fixer_would_rewrite_is_sent_so_that_it_reads_as_written(site, env, sandbox):
+    # Forem's fixer wraps what follows `title:` or `description:` in double quotes wherever
+    # it stands in the block (its pattern has no `^`): in the title, the description,
+    # another key's value or a key's name. A title `A description: b` was sent as
+    # `title: 'A description: b'` and read `title: 'A description: "b'"`: a 422.
+    site.write(
+        "content/colons.md",
+        "---\ntitle: 'A description: b'\ndescription: 'see title: x'\n"
+        "series: 'Part title: one'\n---\nBody.\n",
+    )
+    site.write(
+        "content/keys.md",
+        "---\ntitle: Keys\nsubtitle: [1, 2]\nPublished: 'no'\nmeta_description: 'a: b'\n"
+        "---\nBody.\n",
+    )
+    assert site.run("check").exit_code == 0
+    result = site.run("publish", env=env)
+    assert result.exit_code == 0, result.output
+    stored = {a["title"]: a for a in my_articles(sandbox)}
+    colons = stored["A description: b"]
+    assert colons["description"] == "see title: x"
+    assert _front(colons["body_markdown"])["series"] == "Part title: one"
+    assert stored["Keys"]["published"] is False  # `Published:` was not read `published:`
+    keys = _front(stored["Keys"]["body_markdown"])
+    assert keys["subtitle"] == [1, 2] and keys["Published"] == "no"
+    assert keys["meta_description"] == "a: b"
 
 
 def test_a_title_with_a_line_break_is_an_error_of_check(site):

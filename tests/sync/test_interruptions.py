@@ -18,9 +18,10 @@ from sync_helpers import (
     records_after,
     start_toolkit,
     titles,
-    wait_for,
     writes,
 )
+
+from tests.support.waiting import until
 
 PUT = ("PUT", "/api/articles/{id}")
 
@@ -75,17 +76,17 @@ def test_a_publish_killed_during_updates_converges(
         sandbox.fault(*PUT, count=1, delay_ms=50)
         sandbox.fault(*PUT, count=count - 1, delay_ms=1500)
         run = start_toolkit(site, "publish", env=env)
-        wait_for(lambda: proxy.answered("PUT") >= 1 and proxy.awaiting("PUT") >= 1)
+        until(lambda: proxy.answered("PUT") >= 1 and proxy.awaiting("PUT") >= 1)
     else:
         # The server takes the first updates and their answers are lost: the client waits
         # before sending them again, and is killed right then.
         sandbox.fault(*PUT, count=3, drop_after_commit=True)
         run = start_toolkit(site, "publish", env=env)
-        wait_for(lambda: any(r["dropped"] for r in puts()))
+        until(lambda: any(r["dropped"] for r in puts()))
     run.send_signal(signal.SIGKILL)
     run.communicate(timeout=10)
 
-    wait_for(lambda: proxy.in_flight() == 0)  # what was sent has finished on the server
+    until(lambda: proxy.in_flight() == 0)  # what was sent has finished on the server
     sandbox.clear_faults()
     remote = {a["id"]: a["body_markdown"] for a in my_articles(sandbox)}
     entries = lock_entries(site)
@@ -134,7 +135,7 @@ def test_an_older_body_committed_late_is_recognised_as_ours(site, env, proxy, sa
     # The server holds this run's update: the fault is used up. (The proxy having the
     # whole request is not enough: it may reach the server after the rerun's, which the
     # fault would then hold instead.)
-    wait_for(lambda: sandbox.control("GET", "/faults")["faults"] == [])
+    until(lambda: sandbox.control("GET", "/faults")["faults"] == [])
     run.send_signal(signal.SIGKILL)
     run.communicate(timeout=10)
 
@@ -142,7 +143,7 @@ def test_an_older_body_committed_late_is_recognised_as_ours(site, env, proxy, sa
     rerun = site.run("publish", env=env)
     assert rerun.exit_code == 0, rerun.output
     sandbox.release(held)
-    wait_for(lambda: proxy.in_flight() == 0)  # the held update has landed
+    until(lambda: proxy.in_flight() == 0)  # the held update has landed
     puts = records_after(sandbox, seq, *PUT)
     assert len(puts) == 2
     assert bodies_by_title(sandbox, "Late commit")["Late commit"].endswith("Version two.\n"), (
@@ -174,7 +175,7 @@ def test_a_create_whose_answer_timed_out_is_not_sent_again(site, env, proxy, san
     assert "the create may still be pending on the server" in result.output
     assert "the next publish checks before sending again" in result.output
 
-    wait_for(lambda: proxy.in_flight() == 0)  # the first request, finishing on the server
+    until(lambda: proxy.in_flight() == 0)  # the first request, finishing on the server
     assert titles(sandbox).count("A slow create") == 1
     assert writes(sandbox) == {"POST 201": 1}
 

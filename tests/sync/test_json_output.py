@@ -27,6 +27,7 @@ def test_check_json_gives_the_problems_and_counts(site):
     assert "content/bad.md:" not in result.stderr.replace(problem["text"], "")  # said once
 
 
+@pytest.mark.e2e
 def test_build_json_gives_the_report(site):
     site.post("one", "One post", published=True)
     site.post("draft", "A draft", published=False)

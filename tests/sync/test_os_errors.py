@@ -102,6 +102,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.e2e
 def test_new_in_a_read_only_content_folder(site):
     site.post("first", "First")
     with read_only(site.content):
@@ -111,6 +112,7 @@ def test_new_in_a_read_only_content_folder(site):
     assert [p.name for p in site.content.iterdir()] == ["first.md"]
 
 
+@pytest.mark.e2e
 def test_build_into_a_read_only_output_folder_keeps_the_last_site(site):
     site.post("hello", "Hello", published=True)
     assert site.run("build").exit_code == 0
@@ -130,6 +132,7 @@ def test_build_with_an_output_folder_under_a_file(site):
     assert (site.root / "elsewhere").read_text() == "not a folder"
 
 
+@pytest.mark.e2e
 def test_build_with_a_read_only_toolkit_folder(site):
     site.post("hello", "Hello", published=True)
     assert site.run("build").exit_code == 0
@@ -141,6 +144,7 @@ def test_build_with_a_read_only_toolkit_folder(site):
     assert "Hello again" in (site.root / "site" / "hello" / "index.html").read_text()
 
 
+@pytest.mark.e2e
 @needs_mount
 def test_build_on_a_full_disk(tmp_path, make_project):
     with small_disk(tmp_path / "disk") as disk:

@@ -7,8 +7,9 @@ import os
 import re
 import threading
 
-from sync_helpers import lock_entries, my_articles, start_toolkit, wait_for, writes
+from sync_helpers import lock_entries, my_articles, start_toolkit, writes
 
+from tests.support.waiting import until
 from toolkit.sync.ledger import Ledger, LedgerEntry
 from toolkit.sync.runlock import read_holder, run_lock
 
@@ -32,7 +33,7 @@ def test_two_publishes_at_once_create_each_article_once(site, env, sandbox):
     sandbox.reset_stats()
     runs = [start_toolkit(site, "publish", env=env) for _ in range(2)]
     run_lock_file = site.root / ".toolkit" / "run.lock"
-    holder = wait_for(lambda: run_lock_file.exists() and read_holder(run_lock_file))
+    holder = until(lambda: run_lock_file.exists() and read_holder(run_lock_file))
     (waiting,) = [run for run in runs if run.pid != holder.pid]
     assert waiting.stderr is not None
     said: list[str] = []  # the waiting run's lines until it says it waits
@@ -64,7 +65,7 @@ def test_a_second_publish_gives_up_after_its_timeout_naming_the_holder(site, env
     sandbox.reset_stats()
     first = start_toolkit(site, "publish", env=env)
     run_lock_file = site.root / ".toolkit" / "run.lock"
-    wait_for(lambda: run_lock_file.exists() and read_holder(run_lock_file) is not None)
+    until(lambda: run_lock_file.exists() and read_holder(run_lock_file) is not None)
     second = site.run("publish", env={**env, "TOOLKIT_LOCK_TIMEOUT": "0.5"})
     sandbox.release(held)
     out, err = first.communicate(timeout=120)

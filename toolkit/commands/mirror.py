@@ -5,7 +5,7 @@ from __future__ import annotations
 from toolkit.clients import Clients
 from toolkit.commands import records
 from toolkit.config import Config
-from toolkit.mirror import MirrorResult, run_mirror, run_team_mirror
+from toolkit.mirror import MirrorResult, mirror_accounts
 from toolkit.runlog.run import recorded
 
 __all__ = ["MirrorResult", "mirror"]
@@ -22,29 +22,17 @@ def mirror(
     """Bring `content/_mirror/` up to date; a file is rewritten only when it changed.
 
     `podcast` also mirrors the comments of every episode of that podcast; `full` fetches
-    every comment thread, not only those whose comment count changed.
+    every comment thread, not only those whose comment count changed. A team's
+    repository: each writer's, with their own key.
     """
     with recorded(config, "mirror") as run:
-        clients = Clients.of(config, run)
-        if config.writers is not None:  # a team's: each writer with their own key
-            result = run_team_mirror(
-                config,
-                clients,
-                comments=comments,
-                readinglist=readinglist,
-                podcast=podcast,
-                full=full,
-            )
-            records.mirror(run, result)
-            return result
-        with clients.forem() as client:
-            result = run_mirror(
-                config,
-                client,
-                comments=comments,
-                readinglist=readinglist,
-                podcast=podcast,
-                full=full,
-            )
+        result = mirror_accounts(
+            config,
+            Clients.of(config, run),
+            comments=comments,
+            readinglist=readinglist,
+            podcast=podcast,
+            full=full,
+        )
         records.mirror(run, result)
     return result

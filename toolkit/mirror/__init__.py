@@ -157,6 +157,27 @@ def run_mirror(
     return result
 
 
+def mirror_accounts(
+    config: Config,
+    clients: Clients,
+    *,
+    comments: bool = True,
+    readinglist: bool = True,
+    podcast: str | None = None,
+    full: bool = False,
+) -> MirrorResult:
+    """Mirror the project's account (`run_mirror`), or a team's writers each with their
+    own key (`run_team_mirror`)."""
+    if config.writers is not None:
+        return run_team_mirror(
+            config, clients, comments=comments, readinglist=readinglist, podcast=podcast, full=full
+        )
+    with clients.forem() as client:
+        return run_mirror(
+            config, client, comments=comments, readinglist=readinglist, podcast=podcast, full=full
+        )
+
+
 def run_team_mirror(
     config: Config,
     clients: Clients,

@@ -9,15 +9,16 @@ requests, pauses and post outcomes go to the run log.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import nullcontext
 from pathlib import Path
 
 from toolkit.clients import Clients
 from toolkit.commands import records
 from toolkit.config import Config
 from toolkit.runlog.run import recorded
-from toolkit.sync.engine import PublishProgress, PublishResult, Silent, SyncEngine
+from toolkit.sync.engine import PublishProgress, PublishResult, Silent
 from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
-from toolkit.sync.team import publish_team, resolve_organization
+from toolkit.sync.team import publish_posts
 
 __all__ = ["PublishProgress", "PublishResult", "plan", "publish"]
 
@@ -83,87 +84,22 @@ def _publish(
             run.wait(seconds, reason, writer=writer)
             listener.waiting(seconds, reason)
 
-        clients = Clients.of(config, run, on_wait=on_wait)
-
-        if config.writers is not None:  # a team's: each writer's posts with their key
-            result = _publish_team(
-                config,
-                paths,
-                clients=clients,
-                listener=listener,
-                waits=waits,
-                force=force,
-                recreate=recreate,
-                dry_run=dry_run,
-                drafts_only=drafts_only,
-                lock_timeout=lock_timeout,
-            )
-            records.publish(run, result)
-            return result
-        with clients.forem() as client:
-            org = resolve_organization(config, client)
-            engine = SyncEngine(config, client, progress=listener, organization=org)
-            if dry_run:
-                result = engine.publish(
-                    paths,
-                    force=force,
-                    recreate=recreate,
-                    dry_run=True,
-                    drafts_only=drafts_only,
-                    waits=waits,
-                )
-            else:
-                with writer_run(
-                    config, "publish", timeout=lock_timeout, on_wait=listener.blocked
-                ) as lock_wait:
-                    result = engine.publish(
-                        paths,
-                        force=force,
-                        recreate=recreate,
-                        drafts_only=drafts_only,
-                        waits=waits,
-                        lock_wait=lock_wait,
-                    )
+        lock = (
+            nullcontext(None)
+            if dry_run
+            else writer_run(config, "publish", timeout=lock_timeout, on_wait=listener.blocked)
+        )
+        result = publish_posts(
+            config,
+            paths,
+            Clients.of(config, run, on_wait=on_wait),
+            lock,
+            force=force,
+            recreate=recreate,
+            dry_run=dry_run,
+            drafts_only=drafts_only,
+            waits=waits,
+            progress=listener,
+        )
         records.publish(run, result)
     return result
-
-
-def _publish_team(
-    config: Config,
-    paths: Iterable[str | Path],
-    *,
-    clients: Clients,
-    listener: PublishProgress,
-    waits: list[tuple[float, str]],
-    force: bool,
-    recreate: bool,
-    drafts_only: bool,
-    dry_run: bool,
-    lock_timeout: float,
-) -> PublishResult:
-    """A team's publish: one client per writer's key (`sync.team`); its requests and
-    waits are recorded under the writer's name."""
-    if dry_run:
-        return publish_team(
-            config,
-            paths,
-            clients,
-            force=force,
-            recreate=recreate,
-            drafts_only=drafts_only,
-            dry_run=True,
-            waits=waits,
-            progress=listener,
-        )
-    with writer_run(config, "publish", timeout=lock_timeout, on_wait=listener.blocked) as lock_wait:
-        return publish_team(
-            config,
-            paths,
-            clients,
-            force=force,
-            recreate=recreate,
-            drafts_only=drafts_only,
-            waits=waits,
-            lock_wait=lock_wait,
-            progress=listener,
-        )

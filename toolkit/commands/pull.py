@@ -9,9 +9,9 @@ from toolkit.clients import Clients
 from toolkit.commands import records
 from toolkit.config import Config
 from toolkit.runlog.run import recorded
-from toolkit.sync.pull import PullAction, PullOutcome, PullResult, pull_articles
+from toolkit.sync.pull import PullAction, PullOutcome, PullResult
 from toolkit.sync.runlock import DEFAULT_TIMEOUT, writer_run
-from toolkit.sync.team import pull_team
+from toolkit.sync.team import pull_posts
 
 __all__ = ["PullAction", "PullOutcome", "PullResult", "pull"]
 
@@ -30,35 +30,13 @@ def pull(
     `on_blocked(message)` is told when another run holds it and this one waits (up to
     `lock_timeout` seconds). `dry_run` writes nothing and, like `plan`, takes no lock."""
     with recorded(config, "pull") as run:
-        clients = Clients.of(config, run)
-        writer = (
+        lock = (
             nullcontext(None)
             if dry_run
             else writer_run(config, "pull", timeout=lock_timeout, on_wait=on_blocked)
         )
-        if config.writers is not None:  # a team's: each writer's articles with their key
-            with writer as lock_wait:
-                result = pull_team(
-                    config,
-                    clients,
-                    overwrite=overwrite,
-                    merge=merge,
-                    dry_run=dry_run,
-                    lock_wait=lock_wait,
-                )
-            records.pull(run, result)
-            return result
-        with (
-            clients.forem() as client,
-            writer as lock_wait,
-        ):
-            result = pull_articles(
-                config,
-                client,
-                overwrite=overwrite,
-                merge=merge,
-                dry_run=dry_run,
-                lock_wait=lock_wait,
-            )
+        result = pull_posts(
+            config, Clients.of(config, run), lock, overwrite=overwrite, merge=merge, dry_run=dry_run
+        )
         records.pull(run, result)
     return result

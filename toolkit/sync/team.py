@@ -86,6 +86,52 @@ def resolve_organization(config: Config, client: ForemClient) -> HomeOrganizatio
     return HomeOrganization(org_id, username)
 
 
+def publish_posts(
+    config: Config,
+    paths: Iterable[str | Path],
+    clients: Clients,
+    lock: contextlib.AbstractContextManager[str | None],
+    *,
+    force: bool = False,
+    recreate: bool = False,
+    dry_run: bool = False,
+    drafts_only: bool = False,
+    waits: Sequence[tuple[float, str]] = (),
+    progress: PublishProgress | None = None,
+) -> PublishResult:
+    """Plan (and unless `dry_run`, write) the posts with the project's key, or a team's
+    with each writer's (`publish_team`). `lock`: the caller's hold of the run lock
+    (entered once the client is made and `[forem] organization` looked up; a team's,
+    before its clients are made), yielding what it was told while it waited."""
+    if config.writers is not None:
+        with lock as lock_wait:
+            return publish_team(
+                config,
+                paths,
+                clients,
+                force=force,
+                recreate=recreate,
+                dry_run=dry_run,
+                drafts_only=drafts_only,
+                waits=waits,
+                lock_wait=lock_wait,
+                progress=progress,
+            )
+    with clients.forem() as client:
+        org = resolve_organization(config, client)
+        engine = SyncEngine(config, client, progress=progress, organization=org)
+        with lock as lock_wait:
+            return engine.publish(
+                paths,
+                force=force,
+                recreate=recreate,
+                dry_run=dry_run,
+                drafts_only=drafts_only,
+                waits=waits,
+                lock_wait=lock_wait,
+            )
+
+
 def publish_team(
     config: Config,
     paths: Iterable[str | Path],
@@ -151,6 +197,34 @@ def publish_team(
         team=True,
         missing_keys=missing,
     )
+
+
+def pull_posts(
+    config: Config,
+    clients: Clients,
+    lock: contextlib.AbstractContextManager[str | None],
+    *,
+    overwrite: bool = False,
+    merge: bool = False,
+    dry_run: bool = False,
+) -> PullResult:
+    """Pull the project's account's articles, or a team's writers' each with their own
+    key (`pull_team`). `lock` as for `publish_posts` (entered once the client is made;
+    a team's, before)."""
+    if config.writers is not None:
+        with lock as lock_wait:
+            return pull_team(
+                config,
+                clients,
+                overwrite=overwrite,
+                merge=merge,
+                dry_run=dry_run,
+                lock_wait=lock_wait,
+            )
+    with clients.forem() as client, lock as lock_wait:
+        return pull_articles(
+            config, client, overwrite=overwrite, merge=merge, dry_run=dry_run, lock_wait=lock_wait
+        )
 
 
 def pull_team(

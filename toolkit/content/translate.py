@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from toolkit.content.images import code_mask
 from toolkit.content.liquid import SUPPORTED
 from toolkit.redact import quoted
 
@@ -42,7 +43,6 @@ _DIGITS = re.compile(r"[0-9]{1,20}")
 _GIST_USER = re.compile(r"[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}")
 _GIST_ID = re.compile(r"[A-Za-z0-9]{1,40}")
 _FILE_NAME = re.compile(r"[\w.-]{1,200}")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 # dev.to's Liquid tags, kept as written in a Liquid generator's post: those the site
 # renders (`liquid.SUPPORTED`) and Forem's others (its app/liquid_tags). dev.to refuses an
@@ -173,7 +173,7 @@ def masked_code(body: str) -> tuple[str, list[int]]:
     """`masked(body)`, and the offsets where its blanked code starts (sorted): something
     read from the rest may not reach over code."""
     lines = body.split("\n")
-    mask = code_lines(lines)
+    mask = code_mask(body)
     out: list[str] = []
     starts: list[int] = []
     offset = 0
@@ -188,24 +188,6 @@ def masked_code(body: str) -> tuple[str, list[int]]:
             out.append(_blank(line, spans))
         offset += len(line) + 1
     return "\n".join(out), starts
-
-
-def code_lines(lines: list[str]) -> list[bool]:
-    """For each line, whether it lies inside a fenced code block (or is its fence)."""
-    mask: list[bool] = []
-    fence: str | None = None
-    for line in lines:
-        match = _FENCE.match(line)
-        if fence is None:
-            if match:
-                fence = match.group(1)
-            mask.append(fence is not None)
-        else:
-            mask.append(True)
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                if not line.strip()[len(match.group(1)) :].strip():
-                    fence = None
-    return mask
 
 
 def _blank(line: str, spans: list[tuple[int, int]]) -> str:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -301,7 +300,7 @@ class ArchiveClient(ApiClient):
             auth=BearerAuth(api_key),
             transport=transport,
             retry=retry,
-            sleep=sleep or time.sleep,
+            sleep=sleep,
             on_wait=on_wait,
             on_request=on_request,
             timeout=timeout,

@@ -193,23 +193,24 @@ class ApiClient:
         auth: httpx.Auth | None = None,
         transport: httpx.BaseTransport | None = None,
         retry: RetryPolicy | None = None,
-        sleep: Sleep = time.sleep,
+        sleep: Sleep | None = None,
         on_wait: WaitListener | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
+        timeout: float | None = None,
         on_request: RequestListener | None = None,
     ):
         self.base_url = base_url.rstrip("/")
         self.retry = retry or RetryPolicy()
         self._auth = auth
-        self._sleep = sleep
+        self._sleep = sleep or time.sleep  # what pauses between attempts
         self._on_wait = on_wait
         self._on_request = on_request
-        self.timeout = timeout  # seconds an attempt may take in all, connect and answer
+        # seconds an attempt may take in all, connect and answer
+        self.timeout = DEFAULT_TIMEOUT if timeout is None else timeout
         self._client = network_client(
             tls.shared_context(),  # used only when no transport is given
             transport,
             base_url=self.base_url,
-            timeout=timeout_of(timeout),
+            timeout=timeout_of(self.timeout),
             headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
         )
         self.requests_made = 0  # requests sent, retries included (publish reports it)

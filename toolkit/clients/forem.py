@@ -84,19 +84,15 @@ class ForemClient(ApiClient):
         on_request: RequestListener | None = None,
         key_source: str = "",
     ):
-        kwargs: dict[str, Any] = {}
-        if sleep is not None:
-            kwargs["sleep"] = sleep
-        if timeout is not None:  # seconds to wait for the server (`[forem] timeout`)
-            kwargs["timeout"] = timeout
         super().__init__(
             base_url,
             auth=ApiKeyAuth(api_key) if api_key else None,
             transport=transport,
             retry=retry,
+            sleep=sleep,
             on_wait=on_wait,
+            timeout=timeout,  # seconds to wait for the server (`[forem] timeout`)
             on_request=on_request,
-            **kwargs,
         )
         self.has_key = api_key is not None
         # Where the key came from (`FOREM_API_KEY, read from .env`), said when it is refused.

@@ -88,16 +88,13 @@ class LogsClient(ApiClient):
         timeout: float | None = None,
         transport: httpx.BaseTransport | None = None,
     ):
-        kwargs: dict[str, Any] = {}
-        if timeout is not None:
-            kwargs["timeout"] = timeout
         super().__init__(
             base_url,
             auth=BasicSecretAuth(username, password),
             transport=transport,
             retry=retry,
+            timeout=timeout,
             on_request=on_request,
-            **kwargs,
         )
 
     def ingest(self, stream: str, events: bytes) -> None:

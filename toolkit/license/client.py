@@ -55,7 +55,6 @@ from toolkit.redact import quoted
 
 if TYPE_CHECKING:
     from toolkit.clients import Clients
-    from toolkit.clients.bounds import DeadlineTransport
 
 PREFIX = "/appsmarket/v2"
 SCOPE = "https://www.googleapis.com/auth/appsmarketplace.license"
@@ -132,11 +131,6 @@ class LicenseClient(ApiClient):
         on_request: RequestListener | None = None,
         timeout: float | None = None,
     ):
-        kwargs: dict[str, Any] = {}
-        if sleep is not None:
-            kwargs["sleep"] = sleep
-        if timeout is not None:  # seconds to wait for the service (`[license] timeout`)
-            kwargs["timeout"] = timeout
         if transport is None and base_url.startswith("http://"):
             transport = plain_http_transport()
         super().__init__(
@@ -144,9 +138,10 @@ class LicenseClient(ApiClient):
             auth=BearerAuth(token) if token is not None else None,
             transport=transport,
             retry=retry or LICENSE_RETRY,
+            sleep=sleep,
             on_wait=on_wait,
+            timeout=timeout,  # seconds to wait for the service (`[license] timeout`)
             on_request=on_request,
-            **kwargs,
         )
 
     def _record(

@@ -3,7 +3,7 @@ that changed."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -48,31 +48,26 @@ class MirrorJson(Document):
 
     @classmethod
     def of(cls, result: MirrorResult) -> MirrorJson:
+        fields: dict[str, Any] = {
+            "ok": not result.missing_keys,  # only a team's has writers without a key
+            "comments": MirrorReportJson.of(result.comments),
+            "podcast": MirrorReportJson.of(result.podcast),
+            "readinglist_items": result.readinglist_items,
+            "readinglist_written": result.readinglist_written,
+            "requests": result.requests,
+            "changed": [
+                MirroredFileJson(path=p, change=result.change_of(p)) for p in result.changed
+            ],
+        }
         if result.team:
             return TeamMirrorJson(
-                ok=not result.missing_keys,
-                comments=MirrorReportJson.of(result.comments),
-                podcast=MirrorReportJson.of(result.podcast),
-                readinglist_items=result.readinglist_items,
-                readinglist_written=result.readinglist_written,
-                requests=result.requests,
-                changed=[
-                    MirroredFileJson(path=p, change=result.change_of(p)) for p in result.changed
-                ],
+                **fields,
                 missing_keys=[
                     MissingWriterJson(writer=m.writer, variable=m.variable)
                     for m in result.missing_keys
                 ],
             )
-        return cls(
-            ok=True,
-            comments=MirrorReportJson.of(result.comments),
-            podcast=MirrorReportJson.of(result.podcast),
-            readinglist_items=result.readinglist_items,
-            readinglist_written=result.readinglist_written,
-            requests=result.requests,
-            changed=[MirroredFileJson(path=p, change=result.change_of(p)) for p in result.changed],
-        )
+        return cls(**fields)
 
 
 class MissingWriterJson(Document):

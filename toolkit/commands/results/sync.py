@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
@@ -12,7 +12,9 @@ from toolkit.sync.plan import Action
 from toolkit.sync.pull import PullOutcome
 
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.sync.engine import Outcome, PublishResult
+    from collections.abc import Iterable
+
+    from toolkit.sync.engine import MissingKey, Outcome, PublishResult
     from toolkit.sync.pull import PullResult
 
 
@@ -73,31 +75,22 @@ class PublishJson(Document):
 
     @classmethod
     def of(cls, result: PublishResult, *, published_allowed: bool) -> PublishJson:
+        fields: dict[str, Any] = {
+            "dry_run": result.dry_run,
+            "published_allowed": published_allowed,
+            "ok": result.ok,
+            "summary": {a.value: result.count(a) for a in Action},
+            "failed": len(result.failed),
+            "requests": result.requests,
+            "waits": [WaitJson(seconds=round(s, 3), reason=r) for s, r in result.waits],
+        }
         if result.team:
             return TeamPublishJson(
-                dry_run=result.dry_run,
-                published_allowed=published_allowed,
-                ok=result.ok,
-                summary={a.value: result.count(a) for a in Action},
-                failed=len(result.failed),
-                requests=result.requests,
-                waits=[WaitJson(seconds=round(s, 3), reason=r) for s, r in result.waits],
+                **fields,
                 posts=[TeamOutcomeJson.of_writer(o) for o in result.outcomes],
-                missing_keys=[
-                    MissingKeyJson(writer=m.writer, variable=m.variable, posts=m.posts)
-                    for m in result.missing_keys
-                ],
+                missing_keys=MissingKeyJson.all(result.missing_keys),
             )
-        return cls(
-            dry_run=result.dry_run,
-            published_allowed=published_allowed,
-            ok=result.ok,
-            summary={a.value: result.count(a) for a in Action},
-            failed=len(result.failed),
-            requests=result.requests,
-            waits=[WaitJson(seconds=round(s, 3), reason=r) for s, r in result.waits],
-            posts=[OutcomeJson.of(o) for o in result.outcomes],
-        )
+        return cls(**fields, posts=[OutcomeJson.of(o) for o in result.outcomes])
 
 
 class TeamOutcomeJson(OutcomeJson):
@@ -117,6 +110,10 @@ class MissingKeyJson(Document):
     writer: str = Field(description="the writer whose key is not set (their folder)")
     variable: str = Field(description="the environment variable to set")
     posts: int = Field(description="their posts, skipped")
+
+    @classmethod
+    def all(cls, missing: Iterable[MissingKey]) -> list[MissingKeyJson]:
+        return [cls(writer=m.writer, variable=m.variable, posts=m.posts) for m in missing]
 
 
 class TeamPublishJson(PublishJson):
@@ -138,25 +135,19 @@ class PullJson(Document):
     def of(cls, result: PullResult) -> PullJson:
         actions = sorted({o.action.value for o in result.outcomes} | {"created", "unchanged"})
         summary = {a: sum(1 for o in result.outcomes if o.action.value == a) for a in actions}
+        fields: dict[str, Any] = {
+            "ok": result.ok,
+            "summary": summary,
+            "lock_wait": result.lock_wait,
+            "dry_run": result.dry_run,
+        }
         if result.team:
             return TeamPullJson(
-                ok=result.ok,
-                summary=summary,
-                lock_wait=result.lock_wait,
-                dry_run=result.dry_run,
+                **fields,
                 posts=[TeamPullOutcomeJson.of_writer(o) for o in result.outcomes],
-                missing_keys=[
-                    MissingKeyJson(writer=m.writer, variable=m.variable, posts=m.posts)
-                    for m in result.missing_keys
-                ],
+                missing_keys=MissingKeyJson.all(result.missing_keys),
             )
-        return cls(
-            ok=result.ok,
-            summary=summary,
-            lock_wait=result.lock_wait,
-            dry_run=result.dry_run,
-            posts=result.outcomes,
-        )
+        return cls(**fields, posts=result.outcomes)
 
 
 class TeamPullOutcomeJson(Document):

@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING
 from toolkit.clients import Clients
 from toolkit.commands import records
 from toolkit.config import Config
-from toolkit.content.accounts import Account, accounts_of
+from toolkit.content.accounts import Account
 from toolkit.license.gate import RECHECK_SECONDS, PremiumGate
 from toolkit.runlog.run import Run
 from toolkit.site import BuildReport
-from toolkit.sync.engine import MissingKey, Outcome, PublishResult, SyncEngine
+from toolkit.sync.engine import Outcome, PublishResult, SyncEngine
 from toolkit.sync.runlock import writer_run
+from toolkit.sync.team import push_team_drafts
 from toolkit.watch import WatchOptions, WatchReporter, WatchSession
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -73,26 +74,17 @@ class DraftsToRemote:
             ):
                 if self._client is not None:
                     return SyncEngine(config, self._client).publish(paths, drafts_only=True)
-                return self._publish_team(config, paths)
+                return push_team_drafts(
+                    config, paths, lambda account: self._writer_client(config, account)
+                )
         except Cancelled:
             return None
 
-    def _publish_team(self, config: Config, paths: list[Path]) -> PublishResult:
-        """Each writer's saved drafts with their own key; a writer without one is said."""
-        outcomes: list[Outcome] = []
-        missing: list[MissingKey] = []
-        requests = 0
-        for account, keys in accounts_of(config, [str(p) for p in paths]).items():
-            if account.key is None:
-                missing.append(MissingKey(account.label, account.variable, len(keys)))
-                continue
-            if account not in self._clients:
-                self._clients[account] = self._client_of(config, account)
-            engine = SyncEngine(config, self._clients[account], account=account)
-            result = engine.publish(keys, drafts_only=True)
-            outcomes += result.outcomes
-            requests += result.requests
-        return PublishResult(outcomes=outcomes, requests=requests, team=True, missing_keys=missing)
+    def _writer_client(self, config: Config, account: Account) -> ForemClient:
+        """The writer's client, made on the first push of one of their posts."""
+        if account not in self._clients:
+            self._clients[account] = self._client_of(config, account)
+        return self._clients[account]
 
     def cancel(self) -> None:
         self._cancelled.set()

@@ -16,7 +16,7 @@ account's writes run, one account after the other (each inside its own limits).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -24,7 +24,7 @@ from toolkit.clients import Clients
 from toolkit.clients.forem import ForemClient
 from toolkit.config import Config
 from toolkit.content import check
-from toolkit.content.accounts import Account, account_of, writer_folders
+from toolkit.content.accounts import Account, account_of, accounts_of, writer_folders
 from toolkit.content.discover import excluded_by, find_posts
 from toolkit.errors import ApiError, ConfigError
 from toolkit.localfiles import config_folders
@@ -197,6 +197,26 @@ def publish_team(
         team=True,
         missing_keys=missing,
     )
+
+
+def push_team_drafts(
+    config: Config, paths: Iterable[Path], client_of: Callable[[Account], ForemClient]
+) -> PublishResult:
+    """A watch's push in a team's repository: each writer's saved drafts with their own
+    key (`client_of(account)`: the caller's client for the writer, kept for the session);
+    a writer without one is a `MissingKey`. The caller holds the run lock."""
+    outcomes: list[Outcome] = []
+    missing: list[MissingKey] = []
+    requests = 0
+    for account, keys in accounts_of(config, [str(p) for p in paths]).items():
+        if account.key is None:
+            missing.append(MissingKey(account.label, account.variable, len(keys)))
+            continue
+        engine = SyncEngine(config, client_of(account), account=account)
+        result = engine.publish(keys, drafts_only=True)
+        outcomes += result.outcomes
+        requests += result.requests
+    return PublishResult(outcomes=outcomes, requests=requests, team=True, missing_keys=missing)
 
 
 def pull_posts(

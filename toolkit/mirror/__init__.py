@@ -166,31 +166,21 @@ def mirror_accounts(
     podcast: str | None = None,
     full: bool = False,
 ) -> MirrorResult:
-    """Mirror the project's account (`run_mirror`), or a team's writers each with their
-    own key (`run_team_mirror`)."""
-    if config.writers is not None:
-        return run_team_mirror(
-            config, clients, comments=comments, readinglist=readinglist, podcast=podcast, full=full
-        )
-    with clients.forem() as client:
-        return run_mirror(
-            config, client, comments=comments, readinglist=readinglist, podcast=podcast, full=full
-        )
-
-
-def run_team_mirror(
-    config: Config,
-    clients: Clients,
-    *,
-    comments: bool = True,
-    readinglist: bool = True,
-    podcast: str | None = None,
-    full: bool = False,
-) -> MirrorResult:
-    """A team's repository: each writer's comments and reading list with their own key,
-    into `content/_mirror/<writer>/` (the posts outside every writer's folder, with
+    """Mirror the project's account (`run_mirror`), or in a team's repository each
+    writer's comments and reading list with their own key, into
+    `content/_mirror/<writer>/` (the posts outside every writer's folder, with
     FOREM_API_KEY, into `content/_mirror/` as for one account). The podcast's threads
     are mirrored once, with the first key. A writer without a key is a `MissingKey`."""
+    if config.writers is None:
+        with clients.forem() as client:
+            return run_mirror(
+                config,
+                client,
+                comments=comments,
+                readinglist=readinglist,
+                podcast=podcast,
+                full=full,
+            )
     result = MirrorResult(team=True)
     accounts = [
         account_of(config, config.site.content_dir / f / "_") for f in writer_folders(config)

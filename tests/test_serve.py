@@ -123,7 +123,7 @@ def test_a_folder_redirect_stays_on_the_site_and_keeps_its_name(tmp_path):
     """`//name` must not become a link to the host `name`, nor `/a%3Fb` lose `b` to the
     query: the redirect to the folder's slash is relative, its name quoted."""
     from toolkit.serving import BackgroundServer
-    from toolkit.site.serve import create_site_app
+    from toolkit.serving.static import create_site_app
 
     for name in ("tags", "a?b", "x:y"):
         (tmp_path / name).mkdir()

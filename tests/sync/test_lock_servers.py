@@ -12,8 +12,8 @@ from forem_sandbox import ForemSandbox
 from sync_helpers import my_articles, writes
 
 from toolkit.content import dates
-from toolkit.content.dates import server_key
 from toolkit.errors import SyncError
+from toolkit.ledgerfile import server_key
 from toolkit.sync.ledger import Ledger, LedgerEntry
 
 
@@ -130,8 +130,7 @@ def test_a_lock_toolkit_cannot_read_is_one_line_and_no_dates(tmp_path, monkeypat
     elif shape == "folder":
         path.mkdir()
     else:
-        monkeypatch.setattr("toolkit.sync.ledger.MAX_LOCK_BYTES", 8)
-        monkeypatch.setattr(dates, "MAX_LOCK_BYTES", 8)
+        monkeypatch.setattr("toolkit.ledgerfile.MAX_LOCK_BYTES", 8)
         path.write_text(json.dumps({"version": 2, "posts": {}}))
     with pytest.raises(SyncError) as refused:
         Ledger.load(path, "https://dev.to")

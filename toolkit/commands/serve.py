@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 from toolkit.config import Config
 from toolkit.errors import ServeError
-from toolkit.site.serve import root_path_of, start_site
+from toolkit.serving.static import root_path_of, start_site
 
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.site.serve import RunningSite
+    from toolkit.serving.static import RunningSite
 
 
 def serve(

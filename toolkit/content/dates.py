@@ -8,10 +8,9 @@ publish or a pull). A post never published has its first commit's author time in
 it was read at); without git, or before the file is committed, it has no date. A file's
 modification time is never used: a clone or a checkout sets it.
 
-The lock is read here as data (its format is `toolkit/sync/ledger.py`'s, which this module
-does not import): the section of the configured server, as `server_key` names it (the
-ledger names its sections with it), or the lock's only section when it names no server (a
-lock of version 1).
+The lock's times are asked of `toolkit/ledgerfile.py`, the one reader of the file the ledger
+writes (`toolkit/sync/ledger.py`, a layer above this one): the section of the configured
+server, or the lock's only section when it names no server (a lock of version 1).
 """
 
 from __future__ import annotations
@@ -22,10 +21,9 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
+from typing import TYPE_CHECKING
 
-from toolkit import localfiles
+from toolkit import ledgerfile
 from toolkit.content.problems import Problem, Severity
 from toolkit.fsutil import quick_write
 
@@ -34,20 +32,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from toolkit.content.post import Post
 
 GIT_TIMEOUT = 30.0  # seconds for one `git log` of the content folder
-# Bytes: a lock larger than this is not read (for dates here, at all by `sync.ledger`).
-MAX_LOCK_BYTES = 64 * 1024 * 1024
-
-
-def server_key(base_url: str) -> str:
-    """The name of a server's section of the lock: its base URL, scheme and host
-    lower-cased, without credentials (the file is committed) or a final slash.
-    (`sync.ledger` names its sections with this function.)"""
-    parts = urlsplit(base_url.strip())
-    host = (parts.hostname or "").lower()
-    if ":" in host:  # IPv6
-        host = f"[{host}]"
-    netloc = host + (f":{parts.port}" if parts.port is not None else "")
-    return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))
 
 
 def iso(value: object) -> str | None:
@@ -66,27 +50,10 @@ def iso(value: object) -> str | None:
 def lock_dates(lock_path: Path, base_url: str) -> dict[str, str]:
     """Post key -> the publication time the lock recorded for it (none when the lock is
     missing or unreadable: the dates are a help, never a reason to fail)."""
-    try:
-        _, raw = localfiles.read_regular(lock_path, MAX_LOCK_BYTES)
-        data = json.loads(raw)
-    except (OSError, ValueError, RecursionError):  # too large, not a file, nested too deep
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    posts: Any = data.get("posts")
-    made_for = data.get("server")
-    if isinstance(made_for, str) and made_for != server_key(base_url):
-        others = data.get("other_servers")
-        section = others.get(server_key(base_url)) if isinstance(others, dict) else None
-        posts = section.get("posts") if isinstance(section, dict) else None
-    if not isinstance(posts, dict):
-        return {}
     found: dict[str, str] = {}
-    for key, entry in posts.items():
-        if isinstance(entry, dict) and entry.get("published"):
-            when = iso(entry.get("published_at"))
-            if when is not None and isinstance(key, str):
-                found[key] = when
+    for key, value in ledgerfile.published_times(lock_path, base_url).items():
+        if (when := iso(value)) is not None:
+            found[key] = when
     return found
 
 

@@ -38,12 +38,15 @@ another is refused whole, and no such key is ever recorded.
 
 An entry also keeps the article's `published_at` as the API last gave it (a publish, an
 unchanged post's check, a pull): the site dates a post without `date:` by it
-(`content.dates`).
+(`content.dates`, through `toolkit.ledgerfile`).
+
+The ledger alone writes the file; the file is read (bounded, the server's section picked
+out) by `toolkit/ledgerfile.py`, which the ledger builds its entries from and the site asks
+for the publication times.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Iterator
@@ -52,10 +55,10 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from toolkit import localfiles
-from toolkit.content.dates import MAX_LOCK_BYTES, server_key
+from toolkit import ledgerfile
 from toolkit.errors import SyncError
 from toolkit.fsutil import stable_json, write_if_changed
+from toolkit.ledgerfile import server_key
 from toolkit.redact import quoted
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -203,44 +206,13 @@ class Ledger:
     def _read(self) -> tuple[dict[str, LedgerEntry] | None, dict[str, Any]]:
         """This server's entries in the file (None when the file or the section is not
         there) and the other servers' sections; SyncError when the file is unusable."""
-        path = self.path
-        name = path.name
+        name = self.path.name
         try:
-            _, raw = localfiles.read_regular(path, MAX_LOCK_BYTES)  # it comes with the repository
-            data = json.loads(raw.decode("utf-8"))
-        except FileNotFoundError:
-            return None, {}
-        except localfiles.TooLarge:
-            raise SyncError(
-                f"{name}: larger than {MAX_LOCK_BYTES // 1024 // 1024} MB; delete it and "
-                "publish again (toolkit finds your articles by canonical_url and title)"
-            ) from None
-        except (OSError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep
-            raise SyncError(
-                f"{name}: cannot be read ({exc}); fix it, or delete it and publish again "
-                "(toolkit finds your articles by canonical_url and title)"
-            ) from None
-        if not isinstance(data, dict):
-            raise SyncError(f"{name}: is not a JSON object; delete it and publish again")
-        others = data.get("other_servers", {})
-        if not isinstance(others, dict) or not all(
-            isinstance(v, dict) and isinstance(v.get("posts"), dict) for v in others.values()
-        ):
-            raise SyncError(f'{name}: malformed "other_servers" table; delete it and publish again')
-        others = dict(others)
-        made_for = data.get("server")  # absent: version 1, read as this server's
-        posts = data.get("posts")
-        if isinstance(made_for, str) and made_for != self.server:
-            if isinstance(posts, dict):
-                others[made_for] = {"posts": posts}
-            section = others.pop(self.server, None)
-            if section is None:
-                return None, others
-            posts = section["posts"]
-        else:
-            others.pop(self.server, None)
-        if not isinstance(posts, dict):
-            raise SyncError(f'{name}: has no "posts" table; delete it and publish again')
+            posts, others = ledgerfile.read(self.path, self.server)
+        except ledgerfile.Unusable as exc:
+            raise SyncError(exc.message) from None
+        if posts is None:
+            return None, others
         entries = {}
         for key, value in posts.items():
             if not project_key(key):

@@ -1,6 +1,6 @@
 """The preview server of `toolkit watch`: the built site, with live reload.
 
-Pages are served from the output folder as they are on disk (`toolkit.site.serve`),
+Pages are served from the output folder as they are on disk (`toolkit.serving.static`),
 except that HTML responses get a small script (never written into the built files) that
 listens on a server-sent events stream, `/__toolkit/events`: a `reload` event reloads the
 page, a `problems` event shows the current problems of the posts in a box at the top of
@@ -31,8 +31,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from toolkit.serving.static import create_site_app
 from toolkit.site.search import INDEX_DIR
-from toolkit.site.serve import create_site_app
 
 EVENTS_PATH = "/__toolkit/events"
 KEEPALIVE_SECONDS = 15.0
@@ -192,7 +192,7 @@ def create_preview_app(
     root_path: str = "/",
     search_index: Callable[[], None] | None = None,
 ) -> Starlette:
-    """The built preview, served like `toolkit serve` serves a site (`toolkit.site.serve`),
+    """The built preview, served like `toolkit serve` serves a site (`toolkit.serving.static`),
     with the live-reload script in every page and the events stream. `search_index`
     makes the search index when the browser asks for it (a rebuild does not)."""
 

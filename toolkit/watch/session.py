@@ -26,8 +26,8 @@ from toolkit.config import Config, load_config
 from toolkit.content.discover import is_post_path, post_suffixes
 from toolkit.errors import ConfigError, ServeError, ToolkitError
 from toolkit.serving import BackgroundServer, is_loopback
+from toolkit.serving.static import root_path_of
 from toolkit.site import BuildReport, SiteBuilder
-from toolkit.site.serve import root_path_of
 from toolkit.sync.engine import Outcome
 from toolkit.watch.changes import POLL_SECONDS, Coalescer, FolderWatch, Sweep
 from toolkit.watch.preview import Broadcaster, create_preview_app

@@ -1,4 +1,6 @@
-"""An ASGI app served by uvicorn in a background thread (the sandbox, the watch preview).
+"""An ASGI app served by uvicorn in a background thread (the sandbox, the watch preview,
+`toolkit serve`, `toolkit mcp --http`). The app of a built site, served as a static host
+serves it, is `toolkit.serving.static`'s.
 
 The socket is bound before the thread starts, so the port is known at once and a busy
 port is an error for the caller rather than a thread dying quietly. uvicorn handles no

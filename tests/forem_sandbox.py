@@ -5,7 +5,7 @@ switch."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 import httpx
 
@@ -37,6 +37,15 @@ class ForemSandbox(SandboxServer):
     for `transport()`."""
 
     control_in_process = True
+
+    # The same server, typed as this class: a test's `with ForemSandbox() as server` has
+    # the Forem conveniences below.
+    def start(self) -> Self:
+        super().start()
+        return self
+
+    def __enter__(self) -> Self:
+        return self.start()
 
     def accounts(self) -> list[dict[str, str]]:
         """`[{"username", "api_key", "role"}]`, as GET /__sandbox/forem/accounts answers."""

@@ -19,6 +19,7 @@ from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuth
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from mcp_helpers import REDIRECT, SECRET, Clock, Harness, approve, mcp_config, query_of
+from pydantic import AnyUrl
 
 from toolkit.errors import ConfigError, ServeError
 from toolkit.mcp.events import EventRecorder
@@ -78,7 +79,7 @@ class Writer:
 def oauth_client(url: str, storage: MemoryStorage, writer: Writer) -> OAuthClientProvider:
     return OAuthClientProvider(
         url,
-        OAuthClientMetadata(client_name="an assistant", redirect_uris=[REDIRECT]),
+        OAuthClientMetadata(client_name="an assistant", redirect_uris=[AnyUrl(REDIRECT)]),
         storage,
         writer.redirect_handler,
         writer.callback_handler,

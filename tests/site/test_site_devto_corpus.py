@@ -150,9 +150,9 @@ def test_a_dev_to_corpus_builds_as_dev_to_shows_it(corpus):
     assert {"figure1", "note"} <= headings.targets
     maths = posts["maths"]
     assert maths.maths == 3
-    page = read(site, "maths/index.html")
-    assert '<pre class="tex-error" tabindex="0"><code>\\frac{a}{</code></pre>' in page
-    assert "<script" not in page.split("<main", 1)[1].split("</main>", 1)[0]
+    maths_page = read(site, "maths/index.html")
+    assert '<pre class="tex-error" tabindex="0"><code>\\frac{a}{</code></pre>' in maths_page
+    assert "<script" not in maths_page.split("<main", 1)[1].split("</main>", 1)[0]
     embeds = read(site, "embeds/index.html")
     assert 'href="https://stackblitz.com/edit/demo?embed=1&amp;file=src%2Fmain.ts"' in embeds
     assert 'href="https://example.com/page?a=1&amp;b=2#part"' in embeds

@@ -16,16 +16,21 @@ WORKERS ?= $(shell $(PYTHON) -c "import os; n = len(os.sched_getaffinity(0)) if 
 
 .PHONY: install install-dev test test-fast test-min site serve demo publish watch bench lint lint-ruff lint-imports lint-workflows typecheck clean
 
-# `install` (and so `demo`, `site`, `publish`...) installs the runtime and the run log's
-# SQL engine (the `sql` extra, for the demo's log queries); `test` and `lint` add the dev extras (pytest, linters, the browser and vendor-SDK tools).
-# Each is re-installed only when the project's metadata changed (idempotent).
+# `install` (and so `demo`, `site`, `publish`...) installs the runtime, the sandbox (its
+# own distribution, toolkit-sandbox, in sandbox/: `toolkit demo` runs it) and the run
+# log's SQL engine (the `sql` extra, for the demo's log queries); `test` and `lint` add
+# the dev extras (pytest, linters, the browser and vendor-SDK tools). Both are installed
+# editable, toolkit first, so that the sandbox finds its `toolkit` here rather than on an
+# index (where another project holds that name). Each is re-installed only when the
+# projects' metadata changed (idempotent).
 DEV_STAMP := $(VENV)/.installed-dev-stamp
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml sandbox/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[sql]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ./sandbox
 	touch $(STAMP)
 
 install-dev: $(DEV_STAMP)
@@ -71,6 +76,8 @@ test-min:
 	$(MIN_VENV)/bin/python .ci/min_constraints.py > $(MIN_VENV)/constraints.txt
 	$(MIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
 		-c $(MIN_VENV)/constraints.txt -e '.[dev]'
+	$(MIN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		-c $(MIN_VENV)/constraints.txt -e ./sandbox
 	$(MIN_VENV)/bin/python -m pip freeze --exclude-editable > $(MIN_VENV)/installed.txt
 	env -u PYTHONDONTWRITEBYTECODE $(MIN_VENV)/bin/python -m pytest -n $(WORKERS) $(MIN_TESTS)
 

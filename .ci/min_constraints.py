@@ -5,7 +5,9 @@ runtime extras (not `dev` or `sdk`, the tools) that has a lower bound `>=X` beco
 `name==X`. `make test-min` installs toolkit with it into a venv of its own and runs the
 tests that exercise those dependencies, so that a lower bound in pyproject.toml is one
 toolkit is known to work with. A requirement without a lower bound is an error: there is
-nothing to test.
+nothing to test. The sandbox's distribution (sandbox/pyproject.toml) is pinned the same
+way; the two name each other without a bound, as the siblings `make test-min` installs
+from their folders.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import tomllib
 from pathlib import Path
 
 TOOLS = ("dev", "sdk")  # extras of the developers' tools, installed as they come
+SIBLINGS = ("toolkit", "toolkit-sandbox")  # this repository's two distributions
 
 
 def lower_bounds(pyproject: Path) -> list[str]:
@@ -27,6 +30,8 @@ def lower_bounds(pyproject: Path) -> list[str]:
     pins = []
     for requirement in requirements:
         name = re.split(r"[\s<>=!~\[;]", requirement, maxsplit=1)[0]
+        if name in SIBLINGS:
+            continue
         lower = re.search(r">=\s*([^,;\s]+)", requirement)
         if lower is None:
             raise SystemExit(f"{pyproject}: {requirement}: no lower bound (>=) to test")
@@ -36,4 +41,5 @@ def lower_bounds(pyproject: Path) -> list[str]:
 
 if __name__ == "__main__":
     root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent
-    print("\n".join(lower_bounds(root / "pyproject.toml")))
+    pins = lower_bounds(root / "pyproject.toml") + lower_bounds(root / "sandbox" / "pyproject.toml")
+    print("\n".join(dict.fromkeys(pins)))

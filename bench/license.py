@@ -32,7 +32,7 @@ CONFIG_NAME = "toolkit-license.toml"
 def licensed_config(ours: Path) -> Path:
     """The corpus's configuration with a `[license]` section for the sandbox's demo
     application and licensed customer."""
-    from toolkit.sandbox.licensing import seed
+    from toolkit_sandbox.licensing import seed
 
     base = (ours / "toolkit.toml").read_text(encoding="utf-8")
     path = ours / CONFIG_NAME

@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 
 from bench.common import WORK, SandboxProcess, project, run_cli
-from toolkit.sandbox.logs.http import PASSWORD, USERNAME
+from toolkit_sandbox.logs.http import PASSWORD, USERNAME
 
 ROUTES = [
     "/api/articles",

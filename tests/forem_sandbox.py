@@ -10,9 +10,9 @@ from typing import Any
 import httpx
 
 from toolkit import USER_AGENT
-from toolkit.sandbox import forem
-from toolkit.sandbox.server import SandboxServer
 from toolkit.tls import shared_context
+from toolkit_sandbox import forem
+from toolkit_sandbox.server import SandboxServer
 
 
 def sandbox_client(

@@ -1,6 +1,7 @@
 """pyproject.toml declares what toolkit imports: every distribution a module of toolkit/
 imports is a dependency or in an extra, and a module of an extra (which a writer may not
-have installed) is imported only where it is used, never when a module is loaded."""
+have installed) is imported only where it is used, never when a module is loaded. The
+same of the sandbox, a distribution of its own (sandbox/pyproject.toml)."""
 
 from __future__ import annotations
 
@@ -20,10 +21,15 @@ def _name(requirement: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _imports() -> dict[str, list[tuple[str, bool]]]:
-    """Top-level module -> (file, imported at module level) for every import in toolkit/."""
+# The sandbox's distribution (sandbox/), which toolkit's `sandbox` extra names: its package.
+SANDBOX = ROOT / "sandbox"
+SANDBOX_PACKAGE = "toolkit_sandbox"
+
+
+def _imports(package: Path = ROOT / "toolkit") -> dict[str, list[tuple[str, bool]]]:
+    """Top-level module -> (file, imported at module level) for every import in `package`."""
     found: dict[str, list[tuple[str, bool]]] = {}
-    for path in sorted((ROOT / "toolkit").rglob("*.py")):
+    for path in sorted(package.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         at_top = {id(node) for node in tree.body}
         for node in ast.walk(tree):
@@ -40,8 +46,8 @@ def _imports() -> dict[str, list[tuple[str, bool]]]:
     return found
 
 
-def _declared() -> tuple[set[str], dict[str, set[str]]]:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+def _declared(root: Path = ROOT) -> tuple[set[str], dict[str, set[str]]]:
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     extras = {
         extra: {_name(r) for r in requirements}
         for extra, requirements in project["optional-dependencies"].items()
@@ -54,7 +60,7 @@ def test_every_distribution_toolkit_imports_is_declared():
     distributions = packages_distributions()
     undeclared = {}
     for module in _imports():
-        if module in sys.stdlib_module_names or module == "toolkit":
+        if module in sys.stdlib_module_names or module in ("toolkit", SANDBOX_PACKAGE):
             continue
         names = {_name(d) for d in distributions.get(module, [])}
         if not names & (required | extras.get("7z", set()) | extras.get("sql", set())):
@@ -80,6 +86,38 @@ def test_a_module_of_an_extra_is_imported_only_where_it_is_used():
         if at_top
     )
     assert loaded_with_a_module == []
+
+
+def test_the_sandbox_requires_this_toolkit_and_toolkit_imports_it_only_where_it_is_used():
+    toolkit = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    sandbox = tomllib.loads((SANDBOX / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert sandbox["name"] == "toolkit-sandbox" and sandbox["version"] == toolkit["version"]
+    # This repository's toolkit, at its version exactly: another project holds the name
+    # `toolkit` on PyPI, and no extra of toolkit's names the sandbox (none would be found).
+    assert f"toolkit=={toolkit['version']}" in sandbox["dependencies"]
+    named = {r for extra in toolkit["optional-dependencies"].values() for r in extra}
+    assert not [r for r in named if _name(r) == "toolkit-sandbox"]
+    assert (SANDBOX / SANDBOX_PACKAGE / "__init__.py").is_file()
+    uses = _imports()[SANDBOX_PACKAGE]
+    assert {path for path, _ in uses} == {"toolkit/commands/sandbox.py", "toolkit/commands/demo.py"}
+    assert not [path for path, at_top in uses if at_top]
+
+
+def test_every_distribution_the_sandbox_imports_is_declared_in_its_own_pyproject():
+    required, extras = _declared(SANDBOX)
+    assert "toolkit" in required  # its shared modules: serving, errors, sql_json, tls
+    distributions = packages_distributions()
+    undeclared = {}
+    optional = set().union(*extras.values())
+    for module, uses in _imports(SANDBOX / SANDBOX_PACKAGE).items():
+        if module in sys.stdlib_module_names or module in ("toolkit", SANDBOX_PACKAGE):
+            continue
+        names = {_name(d) for d in distributions.get(module, [])}
+        if not names & (required | optional):
+            undeclared[module] = sorted(names) or "not installed"
+        elif not names & required:  # an extra's module: imported where it is used only
+            assert not [path for path, at_top in uses if at_top], module
+    assert undeclared == {}
 
 
 def test_the_dev_extra_brings_the_optional_parts_and_pins_the_checks():

@@ -8,6 +8,7 @@ import json
 import shutil
 import tomllib
 from pathlib import Path
+from typing import cast
 
 import pytest
 from click.testing import CliRunner
@@ -75,7 +76,7 @@ def test_init_reads_the_generator_and_writes_source(blog, tmp_path):
     data = tomllib.loads((root / "toolkit.toml").read_text(encoding="utf-8"))
     assert data["site"]["content_dir"] == content_dir
     assert data["source"]["generator"] == blog
-    for key, value in values.items():
+    for key, value in cast(dict[str, object], values).items():
         assert data["source"][key] == value, key
     assert dt.date.fromisoformat(data["source"]["adopted"])
     config = load_config(root / "toolkit.toml", env={})  # what it wrote is valid

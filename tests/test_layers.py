@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:
     """`lint-imports` of this environment on `cwd`'s pyproject.toml, `toolkit` imported
-    from `cwd`."""
+    from `cwd` and `toolkit_sandbox` from `cwd/sandbox`."""
     tool = Path(sys.executable).parent / "lint-imports"
-    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(cwd), str(cwd / "sandbox")])}
     return subprocess.run(
         [str(tool), "--no-cache"], cwd=cwd, env=env, text=True, capture_output=True, timeout=120
     )
@@ -42,36 +42,44 @@ def test_no_import_climbs_a_layer():
     [
         # What toolkit.runlog.results did: the run log naming a command's result type.
         (
-            "runlog/times.py",
+            "toolkit/runlog/times.py",
             "if TYPE_CHECKING:\n    from toolkit.sync.engine import PublishResult\n",
             "toolkit.runlog is not allowed to import toolkit.sync",
         ),
         # What toolkit.commands.mcp did: a command starting the MCP server that calls it.
         (
-            "commands/serve.py",
+            "toolkit/commands/serve.py",
             "from toolkit.mcp import scopes\n",
             "toolkit.commands is not allowed to import toolkit.mcp",
         ),
         (
-            "sandbox/limits.py",
+            "sandbox/toolkit_sandbox/limits.py",
             "from toolkit.clients.bounds import deadline\n",
-            "toolkit.sandbox is not allowed to import toolkit.clients",
+            "toolkit_sandbox is not allowed to import toolkit.clients",
         ),
-        ("site/scan.py", "import click\n", "toolkit.site is not allowed to import click"),
+        # The product needing the sandbox's distribution outside `toolkit sandbox`/`demo`.
+        (
+            "toolkit/site/scan.py",
+            "from toolkit_sandbox.forem import text\n",
+            "toolkit is not allowed to import toolkit_sandbox",
+        ),
+        ("toolkit/site/scan.py", "import click\n", "toolkit.site is not allowed to import click"),
     ],
     ids=[
         "runlog-names-a-domain-result",
         "commands-import-mcp",
         "sandbox-imports-a-client",
+        "toolkit-imports-the-sandbox",
         "site-imports-click",
     ],
 )
 def test_the_contracts_catch_an_import_that_climbs(tmp_path, module, line, broken):
-    shutil.copytree(
-        ROOT / "toolkit", tmp_path / "toolkit", ignore=shutil.ignore_patterns("__pycache__")
-    )
+    for package in ("toolkit", "sandbox/toolkit_sandbox"):
+        shutil.copytree(
+            ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
-    source = tmp_path / "toolkit" / module
+    source = tmp_path / module
     text = source.read_text(encoding="utf-8")
     if "TYPE_CHECKING" in line and "import TYPE_CHECKING" not in text:
         line = "from typing import TYPE_CHECKING\n" + line
@@ -86,15 +94,15 @@ def test_the_contracts_catch_an_import_that_climbs(tmp_path, module, line, broke
     [
         # What content/hosting.py did: naming rules.Unique, rules importing hosting back.
         (
-            "content/hosting.py",
+            "toolkit/content/hosting.py",
             "if TYPE_CHECKING:\n    from toolkit.content.rules import Unique\n",
             "No cycles are allowed in toolkit.content.",
         ),
         # What sandbox/control.py did: naming the application that imports it.
         (
-            "sandbox/control.py",
-            "if TYPE_CHECKING:\n    from toolkit.sandbox.app import SandboxApp\n",
-            "No cycles are allowed in toolkit.sandbox.",
+            "sandbox/toolkit_sandbox/control.py",
+            "if TYPE_CHECKING:\n    from toolkit_sandbox.app import SandboxApp\n",
+            "No cycles are allowed in toolkit_sandbox.",
         ),
     ],
     ids=["content-hosting-rules", "sandbox-control-app"],
@@ -137,3 +145,48 @@ def test_the_acyclic_contract_catches_a_cycle_planted_deep_in_a_package(tmp_path
     broken = lint_imports(tmp_path)
     assert broken.returncode == 1, broken.stdout + broken.stderr
     assert "No cycles are allowed in planted.inner." in broken.stdout, broken.stdout
+
+
+# toolkit with the sandbox's distribution missing: every module imports, `--help` works,
+# and the two commands that start the sandbox each say in one line how to install it.
+WITHOUT_SANDBOX = """
+import importlib, pkgutil, sys
+sys.modules["toolkit_sandbox"] = None  # what an install without toolkit-sandbox finds
+import toolkit
+for module in pkgutil.walk_packages(toolkit.__path__, "toolkit."):
+    if module.name != "toolkit.__main__":
+        importlib.import_module(module.name)
+from toolkit.cli import main
+main(sys.argv[1:], prog_name="toolkit")
+"""
+
+
+@pytest.mark.parametrize(
+    "args", [("sandbox", "--memory", "--port", "0"), ("demo",)], ids=["sandbox", "demo"]
+)
+def test_toolkit_without_the_sandbox_says_how_to_install_it(tmp_path, args):
+    from toolkit.commands.sandbox import NOT_INSTALLED
+
+    (tmp_path / "toolkit.toml").write_text('[site]\ntitle = "Blog"\n', encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FOREM_", "TOOLKIT_"))}
+    run = subprocess.run(
+        [sys.executable, "-c", WITHOUT_SANDBOX, *args],
+        cwd=tmp_path,
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=120,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert run.stderr == f"Error: {NOT_INSTALLED}\n", run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+    assert not (tmp_path / ".toolkit" / "demo").exists()  # refused before anything is made
+    helped = subprocess.run(
+        [sys.executable, "-c", WITHOUT_SANDBOX, "--help"],
+        cwd=tmp_path,
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=120,
+    )
+    assert helped.returncode == 0 and "sandbox" in helped.stdout, helped.stderr

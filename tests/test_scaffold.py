@@ -423,8 +423,8 @@ def test_the_sandbox_keeps_no_state_through_a_toolkit_folder_linked_elsewhere(tm
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 def test_the_env_file_is_never_a_fifo_and_is_made_private_in_a_new_folder(tmp_path):
-    from toolkit.sandbox.envfile import write_env_file
-    from toolkit.sandbox.server import SandboxError
+    from toolkit_sandbox.envfile import write_env_file
+    from toolkit_sandbox.server import SandboxError
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

@@ -91,7 +91,7 @@ def test_init_recognises_a_team_and_lists_each_writers_secret(tmp_path):
     ) in text
     assert '[forem]\n# organization = "acme"          # optional\n' in text
     config = load_config(root / "toolkit.toml", env={})
-    assert dict(config.writers.variables) == VARIABLES
+    assert config.writers is not None and dict(config.writers.variables) == VARIABLES
     assert config.site.content_dir == root / "posts"
     example = (root / ".env.example").read_text()
     assert all(f"\n{variable}=\n" in example for variable in VARIABLES.values())

@@ -23,7 +23,7 @@ class HeadingThenYield(Console):
         self.other_printed = threading.Event()
         self.in_heading = threading.Event()
 
-    def print(self, *objects, **kwargs) -> None:  # type: ignore[override]
+    def print(self, *objects, **kwargs) -> None:
         text = str(objects[0]) if objects else ""
         if text == "[bold]jane[/]":
             self.in_heading.set()
@@ -51,7 +51,7 @@ def test_a_writers_name_comes_before_each_of_their_lines_across_threads():
     second.join(timeout=5)
     lines = buffer.getvalue().splitlines()
     assert lines[0] == "jane", lines
-    assert [re.search(r"posts/jane/jane-\d\.md", line)[0] for line in lines[1:]] == [
+    assert [re.findall(r"posts/jane/jane-\d\.md", line)[0] for line in lines[1:]] == [
         "posts/jane/jane-1.md",
         "posts/jane/jane-2.md",
     ], lines

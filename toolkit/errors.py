@@ -1,7 +1,7 @@
 """Exceptions the core raises; the CLI shows each as one line (`Error: ...`) and exits 1.
 
-The hierarchy (every class is defined here except `SandboxError`, which belongs to the
-sandbox)::
+The hierarchy (every class is defined here; `SandboxError` is raised by the sandbox, a
+distribution of its own, `toolkit_sandbox`, which imports it from here)::
 
     ToolkitError                  root of every expected failure; `message` says what went wrong
     ├── ConfigError               toolkit.toml or the environment is invalid; `problems`, one per line
@@ -14,7 +14,7 @@ sandbox)::
     ├── ServeError                a local server (preview, serve, sandbox) cannot start or listen there
     ├── RunLogError               the local run log cannot be queried: a bad query or time range
     ├── AuthorizationError        the MCP server refused: a tool outside the token's scopes, a client
-    ├── SandboxError              (toolkit.sandbox) the sandbox cannot start: port, host, database
+    ├── SandboxError              the sandbox cannot start (port, host, database) or is not installed
     ├── LicenseError              the licensing service refused or could not answer; `cause`
     │   └── PremiumRefused        a premium build may not run: the licence is not active, or unknown
     ├── ExportError               an export left no archive to trust at its output path
@@ -106,6 +106,11 @@ class UnsafeNameError(ToolkitError):
 
 class ServeError(ToolkitError):
     """A local server could not start (a busy port, a bad or non-loopback address)."""
+
+
+class SandboxError(ToolkitError):
+    """The sandbox cannot start: a busy port, a remote host without permission, a bad DB, or
+    the sandbox (the distribution `toolkit-sandbox`) is not installed."""
 
 
 class LicenseError(ToolkitError):

@@ -400,7 +400,7 @@ class BackgroundServer:
 
     def submit(self, coroutine: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Run `coroutine` on the server's event loop, where it handles its requests (an
-        in-process request: `toolkit.sandbox.in_process.InProcessTransport`)."""
+        in-process request: `toolkit_sandbox.in_process.InProcessTransport`)."""
         loop = self._loop
         if self._server is None or loop is None or not self.running:
             coroutine.close()

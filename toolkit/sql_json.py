@@ -2,7 +2,7 @@
 
 Shared by the two places that run the log stream's SQL on DataFusion, the engine of the
 real service: `toolkit logs --local` (`toolkit.runlog.local`) and the sandbox's log
-service (`toolkit.sandbox.logs.api`), so both answer in the same words.
+service (`toolkit_sandbox.logs.api`), so both answer in the same words.
 """
 
 from __future__ import annotations

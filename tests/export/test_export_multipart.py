@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolkit.sandbox.archive.multipart import FormError, FormParser, boundary_of, header_value
+from toolkit_sandbox.archive.multipart import FormError, FormParser, boundary_of, header_value
 
 
 class Parts:

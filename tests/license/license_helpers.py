@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 from forem_sandbox import sandbox_client
 
-from toolkit.sandbox.licensing import seed
+from toolkit_sandbox.licensing import seed
 
 APP = seed.APPLICATION_ID
 OTHER_APP = seed.OTHER_APPLICATION_ID

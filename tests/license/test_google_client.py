@@ -9,8 +9,8 @@ import json
 import pytest
 from license_helpers import APP, LICENSED
 
-from toolkit.sandbox.licensing import seed
 from toolkit.tls import shared_context
+from toolkit_sandbox.licensing import seed
 
 discovery = pytest.importorskip("googleapiclient.discovery")
 errors = pytest.importorskip("googleapiclient.errors")

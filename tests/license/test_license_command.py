@@ -10,7 +10,7 @@ import json
 import pytest
 from license_helpers import APP, LICENSED, OTHER_APP, UNLICENSED, premium_config
 
-from toolkit.sandbox.licensing import seed
+from toolkit_sandbox.licensing import seed
 
 
 def status(project, licensing, *args: str, env=None):

@@ -10,14 +10,12 @@ from pathlib import Path
 import pytest
 from license_helpers import APP, LICENSED, OTHER_APP, UNLICENSED
 
-from toolkit.sandbox.licensing import seed
+from toolkit_sandbox.licensing import seed
 
 CUSTOMER = "/appsmarket/v2/customerLicense/{app}/{customer}"
 USER = "/appsmarket/v2/userLicense/{app}/{user}"
 NOTIFICATIONS = "/appsmarket/v2/licenseNotification/{app}"
-REFERENCE = (
-    Path(__file__).resolve().parents[2] / "toolkit" / "sandbox" / "licensing" / "appsmarket-v2.json"
-)
+REFERENCE = Path(seed.__file__).resolve().parent / "appsmarket-v2.json"
 
 
 @pytest.fixture

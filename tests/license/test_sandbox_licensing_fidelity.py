@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from license_helpers import APP, LICENSED
 
-from toolkit.sandbox.licensing import seed
+from toolkit_sandbox.licensing import seed
 
 CUSTOMER = "/appsmarket/v2/customerLicense/{app}/{customer}"
 NOTIFICATIONS = "/appsmarket/v2/licenseNotification/{app}"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from license_helpers import APP, LICENSED
 
-import toolkit.sandbox
+import toolkit_sandbox
 
-README = Path(toolkit.sandbox.__file__).parent / "README.md"
+README = Path(toolkit_sandbox.__file__).parent / "README.md"
 ROUTE = "/appsmarket/v2/customerLicense/{applicationId}/{customerId}"
 
 

@@ -384,7 +384,7 @@ def test_every_declared_tool_is_offered(site):
 
 
 def test_licence_status_is_what_toolkit_license_status_says(make_project, sandbox):
-    from toolkit.sandbox.licensing import seed
+    from toolkit_sandbox.licensing import seed
 
     project = make_project(
         SYNC_CONFIG
@@ -431,7 +431,7 @@ def test_query_run_log_answers_from_the_local_log(site):
 def test_export_archive_makes_the_archive_toolkit_export_makes(site, sandbox, tmp_path):
     import zipfile
 
-    from toolkit.sandbox.archive.seed import DEMO_API_KEY
+    from toolkit_sandbox.archive.seed import DEMO_API_KEY
 
     sandbox.reset()
     (site.root / "site").mkdir()

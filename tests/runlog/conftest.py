@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from runlog_helpers import RUNLOG_CONFIG, LogService
 
-from toolkit.sandbox.logs.http import PASSWORD, USERNAME
+from toolkit_sandbox.logs.http import PASSWORD, USERNAME
 
 
 @pytest.fixture

@@ -15,8 +15,8 @@ from toolkit.runlog.backlog import CURSOR_NAME, Cursor
 from toolkit.runlog.events import EventLog
 from toolkit.runlog.run import target_of
 from toolkit.runlog.shipping import Shipper
-from toolkit.sandbox.logs.http import PASSWORD, USERNAME
 from toolkit.tls import shared_context
+from toolkit_sandbox.logs.http import PASSWORD, USERNAME
 
 # A project's toolkit.toml pointed at the sandbox (a 1 s rate window) with its own stream.
 RUNLOG_CONFIG = """

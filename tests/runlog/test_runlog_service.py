@@ -11,8 +11,8 @@ import httpx
 import pytest
 from runlog_helpers import ingest
 
-from toolkit.sandbox.logs.http import PASSWORD, USERNAME
 from toolkit.tls import shared_context
+from toolkit_sandbox.logs.http import PASSWORD, USERNAME
 
 
 def test_ingest_types_fields_as_parseable_and_adds_p_timestamp(service, stream):

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 from runlog_helpers import LogService, ingest
 
-from toolkit.sandbox.server import SandboxServer
+from toolkit_sandbox.server import SandboxServer
 
 # Every test here starts a process or opens a socket (tests/support/plugin.py).
 pytestmark = pytest.mark.e2e

@@ -11,8 +11,8 @@ import pytest
 from sandbox_client import Api
 
 from tests.support.waiting import until
-from toolkit.sandbox.forem.seed import api_key_for
 from toolkit.tls import shared_context
+from toolkit_sandbox.forem.seed import api_key_for
 
 
 def test_accounts_are_the_seeded_ones_with_fixed_keys(api: Api) -> None:
@@ -164,7 +164,7 @@ def test_a_delayed_request_is_handled_late_when_its_client_gave_up(api: Api, cap
     """The body is read before the delay: a client that stops waiting does not turn the
     request into an error; it is handled and committed late, quietly. (Held until the
     fault is released, so that "still held" does not depend on the machine's speed.)"""
-    caplog.set_level(logging.INFO, logger="toolkit.sandbox")
+    caplog.set_level(logging.INFO, logger="toolkit_sandbox")
     fault = api.server.fault("POST", "/api/articles", delay_ms=60_000, until_released=True)
     assert fault["until_released"] is True
     with pytest.raises(httpx.ReadTimeout):

@@ -133,7 +133,7 @@ def test_the_largest_64_bit_integer_is_an_ordinary_unknown_id(api: Api) -> None:
 def _forem_get_routes() -> list[str]:
     from starlette.routing import Route
 
-    from toolkit.sandbox.forem import interface
+    from toolkit_sandbox.forem import interface
 
     return [
         route.path
@@ -245,7 +245,7 @@ def test_nesting_within_the_limit_is_parsed(api: Api) -> None:
 
 @pytest.mark.socket  # the 413 of a chunked body, answered while it is being sent
 def test_a_body_over_the_limit_is_413(api: Api) -> None:
-    from toolkit.sandbox.interface import MAX_BODY
+    from toolkit_sandbox.interface import MAX_BODY
 
     big = json.dumps({"article": {"title": "Big", "body_markdown": "x" * MAX_BODY}}).encode()
     response = api.post(

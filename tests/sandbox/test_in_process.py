@@ -12,7 +12,7 @@ import httpx
 import pytest
 from sandbox_client import Api
 
-from toolkit.sandbox.interface import MAX_BODY
+from toolkit_sandbox.interface import MAX_BODY
 
 Call = Callable[[Api], httpx.Response]
 

@@ -14,9 +14,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from toolkit import USER_AGENT
-from toolkit.sandbox.app import Ownership, default_interfaces
-from toolkit.sandbox.interface import Call, Context, Endpoints, ErrorAnswer, Interface, noted
 from toolkit.tls import shared_context
+from toolkit_sandbox.app import Ownership, default_interfaces
+from toolkit_sandbox.interface import Call, Context, Endpoints, ErrorAnswer, Interface, noted
 
 
 def tiny_error(status: int, message: str | None) -> Response:
@@ -209,9 +209,9 @@ def test_fault_points_are_every_route_unless_named() -> None:
 
 
 def test_a_composition_refuses_clashes() -> None:
-    from toolkit.sandbox.app import SandboxApp
-    from toolkit.sandbox.state import SandboxState
-    from toolkit.sandbox.store import Store
+    from toolkit_sandbox.app import SandboxApp
+    from toolkit_sandbox.state import SandboxState
+    from toolkit_sandbox.store import Store
 
     state = SandboxState(store=Store())
     with pytest.raises(ValueError, match="claimed by both"):

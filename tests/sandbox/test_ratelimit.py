@@ -12,7 +12,7 @@ from forem_sandbox import ForemSandbox
 from sandbox_client import Api
 
 from tests.support.waiting import until_time
-from toolkit.sandbox.forem.ratelimit import RateLimiter
+from toolkit_sandbox.forem.ratelimit import RateLimiter
 
 
 class Clock:

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from toolkit.sandbox.forem import frontmatter, text
-from toolkit.sandbox.forem.article_writes import parse_date, to_sentence
-from toolkit.sandbox.forem.seed import _rows
+from toolkit_sandbox.forem import frontmatter, text
+from toolkit_sandbox.forem.article_writes import parse_date, to_sentence
+from toolkit_sandbox.forem.seed import _rows
 
 
 def test_front_matter_is_split_from_the_content() -> None:

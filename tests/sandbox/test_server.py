@@ -16,9 +16,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from toolkit.sandbox.forem.seed import api_key_for
-from toolkit.sandbox.server import SandboxError, SandboxServer, is_loopback
 from toolkit.tls import shared_context
+from toolkit_sandbox.forem.seed import api_key_for
+from toolkit_sandbox.server import SandboxError, SandboxServer, is_loopback
 
 
 def test_state_persists_across_restarts_with_a_database_file(
@@ -216,7 +216,7 @@ def test_cli_help_has_an_example() -> None:
 
 @pytest.mark.e2e
 def test_interfaces_get_a_data_folder_removed_at_stop_in_memory_mode():
-    from toolkit.sandbox.server import SandboxServer
+    from toolkit_sandbox.server import SandboxServer
 
     with SandboxServer(db_path=None) as server:
         assert server.state is not None
@@ -228,7 +228,7 @@ def test_interfaces_get_a_data_folder_removed_at_stop_in_memory_mode():
 
 @pytest.mark.e2e
 def test_a_database_file_keeps_its_data_folder_beside_it(tmp_path):
-    from toolkit.sandbox.server import SandboxServer
+    from toolkit_sandbox.server import SandboxServer
 
     with SandboxServer(db_path=tmp_path / "sandbox.db") as server:
         assert server.state is not None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sandbox_client import Api
 
-from toolkit.sandbox.forem.seed import api_key_for
+from toolkit_sandbox.forem.seed import api_key_for
 
 
 def test_an_added_user_has_a_key_a_membership_and_goes_at_reset(api: Api) -> None:

@@ -140,7 +140,7 @@ def test_the_user_guide_renders_the_same_with_both_engines():
 
 
 def test_the_demo_articles_render_the_same_with_both_engines(renderer, content):
-    from toolkit.sandbox.forem import seed, seed_data
+    from toolkit_sandbox.forem import seed, seed_data
 
     posts = []
     for article in seed_data.ARTICLES:

@@ -382,6 +382,34 @@ def test_a_description_over_lines_is_sent_on_one_line_and_a_backslash_kept(site,
     assert _front(stored["Folded"]["body_markdown"])["description"] == "One long description"
 
 
+def test_text_the_fixer_would_rewrite_is_sent_so_that_it_reads_as_written(site, env, sandbox):
+    # Forem's fixer wraps what follows `title:` or `description:` in double quotes wherever
+    # it stands in the block (its pattern has no `^`): in the title, the description,
+    # another key's value or a key's name. A title `A description: b` was sent as
+    # `title: 'A description: b'` and read `title: 'A description: "b'"`: a 422.
+    site.write(
+        "content/colons.md",
+        "---\ntitle: 'A description: b'\ndescription: 'see title: x'\n"
+        "series: 'Part title: one'\n---\nBody.\n",
+    )
+    site.write(
+        "content/keys.md",
+        "---\ntitle: Keys\nsubtitle: [1, 2]\nPublished: 'no'\nmeta_description: 'a: b'\n"
+        "---\nBody.\n",
+    )
+    assert site.run("check").exit_code == 0
+    result = site.run("publish", env=env)
+    assert result.exit_code == 0, result.output
+    stored = {a["title"]: a for a in my_articles(sandbox)}
+    colons = stored["A description: b"]
+    assert colons["description"] == "see title: x"
+    assert _front(colons["body_markdown"])["series"] == "Part title: one"
+    assert stored["Keys"]["published"] is False  # `Published:` was not read `published:`
+    keys = _front(stored["Keys"]["body_markdown"])
+    assert keys["subtitle"] == [1, 2] and keys["Published"] == "no"
+    assert keys["meta_description"] == "a: b"
+
+
 def test_a_title_with_a_line_break_is_an_error_of_check(site):
     site.write("content/two.md", '---\ntitle: "Two\\nlines"\n---\nBody.\n')
     result = site.run("check")

@@ -177,7 +177,8 @@ class Account:
                 {"username": "demo", "articles": [{"body_markdown": body, "published": True}]},
             )
             return
-        name, *args = args
+        name, *rest = args
+        args = tuple(rest)
         path = self.file(name)
         there = path.exists()
         text = path.read_text(encoding="utf-8") if there else ""

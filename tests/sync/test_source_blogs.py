@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -27,7 +28,7 @@ TITLE = re.compile(r"^title:[ \t]*['\"]?(.+?)['\"]?[ \t]*$", re.MULTILINE)
 # Per blog: the posts the old tool cross-posted (their titles), the posts never to reach
 # dev.to (drafts, skipped, not rendered, older than the adoption), and the page each bound
 # post has on the writer's site (or the original it names).
-CASES = {
+CASES: dict[str, dict[str, Any]] = {
     "hugo": {
         "bound": {
             "First steps with GitHub Copilot": "https://hugo.example.org/first-steps-with-copilot/"
@@ -79,7 +80,9 @@ def old_tool_articles(sandbox, root: Path) -> dict[str, tuple[int, str]]:
         found = ID_LINE.search(text)
         if found is None or found.group(2).strip() in ("0", '"0"', "''", '""'):
             continue
-        title = TITLE.search(text).group(1)
+        titled = TITLE.search(text)
+        assert titled is not None
+        title = titled.group(1)
         response = httpx.post(
             f"{sandbox.base_url}/api/articles",
             json={"article": {"title": title, "body_markdown": "Cross-posted.", "published": True}},
@@ -122,7 +125,9 @@ def test_init_then_publish_binds_the_old_articles_and_sends_nothing_unmeant(
     assert f'generator = "{blog}"' in text and "adopted = " in text
     config.write_text(text + "\n[forem]\nrate_window = 1\n", encoding="utf-8")
     # A post written after the adoption is created as usual.
-    content = root / re.search(r'content_dir = "([^"]+)"', text).group(1)
+    named = re.search(r'content_dir = "([^"]+)"', text)
+    assert named is not None
+    content = root / named.group(1)
     (content / "after-adoption.md").write_text(
         "---\ntitle: Written after adopting toolkit\n"
         f"date: {(dt.datetime.now(dt.UTC) - dt.timedelta(minutes=1)).isoformat()}\n"

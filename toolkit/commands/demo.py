@@ -26,6 +26,7 @@ from toolkit.commands.logs import LogQuery, query
 from toolkit.commands.mirror import mirror
 from toolkit.commands.publish import publish
 from toolkit.commands.pull import pull
+from toolkit.commands.sandbox import require_sandbox
 from toolkit.config import Config, Secret
 from toolkit.errors import PremiumRefused
 from toolkit.mirror import MirrorResult
@@ -76,7 +77,7 @@ def premium_builds(
 ) -> tuple[PremiumBuildReport, PremiumRefused | None]:
     """A premium build for the sandbox's licensed customer, then one for an unlicensed
     customer, which the gate refuses before anything is written."""
-    from toolkit.sandbox.licensing import seed
+    from toolkit_sandbox.licensing import seed
 
     def licensed(customer_id: str) -> Config:
         token = seed.token_for(seed.DEMO_TOKEN_LABEL)
@@ -100,10 +101,11 @@ def demo(
     """Sandbox, pull, publish, mirror, premium builds, build, export and a run-log query,
     in `.toolkit/demo/`; `on_step(message)` is told as each step starts (the messages are
     in `DemoReport.steps` too). The sandbox and the client share `rate_window`."""
-    from toolkit.sandbox import forem, logs
-    from toolkit.sandbox.archive.seed import DEMO_API_KEY
-    from toolkit.sandbox.logs.http import PASSWORD, USERNAME
-    from toolkit.sandbox.server import SandboxServer
+    require_sandbox()
+    from toolkit_sandbox import forem, logs
+    from toolkit_sandbox.archive.seed import DEMO_API_KEY
+    from toolkit_sandbox.logs.http import PASSWORD, USERNAME
+    from toolkit_sandbox.server import SandboxServer
 
     with recorded(config, "demo") as run:
         workdir = prepare_workdir(config)

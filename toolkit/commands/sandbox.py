@@ -1,17 +1,40 @@
-"""`sandbox`: the local emulator of the remote interfaces, started for its caller to stop."""
+"""`sandbox`: the local emulator of the remote interfaces, started for its caller to stop.
+
+The emulator is a distribution of its own, `toolkit-sandbox` (the package `toolkit_sandbox`,
+in `sandbox/`), which a writer's runtime install does not carry. toolkit imports it only
+here and in the demo (`toolkit.commands.demo`), inside the functions that start it, after
+`require_sandbox()`: without it every other command works, and these two say in one line
+how to install it.
+"""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from toolkit.errors import SandboxError
+
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.sandbox.server import SandboxServer
+    from toolkit_sandbox.server import SandboxServer
 
 DEFAULT_DB = Path(".toolkit") / "sandbox.db"
 DEMO_USERNAME = "demo"
+
+NOT_INSTALLED = (
+    "the sandbox is not installed: it is the distribution toolkit-sandbox, in the folder "
+    "sandbox/ of toolkit's repository (from a clone: pip install -e ./sandbox; with pipx: "
+    "pipx inject toolkit 'git+https://github.com/toolkit-docs/toolkit#subdirectory=sandbox')"
+)
+
+
+def require_sandbox() -> None:
+    """Raises `SandboxError` (saying how to install it) when the sandbox's distribution,
+    `toolkit-sandbox`, is not installed beside toolkit."""
+    if importlib.util.find_spec("toolkit_sandbox") is None:
+        raise SandboxError(NOT_INSTALLED)
 
 
 @dataclass
@@ -41,29 +64,29 @@ class RunningSandbox:
     @property
     def left_out(self) -> list[str]:
         """The interfaces this sandbox runs without, and why (one line each)."""
-        from toolkit.sandbox.app import left_out
+        from toolkit_sandbox.app import left_out
 
         names = {interface.name for interface in self.server.interfaces}
         return [] if "logs" in names else left_out()
 
     def shell_lines(self) -> list[str]:
         """`environment()` as one `export NAME=value ...` line per interface."""
-        from toolkit.sandbox.envfile import shell_lines
+        from toolkit_sandbox.envfile import shell_lines
 
         return shell_lines(self.environment())
 
     def write_env_file(self, path: Path) -> None:
-        """`environment()` into the file `path` (`toolkit.sandbox.envfile`). Raises
+        """`environment()` into the file `path` (`toolkit_sandbox.envfile`). Raises
         `SandboxError`."""
-        from toolkit.sandbox.envfile import write_env_file
+        from toolkit_sandbox.envfile import write_env_file
 
         write_env_file(path, self.environment())
 
     def environment(self) -> list[tuple[str, dict[str, str]]]:
         """What points a project at this sandbox: per interface it serves, the
         environment variables toolkit reads (base URL and the demo account's secret)."""
-        from toolkit.sandbox.archive.seed import DEMO_API_KEY
-        from toolkit.sandbox.licensing import seed as licensing
+        from toolkit_sandbox.archive.seed import DEMO_API_KEY
+        from toolkit_sandbox.licensing import seed as licensing
 
         url = self.base_url
         found: list[tuple[str, dict[str, str]]] = []
@@ -84,7 +107,7 @@ class RunningSandbox:
             )
         )
         if not self.left_out:
-            from toolkit.sandbox.logs.http import PASSWORD, USERNAME
+            from toolkit_sandbox.logs.http import PASSWORD, USERNAME
 
             found.append(
                 (
@@ -107,8 +130,9 @@ def sandbox(
     """Start the sandbox on `host:port` (0: any free port) with its state in `db_path`
     (None: in memory), rate-limit windows of `rate_window` seconds, seeded unless `seed`
     is false; a non-loopback `host` only with `allow_remote`. Raises `SandboxError`."""
-    from toolkit.sandbox import forem
-    from toolkit.sandbox.server import SandboxError, SandboxServer
+    require_sandbox()
+    from toolkit_sandbox import forem
+    from toolkit_sandbox.server import SandboxServer
 
     if db_path == DEFAULT_DB:  # toolkit's own folder, which a repository can hold a link in
         for path in (DEFAULT_DB.parent, DEFAULT_DB, DEFAULT_DB.with_suffix(".data")):

@@ -91,8 +91,18 @@ def _fixed_presenter(dumper: SafeRepresenter, value: str) -> yaml.ScalarNode:
     return dumper.represent_scalar("tag:yaml.org,2002:str", str(value), style=style)
 
 
+class _Escaped(str):
+    """A key or value whose text the fixer would rewrite: written in double quotes, with
+    the colon of each `title:` and `description:` in it as `\\x3a` (see `sent_front_matter`)."""
+
+
+def _escaped_presenter(dumper: SafeRepresenter, value: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(value), style='"')
+
+
 _Dumper.add_representer(str, _str_presenter)
 _Dumper.add_representer(_Fixed, _fixed_presenter)
+_Dumper.add_representer(_Escaped, _escaped_presenter)
 FIXED_KEYS = ("title", "description")
 # What YAML reads as a line break (its own four, and CR LF).
 LINE_BREAK = re.compile("[\r\n\x85\u2028\u2029]")
@@ -121,14 +131,70 @@ def _quoted_dates(value: Any) -> Any:
 
 
 def dump_front_matter(meta: dict[str, Any]) -> str:
+    return _dump(_quoted_dates(meta))
+
+
+def _dump(meta: dict[str, Any]) -> str:
     return yaml.dump(
-        _quoted_dates(meta),
+        meta,
         Dumper=_Dumper,
         sort_keys=False,
         allow_unicode=True,
         default_flow_style=False,
         width=1 << 30,  # a value on one line, however long (see `_Fixed`)
     )
+
+
+# What Forem's fixer rewrites in the block (`MarkdownProcessor::Fixer::Base`): the text
+# after `title:` or `description:` wherever it stands (its pattern has no `^`: in another
+# key's value, or after a key such as `subtitle:`) is wrapped in double quotes to the
+# line's end, and a line opening `published: ` in any case is lower-cased.
+_FIXER_TEXT = re.compile(r"(title|description):")
+_FIXER_KEY = re.compile(r"(?:title|description)\Z")
+_PUBLISHED = re.compile(r"(?i)published\Z")
+_OWN_KEYS = ("title", "description", "published")
+
+
+def _guarded(value: Any, *, top: bool = False) -> Any:
+    """`value` with every text the fixer would rewrite marked `_Escaped`: a string
+    holding `title:` or `description:`, a key ending in either (`subtitle`), and a
+    top-level key `Published`; the block's own `title`, `description` and `published`
+    keys stay as they are (their one-line values are what the fixer expects)."""
+    if isinstance(value, dict):
+        guarded: dict[Any, Any] = {}
+        for key, item in value.items():
+            if isinstance(key, str) and not (top and key in _OWN_KEYS):
+                if (
+                    _FIXER_TEXT.search(key)
+                    or _FIXER_KEY.search(key)
+                    or (top and _PUBLISHED.match(key))
+                ):
+                    key = _Escaped(key)
+            guarded[key] = _guarded(item)
+        return guarded
+    if isinstance(value, list):
+        return [_guarded(item) for item in value]
+    if isinstance(value, str) and _FIXER_TEXT.search(value):
+        return _Escaped(value)
+    return value
+
+
+def _escape_fixer_text(match: re.Match[str]) -> str:
+    at = match.start()
+    if at == 0 or match.string[at - 1] == "\n":
+        return match.group(0)  # the block's own `title:` or `description:` key
+    return f"{match.group(1)}\\x3a"  # inside a double-quoted string (`_guarded`)
+
+
+def sent_front_matter(meta: dict[str, Any]) -> str:
+    """The front matter as sent, written so Forem's fixer leaves it as it is: each
+    `title:` and `description:` in a value or key is written `title\\x3a` in a
+    double-quoted string (YAML reads the same text), a key the fixer would match is
+    quoted. Without it, a title `A description: b` was sent as
+    `title: 'A description: b'`, which the fixer made `title: 'A description: "b'"`:
+    a 422 on every publish."""
+    text = _dump(_guarded(_quoted_dates(meta), top=True))
+    return _FIXER_TEXT.sub(_escape_fixer_text, text)
 
 
 def _rewrite_images(post: Post, content_dir: Path, base_url: str | None) -> str:
@@ -270,7 +336,7 @@ def build_payload(
         body = _rewrite_images(post, content_dir, assets_base_url)
     else:
         body = sent_body(post, bodies)
-    body_markdown = f"---\n{dump_front_matter(meta)}---\n{body}"
+    body_markdown = f"---\n{sent_front_matter(meta)}---\n{body}"
     article: dict[str, Any] = {
         "title": post.title,
         "published": post.published,

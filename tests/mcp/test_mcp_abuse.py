@@ -111,9 +111,9 @@ def test_a_flood_of_registrations_does_not_evict_the_writers_client_during_conse
 
 
 @pytest.mark.parametrize("count", [11])
-def test_too_many_redirect_uris_are_refused(server, count):
-    response = server.http.post(
-        server.base + "/register",
+def test_too_many_redirect_uris_are_refused(shared_server, count):
+    response = shared_server.http.post(
+        shared_server.base + "/register",
         json={"redirect_uris": [f"{REDIRECT}{n}" for n in range(count)], "client_name": "x"},
     )
     assert response.status_code == 400
@@ -136,16 +136,16 @@ def logs_session(server: Any, granted: list[str] | None = None) -> tuple[str, st
         ("read_comments", {"path": "content/" + "x" * 5_000 + ".md"}),
     ],
 )
-def test_an_over_long_path_is_refused_by_the_schema(server, tool, arguments):
-    token, session = logs_session(server)
-    response = server.call(token, session, tool, arguments)
+def test_an_over_long_path_is_refused_by_the_schema(shared_server, tool, arguments):
+    token, session = logs_session(shared_server)
+    response = shared_server.call(token, session, tool, arguments)
     assert response.status_code == 400, response.text[:300]
     assert response.json()["error"]["code"] == -32602
 
 
-def test_an_over_long_resource_path_is_refused(server):
-    token, session = logs_session(server)
-    response = server.post_mcp(
+def test_an_over_long_resource_path_is_refused(shared_server):
+    token, session = logs_session(shared_server)
+    response = shared_server.post_mcp(
         token,
         {
             "jsonrpc": "2.0",
@@ -174,10 +174,10 @@ def nested(depth: int) -> bytes:
         b'{"a":' * 5_000 + b"1" + b"}" * 5_000,
     ],
 )
-def test_a_bad_body_on_mcp_is_400(server, body):
-    token, session = logs_session(server)
-    response = server.http.post(
-        server.url,
+def test_a_bad_body_on_mcp_is_400(shared_server, body):
+    token, session = logs_session(shared_server)
+    response = shared_server.http.post(
+        shared_server.url,
         content=body,
         headers={
             "Authorization": f"Bearer {token}",
@@ -194,9 +194,9 @@ def test_a_bad_body_on_mcp_is_400(server, body):
     "body",
     [nested(100_000), b'{"redirect_uris": ["\xff"]}', b'{"a":' * 5_000 + b"1" + b"}" * 5_000],
 )
-def test_a_bad_body_on_register_is_400(server, body):
-    response = server.http.post(
-        server.base + "/register", content=body, headers={"Content-Type": "application/json"}
+def test_a_bad_body_on_register_is_400(shared_server, body):
+    response = shared_server.http.post(
+        shared_server.base + "/register", content=body, headers={"Content-Type": "application/json"}
     )
     assert response.status_code == 400, response.text[:300]
     assert response.json()["error"] == "invalid_client_metadata"

@@ -16,13 +16,13 @@ from toolkit.mcp.service import http_server
 from toolkit.tls import shared_context
 
 
-def test_a_loopback_redirect_uri_matches_on_any_port(server):
+def test_a_loopback_redirect_uri_matches_on_any_port(shared_server):
     """RFC 8252 7.3: a native client listens on an ephemeral port."""
-    client = server.register()  # http://localhost:3030/callback
+    client = shared_server.register()  # http://localhost:3030/callback
     client.redirect_uri = "http://localhost:49152/callback"
     verifier, challenge = pkce()
-    code = server.authorize(client, challenge)
-    response = server.exchange(client, code, verifier)
+    code = shared_server.authorize(client, challenge)
+    response = shared_server.exchange(client, code, verifier)
     assert response.status_code == 200, response.text
 
 
@@ -34,22 +34,22 @@ def test_a_loopback_redirect_uri_matches_on_any_port(server):
         "https://localhost:3030/callback",
     ],
 )
-def test_only_the_port_of_a_loopback_redirect_uri_may_differ(server, uri):
-    client = server.register()
+def test_only_the_port_of_a_loopback_redirect_uri_may_differ(shared_server, uri):
+    client = shared_server.register()
     client.redirect_uri = uri
     _, challenge = pkce()
-    response = server.http.get(
-        server.base + "/authorize", params=server.authorize_params(client, challenge)
+    response = shared_server.http.get(
+        shared_server.base + "/authorize", params=shared_server.authorize_params(client, challenge)
     )
     assert response.status_code == 400
 
 
-def test_a_token_request_for_another_resource_is_invalid_target(server):
+def test_a_token_request_for_another_resource_is_invalid_target(shared_server):
     """RFC 8707: as /authorize refuses it."""
-    client = server.register()
+    client = shared_server.register()
     verifier, challenge = pkce()
-    code = server.authorize(client, challenge)
-    response = server.token(
+    code = shared_server.authorize(client, challenge)
+    response = shared_server.token(
         {
             "grant_type": "authorization_code",
             "code": code,
@@ -61,25 +61,29 @@ def test_a_token_request_for_another_resource_is_invalid_target(server):
     )
     assert response.status_code == 400
     assert response.json()["error"] == "invalid_target"
-    ours = server.token(
+    ours = shared_server.token(
         {
             "grant_type": "authorization_code",
             "code": code,
             "redirect_uri": client.redirect_uri,
             "code_verifier": verifier,
-            "resource": server.url,
+            "resource": shared_server.url,
             **client.form(),
         }
     )
     assert ours.status_code == 200, ours.text
 
 
-def test_the_issuer_has_no_trailing_slash(server):
+def test_the_issuer_has_no_trailing_slash(shared_server):
     """RFC 8414 3.3: the issuer is the very URL the metadata was asked for by."""
-    metadata = server.http.get(server.base + "/.well-known/oauth-authorization-server").json()
-    assert metadata["issuer"] == server.base
-    resource = server.http.get(server.base + "/.well-known/oauth-protected-resource/mcp").json()
-    assert resource["authorization_servers"] == [server.base]
+    metadata = shared_server.http.get(
+        shared_server.base + "/.well-known/oauth-authorization-server"
+    ).json()
+    assert metadata["issuer"] == shared_server.base
+    resource = shared_server.http.get(
+        shared_server.base + "/.well-known/oauth-protected-resource/mcp"
+    ).json()
+    assert resource["authorization_servers"] == [shared_server.base]
 
 
 @pytest.mark.e2e
@@ -105,33 +109,33 @@ def test_other_loopback_addresses_start(mcp_project, host):
     "path",
     ["/register", "/token", "/authorize", "/.well-known/oauth-authorization-server", "/consent"],
 )
-def test_the_oauth_endpoints_check_host(server, path):
+def test_the_oauth_endpoints_check_host(shared_server, path):
     """DNS rebinding: as /mcp does."""
-    response = server.http.request(
+    response = shared_server.http.request(
         "GET" if "well-known" in path or path in ("/authorize", "/consent") else "POST",
-        server.base + path,
+        shared_server.base + path,
         headers={"Host": "attacker.example"},
     )
     assert response.status_code == 421
 
 
-def test_the_consent_form_checks_origin(server):
-    client = server.register()
+def test_the_consent_form_checks_origin(shared_server):
+    client = shared_server.register()
     _, challenge = pkce()
-    consent = server.http.get(
-        server.base + "/authorize", params=server.authorize_params(client, challenge)
+    consent = shared_server.http.get(
+        shared_server.base + "/authorize", params=shared_server.authorize_params(client, challenge)
     ).headers["location"]
     request = query_of(consent)["request"]
-    forged = server.http.post(
+    forged = shared_server.http.post(
         consent.split("?")[0],
         headers={"Origin": "https://evil.example"},
         data={"request": request, "secret": SECRET, "decision": "approve", "scope": ["read"]},
     )
     assert forged.status_code == 403
     assert "location" not in forged.headers
-    same = server.http.post(
+    same = shared_server.http.post(
         consent.split("?")[0],
-        headers={"Origin": server.base},
+        headers={"Origin": shared_server.base},
         data={"request": request, "secret": SECRET, "decision": "approve", "scope": ["read"]},
     )
     assert same.status_code == 302 and "code" in query_of(same.headers["location"])
@@ -152,9 +156,9 @@ def test_a_trivially_weak_operator_secret_is_refused(mcp_project, secret):
         ({"token_endpoint_auth_method": "private_key_jwt"}, "token_endpoint_auth_method"),
     ],
 )
-def test_registration_takes_only_what_the_server_supports(server, metadata, field):
-    response = server.http.post(
-        server.base + "/register",
+def test_registration_takes_only_what_the_server_supports(shared_server, metadata, field):
+    response = shared_server.http.post(
+        shared_server.base + "/register",
         json={"redirect_uris": [REDIRECT], "client_name": "x", **metadata},
     )
     assert response.status_code == 400, response.text

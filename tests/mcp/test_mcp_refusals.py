@@ -1,5 +1,8 @@
 """Every refusal of the HTTP transport, each on its own, against the real server on
-loopback: what the client gets, and that what should not work does not."""
+loopback: what the client gets, and that what should not work does not. A test that only
+reads the server or registers a client shares one server with the module's others
+(`shared_server`); one that moves its clock, reads its events or counts guesses has its
+own (`server`)."""
 
 from __future__ import annotations
 
@@ -189,12 +192,12 @@ def test_a_refresh_token_of_another_client_is_refused(server):
 # -- redirect URIs -----------------------------------------------------------------------------
 
 
-def test_a_redirect_uri_not_registered_is_refused_without_redirecting(server):
-    client = server.register()
+def test_a_redirect_uri_not_registered_is_refused_without_redirecting(shared_server):
+    client = shared_server.register()
     _, challenge = pkce()
-    params = server.authorize_params(client, challenge)
+    params = shared_server.authorize_params(client, challenge)
     params["redirect_uri"] = "http://localhost:3030/elsewhere"
-    response = server.http.get(server.base + "/authorize", params=params)
+    response = shared_server.http.get(shared_server.base + "/authorize", params=params)
     assert response.status_code == 400
     assert "location" not in response.headers
     assert "not registered" in response.json()["error_description"]
@@ -210,9 +213,11 @@ def test_a_redirect_uri_not_registered_is_refused_without_redirecting(server):
         "https://user:pw@example.com/callback",
     ],
 )
-def test_a_redirect_uri_that_is_not_https_or_localhost_is_refused_at_registration(server, uri):
-    response = server.http.post(
-        server.base + "/register", json={"redirect_uris": [uri], "client_name": "x"}
+def test_a_redirect_uri_that_is_not_https_or_localhost_is_refused_at_registration(
+    shared_server, uri
+):
+    response = shared_server.http.post(
+        shared_server.base + "/register", json={"redirect_uris": [uri], "client_name": "x"}
     )
     assert response.status_code == 400
     assert response.json()["error"] == "invalid_redirect_uri"
@@ -227,8 +232,8 @@ def test_a_redirect_uri_that_is_not_https_or_localhost_is_refused_at_registratio
         "https://example.com/cb",
     ],
 )
-def test_localhost_and_https_redirect_uris_are_accepted(server, uri):
-    assert server.register([uri]).client_id
+def test_localhost_and_https_redirect_uris_are_accepted(shared_server, uri):
+    assert shared_server.register([uri]).client_id
 
 
 # -- scopes: 403 insufficient_scope --------------------------------------------------------------
@@ -290,9 +295,9 @@ def test_the_screen_never_ticks_publish_by_itself(server):
         ({"grant_type": "refresh_token"}, "invalid_request"),  # no refresh_token
     ],
 )
-def test_malformed_token_requests_are_400(server, data, error):
-    client = server.register()
-    response = server.token(
+def test_malformed_token_requests_are_400(shared_server, data, error):
+    client = shared_server.register()
+    response = shared_server.token(
         {**data, **client.form()}
         if data.get("grant_type") in ("authorization_code", "refresh_token")
         else data
@@ -301,15 +306,17 @@ def test_malformed_token_requests_are_400(server, data, error):
     assert response.json()["error"] == error
 
 
-def test_a_token_request_that_is_not_a_form_is_400(server):
-    response = server.http.post(server.base + "/token", json={"grant_type": "client_credentials"})
+def test_a_token_request_that_is_not_a_form_is_400(shared_server):
+    response = shared_server.http.post(
+        shared_server.base + "/token", json={"grant_type": "client_credentials"}
+    )
     assert response.status_code == 400
     assert response.json()["error"] == "invalid_request"
 
 
-def test_a_token_request_with_a_repeated_parameter_is_400(server):
-    response = server.http.post(
-        server.base + "/token",
+def test_a_token_request_with_a_repeated_parameter_is_400(shared_server):
+    response = shared_server.http.post(
+        shared_server.base + "/token",
         content=("grant_type=refresh_token&refresh_token=a&refresh_token=b"),
         headers={"Content-Type": "application/x-www-form-urlencoded"},
     )
@@ -317,9 +324,9 @@ def test_a_token_request_with_a_repeated_parameter_is_400(server):
     assert "more than once" in response.json()["error_description"]
 
 
-def test_a_token_request_with_a_wrong_client_secret_is_401(server):
-    client = server.register()
-    response = server.token(
+def test_a_token_request_with_a_wrong_client_secret_is_401(shared_server):
+    client = shared_server.register()
+    response = shared_server.token(
         {
             "grant_type": "refresh_token",
             "refresh_token": "x",
@@ -348,8 +355,10 @@ def test_a_token_request_with_a_wrong_client_secret_is_401(server):
         ),
     ],
 )
-def test_malformed_registration_requests_are_400(server, body, headers):
-    response = server.http.post(server.base + "/register", content=body, headers=headers)
+def test_malformed_registration_requests_are_400(shared_server, body, headers):
+    response = shared_server.http.post(
+        shared_server.base + "/register", content=body, headers=headers
+    )
     assert response.status_code == 400, response.text
     assert response.json()["error"] == "invalid_client_metadata"
 
@@ -358,17 +367,17 @@ def test_malformed_registration_requests_are_400(server, body, headers):
 
 
 @pytest.mark.parametrize("version", ["2025-03-26", "2025-06-18", "2099-01-01", "not-a-date", None])
-def test_metadata_answers_whatever_protocol_version_is_sent(server, version):
+def test_metadata_answers_whatever_protocol_version_is_sent(shared_server, version):
     headers = {"MCP-Protocol-Version": version} if version else {}
-    response = server.http.get(
-        server.base + "/.well-known/oauth-authorization-server", headers=headers
+    response = shared_server.http.get(
+        shared_server.base + "/.well-known/oauth-authorization-server", headers=headers
     )
     assert response.status_code == 200
     metadata = response.json()
-    assert metadata["issuer"].rstrip("/") == server.base
-    assert metadata["authorization_endpoint"] == server.base + "/authorize"
-    assert metadata["token_endpoint"] == server.base + "/token"
-    assert metadata["registration_endpoint"] == server.base + "/register"
+    assert metadata["issuer"].rstrip("/") == shared_server.base
+    assert metadata["authorization_endpoint"] == shared_server.base + "/authorize"
+    assert metadata["token_endpoint"] == shared_server.base + "/token"
+    assert metadata["registration_endpoint"] == shared_server.base + "/register"
     assert metadata["code_challenge_methods_supported"] == ["S256"]
     assert set(metadata["grant_types_supported"]) == {
         "authorization_code",
@@ -381,12 +390,12 @@ def test_metadata_answers_whatever_protocol_version_is_sent(server, version):
 @pytest.mark.parametrize(
     "path", ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]
 )
-def test_protected_resource_metadata(server, path):
-    response = server.http.get(server.base + path)
+def test_protected_resource_metadata(shared_server, path):
+    response = shared_server.http.get(shared_server.base + path)
     assert response.status_code == 200
     document = response.json()
-    assert document["resource"] == server.url
-    assert [s.rstrip("/") for s in document["authorization_servers"]] == [server.base]
+    assert document["resource"] == shared_server.url
+    assert [s.rstrip("/") for s in document["authorization_servers"]] == [shared_server.base]
     assert document["bearer_methods_supported"] == ["header"]
 
 

@@ -44,6 +44,7 @@ SERVER_FIXTURES = frozenset(
         "preview",  # tests/test_preview.py: one preview server for the module
         "browser",  # tests/browser/conftest.py
         "server",  # tests/mcp/conftest.py (`toolkit mcp --transport http`), tests/test_serving.py
+        "shared_server",  # tests/mcp/conftest.py: one `server` for a module's tests
     }
 )
 SLOW_KINDS = ("browser", "server", "e2e", "socket")

@@ -15,7 +15,8 @@ lineage of its own, the point-1 case (a copy keeps the `id:` of the post it came
 The sandbox runs in this process, its rate limits off, reached without a socket
 (`ForemSandbox.transport()`), and the domain functions are called as the commands call
 them, so a sequence costs some 20 ms a step. `IDENTITY_EXAMPLES` sequences (500 by
-default, `TOOLKIT_IDENTITY_EXAMPLES` in the environment to change it).
+default, `TOOLKIT_IDENTITY_EXAMPLES` in the environment to change it), in five parts that
+the test workers share out.
 """
 
 from __future__ import annotations
@@ -319,18 +320,25 @@ class Account:
                     )
 
 
-# The profile of this test: many sequences, each judged by what it did, not how fast.
+# The sequences run in `CHUNKS` parts of an equal share each, so that the test workers
+# share them out; each part is a test of its own with its own random seed, and together
+# they run `IDENTITY_EXAMPLES` sequences (or a few more, the share rounded up). The first
+# part is measured by coverage; the others run the same code again and are not
+# (`no_cover`), which would double their time.
+CHUNKS = 5
+PARTS = [pytest.param(0)] + [pytest.param(n, marks=pytest.mark.no_cover) for n in range(1, CHUNKS)]
 IDENTITY = settings(
-    max_examples=IDENTITY_EXAMPLES,
+    max_examples=-(-IDENTITY_EXAMPLES // CHUNKS),
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
 
-@pytest.mark.timeout(1800)  # 500 sequences: some 80 s alone, longer on a loaded machine
+@pytest.mark.timeout(1800)  # 100 sequences: some 16 s alone, longer on a loaded machine
+@pytest.mark.parametrize("chunk", PARTS)
 @IDENTITY
-@given(st.lists(steps, min_size=1, max_size=14))
-def test_no_article_receives_another_posts_text(own_sandbox, sequence):
+@given(sequence=st.lists(steps, min_size=1, max_size=14))
+def test_no_article_receives_another_posts_text(own_sandbox, chunk, sequence):
     own_sandbox.reset()
     own_sandbox.set_rate_limits(False)
     with tempfile.TemporaryDirectory(prefix="identity-") as folder:

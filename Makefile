@@ -66,10 +66,10 @@ test-fast: install-dev
 # (.ci/min_constraints.py) in a venv of its own, the development tools as they come, then
 # the tests that exercise those dependencies. Run when a lower bound changes.
 MIN_VENV  := .venv-min
-MIN_TESTS := tests/test_content_rules.py tests/test_fuzz_posts.py tests/test_payload.py \
-	tests/test_dependencies.py tests/site tests/test_api_client.py tests/test_client_bounds.py \
+MIN_TESTS := tests/content/test_rules.py tests/e2e/test_fuzz_posts.py tests/content/test_payload.py \
+	tests/test_dependencies.py tests/site tests/clients/test_base.py tests/clients/test_bounds.py \
 	tests/sync tests/mcp tests/export/test_export_formats.py tests/export/test_export_verify.py \
-	tests/runlog tests/test_serving.py tests/test_watch.py tests/test_config.py
+	tests/runlog tests/shared/test_serving.py tests/watch/test_watch.py tests/config/test_loading.py
 
 test-min:
 	test -x $(MIN_VENV)/bin/python || $(PYTHON) -m venv $(MIN_VENV)

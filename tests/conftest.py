@@ -113,7 +113,7 @@ def project(make_project: Callable[..., Project]) -> Project:
 def sandbox() -> Iterator[object]:
     """The real sandbox (interface A and friends) on a free loopback port, in memory,
     with a 1-second rate-limit window so that rate-limit tests run fast."""
-    from forem_sandbox import ForemSandbox
+    from tests.support.forem_sandbox import ForemSandbox
 
     with ForemSandbox(db_path=None, rate_window=1.0) as server:
         yield server
@@ -179,8 +179,7 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
 
 @pytest.fixture(scope="session")
 def _hostile_server() -> Iterator[object]:
-    from hostile import HostileApi
-
+    from tests.support.hostile import HostileApi
     from toolkit.serving import BackgroundServer
 
     api = HostileApi()
@@ -191,7 +190,7 @@ def _hostile_server() -> Iterator[object]:
 
 @pytest.fixture
 def hostile(_hostile_server) -> Iterator[object]:
-    """A publishing API on loopback that answers what the test sets (tests/hostile.py);
+    """A publishing API on loopback that answers what the test sets (tests/support/hostile.py);
     `hostile.env` points toolkit at it."""
     _hostile_server.reset()
     yield _hostile_server

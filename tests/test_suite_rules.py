@@ -24,7 +24,7 @@ def conftest_imports(source: str) -> list[int]:
 
 def test_no_test_imports_a_conftest_by_name():
     """`import conftest` gets whichever folder's conftest a worker imported first: what a
-    test shares goes in a helper module of its folder instead."""
+    test shares goes in a helper module of tests/support/ instead."""
     found = [
         f"{path.relative_to(TESTS)}:{line}"
         for path in sorted(TESTS.rglob("*.py"))

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from export_helpers import EXPORT_CONFIG, Archive
+
+from tests.support.export_helpers import EXPORT_CONFIG, Archive
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ import subprocess
 import sys
 
 import pytest
-from export_helpers import tree, unpack
+
+from tests.support.export_helpers import tree, unpack
 
 FORMATS = ["zip", "tar", "tar.gz", "tar.bz2", "7z"]
 

@@ -8,8 +8,8 @@ import json
 from collections import Counter
 
 import pytest
-from export_helpers import last_run
 
+from tests.support.export_helpers import last_run
 from tests.support.waiting import until
 from toolkit.clients.ratelimit import HELD
 

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from license_helpers import Licensing, premium_config
+
+from tests.support.license_helpers import Licensing, premium_config
 
 # Keep the developer's own licence settings out of every test.
 for _name in ("LICENSE_API_TOKEN", "LICENSE_BASE_URL"):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from license_helpers import APP, LICENSED
 
+from tests.support.license_helpers import APP, LICENSED
 from toolkit.tls import shared_context
 from toolkit_sandbox.licensing import seed
 

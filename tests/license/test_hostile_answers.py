@@ -12,8 +12,8 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from license_helpers import APP, LICENSED, premium_config
 
+from tests.support.license_helpers import APP, LICENSED, premium_config
 from toolkit.config import load_config
 from toolkit.errors import PremiumRefused
 from toolkit.license.gate import PremiumGate

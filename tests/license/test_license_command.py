@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from license_helpers import APP, LICENSED, OTHER_APP, UNLICENSED, premium_config
 
+from tests.support.license_helpers import APP, LICENSED, OTHER_APP, UNLICENSED, premium_config
 from toolkit_sandbox.licensing import seed
 
 

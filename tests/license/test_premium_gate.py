@@ -6,7 +6,8 @@ folder byte for byte as it was; premium posts reach the premium site only."""
 from __future__ import annotations
 
 import pytest
-from license_helpers import (
+
+from tests.support.license_helpers import (
     APP,
     LICENSED,
     OTHER_APP,

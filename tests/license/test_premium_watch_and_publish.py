@@ -8,8 +8,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from license_helpers import LICENSED
 
+from tests.support.license_helpers import LICENSED
 from toolkit.config import load_config
 from toolkit.errors import PremiumRefused
 from toolkit.license.gate import RECHECK_SECONDS, PremiumGate

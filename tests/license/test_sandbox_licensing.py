@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from license_helpers import APP, LICENSED, OTHER_APP, UNLICENSED
 
+from tests.support.license_helpers import APP, LICENSED, OTHER_APP, UNLICENSED
 from toolkit_sandbox.licensing import seed
 
 CUSTOMER = "/appsmarket/v2/customerLicense/{app}/{customer}"

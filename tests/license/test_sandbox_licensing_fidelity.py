@@ -6,8 +6,8 @@ details of an authentication error."""
 from __future__ import annotations
 
 import pytest
-from license_helpers import APP, LICENSED
 
+from tests.support.license_helpers import APP, LICENSED
 from toolkit_sandbox.licensing import seed
 
 CUSTOMER = "/appsmarket/v2/customerLicense/{app}/{customer}"

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from license_helpers import APP, LICENSED
-
 import toolkit_sandbox
+from tests.support.license_helpers import APP, LICENSED
 
 README = Path(toolkit_sandbox.__file__).parent / "README.md"
 ROUTE = "/appsmarket/v2/customerLicense/{applicationId}/{customerId}"

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from mcp_helpers import Clock, Harness, mcp_config, serving, write_posts
 
 from tests.conftest import DEFAULT_CONFIG, Project
+from tests.support.mcp_helpers import Clock, Harness, mcp_config, serving, write_posts
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcp_helpers import (
+
+from tests.support.mcp_helpers import (
     REDIRECT,
     Clock,
     Registered,
@@ -26,7 +27,6 @@ from mcp_helpers import (
     result_of,
     serving,
 )
-
 from toolkit.mcp.consent import ATTEMPTS_PER_REQUEST, GUESSES_IN_ALL
 from toolkit.tls import shared_context
 

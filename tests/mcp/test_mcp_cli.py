@@ -10,7 +10,8 @@ import subprocess
 import sys
 
 import pytest
-from mcp_helpers import SECRET
+
+from tests.support.mcp_helpers import SECRET
 
 
 def test_add_client_shows_its_secret_once_and_lists_it(mcp_project):

@@ -18,9 +18,17 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
-from mcp_helpers import REDIRECT, SECRET, Clock, Harness, approve, mcp_config, query_of
 from pydantic import AnyUrl
 
+from tests.support.mcp_helpers import (
+    REDIRECT,
+    SECRET,
+    Clock,
+    Harness,
+    approve,
+    mcp_config,
+    query_of,
+)
 from toolkit.errors import ConfigError, ServeError
 from toolkit.mcp.events import EventRecorder
 from toolkit.mcp.service import add_client, http_server, mcp_clients

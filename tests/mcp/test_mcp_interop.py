@@ -8,8 +8,17 @@ import threading
 import time
 
 import pytest
-from mcp_helpers import MCP_HEADERS, PROTOCOL, REDIRECT, SECRET, mcp_config, pkce, query_of, serving
 
+from tests.support.mcp_helpers import (
+    MCP_HEADERS,
+    PROTOCOL,
+    REDIRECT,
+    SECRET,
+    mcp_config,
+    pkce,
+    query_of,
+    serving,
+)
 from toolkit.errors import ConfigError
 from toolkit.mcp.events import EventRecorder
 from toolkit.mcp.service import http_server

@@ -7,7 +7,8 @@ own (`server`)."""
 from __future__ import annotations
 
 import pytest
-from mcp_helpers import (
+
+from tests.support.mcp_helpers import (
     PROTOCOL,
     REDIRECT,
     SECRET,
@@ -18,7 +19,6 @@ from mcp_helpers import (
     query_of,
     result_of,
 )
-
 from toolkit.mcp.consent import ATTEMPTS_PER_REQUEST, GUESS_WINDOW, GUESSES_IN_ALL
 
 # -- 401: no token, a bad token, an expired token ---------------------------------------------

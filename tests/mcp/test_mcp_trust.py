@@ -15,8 +15,16 @@ from hypothesis import strategies as st
 from mcp.shared.exceptions import McpError
 from mcp.shared.memory import create_connected_server_and_client_session
 from mcp.types import TextContent
-from mcp_helpers import Clock, Harness, Registered, mcp_config, pkce, result_of, serving
 
+from tests.support.mcp_helpers import (
+    Clock,
+    Harness,
+    Registered,
+    mcp_config,
+    pkce,
+    result_of,
+    serving,
+)
 from toolkit.config import load_config
 from toolkit.mcp import scopes
 from toolkit.mcp.events import EventRecorder

@@ -7,8 +7,8 @@ import secrets
 from collections.abc import Iterator
 
 import pytest
-from runlog_helpers import RUNLOG_CONFIG, LogService
 
+from tests.support.runlog_helpers import RUNLOG_CONFIG, LogService
 from toolkit_sandbox.logs.http import PASSWORD, USERNAME
 
 

@@ -10,7 +10,8 @@ import subprocess
 import sys
 
 import pytest
-from runlog_helpers import RUNLOG_CONFIG, events
+
+from tests.support.runlog_helpers import RUNLOG_CONFIG, events
 
 QUERY_COLUMNS = (
     "run_id, seq, time, command, event, action, outcome, post, method, route, "

@@ -12,8 +12,8 @@ import secrets
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from runlog_helpers import assert_shipped_once, events, later, ship_with
 
+from tests.support.runlog_helpers import assert_shipped_once, events, later, ship_with
 from toolkit.runlog.shipping import MAX_FAILED_SENDS, REFUSED_NAME, SETTLE
 
 EDGE = "0001-01-01T00:00:00+14:00"  # year 0 in UTC

@@ -13,8 +13,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from runlog_helpers import event_lines, events
 
+from tests.support.runlog_helpers import event_lines, events
 from toolkit.runlog.events import FIELDS, EventLog, EventWriter, Scrubber
 
 

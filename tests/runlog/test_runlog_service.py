@@ -9,8 +9,8 @@ import json
 
 import httpx
 import pytest
-from runlog_helpers import ingest
 
+from tests.support.runlog_helpers import ingest
 from toolkit.tls import shared_context
 from toolkit_sandbox.logs.http import PASSWORD, USERNAME
 

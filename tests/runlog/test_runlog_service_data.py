@@ -9,8 +9,8 @@ import random
 from collections import Counter
 
 import pytest
-from runlog_helpers import LogService, ingest
 
+from tests.support.runlog_helpers import LogService, ingest
 from toolkit_sandbox.server import SandboxServer
 
 # Every test here starts a process or opens a socket (tests/support/plugin.py).

@@ -9,7 +9,8 @@ import json
 import re
 
 import pytest
-from runlog_helpers import ingest
+
+from tests.support.runlog_helpers import ingest
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,14 @@ from __future__ import annotations
 
 import json
 
-from runlog_helpers import RUNLOG_CONFIG, assert_shipped_once, events, later, ship_with, shipper
-
+from tests.support.runlog_helpers import (
+    RUNLOG_CONFIG,
+    assert_shipped_once,
+    events,
+    later,
+    ship_with,
+    shipper,
+)
 from tests.support.waiting import until
 from toolkit.config import load_config
 from toolkit.runlog.backlog import CURSOR_NAME, Cursor, Mark

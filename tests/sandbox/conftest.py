@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from sandbox_client import Api
+
+from tests.support.sandbox_client import Api
 
 
 @pytest.fixture
@@ -26,7 +27,7 @@ def api(sandbox, request) -> Iterator[Api]:
 @pytest.fixture
 def make_sandbox() -> Iterator[Callable[..., Any]]:
     """Start private sandboxes (stopped at the end of the test)."""
-    from forem_sandbox import ForemSandbox
+    from tests.support.forem_sandbox import ForemSandbox
 
     started: list[ForemSandbox] = []
 

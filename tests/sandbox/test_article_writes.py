@@ -6,7 +6,8 @@ import datetime as dt
 import re
 
 import pytest
-from sandbox_client import Api
+
+from tests.support.sandbox_client import Api
 
 
 def put(api: Api, article_id: int, user: str = "demo", **article):

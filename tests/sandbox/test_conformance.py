@@ -15,8 +15,9 @@ from typing import Any
 
 import httpx
 import pytest
-from sandbox_client import Api
-from sandbox_openapi import operations, validate_answer
+
+from tests.support.sandbox_client import Api
+from tests.support.sandbox_openapi import operations, validate_answer
 
 
 @dataclass(frozen=True)
@@ -432,7 +433,7 @@ CASES = [
 @pytest.fixture(scope="module")
 def conformance_sandbox() -> Iterator[Any]:
     """A private sandbox with the real 30-second window, so the rate-limit cases are exact."""
-    from forem_sandbox import ForemSandbox
+    from tests.support.forem_sandbox import ForemSandbox
 
     with ForemSandbox(rate_window=30.0) as server:
         yield server

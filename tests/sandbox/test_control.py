@@ -8,8 +8,8 @@ import time
 
 import httpx
 import pytest
-from sandbox_client import Api
 
+from tests.support.sandbox_client import Api
 from tests.support.waiting import until
 from toolkit.tls import shared_context
 from toolkit_sandbox.forem.seed import api_key_for

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from sandbox_client import Api
+
+from tests.support.sandbox_client import Api
 
 AUTHENTICATED = [
     ("GET", "/api/articles/me"),

@@ -8,8 +8,8 @@ import re
 
 import httpx
 import pytest
-from sandbox_client import Api
 
+from tests.support.sandbox_client import Api
 from toolkit import USER_AGENT
 
 # Beyond SQLite's signed 64-bit integer, on both sides.

@@ -10,8 +10,8 @@ from typing import Any
 
 import httpx
 import pytest
-from sandbox_client import Api
 
+from tests.support.sandbox_client import Api
 from toolkit_sandbox.interface import MAX_BODY
 
 Call = Callable[[Api], httpx.Response]

@@ -8,9 +8,9 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from forem_sandbox import ForemSandbox
-from sandbox_client import Api
 
+from tests.support.forem_sandbox import ForemSandbox
+from tests.support.sandbox_client import Api
 from tests.support.waiting import until_time
 from toolkit_sandbox.forem.ratelimit import RateLimiter
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from sandbox_client import Api
+from tests.support.sandbox_client import Api
 
 # Seeded featured published articles by descending hotness (the "popularity").
 POPULAR = [1012, 1001, 1013, 1007, 1015, 1002, 1004, 1009, 1003, 1017, 1014, 1008, 1016]

@@ -3,8 +3,7 @@ and how the API treats a non-member's `organization_id` (as Forem does: dropped)
 
 from __future__ import annotations
 
-from sandbox_client import Api
-
+from tests.support.sandbox_client import Api
 from toolkit_sandbox.forem.seed import api_key_for
 
 

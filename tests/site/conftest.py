@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from site_helpers import CONFIG, write_site
+
+from tests.support.site_helpers import CONFIG, write_site
 
 
 @pytest.fixture

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
-from site_helpers import EMBEDS, HEADINGS, MATHS, link_targets
 
+from tests.support.site_helpers import EMBEDS, HEADINGS, MATHS, link_targets
 from toolkit.content.post import load_post, post_from_bytes
 from toolkit.content.problems import PostError
 from toolkit.site import markdown_fast

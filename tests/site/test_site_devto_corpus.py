@@ -16,7 +16,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from site_helpers import EMBEDS, HEADINGS, MATHS, read
+
+from tests.support.site_helpers import EMBEDS, HEADINGS, MATHS, read
 
 # Every test here starts a process or opens a socket (tests/support/plugin.py).
 pytestmark = pytest.mark.e2e

@@ -8,7 +8,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from site_helpers import is_external, parse_page
+
+from tests.support.site_helpers import is_external, parse_page
 
 # Every test here starts a process or opens a socket (tests/support/plugin.py).
 pytestmark = pytest.mark.e2e

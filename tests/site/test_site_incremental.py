@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from site_helpers import changed, read, snapshot
 
+from tests.support.site_helpers import changed, read, snapshot
 from toolkit.config import load_config
 from toolkit.site import SiteBuilder
 

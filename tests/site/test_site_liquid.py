@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 import pytest
-from site_helpers import link_targets, read
 
+from tests.support.site_helpers import link_targets, read
 from toolkit.content import liquid, liquid_scan
 from toolkit.site.markdown import MarkdownRenderer
 from toolkit.site.sanitize import clean_post_html

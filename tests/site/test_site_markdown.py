@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from site_helpers import link_targets
 
+from tests.support.site_helpers import link_targets
 from toolkit.site.markdown import MarkdownRenderer, excerpt_of, resolve_links
 from toolkit.site.render import count_words, reading_time
 

@@ -6,7 +6,8 @@ import json
 import re
 
 import pytest
-from site_helpers import changed, parse_page, read, snapshot
+
+from tests.support.site_helpers import changed, parse_page, read, snapshot
 
 # Every test here starts a process or opens a socket (tests/support/plugin.py).
 pytestmark = pytest.mark.e2e

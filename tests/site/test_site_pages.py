@@ -8,7 +8,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from site_helpers import is_external, parse_page, read
+
+from tests.support.site_helpers import is_external, parse_page, read
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"

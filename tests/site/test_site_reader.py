@@ -10,7 +10,8 @@ import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
-from site_helpers import changed, parse_page, read, snapshot
+
+from tests.support.site_helpers import changed, parse_page, read, snapshot
 
 # Every test here starts a process or opens a socket (tests/support/plugin.py).
 pytestmark = pytest.mark.e2e

@@ -8,7 +8,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from hostile import article
+
+from tests.support.hostile import article
 
 CONFIG = """
 [site]

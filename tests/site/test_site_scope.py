@@ -5,7 +5,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import pytest
-from site_helpers import CONFIG, parse_page, read
+
+from tests.support.site_helpers import CONFIG, parse_page, read
 
 
 @pytest.mark.e2e

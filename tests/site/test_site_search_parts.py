@@ -7,8 +7,8 @@ import json
 import shutil
 
 import pytest
-from site_helpers import changed, read, snapshot
 
+from tests.support.site_helpers import changed, read, snapshot
 from toolkit.site import search
 
 ANIMALS = ["quokka", "wombat", "numbat", "dingo", "echidna", "bilby", "possum"]

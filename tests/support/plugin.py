@@ -41,9 +41,9 @@ SERVER_FIXTURES = frozenset(
         "make_api",  # tests/sandbox/conftest.py
         "conformance_sandbox",  # tests/sandbox/test_conformance.py
         "own_sandbox",  # tests/sync/test_identity_property.py
-        "preview",  # tests/test_preview.py: one preview server for the module
+        "preview",  # tests/watch/test_preview.py: one preview server for the module
         "browser",  # tests/browser/conftest.py
-        "server",  # tests/mcp/conftest.py (`toolkit mcp --transport http`), tests/test_serving.py
+        "server",  # tests/mcp/conftest.py (`toolkit mcp --transport http`), tests/shared/test_serving.py
         "shared_server",  # tests/mcp/conftest.py: one `server` for a module's tests
     }
 )

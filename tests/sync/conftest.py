@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from sync_helpers import SYNC_CONFIG
+
+from tests.support.sync_helpers import SYNC_CONFIG
 
 
 @pytest.fixture

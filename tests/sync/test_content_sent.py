@@ -10,9 +10,9 @@ import subprocess
 
 import pytest
 import yaml
-from forem_sandbox import ForemSandbox
-from sync_helpers import SYNC_CONFIG, my_articles, titles, writes
 
+from tests.support.forem_sandbox import ForemSandbox
+from tests.support.sync_helpers import SYNC_CONFIG, my_articles, titles, writes
 from toolkit.content import images
 
 SHA = "0123456789abcdef0123456789abcdef01234567"

@@ -7,8 +7,8 @@ import json
 import re
 
 import yaml
-from hostile import article, comment, files_under, run_log_files
 
+from tests.support.hostile import article, comment, files_under, run_log_files
 from toolkit.content.post import FOREM_KEYS
 
 

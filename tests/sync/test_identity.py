@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sync_helpers import control, lock_entries, my_articles, writes
 
+from tests.support.sync_helpers import control, lock_entries, my_articles, writes
 from toolkit.cli import main
 from toolkit.errors import SyncError
 from toolkit.sync.devtogit import read_map

@@ -9,7 +9,8 @@ import json
 import os
 
 import pytest
-from sync_helpers import control, lock_entries, my_articles, web_edit, writes
+
+from tests.support.sync_helpers import control, lock_entries, my_articles, web_edit, writes
 
 PLAIN_CONFIG = """
 [site]

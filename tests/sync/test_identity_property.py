@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from forem_sandbox import ForemSandbox
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support.forem_sandbox import ForemSandbox
 from toolkit.clients import Clients
 from toolkit.config import load_config
 from toolkit.errors import ToolkitError

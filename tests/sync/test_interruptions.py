@@ -10,7 +10,8 @@ import signal
 import stat
 
 import pytest
-from sync_helpers import (
+
+from tests.support.sync_helpers import (
     PatientProxy,
     last_seq,
     lock_entries,
@@ -20,7 +21,6 @@ from sync_helpers import (
     titles,
     writes,
 )
-
 from tests.support.waiting import until
 
 PUT = ("PUT", "/api/articles/{id}")

@@ -5,14 +5,11 @@ conflict and no duplicate, and each server's records survive the other's runs.""
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
-from forem_sandbox import ForemSandbox
-from sync_helpers import my_articles, writes
 
-from toolkit.content import dates
-from toolkit.errors import SyncError
+from tests.support.forem_sandbox import ForemSandbox
+from tests.support.sync_helpers import my_articles, writes
 from toolkit.ledgerfile import server_key
 from toolkit.sync.ledger import Ledger, LedgerEntry
 
@@ -115,25 +112,3 @@ def test_the_lock_names_its_server_without_credentials(tmp_path):
     assert Ledger.load(tmp_path / "toolkit.lock", "http://127.0.0.1:8787/").entries == {
         "content/a.md": LedgerEntry(7, None, "e", "e")
     }
-
-
-@pytest.mark.parametrize("shape", ["nested", "fifo", "folder", "large"])
-def test_a_lock_toolkit_cannot_read_is_one_line_and_no_dates(tmp_path, monkeypatch, shape):
-    # toolkit.lock comes with the repository: whatever stands there is read bounded.
-    path = tmp_path / "toolkit.lock"
-    if shape == "nested":
-        path.write_text("[" * 200_000 + "]" * 200_000)
-    elif shape == "fifo":
-        if not hasattr(os, "mkfifo"):
-            pytest.skip("no FIFOs here")
-        os.mkfifo(path)  # reading one would wait for a writer that never comes
-    elif shape == "folder":
-        path.mkdir()
-    else:
-        monkeypatch.setattr("toolkit.ledgerfile.MAX_LOCK_BYTES", 8)
-        path.write_text(json.dumps({"version": 2, "posts": {}}))
-    with pytest.raises(SyncError) as refused:
-        Ledger.load(path, "https://dev.to")
-    assert str(refused.value).startswith("toolkit.lock: ")
-    assert "\n" not in str(refused.value)
-    assert dates.lock_dates(path, "https://dev.to") == {}

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hostile import article
-
+from tests.support.hostile import article
 from toolkit.cli.watch import ConsoleWatchReporter
 from toolkit.site.builder import BuildReport
 from toolkit.sync.engine import Outcome

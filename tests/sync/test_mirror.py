@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from html.parser import HTMLParser
 
-from sync_helpers import api_get, control, requests_by_route
+from tests.support.sync_helpers import api_get, control, requests_by_route
 
 
 def depth(comment) -> int:

@@ -7,8 +7,8 @@ import json
 
 import httpx
 import pytest
-from sync_helpers import SYNC_CONFIG, api_get
 
+from tests.support.sync_helpers import SYNC_CONFIG, api_get
 from toolkit.tls import shared_context
 
 V1 = "application/vnd.forem.api-v1+json"

@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sync_helpers import SYNC_CONFIG, titles
+
+from tests.support.sync_helpers import SYNC_CONFIG, titles
 
 ROOT = os.geteuid() == 0
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from sync_helpers import SYNC_CONFIG, my_articles
 
+from tests.support.sync_helpers import SYNC_CONFIG, my_articles
 from toolkit.cli import main
 
 

@@ -8,9 +8,17 @@ import time
 
 import httpx
 import pytest
-from hostile import article
-from sync_helpers import SYNC_CONFIG, control, lock_entries, my_articles, titles, web_edit, writes
 
+from tests.support.hostile import article
+from tests.support.sync_helpers import (
+    SYNC_CONFIG,
+    control,
+    lock_entries,
+    my_articles,
+    titles,
+    web_edit,
+    writes,
+)
 from toolkit.tls import shared_context
 
 

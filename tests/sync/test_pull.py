@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from sync_helpers import my_articles, web_edit, writes
+from tests.support.sync_helpers import my_articles, web_edit, writes
 
 
 def test_pull_then_publish_writes_nothing(site, env, sandbox):

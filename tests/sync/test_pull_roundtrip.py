@@ -11,8 +11,8 @@ import json
 import subprocess
 
 import pytest
-from sync_helpers import SYNC_CONFIG, lock_entries, my_articles, web_edit, writes
 
+from tests.support.sync_helpers import SYNC_CONFIG, lock_entries, my_articles, web_edit, writes
 from toolkit.content.conflicts import marker_lines
 
 CONFIG = SYNC_CONFIG.replace(

@@ -7,8 +7,7 @@ import os
 import re
 import threading
 
-from sync_helpers import lock_entries, my_articles, start_toolkit, writes
-
+from tests.support.sync_helpers import lock_entries, my_articles, start_toolkit, writes
 from tests.support.waiting import until
 from toolkit.sync.ledger import Ledger, LedgerEntry
 from toolkit.sync.runlock import read_holder, run_lock

@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from sync_helpers import my_articles, writes
 
+from tests.support.sync_helpers import my_articles, writes
 from toolkit.cli import main
 from toolkit.content import images
 from toolkit.content.translate import masked

@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from sync_helpers import my_articles
 
+from tests.support.sync_helpers import my_articles
 from toolkit.content import images
 from toolkit.content.translate import masked
 

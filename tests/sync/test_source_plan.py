@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import httpx
-from sync_helpers import lock_entries, my_articles, writes
 
+from tests.support.sync_helpers import lock_entries, my_articles, writes
 from toolkit.tls import shared_context
 
 CONFIG = """

@@ -8,8 +8,8 @@ from typing import Any
 
 import httpx
 import pytest
-from sync_helpers import SYNC_CONFIG
 
+from tests.support.sync_helpers import SYNC_CONFIG
 from toolkit.tls import shared_context
 
 WRITERS = ("jane-doe", "omar", "lin")

@@ -10,7 +10,7 @@ import pty
 import subprocess
 import sys
 
-from sync_helpers import web_edit
+from tests.support.sync_helpers import web_edit
 
 
 def test_plan_says_for_each_post_whether_it_will_be_public_or_a_draft(site, env):

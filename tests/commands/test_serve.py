@@ -20,7 +20,7 @@ from toolkit.commands.serve import serve
 from toolkit.config import load_config
 from toolkit.tls import shared_context
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 class Links(HTMLParser):

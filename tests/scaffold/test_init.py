@@ -25,7 +25,7 @@ from toolkit.config.templates import commented_toml, dotenv_example, short_toml
 from toolkit.scaffold.files import MAKEFILE, WORKFLOW, ActionPin, ignored
 from toolkit.scaffold.project import init_project
 
-REPOSITORY = Path(__file__).parent.parent
+REPOSITORY = Path(__file__).parents[2]
 PIN = ActionPin("toolkit-docs/toolkit", "0123456789abcdef0123456789abcdef01234567", "v0.1.0")
 CREATED = [
     "toolkit.toml",

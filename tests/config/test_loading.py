@@ -125,7 +125,7 @@ def test_the_core_reports_dotenv_warnings_without_printing(tmp_path, capsys):
 
 # -- each key declared once, listed and documented from that declaration ------------------
 
-README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 
 
 def every_key() -> list[str]:

@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 from openapi_schema_validator import OAS30Validator, oas30_format_checker
 
-DOCUMENT = Path(__file__).parent / "data" / "api_v0.yml"
+DOCUMENT = Path(__file__).resolve().parents[1] / "sandbox" / "data" / "api_v0.yml"
 RENAMES = {"twitter_username": "microblog_username", "github_username": "codehost_username"}
 ARTICLE_SCHEMAS = ("ArticleIndex", "ArticleShow", "ArticleMe")
 

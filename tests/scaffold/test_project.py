@@ -514,7 +514,7 @@ def test_the_sandbox_without_the_sql_extra_starts_and_says_the_log_service_is_le
 def test_the_dev_extras_bring_the_sql_extra(extra):
     import tomllib
 
-    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
     deps = project["project"]["dependencies"]
     assert not any(d.startswith(("datafusion", "pyarrow")) for d in deps)
     assert any(

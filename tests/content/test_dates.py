@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.content import dates
+from toolkit.errors import SyncError
 from toolkit.sync.ledger import Ledger, LedgerEntry
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -148,3 +149,25 @@ def test_the_site_orders_an_undated_series_by_its_commits(make_project):
     assert 'rel="prev" href="../b/">← Zebra, part 1' in page
     assert 'rel="next" href="../a/">Middle, part 3 →' in page
     assert '<time datetime="2024-02-01T00:00:00+00:00">' in page
+
+
+@pytest.mark.parametrize("shape", ["nested", "fifo", "folder", "large"])
+def test_a_lock_toolkit_cannot_read_is_one_line_and_no_dates(tmp_path, monkeypatch, shape):
+    # toolkit.lock comes with the repository: whatever stands there is read bounded.
+    path = tmp_path / "toolkit.lock"
+    if shape == "nested":
+        path.write_text("[" * 200_000 + "]" * 200_000)
+    elif shape == "fifo":
+        if not hasattr(os, "mkfifo"):
+            pytest.skip("no FIFOs here")
+        os.mkfifo(path)  # reading one would wait for a writer that never comes
+    elif shape == "folder":
+        path.mkdir()
+    else:
+        monkeypatch.setattr("toolkit.ledgerfile.MAX_LOCK_BYTES", 8)
+        path.write_text(json.dumps({"version": 2, "posts": {}}))
+    with pytest.raises(SyncError) as refused:
+        Ledger.load(path, "https://dev.to")
+    assert str(refused.value).startswith("toolkit.lock: ")
+    assert "\n" not in str(refused.value)
+    assert dates.lock_dates(path, "https://dev.to") == {}

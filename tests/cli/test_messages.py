@@ -13,7 +13,7 @@ from toolkit import __version__
 from toolkit.cli import main
 from toolkit.scaffold.files import ignored
 
-REPOSITORY = Path(__file__).parent.parent
+REPOSITORY = Path(__file__).parents[2]
 
 
 def sandbox_env(sandbox) -> dict[str, str]:

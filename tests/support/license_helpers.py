@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from forem_sandbox import sandbox_client
 
+from tests.support.forem_sandbox import sandbox_client
 from toolkit_sandbox.licensing import seed
 
 APP = seed.APPLICATION_ID

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+REPOSITORY = Path(__file__).resolve().parents[2]
 README = " ".join((REPOSITORY / "README.md").read_text(encoding="utf-8").split())
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import httpx
-from forem_sandbox import sandbox_client
+
+from tests.support.forem_sandbox import sandbox_client
 
 # A project for exports: the site and the posts are in their default folders.
 EXPORT_CONFIG = """

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from toolkit.cli import main
 from toolkit.config.loading import load_config
 
-BLOGS = Path(__file__).resolve().parent / "support" / "blogs"
+BLOGS = Path(__file__).resolve().parents[1] / "support" / "blogs"
 
 EXPECTED = {
     "hugo": (

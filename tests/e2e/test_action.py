@@ -20,7 +20,7 @@ import yaml
 from toolkit.scaffold.files import ActionPin
 from toolkit.scaffold.project import init_project
 
-REPOSITORY = Path(__file__).parent.parent
+REPOSITORY = Path(__file__).parents[2]
 ACTION = yaml.safe_load((REPOSITORY / "action.yml").read_text(encoding="utf-8"))
 PIN = ActionPin("toolkit-docs/toolkit", "0123456789abcdef0123456789abcdef01234567")
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")

@@ -27,8 +27,9 @@ import yaml
 from yaml.representer import SafeRepresenter
 
 from toolkit.content import images, translate
+from toolkit.content.fields import FOREM_KEYS, TOOLKIT_KEYS
 from toolkit.content.hosting import canonical_url
-from toolkit.content.post import FOREM_KEYS, TOOLKIT_KEYS, Post
+from toolkit.content.post import Post
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.content.bodies import SourceBodies

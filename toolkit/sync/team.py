@@ -30,7 +30,6 @@ from toolkit.errors import ApiError, ConfigError
 from toolkit.localfiles import config_folders
 from toolkit.redact import quoted, redact_url
 from toolkit.sync.engine import (
-    HomeOrganization,
     MissingKey,
     Outcome,
     PublishProgress,
@@ -40,6 +39,7 @@ from toolkit.sync.engine import (
 )
 from toolkit.sync.ledger import Ledger
 from toolkit.sync.plan import PostPlan
+from toolkit.sync.planner import HomeOrganization
 from toolkit.sync.pull import PullResult, pull_articles
 
 PLANNERS = 4  # accounts planned at once (each one list read)

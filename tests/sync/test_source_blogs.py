@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from tests.support.sync_helpers import my_articles, writes
 from toolkit.cli import main
 from toolkit.content import images
-from toolkit.content.translate import masked
+from toolkit.content.liquid import prose as masked
 from toolkit.tls import shared_context
 
 BLOGS = Path(__file__).resolve().parents[1] / "support" / "blogs"

@@ -498,3 +498,21 @@ def test_the_run_log_names_the_writer_of_each_request_post_and_missing_key(sandb
         assert [(e["writer"], e["level"]) for e in missing] == [("omar", "error")], command
         assert "DEVTO_KEY_OMAR" in missing[0]["message"]
         assert events[-1]["outcome"] == "failed", command
+
+
+def test_diff_and_unpublish_bind_only_the_writers_posts_as_publish_does(sandbox, team):
+    site, users, env = team
+    # jane's post names omar's first article: publish binds it to none of omar's posts,
+    # and so must the commands that ask about one of omar's posts with omar's key.
+    site.post(
+        "jane-doe/borrowed", "Borrowed", "Not mine.\n", published=True, id=users["omar"]["ids"][0]
+    )
+
+    diffed = site.run("diff", "content/omar/omar-1.md", env=env)
+    assert diffed.exit_code == 0, diffed.output
+    assert "Edited text of omar 1" in diffed.output, diffed.output
+
+    unpublished = site.run("unpublish", "content/omar/omar-1.md", env=env)
+    assert unpublished.exit_code == 0, unpublished.output
+    mine = _get(sandbox, users["omar"]["api_key"], "/api/articles/me/all")
+    assert {a["id"]: a["published"] for a in mine}[users["omar"]["ids"][0]] is False

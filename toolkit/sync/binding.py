@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from toolkit.config import Config
 from toolkit.content import load_posts, payload_for
+from toolkit.content.accounts import Account, account_of
 from toolkit.content.hosting import canonical_url
 from toolkit.content.post import Post
 from toolkit.content.problems import Problem
@@ -19,12 +20,16 @@ def bind_project(
     remote: RemoteState,
     ledger: Ledger,
     loaded: tuple[list[Post], list[Problem]] | None = None,
-    holder: str | None = None,
+    account: Account | None = None,
 ) -> tuple[Identities, list[Post], list[Problem]]:
     """The identities of every post of `config` (`loaded`: its posts and problems, when
     the caller has read them), with the posts and problems they were bound from
-    (`holder`: a team's writer whose key read `remote`)."""
+    (`account`: in a team's repository, the writer whose key read `remote`; only their
+    posts are bound, as publish binds them)."""
     posts, problems = loaded if loaded is not None else load_posts(config)
+    if account is not None:
+        posts = [p for p in posts if account.owns(config, p.key)]
+        problems = [p for p in problems if account.owns(config, p.path)]
     bound = bind_posts(
         remote,
         posts,
@@ -32,6 +37,12 @@ def bind_project(
         lambda post: canonical_url(post, config.site.url),
         mapped=read_map(config.root),
         body_of=lambda post: payload_for(post, config).body_markdown,
-        holder=holder,
+        holder=account.writer if account is not None else None,
     )
     return bound, posts, problems
+
+
+def team_account(config: Config, key: str) -> Account | None:
+    """In a team's repository, the account of the post at `key` (whose key reads the
+    remote list the post is bound against); None otherwise."""
+    return account_of(config, key) if config.writers is not None else None

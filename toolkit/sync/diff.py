@@ -18,7 +18,7 @@ from toolkit.config import Config
 from toolkit.content import load_posts, payload_for
 from toolkit.content.payload import body_digest
 from toolkit.errors import ContentError, SyncError
-from toolkit.sync.binding import bind_project
+from toolkit.sync.binding import bind_project, team_account
 from toolkit.sync.ledger import Ledger
 from toolkit.sync.remote import RemoteState
 
@@ -53,7 +53,9 @@ def diff_post(config: Config, client: ForemClient, path: str | Path) -> PostDiff
     # Bound with every post, as publish binds it.
     everyone, problems = load_posts(config)
     others = [p for p in everyone if p.key != post.key]
-    match = bind_project(config, remote, ledger, ([post, *others], problems))[0].matches[post.key]
+    match = bind_project(
+        config, remote, ledger, ([post, *others], problems), team_account(config, post.key)
+    )[0].matches[post.key]
     if match.problem:
         raise SyncError(f"{post.key}: {match.problem}")
     # A title alone (outside adoption) is shown, never taken as the post's article.

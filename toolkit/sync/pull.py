@@ -37,7 +37,7 @@ from pydantic import Field
 from toolkit.clients.forem import ForemClient
 from toolkit.clients.forem_models import Article
 from toolkit.config import Config
-from toolkit.content import conflicts, load_posts, payload_for
+from toolkit.content import conflicts, payload_for
 from toolkit.content.accounts import Account
 from toolkit.content.fields import FOREM_KEYS, slugify
 from toolkit.content.payload import body_digest, dump_front_matter
@@ -451,14 +451,7 @@ def pull_articles(
         return account is None or account.owns(config, key)
 
     # Every post bound at once, as publish binds them (a team's: the account's posts).
-    loaded = load_posts(config)
-    bound, posts, problems = bind_project(
-        config,
-        remote,
-        ledger,
-        ([p for p in loaded[0] if mine(p.key)], [p for p in loaded[1] if mine(p.path)]),
-        holder=account.writer if account is not None else None,
-    )
+    bound, posts, problems = bind_project(config, remote, ledger, account=account)
     # Articles another account's posts hold: theirs, never a second file here.
     others = {e.article_id for k, e in ledger.entries.items() if not mine(k)}
     matches = bound.matches

@@ -38,7 +38,7 @@ from toolkit.content.payload import body_digest
 from toolkit.content.post import read_post_file
 from toolkit.errors import SyncError
 from toolkit.fsutil import atomic_write, describe_os_error
-from toolkit.sync.binding import bind_project
+from toolkit.sync.binding import bind_project, team_account
 from toolkit.sync.ledger import Ledger, LedgerEntry
 from toolkit.sync.remote import FRONT_MATTER, Identities, Match, RemoteState
 from toolkit.sync.stray import not_a_post
@@ -94,7 +94,7 @@ def unpublish_post(config: Config, client: ForemClient, given: str | Path) -> Re
     if gone and entry is None:
         raise SyncError(f"{key}: no such post, and toolkit.lock has no entry for it")
     remote = RemoteState(client.iter_my_articles("all"))
-    bound, posts, _ = bind_project(config, remote, ledger)
+    bound, posts, _ = bind_project(config, remote, ledger, account=team_account(config, key))
     notes: list[str] = []
     published_locally = False
     replaces: str | None = None
@@ -246,7 +246,7 @@ def forget_post(config: Config, client: ForemClient, given: str | Path) -> Retir
     if entry is None:
         raise SyncError(f"{key}: toolkit.lock has no entry for it")
     remote = RemoteState(client.iter_my_articles("all"))
-    bound, _, problems = bind_project(config, remote, ledger)
+    bound, _, problems = bind_project(config, remote, ledger, account=team_account(config, key))
     unreadable = {p.path for p in problems if p.is_error}
     if key in bound.matches or key in unreadable:
         raise SyncError(

@@ -140,6 +140,21 @@ def test_a_devto_project_keeps_a_skipped_post_off_devto(make_project, env, sandb
     assert "Kept home" not in {a["title"] for a in my_articles(sandbox)}
 
 
+def test_a_devto_post_saying_draft_and_published_is_never_sent(make_project, env, sandbox):
+    """`draft: true` beside `published: true`: the writer's intent is unclear, so the post
+    is not sent, and plan says why."""
+    project = make_project("[site]\ntitle = 'x'\n\n[forem]\nrate_window = 1\n")
+    project.post("both", "Draft or not", published=True, draft=True)
+    project.post("sent", "Sent", published=True)
+    sandbox.reset_stats()
+    plan = project.run("plan", env=env)
+    assert "draft: true and published: true disagree" in plan.output, plan.output
+    result = project.run("publish", env=env)
+    assert result.exit_code == 0, result.output
+    assert writes(sandbox) == {"POST 201": 1}
+    assert "Draft or not" not in {a["title"] for a in my_articles(sandbox)}
+
+
 def test_pull_leaves_a_generators_posts_alone(make_project, env, sandbox):
     project = make_project(CONFIG)
     path = project.write("content/a.md", "---\ntitle: A\ndate: 2024-05-01\n---\nA.\n")

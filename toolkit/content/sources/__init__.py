@@ -153,6 +153,14 @@ def read_post(
                 origins["article"] = key
                 break
     if generator == "devto":
+        # `published: true` beside `draft: true` says two things: not sent until one goes.
+        if meta.get("published") is True:
+            for draft_key in tables.DRAFT_KEYS:
+                if _true(meta.get(draft_key)):
+                    held = held or (
+                        f"{draft_key}: true and published: true disagree; never sent "
+                        f"until one of them is removed"
+                    )
         if article is None and ref is None and held is None and not source.adopted:
             return post
         # The old tools' keys are toolkit's to read, never sent (nor unknown to `check`).

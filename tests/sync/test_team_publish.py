@@ -4,6 +4,7 @@ into the organisation, against the real sandbox, as CI runs it (`toolkit publish
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import httpx
@@ -485,3 +486,19 @@ def test_the_run_log_names_the_writer_of_each_request_post_and_missing_key(sandb
         assert [(e["writer"], e["level"]) for e in missing] == [("omar", "error")], command
         assert "DEVTO_KEY_OMAR" in missing[0]["message"]
         assert events[-1]["outcome"] == "failed", command
+
+
+def test_a_symlink_to_another_writers_post_is_refused_not_published_with_its_key(
+    sandbox,
+    team,
+):
+    site, _users, env = team
+    site.post("lin/new", "Lin new", "Lin's new text.\n", published=True)
+    os.symlink("../lin/new.md", site.root / "content" / "omar" / "other.md")
+    result = site.run("plan", "--json", env=env)
+    posts = {post["path"]: post for post in json.loads(result.stdout)["posts"]}
+    assert posts["content/lin/new.md"]["action"] == "create"
+    refused = posts["content/omar/other.md"]
+    assert refused["action"] == "error" and refused["writer"] == "omar"
+    assert any("symlink to a post of" in p and "lin" in p for p in refused["problems"])
+    assert result.exit_code == 1

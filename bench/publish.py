@@ -14,7 +14,7 @@ import random
 import sys
 
 from bench.common import WORK, SandboxProcess, project, run_cli
-from toolkit.content.post import slugify
+from toolkit.content.fields import slugify
 
 WINDOW = 1.0
 CONFIG = """[site]

@@ -102,6 +102,24 @@ def test_a_heading_number_is_found_in_one_step(tmp_path):
         assert html.count("<h2 ") == headings + 2
 
 
+def test_heading_ids_are_numbered_across_every_heading_level(tmp_path):
+    """`# Same` to `###### Same` share one count of ids; `#######` is text, not a heading."""
+    body = "".join("#" * level + " Same\n\n" for level in range(1, 7)) + "####### Seven\n"
+    renderer = MarkdownRenderer(tmp_path, "content/")
+    path = tmp_path / "post.md"
+    for render in (renderer.render_fast, renderer.render_reference):  # both engines
+        html = render(body, path).html
+        assert re.findall(r'<h(\d) id="([^"]+)"', html) == [
+            ("1", "same"),
+            ("2", "same-1"),
+            ("3", "same-2"),
+            ("4", "same-3"),
+            ("5", "same-4"),
+            ("6", "same-5"),
+        ]
+        assert "####### Seven" in html and "<h7" not in html
+
+
 @pytest.mark.timeout(60)
 def test_an_exclude_pattern_is_matched_without_backtracking(make_project):
     pattern = "*a" * 25 + "b.md"

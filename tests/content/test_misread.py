@@ -20,43 +20,29 @@ def check_lines(project):
     return result, [line for line in result.output.splitlines() if line.startswith("content/")]
 
 
-def test_a_title_cut_by_a_stray_quote_is_an_error_with_the_title_quoted(project):
-    project.write(
+MISREAD = {
+    "a title cut by a stray quote is an error with the title quoted": (
         "content/qa.md",
         "---\n"
         "title: 'A Guide to Enhancing QA's Understanding of UX/UI: Tips and Insights'\n"
         "published: true\n"
         "---\nBody.\n",
-    )
-    result, lines = check_lines(project)
-    assert result.exit_code == 1
-    assert lines == [
         "content/qa.md:2: front matter: invalid YAML: did not find expected key; the ' after "
         "'Enhancing QA' ends the quoted value; quote it with double quotes: "
-        'title: "A Guide to Enhancing QA\'s Understanding of UX/UI: Tips and Insights"'
-    ]
-
-
-def test_a_title_cut_over_two_lines_names_the_line_read_as_a_key(project):
-    project.write(
+        'title: "A Guide to Enhancing QA\'s Understanding of UX/UI: Tips and Insights"',
+    ),
+    "a title cut over two lines names the line read as a key": (
         "content/qa.md",
         "---\n"
         "title: 'A Guide to Enhancing QA'\n"
         "s Understanding of UX/UI: Tips and Insights'\n"
         "published: false\n"
         "---\nBody.\n",
-    )
-    result, lines = check_lines(project)
-    assert result.exit_code == 1
-    assert lines == [
         "content/qa.md:3: front matter: 's Understanding of UX/UI' is read as a key (it holds "
         "spaces), so title (line 2) stops before this line; write the whole of title on one "
-        'line, in double quotes (title: "..."), or, if this is a key, put it in quotes'
-    ]
-
-
-def test_a_key_glued_to_text_is_an_error_and_not_an_unknown_key(project):
-    project.write(
+        'line, in double quotes (title: "..."), or, if this is a key, put it in quotes',
+    ),
+    "a key glued to text is an error and not an unknown key": (
         "content/cover.md",
         "---\n"
         "title: Components\n"
@@ -64,55 +50,48 @@ def test_a_key_glued_to_text_is_an_error_and_not_an_unknown_key(project):
         "components. cover_image: ./assets/cover.png\n"
         "tags: [web]\n"
         "---\nBody.\n",
-    )
-    result, lines = check_lines(project)
-    assert result.exit_code == 1
-    assert lines == [
         "content/cover.md:4: front matter: 'components. cover_image' is read as one key (it "
         "holds spaces): the text before cover_image continues description (line 3), and this "
-        "cover_image is not read; put cover_image: at the start of a line of its own"
-    ]
-
-
-def test_a_key_glued_to_text_on_the_line_of_its_value_says_to_start_a_line(project):
-    project.write(
+        "cover_image is not read; put cover_image: at the start of a line of its own",
+    ),
+    "a key glued to text on the line of its value says to start a line": (
         "content/cover.md",
         "---\ntitle: Components\n"
         "description: Learn how to build components. cover_image: ./assets/cover.png\n"
         "---\nBody.\n",
-    )
-    _, lines = check_lines(project)
-    assert lines == [
         "content/cover.md:3: front matter: invalid YAML: mapping values are not allowed in "
         "this context; cover_image: is glued to the text before it: put cover_image: at the "
-        "start of a line of its own"
-    ]
-
-
-def test_a_quote_left_open_over_other_keys_is_an_error_at_its_line(project):
-    project.write(
+        "start of a line of its own",
+    ),
+    "a quote left open over other keys is an error at its line": (
         "content/open.md",
         "---\ntitle: 'Hello\ndescription: it is fine'\ntags: [a]\n---\nBody.\n",
-    )
-    result, lines = check_lines(project)
-    assert result.exit_code == 1
-    assert lines == [
         "content/open.md:2: front matter: title: the ' opened here closes only on line 3, so "
         "description is read as part of its text; close the quote on this line (a ' inside "
-        "is written '')"
-    ]
+        "is written '')",
+    ),
+    "a quote closed too early says so at the line it opened": (
+        "content/open.md",
+        "---\ntitle: T\ndescription: 'it's open\n---\nBody.\n",
+        "content/open.md:3: front matter: invalid YAML: did not find expected key (in the "
+        "block mapping started on line 2); the ' after 'it' ends the quoted value; a ' inside "
+        "'...' is written ''",
+    ),
+}
+
+
+@pytest.mark.parametrize(("path", "text", "line"), MISREAD.values(), ids=list(MISREAD))
+def test_a_misread_front_matter_is_one_error_at_its_line_with_the_fix(project, path, text, line):
+    project.write(path, text)
+    result, lines = check_lines(project)
+    assert result.exit_code == 1
+    assert lines == [line]
 
 
 def test_a_quote_never_closed_says_so_at_the_line_it_opened(project):
-    project.write("content/open.md", "---\ntitle: T\ndescription: 'it's open\n---\nBody.\n")
-    _, lines = check_lines(project)
-    assert lines == [
-        "content/open.md:3: front matter: invalid YAML: did not find expected key (in the "
-        "block mapping started on line 2); the ' after 'it' ends the quoted value; a ' inside "
-        "'...' is written ''"
-    ]
     project.write("content/open.md", "---\ntitle: T\ndescription: 'never closed\n---\nBody.\n")
-    _, lines = check_lines(project)
+    result, lines = check_lines(project)
+    assert result.exit_code == 1
     assert len(lines) == 1 and lines[0].endswith(
         "(in the quoted scalar started on line 3); that quote is never closed "
         "(inside '...', a ' is written '')"
@@ -197,6 +176,8 @@ def test_front_matter_of_the_site_generators_is_never_an_error(project):
     assert lines  # their own keys are warnings
     assert all(": warning: " in line for line in lines)
     assert any("'reading time'" in line or "reading time:" in line for line in lines)
+    assert f"{len(GENERATORS)} posts checked: 0 errors" in result.output  # each read whole
+    assert {line.split(":", 1)[0] for line in lines} == {f"content/{name}" for name in GENERATORS}
 
 
 offsets = st.integers(-12 * 60, 14 * 60).map(lambda m: dt.timezone(dt.timedelta(minutes=m)))

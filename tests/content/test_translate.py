@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolkit.content.images import code_mask
-from toolkit.content.translate import Site, masked, translate
+from toolkit.content.liquid import prose as masked
+from toolkit.content.translate import Site, translate
 
 SITE = Site(
     "https://example.org/blog",

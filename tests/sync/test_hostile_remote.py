@@ -9,7 +9,7 @@ import re
 import yaml
 
 from tests.support.hostile import article, comment, files_under, run_log_files
-from toolkit.content.post import FOREM_KEYS
+from toolkit.content.fields import FOREM_KEYS
 
 
 def escaping_slugs(tmp_path) -> list[str]:

@@ -35,7 +35,7 @@ def test_pull_then_publish_writes_nothing(site, env, sandbox):
 
 def test_pull_never_writes_over_an_existing_file(site, env, sandbox):
     article = my_articles(sandbox)[0]
-    from toolkit.content.post import slugify
+    from toolkit.content.fields import slugify
 
     squatter = site.write(
         f"content/{slugify(article['title'])}.md",

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from tests.support.sync_helpers import my_articles, writes
 from toolkit.cli import main
 from toolkit.content import images
-from toolkit.content.translate import masked
+from toolkit.content.liquid import prose as masked
 from toolkit.tls import shared_context
 
 BLOGS = Path(__file__).resolve().parents[1] / "support" / "blogs"
@@ -26,8 +26,9 @@ ID_LINE = re.compile(r"^(devtoId|devto_id|dev_to|id):[ \t]*(.+)$", re.MULTILINE)
 TITLE = re.compile(r"^title:[ \t]*['\"]?(.+?)['\"]?[ \t]*$", re.MULTILINE)
 
 # Per blog: the posts the old tool cross-posted (their titles), the posts never to reach
-# dev.to (drafts, skipped, not rendered, older than the adoption), and the page each bound
-# post has on the writer's site (or the original it names).
+# dev.to (drafts, skipped, not rendered, older than the adoption), the page each bound
+# post has on the writer's site (or the original it names), and the reason `publish`
+# gives for each post it leaves off dev.to (the start of its line).
 CASES: dict[str, dict[str, Any]] = {
     "hugo": {
         "bound": {
@@ -39,6 +40,12 @@ CASES: dict[str, dict[str, Any]] = {
             "An old post never on dev.to",
             "A bundle without a date",
         ],
+        "skipped": {
+            "content/2019/old-post.md": "not on dev.to (dated 2019-11-02",
+            "content/2020/half-written/index.md": "draft: true (a draft on the writer's site); never sent",
+            "content/2020/reading-notes/index.md": "devtoSkip: true keeps it off dev.to; never sent",
+            "content/2026/undated-bundle/index.md": "not on dev.to (no date, ",
+        },
     },
     "jekyll": {
         "bound": {
@@ -46,6 +53,10 @@ CASES: dict[str, dict[str, Any]] = {
             "Offset dates": "https://jekyll.example.org/blog/offset-dates-moved/",
         },
         "never": ["Hello, world", "Not rendered", "A draft idea"],
+        "skipped": {
+            "_posts/2010-05-01-hello-world.md": "not on dev.to (dated 2010-05-01",
+            "_posts/2021-03-01-not-rendered.md": "published: false (Jekyll does not render it); never sent",
+        },
     },
     "astro": {
         "bound": {
@@ -53,6 +64,10 @@ CASES: dict[str, dict[str, Any]] = {
             "Using MDX": "https://astro.example.org/articles/using-mdx",
         },
         "never": ["Old notes", "Work in progress"],
+        "skipped": {
+            "src/content/articles/old-notes.md": "not on dev.to (dated 2019-02-11",
+            "src/content/articles/work-in-progress.mdx": "draft: true (a draft on the writer's site); never sent",
+        },
     },
     "eleventy": {
         "bound": {
@@ -60,6 +75,10 @@ CASES: dict[str, dict[str, Any]] = {
             "This is a very long post title that will truncate nicely": "https://eleventy.example.org/blog/fourthpost/",
         },
         "never": ["This is my first post.", "This is my third post."],
+        "skipped": {
+            "content/blog/firstpost.md": "not on dev.to (dated 2018-05-01",
+            "content/blog/thirdpost.md": "draft: true (a draft on the writer's site); never sent",
+        },
     },
     "next": {
         "bound": {
@@ -67,6 +86,10 @@ CASES: dict[str, dict[str, Any]] = {
             "When to Use Static Generation v.s. Server-side Rendering": "https://medium.example.com/@writer/ssg-vs-ssr-1234",
         },
         "never": ["Old thoughts", "A private note"],
+        "skipped": {
+            "posts/old-thoughts.md": "not on dev.to (dated 2019-03-04",
+            "posts/private-note.md": "devtoSkip: true keeps it off dev.to; never sent",
+        },
     },
 }
 
@@ -164,6 +187,12 @@ def test_init_then_publish_binds_the_old_articles_and_sends_nothing_unmeant(
     # 0 for old unbound posts, drafts or skipped files: nothing of theirs on dev.to.
     for title in CASES[blog]["never"]:
         assert title not in articles, title
+    # Each post left off dev.to is listed as skipped, saying why: an old unbound post as
+    # not on dev.to, a generator's draft as never sent.
+    skipped = {i["path"]: i["message"] for i in document["posts"] if i["action"] == "skip"}
+    assert sorted(skipped) == sorted(CASES[blog]["skipped"])
+    for path, reason in CASES[blog]["skipped"].items():
+        assert skipped[path].startswith(reason), (path, skipped[path])
     # The one new post, and nothing else, was created.
     created = [a for a in my_articles(sandbox) if a["id"] not in before]
     assert [a["title"] for a in created] == ["Written after adopting toolkit"]

@@ -13,7 +13,7 @@ import pytest
 
 from tests.support.sync_helpers import my_articles
 from toolkit.content import images
-from toolkit.content.translate import masked
+from toolkit.content.liquid import prose as masked
 
 BLOGS = Path(__file__).resolve().parents[1] / "support" / "blogs"
 ID_KEYS = re.compile(r"^(devtoId|devto_id|dev_to|devtoPublished):.*\n", re.MULTILINE)

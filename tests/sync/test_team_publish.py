@@ -164,6 +164,7 @@ def test_a_writer_without_a_key_is_skipped_naming_the_variable(sandbox, team):
 
 def test_three_writers_making_ten_creates_each_meet_no_429(sandbox, team):
     site, users, env = team
+    after = _last_seq(sandbox)
     sandbox.set_rate_limits(True)
     try:
         for folder in WRITERS:
@@ -182,10 +183,22 @@ def test_three_writers_making_ten_creates_each_meet_no_429(sandbox, team):
     assert sandbox.count(status=429) == 0
     # Paced per key: each writer's ten creates fit their own window, so nobody waited.
     assert document["waits"] == []
-    for user in users.values():
+    for folder, user in users.items():
         mine = _get(sandbox, user["api_key"], "/api/articles/me/all", per_page=1000)
         assert len(mine) == 12
         assert all(a["organization"]["username"] == "acme" for a in mine)
+        # Each writer's new posts were created with their own key, none with another's.
+        assert sorted(a["title"] for a in mine if " new " in a["title"]) == sorted(
+            f"{folder} new {n}" for n in range(10)
+        )
+    creates = [
+        r
+        for r in sandbox.requests(after)
+        if r["method"] == "POST" and r["route"] == "/api/articles"
+    ]
+    assert sorted(r["caller"] for r in creates) == sorted(
+        user["key_id"] for user in users.values() for _ in range(10)
+    )
 
 
 def test_a_non_member_is_told_the_api_left_the_article_outside(sandbox, team):

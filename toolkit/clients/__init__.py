@@ -13,6 +13,7 @@ clients are imported only when one is made, so importing this package costs noth
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from toolkit.errors import ConfigError
@@ -128,21 +129,11 @@ class Clients:
 
     def wait_listener(self, writer: str | None = None) -> WaitListenerOfClient | None:
         """What a client is told to call on each pause: `on_wait`, naming `writer`."""
-        on_wait = self.on_wait
-        if on_wait is None:
-            return None
-        if writer is None:
-            return lambda seconds, reason: on_wait(seconds, reason)
-        return lambda seconds, reason: on_wait(seconds, reason, writer=writer)
+        return None if self.on_wait is None else partial(self.on_wait, writer=writer)
 
     def request_listener(self, writer: str | None = None) -> RequestListenerOfClient | None:
         """What a client is told to call on each request: `on_request`, naming `writer`."""
-        on_request = self.on_request
-        if on_request is None:
-            return None
-        if writer is None:
-            return lambda report: on_request(report)
-        return lambda report: on_request(report, writer=writer)
+        return None if self.on_request is None else partial(self.on_request, writer=writer)
 
     def forem(self) -> ForemClient:
         """The publishing API client with the project's key (FOREM_API_KEY); refuses to

@@ -324,7 +324,7 @@ def written_meta(post: Post) -> Mapping[str, Any]:
         return post.meta
     import yaml
 
-    from toolkit.content.post import load_front_matter, load_toml_front_matter
+    from toolkit.content.front_matter import load_front_matter, load_toml_front_matter
 
     try:
         if post.toml:

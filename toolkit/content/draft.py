@@ -42,7 +42,8 @@ def write_draft(
     that `toolkit check` accepts. Raises `ContentError` when the title or the tags break a
     rule of the API, or another post has the title already (titles are unique per
     account)."""
-    from toolkit.content.post import parse_post, slugify, split_tags
+    from toolkit.content.fields import slugify, split_tags
+    from toolkit.content.post import parse_post
     from toolkit.content.rules import validate_post
     from toolkit.content.unique_index import known_posts
 

@@ -24,7 +24,9 @@ import re
 
 import yaml
 
-from toolkit.content.post import KNOWN_KEYS, Post, compose_front_matter
+from toolkit.content.fields import KNOWN_KEYS
+from toolkit.content.front_matter import compose_front_matter
+from toolkit.content.post import Post
 from toolkit.content.problems import Problem
 from toolkit.redact import quoted
 

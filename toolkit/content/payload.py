@@ -26,9 +26,11 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from yaml.representer import SafeRepresenter
 
-from toolkit.content import images, translate
+from toolkit.content import images
+from toolkit.content.fields import FOREM_KEYS, TOOLKIT_KEYS
 from toolkit.content.hosting import canonical_url
-from toolkit.content.post import FOREM_KEYS, TOOLKIT_KEYS, Post
+from toolkit.content.post import Post
+from toolkit.content.translate import scan
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.content.bodies import SourceBodies
@@ -247,7 +249,7 @@ def replace_targets(body: str, replacements: dict[str, str], *, code_spans: bool
         if inside_code:
             continue
         line = lines[index]
-        spans = translate.code_spans(line) if code_spans else []
+        spans = scan.code_spans(line) if code_spans else []
         if not spans:
             lines[index] = sub(line)
             continue

@@ -83,7 +83,7 @@ def _read(root: Path, path: Path) -> str | None:
 
 
 def _yaml(text: str) -> dict[str, Any]:
-    from toolkit.content.post import load_front_matter
+    from toolkit.content.front_matter import load_front_matter
 
     try:
         data = load_front_matter(text)

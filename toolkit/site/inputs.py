@@ -12,7 +12,7 @@ from typing import Any
 
 from toolkit.config import Config
 from toolkit.config.writers import writer_order
-from toolkit.content.post import slugify
+from toolkit.content.fields import slugify
 from toolkit.site import mirror_files, theme_files
 from toolkit.site.buildrun import BuildRun
 from toolkit.site.manifest import FileRecord, FileTrouble, Manifest, ProblemRow, digest_of

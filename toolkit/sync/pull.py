@@ -39,8 +39,9 @@ from toolkit.clients.forem_models import Article
 from toolkit.config import Config
 from toolkit.content import conflicts, load_posts, payload_for
 from toolkit.content.accounts import Account
+from toolkit.content.fields import FOREM_KEYS, slugify
 from toolkit.content.payload import body_digest, dump_front_matter
-from toolkit.content.post import FOREM_KEYS, Post, parse_post, slugify
+from toolkit.content.post import Post, parse_post
 from toolkit.content.problems import PostError
 from toolkit.errors import SyncError, UnsafeNameError
 from toolkit.fsutil import atomic_write, path_inside, safe_name

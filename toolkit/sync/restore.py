@@ -35,9 +35,10 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from toolkit.clients.forem_models import Article
+from toolkit.content.fields import FOREM_KEYS, parse_date, split_tags
 from toolkit.content.images import TARGET_LEAD
 from toolkit.content.payload import dump_front_matter
-from toolkit.content.post import FOREM_KEYS, Post, parse_date, parse_post, split_tags
+from toolkit.content.post import Post, parse_post
 from toolkit.sync.merge import Merged, conflict_lines, line_ops, lines_of, merge_texts
 
 _ABSENT = object()

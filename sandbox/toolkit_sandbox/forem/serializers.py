@@ -17,27 +17,24 @@ from typing import Any
 
 from toolkit_sandbox.forem.text import duration_text, iso, joined_at, listing_time, readable_date
 
-# The article query every article endpoint starts from: the article with its author
-# and organisation, so one row serialises without further queries.
-ARTICLE_SELECT = """
-SELECT a.*,
+
+def _with_owner(table: str, alias: str) -> str:
+    """Rows of `table` with their author and organisation, so one row serialises
+    without further queries (the columns `shared_user`/`shared_organization` read)."""
+    return f"""
+SELECT {alias}.*,
        u.username AS u_username, u.name AS u_name, u.microblog_username AS u_microblog,
        u.codehost_username AS u_codehost, u.website_url AS u_website,
        o.username AS o_username, o.name AS o_name
-FROM articles a
-JOIN users u ON u.id = a.user_id
-LEFT JOIN organizations o ON o.id = a.organization_id
+FROM {table} {alias}
+JOIN users u ON u.id = {alias}.user_id
+LEFT JOIN organizations o ON o.id = {alias}.organization_id
 """
 
-LISTING_SELECT = """
-SELECT l.*,
-       u.username AS u_username, u.name AS u_name, u.microblog_username AS u_microblog,
-       u.codehost_username AS u_codehost, u.website_url AS u_website,
-       o.username AS o_username, o.name AS o_name
-FROM listings l
-JOIN users u ON u.id = l.user_id
-LEFT JOIN organizations o ON o.id = l.organization_id
-"""
+
+# The queries every article and every listing endpoint starts from.
+ARTICLE_SELECT = _with_owner("articles", "a")
+LISTING_SELECT = _with_owner("listings", "l")
 
 # Listing categories and their ids (`listing_category_id`). The real ids are the rows of
 # a table on each Forem; these are the sandbox's, fixed.

@@ -167,15 +167,21 @@ def read_page_token(token: str, application_id: str) -> int:
     return int(after)
 
 
+def _customer(db: sqlite3.Connection, application_id: str, customer_id: str) -> sqlite3.Row | None:
+    """The customer (a domain) of an application, if it has installed it."""
+    row: sqlite3.Row | None = db.execute(
+        "SELECT * FROM licensing_customers WHERE application_id = ? AND customer_id = ?",
+        (application_id, customer_id),
+    ).fetchone()
+    return row
+
+
 @endpoint(schema=fields.CUSTOMER_SCHEMA, method="CustomerLicenseService.Get")
 async def customer_license(ctx: LicensingCtx) -> dict[str, Any]:
     application = ctx.application(ctx.path_param("applicationId"))
     customer = ctx.path_param("customerId")
     with ctx.store.read() as db:
-        row = db.execute(
-            "SELECT * FROM licensing_customers WHERE application_id = ? AND customer_id = ?",
-            (application["id"], customer),
-        ).fetchone()
+        row = _customer(db, application["id"], customer)
     record = (
         customer_record(row) if row is not None else no_customer_record(application["id"], customer)
     )
@@ -191,19 +197,12 @@ async def user_license(ctx: LicensingCtx) -> dict[str, Any]:
             "SELECT * FROM licensing_users WHERE application_id = ? AND user_id = ?",
             (application["id"], user),
         ).fetchone()
-        installed = (
-            row is None
-            and db.execute(
-                "SELECT 1 FROM licensing_customers WHERE application_id = ? AND customer_id = ? "
-                "AND state = 'ACTIVE'",
-                (application["id"], user.rpartition("@")[2]),
-            ).fetchone()
-            is not None
-        )
-    record = (
-        user_record(row) if row is not None else no_seat_record(application["id"], user, installed)
-    )
-    return ctx.licensing.misrouted(record)
+        if row is not None:
+            return ctx.licensing.misrouted(user_record(row))
+        # No seat: the user's domain (of their address) may still have installed it.
+        domain = _customer(db, application["id"], user.rpartition("@")[2])
+    installed = domain is not None and domain["state"] == "ACTIVE"
+    return ctx.licensing.misrouted(no_seat_record(application["id"], user, installed))
 
 
 @endpoint(

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from toolkit.content.post import Reading, split_tags
+from toolkit.content.fields import split_tags
+from toolkit.content.post import Reading
 from toolkit.content.problems import Problem, Severity
 from toolkit.content.sources import permalink, tables
 from toolkit.content.sources.dates import DateUnread, read_date

@@ -301,3 +301,24 @@ def test_a_toml_front_matter_toolkit_cannot_read_is_one_line_each(make_project):
     assert "content/deep.md:3: front matter: invalid TOML: nested too deeply" in result.output
     assert "content/open.md:1: front matter: the opening +++ has no closing +++" in result.output
     assert "3 posts checked: 2 errors" in result.output
+
+
+@pytest.mark.parametrize(
+    ("generator", "meta", "expected"),
+    [
+        ("jekyll", {"slug": "../../admin"}, "https://example.org/blog/admin/"),
+        ("jekyll", {"permalink": "/a/../../../b/./c/"}, "https://example.org/blog/b/c/"),
+        ("jekyll", {"permalink": "/x/../:title/"}, "https://example.org/blog/x/"),
+        ("jekyll", {"permalink": "/notes/./post.html"}, "https://example.org/blog/notes/post.html"),
+        ("hugo", {"url": "/../../etc/"}, "https://example.org/blog/etc/"),
+        ("hugo", {"slug": ".."}, "https://example.org/blog/"),
+    ],
+)
+def test_dot_segments_of_the_front_matter_never_lead_above_the_site(
+    tmp_path: Path, generator, meta, expected
+):
+    """A `slug:`/`url:`/`permalink:` with `..` names a page of the site, as the generators
+    serve it (they clean the path): the address never climbs above `[source] url`."""
+    posts = tmp_path / "_posts"
+    config = source(generator=generator, url="https://example.org/blog", permalink="/:slug/")
+    assert page_url(posts / "2021-01-24-x.md", meta, config, posts) == expected

@@ -4,6 +4,7 @@ into the organisation, against the real sandbox, as CI runs it (`toolkit publish
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import httpx
@@ -516,3 +517,19 @@ def test_diff_and_unpublish_bind_only_the_writers_posts_as_publish_does(sandbox,
     assert unpublished.exit_code == 0, unpublished.output
     mine = _get(sandbox, users["omar"]["api_key"], "/api/articles/me/all")
     assert {a["id"]: a["published"] for a in mine}[users["omar"]["ids"][0]] is False
+
+
+def test_a_symlink_to_another_writers_post_is_refused_not_published_with_its_key(
+    sandbox,
+    team,
+):
+    site, _users, env = team
+    site.post("lin/new", "Lin new", "Lin's new text.\n", published=True)
+    os.symlink("../lin/new.md", site.root / "content" / "omar" / "other.md")
+    result = site.run("plan", "--json", env=env)
+    posts = {post["path"]: post for post in json.loads(result.stdout)["posts"]}
+    assert posts["content/lin/new.md"]["action"] == "create"
+    refused = posts["content/omar/other.md"]
+    assert refused["action"] == "error" and refused["writer"] == "omar"
+    assert any("symlink to a post of" in p and "lin" in p for p in refused["problems"])
+    assert result.exit_code == 1

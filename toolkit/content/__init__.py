@@ -9,6 +9,7 @@ imported on first use (`Post`, `Payload` and `load_post` through the module's
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -67,6 +68,31 @@ class CheckReport(ProblemList):
     files: int = 0  # how many files were looked at
 
 
+def _foreign_writer(config: Config, path: Path) -> str | None:
+    """Why the post at `path` is refused when it is a symlink into another writer's folder
+    (it would reach dev.to with the key of a writer who did not write it), or None."""
+    if config.writers is None or not path.is_symlink():
+        return None
+    from toolkit.content.accounts import writer_folder
+
+    content = config.site.content_dir
+    real_content = os.path.realpath(content)
+
+    def writer_of(place: str) -> str | None:  # the writer of a real path, if any
+        inside = os.path.relpath(place, real_content)
+        return None if inside.startswith("..") else writer_folder(config, content / inside)
+
+    named = writer_of(os.path.join(os.path.realpath(path.parent), path.name))
+    real = writer_of(os.path.realpath(path))
+    if named == real:
+        return None
+    owner = f"{quoted(real, 100)}/" if real is not None else "outside the writers' folders"
+    return (
+        f"a symlink to a post of {owner}: it is refused, never published with the key "
+        "of the folder holding the link (move the post, or publish it from its folder)"
+    )
+
+
 def load_posts(
     config: Config, paths: Iterable[str | Path] = ()
 ) -> tuple[list[Post], list[Problem]]:
@@ -91,6 +117,10 @@ def load_posts(
     )
     read = reader(config)
     for path in found:
+        foreign = _foreign_writer(config, path)
+        if foreign is not None:
+            problems.append(Problem(config.relative(path), 1, foreign, Severity.ERROR))
+            continue
         try:
             post = load_post(path, config.relative(path))
         except PostError as exc:

@@ -18,6 +18,7 @@ Hugo lower-cases the path, as it does by default. None when `[source] url` is un
 from __future__ import annotations
 
 import datetime as dt
+import posixpath
 import re
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
@@ -123,7 +124,7 @@ def page_path(path: Path, meta: Mapping[str, Any], source: SourceConfig, content
         if target.startswith(("http://", "https://")):
             return target
         if ":" not in target:  # a path as it is
-            return "/" + target.lstrip("/")
+            return _cleaned(target)
     title = file_title(path, generator)
     slug = _text(meta, "slug") or title
     try:
@@ -184,11 +185,20 @@ def page_path(path: Path, meta: Mapping[str, Any], source: SourceConfig, content
             "output_ext": ".html",
         }[name]
 
-    filled = _PLACEHOLDER.sub(fill, pattern)
-    filled = re.sub(r"/{2,}", "/", "/" + filled)
+    filled = _cleaned(_PLACEHOLDER.sub(fill, pattern))
     if generator == "hugo":
         filled = filled.lower()
     return filled
+
+
+def _cleaned(page: str) -> str:
+    """`page` from `/`, its `.` and `..` parts folded as the generators clean a page's path
+    (a front matter's `../..` never climbs above the site), its final `/` kept."""
+    folded = posixpath.normpath("/" + page)
+    folded = "/" + folded.lstrip("/")  # normpath keeps a leading `//`
+    if page.endswith("/") and folded != "/":
+        folded += "/"
+    return folded
 
 
 def page_url(

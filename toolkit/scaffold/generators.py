@@ -83,11 +83,13 @@ def _read(root: Path, path: Path) -> str | None:
 
 
 def _yaml(text: str) -> dict[str, Any]:
+    import yaml
+
     from toolkit.content.front_matter import load_front_matter
 
     try:
         data = load_front_matter(text)
-    except Exception:  # a broken configuration gives nothing to read
+    except (yaml.YAMLError, RecursionError):  # a broken configuration gives nothing to read
         return {}
     return data if isinstance(data, dict) else {}
 

@@ -193,14 +193,27 @@ class ToolkitMCP(Server[Any, Any]):
         `initialize` the transport refused, the server stopping): reading or answering
         then finds them closed, which ends the check as the end of the stream does, and
         the SDK's `run` after it."""
-        if self.gated:
-            try:
+        try:
+            if self.gated:
                 await super().run(
                     read_stream, write_stream, initialization_options, raise_exceptions, stateless
                 )
-            finally:
-                log.debug("an MCP session ended")
-            return
+            else:
+                await self._run_checked(
+                    read_stream, write_stream, initialization_options, raise_exceptions, stateless
+                )
+        finally:
+            log.debug("an MCP session ended")
+
+    async def _run_checked(
+        self,
+        read_stream: MemoryObjectReceiveStream[SessionMessage | Exception],
+        write_stream: MemoryObjectSendStream[SessionMessage],
+        initialization_options: InitializationOptions,
+        raise_exceptions: bool,
+        stateless: bool,
+    ) -> None:
+        """The SDK's `run` over the messages `read_stream` holds that pass the check."""
         checked_send, checked = anyio.create_memory_object_stream[SessionMessage | Exception]()
 
         async def check() -> None:
@@ -215,15 +228,12 @@ class ToolkitMCP(Server[Any, Any]):
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     pass  # the session ended
 
-        try:
-            async with anyio.create_task_group() as group:
-                group.start_soon(check)
-                await super().run(
-                    checked, write_stream, initialization_options, raise_exceptions, stateless
-                )
-                group.cancel_scope.cancel()
-        finally:
-            log.debug("an MCP session ended")
+        async with anyio.create_task_group() as group:
+            group.start_soon(check)
+            await super().run(
+                checked, write_stream, initialization_options, raise_exceptions, stateless
+            )
+            group.cancel_scope.cancel()
 
     def _refusal(self, item: SessionMessage | Exception) -> SessionMessage | None:
         """The -32602 answer to a `tools/call` whose arguments do not fit (None: it fits,

@@ -45,11 +45,20 @@ def seconds(test: dict[str, Any]) -> float:
     return sum(float(test.get(phase, 0.0)) for phase in ("setup", "call", "teardown"))
 
 
+def add(row: list[float], test: dict[str, Any]) -> None:
+    row[0] += 1
+    row[1] += seconds(test)
+    if len(row) > 2:
+        row[2] += float(test.get("processor", 0.0))
+
+
 def table(title: str, rows: dict[str, list[float]], limit: int | None = None) -> None:
+    """Rows of [count, seconds] or [count, seconds, processor seconds], the slowest first."""
     print(f"\n{title}")
     ordered = sorted(rows.items(), key=lambda item: -item[1][1])
-    for name, (count, total) in ordered[:limit]:
-        print(f"  {total:8.1f} s  {int(count):5d}  {name}")
+    for name, (count, total, *processor) in ordered[:limit]:
+        cpu = f"  {processor[0]:8.1f} s cpu" if processor else ""
+        print(f"  {total:8.1f} s{cpu}  {int(count):5d}  {name}")
 
 
 def main(source: str) -> None:
@@ -60,29 +69,34 @@ def main(source: str) -> None:
         tests, fixtures = from_plugin(source)
     total = sum(seconds(t) for t in tests)
     print(f"{len(tests)} tests, {total:.1f} s in all (summed over the workers)")
+    if fixtures:
+        cpu = sum(t.get("processor", 0.0) for t in tests)
+        pythons = sum(t.get("pythons", 0) for t in tests)
+        print(
+            f"{cpu:.1f} s of processor (the tests' own, their threads' and their waited-for"
+            f" children's); {pythons} Python processes started"
+        )
 
-    per_file: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
+    per_file: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0] if fixtures else [0, 0.0])
     for test in tests:
-        per_file[test["file"]][0] += 1
-        per_file[test["file"]][1] += seconds(test)
-    table("Per file (the 40 slowest): seconds, tests, file", per_file, 40)
+        add(per_file[test["file"]], test)
+    table("Per file (the 40 slowest): seconds, [processor,] tests, file", per_file, 40)
     if not fixtures:
         return
 
-    kinds: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
+    kinds: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
     for test in tests:
         for name in test["kinds"] or ["fast"]:
-            kinds[name][0] += 1
-            kinds[name][1] += seconds(test)
+            add(kinds[name], test)
         for name, hit in (
             ("started a process", test["processes"]),
+            ("started Python (`python -m toolkit`, a script)", test.get("pythons", 0)),
             ("opened a socket", test["sockets"]),
             ("hypothesis (property-based)", test["hypothesis"]),
         ):
             if hit:
-                kinds[name][0] += 1
-                kinds[name][1] += seconds(test)
-    table("By kind (a test may count in several rows): seconds, tests, kind", kinds)
+                add(kinds[name], test)
+    table("By kind (a test may count in several rows): seconds, processor, tests, kind", kinds)
 
     setups: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
     for fixture in fixtures:

@@ -14,13 +14,14 @@ A test of none of these is `fast`: it runs in this process, without a socket.
 that starts a process or opens a socket all the same (an audit hook,
 `sys.addaudithook`): a test put in the wrong kind is found the first time it runs, so
 the selection cannot go stale. `make test` runs every test; with TOOLKIT_TEST_TIMES=<file>
-each worker writes one JSON line per test (its phases' seconds, kind, processes and
-connections it started) and per fixture set-up, which .ci/test_times.py sums up."""
+each worker writes one JSON line per test (its phases' seconds, its processor seconds,
+kind, processes and connections it started) and per fixture set-up, which .ci/test_times.py sums up."""
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import sys
 import time
 from collections import Counter
@@ -77,6 +78,8 @@ class _Watch:
         if event not in WATCHED or not self.on:
             return
         self.seen[event] += 1
+        if event == "subprocess.Popen" and _is_python(args):
+            self.seen["python"] += 1
         if event not in self.first:
             self.first[event] = repr(args[:2])[:200]
 
@@ -91,6 +94,22 @@ class _Watch:
 
 
 WATCH = _Watch()
+
+
+def _is_python(args: tuple[Any, ...]) -> bool:
+    """Whether a `subprocess.Popen` audit event starts this Python (`python -m toolkit`,
+    a helper script): the processes an in-process call could often replace."""
+    argv = args[1] if len(args) > 1 else None
+    first = argv[0] if isinstance(argv, list | tuple) and argv else argv
+    return str(first) == sys.executable
+
+
+def _processor_seconds() -> float:
+    """Processor time of this process (its threads: in-process servers) and of the
+    children it has waited for (`python -m toolkit`, git, Chromium once closed)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def kinds(item: pytest.Item) -> list[str]:
@@ -154,10 +173,12 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.Fix
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     WATCH.start()
+    processor = _processor_seconds()
     yield
     seen = WATCH.stop()
     if _times_file() is None:
         return
+    processor = _processor_seconds() - processor
     phases = _phases.pop(item.nodeid, {})
     _records.append(
         {
@@ -167,6 +188,8 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
             "hypothesis": bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False)),
             "processes": sum(seen[e] for e in PROCESS_EVENTS),
             "sockets": sum(seen[e] for e in SOCKET_EVENTS),
+            "pythons": seen["python"],
+            "processor": processor,
             **phases,
         }
     )
@@ -189,7 +212,7 @@ def pytest_runtest_setup(item: pytest.Item):
 def _refuse_in_fast_mode(item: pytest.Item, when: str) -> None:
     if not fast_mode() or not WATCH.seen:
         return
-    what = ", ".join(f"{event} {WATCH.first[event]}" for event in WATCH.seen)
+    what = ", ".join(f"{event} {args}" for event, args in WATCH.first.items())
     pytest.fail(
         f"a fast test {when} and started a process or opened a socket ({what}): mark it "
         "`e2e`, or add the fixture that does it to SERVER_FIXTURES in tests/support/plugin.py "

@@ -10,6 +10,15 @@ matters to a writer:
 - no-change build: `toolkit build` again;
 - check of one post: `toolkit check content/<one post>.md`.
 
+A module that no quick row loads keeps imports inside functions only where a command a
+writer runs shows they pay (`COMMAND_ROWS`): each such module is a device of its own, its
+function-level imports taken out (imported before the command) on its command's row:
+
+- check of a post with a Liquid tag (`{% embed %}`, no `{% katex %}`);
+- a new post: `toolkit new "Bench post"` (the file removed before each run);
+- `toolkit logs --local` over the run log, printed as a table;
+- `toolkit mcp clients`, the clients of the MCP server's HTTP transport.
+
 Every run is the real CLI in a subprocess of its own (`python -m bench.without DEVICE`,
 which runs `toolkit.__main__.run` with the device taken out, see bench/without.py), in a
 copy of bench/site.py's corpus made a git repository, as a writer's is. The runs with and
@@ -73,6 +82,19 @@ BUDGET: dict[str, tuple[str, tuple[str, ...]]] = {
         ("toolkit.content.liquid", "toolkit.site.liquid_render", "toolkit.content.liquid_maths"),
     ),
     "check one post (piped)": ("check", ("rich", *RENDERING, "toolkit.site")),
+}
+LIQUID_TAG = "{% embed https://github.com/forem/forem %}"  # added to the Liquid post's body
+NEW_TITLE = "Bench post"  # the title of `toolkit new`'s post: content/bench-post.md
+# Row -> (the command's arguments, the modules it takes the function-level imports of);
+# `{liquid}` is the path of the post with a Liquid tag.
+COMMAND_ROWS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "check a Liquid post": (("check", "{liquid}"), ("toolkit.content.liquid_maths",)),
+    "new post": (("new", NEW_TITLE), ("toolkit.mirror.threads",)),
+    "logs --local": (
+        ("logs", "--local", "SELECT command, COUNT(*) AS runs FROM toolkit GROUP BY command"),
+        ("toolkit.clients", "toolkit.cli.logs"),
+    ),
+    "mcp clients": (("mcp", "clients"), ("toolkit.mcp.service", "toolkit.cli.mcp")),
 }
 
 
@@ -158,6 +180,7 @@ class Project:
 
     folder: Path
     post: Path  # the post that is edited and checked
+    liquid: Path  # a post with a Liquid tag in its body
     rounds: int = 0
 
     def run(self, device: str, args: list[str]) -> float:
@@ -181,6 +204,16 @@ class Project:
         for name in ("site", ".toolkit"):
             shutil.rmtree(self.folder / name, ignore_errors=True)
 
+    def forget_new(self) -> None:
+        """Remove the posts `toolkit new` wrote, so that the next one has the same name."""
+        for path in (self.folder / "content").glob("bench-post*.md"):
+            path.unlink()
+
+    def args(self, row: str) -> list[str]:
+        """The arguments of a row of `COMMAND_ROWS`."""
+        liquid = str(self.liquid.relative_to(self.folder))
+        return [arg.replace("{liquid}", liquid) for arg in COMMAND_ROWS[row][0]]
+
 
 def _git(folder: Path, *args: str) -> None:
     subprocess.run(
@@ -198,7 +231,9 @@ def project(name: str, undated: bool = False, commits: int = 20) -> Project:
     source = corpus(1000) / "ours"
     folder = WORK / name
     stamp = folder / ".stamp"
-    wanted = f"{(source.parent / 'stamp').read_text(encoding='utf-8')} {undated} {commits}"
+    wanted = (
+        f"{(source.parent / 'stamp').read_text(encoding='utf-8')} {undated} {commits} {LIQUID_TAG}"
+    )
     if not stamp.is_file() or stamp.read_text(encoding="utf-8") != wanted:
         print(f"making {folder.relative_to(ROOT)}/ ...", flush=True)
         shutil.rmtree(folder, ignore_errors=True)
@@ -207,6 +242,8 @@ def project(name: str, undated: bool = False, commits: int = 20) -> Project:
         for config in ("toolkit.toml", "search.toml"):
             shutil.copy(source / config, folder / config)
         posts = sorted((folder / "content").glob("*.md"))
+        with (folder / "content" / "post-0499.md").open("a", encoding="utf-8") as handle:
+            handle.write(f"\n{LIQUID_TAG}\n")
         if undated:
             for post in posts:
                 text = post.read_text(encoding="utf-8")
@@ -223,9 +260,9 @@ def project(name: str, undated: bool = False, commits: int = 20) -> Project:
         _git(folder, "add", "content")
         _git(folder, "commit", "-q", "--allow-empty", "-m", "images")
         stamp.write_text(wanted, encoding="utf-8")
-    post = folder / "content" / "post-0500.md"
+    content = folder / "content"
     subprocess.run(["git", "checkout", "-q", "--", "content"], cwd=folder, check=True)
-    return Project(folder, post)
+    return Project(folder, content / "post-0500.md", content / "post-0499.md")
 
 
 @dataclass
@@ -269,6 +306,7 @@ def measure(device: Device, proj: Project, runs: int, cold_runs: int) -> Figures
         "one-post rebuild": (proj.edit, build, runs),
         "no-change build": (lambda: None, build, runs),
         "check one post": (lambda: None, check, runs),
+        **{row: (proj.forget_new, proj.args(row), runs) for row in COMMAND_ROWS},
     }
     proj.clean()
     proj.run("none", build)  # the state every row but the cold one starts from
@@ -286,6 +324,7 @@ def measure(device: Device, proj: Project, runs: int, cold_runs: int) -> Figures
                 else:
                     device.prepare(proj.folder)
                     figures.without.setdefault(row, []).append(proj.run(device.runner, args))
+    proj.forget_new()
     return figures
 
 
@@ -335,7 +374,36 @@ def devices(imports: dict[str, Path]) -> list[Device]:
                 f"imports={listing}",
             )
         )
+    for row, (_, modules) in COMMAND_ROWS.items():
+        for module in modules:
+            found.append(
+                Device(
+                    f"imports ({module_path(module)})",
+                    f"the function-level imports of {module}",
+                    f"imports={module_imports(module)}",
+                    rows=(row,),
+                )
+            )
     return found
+
+
+def module_path(module: str) -> str:
+    """`toolkit.clients` -> `clients/__init__.py`, `toolkit.cli.mcp` -> `cli/mcp.py`."""
+    path = Path(*module.split(".")[1:])
+    if (ROOT / "toolkit" / path / "__init__.py").is_file():
+        return (path / "__init__.py").as_posix()
+    return path.with_suffix(".py").as_posix()
+
+
+def module_imports(module: str) -> Path:
+    """A file for bench/without.py's `imports=`: what `module` imports inside its
+    functions (the extras left out: they are imported on use whatever this says)."""
+    path = WORK / f"imports-{module}.txt"
+    targets = sorted(
+        {t for t, kind in function_level_imports().get(module, []) if kind != "optional"}
+    )
+    path.write_text("".join(f"{t}\n" for t in targets), encoding="utf-8")
+    return path
 
 
 def probe(proj: Project) -> dict[str, Path]:
@@ -405,19 +473,20 @@ def main(argv: list[str] | None = None) -> None:
         results.append((device, figures))
         for row in device.rows:
             print(
-                f"  {row:18} with {statistics.median(figures.with_[row]):6.3f} s"
+                f"  {row:19} with {statistics.median(figures.with_[row]):6.3f} s"
                 f"  without {statistics.median(figures.without[row]):6.3f} s"
                 f"  {figures.cost(row):+6.1%}",
                 flush=True,
             )
     print()
-    print(f"{'device':22} {'row':18} {'with':>8} {'without':>8} {'cost':>7}  verdict")
+    wide = max([22, *(len(device.name) for device, _ in results)])
+    print(f"{'device':{wide}} {'row':19} {'with':>8} {'without':>8} {'cost':>7}  verdict")
     for device, figures in results:
         keep = any(figures.cost(row) >= KEEP for row in device.rows)
         for index, row in enumerate(device.rows):
             verdict = ("keep" if keep else "fold back") if index == 0 else ""
             print(
-                f"{device.name if index == 0 else '':22} {row:18}"
+                f"{device.name if index == 0 else '':{wide}} {row:19}"
                 f" {statistics.median(figures.with_[row]):8.3f}"
                 f" {statistics.median(figures.without[row]):8.3f}"
                 f" {figures.cost(row):+7.1%}  {verdict}"

@@ -14,6 +14,8 @@ import functools
 import os
 import ssl
 
+import httpx
+
 
 def shared_context() -> ssl.SSLContext:
     return _context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
@@ -21,6 +23,4 @@ def shared_context() -> ssl.SSLContext:
 
 @functools.cache
 def _context(cafile: str | None, capath: str | None) -> ssl.SSLContext:
-    import httpx
-
     return httpx.create_ssl_context()  # reads the same two settings

@@ -5,21 +5,22 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import stderr, stdout
-
-if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.commands.logs import LogQuery
+from toolkit.commands.logs import LogQuery
+from toolkit.commands.logs import query as run_query
+from toolkit.runlog.times import parse_duration
 
 
 def _check_since(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     if value is not None:
-        from toolkit.runlog.times import parse_duration
-
         try:
             parse_duration(value)
         except ValueError as exc:
@@ -44,9 +45,6 @@ MAX_PIPED_WIDTH = 1_000  # characters a table's line may take when not on a term
 
 
 def print_table(result: LogQuery) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
     table = Table(show_edge=False, pad_edge=False, header_style="bold")
     for name in result.fields:
         table.add_column(Text(name))
@@ -57,8 +55,6 @@ def print_table(result: LogQuery) -> None:
     if stdout.is_terminal:
         stdout.print(table)
     else:
-        from rich.console import Console
-
         Console(width=MAX_PIPED_WIDTH, highlight=False).print(table)
 
 
@@ -133,8 +129,6 @@ def logs(
       toolkit logs --local --format csv "SELECT command, outcome, duration_ms FROM toolkit WHERE event = 'run' AND action = 'end'"
       toolkit logs --local --json "SELECT command, COUNT(*) AS runs FROM toolkit WHERE event = 'run' AND action = 'end' GROUP BY command"
     """
-    from toolkit.commands.logs import query as run_query
-
     if since is not None and (start is not None or end is not None):
         raise click.UsageError("give either --since or --start/--end, not both")
     result = run_query(

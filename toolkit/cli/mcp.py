@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 from rich.markup import escape
@@ -12,9 +11,14 @@ from toolkit import signals
 from toolkit.cli.context import CliContext, common_options, json_option, pass_cli, print_json
 from toolkit.cli.output import stderr, stdout
 from toolkit.mcp import scopes as scope_names
-
-if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.mcp.service import McpClient
+from toolkit.mcp.service import (
+    McpClient,
+    http_server,
+    mcp_clients,
+    revoke_client,
+    stdio_server,
+)
+from toolkit.mcp.service import add_client as create
 
 SCOPE = click.Choice(scope_names.ALL)
 
@@ -112,8 +116,6 @@ def mcp(
 
 
 def _serve_stdio(cli: CliContext, scopes: tuple[str, ...]) -> None:
-    from toolkit.mcp.service import stdio_server
-
     session = stdio_server(cli.config, scopes=scopes)
     # stdout is the protocol's: everything said here goes to stderr. Ctrl-C and SIGTERM
     # are recorded (toolkit.signals) and end the session where it waits.
@@ -129,8 +131,6 @@ def _serve_stdio(cli: CliContext, scopes: tuple[str, ...]) -> None:
 def _serve_http(
     cli: CliContext, host: str | None, port: int | None, tls_cert: Path | None, tls_key: Path | None
 ) -> None:
-    from toolkit.mcp.service import http_server
-
     with signals.stop_signals() as stop:
         if not stop.requested:
             running = http_server(
@@ -186,8 +186,6 @@ def clients(cli: CliContext, show_all: bool, as_json: bool) -> None:
     Example:
       toolkit mcp clients --all
     """
-    from toolkit.mcp.service import mcp_clients
-
     found = mcp_clients(cli.config, include_revoked=show_all)
     if as_json:
         from toolkit.commands.results import to_json
@@ -213,8 +211,6 @@ def revoke(cli: CliContext, client_id: str, as_json: bool) -> None:
     Example:
       toolkit mcp revoke toolkit-0123456789abcdef
     """
-    from toolkit.mcp.service import revoke_client
-
     client = revoke_client(cli.config, client_id)
     if as_json:
         from toolkit.commands.results import to_json
@@ -245,8 +241,6 @@ def add_client(cli: CliContext, name: str, scopes: tuple[str, ...], as_json: boo
     Example:
       toolkit mcp add-client "nightly check" --scope read
     """
-    from toolkit.mcp.service import add_client as create
-
     created = create(cli.config, name, scopes or (scope_names.READ,))
     if as_json:
         from toolkit.commands.results import to_json

@@ -8,6 +8,7 @@ import click
 
 from toolkit.cli.context import common_options
 from toolkit.commands.sandbox import DEFAULT_DB, RunningSandbox
+from toolkit.commands.sandbox import sandbox as start_sandbox
 from toolkit.signals import stop_signals
 
 
@@ -79,8 +80,6 @@ def sandbox(
       toolkit sandbox --memory --port 0      # throwaway state, any free port
       toolkit sandbox --rate-window 1        # rate limits per second, for quick tests
     """
-    from toolkit.commands.sandbox import sandbox as start_sandbox
-
     if memory and db_path is not None:
         raise click.UsageError("--db and --memory exclude each other")
     path = None if memory else (db_path or DEFAULT_DB)

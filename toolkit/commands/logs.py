@@ -15,6 +15,7 @@ from typing import Any
 from toolkit.clients import Clients
 from toolkit.config import Config
 from toolkit.redact import redact_url
+from toolkit.runlog.local import query_events, require_engine
 from toolkit.runlog.run import recorded
 from toolkit.runlog.times import query_times
 
@@ -54,13 +55,9 @@ def query(
     everything = since is None and start is None and end is None
     times = query_times(since=since, start=start, end=end)
     if local:
-        from toolkit.runlog.local import require_engine
-
         require_engine()
     with recorded(config, "logs") as run:
         if local:
-            from toolkit.runlog.local import query_events
-
             with run.files.reading() as files:
                 answer = query_events(
                     files,

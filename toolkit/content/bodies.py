@@ -34,13 +34,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
+import yaml
+
 from toolkit.content import images
-from toolkit.content.sources.permalink import is_bundle
+from toolkit.content.discover import find_posts, post_suffixes
+from toolkit.content.front_matter import load_front_matter, load_toml_front_matter
+from toolkit.content.hosting import commit_base
+from toolkit.content.post import Post, load_post
+from toolkit.content.problems import PostError
+from toolkit.content.sources.permalink import is_bundle, page_url
 from toolkit.content.translate import Site, Translation, translate
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.config import Config
-    from toolkit.content.post import Post
 
 # Where each generator keeps the files it serves as they are (relative to the project).
 STATIC_DIRS = {
@@ -247,8 +253,6 @@ def _real(folder: Path) -> Path:
 def source_bodies(config: Config, environ: Mapping[str, str] | None = None) -> SourceBodies | None:
     """The project's `SourceBodies`, or None for a dev.to-style project (whose posts are
     sent as written, `.mdx` files excepted)."""
-    from toolkit.content.hosting import commit_base
-
     generator = config.source.generator
     if generator == "devto":
         return None
@@ -256,8 +260,6 @@ def source_bodies(config: Config, environ: Mapping[str, str] | None = None) -> S
     env = os.environ if environ is None else environ
 
     def posts() -> Mapping[str, Path]:
-        from toolkit.content.discover import find_posts, post_suffixes
-
         names: dict[str, Path] = {}
         content = site.content_dir
         for path in find_posts(content, (), suffixes=post_suffixes(config)):
@@ -275,9 +277,6 @@ def source_bodies(config: Config, environ: Mapping[str, str] | None = None) -> S
         return names
 
     def load(path: Path) -> Post | None:
-        from toolkit.content.post import load_post
-        from toolkit.content.problems import PostError
-
         try:
             return load_post(path, config.relative(path))
         except PostError:
@@ -301,8 +300,6 @@ def source_bodies(config: Config, environ: Mapping[str, str] | None = None) -> S
 def _page_url_of(config: Config) -> Callable[[Post], str | None]:
     """The post's page on the writer's site by the generator's permalink rule, from its
     front matter as written (a post read for dev.to has dev.to's keys in `meta`)."""
-    from toolkit.content.sources.permalink import page_url
-
     pages: dict[tuple[Path, str], str | None] = {}
 
     def page(post: Post) -> str | None:
@@ -322,10 +319,6 @@ def written_meta(post: Post) -> Mapping[str, Any]:
     """The post's front matter as the writer wrote it."""
     if post.reading is None:
         return post.meta
-    import yaml
-
-    from toolkit.content.front_matter import load_front_matter, load_toml_front_matter
-
     try:
         if post.toml:
             meta: Any = load_toml_front_matter(post.front_matter)

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from toolkit.content import CheckReport, check
 from toolkit.content.problems import Problem
+from toolkit.errors import ContentError
+from toolkit.redact import quoted
 
 if TYPE_CHECKING:  # pragma: no cover
     from toolkit.config import Config
-    from toolkit.content import CheckReport
-from toolkit.errors import ContentError
-from toolkit.redact import quoted
 
 GIT_TIMEOUT = 60  # seconds one git command may take
 SHOWN = 80
@@ -129,8 +129,6 @@ def foreign_edits(found: Scope, content: str, login: str) -> list[Problem]:
 def check_changed(config: Config, ref: str, own_folder: str | None = None) -> CheckReport:
     """`check` of what changed since `ref` (`scope`), with, given `own_folder` (a login),
     an error at each change in another writer's folder (`foreign_edits`)."""
-    from toolkit.content import CheckReport, check
-
     content = config.relative(config.site.content_dir)
     found = scope(changed_files(config.root, ref), content)
     present = [path for path in found.paths if os.path.lexists(config.root / path)]  # not deleted

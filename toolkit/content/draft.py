@@ -9,8 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.config import Config
-from toolkit.content.discover import find_posts
+from toolkit.content.discover import find_posts, reading_key
+from toolkit.content.fields import slugify, split_tags
+from toolkit.content.payload import dump_front_matter
+from toolkit.content.post import parse_post
 from toolkit.content.problems import PostError
+from toolkit.content.rules import validate_post
+from toolkit.content.sources import reader
+from toolkit.content.unique_index import known_posts
 from toolkit.errors import ContentError, UnsafeNameError
 from toolkit.fsutil import safe_name
 from toolkit.localfiles import config_folders
@@ -28,8 +34,6 @@ class NewPost:
 
 def post_text(title: str, tags: list[str], date: dt.date) -> str:
     """The file of a new draft: its front matter (quoted where YAML needs it) and a body."""
-    from toolkit.content.payload import dump_front_matter
-
     meta = {"title": title, "published": False, "date": date.isoformat(), "tags": tags}
     return f"---\n{dump_front_matter(meta)}---\n{BODY}"
 
@@ -42,11 +46,6 @@ def write_draft(
     that `toolkit check` accepts. Raises `ContentError` when the title or the tags break a
     rule of the API, or another post has the title already (titles are unique per
     account)."""
-    from toolkit.content.fields import slugify, split_tags
-    from toolkit.content.post import parse_post
-    from toolkit.content.rules import validate_post
-    from toolkit.content.unique_index import known_posts
-
     title = " ".join(title.split())  # one line
     if not title:
         raise ContentError("the title is empty")
@@ -66,9 +65,6 @@ def write_draft(
         raise ContentError("; ".join(p.message for p in errors))
     # The other posts' titles and slugs (no content folder yet: none).
     found = find_posts(folder, (), config_folders(config)) if folder.is_dir() else []
-    from toolkit.content.discover import reading_key
-    from toolkit.content.sources import reader
-
     others = (
         known_posts(
             config.state_dir,

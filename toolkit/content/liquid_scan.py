@@ -10,6 +10,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from toolkit.content.images import code_mask
 from toolkit.content.liquid import (
     TAG,
     Closing,
@@ -59,8 +60,6 @@ def scan(body: str) -> list[Finding]:
     and code spans are left out; their tags are text."""
     if "{%" not in body:
         return []
-    from toolkit.content.images import code_mask
-
     lines = body.split("\n")
     mask = code_mask(body)
     found: list[Finding] = []

@@ -15,8 +15,8 @@ however slowly the service answers; past it the build is refused as unreachable.
 
 `PremiumGate.check()` asks once and keeps the answer (a grant or a refusal) for
 `max_age` seconds: for the whole run by default (`toolkit build` asks once), a minute
-in `toolkit watch --premium`. Nothing here imports the HTTP client until it asks, so a
-public build never pays for it.
+in `toolkit watch --premium`. A premium build always asks, so the HTTP client is imported
+with this module; a public build never imports it (`commands/build.py`).
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from toolkit.clients import Clients
+from toolkit.clients.bounds import deadline
 from toolkit.config import Config
 from toolkit.errors import (
     ApiError,
@@ -37,6 +39,7 @@ from toolkit.errors import (
     ServerError,
     StatusError,
 )
+from toolkit.license.client import license_client
 from toolkit.redact import clipped
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -236,10 +239,6 @@ class PremiumGate:
         return self._answer
 
     def _ask(self, settings: LicenseSettings) -> LicenseCheck:
-        from toolkit.clients import Clients
-        from toolkit.clients.bounds import deadline
-        from toolkit.license.client import license_client
-
         self.asked += 1
         app = settings.application_id
         # One deadline for the whole question, retries and the user's licence included.

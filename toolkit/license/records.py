@@ -18,6 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import Field, dataclass, field, fields
 from typing import Any, TypeVar
 
+from pydantic_core import core_schema
+
 ACTIVE = "ACTIVE"
 
 
@@ -86,13 +88,13 @@ class LicenseRecord:
     it reads a value of the wrong type (`_json`). Unknown fields are ignored.
 
     A pydantic document or `TypeAdapter` holding a record writes it through `write` (and
-    reads a mapping through `read`); pydantic is imported only then, never to read an
-    answer (the premium gate of a build imports this module)."""
+    reads a mapping through `read`), by the schema given here with pydantic-core's
+    builders: pydantic itself is never imported to read an answer (the premium gate of a
+    build imports this module)."""
 
     @classmethod
     def __get_pydantic_core_schema__(cls, source: type[Any], handler: Any) -> Any:
         """Read by `read` (a record as it is), written by `write`."""
-        from pydantic_core import core_schema
 
         def validate(value: Any) -> Any:
             if isinstance(value, source):

@@ -34,6 +34,9 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import INVALID_PARAMS
 from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+from starlette.formparsers import MultiPartException
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -468,9 +471,6 @@ class RefusedInput:
 
 async def _form_problem(scope: Scope, body: bytes) -> str | None:
     """Why Starlette's form parser refuses `body`, or None when it takes it."""
-    from starlette.exceptions import HTTPException
-    from starlette.formparsers import MultiPartException
-    from starlette.requests import Request
 
     async def nothing_more() -> Message:
         return {"type": "http.disconnect"}

@@ -14,13 +14,13 @@ import os
 import sys
 from typing import Any
 
+from toolkit.commands.logs import query
+from toolkit.commands.results import to_json
 from toolkit.config import load_config
 from toolkit.errors import ToolkitError
 
 
 def answer(request: dict[str, Any]) -> dict[str, Any]:
-    from toolkit.commands.logs import query
-
     try:
         config = load_config(request["config"], env=os.environ)
         result = query(
@@ -35,8 +35,6 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
         return {"error": exc.lines}
     except Exception as exc:  # one line for the client; nothing of the process's state
         return {"error": [f"the query failed unexpectedly ({type(exc).__name__})"]}
-    from toolkit.commands.results import to_json
-
     return {"answer": to_json(result)}
 
 

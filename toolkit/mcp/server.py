@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 import anyio
+import anyio.to_thread
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server.fastmcp.exceptions import ResourceError, ToolError
 from mcp.server.fastmcp.tools import Tool
@@ -44,6 +45,7 @@ from mcp.types import Tool as McpTool
 from pydantic import AnyUrl, BaseModel, ValidationError
 
 from toolkit import __version__
+from toolkit.commands.posts import read_post
 from toolkit.config import Config
 from toolkit.errors import AuthorizationError, ToolkitError
 from toolkit.mcp import scopes as scope_names
@@ -299,8 +301,6 @@ class ToolkitMCP(Server[Any, Any]):
             raise ResourceError(f"reading posts needs the scope {scope_names.READ}")
 
     async def resource_list(self) -> list[McpResource]:
-        import anyio.to_thread
-
         self._resource_scope()
         # The posts inside the content folder only, as every tool sees them (the toolbox's
         # cache: only the files that changed are parsed again).
@@ -320,10 +320,6 @@ class ToolkitMCP(Server[Any, Any]):
         return []
 
     async def resource(self, uri: AnyUrl | str) -> Iterable[ReadResourceContents]:
-        import anyio.to_thread
-
-        from toolkit.commands.posts import read_post
-
         self._resource_scope()
         key = resource_key(str(uri))
         if key is not None and len(key) > MAX_PATH:

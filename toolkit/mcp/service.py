@@ -21,6 +21,7 @@ function needs it.
 from __future__ import annotations
 
 import datetime as dt
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,12 +31,12 @@ from typing import TYPE_CHECKING
 from toolkit.config import Config
 from toolkit.errors import AuthorizationError, ConfigError, ServeError
 from toolkit.mcp import scopes as scope_names
+from toolkit.mcp.events import McpListener, RunLogListener
+from toolkit.mcp.store import DB_NAME, AuthStore, ClientRecord, new_secret
 from toolkit.runlog.run import Run
 
 if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.mcp.events import McpListener
     from toolkit.mcp.server import ToolkitMCP
-    from toolkit.mcp.store import AuthStore, ClientRecord
     from toolkit.serving import BackgroundServer
 
 __all__ = [
@@ -54,8 +55,6 @@ Clock = Callable[[], float]
 
 
 def _store(config: Config, clock: Clock = time.time) -> AuthStore:
-    from toolkit.mcp.store import DB_NAME, AuthStore
-
     return AuthStore(config.state_dir / DB_NAME, clock)
 
 
@@ -64,8 +63,6 @@ def _listener(config: Config, listener: McpListener | None) -> tuple[McpListener
     to stop, as a watch session is) with a listener that records every event in it."""
     if listener is not None:
         return listener, None
-    from toolkit.mcp.events import RunLogListener
-
     run = Run(config, "mcp").start()
     return RunLogListener(run), run
 
@@ -309,16 +306,12 @@ def add_client(
 ) -> NewClient:
     """A confidential client for the client_credentials grant (a script, a CI job acting
     for itself, with no writer at a browser): its id and secret (shown once)."""
-    import secrets
-
     granted = _scopes(scopes)
     if not granted:
         raise ConfigError(["a client needs at least one scope"])
     name = name.strip()
     if not name:
         raise ConfigError(["a client needs a name"])
-    from toolkit.mcp.store import new_secret
-
     client_id = f"toolkit-{secrets.token_hex(8)}"
     secret = new_secret("tks")
     info = {

@@ -23,13 +23,28 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.lowlevel.server import request_ctx
 from pydantic import Field
 
+from toolkit.commands.build import build
+from toolkit.commands.check import check
+from toolkit.commands.export import export
+from toolkit.commands.license import license_status
+from toolkit.commands.logs import query
+from toolkit.commands.posts import (
+    PostCache,
+    content_only,
+    content_paths,
+    list_posts,
+    post_comments,
+    read_post,
+)
+from toolkit.commands.publish import plan
+from toolkit.commands.publish import publish as publish_posts
 from toolkit.commands.results import to_json
 from toolkit.commands.results.content import CheckJson, CommentsJson, PostListJson, PostTextJson
 from toolkit.commands.results.site import BuildJson
@@ -38,9 +53,7 @@ from toolkit.config import Config
 from toolkit.errors import AuthorizationError, ContentError, RunLogError, ToolkitError
 from toolkit.mcp import scopes as scope_names
 from toolkit.mcp.events import TOOL, McpEvent, McpListener, tell
-
-if TYPE_CHECKING:  # pragma: no cover
-    from toolkit.commands.posts import PostCache
+from toolkit.site.enabled import left_to_generator, site_enabled
 
 T = TypeVar("T")
 
@@ -240,8 +253,6 @@ class Toolbox:
     def post_cache(self) -> PostCache:
         """The parsed posts kept between calls (made on first use): a file is parsed again
         only once it changed."""
-        from toolkit.commands.posts import PostCache
-
         if self._posts is None:
             self._posts = PostCache(self.config)
         return self._posts
@@ -255,8 +266,6 @@ class Toolbox:
         (an interrupted update the next publish checks), local-only (premium, never sent).
         Offline: the publishing API is not asked (`plan` asks it). Files that cannot be
         parsed are listed under problems as `path:line: message`."""
-        from toolkit.commands.posts import list_posts
-
         cache = self.post_cache()
         return await self.run(
             "list_posts", {}, lambda: PostListJson.of(list_posts(self.config, cache=cache))
@@ -265,8 +274,6 @@ class Toolbox:
     async def read_post(self, path: PostPath) -> PostTextJson:
         """Read one post: its front matter (dates as ISO strings), its Markdown body and
         its sync state. Only posts inside the content folder can be read."""
-        from toolkit.commands.posts import read_post
-
         return await self.run(
             "read_post", {"path": path}, lambda: PostTextJson.of(read_post(self.config, path))
         )
@@ -285,8 +292,6 @@ class Toolbox:
         """Validate posts offline, as `toolkit check` does: front matter, title, tags,
         dates, canonical URLs, images, and every rule the publishing API would refuse.
         Each problem comes as `path:line: message`; `ok` is false when a post has an error."""
-        from toolkit.commands.check import check
-        from toolkit.commands.posts import content_paths
 
         def work() -> CheckJson:
             return CheckJson.of(
@@ -300,8 +305,6 @@ class Toolbox:
         unchanged, conflict (edited on the website since the last publish, or deleted
         there), skip (premium) or error (the post has a problem). Writes nothing. Reads the
         account's articles from the publishing API, so the server needs FOREM_API_KEY."""
-        from toolkit.commands.posts import content_paths
-        from toolkit.commands.publish import plan
 
         def work() -> PublishJson:
             result = plan(self.config, content_paths(self.config, paths))
@@ -328,8 +331,6 @@ class Toolbox:
         token holds the publish scope). Conflicts (articles edited or deleted on the
         website) are reported, never overwritten. Holds the project's run lock while it
         writes, like `toolkit publish`; needs FOREM_API_KEY."""
-        from toolkit.commands.posts import content_paths
-        from toolkit.commands.publish import publish as publish_posts
 
         def work() -> PublishJson:
             result = publish_posts(
@@ -359,7 +360,6 @@ class Toolbox:
         content/_mirror/comments/, oldest thread first, each reply after its parent, with
         author, date and text. Offline: run `toolkit mirror` (the writer does) to fetch new
         ones. A post with nothing mirrored gives an empty list and mirror_file null."""
-        from toolkit.commands.posts import post_comments
 
         def work() -> CommentsJson:
             return CommentsJson.of(post_comments(self.config, path, since=_since(since)))
@@ -384,9 +384,6 @@ class Toolbox:
         """Build the static site into the project's output folder ([site] output_dir,
         site/ by default), incrementally, as `toolkit build` does. Posts with errors are
         left out and reported as `path:line: message`; `ok` is false then."""
-        from toolkit.commands.build import build
-        from toolkit.commands.posts import content_only
-        from toolkit.site.enabled import left_to_generator, site_enabled
 
         def work() -> BuildJson:
             if not site_enabled(self.config):  # the writer's generator builds the site
@@ -408,7 +405,6 @@ class Toolbox:
     ) -> dict[str, Any]:
         """The customer's licence from the marketplace licensing API (and a user's), and
         whether a premium build would run now, as `toolkit license status` says."""
-        from toolkit.commands.license import license_status
 
         def work() -> dict[str, Any]:
             document: dict[str, Any] = to_json(license_status(self.config, user=user))
@@ -450,8 +446,6 @@ class Toolbox:
         last night's publish, with what status, and how long it waited on rate limits.
         Answers at most 500 rows (`truncated` is true when there were more). Over the local
         log a query may hold 256 MiB and run 30 s, and stops when the client leaves."""
-        from toolkit.commands.logs import query
-
         use_local = self.config.logs.base_url is None if local is None else local
         limits = self.query_limits
 
@@ -583,7 +577,6 @@ class Toolbox:
         service, as `toolkit export` does: uploaded, archived, downloaded and verified
         before it is moved to its place ([archive] output, else site.<format> beside
         toolkit.toml). Needs CLOUDCONVERT_API_KEY."""
-        from toolkit.commands.export import export
 
         def work() -> dict[str, Any]:
             result: dict[str, Any] = to_json(export(self.config, source=source, fmt=format))

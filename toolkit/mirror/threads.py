@@ -6,11 +6,13 @@ their parent), each comment's HTML cleaned as the site cleans it.
 from __future__ import annotations
 
 import datetime as dt
+import html
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
+import nh3
 from pydantic import Field
 
 from toolkit.config import Config
@@ -74,10 +76,6 @@ def _comments_file(config: Config, post: Post) -> Path | None:
 def _flatten(
     items: Any, parent: str | None, depth: int, site: str | None, out: list[MirroredComment]
 ) -> None:
-    import html
-
-    import nh3
-
     from toolkit.site.mirror_files import parse_time
     from toolkit.site.sanitize import clean_html
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import RunLogError
 from toolkit.runlog.events import FIELDS
+from toolkit.runlog.shipping import quoted
 from toolkit.runlog.times import parse_range
 from toolkit.sql_json import engine_message, records
 
@@ -225,8 +226,6 @@ def query_events(
             (col(TIME_FIELD) >= lit(pa.scalar(bounds[0], stamp)))
             & (col(TIME_FIELD) < lit(pa.scalar(bounds[1], stamp)))
         )
-    from toolkit.runlog.shipping import quoted
-
     context.register_view(quoted(table_name), frame)  # the exact name, as the service has it
     options = SQLOptions().with_allow_ddl(False).with_allow_dml(False).with_allow_statements(False)
     if not sql.strip():

@@ -16,6 +16,7 @@ from toolkit.config.sections import DEFAULT_CONFIG_NAME
 from toolkit.content.discover import walk_posts
 from toolkit.errors import SyncError
 from toolkit.scaffold.files import DEV_TO_GIT, SAFE_NAME
+from toolkit.sync.devtogit import read_map
 
 # Folders writers' tools keep posts in, looked at first (dev-to-git: blog-posts/,
 # devto-cli: posts/ or articles/, Jekyll: _posts/).
@@ -86,8 +87,6 @@ def _dev_to_git_folder(folder: Path) -> tuple[str, int] | None:
     """The folder holding the files `dev-to-git.json` names (their nearest common
     parent, inside the project), and how many entries name a file. A map toolkit cannot
     read adopts nothing here (`toolkit check` and `plan` say what is wrong with it)."""
-    from toolkit.sync.devtogit import read_map
-
     try:
         mapping = read_map(folder)
     except (SyncError, OSError):

@@ -29,8 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import yaml
+
 from toolkit import localfiles
 from toolkit.config.templates import toml_value
+from toolkit.content.front_matter import load_front_matter
 from toolkit.content.sources import article_of
 from toolkit.content.sources.dates import slashed_order, zone
 from toolkit.content.sources.tables import ID_KEYS
@@ -83,10 +86,6 @@ def _read(root: Path, path: Path) -> str | None:
 
 
 def _yaml(text: str) -> dict[str, Any]:
-    import yaml
-
-    from toolkit.content.front_matter import load_front_matter
-
     try:
         data = load_front_matter(text)
     except (yaml.YAMLError, RecursionError):  # a broken configuration gives nothing to read

@@ -38,6 +38,7 @@ from toolkit import localfiles
 from toolkit.config.loading import find_config
 from toolkit.config.sections import DEFAULT_CONFIG_NAME
 from toolkit.config.templates import dotenv_example, short_toml, toml_key
+from toolkit.content.discover import WITH_MDX, walk_posts
 from toolkit.errors import InitError
 from toolkit.fsutil import describe_os_error
 from toolkit.redact import quoted
@@ -177,8 +178,6 @@ def init_project(
 
 def _adopted_for(folder: Path, source: Detected) -> Adopted | None:
     """The posts of a generator's blog: its posts folder (`.mdx` files too)."""
-    from toolkit.content.discover import WITH_MDX, walk_posts
-
     where = folder / source.content_dir
     if localfiles.leads_out(folder, where):  # a link out of the project: not its posts
         return None

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import MutableMapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from toolkit.site.anchors import Slugs, is_theme_id, slugify, unique_slug
 from toolkit.site.markdown_fast_refusals import Unsupported, refuse_source
@@ -33,8 +33,14 @@ from toolkit.site.markdown_fast_writer import (
     escape_html,
 )
 
-if TYPE_CHECKING:  # pragma: no cover
+# markdown-it-pyrs, when it can be imported; without it markdown-it-py renders every post.
+RUST_PORT: type[MarkdownIt] | None
+try:
     from markdown_it_pyrs import MarkdownIt
+except ImportError:
+    RUST_PORT = None
+else:
+    RUST_PORT = MarkdownIt
 
 __all__ = [
     "ANCHOR_LEVELS",
@@ -58,11 +64,9 @@ _NEWLINES = re.compile(r"\r\n?")
 
 def parser() -> MarkdownIt | None:
     """A configured markdown-it-pyrs parser, or None when it cannot be imported."""
-    try:
-        from markdown_it_pyrs import MarkdownIt
-    except ImportError:
+    if RUST_PORT is None:
         return None
-    return MarkdownIt("commonmark").enable_many(["table", "strikethrough", "footnote"])
+    return RUST_PORT("commonmark").enable_many(["table", "strikethrough", "footnote"])
 
 
 class FastMarkdown:

@@ -8,6 +8,8 @@ import ast
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = ROOT / "pyproject.toml"
 
@@ -52,3 +54,26 @@ def test_no_product_file_is_listed_without_a_function_level_import() -> None:
         and imports_inside_functions(ROOT / pattern) == 0
     ]
     assert stale == []
+
+
+@pytest.mark.e2e  # each row is a `toolkit` process of its own: what it loads is the subject
+def test_each_quick_row_loads_none_of_what_keeps_it_quick(tmp_path: Path) -> None:
+    """bench/devices.py's import budget, on a small project: `--help`, a build with
+    nothing to do, a one-post rebuild without a Liquid tag and a check of one post load
+    none of the modules their row must not load (YAML, the Markdown engines, rich...)."""
+    from bench.devices import BUDGET, Project, over_budget
+
+    (tmp_path / "toolkit.toml").write_text(
+        '[site]\ntitle = "Posts"\ncontent_dir = "content"\nsearch = false\n', encoding="utf-8"
+    )
+    posts = tmp_path / "content"
+    posts.mkdir()
+    for n in range(1, 4):
+        (posts / f"post-{n}.md").write_text(
+            f"---\ntitle: Post {n}\npublished: true\ndate: 2024-01-0{n}\ntags: [python]\n---\n"
+            "A paragraph with a [link](https://example.com) and `code`.\n\n## A heading\n",
+            encoding="utf-8",
+        )
+    project = Project(tmp_path, posts / "post-2.md", posts / "post-3.md")
+    project.run("none", ["build"])
+    assert over_budget(project, tmp_path) == {row: [] for row in BUDGET}

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from toolkit.config import load_config
 from toolkit.content import images, load_posts, payload_for
-from toolkit.content.payload import LINE_BREAK, build_payload, canonical_json
+from toolkit.content.fields import LINE_BREAK
+from toolkit.content.payload import build_payload, canonical_json
 from toolkit.content.post import Post, parse_post
 
 CONFIG = """

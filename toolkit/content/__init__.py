@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolkit.content.discover import excluded_by, find_posts, post_suffixes, reading_key
-from toolkit.content.post import load_post
 from toolkit.content.problems import PostError, Problem, ProblemList, Severity
 from toolkit.localfiles import config_folders
 from toolkit.redact import quoted
@@ -100,6 +99,7 @@ def load_posts(
     Files skipped unread (a symlink leading outside the project, a FIFO) are warnings; a
     Markdown file without a front matter is not a post, said once as a note, and so is
     one named `.MD` or `.markdown`."""
+    from toolkit.content.post import load_post
     from toolkit.content.sources import reader
 
     posts: list[Post] = []
@@ -151,6 +151,7 @@ def load_posts(
 def load_project_post(config: Config, path: Path, key: str) -> Post:
     """One post of the project as `publish` reads it: parsed, then read for the generator
     `[source]` names (`sources.read_post`); `PostError` when it cannot be parsed."""
+    from toolkit.content.post import load_post
     from toolkit.content.sources import reader
 
     return reader(config)(load_post(path, key))

@@ -26,6 +26,9 @@ FOREM_KEYS = (
 # `crosspost: true` sends a post that predates `[source] adopted` (`toolkit.sync.adoption`).
 TOOLKIT_KEYS = ("premium", "slug", "organization_id", "pinned", "id", "crosspost")
 KNOWN_KEYS = frozenset(FOREM_KEYS + TOOLKIT_KEYS)
+# What YAML reads as a line break (its own four, and CR LF): a title holding one is
+# refused, a description is sent folded on one line.
+LINE_BREAK = re.compile("[\r\n\x85\u2028\u2029]")
 
 
 def slugify(text: str) -> str:

@@ -27,7 +27,7 @@ import yaml
 from yaml.representer import SafeRepresenter
 
 from toolkit.content import images
-from toolkit.content.fields import FOREM_KEYS, TOOLKIT_KEYS
+from toolkit.content.fields import FOREM_KEYS, LINE_BREAK, TOOLKIT_KEYS
 from toolkit.content.hosting import canonical_url
 from toolkit.content.post import Post
 from toolkit.content.translate import scan
@@ -106,8 +106,6 @@ _Dumper.add_representer(str, _str_presenter)
 _Dumper.add_representer(_Fixed, _fixed_presenter)
 _Dumper.add_representer(_Escaped, _escaped_presenter)
 FIXED_KEYS = ("title", "description")
-# What YAML reads as a line break (its own four, and CR LF).
-LINE_BREAK = re.compile("[\r\n\x85\u2028\u2029]")
 _FOLDED = re.compile("[ \t]*[\r\n\x85\u2028\u2029][ \t\r\n\x85\u2028\u2029]*")
 
 

@@ -27,9 +27,8 @@ from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from toolkit.content import conflicts, images, misread
-from toolkit.content.fields import KNOWN_KEYS, split_tags
+from toolkit.content.fields import KNOWN_KEYS, LINE_BREAK, split_tags
 from toolkit.content.hosting import NOTHING_HOSTS, ImageHost, canonical_url
-from toolkit.content.payload import LINE_BREAK
 from toolkit.content.post import Post
 from toolkit.content.problems import Kind, Problem, Severity
 from toolkit.redact import quoted

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from toolkit.config import Config
 from toolkit.content import bodies_of
-from toolkit.content.post import load_post, post_from_bytes, read_post_file
 from toolkit.content.problems import PostError, Severity
 from toolkit.errors import BuildError
 from toolkit.localfiles import config_folders
@@ -279,6 +278,8 @@ class Renderer:
             "shown_from": None,
         }
         try:  # at most MAX_FILE_BYTES, and never a FIFO or device
+            from toolkit.content.post import post_from_bytes, read_post_file
+
             st, data = read_post_file(path, key)
         except PostError as exc:
             result["problems"] = [ProblemRow(1, exc.problem.message)]
@@ -381,6 +382,8 @@ class Renderer:
 
         body = self.bodies.pop(key, None)
         if body is None:  # rendered in another process, or not at all yet
+            from toolkit.content.post import load_post
+
             post = self.read(load_post(Path(path), key))
             rendered = self.markdown.render(self.source_of(post), post.path)
             body = (rendered.html, rendered.toc)
@@ -402,6 +405,8 @@ class Renderer:
                 allow_raw_html=site.allow_raw_html,
                 say_fallbacks=False,
             )
+        from toolkit.content.post import load_post
+
         post = self.read(load_post(Path(path), key))
         return resolve_links(
             self._feed_markdown.render(self.source_of(post), post.path).html, slugs, prefix

@@ -14,7 +14,6 @@ from urllib.parse import quote
 
 from toolkit.config import Config
 from toolkit.content import bodies_of
-from toolkit.content.post import load_post
 from toolkit.content.problems import Kind, PostError, Severity
 from toolkit.site.buildrun import BuildRun
 from toolkit.site.manifest import (
@@ -157,6 +156,7 @@ def post_problems(
                 holders.setdefault((name, value), []).append(key)
     involved = sorted({k for keys in holders.values() if len(keys) > 1 for k in keys})
     if involved:
+        from toolkit.content.post import load_post
         from toolkit.content.rules import validate_posts
         from toolkit.content.sources import site_reader
 

@@ -16,34 +16,45 @@ For example, the tree before a refactor against this one:
 starts itself again with them when they are not) and, in a new temporary folder:
 
 - starts TREE's own sandbox in this process, as `toolkit sandbox --memory --port 0` does
-  (`toolkit.commands.sandbox.sandbox`), seeded, with the one random source whose values
-  reach the documents (the suffix of the slugs of new articles) seeded too;
+  (`toolkit.commands.sandbox.sandbox`), seeded; the random suffix Forem gives a new
+  article's slug is always `-0` there (`FirstDraws`);
 - writes a blog: a published post, a draft, a premium one, a broken one, posts that are
-  then edited, deleted, renamed, edited on the website, unpublished and forgotten;
-- runs each command that has `--json` as a subprocess (`python -m toolkit`), in a fixed
-  order, stdout saved as OUT/cli/NN-name.json and the exit codes in OUT/cli/exit-codes.txt
-  (stderr goes to OUT/stderr/, kept for reading, never compared);
+  then edited here, edited on the website, edited on both sides, deleted, renamed,
+  unpublished and forgotten, and two more projects (a new one and an unlicensed one);
+- runs the commands that have `--json` as subprocesses (`python -m toolkit`), each in
+  cases that succeed and cases that fail, in a fixed order: stdout in OUT/cli/NN-name.json,
+  the exit codes in OUT/cli/exit-codes.txt (stderr in OUT/stderr/, for reading only);
 - runs one MCP session over stdio (`toolkit mcp`, JSON-RPC lines, as an assistant's
   client sends them): initialize, tools/list and each tool, every line the server wrote
-  saved as it came, in OUT/mcp/;
-- keeps the run log: .toolkit/events.jsonl, one document per event in OUT/runlog/, and the
-  log service's own copy through `toolkit logs` (in OUT/cli/);
-- OUT/files/ holds toolkit.lock and the posts at the end, for reading a difference's cause
-  (not part of the comparison).
+  kept as it came, in OUT/mcp/NN-name.jsonl;
+- keeps the run log: .toolkit/events.jsonl as one document per run, OUT/runlog/NN-command.jsonl,
+  and the log service's copy through `toolkit logs` (in OUT/cli/);
+- OUT/files/ holds toolkit.lock and the posts at the end, for finding a difference's
+  cause (not compared).
 
-Normalised, in OUT only (the raw stdout is in OUT/raw/), and nothing else:
+Normalised, in OUT only (the documents as they came are in OUT/raw/), and nothing else:
 - values made at random or by the machine, learned where they appear (the temporary
   folder, the sandbox's port and keys, the MCP client's id and secret, a run's id), each
   replaced by a placeholder naming it and counting in order of first appearance
   (`<run-1>`), so that two documents naming the same run still say so;
-- today's date (`<today>`), date-times (`<time>`), UUIDs (`<uuid>`), and the values of
-  keys that measure time (`duration_ms`, `wait_ms`, `seconds`, `elapsed_ms`...: `<n>`).
+- today's date (`<today>`), date-times (`<time>`), UUIDs (`<uuid>`), and the numbers of
+  keys that measure time or an archive's compressed size (`"duration_ms": "<n>"`...);
+- the ids of the articles the run made: publish sends three creates at once, so the
+  sandbox numbers them in the order they arrive. They are numbered 9001... by title,
+  where a key (`article_id`), "article N" or an API path names them; and the lists that
+  come in the account's order of articles (pull's and mirror's) are sorted by path;
+- the events of a run are sorted (requests in flight together log in the order their
+  answers came, and take their `seq` in that order: `seq` is `"<seq>"` when the run's
+  events are numbered 0 to n-1, and kept as it is otherwise).
+A placeholder where a number was is written as a JSON string, so that every normalised
+document still reads as JSON.
 
 `compare` exits 1 when a document differs or is on one side only, and prints each
-difference as a unified diff of the two normalised documents (JSON indented for it).
+difference as a unified diff of the two normalised documents, as indented JSON (a JSON
+text inside an MCP answer read too).
 
-It starts about 45 Python processes in a row, one at a time, and takes under a minute of
-processor time.
+Two runs of one tree compare equal. A run starts about 60 Python processes, one at a
+time, and takes about 25 s of processor time.
 """
 
 from __future__ import annotations
@@ -218,6 +229,7 @@ POSTS = {
     "retired": post("Retired", "Unpublished on purpose.\n", published=True, date="2024-03-05"),
     "website": post("Edited on the website", "Line one.\n\nLine two.\n", published=True),
     "moved": post("Moved away", "Renamed after it was published.\n", published=True),
+    "both": post("Changed on both sides", "One.\n\nTwo.\n\nThree.\n", published=True),
     "premium": post("For subscribers", "Premium text.\n", published=True, premium=True),
     "broken": post("", "No title.\n", published=True),
 }
@@ -291,14 +303,17 @@ class Run:
             (self.out / "raw" / f"{folder}-{name}").write_text(raw, encoding="utf-8")
             (self.out / folder / name).write_text(ordered(self.norm(raw)), encoding="utf-8")
 
-    def toolkit(self, name: str, *args: str, cwd: Path | None = None) -> str:
-        """`toolkit ARGS` in the blog (or `cwd`): its stdout saved as a document."""
+    def toolkit(
+        self, name: str, *args: str, cwd: Path | None = None, without: tuple[str, ...] = ()
+    ) -> str:
+        """`toolkit ARGS` in the blog (or `cwd`), with the variables `without` unset: its
+        stdout saved as a document."""
         self.step += 1
         label = f"{self.step:02d}-{name}"
         done = subprocess.run(
             [PYTHON, "-m", "toolkit", *args],
             cwd=cwd or self.blog,
-            env=self.env,
+            env={k: v for k, v in self.env.items() if k not in without},
             capture_output=True,
             text=True,
             timeout=TIMEOUT,
@@ -334,6 +349,16 @@ class Run:
         (adopt / "posts").mkdir(parents=True)
         (adopt / "posts" / "old.md").write_text(post("Old", "Text.\n", published=True))
         self.toolkit("init-adopt", "init", "--no-workflow", "--json", cwd=adopt)
+        unlicensed = self.work / "unlicensed"
+        (unlicensed / "content").mkdir(parents=True)
+        (unlicensed / "toolkit.toml").write_text(
+            CONFIG.replace("acme.example", "initech.example"), "utf-8"
+        )
+        (unlicensed / "content" / "extra.md").write_text(
+            post("Extra", "For subscribers.\n", published=True, premium=True), "utf-8"
+        )
+        self.toolkit("license-unlicensed", "license", "--json", cwd=unlicensed)
+        self.toolkit("build-premium-refused", "build", "--premium", "--json", cwd=unlicensed)
 
         self.blog.mkdir()
         self.write("toolkit.toml", CONFIG)
@@ -342,10 +367,13 @@ class Run:
         self.toolkit("new", "new", "Fresh idea", "--tags", "python,ideas", "--json")
         self.toolkit("check", "check", "--json")
         self.toolkit("check-one", "check", "content/kept.md", "--strict", "--json")
+        self.toolkit("check-missing", "check", "content/nothing.md", "--json")
+        self.toolkit("new-taken", "new", "Fresh idea", "--json")
         self.toolkit("config", "config", "--json")
         self.toolkit("build", "build", "--json")
         self.toolkit("build-again", "build", "--json")
         self.toolkit("build-premium", "build", "--premium", "--json")
+        self.toolkit("plan-no-key", "plan", "--json", without=("FOREM_API_KEY",))
         self.toolkit("plan-first", "plan", "--json")
         self.toolkit("publish-first", "publish", "--json")
         self.toolkit("publish-unchanged", "publish", "content/kept.md", "--json")
@@ -356,6 +384,12 @@ class Run:
         (self.blog / "content/forgotten.md").unlink()
         (self.blog / "content/moved.md").rename(self.blog / "content/moved-here.md")
         self.write("content/late.md", post("Late", "Written after.\n", published=True))
+        self.write("content/both.md", POSTS["both"].replace("One.", "One, here."))
+        self.sandbox.server.control(
+            "POST",
+            f"/forem/articles/{self.article_id('content/both.md')}/edit",
+            {"body_markdown": "One.\n\nTwo.\n\nThree, there.\n"},
+        )
         self.sandbox.server.control(
             "POST",
             f"/forem/articles/{self.article_id('content/website.md')}/edit",
@@ -374,10 +408,13 @@ class Run:
         self.toolkit("diff-website", "diff", "content/website.md", "--json")
         self.toolkit("diff-late", "diff", "content/late.md", "--json")
         self.toolkit("diff-missing", "diff", "content/nothing.md", "--json")
+        self.toolkit("diff-both", "diff", "content/both.md", "--json")
         self.toolkit("pull-dry", "pull", "--dry-run", "--json")
         self.toolkit("pull", "pull", "--json")
         self.toolkit("pull-again", "pull", "--json")
+        self.toolkit("pull-merge-dry", "pull", "--merge", "--dry-run", "--json")
         self.toolkit("publish-second", "publish", "--json")
+        self.toolkit("publish-force", "publish", "content/both.md", "--force", "--json")
         self.toolkit("unpublish", "unpublish", "content/retired.md", "--json")
         self.toolkit("unpublish-gone", "unpublish", "content/deleted.md", "--json")
         self.toolkit("unpublish-missing", "unpublish", "content/nothing.md", "--json")
@@ -387,15 +424,22 @@ class Run:
         self.toolkit("mirror-again", "mirror", "--json")
         self.toolkit("license", "license", "--json")
         self.toolkit("license-user", "license", "status", "--user", "ana@acme.example", "--json")
+        self.toolkit(
+            "license-unlicensed-user", "license", "status", "--user", "ben@acme.example", "--json"
+        )
         self.toolkit("license-notifications", "license", "notifications", "--json")
         self.toolkit("license-notifications-new", "license", "notifications", "--json")
         self.toolkit("export-site", "export", "--json")
-        self.toolkit("export-content", "export", "--source", "content", "--format", "tar.gz",
-                     "--json")  # fmt: skip
+        self.toolkit(
+            "export-content", "export", "--source", "content", "--format", "tar.gz", "--json"
+        )
         added = self.toolkit("mcp-add-client", "mcp", "add-client", "assistant", "--json")
+        client_id = ""
         with contextlib.suppress(ValueError):
-            learn_client(self.norm, json.loads(added))
+            client_id = learn_client(self.norm, json.loads(added))
         self.toolkit("mcp-clients", "mcp", "clients", "--json")
+        self.toolkit("mcp-revoke", "mcp", "revoke", client_id, "--json")
+        self.toolkit("mcp-clients-after", "mcp", "clients", "--json")
 
         self.write(
             "content/from-assistant.md", post("From the assistant", "Drafted.\n", published=False)
@@ -407,6 +451,7 @@ class Run:
             self.toolkit(f"logs-local-{name}", "logs", "--local", "--json", sql)
         for name, sql in QUERIES.items():
             self.toolkit(f"logs-service-{name}", "logs", "--json", sql)
+        self.toolkit("logs-refused", "logs", "--local", "--json", "SELECT nothing FROM toolkit")
         self.save("cli", "exit-codes.txt", "\n".join(self.exits) + "\n")
         self.save_runlog()
         self.save_files()
@@ -415,35 +460,26 @@ class Run:
     def mcp_session(self) -> None:
         scopes = ("read", "draft-write", "publish", "logs")
         args = [a for scope in scopes for a in ("--scope", scope)]
+        per_command, every_field = QUERIES["per-command"], QUERIES["every-field"]
         calls: list[tuple[str, str, dict[str, Any]]] = [
             ("tools-list", "tools/list", {}),
-            ("list_posts", "tools/call", tool("list_posts")),
-            ("read_post", "tools/call", tool("read_post", path="content/kept.md")),
-            ("read_post-outside", "tools/call", tool("read_post", path="../toolkit.toml")),
-            ("check_posts", "tools/call", tool("check_posts")),
-            (
-                "check_posts-strict",
-                "tools/call",
-                tool("check_posts", paths=["content/kept.md"], strict=True),
-            ),  # fmt: skip
-            ("plan", "tools/call", tool("plan")),
-            ("push_drafts", "tools/call", tool("push_drafts")),
-            ("read_comments", "tools/call", tool("read_comments", path="content/kept.md")),
-            ("build_site", "tools/call", tool("build_site")),
-            ("licence_status", "tools/call", tool("licence_status", user="ana@acme.example")),
-            (
-                "query_run_log-local",
-                "tools/call",
-                tool("query_run_log", sql=QUERIES["per-command"], local=True),
-            ),  # fmt: skip
-            (
-                "query_run_log-service",
-                "tools/call",
-                tool("query_run_log", sql=QUERIES["per-command"], local=False),
-            ),  # fmt: skip
-            ("export_archive", "tools/call", tool("export_archive", source="content")),
-            ("unknown-tool", "tools/call", tool("no_such_tool")),
-            ("bad-arguments", "tools/call", tool("check_posts", strict="yes")),
+            call("list_posts"),
+            call("read_post", path="content/kept.md"),
+            call("read_post", "outside", path="../toolkit.toml"),
+            call("check_posts"),
+            call("check_posts", "strict", paths=["content/kept.md"], strict=True),
+            call("plan"),
+            call("push_drafts"),
+            call("push_drafts", "publish", paths=["content/kept.md"], publish=True),
+            call("read_comments", path="content/kept.md"),
+            call("build_site"),
+            call("licence_status", user="ana@acme.example"),
+            call("query_run_log", "local", sql=per_command, local=True),
+            call("query_run_log", "service", sql=per_command, local=False),
+            call("query_run_log", "every-field", sql=every_field, local=True),
+            call("export_archive", source="content"),
+            call("no_such_tool"),
+            call("check_posts", "bad-arguments", strict="yes"),
         ]
         with McpClient([PYTHON, "-m", "toolkit", "mcp", *args], self.blog, self.env) as client:
             lines = client.request(
@@ -477,8 +513,8 @@ class Run:
             numbers = sorted(json.loads(line).get("seq", -1) for line in lines)
             if numbers == list(range(len(lines))):
                 lines = [SEQ.sub('"seq":"<seq>"', line) for line in lines]
-            self.save("runlog", f"{number:02d}-{command}.jsonl", "".join(f"{x}\n" for x in lines),
-                      sorted_lines)  # fmt: skip
+            text = "".join(f"{line}\n" for line in lines)
+            self.save("runlog", f"{number:02d}-{command}.jsonl", text, sorted_lines)
 
     def save_files(self) -> None:
         for path in sorted([self.blog / "toolkit.lock", *(self.blog / "content").rglob("*")]):
@@ -496,6 +532,8 @@ QUERIES = {
         "SELECT command, post, action, outcome, message FROM toolkit WHERE event = 'post' "
         "ORDER BY command, post, action, outcome, message"
     ),
+    # Every field the table has, on the events of the runs of one command.
+    "every-field": "SELECT * FROM toolkit WHERE command = 'check' ORDER BY time, seq",
 }
 
 
@@ -528,8 +566,10 @@ def by_path(text: str) -> str:
     return written(sort(document)) if written(document) == text else text
 
 
-def tool(name: str, **arguments: Any) -> dict[str, Any]:
-    return {"name": name, "arguments": arguments}
+def call(tool: str, case: str = "", **arguments: Any) -> tuple[str, str, dict[str, Any]]:
+    """A tools/call of `tool` with `arguments`, named `tool-case` in OUT/mcp/."""
+    name = f"{tool}-{case}" if case else tool
+    return name, "tools/call", {"name": tool, "arguments": arguments}
 
 
 def find_article_id(lock: Any, relative: str) -> int | None:
@@ -546,15 +586,19 @@ def find_article_id(lock: Any, relative: str) -> int | None:
     return None
 
 
-def learn_client(norm: Normaliser, document: Any) -> None:
+def learn_client(norm: Normaliser, document: Any) -> str:
+    """Learns the id and the secret of the client `mcp add-client` made; its id."""
+    found = ""
     if isinstance(document, dict):
         for key, value in document.items():
             if key in ("client_id", "id") and isinstance(value, str):
                 norm.learn(value, "mcp-client", numbered=True)
+                found = found or value
             elif key in ("client_secret", "secret") and isinstance(value, str):
                 norm.learn(value, "mcp-secret", numbered=True)
             else:
-                learn_client(norm, value)
+                found = found or learn_client(norm, value)
+    return found
 
 
 def generation(path: Path) -> int:

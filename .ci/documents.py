@@ -187,7 +187,9 @@ def running_sandbox() -> Iterator[Any]:
 
     running = sandbox(port=0, db_path=None)
     try:
-        running.server.state.of("forem").rng = FirstDraws()
+        state = running.server.state
+        assert state is not None  # a started sandbox has its state
+        state.of("forem").rng = FirstDraws()
         yield running
     finally:
         running.stop()

@@ -152,6 +152,9 @@ def test_the_demo_articles_render_the_same_with_both_engines(renderer, content):
     assert compare(renderer, posts) == {}
 
 
+# 1,000 posts through both engines: the lines they run are measured by the tests of the
+# suite's own posts above (`no_cover`: tracing them would double this test's time).
+@pytest.mark.no_cover
 def test_the_bench_corpus_renders_the_same_with_both_engines(renderer, content):
     sys.path.insert(0, str(REPOSITORY))
     try:

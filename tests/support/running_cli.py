@@ -181,10 +181,14 @@ class RunningCli:
         """Wait for the command to end by itself (or after `stop`); its exit code."""
         self._thread.join(timeout)
         if self._thread.is_alive():
-            raise AssertionError(
+            failure = AssertionError(
                 f"`toolkit {' '.join(self.args)}` did not end within {timeout} s; output:\n"
                 f"{self.output()}\nwhat its threads were doing:\n{stacks()}"
             )
+            self._stop.received.append(signal.SIGINT)
+            self._thread.join(timeout)
+            self._give_back()
+            raise failure
         self._give_back()
         assert self.code is not None
         return self.code

@@ -141,7 +141,7 @@ def test_concurrent_requests_on_an_in_memory_database(make_sandbox) -> None:
 @pytest.mark.e2e
 def test_cli_prints_url_and_key_serves_and_stops_cleanly(tmp_path: Path) -> None:
     with RunningCli("sandbox", "--port", "0", "--rate-window", "5", cwd=tmp_path) as running:
-        first = running.until(lambda: running.lines and running.lines[0])
+        first = running.until(lambda: running.lines[0] if running.lines else None)
         started = re.search(r"(http://127\.0\.0\.1:\d+)", first)
         assert started is not None, first
         url = started.group(1)

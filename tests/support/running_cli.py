@@ -90,7 +90,7 @@ class RunningCli:
         self.stdout: list[str] = []
         self.stderr: list[str] = []
         self.code: int | None = None
-        self._news = news or threading.Condition()
+        self._news = news if news is not None else threading.Condition()
         self._stop = signals.StopSignals()  # what the entry point installs in a process
         self._out = _Lines(lambda line: self._add(self.stdout, line))
         self._err = _Lines(lambda line: self._add(self.stderr, line))
@@ -102,12 +102,16 @@ class RunningCli:
             "signals": signals._process,
             "logging": (logging.root.handlers[:], logging.root.level),
         }
-        sys.stdout, sys.stderr = self._out, self._err
-        os.environ.update(env or {})
-        os.chdir(cwd)
-        signals._process = self._stop
-        self._thread = threading.Thread(target=self._run, name="toolkit " + " ".join(args))
-        self._thread.start()
+        try:
+            os.chdir(cwd)
+            os.environ.update(env or {})
+            sys.stdout, sys.stderr = self._out, self._err
+            signals._process = self._stop
+            self._thread = threading.Thread(target=self._run, name="toolkit " + " ".join(args))
+            self._thread.start()
+        except BaseException:
+            self._give_back()
+            raise
 
     def _run(self) -> None:
         code: int = 0

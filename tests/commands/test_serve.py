@@ -16,6 +16,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 import pytest
 
+from tests.support.running_cli import RunningCli
 from toolkit.commands.serve import serve
 from toolkit.config import load_config
 from toolkit.tls import shared_context
@@ -180,30 +181,14 @@ def test_serve_runs_until_ctrl_c(project):
 def test_serve_on_a_host_that_is_not_loopback_says_it_exposes_the_site(project):
     project.post("hello", "Hello", published=True, date="2024-01-01")
     assert project.run("build").exit_code == 0
-    process = subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "serve", "--host", "0.0.0.0", "--port", "0"],
-        cwd=project.root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "COLUMNS": "200"},
-    )
-    try:
-        assert process.stdout is not None and process.stderr is not None
-        found = re.search(r"Serving site/ at (http://\S+:(\d+)/) ", process.stdout.readline())
+    with RunningCli("serve", "--host", "0.0.0.0", "--port", "0", cwd=project.root) as running:
+        served = running.until(lambda: running.stdout[0] if running.stdout else None)
+        found = re.search(r"Serving site/ at (http://\S+:(\d+)/) ", served)
         assert found
-        warning = process.stderr.readline()
+        warning = running.until(lambda: running.stderr[0] if running.stderr else None)
         assert warning == (
             "Warning: 0.0.0.0 is not a loopback address: the site is exposed to every "
-            f"machine that can reach this one on port {found.group(2)}\n"
+            f"machine that can reach this one on port {found.group(2)}"
         )
         assert "Hello" in httpx.get(found.group(1) + "hello/", verify=shared_context()).text
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=10) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait()
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
+    assert running.code == 0

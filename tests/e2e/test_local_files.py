@@ -1,19 +1,18 @@
 """Hostile local files: symlinks leading out of the project, impossible dates, YAML bombs,
 FIFOs, huge files. Each bad file gets its `path:line: message`; the others carry on.
 
-The inputs that used to hang run the CLI in a subprocess with a timeout, so that a hang
-fails the test instead of the suite.
+The CLI runs in-process (`Project.run`); the inputs that used to hang have a timeout of
+their own, shorter than the suite's, so that a hang fails the test quickly.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from click.testing import Result
 
 SECRET = "sk-live-TOP-SECRET-0123456789"
 
@@ -40,18 +39,6 @@ def environ_marker() -> bytes:
     """The first entry of this process's /proc/self/environ, as a symlink would copy it."""
     data = Path("/proc/self/environ").read_bytes()
     return data.split(b"\0", 1)[0]
-
-
-def run_cli(root: Path, *args: str, timeout: float = 60, env: dict | None = None):
-    """`toolkit ARGS` in a subprocess that a hang cannot outlive."""
-    return subprocess.run(
-        [sys.executable, "-m", "toolkit", "--config", str(root / "toolkit.toml"), *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env={**os.environ, "COLUMNS": "200", **(env or {})},
-    )
 
 
 # -- 4. symlinks ----------------------------------------------------------------------
@@ -221,13 +208,14 @@ def test_one_bad_post_stops_no_build_worker(bad_date):
 # -- 7. hostile sizes, shapes and kinds of file -----------------------------------------
 
 
-def checked(project, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    result = run_cli(project.root, *args, timeout=timeout)
+def checked(project, *args: str, env: dict[str, str] | None = None) -> Result:
+    result = project.run(*args, env=env)
     assert "Traceback" not in result.stderr, result.stderr
     return result
 
 
 @pytest.mark.e2e
+@pytest.mark.timeout(60)
 def test_deep_nesting_is_refused_in_bounded_time(project):
     good_post(project, "first", "First post")
     project.write("content/open.md", "---\ntitle: Open\nx: " + "[" * 10_000 + "\n---\nx\n")
@@ -236,7 +224,7 @@ def test_deep_nesting_is_refused_in_bounded_time(project):
     )
     for command in ("check", "build"):
         result = checked(project, command)
-        assert result.returncode == 1
+        assert result.exit_code == 1
         for name in ("open", "closed"):
             assert (
                 f"content/{name}.md:3: front matter: nested more than 32 levels deep"
@@ -296,6 +284,7 @@ BILLION_LAUGHS = "".join(
 )
 
 
+@pytest.mark.timeout(60)
 def test_an_alias_bomb_is_refused_before_it_expands(project, sandbox):
     sandbox.reset()
     good_post(project, "first", "First post")
@@ -306,9 +295,8 @@ def test_an_alias_bomb_is_refused_before_it_expands(project, sandbox):
     )
     assert f"content/laughs.md:7: {problem}" in checked(project, "check").stdout.splitlines()
     env = {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
-    result = run_cli(project.root, "plan", "--json", timeout=60, env=env)
-    assert "Traceback" not in result.stderr, result.stderr
-    assert result.returncode == 1
+    result = checked(project, "plan", "--json", env=env)
+    assert result.exit_code == 1
     posts = {post["path"]: post for post in json.loads(result.stdout)["posts"]}
     assert posts["content/laughs.md"]["problems"] == [f"content/laughs.md:7: {problem}"]
     assert posts["content/first.md"]["action"] == "create"
@@ -326,13 +314,14 @@ def test_a_file_that_is_not_utf8_is_reported_and_skipped(project):
 
 
 @pytest.mark.e2e
+@pytest.mark.timeout(30)
 def test_a_fifo_named_like_a_post_is_skipped_without_being_opened(project):
     good_post(project, "first", "First post")
     os.mkfifo(project.content / "pipe.md")
     (project.content / "zero.md").symlink_to("/dev/zero")
     for command in ("check", "build"):
-        result = checked(project, command, timeout=30)
-        assert result.returncode == 0, result.stdout + result.stderr
+        result = checked(project, command)
+        assert result.exit_code == 0, result.stdout + result.stderr
         assert (
             "content/pipe.md:1: warning: not a regular file (a FIFO), skipped"
             in result.stdout.splitlines()
@@ -341,20 +330,21 @@ def test_a_fifo_named_like_a_post_is_skipped_without_being_opened(project):
             "content/zero.md:1: warning: symlink to a file outside the project, not "
             "followed" in result.stdout.splitlines()
         )
-    named = checked(project, "check", "content/pipe.md", timeout=30)
+    named = checked(project, "check", "content/pipe.md")
     assert "content/pipe.md:1: warning: not a regular file (a FIFO), skipped" in named.stdout
     assert (project.root / "site" / "first" / "index.html").is_file()
 
 
 @pytest.mark.e2e
+@pytest.mark.timeout(60)
 def test_a_huge_post_is_refused_before_it_is_read(project):
     good_post(project, "first", "First post")
     with open(project.content / "huge.md", "wb") as handle:
         handle.write(b"---\ntitle: Huge\n---\n")
         handle.write(b"![a](images/a.png) and some words on a line\n" * 1_200_000)  # 50 MB
     for command in ("check", "build"):
-        result = checked(project, command, timeout=60)
-        assert result.returncode == 1
+        result = checked(project, command)
+        assert result.exit_code == 1
         assert (
             "content/huge.md:1: the file is 50.4 MB; toolkit reads posts of at most 8 MB "
             "(and the API takes 800 KB)"
@@ -363,6 +353,7 @@ def test_a_huge_post_is_refused_before_it_is_read(project):
 
 
 @pytest.mark.e2e
+@pytest.mark.timeout(60)
 def test_a_large_post_full_of_images_is_checked_in_linear_time(project):
     """Under the file cap but over the API's 800 KB: every image is still found, fast."""
     good_post(project, "first", "First post")
@@ -374,8 +365,8 @@ def test_a_large_post_full_of_images_is_checked_in_linear_time(project):
     images = "![a](images/a.png)\n" * 50_000 + "![" * 200_000
     project.write("content/large.md", f"---\ntitle: Large\npublished: true\n---\n{filler}{images}")
     for command in ("check", "build"):
-        result = checked(project, command, timeout=60)
-        assert result.returncode == 1
+        result = checked(project, command)
+        assert result.exit_code == 1
         assert (
             "content/large.md:1: body: 6396 KB; the API accepts at most 800 KB"
             in result.stdout.splitlines()

@@ -93,6 +93,7 @@ def test_a_rar_export_ends_in_the_documented_error(archive, exportable):
     assert archive.credits() == 1000  # a failed task costs nothing
 
 
+@pytest.mark.e2e  # a process whose modules never held py7zr
 def test_a_7z_export_without_py7zr_says_how_to_install_the_extra(archive, exportable):
     """py7zr is the optional `7z` extra: without it (its import made to fail in a fresh
     interpreter running the real CLI), a 7z export is refused before anything is sent."""

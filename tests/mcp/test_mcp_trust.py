@@ -215,6 +215,8 @@ def test_property_publishing_needs_a_true_boolean_and_the_callers_publish_scope(
 
 
 # -- query_run_log: bounded, and stopped when its client leaves ---------------------------------
+# A local query runs in a process of its own (`toolkit.mcp.query_worker`), killed at its
+# deadline or when its client leaves: each of these tests starts one, or more.
 
 
 # A cross join of a dozen events, nine times, each of its 10^10 rows filtered on a string

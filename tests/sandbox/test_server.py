@@ -1,11 +1,11 @@
 """The server and the CLI: persistence with a database file, loopback only, concurrent
-requests, `toolkit sandbox` in a real subprocess."""
+requests, `toolkit sandbox` (the real CLI in this process; in a process of its own for
+SIGTERM)."""
 
 from __future__ import annotations
 
 import os
 import re
-import signal
 import socket
 import sqlite3
 import subprocess
@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.running_cli import RunningCli
 from toolkit.tls import shared_context
 from toolkit_sandbox.forem.seed import api_key_for
 from toolkit_sandbox.server import SandboxError, SandboxServer, is_loopback
@@ -137,30 +138,17 @@ def test_concurrent_requests_on_an_in_memory_database(make_sandbox) -> None:
     assert all(a["body_markdown"] == "v4" for a in mine if a["title"].startswith("Concurrent"))
 
 
-def run_cli(*args: str, cwd: Path) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "sandbox", *args],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-
-
 @pytest.mark.e2e
 def test_cli_prints_url_and_key_serves_and_stops_cleanly(tmp_path: Path) -> None:
-    process = run_cli("--port", "0", "--rate-window", "5", cwd=tmp_path)
-    try:
-        assert process.stdout is not None
-        first = process.stdout.readline()
+    with RunningCli("sandbox", "--port", "0", "--rate-window", "5", cwd=tmp_path) as running:
+        first = running.until(lambda: running.lines[0] if running.lines else None)
         started = re.search(r"(http://127\.0\.0\.1:\d+)", first)
         assert started is not None, first
         url = started.group(1)
-        line = process.stdout.readline()
-        while "FOREM_API_KEY=" not in line:  # the environment lines, one per interface
-            line = process.stdout.readline()
+        # the environment lines, one per interface
+        line = running.until(
+            lambda: next((x for x in running.lines if "FOREM_API_KEY=" in x), None)
+        )
         assert line == f"  export FOREM_BASE_URL={url} FOREM_API_KEY={line.rsplit('=', 1)[1]}"
         key = line.rsplit("=", 1)[1].strip()
         with httpx.Client(
@@ -168,17 +156,22 @@ def test_cli_prints_url_and_key_serves_and_stops_cleanly(tmp_path: Path) -> None
         ) as client:
             assert client.get("/api/users/me").json()["username"] == "demo"
             assert client.get("/__sandbox/forem/rate-limits").json()["window"] == 5.0
-    finally:
-        process.send_signal(signal.SIGINT)
-        output, _ = process.communicate(timeout=20)
-    assert process.returncode == 0
-    assert "Sandbox stopped." in output and "Traceback" not in output
+    assert running.code == 0
+    assert "Sandbox stopped." in running.output() and "Traceback" not in running.output()
     assert (tmp_path / ".toolkit" / "sandbox.db").is_file()  # the default database
 
 
 @pytest.mark.e2e
 def test_cli_stops_on_sigterm_too(tmp_path: Path) -> None:
-    process = run_cli("--memory", "--port", "0", cwd=tmp_path)
+    """The process, sent SIGTERM (`kill`'s signal): a clean stop as on Ctrl-C."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "sandbox", "--memory", "--port", "0"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         assert process.stdout is not None
         assert "Sandbox running at" in process.stdout.readline()
@@ -189,7 +182,6 @@ def test_cli_stops_on_sigterm_too(tmp_path: Path) -> None:
     assert not (tmp_path / ".toolkit").exists()
 
 
-@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("args", "code", "message"),
     [
@@ -199,9 +191,9 @@ def test_cli_stops_on_sigterm_too(tmp_path: Path) -> None:
     ],
 )
 def test_cli_refuses_bad_options(tmp_path: Path, args, code, message) -> None:
-    process = run_cli(*args, cwd=tmp_path)
-    output, _ = process.communicate(timeout=20)
-    assert process.returncode == code and message in output and "Traceback" not in output
+    running = RunningCli("sandbox", *args, cwd=tmp_path)
+    assert running.wait() == code
+    assert message in running.output() and "Traceback" not in running.output()
 
 
 def test_cli_help_has_an_example() -> None:

@@ -20,6 +20,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from tests.support.running_cli import RunningCli
 from toolkit import USER_AGENT
 from toolkit.cli import main
 from toolkit.scaffold.files import WORKFLOW, ActionPin
@@ -208,15 +209,48 @@ def test_a_dev_to_git_map_pointing_outside_adopts_nothing_outside(tmp_path):
 # -- the sandbox as dev.to, in one step ------------------------------------------------------
 
 
+def exported(lines: list[str]) -> dict[str, str]:
+    """The environment the `export` lines of `toolkit sandbox` set."""
+    env: dict[str, str] = {}
+    for line in lines:
+        words = shlex.split(line)
+        if words[:1] == ["export"]:
+            env.update(word.split("=", 1) for word in words[1:])  # type: ignore[misc]
+    return env
+
+
+def ready(line: str) -> bool:
+    return line.startswith(("Press Ctrl-C", "Error"))
+
+
 @contextlib.contextmanager
-def sandbox_process(
-    folder: Path, *args: str, prelude: str = ""
-) -> Iterator[tuple[list[str], dict[str, str]]]:
-    """`toolkit sandbox` in a subprocess: what it printed until ready, and the environment
-    its `export` lines set."""
+def sandbox_running(folder: Path, *args: str) -> Iterator[tuple[list[str], dict[str, str]]]:
+    """`toolkit sandbox --memory` (the real CLI, in this process: tests/support/running_cli.py):
+    what it printed until ready or refused, and the environment its `export` lines set."""
+    with RunningCli("sandbox", "--memory", "--port", "0", *args, cwd=folder) as running:
+        lines = until_ready(running)
+        yield lines, exported(lines)
+
+
+def until_ready(running: RunningCli) -> list[str]:
+    """What the sandbox printed until ready to serve, or until it refused."""
+
+    def printed() -> list[str] | None:
+        for number, line in enumerate(running.lines):
+            if ready(line):
+                return running.lines[: number + 1]
+        return None
+
+    return running.until(printed)
+
+
+@contextlib.contextmanager
+def sandbox_process(folder: Path, prelude: str) -> Iterator[tuple[list[str], dict[str, str]]]:
+    """`toolkit sandbox --memory` in a process of its own, `prelude` run first: what it
+    printed until ready, and the environment its `export` lines set."""
     code = prelude + "from toolkit.__main__ import run; import sys; sys.argv[0] = 'toolkit'; run()"
     process = subprocess.Popen(
-        [sys.executable, "-c", code, "sandbox", "--memory", "--port", "0", *args],
+        [sys.executable, "-c", code, "sandbox", "--memory", "--port", "0"],
         cwd=folder,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
         stdout=subprocess.PIPE,
@@ -228,14 +262,9 @@ def sandbox_process(
         assert process.stdout is not None
         for line in process.stdout:
             lines.append(line.rstrip("\n"))
-            if line.startswith(("Press Ctrl-C", "Error")):
+            if ready(line):
                 break
-        env: dict[str, str] = {}
-        for line in lines:
-            words = shlex.split(line)
-            if words[:1] == ["export"]:
-                env.update(word.split("=", 1) for word in words[1:])  # type: ignore[misc]
-        yield lines, env
+        yield lines, exported(lines)
     finally:
         process.send_signal(signal.SIGINT)
         process.communicate(timeout=30)
@@ -284,7 +313,7 @@ def test_make_publish_against_the_sandbox_sends_the_writers_posts_not_the_sample
     post(
         blog, "content/2024/notes/second.md", "Second post", "published: false", "date: 2024-05-01"
     )
-    with sandbox_process(tmp_path, "--no-seed", "--rate-window", "1") as (lines, env):
+    with sandbox_running(tmp_path, "--no-seed", "--rate-window", "1") as (lines, env):
         exports = [line for line in lines if line.strip().startswith("export ")]
         assert [shlex.split(line)[1].split("=")[0] for line in exports] == [
             "FOREM_BASE_URL",
@@ -344,7 +373,7 @@ def test_make_publish_against_the_sandbox_sends_the_writers_posts_not_the_sample
 def test_the_sandbox_writes_its_lines_as_a_projects_env_and_keeps_a_writers(tmp_path):
     assert cli(tmp_path, "init", "blog", "--no-workflow").exit_code == 0
     blog = tmp_path / "blog"
-    with sandbox_process(blog, "--no-seed", "--env-file", ".env") as (lines, env):
+    with sandbox_running(blog, "--no-seed", "--env-file", ".env") as (lines, env):
         assert "Written to .env too." in lines
         assert oct((blog / ".env").stat().st_mode & 0o777) == "0o600"
         shown = cli(blog, "config", "--json")
@@ -363,7 +392,7 @@ def test_the_sandbox_writes_its_lines_as_a_projects_env_and_keeps_a_writers(tmp_
         assert sourced.stdout == env["FOREM_API_KEY"]
     # A .env the sandbox did not write is never overwritten.
     (blog / ".env").write_text("FOREM_API_KEY=the-real-one\n")
-    with sandbox_process(blog, "--env-file", ".env") as (lines, _):
+    with sandbox_running(blog, "--env-file", ".env") as (lines, _):
         assert lines[-1].startswith("Error: .env: exists and was not written by toolkit sandbox")
     assert (blog / ".env").read_text() == "FOREM_API_KEY=the-real-one\n"
 
@@ -372,10 +401,10 @@ def test_the_sandbox_writes_its_lines_as_a_projects_env_and_keeps_a_writers(tmp_
 def test_the_sandbox_rewrites_only_an_env_file_whose_whole_content_is_its_own(tmp_path):
     """The README suggests putting the real key into the `.env` the sandbox wrote: from
     then on it is the writer's, and the next `toolkit sandbox --env-file .env` keeps it."""
-    with sandbox_process(tmp_path, "--no-seed", "--env-file", ".env") as (lines, _):
+    with sandbox_running(tmp_path, "--no-seed", "--env-file", ".env") as (lines, _):
         assert "Written to .env too." in lines
     ours = (tmp_path / ".env").read_text()
-    with sandbox_process(tmp_path, "--no-seed", "--env-file", ".env") as (lines, _):
+    with sandbox_running(tmp_path, "--no-seed", "--env-file", ".env") as (lines, _):
         assert "Written to .env too." in lines  # its own, untouched: rewritten
     assert (tmp_path / ".env").read_text().splitlines()[0] == ours.splitlines()[0]
     for changed in (
@@ -383,37 +412,19 @@ def test_the_sandbox_rewrites_only_an_env_file_whose_whole_content_is_its_own(tm
         ours.replace("export FOREM_API_KEY=", "export FOREM_API_KEY=the-real-one #"),
     ):
         (tmp_path / ".env").write_text(changed)
-        with sandbox_process(tmp_path, "--no-seed", "--env-file", ".env") as (lines, _):
+        with sandbox_running(tmp_path, "--no-seed", "--env-file", ".env") as (lines, _):
             assert lines[-1].startswith("Error: .env: changed since toolkit sandbox wrote it")
         assert (tmp_path / ".env").read_text() == changed
 
 
-@pytest.mark.e2e
 def test_the_sandbox_keeps_no_state_through_a_toolkit_folder_linked_elsewhere(tmp_path):
     """issue 43, 5: `.toolkit` committed as a symlink; the sandbox's default database
     is never made through it."""
     (tmp_path / "elsewhere").mkdir()
     (tmp_path / "blog").mkdir()
     (tmp_path / "blog" / ".toolkit").symlink_to(tmp_path / "elsewhere")
-    code = "from toolkit.__main__ import run; import sys; sys.argv[0] = 'toolkit'; run()"
-    process = subprocess.Popen(
-        [sys.executable, "-c", code, "sandbox", "--port", "0", "--no-seed"],
-        cwd=tmp_path / "blog",
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: list[str] = []
-    try:
-        assert process.stdout is not None
-        for line in process.stdout:  # until it stops, or says it serves
-            lines.append(line.rstrip("\n"))
-            if line.startswith(("Press Ctrl-C", "Error")):
-                break
-    finally:
-        process.send_signal(signal.SIGINT)
-        process.communicate(timeout=30)
+    with RunningCli("sandbox", "--port", "0", "--no-seed", cwd=tmp_path / "blog") as running:
+        lines = until_ready(running)
     assert lines[-1] == (
         "Error: .toolkit: a symlink where toolkit keeps its own files, which it never "
         "follows; remove the link (or choose --db)"
@@ -479,6 +490,7 @@ def test_the_workflow_checks_pull_requests_publishes_the_default_branch_and_depl
 
 
 # -- a plain install: the `sql` extra left out -----------------------------------------------
+# Each in a process of its own, whose modules never held the extra: this one's may have.
 
 
 @pytest.mark.e2e
@@ -501,7 +513,7 @@ def test_logs_local_without_the_sql_extra_says_which_extra_in_one_line(tmp_path)
 
 @pytest.mark.e2e
 def test_the_sandbox_without_the_sql_extra_starts_and_says_the_log_service_is_left_out(tmp_path):
-    with sandbox_process(tmp_path, prelude=WITHOUT_SQL) as (lines, env):
+    with sandbox_process(tmp_path, WITHOUT_SQL) as (lines, env):
         assert lines[-1] == "Press Ctrl-C to stop."
         assert any(
             "log stream (/api/v1) left out" in line and "toolkit[sql]" in line for line in lines

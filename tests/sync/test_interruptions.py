@@ -47,6 +47,7 @@ def bodies_by_title(sandbox, prefix: str) -> dict[str, str]:
     }
 
 
+@pytest.mark.e2e  # a publish killed mid-way: a process sent SIGKILL
 @pytest.mark.parametrize(
     ("interruption", "edit_after_the_kill"),
     [("still-running", False), ("still-running", True), ("answer-lost", False)],
@@ -118,6 +119,7 @@ def test_a_publish_killed_during_updates_converges(
     assert writes(sandbox) == {}
 
 
+@pytest.mark.e2e  # a publish killed mid-way: a process sent SIGKILL
 def test_an_older_body_committed_late_is_recognised_as_ours(site, env, proxy, sandbox):
     """A publish is killed while the server still holds its update (version two); the
     post is edited (version three) and published before that update lands, and then it

@@ -7,6 +7,8 @@ import os
 import re
 import threading
 
+import pytest
+
 from tests.support.sync_helpers import lock_entries, my_articles, start_toolkit, writes
 from tests.support.waiting import until
 from toolkit.sync.ledger import Ledger, LedgerEntry
@@ -24,6 +26,7 @@ def concurrent_titles(sandbox) -> list[str]:
     return [a["title"] for a in my_articles(sandbox) if a["title"].startswith("Concurrent post")]
 
 
+@pytest.mark.e2e  # two processes race for the run lock
 def test_two_publishes_at_once_create_each_article_once(site, env, sandbox):
     write_posts(site)
     # The first run's first creates are held until the other run says it waits for the
@@ -56,6 +59,7 @@ def test_two_publishes_at_once_create_each_article_once(site, env, sandbox):
     assert len(waited) == 1, outputs  # one of them waited for the other
 
 
+@pytest.mark.e2e  # the lock held by another process, named by its pid
 def test_a_second_publish_gives_up_after_its_timeout_naming_the_holder(site, env, sandbox):
     write_posts(site)
     # The first run's creates are held until the second has given up: it holds the lock

@@ -10,6 +10,8 @@ import pty
 import subprocess
 import sys
 
+import pytest
+
 from tests.support.sync_helpers import web_edit
 
 
@@ -132,6 +134,7 @@ def run_on_a_terminal(args: list[str], cwd, env: dict[str, str]) -> str:
     return output.decode("utf-8", errors="replace")
 
 
+@pytest.mark.e2e  # a process on a real terminal (a pty), and one on pipes
 def test_progress_shows_on_a_terminal_and_not_with_quiet_or_off_one(site, env):
     site.post("one", "First one", published=True)
     shown = run_on_a_terminal(["publish"], site.root, env)

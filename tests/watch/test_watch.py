@@ -1,4 +1,6 @@
-"""`toolkit watch` as a real subprocess: rebuilds, live reload, draft pushes, clean stops."""
+"""`toolkit watch`: rebuilds, live reload, draft pushes, clean stops. The real CLI runs in
+this process (tests/support/running_cli.py) and serves its preview on loopback; only the
+test of Ctrl-C starts `python -m toolkit`."""
 
 from __future__ import annotations
 
@@ -18,9 +20,10 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.running_cli import RunningCli, stacks
 from toolkit.tls import shared_context
 
-# Every test here starts a process or opens a socket (tests/support/plugin.py).
+# Every test here opens a socket (the preview, its live-reload stream); one starts a process.
 pytestmark = pytest.mark.e2e
 
 CONFIG = """
@@ -33,16 +36,9 @@ rate_window = 1
 """
 
 
-# `python -m toolkit`, which prints the stack of each of its threads on SIGUSR1: what a
-# watch that stopped answering was doing, for the failure's message.
-STACKS_ON_USR1 = (
-    "import faulthandler, signal, sys; faulthandler.register(signal.SIGUSR1, sys.stdout); "
-    "from toolkit.cli import main; main(prog_name='toolkit')"
-)
-
-
 class Watch:
-    """A running `toolkit watch`, its output lines and the events of a live-reload client.
+    """A running `toolkit watch` (the real CLI, in this process: tests/support/running_cli.py),
+    its output lines and the events of a live-reload client.
 
     Tests wait on what watch says, never on the clock: `until(condition)` checks the
     condition again each time a line or an event arrives. A rebuild that writes ends with
@@ -58,49 +54,38 @@ class Watch:
         verbose: bool = False,
         started: str = "Serving http",
     ):
-        self.lines: list[str] = []
         self.events: list[tuple[str, object]] = []
         self._news = threading.Condition()
-        self._ended = False
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                STACKS_ON_USR1,
-                "--config",
-                str(root / "toolkit.toml"),
-                *(["--verbose"] if verbose else []),  # a rebuild that wrote nothing is said too
-                "watch",
-                "--port",
-                "0",
-                *args,
-            ],
+        self.cli = RunningCli(
+            "--config",
+            str(root / "toolkit.toml"),
+            *(["--verbose"] if verbose else []),  # a rebuild that wrote nothing is said too
+            "watch",
+            "--port",
+            "0",
+            *args,
             cwd=root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env={**os.environ, "COLUMNS": "200", **(env or {})},
+            env=env,
+            news=self._news,
         )
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-        line = self.until(lambda: next((x for x in self.lines if started in x), None), 20)
-        if started != "Serving http":  # no preview: nothing served
-            return
-        served = re.search(r"(http://\S+?)/?\s", line + " ")
-        assert served is not None, line
-        self.url = served.group(1)
-        self._sse = threading.Thread(target=self._listen, daemon=True)
-        self._sse.start()
-        self.until(lambda: self.events)  # the initial "problems" event
-        assert self.events[0][0] == "problems"
+        try:
+            line = self.until(lambda: next((x for x in self.lines if started in x), None), 20)
+            if started != "Serving http":  # no preview: nothing served
+                return
+            served = re.search(r"(http://\S+?)/?\s", line + " ")
+            assert served is not None, line
+            self.url = served.group(1)
+            self._sse = threading.Thread(target=self._listen, daemon=True)
+            self._sse.start()
+            self.until(lambda: self.events)  # the initial "problems" event
+            assert self.events[0][0] == "problems"
+        except BaseException:
+            self.cli.stop()
+            raise
 
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self._add(self.lines, line.rstrip("\n"))
-        with self._news:
-            self._ended = True
-            self._news.notify_all()
+    @property
+    def lines(self) -> list[str]:
+        return self.cli.lines
 
     def _listen(self) -> None:
         try:
@@ -112,15 +97,12 @@ class Watch:
                     if line.startswith("event: "):
                         name = line[7:]
                     elif line.startswith("data: ") and name:
-                        self._add(self.events, (name, json.loads(line[6:])))
+                        with self._news:
+                            self.events.append((name, json.loads(line[6:])))
+                            self._news.notify_all()
                         name = None
         except httpx.HTTPError:
             pass
-
-    def _add(self, where: list, item: object) -> None:
-        with self._news:
-            where.append(item)
-            self._news.notify_all()
 
     def until(self, condition: Callable[[], Any], timeout: float = 10.0) -> Any:
         """The first truthy value of `condition()`, checked now and after each new line or
@@ -131,7 +113,7 @@ class Watch:
             value = condition()
             if value:
                 return value
-            ended = seen[2]
+            ended = seen[2] is not None
             with self._news:
                 arrived = not ended and self._news.wait_for(
                     lambda seen=seen: self._state() != seen,  # type: ignore[misc]
@@ -142,24 +124,12 @@ class Watch:
                     "condition not met "
                     + ("before watch ended" if ended else "in time")
                     + f"; output:\n{self.output()}\nevents: {self.events}"
-                    + ("" if ended else f"\nwhat its threads were doing:\n{self.stacks()}")
+                    + ("" if ended else f"\nwhat its threads were doing:\n{stacks()}")
                 )
 
-    def stacks(self) -> str:
-        """The stack of each of watch's threads, as it prints them when asked (SIGUSR1)."""
-        start = len(self.lines)
-        self.process.send_signal(signal.SIGUSR1)
-        end = time.monotonic() + 5
-        with self._news:  # the main thread's stack ends the dump, with its first frame
-            self._news.wait_for(
-                lambda: any("<module>" in line for line in self.lines[start:]),
-                end - time.monotonic(),
-            )
-            return "\n".join(self.lines[start:])
-
-    def _state(self) -> tuple[int, int, bool]:
+    def _state(self) -> tuple[int, int, int | None]:
         with self._news:
-            return len(self.lines), len(self.events), self._ended
+            return len(self.lines), len(self.events), self.cli.poll()
 
     def mark(self) -> tuple[int, int]:
         """Where the output and the events are now: the helpers taking it look after it."""
@@ -181,19 +151,13 @@ class Watch:
         return [line for line in self.lines_since(mark) if text in line]
 
     def output(self) -> str:
-        return "\n".join(self.lines)
+        return self.cli.output()
 
     def get(self, path: str) -> httpx.Response:
         return httpx.get(f"{self.url}{path}", verify=shared_context())
 
     def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            self.process.wait(timeout=10)
-        self._reader.join(5)
-        assert self.process.stdout is not None
-        self.process.stdout.close()
-        return self.process.returncode
+        return self.cli.stop()
 
 
 def last_seq(sandbox) -> int:
@@ -259,7 +223,7 @@ def test_a_bad_save_is_reported_and_the_next_good_one_recovers(site, watch):
     w.until(lambda: "content/first.md:3: slug: must be lower-case" in w.output())
     problems = w.until(lambda: next((d for d in w.events_since(mark, "problems") if d), None))
     assert any("content/first.md:3" in p for p in problems)
-    assert w.process.poll() is None  # still watching
+    assert w.cli.poll() is None  # still watching
     site.post("first", "First post", "Fixed.\n", published=True, date="2024-01-01")
     w.until(lambda: "fixed: content/first.md:3" in w.output())
     w.until(lambda: w.events_since(mark, "problems")[-1] == [])  # the box on the page goes
@@ -298,7 +262,7 @@ def test_a_broken_template_shows_on_every_page_until_it_is_fixed(site, watch):
         page = w.get(path)
         assert page.status_code == 500 and 'id="toolkit-error"' in page.text
         assert "templates/post.html:3:" in page.text
-    assert "templates/post.html:3:" in w.output() and w.process.poll() is None
+    assert "templates/post.html:3:" in w.output() and w.cli.poll() is None
     mark = w.mark()
     (site.root / "templates" / "post.html").unlink()
     w.until(lambda: w.events_since(mark, "reload"))
@@ -318,7 +282,7 @@ def test_an_impossible_date_is_reported_and_the_next_good_save_rebuilds(site, wa
     )
     w.until(lambda: problem in w.output())
     assert "Traceback" not in w.output()
-    assert w.process.poll() is None  # still watching
+    assert w.cli.poll() is None  # still watching
     assert "More words." in w.get("/second/").text
     site.post("first", "First post", "A good date again.\n", published=True, date="2024-01-01")
     w.until(lambda: "A good date again." in w.get("/first/").text)
@@ -437,12 +401,34 @@ def test_watch_never_publishes(site, watch, sandbox):
     assert sandbox.count("POST", "/api/articles") == 0 and sandbox.count("PUT") == 0
 
 
-def test_sigint_stops_cleanly(site, watch):
-    """How soon it stops is a speed figure (bench); here, that it stops, cleanly."""
-    w = watch("--no-push")
-    w.process.send_signal(signal.SIGINT)
-    assert w.process.wait(timeout=60) == 0
-    assert w.stop() == 0
+def test_sigint_stops_cleanly(site):
+    """The process, sent Ctrl-C once it serves, ends with exit code 0. How soon it stops
+    is a speed figure (bench); here, that it stops, cleanly."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "--config", str(site.root / "toolkit.toml")]
+        + ["watch", "--port", "0", "--no-push"],
+        cwd=site.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    try:
+        assert process.stdout is not None
+        said = ""
+        for line in process.stdout:
+            said += line
+            if "Serving http" in line:
+                break
+        assert "Serving http" in said, said
+        process.send_signal(signal.SIGINT)
+        rest, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, said + rest
+    assert "Traceback" not in said + rest
 
 
 def test_a_config_change_is_reloaded_or_explained(site, watch):
@@ -463,7 +449,7 @@ def test_a_config_change_is_reloaded_or_explained(site, watch):
     w.until(lambda: w.events_since(mark, "reload") and "not valid TOML" in w.get("/").text)
     page = w.get("/")
     assert page.status_code == 500 and 'id="toolkit-error"' in page.text
-    assert "not valid TOML" in page.text and w.process.poll() is None
+    assert "not valid TOML" in page.text and w.cli.poll() is None
     mark = w.mark()
     (site.root / "toolkit.toml").write_text(
         config.replace('title = "Watched site"', 'title = "Renamed site"')

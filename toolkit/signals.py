@@ -53,6 +53,10 @@ class StopSignals:
         # Nothing but an append: the main thread may be anywhere, holding any lock.
         self.received.append(signum)
 
+    def request(self, signum: int = signal.SIGINT) -> None:
+        """Ask the command waiting on this record to stop, as the signal would."""
+        self.received.append(signum)
+
     def install(self) -> None:
         for signum in SIGNALS:
             try:
@@ -103,6 +107,25 @@ def hand_back() -> None:
     process.restore()
     if process.received:
         signal.raise_signal(process.received[0])
+
+
+@contextlib.contextmanager
+def recorded_by(record: StopSignals) -> Iterator[StopSignals]:
+    """`record`, not the signals, is what the server commands started meanwhile wait on:
+    a program that runs one in a thread of its own (where no handler can be installed)
+    stops it with `record.request()`, as Ctrl-C stops it in its own process. The process's
+    record is put back at the end."""
+    global _process
+    previous, _process = _process, record
+    try:
+        yield record
+    finally:
+        _process = previous
+
+
+def current() -> StopSignals | None:
+    """The process's record, once the entry point (or `recorded_by`) installed one."""
+    return _process
 
 
 @contextlib.contextmanager

@@ -99,14 +99,14 @@ class RunningCli:
             "stderr": sys.stderr,
             "cwd": os.getcwd(),
             "environ": {name: os.environ.get(name) for name in env or {}},
-            "signals": signals._process,
+            "signals": contextlib.ExitStack(),
             "logging": (logging.root.handlers[:], logging.root.level),
         }
         try:
             os.chdir(cwd)
             os.environ.update(env or {})
             sys.stdout, sys.stderr = self._out, self._err
-            signals._process = self._stop
+            self._taken["signals"].enter_context(signals.recorded_by(self._stop))
             self._thread = threading.Thread(target=self._run, name="toolkit " + " ".join(args))
             self._thread.start()
         except BaseException:
@@ -178,7 +178,7 @@ class RunningCli:
         """Ask the command to stop as Ctrl-C does (the record its wait looks at), wait for
         it to end, give this process back what the command had, and return its exit code."""
         if self._thread.is_alive():
-            self._stop.received.append(signal.SIGINT)
+            self._stop.request(signal.SIGINT)
         return self.wait(timeout)
 
     def wait(self, timeout: float = 30.0) -> int:
@@ -189,7 +189,7 @@ class RunningCli:
                 f"`toolkit {' '.join(self.args)}` did not end within {timeout} s; output:\n"
                 f"{self.output()}\nwhat its threads were doing:\n{stacks()}"
             )
-            self._stop.received.append(signal.SIGINT)
+            self._stop.request(signal.SIGINT)
             self._thread.join(timeout)
             self._give_back()
             raise failure
@@ -209,7 +209,7 @@ class RunningCli:
                     os.environ.pop(name, None)
                 else:
                     os.environ[name] = value
-            signals._process = taken["signals"]
+            taken["signals"].close()
             logging.root.handlers[:], level = taken["logging"]
             logging.root.setLevel(level)
         finally:

@@ -426,6 +426,8 @@ def ordinary_footnotes(body: str) -> str:
 # A fence in a nested list item: its closing line, deep and right after code, is the
 # fence's own, not inline text.
 @example(body="- [a](b.md)\n\n   - a\n\n      ```python\n      x = 1\n      ```\n")
+# The same in a quote: its closing line is the fence's too.
+@example(body="> - alpha\n>\n>    - alpha\n>\n>       ~~~python\n>       x = 1\n>       ~~~\n")
 def test_an_ordinary_post_takes_the_fast_path(renderer, content, body):
     """Headings, emphasis, links, images, code, tables, lists, quotes and footnotes: the
     fast path takes them all, so the equality above is not won by refusing."""

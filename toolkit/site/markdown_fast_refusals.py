@@ -291,7 +291,17 @@ def _fence_line(lines: list[str], index: int) -> bool:
         return False
     if len(opening.group(1)) <= 3 or not previous.strip():
         return True
-    return quote is None and _below_a_fence(lines, index, opening.group(1))
+    if quote is not None:  # the lines above, inside the same quote
+        lines = [_inside(line, quote.group()) for line in lines[: index + 1]]
+    return _below_a_fence(lines, index, opening.group(1))
+
+
+def _inside(line: str, prefix: str) -> str:
+    """`line` without the quote's `prefix`; blank for a blank line of the quote, and a
+    line that ends every container (`\0`) for one outside it."""
+    if line.startswith(prefix):
+        return line[len(prefix) :]
+    return "" if line.rstrip() == prefix.rstrip() else "\0"
 
 
 def _below_a_fence(lines: list[str], index: int, indent: str) -> bool:

@@ -5,7 +5,8 @@ for every interface alike, and answers in the body of the interface that owns th
 A fault is one of:
 
 * `status`: answer that status with the interface's error body before the handler runs
-  (nothing is written, nothing is rate-counted; a 429 carries `Retry-After`);
+  (nothing is written, nothing is rate-counted; a 429 carries `Retry-After`: the fault's
+  `retry_after` seconds, 1 by default, 0 for "at once");
 * `delay_ms`: hold the request that long, then handle it. Its body is read first, so a
   client that gives up meanwhile still has its request handled and committed - late
   (the disconnect is logged at INFO). With `until_released`, `delay_ms` is the longest
@@ -61,7 +62,10 @@ class Fault:
 
     def as_json(self) -> dict[str, Any]:
         data = asdict(self)  # fields only: not the event
-        return {key: value for key, value in data.items() if value not in (None, False)}
+        # What is unset or off is left out; a `retry_after` of 0 is said.
+        return {
+            key: value for key, value in data.items() if value is not None and value is not False
+        }
 
 
 def _non_negative(spec: dict[str, Any], key: str, default: int | None = None) -> int | None:
@@ -117,7 +121,7 @@ class Faults:
         drop = spec.get("drop_after_commit", False)
         if drop not in (True, False):
             raise ValueError("drop_after_commit must be true or false")
-        retry_after = _non_negative(spec, "retry_after", 1) or 1
+        retry_after = _non_negative(spec, "retry_after", 1)  # 0: "retry at once"
         until_released = spec.get("until_released", False)
         if until_released not in (True, False):
             raise ValueError("until_released must be true or false")
@@ -133,7 +137,7 @@ class Faults:
             delay_ms=_delay(spec, "delay_ms"),
             delay_response_ms=_delay(spec, "delay_response_ms"),
             drop_after_commit=bool(drop),
-            retry_after=retry_after,
+            retry_after=1 if retry_after is None else retry_after,
             until_released=bool(until_released),
         )
         with self._lock:

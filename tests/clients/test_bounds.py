@@ -135,7 +135,7 @@ def test_a_premium_build_against_a_dripping_licensing_service_is_refused(make_pr
     app, customer = "123456789012", "acme.example"
     config = (
         f'[site]\ntitle = "P"\nurl = "https://example.com"\n\n[license]\n'
-        f'application_id = "{app}"\ncustomer_id = "{customer}"\ntimeout = 1\n'
+        f'application_id = "{app}"\ncustomer_id = "{customer}"\ntimeout = 0.5\n'
     )
     project = make_project(config)
     project.post("paid", "Members only", published=True, premium=True)

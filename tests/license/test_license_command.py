@@ -310,7 +310,8 @@ def test_a_rate_limit_is_said_in_the_services_whole_words(make_project, licensin
     """Google's 429 message holds "e.g.": it is shown whole, not cut at its first period."""
     project = make_project(premium_config())
     route = "/appsmarket/v2/customerLicense/{applicationId}/{customerId}"
-    licensing.sandbox.fault("GET", route, count=3, status=429, retry_after=1)
+    # Retry-After: 0, as the message, not the wait, is the subject: three tries at once.
+    licensing.sandbox.fault("GET", route, count=3, status=429, retry_after=0)
     result = project.run("license", "status", env=licensing.env())
     assert result.exit_code == 1
     (line,) = [line for line in result.output.splitlines() if line.startswith("Error: ")]

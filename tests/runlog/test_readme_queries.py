@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import shutil
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import Project
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 CONFIG = """
@@ -44,12 +47,16 @@ def test_the_examples_are_found():
     assert any("event = 'run' AND action = 'end'" in sql for _, sql in found)
 
 
-@pytest.fixture
-def logged(make_project, sandbox):
-    """A project whose log holds a publish with a failed post and a rate-limit pause."""
+@pytest.fixture(scope="module")
+def _logged_once(tmp_path_factory, sandbox):
+    """A project whose log holds a publish with a failed post and a rate-limit pause:
+    made once for the module, as that pause is a real one (the 429's Retry-After)."""
     sandbox.reset()
     env = {"FOREM_BASE_URL": sandbox.base_url, "FOREM_API_KEY": sandbox.demo_api_key}
-    site = make_project(CONFIG)
+    root = tmp_path_factory.mktemp("questions") / "project"
+    (root / "content").mkdir(parents=True)
+    (root / "toolkit.toml").write_text(CONFIG.lstrip(), encoding="utf-8")
+    site = Project(root)
     site.post("one", "First question post", published=True)
     site.post("two", "Second question post", published=True)
     site.write("content/bad.md", "---\ntitle: Bad\ntags: [a, b, c, d, e]\n---\nText.\n")
@@ -57,6 +64,14 @@ def logged(make_project, sandbox):
     assert site.run("publish", env=env).exit_code == 1  # the bad post failed; the rest kept
     assert site.run("check", "content/one.md").exit_code == 0
     return site
+
+
+@pytest.fixture
+def logged(_logged_once, tmp_path):
+    """A copy of that project for each test: a query is a run, and logged too."""
+    root = tmp_path / "project"
+    shutil.copytree(_logged_once.root, root)
+    return Project(root)
 
 
 @pytest.mark.parametrize(("options", "sql"), readme_questions())

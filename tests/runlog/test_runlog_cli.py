@@ -19,11 +19,12 @@ QUERY_COLUMNS = (
 )
 
 
-def shipped_project(site, env, sandbox):
-    """A project whose runs (a publish with a 429, a build, a mirror) are all shipped."""
+def shipped_project(site, env, sandbox, retry_after: int = 1):
+    """A project whose runs (a publish with a 429, a build, a mirror) are all shipped; the
+    429's Retry-After makes a wait (0: none, for a test that does not look at waits)."""
     site.post("one", "First logged post", published=True)
     site.post("two", "Second logged post", published=True)
-    sandbox.fault("POST", "/api/articles", status=429, retry_after=1)
+    sandbox.fault("POST", "/api/articles", status=429, retry_after=retry_after)
     for args in (["publish"], ["build"], ["mirror"], ["check"]):
         result = site.run(*args, env=env)
         assert result.exit_code == 0, result.output
@@ -72,7 +73,7 @@ def test_local_answers_as_the_service_does_for_the_same_events(site, env, sandbo
 
 
 def test_table_and_csv_formats(site, env, sandbox, stream):
-    shipped_project(site, env, sandbox)
+    shipped_project(site, env, sandbox, retry_after=0)
     sql = (
         f"SELECT status, COUNT(*) AS n FROM {stream} WHERE event = 'request' "
         "AND route = '/api/articles' GROUP BY status ORDER BY status"
@@ -89,7 +90,7 @@ def test_table_and_csv_formats(site, env, sandbox, stream):
 
 
 def test_since_start_and_end(site, env, sandbox, stream):
-    shipped_project(site, env, sandbox)
+    shipped_project(site, env, sandbox, retry_after=0)
     count = f"SELECT COUNT(*) AS n FROM {stream} WHERE command = 'publish'"
     recent = json_rows(site.run("logs", "--format", "json", "--since", "1h", count, env=env))
     assert recent[0]["n"] > 0  # shipped a moment ago, and still in: the end is the next minute

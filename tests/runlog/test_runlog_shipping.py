@@ -242,14 +242,16 @@ def test_a_request_stored_after_the_client_gave_up_is_not_sent_again(
     site, env, forem_env, service, stream, sandbox
 ):
     """The service holds the ingest past the client's time and stores it late; the next
-    shipment, at once, finds nothing yet: that is not "absent", so nothing is re-sent."""
+    shipment, while it is still held, finds nothing yet: that is not "absent", so nothing
+    is re-sent."""
     site.post("one", "Stored late", published=True)
     assert site.run("publish", env=forem_env).exit_code == 0
-    sandbox.fault("POST", "/api/v1/ingest", delay_ms=3000)
+    held = sandbox.fault("POST", "/api/v1/ingest", delay_ms=60_000, until_released=True)
     first = ship_with(site, sandbox, timeout=0.5)
     assert first.shipped == 0 and "timeout" in (first.problem or "")
-    second = ship_with(site, sandbox)  # at once: the held request is not stored yet
+    second = ship_with(site, sandbox)  # the held request is not stored yet
     assert second.shipped == 0 and "is not known yet" in (second.problem or "")
+    sandbox.release(held)
     wait_for_rows(service, stream, 2)  # the first batch (2 events), stored late
     third = ship_with(site, sandbox)
     assert third.ok and third.shipped > 0, third

@@ -115,6 +115,10 @@ def test_status_faults_fail_the_next_matching_requests(api: Api) -> None:
     assert limited.status_code == 429 and limited.headers["Retry-After"] == "7"
     assert limited.json()["error"] == "Rate limit reached, try again in 7 seconds"
     assert api.ok("GET", "/api/articles/me/all", user="demo")[0]["title"] != "x"  # nothing written
+    at_once = api.server.fault("POST", "/api/articles", status=429, retry_after=0)
+    assert at_once["retry_after"] == 0
+    limited = api.post("/api/articles", user="demo", json={"article": {"title": "x"}})
+    assert limited.status_code == 429 and limited.headers["Retry-After"] == "0"
 
 
 def test_faults_match_a_concrete_path_and_any_method(api: Api) -> None:

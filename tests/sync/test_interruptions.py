@@ -22,6 +22,7 @@ from tests.support.sync_helpers import (
     writes,
 )
 from tests.support.waiting import until
+from toolkit.clients.forem import CREATE_LIMIT
 
 PUT = ("PUT", "/api/articles/{id}")
 
@@ -56,7 +57,7 @@ def test_a_publish_killed_during_updates_converges(
     site, env, proxy, sandbox, interruption, edit_after_the_kill
 ):
     env = {**env, "FOREM_BASE_URL": proxy.base_url}
-    count = 12
+    count = CREATE_LIMIT  # the first publish does not wait on the create window
     for i in range(count):
         site.post(f"post-{i:02}", f"Killed post {i}", "Version one.\n", published=True)
     assert site.run("publish", env=env).exit_code == 0
@@ -69,13 +70,13 @@ def test_a_publish_killed_during_updates_converges(
         return records_after(sandbox, seq, *PUT)
 
     if interruption == "still-running":
-        # One quick update, the others slow, and a kill once the quick one is answered
+        # One quick update, the others held, and a kill once the quick one is answered
         # and another has reached the server whole: the others are still running there,
         # and finish after the kill. What the proxy saw says so (a read of the sandbox's
-        # record would wait until no request is in flight). The slow ones' wait is long
-        # enough for the kill to land first on a busy machine.
+        # record would wait until no request is in flight). The held ones go on only
+        # when the faults are cleared, after the kill, however slow the machine.
         sandbox.fault(*PUT, count=1, delay_ms=50)
-        sandbox.fault(*PUT, count=count - 1, delay_ms=1500)
+        sandbox.fault(*PUT, count=count - 1, delay_ms=60_000, until_released=True)
         run = start_toolkit(site, "publish", env=env)
         until(lambda: proxy.answered("PUT") >= 1 and proxy.awaiting("PUT") >= 1)
     else:
@@ -87,8 +88,8 @@ def test_a_publish_killed_during_updates_converges(
     run.send_signal(signal.SIGKILL)
     run.communicate(timeout=10)
 
+    sandbox.clear_faults()  # and so the end of every hold
     until(lambda: proxy.in_flight() == 0)  # what was sent has finished on the server
-    sandbox.clear_faults()
     remote = {a["id"]: a["body_markdown"] for a in my_articles(sandbox)}
     entries = lock_entries(site)
     unrecorded = sorted(
@@ -170,13 +171,14 @@ def test_a_create_whose_answer_timed_out_is_not_sent_again(site, env, proxy, san
     config.write_text(config.read_text() + "timeout = 1\n")  # seconds
     site.post("slow", "A slow create", "Body.\n", published=True)
     # The server takes the create only after the client has given up waiting for it.
-    sandbox.fault("POST", "/api/articles", delay_ms=2500)
+    held = sandbox.fault("POST", "/api/articles", delay_ms=60_000, until_released=True)
     sandbox.reset_stats()
     result = site.run("publish", env=env)
     assert result.exit_code == 1
     assert "the create may still be pending on the server" in result.output
     assert "the next publish checks before sending again" in result.output
 
+    sandbox.release(held)
     until(lambda: proxy.in_flight() == 0)  # the first request, finishing on the server
     assert titles(sandbox).count("A slow create") == 1
     assert writes(sandbox) == {"POST 201": 1}

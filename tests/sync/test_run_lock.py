@@ -11,10 +11,13 @@ import pytest
 
 from tests.support.sync_helpers import lock_entries, my_articles, start_toolkit, writes
 from tests.support.waiting import until
+from toolkit.clients.forem import CREATE_LIMIT
 from toolkit.sync.ledger import Ledger, LedgerEntry
 from toolkit.sync.runlock import read_holder, run_lock
 
-POSTS = 40
+# One window's worth of creates: the runs overlap because the first one's creates are
+# held, not because it has many to pace (no run waits on the create limit).
+POSTS = CREATE_LIMIT
 
 
 def write_posts(site, count: int = POSTS) -> None:

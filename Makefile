@@ -51,12 +51,8 @@ COV ?= --cov --cov-report=term:skip-covered
 # `sys.monitoring`; both keep the default core.
 COVERAGE_CORE ?= $(shell $(PYTHON) -c "import sys; print('sysmon' if sys.version_info >= (3, 14) else '')")
 COVERAGE_ENV := $(if $(COVERAGE_CORE),COVERAGE_CORE=$(COVERAGE_CORE))
-# `-p no:cacheprovider`: these runs use no cache (no --lf, --ff), and with pytest's cache
-# plugin on, the coverage combined from the workers came out 1.8 points lower in three
-# runs of three (90.50-90.65% against 92.03-92.34% without it): the lines of whole test
-# folders were missing though their tests ran. Its cause is not found yet.
 test: install-dev
-	env -u PYTHONDONTWRITEBYTECODE $(COVERAGE_ENV) $(BIN)/python -m pytest -p no:cacheprovider -n $(WORKERS) $(COV)
+	env -u PYTHONDONTWRITEBYTECODE $(COVERAGE_ENV) $(BIN)/python -m pytest -n $(WORKERS) $(COV)
 
 # The inner loop: the tests that need no process, network or browser (the `fast` ones of
 # tests/support/plugin.py, chosen from the fixtures each test uses and its folder), without

@@ -352,9 +352,6 @@ def test_a_huge_post_is_refused_before_it_is_read(project):
     assert (project.root / "site" / "first" / "index.html").is_file()
 
 
-# The subject is the time a 6 MB post takes; the lines it runs are measured by the small
-# posts of the other tests (`no_cover`: tracing would double its time).
-@pytest.mark.no_cover
 @pytest.mark.e2e
 @pytest.mark.timeout(60)
 def test_a_large_post_full_of_images_is_checked_in_linear_time(project):

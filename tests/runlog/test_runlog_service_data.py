@@ -127,9 +127,6 @@ def test_query_results_equal_a_plain_python_computation(service, stream):
     ]
 
 
-# The subject is the answer at scale; the lines it runs are measured by the smaller
-# tests above (`no_cover`: tracing 100,000 events would double its time).
-@pytest.mark.no_cover
 def test_a_stream_of_100000_events_answers_correctly(service, stream):
     events = synthetic(100_000, seed=3)
     ingest(service, stream, events, batch=25_000)

@@ -8,31 +8,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
+from tests.support.git import git
 from toolkit.content import dates
 from toolkit.errors import SyncError
 from toolkit.sync.ledger import Ledger, LedgerEntry
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-
-
-def git(root: Path, *args: str, when: str | None = None) -> None:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "Ada",
-        "GIT_AUTHOR_EMAIL": "ada@example.com",
-        "GIT_COMMITTER_NAME": "Ada",
-        "GIT_COMMITTER_EMAIL": "ada@example.com",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }
-    if when:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when
-    subprocess.run(["git", "-C", str(root), *args], check=True, env=env, capture_output=True)
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.support.git import git
 from toolkit.scaffold.files import ActionPin
 from toolkit.scaffold.project import init_project
 
@@ -24,16 +25,6 @@ REPOSITORY = Path(__file__).parents[2]
 ACTION = yaml.safe_load((REPOSITORY / "action.yml").read_text(encoding="utf-8"))
 PIN = ActionPin("toolkit-docs/toolkit", "0123456789abcdef0123456789abcdef01234567")
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
-
-
-def git(folder: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
 
 
 def value(expression: str, context: dict[str, str]) -> str:

@@ -20,6 +20,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from tests.support.git import git
 from tests.support.running_cli import RunningCli
 from toolkit import USER_AGENT
 from toolkit.cli import main
@@ -279,17 +280,6 @@ def remote_titles(env: dict[str, str]) -> list[str]:
         answer = client.get("/api/articles/me/all", params={"per_page": 1000})
         answer.raise_for_status()
         return sorted(a["title"] for a in answer.json())
-
-
-def git(folder: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=W", "-c", "user.email=w@example.com", *args],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
 
 
 @pytest.mark.e2e

@@ -8,13 +8,13 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
 from click.testing import CliRunner
 
+from tests.support.git import git
 from toolkit.cli import main
 from toolkit.config import load_config
 from toolkit.config.sections import writer_variable
@@ -29,16 +29,6 @@ VARIABLES = {
     "bob": "FOREM_API_KEY_BOB",
     "li.wei": "FOREM_API_KEY_LI_WEI",
 }
-
-
-def git(folder: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
 
 
 def team_repository(root: Path) -> Path:

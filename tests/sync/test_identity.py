@@ -6,13 +6,13 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
-import subprocess
 
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.git import git
 from tests.support.sync_helpers import control, lock_entries, my_articles, writes
 from toolkit.cli import main
 from toolkit.errors import SyncError
@@ -212,15 +212,6 @@ def test_an_id_given_to_another_post_in_the_lock_is_refused(make_project, env, s
     assert "toolkit.lock gives to content/first.md" in post["message"]
 
 
-def _git(root, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
-
-
 @pytest.mark.parametrize("how", ["git mv", "rename", "rename and retitle"])
 def test_a_renamed_post_is_the_same_article(make_project, env, sandbox, how):
     if how == "git mv" and shutil.which("git") is None:
@@ -234,10 +225,10 @@ def test_a_renamed_post_is_the_same_article(make_project, env, sandbox, how):
     old, new = site.content / "part-1.md", site.content / "docs" / "docs-1.md"
     new.parent.mkdir()
     if how == "git mv":
-        _git(site.root, "init", "-q")
-        _git(site.root, "add", "-A")
-        _git(site.root, "commit", "-qm", "posts")
-        _git(site.root, "mv", "content/part-1.md", "content/docs/docs-1.md")
+        git(site.root, "init", "-q")
+        git(site.root, "add", "-A")
+        git(site.root, "commit", "-qm", "posts")
+        git(site.root, "mv", "content/part-1.md", "content/docs/docs-1.md")
     else:
         old.rename(new)
     if how == "rename and retitle":  # neither path nor title: the text says it is the same

@@ -8,10 +8,10 @@ comments and quotes in front matter, undated posts, an unquoted date.
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
+from tests.support.git import git
 from tests.support.sync_helpers import SYNC_CONFIG, lock_entries, my_articles, web_edit, writes
 from toolkit.content.conflicts import marker_lines
 
@@ -69,13 +69,6 @@ A draft without a date.
 """
 
 
-def git(project, *args: str) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=project.root, capture_output=True, text=True, check=True
-    )
-    return done.stdout
-
-
 @pytest.fixture
 def blog(make_project):
     project = make_project(CONFIG)
@@ -87,12 +80,9 @@ def blog(make_project):
     (project.root / "content/img/diagram.png").write_bytes(b"\x89PNG diagram")
     (project.root / "content/img/cover.png").write_bytes(b"\x89PNG cover")
     project.write(".gitignore", ".toolkit/\n")
-    git(project, "init", "-q", "-b", "main")
-    git(project, "config", "user.email", "writer@example.com")
-    git(project, "config", "user.name", "Writer")
-    git(project, "config", "commit.gpgsign", "false")
-    git(project, "add", "-A")
-    git(project, "commit", "-q", "-m", "posts")
+    git(project.root, "init", "-q", "-b", "main")
+    git(project.root, "add", "-A")
+    git(project.root, "commit", "-q", "-m", "posts")
     return project
 
 
@@ -103,8 +93,8 @@ def publish(blog, env) -> dict[str, dict]:
     assert onboarded.exit_code == 0, onboarded.output
     result = blog.run("publish", env=env)
     assert result.exit_code == 0, result.output
-    git(blog, "add", "-A")
-    git(blog, "commit", "-q", "-m", "published")
+    git(blog.root, "add", "-A")
+    git(blog.root, "commit", "-q", "-m", "published")
     return lock_entries(blog)
 
 
@@ -115,7 +105,7 @@ def body_of(sandbox, article_id: int) -> str:
 
 def changed_lines(blog) -> list[str]:
     """The lines `git diff` shows removed or added in the working tree."""
-    diff = git(blog, "diff", "--unified=0", "--", "content")
+    diff = git(blog.root, "diff", "--unified=0", "--", "content")
     return [
         line
         for line in diff.splitlines()
@@ -133,7 +123,7 @@ def test_pull_after_publish_gives_every_file_back_byte_for_byte(blog, env, sandb
     for args in (("pull",), ("pull", "--overwrite")):
         result = blog.run(*args, env=env)
         assert result.exit_code == 0, result.output
-        assert git(blog, "status", "--porcelain") == ""
+        assert git(blog.root, "status", "--porcelain") == ""
 
 
 def test_a_website_edit_changes_only_the_lines_it_changed(blog, env, sandbox):
@@ -173,9 +163,9 @@ def test_a_website_edit_changes_only_the_lines_it_changed(blog, env, sandbox):
     sandbox.reset_stats()
     assert blog.run("publish", env=env).exit_code == 0
     assert writes(sandbox) == {}
-    before = git(blog, "diff")
+    before = git(blog.root, "diff")
     assert blog.run("pull", env=env).exit_code == 0
-    assert git(blog, "diff") == before
+    assert git(blog.root, "diff") == before
 
 
 def test_block_list_tags_edited_on_the_website_stay_a_block_list(blog, env, sandbox):

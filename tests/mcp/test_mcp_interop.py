@@ -10,6 +10,7 @@ import time
 import pytest
 
 from tests.support.mcp_helpers import (
+    INITIALIZE,
     MCP_HEADERS,
     PROTOCOL,
     REDIRECT,
@@ -229,20 +230,10 @@ def test_an_ended_session_is_not_an_error(mcp_project, clock):
             )
             assert deleted.status_code == 200, deleted.text
             records.wait_for(1)
-            initialize = {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": PROTOCOL,
-                    "capabilities": {},
-                    "clientInfo": {"name": "test", "version": "1"},
-                },
-            }
             for header, status in (("Origin", 403), ("Host", 421)):
                 refused = server.http.post(
                     server.url,
-                    json=initialize,
+                    json=INITIALIZE,
                     headers={
                         **MCP_HEADERS,
                         "Authorization": f"Bearer {token}",

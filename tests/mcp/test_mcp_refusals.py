@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.mcp_helpers import (
+    INITIALIZE,
     PROTOCOL,
     REDIRECT,
     SECRET,
@@ -25,19 +26,7 @@ from toolkit.mcp.consent import ATTEMPTS_PER_REQUEST, GUESS_WINDOW, GUESSES_IN_A
 
 
 def initialize(server, token):
-    return server.post_mcp(
-        token,
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": PROTOCOL,
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        },
-    )
+    return server.post_mcp(token, INITIALIZE)
 
 
 def test_no_token_is_401_with_where_to_find_the_authorization_server(server):

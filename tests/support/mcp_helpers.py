@@ -24,6 +24,17 @@ from toolkit.tls import shared_context
 SECRET = "correct horse battery staple"  # the operator secret of every test server
 REDIRECT = "http://localhost:3030/callback"
 PROTOCOL = "2025-06-18"
+# The request that opens a session.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": PROTOCOL,
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 POSTS = {
@@ -227,19 +238,7 @@ class Harness:
 
     def session(self, token: str) -> str:
         """An initialized MCP session of `token`; its id."""
-        response = self.post_mcp(
-            token,
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": PROTOCOL,
-                    "capabilities": {},
-                    "clientInfo": {"name": "test", "version": "1"},
-                },
-            },
-        )
+        response = self.post_mcp(token, INITIALIZE)
         assert response.status_code == 200, response.text
         session = response.headers["mcp-session-id"]
         done = self.post_mcp(

@@ -62,7 +62,10 @@ MARKER = re.compile(r"Text of ((?:L|W|seed-)\d+), version (\d+)\.")
 PUBLISHED = re.compile(r"^published: (true|false)$", re.MULTILINE)
 
 
-@pytest.fixture(scope="module")
+# One per part, started inside it: a part run without coverage would otherwise start the
+# server's thread untraced, and the measured part after it would lose the server's lines.
+# Each sequence resets it (`reset()`), so the examples of a part may share it.
+@pytest.fixture
 def own_sandbox() -> Iterator[ForemSandbox]:
     with ForemSandbox(db_path=None, rate_window=1.0) as server:
         yield server
@@ -333,7 +336,11 @@ PARTS = [pytest.param(0)] + [pytest.param(n, marks=pytest.mark.no_cover) for n i
 IDENTITY = settings(
     max_examples=-(-IDENTITY_EXAMPLES // CHUNKS),
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ],
 )
 
 

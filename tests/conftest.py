@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import textwrap
 from collections.abc import Callable, Iterator
@@ -22,6 +23,39 @@ pytest_plugins = ("tests.support.plugin",)
 # no health check that times the generation, which a loaded machine fails at random.
 settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("suite")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[object]:
+    """Each test leaves logging as it found it. The CLI run in-process sets up logging for
+    its process, as it does for a writer (`-v` lowers the root logger's level and puts its
+    handler there, `-vv` opens the HTTP libraries' loggers); left so, every later test of
+    the worker formatted and printed each debug line of markdown-it, httpx and the others,
+    which made some of them six times slower."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    levels = {name: logger.level for name, logger in loggers()}
+    try:
+        return (yield)
+    finally:
+        for handler in root.handlers:
+            if handler not in handlers:
+                handler.close()
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        for name, logger in loggers():
+            # setLevel empties every logger's cache: only where a level changed.
+            if logger.level != levels.get(name, logging.NOTSET):
+                logger.setLevel(levels.get(name, logging.NOTSET))
+
+
+def loggers() -> list[tuple[str, logging.Logger]]:
+    return [
+        (name, logger)
+        for name, logger in list(logging.Logger.manager.loggerDict.items())
+        if isinstance(logger, logging.Logger)
+    ]
+
 
 # Keep the developer's own credentials out of every test.
 for _name in (

@@ -11,6 +11,7 @@ reference, silently.
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import random
 import re
@@ -280,9 +281,17 @@ LIQUID = [
 ]
 
 
-@st.composite
-def inline(draw: st.DrawFn, plain: bool = False) -> str:
-    """A line of inline Markdown (`plain`: nothing that keeps a post off the fast path)."""
+@functools.cache
+def inline(plain: bool = False) -> st.SearchStrategy[str]:
+    """A line of inline Markdown (`plain`: nothing that keeps a post off the fast path).
+    Each strategy of this module is made once and drawn from again: Hypothesis works out
+    a new strategy's properties (can it be empty, ...) through all it is made of, which,
+    made anew at each draw, took most of these tests' time."""
+    return _inline(_inline_parts(plain), plain)
+
+
+@functools.cache
+def _inline_parts(plain: bool) -> st.SearchStrategy[list[str]]:
     words = st.sampled_from(WORDS if plain else WORDS + ODD_WORDS)
     text = st.lists(words, min_size=1, max_size=4).map(" ".join)
     pieces = [
@@ -319,13 +328,24 @@ def inline(draw: st.DrawFn, plain: bool = False) -> str:
             text.map(lambda t: f"***{t}***"),
             text.map(lambda t: f"*{t}**"),
         ]
-    parts = draw(st.lists(st.one_of(pieces), min_size=1, max_size=6))
+    return st.lists(st.one_of(pieces), min_size=1, max_size=6)
+
+
+@st.composite
+def _inline(draw: st.DrawFn, parts_of: st.SearchStrategy[list[str]], plain: bool) -> str:
+    parts = draw(parts_of)
     joint = " " if plain else draw(st.sampled_from([" ", "", " "]))
     return joint.join(parts).strip() or "text"
 
 
+@functools.cache
+def block(plain: bool = False, depth: int = 0) -> st.SearchStrategy[str]:
+    """A block of Markdown, `depth` containers deep (a list item's, a quote's)."""
+    return _block(plain, depth)
+
+
 @st.composite
-def block(draw: st.DrawFn, plain: bool = False, depth: int = 0) -> str:
+def _block(draw: st.DrawFn, plain: bool, depth: int) -> str:
     line = inline(plain)
     kinds = (
         ["heading", "paragraph", "fence", "code", "table", "list", "quote", "hr", "footnote"]
@@ -388,6 +408,7 @@ def block(draw: st.DrawFn, plain: bool = False, depth: int = 0) -> str:
     return "[ref]: /guide/other.md 'T'"
 
 
+@functools.cache
 def document(plain: bool = False) -> st.SearchStrategy[str]:
     return st.lists(block(plain), min_size=1, max_size=6).map(lambda b: "\n\n".join(b) + "\n")
 

@@ -1,8 +1,11 @@
 """The browser tests: the built demo site and the watch preview in headless Chromium,
 driven by Playwright, checked with axe-core.
 
-Chromium is the system's (Debian's `chromium` package; Playwright cannot download a
-browser here), found on PATH or named by `TOOLKIT_CHROMIUM`. Without it the tests skip
+Chromium is the system's (Playwright cannot download a browser here), found on PATH or
+named by `TOOLKIT_CHROMIUM`: Chromium's headless shell first (Debian's
+`chromium-headless-shell`, what Playwright itself runs headless tests in; the same Blink
+as the browser without its window's layers, it takes a fifth less processor time on
+these tests), else the browser (`chromium`). Without it the tests skip
 with one line that says how to enable them, unless `TOOLKIT_BROWSER_TESTS=required`
 (set by CI's `.ci/run`), which makes them fail instead: CI never passes by skipping them.
 
@@ -23,7 +26,13 @@ import pytest
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 REQUIRED = "TOOLKIT_BROWSER_TESTS"  # "required": fail instead of skipping
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+BROWSERS = (
+    "chromium-headless-shell",
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+)
 # Headless, and none of Chromium's own connections (updates, sync, field trials): without
 # them a sandboxed machine refuses its connections many at a time.
 CHROMIUM_ARGS = [
@@ -37,7 +46,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 HOW_TO_ENABLE = (
-    "browser tests need Chromium and Playwright: apt-get install chromium "
+    "browser tests need Chromium and Playwright: apt-get install chromium-headless-shell "
     "(or set TOOLKIT_CHROMIUM=/path/to/chrome) and pip install -e '.[dev]'"
 )
 

@@ -6,7 +6,7 @@ import contextlib
 import logging
 import os
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,8 +16,9 @@ from hypothesis import HealthCheck, settings
 
 from toolkit.cli import main
 
-# Each test's kind, `make test-fast` and the suite's timings (tests/support/plugin.py).
-pytest_plugins = ("tests.support.plugin",)
+# Each test's kind, `make test-fast` and the suite's timings (tests/support/plugin.py);
+# the tests that run without coverage's tracing (tests/support/untraced.py).
+pytest_plugins = ("tests.support.plugin", "tests.support.untraced")
 
 # Property tests judge their inputs, not the machine's speed: no deadline per example and
 # no health check that times the generation, which a loaded machine fails at random.
@@ -26,7 +27,9 @@ settings.load_profile("suite")
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[object]:
+def pytest_runtest_protocol(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, object, object]:
     """Each test leaves logging as it found it. The CLI run in-process sets up logging for
     its process, as it does for a writer (`-v` lowers the root logger's level and puts its
     handler there, `-vv` opens the HTTP libraries' loggers); left so, every later test of

@@ -87,8 +87,8 @@ def test_check_and_build_read_a_line_of_unclosed_openings_once(make_project, bod
 
 
 # The subject is the time 30,000 headings take; the lines they run are measured by the
-# tests of a few headings (`no_cover`: tracing them would double this test's time).
-@pytest.mark.no_cover
+# tests of a few headings (`untraced`: tracing them would double this test's time).
+@pytest.mark.untraced
 @pytest.mark.timeout(60)
 def test_a_heading_number_is_found_in_one_step(tmp_path):
     """10,000 `## same` headings took 19 s: each tried every number taken before it (30,000

@@ -352,6 +352,9 @@ def test_a_huge_post_is_refused_before_it_is_read(project):
     assert (project.root / "site" / "first" / "index.html").is_file()
 
 
+# The subject is the time a large post takes; the lines it runs are measured by the tests
+# of small posts (`untraced`: tracing would double its time).
+@pytest.mark.untraced
 @pytest.mark.e2e
 @pytest.mark.timeout(60)
 def test_a_large_post_full_of_images_is_checked_in_linear_time(project):

@@ -47,8 +47,8 @@ def test_the_html_is_markdown_it_pys_own(body):
 
 
 # The subject is the time a hostile body takes; the lines it runs are measured by the
-# test above (`no_cover`: tracing would double its time).
-@pytest.mark.no_cover
+# test above (`untraced`: tracing would double its time).
+@pytest.mark.untraced
 def test_no_label_is_tried_where_no_bracket_closes_it():
     for unit in ("![", "[^", "[a", "[a "):
         md, tried = _parser(closed=True)

@@ -154,8 +154,8 @@ def test_the_demo_articles_render_the_same_with_both_engines(renderer, content):
 
 
 # 1,000 posts through both engines: the lines they run are measured by the tests of the
-# suite's own posts above (`no_cover`: tracing them would double this test's time).
-@pytest.mark.no_cover
+# suite's own posts above (`untraced`: tracing them would double this test's time).
+@pytest.mark.untraced
 def test_the_bench_corpus_renders_the_same_with_both_engines(renderer, content):
     sys.path.insert(0, str(REPOSITORY))
     try:

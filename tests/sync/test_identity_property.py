@@ -62,9 +62,7 @@ MARKER = re.compile(r"Text of ((?:L|W|seed-)\d+), version (\d+)\.")
 PUBLISHED = re.compile(r"^published: (true|false)$", re.MULTILINE)
 
 
-# One per part, started inside it: a part run without coverage would otherwise start the
-# server's thread untraced, and the measured part after it would lose the server's lines.
-# Each sequence resets it (`reset()`), so the examples of a part may share it.
+# One per part. Each sequence resets it (`reset()`), so the examples of a part share it.
 @pytest.fixture
 def own_sandbox() -> Iterator[ForemSandbox]:
     with ForemSandbox(db_path=None, rate_window=1.0) as server:
@@ -330,9 +328,9 @@ class Account:
 # share them out; each part is a test of its own with its own random seed, and together
 # they run `IDENTITY_EXAMPLES` sequences (or a few more, the share rounded up). The first
 # part is measured by coverage; the others run the same code again and are not
-# (`no_cover`), which would double their time.
+# (`untraced`), which would double their time.
 CHUNKS = 5
-PARTS = [pytest.param(0)] + [pytest.param(n, marks=pytest.mark.no_cover) for n in range(1, CHUNKS)]
+PARTS = [pytest.param(0)] + [pytest.param(n, marks=pytest.mark.untraced) for n in range(1, CHUNKS)]
 IDENTITY = settings(
     max_examples=-(-IDENTITY_EXAMPLES // CHUNKS),
     deadline=None,

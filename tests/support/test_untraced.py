@@ -1,0 +1,122 @@
+"""`@pytest.mark.untraced` runs a test without coverage's tracing and leaves every other
+thread traced; pytest-cov's `no_cover` does not (why the suite never uses it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+
+# A package whose functions a long-lived thread (as the session's sandbox server is) runs
+# for the tests, a marked test between two others, and a check that the marked test ran.
+WORK = """
+def before():
+    return "before"
+
+
+def during():
+    return "during"
+
+
+def after():
+    return "after"
+"""
+
+SAMPLE = """
+import queue
+import threading
+
+import pytest
+
+import work
+
+jobs, answers = queue.Queue(), queue.Queue()
+
+
+def serve():
+    while True:
+        job = jobs.get()
+        if job is None:
+            return
+        answers.put(job())
+
+
+server = threading.Thread(target=serve, daemon=True)
+
+
+def ask(job):
+    jobs.put(job)
+    return answers.get(timeout=30)
+
+
+def test_1_starts_the_server():
+    server.start()
+    assert ask(work.before) == "before"
+
+
+@pytest.mark.MARK
+def test_2_marked():
+    assert work.during() == "during"
+
+
+def test_3_asks_the_server_again():
+    assert ask(work.after) == "after"
+"""
+
+
+def covered_lines(tmp_path: Path, mark: str) -> dict[str, int]:
+    """Run the sample under coverage with the test between the two marked `mark`: which
+    line of `work.py` ran each function's body, counted once if measured, 0 if not."""
+    (tmp_path / "work.py").write_text(WORK, encoding="utf-8")
+    (tmp_path / "test_sample.py").write_text(SAMPLE.replace("MARK", mark), encoding="utf-8")
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = --strict-markers\n")
+    (tmp_path / ".coveragerc").write_text("[run]\nsource = work\nbranch = true\n")
+    env = {**os.environ, "PYTHONPATH": f"{REPOSITORY}{os.pathsep}{tmp_path}"}
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "tests.support.untraced",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-n",
+            "0",
+            "--cov",
+            "--cov-report=json:coverage.json",
+            "--cov-fail-under=0",
+            "test_sample.py",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads((tmp_path / "coverage.json").read_text(encoding="utf-8"))
+    executed = set(report["files"]["work.py"]["executed_lines"])
+    return {
+        name: int(line in executed) for name, line in (("before", 3), ("during", 7), ("after", 11))
+    }
+
+
+@pytest.mark.e2e  # starts pytest under coverage
+def test_an_untraced_test_leaves_the_other_threads_traced(tmp_path):
+    assert covered_lines(tmp_path, "untraced") == {"before": 1, "during": 0, "after": 1}
+
+
+@pytest.mark.e2e
+def test_no_cover_would_leave_a_running_thread_untraced_for_good(tmp_path):
+    """What `untraced` is for: after a `no_cover` test, the server's thread is never
+    measured again."""
+    assert covered_lines(tmp_path, "no_cover") == {"before": 1, "during": 0, "after": 0}

@@ -6,6 +6,7 @@ same of the sandbox, a distribution of its own (sandbox/pyproject.toml)."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 import tomllib
@@ -26,6 +27,7 @@ SANDBOX = ROOT / "sandbox"
 SANDBOX_PACKAGE = "toolkit_sandbox"
 
 
+@functools.cache  # read by three tests: each package parsed once
 def _imports(package: Path = ROOT / "toolkit") -> dict[str, list[tuple[str, bool]]]:
     """Top-level module -> (file, imported at module level) for every import in `package`."""
     found: dict[str, list[tuple[str, bool]]] = {}

@@ -3,15 +3,31 @@
 from __future__ import annotations
 
 import ast
+import functools
+from collections.abc import Callable
 from pathlib import Path
 
 TESTS = Path(__file__).parent
 
 
-def conftest_imports(source: str) -> list[int]:
-    """Lines of `source` that import a module named `conftest`."""
+@functools.cache
+def suite_modules() -> list[tuple[str, ast.Module]]:
+    """Every module of tests/, parsed once for all the rules below."""
+    return [
+        (str(path.relative_to(TESTS)), ast.parse(path.read_text(encoding="utf-8")))
+        for path in sorted(TESTS.rglob("*.py"))
+    ]
+
+
+def breaches(rule: Callable[[ast.Module], list[int]]) -> list[str]:
+    """`path:line` of each place of the suite that `rule` finds."""
+    return [f"{name}:{line}" for name, tree in suite_modules() for line in rule(tree)]
+
+
+def conftest_imports(tree: ast.Module) -> list[int]:
+    """Lines of `tree` that import a module named `conftest`."""
     lines = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if (
             isinstance(node, ast.ImportFrom)
             and node.module == "conftest"
@@ -25,18 +41,13 @@ def conftest_imports(source: str) -> list[int]:
 def test_no_test_imports_a_conftest_by_name():
     """`import conftest` gets whichever folder's conftest a worker imported first: what a
     test shares goes in a helper module of tests/support/ instead."""
-    found = [
-        f"{path.relative_to(TESTS)}:{line}"
-        for path in sorted(TESTS.rglob("*.py"))
-        for line in conftest_imports(path.read_text(encoding="utf-8"))
-    ]
-    assert found == []
+    assert breaches(conftest_imports) == []
 
 
 def test_the_conftest_import_check_can_fail():
-    assert conftest_imports("def f():\n    from conftest import X\n") == [2]
-    assert conftest_imports("import conftest\n") == [1]
-    assert conftest_imports("from runlog_helpers import X\n") == []
+    assert conftest_imports(ast.parse("def f():\n    from conftest import X\n")) == [2]
+    assert conftest_imports(ast.parse("import conftest\n")) == [1]
+    assert conftest_imports(ast.parse("from runlog_helpers import X\n")) == []
 
 
 HTTPX_CALLS = {
@@ -53,12 +64,12 @@ HTTPX_CALLS = {
 }
 
 
-def clients_without_shared_tls(source: str) -> list[int]:
-    """Lines of `source` that make an httpx client (or a one-off request) without
+def clients_without_shared_tls(tree: ast.Module) -> list[int]:
+    """Lines of `tree` that make an httpx client (or a one-off request) without
     `verify=`: httpx then loads the CA bundle again, some 30 ms of processor each time."""
     return [
         node.lineno
-        for node in ast.walk(ast.parse(source))
+        for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and isinstance(node.func.value, ast.Name)
@@ -72,25 +83,20 @@ def test_every_http_client_of_the_suite_shares_the_tls_context():
     """A test's httpx client passes `verify=toolkit.tls.shared_context()` (or a transport
     of its own): the suite makes thousands, and the CA bundle loaded for each cost more
     processor than some whole test files."""
-    found = [
-        f"{path.relative_to(TESTS)}:{line}"
-        for path in sorted(TESTS.rglob("*.py"))
-        for line in clients_without_shared_tls(path.read_text(encoding="utf-8"))
-    ]
-    assert found == []
+    assert breaches(clients_without_shared_tls) == []
 
 
 def test_the_shared_tls_check_can_fail():
-    assert clients_without_shared_tls("import httpx\nhttpx.get(url)\n") == [2]
-    assert clients_without_shared_tls("httpx.Client(base_url=u, verify=ctx)\n") == []
-    assert clients_without_shared_tls("httpx.Client(transport=t)\n") == []
+    assert clients_without_shared_tls(ast.parse("import httpx\nhttpx.get(url)\n")) == [2]
+    assert clients_without_shared_tls(ast.parse("httpx.Client(base_url=u, verify=ctx)\n")) == []
+    assert clients_without_shared_tls(ast.parse("httpx.Client(transport=t)\n")) == []
 
 
-def no_cover_uses(source: str) -> list[int]:
-    """Lines of `source` that mark a test `no_cover` or ask for pytest-cov's `no_cover`
+def no_cover_uses(tree: ast.Module) -> list[int]:
+    """Lines of `tree` that mark a test `no_cover` or ask for pytest-cov's `no_cover`
     fixture."""
     lines = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr == "no_cover":
             lines.append(node.lineno)
         elif isinstance(node, ast.FunctionDef) and any(a.arg == "no_cover" for a in node.args.args):
@@ -101,15 +107,10 @@ def no_cover_uses(source: str) -> list[int]:
 def test_no_test_pauses_coverage_with_no_cover():
     """pytest-cov's `no_cover` leaves every thread already running untraced for the rest of
     the worker (tests/support/untraced.py): `@pytest.mark.untraced` instead."""
-    found = [
-        f"{path.relative_to(TESTS)}:{line}"
-        for path in sorted(TESTS.rglob("*.py"))
-        for line in no_cover_uses(path.read_text(encoding="utf-8"))
-    ]
-    assert found == []
+    assert breaches(no_cover_uses) == []
 
 
 def test_the_no_cover_check_can_fail():
-    assert no_cover_uses("@pytest.mark.no_cover\ndef test_x():\n    pass\n") == [1]
-    assert no_cover_uses("def test_x(no_cover):\n    pass\n") == [1]
-    assert no_cover_uses("@pytest.mark.untraced\ndef test_x():\n    pass\n") == []
+    assert no_cover_uses(ast.parse("@pytest.mark.no_cover\ndef test_x():\n    pass\n")) == [1]
+    assert no_cover_uses(ast.parse("def test_x(no_cover):\n    pass\n")) == [1]
+    assert no_cover_uses(ast.parse("@pytest.mark.untraced\ndef test_x():\n    pass\n")) == []

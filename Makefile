@@ -8,11 +8,12 @@ STAMP  := $(VENV)/.installed-stamp
 # on toolkit/, every test body checked too).
 LINT_CHECKS := lint-ruff lint-imports lint-workflows typecheck
 
-# Test workers (pytest-xdist): one more than the cores this process may use. Many tests
+# Test workers (pytest-xdist): two more than the cores this process may use. Many tests
 # spend part of their time waiting on another process (a server's answer, a subprocess,
-# the browser), so a third worker on two cores keeps both busy. `make test WORKERS=0`
-# runs the suite in one process.
-WORKERS ?= $(shell $(PYTHON) -c "import os; n = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count(); print((n or 1) + 1)")
+# the browser), so four workers on two cores keep both busy (on two cores: 3 workers
+# 168-177 s, 4 workers 164-168 s, CONTRIBUTING.md). `make test WORKERS=0` runs the suite
+# in one process.
+WORKERS ?= $(shell $(PYTHON) -c "import os; n = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count(); print((n or 1) + 2)")
 
 .PHONY: install install-dev test test-fast test-min site serve demo publish watch bench lint lint-ruff lint-imports lint-workflows typecheck clean
 

@@ -121,7 +121,7 @@ class Faults:
         drop = spec.get("drop_after_commit", False)
         if drop not in (True, False):
             raise ValueError("drop_after_commit must be true or false")
-        retry_after = _non_negative(spec, "retry_after", 1)  # 0: "retry at once"
+        retry_after = _non_negative(spec, "retry_after")  # 0: "retry at once"; unset: 1
         until_released = spec.get("until_released", False)
         if until_released not in (True, False):
             raise ValueError("until_released must be true or false")

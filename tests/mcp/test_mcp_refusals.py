@@ -10,7 +10,6 @@ import pytest
 
 from tests.support.mcp_helpers import (
     INITIALIZE,
-    PROTOCOL,
     REDIRECT,
     SECRET,
     approve,
@@ -68,16 +67,7 @@ def test_a_token_still_valid_just_before_it_expires(server):
 
 def test_a_token_in_the_query_string_is_refused(server):
     _, tokens = server.tokens()
-    message = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": PROTOCOL,
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
+    message = INITIALIZE
     alone = server.post_mcp(None, message, params={"access_token": tokens["access_token"]})
     assert alone.status_code == 400
     assert challenge_of(alone)["error"] == "invalid_request"

@@ -3,11 +3,8 @@ demo site, crawled through it: every link a reader can follow leads to a page.""
 
 from __future__ import annotations
 
-import os
 import re
 import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -16,7 +13,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 import pytest
 
-from tests.support.running_cli import RunningCli
+from tests.support.running_cli import RunningCli, start_toolkit
 from toolkit.commands.serve import serve
 from toolkit.config import load_config
 from toolkit.tls import shared_context
@@ -153,14 +150,7 @@ def test_serve_refuses_a_folder_with_no_built_site(project):
 def test_serve_runs_until_ctrl_c(project):
     project.post("hello", "Hello", published=True, date="2024-01-01")
     assert project.run("build").exit_code == 0
-    process = subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "serve", "--port", "0"],
-        cwd=project.root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "COLUMNS": "200"},
-    )
+    process = start_toolkit(project, "serve", "--port", "0", merged=True)
     try:
         assert process.stdout is not None
         line = process.stdout.readline()

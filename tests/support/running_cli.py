@@ -19,6 +19,7 @@ import io
 import logging
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -231,3 +232,19 @@ def stacks() -> str:
             for ident, frame in sys._current_frames().items()
         )
     return "(not available)"
+
+
+def start_toolkit(
+    project: Any, *args: str, env: Mapping[str, str] | None = None, merged: bool = False
+) -> subprocess.Popen[str]:
+    """`toolkit --config <project>/toolkit.toml ARGS` as a real process, from the project's
+    folder, its output captured (`merged`: the standard error into the output), for the
+    tests whose subject is the process itself."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "toolkit", "--config", str(project.root / "toolkit.toml"), *args],
+        cwd=project.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if merged else subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+    )

@@ -5,10 +5,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import os
 import socket
-import subprocess
-import sys
 import threading
 from collections import Counter
 from typing import Any
@@ -90,18 +87,6 @@ def last_seq(sandbox) -> int:
 def records_after(sandbox, seq: int, method: str, route: str) -> list[dict]:
     """Request records after `seq` for one method and route template."""
     return [r for r in sandbox.requests(after=seq) if r["method"] == method and r["route"] == route]
-
-
-def start_toolkit(project, *args: str, env: dict[str, str]) -> subprocess.Popen:
-    """`toolkit --config <project>/toolkit.toml ARGS` as a real process, output captured."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "--config", str(project.root / "toolkit.toml"), *args],
-        cwd=project.root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "COLUMNS": "200", **env},
-    )
 
 
 def lock_entries(project) -> dict[str, dict]:

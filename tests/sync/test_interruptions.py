@@ -11,13 +11,13 @@ import stat
 
 import pytest
 
+from tests.support.running_cli import start_toolkit
 from tests.support.sync_helpers import (
     PatientProxy,
     last_seq,
     lock_entries,
     my_articles,
     records_after,
-    start_toolkit,
     titles,
     writes,
 )

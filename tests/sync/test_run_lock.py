@@ -9,7 +9,8 @@ import threading
 
 import pytest
 
-from tests.support.sync_helpers import lock_entries, my_articles, start_toolkit, writes
+from tests.support.running_cli import start_toolkit
+from tests.support.sync_helpers import lock_entries, my_articles, writes
 from tests.support.waiting import until
 from toolkit.clients.forem import CREATE_LIMIT
 from toolkit.sync.ledger import Ledger, LedgerEntry

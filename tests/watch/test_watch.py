@@ -5,12 +5,9 @@ test of Ctrl-C starts `python -m toolkit`."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -20,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.running_cli import RunningCli, stacks
+from tests.support.running_cli import RunningCli, stacks, start_toolkit
 from toolkit.tls import shared_context
 
 # Every test here opens a socket (the preview, its live-reload stream); one starts a process.
@@ -404,15 +401,7 @@ def test_watch_never_publishes(site, watch, sandbox):
 def test_sigint_stops_cleanly(site):
     """The process, sent Ctrl-C once it serves, ends with exit code 0. How soon it stops
     is a speed figure (bench); here, that it stops, cleanly."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "toolkit", "--config", str(site.root / "toolkit.toml")]
-        + ["watch", "--port", "0", "--no-push"],
-        cwd=site.root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "COLUMNS": "200"},
-    )
+    process = start_toolkit(site, "watch", "--port", "0", "--no-push", merged=True)
     try:
         assert process.stdout is not None
         said = ""

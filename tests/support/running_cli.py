@@ -32,6 +32,7 @@ from toolkit import signals
 from toolkit.cli import main
 
 T = TypeVar("T")
+S = TypeVar("S")
 
 _ONE_AT_A_TIME = threading.Lock()
 
@@ -151,25 +152,14 @@ class RunningCli:
         """The first truthy value of `condition()`, asked now and after each new line; fail
         (naming the output and what each thread was doing) when none comes within `timeout`
         seconds or the command ends first."""
-        deadline = time.monotonic() + timeout
-        while True:
-            seen = self._state()
-            value = condition()
-            if value:
-                return value
-            with self._news:
-                arrived = seen[1] is None and self._news.wait_for(
-                    lambda seen=seen: self._state() != seen,  # type: ignore[misc]
-                    deadline - time.monotonic(),
-                )
-            if not arrived:
-                ended = seen[1] is not None
-                raise AssertionError(
-                    "condition not met "
-                    + (f"before the command ended ({seen[1]})" if ended else "in time")
-                    + f"; output:\n{self.output()}"
-                    + ("" if ended else f"\nwhat its threads were doing:\n{stacks()}")
-                )
+        return until_news(
+            self._news,
+            self._state,
+            condition,
+            timeout,
+            ended=lambda seen: None if seen[1] is None else f"the command ended ({seen[1]})",
+            said=lambda: f"output:\n{self.output()}",
+        )
 
     def output(self) -> str:
         with self._news:
@@ -221,6 +211,39 @@ class RunningCli:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+def until_news(
+    news: threading.Condition,
+    state: Callable[[], S],
+    condition: Callable[[], T | None],
+    timeout: float,
+    ended: Callable[[S], str | None],
+    said: Callable[[], str],
+) -> T:
+    """The first truthy value of `condition()`, asked now and each time `state()` changes
+    (whoever changes it notifies `news`); fail when none comes within `timeout` seconds,
+    or once `ended(state)` says why no more will come, with what `said()` gives and, on a
+    timeout, what each thread was doing."""
+    deadline = time.monotonic() + timeout
+    while True:
+        seen = state()
+        value = condition()
+        if value:
+            return value
+        why = ended(seen)
+        with news:
+            arrived = why is None and news.wait_for(
+                lambda seen=seen: state() != seen,  # type: ignore[misc]
+                deadline - time.monotonic(),
+            )
+        if not arrived:
+            raise AssertionError(
+                "condition not met "
+                + (f"before {why}" if why else "in time")
+                + f"; {said()}"
+                + ("" if why else f"\nwhat its threads were doing:\n{stacks()}")
+            )
 
 
 def stacks() -> str:

@@ -9,7 +9,6 @@ import re
 import shutil
 import signal
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.running_cli import RunningCli, stacks, start_toolkit
+from tests.support.running_cli import RunningCli, start_toolkit, until_news
 from toolkit.tls import shared_context
 
 # Every test here opens a socket (the preview, its live-reload stream); one starts a process.
@@ -104,25 +103,14 @@ class Watch:
     def until(self, condition: Callable[[], Any], timeout: float = 10.0) -> Any:
         """The first truthy value of `condition()`, checked now and after each new line or
         event; fail when none comes within `timeout` seconds or watch has ended."""
-        deadline = time.monotonic() + timeout
-        while True:
-            seen = self._state()
-            value = condition()
-            if value:
-                return value
-            ended = seen[2] is not None
-            with self._news:
-                arrived = not ended and self._news.wait_for(
-                    lambda seen=seen: self._state() != seen,  # type: ignore[misc]
-                    deadline - time.monotonic(),
-                )
-            if not arrived:
-                raise AssertionError(
-                    "condition not met "
-                    + ("before watch ended" if ended else "in time")
-                    + f"; output:\n{self.output()}\nevents: {self.events}"
-                    + ("" if ended else f"\nwhat its threads were doing:\n{stacks()}")
-                )
+        return until_news(
+            self._news,
+            self._state,
+            condition,
+            timeout,
+            ended=lambda seen: None if seen[2] is None else "watch ended",
+            said=lambda: f"output:\n{self.output()}\nevents: {self.events}",
+        )
 
     def _state(self) -> tuple[int, int, int | None]:
         with self._news:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import textwrap
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,47 +16,14 @@ from hypothesis import HealthCheck, settings
 from toolkit.cli import main
 
 # Each test's kind, `make test-fast` and the suite's timings (tests/support/plugin.py);
-# the tests that run without coverage's tracing (tests/support/untraced.py).
-pytest_plugins = ("tests.support.plugin", "tests.support.untraced")
+# the tests that run without coverage's tracing (tests/support/untraced.py); logging put
+# back after each test (tests/support/logging_reset.py).
+pytest_plugins = ("tests.support.plugin", "tests.support.untraced", "tests.support.logging_reset")
 
 # Property tests judge their inputs, not the machine's speed: no deadline per example and
 # no health check that times the generation, which a loaded machine fails at random.
 settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("suite")
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(
-    item: pytest.Item, nextitem: pytest.Item | None
-) -> Generator[None, object, object]:
-    """Each test leaves logging as it found it. The CLI run in-process sets up logging for
-    its process, as it does for a writer (`-v` lowers the root logger's level and puts its
-    handler there, `-vv` opens the HTTP libraries' loggers); left so, every later test of
-    the worker formatted and printed each debug line of markdown-it, httpx and the others,
-    which made some of them six times slower."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    levels = {name: logger.level for name, logger in loggers()}
-    try:
-        return (yield)
-    finally:
-        for handler in root.handlers:
-            if handler not in handlers:
-                handler.close()
-        root.handlers[:] = handlers
-        root.setLevel(level)
-        for name, logger in loggers():
-            # setLevel empties every logger's cache: only where a level changed.
-            if logger.level != levels.get(name, logging.NOTSET):
-                logger.setLevel(levels.get(name, logging.NOTSET))
-
-
-def loggers() -> list[tuple[str, logging.Logger]]:
-    return [
-        (name, logger)
-        for name, logger in list(logging.Logger.manager.loggerDict.items())
-        if isinstance(logger, logging.Logger)
-    ]
 
 
 # Keep the developer's own credentials out of every test.

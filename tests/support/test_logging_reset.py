@@ -3,14 +3,9 @@ before: the root logger's level and handlers, and the HTTP libraries' levels."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-REPOSITORY = Path(__file__).resolve().parents[2]
+from tests.support.sample_suite import run_sample
 
 SAMPLE = """
 import logging
@@ -34,30 +29,14 @@ def test_2_finds_logging_as_it_was():
 """
 
 
-def run_sample(tmp_path: Path, *plugins: str) -> subprocess.CompletedProcess[str]:
-    (tmp_path / "test_sample.py").write_text(SAMPLE, encoding="utf-8")
-    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = --strict-markers\n")
-    env = {**os.environ, "PYTHONPATH": str(REPOSITORY)}
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", *(f"-p{p}" for p in plugins)]
-        + ["-p", "no:cacheprovider", "-q", "-n", "0", "test_sample.py"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-
-
 @pytest.mark.e2e  # starts pytest
 def test_the_next_test_finds_logging_as_it_was(tmp_path):
-    run = run_sample(tmp_path, "tests.support.logging_reset")
+    run = run_sample(tmp_path, SAMPLE, plugins=("tests.support.logging_reset",))
     assert run.returncode == 0, run.stdout + run.stderr
 
 
 @pytest.mark.e2e
 def test_without_it_the_next_test_inherits_the_clis_logging(tmp_path):
-    run = run_sample(tmp_path)
+    run = run_sample(tmp_path, SAMPLE)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "1 failed, 1 passed" in run.stdout, run.stdout

@@ -3,14 +3,12 @@ opens a socket, and leaves out the tests of the other kinds."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPOSITORY = Path(__file__).resolve().parents[2]
+from tests.support.sample_suite import run_sample
 
 SAMPLE = """
 import socket
@@ -39,32 +37,12 @@ def test_marked_spawns():
 """
 
 
-def run_sample(tmp_path: Path, fast: bool) -> subprocess.CompletedProcess[str]:
-    (tmp_path / "test_sample.py").write_text(SAMPLE, encoding="utf-8")
-    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = --strict-markers\n")
-    env = {**os.environ, "PYTHONPATH": str(REPOSITORY)}
-    env.pop("TOOLKIT_TEST_FAST", None)
-    if fast:
-        env["TOOLKIT_TEST_FAST"] = "1"
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "tests.support.plugin",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            "-n",
-            "0",
-            "test_sample.py",
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+def run_plugin_sample(tmp_path: Path, fast: bool) -> subprocess.CompletedProcess[str]:
+    return run_sample(
+        tmp_path,
+        SAMPLE,
+        plugins=("tests.support.plugin",),
+        env={"TOOLKIT_TEST_FAST": "1" if fast else None},
     )
 
 
@@ -72,7 +50,7 @@ def run_sample(tmp_path: Path, fast: bool) -> subprocess.CompletedProcess[str]:
 def test_a_fast_test_that_binds_or_spawns_fails_in_test_fast_and_the_marked_one_is_left_out(
     tmp_path,
 ):
-    done = run_sample(tmp_path, fast=True)
+    done = run_plugin_sample(tmp_path, fast=True)
     assert "2 failed, 1 passed, 1 deselected" in done.stdout, done.stdout
     assert "FAILED test_sample.py::test_binds" in done.stdout
     assert "FAILED test_sample.py::test_spawns" in done.stdout
@@ -82,5 +60,5 @@ def test_a_fast_test_that_binds_or_spawns_fails_in_test_fast_and_the_marked_one_
 
 @pytest.mark.e2e
 def test_outside_test_fast_every_test_runs(tmp_path):
-    done = run_sample(tmp_path, fast=False)
+    done = run_plugin_sample(tmp_path, fast=False)
     assert "4 passed" in done.stdout, done.stdout

@@ -4,14 +4,11 @@ thread traced; pytest-cov's `no_cover` does not (why the suite never uses it).""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-REPOSITORY = Path(__file__).resolve().parents[2]
+from tests.support.sample_suite import run_sample
 
 # A package whose functions a long-lived thread (as the session's sandbox server is) runs
 # for the tests, a marked test between two others, and a check that the marked test ran.
@@ -74,33 +71,14 @@ def covered_lines(tmp_path: Path, mark: str) -> dict[str, int]:
     """Run the sample under coverage with the test between the two marked `mark`: which
     line of `work.py` ran each function's body, counted once if measured, 0 if not."""
     (tmp_path / "work.py").write_text(WORK, encoding="utf-8")
-    (tmp_path / "test_sample.py").write_text(SAMPLE.replace("MARK", mark), encoding="utf-8")
-    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = --strict-markers\n")
     (tmp_path / ".coveragerc").write_text("[run]\nsource = work\nbranch = true\n")
-    env = {**os.environ, "PYTHONPATH": f"{REPOSITORY}{os.pathsep}{tmp_path}"}
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "tests.support.untraced",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            "-n",
-            "0",
-            "--cov",
-            "--cov-report=json:coverage.json",
-            "--cov-fail-under=0",
-            "test_sample.py",
-        ],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    run = run_sample(
+        tmp_path,
+        SAMPLE.replace("MARK", mark),
+        "--cov",
+        "--cov-report=json:coverage.json",
+        "--cov-fail-under=0",
+        plugins=("tests.support.untraced",),
     )
     assert run.returncode == 0, run.stdout + run.stderr
     report = json.loads((tmp_path / "coverage.json").read_text(encoding="utf-8"))

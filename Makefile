@@ -42,13 +42,12 @@ $(DEV_STAMP): $(STAMP)
 
 # Bytecode caching on even where the environment turns it off: every worker and every
 # `python -m toolkit` a test starts would compile toolkit again. Coverage of toolkit/ is
-# measured on the way (pytest-cov combines the workers' data into .coverage); then
-# `coverage report` prints the files not fully covered and the total, and fails the run
-# when the total is under `[tool.coverage.report] fail_under`. pytest-cov reports nothing
-# itself (`--cov-report=`, and its own floor 0): it would read every source file twice
-# (once for its total, once for its table) while the workers stand idle. `make test COV=`
-# leaves coverage out, for a quicker run while working; CI keeps it.
-COV ?= --cov --cov-report= --cov-fail-under=0
+# measured on the way (`--coverage`, tests/support/coverage_run.py: traced in the workers
+# while tests run, combined into .coverage at the end); then `coverage report` prints the
+# files not fully covered and the total, and fails the run when the total is under
+# `[tool.coverage.report] fail_under`. `make test COV=` leaves coverage out, for a
+# quicker run while working; CI keeps it.
+COV ?= --coverage
 # Coverage's `sys.monitoring` core costs least, and measures branches (which the floor
 # counts) from Python 3.14 on: there it is asked for by name. On 3.12 and 3.13 coverage
 # would refuse it with branches on (a warning, then its default core), and 3.11 has no

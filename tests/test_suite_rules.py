@@ -90,27 +90,3 @@ def test_the_shared_tls_check_can_fail():
     assert clients_without_shared_tls(ast.parse("import httpx\nhttpx.get(url)\n")) == [2]
     assert clients_without_shared_tls(ast.parse("httpx.Client(base_url=u, verify=ctx)\n")) == []
     assert clients_without_shared_tls(ast.parse("httpx.Client(transport=t)\n")) == []
-
-
-def no_cover_uses(tree: ast.Module) -> list[int]:
-    """Lines of `tree` that mark a test `no_cover` or ask for pytest-cov's `no_cover`
-    fixture."""
-    lines = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr == "no_cover":
-            lines.append(node.lineno)
-        elif isinstance(node, ast.FunctionDef) and any(a.arg == "no_cover" for a in node.args.args):
-            lines.append(node.lineno)
-    return lines
-
-
-def test_no_test_pauses_coverage_with_no_cover():
-    """pytest-cov's `no_cover` leaves every thread already running untraced for the rest of
-    the worker (tests/support/untraced.py): `@pytest.mark.untraced` instead."""
-    assert breaches(no_cover_uses) == []
-
-
-def test_the_no_cover_check_can_fail():
-    assert no_cover_uses(ast.parse("@pytest.mark.no_cover\ndef test_x():\n    pass\n")) == [1]
-    assert no_cover_uses(ast.parse("def test_x(no_cover):\n    pass\n")) == [1]
-    assert no_cover_uses(ast.parse("@pytest.mark.untraced\ndef test_x():\n    pass\n")) == []

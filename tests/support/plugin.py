@@ -145,6 +145,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 # The timings: one JSON line per test and per fixture set-up, in a file per worker.
 _records: list[dict[str, Any]] = []
+_STARTED = time.perf_counter()
 _phases: dict[str, dict[str, float]] = {}
 
 
@@ -174,7 +175,9 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.Fix
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     WATCH.start()
     processor = _processor_seconds()
+    started = time.perf_counter()
     yield
+    ended = time.perf_counter()
     seen = WATCH.stop()
     if _times_file() is None:
         return
@@ -190,6 +193,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
             "sockets": sum(seen[e] for e in SOCKET_EVENTS),
             "pythons": seen["python"],
             "processor": processor,
+            # Since the worker's process started, and the whole protocol (the phases,
+            # the reports, the hooks): what the worker spent between tests shows.
+            "started": started - _STARTED,
+            "protocol": ended - started,
             **phases,
         }
     )

@@ -1,14 +1,13 @@
 """`@pytest.mark.untraced` runs a test without coverage's tracing and leaves every other
-thread traced; pytest-cov's `no_cover` does not (why the suite never uses it)."""
+thread traced."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.support.sample_suite import run_sample
+from tests.support.sample_suite import run_measured
 
 # A package whose functions a long-lived thread (as the session's sandbox server is) runs
 # for the tests, a marked test between two others, and a check that the marked test ran.
@@ -70,19 +69,9 @@ def test_3_asks_the_server_again():
 def covered_lines(tmp_path: Path, mark: str) -> dict[str, int]:
     """Run the sample under coverage with the test between the two marked `mark`: which
     line of `work.py` ran each function's body, counted once if measured, 0 if not."""
-    (tmp_path / "work.py").write_text(WORK, encoding="utf-8")
-    (tmp_path / ".coveragerc").write_text("[run]\nsource = work\nbranch = true\n")
-    run = run_sample(
-        tmp_path,
-        SAMPLE.replace("MARK", mark),
-        "--cov",
-        "--cov-report=json:coverage.json",
-        "--cov-fail-under=0",
-        plugins=("tests.support.untraced",),
+    executed = run_measured(
+        tmp_path, SAMPLE.replace("MARK", mark), WORK, plugins=("tests.support.untraced",)
     )
-    assert run.returncode == 0, run.stdout + run.stderr
-    report = json.loads((tmp_path / "coverage.json").read_text(encoding="utf-8"))
-    executed = set(report["files"]["work.py"]["executed_lines"])
     return {
         name: int(line in executed) for name, line in (("before", 3), ("during", 7), ("after", 11))
     }
@@ -94,7 +83,10 @@ def test_an_untraced_test_leaves_the_other_threads_traced(tmp_path):
 
 
 @pytest.mark.e2e
-def test_no_cover_would_leave_a_running_thread_untraced_for_good(tmp_path):
-    """What `untraced` is for: after a `no_cover` test, the server's thread is never
-    measured again."""
-    assert covered_lines(tmp_path, "no_cover") == {"before": 1, "during": 0, "after": 0}
+def test_unmarked_the_same_test_is_measured(tmp_path):
+    """The sample's own check: marked otherwise, its three functions are measured."""
+    assert covered_lines(tmp_path, "skipif(False, reason='never')") == {
+        "before": 1,
+        "during": 1,
+        "after": 1,
+    }

@@ -3,13 +3,12 @@ tracing, and nothing else does.
 
 Coverage (`make test`) slows what it traces two to four times; a test of 30,000 headings
 or of 500 random sequences runs the same lines as the small tests beside it, many times
-over. pytest-cov's own `no_cover` pauses coverage for the test and starts it again after,
-but starting again traces only the thread that asks: every thread already running (the
-session's sandbox server, a worker pool) goes untraced for the rest of the worker, and
-the total loses what those threads run later (a point or more, varying with the order
-the tests ran in). So no test is marked `no_cover` (tests/test_suite_rules.py), and an
-`untraced` test runs its body in a thread of its own whose tracer is taken off: coverage
-goes on everywhere else, and the threads the test starts are traced as usual.
+over. Pausing coverage around the test (stop, then start again) would not do: starting
+again traces only the thread that asks, so every thread already running (the session's
+sandbox server, a worker pool) would go untraced for the rest of the worker, and the
+total would lose what those threads run later. So an `untraced` test runs its body in a
+thread of its own whose tracer is taken off: coverage goes on everywhere else, and the
+threads the test starts are traced as usual.
 
 Where the test runs without coverage (`make test COV=`), it runs as any other."""
 

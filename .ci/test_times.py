@@ -7,7 +7,8 @@ TOOLKIT_TEST_TIMES=<prefix> (one JSON-lines file per worker), or a `--junitxml` 
 
 Prints the per-file totals (the slowest first), the time of the tests of each kind
 (browser, server, e2e, socket, fast), of the tests that started a process or opened a
-socket, of the property-based (hypothesis) tests, and of each fixture's set-up. Times
+socket, of the property-based (hypothesis) tests, each worker's span (when its first
+test started and its last one ended), and of each fixture's set-up. Times
 are summed over the workers: the wall time of a run is about this sum over the workers'
 count."""
 
@@ -23,7 +24,7 @@ from typing import Any
 
 def from_plugin(prefix: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     records = [
-        json.loads(line)
+        {**json.loads(line), "worker": name[len(prefix) + 1 : -len(".jsonl")]}
         for name in sorted(glob.glob(f"{prefix}.*.jsonl"))
         for line in open(name, encoding="utf-8")
         if line.strip()
@@ -63,13 +64,14 @@ def table(title: str, rows: dict[str, list[float]], limit: int | None = None) ->
 
 def main(source: str) -> None:
     fixtures: list[dict[str, Any]] = []
-    if source.endswith(".xml"):
-        tests = from_junit(source)
-    else:
+    plugin = not source.endswith(".xml")
+    if plugin:
         tests, fixtures = from_plugin(source)
+    else:
+        tests = from_junit(source)
     total = sum(seconds(t) for t in tests)
     print(f"{len(tests)} tests, {total:.1f} s in all (summed over the workers)")
-    if fixtures:
+    if plugin:
         cpu = sum(t.get("processor", 0.0) for t in tests)
         pythons = sum(t.get("pythons", 0) for t in tests)
         print(
@@ -77,11 +79,11 @@ def main(source: str) -> None:
             f" children's); {pythons} Python processes started"
         )
 
-    per_file: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0] if fixtures else [0, 0.0])
+    per_file: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0] if plugin else [0, 0.0])
     for test in tests:
         add(per_file[test["file"]], test)
     table("Per file (the 40 slowest): seconds, [processor,] tests, file", per_file, 40)
-    if not fixtures:
+    if not plugin:
         return
 
     kinds: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
@@ -97,6 +99,24 @@ def main(source: str) -> None:
             if hit:
                 add(kinds[name], test)
     table("By kind (a test may count in several rows): seconds, processor, tests, kind", kinds)
+
+    workers: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for test in tests:
+        if "started" in test:
+            workers[test["worker"]].append(test)
+    if workers:
+        print(
+            "\nPer worker (seconds since its plugins loaded): tests, first test started, "
+            "last one ended, in tests (each one's whole protocol), between tests"
+        )
+        for worker, ran in sorted(workers.items()):
+            first = min(t["started"] for t in ran)
+            last = max(t["started"] + t["protocol"] for t in ran)
+            inside = sum(t["protocol"] for t in ran)
+            print(
+                f"  {worker}: {len(ran):5d}  {first:6.1f}  {last:6.1f}  {inside:6.1f}"
+                f"  {last - first - inside:6.1f}"
+            )
 
     setups: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])
     for fixture in fixtures:

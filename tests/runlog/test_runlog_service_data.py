@@ -127,6 +127,7 @@ def test_query_results_equal_a_plain_python_computation(service, stream):
     ]
 
 
+@pytest.mark.untraced  # the lines its server runs are traced; the 100,000 events made here are not
 def test_a_stream_of_100000_events_answers_correctly(service, stream):
     events = synthetic(100_000, seed=3)
     ingest(service, stream, events, batch=25_000)

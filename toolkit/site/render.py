@@ -462,14 +462,22 @@ def post_info(post: Post, site_url: str | None, content_dir: Path) -> PostInfo:
     date = post.date
     cover = site_cover(post.cover_image)
     cover_file = None  # the cover's path under the content folder, when it is a file there
-    # [file, whether it existed] of each relative image: the post's problems depend on them
-    relative_images: list[list[Any]] = []
+    # [file, whether it existed] of each relative image, once per file: the post's problems
+    # depend on them. Each `src` is resolved once, however many times the post shows it.
+    relative_images: dict[str, bool] = {}
+    resolved: dict[str, Path] = {}
+
+    def resolve(src: str) -> Path:
+        if src not in resolved:
+            resolved[src] = images.resolve(src, post.path, content_dir)
+        return resolved[src]
 
     def local(src: str) -> Path | None:
         if not images.is_relative(src):
             return None
-        target = images.resolve(src, post.path, content_dir)
-        relative_images.append([str(target), target.is_file()])
+        target = resolve(src)
+        if str(target) not in relative_images:
+            relative_images[str(target)] = target.is_file()
         return target
 
     for ref in images.find_images(post.body, post.body_line):
@@ -479,7 +487,7 @@ def post_info(post: Post, site_url: str | None, content_dir: Path) -> PostInfo:
     files = {cover_file} if cover_file else set()
     for src in images.find_references(post.body):
         if images.is_relative(src) and images.unusable(src) is None:
-            relative = images.asset_path(images.resolve(src, post.path, content_dir), content_dir)
+            relative = images.asset_path(resolve(src), content_dir)
             if relative is not None:
                 files.add(relative)
     return {
@@ -497,6 +505,6 @@ def post_info(post: Post, site_url: str | None, content_dir: Path) -> PostInfo:
         "cover": cover,
         "cover_file": cover_file,
         "words": count_words(post.body),
-        "images": relative_images,
+        "images": [[file, existed] for file, existed in relative_images.items()],
         "files": sorted(files),
     }

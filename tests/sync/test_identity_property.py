@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -109,6 +110,7 @@ class Account:
     root: Path
     sandbox: ForemSandbox
     env: dict[str, str]
+    reader: httpx.Client  # the oracle's own client of the account (one per sequence)
     lineages: int = 0
     log: list[str] = field(default_factory=list)
     lock_before: dict[str, Any] = field(default_factory=dict)
@@ -131,10 +133,9 @@ class Account:
         }
 
     def articles(self) -> dict[int, dict[str, Any]]:
-        with self.sandbox.client(transport=self.sandbox.transport()) as client:
-            answer = client.get("/api/articles/me/all", params={"per_page": 1000})
-            answer.raise_for_status()
-            return {a["id"]: a for a in answer.json()}
+        answer = self.reader.get("/api/articles/me/all", params={"per_page": 1000})
+        answer.raise_for_status()
+        return {a["id"]: a for a in answer.json()}
 
     def new_text(self, title: str, published: bool, extra: str = "") -> str:
         self.lineages += 1
@@ -388,12 +389,15 @@ IDENTITY = settings(
 def test_no_article_receives_another_posts_text(own_sandbox, chunk, sequence):
     own_sandbox.reset()
     own_sandbox.set_rate_limits(False)
-    with tempfile.TemporaryDirectory(prefix="identity-") as folder:
+    with (
+        tempfile.TemporaryDirectory(prefix="identity-") as folder,
+        own_sandbox.client(transport=own_sandbox.transport()) as reader,
+    ):
         root = Path(folder)
         (root / "content").mkdir()
         (root / "toolkit.toml").write_text(textwrap.dedent(CONFIG).lstrip(), encoding="utf-8")
         env = {"FOREM_BASE_URL": own_sandbox.base_url, "FOREM_API_KEY": own_sandbox.demo_api_key}
-        account = Account(root, own_sandbox, env)
+        account = Account(root, own_sandbox, env, reader)
         for step in sequence:
             files_before, before = account.files(), account.articles()
             account.lock_before = account.lock_entries()

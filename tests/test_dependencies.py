@@ -13,7 +13,13 @@ import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
+
+# In one worker: each package is parsed once for all the tests (`_imports`), not once in
+# each worker a test lands in.
+pytestmark = pytest.mark.xdist_group("dependency-rules")
 
 
 def _name(requirement: str) -> str:
@@ -27,7 +33,7 @@ SANDBOX = ROOT / "sandbox"
 SANDBOX_PACKAGE = "toolkit_sandbox"
 
 
-@functools.cache  # read by three tests: each package parsed once
+@functools.cache  # read by three tests (in one worker): each package parsed once
 def _imports(package: Path = ROOT / "toolkit") -> dict[str, list[tuple[str, bool]]]:
     """Top-level module -> (file, imported at module level) for every import in `package`."""
     found: dict[str, list[tuple[str, bool]]] = {}

@@ -7,7 +7,13 @@ import functools
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 TESTS = Path(__file__).parent
+
+# In one worker: the suite is parsed once for all the rules (`suite_modules`), not once in
+# each worker a rule lands in.
+pytestmark = pytest.mark.xdist_group("suite-rules")
 
 
 @functools.cache

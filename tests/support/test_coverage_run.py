@@ -60,7 +60,7 @@ def test_over_workers_the_data_is_combined_and_an_earlier_runs_is_erased(tmp_pat
     stale = coverage.CoverageData(basename=str(tmp_path / ".coverage"), suffix="earlier")
     stale.add_lines({str((tmp_path / "work.py").resolve()): [NEVER]})
     stale.write()
-    measured = run_measured(tmp_path, SAMPLE, WORK, "-n", "2")
+    measured = run_measured(tmp_path, SAMPLE, WORK, "-n", "1")  # a controller and a worker
     assert {MODULE_LEVEL, FIRST, SECOND} <= measured
     assert NEVER not in measured
     assert list(tmp_path.glob(".coverage.*")) == []  # combined, none left beside it

@@ -104,5 +104,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     """In the process the run started in, after every worker saved its data."""
     if session.config.option.coverage and "PYTEST_XDIST_WORKER" not in os.environ:
         combined = coverage.Coverage()
-        combined.combine()
+        try:
+            combined.combine()
+        except coverage.exceptions.NoDataError:  # no test ran: nothing was measured
+            return
         combined.save()

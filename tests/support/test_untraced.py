@@ -83,7 +83,7 @@ def test_an_untraced_test_leaves_the_other_threads_traced(tmp_path):
 
 
 @pytest.mark.e2e
-def test_unmarked_the_same_test_is_measured(tmp_path):
+def test_marked_otherwise_the_same_test_is_measured(tmp_path):
     """The sample's own check: marked otherwise, its three functions are measured."""
     assert covered_lines(tmp_path, "skipif(False, reason='never')") == {
         "before": 1,

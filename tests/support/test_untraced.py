@@ -90,3 +90,44 @@ def test_marked_otherwise_the_same_test_is_measured(tmp_path):
         "during": 1,
         "after": 1,
     }
+
+
+# A property test whose strategy calls `drawn` and whose examples call `during`, and a
+# thread an example starts, which calls `after`.
+PROPERTY = """
+import threading
+
+from hypothesis import given, settings, strategies as st
+
+import work
+
+
+@settings(max_examples=5, database=None)
+@given(st.integers().map(lambda n: work.drawn(n)))
+def test_property(n):
+    assert work.during() == "during"
+    thread = threading.Thread(target=work.after)
+    thread.start()
+    thread.join()
+"""
+
+PROPERTY_WORK = f"""{WORK}
+
+def drawn(n):
+    return n
+"""
+
+
+@pytest.mark.e2e
+def test_a_property_tests_examples_are_measured_and_hypothesiss_drawing_is_not(tmp_path):
+    executed = run_measured(tmp_path, PROPERTY, PROPERTY_WORK, plugins=("tests.support.untraced",))
+    # during() runs in each example, after() in a thread an example starts, drawn() while
+    # hypothesis draws the example.
+    assert {7, 11} <= executed
+    assert 15 not in executed
+
+
+@pytest.mark.e2e
+def test_without_the_plugin_hypothesiss_drawing_is_measured_too(tmp_path):
+    """The sample's own check: without the rule, what the strategy calls is measured."""
+    assert {7, 11, 15} <= run_measured(tmp_path, PROPERTY, PROPERTY_WORK)

@@ -1,23 +1,38 @@
-"""`@pytest.mark.untraced`: a test whose subject is time at scale runs without coverage's
-tracing, and nothing else does.
+"""What runs without coverage's tracing: a test marked `@pytest.mark.untraced`, and
+hypothesis's own work in a property test. Nothing else.
 
-Coverage (`make test`) slows what it traces two to four times; a test of 30,000 headings
-or of 500 random sequences runs the same lines as the small tests beside it, many times
-over. Pausing coverage around the test (stop, then start again) would not do: starting
-again traces only the thread that asks, so every thread already running (the session's
-sandbox server, a worker pool) would go untraced for the rest of the worker, and the
-total would lose what those threads run later. So an `untraced` test runs its body in a
-thread of its own whose tracer is taken off: coverage goes on everywhere else, and the
-threads the test starts are traced as usual.
+Coverage (`make test`) slows what it traces two to four times, measured or not: every
+call a traced thread makes costs the tracer a look. So:
+
+- an `untraced` test (its subject is time at scale: 30,000 headings, 500 random sequences)
+  runs its body untraced; it runs the same lines as the small tests beside it, many times
+  over;
+- a property test (`@given`) runs hypothesis's engine untraced: drawing each example,
+  choosing the next, shrinking. That work is the library's, never measured, and on a
+  traced thread it costs more than the examples themselves. Each example is traced.
+
+Pausing coverage around a test (stop, then start again) would not do: starting again
+traces only the thread that asks, so every thread already running (the session's sandbox
+server, a worker pool) would go untraced for the rest of the worker, and the total would
+lose what those threads run later. So such a test runs in a thread of its own whose
+tracer is taken off: coverage goes on everywhere else, and the threads the test starts are
+traced as usual. A property test's example is traced again the way a thread is traced
+when it starts: the tracer coverage gives each new thread (`threading.gettrace()`) is put
+on this thread for the example's call, and taken off after it.
 
 Where the test runs without coverage (`make test COV=`), it runs as any other."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import sys
 import threading
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
+from hypothesis import is_hypothesis_test
 
 MARKER = "untraced"
 _running = threading.local()
@@ -31,11 +46,37 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+@contextlib.contextmanager
+def examples_traced(test: Any, tracer: Callable[..., Any]) -> Iterator[None]:
+    """While this lasts, each example of the property test `test` (each call of
+    hypothesis's `inner_test`) is traced by `tracer`, the tracer of a new thread."""
+    handle = test.hypothesis
+    inner = handle.inner_test
+
+    @functools.wraps(inner)
+    def traced(*args: Any, **kwargs: Any) -> Any:
+        before = sys.gettrace()
+        sys.settrace(tracer)
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            sys.settrace(before)
+
+    handle.inner_test = traced
+    try:
+        yield
+    finally:
+        handle.inner_test = inner
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    marked = pyfuncitem.get_closest_marker(MARKER) is not None
+    new_threads = threading.gettrace()
     if (
-        pyfuncitem.get_closest_marker(MARKER) is None
+        not (marked or is_hypothesis_test(pyfuncitem.obj))
         or sys.gettrace() is None  # not traced: nothing to take off
+        or new_threads is None  # a tracer of this thread alone (a debugger): left alone
         or getattr(_running, "item", None) is pyfuncitem  # already in its own thread
     ):
         return None
@@ -52,8 +93,9 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
             failures.append(exc)
 
     thread = threading.Thread(target=body, name=f"untraced {pyfuncitem.name}")
-    thread.start()
-    thread.join()
+    with contextlib.nullcontext() if marked else examples_traced(pyfuncitem.obj, new_threads):
+        thread.start()
+        thread.join()
     if failures:
         raise failures[0]
     return True

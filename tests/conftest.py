@@ -17,8 +17,14 @@ from toolkit.cli import main
 
 # Each test's kind, `make test-fast` and the suite's timings (tests/support/plugin.py);
 # the tests that run without coverage's tracing (tests/support/untraced.py); logging put
-# back after each test (tests/support/logging_reset.py).
-pytest_plugins = ("tests.support.plugin", "tests.support.untraced", "tests.support.logging_reset")
+# back after each test (tests/support/logging_reset.py); each xdist worker's own order of
+# importing the test modules (tests/support/worker_imports.py).
+pytest_plugins = (
+    "tests.support.plugin",
+    "tests.support.untraced",
+    "tests.support.logging_reset",
+    "tests.support.worker_imports",
+)
 
 # Property tests judge their inputs, not the machine's speed: no deadline per example and
 # no health check that times the generation, which a loaded machine fails at random.

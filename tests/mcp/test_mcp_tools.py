@@ -160,6 +160,31 @@ def test_list_posts_states(site):
     assert result["problems"][0]["text"].startswith("content/bad.md:3: front matter: invalid")
 
 
+def test_servers_of_two_projects_each_call_their_own(make_project):
+    """What the SDK makes of each tool (its arguments' model) is made once per process;
+    each server's tools still call its own project's toolbox."""
+    first, second = make_project(SYNC_CONFIG, "first"), make_project(SYNC_CONFIG, "second")
+    first.post("one", "One")
+    second.post("two", "Two")
+    servers = [
+        ToolkitMCP(load_config(p.root / "toolkit.toml", env={}), EventRecorder())
+        for p in (first, second)
+    ]
+    for name in servers[0].tools:
+        assert servers[1].tools[name].fn_metadata is servers[0].tools[name].fn_metadata
+        assert servers[1].tools[name].parameters == servers[0].tools[name].parameters
+    assert [p["path"] for p in call(first, "list_posts").structuredContent["posts"]] == [
+        "content/one.md"
+    ]
+    assert [p["path"] for p in call(second, "list_posts").structuredContent["posts"]] == [
+        "content/two.md"
+    ]
+    for server in servers:
+        assert {getattr(tool.fn, "__self__", None) for tool in server.tools.values()} == {
+            server.toolbox
+        }
+
+
 def test_read_post(site):
     site.post("hello", "Hello", "Body **here**.\n", date="2024-05-01", tags=["a", "b"])
     result = call(site, "read_post", {"path": "content/hello.md"}).structuredContent

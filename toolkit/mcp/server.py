@@ -50,7 +50,7 @@ from toolkit.config import Config
 from toolkit.errors import AuthorizationError, ToolkitError
 from toolkit.mcp import scopes as scope_names
 from toolkit.mcp.events import McpListener
-from toolkit.mcp.tools import MAX_PATH, TOOLS, Toolbox, toolkit_error_in
+from toolkit.mcp.tools import MAX_PATH, TOOLS, Toolbox, ToolSpec, toolkit_error_in
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +115,40 @@ def argument_problem(
     return None
 
 
+# Each tool as the SDK describes it (`tool_of`), made once per process.
+_DESCRIBED: dict[ToolSpec, Tool] = {}
+
+
+def tool_of(spec: ToolSpec, toolbox: Toolbox) -> Tool:
+    """`spec`'s tool, calling `toolbox`'s method. What the SDK makes of the method (its
+    arguments' model and JSON schemas, from its signature) is the same for every toolbox,
+    and most of the time a server takes to start: it is made for the first server of the
+    process, and each later one copies it with its own method."""
+    method = getattr(toolbox, spec.name)
+    described = _DESCRIBED.get(spec)
+    if described is None:
+        needs = " and ".join(spec.scopes)
+        described = Tool.from_function(
+            method,
+            name=spec.name,
+            title=spec.title,
+            description=f"{(method.__doc__ or '').strip()}\n\nScope: {needs}.",
+            annotations=ToolAnnotations(
+                title=spec.title,
+                readOnlyHint=spec.read_only,
+                destructiveHint=False if not spec.read_only else None,
+                idempotentHint=spec.read_only,
+                openWorldHint=spec.open_world,
+            ),
+            structured_output=True,
+        )
+        # Kept with the class's function, not this toolbox's method: nothing holds the
+        # first server's toolbox once that server is gone.
+        _DESCRIBED[spec] = described.model_copy(update={"fn": getattr(Toolbox, spec.name)})
+        return described
+    return described.model_copy(update={"fn": method})
+
+
 class ToolkitMCP(Server[Any, Any]):
     """The MCP server of `config`'s project: the SDK's low-level server, named and
     versioned as toolkit, its handlers registered through the SDK's decorators.
@@ -143,24 +177,7 @@ class ToolkitMCP(Server[Any, Any]):
         self.gated = gated  # the transport checks the arguments of every tool call itself
         self.transport_security = transport_security
         self.toolbox = Toolbox(config, listener, transport=transport, local_scopes=local_scopes)
-        self.tools: dict[str, Tool] = {}
-        for spec in TOOLS:
-            method = getattr(self.toolbox, spec.name)
-            needs = " and ".join(spec.scopes)
-            self.tools[spec.name] = Tool.from_function(
-                method,
-                name=spec.name,
-                title=spec.title,
-                description=f"{(method.__doc__ or '').strip()}\n\nScope: {needs}.",
-                annotations=ToolAnnotations(
-                    title=spec.title,
-                    readOnlyHint=spec.read_only,
-                    destructiveHint=False if not spec.read_only else None,
-                    idempotentHint=spec.read_only,
-                    openWorldHint=spec.open_world,
-                ),
-                structured_output=True,
-            )
+        self.tools = {spec.name: tool_of(spec, self.toolbox) for spec in TOOLS}
         # Each tool's arguments as a model, for the strict check here or at the HTTP gate.
         self.argument_validators: dict[str, type[BaseModel]] = {
             name: tool.fn_metadata.arg_model for name, tool in self.tools.items()

@@ -18,8 +18,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 # In one worker: each package is parsed once for all the tests (`_imports`), not once in
-# each worker a test lands in.
-pytestmark = pytest.mark.xdist_group("dependency-rules")
+# each worker a test lands in. The tests read the source and run none of it (`untraced`).
+pytestmark = [pytest.mark.xdist_group("dependency-rules"), pytest.mark.untraced]
 
 
 def _name(requirement: str) -> str:

@@ -12,8 +12,8 @@ import pytest
 TESTS = Path(__file__).parent
 
 # In one worker: the suite is parsed once for all the rules (`suite_modules`), not once in
-# each worker a rule lands in.
-pytestmark = pytest.mark.xdist_group("suite-rules")
+# each worker a rule lands in. The rules read the source and run none of it (`untraced`).
+pytestmark = [pytest.mark.xdist_group("suite-rules"), pytest.mark.untraced]
 
 
 @functools.cache

@@ -31,6 +31,7 @@ def class_definitions(sources: list[Path], root: Path = PACKAGE) -> dict[str, li
     return found
 
 
+@pytest.mark.untraced  # reads the source, runs none of it
 def test_no_two_classes_under_toolkit_share_a_name():
     shared = {name: where for name, where in class_definitions(SOURCES).items() if len(where) > 1}
     assert shared == {}
@@ -97,6 +98,7 @@ def python_sources_outside_the_cli() -> list[Path]:
     return core + sorted(SANDBOX.rglob("*.py"))
 
 
+@pytest.mark.untraced  # reads the source, runs none of it
 @pytest.mark.parametrize(
     "path",
     python_sources_outside_the_cli(),

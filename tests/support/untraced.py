@@ -4,9 +4,10 @@ hypothesis's own work in a property test. Nothing else.
 Coverage (`make test`) slows what it traces two to four times, measured or not: every
 call a traced thread makes costs the tracer a look. So:
 
-- an `untraced` test (its subject is time at scale: 30,000 headings, 500 random sequences)
-  runs its body untraced; it runs the same lines as the small tests beside it, many times
-  over;
+- an `untraced` test runs its body untraced: its subject is time at scale (30,000
+  headings, 500 random sequences), and it runs the same lines as the small tests beside
+  it, many times over; or it reads the source (a rule of the imports, of the names) and
+  runs none of it;
 - a property test (`@given`) runs hypothesis's engine untraced: drawing each example,
   choosing the next, shrinking. That work is the library's, never measured, and on a
   traced thread it costs more than the examples themselves. Each example is traced.
@@ -42,7 +43,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"{MARKER}: the test's body runs without coverage's tracing, in a thread of its own "
-        "(its subject is time at scale; the lines it runs are measured by smaller tests)",
+        "(its subject is time at scale, the lines it runs measured by smaller tests; or it "
+        "reads the source and runs none of it)",
     )
 
 

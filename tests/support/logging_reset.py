@@ -29,9 +29,10 @@ def pytest_runtest_protocol(
             if handler not in handlers:
                 handler.close()
         root.handlers[:] = handlers
-        root.setLevel(level)
+        # setLevel empties every logger's cache: only where a level changed.
+        if root.level != level:
+            root.setLevel(level)
         for name, logger in loggers():
-            # setLevel empties every logger's cache: only where a level changed.
             if logger.level != levels.get(name, logging.NOTSET):
                 logger.setLevel(levels.get(name, logging.NOTSET))
 

@@ -60,6 +60,15 @@ def axe() -> Any:
 COLOUR_RULES = ("color-contrast", "link-in-text-block")
 
 
+# What the tests read of axe-core's results, taken in the page: each rule's id, impact
+# and first nodes' selectors, by outcome. The whole results (every rule's description,
+# help and tags, each node's HTML) are many times larger to send back and to parse.
+OUTCOMES_READ = """results => Object.fromEntries(
+    ["violations", "passes", "incomplete", "inapplicable"].map(kind => [kind, results[kind].map(
+        rule => ({id: rule.id, impact: rule.impact,
+                  nodes: rule.nodes.slice(0, 3).map(node => ({target: node.target}))}))]))"""
+
+
 def run_axe(axe: Any, page: Any, rules: tuple[str, ...] | None = None) -> dict[str, Any]:
     """axe-core's results on `page`, of every rule or of `rules` alone. axe-core is put
     into the page once (`axe.run` would put it in again each time), unless `with_axe` put
@@ -69,7 +78,9 @@ def run_axe(axe: Any, page: Any, rules: tuple[str, ...] | None = None) -> dict[s
     options: dict[str, Any] = {"resultTypes": ["violations"]}
     if rules is not None:
         options["runOnly"] = {"type": "rule", "values": list(rules)}
-    found: dict[str, Any] = page.evaluate("options => axe.run(document, options)", options)
+    found: dict[str, Any] = page.evaluate(
+        f"options => axe.run(document, options).then({OUTCOMES_READ})", options
+    )
     return found
 
 

@@ -14,6 +14,7 @@ Two steps, because a post's page depends on other posts (series navigation, link
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import os
 import re
@@ -465,12 +466,10 @@ def post_info(post: Post, site_url: str | None, content_dir: Path) -> PostInfo:
     # [file, whether it existed] of each relative image, once per file: the post's problems
     # depend on them. Each `src` is resolved once, however many times the post shows it.
     relative_images: dict[str, bool] = {}
-    resolved: dict[str, Path] = {}
 
+    @functools.cache
     def resolve(src: str) -> Path:
-        if src not in resolved:
-            resolved[src] = images.resolve(src, post.path, content_dir)
-        return resolved[src]
+        return images.resolve(src, post.path, content_dir)
 
     def local(src: str) -> Path | None:
         if not images.is_relative(src):

@@ -67,6 +67,7 @@ def test_the_start_is_the_workers_share_of_the_list():
     items = [Path(str(n)) for n in range(8)]
     assert rotated(items, "gw0", "4") == items
     assert rotated(items, "gw3", "4") == items[6:] + items[:6]
+    assert rotated(items, "custom", "4") == items  # a worker id xdist was given otherwise
 
 
 def test_a_module_is_named_by_its_packages_when_their_parent_is_on_the_path(tmp_path, monkeypatch):

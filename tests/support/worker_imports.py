@@ -57,8 +57,12 @@ def module_name(path: Path) -> str | None:
 
 
 def rotated(items: list[Path], worker: str, count: str) -> list[Path]:
-    """`items` from worker `gwN`'s own starting place on (the N-th of `count` parts)."""
-    start = len(items) * int(worker.removeprefix("gw")) // max(int(count), 1)
+    """`items` from worker `gwN`'s own starting place on (the N-th of `count` parts); in
+    their order for a worker named otherwise."""
+    number = worker.removeprefix("gw")
+    if not (number.isdigit() and count.isdigit() and int(count) > 0):
+        return items
+    start = len(items) * int(number) // int(count)
     return items[start:] + items[:start]
 
 

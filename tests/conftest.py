@@ -24,6 +24,7 @@ pytest_plugins = (
     "tests.support.untraced",
     "tests.support.logging_reset",
     "tests.support.worker_imports",
+    "tests.support.xdist_groups",
 )
 
 # Property tests judge their inputs, not the machine's speed: no deadline per example and

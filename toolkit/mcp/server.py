@@ -144,8 +144,9 @@ def tool_of(spec: ToolSpec, toolbox: Toolbox) -> Tool:
         )
         # Kept with the class's function, not this toolbox's method: nothing holds the
         # first server's toolbox once that server is gone.
-        _DESCRIBED[spec] = described.model_copy(update={"fn": getattr(Toolbox, spec.name)})
-        return described
+        described = _DESCRIBED[spec] = described.model_copy(
+            update={"fn": getattr(Toolbox, spec.name)}
+        )
     return described.model_copy(update={"fn": method})
 
 

@@ -18,7 +18,8 @@ from toolkit.cli import main
 # Each test's kind, `make test-fast` and the suite's timings (tests/support/plugin.py);
 # the tests that run without coverage's tracing (tests/support/untraced.py); logging put
 # back after each test (tests/support/logging_reset.py); each xdist worker's own order of
-# importing the test modules (tests/support/worker_imports.py).
+# importing the test modules (tests/support/worker_imports.py); the xdist groups sent to
+# the scheduler beside the test ids (tests/support/xdist_groups.py).
 pytest_plugins = (
     "tests.support.plugin",
     "tests.support.untraced",

@@ -60,13 +60,15 @@ def plan_json(project, env, *args: str) -> tuple[int, dict]:
 
 def adopted_posts(sandbox, count: int = 6, retitled: int = 3) -> tuple[list[int], list[str]]:
     """`count` articles on the account and the text of each post; the first `retitled`
-    posts have a new title since they were published."""
+    posts have a new title and a new paragraph since they were published (neither their
+    title nor their text is their article's)."""
     bodies = [
         f"{front(f'Adopted post {i}')}---\nThe text of adopted post {i}.\n" for i in range(count)
     ]
     ids = seed_articles(sandbox, bodies)
     texts = [
         body.replace(f"title: Adopted post {i}\n", f"title: Adopted post {i}, retitled\n")
+        + "\nA paragraph written since.\n"
         if i < retitled
         else body
         for i, body in enumerate(bodies)

@@ -1,7 +1,7 @@
 """One claim per article (#43): two posts naming one article are both refused, a file
 name used again after a rename does not take the old article, every command that binds
-binds every post, a title alone binds only on adoption, and a published post that stops
-being a post is named; against the real sandbox."""
+binds every post, a title or a text alone binds only on adoption, and a published post
+that stops being a post is named; against the real sandbox."""
 
 from __future__ import annotations
 
@@ -186,7 +186,7 @@ def test_forget_of_a_renamed_posts_old_path_is_refused(make_project, env, sandbo
     assert code == 0 and planned["content/new.md"]["moved_from"] == "content/old.md"
 
 
-# -- 6: a title alone binds only on adoption -----------------------------------------------
+# -- 6: a title or a text alone binds only on adoption -----------------------------------------------
 
 
 def test_a_title_alone_never_overwrites_an_article_outside_adoption(make_project, env, sandbox):
@@ -216,6 +216,31 @@ def test_a_title_alone_never_overwrites_an_article_outside_adoption(make_project
     assert article(sandbox, article_id)["body_markdown"].endswith("My own text.\n")
 
 
+def test_a_text_alone_never_overwrites_an_article_outside_adoption(make_project, env, sandbox):
+    site = make_project(PLAIN_CONFIG)
+    site.post("first", "First post", published=True)
+    assert site.run("publish", env=env).exit_code == 0  # toolkit.lock has an entry now
+    (article_id,) = seed(sandbox, f"{front('Website title')}---\nOne text, twice.\n")
+    site.write("content/mine.md", f"{front('My title')}---\nOne text, twice.\n")
+    code, planned = plan_json(site, env)
+    assert code == 1
+    assert planned["content/mine.md"]["action"] == "conflict"
+    assert (
+        f"article {article_id} has this text but not this post's title"
+        in planned["content/mine.md"]["message"]
+    )
+    sandbox.reset_stats()
+    assert site.run("publish", env=env).exit_code == 1
+    assert writes(sandbox) == {}
+    pulled = site.run("pull", env=env)
+    assert f"has the text of article {article_id} but not its title" in pulled.output
+    assert [p.name for p in site.content.glob("website-title*.md")] == []
+    unpublished = site.run("unpublish", "content/mine.md", env=env)
+    assert unpublished.exit_code == 1
+    assert "it is not unpublished on a text alone" in unpublished.output
+    assert article(sandbox, article_id)["published"] is True
+
+
 def test_a_title_binds_on_adoption(make_project, env, sandbox):
     site = make_project(PLAIN_CONFIG)
     (article_id,) = seed(sandbox, f"{front('Adopted')}---\nAn older text.\n")
@@ -224,6 +249,58 @@ def test_a_title_binds_on_adoption(make_project, env, sandbox):
     assert code == 0
     assert planned["content/adopted.md"]["action"] == "update"
     assert f"article {article_id} (found by title)" in planned["content/adopted.md"]["message"]
+
+
+def test_a_text_binds_on_adoption(make_project, env, sandbox):
+    """A post retitled after it was published, then the lock lost (a fresh clone without
+    toolkit.lock, a deleted lock): its text finds its article, nothing is made again."""
+    site = make_project(PLAIN_CONFIG)
+    site.write("content/post.md", f"{front('Draft title', False)}---\nThe text it keeps.\n")
+    assert site.run("publish", env=env).exit_code == 0
+    article_id = lock_entries(site)["content/post.md"]["article_id"]
+    site.write("content/post.md", f"{front('Final title', False)}---\nThe text it keeps.\n")
+    (site.root / "toolkit.lock").unlink()
+
+    code, planned = plan_json(site, env)
+    assert code == 0
+    assert planned["content/post.md"]["action"] == "update"
+    assert f"article {article_id} (found by body)" in planned["content/post.md"]["message"]
+    pulled = site.run("pull", env=env)
+    assert pulled.exit_code == 0, pulled.output
+    holders = [p.name for p in site.content.glob("*.md") if "The text it keeps." in p.read_text()]
+    assert holders == ["post.md"]
+    assert "Final title" in (site.content / "post.md").read_text()
+    assert "`toolkit publish --force content/post.md` sends yours" in pulled.output  # kept
+    # Pull recorded the account's other articles: no adoption now. The post only resembles
+    # its article, which the lock never held: a conflict, never a second article.
+    sandbox.reset_stats()
+    published = site.run("publish", env=env)
+    assert published.exit_code == 1
+    assert "has this text but not this post's title" in published.output
+    assert writes(sandbox) == {}
+    assert site.run("publish", "--force", "content/post.md", env=env).exit_code == 0
+    assert writes(sandbox) == {"PUT 200": 1}
+    assert article(sandbox, article_id)["title"] == "Final title"
+    assert [
+        a["id"] for a in my_articles(sandbox) if a["title"] in ("Draft title", "Final title")
+    ] == [article_id]
+
+
+def test_two_articles_of_a_posts_text_on_adoption_are_not_guessed_at(make_project, env, sandbox):
+    site = make_project(PLAIN_CONFIG)
+    ids = seed(
+        sandbox,
+        f"{front('One title')}---\nThe same text.\n",
+        f"{front('Another title')}---\nThe same text.\n",
+    )
+    site.write("content/post.md", f"{front('A third title')}---\nThe same text.\n")
+    code, planned = plan_json(site, env)
+    assert code == 1
+    assert planned["content/post.md"]["action"] == "error"
+    assert all(str(i) in planned["content/post.md"]["message"] for i in ids)
+    sandbox.reset_stats()
+    assert site.run("publish", env=env).exit_code == 1
+    assert writes(sandbox) == {}
 
 
 # -- 10: a published post that stops being a post -----------------------------------------

@@ -386,6 +386,17 @@ IDENTITY = settings(
         ("pull",),
     ]
 )
+# A post retitled after it was published, then the lock lost: pull finds its article by
+# its text, and writes no second file for it.
+@example(
+    sequence=[
+        ("new", "a", "Title one", False),
+        ("publish",),
+        ("retitle", "a", "Title two"),
+        ("lose lock",),
+        ("pull",),
+    ]
+)
 def test_no_article_receives_another_posts_text(own_sandbox, chunk, sequence):
     own_sandbox.reset()
     own_sandbox.set_rate_limits(False)

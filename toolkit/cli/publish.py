@@ -117,18 +117,19 @@ def publish(
 ) -> None:
     """Sync posts to the publishing API: create new ones, update changed ones.
 
-    Never duplicates: a post is matched to its article by toolkit.lock, then its `id:`,
-    then dev-to-git.json, then canonical_url, then title; a renamed post keeps its article
-    (the lock entry moves), and a deleted one is named as gone (`toolkit unpublish` or
-    `toolkit forget` it). Unchanged posts cost no request beyond one list read. Drafts
-    (`published: false`) stay drafts. Articles edited on the website since the last publish
-    are conflicts, skipped unless --force; articles deleted on the website are conflicts too,
-    created again only with --recreate. Writes are paced to the API's rate limits
-    (10 published creates and 30 updates per 30 s; drafts are not paced). Shows a progress bar on a terminal, a line for
-    each post written (public or draft, with its article's URL) or failed (-v: every post)
-    and a summary table. Needs FOREM_API_KEY; in a team's repository ([writers] in
-    toolkit.toml), each writer's posts go with their own key (FOREM_API_KEY_<FOLDER>),
-    their lines under their name, and a writer without one is skipped (exit 1).
+    Never duplicates: a post is matched to its article by toolkit.lock, then its `id:`, then
+    dev-to-git.json, then canonical_url, then title, then its text (the Markdown after the
+    front matter); a renamed post keeps its article (the lock entry moves), and a deleted
+    one is named as gone (`toolkit unpublish` or `toolkit forget` it). Unchanged posts cost
+    no request beyond one list read. Drafts (`published: false`) stay drafts. Articles
+    edited on the website since the last publish are conflicts, skipped unless --force;
+    articles deleted on the website are conflicts too, created again only with --recreate.
+    Writes are paced to the API's rate limits (10 published creates and 30 updates per 30 s;
+    drafts are not paced). Shows a progress bar on a terminal, a line for each post written
+    (public or draft, with its article's URL) or failed (-v: every post) and a summary
+    table. Needs FOREM_API_KEY; in a team's repository ([writers] in toolkit.toml), each
+    writer's posts go with their own key (FOREM_API_KEY_<FOLDER>), their lines under their
+    name, and a writer without one is skipped (exit 1).
 
     One writer at a time: a publish holds .toolkit/run.lock (so do pull and watch's draft
     pushes). While another run holds it, publish waits up to --lock-timeout seconds, then

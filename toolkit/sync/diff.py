@@ -58,8 +58,8 @@ def diff_post(config: Config, client: ForemClient, path: str | Path) -> PostDiff
     )[0].matches[post.key]
     if match.problem:
         raise SyncError(f"{post.key}: {match.problem}")
-    # A title alone (outside adoption) is shown, never taken as the post's article.
-    article = match.article or match.title_only
+    # A title or a text alone (outside adoption) is shown, never taken as the post's article.
+    article = match.article or match.resembles
     if article is None:
         return PostDiff(post.key, NOT_THERE)
     payload = payload_for(post, config)

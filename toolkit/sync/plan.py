@@ -139,21 +139,22 @@ def _decide(
 ) -> PostPlan:
     """`plan` (the post, its payload, its article and entry) with its action and reason."""
     draft = "" if post.published else " as a draft"
-    if match.title_only is not None and match.article is None:
-        weak = match.title_only
+    if match.resembles is not None and match.article is None:
+        weak = match.resembles
         if not force:
+            shared, other = match.resemblance()
             return replace(
                 plan,
                 action=Action.CONFLICT,
                 article=weak,
                 reason=(
-                    f"article {weak.id} has this title but not this post's text, and "
+                    f"article {weak.id} has this {shared} but not this post's {other}, and "
                     "toolkit.lock never gave it to a post (written on the website?); "
-                    "`toolkit publish --force` sends this post over it, another title "
-                    "makes a new article"
+                    "`toolkit publish --force` sends this post over it, another "
+                    f"{shared} makes a new article"
                 ),
             )
-        match = replace(match, article=weak, title_only=None)
+        match = replace(match, article=weak, resembles=None)
         plan = replace(plan, article=weak)
     if match.problem:
         gone = match.via == "toolkit.lock"  # the lock's article was deleted remotely

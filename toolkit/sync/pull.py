@@ -310,7 +310,8 @@ class _Puller:
                     article.id,
                     "differs from the website, with no record of a last send to tell which "
                     f"side changed; `toolkit diff {key}` shows both, `toolkit pull "
-                    "--overwrite` takes the website's, `toolkit publish` sends yours",
+                    f"--overwrite` takes the website's, `toolkit publish --force {key}` sends "
+                    "yours",
                 )
             if not self.merge:
                 return PullOutcome(
@@ -537,14 +538,15 @@ def pull_articles(
             continue
         if article.id in contested:
             claimant = contested[article.id][0]
-            weak = matches[claimant].title_only
+            weak = matches[claimant].resembles
+            shared, other = matches[claimant].resemblance()
             result.outcomes.append(
                 PullOutcome(
                     claimant,
                     PullAction.KEPT if weak is not None else PullAction.FAILED,
                     article.id,
                     (
-                        f"has the title of article {article.id} but not its text; not "
+                        f"has the {shared} of article {article.id} but not its {other}; not "
                         f"pulled beside it: `toolkit diff {claimant}` shows both"
                     )
                     if weak is not None

@@ -11,7 +11,8 @@ once: which article one post is depends on what the others claim):
    carry it, the one whose body is the post's); two posts of one title and one such
    article: the post whose body it holds;
 6. for a post that none of these bind: the article of a lock entry whose file is gone,
-   when that article's text (the Markdown after the front matter) is the post's.
+   when that article's text (the Markdown after the front matter) is the post's; while
+   adopting, the one unclaimed article whose text is the post's.
 
 One claim per article: the claims of one rule are settled together, and two posts one
 rule gives the same article (two files with one `id:`, two dev-to-git entries with one
@@ -22,10 +23,11 @@ no post now: `Identities.strays`), or when a stronger rule gave it to another po
 naming the post, never a create. Two candidates are never guessed at: the post is
 refused with both ids named.
 
-A title alone is adoption's (no lock entry yet for this server): once the lock has
-entries, rule 5 binds only an article that holds the post's text or whose lock entry's
-file is gone (a rename); any other is the post's `Match.title_only`, a conflict for
-`plan`, never written over without --force.
+A title alone, or a text alone, is adoption's (no lock entry yet for this server): once
+the lock has entries, rule 5 binds only an article that holds the post's text or whose
+lock entry's file is gone (a rename), and rule 6 only the article of such an entry; any
+other article with the post's title or text is the post's `Match.resembles`, a conflict
+for `plan`, never written over without --force.
 
 The lock and a text disagree when the lock gives an article to a file whose text is not
 the article's while another post without an entry holds it (a file name used again
@@ -67,13 +69,19 @@ class Match:
     line: int = 1  # the post's line the problem is about
     entry: LedgerEntry | None = None  # the lock entry that goes with the article, if any
     moved_from: str | None = None  # the path whose lock entry this post takes over
-    # Outside adoption: the one unclaimed article with the post's title and not its text.
-    # Not the post's article (nothing is written over it without --force), nor a new
-    # one's (pull writes no second file for it).
-    title_only: Article | None = None
+    # Outside adoption: the one unclaimed article with the post's title and not its text
+    # (`via` "title"), or with its text and not its title, that the lock never held (`via`
+    # "body"). Not the post's article (nothing is written over it without --force), nor a
+    # new one's (pull writes no second file for it).
+    resembles: Article | None = None
     # The articles a refused match is about (two claims on one, or several candidates):
     # none of them is a new article to pull beside the post.
     contested: tuple[int, ...] = ()
+
+    def resemblance(self) -> tuple[str, str]:
+        """What the post shares with the article it `resembles`, and what it does not:
+        ("title", "text") or ("text", "title")."""
+        return ("title", "text") if self.via == "title" else ("text", "title")
 
 
 @dataclass
@@ -93,10 +101,10 @@ class Identities:
     strays: list[Gone] = field(default_factory=list)
 
     def contested(self) -> dict[int, list[str]]:
-        """Article id -> the posts whose claim on it was refused or is its title alone."""
+        """Article id -> the posts whose claim on it was refused or that only resemble it."""
         found: dict[int, list[str]] = defaultdict(list)
         for key, match in sorted(self.matches.items()):
-            ids = match.contested + ((match.title_only.id,) if match.title_only else ())
+            ids = match.contested + ((match.resembles.id,) if match.resembles else ())
             for article_id in ids:
                 found[article_id].append(key)
         return dict(found)
@@ -254,6 +262,7 @@ class _Binder:
         self.owner: dict[int, str] = {}  # article id -> the post bound to it in this run
         self.matches: dict[str, Match] = {}
         self._texts: dict[str, str] = {}
+        self._by_text: dict[str, list[Article]] | None = None  # text -> its articles
 
     # -- what the rules ask --------------------------------------------------------------
 
@@ -269,6 +278,15 @@ class _Binder:
     def same_text(self, post: Post, article: Article) -> bool:
         mine = self.text(post)
         return bool(mine) and text_of(article.body_markdown or "") == mine
+
+    def with_text(self, post: Post) -> list[Article]:
+        """The remote articles whose text is the post's (none for a post without text)."""
+        if self._by_text is None:
+            self._by_text = defaultdict(list)
+            for article in self.remote.articles:
+                self._by_text[text_of(article.body_markdown or "")].append(article)
+        mine = self.text(post)
+        return list(self._by_text.get(mine, [])) if mine else []
 
     def taken(self, article: Article) -> bool:
         return bool(self.held.get(article.id)) or article.id in self.owner
@@ -449,7 +467,7 @@ class _Binder:
         """Rule 5: the one unclaimed article with the post's title. Outside adoption (once
         toolkit.lock has entries) a title alone binds only an article whose lock entry's
         file is gone (a rename); an article the lock never held needs the post's text too,
-        else the post is told it (`Match.title_only`) and nothing is written over it."""
+        else the post is told it (`Match.resembles`) and nothing is written over it."""
         rest: list[Post] = []
         by_title: list[tuple[Post, list[Article]]] = []
         for post in posts:
@@ -489,24 +507,27 @@ class _Binder:
             elif self.adopting or article.id in self.free:
                 self.settle(post, Match(article, "title"))
             else:
-                self.settle(post, Match(None, "title", title_only=article))
+                self.settle(post, Match(None, "title", resembles=article))
         return rest
 
     def by_text(self, posts: list[Post]) -> None:
-        """Rule 6: the article of a gone post's lock entry whose text is the post's."""
+        """Rule 6: the article of a gone post's lock entry whose text is the post's; while
+        adopting, any unclaimed article whose text is the post's (a post retitled after it
+        was published, and the lock lost since). Outside adoption, an article the lock never
+        held with the post's text is what the post `resembles`: a conflict, not a new
+        article beside it."""
         claims: list[tuple[Post, Match]] = []
         for post in posts:
-            same = [
-                self.remote.by_id[article_id]
-                for article_id in self.free
-                if article_id in self.remote.by_id
-                and article_id not in self.owner
-                and self.same_text(post, self.remote.by_id[article_id])
-            ]
-            if len(same) > 1:
+            same = [a for a in self.with_text(post) if not self.taken(a)]
+            bound = same if self.adopting else [a for a in same if a.id in self.free]
+            if len(bound) > 1:
+                self.settle(post, _ambiguous(bound, "body", 1))
+            elif bound:
+                claims.append((post, Match(bound[0], "body")))
+            elif len(same) > 1:
                 self.settle(post, _ambiguous(same, "body", 1))
             elif same:
-                claims.append((post, Match(same[0], "body")))
+                self.settle(post, Match(None, "body", resembles=same[0]))
             else:
                 self.settle(post, Match(None, ""))
         self.settle_claims(claims)

@@ -212,10 +212,11 @@ def _bound_article(key: str, match: Match) -> int:
     """The article a post is, bound with every other post; SyncError when it is none."""
     if match.problem is not None:
         raise SyncError(f"{key}:{match.line}: {match.problem}")
-    if match.title_only is not None:
+    if match.resembles is not None:
+        shared = match.resemblance()[0]
         raise SyncError(
-            f"{key}: only its title is article {match.title_only.id}'s, which toolkit.lock "
-            "never gave to a post; it is not unpublished on a title alone "
+            f"{key}: only its {shared} is article {match.resembles.id}'s, which toolkit.lock "
+            f"never gave to a post; it is not unpublished on a {shared} alone "
             f"(`toolkit diff {key}` shows both)"
         )
     if match.article is None:

@@ -1,7 +1,8 @@
 """Every command is documented: its row in the README's Commands table names every
 argument and option it has, its help explains each option and ends with examples that
-run it. Each check returns the problems it found, so that the checks themselves are
-tested on documentation known to be wrong (a check that cannot fail proves nothing)."""
+run it; and every test the documents name is where they say. Each check returns the
+problems it found, so that the checks themselves are tested on documentation known to be
+wrong (a check that cannot fail proves nothing)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,10 @@ from click.testing import CliRunner
 
 from toolkit.cli import COMMANDS, main
 
-README = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+TESTS = Path(__file__).parent
+README = (TESTS.parent / "README.md").read_text(encoding="utf-8")
+# The documents that name tests, by their path in the project.
+NAMING_TESTS = ("README.md", "CONTRIBUTING.md", "sandbox/toolkit_sandbox/README.md")
 SHARED = {"--verbose", "--quiet", "--help"}  # on every command; the README lists them once
 ENV_ASSIGNMENT = r"(?:[A-Z_][A-Z0-9_]*=\S*\s+)*"  # `FOREM_BASE_URL=... toolkit publish`
 
@@ -74,6 +78,57 @@ def help_problems(cmd: click.Command, name: str) -> list[str]:
         if not re.match(rf"^    {ENV_ASSIGNMENT}toolkit {name}(\s|$)", line):
             problems.append(f"toolkit {name} --help: example does not run it: {line.strip()}")
     return problems
+
+
+# A test file under tests/ with its folder (`sync/test_pull.py`, `tests/e2e/test_x.py`),
+# a test of it (`sync/test_pull.py::test_y`), or another test of the file named last on the
+# line (`::test_z`).
+TEST_REFERENCE = re.compile(
+    r"(?<![\w./-])(?:tests/)?(?P<file>(?:[a-z0-9_]+/)*test_[a-z0-9_]+\.py)?::(?P<test>test_\w+)"
+    r"|(?<![\w./-])(?:tests/)?(?P<path>(?:[a-z0-9_]+/)+test_[a-z0-9_]+\.py)"
+)
+
+
+def reference_problems(document: str, text: str, tests: Path = TESTS) -> list[str]:
+    """The test files and tests `text` names that are not in `tests`."""
+    problems = []
+    for number, line in enumerate(text.splitlines(), 1):
+        current = None
+        for found in TEST_REFERENCE.finditer(line):
+            path = found["file"] or found["path"]
+            if path is not None:
+                path = path.removeprefix("tests/")
+                current = path if (tests / path).is_file() else None
+                if current is None:
+                    problems.append(f"{document}:{number}: no tests/{path}")
+            name = found["test"]
+            if name is None or (path is not None and current is None):
+                continue
+            if current is None:
+                problems.append(f"{document}:{number}: ::{name} follows no test file")
+            elif not re.search(rf"^(?:async )?def {name}\(", (tests / current).read_text(), re.M):
+                problems.append(f"{document}:{number}: no {name} in tests/{current}")
+    return problems
+
+
+@pytest.mark.parametrize("document", NAMING_TESTS)
+def test_every_test_a_document_names_is_where_it_says(document):
+    text = (TESTS.parent / document).read_text(encoding="utf-8")
+    assert reference_problems(document, text) == []
+
+
+def test_a_test_named_at_a_wrong_place_is_found():
+    text = (
+        "`sync/test_pull.py::test_nothing_here`, `::test_pull_then_publish_writes_nothing`\n"
+        "`test_pull.py::test_pull_then_publish_writes_nothing`\n"
+        "`tests/nowhere/test_pull.py`, `::test_orphan`\n"
+    )
+    assert reference_problems("DOC.md", text) == [
+        "DOC.md:1: no test_nothing_here in tests/sync/test_pull.py",
+        "DOC.md:2: no tests/test_pull.py",
+        "DOC.md:3: no tests/nowhere/test_pull.py",
+        "DOC.md:3: ::test_orphan follows no test file",
+    ]
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))

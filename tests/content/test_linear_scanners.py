@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -15,7 +17,8 @@ from hypothesis import strategies as st
 
 from toolkit.content.liquid import TAG, code_spans, find_tags
 from toolkit.content.liquid_maths import KATEX_OPEN
-from toolkit.site.markdown import MarkdownRenderer
+from toolkit.site import markdown_fast
+from toolkit.site.markdown import Body, MarkdownRenderer
 
 PIECES = ["{%", "%}", "-%}", "{%-", " ", "\n", "katex", "endkatex", "inline", "x", "%", "{", "}"]
 
@@ -86,6 +89,13 @@ def test_check_and_build_read_a_line_of_unclosed_openings_once(make_project, bod
     assert "After them {% youtube bad %} is read." in page
 
 
+def engines(renderer: MarkdownRenderer) -> list[Callable[[str, Path], Body]]:
+    """The renderer's engines: the reference, and the fast path where markdown-it-pyrs is
+    installed (pyproject.toml installs it only where it publishes a wheel)."""
+    fast = [renderer.render_fast] if markdown_fast.RUST_PORT is not None else []
+    return [*fast, renderer.render_reference]
+
+
 # The subject is the time 30,000 headings take; the lines they run are measured by the
 # tests of a few headings (`untraced`: tracing them would double this test's time).
 @pytest.mark.untraced
@@ -97,7 +107,7 @@ def test_a_heading_number_is_found_in_one_step(tmp_path):
     body = "## Same\n\n" * headings + "## Same 1\n\n## Content\n"
     renderer = MarkdownRenderer(tmp_path, "content/")
     path = tmp_path / "post.md"
-    for render in (renderer.render_fast, renderer.render_reference):  # both engines
+    for render in engines(renderer):
         html = render(body, path).html
         assert 'id="same"' in html and f'id="same-{headings - 1}"' in html
         assert 'id="same-1-1"' in html  # `same-1` was taken by a `## Same`
@@ -110,7 +120,7 @@ def test_heading_ids_are_numbered_across_every_heading_level(tmp_path):
     body = "".join("#" * level + " Same\n\n" for level in range(1, 7)) + "####### Seven\n"
     renderer = MarkdownRenderer(tmp_path, "content/")
     path = tmp_path / "post.md"
-    for render in (renderer.render_fast, renderer.render_reference):  # both engines
+    for render in engines(renderer):
         html = render(body, path).html
         assert re.findall(r'<h(\d) id="([^"]+)"', html) == [
             ("1", "same"),

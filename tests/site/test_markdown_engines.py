@@ -33,6 +33,13 @@ from toolkit.site.markdown_fast_refusals import Unsupported
 REPOSITORY = Path(__file__).resolve().parents[2]
 EXAMPLES = int(os.environ.get("TOOLKIT_FUZZ_EXAMPLES", "150"))
 
+# markdown-it-pyrs is installed only where it publishes a wheel (pyproject.toml): elsewhere
+# there is one engine, and nothing to hold it to.
+needs_fast_path = pytest.mark.skipif(
+    markdown_fast.RUST_PORT is None,
+    reason="markdown-it-pyrs is not installed for this Python: no fast path to compare",
+)
+
 
 @pytest.fixture(scope="module")
 def content(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -112,6 +119,7 @@ def fixture_bodies() -> dict[str, str]:
     return found
 
 
+@needs_fast_path
 def test_every_post_of_the_tests_renders_the_same_with_both_engines(renderer, content):
     bodies = fixture_bodies()
     assert len(bodies) > 100  # the collection itself works
@@ -124,6 +132,7 @@ def test_every_post_of_the_tests_renders_the_same_with_both_engines(renderer, co
     assert len(refused) < len(posts) // 5, refused
 
 
+@needs_fast_path
 def test_the_user_guide_renders_the_same_with_both_engines():
     content = REPOSITORY / "content"
     renderer = MarkdownRenderer(content, "content/")
@@ -140,6 +149,7 @@ def test_the_user_guide_renders_the_same_with_both_engines():
     assert len(refused) < len(posts) / 2, refused
 
 
+@needs_fast_path
 def test_the_demo_articles_render_the_same_with_both_engines(renderer, content):
     from toolkit_sandbox.forem import seed, seed_data
 
@@ -155,6 +165,7 @@ def test_the_demo_articles_render_the_same_with_both_engines(renderer, content):
 
 # 1,000 posts through both engines: the lines they run are measured by the tests of the
 # suite's own posts above (`untraced`: tracing them would double this test's time).
+@needs_fast_path
 @pytest.mark.untraced
 def test_the_bench_corpus_renders_the_same_with_both_engines(renderer, content):
     sys.path.insert(0, str(REPOSITORY))
@@ -413,6 +424,7 @@ def document(plain: bool = False) -> st.SearchStrategy[str]:
     return st.lists(block(plain), min_size=1, max_size=6).map(lambda b: "\n\n".join(b) + "\n")
 
 
+@needs_fast_path
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=document())
 def test_any_post_renders_as_the_reference_does(renderer, content, body):
@@ -442,6 +454,7 @@ def ordinary_footnotes(body: str) -> str:
     return "\n".join(lines)
 
 
+@needs_fast_path
 @settings(max_examples=EXAMPLES // 2, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=document(plain=True))
 # A fence in a nested list item: its closing line, deep and right after code, is the
@@ -479,6 +492,7 @@ def test_heading_slugs_follow_dev_to(title, slug):
     assert markdown_fast.slugify(title) == slug
 
 
+@needs_fast_path
 @pytest.mark.parametrize("body", [HEADINGS, MATHS, EMBEDS], ids=["headings", "maths", "embeds"])
 def test_both_engines_write_dev_to_posts_alike(renderer, content, body):
     """Anchors on every level, `<a name>`, TeX in {% katex %}, tags in a line: the fast
@@ -505,6 +519,7 @@ def test_a_duplicate_slug_is_numbered_and_a_theme_id_is_never_taken():
     assert markdown_fast.unique_slug("comment-section", slugs) == "comment-section"
 
 
+@needs_fast_path
 def test_both_engines_anchor_every_heading_level_alike(renderer, content):
     body = "".join(f"{'#' * level} Level {level} - here\n\ntext\n\n" for level in range(1, 7))
     body += "Setext\ntitle\n======\n\n## Level 2 - here\n\n## `code` and *em* ![img](x.png)\n"
@@ -563,6 +578,7 @@ REFUSED = {
 }
 
 
+@needs_fast_path
 @pytest.mark.parametrize("reason", sorted(REFUSED))
 def test_what_the_fast_path_refuses_is_rendered_by_the_reference(renderer, content, reason):
     path = content / "guide" / "post.md"
@@ -588,6 +604,7 @@ def test_a_failure_of_the_fast_path_leaves_the_post_to_the_reference(content, ca
     )
 
 
+@needs_fast_path
 @pytest.mark.e2e
 def test_a_refused_post_is_said_in_verbose_output_and_built_all_the_same(make_project):
     # The full-content feed renders every post a second time: the post is said once.

@@ -186,7 +186,7 @@ def test_forget_of_a_renamed_posts_old_path_is_refused(make_project, env, sandbo
     assert code == 0 and planned["content/new.md"]["moved_from"] == "content/old.md"
 
 
-# -- 6: a title or a text alone binds only on adoption -----------------------------------------------
+# -- 6: a title or a text alone binds only on adoption ------------------------------------
 
 
 def test_a_title_alone_never_overwrites_an_article_outside_adoption(make_project, env, sandbox):
@@ -284,6 +284,23 @@ def test_a_text_binds_on_adoption(make_project, env, sandbox):
     assert [
         a["id"] for a in my_articles(sandbox) if a["title"] in ("Draft title", "Final title")
     ] == [article_id]
+
+
+def test_publish_after_the_lock_is_lost_updates_a_retitled_posts_article(
+    make_project, env, sandbox
+):
+    site = make_project(PLAIN_CONFIG)
+    site.write("content/post.md", f"{front('Draft title')}---\nThe text it keeps.\n")
+    assert site.run("publish", env=env).exit_code == 0
+    article_id = lock_entries(site)["content/post.md"]["article_id"]
+    site.write("content/post.md", f"{front('Final title')}---\nThe text it keeps.\n")
+    (site.root / "toolkit.lock").unlink()
+    sandbox.reset_stats()
+    published = site.run("publish", env=env)
+    assert published.exit_code == 0, published.output
+    assert writes(sandbox) == {"PUT 200": 1}
+    assert article(sandbox, article_id)["title"] == "Final title"
+    assert lock_entries(site)["content/post.md"]["article_id"] == article_id
 
 
 def test_two_articles_of_a_posts_text_on_adoption_are_not_guessed_at(make_project, env, sandbox):

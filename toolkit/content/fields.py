@@ -22,7 +22,7 @@ FOREM_KEYS = (
 )
 # Keys only toolkit reads; never sent to the API.
 # `pinned: true` lists the post first on the site's home page; `id` is the article the
-# post is bound to, as devto-cli writes it (`toolkit.sync.remote` reads it).
+# post is bound to, as devto-cli writes it (`toolkit.sync.identity` reads it).
 # `crosspost: true` sends a post that predates `[source] adopted` (`toolkit.sync.adoption`).
 TOOLKIT_KEYS = ("premium", "slug", "organization_id", "pinned", "id", "crosspost")
 KNOWN_KEYS = frozenset(FOREM_KEYS + TOOLKIT_KEYS)

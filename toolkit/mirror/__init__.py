@@ -22,8 +22,9 @@ from toolkit.mirror.readinglist import mirror_readinglist
 from toolkit.mirror_layout import COMMENTS, PODCASTS, READING_LIST
 from toolkit.mirror_layout import mirror_folder as folder_in
 from toolkit.sync.engine import MissingKey
+from toolkit.sync.identity import match_posts
 from toolkit.sync.ledger import Ledger
-from toolkit.sync.remote import RemoteState, match_posts
+from toolkit.sync.remote import RemoteState
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Every post of a project bound to its article at once (`remote.bind_posts`), for the
+"""Every post of a project bound to its article at once (`identity.bind_posts`), for the
 commands that ask about one post or one article (`unpublish`, `forget`, `diff`, `pull`):
 which article a post is depends on what the others claim, so none is bound alone."""
 
@@ -11,8 +11,9 @@ from toolkit.content.hosting import canonical_url
 from toolkit.content.post import Post
 from toolkit.content.problems import Problem
 from toolkit.sync.devtogit import read_map
+from toolkit.sync.identity import bind_posts
 from toolkit.sync.ledger import Ledger
-from toolkit.sync.remote import Identities, RemoteState, bind_posts
+from toolkit.sync.remote import Identities, RemoteState
 
 
 def bind_project(

@@ -20,9 +20,10 @@ from toolkit.content.dates import project_dates
 from toolkit.content.hosting import canonical_url
 from toolkit.sync.adoption import adopted_on, not_bound_and_old, resolve_ref
 from toolkit.sync.devtogit import read_map
+from toolkit.sync.identity import bind_posts
 from toolkit.sync.ledger import NOT_IN_PROJECT, Ledger, project_key
 from toolkit.sync.plan import Action, PostPlan, decide
-from toolkit.sync.remote import Gone, RemoteState, bind_posts
+from toolkit.sync.remote import Gone, RemoteState
 from toolkit.sync.stray import not_a_post
 
 

@@ -189,56 +189,50 @@ def test_forget_of_a_renamed_posts_old_path_is_refused(make_project, env, sandbo
 # -- 6: a title or a text alone binds only on adoption ------------------------------------
 
 
-def test_a_title_alone_never_overwrites_an_article_outside_adoption(make_project, env, sandbox):
+# What the post shares with the website's article: (the article's title and text, the
+# post's title and text).
+SHARED = {
+    "title": (("Website only", "Written on the website."), ("Website only", "My own text.")),
+    "text": (("Website title", "One text, twice."), ("My title", "One text, twice.")),
+}
+
+
+@pytest.mark.parametrize("shared", sorted(SHARED))
+def test_a_title_or_a_text_alone_never_overwrites_an_article_outside_adoption(
+    make_project, env, sandbox, shared
+):
+    (theirs, their_text), (mine, my_text) = SHARED[shared]
+    other = "text" if shared == "title" else "title"
     site = make_project(PLAIN_CONFIG)
     site.post("first", "First post", published=True)
     assert site.run("publish", env=env).exit_code == 0  # toolkit.lock has an entry now
-    (article_id,) = seed(sandbox, f"{front('Website only')}---\nWritten on the website.\n")
-    site.write("content/mine.md", f"{front('Website only')}---\nMy own text.\n")
+    (article_id,) = seed(sandbox, f"{front(theirs)}---\n{their_text}\n")
+    site.write("content/mine.md", f"{front(mine)}---\n{my_text}\n")
     code, planned = plan_json(site, env)
     assert code == 1
     assert planned["content/mine.md"]["action"] == "conflict"
     assert (
-        f"article {article_id} has this title but not this post's text"
-        in (planned["content/mine.md"]["message"])
-    )
-    sandbox.reset_stats()
-    assert site.run("publish", env=env).exit_code == 1
-    assert writes(sandbox) == {}
-    assert article(sandbox, article_id)["body_markdown"].endswith("Written on the website.\n")
-    pulled = site.run("pull", env=env)
-    assert "has the title of article" in pulled.output
-    assert [p.name for p in site.content.glob("website-only*.md")] == []
-
-    # The same text is the same post; --force sends it over the article.
-    forced = site.run("publish", "--force", env=env)
-    assert forced.exit_code == 0, forced.output
-    assert article(sandbox, article_id)["body_markdown"].endswith("My own text.\n")
-
-
-def test_a_text_alone_never_overwrites_an_article_outside_adoption(make_project, env, sandbox):
-    site = make_project(PLAIN_CONFIG)
-    site.post("first", "First post", published=True)
-    assert site.run("publish", env=env).exit_code == 0  # toolkit.lock has an entry now
-    (article_id,) = seed(sandbox, f"{front('Website title')}---\nOne text, twice.\n")
-    site.write("content/mine.md", f"{front('My title')}---\nOne text, twice.\n")
-    code, planned = plan_json(site, env)
-    assert code == 1
-    assert planned["content/mine.md"]["action"] == "conflict"
-    assert (
-        f"article {article_id} has this text but not this post's title"
+        f"article {article_id} has this {shared} but not this post's {other}"
         in planned["content/mine.md"]["message"]
     )
     sandbox.reset_stats()
     assert site.run("publish", env=env).exit_code == 1
     assert writes(sandbox) == {}
+    assert article(sandbox, article_id)["body_markdown"].endswith(f"{their_text}\n")
     pulled = site.run("pull", env=env)
-    assert f"has the text of article {article_id} but not its title" in pulled.output
-    assert [p.name for p in site.content.glob("website-title*.md")] == []
+    assert f"has the {shared} of article {article_id} but not its {other}" in pulled.output
+    stem = theirs.lower().replace(" ", "-")
+    assert [p.name for p in site.content.glob(f"{stem}*.md")] == []
     unpublished = site.run("unpublish", "content/mine.md", env=env)
     assert unpublished.exit_code == 1
-    assert "it is not unpublished on a text alone" in unpublished.output
+    assert f"it is not unpublished on a {shared} alone" in unpublished.output
     assert article(sandbox, article_id)["published"] is True
+
+    # `--force`: the post is the article; it is sent over it.
+    forced = site.run("publish", "--force", env=env)
+    assert forced.exit_code == 0, forced.output
+    sent = article(sandbox, article_id)
+    assert sent["title"] == mine and sent["body_markdown"].endswith(f"{my_text}\n")
 
 
 def test_a_title_binds_on_adoption(make_project, env, sandbox):

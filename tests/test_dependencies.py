@@ -12,6 +12,7 @@ import sys
 import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
+from typing import Any
 
 import pytest
 from packaging.requirements import Requirement
@@ -55,8 +56,13 @@ def _imports(package: Path = ROOT / "toolkit") -> dict[str, list[tuple[str, bool
     return found
 
 
+def _project(root: Path = ROOT) -> dict[str, Any]:
+    """The `[project]` table of `root`'s pyproject.toml."""
+    return tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+
 def _declared(root: Path = ROOT) -> tuple[set[str], dict[str, set[str]]]:
-    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    project = _project(root)
     extras = {
         extra: {_name(r) for r in requirements}
         for extra, requirements in project["optional-dependencies"].items()
@@ -67,10 +73,9 @@ def _declared(root: Path = ROOT) -> tuple[set[str], dict[str, set[str]]]:
 def _left_out_here(root: Path = ROOT) -> set[str]:
     """The required distributions whose environment marker leaves them out of this
     interpreter (`markdown-it-pyrs; python_version < "3.13"`): not installed, by design."""
-    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     return {
         _name(r.name)
-        for r in map(Requirement, project["dependencies"])
+        for r in map(Requirement, _project(root)["dependencies"])
         if r.marker is not None and not r.marker.evaluate()
     }
 
@@ -112,8 +117,8 @@ def test_a_module_of_an_extra_is_imported_only_where_it_is_used():
 
 
 def test_the_sandbox_requires_this_toolkit_and_toolkit_imports_it_only_where_it_is_used():
-    toolkit = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    sandbox = tomllib.loads((SANDBOX / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    toolkit = _project(ROOT)
+    sandbox = _project(SANDBOX)
     assert sandbox["name"] == "toolkit-sandbox" and sandbox["version"] == toolkit["version"]
     # This repository's toolkit, at its version exactly: another project holds the name
     # `toolkit` on PyPI, and no extra of toolkit's names the sandbox (none would be found).
@@ -146,7 +151,7 @@ def test_every_distribution_the_sandbox_imports_is_declared_in_its_own_pyproject
 def test_the_dev_extra_brings_the_optional_parts_and_pins_the_checks():
     _, extras = _declared()
     assert "toolkit" in extras["dev"]  # toolkit[7z]: `make test` exports 7z archives
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    project = _project(ROOT)
     pinned = {_name(r): r for r in project["optional-dependencies"]["dev"]}
     assert all(
         re.fullmatch(rf"{tool}==[0-9][0-9.]*", pinned[tool], re.IGNORECASE)

@@ -19,6 +19,11 @@ title = "Identity site"
 [forem]
 rate_window = 1
 """
+# Relative images hosted: sent as absolute URLs.
+SITE_CONFIG = PLAIN_CONFIG.replace(
+    'title = "Identity site"',
+    'title = "Identity site"\nassets_base_url = "https://blog.example.com/images/"',
+)
 
 
 def front(title: str, published: bool = True) -> str:
@@ -280,21 +285,36 @@ def test_a_text_binds_on_adoption(make_project, env, sandbox):
     ] == [article_id]
 
 
+# A plain post, and a Hugo page bundle whose image sits beside it (sent as an absolute
+# URL, so the article's text is not the file's: the text compared is what publish sends).
+@pytest.mark.parametrize(
+    ("key", "text"),
+    [
+        ("content/post.md", "The text it keeps.\n"),
+        (
+            "content/posts/bundle/index.md",
+            "The text it keeps.\n\n![A diagram](diagram.png)\n\n### Every level\n",
+        ),
+    ],
+    ids=["plain", "hugo-bundle"],
+)
 def test_publish_after_the_lock_is_lost_updates_a_retitled_posts_article(
-    make_project, env, sandbox
+    make_project, env, sandbox, key, text
 ):
-    site = make_project(PLAIN_CONFIG)
-    site.write("content/post.md", f"{front('Draft title')}---\nThe text it keeps.\n")
-    assert site.run("publish", env=env).exit_code == 0
-    article_id = lock_entries(site)["content/post.md"]["article_id"]
-    site.write("content/post.md", f"{front('Final title')}---\nThe text it keeps.\n")
+    site = make_project(SITE_CONFIG)
+    site.write(key, f"{front('Draft title')}---\n{text}")
+    (site.root / key).with_name("diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    first = site.run("publish", env=env)
+    assert first.exit_code == 0, first.output
+    article_id = lock_entries(site)[key]["article_id"]
+    site.write(key, f"{front('Final title')}---\n{text}")
     (site.root / "toolkit.lock").unlink()
     sandbox.reset_stats()
     published = site.run("publish", env=env)
     assert published.exit_code == 0, published.output
     assert writes(sandbox) == {"PUT 200": 1}
     assert article(sandbox, article_id)["title"] == "Final title"
-    assert lock_entries(site)["content/post.md"]["article_id"] == article_id
+    assert lock_entries(site)[key]["article_id"] == article_id
 
 
 def test_two_articles_of_a_posts_text_on_adoption_are_not_guessed_at(make_project, env, sandbox):

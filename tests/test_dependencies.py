@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,8 +27,7 @@ pytestmark = [pytest.mark.xdist_group("dependency-rules"), pytest.mark.untraced]
 
 def _name(requirement: str) -> str:
     """`Jinja2>=3.1.4` -> `jinja2`, `toolkit[7z]` -> `toolkit` (normalised, PEP 503)."""
-    name = re.split(r"[\s<>=!~\[;(]", requirement.strip(), maxsplit=1)[0]
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return canonicalize_name(Requirement(requirement).name)
 
 
 # The sandbox's distribution (sandbox/), which toolkit's `sandbox` extra names: its package.
@@ -74,7 +74,7 @@ def _left_out_here(root: Path = ROOT) -> set[str]:
     """The required distributions whose environment marker leaves them out of this
     interpreter (`markdown-it-pyrs; python_version < "3.13"`): not installed, by design."""
     return {
-        _name(r.name)
+        canonicalize_name(r.name)
         for r in map(Requirement, _project(root)["dependencies"])
         if r.marker is not None and not r.marker.evaluate()
     }

@@ -91,9 +91,7 @@ def bind_posts(
     ever the same). A lock entry's file is looked for beside toolkit.lock. `holder`: in a
     team's repository, whose key read `remote` (how a problem names the account).
     """
-    binder = _Binder(remote, list(posts), ledger, canonical_of, mapped or {}, body_of)
-    binder.holder = holder
-    return binder.run()
+    return _Binder(remote, list(posts), ledger, canonical_of, mapped or {}, body_of, holder).run()
 
 
 class _Binder:
@@ -108,6 +106,7 @@ class _Binder:
         canonical_of: Callable[[Post], str | None],
         mapped: Mapping[str, int],
         body_of: Callable[[Post], str] | None,
+        holder: str | None = None,
     ):
         self.remote = remote
         self.posts = posts
@@ -115,7 +114,7 @@ class _Binder:
         self.canonical_of = canonical_of
         self.mapped = mapped
         self.body_of = body_of
-        self.holder: str | None = None  # a team's: whose key read `remote`
+        self.holder = holder  # a team's: whose key read `remote`
         root = ledger.path.parent
         self.entries = dict(ledger.entries)
         self.adopting = not self.entries  # no ledger yet: a title alone may bind

@@ -1,4 +1,7 @@
 # Every target installs what it needs first, so a fresh clone needs no other step.
+# The interpreter .venv is made with (once: remove .venv to change it). An optimised
+# build runs the suite faster: CI takes the system's own Python 3 when it has one
+# (.ci/run; CONTRIBUTING.md, "Where the time goes").
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin

@@ -285,6 +285,33 @@ def test_a_text_binds_on_adoption(make_project, env, sandbox):
     ] == [article_id]
 
 
+def test_a_title_alone_does_not_take_the_article_of_a_retitled_post(make_project, env, sandbox):
+    """A post published, the lock lost, the post retitled and a new post given its old
+    title (found by the identity property): the article holds the retitled post's text,
+    so it stays that post's; the new post's title alone does not take it over."""
+    site = make_project(PLAIN_CONFIG)
+    site.write("content/first.md", f"{front('Old title', False)}---\nThe first text.\n")
+    assert site.run("publish", env=env).exit_code == 0
+    article_id = lock_entries(site)["content/first.md"]["article_id"]
+    site.write("content/second.md", f"{front('Old title', False)}---\nThe second text.\n")
+    (site.root / "toolkit.lock").unlink()
+    site.write("content/first.md", f"{front('New title', False)}---\nThe first text.\n")
+
+    code, planned = plan_json(site, env)
+    assert code == 0
+    assert planned["content/first.md"]["action"] == "update"
+    assert f"article {article_id} (found by body)" in planned["content/first.md"]["message"]
+    assert planned["content/second.md"]["action"] == "create"
+    assert site.run("publish", env=env).exit_code == 0
+    entries = lock_entries(site)
+    assert entries["content/first.md"]["article_id"] == article_id
+    assert entries["content/second.md"]["article_id"] != article_id
+    assert article(sandbox, article_id)["title"] == "New title"
+    assert "The first text." in article(sandbox, article_id)["body_markdown"]
+    second = article(sandbox, entries["content/second.md"]["article_id"])
+    assert second["title"] == "Old title" and "The second text." in second["body_markdown"]
+
+
 # A plain post, and a Hugo page bundle whose image sits beside it (sent as an absolute
 # URL, so the article's text is not the file's: the text compared is what publish sends).
 @pytest.mark.parametrize(

@@ -397,6 +397,19 @@ IDENTITY = settings(
         ("pull",),
     ]
 )
+# A post published, the lock lost, then retitled while a new post takes its old title:
+# the article holds the retitled post's text, so it stays that post's; the new post's
+# title alone does not take it.
+@example(
+    sequence=[
+        ("new", "b", "Title two", False),
+        ("publish",),
+        ("new", "a", "Title two", False),
+        ("lose lock",),
+        ("retitle", "b", "Title one"),
+        ("publish",),
+    ]
+)
 def test_no_article_receives_another_posts_text(own_sandbox, chunk, sequence):
     own_sandbox.reset()
     own_sandbox.set_rate_limits(False)

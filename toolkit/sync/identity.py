@@ -9,7 +9,9 @@ once: which article one post is depends on what the others claim):
 4. the one remote article whose `canonical_url` is the post's;
 5. the one remote article with the same title that nothing else claims (when several
    carry it, the one whose body is the post's); two posts of one title and one such
-   article: the post whose body it holds;
+   article: the post whose body it holds; a title alone never binds an article that
+   holds another post's text (rule 6 gives it to that post: one retitled, and its old
+   title taken by a new post);
 6. for a post that none of these bind: the article of a lock entry whose file is gone,
    when that article's text (the Markdown after the front matter) is the post's; while
    adopting, the one unclaimed article whose text is the post's.
@@ -351,6 +353,9 @@ class _Binder:
         else the post is told it (`Match.resembles`) and nothing is written over it."""
         rest: list[Post] = []
         by_title: list[tuple[Post, list[Article]]] = []
+        # The texts of the posts left here: an article holding one of them is that post's
+        # (rule 6), never another's by a title alone.
+        texts = {self.text(post) for post in posts} - {""}
         for post in posts:
             candidates = [a for a in self.remote.by_title(post.title) if not self.taken(a)]
             if len(candidates) > 1:
@@ -385,10 +390,12 @@ class _Binder:
                 rest.append(post)
             elif self.same_text(post, article):
                 self.settle(post, Match(article, "title and body"))
-            elif self.adopting or article.id in self.free:
-                self.settle(post, Match(article, "title"))
-            else:
+            elif not (self.adopting or article.id in self.free):
                 self.settle(post, Match(None, "title", resembles=article))
+            elif text_of(article.body_markdown or "") in texts:
+                rest.append(post)  # the article holds another post's text: rule 6's
+            else:
+                self.settle(post, Match(article, "title"))
         return rest
 
     def by_text(self, posts: list[Post]) -> None:

@@ -19,13 +19,15 @@ from toolkit.cli import main
 # the tests that run without coverage's tracing (tests/support/untraced.py); logging put
 # back after each test (tests/support/logging_reset.py); each xdist worker's own order of
 # importing the test modules (tests/support/worker_imports.py); the xdist groups sent to
-# the scheduler beside the test ids (tests/support/xdist_groups.py).
+# the scheduler beside the test ids (tests/support/xdist_groups.py); the garbage
+# collector's thresholds of a command that ends (tests/support/collector.py).
 pytest_plugins = (
     "tests.support.plugin",
     "tests.support.untraced",
     "tests.support.logging_reset",
     "tests.support.worker_imports",
     "tests.support.xdist_groups",
+    "tests.support.collector",
 )
 
 # Property tests judge their inputs, not the machine's speed: no deadline per example and

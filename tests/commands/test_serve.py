@@ -14,9 +14,12 @@ import httpx
 import pytest
 
 from tests.support.running_cli import RunningCli, start_toolkit
+from tests.support.xdist_groups import WAITING
 from toolkit.commands.serve import serve
 from toolkit.config import load_config
 from toolkit.tls import shared_context
+
+pytestmark = WAITING
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 

@@ -13,11 +13,12 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from tests.support.xdist_groups import WAITING
 from toolkit.serving import BackgroundServer
 from toolkit.tls import shared_context
 
 # Every test here starts a process or opens a socket (tests/support/plugin.py).
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, WAITING]
 
 TIMEOUT = 0.5
 

@@ -27,6 +27,12 @@ import pytest
 KEY = "toolkit_test_groups"  # the folder's path, in each worker's `workerinput`
 FOLDER = pytest.StashKey[Path]()  # the run's folder, in the controller's `config.stash`
 
+# The modules whose tests mostly wait (a deadline to pass, a debounce, a file event, a
+# served page's next request) rather than compute: one after another in one worker, where
+# their waits overlap with the other workers' work instead of with each other's, which
+# left both cores idle (CONTRIBUTING.md, "Where the time goes", round 11).
+WAITING = pytest.mark.xdist_group("waiting")
+
 
 def groups_of(items: list[pytest.Item]) -> dict[str, str]:
     """`{test id: group}` of the tests marked `xdist_group`; a test in several groups is in

@@ -17,10 +17,11 @@ import httpx
 import pytest
 
 from tests.support.running_cli import RunningCli, start_toolkit, until_news
+from tests.support.xdist_groups import WAITING
 from toolkit.tls import shared_context
 
 # Every test here opens a socket (the preview, its live-reload stream); one starts a process.
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, WAITING]
 
 CONFIG = """
 [site]

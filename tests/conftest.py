@@ -20,14 +20,14 @@ from toolkit.cli import main
 # back after each test (tests/support/logging_reset.py); each xdist worker's own order of
 # importing the test modules (tests/support/worker_imports.py); the xdist groups sent to
 # the scheduler beside the test ids (tests/support/xdist_groups.py); the garbage
-# collector's thresholds of a command that ends (tests/support/collector.py).
+# collector's thresholds of a command that ends (tests/support/garbage_collection.py).
 pytest_plugins = (
     "tests.support.plugin",
     "tests.support.untraced",
     "tests.support.logging_reset",
     "tests.support.worker_imports",
     "tests.support.xdist_groups",
-    "tests.support.collector",
+    "tests.support.garbage_collection",
 )
 
 # Property tests judge their inputs, not the machine's speed: no deadline per example and

@@ -1,6 +1,6 @@
 import gc
 
-from tests.support.collector import pytest_runtest_setup
+from tests.support.garbage_collection import pytest_runtest_setup
 from toolkit.__main__ import QUICK_COMMAND_THRESHOLDS
 from toolkit.cli import PYTHON_GC_THRESHOLDS
 

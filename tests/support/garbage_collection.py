@@ -16,7 +16,7 @@ collection goes over everything the worker holds, the collected suite included. 
   starts with the suite's again.
 
 The collector's time in the four workers of `make test` (`gc.callbacks`, summed): 8.5
-processor-seconds with Python's thresholds, 5.4 with these (CONTRIBUTING.md, "Where the
+processor-seconds with Python's thresholds, 4.95 with these (CONTRIBUTING.md, "Where the
 time goes", round 11)."""
 
 from __future__ import annotations

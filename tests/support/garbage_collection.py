@@ -1,11 +1,11 @@
 """Python's garbage collector in a process that runs tests, set as `python -m toolkit`
 sets it for a command that does its work and ends (`toolkit.__main__`).
 
-Python goes over its young objects after every 700 new ones. A test worker makes them by
-the hundred million (on Python 3.11 coverage's tracer adds a frame object to every call)
-and nearly all are freed by their count before any collection sees them; what a
-collection finds alive it goes over again in the older generations, and a full
-collection goes over everything the worker holds, the collected suite included. So:
+Python goes over its young objects after every 700 new ones. A test worker makes millions
+(on Python 3.11 coverage's tracer adds a frame object to every call): each collection goes
+over the young objects still alive, those it keeps are gone over again in the older
+generations, and a full collection goes over everything the worker holds, the collected
+suite included. So:
 
 - the thresholds are the console script's (`QUICK_COMMAND_THRESHOLDS`: a collection after
   100,000 new objects rather than 700);

@@ -45,6 +45,22 @@ def plan_json(site, env, *args: str) -> tuple[int, dict[str, dict]]:
     return result.exit_code, {p["path"]: p for p in json.loads(result.stdout)["posts"]}
 
 
+def assert_updates(planned: dict[str, dict], key: str, article_id: int, via: str) -> None:
+    """The plan updates `key`'s article, `article_id`, found by `via`."""
+    assert planned[key]["action"] == "update", planned[key]
+    assert f"article {article_id} (found by {via})" in planned[key]["message"]
+
+
+def published_then_lock_lost(site, env, key: str) -> int:
+    """Publish the project, then delete toolkit.lock (a fresh clone without it, a deleted
+    lock): the id of `key`'s article."""
+    published = site.run("publish", env=env)
+    assert published.exit_code == 0, published.output
+    article_id: int = lock_entries(site)[key]["article_id"]
+    (site.root / "toolkit.lock").unlink()
+    return article_id
+
+
 # -- 1: two files naming one article ------------------------------------------------------
 
 
@@ -246,8 +262,7 @@ def test_a_title_binds_on_adoption(make_project, env, sandbox):
     site.write("content/adopted.md", f"{front('Adopted')}---\nThe text as it is now.\n")
     code, planned = plan_json(site, env)
     assert code == 0
-    assert planned["content/adopted.md"]["action"] == "update"
-    assert f"article {article_id} (found by title)" in planned["content/adopted.md"]["message"]
+    assert_updates(planned, "content/adopted.md", article_id, "title")
 
 
 def test_a_text_binds_on_adoption(make_project, env, sandbox):
@@ -255,15 +270,12 @@ def test_a_text_binds_on_adoption(make_project, env, sandbox):
     toolkit.lock, a deleted lock): its text finds its article, nothing is made again."""
     site = make_project(PLAIN_CONFIG)
     site.write("content/post.md", f"{front('Draft title', False)}---\nThe text it keeps.\n")
-    assert site.run("publish", env=env).exit_code == 0
-    article_id = lock_entries(site)["content/post.md"]["article_id"]
+    article_id = published_then_lock_lost(site, env, "content/post.md")
     site.write("content/post.md", f"{front('Final title', False)}---\nThe text it keeps.\n")
-    (site.root / "toolkit.lock").unlink()
 
     code, planned = plan_json(site, env)
     assert code == 0
-    assert planned["content/post.md"]["action"] == "update"
-    assert f"article {article_id} (found by body)" in planned["content/post.md"]["message"]
+    assert_updates(planned, "content/post.md", article_id, "body")
     pulled = site.run("pull", env=env)
     assert pulled.exit_code == 0, pulled.output
     holders = [p.name for p in site.content.glob("*.md") if "The text it keeps." in p.read_text()]
@@ -291,16 +303,13 @@ def test_a_title_alone_does_not_take_the_article_of_a_retitled_post(make_project
     so it stays that post's; the new post's title alone does not take it over."""
     site = make_project(PLAIN_CONFIG)
     site.write("content/first.md", f"{front('Old title', False)}---\nThe first text.\n")
-    assert site.run("publish", env=env).exit_code == 0
-    article_id = lock_entries(site)["content/first.md"]["article_id"]
+    article_id = published_then_lock_lost(site, env, "content/first.md")
     site.write("content/second.md", f"{front('Old title', False)}---\nThe second text.\n")
-    (site.root / "toolkit.lock").unlink()
     site.write("content/first.md", f"{front('New title', False)}---\nThe first text.\n")
 
     code, planned = plan_json(site, env)
     assert code == 0
-    assert planned["content/first.md"]["action"] == "update"
-    assert f"article {article_id} (found by body)" in planned["content/first.md"]["message"]
+    assert_updates(planned, "content/first.md", article_id, "body")
     assert planned["content/second.md"]["action"] == "create"
     assert site.run("publish", env=env).exit_code == 0
     entries = lock_entries(site)
@@ -331,11 +340,8 @@ def test_publish_after_the_lock_is_lost_updates_a_retitled_posts_article(
     site = make_project(SITE_CONFIG)
     site.write(key, f"{front('Draft title')}---\n{text}")
     (site.root / key).with_name("diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n")
-    first = site.run("publish", env=env)
-    assert first.exit_code == 0, first.output
-    article_id = lock_entries(site)[key]["article_id"]
+    article_id = published_then_lock_lost(site, env, key)
     site.write(key, f"{front('Final title')}---\n{text}")
-    (site.root / "toolkit.lock").unlink()
     sandbox.reset_stats()
     published = site.run("publish", env=env)
     assert published.exit_code == 0, published.output

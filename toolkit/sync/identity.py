@@ -144,7 +144,8 @@ class _Binder:
         self.released: dict[int, str] = {}  # article id -> the path the lock gave it to
         self.owner: dict[int, str] = {}  # article id -> the post bound to it in this run
         self.matches: dict[str, Match] = {}
-        self._texts: dict[str, str] = {}
+        self._texts: dict[str, str] = {}  # post key -> its text
+        self._article_texts: dict[int, str] = {}  # article id -> its text
         self._by_text: dict[str, list[Article]] | None = None  # text -> its articles
 
     # -- what the rules ask --------------------------------------------------------------
@@ -158,16 +159,21 @@ class _Binder:
             self._texts[post.key] = text_of(body)
         return self._texts[post.key]
 
+    def article_text(self, article: Article) -> str:
+        if article.id not in self._article_texts:
+            self._article_texts[article.id] = text_of(article.body_markdown or "")
+        return self._article_texts[article.id]
+
     def same_text(self, post: Post, article: Article) -> bool:
         mine = self.text(post)
-        return bool(mine) and text_of(article.body_markdown or "") == mine
+        return bool(mine) and self.article_text(article) == mine
 
     def with_text(self, post: Post) -> list[Article]:
         """The remote articles whose text is the post's (none for a post without text)."""
         if self._by_text is None:
             self._by_text = defaultdict(list)
             for article in self.remote.articles:
-                self._by_text[text_of(article.body_markdown or "")].append(article)
+                self._by_text[self.article_text(article)].append(article)
         mine = self.text(post)
         return list(self._by_text.get(mine, [])) if mine else []
 
@@ -392,7 +398,7 @@ class _Binder:
                 self.settle(post, Match(article, "title and body"))
             elif not (self.adopting or article.id in self.free):
                 self.settle(post, Match(None, "title", resembles=article))
-            elif text_of(article.body_markdown or "") in texts:
+            elif self.article_text(article) in texts:
                 rest.append(post)  # the article holds another post's text: rule 6's
             else:
                 self.settle(post, Match(article, "title"))
